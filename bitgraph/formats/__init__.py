@@ -1,0 +1,1 @@
+"""Storage formats: CSR (canonical) and the derived bit formats."""

@@ -1,0 +1,75 @@
+"""Reading and writing graphs: Matrix Market and edge lists.
+
+>>> import bitgraph as bg
+>>> A = bg.io.read("karate.mtx")            # doctest: +SKIP
+>>> A = bg.io.read("roadNet-PA.txt.gz")     # doctest: +SKIP
+
+Importing this package imports numpy only; scipy is imported when a file is
+read or written.
+"""
+
+from __future__ import annotations
+
+import os
+
+from ..errors import InvalidValue
+from .edgelist import read_edgelist
+from .mtx import read_mtx, write_mtx
+
+__all__ = ["read", "read_mtx", "write_mtx", "read_edgelist"]
+
+_MTX_EXT = (".mtx", ".mm")
+_EDGELIST_EXT = (".txt", ".el", ".tsv", ".csv", ".edges", ".edge", ".snap", ".edgelist")
+_COMPRESSED = (".gz", ".bz2")
+
+
+def _sniff_mtx(path) -> bool:
+    """Does the (possibly compressed) file start with a Matrix Market banner?"""
+    try:
+        with open(os.fspath(path), "rb") as f:
+            head = f.read(64)
+            if head[:2] == b"\x1f\x8b":
+                import gzip
+
+                f.seek(0)
+                with gzip.GzipFile(fileobj=f) as g:
+                    head = g.read(64)
+            elif head[:3] == b"BZh":
+                import bz2
+
+                f.seek(0)
+                with bz2.BZ2File(f) as g:
+                    head = g.read(64)
+    except (OSError, EOFError):
+        return False
+    return head.lstrip(b"\xef\xbb\xbf").lower().startswith(b"%%matrixmarket")
+
+
+def read(path, *, format=None, dtype=None, **kwargs):
+    """Read a graph file into a :class:`~bitgraph.Matrix`.
+
+    ``format`` is ``"mtx"`` (:func:`read_mtx`) or ``"edgelist"``
+    (:func:`read_edgelist`); by default it comes from the name (``.mtx``,
+    ``.mtx.gz``: Matrix Market; ``.txt``, ``.el``, ``.tsv``, ``.csv``,
+    ``.edges``, ``.snap`` and their ``.gz``: edge list) and, whatever the
+    name, a file starting with ``%%MatrixMarket`` is read as Matrix Market.
+    Other keywords go to the reader (``directed=``, ``one_based=``,
+    ``nrows=``, ... for edge lists).
+    """
+    if format is None:
+        name = os.fspath(path).lower() if not hasattr(path, "read") else ""
+        for ext in _COMPRESSED:
+            name = name.removesuffix(ext)
+        if name.endswith(_MTX_EXT) or (hasattr(path, "read") is False and _sniff_mtx(path)):
+            format = "mtx"
+        else:
+            format = "edgelist"
+    fmt = str(format).lower()
+    if fmt in ("mtx", "matrixmarket", "matrix-market", "mm"):
+        if kwargs:
+            raise InvalidValue(
+                f"read: {sorted(kwargs)} are not options of a Matrix Market read")
+        return read_mtx(path, dtype=dtype)
+    if fmt in ("edgelist", "edge-list", "edges", "snap"):
+        return read_edgelist(path, dtype=dtype, **kwargs)
+    raise InvalidValue(f"read: format must be 'mtx' or 'edgelist', got {format!r}")

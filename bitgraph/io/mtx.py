@@ -1,0 +1,974 @@
+"""Matrix Market files: :func:`read_mtx` and :func:`write_mtx`.
+
+Parsing goes through ``scipy.io.mmread`` (scipy's multithreaded
+fast_matrix_market engine). That engine is fast but lenient: it ignores extra
+tokens on a line, reads ``1.5`` in an integer file as ``1``, ``1.5.5`` as
+``1.5`` and cannot read a comment line between entries. So before handing the
+text to scipy we check it ourselves, vectorised (numpy, in 1 MiB chunks of
+whole lines): the banner and size line (in Python, they are a few lines), then
+for the body every byte's class, every token's grammar (integer or real),
+every line's token count and the number of entries. Comment lines in the body
+are blanked (their line numbers kept). When a check or scipy fails, a
+per-line Python scan of the part of the file where it failed finds the line
+and raises :class:`~bitgraph.FormatError` naming the file, the line and the
+token; the same scan reads files the fast path declines (a ``+1`` index, a
+comment after leading blanks).
+
+Rules (see :func:`read_mtx`): symmetric files are expanded (off-diagonal
+entries mirrored), skew-symmetric mirrored with negated values; ``pattern`` is
+structure-only (bool); ``integer`` is int64 and ``real`` float64 unless a
+``%%GraphBLAS type <t>`` line names the type; duplicate entries are summed
+(pattern: collapsed).
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import re
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..errors import FormatError, InvalidValue
+
+__all__ = ["read_mtx", "write_mtx"]
+
+
+# --------------------------------------------------------------- file access
+
+def _source_name(source):
+    if isinstance(source, (str, bytes, os.PathLike)):
+        return os.fsdecode(source)
+    return str(getattr(source, "name", "<stream>"))
+
+
+def _read_bytes(source) -> bytes:
+    """The whole (decompressed) content of a path or a readable object.
+
+    gzip and bz2 are recognised by their magic bytes, so ``.gz``/``.bz2``
+    files need no special name.
+    """
+    if hasattr(source, "read"):
+        data = source.read()
+        if isinstance(data, str):
+            data = data.encode("utf-8")
+    else:
+        with open(os.fspath(source), "rb") as f:
+            data = f.read()
+    if data[:2] == b"\x1f\x8b":
+        import gzip
+
+        data = gzip.decompress(data)
+    elif data[:3] == b"BZh" and _source_name(source).endswith(".bz2"):
+        import bz2
+
+        data = bz2.decompress(data)
+    return bytes(data)
+
+
+class _ChainReader(io.RawIOBase):
+    """A read-only stream over several buffers, so scipy can read a patched
+    header followed by the body without copying the body."""
+
+    def __init__(self, parts):
+        self._parts = [memoryview(p).cast("B") for p in parts if len(p)]
+        self._i = 0
+        self._pos = 0
+
+    def readable(self):
+        return True
+
+    def readinto(self, b):
+        while self._i < len(self._parts):
+            part = self._parts[self._i]
+            n = min(len(b), len(part) - self._pos)
+            if n > 0:
+                b[:n] = part[self._pos:self._pos + n]
+                self._pos += n
+                return n
+            self._i += 1
+            self._pos = 0
+        return 0
+
+
+def _scipy_read(parts):
+    import scipy.io
+
+    stream = io.BufferedReader(_ChainReader(parts), buffer_size=1 << 20)
+    return scipy.io.mmread(stream)
+
+
+def _to_matrix(rows, cols, values, nrows, ncols, dtype, dup_op="plus"):
+    """The one place the readers build a Matrix (``values=None``: structure
+    only). Duplicates: collapsed when structure-only, else ``dup_op``."""
+    from ..matrix import Matrix
+
+    return Matrix.from_coo(
+        rows, cols, values, nrows, ncols, dtype=dtype,
+        dup_op=None if values is None else dup_op,
+    )
+
+
+# ------------------------------------------------------------- the scanner
+#
+# One pass over the body in numba (imported on first use). Per line: skip
+# blanks; a blank line or a comment line (first non-blank byte in
+# ``is_comment``) is skipped (and with ``blank`` overwritten with spaces, so
+# scipy, which cannot read comments between entries, sees a blank line with
+# the same number); else exactly ``k`` tokens: the first ``nidx`` are indices
+# (digits only, ``base <= v <= hi``), the next a value (``vkind`` 1: integer
+# ``-?digits``, 2: real ``[+-]?(digits[.digits]|.digits)([eE][+-]?digits)``
+# or inf/infinity/nan), each ended by a blank, a newline, the end or (with
+# ``comma``) a comma between tokens. With ``store`` the indices go to
+# ``rows``/``cols`` (minus ``base``) and each real value to ``out`` on a line
+# of its own (a leading '+' dropped). ``res``: status (0 ok, 1 bad line,
+# 2 more than ``limit`` data lines), data lines, byte offset and line (from
+# 0) of the bad line, bytes written to ``out``, largest index of each column.
+
+
+def _scan_py(a, start, k, nidx, base, hi0, hi1, vkind, is_comment, comma,
+             blank, store, rows, cols, out, limit, res):
+    n = a.shape[0]
+    i = start
+    line = 0
+    m = 0
+    o = 0
+    mx0 = -1
+    mx1 = -1
+    status = 0
+    ls = start
+    while i < n:
+        ls = i
+        c = a[i]
+        while c == 32 or c == 9 or c == 13 or c == 11 or c == 12:
+            i += 1
+            if i == n:
+                break
+            c = a[i]
+        if i == n:
+            break
+        if c == 10:
+            i += 1
+            line += 1
+            continue
+        if is_comment[c]:
+            while i < n and a[i] != 10:
+                if blank:
+                    a[i] = 32
+                i += 1
+            i += 1
+            line += 1
+            continue
+        if m >= limit:
+            status = 2
+            break
+        t = 0
+        ok = True
+        while True:
+            if t >= k:
+                ok = False
+                break
+            if t < nidx:
+                v = 0
+                nd = 0
+                while i < n:
+                    c = a[i]
+                    if c < 48 or c > 57:
+                        break
+                    v = v * 10 + (c - 48)
+                    nd += 1
+                    i += 1
+                if nd == 0 or nd > 18 or v < base:
+                    ok = False
+                    break
+                if t == 0:
+                    if hi0 >= 0 and v > hi0:
+                        ok = False
+                        break
+                    if store:
+                        rows[m] = v - base
+                    if v > mx0:
+                        mx0 = v
+                else:
+                    if hi1 >= 0 and v > hi1:
+                        ok = False
+                        break
+                    if store:
+                        cols[m] = v - base
+                    if v > mx1:
+                        mx1 = v
+            elif vkind == 1:
+                if a[i] == 45:
+                    i += 1
+                nd = 0
+                while i < n and a[i] >= 48 and a[i] <= 57:
+                    nd += 1
+                    i += 1
+                if nd == 0:
+                    ok = False
+                    break
+            else:
+                s = i
+                j = i
+                if a[j] == 43 or a[j] == 45:
+                    j += 1
+                c = a[j] | 32 if j < n else 0
+                if c == 105:  # i: inf, infinity
+                    if (j + 2 < n and (a[j + 1] | 32) == 110
+                            and (a[j + 2] | 32) == 102):
+                        j += 3
+                        if (j + 4 < n and (a[j] | 32) == 105
+                                and (a[j + 1] | 32) == 110
+                                and (a[j + 2] | 32) == 105
+                                and (a[j + 3] | 32) == 116
+                                and (a[j + 4] | 32) == 121):
+                            j += 5
+                    else:
+                        ok = False
+                        break
+                elif c == 110:  # n: nan
+                    if (j + 2 < n and (a[j + 1] | 32) == 97
+                            and (a[j + 2] | 32) == 110):
+                        j += 3
+                    else:
+                        ok = False
+                        break
+                else:
+                    nd = 0
+                    while j < n and a[j] >= 48 and a[j] <= 57:
+                        nd += 1
+                        j += 1
+                    if j < n and a[j] == 46:
+                        j += 1
+                        while j < n and a[j] >= 48 and a[j] <= 57:
+                            nd += 1
+                            j += 1
+                    if nd == 0:
+                        ok = False
+                        break
+                    if j < n and (a[j] | 32) == 101:
+                        j += 1
+                        if j < n and (a[j] == 43 or a[j] == 45):
+                            j += 1
+                        ne = 0
+                        while j < n and a[j] >= 48 and a[j] <= 57:
+                            ne += 1
+                            j += 1
+                        if ne == 0:
+                            ok = False
+                            break
+                if store:
+                    if a[s] == 43:
+                        s += 1
+                    for q in range(s, j):
+                        out[o] = a[q]
+                        o += 1
+                    out[o] = 10
+                    o += 1
+                i = j
+            t += 1
+            # the token must end here: blank, newline, end (or comma)
+            if i == n:
+                break
+            c = a[i]
+            if not (c == 32 or c == 9 or c == 13 or c == 11 or c == 12
+                    or c == 10 or (comma and c == 44)):
+                ok = False
+                break
+            while c == 32 or c == 9 or c == 13 or c == 11 or c == 12:
+                i += 1
+                if i == n:
+                    break
+                c = a[i]
+            if i == n or c == 10:
+                break
+            if comma:
+                if c != 44:
+                    ok = False
+                    break
+                i += 1
+                while i < n:
+                    c = a[i]
+                    if not (c == 32 or c == 9 or c == 13 or c == 11 or c == 12):
+                        break
+                    i += 1
+                if i == n or c == 10 or c == 44:
+                    ok = False
+                    break
+        if not ok or t != k:
+            status = 1
+            break
+        m += 1
+        i += 1  # the newline
+        line += 1
+    res[0] = status
+    res[1] = m
+    res[2] = ls
+    res[3] = line
+    res[4] = o
+    res[5] = mx0
+    res[6] = mx1
+
+
+_SCAN = None
+
+
+def _scanner():
+    """The scanner compiled by numba (cached on disk); the plain Python
+    function where numba is missing."""
+    global _SCAN
+    if _SCAN is None:
+        try:
+            from numba import njit
+        except ImportError:  # pragma: no cover - numba is a dependency
+            _SCAN = _scan_py
+        else:
+            _SCAN = njit(cache=True, nogil=True)(_scan_py)
+    return _SCAN
+
+
+_NO_INDEX = np.zeros(1, dtype=np.int64)
+_NO_BYTES = np.zeros(1, dtype=np.uint8)
+
+
+@dataclass
+class _ScanResult:
+    status: int        # 0 ok, 1 bad line, 2 too many data lines
+    entries: int
+    offset: int        # byte offset of the bad line
+    line: int          # its line number
+    out_len: int
+    max0: int
+    max1: int
+
+
+def _scan(a, start, start_line, *, k, nidx, vkind, base=1, hi0=-1, hi1=-1,
+          comment_chars=b"", comma=False, blank=False, rows=None, cols=None,
+          out=None, limit=None):
+    is_comment = np.zeros(256, dtype=np.bool_)
+    for ch in comment_chars:
+        is_comment[ch] = True
+    store = rows is not None
+    res = np.zeros(8, dtype=np.int64)
+    _scanner()(a, start, k, nidx, base, hi0, hi1, vkind, is_comment, comma,
+               blank, store,
+               rows if store else _NO_INDEX, cols if store else _NO_INDEX,
+               out if out is not None else _NO_BYTES,
+               np.int64(2 ** 62 if limit is None else limit), res)
+    return _ScanResult(int(res[0]), int(res[1]), int(res[2]),
+                       start_line + int(res[3]), int(res[4]), int(res[5]),
+                       int(res[6]))
+
+
+# ------------------------------------------------------------ token grammar
+
+_INT_RE = re.compile(rb"[+-]?\d+\Z")
+_REAL_RE = re.compile(
+    rb"[+-]?(?:(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?|inf|infinity|nan)\Z",
+    re.IGNORECASE,
+)
+
+
+def _show(tok):
+    return tok.decode("latin-1") if isinstance(tok, bytes) else str(tok)
+
+
+def _lines_from(data, offset, line):
+    """(line number, offset after the line, raw line) from byte ``offset``
+    (line ``line``) on."""
+    n = len(data)
+    while offset < n:
+        nl = data.find(b"\n", offset)
+        if nl < 0:
+            nl = n
+        yield line, nl + 1, data[offset:nl]
+        offset = nl + 1
+        line += 1
+
+
+def _last_line_number(data):
+    """Number of the last line (a trailing newline opens no new line)."""
+    if not data:
+        return 1
+    return data.count(b"\n") + (0 if data.endswith(b"\n") else 1)
+
+
+# ------------------------------------------------------------------- header
+
+_GB_TYPES = {
+    "bool": np.bool_,
+    "int8": np.int8, "int16": np.int16, "int32": np.int32, "int64": np.int64,
+    "uint8": np.uint8, "uint16": np.uint16, "uint32": np.uint32,
+    "uint64": np.uint64,
+    "float": np.float32, "float32": np.float32,
+    "double": np.float64, "float64": np.float64,
+}
+_GB_NAMES = {  # what write_mtx writes (LAGraph's names)
+    np.dtype(np.bool_): "bool",
+    np.dtype(np.int8): "int8_t", np.dtype(np.int16): "int16_t",
+    np.dtype(np.int32): "int32_t", np.dtype(np.int64): "int64_t",
+    np.dtype(np.uint8): "uint8_t", np.dtype(np.uint16): "uint16_t",
+    np.dtype(np.uint32): "uint32_t", np.dtype(np.uint64): "uint64_t",
+    np.dtype(np.float32): "float", np.dtype(np.float64): "double",
+}
+_FORMATS = ("coordinate", "array")
+_FIELDS = ("real", "integer", "pattern", "complex")
+_SYMMETRIES = ("general", "symmetric", "skew-symmetric", "hermitian")
+_BANNER = "%%MatrixMarket"
+_EXPECTED_BANNER = (
+    "'%%MatrixMarket matrix coordinate|array "
+    "real|integer|pattern general|symmetric|skew-symmetric|hermitian'"
+)
+
+
+@dataclass
+class _Header:
+    format: str
+    field: str
+    symmetry: str
+    nrows: int
+    ncols: int
+    nnz: int              # entries declared (array: values to read)
+    gb_type: np.dtype | None
+    size_line: int        # line number of the size line
+    body_offset: int      # byte offset just after the size line
+
+
+def _gb_type(name, path, line):
+    key = name.strip().lower()
+    if "complex" in key or key.startswith("gxb_fc"):
+        raise FormatError(
+            f"%%GraphBLAS type {name!r}: complex matrices are not supported",
+            path=path, line=line)
+    if key.endswith("_t"):
+        key = key[:-2]
+    if key not in _GB_TYPES:
+        raise FormatError(
+            f"%%GraphBLAS type {name!r} is not a known type (expected one of "
+            f"bool, int8_t..int64_t, uint8_t..uint64_t, float, double)",
+            path=path, line=line)
+    return np.dtype(_GB_TYPES[key])
+
+
+def _parse_header(data, path) -> _Header:
+    if not data.strip():
+        raise FormatError(
+            f"empty file; expected the banner {_EXPECTED_BANNER}",
+            path=path, line=1)
+    lines = _lines_from(data, 0, 1)
+    lineno, _, raw = next(lines)
+    text = raw.decode("latin-1").lstrip("\ufeff\xef\xbb\xbf").strip()
+    words = text.split()
+    if not words or words[0].lower() != _BANNER.lower():
+        raise FormatError(
+            f"not a Matrix Market file: line 1 must be the banner "
+            f"{_EXPECTED_BANNER}, found {text[:60]!r}", path=path, line=1)
+    if len(words) != 5:
+        raise FormatError(
+            f"the banner must have 5 words {_EXPECTED_BANNER}, "
+            f"found {len(words)}: {text!r}", path=path, line=1)
+    obj, fmt, field, sym = (w.lower() for w in words[1:])
+    if obj != "matrix":
+        raise FormatError(
+            f"the banner's object must be 'matrix', found {words[1]!r}",
+            path=path, line=1)
+    if fmt not in _FORMATS:
+        raise FormatError(
+            f"the banner's format must be 'coordinate' or 'array', "
+            f"found {words[2]!r}", path=path, line=1)
+    if field not in _FIELDS:
+        raise FormatError(
+            f"the banner's field must be one of real, integer, pattern, "
+            f"found {words[3]!r}", path=path, line=1)
+    if sym not in _SYMMETRIES:
+        raise FormatError(
+            f"the banner's symmetry must be one of general, symmetric, "
+            f"skew-symmetric, hermitian, found {words[4]!r}",
+            path=path, line=1)
+    if field == "complex":
+        raise FormatError(
+            "complex matrices are not supported (field 'complex')",
+            path=path, line=1)
+    if field == "pattern" and sym in ("hermitian", "skew-symmetric"):
+        raise FormatError(
+            f"a pattern matrix cannot be {sym}", path=path, line=1)
+    if field == "pattern" and fmt == "array":
+        raise FormatError(
+            "an array (dense) matrix cannot be a pattern", path=path, line=1)
+
+    gb_type = None
+    ndims = 3 if fmt == "coordinate" else 2
+    what = "'nrows ncols nnz'" if ndims == 3 else "'nrows ncols'"
+    for lineno, after, raw in lines:
+        text = raw.decode("latin-1").strip()
+        if not text:
+            continue
+        if text.startswith("%"):
+            w = text.split()
+            if w[0].lower() == "%%graphblas" and len(w) >= 2 and w[1].lower() == "type":
+                gb_type = _gb_type(" ".join(w[2:]), path, lineno)
+            continue
+        toks = text.split()
+        if len(toks) != ndims:
+            raise FormatError(
+                f"the size line must hold {ndims} integers {what}, found "
+                f"{len(toks)}: {text!r}", path=path, line=lineno)
+        dims = []
+        for t in toks:
+            if not re.fullmatch(r"\d+", t):
+                raise FormatError(
+                    f"the size line must hold {ndims} non-negative integers "
+                    f"{what}, found {t!r}", path=path, line=lineno)
+            dims.append(int(t))
+        nrows, ncols = dims[0], dims[1]
+        if sym != "general" and nrows != ncols:
+            raise FormatError(
+                f"a {sym} matrix must be square, the size line says "
+                f"{nrows} x {ncols}", path=path, line=lineno)
+        if fmt == "coordinate":
+            nnz = dims[2]
+        elif sym == "general":
+            nnz = nrows * ncols
+        elif sym == "skew-symmetric":
+            nnz = nrows * (nrows - 1) // 2
+        else:
+            nnz = nrows * (nrows + 1) // 2
+        return _Header(fmt, field, "symmetric" if sym == "hermitian" else sym,
+                       nrows, ncols, nnz, gb_type, lineno, min(after, len(data)))
+    raise FormatError(
+        f"the file ends before the size line {what}",
+        path=path, line=_last_line_number(data))
+
+
+# ------------------------------------------------------------ body checking
+
+def _int_range(dtype):
+    info = np.iinfo(dtype)
+    return int(info.min), int(info.max)
+
+
+def _value_dtype(hdr):
+    """dtype the file's values are read as (before ``dtype=``)."""
+    if hdr.field == "pattern":
+        return None
+    if hdr.gb_type is not None:
+        return hdr.gb_type
+    return np.dtype(np.int64 if hdr.field == "integer" else np.float64)
+
+
+class _Entries:
+    """Growing (row, col, value) lists for the Python scan."""
+
+    def __init__(self):
+        self.rows, self.cols, self.vals = [], [], []
+
+
+def _check_line(toks, lineno, hdr, path, vdtype):
+    """Parse one entry's tokens; raise FormatError naming the problem."""
+    k = 1 if hdr.format == "array" else (2 if hdr.field == "pattern" else 3)
+    if len(toks) != k:
+        if hdr.format == "array":
+            what = "1 value"
+        elif k == 2:
+            what = "2 values 'row col'"
+        else:
+            what = "3 values 'row col value'"
+        raise FormatError(
+            f"expected {what}, found {len(toks)}: "
+            f"{_show(b' '.join(toks))!r}", path=path, line=lineno)
+    idx = []
+    if hdr.format == "coordinate":
+        for name, tok, bound in (("row", toks[0], hdr.nrows),
+                                 ("column", toks[1], hdr.ncols)):
+            if not _INT_RE.match(tok):
+                raise FormatError(
+                    f"{name} index {_show(tok)!r} is not an integer",
+                    path=path, line=lineno)
+            i = int(tok)
+            if not 1 <= i <= bound:
+                raise FormatError(
+                    f"{name} index {i} is out of range 1..{bound}",
+                    path=path, line=lineno)
+            idx.append(i - 1)
+    if hdr.field == "pattern":
+        return idx[0], idx[1], None
+    tok = toks[-1]
+    if hdr.field == "integer":
+        if not _INT_RE.match(tok):
+            raise FormatError(
+                f"value {_show(tok)!r} is not an integer (the banner says "
+                f"'integer')", path=path, line=lineno)
+        v = int(tok)
+    else:
+        if not _REAL_RE.match(tok):
+            raise FormatError(
+                f"value {_show(tok)!r} is not a number", path=path, line=lineno)
+        v = float(tok)
+    kind = vdtype.kind
+    if kind in "iu":
+        if hdr.field == "real" and not (np.isfinite(v) and v == int(v)):
+            raise FormatError(
+                f"value {_show(tok)!r} is not an integer, as the "
+                f"%%GraphBLAS type {vdtype.name} requires",
+                path=path, line=lineno)
+        lo, hi = _int_range(vdtype)
+        if not lo <= int(v) <= hi:
+            raise FormatError(
+                f"value {_show(tok)} does not fit in {vdtype.name}"
+                + (" (the %%GraphBLAS type line)" if hdr.gb_type is not None else ""),
+                path=path, line=lineno)
+        v = int(v)
+    if hdr.format == "array":
+        return None, None, v
+    return idx[0], idx[1], v
+
+
+def _python_scan(data, hdr, path, *, offset, line, entries_before, collect):
+    """Per-line scan of the body from ``offset`` (line ``line``): raise the
+    first FormatError. With ``collect`` (a scan from the start of the body),
+    return the parsed entries; else return None if no error is found."""
+    vdtype = _value_dtype(hdr) or np.dtype(bool)
+    acc = _Entries() if collect else None
+    count = entries_before
+    for lineno, _, raw in _lines_from(data, offset, line):
+        s = raw.strip()
+        if not s or s.startswith(b"%"):
+            continue
+        if count == hdr.nnz:
+            raise FormatError(
+                f"more entries than the {hdr.nnz} declared on the size line "
+                f"(line {hdr.size_line})", path=path, line=lineno)
+        r, c, v = _check_line(s.split(), lineno, hdr, path, vdtype)
+        count += 1
+        if acc is not None:
+            acc.rows.append(r)
+            acc.cols.append(c)
+            acc.vals.append(v)
+    if count < hdr.nnz:
+        raise FormatError(
+            f"the file ends after {count} of the {hdr.nnz} entries declared "
+            f"on the size line (line {hdr.size_line})",
+            path=path, line=_last_line_number(data))
+    return acc
+
+
+def _line_offset(a, start, start_line, lineno):
+    """Byte offset of line ``lineno`` (counting from ``start``)."""
+    if lineno == start_line:
+        return start
+    nls = np.flatnonzero(a[start:] == 10)
+    i = lineno - start_line - 1
+    if i >= len(nls):
+        return None
+    return start + int(nls[i]) + 1
+
+
+# --------------------------------------------------------------------- read
+
+@dataclass
+class _MTXData:
+    """What the file holds, 0-based, symmetric entries expanded."""
+    rows: np.ndarray
+    cols: np.ndarray
+    values: np.ndarray | None   # None: pattern (structure-only)
+    nrows: int
+    ncols: int
+    dtype: np.dtype             # the Matrix's dtype (bool for a pattern
+                                # unless dtype= asks for another)
+    header: _Header
+
+
+def _expand(rows, cols, vals, symmetry):
+    """Mirror off-diagonal entries (negated for skew-symmetric); scipy's
+    order: the file's entries first, then the mirrored ones."""
+    if symmetry == "general":
+        return rows, cols, vals
+    off = rows != cols
+    r2 = np.concatenate((rows, cols[off]))
+    c2 = np.concatenate((cols, rows[off]))
+    if vals is None:
+        return r2, c2, None
+    mv = vals[off]
+    if symmetry == "skew-symmetric":
+        mv = -mv
+    return r2, c2, np.concatenate((vals, mv))
+
+
+def _dense_to_coo(dense):
+    nrows, ncols = dense.shape
+    rows = np.repeat(np.arange(nrows, dtype=np.int64), ncols)
+    cols = np.tile(np.arange(ncols, dtype=np.int64), nrows)
+    return rows, cols, np.ascontiguousarray(dense).ravel()
+
+
+def _array_from_values(vals, hdr):
+    n, m = hdr.nrows, hdr.ncols
+    if hdr.symmetry == "general":
+        return vals.reshape(m, n).T
+    dense = np.zeros((n, n), dtype=vals.dtype)
+    j, i = np.triu_indices(n, 0 if hdr.symmetry == "symmetric" else 1)
+    dense[i, j] = vals
+    sign = -1 if hdr.symmetry == "skew-symmetric" else 1
+    dense[j, i] = sign * vals if sign < 0 else vals
+    return dense
+
+
+def _cast_values(vals, hdr, vdtype):
+    """File values -> the file's dtype; None when a value does not fit (the
+    caller's Python scan then names the line)."""
+    if vdtype.kind in "iu":
+        if vals.dtype.kind == "f":
+            if len(vals) and not (np.isfinite(vals).all() and (vals == np.trunc(vals)).all()):
+                return None
+        if len(vals) and vals.dtype != vdtype:
+            lo, hi = _int_range(vdtype)
+            if vals.min() < lo or vals.max() > hi:
+                return None
+    if vdtype.kind == "b":
+        return vals != 0
+    return vals.astype(vdtype, copy=False)
+
+
+def _read_mtx_data(source, *, dtype=None) -> _MTXData:
+    path = _source_name(source)
+    data = _read_bytes(source)
+    hdr = _parse_header(data, path)
+    vdtype = _value_dtype(hdr)
+    fast = _fast_body(data, hdr, path, vdtype)
+    if fast is None:
+        acc = _python_scan(data, hdr, path, offset=hdr.body_offset,
+                           line=hdr.size_line + 1, entries_before=0,
+                           collect=True)
+        if hdr.format == "array":
+            vals = np.array(acc.vals, dtype=vdtype)
+            rows, cols, vals = _dense_to_coo(_array_from_values(vals, hdr))
+        else:
+            rows = np.array(acc.rows, dtype=np.int64)
+            cols = np.array(acc.cols, dtype=np.int64)
+            vals = None if vdtype is None else np.array(acc.vals, dtype=vdtype)
+            rows, cols, vals = _expand(rows, cols, vals, hdr.symmetry)
+    else:
+        rows, cols, vals = fast
+    out_dtype = np.dtype(bool) if vdtype is None else vdtype
+    if dtype is not None:
+        dtype = np.dtype(dtype)
+        if dtype.kind == "c":
+            raise InvalidValue("read_mtx: complex dtypes are not supported")
+        if vals is not None:  # pattern stays structure-only: from_coo
+            # gives it value 1 of a non-bool dtype
+            vals = (vals != 0) if dtype.kind == "b" else vals.astype(dtype)
+        out_dtype = dtype
+    return _MTXData(rows, cols, vals, hdr.nrows, hdr.ncols, out_dtype, hdr)
+
+
+def _fast_body(data, hdr, path, vdtype):
+    """The vectorised path; None when the file needs the Python scan."""
+    real = hdr.field == "real"
+    k = 1 if hdr.format == "array" else (2 if hdr.field == "pattern" else 3)
+    a = np.frombuffer(data, dtype=np.uint8)
+    has_comments = data.find(b"%", hdr.body_offset) >= 0
+    if has_comments:
+        a = a.copy()
+    scan = _scan(data, a, hdr.body_offset, hdr.size_line + 1, k=k, real=real,
+                 comment_chars=b"%" if has_comments else b"", limit=hdr.nnz)
+    if not scan.ok:
+        # find the error near where the scan stopped; if that part is only
+        # unusual (not wrong), read the whole file in Python
+        _python_scan(data, hdr, path, offset=scan.at_offset, line=scan.at_line,
+                     entries_before=scan.entries_before, collect=False)
+        return None
+    if scan.entries < hdr.nnz:
+        raise FormatError(
+            f"the file ends after {scan.entries} of the {hdr.nnz} entries "
+            f"declared on the size line (line {hdr.size_line})",
+            path=path, line=_last_line_number(data))
+    field = hdr.field
+    if vdtype is not None and vdtype == np.uint64 and field == "integer":
+        field = "unsigned-integer"
+    sizes = (f"{hdr.nrows} {hdr.ncols} {hdr.nnz}" if hdr.format == "coordinate"
+             else f"{hdr.nrows} {hdr.ncols}")
+    parts = [
+        f"%%MatrixMarket matrix {hdr.format} {field} {hdr.symmetry}\n".encode(),
+        b"%\n" * (hdr.size_line - 2),
+        (sizes + "\n").encode(),
+        a[hdr.body_offset:],
+    ]
+    try:
+        m = _scipy_read(parts)
+    except (ValueError, OverflowError, RuntimeError) as e:
+        msg = str(e)
+        hit = re.match(r"Line (\d+):", msg)
+        if hit:  # check the line scipy names first
+            lineno = int(hit.group(1))
+            off = _line_offset(a, hdr.body_offset, hdr.size_line + 1, lineno)
+            if off is not None:
+                end = data.find(b"\n", off)
+                raw = data[off:] if end < 0 else data[off:end]
+                s = raw.strip()
+                if s and not s.startswith(b"%"):
+                    _check_line(s.split(), lineno, hdr, path,
+                                vdtype or np.dtype(bool))
+        _python_scan(data, hdr, path, offset=hdr.body_offset,
+                     line=hdr.size_line + 1, entries_before=0, collect=False)
+        return None  # e.g. '+1' that scipy refuses: the Python scan reads it
+    if hdr.format == "array":
+        dense = m
+        if vdtype is not None:
+            flat = _cast_values(dense.ravel(), hdr, vdtype)
+            if flat is None:
+                return None
+            dense = flat.reshape(dense.shape)
+        return _dense_to_coo(dense)
+    rows, cols = m.row, m.col
+    if vdtype is None:
+        return rows, cols, None
+    vals = _cast_values(m.data, hdr, vdtype)
+    if vals is None:
+        return None
+    return rows, cols, vals
+
+
+def read_mtx(path, *, dtype=None):
+    """Read a Matrix Market file (``.mtx``, or gzip/bz2 compressed) into a
+    :class:`~bitgraph.Matrix`.
+
+    - ``pattern``: a structure-only Matrix (dtype bool, no values).
+    - ``integer``: int64; ``real``: float64; unless a ``%%GraphBLAS type <t>``
+      line (``bool``, ``int8_t`` .. ``uint64_t``, ``float``, ``double``) names
+      the type: values must then fit it (an integer type needs integral
+      values).
+    - ``symmetric`` (and ``hermitian``, for real data the same): off-diagonal
+      entries are mirrored; ``skew-symmetric``: mirrored with negated values.
+    - ``array`` (dense) files give a Matrix with every entry present.
+    - Duplicate entries are summed (``scipy`` sums them when it converts);
+      in a pattern file they collapse into one.
+    - ``dtype=`` casts the result (a pattern file read with a non-bool dtype
+      gets value 1 everywhere). A ``%%GraphBLAS type`` line in a pattern file
+      is ignored: a pattern is structure-only.
+    - ``complex`` files are not supported.
+
+    Malformed files raise :class:`~bitgraph.FormatError` naming the file, the
+    line and what was expected.
+    """
+    d = _read_mtx_data(path, dtype=dtype)
+    return _to_matrix(d.rows, d.cols, d.values, d.nrows, d.ncols, d.dtype)
+
+
+# -------------------------------------------------------------------- write
+
+def _is_symmetric(rows, cols, values, n):
+    rows = np.asarray(rows, dtype=np.int64)
+    cols = np.asarray(cols, dtype=np.int64)
+    key = rows * n + cols
+    tkey = cols * n + rows
+    o1, o2 = np.argsort(key, kind="stable"), np.argsort(tkey, kind="stable")
+    if not np.array_equal(key[o1], tkey[o2]):
+        return False
+    if values is None:
+        return True
+    return np.array_equal(values[o1], values[o2], equal_nan=values.dtype.kind == "f")
+
+
+def write_mtx(path, A, *, symmetric=False, comment=""):
+    """Write ``A`` to a Matrix Market file (through ``scipy.io.mmwrite``).
+
+    Structure-only matrices are written as ``pattern``, integer and bool
+    dtypes as ``integer``, float dtypes as ``real``; every dtype but int64,
+    float64 and structure-only bool also gets a ``%%GraphBLAS type <t>`` line
+    so :func:`read_mtx` gives the same dtype back. ``symmetric=True`` writes
+    the lower triangle with the ``symmetric`` header (``A`` must be square and
+    equal to its transpose). ``comment`` lines follow the banner. The file is
+    written beside its target and renamed into place, so a failed write
+    leaves no partial file; a name ending in ``.gz`` is gzip-compressed.
+    """
+    import scipy.io
+    import scipy.sparse
+
+    rows, cols, values = A.to_coo()
+    nrows, ncols = int(A.nrows), int(A.ncols)
+    rows = np.asarray(rows)
+    cols = np.asarray(cols)
+    if getattr(A, "iso", False):  # structure-only: to_coo gives all-True
+        values = None
+    type_line = None
+    if values is None:
+        field = "pattern"
+        data = np.ones(len(rows), dtype=np.float64)
+    else:
+        values = np.asarray(values)
+        dt = values.dtype
+        if dt.kind == "c":
+            raise InvalidValue(
+                f"write_mtx: complex matrices are not supported (dtype {dt})")
+        if dt not in _GB_NAMES:
+            raise InvalidValue(
+                f"write_mtx: dtype {dt} has no Matrix Market type; cast it to "
+                f"one of {', '.join(sorted(str(t) for t in _GB_NAMES))}")
+        if dt.kind in "biu":
+            field = "integer"
+            data = values.astype(np.int64) if dt.kind == "b" else values
+            if dt != np.int64:
+                type_line = _GB_NAMES[dt]
+        else:
+            field = "real"
+            data = values
+            if dt != np.float64:
+                type_line = _GB_NAMES[dt]
+    symmetry = "general"
+    if symmetric:
+        if nrows != ncols:
+            raise InvalidValue(
+                f"write_mtx: symmetric=True needs a square matrix, got "
+                f"{nrows} x {ncols}")
+        if not _is_symmetric(rows, cols, values, nrows):
+            raise InvalidValue(
+                "write_mtx: symmetric=True but the matrix is not equal to "
+                "its transpose")
+        symmetry = "symmetric"  # mmwrite keeps the lower triangle
+    lines = []
+    if type_line is not None:
+        lines.append(f"%GraphBLAS type {type_line}")
+    if comment:
+        lines.extend(str(comment).splitlines())
+    S = scipy.sparse.coo_array((data, (rows, cols)), shape=(nrows, ncols))
+    kw = dict(comment="\n".join(lines), symmetry=symmetry,
+              field=None if field != "pattern" else "pattern")
+    if field == "integer" and data.dtype == np.uint64:
+        buf = io.BytesIO()
+        scipy.io.mmwrite(buf, S, **kw)
+        text = buf.getvalue().replace(b"unsigned-integer", b"integer", 1)
+        writer = lambda f: f.write(text)  # noqa: E731
+    else:
+        writer = lambda f: scipy.io.mmwrite(f, S, **kw)  # noqa: E731
+    _atomic_write(path, writer)
+
+
+def _atomic_write(path, writer):
+    if hasattr(path, "write"):
+        writer(path)
+        return
+    path = os.fspath(path)
+    d = os.path.dirname(os.path.abspath(path))
+    import tempfile
+
+    fd, tmp = tempfile.mkstemp(prefix=".bitgraph-", suffix=".tmp", dir=d)
+    try:
+        with os.fdopen(fd, "wb") as raw:
+            if str(path).endswith(".gz"):
+                import gzip
+
+                with gzip.GzipFile(fileobj=raw, mode="wb") as f:
+                    writer(f)
+            else:
+                writer(raw)
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise

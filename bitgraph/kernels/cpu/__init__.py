@@ -1,0 +1,203 @@
+"""numba CPU kernels (DESIGN.md, "numba").
+
+Every kernel is generic over the semiring: op codes are runtime int64
+arguments, and numba specialises only on the value dtype T and the index
+dtype (int32/int64). Absent arrays (iso values, no ``allowed`` bitmap) are
+1-element dummies plus a flag, so the set of specialisations stays closed:
+11 dtypes x 2 index dtypes per kernel, all compiled by
+``python -m bitgraph.kernels.warmup``.
+
+Parallel variants: a kernel works on a range of rows ``[r0, r1)`` and is
+compiled ``nogil=True``; the serial launcher calls it once on all rows, the
+parallel one calls it on ``threads * 4`` chunks of rows of about equal work
+from a thread pool (``parallel_for``). So each kernel is compiled once per
+dtype and serves both; ``parallel=True`` (numba's parfors) would compile a
+second specialisation at ~1.7 s each, doubling the warm-up (measured: 94 s
+-> ~40 s cold for all kernels x 11 dtypes).
+
+Importing this package imports only numpy; ``registry.load("cpu")`` imports
+the kernel modules listed in ``MODULES`` (and with them numba). The helpers
+below are for the launchers (plain Python).
+"""
+
+import os
+import threading
+
+import numpy as np
+
+from bitgraph.kernels import opcodes
+
+# imported (in this order) by bitgraph.kernels.registry.load("cpu")
+MODULES = ("ewise", "reduce", "spmv_csr", "spmspv_csr", "spgemm_csr")
+
+# below this much work (stored entries touched) the launchers run serially
+SERIAL_BELOW = 50_000
+
+_DUMMIES = {}
+
+
+def dummy(dtype):
+    """A 1-element array of ``dtype`` standing in for an absent array."""
+    dtype = np.dtype(dtype)
+    arr = _DUMMIES.get(dtype)
+    if arr is None:
+        arr = _DUMMIES[dtype] = np.zeros(1, dtype)
+    return arr
+
+
+def values_arg(values, dtype):
+    """(array, iso): ``values`` as a contiguous T array, or a dummy if None."""
+    if values is None:
+        return dummy(dtype), True
+    return np.ascontiguousarray(values, dtype), False
+
+
+def bitmap_arg(words):
+    """(array, present): packed uint32 words, or a dummy if None."""
+    if words is None:
+        return dummy(np.uint32), False
+    return np.ascontiguousarray(words, np.uint32), True
+
+
+def index_dtype(*arrays):
+    """The one index dtype for a call: int64 if any array is int64."""
+    for a in arrays:
+        if a is not None and a.dtype.itemsize > 4:
+            return np.dtype(np.int64)
+    return np.dtype(np.int32)
+
+
+def index_args(*arrays):
+    """The index arrays, contiguous, in one dtype (int64 if any is int64)."""
+    dtype = index_dtype(*arrays)
+    return tuple(np.ascontiguousarray(a, dtype) for a in arrays)
+
+
+def flipped_code(code):
+    """The code g with g(y, x) == code(x, y), positional indices included.
+
+    A flipped product x(k)*b(k,r), computed as b(k,r) (.) x(k) on row r of
+    B', has (i, k, j) = (0, k, r) where the kernel passes (r, k, 0): so
+    FIRSTI and SECONDJ swap too (FIRSTJ and SECONDI are both k).
+    """
+    return _FLIP.get(code, code)
+
+
+def semiring_args(where, sr, flipped=False):
+    """(T, add, mult, identity, has_terminal, terminal) for the kernels.
+
+    Checks the codes; ``identity`` and ``terminal`` become numpy scalars of
+    T, the codes ints; ``flipped`` swaps the operands of the multiply (the
+    kernels never see the flag: see ``flipped_code``).
+    """
+    dtype = check_dtype(where, sr.dtype)
+    add = check_monoid(where, sr.add)
+    mult = check_binary(where, sr.mult, positional_ok=True)
+    if flipped:
+        mult = flipped_code(mult)
+    identity = dtype.type(sr.identity)
+    if sr.terminal is None:
+        return dtype, add, mult, identity, False, identity
+    return dtype, add, mult, identity, True, dtype.type(sr.terminal)
+
+
+def check_dtype(where, dtype):
+    dtype = np.dtype(dtype)
+    if dtype.kind not in "biuf" or dtype.itemsize > 8:
+        raise TypeError(f"{where}: unsupported dtype {dtype} (bool, int8..64,"
+                        f" uint8..64, float32, float64)")
+    return dtype
+
+
+def check_binary(where, code, positional_ok=False):
+    code = int(code)
+    if not 0 <= code <= opcodes.SECONDJ:
+        raise ValueError(f"{where}: unknown binary op code {code}")
+    if code in opcodes.POSITIONAL and not positional_ok:
+        raise ValueError(f"{where}: positional op code {code} is only valid "
+                         f"as the multiply of a semiring")
+    return code
+
+
+def check_monoid(where, code):
+    code = int(code)
+    if code not in _MONOIDS:
+        raise ValueError(f"{where}: op code {code} is not a monoid code "
+                         f"(PLUS, TIMES, MIN, MAX, ANY, LOR, LAND, LXOR, EQ)")
+    return code
+
+
+_MONOIDS = (opcodes.PLUS, opcodes.TIMES, opcodes.MIN, opcodes.MAX,
+            opcodes.ANY, opcodes.LOR, opcodes.LAND, opcodes.LXOR, opcodes.EQ)
+
+_FLIP = {}
+for _a, _b in ((opcodes.FIRST, opcodes.SECOND), (opcodes.MINUS, opcodes.RMINUS),
+               (opcodes.DIV, opcodes.RDIV), (opcodes.GT, opcodes.LT),
+               (opcodes.GE, opcodes.LE), (opcodes.FIRSTI, opcodes.SECONDJ)):
+    _FLIP[_a], _FLIP[_b] = _b, _a
+del _a, _b
+
+
+# ----------------------------------------------------------------------------
+# parallel variants: row chunks on a thread pool
+# ----------------------------------------------------------------------------
+
+_POOL = None
+_POOL_LOCK = threading.Lock()
+
+
+def num_threads():
+    """Threads for the parallel variants: ``NUMBA_NUM_THREADS`` if set, else
+    the CPUs this process may run on."""
+    env = os.environ.get("NUMBA_NUM_THREADS")
+    if env:
+        return max(1, int(env))
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # not Linux
+        return max(1, os.cpu_count() or 1)
+
+
+def _pool():
+    global _POOL
+    if _POOL is None:
+        with _POOL_LOCK:
+            if _POOL is None:
+                from concurrent.futures import ThreadPoolExecutor
+                _POOL = ThreadPoolExecutor(num_threads(),
+                                           thread_name_prefix="bitgraph")
+    return _POOL
+
+
+def row_chunks(work, nchunks=None):
+    """chunks[m+1] int64: row ranges of about equal total ``work``.
+
+    work[nrows] >= 0 per row (e.g. row length + 1); at most ``nchunks``
+    (default threads * 4) non-empty ranges covering [0, nrows). O(nrows)
+    """
+    nrows = work.size
+    if nchunks is None:
+        nchunks = num_threads() * 4
+    nchunks = max(1, min(nchunks, nrows))
+    cum = np.cumsum(work, dtype=np.float64)
+    total = cum[-1] if nrows else 0.0
+    cuts = np.searchsorted(cum, np.arange(1, nchunks) * (total / nchunks))
+    return np.unique(np.concatenate(([0], cuts, [nrows]))).astype(np.int64)
+
+
+def parallel_for(kernel, chunks, *args):
+    """``kernel(r0, r1, *args)`` for each range of ``chunks``, on the pool.
+
+    The kernel must be ``@njit(nogil=True)`` and write disjoint outputs per
+    row range. Blocks until all are done; re-raises the first error.
+    """
+    bounds = [(np.uint64(chunks[c]), np.uint64(chunks[c + 1]))
+              for c in range(len(chunks) - 1)]
+    if len(bounds) == 1:
+        kernel(*bounds[0], *args)
+        return
+    futures = [_pool().submit(kernel, r0, r1, *args) for r0, r1 in bounds]
+    errors = [f.exception() for f in futures]  # waits for every chunk
+    for e in errors:
+        if e is not None:
+            raise e

@@ -1,0 +1,417 @@
+"""Matrix: a sparse matrix stored as CSR, with derived formats cached on it.
+
+``values is None`` means structure-only (bool, every stored entry True), the
+form graph adjacency takes. ``A.T`` is a view that reads the cached
+transpose; derived formats (transpose, B2SR tiles, BVSS) are built on first
+use and valid while present::
+
+    >>> import bitgraph as bg
+    >>> A = bg.Matrix.from_coo([0, 1, 2], [1, 2, 0], nrows=3, ncols=3)
+    >>> A.nvals, A.dtype, A.T.to_coo()[0].tolist()
+    (3, dtype('bool'), [0, 1, 2])
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from . import _array as ar
+from .errors import DimensionMismatch, InvalidValue
+from .formats import csr as csr_fmt
+from .formats.csr import CSR
+from .mask import Mask
+from .semiring import lookup_dtype
+from .vector import _combine_duplicates, _import_graphblas
+
+
+class _Cache:
+    """Derived formats of one Matrix; an attribute that is set is valid."""
+
+    __slots__ = ("transpose", "b2sr", "bvss")
+
+    def __init__(self):
+        self.transpose = None  # CSR of A.T
+        self.b2sr = {}  # tile size -> B2SR (formats issue)
+        self.bvss = None
+
+
+class _MatrixOps:
+    """Operation methods shared by Matrix and its transpose view."""
+
+    __array_priority__ = 20
+    __array_ufunc__ = None
+
+    @property
+    def shape(self):
+        return (self.nrows, self.ncols)
+
+    def __array__(self, *args, **kwargs):
+        raise TypeError("a bitgraph Matrix is sparse: use to_coo() or to_scipy()")
+
+    def mxv(self, u, semiring="plus_times", **kw):
+        """``A @ u`` over a semiring; see :func:`bitgraph.ops.mxv`.
+
+        >>> import bitgraph as bg
+        >>> A = bg.Matrix.from_coo([0, 1], [1, 0], [2, 3], nrows=2, ncols=2)
+        >>> A.mxv(bg.Vector.from_dense([1, 1])).to_dense().tolist()
+        [2, 3]
+        """
+        from . import ops
+
+        return ops.mxv(self, u, semiring, **kw)
+
+    def mxm(self, B, semiring="plus_times", **kw):
+        from . import ops
+
+        return ops.mxm(self, B, semiring, **kw)
+
+    def ewise_add(self, other, op="plus", **kw):
+        from . import ops
+
+        return ops.ewise_add(self, other, op, **kw)
+
+    def ewise_mult(self, other, op="times", **kw):
+        from . import ops
+
+        return ops.ewise_mult(self, other, op, **kw)
+
+    def apply(self, op, **kw):
+        from . import ops
+
+        return ops.apply(self, op, **kw)
+
+    def select(self, op, thunk=0, **kw):
+        from . import ops
+
+        return ops.select(self, op, thunk, **kw)
+
+    def reduce(self, monoid="plus", **kw):
+        from . import ops
+
+        return ops.reduce(self, monoid, **kw)
+
+    def extract(self, rows=None, cols=None, **kw):
+        from . import ops
+
+        return ops.extract(self, rows, cols, **kw)
+
+    def to_coo(self):
+        """``(rows, cols, values)`` as int64, int64, values; sorted by (row, col)."""
+        c = self._csr()
+        rows = ar.rows_of(c.indptr)
+        vals = np.ones(c.nnz, np.bool_) if c.values is None else c.values.copy()
+        return rows, c.indices.astype(np.int64), vals
+
+    def to_scipy(self, *, sparray=True):
+        """A scipy ``csr_array`` (or ``csr_matrix`` with ``sparray=False``)."""
+        import scipy.sparse as sp
+
+        c = self._csr()
+        vals = np.ones(c.nnz, np.bool_) if c.values is None else c.values
+        cls = sp.csr_array if sparray else sp.csr_matrix
+        return cls((vals.copy(), c.indices.copy(), c.indptr.copy()), shape=(c.nrows, c.ncols))
+
+    def to_graphblas(self):
+        """A ``graphblas.Matrix`` (needs python-graphblas: the ``test`` extra)."""
+        gb = _import_graphblas()
+        r, c, v = self.to_coo()
+        return gb.Matrix.from_coo(r, c, v, nrows=self.nrows, ncols=self.ncols, dtype=v.dtype)
+
+    def isequal(self, other, *, check_dtype=False) -> bool:
+        """Same shape, structure and values (and dtype with ``check_dtype``)."""
+        if not isinstance(other, _MatrixOps) or self.shape != other.shape:
+            return False
+        if check_dtype and self.dtype != other.dtype:
+            return False
+        a, b = self._csr(), other._csr()
+        if not (np.array_equal(a.indptr, b.indptr) and np.array_equal(a.indices, b.indices)):
+            return False
+        va = np.ones(a.nnz, np.bool_) if a.values is None else a.values
+        vb = np.ones(b.nnz, np.bool_) if b.values is None else b.values
+        return bool(np.array_equal(va, vb))
+
+
+class Matrix(_MatrixOps):
+    """A sparse ``nrows x ncols`` matrix over one dtype, stored as CSR.
+
+    >>> Matrix(dtype="float32", nrows=2, ncols=3).shape
+    (2, 3)
+    """
+
+    def __init__(self, dtype=bool, nrows=0, ncols=0):
+        nrows, ncols = int(nrows), int(ncols)
+        if nrows < 0 or ncols < 0:
+            raise InvalidValue(f"Matrix: dimensions must be >= 0, got {nrows} x {ncols}")
+        dt = lookup_dtype(dtype)
+        idt = ar.index_dtype(nrows, ncols)
+        self._set(CSR(np.zeros(nrows + 1, idt), np.zeros(0, idt), np.zeros(0, dt), nrows, ncols), dt)
+
+    def _set(self, csr: CSR, dtype):
+        """Replace the storage (and drop every derived format)."""
+        self._data = csr
+        self._dtype = lookup_dtype(dtype)
+        self._cache = _Cache()
+
+    @classmethod
+    def _from_csr(cls, csr: CSR, dtype=None):
+        A = cls.__new__(cls)
+        dt = np.dtype(bool) if csr.values is None else csr.values.dtype
+        A._set(csr, dt if dtype is None else dtype)
+        return A
+
+    # --- constructors ---------------------------------------------------------------
+    @classmethod
+    def from_coo(cls, rows, cols, values=None, nrows=None, ncols=None, *, dtype=None, dup_op=None):
+        """Build from coordinates; ``values=None`` means structure-only (bool).
+
+        Duplicates: ``dup_op=None`` collapses them when there are no values and
+        raises ``InvalidValue`` otherwise; else they are combined with ``dup_op``.
+
+        >>> A = Matrix.from_coo([0, 0], [1, 1], [2, 5], nrows=2, ncols=2, dup_op="min")
+        >>> A.to_coo()[2].tolist()
+        [2]
+        """
+        r = np.asarray(rows)
+        c = np.asarray(cols)
+        if r.shape != c.shape:
+            raise DimensionMismatch(f"Matrix.from_coo: {r.size} rows but {c.size} cols")
+        if nrows is None:
+            nrows = int(r.max()) + 1 if r.size else 0
+        if ncols is None:
+            ncols = int(c.max()) + 1 if c.size else 0
+        nrows, ncols = int(nrows), int(ncols)
+        r = ar.as_index_array(r, "Matrix.from_coo (rows)", nrows)
+        c = ar.as_index_array(c, "Matrix.from_coo (cols)", ncols)
+        keys = r * ncols + c
+        if values is None:
+            if dtype is not None and lookup_dtype(dtype) != np.bool_:
+                vals = np.ones(r.shape[0], lookup_dtype(dtype))
+            else:
+                keys = np.unique(keys)
+                return cls._from_csr(csr_fmt.from_sorted_keys(keys, None, nrows, ncols))
+        else:
+            vals = np.asarray(values)
+            if vals.ndim == 0:
+                vals = np.full(r.shape[0], vals)
+            if vals.shape != r.shape:
+                raise DimensionMismatch(f"Matrix.from_coo: {vals.size} values for {r.size} entries")
+        dt = lookup_dtype(dtype if dtype is not None else vals.dtype)
+        vals = ar.cast(vals, dt)
+        keys, vals = _combine_duplicates(keys, vals, dup_op if values is not None else "any", "Matrix.from_coo")
+        return cls._from_csr(csr_fmt.from_sorted_keys(keys, np.ascontiguousarray(vals), nrows, ncols), dt)
+
+    @classmethod
+    def from_csr(cls, indptr, indices, values=None, *, ncols=None, dtype=None, check=True):
+        """Wrap CSR arrays (sorted, duplicate-free rows); ``values=None`` = structure-only."""
+        indptr = np.asarray(indptr)
+        indices = np.asarray(indices)
+        nrows = indptr.shape[0] - 1
+        ncols = int(indices.max()) + 1 if ncols is None and indices.size else int(ncols or 0)
+        idt = ar.index_dtype(indices.shape[0], nrows, ncols)
+        if check:
+            if indptr[0] != 0 or indptr[-1] != indices.shape[0] or np.any(np.diff(indptr) < 0):
+                raise InvalidValue("Matrix.from_csr: indptr is not a valid row pointer")
+            if indices.size and (indices.min() < 0 or indices.max() >= ncols):
+                bad = int(indices[(indices < 0) | (indices >= ncols)][0])
+                raise ar_invalid_index(bad, ncols)
+            rows = ar.rows_of(indptr)
+            k = rows * ncols + indices.astype(np.int64)
+            if k.size > 1 and np.any(np.diff(k) <= 0):
+                raise InvalidValue("Matrix.from_csr: column indices must be sorted and unique in each row")
+        vals = None
+        if values is not None:
+            vals = np.asarray(values)
+            if dtype is not None:
+                vals = ar.cast(vals, lookup_dtype(dtype))
+        elif dtype is not None and lookup_dtype(dtype) != np.bool_:
+            vals = np.ones(indices.shape[0], lookup_dtype(dtype))
+        return cls._from_csr(CSR(indptr.astype(idt), indices.astype(idt), vals, nrows, ncols))
+
+    @classmethod
+    def from_scipy(cls, S, *, dtype=None):
+        """From any scipy sparse array or matrix (duplicates are summed, as scipy does).
+
+        >>> import scipy.sparse as sp
+        >>> Matrix.from_scipy(sp.eye_array(3)).nvals
+        3
+        """
+        import scipy.sparse as sp
+
+        if not sp.issparse(S):
+            raise InvalidValue(f"Matrix.from_scipy: expected a scipy sparse array, got {type(S).__name__}")
+        S = sp.csr_array(S, copy=True)
+        S.sum_duplicates()
+        S.sort_indices()
+        vals = S.data
+        dt = lookup_dtype(dtype if dtype is not None else vals.dtype)
+        nrows, ncols = S.shape
+        idt = np.int64 if S.indices.dtype == np.int64 else ar.index_dtype(S.nnz, nrows, ncols)
+        csr = CSR(S.indptr.astype(idt), S.indices.astype(idt), ar.cast(vals, dt), nrows, ncols)
+        return cls._from_csr(csr, dt)
+
+    @classmethod
+    def from_graphblas(cls, G):
+        """From a ``graphblas.Matrix`` (python-graphblas)."""
+        r, c, v = G.to_coo()
+        return cls.from_coo(r, c, v, G.nrows, G.ncols, dtype=np.dtype(G.dtype.np_type))
+
+    @classmethod
+    def from_networkx(cls, G, *, nodelist=None, weight=None, dtype=None):
+        """Adjacency of a networkx graph in ``nodelist`` order (default: ``G``'s order).
+
+        ``weight=None`` gives a structure-only matrix; otherwise the edge
+        attribute ``weight`` (missing attributes count 1).
+        """
+        import networkx as nx
+
+        S = nx.to_scipy_sparse_array(G, nodelist=nodelist, weight=weight, dtype=dtype, format="csr")
+        if weight is None:
+            A = cls.from_scipy(S)
+            c = A._data
+            return cls._from_csr(CSR(c.indptr, c.indices, None, c.nrows, c.ncols))
+        return cls.from_scipy(S, dtype=dtype)
+
+    # --- properties -----------------------------------------------------------------
+    @property
+    def nrows(self) -> int:
+        return self._data.nrows
+
+    @property
+    def ncols(self) -> int:
+        return self._data.ncols
+
+    @property
+    def dtype(self) -> np.dtype:
+        return self._dtype
+
+    @property
+    def nvals(self) -> int:
+        return self._data.nnz
+
+    @property
+    def iso(self) -> bool:
+        """True when structure-only: no values array, every entry True."""
+        return self._data.values is None
+
+    @property
+    def device(self) -> str:
+        return "cpu" if ar.array_module(self._data.indptr) is np else "cuda"
+
+    @property
+    def indptr(self):
+        return _readonly(self._data.indptr)
+
+    @property
+    def indices(self):
+        return _readonly(self._data.indices)
+
+    @property
+    def values(self):
+        """Stored values, or None for a structure-only matrix."""
+        v = self._data.values
+        return None if v is None else _readonly(v)
+
+    @property
+    def T(self) -> "TransposedMatrix":
+        """The transpose, as a view (its CSR is built once and cached)."""
+        return TransposedMatrix(self)
+
+    def _csr(self) -> CSR:
+        return self._data
+
+    def _transposed_csr(self) -> CSR:
+        if self._cache.transpose is None:
+            self._cache.transpose = csr_fmt.transpose(self._data)
+        return self._cache.transpose
+
+    def copy(self) -> "Matrix":
+        c = self._data
+        vals = None if c.values is None else c.values.copy()
+        return Matrix._from_csr(CSR(c.indptr.copy(), c.indices.copy(), vals, c.nrows, c.ncols), self._dtype)
+
+    def __repr__(self):
+        kind = "structure-only" if self.iso else str(self._dtype)
+        return f"Matrix({self.nrows}x{self.ncols}, nvals={self.nvals}, {kind})"
+
+    # --- masks ----------------------------------------------------------------------
+    @property
+    def S(self) -> Mask:
+        return Mask(self, structure=True)
+
+    @property
+    def V(self) -> Mask:
+        return Mask(self, structure=False)
+
+    def __invert__(self) -> Mask:
+        return Mask(self, structure=False, complement=True)
+
+    def assign(self, value, rows=None, cols=None, **kw):
+        from . import ops
+
+        return ops.assign(self, value, rows, cols, **kw)
+
+
+class TransposedMatrix(_MatrixOps):
+    """``A.T``: reads A's cached transpose; ``A.T.T is A``."""
+
+    __slots__ = ("_parent",)
+
+    def __init__(self, parent: Matrix):
+        self._parent = parent
+
+    @property
+    def T(self) -> Matrix:
+        return self._parent
+
+    @property
+    def nrows(self):
+        return self._parent.ncols
+
+    @property
+    def ncols(self):
+        return self._parent.nrows
+
+    @property
+    def nvals(self):
+        return self._parent.nvals
+
+    @property
+    def dtype(self):
+        return self._parent.dtype
+
+    @property
+    def iso(self):
+        return self._parent.iso
+
+    @property
+    def device(self):
+        return self._parent.device
+
+    def _csr(self) -> CSR:
+        return self._parent._transposed_csr()
+
+    def _transposed_csr(self) -> CSR:
+        return self._parent._data
+
+    def copy(self) -> Matrix:
+        """Materialise the transpose as a new Matrix."""
+        c = self._csr()
+        vals = None if c.values is None else c.values.copy()
+        return Matrix._from_csr(CSR(c.indptr.copy(), c.indices.copy(), vals, c.nrows, c.ncols), self.dtype)
+
+    new = copy
+
+    def __repr__(self):
+        return f"{self._parent!r}.T"
+
+
+def _readonly(a):
+    v = a.view()
+    v.flags.writeable = False
+    return v
+
+
+def ar_invalid_index(i, bound):
+    from .errors import InvalidIndex
+
+    return InvalidIndex(f"Matrix.from_csr: column index {i} is out of range for ncols {bound}")

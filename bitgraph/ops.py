@@ -1,0 +1,661 @@
+"""GraphBLAS operations, with the C API's semantics written once.
+
+Every operation checks shapes and domains, asks ``plan`` for a raw result
+``t`` (a kernel's output, no semantics), and ends in :func:`finish`, the one
+place that applies the mask, accum and replace and writes the output::
+
+    C<M, replace> = C accum t        (GraphBLAS C API 2.0, section 2.7)
+
+All of it is array code over ``xp`` (numpy here, cupy on a GPU): entries are
+handled as sorted int64 *keys* (``i`` for vectors, ``i * ncols + j`` for
+matrices) with a values array beside them.
+
+>>> import bitgraph as bg
+>>> A = bg.Matrix.from_coo([0, 1, 2], [1, 2, 0], nrows=3, ncols=3)
+>>> f = bg.Vector.from_indices([0], size=3)
+>>> bg.mxv(A.T, f, bg.LOR_LAND, mask=~f.S).indices().tolist()
+[1]
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+
+from . import _array as ar
+from . import plan
+from .errors import DimensionMismatch, DomainMismatch, InvalidValue
+from .formats import csr as csr_fmt
+from .formats.csr import CSR
+from .kernels import opcodes as oc
+from .mask import Mask, as_mask
+from .matrix import Matrix, TransposedMatrix, _MatrixOps
+from .semiring import (
+    lookup_binary,
+    lookup_dtype,
+    lookup_monoid,
+    lookup_semiring,
+    lookup_unary,
+    scalar_dtype,
+    unify,
+)
+from .vector import Vector
+
+__all__ = [
+    "mxv", "vxm", "mxm", "ewise_add", "ewise_mult", "apply", "select", "reduce",
+    "extract", "assign", "transpose", "finish",
+]
+
+
+class Entries(NamedTuple):
+    """Sorted unique int64 keys and their values: the form ``finish`` works on."""
+
+    keys: object
+    values: object
+
+
+# --- conversions between objects and entries ------------------------------------------
+def _is_matrix(x):
+    return isinstance(x, _MatrixOps)
+
+
+def _entries(x) -> Entries:
+    if isinstance(x, Vector):
+        idx = x.indices()
+        return Entries(idx, x._values[idx])
+    c = x._csr()
+    vals = np.ones(c.nnz, np.bool_) if c.values is None else c.values
+    return Entries(csr_fmt.keys_of(c), vals)
+
+
+def _empty(dtype) -> Entries:
+    return Entries(np.zeros(0, np.int64), np.zeros(0, dtype))
+
+
+def _to_vector(e: Entries, size: int, dtype) -> Vector:
+    present = np.zeros(size, np.bool_)
+    present[e.keys] = True
+    vals = np.zeros(size, dtype)
+    vals[e.keys] = e.values
+    return Vector._from_parts(ar.pack_bits(present), vals, size)
+
+
+def _to_csr(e: Entries, nrows: int, ncols: int) -> CSR:
+    return csr_fmt.from_sorted_keys(e.keys, np.ascontiguousarray(e.values), nrows, ncols)
+
+
+def _dense_entries(values, present) -> Entries:
+    keys = np.flatnonzero(present).astype(np.int64)
+    return Entries(keys, values[keys])
+
+
+def _check_type(x, what, *, matrix=None):
+    ok = (Vector, _MatrixOps) if matrix is None else ((_MatrixOps,) if matrix else (Vector,))
+    if not isinstance(x, ok):
+        want = {None: "a Vector or Matrix", True: "a Matrix", False: "a Vector"}[matrix]
+        raise DomainMismatch(f"{what} must be {want}, got {type(x).__name__}")
+
+
+def _shape_str(x):
+    return f"{x.nrows} x {x.ncols}" if _is_matrix(x) else f"size {x.size}"
+
+
+# --- the funnel: mask, accum, replace, merge ---------------------------------------------
+class _MaskSet:
+    """The set of positions a mask allows: truthy entries, maybe complemented."""
+
+    def __init__(self, mask: Mask):
+        p = mask.parent
+        self.complement = mask.complement
+        if isinstance(p, Vector):
+            truth = p._present()
+            if not mask.structure:
+                truth = truth & ar.truthy(p._values)
+            self.dense = truth
+            self.keys = None
+        else:
+            e = _entries(p)
+            self.keys = e.keys if mask.structure else e.keys[ar.truthy(e.values)]
+            self.dense = None
+
+    def contains(self, keys):
+        hit = self.dense[keys] if self.dense is not None else ar.isin_sorted(keys, self.keys)
+        return ~hit if self.complement else hit
+
+    def allowed_bitmap(self):
+        """Packed bitmap of allowed vector positions (mask pushdown for kernels)."""
+        d = ~self.dense if self.complement else self.dense
+        return ar.pack_bits(d)
+
+    def pattern(self, nrows, ncols) -> CSR:
+        """The mask's truthy entries as a structure-only CSR (matrix pushdown)."""
+        return csr_fmt.from_sorted_keys(self.keys, None, nrows, ncols)
+
+
+def _union(a: Entries, b: Entries, op, out_dtype) -> Entries:
+    """a ∪ b: op(a, b) where both are present (typed by unify), else the lone
+    value; everything cast to ``out_dtype``."""
+    ina = ar.isin_sorted(a.keys, b.keys)
+    inb = ar.isin_sorted(b.keys, a.keys)
+    both = _binop_values(op, a.values[ina], b.values[inb])
+    keys = np.concatenate([a.keys[ina], a.keys[~ina], b.keys[~inb]])
+    vals = np.concatenate(
+        [ar.cast(both, out_dtype), ar.cast(a.values[~ina], out_dtype), ar.cast(b.values[~inb], out_dtype)]
+    )
+    order = np.argsort(keys, kind="stable")
+    return Entries(keys[order], vals[order])
+
+
+def _binop_values(op, x, y, dtype=None):
+    """op(x, y) elementwise, typed by unify(x, y) (or ``dtype``); result in op's type."""
+    t = unify(x.dtype, y.dtype) if dtype is None else dtype
+    tc, to = op.types(t)
+    if op.positional:
+        raise DomainMismatch(f"positional op {op.name!r} is only allowed as a semiring multiply")
+    z = plan.ewise(op.code, ar.cast(x, tc), ar.cast(y, tc))
+    return ar.cast(z, to)
+
+
+def finish(out, t: Entries, t_dtype, mask, accum, replace, shape):
+    """Write ``t`` into the output with mask, accum and replace; return the output.
+
+    ``out=None`` means a new, empty C of t's dtype. Nothing is written until
+    every array of the result exists, so a failed call leaves ``out`` unchanged.
+
+        Z = accum ? C ∪ t (accum where both) : t
+        C = mask ? (Z ∩ M) ∪ (replace ? ∅ : C \\ M) : Z
+    """
+    mask = as_mask(mask)
+    if out is None:
+        c, c_dtype = _empty(t_dtype), lookup_dtype(t_dtype)
+    else:
+        c, c_dtype = _entries(out), out.dtype
+    if accum is not None and out is not None:
+        acc = lookup_binary(accum)
+        z = _union(c, t, acc, c_dtype)
+    else:
+        z = Entries(t.keys, ar.cast(t.values, c_dtype))
+    if mask is not None:
+        ms = _MaskSet(mask)
+        zin = ms.contains(z.keys)
+        z = Entries(z.keys[zin], z.values[zin])
+        if not replace and c.keys.shape[0]:
+            keep = ~ms.contains(c.keys)
+            keys = np.concatenate([z.keys, c.keys[keep]])
+            vals = np.concatenate([z.values, c.values[keep]])
+            order = np.argsort(keys, kind="stable")
+            z = Entries(keys[order], vals[order])
+    return _write(out, z, c_dtype, shape)
+
+
+def _write(out, z: Entries, dtype, shape):
+    if len(shape) == 1:
+        v = _to_vector(z, shape[0], dtype)
+        if out is None:
+            return v
+        out._bitmap, out._values, out._dtype = v._bitmap, v._values, v._dtype
+        return out
+    csr = _to_csr(z, *shape)
+    if out is None:
+        return Matrix._from_csr(csr, dtype)
+    out._set(csr, dtype)
+    return out
+
+
+def _check_out_mask(name, shape, mask, out, accum):
+    """Shapes of mask and out must equal the result's shape."""
+    mask = as_mask(mask)
+    want = shape if len(shape) == 2 else (shape[0],)
+    for what, obj in (("mask", None if mask is None else mask.parent), ("out", out)):
+        if obj is None:
+            continue
+        if len(shape) == 1 and not isinstance(obj, Vector) or len(shape) == 2 and not _is_matrix(obj):
+            kind = "Vector" if len(shape) == 1 else "Matrix"
+            raise DimensionMismatch(f"{name}: {what} must be a {kind} for this result, got {type(obj).__name__}")
+        if tuple(obj.shape) != tuple(want):
+            raise DimensionMismatch(
+                f"{name}: {what} shape {_shape_str(obj)} must equal the result's "
+                f"{'x'.join(map(str, want)) if len(want) == 2 else f'size {want[0]}'}"
+            )
+    if isinstance(out, TransposedMatrix):
+        raise InvalidValue(f"{name}: out must be a Matrix, not a transposed view")
+    if accum is not None:
+        lookup_binary(accum)
+    return mask
+
+
+# --- semiring products ------------------------------------------------------------------
+def _semiring_spec(sr, t):
+    tc, to = sr.types(t)
+    mon = sr.monoid
+    return plan.semiring_spec(tc, mon.code, sr.mult.code, mon.identity(tc), mon.terminal(tc)), tc, to
+
+
+def _operand_csr(csr: CSR, tc, mult_code, first: bool) -> CSR:
+    """The matrix CSR with values cast to the compute type (None if unread)."""
+    ignored = oc.IGNORES_FIRST if first else oc.IGNORES_SECOND
+    if csr.values is None or mult_code in ignored:
+        return csr._replace(values=None)
+    return csr._replace(values=ar.cast(csr.values, tc))
+
+
+def mxv(A, u, semiring="plus_times", *, mask=None, accum=None, replace=False, out=None):
+    """w<mask> = accum(w, A ⊕.⊗ u).
+
+    >>> import bitgraph as bg
+    >>> A = bg.Matrix.from_coo([0, 0, 1], [0, 1, 1], [1.0, 2.0, 3.0], nrows=2, ncols=2)
+    >>> bg.mxv(A, bg.Vector.from_dense([1.0, 10.0]), "min_plus").to_dense().tolist()
+    [2.0, 13.0]
+    """
+    _check_type(A, "mxv: A", matrix=True)
+    _check_type(u, "mxv: u", matrix=False)
+    if A.ncols != u.size:
+        raise DimensionMismatch(f"mxv: A.ncols (={A.ncols}) must equal u.size (={u.size})")
+    return _matvec("mxv", A, u, semiring, flipped=False, mask=mask, accum=accum, replace=replace, out=out)
+
+
+def vxm(u, A, semiring="plus_times", *, mask=None, accum=None, replace=False, out=None):
+    """w<mask> = accum(w, u ⊕.⊗ A), computed as A' rows against u.
+
+    >>> import bitgraph as bg
+    >>> A = bg.Matrix.from_coo([0, 1], [1, 2], nrows=3, ncols=3)
+    >>> bg.vxm(bg.Vector.from_indices([0], size=3), A, "any_secondi").to_coo()[1].tolist()
+    [0]
+    """
+    _check_type(A, "vxm: A", matrix=True)
+    _check_type(u, "vxm: u", matrix=False)
+    if A.nrows != u.size:
+        raise DimensionMismatch(f"vxm: u.size (={u.size}) must equal A.nrows (={A.nrows})")
+    return _matvec("vxm", A.T, u, semiring, flipped=True, mask=mask, accum=accum, replace=replace, out=out)
+
+
+def _matvec(name, M, u, semiring, *, flipped, mask, accum, replace, out):
+    """t = M ⊕.⊗ u row by row (M is A for mxv, A' for vxm with operands flipped)."""
+    sr = lookup_semiring(semiring)
+    mask = _check_out_mask(name, (M.nrows,), mask, out, accum)
+    spec, tc, to = _semiring_spec(sr, unify(M.dtype, u.dtype))
+    allowed = _MaskSet(mask).allowed_bitmap() if mask is not None else None
+    x_vals = ar.cast(u._values, tc)
+    get_csr = lambda: _operand_csr(M._csr(), tc, sr.mult.code, first=not flipped)  # noqa: E731
+    get_csr_t = lambda: _operand_csr(M._transposed_csr(), tc, sr.mult.code, first=not flipped)  # noqa: E731
+    t_vals, t_present = plan.matvec(get_csr, get_csr_t, M, u, x_vals, allowed, spec, flipped)
+    return finish(out, _dense_entries(t_vals, t_present), to, mask, accum, replace, (M.nrows,))
+
+
+def mxm(A, B, semiring="plus_times", *, mask=None, accum=None, replace=False, out=None):
+    """C<mask> = accum(C, A ⊕.⊗ B); a mask is pushed down into the kernel.
+
+    >>> import bitgraph as bg
+    >>> A = bg.Matrix.from_coo([0, 1, 0], [1, 2, 2], nrows=3, ncols=3)   # a triangle, upper part
+    >>> L = A.T.copy()
+    >>> int(bg.reduce(bg.mxm(L, L.T, "plus_pair", mask=L.S)))
+    1
+    """
+    _check_type(A, "mxm: A", matrix=True)
+    _check_type(B, "mxm: B", matrix=True)
+    if A.ncols != B.nrows:
+        raise DimensionMismatch(f"mxm: A.ncols (={A.ncols}) must equal B.nrows (={B.nrows})")
+    sr = lookup_semiring(semiring)
+    shape = (A.nrows, B.ncols)
+    mask = _check_out_mask("mxm", shape, mask, out, accum)
+    spec, tc, to = _semiring_spec(sr, unify(A.dtype, B.dtype))
+    a = _operand_csr(A._csr(), tc, sr.mult.code, first=True)
+    b = _operand_csr(B._csr(), tc, sr.mult.code, first=False)
+    pattern, complement = None, False
+    if mask is not None:
+        ms = _MaskSet(mask)
+        pattern, complement = ms.pattern(*shape), ms.complement
+    indptr, indices, values = plan.mxm(a, b, pattern, complement, spec)
+    t = Entries(csr_fmt.keys_of(CSR(indptr, indices, None, *shape)), values)
+    return finish(out, t, to, mask, accum, replace, shape)
+
+
+# --- element-wise -----------------------------------------------------------------------
+def _ewise(name, x, y, op, union, mask, accum, replace, out):
+    _check_type(x, f"{name}: x")
+    _check_type(y, f"{name}: y")
+    if _is_matrix(x) != _is_matrix(y):
+        raise DimensionMismatch(f"{name}: cannot combine a {type(x).__name__} with a {type(y).__name__}")
+    if tuple(x.shape) != tuple(y.shape):
+        raise DimensionMismatch(f"{name}: x shape ({_shape_str(x)}) must equal y shape ({_shape_str(y)})")
+    op = lookup_binary(op)
+    shape = tuple(x.shape)
+    mask = _check_out_mask(name, shape, mask, out, accum)
+    tc, to = op.types(unify(x.dtype, y.dtype))
+    a, b = _entries(x), _entries(y)
+    if union:
+        t = _union(a, b, op, to)
+    else:
+        ina = ar.isin_sorted(a.keys, b.keys)
+        inb = ar.isin_sorted(b.keys, a.keys)
+        t = Entries(a.keys[ina], _binop_values(op, a.values[ina], b.values[inb]))
+    return finish(out, t, to, mask, accum, replace, shape)
+
+
+def ewise_add(x, y, op="plus", *, mask=None, accum=None, replace=False, out=None):
+    """Union: op(x, y) where both have an entry, the lone value elsewhere.
+
+    >>> import bitgraph as bg
+    >>> x = bg.Vector.from_coo([0, 1], [1, 2], size=3)
+    >>> y = bg.Vector.from_coo([1, 2], [10, 20], size=3)
+    >>> bg.ewise_add(x, y).to_dense().tolist()
+    [1, 12, 20]
+    """
+    return _ewise("ewise_add", x, y, op, True, mask, accum, replace, out)
+
+
+def ewise_mult(x, y, op="times", *, mask=None, accum=None, replace=False, out=None):
+    """Intersection: op(x, y) where both have an entry.
+
+    >>> import bitgraph as bg
+    >>> x = bg.Vector.from_coo([0, 1], [3, 2], size=3)
+    >>> y = bg.Vector.from_coo([1, 2], [10, 20], size=3)
+    >>> bg.ewise_mult(x, y).to_coo()[1].tolist()
+    [20]
+    """
+    return _ewise("ewise_mult", x, y, op, False, mask, accum, replace, out)
+
+
+def apply(x, op, *, left=None, right=None, mask=None, accum=None, replace=False, out=None):
+    """A unary op on every entry, or a binary op with one operand bound to a scalar.
+
+    >>> import bitgraph as bg
+    >>> x = bg.Vector.from_coo([0, 2], [1, 4], size=3)
+    >>> bg.apply(x, "minus", right=1).to_coo()[1].tolist(), bg.apply(x, "ainv").to_coo()[1].tolist()
+    ([0, 3], [-1, -4])
+    """
+    _check_type(x, "apply: x")
+    shape = tuple(x.shape)
+    mask = _check_out_mask("apply", shape, mask, out, accum)
+    e = _entries(x)
+    if left is not None and right is not None:
+        raise InvalidValue("apply: give left= or right=, not both")
+    if left is None and right is None:
+        uop = lookup_unary(op)
+        tc, to = uop.types(x.dtype)
+        vals = ar.cast(plan.unary(uop.code, ar.cast(e.values, tc)), to)
+    else:
+        bop = lookup_binary(op)
+        s = left if left is not None else right
+        sdt = scalar_dtype(s)
+        t = unify(x.dtype, sdt)
+        svec = np.full(e.values.shape[0], np.asarray(s).astype(sdt) if sdt.kind != "b" else bool(s), sdt)
+        a, b = (svec, e.values) if left is not None else (e.values, svec)
+        vals = _binop_values(bop, a, b, t)
+        to = bop.types(t)[1]
+    return finish(out, Entries(e.keys, vals), to, mask, accum, replace, shape)
+
+
+_SELECT_INDEX = {
+    # name: f(i, j, k) -> keep;  i = row (vector: index), j = column (vector: 0)
+    "tril": lambda i, j, k: j <= i + k,
+    "triu": lambda i, j, k: j >= i + k,
+    "diag": lambda i, j, k: j == i + k,
+    "offdiag": lambda i, j, k: j != i + k,
+    "rowle": lambda i, j, k: i <= k,
+    "rowgt": lambda i, j, k: i > k,
+    "colle": lambda i, j, k: j <= k,
+    "colgt": lambda i, j, k: j > k,
+    "indexle": lambda i, j, k: i <= k,
+    "indexgt": lambda i, j, k: i > k,
+}
+_SELECT_VALUE = {
+    "valueeq": np.equal, "valuene": np.not_equal, "valuegt": np.greater,
+    "valuege": np.greater_equal, "valuelt": np.less, "valuele": np.less_equal,
+}
+
+
+def select(x, op, thunk=0, *, mask=None, accum=None, replace=False, out=None):
+    """Keep the entries for which a select op holds (``tril``, ``valuegt``, ...).
+
+    >>> import bitgraph as bg
+    >>> A = bg.Matrix.from_coo([0, 1, 1], [1, 0, 1], nrows=2, ncols=2)
+    >>> bg.select(A, "tril").nvals, bg.select(A, "offdiag").nvals
+    (2, 2)
+    """
+    _check_type(x, "select: x")
+    shape = tuple(x.shape)
+    mask = _check_out_mask("select", shape, mask, out, accum)
+    e = _entries(x)
+    name = op.lower() if isinstance(op, str) else op
+    if name in _SELECT_INDEX:
+        k = int(thunk)
+        if _is_matrix(x):
+            i, j = np.divmod(e.keys, max(x.ncols, 1))
+        else:
+            i, j = e.keys, np.zeros_like(e.keys)
+        keep = _SELECT_INDEX[name](i, j, k)
+    elif name in _SELECT_VALUE:
+        t = unify(x.dtype, scalar_dtype(thunk))
+        with np.errstate(invalid="ignore"):
+            keep = _SELECT_VALUE[name](ar.cast(e.values, t), ar.cast(np.asarray([thunk]).astype(scalar_dtype(thunk)), t)[0])
+    else:
+        import difflib
+
+        names = list(_SELECT_INDEX) + list(_SELECT_VALUE)
+        close = difflib.get_close_matches(str(op), names, n=2)
+        hint = f"; did you mean {' or '.join(map(repr, close))}?" if close else ""
+        raise InvalidValue(f"select: unknown select op {op!r}{hint}")
+    return finish(out, Entries(e.keys[keep], e.values[keep]), x.dtype, mask, accum, replace, shape)
+
+
+# --- reductions -------------------------------------------------------------------------
+def reduce_segments(indptr, values, op):
+    """Monoid reduction of each ``values[indptr[r]:indptr[r+1]]`` (identity if empty)."""
+    m = lookup_monoid(op)
+    tc, to = m.types(values.dtype)
+    r = plan.reduce_segments(indptr, ar.cast(values, tc), m.code, m.identity(tc), m.terminal(tc))
+    return ar.cast(r, to)
+
+
+def reduce(x, monoid="plus", *, by=None, allow_empty=True, mask=None, accum=None, replace=False, out=None):
+    """Reduce with a monoid: to a scalar (``by=None``) or a Matrix to a Vector
+    per row (``by="rows"``) or per column (``by="cols"``).
+
+    A scalar result is a numpy scalar, or None when ``x`` has no entries and
+    ``allow_empty`` (else the monoid's identity).
+
+    >>> import bitgraph as bg
+    >>> A = bg.Matrix.from_coo([0, 0, 1], [0, 1, 1], [1, 2, 3], nrows=2, ncols=2)
+    >>> int(bg.reduce(A)), bg.reduce(A, "max", by="rows").to_dense().tolist()
+    (6, [2, 3])
+    """
+    _check_type(x, "reduce: x")
+    m = lookup_monoid(monoid)
+    if by is None:
+        if mask is not None or accum is not None or out is not None:
+            raise InvalidValue("reduce: mask, accum and out apply only with by='rows' or 'cols'")
+        vals = _entries(x).values
+        if vals.shape[0] == 0:
+            return None if allow_empty else m.identity(m.types(x.dtype)[1])
+        return reduce_segments(np.array([0, vals.shape[0]], np.int64), vals, m)[0]
+    if not _is_matrix(x):
+        raise InvalidValue("reduce: by= applies only to a Matrix")
+    if by not in ("rows", "cols"):
+        raise InvalidValue(f"reduce: by must be None, 'rows' or 'cols', got {by!r}")
+    c = x._csr() if by == "rows" else x._transposed_csr()
+    shape = (c.nrows,)
+    mask = _check_out_mask("reduce", shape, mask, out, accum)
+    vals = np.ones(c.nnz, np.bool_) if c.values is None else c.values
+    r = reduce_segments(c.indptr, vals, m)
+    present = np.diff(c.indptr) > 0
+    return finish(out, _dense_entries(r, present), m.types(x.dtype)[1], mask, accum, replace, shape)
+
+
+# --- extract, assign, transpose ---------------------------------------------------------
+def _index(idx, n, what):
+    """An index argument (None, slice, int or list) as int64 positions; and
+    whether it was a scalar int."""
+    if idx is None:
+        return np.arange(n, dtype=np.int64), False
+    if isinstance(idx, slice):
+        return np.arange(n, dtype=np.int64)[idx], False
+    if isinstance(idx, (int, np.integer)) and not isinstance(idx, (bool, np.bool_)):
+        return ar.as_index_array([idx], what, n), True
+    return ar.as_index_array(idx, what, n), False
+
+
+def _gather_rows(c: CSR, rows):
+    """Entries of the given rows (in that order, duplicates allowed):
+    (position p of the row in ``rows``, column, value index)."""
+    starts = c.indptr[rows].astype(np.int64)
+    lens = (c.indptr[rows + 1] - c.indptr[rows]).astype(np.int64)
+    total = int(lens.sum())
+    p = np.repeat(np.arange(rows.shape[0], dtype=np.int64), lens)
+    offs = np.arange(total, dtype=np.int64) - np.repeat(np.cumsum(lens) - lens, lens)
+    src = np.repeat(starts, lens) + offs
+    return p, c.indices[src].astype(np.int64), src
+
+
+def _map_cols(cols, J, ncols):
+    """For entries with column ``cols``, every position q with J[q] == col:
+    returns (entry index, q)."""
+    order = np.argsort(J, kind="stable")
+    js = J[order]
+    lo = np.searchsorted(js, cols, "left")
+    hi = np.searchsorted(js, cols, "right")
+    cnt = hi - lo
+    ent = np.repeat(np.arange(cols.shape[0], dtype=np.int64), cnt)
+    offs = np.arange(ent.shape[0], dtype=np.int64) - np.repeat(np.cumsum(cnt) - cnt, cnt)
+    return ent, order[np.repeat(lo, cnt) + offs]
+
+
+def extract(x, *index, mask=None, accum=None, replace=False, out=None):
+    """Sub-vector ``u(I)`` or sub-matrix ``A(I, J)``; an int row or column of a
+    Matrix gives a Vector. Indices may repeat; ``None`` means all.
+
+    >>> import bitgraph as bg
+    >>> A = bg.Matrix.from_coo([0, 1, 2], [0, 1, 2], [1, 2, 3], nrows=3, ncols=3)
+    >>> bg.extract(A, [2, 0], None).to_coo()[2].tolist(), bg.extract(A, 1, None).to_coo()[1].tolist()
+    ([3, 1], [2])
+    """
+    _check_type(x, "extract: x")
+    if isinstance(x, Vector):
+        if len(index) > 1:
+            raise InvalidValue("extract: a Vector takes one index")
+        I, _ = _index(index[0] if index else None, x.size, "extract")
+        present = x._present()[I]
+        keys = np.flatnonzero(present).astype(np.int64)
+        t = Entries(keys, x._values[I[keys]])
+        shape = (I.shape[0],)
+        mask = _check_out_mask("extract", shape, mask, out, accum)
+        return finish(out, t, x.dtype, mask, accum, replace, shape)
+    rows = index[0] if len(index) > 0 else None
+    cols = index[1] if len(index) > 1 else None
+    if len(index) > 2:
+        raise InvalidValue("extract: a Matrix takes at most two indices")
+    I, row_scalar = _index(rows, x.nrows, "extract (rows)")
+    J, col_scalar = _index(cols, x.ncols, "extract (cols)")
+    if row_scalar and col_scalar:
+        raise InvalidValue("extract: for a single element use two lists, or extract a row and index it")
+    c = x._csr()
+    p, col, src = _gather_rows(c, I)
+    if cols is None:
+        q, keep_src = col, src
+        ent = np.arange(p.shape[0])
+    else:
+        ent, q = _map_cols(col, J, x.ncols)
+        keep_src = src[ent]
+    p = p[ent]
+    keys = p * J.shape[0] + q
+    vals = np.ones(keys.shape[0], np.bool_) if c.values is None else c.values[keep_src]
+    order = np.argsort(keys, kind="stable")
+    t = Entries(keys[order], vals[order])
+    if row_scalar or col_scalar:
+        shape = (J.shape[0],) if row_scalar else (I.shape[0],)
+        mask = _check_out_mask("extract", shape, mask, out, accum)
+        return finish(out, t, x.dtype, mask, accum, replace, shape)
+    shape = (I.shape[0], J.shape[0])
+    mask = _check_out_mask("extract", shape, mask, out, accum)
+    return finish(out, t, x.dtype, mask, accum, replace, shape)
+
+
+def assign(out, value, *index, mask=None, accum=None, replace=False):
+    """GrB_assign: ``C<mask>(I, J) = accum(C(I, J), value)``, value a scalar,
+    Vector or Matrix; the mask has C's shape. Returns ``out`` (changed in place).
+
+    >>> import bitgraph as bg
+    >>> w = bg.Vector(dtype="int64", size=4)
+    >>> bg.assign(w, 7, [1, 3]).to_dense().tolist()
+    [0, 7, 0, 7]
+    """
+    _check_type(out, "assign: out")
+    if isinstance(out, TransposedMatrix):
+        raise InvalidValue("assign: out must be a Matrix, not a transposed view")
+    is_mat = _is_matrix(out)
+    nidx = 2 if is_mat else 1
+    if len(index) > nidx:
+        raise InvalidValue(f"assign: a {type(out).__name__} takes at most {nidx} indices")
+    index = tuple(index) + (None,) * (nidx - len(index))
+    if is_mat:
+        I, _ = _index(index[0], out.nrows, "assign (rows)")
+        J, _ = _index(index[1], out.ncols, "assign (cols)")
+        dims = (I.shape[0], J.shape[0])
+    else:
+        I, _ = _index(index[0], out.size, "assign")
+        J = np.zeros(1, np.int64)
+        dims = (I.shape[0],)
+    shape = tuple(out.shape)
+    mask = _check_out_mask("assign", shape, mask, out, accum)
+    ncols = out.ncols if is_mat else 1
+    # the value's entries, mapped into C's positions
+    if isinstance(value, (Vector, _MatrixOps)):
+        if tuple(value.shape) != dims or _is_matrix(value) != is_mat:
+            raise DimensionMismatch(
+                f"assign: value shape ({_shape_str(value)}) must equal the index region "
+                f"({' x '.join(map(str, dims))})"
+            )
+        e = _entries(value)
+        if is_mat:
+            p, q = np.divmod(e.keys, max(value.ncols, 1))
+        else:
+            p, q = e.keys, np.zeros_like(e.keys)
+        vvals = e.values
+    else:
+        vdt = scalar_dtype(value)
+        p = np.repeat(np.arange(dims[0], dtype=np.int64), J.shape[0])
+        q = np.tile(np.arange(J.shape[0], dtype=np.int64), dims[0])
+        vvals = np.full(p.shape[0], value, vdt)
+    keys = I[p] * ncols + J[q]
+    order = np.argsort(keys, kind="stable")
+    keys, vvals = keys[order], vvals[order]
+    if keys.shape[0] > 1:  # repeated indices: the last one wins
+        last = np.ones(keys.shape[0], np.bool_)
+        last[:-1] = keys[1:] != keys[:-1]
+        keys, vvals = keys[last], vvals[last]
+    a = Entries(keys, vvals)
+    c = _entries(out)
+    if accum is not None:
+        z = _union(c, a, lookup_binary(accum), out.dtype)
+    else:
+        rows_in = np.zeros(out.shape[0], np.bool_)
+        rows_in[I] = True
+        if is_mat:
+            cols_in = np.zeros(out.ncols, np.bool_)
+            cols_in[J] = True
+            ci, cj = np.divmod(c.keys, max(ncols, 1))
+            region = rows_in[ci] & cols_in[cj]
+        else:
+            region = rows_in[c.keys]
+        keys = np.concatenate([c.keys[~region], a.keys])
+        vals = np.concatenate([c.values[~region], ar.cast(a.values, out.dtype)])
+        order = np.argsort(keys, kind="stable")
+        z = Entries(keys[order], vals[order])
+    return finish(out, z, out.dtype, mask, None, replace, shape)
+
+
+def transpose(A, *, mask=None, accum=None, replace=False, out=None):
+    """C<mask> = accum(C, A').
+
+    >>> import bitgraph as bg
+    >>> A = bg.Matrix.from_coo([0], [2], [5], nrows=2, ncols=3)
+    >>> bg.transpose(A).to_coo()[0].tolist()
+    [2]
+    """
+    _check_type(A, "transpose: A", matrix=True)
+    shape = (A.ncols, A.nrows)
+    mask = _check_out_mask("transpose", shape, mask, out, accum)
+    c = A._transposed_csr()
+    vals = np.ones(c.nnz, np.bool_) if c.values is None else c.values
+    return finish(out, Entries(csr_fmt.keys_of(c), vals), A.dtype, mask, accum, replace, shape)

@@ -1,0 +1,304 @@
+"""Vector: a sparse vector stored as a packed bitmap plus dense values.
+
+Structure is a bitmap of uint32 words (bit ``i & 31`` of word ``i >> 5`` is
+entry ``i``); values are a dense array of ``size`` entries, zero where absent.
+That is the layout bit-level traversal kernels read directly::
+
+    >>> import bitgraph as bg
+    >>> u = bg.Vector.from_coo([1, 3], [2.0, 5.0], size=4)
+    >>> u.nvals, u.to_dense(fill=-1).tolist()
+    (2, [-1.0, 2.0, -1.0, 5.0])
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from . import _array as ar
+from .errors import DimensionMismatch, InvalidValue
+from .mask import Mask
+from .semiring import lookup_binary, lookup_dtype
+
+
+class Vector:
+    """A sparse vector of ``size`` entries over one dtype.
+
+    >>> import bitgraph as bg
+    >>> bg.Vector(dtype="int8", size=3).nvals
+    0
+    """
+
+    __array_priority__ = 20
+    __array_ufunc__ = None
+
+    def __init__(self, dtype=bool, size=0):
+        size = int(size)
+        if size < 0:
+            raise InvalidValue(f"Vector: size must be >= 0, got {size}")
+        self._dtype = lookup_dtype(dtype)
+        self._size = size
+        self._bitmap = np.zeros(ar.nwords(size), np.uint32)
+        self._values = np.zeros(size, self._dtype)
+
+    @classmethod
+    def _from_parts(cls, bitmap, values, size=None):
+        """Wrap a bitmap and dense values (no copy); values are zeroed where absent."""
+        v = cls.__new__(cls)
+        v._size = int(values.shape[0] if size is None else size)
+        v._dtype = lookup_dtype(values.dtype)
+        v._bitmap = bitmap
+        v._values = values
+        return v
+
+    @classmethod
+    def _from_present(cls, present, values):
+        xp = ar.array_module(values)
+        values = xp.where(present, values, values.dtype.type(0))
+        return cls._from_parts(ar.pack_bits(present), values)
+
+    # --- constructors ---------------------------------------------------------------
+    @classmethod
+    def from_coo(cls, indices, values=None, size=None, *, dtype=None, dup_op=None):
+        """Build from indices and values; ``values=None`` means all True (bool).
+
+        Duplicates: ``dup_op=None`` raises for valued input and collapses them
+        when there are no values; otherwise they are combined with ``dup_op``.
+
+        >>> Vector.from_coo([0, 0, 2], [1, 2, 3], size=3, dup_op="plus").to_dense().tolist()
+        [3, 0, 3]
+        """
+        idx = np.asarray(indices)
+        if size is None:
+            size = int(idx.max()) + 1 if idx.size else 0
+        idx = ar.as_index_array(idx, "Vector.from_coo", int(size))
+        if values is None:
+            vals = np.ones(idx.shape[0], np.bool_)
+            if dup_op is None:
+                dup_op = "any"
+        else:
+            vals = np.asarray(values)
+            if vals.ndim == 0:
+                vals = np.full(idx.shape[0], vals)
+            if vals.shape != idx.shape:
+                raise DimensionMismatch(
+                    f"Vector.from_coo: {vals.shape[0]} values for {idx.shape[0]} indices"
+                )
+            if dtype is None and vals.size == 0 and vals.dtype == np.float64:
+                vals = vals.astype(np.float64)
+        dt = lookup_dtype(dtype if dtype is not None else vals.dtype)
+        vals = ar.cast(vals, dt) if vals.dtype != dt else vals
+        keys, vals = _combine_duplicates(idx, vals, dup_op, "Vector.from_coo")
+        present = np.zeros(int(size), np.bool_)
+        present[keys] = True
+        dense = np.zeros(int(size), dt)
+        dense[keys] = vals
+        return cls._from_parts(ar.pack_bits(present), dense)
+
+    @classmethod
+    def from_indices(cls, indices, size, *, dtype=bool):
+        """Entries at ``indices`` set to 1/True: a BFS frontier.
+
+        >>> Vector.from_indices([0], size=3).indices().tolist()
+        [0]
+        """
+        idx = ar.as_index_array(indices, "Vector.from_indices", int(size))
+        return cls.from_coo(idx, np.ones(idx.shape[0], lookup_dtype(dtype)), size, dup_op="any")
+
+    @classmethod
+    def from_dense(cls, array, *, dtype=None):
+        """Every entry of a 1-D array present.
+
+        >>> Vector.from_dense([1.5, 0.0]).nvals
+        2
+        """
+        a = np.asarray(array)
+        if a.ndim != 1:
+            raise DimensionMismatch(f"Vector.from_dense: expected a 1-D array, got shape {a.shape}")
+        dt = lookup_dtype(dtype if dtype is not None else a.dtype)
+        vals = ar.cast(a, dt).copy()
+        return cls._from_parts(ar.pack_bits(np.ones(a.shape[0], np.bool_)), vals)
+
+    @classmethod
+    def from_graphblas(cls, g):
+        """From a ``graphblas.Vector`` (python-graphblas)."""
+        idx, vals = g.to_coo()
+        return cls.from_coo(idx, vals, size=g.size, dtype=np.dtype(g.dtype.np_type))
+
+    def to_graphblas(self):
+        """To a ``graphblas.Vector`` (needs the ``test`` extra: python-graphblas)."""
+        gb = _import_graphblas()
+        idx, vals = self.to_coo()
+        return gb.Vector.from_coo(idx, vals, size=self._size, dtype=vals.dtype)
+
+    # --- properties -----------------------------------------------------------------
+    @property
+    def size(self) -> int:
+        return self._size
+
+    @property
+    def shape(self):
+        return (self._size,)
+
+    @property
+    def dtype(self) -> np.dtype:
+        return self._dtype
+
+    @property
+    def device(self) -> str:
+        return "cpu" if ar.array_module(self._values) is np else "cuda"
+
+    @property
+    def nvals(self) -> int:
+        return ar.popcount_words(self._bitmap)
+
+    @property
+    def bitmap(self):
+        """The structure as packed uint32 words (read-only view)."""
+        b = self._bitmap.view()
+        b.flags.writeable = False
+        return b
+
+    def _present(self):
+        return ar.unpack_bits(self._bitmap, self._size)
+
+    def indices(self):
+        """Sorted int64 indices of the entries."""
+        xp = ar.array_module(self._bitmap)
+        return xp.flatnonzero(self._present()).astype(np.int64)
+
+    def to_coo(self):
+        """``(indices, values)``, sorted by index."""
+        idx = self.indices()
+        return idx, self._values[idx]
+
+    def to_dense(self, fill=0):
+        """A dense array with ``fill`` where there is no entry.
+
+        >>> Vector.from_coo([1], [7], size=3).to_dense(fill=-1).tolist()
+        [-1, 7, -1]
+        """
+        dt = self._dtype
+        with np.errstate(all="ignore"):
+            if np.asarray(fill).astype(dt) != fill:
+                dt = np.result_type(dt, np.asarray(fill))
+        out = self._values.astype(dt, copy=True)
+        out[~self._present()] = fill
+        return out
+
+    def copy(self) -> "Vector":
+        return Vector._from_parts(self._bitmap.copy(), self._values.copy(), self._size)
+
+    def isequal(self, other, *, check_dtype=False) -> bool:
+        """Same size, structure and values (and dtype when ``check_dtype``)."""
+        if not isinstance(other, Vector):
+            return False
+        if self._size != other._size or (check_dtype and self._dtype != other._dtype):
+            return False
+        if not np.array_equal(self._bitmap, other._bitmap):
+            return False
+        idx = self.indices()
+        return bool(np.array_equal(self._values[idx], other._values[idx]))
+
+    def __repr__(self):
+        return f"Vector(size={self._size}, nvals={self.nvals}, dtype={self._dtype})"
+
+    def __array__(self, *args, **kwargs):
+        raise TypeError("a bitgraph Vector is sparse: use to_coo() or to_dense()")
+
+    def __len__(self):
+        return self._size
+
+    # --- masks ----------------------------------------------------------------------
+    @property
+    def S(self) -> Mask:
+        """Structural mask: entries present."""
+        return Mask(self, structure=True)
+
+    @property
+    def V(self) -> Mask:
+        """Value mask: entries present and non-zero."""
+        return Mask(self, structure=False)
+
+    def __invert__(self) -> Mask:
+        return Mask(self, structure=False, complement=True)
+
+    # --- operations (the math lives in bitgraph.ops) --------------------------------
+    def vxm(self, A, semiring="plus_times", **kw):
+        """``u @ A`` over a semiring; see :func:`bitgraph.ops.vxm`."""
+        from . import ops
+
+        return ops.vxm(self, A, semiring, **kw)
+
+    def ewise_add(self, other, op="plus", **kw):
+        from . import ops
+
+        return ops.ewise_add(self, other, op, **kw)
+
+    def ewise_mult(self, other, op="times", **kw):
+        from . import ops
+
+        return ops.ewise_mult(self, other, op, **kw)
+
+    def apply(self, op, **kw):
+        from . import ops
+
+        return ops.apply(self, op, **kw)
+
+    def select(self, op, thunk=0, **kw):
+        from . import ops
+
+        return ops.select(self, op, thunk, **kw)
+
+    def reduce(self, monoid="plus", **kw):
+        from . import ops
+
+        return ops.reduce(self, monoid, **kw)
+
+    def extract(self, index=None, **kw):
+        from . import ops
+
+        return ops.extract(self, index, **kw)
+
+    def assign(self, value, index=None, **kw):
+        from . import ops
+
+        return ops.assign(self, value, index, **kw)
+
+
+def _combine_duplicates(keys, vals, dup_op, where):
+    """Sort int64 keys and combine duplicate keys' values with ``dup_op``."""
+    if keys.shape[0] == 0:
+        return keys, vals
+    order = np.argsort(keys, kind="stable")
+    keys = keys[order]
+    vals = vals[order]
+    first = np.ones(keys.shape[0], np.bool_)
+    first[1:] = keys[1:] != keys[:-1]
+    if first.all():
+        return keys, vals
+    if dup_op is None:
+        k = int(keys[np.argmin(first)])
+        raise InvalidValue(f"{where}: duplicate index {k}; pass dup_op= to combine duplicates")
+    op = lookup_binary(dup_op)
+    from .kernels.opcodes import ANY, FIRST, SECOND
+
+    starts = np.flatnonzero(first)
+    if op.code in (ANY, FIRST):
+        return keys[starts], vals[starts]
+    if op.code == SECOND:
+        ends = np.append(starts[1:], keys.shape[0]) - 1
+        return keys[starts], vals[ends]
+    from . import ops
+
+    return keys[starts], ops.reduce_segments(np.append(starts, keys.shape[0]), vals, op)
+
+
+def _import_graphblas():
+    try:
+        import graphblas
+    except ImportError:
+        raise ImportError(
+            "python-graphblas is needed for this conversion: pip install 'bitgraph[test]'"
+        ) from None
+    return graphblas
+

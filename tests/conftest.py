@@ -1,0 +1,74 @@
+"""Test configuration: hypothesis profiles and the generated-case counter.
+
+Profiles (select with BITGRAPH_HYPOTHESIS_PROFILE, default "ci"):
+
+* ci: derandomized (each test's seed derives from its name, so CI runs are
+  reproducible), the full example counts (20,000+ cases per run);
+* dev: about 8% of the examples, random seeds (printed in the header;
+  replay with ``pytest --hypothesis-seed=N``);
+* thorough: 5x the ci counts, random seeds.
+
+Every falsifying example prints as Python that rebuilds it (strategies.py),
+and ``print_blob`` adds a ``@reproduce_failure`` line.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import sys
+import warnings
+from pathlib import Path
+
+from hypothesis import HealthCheck, settings
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+_HC = [HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much,
+       HealthCheck.large_base_example]
+settings.register_profile("ci", deadline=None, derandomize=True, database=None, print_blob=True,
+                          suppress_health_check=_HC, max_examples=100)
+settings.register_profile("dev", deadline=None, derandomize=False, print_blob=True,
+                          suppress_health_check=_HC, max_examples=10)
+settings.register_profile("thorough", deadline=None, derandomize=False, print_blob=True,
+                          suppress_health_check=_HC, max_examples=500)
+PROFILE = os.environ.get("BITGRAPH_HYPOTHESIS_PROFILE", "ci")
+settings.load_profile(PROFILE)
+
+warnings.filterwarnings("ignore", category=DeprecationWarning, module="graphblas")
+
+_CASES = {"n": 0, "tests": 0}
+
+
+def pytest_report_header(config):
+    seed = config.getoption("hypothesis_seed", None) if hasattr(config.option, "hypothesis_seed") else None
+    s = settings.default
+    return (f"hypothesis profile {PROFILE!r}: derandomize={s.derandomize}, "
+            f"seed={'per-test, derived from the test name' if s.derandomize else (seed if seed is not None else 'random (see --hypothesis-seed)')}")
+
+
+def pytest_collection_modifyitems(session, config, items):
+    """Wrap each hypothesis test's inner function to count generated cases
+    (``.hypothesis.inner_test`` is hypothesis's documented hook for this)."""
+    seen = set()
+    for item in items:
+        fn = getattr(item, "obj", None)
+        h = getattr(fn, "hypothesis", None)
+        if h is None or not hasattr(h, "inner_test") or id(fn) in seen:
+            continue
+        seen.add(id(fn))
+        inner = h.inner_test
+
+        @functools.wraps(inner)
+        def counted(*args, __inner=inner, **kwargs):
+            _CASES["n"] += 1
+            return __inner(*args, **kwargs)
+
+        h.inner_test = counted
+        _CASES["tests"] += 1
+
+
+def pytest_terminal_summary(terminalreporter, exitstatus, config):
+    terminalreporter.write_sep(
+        "=", f"hypothesis: {_CASES['n']} generated cases in {_CASES['tests']} property tests "
+             f"(profile {PROFILE!r})")

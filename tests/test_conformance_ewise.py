@@ -1,0 +1,99 @@
+"""ewise_add / ewise_mult against python-graphblas: every binary op, mixed
+dtypes (unify), vectors and matrices (also .T views), masks, accum, replace,
+out (also aliased with an input)."""
+
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+import bitgraph as bg
+import oracle as O
+import strategies as S
+
+
+@st.composite
+def ewise_cases(draw, op=None):
+    matrix = draw(st.booleans())
+    if matrix:
+        m, n = draw(S.dims), draw(S.dims)
+        tx, ty = draw(st.integers(0, 4)) == 0, draw(st.integers(0, 4)) == 0
+        x = draw(S.matrices(nrows=n if tx else m, ncols=m if tx else n))
+        ydt = x.dtype if draw(st.booleans()) else None
+        y = draw(S.matrices(nrows=n if ty else m, ncols=m if ty else n, dtype=ydt))
+        mask = draw(S.masks(nrows=m, ncols=n))
+        out = draw(S.outputs(nrows=m, ncols=n))
+    else:
+        tx = ty = False
+        size = draw(S.dims)
+        x = draw(S.vectors(size=size))
+        ydt = x.dtype if draw(st.booleans()) else None
+        y = draw(S.vectors(size=size, dtype=ydt))
+        mask = draw(S.masks(size=size))
+        out = draw(S.outputs(size=size))
+    alias = None
+    if out[0] is None and not (tx or ty) and draw(st.integers(0, 7)) == 0:
+        alias = draw(st.sampled_from(["x", "y"]))
+    return dict(x=x, y=y, tx=tx, ty=ty, op=draw(S.binary_ops) if op is None else op, mask=mask,
+                out=out, alias=alias, as_object=draw(st.booleans()), method=draw(st.booleans()))
+
+
+def run_ewise(kind, c):
+    x, y = c["x"].bg(bg), c["y"].bg(bg)
+    gx, gy = c["x"].gb(), c["y"].gb()
+    xo = x.T if c["tx"] else x
+    yo = y.T if c["ty"] else y
+    gxo = gx.T.new() if c["tx"] else gx
+    gyo = gy.T.new() if c["ty"] else gy
+    bm, gm = S.build_mask(c["mask"], bg)
+    ospec, accum, replace = c["out"]
+    out, gout = S.build_out(ospec, bg)
+    if c["alias"] == "x":
+        out, gout = x, gx
+    elif c["alias"] == "y":
+        out, gout = y, gy
+    op = S.op_obj(bg, "binary", c["op"], c["as_object"])
+    kw = dict(mask=bm, accum=accum, replace=replace, out=out)
+    fn = bg.ewise_add if kind == "add" else bg.ewise_mult
+    if c["method"]:
+        call = lambda: getattr(xo, f"ewise_{kind}")(yo, op, **kw)  # noqa: E731
+    else:
+        call = lambda: fn(xo, yo, op, **kw)  # noqa: E731
+    O.check_op(call, lambda: O.ref_ewise(kind, gxo, gyo, c["op"], mask=gm, accum=accum, replace=replace,
+                                         out=gout),
+               op_info=f"ewise_{kind} {c['op']}", out=out, inputs=(x, y))
+
+
+@settings(max_examples=S.n_examples(1600))
+@given(ewise_cases())
+def test_ewise_add(c):
+    run_ewise("add", c)
+
+
+@settings(max_examples=S.n_examples(1600))
+@given(ewise_cases())
+def test_ewise_mult(c):
+    run_ewise("mult", c)
+
+
+@pytest.mark.parametrize("op", O.BINARY_OPS)
+@settings(max_examples=S.n_examples(25))
+@given(data=st.data())
+def test_ewise_each_op(op, data):
+    c = data.draw(ewise_cases(op=op))
+    run_ewise(data.draw(st.sampled_from(["add", "mult"])), c)
+
+
+def test_ewise_defaults():
+    x = bg.Vector.from_coo([0, 1], [2, 3], 3)
+    y = bg.Vector.from_coo([1, 2], [10, 20], 3)
+    assert bg.ewise_add(x, y).to_coo()[1].tolist() == [2, 13, 20]
+    assert bg.ewise_mult(x, y).to_coo()[1].tolist() == [30]
+
+
+def test_ewise_mixed_kinds_rejected():
+    x = bg.Vector.from_coo([0], [1], 2)
+    A = bg.Matrix.from_coo([0], [0], [1], 2, 2)
+    with pytest.raises((bg.DimensionMismatch, bg.DomainMismatch)):
+        bg.ewise_add(x, A)
+    with pytest.raises(bg.DimensionMismatch):
+        bg.ewise_mult(x, bg.Vector.from_coo([0], [1], 3))

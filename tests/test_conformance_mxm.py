@@ -1,0 +1,91 @@
+"""mxm against python-graphblas: named semirings on every dtype python-graphblas
+defines them for, random monoid x binary-op combinations, A.T and B.T,
+masks (e.g. triangle counting's L<L> = L plus_pair L'), accum, replace, out."""
+
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+import bitgraph as bg
+import oracle as O
+import strategies as S
+
+
+@st.composite
+def mxm_cases(draw, semiring=None, dtype=None):
+    ta, tb = draw(st.booleans()), draw(st.booleans())
+    m, k, n = draw(S.dims), draw(S.dims), draw(S.dims)
+    A = draw(S.matrices(nrows=k if ta else m, ncols=m if ta else k, dtype=dtype))
+    bdt = dtype if (dtype is not None and draw(st.integers(0, 3))) else None
+    B = draw(S.matrices(nrows=n if tb else k, ncols=k if tb else n, dtype=bdt))
+    return dict(A=A, B=B, ta=ta, tb=tb, semiring=draw(S.semirings) if semiring is None else semiring,
+                mask=draw(S.masks(nrows=m, ncols=n)), out=draw(S.outputs(nrows=m, ncols=n)),
+                as_object=draw(st.booleans()), method=draw(st.booleans()))
+
+
+def run_mxm(c):
+    A, B = c["A"].bg(bg), c["B"].bg(bg)
+    gA, gB = c["A"].gb(), c["B"].gb()
+    bm, gm = S.build_mask(c["mask"], bg)
+    ospec, accum, replace = c["out"]
+    out, gout = S.build_out(ospec, bg)
+    sr = S.op_obj(bg, "semiring", c["semiring"], c["as_object"])
+    Aop = A.T if c["ta"] else A
+    Bop = B.T if c["tb"] else B
+    kw = dict(mask=bm, accum=accum, replace=replace, out=out)
+    call = (lambda: Aop.mxm(Bop, sr, **kw)) if c["method"] else (lambda: bg.mxm(Aop, Bop, sr, **kw))
+    O.check_op(call, lambda: O.ref_mxm(gA, gB, c["semiring"], transpose_a=c["ta"], transpose_b=c["tb"],
+                                       mask=gm, accum=accum, replace=replace, out=gout),
+               op_info=f"mxm {c['semiring']} ta={c['ta']} tb={c['tb']}", out=out, inputs=(A, B))
+
+
+@settings(max_examples=S.n_examples(2000))
+@given(mxm_cases())
+def test_mxm_random_semirings(c):
+    run_mxm(c)
+
+
+NAMED_DEFINED = [(s, d) for s in O.NAMED_SEMIRINGS for d in O.DTYPE_NAMES if O.gb_semiring(s, d) is not None]
+
+
+@pytest.mark.parametrize("semiring,dtype", NAMED_DEFINED)
+@settings(max_examples=S.n_examples(10))
+@given(data=st.data())
+def test_mxm_named(semiring, dtype, data):
+    run_mxm(data.draw(mxm_cases(semiring=semiring, dtype=dtype)))
+
+
+@settings(max_examples=S.n_examples(300))
+@given(L=S.matrices(dtype=bool, structure_only=True), sr=st.sampled_from(["plus_pair", "plus_times", "any_pair"]))
+def test_triangle_count_shape(L, sr):
+    """C<L> = L plus_pair L' on a lower-triangular square matrix, then reduce."""
+    n = min(L.nrows, L.ncols)
+    keep = (L.rows < n) & (L.cols < n) & (L.cols < L.rows)
+    Ls = S.MatSpec(n, n, L.rows[keep], L.cols[keep], None, O.BOOL)
+    A, gA = Ls.bg(bg), Ls.gb()
+    C = O.check_op(lambda: bg.mxm(A, A.T, sr, mask=A.S), lambda: O.ref_mxm(gA, gA, sr, transpose_b=True, mask=gA.S),
+                   op_info=f"triangles {sr}", inputs=(A,))
+    if C is not None and sr == "plus_pair":
+        t = gA.mxm(gA.T, O.gb_semiring("plus_pair", "bool")).new(mask=gA.S)
+        ref = t.reduce_scalar(O.gb_monoid("plus", "int64")).new()
+        got = bg.reduce(C, "plus")
+        assert (got is None and ref.is_empty) or got == ref.value
+
+
+def test_mxm_shape_mismatch_is_not_silent():
+    A = bg.Matrix.from_coo([0], [0], [1.0], 2, 3)
+    with pytest.raises(bg.DimensionMismatch):
+        bg.mxm(A, A)
+    assert bg.mxm(A, A.T).shape == (2, 2)
+    assert bg.mxm(A.T, A).shape == (3, 3)
+
+
+def test_mxm_transposed_both():
+    rng = np.random.default_rng(3)
+    A = bg.Matrix.from_coo(rng.integers(0, 5, 12), rng.integers(0, 7, 12), rng.integers(1, 9, 12), 5, 7,
+                           dup_op="plus")
+    B = bg.Matrix.from_coo(rng.integers(0, 6, 12), rng.integers(0, 5, 12), rng.integers(1, 9, 12), 6, 5,
+                           dup_op="plus")
+    gA, gB = O.to_gb(A), O.to_gb(B)
+    O.check_op(lambda: bg.mxm(A.T, B.T), lambda: O.ref_mxm(gA, gB, "plus_times", transpose_a=True, transpose_b=True),
+               op_info="A.T @ B.T")

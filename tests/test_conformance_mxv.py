@@ -1,0 +1,157 @@
+"""mxv / vxm against python-graphblas: every named semiring on every dtype
+python-graphblas defines it for, random monoid x binary-op combinations,
+transposed matrices, sparse (push) and dense (pull) vectors, masks, accum,
+replace, out (also aliased with the input vector)."""
+
+import contextlib
+
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+import bitgraph as bg
+import oracle as O
+import strategies as S
+
+RANDOM_SEMIRINGS = S.semirings
+
+
+@st.composite
+def matvec_cases(draw, kind, semiring=None, dtype=None):
+    transpose = draw(st.booleans())
+    m, n = draw(S.dims), draw(S.dims)
+    A = draw(S.matrices(nrows=m, ncols=n, dtype=dtype))
+    # the operator is A or A.T; mxv contracts its columns, vxm its rows
+    opr, opc = (n, m) if transpose else (m, n)
+    inner, outer = (opc, opr) if kind == "mxv" else (opr, opc)
+    udt = dtype if (dtype is not None and draw(st.integers(0, 3))) else None
+    # density spans sparse frontiers (push) to full vectors (pull)
+    u = draw(S.vectors(size=inner, dtype=udt, density=draw(st.sampled_from(S.DENSITIES + (1.0, 0.02)))))
+    sr = draw(RANDOM_SEMIRINGS) if semiring is None else semiring
+    mask = draw(S.masks(size=outer))
+    out, accum, replace = draw(S.outputs(size=outer))
+    alias = out is None and inner == outer and draw(st.integers(0, 7)) == 0
+    return dict(A=A, u=u, semiring=sr, transpose=transpose, mask=mask, out=out, accum=accum,
+                replace=replace, alias=alias, as_object=draw(st.booleans()),
+                method=draw(st.booleans()), path=draw(st.sampled_from(["auto", "auto", "push", "pull"])))
+
+
+@contextlib.contextmanager
+def forced_path(path):
+    """Force the push (SpMSpV) or pull (SpMV) kernel through plan.PUSH_DENSITY,
+    the documented switch; 'auto' leaves plan's choice (vector density)."""
+    from bitgraph import plan
+
+    if path == "auto" or not hasattr(plan, "PUSH_DENSITY"):
+        yield
+        return
+    old = plan.PUSH_DENSITY
+    plan.PUSH_DENSITY = 2.0 if path == "push" else -1.0
+    try:
+        yield
+    finally:
+        plan.PUSH_DENSITY = old
+
+
+def run_matvec(kind, c):
+    A, u = c["A"].bg(bg), c["u"].bg(bg)
+    gA, gu = c["A"].gb(), c["u"].gb()
+    mspec, mkind = c["mask"]
+    gm = mspec.gb() if mspec else None
+    bm = O.bg_mask(mspec.bg(bg), mkind) if mspec else None
+    if c["alias"]:
+        out, gout = u, gu
+    else:
+        out = c["out"].bg(bg) if c["out"] else None
+        gout = c["out"].gb() if c["out"] else None
+    sr = S.op_obj(bg, "semiring", c["semiring"], c["as_object"])
+    Aop = A.T if c["transpose"] else A
+    kw = dict(mask=bm, accum=c["accum"], replace=c["replace"], out=out)
+    gkw = dict(transpose=c["transpose"], mask=O.gb_mask(gm, mkind), accum=c["accum"],
+               replace=c["replace"], out=gout)
+    if kind == "mxv":
+        call = (lambda: Aop.mxv(u, sr, **kw)) if c["method"] else (lambda: bg.mxv(Aop, u, sr, **kw))
+        ref = lambda: O.ref_mxv(gA, gu, c["semiring"], **gkw)  # noqa: E731
+    else:
+        call = lambda: bg.vxm(u, Aop, sr, **kw)  # noqa: E731
+        ref = lambda: O.ref_vxm(gu, gA, c["semiring"], **gkw)  # noqa: E731
+    with forced_path(c["path"]):
+        O.check_op(call, ref, op_info=f"{kind} {c['semiring']} path={c['path']}", out=out, inputs=(A, u))
+
+
+@settings(max_examples=S.n_examples(2500))
+@given(matvec_cases("mxv"))
+def test_mxv_random_semirings(c):
+    run_matvec("mxv", c)
+
+
+@settings(max_examples=S.n_examples(1200))
+@given(matvec_cases("vxm"))
+def test_vxm_random_semirings(c):
+    run_matvec("vxm", c)
+
+
+NAMED_DEFINED = [(s, d) for s in O.NAMED_SEMIRINGS for d in O.DTYPE_NAMES if O.gb_semiring(s, d) is not None]
+NAMED_UNDEFINED = [(s, d) for s in O.NAMED_SEMIRINGS for d in O.DTYPE_NAMES if O.gb_semiring(s, d) is None]
+
+
+@pytest.mark.parametrize("semiring,dtype", NAMED_DEFINED)
+@settings(max_examples=S.n_examples(14))
+@given(data=st.data())
+def test_mxv_named(semiring, dtype, data):
+    run_matvec("mxv", data.draw(matvec_cases("mxv", semiring=semiring, dtype=dtype)))
+
+
+@pytest.mark.parametrize("semiring,dtype", NAMED_DEFINED)
+@settings(max_examples=S.n_examples(8))
+@given(data=st.data())
+def test_vxm_named(semiring, dtype, data):
+    run_matvec("vxm", data.draw(matvec_cases("vxm", semiring=semiring, dtype=dtype)))
+
+
+@pytest.mark.parametrize("semiring,dtype", NAMED_UNDEFINED)
+@settings(max_examples=S.n_examples(5))
+@given(data=st.data())
+def test_mxv_named_undefined_in_graphblas(semiring, dtype, data):
+    """python-graphblas has no such typed semiring: DomainMismatch or a sane result."""
+    run_matvec("mxv", data.draw(matvec_cases("mxv", semiring=semiring, dtype=dtype)))
+
+
+def test_named_semiring_objects():
+    for name in O.NAMED_SEMIRINGS:
+        obj = getattr(bg, name.upper())
+        assert obj is getattr(bg.semiring, name.upper())
+        assert O.op_name(obj) == name
+
+
+def test_push_and_pull_paths_agree():
+    """One frontier from 1 to n entries: the kernel choice (push for sparse
+    vectors, pull for dense ones) must not change the result."""
+    rng = np.random.default_rng(7)
+    n = 300
+    k = np.unique(rng.integers(0, n * n, 3000))
+    A = bg.Matrix.from_coo(k // n, k % n, rng.integers(-5, 6, k.size).astype(np.int64), n, n)
+    gA = O.to_gb(A)
+    for sr in ("plus_times", "min_plus", "any_pair", "lor_land", "max_times", "any_secondi"):
+        for nnz in (1, 3, 30, 150, 299, 300):
+            idx = np.sort(rng.choice(n, nnz, replace=False))
+            u = bg.Vector.from_coo(idx, rng.integers(-5, 6, nnz).astype(np.int64), n)
+            gu = O.to_gb(u)
+            for Aop, tr in ((A, False), (A.T, True)):
+                O.check_op(lambda: bg.mxv(Aop, u, sr), lambda: O.ref_mxv(gA, gu, sr, transpose=tr),
+                           op_info=f"mxv {sr} nnz={nnz} T={tr}")
+                O.check_op(lambda: bg.vxm(u, Aop, sr), lambda: O.ref_vxm(gu, gA, sr, transpose=tr),
+                           op_info=f"vxm {sr} nnz={nnz} T={tr}")
+            mask = bg.Vector.from_indices(idx, n)
+            gm = O.to_gb(mask)
+            O.check_op(lambda: bg.mxv(A.T, u, sr, mask=~mask.S),
+                       lambda: O.ref_mxv(gA, gu, sr, transpose=True, mask=~gm.S),
+                       op_info=f"mxv {sr} bfs step nnz={nnz}")
+
+
+def test_bfs_step_docstring_example():
+    A = bg.Matrix.from_coo([0, 1, 2], [1, 2, 0], nrows=3, ncols=3)
+    frontier = bg.Vector.from_indices([0], size=3)
+    nxt = A.T.mxv(frontier, semiring=bg.LOR_LAND, mask=~frontier.S)
+    assert nxt.indices().tolist() == [1]
+    assert nxt.dtype == np.bool_
