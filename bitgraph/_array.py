@@ -39,16 +39,15 @@ def cast(values, dtype):
     if dtype == np.bool_:
         return values != 0
     if values.dtype.kind == "f" and dtype.kind in "iu":
+        # SuiteSparse's GB_cast_to_<int>: in double, NaN -> 0, x <= (double) MIN
+        # -> MIN, x >= (double) MAX -> MAX, else truncate
         info = np.iinfo(dtype)
-        v = xp.where(xp.isnan(values), 0, values)
+        v = xp.where(xp.isnan(values), 0, values).astype(np.float64)
         lo = v <= float(info.min)
         hi = v >= float(info.max)
-        # clip into a safely representable range before astype, then patch the ends
-        v = xp.clip(v, max(float(info.min), -2.0**62 if dtype.kind == "i" else 0.0), min(float(info.max), 2.0**62))
-        out = xp.trunc(v).astype(dtype)
+        out = xp.trunc(xp.where(lo | hi, 0.0, v)).astype(dtype)
         out = xp.where(lo, dtype.type(info.min), out)
-        out = xp.where(hi, dtype.type(info.max), out)
-        return out.astype(dtype, copy=False)
+        return xp.where(hi, dtype.type(info.max), out).astype(dtype, copy=False)
     with np.errstate(over="ignore", invalid="ignore"):
         return values.astype(dtype)
 

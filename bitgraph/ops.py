@@ -588,10 +588,16 @@ def assign(out, value, *index, mask=None, accum=None, replace=False):
     if len(index) > nidx:
         raise InvalidValue(f"assign: a {type(out).__name__} takes at most {nidx} indices")
     index = tuple(index) + (None,) * (nidx - len(index))
+    line = None  # a Matrix with an int row (or column) index: C(i, J) or C(I, j)
     if is_mat:
-        I, _ = _index(index[0], out.nrows, "assign (rows)")
-        J, _ = _index(index[1], out.ncols, "assign (cols)")
+        I, row_scalar = _index(index[0], out.nrows, "assign (rows)")
+        J, col_scalar = _index(index[1], out.ncols, "assign (cols)")
         dims = (I.shape[0], J.shape[0])
+        if row_scalar != col_scalar:
+            line = "row" if row_scalar else "col"
+            m = as_mask(mask)
+            if m is None or isinstance(m.parent, Vector):
+                return _assign_line(out, value, I, J, line, m, accum, replace)
     else:
         I, _ = _index(index[0], out.size, "assign")
         J = np.zeros(1, np.int64)
@@ -601,6 +607,14 @@ def assign(out, value, *index, mask=None, accum=None, replace=False):
     ncols = out.ncols if is_mat else 1
     # the value's entries, mapped into C's positions
     if isinstance(value, (Vector, _MatrixOps)):
+        if line is not None and isinstance(value, Vector):
+            # a Vector into one row/column of a Matrix (mask of C's shape)
+            if value.size != (dims[1] if line == "row" else dims[0]):
+                raise DimensionMismatch(
+                    f"assign: value size {value.size} must equal the index length "
+                    f"{dims[1] if line == 'row' else dims[0]}"
+                )
+            value = _line_matrix(value, line)
         if tuple(value.shape) != dims or _is_matrix(value) != is_mat:
             raise DimensionMismatch(
                 f"assign: value shape ({_shape_str(value)}) must equal the index region "
@@ -643,6 +657,41 @@ def assign(out, value, *index, mask=None, accum=None, replace=False):
         order = np.argsort(keys, kind="stable")
         z = Entries(keys[order], vals[order])
     return finish(out, z, out.dtype, mask, None, replace, shape)
+
+
+def _line_matrix(u: Vector, line: str) -> Matrix:
+    """u as a 1 x n (row) or n x 1 (col) Matrix."""
+    idx, vals = u.to_coo()
+    zeros = np.zeros_like(idx)
+    if line == "row":
+        return Matrix.from_coo(zeros, idx, vals, 1, u.size, dtype=u.dtype)
+    return Matrix.from_coo(idx, zeros, vals, u.size, 1, dtype=u.dtype)
+
+
+def _assign_line(C, value, I, J, line, mask, accum, replace):
+    """GrB_Row_assign / GrB_Col_assign: ``C<m>(i, J) = accum(C(i, J), u)`` with a
+    Vector mask ``m`` over that row (column) only; the rest of C is untouched."""
+    ncols = C.ncols
+    if line == "row":
+        i = int(I[0])
+        w = extract(C, i, None)
+        assign(w, value, J, mask=mask, accum=accum, replace=replace)
+        c = _entries(C)
+        keep = (c.keys // max(ncols, 1)) != i
+        wi = w.indices()
+        new_keys = i * ncols + wi
+    else:
+        j = int(J[0])
+        w = extract(C, None, j)
+        assign(w, value, I, mask=mask, accum=accum, replace=replace)
+        c = _entries(C)
+        keep = (c.keys % max(ncols, 1)) != j if ncols else np.ones(c.keys.shape[0], np.bool_)
+        wi = w.indices()
+        new_keys = wi * ncols + j
+    keys = np.concatenate([c.keys[keep], new_keys])
+    vals = np.concatenate([c.values[keep], w._values[wi]])
+    order = np.argsort(keys, kind="stable")
+    return _write(C, Entries(keys[order], vals[order]), C.dtype, tuple(C.shape))
 
 
 def transpose(A, *, mask=None, accum=None, replace=False, out=None):

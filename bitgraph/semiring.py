@@ -98,7 +98,7 @@ def scalar_dtype(value) -> np.dtype:
 
 def _limits(t: np.dtype):
     if t == _BOOL:
-        return False, True
+        return np.bool_(False), np.bool_(True)
     if t.kind == "f":
         return t.type(-np.inf), t.type(np.inf)
     info = np.iinfo(t)

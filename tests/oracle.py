@@ -689,9 +689,7 @@ def ref_reduce(x, monoid="plus", *, by=None, allow_empty=True, mask=None, accum=
             r, c, vals = xc.to_coo()
             tkeys = np.zeros(r.size, np.int64)
         rdt = npt(mo.return_type)
-        t = gb.Vector(gbt(rdt), 1)
-        if not s.is_empty:
-            t[0] = s.value
+        t = gb.Vector(gbt(rdt), 1) if s.is_empty else gb_vector([0], np.array([s.value], dtype=rdt), 1, rdt)
         if s.is_empty or tkeys.size == 0:
             exp = Expected([[t]])
         else:

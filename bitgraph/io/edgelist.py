@@ -4,13 +4,13 @@ One edge per line, ``src dst`` or ``src dst weight``, separated by whitespace
 (or commas); ``#`` and ``%`` comment lines and blank lines anywhere; gzip or
 bz2 compressed files are read transparently.
 
-The fast path is vectorised: a numpy pass over the bytes (1 MiB chunks of
-whole lines) checks every byte, token and line's token count, blanks comment
-lines and puts each token on its own line; scipy's multithreaded Matrix
-Market engine then parses all the numbers at once (as a dense ``k x m``
-array). Anything the checks flag is found again by a per-line Python scan of
-that part of the file, which raises :class:`~bitgraph.FormatError` naming the
-file, the line and the token.
+The fast path is one numba pass over the bytes (the scanner of
+:mod:`bitgraph.io.mtx`): it checks every token and line, parses the vertex
+ids and copies the weights one per line, which scipy's multithreaded Matrix
+Market engine then parses (as a dense ``m x 1`` array: float parsing is left
+to it). The line the scanner stops at is checked again in Python, which
+raises :class:`~bitgraph.FormatError` naming the file, the line and the
+token.
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ from ..errors import FormatError, InvalidValue
 from .mtx import (
     _INT_RE,
     _REAL_RE,
+    _as_array,
     _lines_from,
     _read_bytes,
     _scan,
@@ -34,10 +35,7 @@ from .mtx import (
 
 __all__ = ["read_edgelist"]
 
-# bytes the vectorised scan gives a meaning of their own: a comment char
-# among them sends the file to the Python scan
-_TOKEN_BYTES = b"0123456789+-.eEinfatyINFATY \t\r\n\v\f,"
-_EXACT = 2 ** 53  # float64 holds every integer id below this
+_MAX_ID = 2 ** 62  # ids at or above this are refused
 
 
 @dataclass
@@ -102,18 +100,15 @@ def _python_edges(data, path, *, offset, line, k, base, nrows, comments,
                 f"{len(toks)}: {_show(s)!r}", path=path, line=lineno)
         ids = []
         for name, tok in (("source", toks[0]), ("target", toks[1])):
-            if _INT_RE.match(tok):
-                v = int(tok)
-            elif _REAL_RE.match(tok):
-                f = float(tok)
-                if not (np.isfinite(f) and f == int(f)):
-                    raise FormatError(
-                        f"{name} vertex id {_show(tok)!r} is not an integer",
-                        path=path, line=lineno)
-                v = int(f)
-            else:
+            if not _INT_RE.match(tok):
+                what = "an integer" if _REAL_RE.match(tok) else "a number"
                 raise FormatError(
-                    f"{name} vertex id {_show(tok)!r} is not a number",
+                    f"{name} vertex id {_show(tok)!r} is not {what}",
+                    path=path, line=lineno)
+            v = int(tok)
+            if v >= _MAX_ID:
+                raise FormatError(
+                    f"{name} vertex id {_show(tok)} is too large",
                     path=path, line=lineno)
             if v < 0:
                 raise FormatError(
@@ -154,7 +149,8 @@ def _read_edgelist_data(source, *, one_based=False, nrows=None,
             raise InvalidValue(f"read_edgelist: nrows={nrows} is negative")
     base = 1 if one_based else 0
     data = _read_bytes(source)
-    if data.lstrip(b"\xef\xbb\xbf").startswith(b"%%MatrixMarket"):
+    bom = 3 if data[:3] == b"\xef\xbb\xbf" else 0
+    if data[bom:bom + 14] == b"%%MatrixMarket":
         raise FormatError(
             "this is a Matrix Market file: read it with read_mtx "
             "(or bitgraph.io.read)", path=path, line=1)
@@ -183,25 +179,15 @@ def _read_edgelist_data(source, *, one_based=False, nrows=None,
                              base=base, nrows=nrows, comments=comments,
                              delim=delim, collect=collect)
 
-    X = _fast_tokens(data, start, line, k, comments, delim, python_scan)
-    if X is not None:
-        ids = X[:2]
-        if (not np.isfinite(ids).all() or (ids != np.floor(ids)).any()
-                or ids.min() < base or ids.max() >= _EXACT
-                or (nrows is not None and ids.max() >= nrows + base)):
-            X = None  # the Python scan names the line (or reads big ids)
-    if X is None:
+    fast = _fast_edges(data, start, line, k, base, nrows, comments, delim,
+                       python_scan)
+    if fast is None:
         src, dst, wts = python_scan(collect=True)
         rows = np.array(src, dtype=np.int64)
         cols = np.array(dst, dtype=np.int64)
         weights = np.array(wts, dtype=np.float64) if k == 3 else None
     else:
-        rows = X[0].astype(np.int64)
-        cols = X[1].astype(np.int64)
-        if base:
-            rows -= base
-            cols -= base
-        weights = np.ascontiguousarray(X[2]) if k == 3 else None
+        rows, cols, weights = fast
     if nrows is None:
         n = int(max(rows.max(), cols.max())) + 1 if len(rows) else 0
     else:
@@ -209,28 +195,39 @@ def _read_edgelist_data(source, *, one_based=False, nrows=None,
     return _EdgeData(rows, cols, weights, n)
 
 
-def _fast_tokens(data, start, line, k, comments, delim, python_scan):
-    """Every number of the file as a ``k x m`` float64 array, or None when the
-    file needs the Python scan (which raises if something is wrong)."""
-    if any(len(c) != 1 or c in _TOKEN_BYTES for c in comments):
+def _fast_edges(data, start, line, k, base, nrows, comments, delim,
+                python_scan):
+    """(rows, cols, weights) from one numba pass (ids parsed there, weights
+    copied one per line for scipy to parse), or None when the file needs the
+    Python scan (which raises if something is wrong)."""
+    if any(len(c) != 1 for c in comments):
         return None
-    a = np.frombuffer(data, dtype=np.uint8)
-    present = b"".join(c for c in comments if data.find(c, start) >= 0)
-    if present:
-        a = a.copy()
-    out = np.empty(len(a) - start, dtype=np.uint8)
-    scan = _scan(data, a, start, line, k=k, real=True, comment_chars=present,
-                 comma=delim == b",", out=out)
-    if not scan.ok:
-        python_scan(scan.at_offset, scan.at_line)
+    a = _as_array(data)
+    cap = int(np.count_nonzero(a[start:] == 10)) + 1
+    rows = np.empty(cap, dtype=np.int64)
+    cols = np.empty(cap, dtype=np.int64)
+    room = 64  # for the header scipy needs before the weights
+    out = np.empty(room + (len(a) - start + 1 if k == 3 else 0), dtype=np.uint8)
+    hi = -1 if nrows is None else nrows - 1 + base
+    scan = _scan(a, start, line, k=k, nidx=2, vkind=2 if k == 3 else 0,
+                 base=base, hi0=hi, hi1=hi, comment_chars=b"".join(comments),
+                 comma=delim == b",", rows=rows, cols=cols, out=out[room:])
+    if scan.status != 0:
+        python_scan(scan.offset, scan.line)
         return None
     m = scan.entries
-    header = b"%%MatrixMarket matrix array real general\n%d %d\n" % (k, m)
-    try:
-        return _scipy_read([header, out])
-    except (ValueError, OverflowError, RuntimeError):
-        python_scan()
-        return None
+    rows, cols = rows[:m], cols[:m]
+    weights = None
+    if k == 3:
+        head = b"%%MatrixMarket matrix array real general\n%d 1\n" % m
+        out[room - len(head):room] = np.frombuffer(head, np.uint8)
+        try:
+            weights = _scipy_read([out[room - len(head):room + scan.out_len]])
+        except (ValueError, OverflowError, RuntimeError):
+            python_scan()
+            return None
+        weights = weights.reshape(m)
+    return rows, cols, weights
 
 
 def read_edgelist(path, *, dtype=None, directed=True, one_based=False,
@@ -241,9 +238,8 @@ def read_edgelist(path, *, dtype=None, directed=True, one_based=False,
     - Each line is ``src dst`` (a structure-only Matrix, bool) or
       ``src dst weight`` (float64 weights; ``dtype=`` casts them). Every edge
       line must have as many values as the first.
-    - Vertex ids are non-negative integers (an integral float such as ``3.0``
-      or ``1e3`` is accepted), 0-based unless ``one_based=True`` (then ids
-      start at 1 and 1 is subtracted). The matrix is ``n x n`` with
+    - Vertex ids are non-negative integers, 0-based unless
+      ``one_based=True`` (then ids start at 1 and 1 is subtracted). The matrix is ``n x n`` with
       ``n = max id + 1`` unless ``nrows`` is given (ids must then be below it).
     - ``directed=False`` adds the reverse of every edge.
     - Repeated edges (and, undirected, an edge given in both directions) are

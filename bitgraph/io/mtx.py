@@ -2,17 +2,16 @@
 
 Parsing goes through ``scipy.io.mmread`` (scipy's multithreaded
 fast_matrix_market engine). That engine is fast but lenient: it ignores extra
-tokens on a line, reads ``1.5`` in an integer file as ``1``, ``1.5.5`` as
-``1.5`` and cannot read a comment line between entries. So before handing the
-text to scipy we check it ourselves, vectorised (numpy, in 1 MiB chunks of
-whole lines): the banner and size line (in Python, they are a few lines), then
-for the body every byte's class, every token's grammar (integer or real),
-every line's token count and the number of entries. Comment lines in the body
-are blanked (their line numbers kept). When a check or scipy fails, a
-per-line Python scan of the part of the file where it failed finds the line
-and raises :class:`~bitgraph.FormatError` naming the file, the line and the
-token; the same scan reads files the fast path declines (a ``+1`` index, a
-comment after leading blanks).
+tokens on a line, reads ``1.5`` in an integer file as ``1`` and ``1.5.5`` as
+``1.5``, and cannot read a comment line between entries. So the banner and
+size line are checked here in Python (a few lines), then the body in one
+numba pass (:func:`_scan_py`, compiled on first use and cached): every
+token's grammar, every index's range, every line's token count, the number
+of entries; comment lines in the body are blanked (in a copy-on-write map of
+the file, line numbers kept). Where the pass stops, that line is checked again
+in Python, which raises :class:`~bitgraph.FormatError` naming the file, the
+line and the token. Files the fast path declines (a ``+1`` index, an integer
+scipy cannot hold) are read by a per-line Python scan.
 
 Rules (see :func:`read_mtx`): symmetric files are expanded (off-diagonal
 entries mirrored), skew-symmetric mirrored with negated values; ``pattern`` is
@@ -43,8 +42,12 @@ def _source_name(source):
     return str(getattr(source, "name", "<stream>"))
 
 
-def _read_bytes(source) -> bytes:
-    """The whole (decompressed) content of a path or a readable object.
+def _read_bytes(source):
+    """The whole (decompressed) content of a path or a readable object, as a
+    writable buffer (the scanner blanks comment lines in place): a plain file
+    is memory-mapped copy-on-write (nothing is copied, the file never
+    changes), a compressed one or a stream is read into a bytearray. The
+    buffer supports ``len``, ``find`` and slicing to bytes.
 
     gzip and bz2 are recognised by their magic bytes, so ``.gz``/``.bz2``
     files need no special name.
@@ -53,18 +56,36 @@ def _read_bytes(source) -> bytes:
         data = source.read()
         if isinstance(data, str):
             data = data.encode("utf-8")
+        data = bytearray(data)
     else:
         with open(os.fspath(source), "rb") as f:
-            data = f.read()
+            magic = f.read(3)
+            if magic[:2] == b"\x1f\x8b" or magic == b"BZh":
+                f.seek(0)
+                data = bytearray(f.read())
+            else:
+                size = os.fstat(f.fileno()).st_size
+                if size == 0:
+                    return bytearray()
+                import mmap
+
+                return mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_COPY)
     if data[:2] == b"\x1f\x8b":
         import gzip
 
-        data = gzip.decompress(data)
-    elif data[:3] == b"BZh" and _source_name(source).endswith(".bz2"):
+        data = bytearray(gzip.decompress(data))
+    elif data[:3] == b"BZh":
         import bz2
 
-        data = bz2.decompress(data)
-    return bytes(data)
+        try:
+            data = bytearray(bz2.decompress(data))
+        except (OSError, ValueError):
+            pass  # not bz2 after all: a text file starting with 'BZh'
+    return data
+
+
+def _as_array(data):
+    return np.frombuffer(data, dtype=np.uint8) if len(data) else np.zeros(0, np.uint8)
 
 
 class _ChainReader(io.RawIOBase):
@@ -93,9 +114,12 @@ class _ChainReader(io.RawIOBase):
 
 
 def _scipy_read(parts):
+    """``scipy.io.mmread`` of the concatenated buffers (or of a path)."""
     import scipy.io
 
-    stream = io.BufferedReader(_ChainReader(parts), buffer_size=1 << 20)
+    if isinstance(parts, (str, os.PathLike)):
+        return scipy.io.mmread(parts)
+    stream = io.BufferedReader(_ChainReader(parts), buffer_size=1 << 22)
     return scipy.io.mmread(stream)
 
 
@@ -371,7 +395,9 @@ _REAL_RE = re.compile(
 
 
 def _show(tok):
-    return tok.decode("latin-1") if isinstance(tok, bytes) else str(tok)
+    if isinstance(tok, (bytes, bytearray)):
+        return tok.decode("latin-1")
+    return str(tok)
 
 
 def _lines_from(data, offset, line):
@@ -382,16 +408,17 @@ def _lines_from(data, offset, line):
         nl = data.find(b"\n", offset)
         if nl < 0:
             nl = n
-        yield line, nl + 1, data[offset:nl]
+        yield line, nl + 1, bytes(data[offset:nl])
         offset = nl + 1
         line += 1
 
 
 def _last_line_number(data):
     """Number of the last line (a trailing newline opens no new line)."""
-    if not data:
+    if not len(data):
         return 1
-    return data.count(b"\n") + (0 if data.endswith(b"\n") else 1)
+    newlines = int(np.count_nonzero(_as_array(data) == 10))
+    return newlines + (0 if data[-1:] == b"\n" else 1)
 
 
 # ------------------------------------------------------------------- header
@@ -433,6 +460,7 @@ class _Header:
     gb_type: np.dtype | None
     size_line: int        # line number of the size line
     body_offset: int      # byte offset just after the size line
+    raw_banner: bytes = b""
 
 
 def _gb_type(name, path, line):
@@ -452,12 +480,12 @@ def _gb_type(name, path, line):
 
 
 def _parse_header(data, path) -> _Header:
-    if not data.strip():
+    if not len(data) or not (_as_array(data) > 32).any():
         raise FormatError(
             f"empty file; expected the banner {_EXPECTED_BANNER}",
             path=path, line=1)
     lines = _lines_from(data, 0, 1)
-    lineno, _, raw = next(lines)
+    lineno, banner_end, raw = next(lines)
     text = raw.decode("latin-1").lstrip("\ufeff\xef\xbb\xbf").strip()
     words = text.split()
     if not words or words[0].lower() != _BANNER.lower():
@@ -516,10 +544,13 @@ def _parse_header(data, path) -> _Header:
                 f"{len(toks)}: {text!r}", path=path, line=lineno)
         dims = []
         for t in toks:
-            if not re.fullmatch(r"\d+", t):
+            if not re.fullmatch(r"[0-9]+", t):
                 raise FormatError(
                     f"the size line must hold {ndims} non-negative integers "
                     f"{what}, found {t!r}", path=path, line=lineno)
+            if int(t) >= 2 ** 62:
+                raise FormatError(
+                    f"the size line's {t} is too large", path=path, line=lineno)
             dims.append(int(t))
         nrows, ncols = dims[0], dims[1]
         if sym != "general" and nrows != ncols:
@@ -535,7 +566,8 @@ def _parse_header(data, path) -> _Header:
         else:
             nnz = nrows * (nrows + 1) // 2
         return _Header(fmt, field, "symmetric" if sym == "hermitian" else sym,
-                       nrows, ncols, nnz, gb_type, lineno, min(after, len(data)))
+                       nrows, ncols, nnz, gb_type, lineno, min(after, len(data)),
+                       raw_banner=bytes(data[:banner_end]).rstrip())
     raise FormatError(
         f"the file ends before the size line {what}",
         path=path, line=_last_line_number(data))
@@ -624,14 +656,13 @@ def _check_line(toks, lineno, hdr, path, vdtype):
     return idx[0], idx[1], v
 
 
-def _python_scan(data, hdr, path, *, offset, line, entries_before, collect):
-    """Per-line scan of the body from ``offset`` (line ``line``): raise the
-    first FormatError. With ``collect`` (a scan from the start of the body),
-    return the parsed entries; else return None if no error is found."""
+def _python_scan(data, hdr, path):
+    """Read the body line by line in Python (the slow path, for files the
+    fast path declines): the entries, or the first FormatError."""
     vdtype = _value_dtype(hdr) or np.dtype(bool)
-    acc = _Entries() if collect else None
-    count = entries_before
-    for lineno, _, raw in _lines_from(data, offset, line):
+    acc = _Entries()
+    count = 0
+    for lineno, _, raw in _lines_from(data, hdr.body_offset, hdr.size_line + 1):
         s = raw.strip()
         if not s or s.startswith(b"%"):
             continue
@@ -641,27 +672,15 @@ def _python_scan(data, hdr, path, *, offset, line, entries_before, collect):
                 f"(line {hdr.size_line})", path=path, line=lineno)
         r, c, v = _check_line(s.split(), lineno, hdr, path, vdtype)
         count += 1
-        if acc is not None:
-            acc.rows.append(r)
-            acc.cols.append(c)
-            acc.vals.append(v)
+        acc.rows.append(r)
+        acc.cols.append(c)
+        acc.vals.append(v)
     if count < hdr.nnz:
         raise FormatError(
             f"the file ends after {count} of the {hdr.nnz} entries declared "
             f"on the size line (line {hdr.size_line})",
             path=path, line=_last_line_number(data))
     return acc
-
-
-def _line_offset(a, start, start_line, lineno):
-    """Byte offset of line ``lineno`` (counting from ``start``)."""
-    if lineno == start_line:
-        return start
-    nls = np.flatnonzero(a[start:] == 10)
-    i = lineno - start_line - 1
-    if i >= len(nls):
-        return None
-    return start + int(nls[i]) + 1
 
 
 # --------------------------------------------------------------------- read
@@ -709,8 +728,7 @@ def _array_from_values(vals, hdr):
     dense = np.zeros((n, n), dtype=vals.dtype)
     j, i = np.triu_indices(n, 0 if hdr.symmetry == "symmetric" else 1)
     dense[i, j] = vals
-    sign = -1 if hdr.symmetry == "skew-symmetric" else 1
-    dense[j, i] = sign * vals if sign < 0 else vals
+    dense[j, i] = -vals if hdr.symmetry == "skew-symmetric" else vals
     return dense
 
 
@@ -731,15 +749,17 @@ def _cast_values(vals, hdr, vdtype):
 
 
 def _read_mtx_data(source, *, dtype=None) -> _MTXData:
+    if dtype is not None:
+        dtype = np.dtype(dtype)
+        if dtype.kind not in "biuf":
+            raise InvalidValue(f"read_mtx: dtype {dtype} is not supported")
     path = _source_name(source)
     data = _read_bytes(source)
     hdr = _parse_header(data, path)
     vdtype = _value_dtype(hdr)
-    fast = _fast_body(data, hdr, path, vdtype)
+    fast = _fast_body(data, hdr, path, vdtype, source)
     if fast is None:
-        acc = _python_scan(data, hdr, path, offset=hdr.body_offset,
-                           line=hdr.size_line + 1, entries_before=0,
-                           collect=True)
+        acc = _python_scan(data, hdr, path)
         if hdr.format == "array":
             vals = np.array(acc.vals, dtype=vdtype)
             rows, cols, vals = _dense_to_coo(_array_from_values(vals, hdr))
@@ -752,9 +772,6 @@ def _read_mtx_data(source, *, dtype=None) -> _MTXData:
         rows, cols, vals = fast
     out_dtype = np.dtype(bool) if vdtype is None else vdtype
     if dtype is not None:
-        dtype = np.dtype(dtype)
-        if dtype.kind == "c":
-            raise InvalidValue("read_mtx: complex dtypes are not supported")
         if vals is not None:  # pattern stays structure-only: from_coo
             # gives it value 1 of a non-bool dtype
             vals = (vals != 0) if dtype.kind == "b" else vals.astype(dtype)
@@ -762,21 +779,32 @@ def _read_mtx_data(source, *, dtype=None) -> _MTXData:
     return _MTXData(rows, cols, vals, hdr.nrows, hdr.ncols, out_dtype, hdr)
 
 
-def _fast_body(data, hdr, path, vdtype):
-    """The vectorised path; None when the file needs the Python scan."""
-    real = hdr.field == "real"
-    k = 1 if hdr.format == "array" else (2 if hdr.field == "pattern" else 3)
-    a = np.frombuffer(data, dtype=np.uint8)
+def _line_at(data, offset):
+    end = data.find(b"\n", offset)
+    return bytes(data[offset:] if end < 0 else data[offset:end])
+
+
+def _fast_body(data, hdr, path, vdtype, source):
+    """Check the body in one numba pass, then let scipy parse it. None when
+    the file needs the Python scan (legal but unusual: a '+' sign, an integer
+    scipy cannot hold)."""
+    coord = hdr.format == "coordinate"
+    k = (2 if hdr.field == "pattern" else 3) if coord else 1
+    a = _as_array(data)
+    # comment lines are blanked in place (copy-on-write): scipy cannot read them
     has_comments = data.find(b"%", hdr.body_offset) >= 0
-    if has_comments:
-        a = a.copy()
-    scan = _scan(data, a, hdr.body_offset, hdr.size_line + 1, k=k, real=real,
-                 comment_chars=b"%" if has_comments else b"", limit=hdr.nnz)
-    if not scan.ok:
-        # find the error near where the scan stopped; if that part is only
-        # unusual (not wrong), read the whole file in Python
-        _python_scan(data, hdr, path, offset=scan.at_offset, line=scan.at_line,
-                     entries_before=scan.entries_before, collect=False)
+    scan = _scan(a, hdr.body_offset, hdr.size_line + 1, k=k,
+                 nidx=2 if coord else 0,
+                 vkind={"pattern": 0, "integer": 1, "real": 2}[hdr.field],
+                 base=1, hi0=hdr.nrows, hi1=hdr.ncols, comment_chars=b"%",
+                 blank=has_comments, limit=hdr.nnz)
+    if scan.status == 2:
+        raise FormatError(
+            f"more entries than the {hdr.nnz} declared on the size line "
+            f"(line {hdr.size_line})", path=path, line=scan.line)
+    if scan.status == 1:
+        s = _line_at(data, scan.offset).strip()
+        _check_line(s.split(), scan.line, hdr, path, vdtype or np.dtype(bool))
         return None
     if scan.entries < hdr.nnz:
         raise FormatError(
@@ -786,33 +814,28 @@ def _fast_body(data, hdr, path, vdtype):
     field = hdr.field
     if vdtype is not None and vdtype == np.uint64 and field == "integer":
         field = "unsigned-integer"
-    sizes = (f"{hdr.nrows} {hdr.ncols} {hdr.nnz}" if hdr.format == "coordinate"
-             else f"{hdr.nrows} {hdr.ncols}")
-    parts = [
-        f"%%MatrixMarket matrix {hdr.format} {field} {hdr.symmetry}\n".encode(),
-        b"%\n" * (hdr.size_line - 2),
-        (sizes + "\n").encode(),
-        a[hdr.body_offset:],
-    ]
+    banner = f"%%MatrixMarket matrix {hdr.format} {field} {hdr.symmetry}".encode()
+    if (not has_comments and banner == hdr.raw_banner
+            and isinstance(source, (str, os.PathLike))
+            and not os.fspath(source).endswith((".gz", ".bz2"))
+            and not isinstance(data, bytearray)):  # a plain file: scipy reads it
+        target = source
+    else:  # scipy reads our buffer, after a header it surely accepts
+        sizes = (f"{hdr.nrows} {hdr.ncols} {hdr.nnz}" if coord
+                 else f"{hdr.nrows} {hdr.ncols}")
+        head = banner + b"\n" + sizes.encode() + b"\n"
+        body = memoryview(data)[hdr.body_offset:]
+        if len(head) <= hdr.body_offset:  # in place of the old header
+            start = hdr.body_offset - len(head)
+            a[start:hdr.body_offset] = np.frombuffer(head, np.uint8)
+            target = [memoryview(data)[start:]]
+        else:
+            target = [head, body]
     try:
-        m = _scipy_read(parts)
-    except (ValueError, OverflowError, RuntimeError) as e:
-        msg = str(e)
-        hit = re.match(r"Line (\d+):", msg)
-        if hit:  # check the line scipy names first
-            lineno = int(hit.group(1))
-            off = _line_offset(a, hdr.body_offset, hdr.size_line + 1, lineno)
-            if off is not None:
-                end = data.find(b"\n", off)
-                raw = data[off:] if end < 0 else data[off:end]
-                s = raw.strip()
-                if s and not s.startswith(b"%"):
-                    _check_line(s.split(), lineno, hdr, path,
-                                vdtype or np.dtype(bool))
-        _python_scan(data, hdr, path, offset=hdr.body_offset,
-                     line=hdr.size_line + 1, entries_before=0, collect=False)
-        return None  # e.g. '+1' that scipy refuses: the Python scan reads it
-    if hdr.format == "array":
+        m = _scipy_read(target)
+    except (ValueError, OverflowError, RuntimeError):
+        return None
+    if not coord:
         dense = m
         if vdtype is not None:
             flat = _cast_values(dense.ravel(), hdr, vdtype)
@@ -907,7 +930,9 @@ def write_mtx(path, A, *, symmetric=False, comment=""):
                 f"one of {', '.join(sorted(str(t) for t in _GB_NAMES))}")
         if dt.kind in "biu":
             field = "integer"
-            data = values.astype(np.int64) if dt.kind == "b" else values
+            # scipy writes any unsigned dtype as 'unsigned-integer' (not
+            # Matrix Market): widen the small ones, fix uint64's banner below
+            data = values if dt in (np.int64, np.uint64) else values.astype(np.int64)
             if dt != np.int64:
                 type_line = _GB_NAMES[dt]
         else:
@@ -929,8 +954,9 @@ def write_mtx(path, A, *, symmetric=False, comment=""):
     lines = []
     if type_line is not None:
         lines.append(f"%GraphBLAS type {type_line}")
-    if comment:
-        lines.extend(str(comment).splitlines())
+    if comment:  # each line written as '% text'
+        lines.extend(ln if not ln or ln.startswith(" ") else " " + ln
+                     for ln in str(comment).splitlines())
     S = scipy.sparse.coo_array((data, (rows, cols)), shape=(nrows, ncols))
     kw = dict(comment="\n".join(lines), symmetry=symmetry,
               field=None if field != "pattern" else "pattern")

@@ -78,7 +78,8 @@ def flipped_code(code):
 
     A flipped product x(k)*b(k,r), computed as b(k,r) (.) x(k) on row r of
     B', has (i, k, j) = (0, k, r) where the kernel passes (r, k, 0): so
-    FIRSTI and SECONDJ swap too (FIRSTJ and SECONDI are both k).
+    FIRSTI and SECONDJ swap too (FIRSTJ and SECONDI are both k). ANY
+    returns its first operand, so flipped it is SECOND.
     """
     return _FLIP.get(code, code)
 
@@ -135,6 +136,7 @@ for _a, _b in ((opcodes.FIRST, opcodes.SECOND), (opcodes.MINUS, opcodes.RMINUS),
                (opcodes.DIV, opcodes.RDIV), (opcodes.GT, opcodes.LT),
                (opcodes.GE, opcodes.LE), (opcodes.FIRSTI, opcodes.SECONDJ)):
     _FLIP[_a], _FLIP[_b] = _b, _a
+_FLIP[opcodes.ANY] = opcodes.SECOND
 del _a, _b
 
 

@@ -8,25 +8,36 @@ import numpy as np
 from numba import njit
 
 from bitgraph.kernels import opcodes
-from bitgraph.kernels.cpu import check_binary, check_dtype, dummy
+from bitgraph.kernels.cpu import (
+    SERIAL_BELOW, check_binary, check_dtype, num_threads, parallel_for,
+    row_chunks,
+)
 from bitgraph.kernels.cpu.scalar import binop, unop
 from bitgraph.kernels.registry import register
 
 __all__ = ["ewise", "unary"]
 
 
-@njit(cache=True)
-def _ewise(code, x, y, out):
-    # x[n], y[n], out[n]: out = x (code) y.  O(n)
-    for p in range(np.uint64(out.size)):
+@njit(cache=True, nogil=True)
+def _ewise(p0, p1, code, x, y, out):
+    # x[n], y[n], out[n]: out[p0:p1] = x (code) y.  O(p1 - p0)
+    for p in range(p0, p1):
         out[p] = binop(code, x[p], y[p])
 
 
-@njit(cache=True)
-def _unary(code, x, out):
-    # x[n], out[n]: out = (code) x.  O(n)
-    for p in range(np.uint64(out.size)):
+@njit(cache=True, nogil=True)
+def _unary(p0, p1, code, x, out):
+    # x[n], out[n]: out[p0:p1] = (code) x.  O(p1 - p0)
+    for p in range(p0, p1):
         out[p] = unop(code, x[p])
+
+
+def _chunks(n, parallel):
+    if parallel is None:
+        parallel = n >= 4 * SERIAL_BELOW
+    if not parallel:
+        return np.array([0, n], np.int64)
+    return row_chunks(np.ones(n, np.int8), num_threads())
 
 
 def _warm_ewise(dtype, index_dtype):
@@ -40,11 +51,12 @@ def _warm_unary(dtype, index_dtype):
 
 @register("ewise", fmt="dense", device="cpu", variant="binop",
           warmup=_warm_ewise)
-def ewise(code, x, y):
+def ewise(code, x, y, *, parallel=None):
     """z = x (code) y elementwise, in the dtype T of x.
 
     x[n], y[n] of dtype T (y is converted to T); returns z[n] of dtype T.
-    ``code``: a non-positional binary op code. Cost O(n).
+    ``code``: a non-positional binary op code. parallel: None picks serial
+    below 4 * ``SERIAL_BELOW`` entries. Cost O(n).
     """
     code = check_binary("ewise", code)
     dtype = check_dtype("ewise", np.asarray(x).dtype)
@@ -54,17 +66,17 @@ def ewise(code, x, y):
         raise ValueError(f"ewise: x.shape (={x.shape}) and y.shape "
                          f"(={y.shape}) must be equal and 1-d")
     out = np.empty(x.size, dtype)
-    _ewise(code, x, y, out)
+    parallel_for(_ewise, _chunks(x.size, parallel), code, x, y, out)
     return out
 
 
 @register("unary", fmt="dense", device="cpu", variant="unop",
           warmup=_warm_unary)
-def unary(code, x):
+def unary(code, x, *, parallel=None):
     """z = (code) x elementwise, in the dtype T of x.
 
     x[n] of dtype T; returns z[n] of dtype T. ``code``: a unary op code
-    (BNOT only for integers). Cost O(n).
+    (BNOT only for integers). parallel: as for ``ewise``. Cost O(n).
     """
     code = int(code)
     dtype = check_dtype("unary", np.asarray(x).dtype)
@@ -74,5 +86,5 @@ def unary(code, x):
         raise ValueError(f"unary: BNOT needs an integer dtype, not {dtype}")
     x = np.ascontiguousarray(x, dtype).reshape(-1)
     out = np.empty(x.size, dtype)
-    _unary(code, x, out)
+    parallel_for(_unary, _chunks(x.size, parallel), code, x, out)
     return out

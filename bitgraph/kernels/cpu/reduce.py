@@ -5,7 +5,8 @@ from numba import njit
 
 from bitgraph.kernels import opcodes
 from bitgraph.kernels.cpu import (
-    check_dtype, check_monoid, index_args,
+    SERIAL_BELOW, check_dtype, check_monoid, index_args, parallel_for,
+    row_chunks,
 )
 from bitgraph.kernels.cpu.scalar import binop
 from bitgraph.kernels.registry import register
@@ -13,11 +14,13 @@ from bitgraph.kernels.registry import register
 __all__ = ["reduce_segments"]
 
 
-@njit(cache=True)
-def _reduce_segments(indptr, values, add, identity, has_term, terminal, out):
-    # indptr[nseg+1], values[indptr[nseg]], out[nseg].  O(nseg + nnz)
+@njit(cache=True, nogil=True)
+def _reduce_segments(r0, r1, indptr, values, add, identity, has_term,
+                     terminal, out):
+    # indptr[nseg+1], values[indptr[nseg]], out[nseg]: segments r0..r1-1.
+    # O(r1 - r0 + their nnz)
     any_ = add == opcodes.ANY
-    for r in range(np.uint64(out.size)):
+    for r in range(r0, r1):
         lo = np.uint64(indptr[r])
         hi = np.uint64(indptr[r + 1])
         if lo == hi:
@@ -39,13 +42,16 @@ def _warm_reduce(dtype, index_dtype):
 
 @register("reduce", fmt="csr", device="cpu", variant="segments",
           warmup=_warm_reduce)
-def reduce_segments(indptr, values, code, identity, terminal=None):
+def reduce_segments(indptr, values, code, identity, terminal=None, *,
+                    parallel=None):
     """out[r] = ADD over values[indptr[r]:indptr[r+1]] (identity if empty).
 
     indptr[nseg+1] int32/int64; values[indptr[-1]] of dtype T; code: monoid
     code; identity, terminal (or None): scalars of T (a segment stops once
     its accumulator equals terminal; ANY takes the first value). Returns
-    out[nseg] of T. For a whole vector pass ``indptr = [0, n]``.
+    out[nseg] of T. For a whole vector pass ``indptr = [0, n]`` (one
+    segment: serial). parallel: None picks serial below ``SERIAL_BELOW``
+    values; chunks of segments run on the thread pool.
     Cost O(nseg + nnz), less with a terminal.
     """
     where = "reduce_segments"
@@ -56,6 +62,14 @@ def reduce_segments(indptr, values, code, identity, terminal=None):
     identity = dtype.type(identity)
     has_term = terminal is not None
     terminal = dtype.type(terminal) if has_term else identity
-    out = np.empty(indptr.size - 1, dtype)
-    _reduce_segments(indptr, values, code, identity, has_term, terminal, out)
+    nseg = indptr.size - 1
+    out = np.empty(nseg, dtype)
+    if parallel is None:
+        parallel = values.size >= SERIAL_BELOW
+    if parallel and nseg > 1:
+        chunks = row_chunks(np.diff(indptr) + 1)
+    else:
+        chunks = np.array([0, nseg], np.int64)
+    parallel_for(_reduce_segments, chunks, indptr, values, code, identity,
+                 has_term, terminal, out)
     return out

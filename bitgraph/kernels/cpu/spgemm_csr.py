@@ -1,8 +1,9 @@
 """mxm: C<M> = A (+).(x) B with A, B, C in CSR, by Gustavson's method.
 
 Row i of C is the sum of the rows B(k,:) scaled by A(i,k), accumulated in a
-dense workspace of B.ncols entries (one per chunk of rows; chunks are cut by
-equal work, ``threads * 4`` of them, and spread over the threads). A
+dense workspace of B.ncols entries (one per chunk of rows; the parallel
+variant cuts ``threads * 4`` chunks of equal work and runs them on a thread
+pool). A
 workspace entry is stamped with the row that last touched it (``mark[j]``),
 so the workspace is never cleared between rows: stamp 2i+1 means "allowed"
 (mask) or "forbidden" (complemented mask) in row i, 2i+2 means "holds a
@@ -22,13 +23,13 @@ The structural mask M is pushed down into the product:
   than ncols/8, found by a scan of the workspace).
 """
 
-import numba
 import numpy as np
-from numba import njit, prange
+from numba import njit
 
 from bitgraph.kernels import opcodes
 from bitgraph.kernels.cpu import (
-    SERIAL_BELOW, index_args, semiring_args, values_arg,
+    SERIAL_BELOW, index_args, parallel_for, row_chunks, semiring_args,
+    values_arg,
 )
 from bitgraph.kernels.cpu.scalar import binop, cast_like, multop
 from bitgraph.kernels.registry import CSR, SemiringSpec, register
@@ -48,7 +49,7 @@ _INT32_MAX = np.iinfo(np.int32).max
 # symbolic: row sizes of C (no mask or complemented mask)
 # ----------------------------------------------------------------------------
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _count_rows(r0, r1, a_indptr, a_indices, b_indptr, b_indices, m_indptr,
                 m_indices, complement, ncols, row_nnz):
     # Rows r0..r1-1 (uint64) of C: row_nnz[r] = its number of entries.
@@ -73,21 +74,11 @@ def _count_rows(r0, r1, a_indptr, a_indices, b_indptr, b_indices, m_indptr,
         row_nnz[r] = cnt
 
 
-@njit(cache=True, parallel=True)
-def _count_parallel(chunks, a_indptr, a_indices, b_indptr, b_indices,
-                    m_indptr, m_indices, complement, ncols, row_nnz):
-    # chunks[nchunks+1]: row ranges, one workspace each
-    for c in prange(chunks.size - 1):
-        _count_rows(np.uint64(chunks[c]), np.uint64(chunks[c + 1]), a_indptr,
-                    a_indices, b_indptr, b_indices, m_indptr, m_indices,
-                    complement, ncols, row_nnz)
-
-
 # ----------------------------------------------------------------------------
 # numeric
 # ----------------------------------------------------------------------------
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _fill_rows(r0, r1, a_indptr, a_indices, a_values, a_iso, b_indptr,
                b_indices, b_values, b_iso, m_indptr, m_indices, mode, ncols,
                add, mult, has_term, terminal, out_offsets, out_indices,
@@ -162,20 +153,6 @@ def _fill_rows(r0, r1, a_indptr, a_indices, a_values, a_iso, b_indptr,
         row_nnz[r] = cnt
 
 
-@njit(cache=True, parallel=True)
-def _fill_parallel(chunks, a_indptr, a_indices, a_values, a_iso, b_indptr,
-                   b_indices, b_values, b_iso, m_indptr, m_indices, mode,
-                   ncols, add, mult, has_term, terminal, out_offsets,
-                   out_indices, out_values, row_nnz):
-    # chunks[nchunks+1]: row ranges, one workspace each
-    for c in prange(chunks.size - 1):
-        _fill_rows(np.uint64(chunks[c]), np.uint64(chunks[c + 1]), a_indptr,
-                   a_indices, a_values, a_iso, b_indptr, b_indices, b_values,
-                   b_iso, m_indptr, m_indices, mode, ncols, add, mult,
-                   has_term, terminal, out_offsets, out_indices, out_values,
-                   row_nnz)
-
-
 # ----------------------------------------------------------------------------
 # launcher
 # ----------------------------------------------------------------------------
@@ -188,22 +165,11 @@ def _row_flops(a_indptr, a_indices, b_indptr):
     return cum[a_indptr[1:]] - cum[a_indptr[:-1]]
 
 
-def _chunks(work, nchunks):
-    # chunks[<= nchunks+1]: row ranges of about equal total work
-    nrows = work.size
-    nchunks = max(1, min(nchunks, nrows))
-    cum = np.cumsum(work)
-    total = int(cum[-1]) if nrows else 0
-    cuts = np.searchsorted(cum, np.arange(1, nchunks) * (total / nchunks))
-    return np.unique(np.concatenate(([0], cuts, [nrows]))).astype(np.int64)
-
-
 def _warm_spgemm(dtype, index_dtype):
     A = CSR(np.array([0, 1, 2], index_dtype), np.array([0, 1], index_dtype),
             np.ones(2, dtype), 2, 2)
     sr = SemiringSpec(dtype, opcodes.PLUS, opcodes.TIMES, 0, None)
-    for parallel in (False, True):
-        spgemm(A, A, None, False, sr, parallel=parallel)
+    spgemm(A, A, None, False, sr)
 
 
 @register("mxm", fmt="csr", device="cpu", variant="gustavson",
@@ -246,15 +212,9 @@ def spgemm(A, B, M, mask_complement, sr, *, parallel=None):
         work = flops + 1
         if M is not None:
             work += np.diff(arrays[4])
-        chunks = _chunks(work, numba.get_num_threads() * 4)
+        chunks = row_chunks(work)
     else:
         chunks = np.array([0, nrows], np.int64)
-
-    def run(kernel, rows, *args):
-        if parallel:
-            kernel(chunks, *args)
-        else:
-            rows(np.uint64(0), np.uint64(nrows), *args)
 
     row_nnz = np.empty(nrows, np.int64)
     if mode == _MASK:
@@ -264,7 +224,7 @@ def spgemm(A, B, M, mask_complement, sr, *, parallel=None):
     else:
         m_indptr, m_indices = arrays[4:6] if M is not None else (
             np.zeros(1, arrays[0].dtype),) * 2
-        run(_count_parallel, _count_rows, *arrays[:4], m_indptr, m_indices,
+        parallel_for(_count_rows, chunks, *arrays[:4], m_indptr, m_indices,
             mode == _COMPLEMENT, ncols, row_nnz)
         out_offsets = np.zeros(nrows + 1, np.int64)
         np.cumsum(row_nnz, out=out_offsets[1:])
@@ -276,7 +236,7 @@ def spgemm(A, B, M, mask_complement, sr, *, parallel=None):
     index = arrays[0].dtype
     out_indices = np.empty(size, index)
     out_values = np.empty(size, dtype)
-    run(_fill_parallel, _fill_rows, arrays[0], arrays[1], a_values, a_iso,
+    parallel_for(_fill_rows, chunks, arrays[0], arrays[1], a_values, a_iso,
         arrays[2], arrays[3], b_values, b_iso, m_indptr, m_indices, mode,
         ncols, add, mult, has_term, terminal, out_offsets, out_indices,
         out_values, row_nnz)

@@ -20,7 +20,7 @@ __all__ = ["spmspv_push"]
 _U0 = np.uint64(0)
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _spmspv_push(indptr, indices, values, iso, x_indices, x_values, allowed,
                  has_allowed, add, mult, has_term, terminal, t_values,
                  t_present):
