@@ -182,13 +182,12 @@ class Matrix(_MatrixOps):
         nrows, ncols = int(nrows), int(ncols)
         r = ar.as_index_array(r, "Matrix.from_coo (rows)", nrows)
         c = ar.as_index_array(c, "Matrix.from_coo (cols)", ncols)
-        keys = r * ncols + c
         if values is None:
             if dtype is not None and lookup_dtype(dtype) != np.bool_:
-                vals = np.ones(r.shape[0], lookup_dtype(dtype))
+                vals, dup_op = np.ones(r.shape[0], lookup_dtype(dtype)), "any"
             else:
-                keys = np.unique(keys)
-                return cls._from_csr(csr_fmt.from_sorted_keys(keys, None, nrows, ncols))
+                pattern = csr_fmt.from_coo(r, c, None, nrows, ncols)
+                return cls._from_csr(pattern)
         else:
             vals = np.asarray(values)
             if vals.ndim == 0:
@@ -197,8 +196,11 @@ class Matrix(_MatrixOps):
                 raise DimensionMismatch(f"Matrix.from_coo: {vals.size} values for {r.size} entries")
         dt = lookup_dtype(dtype if dtype is not None else vals.dtype)
         vals = ar.cast(vals, dt)
-        keys, vals = _combine_duplicates(keys, vals, dup_op if values is not None else "any", "Matrix.from_coo")
-        return cls._from_csr(csr_fmt.from_sorted_keys(keys, np.ascontiguousarray(vals), nrows, ncols), dt)
+        csr = csr_fmt.from_coo(r, c, vals, nrows, ncols)
+        if csr.nnz != r.shape[0]:  # duplicates: combine them with dup_op, in input order
+            keys, vals = _combine_duplicates(r * ncols + c, vals, dup_op, "Matrix.from_coo")
+            csr = csr_fmt.from_sorted_keys(keys, np.ascontiguousarray(vals), nrows, ncols)
+        return cls._from_csr(csr, dt)
 
     @classmethod
     def from_csr(cls, indptr, indices, values=None, *, ncols=None, dtype=None, check=True):

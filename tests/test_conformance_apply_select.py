@@ -16,11 +16,11 @@ def operand(draw):
     if draw(st.booleans()):
         m, n = draw(S.dims), draw(S.dims)
         tr = draw(st.integers(0, 4)) == 0
-        x = draw(S.matrices(nrows=n if tr else m, ncols=m if tr else n))
-        return x, tr, draw(S.masks(nrows=m, ncols=n)), draw(S.outputs(nrows=m, ncols=n))
+        x = S.draw_matrix(draw, nrows=n if tr else m, ncols=m if tr else n)
+        return x, tr, S.draw_mask(draw, nrows=m, ncols=n), S.draw_outputs(draw, nrows=m, ncols=n)
     size = draw(S.dims)
-    x = draw(S.vectors(size=size))
-    return x, False, draw(S.masks(size=size)), draw(S.outputs(size=size))
+    x = S.draw_vector(draw, size=size)
+    return x, False, S.draw_mask(draw, size=size), S.draw_outputs(draw, size=size)
 
 
 def _scalar(draw, dtype, rng):

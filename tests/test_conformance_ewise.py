@@ -17,19 +17,19 @@ def ewise_cases(draw, op=None):
     if matrix:
         m, n = draw(S.dims), draw(S.dims)
         tx, ty = draw(st.integers(0, 4)) == 0, draw(st.integers(0, 4)) == 0
-        x = draw(S.matrices(nrows=n if tx else m, ncols=m if tx else n))
+        x = S.draw_matrix(draw, nrows=n if tx else m, ncols=m if tx else n)
         ydt = x.dtype if draw(st.booleans()) else None
-        y = draw(S.matrices(nrows=n if ty else m, ncols=m if ty else n, dtype=ydt))
-        mask = draw(S.masks(nrows=m, ncols=n))
-        out = draw(S.outputs(nrows=m, ncols=n))
+        y = S.draw_matrix(draw, nrows=n if ty else m, ncols=m if ty else n, dtype=ydt)
+        mask = S.draw_mask(draw, nrows=m, ncols=n)
+        out = S.draw_outputs(draw, nrows=m, ncols=n)
     else:
         tx = ty = False
         size = draw(S.dims)
-        x = draw(S.vectors(size=size))
+        x = S.draw_vector(draw, size=size)
         ydt = x.dtype if draw(st.booleans()) else None
-        y = draw(S.vectors(size=size, dtype=ydt))
-        mask = draw(S.masks(size=size))
-        out = draw(S.outputs(size=size))
+        y = S.draw_vector(draw, size=size, dtype=ydt)
+        mask = S.draw_mask(draw, size=size)
+        out = S.draw_outputs(draw, size=size)
     alias = None
     if out[0] is None and not (tx or ty) and draw(st.integers(0, 7)) == 0:
         alias = draw(st.sampled_from(["x", "y"]))

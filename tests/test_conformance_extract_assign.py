@@ -39,20 +39,20 @@ def indices(draw, n, *, dups=True, allow_int=False):
 @st.composite
 def extract_cases(draw):
     if draw(st.booleans()):
-        x = draw(S.vectors())
+        x = S.draw_vector(draw)
         i, n = draw(indices(x.size))
-        return dict(x=x, tr=False, index=(i,), mask=draw(S.masks(size=n)), out=draw(S.outputs(size=n)),
+        return dict(x=x, tr=False, index=(i,), mask=S.draw_mask(draw, size=n), out=S.draw_outputs(draw, size=n),
                     method=draw(st.booleans()))
     m, n = draw(S.dims), draw(S.dims)
     tr = draw(st.integers(0, 4)) == 0
-    x = draw(S.matrices(nrows=n if tr else m, ncols=m if tr else n))
+    x = S.draw_matrix(draw, nrows=n if tr else m, ncols=m if tr else n)
     i, li = draw(indices(m, allow_int=True))
     j, lj = draw(indices(n, allow_int=li is not None))
     if li is None or lj is None:
         size = lj if li is None else li
-        mask, out = draw(S.masks(size=size)), draw(S.outputs(size=size))
+        mask, out = S.draw_mask(draw, size=size), S.draw_outputs(draw, size=size)
     else:
-        mask, out = draw(S.masks(nrows=li, ncols=lj)), draw(S.outputs(nrows=li, ncols=lj))
+        mask, out = S.draw_mask(draw, nrows=li, ncols=lj), S.draw_outputs(draw, nrows=li, ncols=lj)
     return dict(x=x, tr=tr, index=(i, j), mask=mask, out=out, method=draw(st.booleans()))
 
 
@@ -75,27 +75,37 @@ def test_extract(c):
 
 
 @st.composite
-def assign_cases(draw):
+def assign_cases(draw, row_col=False):
+    """row_col: an int row (or column) index with a Vector value (GrB_Row_assign)."""
     rng = np.random.default_rng(draw(S.seeds))
-    scalar = draw(st.integers(0, 2)) == 0
-    if draw(st.booleans()):
-        out = draw(S.vectors(allow_dups=False))
+    scalar = not row_col and draw(st.integers(0, 2)) == 0
+    if not row_col and draw(st.booleans()):
+        out = S.draw_vector(draw, allow_dups=False)
         i, n = draw(indices(out.size, dups=False))
         index = (i,)
-        value = None if scalar else draw(S.vectors(size=n))
-        mask = draw(S.masks(size=out.size))
+        value = None if scalar else S.draw_vector(draw, size=n)
+        mask = S.draw_mask(draw, size=out.size)
     else:
-        out = draw(S.matrices(allow_dups=False, via="coo"))
+        out = S.draw_matrix(draw, allow_dups=False, via="coo")
         i, li = draw(indices(out.nrows, dups=False, allow_int=True))
         j, lj = draw(indices(out.ncols, dups=False, allow_int=li is not None))
+        if row_col and li is not None and lj is not None:
+            if out.nrows and draw(st.booleans()):
+                i, li = draw(st.integers(0, out.nrows - 1)), None
+            elif out.ncols:
+                j, lj = draw(st.integers(0, out.ncols - 1)), None
+            else:
+                scalar = True
+        if not row_col and not scalar and (li is None or lj is None):
+            scalar = True  # row/column assign of a Vector: test_assign_row_col
         index = (i, j)
         if scalar:
             value = None
         elif li is None or lj is None:
-            value = draw(S.vectors(size=lj if li is None else li))
+            value = S.draw_vector(draw, size=lj if li is None else li)
         else:
-            value = draw(S.matrices(nrows=li, ncols=lj))
-        mask = draw(S.masks(nrows=out.nrows, ncols=out.ncols))
+            value = S.draw_matrix(draw, nrows=li, ncols=lj)
+        mask = S.draw_mask(draw, nrows=out.nrows, ncols=out.ncols)
     if scalar:
         dt = draw(S.dtypes)
         s = S.gen_values(rng, dt, 1, draw(S.value_modes))[0]
@@ -107,9 +117,19 @@ def assign_cases(draw):
                 replace=draw(st.booleans()), method=draw(st.booleans()))
 
 
-@settings(max_examples=S.n_examples(1800))
+@settings(max_examples=S.n_examples(1500))
 @given(assign_cases())
 def test_assign(c):
+    run_assign(c)
+
+
+@settings(max_examples=S.n_examples(300))
+@given(assign_cases(row_col=True))
+def test_assign_row_col(c):
+    run_assign(c)
+
+
+def run_assign(c):
     out, gout = c["out"].bg(bg), c["out"].gb()
     v = c["value"]
     if isinstance(v, (S.VecSpec, S.MatSpec)):
@@ -132,8 +152,8 @@ def test_assign(c):
 def transpose_cases(draw):
     m, n = draw(S.dims), draw(S.dims)
     tr = draw(st.integers(0, 4)) == 0
-    A = draw(S.matrices(nrows=n if tr else m, ncols=m if tr else n))
-    return dict(A=A, tr=tr, mask=draw(S.masks(nrows=n, ncols=m)), out=draw(S.outputs(nrows=n, ncols=m)))
+    A = S.draw_matrix(draw, nrows=n if tr else m, ncols=m if tr else n)
+    return dict(A=A, tr=tr, mask=S.draw_mask(draw, nrows=n, ncols=m), out=S.draw_outputs(draw, nrows=n, ncols=m))
 
 
 @settings(max_examples=S.n_examples(800))

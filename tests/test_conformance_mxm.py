@@ -15,11 +15,11 @@ import strategies as S
 def mxm_cases(draw, semiring=None, dtype=None):
     ta, tb = draw(st.booleans()), draw(st.booleans())
     m, k, n = draw(S.dims), draw(S.dims), draw(S.dims)
-    A = draw(S.matrices(nrows=k if ta else m, ncols=m if ta else k, dtype=dtype))
+    A = S.draw_matrix(draw, nrows=k if ta else m, ncols=m if ta else k, dtype=dtype)
     bdt = dtype if (dtype is not None and draw(st.integers(0, 3))) else None
-    B = draw(S.matrices(nrows=n if tb else k, ncols=k if tb else n, dtype=bdt))
+    B = S.draw_matrix(draw, nrows=n if tb else k, ncols=k if tb else n, dtype=bdt)
     return dict(A=A, B=B, ta=ta, tb=tb, semiring=draw(S.semirings) if semiring is None else semiring,
-                mask=draw(S.masks(nrows=m, ncols=n)), out=draw(S.outputs(nrows=m, ncols=n)),
+                mask=S.draw_mask(draw, nrows=m, ncols=n), out=S.draw_outputs(draw, nrows=m, ncols=n),
                 as_object=draw(st.booleans()), method=draw(st.booleans()))
 
 

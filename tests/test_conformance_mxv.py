@@ -20,16 +20,16 @@ RANDOM_SEMIRINGS = S.semirings
 def matvec_cases(draw, kind, semiring=None, dtype=None):
     transpose = draw(st.booleans())
     m, n = draw(S.dims), draw(S.dims)
-    A = draw(S.matrices(nrows=m, ncols=n, dtype=dtype))
+    A = S.draw_matrix(draw, nrows=m, ncols=n, dtype=dtype)
     # the operator is A or A.T; mxv contracts its columns, vxm its rows
     opr, opc = (n, m) if transpose else (m, n)
     inner, outer = (opc, opr) if kind == "mxv" else (opr, opc)
     udt = dtype if (dtype is not None and draw(st.integers(0, 3))) else None
     # density spans sparse frontiers (push) to full vectors (pull)
-    u = draw(S.vectors(size=inner, dtype=udt, density=draw(st.sampled_from(S.DENSITIES + (1.0, 0.02)))))
+    u = S.draw_vector(draw, size=inner, dtype=udt)
     sr = draw(RANDOM_SEMIRINGS) if semiring is None else semiring
-    mask = draw(S.masks(size=outer))
-    out, accum, replace = draw(S.outputs(size=outer))
+    mask = S.draw_mask(draw, size=outer)
+    out, accum, replace = S.draw_outputs(draw, size=outer)
     alias = out is None and inner == outer and draw(st.integers(0, 7)) == 0
     return dict(A=A, u=u, semiring=sr, transpose=transpose, mask=mask, out=out, accum=accum,
                 replace=replace, alias=alias, as_object=draw(st.booleans()),

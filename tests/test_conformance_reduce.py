@@ -16,17 +16,17 @@ def reduce_cases(draw, monoid=None, dtype=None):
     by = draw(st.sampled_from([None, None, "rows", "cols"]))
     mono = draw(st.sampled_from(O.MONOIDS)) if monoid is None else monoid
     if by is None and draw(st.booleans()):
-        x = draw(S.vectors(dtype=dtype))
+        x = S.draw_vector(draw, dtype=dtype)
         return dict(x=x, tr=False, by=None, monoid=mono, allow_empty=draw(st.booleans()),
                     mask=(None, None), out=(None, None, False), method=draw(st.booleans()))
     m, n = draw(S.dims), draw(S.dims)
     tr = draw(st.integers(0, 4)) == 0
-    x = draw(S.matrices(nrows=n if tr else m, ncols=m if tr else n, dtype=dtype))
+    x = S.draw_matrix(draw, nrows=n if tr else m, ncols=m if tr else n, dtype=dtype)
     size = m if by == "rows" else n
     if by is None:
         mask, out = (None, None), (None, None, False)
     else:
-        mask, out = draw(S.masks(size=size)), draw(S.outputs(size=size))
+        mask, out = S.draw_mask(draw, size=size), S.draw_outputs(draw, size=size)
     return dict(x=x, tr=tr, by=by, monoid=mono, allow_empty=draw(st.booleans()), mask=mask, out=out,
                 method=draw(st.booleans()))
 

@@ -247,9 +247,9 @@ def test_scipy_matmul_does_not_densify():
 @st.composite
 def index_dtype_cases(draw):
     m, k, n = draw(S.dims), draw(S.dims), draw(S.dims)
-    A = draw(S.matrices(nrows=m, ncols=k, via="coo", allow_dups=False, mode="nice"))
-    B = draw(S.matrices(nrows=k, ncols=n, via="coo", allow_dups=False, mode="nice"))
-    u = draw(S.vectors(size=k, allow_dups=False))
+    A = S.draw_matrix(draw, nrows=m, ncols=k, via="coo", allow_dups=False, mode="nice")
+    B = S.draw_matrix(draw, nrows=k, ncols=n, via="coo", allow_dups=False, mode="nice")
+    u = S.draw_vector(draw, size=k, allow_dups=False)
     return A, B, u, draw(st.sampled_from(["plus_times", "min_plus", "any_pair", "lor_land", "max_second"]))
 
 

@@ -40,6 +40,21 @@ def from_sorted_keys(keys, values, nrows: int, ncols: int) -> CSR:
     return CSR(indptr, cols, values, nrows, ncols)
 
 
+def from_coo(rows, cols, values, nrows: int, ncols: int) -> CSR:
+    """CSR from coordinates through scipy's O(nnz + n) coo_tocsr and per-row
+    sort. Duplicates are merged (values summed, so callers that care check
+    ``nnz`` against the input length); ``values=None`` gives a pattern."""
+    import scipy.sparse as sp
+
+    n = rows.shape[0]
+    idt = ar.index_dtype(n, nrows, ncols)
+    data = np.ones(n, np.bool_) if values is None else values
+    S = sp.coo_array((data, (rows.astype(idt), cols.astype(idt))), shape=(nrows, ncols)).tocsr()
+    S.sum_duplicates()  # sorts each row's columns too
+    vals = None if values is None else S.data
+    return CSR(S.indptr.astype(idt, copy=False), S.indices.astype(idt, copy=False), vals, nrows, ncols)
+
+
 def keys_of(csr: CSR):
     """Sorted linear keys ``row * ncols + col`` (int64) of the stored entries."""
     return ar.rows_of(csr.indptr) * csr.ncols + csr.indices.astype(np.int64)

@@ -42,6 +42,10 @@ def _sniff_mtx(path) -> bool:
                     head = g.read(64)
     except (OSError, EOFError):
         return False
+    return _is_banner(head)
+
+
+def _is_banner(head: bytes) -> bool:
     return head.lstrip(b"\xef\xbb\xbf").lower().startswith(b"%%matrixmarket")
 
 
@@ -57,13 +61,22 @@ def read(path, *, format=None, dtype=None, **kwargs):
     ``nrows=``, ... for edge lists).
     """
     if format is None:
-        name = os.fspath(path).lower() if not hasattr(path, "read") else ""
-        for ext in _COMPRESSED:
-            name = name.removesuffix(ext)
-        if name.endswith(_MTX_EXT) or (hasattr(path, "read") is False and _sniff_mtx(path)):
-            format = "mtx"
+        if hasattr(path, "read"):  # a stream: look at its start
+            import io
+
+            content = path.read()
+            if isinstance(content, str):
+                content = content.encode("utf-8")
+            name = getattr(path, "name", "<stream>")
+            path = io.BytesIO(content)
+            path.name = name
+            format = "mtx" if _is_banner(content[:64]) else "edgelist"
         else:
-            format = "edgelist"
+            name = os.fspath(path).lower()
+            for ext in _COMPRESSED:
+                name = name.removesuffix(ext)
+            mtx = name.endswith(_MTX_EXT) or _sniff_mtx(path)
+            format = "mtx" if mtx else "edgelist"
     fmt = str(format).lower()
     if fmt in ("mtx", "matrixmarket", "matrix-market", "mm"):
         if kwargs:

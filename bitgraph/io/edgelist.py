@@ -62,7 +62,7 @@ def _options(comments, delimiter):
                 f"read_edgelist: delimiter must be one character, got {delimiter!r}")
         if delimiter.isspace():
             delimiter = None  # any whitespace
-        elif delimiter in b"0123456789+-.eE" or delimiter in comments:
+        elif delimiter.isalnum() or delimiter in b"+-." or delimiter in comments:
             raise InvalidValue(
                 f"read_edgelist: delimiter {delimiter!r} cannot be told from "
                 f"a number or a comment")
@@ -203,23 +203,19 @@ def _fast_edges(data, start, line, k, base, nrows, comments, delim,
     if any(len(c) != 1 for c in comments):
         return None
     a = _as_array(data)
-    cap = int(np.count_nonzero(a[start:] == 10)) + 1
-    rows = np.empty(cap, dtype=np.int64)
-    cols = np.empty(cap, dtype=np.int64)
     room = 64  # for the header scipy needs before the weights
-    out = np.empty(room + (len(a) - start + 1 if k == 3 else 0), dtype=np.uint8)
-    hi = -1 if nrows is None else nrows - 1 + base
+    hi = 2 ** 62 if nrows is None else nrows - 1 + base
     scan = _scan(a, start, line, k=k, nidx=2, vkind=2 if k == 3 else 0,
                  base=base, hi0=hi, hi1=hi, comment_chars=b"".join(comments),
-                 comma=delim == b",", rows=rows, cols=cols, out=out[room:])
+                 sep=delim, store=True, out_room=room)
     if scan.status != 0:
         python_scan(scan.offset, scan.line)
         return None
     m = scan.entries
-    rows, cols = rows[:m], cols[:m]
     weights = None
     if k == 3:
         head = b"%%MatrixMarket matrix array real general\n%d 1\n" % m
+        out = scan.out
         out[room - len(head):room] = np.frombuffer(head, np.uint8)
         try:
             weights = _scipy_read([out[room - len(head):room + scan.out_len]])
@@ -227,7 +223,7 @@ def _fast_edges(data, start, line, k, base, nrows, comments, delim,
             python_scan()
             return None
         weights = weights.reshape(m)
-    return rows, cols, weights
+    return scan.rows, scan.cols, weights
 
 
 def read_edgelist(path, *, dtype=None, directed=True, one_based=False,
@@ -239,16 +235,17 @@ def read_edgelist(path, *, dtype=None, directed=True, one_based=False,
       ``src dst weight`` (float64 weights; ``dtype=`` casts them). Every edge
       line must have as many values as the first.
     - Vertex ids are non-negative integers, 0-based unless
-      ``one_based=True`` (then ids start at 1 and 1 is subtracted). The matrix is ``n x n`` with
-      ``n = max id + 1`` unless ``nrows`` is given (ids must then be below it).
+      ``one_based=True`` (then ids start at 1 and 1 is subtracted). The
+      matrix is ``n x n`` with ``n = max id + 1`` unless ``nrows`` is given
+      (ids must then be below it).
     - ``directed=False`` adds the reverse of every edge.
     - Repeated edges (and, undirected, an edge given in both directions) are
       combined with ``dup_op`` (``"plus"``, ``"min"``, ``"max"``, ``"first"``,
       ``"second"``, ``"any"``); structure-only edges simply collapse.
     - Lines whose first non-blank character starts with one of ``comments``
       and blank lines are skipped; ``delimiter=None`` splits on whitespace
-      (``","`` for a ``.csv`` name), ``delimiter=","`` on commas (blanks
-      around them allowed). gzip/bz2 files are read transparently.
+      (``","`` for a ``.csv`` name); another ``delimiter`` (``","``, ``";"``,
+      ``"|"``, ...) separates the values, blanks around it allowed. gzip/bz2 files are read transparently.
 
     Malformed lines (wrong number of values, a non-number, a negative or
     non-integral id) raise :class:`~bitgraph.FormatError` naming the file, the

@@ -114,13 +114,18 @@ class _ChainReader(io.RawIOBase):
 
 
 def _scipy_read(parts):
-    """``scipy.io.mmread`` of the concatenated buffers (or of a path)."""
+    """``scipy.io.mmread`` of the concatenated buffers (or of a path): a
+    dense array or a COO (``row``, ``col``, ``data``)."""
+    import inspect
+
     import scipy.io
 
-    if isinstance(parts, (str, os.PathLike)):
-        return scipy.io.mmread(parts)
-    stream = io.BufferedReader(_ChainReader(parts), buffer_size=1 << 22)
-    return scipy.io.mmread(stream)
+    if not isinstance(parts, (str, os.PathLike)):
+        parts = io.BufferedReader(_ChainReader(parts), buffer_size=1 << 22)
+    # scipy >= 1.18 warns unless told which COO type to return
+    if "spmatrix" in inspect.signature(scipy.io.mmread).parameters:
+        return scipy.io.mmread(parts, spmatrix=False)
+    return scipy.io.mmread(parts)
 
 
 def _to_matrix(rows, cols, values, nrows, ncols, dtype, dup_op="plus"):
@@ -141,17 +146,17 @@ def _to_matrix(rows, cols, values, nrows, ncols, dtype, dup_op="plus"):
 # ``is_comment``) is skipped (and with ``blank`` overwritten with spaces, so
 # scipy, which cannot read comments between entries, sees a blank line with
 # the same number); else exactly ``k`` tokens: the first ``nidx`` are indices
-# (digits only, ``base <= v <= hi``), the next a value (``vkind`` 1: integer
+# (digits only, ``base <= v <= hi0`` / ``hi1``), the next a value (``vkind`` 1: integer
 # ``-?digits``, 2: real ``[+-]?(digits[.digits]|.digits)([eE][+-]?digits)``
 # or inf/infinity/nan), each ended by a blank, a newline, the end or (with
-# ``comma``) a comma between tokens. With ``store`` the indices go to
+# ``sep`` >= 0) that byte between tokens. With ``store`` the indices go to
 # ``rows``/``cols`` (minus ``base``) and each real value to ``out`` on a line
 # of its own (a leading '+' dropped). ``res``: status (0 ok, 1 bad line,
 # 2 more than ``limit`` data lines), data lines, byte offset and line (from
 # 0) of the bad line, bytes written to ``out``, largest index of each column.
 
 
-def _scan_py(a, start, k, nidx, base, hi0, hi1, vkind, is_comment, comma,
+def _scan_py(a, start, k, nidx, base, hi0, hi1, vkind, is_comment, sep,
              blank, store, rows, cols, out, limit, res):
     n = a.shape[0]
     i = start
@@ -207,7 +212,7 @@ def _scan_py(a, start, k, nidx, base, hi0, hi1, vkind, is_comment, comma,
                     ok = False
                     break
                 if t == 0:
-                    if hi0 >= 0 and v > hi0:
+                    if v > hi0:
                         ok = False
                         break
                     if store:
@@ -215,7 +220,7 @@ def _scan_py(a, start, k, nidx, base, hi0, hi1, vkind, is_comment, comma,
                     if v > mx0:
                         mx0 = v
                 else:
-                    if hi1 >= 0 and v > hi1:
+                    if v > hi1:
                         ok = False
                         break
                     if store:
@@ -297,7 +302,7 @@ def _scan_py(a, start, k, nidx, base, hi0, hi1, vkind, is_comment, comma,
                 break
             c = a[i]
             if not (c == 32 or c == 9 or c == 13 or c == 11 or c == 12
-                    or c == 10 or (comma and c == 44)):
+                    or c == 10 or c == sep):
                 ok = False
                 break
             while c == 32 or c == 9 or c == 13 or c == 11 or c == 12:
@@ -307,8 +312,8 @@ def _scan_py(a, start, k, nidx, base, hi0, hi1, vkind, is_comment, comma,
                 c = a[i]
             if i == n or c == 10:
                 break
-            if comma:
-                if c != 44:
+            if sep >= 0:
+                if c != sep:
                     ok = False
                     break
                 i += 1
@@ -317,7 +322,7 @@ def _scan_py(a, start, k, nidx, base, hi0, hi1, vkind, is_comment, comma,
                     if not (c == 32 or c == 9 or c == 13 or c == 11 or c == 12):
                         break
                     i += 1
-                if i == n or c == 10 or c == 44:
+                if i == n or c == 10 or c == sep:
                     ok = False
                     break
         if not ok or t != k:
@@ -335,21 +340,40 @@ def _scan_py(a, start, k, nidx, base, hi0, hi1, vkind, is_comment, comma,
     res[6] = mx1
 
 
+def _scan_chunks_py(a, bounds, k, nidx, base, hi0, hi1, vkind, is_comment,
+                    sep, blank, store, rows, cols, row_at, out, res):
+    """``_scan_py`` over the line-aligned chunks ``bounds[c]:bounds[c + 1]``
+    in parallel; chunk ``c`` stores its indices from ``row_at[c]`` and its
+    values from ``bounds[c] - bounds[0]``, its results in ``res[c]``."""
+    for c in _prange(bounds.shape[0] - 1):
+        lo = bounds[c]
+        _serial_scan(a[:bounds[c + 1]], lo, k, nidx, base, hi0, hi1, vkind,
+                     is_comment, sep, blank, store, rows[row_at[c]:],
+                     cols[row_at[c]:], out[lo - bounds[0]:], 2 ** 62, res[c])
+
+
+_prange = range
+_serial_scan = _scan_py
 _SCAN = None
+_SCAN_CHUNKS = None
+_PARALLEL_MIN = 1 << 23  # bodies from 8 MiB are scanned in parallel
 
 
 def _scanner():
-    """The scanner compiled by numba (cached on disk); the plain Python
-    function where numba is missing."""
-    global _SCAN
+    """The scanners compiled by numba (cached on disk): (serial, parallel);
+    plain Python where numba is missing."""
+    global _SCAN, _SCAN_CHUNKS, _prange, _serial_scan
     if _SCAN is None:
         try:
-            from numba import njit
+            import numba
         except ImportError:  # pragma: no cover - numba is a dependency
-            _SCAN = _scan_py
+            _SCAN, _SCAN_CHUNKS = _scan_py, None
         else:
-            _SCAN = njit(cache=True, nogil=True)(_scan_py)
-    return _SCAN
+            _serial_scan = numba.njit(cache=True, nogil=True)(_scan_py)
+            _prange = numba.prange
+            _SCAN = _serial_scan
+            _SCAN_CHUNKS = numba.njit(cache=True, parallel=True)(_scan_chunks_py)
+    return _SCAN, _SCAN_CHUNKS
 
 
 _NO_INDEX = np.zeros(1, dtype=np.int64)
@@ -362,27 +386,117 @@ class _ScanResult:
     entries: int
     offset: int        # byte offset of the bad line
     line: int          # its line number
-    out_len: int
+    out_len: int       # bytes of values in out
     max0: int
     max1: int
+    rows: np.ndarray | None = None   # the stored indices (store mode)
+    cols: np.ndarray | None = None
+    out: np.ndarray | None = None    # the values, one per line
 
 
-def _scan(a, start, start_line, *, k, nidx, vkind, base=1, hi0=-1, hi1=-1,
-          comment_chars=b"", comma=False, blank=False, rows=None, cols=None,
-          out=None, limit=None):
+def _threads():
+    try:
+        import numba
+
+        return numba.get_num_threads()
+    except ImportError:  # pragma: no cover
+        return 1
+
+
+def _scan(a, start, start_line, *, k, nidx, vkind, base=1, hi0=2 ** 62,
+          hi1=2 ** 62, comment_chars=b"", sep=None, blank=False, store=False,
+          out_room=0, limit=None):
+    """Run the scanner over ``a[start:]`` (line ``start_line``), in parallel
+    chunks for a large body. With ``store``, the result holds the indices
+    (``rows``, ``cols``) and the values one per line in ``out``, after
+    ``out_room`` spare bytes."""
     is_comment = np.zeros(256, dtype=np.bool_)
     for ch in comment_chars:
         is_comment[ch] = True
-    store = rows is not None
-    res = np.zeros(8, dtype=np.int64)
-    _scanner()(a, start, k, nidx, base, hi0, hi1, vkind, is_comment, comma,
-               blank, store,
-               rows if store else _NO_INDEX, cols if store else _NO_INDEX,
-               out if out is not None else _NO_BYTES,
-               np.int64(2 ** 62 if limit is None else limit), res)
-    return _ScanResult(int(res[0]), int(res[1]), int(res[2]),
-                       start_line + int(res[3]), int(res[4]), int(res[5]),
-                       int(res[6]))
+    sep = -1 if sep is None else ord(sep)
+    limit = 2 ** 62 if limit is None else int(limit)
+    serial, chunked = _scanner()
+    n = len(a)
+    nthreads = _threads() if chunked is not None else 1
+    nchunks = min(4 * nthreads, (n - start) // (_PARALLEL_MIN // 4))
+    cuts = [start]
+    if nthreads > 1 and n - start >= _PARALLEL_MIN:
+        for c in range(1, nchunks):
+            nl = _find_newline(a, start + (n - start) * c // nchunks)
+            if nl > cuts[-1] and nl < n:
+                cuts.append(nl)
+    cuts.append(n)
+    bounds = np.array(cuts, dtype=np.int64)
+    nch = len(bounds) - 1
+    if store:
+        counts = [int(np.count_nonzero(a[lo:hi] == 10))
+                  for lo, hi in zip(cuts[:-1], cuts[1:])]
+        row_at = np.zeros(nch, dtype=np.int64)
+        row_at[1:] = np.cumsum(counts[:-1])
+        rows = np.empty(sum(counts) + 1, dtype=np.int64)
+        cols = np.empty(sum(counts) + 1, dtype=np.int64)
+        out = (np.empty(out_room + n - start + 1, dtype=np.uint8)
+               if vkind == 2 else _NO_BYTES)
+        out_body = out[out_room:] if vkind == 2 else out
+    else:
+        row_at = np.zeros(nch, dtype=np.int64)
+        rows = cols = _NO_INDEX
+        out = out_body = _NO_BYTES
+    res = np.zeros((nch, 8), dtype=np.int64)
+    if nch == 1:
+        serial(a, start, k, nidx, base, hi0, hi1, vkind, is_comment, sep,
+               blank, store, rows, cols, out_body, limit, res[0])
+    else:
+        chunked(a, bounds, k, nidx, base, hi0, hi1, vkind, is_comment, sep,
+                blank, store, rows, cols, row_at, out_body, res)
+    # combine the chunks: the first bad line, the entry count, the limit
+    entries = lines = 0
+    for c in range(nch):
+        st, m, off, ln = (int(x) for x in res[c, :4])
+        if entries + m > limit or (st == 1 and entries + m == limit):
+            # the serial scan says which comes first: an extra line or a bad one
+            sub = np.zeros(8, dtype=np.int64)
+            serial(a[:cuts[c + 1]], cuts[c], k, nidx, base, hi0, hi1, vkind,
+                   is_comment, sep, blank, False, _NO_INDEX, _NO_INDEX,
+                   _NO_BYTES, limit - entries, sub)
+            st, off, ln = int(sub[0]), int(sub[2]), int(sub[3])
+        if st != 0:
+            return _ScanResult(st, entries + m, off, start_line + lines + ln,
+                               0, -1, -1)
+        entries += m
+        lines += ln
+    result = _ScanResult(0, entries, n, start_line + lines, 0,
+                         int(res[:, 5].max()), int(res[:, 6].max()))
+    if store:
+        ms = res[:, 1]
+        if nch == 1:
+            result.rows, result.cols = rows[:entries], cols[:entries]
+        else:
+            result.rows = np.concatenate([rows[r:r + m] for r, m in zip(row_at, ms)])
+            result.cols = np.concatenate([cols[r:r + m] for r, m in zip(row_at, ms)])
+        if vkind == 2:
+            lens = res[:, 4]
+            if nch > 1:  # close the gaps between the chunks' values
+                pos = int(lens[0])
+                for c in range(1, nch):
+                    lo = cuts[c] - start
+                    out_body[pos:pos + lens[c]] = out_body[lo:lo + lens[c]]
+                    pos += int(lens[c])
+            result.out_len = int(lens.sum())
+            result.out = out
+    return result
+
+
+def _find_newline(a, pos):
+    """Offset just after the first newline at or after ``pos`` (or len)."""
+    n = len(a)
+    step = 1 << 16
+    while pos < n:
+        hit = np.flatnonzero(a[pos:pos + step] == 10)
+        if len(hit):
+            return pos + int(hit[0]) + 1
+        pos += step
+    return n
 
 
 # ------------------------------------------------------------ token grammar

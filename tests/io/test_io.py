@@ -393,7 +393,7 @@ def test_scanner_in_plain_python_agrees():
         res = np.zeros(8, dtype=np.int64)
         is_comment = np.zeros(256, dtype=bool)
         is_comment[ord("%")] = True
-        _scan_py(a, 0, k, 2, 1, 9, 9, vkind, is_comment, False, False, False,
+        _scan_py(a, 0, k, 2, 1, 9, 9, vkind, is_comment, -1, False, False,
                  np.zeros(1, np.int64), np.zeros(1, np.int64), np.zeros(1, np.uint8),
                  100, res)
         return int(res[0]), int(res[1]), int(res[3])
@@ -490,6 +490,10 @@ def test_edgelist_csv(tmp_path):
         _read_edgelist_data(write(tmp_path, "f.csv", "0,1\n1,,2\n"))
     with pytest.raises(FormatError, match=r"g\.csv:2: expected 2 values"):
         _read_edgelist_data(write(tmp_path, "g.csv", "0,1\n1 2\n"))
+    d = _read_edgelist_data(write(tmp_path, "e.psv", "0|1|2.5\n3 | 4 | 1\n"), delimiter="|")
+    assert d.rows.tolist() == [0, 3] and d.weights.tolist() == [2.5, 1.0]
+    with pytest.raises(FormatError, match=r"nrows=0"):
+        _read_edgelist_data(write(tmp_path, "n0.txt", "0 0\n"), nrows=0)
 
 
 def test_edgelist_empty(tmp_path):
@@ -551,6 +555,65 @@ def test_edgelist_options_validated(tmp_path):
         read_edgelist(p, nrows=-1)
 
 
+# ------------------------------------------------------------ parallel scan
+
+@pytest.fixture
+def chunked(monkeypatch):
+    """Scan every body in parallel chunks, however small."""
+    import bitgraph.io.mtx as mtx
+
+    monkeypatch.setattr(mtx, "_PARALLEL_MIN", 32)
+
+
+@pytest.mark.parametrize("name,text,line,words", MANGLED_CASES,
+                         ids=[c[0] for c in MANGLED_CASES])
+def test_malformed_mtx_chunked(tmp_path, chunked, name, text, line, words):
+    test_malformed_mtx(tmp_path, name, text, line, words)
+
+
+@pytest.mark.parametrize("name,text,line,words", EDGE_CASES, ids=[c[0] for c in EDGE_CASES])
+def test_malformed_edgelist_chunked(tmp_path, chunked, name, text, line, words):
+    test_malformed_edgelist(tmp_path, name, text, line, words)
+
+
+def test_chunked_reads_agree(tmp_path, chunked):
+    test_comments_and_blank_lines_in_body(tmp_path)
+    test_edgelist_snap(tmp_path)
+    test_edgelist_whitespace_variants(tmp_path)
+    test_edgelist_gz_and_weights(tmp_path)
+    test_edgelist_csv(tmp_path)
+    test_edgelist_one_based_and_nrows(tmp_path)
+    test_error_far_into_a_big_file(tmp_path)
+    test_edgelist_big_file_error_line(tmp_path)
+
+
+def test_chunked_big_reads(tmp_path, monkeypatch):
+    import bitgraph.io.mtx as mtx
+
+    rng = np.random.default_rng(5)
+    n = 50_000
+    r, c, w = rng.integers(0, 500, n), rng.integers(0, 500, n), rng.random(n)
+    R, C, W = r.tolist(), c.tolist(), w.tolist()
+    lines = [f"{a} {b} {x!r}" for a, b, x in zip(R, C, W)]
+    lines[100:100] = ["# a comment", "", "   "]
+    el = write(tmp_path, "w.txt", "\n".join(lines) + "\n")
+    mt = write(tmp_path, "w.mtx", f"{H}500 500 {n}\n% c\n"
+               + "\n".join(f"{a + 1} {b + 1} {x!r}" for a, b, x in zip(R, C, W)) + "\n")
+    serial_el, serial_mt = _read_edgelist_data(el), _read_mtx_data(mt)
+    monkeypatch.setattr(mtx, "_PARALLEL_MIN", 1024)
+    par_el, par_mt = _read_edgelist_data(el), _read_mtx_data(mt)
+    for a, b in ((serial_el.rows, par_el.rows), (serial_el.cols, par_el.cols),
+                 (serial_el.weights, par_el.weights), (serial_mt.rows, par_mt.rows),
+                 (serial_mt.values, par_mt.values)):
+        np.testing.assert_array_equal(a, b)
+    np.testing.assert_array_equal(par_el.rows, r)
+    np.testing.assert_array_equal(par_el.weights, w)
+    more = write(tmp_path, "more.mtx", f"{H}500 500 {n - 1}\n"
+                 + "\n".join(f"{a + 1} {b + 1} {x!r}" for a, b, x in zip(R, C, W)) + "\n")
+    with pytest.raises(FormatError, match=rf"more\.mtx:{n + 2}: more entries"):
+        read_mtx(more)
+
+
 # ------------------------------------------------------------ read() dispatch
 
 def test_read_dispatch(tmp_path):
@@ -571,6 +634,10 @@ def test_read_dispatch(tmp_path):
         read(tmp_path / "a.mtx", directed=False)
     with pytest.raises(FileNotFoundError):
         read(tmp_path / "missing.mtx")
+    import io
+
+    assert read(io.BytesIO(mtx.encode())).shape == (3, 3)
+    assert read(io.StringIO("0 1\n1 2\n")).shape == (3, 3)
 
 
 def test_io_imports_stay_lazy():

@@ -21,7 +21,7 @@ from bitgraph.kernels.registry import CSR, SemiringSpec
 
 registry.load("cpu")
 from bitgraph.kernels.cpu import ewise as ewise_mod  # noqa: E402
-from bitgraph.kernels.cpu import row_chunks  # noqa: E402
+from bitgraph.kernels.cpu import indptr_chunks, row_chunks  # noqa: E402
 
 ewise = registry.lookup("ewise", fmt="dense", device="cpu", variant="binop")
 unary = registry.lookup("unary", fmt="dense", device="cpu", variant="unop")
@@ -583,8 +583,8 @@ def test_mxv_int64_indices_and_parallel(dt, rng):
 def test_parallel_pull_many_chunks(monkeypatch, rng):
     """The thread-pool variant on many small chunks equals the serial one."""
     import bitgraph.kernels.cpu.spmv_csr as mod
-    monkeypatch.setattr(mod, "row_chunks",
-                        lambda work: row_chunks(work, nchunks=17))
+    monkeypatch.setattr(mod, "indptr_chunks",
+                        lambda indptr: indptr_chunks(indptr, nchunks=17))
     dt = np.dtype(np.float64)
     A = rand_csr(rng, 300, 200, 0.05, dt)
     xv = rand_values(rng, dt, 200, small=True)
@@ -715,6 +715,27 @@ def test_spgemm_dense_rows_and_triangles(rng):
         assert ntri == int(np.trace(a @ a @ a)) // 6
 
 
+def test_empty_inputs():
+    """0 rows, 0 columns, no entries: every launcher returns empty results."""
+    dt = np.dtype(np.float64)
+    sr = SemiringSpec(dt, oc.PLUS, oc.TIMES, 0.0, None)
+    z32 = np.zeros(0, np.int32)
+    for nrows, ncols in ((0, 0), (0, 5), (4, 0), (4, 5)):
+        A = CSR(np.zeros(nrows + 1, np.int32), z32, np.zeros(0), nrows, ncols)
+        B = CSR(np.zeros(ncols + 1, np.int32), z32, None, ncols, 3)
+        for parallel in (False, True):
+            tv, tp = spmv_pull(A, np.zeros(ncols), pack_bits(np.ones(ncols)),
+                               None, sr, parallel=parallel)
+            assert tv.shape == (nrows,) and not tp.any()
+            ip, ix, v = spgemm(A, B, None, False, sr, parallel=parallel)
+            assert ip.tolist() == [0] * (nrows + 1) and ix.size == v.size == 0
+        tv, tp = spmspv_push(transpose(A), np.zeros(0, np.int64),
+                             np.zeros(ncols), None, sr, False, nrows)
+        assert tv.shape == (nrows,) and not tp.any()
+    assert ewise(oc.PLUS, np.zeros(0), np.zeros(0)).shape == (0,)
+    assert reduce_segments(np.array([0]), np.zeros(0), oc.PLUS, 0).size == 0
+
+
 # ----------------------------------------------------------------------------
 # reduce
 # ----------------------------------------------------------------------------
@@ -786,3 +807,35 @@ def test_warmup_importable(capsys):
     assert "shard 1/2" in capsys.readouterr().out
     with pytest.raises(ValueError):
         warmup(2, 2)
+
+
+def test_sort_range(rng):
+    """The row sort of mxm, on unique and duplicate-heavy ranges."""
+    from bitgraph.kernels.cpu.spgemm_csr import _sort_range
+    for n in list(range(0, 40)) + [100, 257, 1000, 5000]:
+        for high in (3, 10 * n + 1):
+            for dtype in (np.int32, np.int64):
+                a = rng.integers(0, high, n + 10).astype(dtype)
+                want = a.copy()
+                want[5:5 + n] = np.sort(want[5:5 + n])
+                _sort_range(a, np.uint64(5), np.uint64(5 + n))
+                assert np.array_equal(a, want), (n, high)
+    for a in (np.arange(3000, dtype=np.int32),
+              np.arange(3000, 0, -1).astype(np.int32),
+              np.zeros(3000, np.int32)):
+        want = np.sort(a)
+        _sort_range(a, np.uint64(0), np.uint64(a.size))
+        assert np.array_equal(a, want)
+
+
+def test_chunks_cover_rows(rng):
+    for nrows in (0, 1, 5, 1000):
+        lens = rng.integers(0, 50, nrows)
+        lens[: nrows // 3] = 0
+        indptr = np.concatenate([[0], np.cumsum(lens)]).astype(np.int32)
+        for nchunks in (1, 3, 8, 5000):
+            for chunks in (indptr_chunks(indptr, nchunks),
+                           row_chunks(lens + 1, nchunks)):
+                assert chunks[0] == 0 and chunks[-1] == nrows
+                assert np.all(np.diff(chunks) > 0) or nrows == 0
+                assert chunks.size - 1 <= max(1, nchunks)

@@ -187,6 +187,39 @@ def row_chunks(work, nchunks=None):
     return np.unique(np.concatenate(([0], cuts, [nrows]))).astype(np.int64)
 
 
+def indptr_chunks(indptr, nchunks=None):
+    """chunks[m+1] int64: row ranges of about equal ``nnz + nrows``.
+
+    indptr[nrows+1]. Bisection on ``indptr[r] + r`` for the ``nchunks - 1``
+    cuts: O(nchunks * log(nrows)), no O(nrows) pass.
+    """
+    nrows = indptr.size - 1
+    if nchunks is None:
+        nchunks = num_threads() * 4
+    nchunks = max(1, min(nchunks, nrows))
+    total = int(indptr[-1]) + nrows
+    target = np.arange(1, nchunks) * (total / nchunks)
+    lo = np.zeros(target.size, np.int64)
+    hi = np.full(target.size, nrows, np.int64)
+    while True:  # first r with indptr[r] + r >= target
+        active = lo < hi
+        if not active.any():
+            break
+        mid = (lo + hi) // 2
+        right = indptr[mid] + mid < target
+        lo = np.where(active & right, mid + 1, lo)
+        hi = np.where(active & ~right, mid, hi)
+    return np.unique(np.concatenate(([0], lo, [nrows]))).astype(np.int64)
+
+
+def even_chunks(n, nchunks=None):
+    """chunks[m+1] int64: [0, n) cut into ``nchunks`` equal ranges."""
+    if nchunks is None:
+        nchunks = num_threads() * 4
+    nchunks = max(1, min(nchunks, n))
+    return np.unique(np.linspace(0, n, nchunks + 1).astype(np.int64))
+
+
 def parallel_for(kernel, chunks, *args):
     """``kernel(r0, r1, *args)`` for each range of ``chunks``, on the pool.
 

@@ -9,8 +9,8 @@ from numba import njit
 
 from bitgraph.kernels import opcodes
 from bitgraph.kernels.cpu import (
-    SERIAL_BELOW, check_binary, check_dtype, num_threads, parallel_for,
-    row_chunks,
+    SERIAL_BELOW, check_binary, check_dtype, even_chunks, num_threads,
+    parallel_for,
 )
 from bitgraph.kernels.cpu.scalar import binop, unop
 from bitgraph.kernels.registry import register
@@ -37,7 +37,7 @@ def _chunks(n, parallel):
         parallel = n >= 4 * SERIAL_BELOW
     if not parallel:
         return np.array([0, n], np.int64)
-    return row_chunks(np.ones(n, np.int8), num_threads())
+    return even_chunks(n, num_threads())
 
 
 def _warm_ewise(dtype, index_dtype):

@@ -5,8 +5,8 @@ from numba import njit
 
 from bitgraph.kernels import opcodes
 from bitgraph.kernels.cpu import (
-    SERIAL_BELOW, check_dtype, check_monoid, index_args, parallel_for,
-    row_chunks,
+    SERIAL_BELOW, check_dtype, check_monoid, index_args, indptr_chunks,
+    parallel_for,
 )
 from bitgraph.kernels.cpu.scalar import binop
 from bitgraph.kernels.registry import register
@@ -67,7 +67,7 @@ def reduce_segments(indptr, values, code, identity, terminal=None, *,
     if parallel is None:
         parallel = values.size >= SERIAL_BELOW
     if parallel and nseg > 1:
-        chunks = row_chunks(np.diff(indptr) + 1)
+        chunks = indptr_chunks(indptr)
     else:
         chunks = np.array([0, nseg], np.int64)
     parallel_for(_reduce_segments, chunks, indptr, values, code, identity,

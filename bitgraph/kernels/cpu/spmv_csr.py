@@ -11,7 +11,7 @@ from numba import njit
 
 from bitgraph.kernels import opcodes
 from bitgraph.kernels.cpu import (
-    SERIAL_BELOW, bitmap_arg, index_args, parallel_for, row_chunks,
+    SERIAL_BELOW, bitmap_arg, index_args, indptr_chunks, parallel_for,
     semiring_args, values_arg,
 )
 from bitgraph.kernels.cpu.scalar import binop, bitmap_get, cast_like, multop
@@ -92,7 +92,7 @@ def spmv_pull(A, x_values, x_bitmap, allowed, sr, flipped=False, *,
     if parallel is None:
         parallel = indices.size >= SERIAL_BELOW
     if parallel:
-        chunks = row_chunks(np.diff(indptr) + 1)
+        chunks = indptr_chunks(indptr)
     else:
         chunks = np.array([0, A.nrows], np.int64)
     parallel_for(_spmv_pull_rows, chunks, indptr, indices, values, iso,
