@@ -19,7 +19,7 @@ from . import _array as ar
 from .errors import DimensionMismatch, InvalidValue
 from .formats import csr as csr_fmt
 from .formats.csr import CSR
-from .mask import Mask
+from ._container import Container
 from .semiring import lookup_dtype
 from .vector import _combine_duplicates, _import_graphblas
 
@@ -35,18 +35,12 @@ class _Cache:
         self.bvss = None
 
 
-class _MatrixOps:
+class _MatrixOps(Container):
     """Operation methods shared by Matrix and its transpose view."""
-
-    __array_priority__ = 20
-    __array_ufunc__ = None
 
     @property
     def shape(self):
         return (self.nrows, self.ncols)
-
-    def __array__(self, *args, **kwargs):
-        raise TypeError("a bitgraph Matrix is sparse: use to_coo() or to_scipy()")
 
     def mxv(self, u, semiring="plus_times", **kw):
         """``A @ u`` over a semiring; see :func:`bitgraph.ops.mxv`.
@@ -64,31 +58,6 @@ class _MatrixOps:
         from . import ops
 
         return ops.mxm(self, B, semiring, **kw)
-
-    def ewise_add(self, other, op="plus", **kw):
-        from . import ops
-
-        return ops.ewise_add(self, other, op, **kw)
-
-    def ewise_mult(self, other, op="times", **kw):
-        from . import ops
-
-        return ops.ewise_mult(self, other, op, **kw)
-
-    def apply(self, op, **kw):
-        from . import ops
-
-        return ops.apply(self, op, **kw)
-
-    def select(self, op, thunk=0, **kw):
-        from . import ops
-
-        return ops.select(self, op, thunk, **kw)
-
-    def reduce(self, monoid="plus", **kw):
-        from . import ops
-
-        return ops.reduce(self, monoid, **kw)
 
     def extract(self, rows=None, cols=None, **kw):
         from . import ops
@@ -334,18 +303,6 @@ class Matrix(_MatrixOps):
     def __repr__(self):
         kind = "structure-only" if self.iso else str(self._dtype)
         return f"Matrix({self.nrows}x{self.ncols}, nvals={self.nvals}, {kind})"
-
-    # --- masks ----------------------------------------------------------------------
-    @property
-    def S(self) -> Mask:
-        return Mask(self, structure=True)
-
-    @property
-    def V(self) -> Mask:
-        return Mask(self, structure=False)
-
-    def __invert__(self) -> Mask:
-        return Mask(self, structure=False, complement=True)
 
     def assign(self, value, rows=None, cols=None, **kw):
         from . import ops

@@ -60,33 +60,51 @@ def _is_matrix(x):
     return isinstance(x, _MatrixOps)
 
 
+def _stored_values(c: CSR):
+    """A CSR's values, materialised as True for a structure-only matrix."""
+    if c.values is not None:
+        return c.values
+    return ar.array_module(c.indptr).ones(c.nnz, np.bool_)
+
+
 def _entries(x) -> Entries:
     if isinstance(x, Vector):
         idx = x.indices()
         return Entries(idx, x._values[idx])
     c = x._csr()
-    vals = np.ones(c.nnz, np.bool_) if c.values is None else c.values
-    return Entries(csr_fmt.keys_of(c), vals)
+    return Entries(csr_fmt.keys_of(c), _stored_values(c))
 
 
-def _empty(dtype) -> Entries:
-    return Entries(np.zeros(0, np.int64), np.zeros(0, dtype))
+def _empty(dtype, xp=np) -> Entries:
+    return Entries(xp.zeros(0, np.int64), xp.zeros(0, dtype))
+
+
+def _merge(*parts: Entries) -> Entries:
+    """Union of entry sets with disjoint keys, sorted by key."""
+    xp = ar.array_module(parts[0].keys)
+    keys = xp.concatenate([p.keys for p in parts])
+    vals = xp.concatenate([p.values for p in parts])
+    order = xp.argsort(keys, kind="stable")
+    return Entries(keys[order], vals[order])
 
 
 def _to_vector(e: Entries, size: int, dtype) -> Vector:
-    present = np.zeros(size, np.bool_)
+    xp = ar.array_module(e.keys)
+    present = xp.zeros(size, np.bool_)
     present[e.keys] = True
-    vals = np.zeros(size, dtype)
+    vals = xp.zeros(size, dtype)
     vals[e.keys] = e.values
     return Vector._from_parts(ar.pack_bits(present), vals, size)
 
 
 def _to_csr(e: Entries, nrows: int, ncols: int) -> CSR:
-    return csr_fmt.from_sorted_keys(e.keys, np.ascontiguousarray(e.values), nrows, ncols)
+    xp = ar.array_module(e.values)
+    return csr_fmt.from_sorted_keys(e.keys, xp.ascontiguousarray(e.values), nrows, ncols)
 
 
 def _dense_entries(values, present) -> Entries:
-    keys = np.flatnonzero(present).astype(np.int64)
+    xp = ar.array_module(values)
+    keys = xp.flatnonzero(present).astype(np.int64)
     return Entries(keys, values[keys])
 
 
@@ -139,12 +157,11 @@ def _union(a: Entries, b: Entries, op, out_dtype) -> Entries:
     ina = ar.isin_sorted(a.keys, b.keys)
     inb = ar.isin_sorted(b.keys, a.keys)
     both = _binop_values(op, a.values[ina], b.values[inb])
-    keys = np.concatenate([a.keys[ina], a.keys[~ina], b.keys[~inb]])
-    vals = np.concatenate(
-        [ar.cast(both, out_dtype), ar.cast(a.values[~ina], out_dtype), ar.cast(b.values[~inb], out_dtype)]
+    return _merge(
+        Entries(a.keys[ina], ar.cast(both, out_dtype)),
+        Entries(a.keys[~ina], ar.cast(a.values[~ina], out_dtype)),
+        Entries(b.keys[~inb], ar.cast(b.values[~inb], out_dtype)),
     )
-    order = np.argsort(keys, kind="stable")
-    return Entries(keys[order], vals[order])
 
 
 def _binop_values(op, x, y, dtype=None):
@@ -168,7 +185,7 @@ def finish(out, t: Entries, t_dtype, mask, accum, replace, shape):
     """
     mask = as_mask(mask)
     if out is None:
-        c, c_dtype = _empty(t_dtype), lookup_dtype(t_dtype)
+        c, c_dtype = _empty(t_dtype, ar.array_module(t.keys)), lookup_dtype(t_dtype)
     else:
         c, c_dtype = _entries(out), out.dtype
     if accum is not None and out is not None:
@@ -182,10 +199,7 @@ def finish(out, t: Entries, t_dtype, mask, accum, replace, shape):
         z = Entries(z.keys[zin], z.values[zin])
         if not replace and c.keys.shape[0]:
             keep = ~ms.contains(c.keys)
-            keys = np.concatenate([z.keys, c.keys[keep]])
-            vals = np.concatenate([z.values, c.values[keep]])
-            order = np.argsort(keys, kind="stable")
-            z = Entries(keys[order], vals[order])
+            z = _merge(z, Entries(c.keys[keep], c.values[keep]))
     return _write(out, z, c_dtype, shape)
 
 
@@ -477,8 +491,7 @@ def reduce(x, monoid="plus", *, by=None, allow_empty=True, mask=None, accum=None
     c = x._csr() if by == "rows" else x._transposed_csr()
     shape = (c.nrows,)
     mask = _check_out_mask("reduce", shape, mask, out, accum)
-    vals = np.ones(c.nnz, np.bool_) if c.values is None else c.values
-    r = reduce_segments(c.indptr, vals, m)
+    r = reduce_segments(c.indptr, _stored_values(c), m)
     present = np.diff(c.indptr) > 0
     return finish(out, _dense_entries(r, present), m.types(x.dtype)[1], mask, accum, replace, shape)
 
@@ -652,10 +665,7 @@ def assign(out, value, *index, mask=None, accum=None, replace=False):
             region = rows_in[ci] & cols_in[cj]
         else:
             region = rows_in[c.keys]
-        keys = np.concatenate([c.keys[~region], a.keys])
-        vals = np.concatenate([c.values[~region], ar.cast(a.values, out.dtype)])
-        order = np.argsort(keys, kind="stable")
-        z = Entries(keys[order], vals[order])
+        z = _merge(Entries(c.keys[~region], c.values[~region]), Entries(a.keys, ar.cast(a.values, out.dtype)))
     return finish(out, z, out.dtype, mask, None, replace, shape)
 
 
@@ -688,10 +698,7 @@ def _assign_line(C, value, I, J, line, mask, accum, replace):
         keep = (c.keys % max(ncols, 1)) != j if ncols else np.ones(c.keys.shape[0], np.bool_)
         wi = w.indices()
         new_keys = wi * ncols + j
-    keys = np.concatenate([c.keys[keep], new_keys])
-    vals = np.concatenate([c.values[keep], w._values[wi]])
-    order = np.argsort(keys, kind="stable")
-    return _write(C, Entries(keys[order], vals[order]), C.dtype, tuple(C.shape))
+    return _write(C, _merge(Entries(c.keys[keep], c.values[keep]), Entries(new_keys, w._values[wi])), C.dtype, tuple(C.shape))
 
 
 def transpose(A, *, mask=None, accum=None, replace=False, out=None):
@@ -706,5 +713,4 @@ def transpose(A, *, mask=None, accum=None, replace=False, out=None):
     shape = (A.ncols, A.nrows)
     mask = _check_out_mask("transpose", shape, mask, out, accum)
     c = A._transposed_csr()
-    vals = np.ones(c.nnz, np.bool_) if c.values is None else c.values
-    return finish(out, Entries(csr_fmt.keys_of(c), vals), A.dtype, mask, accum, replace, shape)
+    return finish(out, Entries(csr_fmt.keys_of(c), _stored_values(c)), A.dtype, mask, accum, replace, shape)

@@ -16,20 +16,17 @@ import numpy as np
 
 from . import _array as ar
 from .errors import DimensionMismatch, InvalidValue
-from .mask import Mask
+from ._container import Container
 from .semiring import lookup_binary, lookup_dtype
 
 
-class Vector:
+class Vector(Container):
     """A sparse vector of ``size`` entries over one dtype.
 
     >>> import bitgraph as bg
     >>> bg.Vector(dtype="int8", size=3).nvals
     0
     """
-
-    __array_priority__ = 20
-    __array_ufunc__ = None
 
     def __init__(self, dtype=bool, size=0):
         size = int(size)
@@ -202,25 +199,8 @@ class Vector:
     def __repr__(self):
         return f"Vector(size={self._size}, nvals={self.nvals}, dtype={self._dtype})"
 
-    def __array__(self, *args, **kwargs):
-        raise TypeError("a bitgraph Vector is sparse: use to_coo() or to_dense()")
-
     def __len__(self):
         return self._size
-
-    # --- masks ----------------------------------------------------------------------
-    @property
-    def S(self) -> Mask:
-        """Structural mask: entries present."""
-        return Mask(self, structure=True)
-
-    @property
-    def V(self) -> Mask:
-        """Value mask: entries present and non-zero."""
-        return Mask(self, structure=False)
-
-    def __invert__(self) -> Mask:
-        return Mask(self, structure=False, complement=True)
 
     # --- operations (the math lives in bitgraph.ops) --------------------------------
     def vxm(self, A, semiring="plus_times", **kw):
@@ -228,31 +208,6 @@ class Vector:
         from . import ops
 
         return ops.vxm(self, A, semiring, **kw)
-
-    def ewise_add(self, other, op="plus", **kw):
-        from . import ops
-
-        return ops.ewise_add(self, other, op, **kw)
-
-    def ewise_mult(self, other, op="times", **kw):
-        from . import ops
-
-        return ops.ewise_mult(self, other, op, **kw)
-
-    def apply(self, op, **kw):
-        from . import ops
-
-        return ops.apply(self, op, **kw)
-
-    def select(self, op, thunk=0, **kw):
-        from . import ops
-
-        return ops.select(self, op, thunk, **kw)
-
-    def reduce(self, monoid="plus", **kw):
-        from . import ops
-
-        return ops.reduce(self, monoid, **kw)
 
     def extract(self, index=None, **kw):
         from . import ops

@@ -309,12 +309,36 @@ def finish(t, out=None, mask=None, accum=None, replace=False):
         C = gb.Vector(t.dtype, t.size) if isinstance(t, gb.Vector) else gb.Matrix(t.dtype, t.nrows, t.ncols)
     else:
         C = out.dup()
+        if C.ss.format.startswith("full"):
+            C.ss.config["sparsity_control"] = "sparse"
     acc = None
     if accum is not None:
         acc = gb_binary(accum, unify(npt(C.dtype), npt(t.dtype)))
         assert acc is not None, accum
-    C(mask=mask, accum=acc, replace=bool(replace and mask is not None)) << t
+    C(mask=_safe_mask(mask), accum=acc, replace=bool(replace and mask is not None)) << _not_full(t)
     return [C]
+
+
+def _not_full(x):
+    """Work around SuiteSparse 9.4.5 crashes (segfaults) in C<M> accum= T when T,
+    the mask or C is stored full with more than 32 entries (seen: full T with a
+    one-entry mask; full value mask with a one-entry T; both with accum and an
+    empty C). Storing the operand as sparse avoids that code path."""
+    if isinstance(x, (gb.Matrix, gb.Vector)) and x.ss.format.startswith("full"):
+        x = x.dup()
+        x.ss.config["sparsity_control"] = "sparse"
+    return x
+
+
+def _safe_mask(mask):
+    if mask is None:
+        return None
+    p = _not_full(mask.parent)
+    if p is mask.parent:
+        return mask
+    name = type(mask).__name__
+    m = p.S if "Structural" in name else p.V
+    return ~m if name.startswith("Complemented") else m
 
 
 def _finals_for_points(points, out, mask, accum, replace):
@@ -737,7 +761,7 @@ def ref_assign(out, value, *index, mask=None, accum=None, replace=False):
     variants = ["first", "second"] if accum is not None and op_name(accum) == "any" else [accum]
     alts = []
     for acc_name in variants:
-        C = out.dup()
+        C = _not_full(out.dup())
         if isinstance(value, (gb.Vector, gb.Matrix)):
             vdt = npt(value.dtype)
             val = value
@@ -747,7 +771,7 @@ def ref_assign(out, value, *index, mask=None, accum=None, replace=False):
         acc = None if acc_name is None else gb_binary(acc_name, unify(npt(C.dtype), vdt))
         idx = tuple(_gb_index(i) for i in index)
         key = idx[0] if len(idx) == 1 else idx
-        C(mask=mask, accum=acc, replace=bool(replace and mask is not None))[key] << val
+        C(mask=_safe_mask(mask), accum=acc, replace=bool(replace and mask is not None))[key] << _not_full(val)
         alts.append([C])
     return Expected(alts)
 

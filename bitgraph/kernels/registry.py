@@ -2,7 +2,8 @@
 
 A kernel launcher registers itself at its definition site with literal keys::
 
-    @register("mxv", fmt="csr", device="cpu", variant="pull", warmup=_warm_pull)
+    @register("mxv", fmt="csr", device="cpu", variant="pull",
+              warmup=_warm_pull)
     def spmv_pull(A, x_values, x_bitmap, allowed, sr, flipped): ...
 
 and ``plan``/``ops`` find it with ``lookup("mxv", fmt="csr", device="cpu",

@@ -31,7 +31,9 @@ def warmup(shard=0, nshards=1, *, device="cpu", dtypes=None,
                          f"[0, nshards (={nshards}))")
     t0 = time.perf_counter()
     entries = [e for e in registry.entries(device) if e.warmup is not None]
-    dtypes = registry.DTYPES if dtypes is None else [np.dtype(d) for d in dtypes]
+    if dtypes is None:
+        dtypes = registry.DTYPES
+    dtypes = [np.dtype(d) for d in dtypes]
     jobs = [(e, np.dtype(it), dt) for e in entries for it in index_dtypes
             for dt in dtypes]
     mine = jobs[shard::nshards]

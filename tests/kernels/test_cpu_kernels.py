@@ -179,8 +179,8 @@ def same(a, b):
 
 def assert_same_arrays(got, want, what):
     got, want = np.asarray(got), np.asarray(want)
-    assert got.dtype == want.dtype, f"{what}: dtype {got.dtype} != {want.dtype}"
-    assert got.shape == want.shape, f"{what}: shape {got.shape} != {want.shape}"
+    assert got.dtype == want.dtype, f"{what}: {got.dtype} != {want.dtype}"
+    assert got.shape == want.shape, f"{what}: {got.shape} != {want.shape}"
     if got.dtype.kind == "f":
         bad = ~((got == want) | (np.isnan(got) & np.isnan(want)))
     else:
@@ -415,7 +415,8 @@ def test_float_min_max_ignore_nan():
     y = np.array([2.0, nan, nan, 3.0], np.float32)
     mn, mx = ewise(oc.MIN, x, y), ewise(oc.MAX, x, y)
     assert mn.dtype == np.float32
-    assert mn[:2].tolist() == [2.0, 1.0] and np.isnan(mn[2]) and mn[3] == -np.inf
+    assert mn[:2].tolist() == [2.0, 1.0] and np.isnan(mn[2])
+    assert mn[3] == -np.inf
     assert mx[:2].tolist() == [2.0, 1.0] and np.isnan(mx[2]) and mx[3] == 3.0
     s = reduce_segments(np.array([0, 3]), np.array([nan, 5.0, nan]),
                         oc.MIN, np.inf)
@@ -690,14 +691,24 @@ def test_spgemm_int64_indices_masks_parallel(dt, rng):
 
 
 def test_spgemm_dense_rows_and_triangles(rng):
-    """Rows denser than ncols/8 (workspace scan instead of sort), and the
+    """Rows denser than ncols/16 (workspace scan), sparse ones (sort), and the
     triangle count C<L> = L plus_pair L' against numpy."""
     dt = np.dtype(np.int64)
     A = rand_csr(rng, 30, 30, 0.6, dt)
     B = rand_csr(rng, 30, 30, 0.6, dt)
     sr = SemiringSpec(dt, oc.PLUS, oc.TIMES, 0, None)
-    check_mxm(sr, spgemm(A, B, None, False, sr), ref_mxm(A, B, None, False, sr),
-              30, np.dtype(np.int32), "dense rows")
+    check_mxm(sr, spgemm(A, B, None, False, sr),
+              ref_mxm(A, B, None, False, sr), 30, np.dtype(np.int32),
+              "dense rows")
+    # wide and sparse: rows sorted by _sort_range (cnt * 16 <= ncols)
+    A = rand_csr(rng, 20, 30, 0.3, dt)
+    B = rand_csr(rng, 30, 3000, 0.005, dt)
+    M = rand_csr(rng, 20, 3000, 0.01, dt, iso=True)
+    for mk, cp in ((None, False), (M, True)):
+        for parallel in (False, True):
+            check_mxm(sr, spgemm(A, B, mk, cp, sr, parallel=parallel),
+                      ref_mxm(A, B, mk, cp, sr), 20, np.dtype(np.int32),
+                      "sorted rows")
     n = 60
     upper = np.triu(rng.random((n, n)) < 0.2, 1)
     adj = upper | upper.T
@@ -839,3 +850,22 @@ def test_chunks_cover_rows(rng):
                 assert chunks[0] == 0 and chunks[-1] == nrows
                 assert np.all(np.diff(chunks) > 0) or nrows == 0
                 assert chunks.size - 1 <= max(1, nchunks)
+
+
+def test_read_only_inputs_use_the_same_specialisation(rng):
+    """A read-only input is passed as a writeable alias: no new numba
+    specialisation, same result, input untouched."""
+    from bitgraph.kernels.cpu import spmv_csr
+    dt = np.dtype(np.float64)
+    A = rand_csr(rng, 20, 20, 0.2, dt)
+    xv = rand_values(rng, dt, 20, small=True)
+    bm = pack_bits(np.ones(20))
+    sr = SemiringSpec(dt, oc.PLUS, oc.TIMES, 0.0, None)
+    want = spmv_pull(A, xv, bm, None, sr)
+    nsig = len(spmv_csr._spmv_pull_rows.signatures)
+    for a in (A.indptr, A.indices, A.values, xv, bm):
+        a.flags.writeable = False
+    got = spmv_pull(A, xv, bm, None, sr)
+    assert len(spmv_csr._spmv_pull_rows.signatures) == nsig
+    assert_same_arrays(got[0], want[0], "read-only")
+    assert not A.values.flags.writeable

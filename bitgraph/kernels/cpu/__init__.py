@@ -36,6 +36,30 @@ SERIAL_BELOW = 50_000
 _DUMMIES = {}
 
 
+class _WriteableAlias:
+    # numpy builds an array from this interface: same memory, writeable flag
+    # set, ``owner`` kept alive as the new array's base
+    def __init__(self, owner):
+        iface = dict(owner.__array_interface__)
+        iface["data"] = (iface["data"][0], False)
+        self.__array_interface__ = iface
+        self.owner = owner
+
+
+def arg(a, dtype):
+    """``a`` as a kernel input: 1-d, C-contiguous, of ``dtype``, writeable.
+
+    numba types a read-only array apart from a writeable one (a new
+    specialisation, not in the warm-up's cache), so a read-only input is
+    passed as a writeable alias of the same memory (no copy; kernels never
+    write their inputs).
+    """
+    a = np.ascontiguousarray(a, dtype).reshape(-1)
+    if not a.flags.writeable:
+        a = np.asarray(_WriteableAlias(a))
+    return a
+
+
 def dummy(dtype):
     """A 1-element array of ``dtype`` standing in for an absent array."""
     dtype = np.dtype(dtype)
@@ -49,14 +73,14 @@ def values_arg(values, dtype):
     """(array, iso): ``values`` as a contiguous T array, or a dummy if None."""
     if values is None:
         return dummy(dtype), True
-    return np.ascontiguousarray(values, dtype), False
+    return arg(values, dtype), False
 
 
 def bitmap_arg(words):
     """(array, present): packed uint32 words, or a dummy if None."""
     if words is None:
         return dummy(np.uint32), False
-    return np.ascontiguousarray(words, np.uint32), True
+    return arg(words, np.uint32), True
 
 
 def index_dtype(*arrays):
@@ -70,7 +94,7 @@ def index_dtype(*arrays):
 def index_args(*arrays):
     """The index arrays, contiguous, in one dtype (int64 if any is int64)."""
     dtype = index_dtype(*arrays)
-    return tuple(np.ascontiguousarray(a, dtype) for a in arrays)
+    return tuple(arg(a, dtype) for a in arrays)
 
 
 def flipped_code(code):
@@ -132,9 +156,10 @@ _MONOIDS = (opcodes.PLUS, opcodes.TIMES, opcodes.MIN, opcodes.MAX,
             opcodes.ANY, opcodes.LOR, opcodes.LAND, opcodes.LXOR, opcodes.EQ)
 
 _FLIP = {}
-for _a, _b in ((opcodes.FIRST, opcodes.SECOND), (opcodes.MINUS, opcodes.RMINUS),
-               (opcodes.DIV, opcodes.RDIV), (opcodes.GT, opcodes.LT),
-               (opcodes.GE, opcodes.LE), (opcodes.FIRSTI, opcodes.SECONDJ)):
+for _a, _b in ((opcodes.FIRST, opcodes.SECOND),
+               (opcodes.MINUS, opcodes.RMINUS), (opcodes.DIV, opcodes.RDIV),
+               (opcodes.GT, opcodes.LT), (opcodes.GE, opcodes.LE),
+               (opcodes.FIRSTI, opcodes.SECONDJ)):
     _FLIP[_a], _FLIP[_b] = _b, _a
 _FLIP[opcodes.ANY] = opcodes.SECOND
 del _a, _b
@@ -146,6 +171,17 @@ del _a, _b
 
 _POOL = None
 _POOL_LOCK = threading.Lock()
+
+
+def _forget_pool():
+    # a forked child has the pool object but not its threads
+    global _POOL, _POOL_LOCK
+    _POOL = None
+    _POOL_LOCK = threading.Lock()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forget_pool)
 
 
 def num_threads():

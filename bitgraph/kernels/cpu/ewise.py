@@ -9,7 +9,7 @@ from numba import njit
 
 from bitgraph.kernels import opcodes
 from bitgraph.kernels.cpu import (
-    SERIAL_BELOW, check_binary, check_dtype, even_chunks, num_threads,
+    SERIAL_BELOW, arg, check_binary, check_dtype, even_chunks, num_threads,
     parallel_for,
 )
 from bitgraph.kernels.cpu.scalar import binop, unop
@@ -59,12 +59,13 @@ def ewise(code, x, y, *, parallel=None):
     below 4 * ``SERIAL_BELOW`` entries. Cost O(n).
     """
     code = check_binary("ewise", code)
-    dtype = check_dtype("ewise", np.asarray(x).dtype)
-    x = np.ascontiguousarray(x, dtype)
-    y = np.ascontiguousarray(y, dtype)
+    x, y = np.asarray(x), np.asarray(y)
+    dtype = check_dtype("ewise", x.dtype)
     if x.shape != y.shape or x.ndim != 1:
         raise ValueError(f"ewise: x.shape (={x.shape}) and y.shape "
                          f"(={y.shape}) must be equal and 1-d")
+    x = arg(x, dtype)
+    y = arg(y, dtype)
     out = np.empty(x.size, dtype)
     parallel_for(_ewise, _chunks(x.size, parallel), code, x, y, out)
     return out
@@ -84,7 +85,7 @@ def unary(code, x, *, parallel=None):
         raise ValueError(f"unary: unknown unary op code {code}")
     if code == opcodes.BNOT and dtype.kind not in "iu":
         raise ValueError(f"unary: BNOT needs an integer dtype, not {dtype}")
-    x = np.ascontiguousarray(x, dtype).reshape(-1)
+    x = arg(x, dtype)
     out = np.empty(x.size, dtype)
     parallel_for(_unary, _chunks(x.size, parallel), code, x, out)
     return out

@@ -5,7 +5,7 @@ from numba import njit
 
 from bitgraph.kernels import opcodes
 from bitgraph.kernels.cpu import (
-    SERIAL_BELOW, check_dtype, check_monoid, index_args, indptr_chunks,
+    SERIAL_BELOW, arg, check_dtype, check_monoid, index_args, indptr_chunks,
     parallel_for,
 )
 from bitgraph.kernels.cpu.scalar import binop
@@ -58,7 +58,7 @@ def reduce_segments(indptr, values, code, identity, terminal=None, *,
     dtype = check_dtype(where, np.asarray(values).dtype)
     code = check_monoid(where, code)
     (indptr,) = index_args(indptr)
-    values = np.ascontiguousarray(values, dtype)
+    values = arg(values, dtype)
     identity = dtype.type(identity)
     has_term = terminal is not None
     terminal = dtype.type(terminal) if has_term else identity

@@ -278,8 +278,8 @@ def spgemm(A, B, M, mask_complement, sr, *, parallel=None):
     else:
         m_indptr, m_indices = arrays[4:6] if M is not None else (
             np.zeros(1, arrays[0].dtype),) * 2
-        parallel_for(_count_rows, chunks, *arrays[:4], m_indptr, m_indices,
-            mode == _COMPLEMENT, ncols, row_nnz)
+        parallel_for(_count_rows, chunks, *arrays[:4], m_indptr,
+                     m_indices, mode == _COMPLEMENT, ncols, row_nnz)
         out_offsets = np.zeros(nrows + 1, np.int64)
         np.cumsum(row_nnz, out=out_offsets[1:])
         size = int(out_offsets[-1])
@@ -291,9 +291,9 @@ def spgemm(A, B, M, mask_complement, sr, *, parallel=None):
     out_indices = np.empty(size, index)
     out_values = np.empty(size, dtype)
     parallel_for(_fill_rows, chunks, arrays[0], arrays[1], a_values, a_iso,
-        arrays[2], arrays[3], b_values, b_iso, m_indptr, m_indices, mode,
-        ncols, add, mult, has_term, terminal, out_offsets, out_indices,
-        out_values, row_nnz)
+                 arrays[2], arrays[3], b_values, b_iso, m_indptr, m_indices,
+                 mode, ncols, add, mult, has_term, terminal, out_offsets,
+                 out_indices, out_values, row_nnz)
     if mode != _MASK:
         return out_offsets.astype(index, copy=False), out_indices, out_values
     # C's row i sits at the start of M's row i: compact

@@ -10,7 +10,7 @@ from numba import njit
 
 from bitgraph.kernels import opcodes
 from bitgraph.kernels.cpu import (
-    bitmap_arg, index_args, semiring_args, values_arg,
+    arg, bitmap_arg, index_args, semiring_args, values_arg,
 )
 from bitgraph.kernels.cpu.scalar import binop, bitmap_get, cast_like, multop
 from bitgraph.kernels.registry import CSR, SemiringSpec, register
@@ -77,8 +77,8 @@ def spmspv_push(AT, x_indices, x_values, allowed, sr, flipped, nout):
         where, sr, flipped)
     indptr, indices = index_args(AT.indptr, AT.indices)
     values, iso = values_arg(AT.values, dtype)
-    x_indices = np.ascontiguousarray(x_indices, np.int64)
-    x_values = np.ascontiguousarray(x_values, dtype)
+    x_indices = arg(x_indices, np.int64)
+    x_values = arg(x_values, dtype)
     allowed, has_allowed = bitmap_arg(allowed)
     t_values = np.full(nout, identity, dtype)
     t_present = np.zeros(nout, np.bool_)

@@ -11,7 +11,7 @@ from numba import njit
 
 from bitgraph.kernels import opcodes
 from bitgraph.kernels.cpu import (
-    SERIAL_BELOW, bitmap_arg, index_args, indptr_chunks, parallel_for,
+    SERIAL_BELOW, arg, bitmap_arg, index_args, indptr_chunks, parallel_for,
     semiring_args, values_arg,
 )
 from bitgraph.kernels.cpu.scalar import binop, bitmap_get, cast_like, multop
@@ -84,7 +84,7 @@ def spmv_pull(A, x_values, x_bitmap, allowed, sr, flipped=False, *,
         where, sr, flipped)
     indptr, indices = index_args(A.indptr, A.indices)
     values, iso = values_arg(A.values, dtype)
-    x_values = np.ascontiguousarray(x_values, dtype)
+    x_values = arg(x_values, dtype)
     x_bitmap, _ = bitmap_arg(x_bitmap)
     allowed, has_allowed = bitmap_arg(allowed)
     t_values = np.empty(A.nrows, dtype)
