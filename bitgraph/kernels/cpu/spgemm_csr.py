@@ -247,7 +247,7 @@ def spgemm(A, B, M, mask_complement, sr, *, parallel=None):
         raise ValueError(f"{where}: A.ncols (={A.ncols}) must equal B.nrows "
                          f"(={B.nrows})")
     dtype, add, mult, identity, has_term, terminal = semiring_args(where, sr)
-    nrows, ncols = A.nrows, B.ncols
+    nrows, ncols = int(A.nrows), int(B.ncols)
     mode = _NONE if M is None else (_COMPLEMENT if mask_complement else _MASK)
     arrays = (A.indptr, A.indices, B.indptr, B.indices)
     if M is not None:
