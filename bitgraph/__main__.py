@@ -52,7 +52,7 @@ def bfs_levels(A, source: int):
 def main(argv=None):
     p = argparse.ArgumentParser(prog="bitgraph", description=__doc__.splitlines()[0])
     p.add_argument("--scale", type=int, default=16, help="kron graph with 2^scale vertices")
-    p.add_argument("--source", type=int, default=0)
+    p.add_argument("--source", type=int, default=None, help="default: the vertex of largest degree")
     args = p.parse_args(argv)
 
     import scipy.sparse.csgraph as csg
@@ -62,6 +62,8 @@ def main(argv=None):
     n, src, dst = kron_edges(args.scale)
     A = bg.Matrix.from_coo(src, dst, nrows=n, ncols=n)
     print(f"kron:{args.scale}: n={n:,} stored edges={A.nvals:,}")
+    if args.source is None:
+        args.source = int(np.argmax(np.diff(A.indptr)))
     bfs_levels(A, args.source)  # compile / warm the kernels
     t0 = time.perf_counter()
     levels = bfs_levels(A, args.source)

@@ -228,8 +228,8 @@ class Semiring:
             return self.mult.types(t)
         if self.monoid.bool_only:
             return _BOOL, _BOOL
-        if t == _BOOL and self.monoid.code == oc.PLUS and self.mult.code == oc.PAIR:
-            # python-graphblas types plus_pair on bool as plus_pair[int64]
+        if t == _BOOL and self.mult.code == oc.PAIR and self.monoid.code in (oc.PLUS, oc.TIMES, oc.MIN, oc.MAX):
+            # python-graphblas types plus_pair (times/min/max_pair) on bool as [int64]
             return _INT64, _INT64
         return t, t
 

@@ -44,6 +44,23 @@ COMPARISON = (EQ, NE, GT, LT, GE, LE)
 IGNORES_FIRST = (SECOND, PAIR) + POSITIONAL
 IGNORES_SECOND = (FIRST, PAIR) + POSITIONAL
 
+_FLIPPED = {
+    FIRST: SECOND, SECOND: FIRST, MINUS: RMINUS, RMINUS: MINUS, DIV: RDIV, RDIV: DIV,
+    GT: LT, LT: GT, GE: LE, LE: GE, FIRSTI: SECONDJ, SECONDJ: FIRSTI,
+    ANY: SECOND,  # ANY returns its first operand: flipped, that is the second
+}
+
+
+def flipped(code: int) -> int:
+    """The code g with g(y, x) == code(x, y), positional indices included.
+
+    vxm computes x(k) * b(k, r) as b(k, r) (.) x(k) on row r of B', where a
+    kernel passes (i, k, j) = (r, k, 0) for a product whose true indices are
+    (0, k, r): so FIRSTI and SECONDJ swap too (FIRSTJ and SECONDI are both k).
+    """
+    return _FLIPPED.get(code, code)
+
+
 # unary operators
 IDENTITY = 0
 AINV = 1

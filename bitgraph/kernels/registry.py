@@ -23,6 +23,8 @@ from typing import Any, Callable, NamedTuple, Optional
 
 import numpy as np
 
+from bitgraph.formats.csr import CSR  # the one CSR tuple, shared with ops
+
 __all__ = [
     "CSR", "SemiringSpec", "Entry", "register", "lookup", "load", "entries",
     "table",
@@ -39,20 +41,6 @@ INDEX_DTYPES = (np.dtype("int32"), np.dtype("int64"))
 _DEVICE_MODULES = {
     "cpu": "bitgraph.kernels.cpu",
 }
-
-
-class CSR(NamedTuple):
-    """A CSR matrix as the kernels take it (no checks: ``ops`` validated it).
-
-    indptr[nrows + 1], indices[nnz]: one index dtype (int32 or int64), columns
-    sorted within a row, no duplicates. values[nnz] of dtype T, or None when
-    every stored value is 1/True of T (iso, structure only).
-    """
-    indptr: np.ndarray
-    indices: np.ndarray
-    values: Optional[np.ndarray]
-    nrows: int
-    ncols: int
 
 
 class SemiringSpec(NamedTuple):

@@ -97,29 +97,18 @@ def index_args(*arrays):
     return tuple(arg(a, dtype) for a in arrays)
 
 
-def flipped_code(code):
-    """The code g with g(y, x) == code(x, y), positional indices included.
-
-    A flipped product x(k)*b(k,r), computed as b(k,r) (.) x(k) on row r of
-    B', has (i, k, j) = (0, k, r) where the kernel passes (r, k, 0): so
-    FIRSTI and SECONDJ swap too (FIRSTJ and SECONDI are both k). ANY
-    returns its first operand, so flipped it is SECOND.
-    """
-    return _FLIP.get(code, code)
-
-
 def semiring_args(where, sr, flipped=False):
     """(T, add, mult, identity, has_terminal, terminal) for the kernels.
 
     Checks the codes; ``identity`` and ``terminal`` become numpy scalars of
     T, the codes ints; ``flipped`` swaps the operands of the multiply (the
-    kernels never see the flag: see ``flipped_code``).
+    kernels never see the flag: see ``opcodes.flipped``).
     """
     dtype = check_dtype(where, sr.dtype)
     add = check_monoid(where, sr.add)
     mult = check_binary(where, sr.mult, positional_ok=True)
     if flipped:
-        mult = flipped_code(mult)
+        mult = opcodes.flipped(mult)
     identity = dtype.type(sr.identity)
     if sr.terminal is None:
         return dtype, add, mult, identity, False, identity
@@ -155,14 +144,6 @@ def check_monoid(where, code):
 _MONOIDS = (opcodes.PLUS, opcodes.TIMES, opcodes.MIN, opcodes.MAX,
             opcodes.ANY, opcodes.LOR, opcodes.LAND, opcodes.LXOR, opcodes.EQ)
 
-_FLIP = {}
-for _a, _b in ((opcodes.FIRST, opcodes.SECOND),
-               (opcodes.MINUS, opcodes.RMINUS), (opcodes.DIV, opcodes.RDIV),
-               (opcodes.GT, opcodes.LT), (opcodes.GE, opcodes.LE),
-               (opcodes.FIRSTI, opcodes.SECONDJ)):
-    _FLIP[_a], _FLIP[_b] = _b, _a
-_FLIP[opcodes.ANY] = opcodes.SECOND
-del _a, _b
 
 
 # ----------------------------------------------------------------------------
