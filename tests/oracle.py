@@ -30,6 +30,7 @@ every elementwise op), except:
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import math
 import warnings
@@ -527,11 +528,11 @@ def _terms(kind, X, Y, sr):
     keys, vals = [], []
     for k in idx.tolist():
         if kind == "mxv":
-            tk = _restrict_cols(X, k).mxv(Y, anyop).new()
+            tk = _no_hyper(_restrict_cols(X, k)).mxv(Y, anyop).new()
         elif kind == "vxm":
-            tk = _restrict_vec(X, k).vxm(Y, anyop).new()
+            tk = _restrict_vec(X, k).vxm(_no_hyper(Y), anyop).new()
         else:
-            tk = _restrict_cols(X, k).mxm(Y, anyop).new()
+            tk = _no_hyper(_restrict_cols(X, k)).mxm(_no_hyper(Y), anyop).new()
         kk, vv = _keyed(tk)
         keys.append(kk)
         vals.append(vv)
@@ -586,6 +587,17 @@ def _mat(X, transposed):
     return X.T.new() if transposed else X
 
 
+def _no_hyper(X):
+    """Work around a SuiteSparse 9.4.5 bug: positional multipliers (firsti, ...)
+    on a hypersparse matrix give the position in the hyperlist instead of the
+    row index (A = one entry at (5, 1): A plus_firsti u gives 0, not 5).
+    Returns X stored as plain CSR."""
+    if isinstance(X, gb.Matrix) and X.ss.format.startswith("hyper"):
+        X = X.dup()
+        X.ss.config["sparsity_control"] = "sparse"
+    return X
+
+
 # --------------------------------------------------------------------------------------
 # reference operations (python-graphblas inputs; the output step is shared)
 # --------------------------------------------------------------------------------------
@@ -604,6 +616,8 @@ def _semiring_or_undefined(name, *dts):
 def ref_mxv(A, u, semiring, *, transpose=False, mask=None, accum=None, replace=False, out=None):
     sr = _semiring_or_undefined(semiring, npt(A.dtype), npt(u.dtype))
     Am = _mat(A, transpose)
+    if split_semiring(semiring)[1] in POSITIONAL:
+        Am = _no_hyper(Am)
     t = Am.mxv(u, sr).new()
     alts, skip, strad = _product_alternatives("mxv", Am, u, sr, semiring, t)
     return build_expected(alts, skip, out, mask, accum, replace, strad)
@@ -612,6 +626,8 @@ def ref_mxv(A, u, semiring, *, transpose=False, mask=None, accum=None, replace=F
 def ref_vxm(u, A, semiring, *, transpose=False, mask=None, accum=None, replace=False, out=None):
     sr = _semiring_or_undefined(semiring, npt(u.dtype), npt(A.dtype))
     Am = _mat(A, transpose)
+    if split_semiring(semiring)[1] in POSITIONAL:
+        Am = _no_hyper(Am)
     t = u.vxm(Am, sr).new()
     alts, skip, strad = _product_alternatives("vxm", u, Am, sr, semiring, t)
     return build_expected(alts, skip, out, mask, accum, replace, strad)
@@ -621,6 +637,8 @@ def ref_mxm(A, B, semiring, *, transpose_a=False, transpose_b=False, mask=None, 
             replace=False, out=None):
     sr = _semiring_or_undefined(semiring, npt(A.dtype), npt(B.dtype))
     Am, Bm = _mat(A, transpose_a), _mat(B, transpose_b)
+    if split_semiring(semiring)[1] in POSITIONAL:
+        Am, Bm = _no_hyper(Am), _no_hyper(Bm)
     t = Am.mxm(Bm, sr).new()
     alts, skip, strad = _product_alternatives("mxm", Am, Bm, sr, semiring, t)
     return build_expected(alts, skip, out, mask, accum, replace, strad)
@@ -959,7 +977,32 @@ def snapshot(x):
 # --------------------------------------------------------------------------------------
 # running one case: bitgraph call vs reference
 # --------------------------------------------------------------------------------------
-def check_op(call_bg, call_ref, *, op_info="", out=None, inputs=()):
+@contextlib.contextmanager
+def forced_parallel(on=True):
+    """Run bitgraph's CPU kernels in their parallel (thread-pool, row-chunk)
+    variants even on tiny inputs: every loaded kernel module's SERIAL_BELOW
+    threshold is set to 0 for the duration."""
+    if not on:
+        yield
+        return
+    import sys
+
+    from bitgraph.kernels import registry
+
+    registry.load("cpu")
+    mods = [m for n, m in list(sys.modules.items())
+            if n.startswith("bitgraph.kernels.cpu") and hasattr(m, "SERIAL_BELOW")]
+    old = {m: m.SERIAL_BELOW for m in mods}
+    try:
+        for m in mods:
+            m.SERIAL_BELOW = 0
+        yield
+    finally:
+        for m, v in old.items():
+            m.SERIAL_BELOW = v
+
+
+def check_op(call_bg, call_ref, *, op_info="", out=None, inputs=(), parallel=False):
     """Run ``call_ref()`` (an Expected, or raises Undefined) and ``call_bg()``.
 
     * defined: the result must match; with ``out`` the call returns ``out``;
@@ -972,6 +1015,14 @@ def check_op(call_bg, call_ref, *, op_info="", out=None, inputs=()):
 
     snaps = [(x, snapshot(x)) for x in inputs if x is not None and x is not out]
     out_snap = snapshot(out)
+    if parallel:
+        op_info += " (parallel kernels)"
+        plain_call = call_bg
+
+        def call_bg():
+            with forced_parallel():
+                return plain_call()
+
     try:
         exp = call_ref()
     except Undefined:

@@ -120,10 +120,10 @@ class MatSpec:
 
     def gb(self):
         """python-graphblas reference object (duplicates combined by python-graphblas)."""
-        if self.values is None:
+        if self.values is None:  # structure only (bool), or iso ones of self.dtype
             keys = np.unique(self.rows.astype(np.int64) * max(self.ncols, 1) + self.cols)
             nc = max(self.ncols, 1)
-            return O.gb_matrix(keys // nc, keys % nc, None, self.nrows, self.ncols, O.BOOL)
+            return O.gb_matrix(keys // nc, keys % nc, None, self.nrows, self.ncols, self.dtype)
         if self.rows.size == 0:
             return O.gb.Matrix(O.gbt(self.dtype), self.nrows, self.ncols)
         dup = O.gb_binary(self.dup_op, self.dtype) if self.dup_op else None
@@ -133,8 +133,9 @@ class MatSpec:
 
     def bg(self, bg):
         if self.via == "coo":
+            iso = self.values is None and self.dtype != O.BOOL
             return bg.Matrix.from_coo(self.rows, self.cols, self.values, self.nrows, self.ncols,
-                                      dtype=None if self.values is None else self.dtype,
+                                      dtype=self.dtype if (self.values is not None or iso) else None,
                                       dup_op=self.dup_op)
         import scipy.sparse as sp
 
@@ -160,7 +161,8 @@ class MatSpec:
             return (f"<{self.via} csr of> bg.Matrix.from_coo({_arr(self.rows)}, {_arr(self.cols)}, {vals}, "
                     f"{self.nrows}, {self.ncols}, dup_op={self.dup_op!r})")
         return (f"bg.Matrix.from_coo({_arr(self.rows)}, {_arr(self.cols)}, {vals}, {self.nrows}, "
-                f"{self.ncols}" + (f", dtype=np.{self.dtype.name}" if self.values is not None else "")
+                f"{self.ncols}" + (f", dtype=np.{self.dtype.name}" if self.dtype != O.BOOL or self.values is not None
+                                   else "")
                 + (f", dup_op={self.dup_op!r})" if self.dup_op else ")"))
 
 
@@ -248,6 +250,8 @@ def draw_matrix(draw, nrows=None, ncols=None, dtype=None, mode=None, structure_o
     so = (dt == O.BOOL and rng.random() < 0.5) if structure_only is None else structure_only
     if so:
         dt = O.BOOL
+    # iso: values=None with a non-bool dtype (every entry 1 of that dtype)
+    iso = structure_only is None and not so and dt != O.BOOL and rng.random() < 0.08
     present = rng.random((nr, nc)) < dens
     if "empty_rows" in features and nr:
         present[rng.random(nr) < 0.5, :] = False
@@ -272,6 +276,8 @@ def draw_matrix(draw, nrows=None, ncols=None, dtype=None, mode=None, structure_o
     use_nan = (md == "wild" and rng.random() < 0.3) if nan is None else nan
     values = None if so else gen_values(rng, dt, rows.size, md, nan=use_nan)
     v = ("coo", "coo", "coo", "coo", "scipy32", "scipy64")[rng.integers(6)] if via is None else via
+    if iso:
+        return MatSpec(nr, nc, rows.astype(np.int64), cols.astype(np.int64), None, dt, None, v)
     return MatSpec(nr, nc, rows.astype(np.int64), cols.astype(np.int64), values, dt, dup_op, v)
 
 
@@ -314,10 +320,14 @@ def draw_mask(draw, size=None, nrows=None, ncols=None):
     else:
         spec = draw_matrix(draw, nrows=nrows, ncols=ncols, allow_dups=False, mode="nice", via="coo")
     vals = spec.values
-    if vals is not None and vals.size and spec.dtype.kind == "f":
-        rng = np.random.default_rng(vals.size)
-        sel = rng.random(vals.size) < 0.3
-        vals[sel] = rng.choice(np.array([-0.0, 0.0], spec.dtype), int(sel.sum()))
+    if vals is not None and vals.size:
+        # falsy entries make value and structural masks differ
+        rng = np.random.default_rng(vals.size + 7 * spec.dtype.num)
+        sel = rng.random(vals.size) < 0.35
+        if spec.dtype.kind == "f":
+            vals[sel] = rng.choice(np.array([-0.0, 0.0], spec.dtype), int(sel.sum()))
+        else:
+            vals[sel] = 0
     return spec, kind
 
 
@@ -331,9 +341,22 @@ def draw_outputs(draw, size=None, nrows=None, ncols=None):
     else:
         out = draw_matrix(draw, nrows=nrows, ncols=ncols, allow_dups=False, via="coo")
     accum = draw(accums)
+    if accum is not None and k == 7:
+        accum = AccumObj(accum)  # passed as bg.binary.<NAME>
     if out is None and k == 1:
         accum = None  # accum without out is legal but says little: keep it rare
     return out, accum, draw(booleans)
+
+
+class AccumObj(str):
+    """An accum name that the tests pass to bitgraph as its operator object."""
+
+    def bg(self, bg):
+        return getattr(bg.binary, self.upper(), str(self))
+
+
+def accum_arg(accum, bg):
+    return accum.bg(bg) if isinstance(accum, AccumObj) else accum
 
 
 def _composite(fn):

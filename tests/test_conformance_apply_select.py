@@ -68,11 +68,12 @@ def test_apply(c):
     out, gout = S.build_out(ospec, bg)
     kind = "unary" if c["left"] is None and c["right"] is None else "binary"
     op = S.op_obj(bg, kind, c["op"], c["as_object"])
-    kw = dict(left=c["left"], right=c["right"], mask=bm, accum=accum, replace=replace, out=out)
+    kw = dict(left=c["left"], right=c["right"], mask=bm, accum=S.accum_arg(accum, bg), replace=replace, out=out)
     call = (lambda: xo.apply(op, **kw)) if c["method"] else (lambda: bg.apply(xo, op, **kw))
     O.check_op(call, lambda: O.ref_apply(gxo, c["op"], left=c["left"], right=c["right"], mask=gm, accum=accum,
                                          replace=replace, out=gout),
-               op_info=f"apply {c['op']} left={c['left']!r} right={c['right']!r}", out=out, inputs=(x,))
+               op_info=f"apply {c['op']} left={c['left']!r} right={c['right']!r}", out=out, inputs=(x,),
+               parallel=c["method"] and c["as_object"])
 
 
 @st.composite
@@ -102,7 +103,7 @@ def test_select(c):
     bm, gm = S.build_mask(c["mask"], bg)
     ospec, accum, replace = c["out"]
     out, gout = S.build_out(ospec, bg)
-    kw = dict(mask=bm, accum=accum, replace=replace, out=out)
+    kw = dict(mask=bm, accum=S.accum_arg(accum, bg), replace=replace, out=out)
     if c["method"]:
         call = lambda: xo.select(c["op"], c["thunk"], **kw)  # noqa: E731
     else:

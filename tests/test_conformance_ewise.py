@@ -34,7 +34,11 @@ def ewise_cases(draw, op=None):
     if out[0] is None and not (tx or ty) and draw(st.integers(0, 7)) == 0:
         alias = draw(st.sampled_from(["x", "y"]))
     return dict(x=x, y=y, tx=tx, ty=ty, op=draw(S.binary_ops) if op is None else op, mask=mask,
-                out=out, alias=alias, as_object=draw(st.booleans()), method=draw(st.booleans()))
+                out=out, alias=alias, as_object=draw(st.booleans()), method=draw(st.booleans()),
+                mask_alias=draw(MASK_ALIAS), parallel=draw(S.small_ints) < 2)
+
+
+MASK_ALIAS = st.sampled_from([None] * 6 + ["out", "x"])
 
 
 def run_ewise(kind, c):
@@ -51,8 +55,14 @@ def run_ewise(kind, c):
         out, gout = x, gx
     elif c["alias"] == "y":
         out, gout = y, gy
+    if c["mask_alias"] == "out" and out is not None:
+        mk = c["mask"][1] or "V"
+        bm, gm = O.bg_mask(out, mk), O.gb_mask(gout, mk)
+    elif c["mask_alias"] == "x" and not c["tx"]:
+        mk = c["mask"][1] or "~S"
+        bm, gm = O.bg_mask(x, mk), O.gb_mask(gx, mk)
     op = S.op_obj(bg, "binary", c["op"], c["as_object"])
-    kw = dict(mask=bm, accum=accum, replace=replace, out=out)
+    kw = dict(mask=bm, accum=S.accum_arg(accum, bg), replace=replace, out=out)
     fn = bg.ewise_add if kind == "add" else bg.ewise_mult
     if c["method"]:
         call = lambda: getattr(xo, f"ewise_{kind}")(yo, op, **kw)  # noqa: E731
@@ -60,7 +70,7 @@ def run_ewise(kind, c):
         call = lambda: fn(xo, yo, op, **kw)  # noqa: E731
     O.check_op(call, lambda: O.ref_ewise(kind, gxo, gyo, c["op"], mask=gm, accum=accum, replace=replace,
                                          out=gout),
-               op_info=f"ewise_{kind} {c['op']}", out=out, inputs=(x, y))
+               op_info=f"ewise_{kind} {c['op']}", out=out, inputs=(x, y), parallel=c["parallel"])
 
 
 @settings(max_examples=S.n_examples(1600))
@@ -97,3 +107,27 @@ def test_ewise_mixed_kinds_rejected():
         bg.ewise_add(x, A)
     with pytest.raises(bg.DimensionMismatch):
         bg.ewise_mult(x, bg.Vector.from_coo([0], [1], 3))
+
+
+@pytest.mark.parametrize("xdt", O.DTYPE_NAMES)
+def test_every_binary_op_dtype_pair(xdt):
+    """Every binary op on every pair of dtypes (unify), at both dtypes' extremes."""
+    for ydt in O.DTYPE_NAMES:
+        xs = _extremes(xdt)
+        ys = _extremes(ydt)
+        k = max(xs.size, ys.size)
+        x = bg.Vector.from_coo(np.arange(k), np.resize(xs, k), k)
+        y = bg.Vector.from_coo(np.arange(k), np.resize(ys[::-1], k), k)
+        gx, gy = O.to_gb(x), O.to_gb(y)
+        for op in O.BINARY_OPS:
+            O.check_op(lambda: bg.ewise_mult(x, y, op), lambda: O.ref_ewise("mult", gx, gy, op),
+                       op_info=f"ewise_mult {op}[{xdt}, {ydt}]")
+
+
+def _extremes(dtype):
+    dt = np.dtype(dtype)
+    if dt.kind in "iu":
+        return S._int_specials(dt)
+    if dt.kind == "f":
+        return np.concatenate([S._float_specials(dt), np.array([np.nan, -2.5], dt)])
+    return np.array([True, False])

@@ -3,7 +3,6 @@ python-graphblas: indices None / slices (negative steps and bounds) / lists /
 arrays / ints (a Matrix row or column as a Vector)."""
 
 import numpy as np
-import pytest
 from hypothesis import given, settings, strategies as st
 
 import bitgraph as bg
@@ -65,7 +64,7 @@ def test_extract(c):
     bm, gm = S.build_mask(c["mask"], bg)
     ospec, accum, replace = c["out"]
     out, gout = S.build_out(ospec, bg)
-    kw = dict(mask=bm, accum=accum, replace=replace, out=out)
+    kw = dict(mask=bm, accum=S.accum_arg(accum, bg), replace=replace, out=out)
     if c["method"]:
         call = lambda: xo.extract(*c["index"], **kw)  # noqa: E731
     else:
@@ -164,7 +163,7 @@ def test_transpose(c):
     bm, gm = S.build_mask(c["mask"], bg)
     ospec, accum, replace = c["out"]
     out, gout = S.build_out(ospec, bg)
-    O.check_op(lambda: bg.transpose(Ao, mask=bm, accum=accum, replace=replace, out=out),
+    O.check_op(lambda: bg.transpose(Ao, mask=bm, accum=S.accum_arg(accum, bg), replace=replace, out=out),
                lambda: O.ref_transpose(gAo, mask=gm, accum=accum, replace=replace, out=gout),
                op_info="transpose", out=out, inputs=(A,))
 

@@ -20,7 +20,11 @@ def mxm_cases(draw, semiring=None, dtype=None):
     B = S.draw_matrix(draw, nrows=n if tb else k, ncols=k if tb else n, dtype=bdt)
     return dict(A=A, B=B, ta=ta, tb=tb, semiring=draw(S.semirings) if semiring is None else semiring,
                 mask=S.draw_mask(draw, nrows=m, ncols=n), out=S.draw_outputs(draw, nrows=m, ncols=n),
-                as_object=draw(st.booleans()), method=draw(st.booleans()))
+                as_object=draw(st.booleans()), method=draw(st.booleans()), alias=draw(ALIAS),
+                parallel=draw(S.small_ints) < 2)
+
+
+ALIAS = st.sampled_from([None] * 6 + ["A", "B", "mask=out"])
 
 
 def run_mxm(c):
@@ -29,14 +33,23 @@ def run_mxm(c):
     bm, gm = S.build_mask(c["mask"], bg)
     ospec, accum, replace = c["out"]
     out, gout = S.build_out(ospec, bg)
+    m_, n_ = (gA.ncols if c["ta"] else gA.nrows), (gB.nrows if c["tb"] else gB.ncols)
+    if c["alias"] == "A" and not c["ta"] and (gA.nrows, gA.ncols) == (m_, n_):
+        out, gout = A, gA  # C = A (+).(*) B into A itself
+    elif c["alias"] == "B" and not c["tb"] and (gB.nrows, gB.ncols) == (m_, n_):
+        out, gout = B, gB
+    elif c["alias"] == "mask=out" and out is not None:
+        kind = c["mask"][1] or "S"
+        bm, gm = O.bg_mask(out, kind), O.gb_mask(gout, kind)
     sr = S.op_obj(bg, "semiring", c["semiring"], c["as_object"])
     Aop = A.T if c["ta"] else A
     Bop = B.T if c["tb"] else B
-    kw = dict(mask=bm, accum=accum, replace=replace, out=out)
+    kw = dict(mask=bm, accum=S.accum_arg(accum, bg), replace=replace, out=out)
     call = (lambda: Aop.mxm(Bop, sr, **kw)) if c["method"] else (lambda: bg.mxm(Aop, Bop, sr, **kw))
     O.check_op(call, lambda: O.ref_mxm(gA, gB, c["semiring"], transpose_a=c["ta"], transpose_b=c["tb"],
                                        mask=gm, accum=accum, replace=replace, out=gout),
-               op_info=f"mxm {c['semiring']} ta={c['ta']} tb={c['tb']}", out=out, inputs=(A, B))
+               op_info=f"mxm {c['semiring']} ta={c['ta']} tb={c['tb']}", out=out, inputs=(A, B),
+               parallel=c.get("parallel", False))
 
 
 @settings(max_examples=S.n_examples(2000))

@@ -14,6 +14,8 @@ import oracle as O
 import strategies as S
 
 RANDOM_SEMIRINGS = S.semirings
+MASK_ALIAS = st.sampled_from([None] * 6 + ["out", "u"])
+PATHS = st.sampled_from(["auto", "auto", "push", "pull"])
 
 
 @st.composite
@@ -33,7 +35,8 @@ def matvec_cases(draw, kind, semiring=None, dtype=None):
     alias = out is None and inner == outer and draw(st.integers(0, 7)) == 0
     return dict(A=A, u=u, semiring=sr, transpose=transpose, mask=mask, out=out, accum=accum,
                 replace=replace, alias=alias, as_object=draw(st.booleans()),
-                method=draw(st.booleans()), path=draw(st.sampled_from(["auto", "auto", "push", "pull"])))
+                method=draw(st.booleans()), path=draw(PATHS), mask_alias=draw(MASK_ALIAS),
+                parallel=draw(S.small_ints) < 2)
 
 
 @contextlib.contextmanager
@@ -64,9 +67,17 @@ def run_matvec(kind, c):
     else:
         out = c["out"].bg(bg) if c["out"] else None
         gout = c["out"].gb() if c["out"] else None
+    # the mask may be the output itself (w<w> = ...) or the input vector
+    outer = gA.ncols if (kind == "mxv") == c["transpose"] else gA.nrows
+    if c["mask_alias"] == "out" and out is not None:
+        mkind = mkind or "S"
+        bm, gm = O.bg_mask(out, mkind), gout
+    elif c["mask_alias"] == "u" and gu.size == outer:
+        mkind = mkind or "~S"
+        bm, gm = O.bg_mask(u, mkind), gu
     sr = S.op_obj(bg, "semiring", c["semiring"], c["as_object"])
     Aop = A.T if c["transpose"] else A
-    kw = dict(mask=bm, accum=c["accum"], replace=c["replace"], out=out)
+    kw = dict(mask=bm, accum=S.accum_arg(c["accum"], bg), replace=c["replace"], out=out)
     gkw = dict(transpose=c["transpose"], mask=O.gb_mask(gm, mkind), accum=c["accum"],
                replace=c["replace"], out=gout)
     if kind == "mxv":
@@ -76,7 +87,8 @@ def run_matvec(kind, c):
         call = lambda: bg.vxm(u, Aop, sr, **kw)  # noqa: E731
         ref = lambda: O.ref_vxm(gu, gA, c["semiring"], **gkw)  # noqa: E731
     with forced_path(c["path"]):
-        O.check_op(call, ref, op_info=f"{kind} {c['semiring']} path={c['path']}", out=out, inputs=(A, u))
+        O.check_op(call, ref, op_info=f"{kind} {c['semiring']} path={c['path']}", out=out, inputs=(A, u),
+                   parallel=c["parallel"])
 
 
 @settings(max_examples=S.n_examples(2500))
@@ -155,3 +167,25 @@ def test_bfs_step_docstring_example():
     nxt = A.T.mxv(frontier, semiring=bg.LOR_LAND, mask=~frontier.S)
     assert nxt.indices().tolist() == [1]
     assert nxt.dtype == np.bool_
+
+
+@pytest.mark.parametrize("dtype", O.DTYPE_NAMES)
+def test_every_semiring_result_dtype(dtype):
+    """Every <monoid>_<binaryop> on every dtype: the result dtype is
+    python-graphblas's (e.g. plus_pair / times_pair / min_pair on bool give
+    int64, lor_land on int8 gives bool, positional ops int32 only for int32),
+    and the one value matches; where python-graphblas has no such semiring,
+    bitgraph raises DomainMismatch or computes a well-formed result."""
+    dt = np.dtype(dtype)
+    A = bg.Matrix.from_coo([0, 0], [0, 1], np.array([3, 2], dt), 1, 2)
+    u = bg.Vector.from_coo([0, 1], np.array([2, 1], dt), 2)
+    gA, gu = O.to_gb(A), O.to_gb(u)
+    errors = []
+    for sr in S.SEMIRING_NAMES:
+        try:
+            O.check_op(lambda: bg.mxv(A, u, sr), lambda: O.ref_mxv(gA, gu, sr), op_info=f"mxv {sr}[{dtype}]")
+            O.check_op(lambda: bg.mxm(A, A.T, sr), lambda: O.ref_mxm(gA, gA, sr, transpose_b=True),
+                       op_info=f"mxm {sr}[{dtype}]")
+        except AssertionError as e:
+            errors.append(str(e).splitlines()[0])
+    assert not errors, "\n".join(errors)

@@ -40,12 +40,13 @@ def run_reduce(c):
     out, gout = S.build_out(ospec, bg)
     kw = dict(by=c["by"], allow_empty=c["allow_empty"])
     if c["by"] is not None:
-        kw.update(mask=bm, accum=accum, replace=replace, out=out)
+        kw.update(mask=bm, accum=S.accum_arg(accum, bg), replace=replace, out=out)
     mono = c["monoid"]
     call = (lambda: xo.reduce(mono, **kw)) if c["method"] else (lambda: bg.reduce(xo, mono, **kw))
     O.check_op(call, lambda: O.ref_reduce(gxo, mono, by=c["by"], allow_empty=c["allow_empty"], mask=gm,
                                           accum=accum, replace=replace, out=gout),
-               op_info=f"reduce {mono} by={c['by']} allow_empty={c['allow_empty']}", out=out, inputs=(x,))
+               op_info=f"reduce {mono} by={c['by']} allow_empty={c['allow_empty']}", out=out, inputs=(x,),
+               parallel=c["x"].values is not None and len(c["x"].values) % 3 == 0)
 
 
 @settings(max_examples=S.n_examples(1500))
