@@ -315,12 +315,13 @@ def mxm(A, B, semiring="plus_times", *, mask=None, accum=None, replace=False, ou
     mask = _check_out_mask("mxm", shape, mask, out, accum)
     spec, tc, to = _semiring_spec(sr, unify(A.dtype, B.dtype))
     a = _operand_csr(A._csr(), tc, sr.mult.code, first=True)
-    b = _operand_csr(B._csr(), tc, sr.mult.code, first=False)
+    get_b = lambda: _operand_csr(B._csr(), tc, sr.mult.code, first=False)  # noqa: E731
+    get_bt = lambda: _operand_csr(B._transposed_csr(), tc, sr.mult.code, first=False)  # noqa: E731
     pattern, complement = None, False
     if mask is not None:
         ms = _MaskSet(mask)
         pattern, complement = ms.pattern(*shape), ms.complement
-    indptr, indices, values = plan.mxm(a, b, pattern, complement, spec)
+    indptr, indices, values = plan.mxm(a, get_b, get_bt, pattern, complement, spec)
     t = Entries(csr_fmt.keys_of(CSR(indptr, indices, None, *shape)), values)
     return finish(out, t, to, mask, accum, replace, shape)
 

@@ -2,6 +2,8 @@
 defines them for, random monoid x binary-op combinations, A.T and B.T,
 masks (e.g. triangle counting's L<L> = L plus_pair L'), accum, replace, out."""
 
+import contextlib
+
 import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
@@ -21,7 +23,23 @@ def mxm_cases(draw, semiring=None, dtype=None):
     return dict(A=A, B=B, ta=ta, tb=tb, semiring=draw(S.semirings) if semiring is None else semiring,
                 mask=S.draw_mask(draw, nrows=m, ncols=n), out=S.draw_outputs(draw, nrows=m, ncols=n),
                 as_object=draw(st.booleans()), method=draw(st.booleans()), alias=draw(ALIAS),
-                parallel=draw(S.small_ints) < 2)
+                parallel=draw(S.small_ints) < 2, kernel=draw(KERNELS))
+
+
+KERNELS = st.sampled_from(["auto", "dot", "gustavson"])
+
+
+@contextlib.contextmanager
+def forced_kernel(kernel):
+    """Force plan's masked mxm method: dot products or Gustavson ('auto': plan's choice)."""
+    from bitgraph import plan
+
+    old = plan.MXM_METHOD
+    plan.MXM_METHOD = kernel
+    try:
+        yield
+    finally:
+        plan.MXM_METHOD = old
 
 
 ALIAS = st.sampled_from([None] * 6 + ["A", "B", "mask=out"])
@@ -46,10 +64,11 @@ def run_mxm(c):
     Bop = B.T if c["tb"] else B
     kw = dict(mask=bm, accum=S.accum_arg(accum, bg), replace=replace, out=out)
     call = (lambda: Aop.mxm(Bop, sr, **kw)) if c["method"] else (lambda: bg.mxm(Aop, Bop, sr, **kw))
-    O.check_op(call, lambda: O.ref_mxm(gA, gB, c["semiring"], transpose_a=c["ta"], transpose_b=c["tb"],
-                                       mask=gm, accum=accum, replace=replace, out=gout),
-               op_info=f"mxm {c['semiring']} ta={c['ta']} tb={c['tb']}", out=out, inputs=(A, B),
-               parallel=c.get("parallel", False))
+    with forced_kernel(c.get("kernel", "auto")):
+        O.check_op(call, lambda: O.ref_mxm(gA, gB, c["semiring"], transpose_a=c["ta"], transpose_b=c["tb"],
+                                           mask=gm, accum=accum, replace=replace, out=gout),
+                   op_info=f"mxm {c['semiring']} ta={c['ta']} tb={c['tb']} kernel={c.get('kernel')}",
+                   out=out, inputs=(A, B), parallel=c.get("parallel", False))
 
 
 @settings(max_examples=S.n_examples(2000))

@@ -28,7 +28,7 @@ import numpy as np
 from bitgraph.kernels import opcodes
 
 # imported (in this order) by bitgraph.kernels.registry.load("cpu")
-MODULES = ("ewise", "reduce", "spmv_csr", "spmspv_csr", "spgemm_csr")
+MODULES = ("ewise", "reduce", "spmv_csr", "spmspv_csr", "spgemm_csr", "spgemm_dot")
 
 # below this much work (stored entries touched) the launchers run serially
 SERIAL_BELOW = 50_000
