@@ -102,10 +102,16 @@ def _to_csr(e: Entries, nrows: int, ncols: int) -> CSR:
     return csr_fmt.from_sorted_keys(e.keys, xp.ascontiguousarray(e.values), nrows, ncols)
 
 
-def _dense_entries(values, present) -> Entries:
-    xp = ar.array_module(values)
-    keys = xp.flatnonzero(present).astype(np.int64)
-    return Entries(keys, values[keys])
+class Dense(NamedTuple):
+    """A kernel's vector result as dense arrays: ``values[n]``, ``present[n]``."""
+
+    values: object
+    present: object
+
+    def entries(self) -> Entries:
+        xp = ar.array_module(self.values)
+        keys = xp.flatnonzero(self.present).astype(np.int64)
+        return Entries(keys, self.values[keys])
 
 
 def _check_type(x, what, *, matrix=None):
@@ -174,7 +180,7 @@ def _binop_values(op, x, y, dtype=None):
     return ar.cast(z, to)
 
 
-def finish(out, t: Entries, t_dtype, mask, accum, replace, shape):
+def finish(out, t: Entries | Dense, t_dtype, mask, accum, replace, shape):
     """Write ``t`` into the output with mask, accum and replace; return the output.
 
     ``out=None`` means a new, empty C of t's dtype. Nothing is written until
@@ -184,6 +190,10 @@ def finish(out, t: Entries, t_dtype, mask, accum, replace, shape):
         C = mask ? (Z ∩ M) ∪ (replace ? ∅ : C \\ M) : Z
     """
     mask = as_mask(mask)
+    if isinstance(t, Dense):
+        if out is None and mask is None:  # C = t: no merge needed
+            return Vector._from_present(t.present, ar.cast(t.values, lookup_dtype(t_dtype)))
+        t = t.entries()
     if out is None:
         c, c_dtype = _empty(t_dtype, ar.array_module(t.keys)), lookup_dtype(t_dtype)
     else:
@@ -294,7 +304,7 @@ def _matvec(name, M, u, semiring, *, flipped, mask, accum, replace, out):
     get_csr = lambda: _operand_csr(M._csr(), tc, sr.mult.code, first=not flipped)  # noqa: E731
     get_csr_t = lambda: _operand_csr(M._transposed_csr(), tc, sr.mult.code, first=not flipped)  # noqa: E731
     t_vals, t_present = plan.matvec(get_csr, get_csr_t, M, u, x_vals, allowed, spec, flipped)
-    return finish(out, _dense_entries(t_vals, t_present), to, mask, accum, replace, (M.nrows,))
+    return finish(out, Dense(t_vals, t_present), to, mask, accum, replace, (M.nrows,))
 
 
 def mxm(A, B, semiring="plus_times", *, mask=None, accum=None, replace=False, out=None):
@@ -494,7 +504,7 @@ def reduce(x, monoid="plus", *, by=None, allow_empty=True, mask=None, accum=None
     mask = _check_out_mask("reduce", shape, mask, out, accum)
     r = reduce_segments(c.indptr, _stored_values(c), m)
     present = np.diff(c.indptr) > 0
-    return finish(out, _dense_entries(r, present), m.types(x.dtype)[1], mask, accum, replace, shape)
+    return finish(out, Dense(r, present), m.types(x.dtype)[1], mask, accum, replace, shape)
 
 
 # --- extract, assign, transpose ---------------------------------------------------------
