@@ -523,6 +523,33 @@ def test_spmv_pull(dt, rng):
                                                  flipped), what)
 
 
+def fast_pull_cases():
+    from bitgraph.kernels.cpu.spmv_csr import _FAST
+
+    return [(add, mult, dt) for (add, mult), (_, dts) in _FAST.items() for dt in dts]
+
+
+@pytest.mark.parametrize("add,mult,dt", fast_pull_cases(),
+                         ids=[f"{a}-{m}-{d}" for a, m, d in fast_pull_cases()])
+def test_spmv_pull_constant_code_kernels(add, mult, dt, rng):
+    """The hot pairs run a kernel compiled with constant op codes: it must
+    equal the reference (and so the generic kernel), serial and parallel."""
+    from bitgraph.kernels.cpu.spmv_csr import _rows_kernel, _spmv_pull_rows
+
+    assert _rows_kernel(dt, add, mult) is not _spmv_pull_rows
+    mons = {m[0]: m for m in monoids(dt)}
+    _, ident, term = mons[add]
+    for sr in (SemiringSpec(dt, add, mult, ident, term), SemiringSpec(dt, add, mult, ident, None)):
+        for A, xv, xp, allowed in mxv_cases(rng, dt):
+            bm = None if allowed is None else pack_bits(allowed)
+            for flipped in (False, True):
+                for parallel in (False, True):
+                    tv, tp = spmv_pull(A, xv, pack_bits(xp), bm, sr, flipped, parallel=parallel)
+                    check_result(sr, tv, tp, ref_mxv(A, xv, xp, allowed, sr, flipped),
+                                 f"fast pull {dt} add={NAMES.get(add)} mult={NAMES[mult]} "
+                                 f"flipped={flipped} parallel={parallel}")
+
+
 @pytest.mark.parametrize("dt", DTYPES, ids=DT_IDS)
 def test_spmspv_push(dt, rng):
     for A, xv, xp, allowed in mxv_cases(rng, dt):

