@@ -405,7 +405,7 @@ def apply(x, op, *, left=None, right=None, mask=None, accum=None, replace=False,
         s = left if left is not None else right
         sdt = scalar_dtype(s)
         t = unify(x.dtype, sdt)
-        svec = np.full(e.values.shape[0], np.asarray(s).astype(sdt) if sdt.kind != "b" else bool(s), sdt)
+        svec = np.full(e.values.shape[0], s, sdt)
         a, b = (svec, e.values) if left is not None else (e.values, svec)
         vals = _binop_values(bop, a, b, t)
         to = bop.types(t)[1]
@@ -434,6 +434,12 @@ _SELECT_VALUE = {
 def select(x, op, thunk=0, *, mask=None, accum=None, replace=False, out=None):
     """Keep the entries for which a select op holds (``tril``, ``valuegt``, ...).
 
+    Index ops compare i (row; a vector's index) and j (column; 0 for a
+    vector) with the int ``thunk``; value ops compare each value with
+    ``thunk`` in ``unify(x.dtype, thunk's dtype)``, so ``valueeq 0.5`` on
+    integers matches nothing (python-graphblas casts the thunk to x's dtype
+    first, and for some dtype pairs reads its bytes: we do not copy that).
+
     >>> import bitgraph as bg
     >>> A = bg.Matrix.from_coo([0, 1, 1], [1, 0, 1], nrows=2, ncols=2)
     >>> bg.select(A, "tril").nvals, bg.select(A, "offdiag").nvals
@@ -453,8 +459,9 @@ def select(x, op, thunk=0, *, mask=None, accum=None, replace=False, out=None):
         keep = _SELECT_INDEX[name](i, j, k)
     elif name in _SELECT_VALUE:
         t = unify(x.dtype, scalar_dtype(thunk))
+        k = ar.cast(np.full(1, thunk, scalar_dtype(thunk)), t)[0]
         with np.errstate(invalid="ignore"):
-            keep = _SELECT_VALUE[name](ar.cast(e.values, t), ar.cast(np.asarray([thunk]).astype(scalar_dtype(thunk)), t)[0])
+            keep = _SELECT_VALUE[name](ar.cast(e.values, t), k)
     else:
         import difflib
 

@@ -132,3 +132,17 @@ def test_unary_extremes(op, dtype):
     x = bg.Vector.from_coo(np.arange(vals.size), vals, vals.size, dtype=dt)
     O.check_op(lambda: bg.apply(x, op), lambda: O.ref_apply(O.to_gb(x), op), op_info=f"apply {op}[{dtype}]",
                inputs=(x,))
+
+
+def test_select_value_thunk_of_another_dtype_compares_exactly():
+    """A thunk is compared in unify(x.dtype, thunk dtype), not cast to x's
+    dtype first (python-graphblas gives valueeq(int8, 0.5) -> {0} and
+    valuegt(float32, 1) -> everything, from the thunk's bytes)."""
+    v = bg.Vector.from_coo([0, 1, 2], np.array([0, 1, 2], np.int8), size=3)
+    assert bg.select(v, "valueeq", 0.5).nvals == 0
+    assert bg.select(v, "valuegt", 0.5).indices().tolist() == [1, 2]
+    assert bg.select(v, "valuelt", 1.7).indices().tolist() == [0, 1]
+    u = bg.Vector.from_coo([0, 1, 2], np.array([0, 1, 2], np.uint8), size=3)
+    assert bg.select(u, "valuegt", -1).nvals == 3
+    w = bg.Vector.from_coo([0, 1, 2], np.array([0.5, 1.5, 300.0], np.float32), size=3)
+    assert bg.select(w, "valuegt", 1).indices().tolist() == [1, 2]
