@@ -65,14 +65,25 @@ class _MatrixOps(Container):
         return ops.extract(self, rows, cols, **kw)
 
     def to_coo(self):
-        """``(rows, cols, values)`` as int64, int64, values; sorted by (row, col)."""
+        """``(rows, cols, values)`` as int64, int64, values; sorted by (row, col).
+
+        >>> import bitgraph as bg
+        >>> r, c, v = bg.Matrix.from_coo([1, 0], [0, 2], [5, 6], nrows=2, ncols=3).to_coo()
+        >>> r.tolist(), c.tolist(), v.tolist()
+        ([0, 1], [2, 0], [6, 5])
+        """
         c = self._csr()
         rows = ar.rows_of(c.indptr)
         vals = np.ones(c.nnz, np.bool_) if c.values is None else c.values.copy()
         return rows, c.indices.astype(np.int64), vals
 
     def to_scipy(self, *, sparray=True):
-        """A scipy ``csr_array`` (or ``csr_matrix`` with ``sparray=False``)."""
+        """A scipy ``csr_array`` (or ``csr_matrix`` with ``sparray=False``).
+
+        >>> import bitgraph as bg
+        >>> bg.Matrix.from_coo([0], [1], [2.5], nrows=2, ncols=2).to_scipy().toarray().tolist()
+        [[0.0, 2.5], [0.0, 0.0]]
+        """
         import scipy.sparse as sp
 
         c = self._csr()
@@ -87,7 +98,13 @@ class _MatrixOps(Container):
         return gb.Matrix.from_coo(r, c, v, nrows=self.nrows, ncols=self.ncols, dtype=v.dtype)
 
     def isequal(self, other, *, check_dtype=False) -> bool:
-        """Same shape, structure and values (and dtype with ``check_dtype``)."""
+        """Same shape, structure and values (and dtype with ``check_dtype``).
+
+        >>> import bitgraph as bg
+        >>> A = bg.Matrix.from_coo([0], [1], [1], nrows=2, ncols=2)
+        >>> A.isequal(A.T.T), A.isequal(A.T)
+        (True, False)
+        """
         if not isinstance(other, _MatrixOps) or self.shape != other.shape:
             return False
         if check_dtype and self.dtype != other.dtype:
@@ -173,7 +190,11 @@ class Matrix(_MatrixOps):
 
     @classmethod
     def from_csr(cls, indptr, indices, values=None, *, ncols=None, dtype=None, check=True):
-        """Wrap CSR arrays (sorted, duplicate-free rows); ``values=None`` = structure-only."""
+        """Wrap CSR arrays (sorted, duplicate-free rows); ``values=None`` = structure-only.
+
+        >>> Matrix.from_csr([0, 1, 2], [1, 0], ncols=2).to_coo()[1].tolist()
+        [1, 0]
+        """
         indptr = np.asarray(indptr)
         indices = np.asarray(indices)
         nrows = indptr.shape[0] - 1
@@ -232,6 +253,10 @@ class Matrix(_MatrixOps):
 
         ``weight=None`` gives a structure-only matrix; otherwise the edge
         attribute ``weight`` (missing attributes count 1).
+
+        >>> import networkx as nx
+        >>> Matrix.from_networkx(nx.path_graph(3)).nvals
+        4
         """
         import networkx as nx
 

@@ -159,7 +159,11 @@ class Vector(Container):
         return ar.unpack_bits(self._bitmap, self._size)
 
     def indices(self):
-        """Sorted int64 indices of the entries."""
+        """Sorted int64 indices of the entries.
+
+        >>> Vector.from_coo([3, 1], [1, 1], size=4).indices().tolist()
+        [1, 3]
+        """
         xp = ar.array_module(self._bitmap)
         return xp.flatnonzero(self._present()).astype(np.int64)
 
@@ -186,7 +190,12 @@ class Vector(Container):
         return Vector._from_parts(self._bitmap.copy(), self._values.copy(), self._size)
 
     def isequal(self, other, *, check_dtype=False) -> bool:
-        """Same size, structure and values (and dtype when ``check_dtype``)."""
+        """Same size, structure and values (and dtype when ``check_dtype``).
+
+        >>> u = Vector.from_coo([1], [2], size=3)
+        >>> u.isequal(u.copy()), u.isequal(Vector.from_coo([1], [2.0], size=3), check_dtype=True)
+        (True, False)
+        """
         if not isinstance(other, Vector):
             return False
         if self._size != other._size or (check_dtype and self._dtype != other._dtype):
