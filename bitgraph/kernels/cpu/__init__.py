@@ -28,7 +28,8 @@ import numpy as np
 from bitgraph.kernels import opcodes
 
 # imported (in this order) by bitgraph.kernels.registry.load("cpu")
-MODULES = ("ewise", "reduce", "spmv_csr", "spmspv_csr", "spgemm_csr", "spgemm_dot")
+MODULES = ("ewise", "reduce", "spmv_csr", "spmspv_csr", "spgemm_csr", "spgemm_dot",
+           "convert_b2sr", "convert_bvss")
 
 # below this much work (stored entries touched) the launchers run serially
 SERIAL_BELOW = 50_000
