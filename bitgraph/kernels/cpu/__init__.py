@@ -29,7 +29,7 @@ from bitgraph.kernels import opcodes
 
 # imported (in this order) by bitgraph.kernels.registry.load("cpu")
 MODULES = ("ewise", "reduce", "spmv_csr", "spmspv_csr", "spgemm_csr", "spgemm_dot",
-           "convert_b2sr", "convert_bvss", "bmv_b2sr", "bmm_b2sr")
+           "convert_b2sr", "convert_bvss", "bmv_b2sr", "bmm_b2sr", "bfs_bvss")
 
 # below this much work (stored entries touched) the launchers run serially
 SERIAL_BELOW = 50_000
@@ -254,3 +254,21 @@ def parallel_for(kernel, chunks, *args):
     for e in errors:
         if e is not None:
             raise e
+
+
+def parallel_map(kernel, chunks, *args):
+    """``[kernel(r0, r1, *args) for each range of chunks]``, on the pool.
+
+    Like ``parallel_for`` but returns each chunk's result, in chunk order
+    (for kernels whose output size is only known as they run).
+    """
+    bounds = [(np.uint64(chunks[c]), np.uint64(chunks[c + 1]))
+              for c in range(len(chunks) - 1)]
+    if len(bounds) == 1:
+        return [kernel(*bounds[0], *args)]
+    futures = [_pool().submit(kernel, r0, r1, *args) for r0, r1 in bounds]
+    errors = [f.exception() for f in futures]
+    for e in errors:
+        if e is not None:
+            raise e
+    return [f.result() for f in futures]
