@@ -27,12 +27,13 @@ from .vector import _combine_duplicates, _import_graphblas
 class _Cache:
     """Derived formats of one Matrix; an attribute that is set is valid."""
 
-    __slots__ = ("transpose", "b2sr", "bvss")
+    __slots__ = ("transpose", "b2sr", "bvss", "profile")
 
     def __init__(self):
         self.transpose = None  # CSR of A.T
-        self.b2sr = {}  # tile size -> B2SR (formats issue)
-        self.bvss = None
+        self.b2sr = {}  # (t, transposed) -> B2SR
+        self.bvss = {}  # (sigma, reorder, transposed) -> BVSS
+        self.profile = {}  # transposed -> formats.profile.estimate
 
 
 class _MatrixOps(Container):
@@ -53,6 +54,60 @@ class _MatrixOps(Container):
         from . import ops
 
         return ops.mxv(self, u, semiring, **kw)
+
+    def b2sr(self, t="auto"):
+        """The B2SR-t of this matrix's pattern (``bitgraph.formats.b2sr``),
+        built on first use and cached; ``t="auto"`` takes the tile size of
+        the sampling profile (``formats.profile.choose_tile``).
+
+        >>> import bitgraph as bg
+        >>> A = bg.Matrix.from_coo([0, 1, 9], [1, 0, 9], nrows=10, ncols=10)
+        >>> A.b2sr(8).tile_colind.tolist(), A.T.b2sr(8).ntiles
+        ([0, 1], 2)
+        """
+        from .formats import b2sr, profile
+
+        cache, tr = self._derived()
+        if t == "auto":
+            t = profile.choose_tile(self._csr(), self.profile())
+        key = (t, tr)
+        if key not in cache.b2sr:
+            cache.b2sr[key] = b2sr.from_csr(self._csr(), t)
+        return cache.b2sr[key]
+
+    def bvss(self, sigma=8, reorder="none"):
+        """The BVSS of this matrix (``bitgraph.formats.bvss``; for a pull BFS
+        take ``A.T.bvss()``: rows = in-neighbours), built on first use and
+        cached. ``reorder``: a ``formats.reorder`` method name; the
+        permutation is kept in ``.perm`` (``perm[new] = old``).
+
+        >>> import bitgraph as bg
+        >>> A = bg.Matrix.from_coo([0, 0, 2], [1, 9, 3], nrows=10, ncols=10)
+        >>> A.bvss().n_vss, A.bvss().perm is None
+        (2, True)
+        """
+        from .formats import bvss
+
+        cache, tr = self._derived()
+        key = (sigma, reorder, tr)
+        if key not in cache.bvss:
+            cache.bvss[key] = bvss.build(self._csr(), sigma, reorder)
+        return cache.bvss[key]
+
+    def profile(self):
+        """The sampling profile of the B2SR sizes (``formats.profile.estimate``),
+        cached.
+
+        >>> import bitgraph as bg
+        >>> bg.Matrix.from_coo([0, 1], [1, 0], nrows=2, ncols=2).profile()[8]["ntiles"]
+        1.0
+        """
+        from .formats import profile
+
+        cache, tr = self._derived()
+        if tr not in cache.profile:
+            cache.profile[tr] = profile.estimate(self._csr())
+        return cache.profile[tr]
 
     def mxm(self, B, semiring="plus_times", **kw):
         from . import ops
@@ -315,6 +370,10 @@ class Matrix(_MatrixOps):
     def _csr(self) -> CSR:
         return self._data
 
+    def _derived(self):
+        """(the cache of derived formats, whether they are of the transpose)"""
+        return self._cache, False
+
     def _transposed_csr(self) -> CSR:
         if self._cache.transpose is None:
             self._cache.transpose = csr_fmt.transpose(self._data)
@@ -376,6 +435,9 @@ class TransposedMatrix(_MatrixOps):
 
     def _transposed_csr(self) -> CSR:
         return self._parent._data
+
+    def _derived(self):
+        return self._parent._cache, True
 
     def copy(self) -> Matrix:
         """Materialise the transpose as a new Matrix."""

@@ -38,18 +38,107 @@ def semiring_spec(dtype, add, mult, identity, terminal):
     return registry.SemiringSpec(dtype, add, mult, identity, terminal)
 
 
-def matvec(get_csr, get_csr_t, M, u, x_values, allowed, spec, flipped):
+def matvec(get_csr, get_csr_t, M, u, x_values, allowed, spec, flipped, pattern_only=False):
     """t = M ⊕.⊗ u as (values, present) dense arrays of M.nrows entries.
 
     ``get_csr()``/``get_csr_t()`` give M's CSR / M's transpose's CSR with
     values ready for the kernel (built lazily: the transpose may be cached).
+    ``pattern_only``: the product reads no value of M (every a_ik acts as
+    1), so a bit format may serve (see ``bit_kernel`` and ``use_bits``).
     """
     nvals = u.nvals
     if nvals <= PUSH_DENSITY * u.size:
         push = _kernel("mxv", "csr", "push")
         return push(get_csr_t(), u.indices(), x_values, allowed, spec, flipped, M.nrows)
+    if pattern_only:
+        kind = bit_kernel(spec, flipped)
+        t = use_bits(M, kind)
+        if t:
+            return _bit_matvec(kind, M.b2sr(t), u, x_values, allowed, spec, flipped)
     pull = _kernel("mxv", "csr", "pull")
     return pull(get_csr(), x_values, u._bitmap, allowed, spec, flipped)
+
+
+# --- bit formats ----------------------------------------------------------------
+# "auto": B2SR where it pays (``use_bits``); "always"/"never" force it (tests
+# run every bit kernel against the CSR ones on the same inputs).
+BITS = "auto"
+# the tile size when BITS == "always"; None: the profile's choice
+BITS_TILE = None
+# "auto" takes B2SR for the bit-only kernels (bin_bin_bin, bin_bin_full)
+# when the profile estimates at least this many entries per tile, as a
+# fraction of t (one word per bit-row of a tile is read whatever its fill):
+# measured on this 2-core CPU (benchmarks/RESULTS.md), masked lor_land on a
+# 1024^2 grid: CSR 12.9 ms, B2SR-8 at 6.4 per tile 10.1 ms, B2SR-32 at 26
+# per tile 9.2 ms; on kron (1.04 per tile) B2SR is 5-10x slower. The CSR
+# pull kernel reads fewer bytes per product than bin_full_full on the CPU,
+# so "auto" keeps CSR for value-carrying semirings (the GPU plan differs).
+BITS_MIN_FILL = 0.5
+
+
+def bit_kernel(spec, flipped):
+    """Which B2SR BMV computes t = M ⊕.⊗ x when every a_ik acts as 1.
+
+    With m the multiply as m(a, x) (vxm's operands flipped back):
+    - products constant 1 (m = PAIR, or FIRST reading a = 1): PLUS counts
+      set bits (``bin_bin_full``; LXOR their parity); any monoid that maps
+      ones to 1 (LOR, ANY, MIN, MAX, LAND, TIMES, EQ; PLUS on bool) needs
+      only "some bit in common" (``bin_bin_bin``);
+    - products equal to x on bool (SECOND, TIMES, LAND, MIN) under LOR (or
+      PLUS/MAX, which are LOR on bool): "some bit in common with the true
+      entries of x" (``bin_bin_bin`` with x's true bits);
+    - anything else: ``bin_full_full``, every semiring, op codes at run time.
+    Returns "ones", "count", "parity", "lor_x" or "full".
+    """
+    from .kernels import opcodes as oc
+
+    add, T = spec.add, np.dtype(spec.dtype)
+    m = oc.flipped(spec.mult) if flipped else spec.mult
+    is_bool = T == np.bool_
+    if m in (oc.PAIR, oc.FIRST):
+        if add == oc.PLUS and not is_bool:
+            return "count"
+        if add == oc.LXOR:
+            return "parity"
+        if add in (oc.LOR, oc.ANY, oc.MIN, oc.MAX, oc.LAND, oc.TIMES, oc.EQ, oc.PLUS):
+            return "ones"
+    if is_bool and m in (oc.SECOND, oc.TIMES, oc.LAND, oc.MIN) and add in (oc.LOR, oc.PLUS, oc.MAX):
+        return "lor_x"
+    return "full"
+
+
+def use_bits(M, kind):
+    """The tile size to run ``kind`` on B2SR with, or 0 for CSR (see BITS)."""
+    if BITS == "never":
+        return 0
+    if BITS == "always":
+        return BITS_TILE or M.b2sr("auto").t
+    if kind == "full":
+        return 0
+    from .formats import profile
+
+    prof = M.profile()
+    t = profile.choose_tile(None, prof)
+    return t if prof[t]["nnz_per_tile"] >= BITS_MIN_FILL * t else 0
+
+
+def _bit_matvec(kind, B, u, x_values, allowed, spec, flipped):
+    from . import _array as ar
+
+    T = np.dtype(spec.dtype)
+    if kind == "full":
+        return _kernel("mxv", "b2sr", "bin_full_full")(B, x_values, u._bitmap, allowed, spec, flipped)
+    if kind in ("count", "parity"):
+        counts = _kernel("mxv", "b2sr", "bin_bin_full")(B, u._bitmap, allowed)
+        present = counts != 0
+        if kind == "parity":
+            counts = counts & np.uint64(1)
+        return counts.astype(T), present  # wraps like repeated PLUS
+    x_true = None
+    if kind == "lor_x":
+        x_true = ar.pack_bits(ar.unpack_bits(u._bitmap, u.size) & (x_values != 0))
+    t_true, present = _kernel("mxv", "b2sr", "bin_bin_bin")(B, u._bitmap, x_true, allowed)
+    return t_true.astype(T), present
 
 
 def mxm(a, get_b, get_bt, pattern, complement, spec):

@@ -4,6 +4,7 @@ transposed matrices, sparse (push) and dense (pull) vectors, masks, accum,
 replace, out (also aliased with the input vector)."""
 
 import contextlib
+import dataclasses
 
 import numpy as np
 import pytest
@@ -15,7 +16,9 @@ import strategies as S
 
 RANDOM_SEMIRINGS = S.semirings
 MASK_ALIAS = st.sampled_from([None] * 6 + ["out", "u"])
-PATHS = st.sampled_from(["auto", "auto", "push", "pull"])
+# "bitsT": pull on B2SR-T (plan.BITS = "always"), taken when the product reads
+# no matrix value (structure-only/iso matrices, PAIR/FIRST/SECOND...)
+PATHS = st.sampled_from(["auto", "auto", "push", "pull", "bits4", "bits8", "bits16", "bits32"])
 
 
 @st.composite
@@ -41,19 +44,24 @@ def matvec_cases(draw, kind, semiring=None, dtype=None):
 
 @contextlib.contextmanager
 def forced_path(path):
-    """Force the push (SpMSpV) or pull (SpMV) kernel through plan.PUSH_DENSITY,
-    the documented switch; 'auto' leaves plan's choice (vector density)."""
+    """Force the push (SpMSpV), pull (SpMV) or B2SR pull kernel through
+    plan.PUSH_DENSITY and plan.BITS, the documented switches; 'auto' leaves
+    plan's choices (vector density, tile fill)."""
     from bitgraph import plan
 
-    if path == "auto" or not hasattr(plan, "PUSH_DENSITY"):
+    if path == "auto":
         yield
         return
-    old = plan.PUSH_DENSITY
+    old = plan.PUSH_DENSITY, plan.BITS, plan.BITS_TILE
     plan.PUSH_DENSITY = 2.0 if path == "push" else -1.0
+    if path.startswith("bits"):
+        plan.BITS, plan.BITS_TILE = "always", int(path[4:])
+    else:
+        plan.BITS = "never"
     try:
         yield
     finally:
-        plan.PUSH_DENSITY = old
+        plan.PUSH_DENSITY, plan.BITS, plan.BITS_TILE = old
 
 
 def run_matvec(kind, c):
@@ -95,6 +103,29 @@ def run_matvec(kind, c):
 @given(matvec_cases("mxv"))
 def test_mxv_random_semirings(c):
     run_matvec("mxv", c)
+
+
+@st.composite
+def pattern_cases(draw, kind):
+    """Structure-only matrices, so the "bitsT" paths run a bit kernel for
+    every semiring (bin_bin_bin, bin_bin_full or bin_full_full)."""
+    c = draw(matvec_cases(kind))
+    # values dropped: bool -> structure only, other dtypes -> iso ones
+    c["A"] = dataclasses.replace(c["A"], values=None, dup_op=None)
+    c["path"] = draw(st.sampled_from(["bits4", "bits8", "bits16", "bits32"]))
+    return c
+
+
+@settings(max_examples=S.n_examples(1500))
+@given(pattern_cases("mxv"))
+def test_mxv_bit_kernels(c):
+    run_matvec("mxv", c)
+
+
+@settings(max_examples=S.n_examples(600))
+@given(pattern_cases("vxm"))
+def test_vxm_bit_kernels(c):
+    run_matvec("vxm", c)
 
 
 @settings(max_examples=S.n_examples(1200))

@@ -39,7 +39,7 @@ import numpy as np
 from ..kernels import registry
 from .csr import CSR
 
-__all__ = ["BVSS", "SIGMAS", "from_csr", "to_csr", "stats", "frontier_words"]
+__all__ = ["BVSS", "SIGMAS", "from_csr", "build", "to_csr", "stats", "frontier_words"]
 
 SIGMAS = (4, 8, 16, 32)
 
@@ -159,3 +159,31 @@ def stats(b: BVSS) -> dict:
         "nbytes": b.nbytes,
         "bytes_per_entry": b.nbytes / nnz if nnz else 0.0,
     }
+
+
+def build(csr: CSR, sigma: int = 8, reorder: str = "none") -> BVSS:
+    """The BVSS of ``csr`` after an optional reordering (``formats.reorder``
+    method name; square matrices only when not "none").
+
+    ``reorder="auto"`` builds the natural-order BVSS and the one of
+    ``reorder.reorder(csr, "auto")`` (Jaccard-with-windows after Gorder for
+    social-like graphs, RCM otherwise) and keeps the one with fewer VSSs
+    (less work per BFS step, fewer bytes): reordering hurts some graphs
+    (Blest saw it on 6 of 14).
+
+    >>> import numpy as np
+    >>> from bitgraph.formats.csr import from_coo
+    >>> build(from_coo(np.array([0, 1]), np.array([1, 0]), None, 2, 2), reorder="rcm").perm.tolist()
+    [1, 0]
+    """
+    if reorder in ("none", "natural", None):
+        return from_csr(csr, sigma)
+    from . import reorder as ro
+
+    perm = ro.reorder(csr, "auto" if reorder == "auto" else reorder)
+    b = from_csr(ro.permute(csr, perm), sigma, perm=perm)
+    if reorder == "auto":
+        natural = from_csr(csr, sigma)
+        if natural.n_vss <= b.n_vss:
+            return natural
+    return b
