@@ -338,7 +338,10 @@ def mxm(A, B, semiring="plus_times", *, mask=None, accum=None, replace=False, ou
     if mask is not None:
         ms = _MaskSet(mask)
         pattern, complement = ms.pattern(*shape), ms.complement
-    indptr, indices, values = plan.mxm(a, get_b, get_bt, pattern, complement, spec)
+    pattern_only = (_values_unread(A._csr(), sr.mult.code, first=True)
+                    and _values_unread(B._csr(), sr.mult.code, first=False))
+    bits = (A, B) if pattern_only else None
+    indptr, indices, values = plan.mxm(a, get_b, get_bt, pattern, complement, spec, bits)
     t = Entries(csr_fmt.keys_of(CSR(indptr, indices, None, *shape)), values)
     return finish(out, t, to, mask, accum, replace, shape)
 

@@ -122,6 +122,40 @@ def use_bits(M, kind):
     return t if prof[t]["nnz_per_tile"] >= BITS_MIN_FILL * t else 0
 
 
+def mxm_bit_kind(spec):
+    """"count" / "parity" / "ones" when C(i,j) depends only on
+    |A(i,:) ∩ B(:,j)| for pattern-only A and B (every product of two ones
+    is 1: PAIR, FIRST, SECOND, TIMES, MIN, MAX, LAND, LOR), else None.
+    As ``bit_kernel``: PLUS counts, LXOR takes the parity, the monoids
+    that map ones to 1 give 1."""
+    from .kernels import opcodes as oc
+
+    add, is_bool = spec.add, np.dtype(spec.dtype) == np.bool_
+    if spec.mult not in (oc.PAIR, oc.FIRST, oc.SECOND, oc.TIMES, oc.MIN, oc.MAX, oc.LAND, oc.LOR):
+        return None
+    if add == oc.PLUS and not is_bool:
+        return "count"
+    if add == oc.LXOR:
+        return "parity"
+    if add in (oc.LOR, oc.ANY, oc.MIN, oc.MAX, oc.LAND, oc.TIMES, oc.EQ, oc.PLUS):
+        return "ones"
+    return None
+
+
+def _bit_mxm(kind, A_bits, BT_bits, pattern, spec):
+    counts, _ = _kernel("mxm", "b2sr", "bin_bin_sum")(A_bits, BT_bits, pattern)
+    keep = counts != 0
+    rows = np.repeat(np.arange(pattern.nrows), np.diff(pattern.indptr.astype(np.int64)))[keep]
+    indptr = np.zeros(pattern.nrows + 1, np.int64)
+    np.cumsum(np.bincount(rows, minlength=pattern.nrows), out=indptr[1:])
+    vals = counts[keep]
+    if kind == "parity":
+        vals = vals & np.uint64(1)
+    elif kind == "ones":
+        vals = np.ones(vals.size, np.uint64)
+    return indptr, pattern.indices[keep], vals.astype(spec.dtype)
+
+
 def _bit_matvec(kind, B, u, x_values, allowed, spec, flipped):
     from . import _array as ar
 
@@ -141,14 +175,23 @@ def _bit_matvec(kind, B, u, x_values, allowed, spec, flipped):
     return t_true.astype(T), present
 
 
-def mxm(a, get_b, get_bt, pattern, complement, spec):
+def mxm(a, get_b, get_bt, pattern, complement, spec, bits=None):
     """C = A ⊕.⊗ B (restricted by the mask pattern) as (indptr, indices, values).
 
     ``get_b()``/``get_bt()`` give B's CSR / B' 's CSR, values ready (built
     lazily). With a mask (not complemented) the dot-product kernel is chosen
     when its work, sum over M(i,j) of |B(:,j)|, is below Gustavson's, sum
     over A(i,k) of |B(k,:)| (triangle counting: C<L> = L plus.pair L').
+    ``bits``: (A, B) when no value of either is read; then a masked product
+    whose entries are counts or ones (see ``mxm_bit_kind``) may run as
+    ``bmm_bin_bin_sum`` on the B2SR of A and of B' (see ``use_bits``).
     """
+    if bits is not None and pattern is not None and not complement:
+        kind = mxm_bit_kind(spec)
+        A, B = bits
+        t = use_bits(A, kind) if kind else 0
+        if t:
+            return _bit_mxm(kind, A.b2sr(t), B.T.b2sr(t), pattern, spec)
     if pattern is not None and not complement and MXM_METHOD != "gustavson":
         bt = get_bt()
         if MXM_METHOD == "dot":

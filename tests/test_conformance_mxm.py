@@ -3,6 +3,7 @@ defines them for, random monoid x binary-op combinations, A.T and B.T,
 masks (e.g. triangle counting's L<L> = L plus_pair L'), accum, replace, out."""
 
 import contextlib
+import dataclasses
 
 import numpy as np
 import pytest
@@ -26,20 +27,25 @@ def mxm_cases(draw, semiring=None, dtype=None):
                 parallel=draw(S.small_ints) < 2, kernel=draw(KERNELS))
 
 
-KERNELS = st.sampled_from(["auto", "dot", "gustavson"])
+KERNELS = st.sampled_from(["auto", "dot", "gustavson", "bits8"])
 
 
 @contextlib.contextmanager
 def forced_kernel(kernel):
-    """Force plan's masked mxm method: dot products or Gustavson ('auto': plan's choice)."""
+    """Force plan's masked mxm method: dot products, Gustavson, or B2SR-t
+    bmm_bin_bin_sum ("bitsT", taken when no value is read and the entries
+    are counts or ones); 'auto': plan's choice."""
     from bitgraph import plan
 
-    old = plan.MXM_METHOD
-    plan.MXM_METHOD = kernel
+    old = plan.MXM_METHOD, plan.BITS, plan.BITS_TILE
+    if kernel.startswith("bits"):
+        plan.BITS, plan.BITS_TILE = "always", int(kernel[4:])
+    else:
+        plan.MXM_METHOD, plan.BITS = kernel, "never" if kernel != "auto" else plan.BITS
     try:
         yield
     finally:
-        plan.MXM_METHOD = old
+        plan.MXM_METHOD, plan.BITS, plan.BITS_TILE = old
 
 
 ALIAS = st.sampled_from([None] * 6 + ["A", "B", "mask=out"])
@@ -74,6 +80,33 @@ def run_mxm(c):
 @settings(max_examples=S.n_examples(2000))
 @given(mxm_cases())
 def test_mxm_random_semirings(c):
+    run_mxm(c)
+
+
+BIT_SEMIRINGS = st.sampled_from(["plus_pair", "any_pair", "lor_land", "plus_times", "lxor_pair",
+                                 "min_first", "max_second", "times_pair", "plus_min"])
+
+
+@st.composite
+def bit_mxm_cases(draw):
+    """Pattern-only A and B with a mask, semirings whose entries are counts or
+    ones, every tile size: bmm_bin_bin_sum against python-graphblas."""
+    c = draw(mxm_cases(semiring=draw(BIT_SEMIRINGS)))
+    c["A"] = dataclasses.replace(c["A"], values=None, dup_op=None)
+    c["B"] = dataclasses.replace(c["B"], values=None, dup_op=None)
+    if c["mask"][0] is None or c["mask"][1].startswith("~"):  # bits need a plain mask
+        A, B = c["A"], c["B"]
+        m = A.ncols if c["ta"] else A.nrows
+        n = B.nrows if c["tb"] else B.ncols
+        spec = S.draw_matrix(draw, nrows=m, ncols=n, allow_dups=False, mode="nice", via="coo")
+        c["mask"] = (spec, draw(st.sampled_from(["S", "V"])))
+    c["kernel"] = draw(st.sampled_from(["bits4", "bits8", "bits16", "bits32"]))
+    return c
+
+
+@settings(max_examples=S.n_examples(1200))
+@given(bit_mxm_cases())
+def test_mxm_bit_kernel(c):
     run_mxm(c)
 
 
