@@ -1,0 +1,155 @@
+"""The bit-format kernels beyond the conformance suites: the Blest BVSS
+step as a whole BFS (natural and reordered order) against scipy, masked
+bmm_bin_bin_sum triangle counts on real graphs, and plan's choice rule."""
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+import scipy.sparse.csgraph as csg
+from hypothesis import given, settings, strategies as st
+
+import bitgraph as bg
+import strategies as S
+from bitgraph import _array as ar
+from bitgraph import plan
+from bitgraph.formats import bvss
+from bitgraph.formats.csr import from_coo
+from bitgraph.kernels import registry
+from bitgraph.semiring import lookup_semiring
+
+DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data"
+GRAPHS = ["karate.mtx", "jagmesh7.mtx", "bcsstk13.mtx", "west0067.mtx", "cryg2500.mtx", "pushpull.mtx",
+          "LFAT5_hypersparse.mtx", "ldbc-directed-example.mtx", "tree-example.mtx"]
+
+
+def bvss_bfs(A: bg.Matrix, source: int, reorder="none", sigma=8):
+    """BFS levels (-1 unreached) from Blest steps on the BVSS of A'."""
+    step = registry.lookup("bfs", fmt="bvss", device="cpu", variant="step")
+    b = A.T.bvss(sigma, reorder)
+    n = A.nrows
+    inv = np.empty(n, np.int64)
+    perm = b.perm if b.perm is not None else np.arange(n)
+    inv[perm] = np.arange(n)
+    s = int(inv[source])  # the source in the BVSS's ids
+    levels = np.full(n, -1, np.int64)
+    levels[s] = 0
+    frontier = ar.pack_bits(np.arange(n) == s)
+    visited = frontier.copy()
+    blk = s // sigma
+    queue = np.arange(b.real_ptrs[blk], b.real_ptrs[blk + 1], dtype=np.int32)
+    level = 0
+    while queue.size:
+        frontier, queue = step(b, frontier, visited, queue)
+        level += 1
+        new = ar.unpack_bits(frontier, n)
+        assert not (new & ar.unpack_bits(visited, n)).any()
+        levels[new] = level
+        visited |= frontier
+    return levels[inv]  # back to the caller's ids
+
+
+def scipy_levels(A: bg.Matrix, source: int):
+    S_ = A.to_scipy().astype(bool).astype(np.float64)
+    d = csg.shortest_path(S_, unweighted=True, indices=source, directed=True)
+    return np.where(np.isinf(d), -1, d).astype(np.int64)
+
+
+@st.composite
+def graphs(draw):
+    n = draw(st.integers(1, 150))
+    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
+    m = draw(st.integers(0, 4 * n))
+    r, c = rng.integers(0, n, m), rng.integers(0, n, m)
+    if draw(st.booleans()):
+        r, c = np.r_[r, c], np.r_[c, r]  # undirected
+    A = bg.Matrix.from_coo(r, c, nrows=n, ncols=n, dup_op="any")
+    return A, draw(st.integers(0, n - 1)), draw(st.sampled_from(bvss.SIGMAS))
+
+
+@settings(max_examples=S.n_examples(150))
+@given(graphs())
+def test_bvss_bfs_equals_scipy(case):
+    A, s, sigma = case
+    assert np.array_equal(bvss_bfs(A, s, sigma=sigma), scipy_levels(A, s))
+
+
+@pytest.mark.skipif(not DATA.is_dir(), reason="no ../shared/data")
+@pytest.mark.parametrize("name", GRAPHS)
+@pytest.mark.parametrize("reorder", ["none", "rcm", "auto"])
+def test_bvss_bfs_real_graphs(name, reorder):
+    A = bg.io.read(DATA / name)
+    if A.nrows != A.ncols:
+        pytest.skip("not square")
+    src = int(np.argmax(np.diff(A.indptr)))
+    assert np.array_equal(bvss_bfs(A, src, reorder), scipy_levels(A, src))
+
+
+def test_bvss_step_single_vertex_and_empty():
+    A = bg.Matrix.from_coo([], [], nrows=1, ncols=1)
+    assert bvss_bfs(A, 0).tolist() == [0]
+    A = bg.Matrix.from_coo([0], [0], nrows=1, ncols=1)
+    assert bvss_bfs(A, 0).tolist() == [0]
+
+
+@pytest.mark.skipif(not DATA.is_dir(), reason="no ../shared/data")
+@pytest.mark.parametrize("name", ["karate.mtx", "jagmesh7.mtx", "bcsstk13.mtx", "pushpull.mtx"])
+@pytest.mark.parametrize("t", [4, 8, 16, 32])
+def test_triangles_on_bits_equal_networkx(name, t):
+    import networkx as nx
+
+    A = bg.io.read(DATA / name)
+    G = nx.from_scipy_sparse_array(A.to_scipy())
+    G.remove_edges_from(nx.selfloop_edges(G))
+    want = sum(nx.triangles(G).values()) // 3
+    L = bg.select(A, "tril", -1)
+    L = bg.Matrix.from_coo(*L.to_coo()[:2], nrows=A.nrows, ncols=A.ncols)  # structure only
+    old = plan.BITS, plan.BITS_TILE
+    plan.BITS, plan.BITS_TILE = "always", t
+    try:
+        C = bg.mxm(L, L.T, "plus_pair", mask=L.S)
+    finally:
+        plan.BITS, plan.BITS_TILE = old
+    assert int(bg.reduce(C)) == want
+    # and the kernel itself: one B2SR serves both operands
+    counts, total = registry.lookup("mxm", fmt="b2sr", device="cpu", variant="bin_bin_sum")(
+        L.b2sr(t), L.b2sr(t), L._csr())
+    assert total == want and counts.size == L.nvals
+
+
+def test_plan_auto_rule():
+    """auto takes B2SR for the bit-only kernels on tile-dense graphs (a
+    grid: ~t/2 or more entries per tile) and CSR on scattered ones."""
+    k = 64
+    i = np.arange(k * k)
+    right, down = i[i % k < k - 1], i[i // k < k - 1]
+    G = bg.Matrix.from_coo(np.r_[right, right + 1, down, down + k], np.r_[right + 1, right, down + k, down],
+                           nrows=k * k, ncols=k * k)
+    spec = plan.semiring_spec(np.dtype(bool), bg.LOR_LAND.monoid.code, bg.LOR_LAND.mult.code, False, True)
+    assert plan.bit_kernel(spec, False) == "lor_x"
+    t = plan.use_bits(G, "ones")
+    assert t == 8 and G.profile()[8]["nnz_per_tile"] >= plan.BITS_MIN_FILL * 8
+    rng = np.random.default_rng(0)
+    n = 4096
+    R = bg.Matrix.from_coo(rng.integers(0, n, 8 * n), rng.integers(0, n, 8 * n), nrows=n, ncols=n, dup_op="any")
+    assert plan.use_bits(R, "ones") == 0
+    assert plan.use_bits(G, "full") == 0  # bin_full_full is never auto on the CPU
+
+
+def test_bit_kernel_classification():
+    def kind(name, dtype="int64", flipped=False):
+        sr = lookup_semiring(name)
+        tc, _ = sr.types(np.dtype(dtype))
+        m = sr.monoid
+        return plan.bit_kernel(plan.semiring_spec(tc, m.code, sr.mult.code, m.identity(tc), m.terminal(tc)), flipped)
+
+    assert kind("plus_pair") == "count"
+    assert kind("any_pair") == "ones"
+    assert kind("lor_land", "bool") == "lor_x"
+    assert kind("plus_times", "float64") == "full"
+    assert kind("min_plus", "float64") == "full"
+    assert kind("plus_first") == "count"  # a_ik = 1
+    assert kind("plus_second") == "full"  # x_k
+    assert kind("plus_second", flipped=True) == "count"  # vxm: SECOND reads the matrix
+    assert kind("lxor_pair", "bool") == "parity"
