@@ -31,7 +31,7 @@ class _Cache:
 
     def __init__(self):
         self.transpose = None  # CSR of A.T
-        self.b2sr = {}  # (t, transposed) -> B2SR
+        self.b2sr = {}  # (t, reorder, transposed) -> B2SR
         self.bvss = {}  # (sigma, reorder, transposed) -> BVSS
         self.profile = {}  # transposed -> formats.profile.estimate
 
@@ -55,10 +55,12 @@ class _MatrixOps(Container):
 
         return ops.mxv(self, u, semiring, **kw)
 
-    def b2sr(self, t="auto"):
+    def b2sr(self, t="auto", reorder="none"):
         """The B2SR-t of this matrix's pattern (``bitgraph.formats.b2sr``),
         built on first use and cached; ``t="auto"`` takes the tile size of
-        the sampling profile (``formats.profile.choose_tile``).
+        the sampling profile (``formats.profile.choose_tile``). ``reorder``:
+        a ``formats.reorder`` method name; the permutation is kept in
+        ``.perm`` (``perm[new] = old``).
 
         >>> import bitgraph as bg
         >>> A = bg.Matrix.from_coo([0, 1, 9], [1, 0, 9], nrows=10, ncols=10)
@@ -70,9 +72,9 @@ class _MatrixOps(Container):
         cache, tr = self._derived()
         if t == "auto":
             t = profile.choose_tile(self._csr(), self.profile())
-        key = (t, tr)
+        key = (t, reorder, tr)
         if key not in cache.b2sr:
-            cache.b2sr[key] = b2sr.from_csr(self._csr(), t)
+            cache.b2sr[key] = b2sr.build(self._csr(), t, reorder)
         return cache.b2sr[key]
 
     def bvss(self, sigma=8, reorder="none"):

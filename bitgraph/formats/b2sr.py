@@ -40,7 +40,7 @@ import numpy as np
 from ..kernels import registry
 from .csr import CSR
 
-__all__ = ["B2SR", "TILE_SIZES", "from_csr", "to_csr", "transpose", "stats", "csr_int32_bytes"]
+__all__ = ["B2SR", "TILE_SIZES", "from_csr", "build", "to_csr", "transpose", "stats", "csr_int32_bytes"]
 
 TILE_SIZES = (4, 8, 16, 32)
 
@@ -91,6 +91,25 @@ def from_csr(csr: CSR, t: int = 8, *, perm=None) -> B2SR:
     _check_t(t)
     rowptr, colind, tiles = _kernel("from_csr")(csr, t)
     return B2SR(rowptr, colind, tiles, t, csr.nrows, csr.ncols, perm)
+
+
+def build(csr: CSR, t: int = 8, reorder: str = "none") -> B2SR:
+    """The B2SR-t of ``csr`` after an optional symmetric reordering
+    (a ``formats.reorder`` method name; square matrices only), the
+    permutation kept in ``.perm`` (``perm[new] = old``): RCM packs a mesh's
+    entries near the diagonal, into fewer, fuller tiles.
+
+    >>> import numpy as np
+    >>> from bitgraph.formats.csr import from_coo
+    >>> build(from_coo(np.array([0, 5]), np.array([5, 0]), None, 6, 6), 4, "rcm").ntiles
+    1
+    """
+    if reorder in ("none", "natural", None):
+        return from_csr(csr, t)
+    from . import reorder as ro
+
+    perm = ro.reorder(csr, reorder)
+    return from_csr(ro.permute(csr, perm), t, perm=perm)
 
 
 def to_csr(b: B2SR) -> CSR:
