@@ -26,21 +26,52 @@ def ring(n):
     return bg.Matrix.from_coo(np.r_[i, (i + 1) % n], np.r_[(i + 1) % n, i], nrows=n, ncols=n)
 
 
+PULLS = {("mxv", "pull"), ("mxv", "bin_bin_bin"), ("mxv", "bin_bin_full"), ("mxv", "bin_full_full")}
+
+
 def test_sparse_vector_pushes_dense_vector_pulls(chosen):
     A = ring(64)
     bg.mxv(A.T, bg.Vector.from_indices([3], 64), bg.LOR_LAND)
     assert chosen[-1] == ("mxv", "push")
     bg.mxv(A.T, bg.Vector.from_indices(np.arange(0, 64, 2), 64), bg.LOR_LAND)
+    assert chosen[-1] in PULLS
+
+
+def test_pull_on_bits_where_tiles_are_dense(chosen, monkeypatch):
+    """A ring is banded: its B2SR tiles are full enough (plan.BITS_MIN_FILL)
+    for the bit-only kernels; a scattered random graph pulls on CSR, and so
+    does a semiring that reads the vector's values (bin_full_full never pays
+    on the CPU)."""
+    dense_u = bg.Vector.from_indices(np.arange(0, 256, 2), 256)
+    bg.mxv(ring(256).T, dense_u, bg.LOR_LAND)
+    assert chosen[-1] == ("mxv", "bin_bin_bin")
+    bg.mxv(ring(256).T, dense_u, bg.PLUS_PAIR)
+    assert chosen[-1] == ("mxv", "bin_bin_full")
+    bg.mxv(ring(256).T, bg.Vector.from_dense(np.ones(256)), bg.PLUS_TIMES)
+    assert chosen[-1] == ("mxv", "pull")
+    rng = np.random.default_rng(0)
+    n = 4096
+    R = bg.Matrix.from_coo(rng.integers(0, n, 8 * n), rng.integers(0, n, 8 * n), nrows=n, ncols=n, dup_op="any")
+    bg.mxv(R.T, bg.Vector.from_indices(np.arange(0, n, 2), n), bg.LOR_LAND)
+    assert chosen[-1] == ("mxv", "pull")
+    monkeypatch.setattr(plan, "BITS", "never")
+    bg.mxv(ring(256).T, dense_u, bg.LOR_LAND)
     assert chosen[-1] == ("mxv", "pull")
 
 
-def test_triangle_count_takes_the_dot_kernel(chosen):
+def test_triangle_count_takes_the_dot_kernel(chosen, monkeypatch):
     # a clique: every wedge closes, so the masked dot products do less work
     n = 30
     r, c = np.nonzero(np.tril(np.ones((n, n), bool), -1))
     L = bg.Matrix.from_coo(r, c, nrows=n, ncols=n)
+    # its tiles are full: auto counts them on B2SR (bmm_bin_bin_sum) ...
     C = bg.mxm(L, L.T, bg.PLUS_PAIR, mask=L.S)
-    assert ("mxm", "dot") in chosen
+    assert chosen == [("mxm", "bin_bin_sum")]
+    assert int(bg.reduce(C)) == n * (n - 1) * (n - 2) // 6
+    # ... and on CSR, masked dot products rather than Gustavson
+    monkeypatch.setattr(plan, "BITS", "never")
+    C = bg.mxm(L, L.T, bg.PLUS_PAIR, mask=L.S)
+    assert chosen[-1] == ("mxm", "dot")
     assert int(bg.reduce(C)) == n * (n - 1) * (n - 2) // 6
 
 
