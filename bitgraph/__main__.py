@@ -14,21 +14,11 @@ import numpy as np
 
 
 def kron_edges(scale: int, edge_factor: int = 16, seed: int = 0):
-    """Graph500-style R-MAT edges (a=0.57, b=c=0.19), symmetrised, no self-loops."""
-    rng = np.random.default_rng(seed)
-    n, m = 1 << scale, edge_factor << scale
-    src = np.zeros(m, np.int64)
-    dst = np.zeros(m, np.int64)
-    for bit in range(scale):
-        r = rng.random(m)
-        down = r >= 0.57 + 0.19  # c or d quadrant: source bit set
-        right = ((r >= 0.57) & (r < 0.76)) | (r >= 0.95)  # b or d: target bit set
-        src |= down.astype(np.int64) << bit
-        dst |= right.astype(np.int64) << bit
-    perm = rng.permutation(n)
-    src, dst = perm[src], perm[dst]
-    keep = src != dst
-    return n, np.concatenate([src[keep], dst[keep]]), np.concatenate([dst[keep], src[keep]])
+    """Graph500 Kronecker edges (A=0.57, B=C=0.19) as ``(n, src, dst)``: both
+    directions, no self-loops or duplicates (:func:`bitgraph.io.generators.kron_edges`)."""
+    from bitgraph.io.generators import kron_edges as _kron_edges
+
+    return _kron_edges(scale, edge_factor, seed)
 
 
 def bfs_levels(A, source: int):

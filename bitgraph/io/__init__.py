@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 
 from ..errors import InvalidValue
+from . import generators  # noqa: F401  (bitgraph.io.generators; numpy only)
 from .edgelist import read_edgelist
 from .mtx import read_mtx, write_mtx
 

@@ -1,0 +1,391 @@
+"""bitgraph.io.generators: determinism, structure, specs, pinned checksums.
+
+Every generated graph must be a simple undirected graph stored both ways:
+square, structure-only, symmetric, no self-loops, sorted duplicate-free
+rows. The checksums pin the exact graphs (a change to the generators, or to
+numpy's PCG64 / SeedSequence / permutation, shows up here).
+"""
+
+import hashlib
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+import scipy.sparse.csgraph as csg
+from scipy.spatial.distance import pdist, squareform
+
+import bitgraph as bg
+from bitgraph._array import index_dtype
+from bitgraph.io import generators as G
+
+
+def csr_arrays(A):
+    return np.asarray(A.indptr), np.asarray(A.indices)
+
+
+def same_graph(A, B):
+    (p1, i1), (p2, i2) = csr_arrays(A), csr_arrays(B)
+    return A.shape == B.shape and np.array_equal(p1, p2) and np.array_equal(i1, i2)
+
+
+def checksum(A):
+    p, i = csr_arrays(A)
+    h = hashlib.sha256(p.astype("<i8").tobytes() + i.astype("<i8").tobytes())
+    return h.hexdigest()[:16]
+
+
+def check_simple(A, n):
+    """Square n x n, bool structure-only, symmetric, loop-free, sorted unique rows."""
+    assert A.shape == (n, n)
+    assert A.dtype == np.bool_ and A.values is None
+    indptr, indices = csr_arrays(A)
+    assert indptr.dtype == indices.dtype == index_dtype(A.nvals, n)
+    assert indptr[0] == 0 and indptr[-1] == indices.size == A.nvals
+    assert np.all(np.diff(indptr) >= 0)
+    if A.nvals:
+        assert indices.min() >= 0 and indices.max() < n
+        rows = np.repeat(np.arange(n), np.diff(indptr))
+        keys = rows * n + indices
+        assert np.all(np.diff(keys) > 0), "rows not sorted or duplicate entries"
+        assert not np.any(rows == indices), "self-loop"
+    S = A.to_scipy()
+    assert (S != S.T).nnz == 0, "not symmetric"
+    return S
+
+
+def degrees(A):
+    return np.diff(np.asarray(A.indptr))
+
+
+# --- determinism -----------------------------------------------------------------------
+
+CASES = [
+    ("kron", lambda s: G.kron(9, seed=s)),
+    ("kron_ef", lambda s: G.kron(7, edgefactor=5, seed=s)),
+    ("urand", lambda s: G.urand(9, degree=8, seed=s)),
+    ("grid2d", lambda s: G.grid2d(20, 30, drop=0.3, seed=s)),
+    ("grid3d", lambda s: G.grid3d(6, 7, 8, drop=0.2, seed=s)),
+    ("rgg", lambda s: G.rgg(500, 0.08, seed=s)),
+]
+
+
+@pytest.mark.parametrize("name,make", CASES, ids=[c[0] for c in CASES])
+def test_deterministic(name, make):
+    A, B, C = make(3), make(3), make(4)
+    assert same_graph(A, B)
+    assert not same_graph(A, C)
+    check_simple(A, A.nrows)
+    check_simple(C, C.nrows)
+
+
+def test_thread_count_does_not_matter(monkeypatch):
+    """One thread: each key has its place; several: rows < n/2 packed from the
+    front, the rest from the back, in any order, halves sorted apart (m > 2^16)."""
+    make = [lambda: G.kron(13, edgefactor=9, seed=5), lambda: G.urand(13, degree=18, seed=5),
+            lambda: G.kron(9, edgefactor=4, seed=5)]
+    monkeypatch.setattr(G, "_num_threads", lambda: 1)
+    ref = [f() for f in make]
+    for nt in (2, 3):
+        monkeypatch.setattr(G, "_num_threads", lambda nt=nt: nt)
+        for f, A in zip(make, ref):
+            assert same_graph(f(), A)
+
+
+def test_pinned_checksums():
+    # written from the generators as they are; a change to them must be deliberate
+    got = {
+        "kron:6@1": (G.kron(6, seed=1).nvals, checksum(G.kron(6, seed=1))),
+        "kron:10:4@2": (G.kron(10, 4, seed=2).nvals, checksum(G.kron(10, 4, seed=2))),
+        "urand:8:4@1": (G.urand(8, 4, seed=1).nvals, checksum(G.urand(8, 4, seed=1))),
+        "grid:9x7:0.3@2": (G.grid2d(9, 7, 0.3, seed=2).nvals, checksum(G.grid2d(9, 7, 0.3, seed=2))),
+        "rgg:300:0.1@1": (G.rgg(300, 0.1, seed=1).nvals, checksum(G.rgg(300, 0.1, seed=1))),
+    }
+    assert got == PINNED
+
+
+PINNED = {
+    "kron:6@1": (758, "7ffa30484999ea8c"),
+    "kron:10:4@2": (6634, "0a4f7414ed6ef7a9"),
+    "urand:8:4@1": (1012, "593faa27fe5008e3"),
+    "grid:9x7:0.3@2": (154, "27f5bac1990881f5"),
+    "rgg:300:0.1@1": (2498, "a724e9260cbf9f6b"),
+}
+
+
+# --- kron --------------------------------------------------------------------------------
+
+def test_kron_structure_and_skew():
+    A = G.kron(12, seed=0)
+    check_simple(A, 4096)
+    d = degrees(A)
+    assert 0.6 * 2 * 16 * 4096 < A.nvals < 2 * 16 * 4096  # ~26% duplicates at this size
+    assert d.max() > 20 * d.mean()  # heavy-tailed
+    assert (d == 0).sum() > 0.1 * 4096  # R-MAT leaves many vertices isolated
+
+
+def test_kron_quadrant_bits_are_exact():
+    """Each bit's quadrant equals the exact 32-bit comparison of its byte plus,
+    for bytes on a boundary, 24 more bits drawn in byte order."""
+    ta, tab, tabd = G._kron_thresholds()
+    assert (ta, tab - ta, tabd - tab, 2 ** 32 - tabd) == tuple(
+        round(p * 2 ** 32) for p in (0.57, 0.19, 0.05, 0.19))
+    for scale in (1, 7, 8, 13, 24, 33):
+        sp8 = -(-scale // 8) * 8
+        count = 2000
+        src, dst = G._rmat_bits(np.random.PCG64(7), count, scale, G._Work(count * sp8))
+        bitgen = np.random.PCG64(7)
+        byte = bitgen.random_raw(count * sp8 // 8).astype("<u8").view(np.uint8)
+        amb = np.isin(byte, [ta >> 24, tab >> 24, tabd >> 24])
+        u = byte.astype(np.uint64) << np.uint64(24)
+        u[amb] |= bitgen.random_raw(int(amb.sum())) >> np.uint64(40)
+        row = (u >= tab).reshape(count, sp8)[:, :scale]
+        col = ((u >= ta) & (u < tabd)).reshape(count, sp8)[:, :scale]
+        w = np.uint64(1) << np.arange(scale, dtype=np.uint64)
+        assert np.array_equal((row * w).sum(1, dtype=np.uint64), src)
+        assert np.array_equal((col * w).sum(1, dtype=np.uint64), dst)
+
+
+def test_kron_quadrant_frequencies():
+    src, dst = G._rmat_bits(np.random.PCG64(11), 1 << 15, 16, G._Work(16 << 15))
+    k = np.arange(16, dtype=np.uint64)
+    q = ((src[:, None] >> k) & np.uint64(1)) * np.uint64(2) + ((dst[:, None] >> k) & np.uint64(1))
+    f = np.bincount(q.ravel().astype(np.int64), minlength=4) / q.size
+    p = np.array([0.57, 0.19, 0.19, 0.05])
+    assert np.all(np.abs(f - p) < 5 * np.sqrt(p * (1 - p) / q.size))
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("chunk", [None, 1000])
+def test_kron_against_unique(monkeypatch, chunk, threads):
+    """kron = the R-MAT edges of the documented streams, relabelled, both
+    directions, deduplicated (here with np.unique; chunk: small dedup steps)."""
+    if chunk:
+        monkeypatch.setattr(G, "_CHUNK", chunk)
+    monkeypatch.setattr(G, "_num_threads", lambda: threads)
+    scale, ef, seed = 12, 20, 4
+    n, m = 1 << scale, ef << scale
+    ss = np.random.SeedSequence(seed)
+    perm = np.random.default_rng(ss).permutation(n)
+    src, dst = [], []
+    for b, stream in enumerate(ss.spawn(-(-m // G._KRON_BLOCK))):
+        bitgen = np.random.PCG64(stream)
+        stop = min(m, (b + 1) * G._KRON_BLOCK)
+        for off in range(b * G._KRON_BLOCK, stop, G._KRON_PIECE):
+            count = min(G._KRON_PIECE, stop - off)
+            s, d = G._rmat_bits(bitgen, count, scale, G._Work(count * 16))
+            src.append(perm[s.astype(np.int64)])
+            dst.append(perm[d.astype(np.int64)])
+    s, d = np.concatenate(src), np.concatenate(dst)
+    keys = np.unique(np.concatenate([s * n + d, d * n + s])[np.concatenate([s != d, s != d])])
+    r, c, _ = G.kron(scale, ef, seed=seed).to_coo()
+    assert np.array_equal(r * n + c, keys)
+
+
+def test_kron_edges_match_matrix():
+    A = G.kron(8, edgefactor=8, seed=2)
+    n, rows, cols = G.kron_edges(8, edgefactor=8, seed=2)
+    r, c, _ = A.to_coo()
+    assert n == 256 and rows.dtype == cols.dtype == np.int64
+    assert np.array_equal(rows, r) and np.array_equal(cols, c)
+    assert same_graph(bg.Matrix.from_coo(rows, cols, nrows=n, ncols=n), A)
+
+
+def test_kron_small_and_empty():
+    assert G.kron(0).shape == (1, 1) and G.kron(0).nvals == 0
+    assert G.kron(5, edgefactor=0).nvals == 0
+    check_simple(G.kron(1, seed=3), 2)
+    check_simple(G.kron(3, edgefactor=1), 8)
+
+
+def test_main_kron_edges_uses_generator():
+    from bitgraph.__main__ import kron_edges
+
+    n, src, dst = kron_edges(7, edge_factor=4, seed=1)
+    m, rows, cols = G.kron_edges(7, 4, seed=1)
+    assert n == m and np.array_equal(src, rows) and np.array_equal(dst, cols)
+
+
+# --- urand --------------------------------------------------------------------------------
+
+def test_urand_structure_not_skewed():
+    A = G.urand(12, degree=16, seed=1)
+    S = check_simple(A, 4096)
+    d = degrees(A)
+    assert 15 < d.mean() <= 16
+    assert d.max() < 3 * d.mean()
+    assert S.nnz == A.nvals
+    assert G.urand(0).nvals == 0 and G.urand(6, degree=0).nvals == 0
+
+
+def test_urand_edges_match_matrix():
+    A = G.urand(7, degree=6, seed=9)
+    n, rows, cols = G.urand_edges(7, degree=6, seed=9)
+    r, c, _ = A.to_coo()
+    assert n == 128 and np.array_equal(rows, r) and np.array_equal(cols, c)
+
+
+# --- meshes -------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("rows,cols", [(1, 1), (1, 5), (4, 1), (3, 4), (17, 23)])
+def test_grid2d_counts_ids_and_diameter(rows, cols):
+    A = G.grid2d(rows, cols)
+    S = check_simple(A, rows * cols)
+    assert A.nvals == 2 * (rows * (cols - 1) + cols * (rows - 1))
+    dist = csg.shortest_path(S, unweighted=True, indices=0)
+    assert dist.max() == rows + cols - 2
+    # vertex r * cols + c: its neighbours are the 4 mesh neighbours
+    r, c = rows // 2, cols // 2
+    want = sorted((rr * cols + cc) for rr, cc in ((r - 1, c), (r, c - 1), (r, c + 1), (r + 1, c))
+                  if 0 <= rr < rows and 0 <= cc < cols)
+    v = r * cols + c
+    assert np.asarray(A.indices)[A.indptr[v]:A.indptr[v + 1]].tolist() == want
+
+
+def test_grid2d_drop():
+    rows, cols = 30, 40
+    e = rows * (cols - 1) + cols * (rows - 1)
+    for drop in (0.0, 0.1, 0.5, 1.0):
+        A = G.grid2d(rows, cols, drop=drop, seed=4)
+        check_simple(A, rows * cols)
+        assert A.nvals == 2 * (e - int(np.floor(drop * e + 0.5)))
+    full = G.grid2d(rows, cols).to_scipy()
+    sub = G.grid2d(rows, cols, drop=0.3, seed=4).to_scipy()
+    assert (sub - sub.multiply(full)).nnz == 0  # only mesh edges, a subset
+    assert G.grid2d(0, 7).shape == (0, 0)
+
+
+def test_grid3d_counts_ids_and_diameter():
+    nx, ny, nz = 3, 4, 5
+    A = G.grid3d(nx, ny, nz)
+    S = check_simple(A, nx * ny * nz)
+    assert A.nvals == 2 * ((nx - 1) * ny * nz + nx * (ny - 1) * nz + nx * ny * (nz - 1))
+    assert csg.shortest_path(S, unweighted=True, indices=0).max() == nx + ny + nz - 3
+    x, y, z = 1, 2, 3
+    v = (x * ny + y) * nz + z
+    want = sorted(v + o for o in (-ny * nz, -nz, -1, 1, nz, ny * nz))
+    assert np.asarray(A.indices)[A.indptr[v]:A.indptr[v + 1]].tolist() == want
+    e = A.nvals // 2
+    B = G.grid3d(nx, ny, nz, drop=0.25, seed=1)
+    check_simple(B, 60)
+    assert B.nvals == 2 * (e - int(np.floor(0.25 * e + 0.5)))
+    assert G.grid3d(1, 1, 1).nvals == 0
+
+
+def test_grid_edges_match_matrix():
+    A = G.grid2d(5, 6, drop=0.2, seed=3)
+    n, rows, cols = G.grid2d_edges(5, 6, drop=0.2, seed=3)
+    r, c, _ = A.to_coo()
+    assert n == 30 and np.array_equal(rows, r) and np.array_equal(cols, c)
+    n, rows, cols = G.grid3d_edges(2, 3, 4)
+    assert n == 24 and rows.size == G.grid3d(2, 3, 4).nvals
+
+
+# --- rgg ------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("radius", [0.02, 0.1, 0.35])
+def test_rgg_matches_all_pairs(radius):
+    n = 300
+    A = G.rgg(n, radius, seed=2)
+    S = check_simple(A, n)
+    pts = G.rgg_points(n, seed=2)
+    assert pts.shape == (n, 2) and pts.dtype == np.float64
+    assert pts.min() >= 0 and pts.max() < 1
+    D = squareform(pdist(pts))
+    want = (D < radius) & ~np.eye(n, dtype=bool)
+    assert np.array_equal(S.toarray(), want)
+    n2, rows, cols = G.rgg_edges(n, radius, seed=2)
+    assert n2 == n and np.all(D[rows, cols] < radius)
+
+
+def test_rgg_small():
+    assert G.rgg(0, 0.5).shape == (0, 0)
+    assert G.rgg(1, 0.5).nvals == 0
+    assert G.rgg(2, 2.0).nvals == 2  # every pair within sqrt(2)
+
+
+# --- internal: CSR building from keys vs from pairs (ids beyond 2^32) -----------------------
+
+def test_csr_from_keys_and_pairs_agree():
+    rng = np.random.default_rng(0)
+    n = 50
+    s = rng.integers(0, n, 3000).astype(np.uint64)
+    d = rng.integers(0, n, 3000).astype(np.uint64)
+    sink = G._SymSink(n, s.size)
+    sink.put(0, s[:1000], d[:1000])
+    sink.put(1000, s[1000:], d[1000:])
+    p1, i1 = sink.csr()
+    rows = np.concatenate([s, d]).astype(np.int64)
+    cols = np.concatenate([d, s]).astype(np.int64)
+    rows[np.concatenate([s == d, s == d])] = -1
+    p2, i2 = G._csr_from_pairs(n, rows, cols)
+    assert np.array_equal(p1, p2) and np.array_equal(i1, i2)
+    keep = rows >= 0
+    S = sp.coo_array((np.ones(keep.sum()), (rows[keep], cols[keep])), shape=(n, n)).tocsr()
+    S.sum_duplicates()
+    assert not S.diagonal().any()
+    assert np.array_equal(S.indptr, p1) and np.array_equal(S.indices, i1)
+
+
+# --- specs ----------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("spec,name,kwargs", [
+    ("kron:6", "kron", {"scale": 6, "edgefactor": 16, "seed": 0}),
+    ("kron:6:4", "kron", {"scale": 6, "edgefactor": 4, "seed": 0}),
+    ("kron:6@3", "kron", {"scale": 6, "edgefactor": 16, "seed": 3}),
+    ("KRON:6:4@3", "kron", {"scale": 6, "edgefactor": 4, "seed": 3}),
+    ("urand:7:16", "urand", {"scale": 7, "degree": 16, "seed": 0}),
+    ("urand:7", "urand", {"scale": 7, "degree": 16, "seed": 0}),
+    ("grid:4x5", "grid2d", {"rows": 4, "cols": 5, "drop": 0.0, "seed": 0}),
+    ("grid:10x12:0.25@7", "grid2d", {"rows": 10, "cols": 12, "drop": 0.25, "seed": 7}),
+    ("grid:3x4x5", "grid3d", {"nx": 3, "ny": 4, "nz": 5, "drop": 0.0, "seed": 0}),
+    ("rgg:200:0.1", "rgg", {"n": 200, "radius": 0.1, "seed": 0}),
+    (" rgg:200:1e-1@2 ", "rgg", {"n": 200, "radius": 0.1, "seed": 2}),
+])
+def test_from_spec_forms(spec, name, kwargs):
+    assert G.parse_spec(spec) == (name, kwargs)
+    assert same_graph(G.from_spec(spec), getattr(G, name)(**kwargs))
+
+
+@pytest.mark.parametrize("spec", [
+    "", "kron", "kron:", "kron:x", "kron:6:", "kron:6:4:2", "kron:99", "kron:-1", "kron:6@",
+    "kron:6@-1", "kron:6@x", "kron:6@1@2", "urand:5:-2", "urand:5.5", "grid:4", "grid:4x",
+    "grid:1x2x3x4", "grid:4x4:1.5", "grid:4x4:", "rgg:100", "rgg:100:0", "rgg:100:-0.1",
+    "rgg:1e3:0.1", "ring:5", "kron 6", None, 16,
+])
+def test_from_spec_rejects(spec):
+    with pytest.raises(ValueError) as e:
+        G.from_spec(spec)
+    msg = str(e.value)
+    assert "\n" not in msg
+    assert repr(spec if isinstance(spec, str) else repr(spec)) in msg
+    assert "kron:SCALE" in msg and "rgg:N:RADIUS" in msg and "@SEED" in msg
+
+
+def test_cli_example_specs_parse():
+    assert G.parse_spec("kron:20") == ("kron", {"scale": 20, "edgefactor": 16, "seed": 0})
+    assert G.parse_spec("grid:2048x2048")[0] == "grid2d"
+    assert G.parse_spec("grid:64x64x64")[0] == "grid3d"
+    assert G.parse_spec("rgg:100000:0.01") == ("rgg", {"n": 100000, "radius": 0.01, "seed": 0})
+
+
+# --- argument checks ------------------------------------------------------------------------
+
+@pytest.mark.parametrize("call", [
+    lambda: G.kron(-1), lambda: G.kron(41), lambda: G.kron(3.5), lambda: G.kron(True),
+    lambda: G.kron("5"), lambda: G.kron(4, edgefactor=-1), lambda: G.kron(4, seed=-1),
+    lambda: G.kron_edges(41), lambda: G.urand(-1), lambda: G.urand(4, degree=-2),
+    lambda: G.urand_edges(4, degree=1.5), lambda: G.grid2d(-1, 3), lambda: G.grid2d(3, 3, drop=1.5),
+    lambda: G.grid2d(3, 3, drop=-0.1), lambda: G.grid2d(3, 3, drop=float("nan")),
+    lambda: G.grid2d_edges(3, 3.5), lambda: G.grid3d(2, 2, -2), lambda: G.grid3d(2, 2, 2, drop=2),
+    lambda: G.rgg(-5, 0.1), lambda: G.rgg(10, 0), lambda: G.rgg(10, -0.1),
+    lambda: G.rgg(10, float("inf")), lambda: G.rgg(10, "x"), lambda: G.rgg_edges(10, 0),
+    lambda: G.rgg_points(-1),
+])
+def test_bad_arguments(call):
+    with pytest.raises(ValueError):
+        call()
+
+
+def test_integral_floats_accepted():
+    assert same_graph(G.kron(5.0, edgefactor=4.0), G.kron(5, edgefactor=4))
+    assert same_graph(G.grid2d(np.int64(3), 4), G.grid2d(3, 4))
