@@ -65,15 +65,20 @@ def matvec(get_csr, get_csr_t, M, u, x_values, allowed, spec, flipped, pattern_o
 BITS = "auto"
 # the tile size when BITS == "always"; None: the profile's choice
 BITS_TILE = None
-# "auto" takes B2SR for the bit-only kernels (bin_bin_bin, bin_bin_full)
-# when the profile estimates at least this many entries per tile, as a
-# fraction of t (one word per bit-row of a tile is read whatever its fill):
-# measured on this 2-core CPU (benchmarks/RESULTS.md), masked lor_land on a
-# 1024^2 grid: CSR 12.9 ms, B2SR-8 at 6.4 per tile 10.1 ms, B2SR-32 at 26
-# per tile 9.2 ms; on kron (1.04 per tile) B2SR is 5-10x slower. The CSR
-# pull kernel reads fewer bytes per product than bin_full_full on the CPU,
-# so "auto" keeps CSR for value-carrying semirings (the GPU plan differs).
-BITS_MIN_FILL = 0.5
+# "auto", from the measurements in benchmarks/RESULTS.md (2-core CPU):
+# - mxv keeps CSR. The pull CSR kernel stops each row at its first frontier
+#   hit and reads ~1 ns per entry; a B2SR tile row stops only when all its t
+#   rows are done, and bin_full_full walks bits one by one. B2SR/CSR time
+#   ratios measured 0.03-0.27 for plus_times and 0.05-1.19 for a masked
+#   lor_land step (1.19 only at 59 entries per 32x32 tile, RCM-ordered rgg).
+#   The bit kernels are the portable reference here; the GPU plan uses them.
+# - masked mxm (triangle counting) takes bmm_bin_bin_sum on B2SR-8 when the
+#   profile estimates at least BITS_MXM_MIN_PER_TILE entries per 8x8 tile:
+#   RCM-ordered rgg (9 per tile) 1.4x faster than masked dot products;
+#   kron after RCM (2.2 per tile, hubs make a tile row's tile list long) and
+#   scattered graphs (~1 per tile) 0.4-1.2x.
+BITS_MXM_TILE = 8
+BITS_MXM_MIN_PER_TILE = 4.0
 
 
 def bit_kernel(spec, flipped):
@@ -107,19 +112,17 @@ def bit_kernel(spec, flipped):
     return "full"
 
 
-def use_bits(M, kind):
-    """The tile size to run ``kind`` on B2SR with, or 0 for CSR (see BITS)."""
-    if BITS == "never":
+def use_bits(M, kind, op="mxv"):
+    """The tile size to run ``kind`` of ``op`` on B2SR with, or 0 for CSR
+    (see BITS and the measured rule above)."""
+    if BITS == "never" or kind is None:
         return 0
     if BITS == "always":
         return BITS_TILE or M.b2sr("auto").t
-    if kind == "full":
+    if op != "mxm" or kind not in ("count", "ones", "parity"):
         return 0
-    from .formats import profile
-
-    prof = M.profile()
-    t = profile.choose_tile(None, prof)
-    return t if prof[t]["nnz_per_tile"] >= BITS_MIN_FILL * t else 0
+    per_tile = M.profile()[BITS_MXM_TILE]["nnz_per_tile"]
+    return BITS_MXM_TILE if per_tile >= BITS_MXM_MIN_PER_TILE else 0
 
 
 def mxm_bit_kind(spec):
@@ -189,7 +192,7 @@ def mxm(a, get_b, get_bt, pattern, complement, spec, bits=None):
     if bits is not None and pattern is not None and not complement:
         kind = mxm_bit_kind(spec)
         A, B = bits
-        t = use_bits(A, kind) if kind else 0
+        t = use_bits(A, kind, "mxm")
         if t:
             return _bit_mxm(kind, A.b2sr(t), B.T.b2sr(t), pattern, spec)
     if pattern is not None and not complement and MXM_METHOD != "gustavson":

@@ -119,22 +119,22 @@ def test_triangles_on_bits_equal_networkx(name, t):
 
 
 def test_plan_auto_rule():
-    """auto takes B2SR for the bit-only kernels on tile-dense graphs (a
-    grid: ~t/2 or more entries per tile) and CSR on scattered ones."""
+    """auto counts triangles on B2SR-8 when tiles are full enough (a grid:
+    6.7 entries per 8x8 tile), on CSR when they are not (a scattered random
+    graph), and never runs mxv on bits on the CPU."""
     k = 64
     i = np.arange(k * k)
     right, down = i[i % k < k - 1], i[i // k < k - 1]
     G = bg.Matrix.from_coo(np.r_[right, right + 1, down, down + k], np.r_[right + 1, right, down + k, down],
                            nrows=k * k, ncols=k * k)
-    spec = plan.semiring_spec(np.dtype(bool), bg.LOR_LAND.monoid.code, bg.LOR_LAND.mult.code, False, True)
-    assert plan.bit_kernel(spec, False) == "lor_x"
-    t = plan.use_bits(G, "ones")
-    assert t == 8 and G.profile()[8]["nnz_per_tile"] >= plan.BITS_MIN_FILL * 8
+    assert plan.use_bits(G, "count", "mxm") == 8
+    assert G.profile()[8]["nnz_per_tile"] >= plan.BITS_MXM_MIN_PER_TILE
+    assert plan.use_bits(G, "ones", "mxv") == 0
+    assert plan.use_bits(G, "full", "mxm") == 0
     rng = np.random.default_rng(0)
     n = 4096
     R = bg.Matrix.from_coo(rng.integers(0, n, 8 * n), rng.integers(0, n, 8 * n), nrows=n, ncols=n, dup_op="any")
-    assert plan.use_bits(R, "ones") == 0
-    assert plan.use_bits(G, "full") == 0  # bin_full_full is never auto on the CPU
+    assert plan.use_bits(R, "count", "mxm") == 0
 
 
 def test_bit_kernel_classification():
