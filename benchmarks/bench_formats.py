@@ -3,6 +3,7 @@ and B2SR BMV against the CSR SpMV, in one run.
 
     python benchmarks/bench_formats.py build kron:22        # >= 100M stored edges
     python benchmarks/bench_formats.py bmv kron:20 urand:20 grid:1024x1024
+    python benchmarks/bench_formats.py tc kron:16 urand:18 rgg:200000:0.005
 
 ``build``: seconds to build B2SR-t (t = 4, 8, 16, 32) and BVSS (sigma = 8)
 from the CSR, their bytes against int32 CSR, fill / compression and BVSS
@@ -11,7 +12,10 @@ statistics (slices, VSSs, U_div); the process's peak RSS.
 vs CSR pull for plus_times (dense float64 vector) and B2SR bin_bin_bin vs
 CSR pull for a masked lor_land BFS step (10% frontier, 50% visited), each
 the median of --repeat runs after a warm-up, results checked equal; ratio =
-CSR time / B2SR time (> 1: bits faster). Prints Markdown tables.
+CSR time / B2SR time (> 1: bits faster).
+``tc``: triangle counting C<L> = L plus.pair L' on CSR (masked dot products)
+and on B2SR-t (masked bmm_bin_bin_sum), natural order and after RCM, counts
+checked equal, and what plan's "auto" picks. Prints Markdown tables.
 """
 
 from __future__ import annotations
@@ -124,16 +128,48 @@ def bmv(specs, repeat):
                 del B
 
 
+def tc(specs, repeat):
+    import bitgraph as bg
+    from bitgraph import plan
+    from bitgraph.formats import reorder
+    from bitgraph.io import generators
+
+    print("| graph | order | L entries | entries per 8x8 tile | CSR dot ms | B2SR-4 | B2SR-8 | B2SR-16 | "
+          "B2SR-32 | best ratio | auto picks |")
+    print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|")
+    for spec in specs:
+        A0 = generators.from_spec(spec)
+        for order in ("natural", "rcm"):
+            A = A0 if order == "natural" else bg.Matrix._from_csr(reorder.permute(A0._csr(), reorder.rcm(A0._csr())))
+            lo = bg.select(A, "tril", -1)
+            L = bg.Matrix.from_coo(*lo.to_coo()[:2], nrows=A.nrows, ncols=A.ncols)
+            times, counts = {}, set()
+            for mode, t in (("never", 0), ("always", 4), ("always", 8), ("always", 16), ("always", 32)):
+                plan.BITS, plan.BITS_TILE = mode, t or None
+                sec, C = timeit(lambda: bg.mxm(L, L.T, "plus_pair", mask=L.S), repeat)
+                counts.add(C.reduce() if C.nvals else 0)
+                times[t] = sec
+            plan.BITS, plan.BITS_TILE = "auto", None
+            assert len(counts) == 1, counts
+            auto = plan.use_bits(L, "count", "mxm")
+            best = min(times[t] for t in (4, 8, 16, 32))
+            ms = [f"{times[t] * 1e3:.0f}" for t in (0, 4, 8, 16, 32)]
+            print(f"| {spec} | {order} | {L.nvals:,} | {L.profile()[8]['nnz_per_tile']:.2f} | "
+                  f"{' | '.join(ms)} | {times[0] / best:.2f} | {'B2SR-%d' % auto if auto else 'CSR'} |", flush=True)
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("what", choices=["build", "bmv"])
+    p.add_argument("what", choices=["build", "bmv", "tc"])
     p.add_argument("graphs", nargs="+", help="generator specs, e.g. kron:20 urand:20 grid:1024x1024")
     p.add_argument("--repeat", type=int, default=5)
     args = p.parse_args()
     if args.what == "build":
         build(args.graphs)
-    else:
+    elif args.what == "bmv":
         bmv(args.graphs, args.repeat)
+    else:
+        tc(args.graphs, args.repeat)
 
 
 if __name__ == "__main__":
