@@ -27,6 +27,8 @@ _U1 = np.uint64(1)
 _U2 = np.uint64(2)
 _U3 = np.uint64(3)
 _U8 = np.uint64(8)
+# B's tile row longer than this many times A's: binary search, not a walk
+_GALLOP = np.uint64(16)
 
 
 @njit(inline="always")
@@ -54,12 +56,29 @@ def _masked_rows(b0, b1, a_rowptr, a_colind, a_tiles, bt_rowptr, bt_colind,
                 bj = j // t
                 rj = j % t
                 n = np.uint64(0)
-                if p1 > p0:
-                    for q in range(np.uint64(bt_rowptr[bj]), np.uint64(bt_rowptr[bj + 1])):
+                q0 = np.uint64(bt_rowptr[bj])
+                q1 = np.uint64(bt_rowptr[bj + 1])
+                if p1 - p0 == 0 or q1 == q0:
+                    pass
+                elif q1 - q0 <= _GALLOP * (p1 - p0):
+                    # walk B's tile row, find A's tile through the stamps
+                    for q in range(q0, q1):
                         pa = pos[np.uint64(bt_colind[q])]
                         if pa >= 0:
                             wa = _tile_word(a_tiles, np.uint64(pa) * t + np.uint64(r), wb, wmask)
                             n += popcount(wa & _tile_word(bt_tiles, q * t + rj, wb, wmask))
+                else:
+                    # B's tile row is long (a hub in it): binary-search A's
+                    # tiles in it instead, O(|A(I)| log |B(J)|)
+                    lo = q0
+                    for p in range(p0, p1):
+                        k = a_colind[p]  # same index dtype as bt_colind
+                        lo = lo + np.uint64(np.searchsorted(bt_colind[lo:q1], k))
+                        if lo >= q1:
+                            break
+                        if bt_colind[lo] == k:
+                            wa = _tile_word(a_tiles, p * t + np.uint64(r), wb, wmask)
+                            n += popcount(wa & _tile_word(bt_tiles, lo * t + rj, wb, wmask))
                 counts[s] = n
         for p in range(p0, p1):
             pos[np.uint64(a_colind[p])] = -1
