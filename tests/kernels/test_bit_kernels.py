@@ -153,3 +153,99 @@ def test_bit_kernel_classification():
     assert kind("plus_second") == "full"  # x_k
     assert kind("plus_second", flipped=True) == "count"  # vxm: SECOND reads the matrix
     assert kind("lxor_pair", "bool") == "parity"
+
+
+# --- the kernels directly, against the CSR kernels -----------------------------------
+
+@st.composite
+def bit_inputs(draw):
+    nr, nc = draw(st.integers(0, 80)), draw(st.integers(0, 80))
+    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
+    dens = draw(st.sampled_from([0.0, 0.05, 0.3, 0.9]))
+    r, c = np.nonzero(rng.random((nr, nc)) < dens)
+    A = from_coo(r, c, None, nr, nc)
+    present = rng.random(nc) < draw(st.sampled_from([0.0, 0.1, 0.5, 1.0]))
+    true = present & (rng.random(nc) < 0.5)
+    allowed = None if draw(st.booleans()) else ar.pack_bits(rng.random(nr) < 0.6)
+    return A, present, true, allowed, rng.random(nc), draw(st.sampled_from([4, 8, 16, 32]))
+
+
+@settings(max_examples=S.n_examples(300))
+@given(bit_inputs())
+def test_bmv_kernels_equal_csr_pull(case):
+    from bitgraph.formats import b2sr
+    from bitgraph.kernels import opcodes as oc
+    from bitgraph.kernels.registry import SemiringSpec
+
+    A, present, true, allowed, xv, t = case
+    B = b2sr.from_csr(A, t)
+    xp, xt = ar.pack_bits(present), ar.pack_bits(true)
+    pull = registry.lookup("mxv", fmt="csr", device="cpu", variant="pull")
+    bbb = registry.lookup("mxv", fmt="b2sr", device="cpu", variant="bin_bin_bin")
+    bbf = registry.lookup("mxv", fmt="b2sr", device="cpu", variant="bin_bin_full")
+    bff = registry.lookup("mxv", fmt="b2sr", device="cpu", variant="bin_full_full")
+    f64 = np.dtype(np.float64)
+    for sr in (SemiringSpec(f64, oc.PLUS, oc.SECOND, 0.0, None), SemiringSpec(f64, oc.MIN, oc.PLUS, np.inf, None),
+               SemiringSpec(f64, oc.MAX, oc.SECOND, -np.inf, 0.5), SemiringSpec(np.dtype(np.int64), oc.ANY,
+                                                                               oc.SECONDI, 0, None)):
+        x = xv if sr.dtype == f64 else (xv * 100).astype(np.int64)
+        for par in (False, True):
+            got = bff(B, x, xp, allowed, sr, parallel=par)
+            ref = pull(A, x, xp, allowed, sr)
+            assert np.array_equal(got[1], ref[1])
+            assert np.array_equal(got[0][ref[1]], ref[0][ref[1]])  # bit-identical, float sums too
+    lor = SemiringSpec(np.dtype(bool), oc.LOR, oc.SECOND, False, True)
+    vals, pres = pull(A, true, xp, allowed, lor)
+    for x_true in (xt, None):
+        t_true, t_present = bbb(B, xp, x_true, allowed)
+        assert np.array_equal(t_present, pres)
+        assert np.array_equal(t_true, (vals & pres) if x_true is not None else pres)
+    cnt = pull(A, np.ones(A.ncols, np.int64), xp, allowed, SemiringSpec(np.dtype(np.int64), oc.PLUS, oc.PAIR, 0, None))
+    counts = bbf(B, xp, allowed)
+    assert np.array_equal(counts[cnt[1]], cnt[0][cnt[1]]) and not counts[~cnt[1]].any()
+
+
+@settings(max_examples=S.n_examples(200))
+@given(st.integers(0, 60), st.integers(0, 60), st.integers(0, 60), st.integers(0, 2**32 - 1),
+       st.sampled_from([4, 8, 16, 32]))
+def test_bmm_kernel_equals_dense_product(m, k, n, seed, t):
+    from bitgraph.formats import b2sr
+
+    rng = np.random.default_rng(seed)
+    Ad = rng.random((m, k)) < rng.random()
+    Bd = rng.random((k, n)) < rng.random()
+    Md = rng.random((m, n)) < rng.random()
+    if rng.random() < 0.2 and k:
+        Ad[:, rng.integers(k)] = True  # a hub column
+        Bd[rng.integers(k), :] = True
+    C = Ad.astype(np.int64) @ Bd.astype(np.int64)
+    A = b2sr.from_csr(from_coo(*np.nonzero(Ad), None, m, k), t)
+    BT = b2sr.from_csr(from_coo(*np.nonzero(Bd.T), None, n, k), t)
+    M = from_coo(*np.nonzero(Md), None, m, n)
+    bmm = registry.lookup("mxm", fmt="b2sr", device="cpu", variant="bin_bin_sum")
+    counts, total = bmm(A, BT, M)
+    r, c = np.nonzero(Md)
+    assert np.array_equal(counts.astype(np.int64), C[r, c]) and total == C[r, c].sum()
+    assert bmm(A, BT, M, parallel=True)[1] == total
+    assert bmm(A, BT, None) == (None, int(C.sum()))
+
+
+def test_bmm_long_tile_rows_take_the_binary_search():
+    """A column of B holding every row makes B's transpose have one tile row
+    > 16x longer than A's: bmm then searches A's tiles in it."""
+    from bitgraph.formats import b2sr
+
+    rng = np.random.default_rng(3)
+    m, k, n = 40, 400, 40
+    Ad = rng.random((m, k)) < 0.01
+    Bd = rng.random((k, n)) < 0.02
+    Bd[:, 5] = True
+    C = Ad.astype(np.int64) @ Bd.astype(np.int64)
+    A = b2sr.from_csr(from_coo(*np.nonzero(Ad), None, m, k), 4)
+    BT = b2sr.from_csr(from_coo(*np.nonzero(Bd.T), None, n, k), 4)
+    lens_a, lens_b = np.diff(A.tile_rowptr), np.diff(BT.tile_rowptr)
+    assert lens_b.max() > 16 * lens_a[lens_a > 0].min()
+    Md = np.ones((m, n), bool)
+    counts, total = registry.lookup("mxm", fmt="b2sr", device="cpu", variant="bin_bin_sum")(
+        A, BT, from_coo(*np.nonzero(Md), None, m, n))
+    assert np.array_equal(counts.astype(np.int64), C.ravel()) and total == C.sum()
