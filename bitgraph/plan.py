@@ -101,12 +101,9 @@ def bit_kernel(spec, flipped):
     m = oc.flipped(spec.mult) if flipped else spec.mult
     is_bool = T == np.bool_
     if m in (oc.PAIR, oc.FIRST):
-        if add == oc.PLUS and not is_bool:
-            return "count"
-        if add == oc.LXOR:
-            return "parity"
-        if add in (oc.LOR, oc.ANY, oc.MIN, oc.MAX, oc.LAND, oc.TIMES, oc.EQ, oc.PLUS):
-            return "ones"
+        kind = _sum_of_ones(add, is_bool)
+        if kind:
+            return kind
     if is_bool and m in (oc.SECOND, oc.TIMES, oc.LAND, oc.MIN) and add in (oc.LOR, oc.PLUS, oc.MAX):
         return "lor_x"
     return "full"
@@ -133,9 +130,17 @@ def mxm_bit_kind(spec):
     that map ones to 1 give 1."""
     from .kernels import opcodes as oc
 
-    add, is_bool = spec.add, np.dtype(spec.dtype) == np.bool_
     if spec.mult not in (oc.PAIR, oc.FIRST, oc.SECOND, oc.TIMES, oc.MIN, oc.MAX, oc.LAND, oc.LOR):
         return None
+    return _sum_of_ones(spec.add, np.dtype(spec.dtype) == np.bool_)
+
+
+def _sum_of_ones(add, is_bool):
+    """How monoid ``add`` reduces products that are all 1: "count" (PLUS),
+    "parity" (LXOR), "ones" (LOR, ANY, MIN, MAX, LAND, TIMES, EQ, and PLUS
+    on bool, which is LOR), or None."""
+    from .kernels import opcodes as oc
+
     if add == oc.PLUS and not is_bool:
         return "count"
     if add == oc.LXOR:

@@ -19,6 +19,7 @@ import numpy as np
 from numba import njit
 
 from bitgraph.kernels.cpu import arg, even_chunks, parallel_map
+from bitgraph.kernels.cpu.bits import bits_at
 from bitgraph.kernels.cpu.scalar import bitmap_get
 from bitgraph.kernels.registry import register
 
@@ -30,12 +31,6 @@ _U31 = np.uint64(31)
 _U32 = np.uint64(32)
 
 
-@njit(inline="always")
-def _word_at(bitmap, start, full):
-    # bits start .. start+sigma-1 of a packed uint32 bitmap (sigma divides 32)
-    return (np.uint64(bitmap[start >> _U5]) >> (start & _U31)) & full
-
-
 @njit(cache=True, nogil=True)
 def _discover(q0, q1, queue, virtual_to_real, row_ids, masks, sigma, spw,
               frontier, visited):
@@ -45,7 +40,7 @@ def _discover(q0, q1, queue, virtual_to_real, row_ids, masks, sigma, spw,
     n = 0
     for qi in range(q0, q1):
         v = np.uint64(queue[qi])
-        alpha = _word_at(frontier, np.uint64(virtual_to_real[v]) * sigma, full)
+        alpha = bits_at(frontier, np.uint64(virtual_to_real[v]) * sigma, full)
         if not alpha:
             continue
         spread = np.uint64(0)
@@ -82,7 +77,7 @@ def _finalize(found, visited, sigma, real_ptrs, next_bits):
         if bitmap_get(next_bits, u) or bitmap_get(visited, u):
             continue
         blk = u // sigma
-        if _word_at(next_bits, blk * sigma, full) == 0:
+        if bits_at(next_bits, blk * sigma, full) == 0:
             blocks[nb] = blk
             nb += 1
         next_bits[u >> _U5] |= np.uint32(1) << np.uint32(u & _U31)

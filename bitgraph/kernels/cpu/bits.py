@@ -4,12 +4,25 @@
 ``cttz``) on any unsigned integer width; ``np.bitwise_count`` does not
 compile under ``@njit``, and a Python-level loop over bits is 10-30x slower.
 ``ctz(0)`` is undefined (the callers loop ``while w: ... w &= w - 1``).
+``bits_at`` reads t bits of a packed uint32 bitmap (a Vector's layout).
 """
 
-from numba import types
+import numpy as np
+from numba import njit, types
 from numba.extending import intrinsic
 
-__all__ = ["popcount", "ctz"]
+__all__ = ["popcount", "ctz", "bits_at"]
+
+_U5 = np.uint64(5)
+_U31 = np.uint64(31)
+
+
+@njit(inline="always")
+def bits_at(bitmap, start, wmask):
+    """Bits start .. start+t-1 of a packed uint32 bitmap (bit i of word
+    i >> 5) as the low bits of a uint64, ``wmask = 2**t - 1``; t divides 32
+    and start is a multiple of t, so they never straddle two words."""
+    return (np.uint64(bitmap[start >> _U5]) >> (start & _U31)) & wmask
 
 
 def _unsigned(ty):

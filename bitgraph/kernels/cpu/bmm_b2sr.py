@@ -17,15 +17,13 @@ from numba import njit
 from bitgraph.kernels.cpu import (
     SERIAL_BELOW, arg, index_args, parallel_for, row_chunks,
 )
-from bitgraph.kernels.cpu.bits import popcount, ctz
+from bitgraph.kernels.cpu.bits import bits_at, ctz, popcount
 from bitgraph.kernels.cpu.bmv_b2sr import tile_args
 from bitgraph.kernels.registry import register
 
 __all__ = ["bmm_bin_bin_sum"]
 
 _U1 = np.uint64(1)
-_U2 = np.uint64(2)
-_U3 = np.uint64(3)
 _U8 = np.uint64(8)
 # B's tile row longer than this many times A's: binary search, not a walk
 _GALLOP = np.uint64(16)
@@ -34,8 +32,7 @@ _GALLOP = np.uint64(16)
 @njit(inline="always")
 def _tile_word(tiles32, q, wb, wmask):
     # bit-row q of the flat tiles (words of wb bytes) from their uint32 view
-    byte = q * wb
-    return (np.uint64(tiles32[byte >> _U2]) >> ((byte & _U3) * _U8)) & wmask
+    return bits_at(tiles32, q * wb * _U8, wmask)
 
 
 @njit(cache=True, nogil=True)

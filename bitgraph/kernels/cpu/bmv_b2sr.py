@@ -29,8 +29,7 @@ from bitgraph.kernels.cpu import (
     SERIAL_BELOW, arg, bitmap_arg, index_args, parallel_for, row_chunks,
     semiring_args,
 )
-from bitgraph.kernels.cpu.bits import popcount
-from bitgraph.kernels.cpu.bits import ctz
+from bitgraph.kernels.cpu.bits import bits_at, ctz, popcount
 from bitgraph.kernels.cpu.scalar import binop, cast_like, multop
 from bitgraph.kernels.registry import SemiringSpec, register
 
@@ -39,14 +38,6 @@ __all__ = ["bmv_bin_bin_bin", "bmv_bin_bin_full", "bmv_bin_full_full", "tile_arg
 _U0 = np.uint64(0)
 _U1 = np.uint64(1)
 _U2 = np.uint64(2)
-_U5 = np.uint64(5)
-_U31 = np.uint64(31)
-
-
-@njit(inline="always")
-def _bits_at(bitmap, start, wmask):
-    # bits start .. start+t-1 of a packed uint32 bitmap (t divides 32)
-    return (np.uint64(bitmap[start >> _U5]) >> (start & _U31)) & wmask
 
 
 # A tile is nw = t * wb / 4 uint32 words (wb = bytes per bit-row); word k
@@ -98,7 +89,7 @@ def _bin_bin_bin_rows(b0, b1, tile_rowptr, tile_colind, tiles32, t, wb,
     for bi in range(b0, b1):
         r0 = bi * t
         rows = min(t, nrows - r0)
-        aw = _bits_at(allowed, r0, wmask) if has_allowed else wmask
+        aw = bits_at(allowed, r0, wmask) if has_allowed else wmask
         nw = _row_fields(aw, t, wb, fields)
         for k in range(nw):
             hit[k] = 0
@@ -107,7 +98,7 @@ def _bin_bin_bin_rows(b0, b1, tile_rowptr, tile_colind, tiles32, t, wb,
         p1 = np.uint64(tile_rowptr[bi + 1]) if aw else p0
         for p in range(p0, p1):
             c0 = np.uint64(tile_colind[p]) * t
-            xp = _bits_at(x_present, c0, wmask)
+            xp = bits_at(x_present, c0, wmask)
             if not xp:
                 continue
             q = p * nw
@@ -120,7 +111,7 @@ def _bin_bin_bin_rows(b0, b1, tile_rowptr, tile_colind, tiles32, t, wb,
                 if full:
                     break
             else:
-                st = _spread(_bits_at(x_true, c0, wmask), wb)
+                st = _spread(bits_at(x_true, c0, wmask), wb)
                 for k in range(nw):
                     w = np.uint64(tiles32[q + k])
                     hit[k] |= w & sp
@@ -148,13 +139,13 @@ def _bin_bin_full_rows(b0, b1, tile_rowptr, tile_colind, tiles32, t, wb,
     for bi in range(b0, b1):
         r0 = bi * t
         rows = min(t, nrows - r0)
-        aw = _bits_at(allowed, r0, wmask) if has_allowed else wmask
+        aw = bits_at(allowed, r0, wmask) if has_allowed else wmask
         nw = _row_fields(aw, t, wb, fields)
         for r in range(rows):
             cnt[r] = 0
         if aw:
             for p in range(np.uint64(tile_rowptr[bi]), np.uint64(tile_rowptr[bi + 1])):
-                xp = _bits_at(x_present, np.uint64(tile_colind[p]) * t, wmask)
+                xp = bits_at(x_present, np.uint64(tile_colind[p]) * t, wmask)
                 if not xp:
                     continue
                 sp = _spread(xp, wb)
@@ -185,7 +176,7 @@ def _bin_full_full_rows(b0, b1, tile_rowptr, tile_colind, tiles32, t, wb,
     for bi in range(b0, b1):
         r0 = bi * t
         rows = min(t, nrows - r0)
-        aw = _bits_at(allowed, r0, wmask) if has_allowed else wmask
+        aw = bits_at(allowed, r0, wmask) if has_allowed else wmask
         nw = _row_fields(aw, t, wb, fields)
         for r in range(rows):
             acc[r] = identity
@@ -195,7 +186,7 @@ def _bin_full_full_rows(b0, b1, tile_rowptr, tile_colind, tiles32, t, wb,
             if not live:
                 break
             c0 = np.uint64(tile_colind[p]) * t
-            xp = _bits_at(x_present, c0, wmask)
+            xp = bits_at(x_present, c0, wmask)
             if not xp:
                 continue
             sp = _spread(xp, wb)
