@@ -58,11 +58,16 @@ def _spread(bits, wb):
 
 
 @njit(inline="always")
-def _row_fields(aw, t, wb, fields):
-    # fields[k] = the word-k field masks of the rows allowed by aw
+def _tile_row(bi, t, wb, nrows, allowed, has_allowed, fields):
+    # Tile row bi: its first row r0, its rows (t, fewer at the end), the
+    # allowed-row bits aw, and fields[k] = the masks of the allowed rows'
+    # fields in word k of a tile; returns (r0, rows, aw, nw).
+    wmask = (_U1 << t) - _U1
+    r0 = bi * t
+    rows = min(t, nrows - r0)
+    aw = bits_at(allowed, r0, wmask) if has_allowed else wmask
     rpw = np.uint64(4) // wb
     fw = np.uint64(8) * wb
-    wmask = (_U1 << t) - _U1
     nw = t * wb // np.uint64(4)
     for k in range(nw):
         fields[k] = 0
@@ -70,7 +75,7 @@ def _row_fields(aw, t, wb, fields):
         if (aw >> np.uint64(r)) & _U1:
             ur = np.uint64(r)
             fields[ur // rpw] |= wmask << ((ur % rpw) * fw)
-    return nw
+    return r0, rows, aw, nw
 
 
 @njit(cache=True, nogil=True)
@@ -87,10 +92,7 @@ def _bin_bin_bin_rows(b0, b1, tile_rowptr, tile_colind, tiles32, t, wb,
     hit = np.zeros(32, np.uint64)
     tru = np.zeros(32, np.uint64)
     for bi in range(b0, b1):
-        r0 = bi * t
-        rows = min(t, nrows - r0)
-        aw = bits_at(allowed, r0, wmask) if has_allowed else wmask
-        nw = _row_fields(aw, t, wb, fields)
+        r0, rows, aw, nw = _tile_row(bi, t, wb, nrows, allowed, has_allowed, fields)
         for k in range(nw):
             hit[k] = 0
             tru[k] = 0
@@ -137,10 +139,7 @@ def _bin_bin_full_rows(b0, b1, tile_rowptr, tile_colind, tiles32, t, wb,
     fields = np.zeros(32, np.uint64)
     cnt = np.zeros(32, np.uint64)
     for bi in range(b0, b1):
-        r0 = bi * t
-        rows = min(t, nrows - r0)
-        aw = bits_at(allowed, r0, wmask) if has_allowed else wmask
-        nw = _row_fields(aw, t, wb, fields)
+        r0, rows, aw, nw = _tile_row(bi, t, wb, nrows, allowed, has_allowed, fields)
         for r in range(rows):
             cnt[r] = 0
         if aw:
@@ -174,10 +173,7 @@ def _bin_full_full_rows(b0, b1, tile_rowptr, tile_colind, tiles32, t, wb,
     acc = np.empty(32, t_values.dtype)
     found = np.zeros(32, np.bool_)
     for bi in range(b0, b1):
-        r0 = bi * t
-        rows = min(t, nrows - r0)
-        aw = bits_at(allowed, r0, wmask) if has_allowed else wmask
-        nw = _row_fields(aw, t, wb, fields)
+        r0, rows, aw, nw = _tile_row(bi, t, wb, nrows, allowed, has_allowed, fields)
         for r in range(rows):
             acc[r] = identity
             found[r] = False
