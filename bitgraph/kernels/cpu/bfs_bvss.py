@@ -9,10 +9,19 @@ slot exactly when that slice's row has an in-neighbour in the frontier:
 the "SIMT twin" of the two m8n8k128 ``and.popc`` MMAs, same answer. Such a
 row, if unvisited, joins the next frontier.
 
-Eager update, as Blest's Algorithm 2: each chunk of the queue collects the
-rows it discovers; a serial pass then sets their next-frontier bits once
-(duplicates and visited rows dropped) and pushes the VSSs of every slice
-set whose frontier word became non-zero, in ascending slice-set order.
+Two ways to gather the discovered rows, as Blest's two update modes:
+
+- a small queue (< ``BITMAP_QUEUE`` VSSs; high-diameter graphs spend most
+  levels here) runs serially and lists the rows it finds; a serial pass sets
+  their next-frontier bits once and pushes the VSSs of every slice set whose
+  frontier word became non-zero (eager, Algorithm 2): O(found) besides
+  zeroing the n-bit result;
+- a large queue runs in chunks on the thread pool, each setting the rows it
+  finds in a bitmap of its own; the bitmaps are OR-ed, visited rows
+  cleared, and the next queue is every VSS of the slice sets whose word is
+  non-zero (lazy, Algorithm 3: one sweep over the n/32 words, which the
+  level's work dwarfs). A row met through many slice sets (~10x on kron) is
+  one bit, not a list entry each time.
 """
 
 import numpy as np
@@ -30,13 +39,16 @@ _U5 = np.uint64(5)
 _U31 = np.uint64(31)
 _U32 = np.uint64(32)
 
+# queues of at least this many VSSs run in parallel chunks with bitmaps
+BITMAP_QUEUE = 256
 
-@njit(cache=True, nogil=True)
-def _discover(q0, q1, queue, virtual_to_real, row_ids, masks, sigma, spw,
-              frontier, visited):
-    # rows discovered by VSSs queue[q0:q1] (may repeat; visited ones dropped)
+
+@njit(inline="always")
+def _scan(q0, q1, queue, virtual_to_real, row_ids, masks, sigma, spw,
+          frontier, visited, out_list, out_bits, to_bits):
+    # rows of VSSs queue[q0:q1] with a frontier in-neighbour, not visited:
+    # into out_bits (to_bits) or appended to out_list (returned, trimmed)
     full = (_U1 << sigma) - _U1
-    out = np.empty(64, np.uint32)
     n = 0
     for qi in range(q0, q1):
         v = np.uint64(queue[qi])
@@ -53,16 +65,36 @@ def _discover(q0, q1, queue, virtual_to_real, row_ids, masks, sigma, spw,
                 continue
             for s in range(spw):
                 if (hit >> (np.uint64(s) * sigma)) & full:
-                    u = row_ids[w * spw + np.uint64(s)]
+                    u = np.uint64(row_ids[w * spw + np.uint64(s)])
                     if bitmap_get(visited, u):
                         continue
-                    if n == out.size:
-                        bigger = np.empty(2 * n, np.uint32)
-                        bigger[:n] = out
-                        out = bigger
-                    out[n] = u
-                    n += 1
-    return out[:n]
+                    if to_bits:
+                        out_bits[u >> _U5] |= np.uint32(1) << np.uint32(u & _U31)
+                    else:
+                        if n == out_list.size:
+                            bigger = np.empty(2 * n, np.uint32)
+                            bigger[:n] = out_list
+                            out_list = bigger
+                        out_list[n] = u
+                        n += 1
+    return out_list[:n]
+
+
+@njit(cache=True, nogil=True)
+def _discover_list(q0, q1, queue, virtual_to_real, row_ids, masks, sigma,
+                   spw, frontier, visited):
+    return _scan(q0, q1, queue, virtual_to_real, row_ids, masks, sigma, spw,
+                 frontier, visited, np.empty(64, np.uint32),
+                 np.zeros(1, np.uint32), False)
+
+
+@njit(cache=True, nogil=True)
+def _discover_bits(q0, q1, queue, virtual_to_real, row_ids, masks, sigma,
+                   spw, frontier, visited):
+    bits = np.zeros(visited.size, np.uint32)
+    _scan(q0, q1, queue, virtual_to_real, row_ids, masks, sigma, spw,
+          frontier, visited, np.empty(1, np.uint32), bits, True)
+    return bits
 
 
 @njit(cache=True, nogil=True)
@@ -123,17 +155,23 @@ def bvss_step(b, frontier, visited, queue, *, parallel=None):
     frontier = arg(frontier, np.uint32)
     visited = arg(visited, np.uint32)
     queue = arg(queue, np.int32)
+    real_ptrs = arg(b.real_ptrs, np.int32)
+    args = (queue, arg(b.virtual_to_real, np.int32), arg(b.row_ids, np.uint32),
+            arg(b.masks, np.uint32), np.uint64(sigma), np.uint64(spw),
+            frontier, visited)
     if parallel is None:
-        parallel = queue.size >= 256
-    chunks = even_chunks(queue.size) if parallel else np.array([0, queue.size], np.int64)
-    row_ids = arg(b.row_ids, np.uint32)
-    masks = arg(b.masks, np.uint32)
-    v2r = arg(b.virtual_to_real, np.int32)
-    parts = parallel_map(_discover, chunks, queue, v2r, row_ids, masks,
-                         np.uint64(sigma), np.uint64(spw), frontier, visited) \
-        if queue.size else []
-    found = np.concatenate(parts) if parts else np.zeros(0, np.uint32)
-    next_bits = np.zeros((b.nrows + 31) // 32, np.uint32)
-    next_queue = _finalize(found, visited, np.uint64(sigma),
-                           arg(b.real_ptrs, np.int32), next_bits)
-    return next_bits, next_queue
+        parallel = queue.size >= BITMAP_QUEUE
+    if not parallel or queue.size == 0:
+        found = _discover_list(np.uint64(0), np.uint64(queue.size), *args)
+        next_bits = np.zeros(visited.size, np.uint32)
+        return next_bits, _finalize(found, visited, np.uint64(sigma), real_ptrs, next_bits)
+    parts = parallel_map(_discover_bits, even_chunks(queue.size), *args)
+    next_bits = np.bitwise_or.reduce(parts, axis=0) if len(parts) > 1 else parts[0]
+    next_bits &= ~visited
+    from bitgraph.formats.bvss import frontier_words
+
+    blocks = np.flatnonzero(frontier_words(next_bits, b)[:real_ptrs.size - 1])
+    starts, ends = real_ptrs[blocks].astype(np.int64), real_ptrs[blocks + 1].astype(np.int64)
+    lens = ends - starts
+    offsets = np.repeat(starts - (np.cumsum(lens) - lens), lens)
+    return next_bits, (offsets + np.arange(int(lens.sum()))).astype(np.int32)
