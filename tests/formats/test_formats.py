@@ -217,3 +217,18 @@ def test_profile_estimate_close_to_exact(kind):
         assert est[t]["ntiles"] == pytest.approx(exact, rel=0.05), t
     best = min(b2sr.TILE_SIZES, key=lambda t: (b2sr.from_csr(A, t).nbytes, t))
     assert profile.choose_tile(A, est) == best
+
+
+def test_int64_indices():
+    """Graphs past 2^31 entries have int64 CSR indices: the builders take
+    them (their own arrays stay int32 while they fit)."""
+    rng = np.random.default_rng(5)
+    r, c = rng.integers(0, 300, 2000), rng.integers(0, 300, 2000)
+    A = from_coo(r, c, None, 300, 300)
+    A64 = CSR(A.indptr.astype(np.int64), A.indices.astype(np.int64), None, 300, 300)
+    for t in b2sr.TILE_SIZES:
+        B = b2sr.from_csr(A64, t)
+        assert B.tile_colind.dtype == np.int32
+        _same(b2sr.to_csr(B), A)
+    _same(bvss.to_csr(bvss.from_csr(A64)), A)
+    assert profile.estimate(A64)[8]["ntiles"] == profile.estimate(A)[8]["ntiles"]
