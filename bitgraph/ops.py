@@ -256,16 +256,17 @@ def _semiring_spec(sr, t):
     return plan.semiring_spec(tc, mon.code, sr.mult.code, mon.identity(tc), mon.terminal(tc)), tc, to
 
 
-def _values_unread(csr: CSR, mult_code, first: bool) -> bool:
+def _values_unread(iso: bool, mult_code, first: bool) -> bool:
     """True when the product never reads the matrix operand's values (it
-    has none, or the multiply ignores that operand): its pattern suffices."""
+    has none: ``iso``, or the multiply ignores that operand): its pattern
+    suffices."""
     ignored = oc.IGNORES_FIRST if first else oc.IGNORES_SECOND
-    return csr.values is None or mult_code in ignored
+    return iso or mult_code in ignored
 
 
 def _operand_csr(csr: CSR, tc, mult_code, first: bool) -> CSR:
     """The matrix CSR with values cast to the compute type (None if unread)."""
-    if _values_unread(csr, mult_code, first):
+    if _values_unread(csr.values is None, mult_code, first):
         return csr._replace(values=None)
     return csr._replace(values=ar.cast(csr.values, tc))
 
@@ -309,7 +310,7 @@ def _matvec(name, M, u, semiring, *, flipped, mask, accum, replace, out):
     x_vals = ar.cast(u._values, tc)
     get_csr = lambda: _operand_csr(M._csr(), tc, sr.mult.code, first=not flipped)  # noqa: E731
     get_csr_t = lambda: _operand_csr(M._transposed_csr(), tc, sr.mult.code, first=not flipped)  # noqa: E731
-    pattern_only = _values_unread(M._csr(), sr.mult.code, first=not flipped)
+    pattern_only = _values_unread(M.iso, sr.mult.code, first=not flipped)
     t_vals, t_present = plan.matvec(get_csr, get_csr_t, M, u, x_vals, allowed, spec, flipped, pattern_only)
     return finish(out, Dense(t_vals, t_present), to, mask, accum, replace, (M.nrows,))
 
@@ -338,8 +339,8 @@ def mxm(A, B, semiring="plus_times", *, mask=None, accum=None, replace=False, ou
     if mask is not None:
         ms = _MaskSet(mask)
         pattern, complement = ms.pattern(*shape), ms.complement
-    pattern_only = (_values_unread(A._csr(), sr.mult.code, first=True)
-                    and _values_unread(B._csr(), sr.mult.code, first=False))
+    pattern_only = (_values_unread(A.iso, sr.mult.code, first=True)
+                    and _values_unread(B.iso, sr.mult.code, first=False))
     bits = (A, B) if pattern_only else None
     indptr, indices, values = plan.mxm(a, get_b, get_bt, pattern, complement, spec, bits)
     t = Entries(csr_fmt.keys_of(CSR(indptr, indices, None, *shape)), values)
