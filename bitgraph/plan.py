@@ -9,6 +9,10 @@ The rules, each beside its switch:
   rows, skipping rows the mask forbids) otherwise. See ``PUSH_DENSITY``.
 - ``mxm``: Gustavson SpGEMM on CSR with the mask's pattern pushed down, or
   masked dot products when the mask is sparse enough (see ``mxm``).
+- bit formats: a product that reads no matrix value may run on B2SR
+  (``bit_kernel``/``mxm_bit_kind`` say which kernel computes it exactly,
+  ``use_bits`` whether it pays: on this CPU, masked mxm on full tiles only;
+  ``BITS`` forces either way).
 - element-wise ops, unary ops and reductions: dense value kernels.
 """
 
