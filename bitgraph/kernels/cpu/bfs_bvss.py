@@ -149,6 +149,16 @@ def bvss_step(b, frontier, visited, queue, *, parallel=None):
     visited), packed uint32 over the rows; next_queue: int32 VSS ids of the
     slice sets whose frontier word in ``next_bits`` is non-zero, ascending
     (for a square M, the queue of the next step). O(|queue| * 32 + found).
+
+    >>> import numpy as np
+    >>> from bitgraph.formats import bvss
+    >>> from bitgraph.formats.csr import from_coo, transpose
+    >>> A = from_coo(np.array([0, 0, 9]), np.array([1, 9, 3]), None, 10, 10)  # 0->1, 0->9, 9->3
+    >>> b = bvss.from_csr(transpose(A))                                     # rows: in-neighbours
+    >>> f = np.array([1], np.uint32)                                         # frontier {0}
+    >>> nxt, q = bvss_step(b, f, f, np.arange(b.real_ptrs[0], b.real_ptrs[1], dtype=np.int32))
+    >>> np.flatnonzero(np.unpackbits(nxt.view(np.uint8), bitorder="little")).tolist(), q.tolist()
+    ([1, 9], [0, 1])
     """
     sigma = b.sigma
     spw = 32 // sigma

@@ -114,6 +114,15 @@ def bmm_bin_bin_sum(A, BT, mask, *, parallel=None):
     Unmasked (``mask=None``): (None, total) with total = the sum of every
     entry of A·B = sum_k |A(:,k)| * |B(k,:)|, from the column counts of the
     bits of A and BT. Totals are Python ints.
+
+    >>> import numpy as np
+    >>> from bitgraph.formats import b2sr
+    >>> from bitgraph.formats.csr import from_coo
+    >>> L = from_coo(np.array([1, 2, 2]), np.array([0, 0, 1]), None, 3, 3)  # a triangle, lower part
+    >>> B = b2sr.from_csr(L, 4)
+    >>> counts, total = bmm_bin_bin_sum(B, B, L)    # C<L> = L plus.pair L'
+    >>> counts.tolist(), total
+    ([0, 0, 1], 1)
     """
     if A.t != BT.t:
         raise ValueError(f"bmm_bin_bin_sum: tile sizes differ (A t={A.t}, BT t={BT.t})")

@@ -271,7 +271,15 @@ def bmv_bin_bin_bin(B, x_present, x_true, allowed, *, parallel=None):
 @register("mxv", fmt="b2sr", device="cpu", variant="bin_bin_full")
 def bmv_bin_bin_full(B, x_present, allowed, *, parallel=None):
     """counts uint64[nrows]: the number of columns row r shares with the
-    packed bitmap ``x_present`` (0 for rows not allowed). O(ntiles * t)."""
+    packed bitmap ``x_present`` (0 for rows not allowed). O(ntiles * t).
+
+    >>> import numpy as np
+    >>> from bitgraph.formats import b2sr
+    >>> from bitgraph.formats.csr import from_coo
+    >>> B = b2sr.from_csr(from_coo(np.array([0, 0, 1]), np.array([0, 1, 1]), None, 2, 2), 8)
+    >>> bmv_bin_bin_full(B, np.array([0b11], np.uint32), None).tolist()
+    [2, 1]
+    """
     args = tile_args(B)
     x_present = arg(x_present, np.uint32)
     allowed, has_allowed = bitmap_arg(allowed)
@@ -289,7 +297,17 @@ def bmv_bin_full_full(B, x_values, x_present, allowed, sr, flipped=False, *,
     semiring ``sr`` (SemiringSpec), every stored entry of B being 1 of T;
     x_values[ncols] read where ``x_present`` (packed) has its bit;
     ``flipped`` as in ``spmv_pull`` (vxm). Equal to ``spmv_pull`` on the
-    CSR of B, bit for bit. O(ntiles * t + products)."""
+    CSR of B, bit for bit. O(ntiles * t + products).
+
+    >>> import numpy as np
+    >>> from bitgraph.formats import b2sr
+    >>> from bitgraph.formats.csr import from_coo
+    >>> from bitgraph.kernels import opcodes as oc
+    >>> B = b2sr.from_csr(from_coo(np.array([0, 0, 1]), np.array([0, 1, 1]), None, 2, 2), 8)
+    >>> sr = SemiringSpec(np.dtype(np.float64), oc.MIN, oc.PLUS, np.inf)   # min.plus, a_ik = 1
+    >>> bmv_bin_full_full(B, np.array([5.0, 2.0]), np.array([0b11], np.uint32), None, sr)[0].tolist()
+    [3.0, 3.0]
+    """
     dtype, add, mult, identity, has_term, terminal = semiring_args(
         "mxv(bin_full_full)", sr, flipped)
     args = tile_args(B)
