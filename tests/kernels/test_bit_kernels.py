@@ -254,3 +254,29 @@ def test_bmm_long_tile_rows_take_the_binary_search():
     counts, total = registry.lookup("mxm", fmt="b2sr", device="cpu", variant="bin_bin_sum")(
         A, BT, from_coo(*np.nonzero(Md), None, m, n))
     assert np.array_equal(counts.astype(np.int64), C.ravel()) and total == C.sum()
+
+
+def test_bit_kernels_name_bad_arguments():
+    """The kernels read without bounds checks, so the launchers check sizes."""
+    from bitgraph.formats import b2sr
+    from bitgraph.kernels import opcodes as oc
+    from bitgraph.kernels.registry import SemiringSpec
+
+    A = from_coo(np.arange(40), np.arange(40), None, 40, 70)
+    B = b2sr.from_csr(A, 8)
+    short = np.zeros(1, np.uint32)  # 32 bits; 70 columns need 3 words
+    ok = np.zeros(3, np.uint32)
+    bbb = registry.lookup("mxv", fmt="b2sr", device="cpu", variant="bin_bin_bin")
+    with pytest.raises(ValueError, match="x_present has 1 uint32 words, needs 3"):
+        bbb(B, short, None, None)
+    with pytest.raises(ValueError, match="allowed has 1 uint32 words, needs 2"):
+        bbb(B, ok, None, short)
+    bff = registry.lookup("mxv", fmt="b2sr", device="cpu", variant="bin_full_full")
+    with pytest.raises(ValueError, match="x_values has 5 entries, needs 70"):
+        bff(B, np.zeros(5), ok, None, SemiringSpec(np.dtype(np.float64), oc.PLUS, oc.TIMES, 0.0))
+    b = bvss.from_csr(from_coo(np.arange(40), np.arange(40), None, 40, 40))
+    step = registry.lookup("bfs", fmt="bvss", device="cpu", variant="step")
+    with pytest.raises(ValueError, match="queue holds VSS id 99"):
+        step(b, np.zeros(2, np.uint32), np.zeros(2, np.uint32), np.array([0, 99], np.int32))
+    with pytest.raises(ValueError, match="frontier has 1 uint32 words, needs 2"):
+        step(b, short, np.zeros(2, np.uint32), np.array([0], np.int32))

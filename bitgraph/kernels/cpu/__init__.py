@@ -84,6 +84,13 @@ def bitmap_arg(words):
     return arg(words, np.uint32), True
 
 
+def check_length(where, name, a, need, unit="entries"):
+    """Raise ``ValueError`` naming the argument when array ``a`` holds fewer
+    than ``need`` items: the kernels read without bounds checks."""
+    if a is not None and a.size < need:
+        raise ValueError(f"{where}: {name} has {a.size} {unit}, needs {need}")
+
+
 def index_dtype(*arrays):
     """The one index dtype for a call: int64 if any array is int64."""
     for a in arrays:

@@ -27,7 +27,7 @@ Two ways to gather the discovered rows, as Blest's two update modes:
 import numpy as np
 from numba import njit
 
-from bitgraph.kernels.cpu import arg, even_chunks, parallel_map
+from bitgraph.kernels.cpu import arg, check_length, even_chunks, parallel_map
 from bitgraph.kernels.cpu.bits import bits_at
 from bitgraph.kernels.cpu.scalar import bitmap_get
 from bitgraph.kernels.registry import register
@@ -165,6 +165,11 @@ def bvss_step(b, frontier, visited, queue, *, parallel=None):
     frontier = arg(frontier, np.uint32)
     visited = arg(visited, np.uint32)
     queue = arg(queue, np.int32)
+    check_length("bvss_step", "frontier", frontier, (b.ncols + 31) // 32, "uint32 words")
+    check_length("bvss_step", "visited", visited, (b.nrows + 31) // 32, "uint32 words")
+    if queue.size and not (0 <= int(queue.min()) and int(queue.max()) < b.n_vss):
+        bad = int(queue.min()) if int(queue.min()) < 0 else int(queue.max())
+        raise ValueError(f"bvss_step: queue holds VSS id {bad}, outside [0, {b.n_vss})")
     real_ptrs = arg(b.real_ptrs, np.int32)
     args = (queue, arg(b.virtual_to_real, np.int32), arg(b.row_ids, np.uint32),
             arg(b.masks, np.uint32), np.uint64(sigma), np.uint64(spw),
