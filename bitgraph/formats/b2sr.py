@@ -40,7 +40,7 @@ import numpy as np
 from ..kernels import registry
 from .csr import CSR
 
-__all__ = ["B2SR", "TILE_SIZES", "from_csr", "build", "to_csr", "transpose", "stats", "csr_int32_bytes"]
+__all__ = ["B2SR", "TILE_SIZES", "from_csr", "build", "to_csr", "transpose", "stats", "tile_nnz", "csr_int32_bytes"]
 
 TILE_SIZES = (4, 8, 16, 32)
 
@@ -142,12 +142,29 @@ def csr_int32_bytes(nrows: int, nnz: int) -> int:
     return 4 * (nrows + 1) + 4 * nnz
 
 
-def stats(b: B2SR, nnz: int | None = None) -> dict:
+_POP8 = np.array([bin(i).count("1") for i in range(256)], np.uint8)
+
+
+def tile_nnz(b: B2SR) -> np.ndarray:
+    """Entries in each tile (int64[ntiles]), by a byte popcount table.
+
+    >>> import numpy as np
+    >>> from bitgraph.formats.csr import from_coo
+    >>> tile_nnz(from_csr(from_coo(np.array([0, 0, 5]), np.array([0, 1, 5]), None, 8, 8), 4)).tolist()
+    [2, 1]
+    """
+    by = np.ascontiguousarray(b.tiles).view(np.uint8).reshape(b.ntiles, b.t * b.tiles.itemsize)
+    return _POP8[by].sum(axis=1, dtype=np.int64)
+
+
+def stats(b: B2SR, nnz: int | None = None, histogram: bool = False) -> dict:
     """Size and fill of a B2SR.
 
     nnz: stored entries (counted from the bits when not given);
     fill = nnz / (ntiles * t * t); compression = (bytes of int32 CSR) /
-    nbytes, so > 1 means B2SR is smaller.
+    nbytes, so > 1 means B2SR is smaller. ``histogram=True`` adds
+    ``nnz_per_tile_hist``: element k = the number of tiles holding k
+    entries (k = 0 .. t*t).
 
     >>> import numpy as np
     >>> from bitgraph.formats.csr import from_coo
@@ -155,8 +172,9 @@ def stats(b: B2SR, nnz: int | None = None) -> dict:
     >>> s["ntiles"], s["nnz_per_tile"], s["fill"]
     (1, 8.0, 0.125)
     """
+    per_tile = tile_nnz(b) if (nnz is None or histogram) else None
     if nnz is None:
-        nnz = int(np.unpackbits(np.ascontiguousarray(b.tiles).view(np.uint8)).sum())
+        nnz = int(per_tile.sum())
     nt = b.ntiles
     csr_bytes = csr_int32_bytes(b.nrows, nnz)
     return {
@@ -168,4 +186,4 @@ def stats(b: B2SR, nnz: int | None = None) -> dict:
         "nbytes": b.nbytes,
         "csr_int32_bytes": csr_bytes,
         "compression": csr_bytes / b.nbytes if b.nbytes else float("inf"),
-    }
+    } | ({"nnz_per_tile_hist": np.bincount(per_tile, minlength=b.t * b.t + 1)} if histogram else {})

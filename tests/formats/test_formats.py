@@ -67,6 +67,10 @@ def _check_b2sr(A: CSR, t: int):
                        + np.asarray(A.indices) // t)
     assert st_["ntiles"] == blocks.size and st_["nnz"] == A.nnz
     assert st_["nbytes"] == B.tile_rowptr.nbytes + B.tile_colind.nbytes + B.tiles.nbytes
+    hist = b2sr.stats(B, histogram=True)["nnz_per_tile_hist"]
+    per_tile = [D[t * I:t * I + t, t * J:t * J + t].sum()
+                for I in range(B.tile_rowptr.size - 1) for J in B.tile_colind[B.tile_rowptr[I]:B.tile_rowptr[I + 1]]]
+    assert hist.tolist() == np.bincount(np.array(per_tile, np.int64), minlength=t * t + 1).tolist()
 
 
 def b2sr_word(t):
