@@ -11,7 +11,8 @@ The rules, each beside its switch:
   masked dot products when the mask is sparse enough (see ``mxm``).
 - bit formats: a product that reads no matrix value may run on B2SR
   (``bit_kernel``/``mxm_bit_kind`` say which kernel computes it exactly,
-  ``use_bits`` whether it pays: on this CPU, masked mxm on full tiles only;
+  ``use_bits`` whether it pays: on this CPU, a BFS-like mxv or a masked
+  mxm on full tiles;
   ``BITS`` forces either way).
 - element-wise ops, unary ops and reductions: dense value kernels.
 """
@@ -70,17 +71,21 @@ BITS = "auto"
 # the tile size when BITS == "always"; None: the profile's choice
 BITS_TILE = None
 # "auto", from the measurements in benchmarks/RESULTS.md (2-core CPU):
-# - mxv keeps CSR. The pull CSR kernel stops each row at its first frontier
-#   hit and reads ~1 ns per entry; a B2SR tile row stops only when all its t
-#   rows are done, and bin_full_full walks bits one by one. B2SR/CSR time
-#   ratios measured 0.03-0.27 for plus_times and 0.05-1.19 for a masked
-#   lor_land step (1.19 only at 59 entries per 32x32 tile, RCM-ordered rgg).
-#   The bit kernels are the portable reference here; the GPU plan uses them.
+# - mxv: the bit-only BMV (bin_bin_bin: LOR/ANY-like monoids, a BFS step)
+#   on B2SR-32 when the profile estimates at least BITS_MXV_MIN_PER_TILE
+#   entries per 32x32 tile: a masked lor_land step on a mesh (26-32 per
+#   tile) or an RCM-ordered rgg (59) ran 1.1-1.4x faster than the CSR pull;
+#   on scattered graphs (~1 per tile) 0.03-0.3x. Counting (bin_bin_full)
+#   and value-reading semirings (bin_full_full, 0.03-0.27x on plus_times)
+#   stay on CSR: the CSR pull reads ~1 ns per entry, and bin_full_full
+#   walks the bits one by one.
 # - masked mxm (triangle counting) takes bmm_bin_bin_sum on B2SR-8 when the
 #   profile estimates at least BITS_MXM_MIN_PER_TILE entries per 8x8 tile:
-#   RCM-ordered rgg (9 per tile) 1.4x faster than masked dot products;
+#   RCM-ordered rgg (9 per tile) 1.3-1.4x faster than masked dot products;
 #   kron after RCM (2.2 per tile, hubs make a tile row's tile list long) and
 #   scattered graphs (~1 per tile) 0.4-1.2x.
+BITS_MXV_TILE = 32
+BITS_MXV_MIN_PER_TILE = 16.0
 BITS_MXM_TILE = 8
 BITS_MXM_MIN_PER_TILE = 4.0
 
@@ -120,10 +125,13 @@ def use_bits(M, kind, op="mxv"):
         return 0
     if BITS == "always":
         return BITS_TILE or M.b2sr("auto").t
-    if op != "mxm" or kind not in ("count", "ones", "parity"):
+    if op == "mxm" and kind in ("count", "ones", "parity"):
+        t, least = BITS_MXM_TILE, BITS_MXM_MIN_PER_TILE
+    elif op == "mxv" and kind in ("ones", "lor_x"):
+        t, least = BITS_MXV_TILE, BITS_MXV_MIN_PER_TILE
+    else:
         return 0
-    per_tile = M.profile()[BITS_MXM_TILE]["nnz_per_tile"]
-    return BITS_MXM_TILE if per_tile >= BITS_MXM_MIN_PER_TILE else 0
+    return t if M.profile()[t]["nnz_per_tile"] >= least else 0
 
 
 def mxm_bit_kind(spec):

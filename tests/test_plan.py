@@ -37,15 +37,26 @@ def test_sparse_vector_pushes_dense_vector_pulls(chosen):
     assert chosen[-1] in PULLS
 
 
-def test_auto_pulls_on_csr_and_forced_bits_pick_the_bmv(chosen, monkeypatch):
-    """auto keeps the CSR pull for mxv on the CPU (measured: the bit kernels
-    lose, see plan.py); forced, each semiring family finds its BMV."""
+def test_pull_on_bits_where_tiles_are_full(chosen, monkeypatch):
+    """auto runs a BFS-like pull on B2SR-32 when its tiles are full (a ring:
+    ~21 entries per 32x32 tile), the CSR pull on a scattered graph and for
+    counting or value-reading semirings; forced, each family finds its BMV."""
     dense_u = bg.Vector.from_indices(np.arange(0, 256, 2), 256)
+    bg.mxv(ring(256).T, dense_u, bg.LOR_LAND)
+    assert chosen[-1] == ("mxv", "bin_bin_bin")
+    bg.mxv(ring(256).T, dense_u, bg.PLUS_PAIR)
+    assert chosen[-1] == ("mxv", "pull")
+    bg.mxv(ring(256).T, bg.Vector.from_dense(np.ones(256)), bg.PLUS_TIMES)
+    assert chosen[-1] == ("mxv", "pull")
+    rng = np.random.default_rng(0)
+    n = 4096
+    R = bg.Matrix.from_coo(rng.integers(0, n, 8 * n), rng.integers(0, n, 8 * n), nrows=n, ncols=n, dup_op="any")
+    bg.mxv(R.T, bg.Vector.from_indices(np.arange(0, n, 2), n), bg.LOR_LAND)
+    assert chosen[-1] == ("mxv", "pull")
+    monkeypatch.setattr(plan, "BITS", "never")
     bg.mxv(ring(256).T, dense_u, bg.LOR_LAND)
     assert chosen[-1] == ("mxv", "pull")
     monkeypatch.setattr(plan, "BITS", "always")
-    bg.mxv(ring(256).T, dense_u, bg.LOR_LAND)
-    assert chosen[-1] == ("mxv", "bin_bin_bin")
     bg.mxv(ring(256).T, dense_u, bg.PLUS_PAIR)
     assert chosen[-1] == ("mxv", "bin_bin_full")
     bg.mxv(ring(256).T, bg.Vector.from_dense(np.ones(256)), bg.PLUS_TIMES)

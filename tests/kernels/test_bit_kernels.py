@@ -122,9 +122,9 @@ def test_triangles_on_bits_equal_networkx(name, t):
 
 
 def test_plan_auto_rule():
-    """auto counts triangles on B2SR-8 when tiles are full enough (a grid:
-    6.7 entries per 8x8 tile), on CSR when they are not (a scattered random
-    graph), and never runs mxv on bits on the CPU."""
+    """auto counts triangles on B2SR-8 and pulls a BFS step on B2SR-32 when
+    tiles are full enough (a grid: 6.7 entries per 8x8 tile, 32 per 32x32),
+    on CSR when they are not (a scattered random graph)."""
     k = 64
     i = np.arange(k * k)
     right, down = i[i % k < k - 1], i[i // k < k - 1]
@@ -132,12 +132,14 @@ def test_plan_auto_rule():
                            nrows=k * k, ncols=k * k)
     assert plan.use_bits(G, "count", "mxm") == 8
     assert G.profile()[8]["nnz_per_tile"] >= plan.BITS_MXM_MIN_PER_TILE
-    assert plan.use_bits(G, "ones", "mxv") == 0
+    assert plan.use_bits(G, "ones", "mxv") == 32
+    assert plan.use_bits(G, "count", "mxv") == 0 and plan.use_bits(G, "full", "mxv") == 0
     assert plan.use_bits(G, "full", "mxm") == 0
     rng = np.random.default_rng(0)
     n = 4096
     R = bg.Matrix.from_coo(rng.integers(0, n, 8 * n), rng.integers(0, n, 8 * n), nrows=n, ncols=n, dup_op="any")
     assert plan.use_bits(R, "count", "mxm") == 0
+    assert plan.use_bits(R, "ones", "mxv") == 0
 
 
 def test_bit_kernel_classification():

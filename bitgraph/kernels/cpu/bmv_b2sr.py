@@ -82,52 +82,33 @@ def _tile_row(bi, t, wb, nrows, allowed, has_allowed, fields):
 def _bin_bin_bin_rows(b0, b1, tile_rowptr, tile_colind, tiles32, t, wb,
                       nrows, x_present, x_true, same, allowed, has_allowed,
                       t_true, t_present):
-    # same: x_true is x_present (one test per word); the allowed rows are
-    # applied once per tile row, and a tile row stops when every allowed row
-    # is already true (LOR's terminal)
+    # Row by row over its tile row's tiles, stopping at the first tile with
+    # a true bit in common (LOR's terminal), as the CSR pull row stops at its
+    # first frontier entry: a tile-at-a-time sweep would have to wait for all
+    # t rows (measured 1.2-1.6x slower on meshes). same: x_true is x_present.
     wmask = (_U1 << t) - _U1
-    rpw = np.uint64(4) // wb
-    fw = np.uint64(8) * wb
-    fields = np.zeros(32, np.uint64)
-    hit = np.zeros(32, np.uint64)
-    tru = np.zeros(32, np.uint64)
+    bits = np.uint64(8) * wb  # bit offset step of one bit-row
     for bi in range(b0, b1):
-        r0, rows, aw, nw = _tile_row(bi, t, wb, nrows, allowed, has_allowed, fields)
-        for k in range(nw):
-            hit[k] = 0
-            tru[k] = 0
+        r0 = bi * t
+        rows = min(t, nrows - r0)
+        aw = bits_at(allowed, r0, wmask) if has_allowed else wmask
         p0 = np.uint64(tile_rowptr[bi])
-        p1 = np.uint64(tile_rowptr[bi + 1]) if aw else p0
-        for p in range(p0, p1):
-            c0 = np.uint64(tile_colind[p]) * t
-            xp = bits_at(x_present, c0, wmask)
-            if not xp:
-                continue
-            q = p * nw
-            sp = _spread(xp, wb)
-            if same:
-                full = True
-                for k in range(nw):
-                    hit[k] |= np.uint64(tiles32[q + k]) & sp
-                    full &= (hit[k] & fields[k]) == fields[k]
-                if full:
-                    break
-            else:
-                st = _spread(bits_at(x_true, c0, wmask), wb)
-                for k in range(nw):
-                    w = np.uint64(tiles32[q + k])
-                    hit[k] |= w & sp
-                    tru[k] |= w & st
-        if same:
-            for k in range(nw):
-                tru[k] = hit[k]
+        p1 = np.uint64(tile_rowptr[bi + 1])
         for r in range(rows):
             ur = np.uint64(r)
-            k = ur // rpw
-            sh = (ur % rpw) * fw
-            ok = (aw >> ur) & _U1 != 0
-            t_present[r0 + ur] = ok and (hit[k] >> sh) & wmask != 0
-            t_true[r0 + ur] = ok and (tru[k] >> sh) & wmask != 0
+            hit = False
+            tru = False
+            if (aw >> ur) & _U1:
+                for p in range(p0, p1):
+                    c0 = np.uint64(tile_colind[p]) * t
+                    w = bits_at(tiles32, (p * t + ur) * bits, wmask) & bits_at(x_present, c0, wmask)
+                    if w:
+                        hit = True
+                        if same or w & bits_at(x_true, c0, wmask):
+                            tru = True
+                            break
+            t_present[r0 + ur] = hit
+            t_true[r0 + ur] = tru
 
 
 @njit(cache=True, nogil=True)
