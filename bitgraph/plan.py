@@ -74,7 +74,7 @@ BITS_TILE = None
 # - mxv: the bit-only BMV (bin_bin_bin: LOR/ANY-like monoids, a BFS step)
 #   on B2SR-32 when the profile estimates at least BITS_MXV_MIN_PER_TILE
 #   entries per 32x32 tile: a masked lor_land step on a mesh (26-32 per
-#   tile) or an RCM-ordered rgg (59) ran 1.1-1.4x faster than the CSR pull;
+#   tile) or an RCM-ordered rgg (59) ran 1.0-1.4x faster than the CSR pull;
 #   on scattered graphs (~1 per tile) 0.03-0.3x. Counting (bin_bin_full)
 #   and value-reading semirings (bin_full_full, 0.03-0.27x on plus_times)
 #   stay on CSR: the CSR pull reads ~1 ns per entry, and bin_full_full
