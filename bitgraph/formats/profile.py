@@ -24,7 +24,6 @@ from __future__ import annotations
 import numpy as np
 
 from .b2sr import TILE_SIZES, csr_int32_bytes
-from .b2sr import B2SR  # noqa: F401  (documented type of the estimates)
 from .csr import CSR
 
 __all__ = ["estimate", "choose_tile", "SAMPLE"]

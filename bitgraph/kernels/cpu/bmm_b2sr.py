@@ -15,7 +15,7 @@ import numpy as np
 from numba import njit
 
 from bitgraph.kernels.cpu import (
-    SERIAL_BELOW, arg, index_args, parallel_for, row_chunks,
+    SERIAL_BELOW, arg, parallel_for, row_chunks,
 )
 from bitgraph.kernels.cpu.bits import bits_at, ctz, popcount
 from bitgraph.kernels.cpu.bmv_b2sr import tile_args

@@ -17,7 +17,6 @@ __all__ = ["bvss_from_csr", "bvss_to_csr", "update_divergence", "PAD_ROW"]
 
 # row id of a padding slot (its mask is 0, so no kernel ever uses the id)
 PAD_ROW = np.uint32(0xFFFFFFFF)
-_U0 = np.uint64(0)
 _U1 = np.uint64(1)
 _U32 = np.uint64(32)
 
