@@ -27,13 +27,14 @@ from .vector import _combine_duplicates, _import_graphblas
 class _Cache:
     """Derived formats of one Matrix; an attribute that is set is valid."""
 
-    __slots__ = ("transpose", "b2sr", "bvss", "profile")
+    __slots__ = ("transpose", "b2sr", "bvss", "profile", "graph")
 
     def __init__(self):
         self.transpose = None  # CSR of A.T
         self.b2sr = {}  # (t, reorder, transposed) -> B2SR
         self.bvss = {}  # (sigma, reorder, transposed) -> BVSS
         self.profile = {}  # transposed -> formats.profile.estimate
+        self.graph = {}  # (name, transposed) -> derived by bitgraph.algorithms
 
 
 class _MatrixOps(Container):

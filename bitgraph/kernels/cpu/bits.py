@@ -5,13 +5,17 @@
 compile under ``@njit``, and a Python-level loop over bits is 10-30x slower.
 ``ctz(0)`` is undefined (the callers loop ``while w: ... w &= w - 1``).
 ``bits_at`` reads t bits of a packed uint32 bitmap (a Vector's layout).
+``atomic_or(a, i, v)`` ORs v into an unsigned array element atomically and
+returns the old value: the exact test-and-set that lets pool threads share
+one visited bitmap (a plain read-modify-write would lose other threads' bits).
 """
 
 import numpy as np
 from numba import njit, types
+from numba.core import cgutils
 from numba.extending import intrinsic
 
-__all__ = ["popcount", "ctz", "bits_at"]
+__all__ = ["popcount", "ctz", "bits_at", "atomic_or"]
 
 _U5 = np.uint64(5)
 _U31 = np.uint64(31)
@@ -58,5 +62,26 @@ def ctz(typingctx, w):
         n = builder.cttz(args[0], context.get_constant(types.boolean, True))
         return builder.zext(n, context.get_value_type(types.uint64)) \
             if n.type.width < 64 else n
+
+    return sig, codegen
+
+
+@intrinsic
+def atomic_or(typingctx, a, i, v):
+    """``old = a[i]; a[i] |= v`` as one atomic instruction; returns old
+    (njit only; a: C-contiguous 1-d unsigned array, i: integer index, no
+    bounds check, no negative wrap-around)."""
+    if not (isinstance(a, types.Array) and a.ndim == 1 and _unsigned(a.dtype)
+            and isinstance(i, types.Integer) and isinstance(v, types.Integer)):
+        return None
+    sig = a.dtype(a, types.unliteral(i), types.unliteral(v))
+
+    def codegen(context, builder, signature, args):
+        aty, ity, vty = signature.args
+        arr = context.make_array(aty)(context, builder, args[0])
+        ptr = cgutils.get_item_pointer(context, builder, aty, arr, [args[1]],
+                                       wraparound=False)
+        val = context.cast(builder, args[2], vty, aty.dtype)
+        return builder.atomic_rmw("or", ptr, val, "monotonic")
 
     return sig, codegen

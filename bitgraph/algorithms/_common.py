@@ -1,0 +1,133 @@
+"""What every algorithm checks and derives from its graph.
+
+A graph is a square ``Matrix`` (or ``A.T``): entry (i, j) is an edge i -> j.
+Derived arrays (the symmetrised pattern, degrees) are cached on the matrix
+in ``_cache.graph`` next to its formats, and dropped with them on mutation.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from bitgraph.errors import DimensionMismatch, InvalidIndex, InvalidValue
+from bitgraph.formats.csr import CSR
+
+__all__ = ["check_graph", "check_source", "check_sources", "out_csr", "in_csr",
+           "undirected_csr", "is_symmetric", "out_degree", "cached",
+           "check_nonnegative"]
+
+
+def check_graph(A, where: str):
+    """Raise unless ``A`` is a square bitgraph matrix (or its transpose view)."""
+    from bitgraph.matrix import Matrix, TransposedMatrix
+
+    if not isinstance(A, (Matrix, TransposedMatrix)):
+        raise TypeError(f"{where}: expected a bitgraph Matrix, got {type(A).__name__}")
+    if A.nrows != A.ncols:
+        raise DimensionMismatch(f"{where}: a graph's adjacency matrix must be square,"
+                                f" got {A.nrows}x{A.ncols}")
+    return A
+
+
+def check_source(A, source, where: str, name: str = "source") -> int:
+    """``source`` as an int in [0, n), else ``InvalidIndex`` naming it."""
+    if isinstance(source, (bool, np.bool_)) or not isinstance(source, (int, np.integer)):
+        raise TypeError(f"{where}: {name} must be an integer vertex id,"
+                        f" got {source!r}")
+    s = int(source)
+    if not 0 <= s < A.nrows:
+        raise InvalidIndex(f"{where}: {name} {s} is out of range for a graph"
+                           f" of {A.nrows} vertices")
+    return s
+
+
+def check_sources(A, sources, where: str) -> np.ndarray:
+    """``sources`` as a 1-d int64 array of vertex ids, each in [0, n)."""
+    s = np.asarray(sources)
+    if s.ndim == 0:
+        s = s.reshape(1)
+    if s.ndim != 1 or (s.size and s.dtype.kind not in "iu"):
+        raise TypeError(f"{where}: sources must be a 1-d list of integer vertex"
+                        f" ids, got {np.asarray(sources).dtype} of shape"
+                        f" {np.asarray(sources).shape}")
+    s = s.astype(np.int64)
+    bad = np.flatnonzero((s < 0) | (s >= A.nrows))
+    if bad.size:
+        raise InvalidIndex(f"{where}: sources[{bad[0]}] = {s[bad[0]]} is out of"
+                           f" range for a graph of {A.nrows} vertices")
+    return s
+
+
+def cached(A, name: str, build):
+    """``build()`` cached on ``A`` under ``name`` (per transpose view)."""
+    cache, transposed = A._derived()
+    key = (name, transposed)
+    value = cache.graph.get(key)
+    if value is None:
+        value = cache.graph[key] = build()
+    return value
+
+
+def out_csr(A) -> CSR:
+    """A's CSR: row i lists the out-neighbours of i."""
+    return A._csr()
+
+
+def in_csr(A) -> CSR:
+    """The CSR of A': row j lists the in-neighbours of j (cached)."""
+    return A._transposed_csr()
+
+
+def is_symmetric(A) -> bool:
+    """Whether A's pattern equals A''s (an undirected graph), cached."""
+    def build():
+        a, t = A._csr(), A._transposed_csr()
+        return bool(np.array_equal(a.indptr, t.indptr)
+                    and np.array_equal(a.indices, t.indices))
+    return cached(A, "symmetric", build)
+
+
+def undirected_csr(A, *, self_loops: bool = True) -> CSR:
+    """The pattern of A + A' (values None), sorted rows; cached.
+
+    ``self_loops=False`` drops the diagonal too (triangle counting).
+    """
+    def build():
+        a = A._csr()
+        if is_symmetric(A):
+            indptr, indices = a.indptr, a.indices
+        else:
+            t = A._transposed_csr()
+            rows = np.concatenate([np.repeat(np.arange(a.nrows, dtype=np.int64), np.diff(a.indptr)),
+                                   np.repeat(np.arange(t.nrows, dtype=np.int64), np.diff(t.indptr))])
+            cols = np.concatenate([a.indices, t.indices]).astype(np.int64)
+            key = np.unique(rows * a.ncols + cols)
+            rows, cols = np.divmod(key, a.ncols)
+            indptr = np.zeros(a.nrows + 1, np.int64)
+            np.cumsum(np.bincount(rows, minlength=a.nrows), out=indptr[1:])
+            indices = cols
+        if not self_loops:
+            rows = np.repeat(np.arange(a.nrows, dtype=np.int64), np.diff(indptr))
+            keep = rows != indices
+            if not keep.all():
+                indptr = np.zeros(a.nrows + 1, np.int64)
+                np.cumsum(np.bincount(rows[keep], minlength=a.nrows), out=indptr[1:])
+                indices = indices[keep]
+        itype = np.int32 if indptr[-1] < 2**31 and a.nrows < 2**31 else np.int64
+        return CSR(np.asarray(indptr, itype), np.asarray(indices, itype), None, a.nrows, a.ncols)
+    return cached(A, "undirected" if self_loops else "undirected-noloops", build)
+
+
+def out_degree(A) -> np.ndarray:
+    """int64 out-degree (stored entries per row), cached."""
+    return cached(A, "out_degree", lambda: np.diff(A._csr().indptr).astype(np.int64))
+
+
+def check_nonnegative(values, where: str):
+    """Raise ``InvalidValue`` naming the first negative weight."""
+    if values is None or values.dtype.kind in "bu":
+        return
+    bad = np.flatnonzero(values < 0)
+    if bad.size:
+        raise InvalidValue(f"{where}: edge weights must be >= 0; stored entry"
+                           f" {bad[0]} has weight {values[bad[0]]}")

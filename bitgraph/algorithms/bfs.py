@@ -1,0 +1,221 @@
+"""Breadth-first search: levels and a BFS tree, by five methods.
+
+``bfs(A, s)`` follows out-edges (entry (i, j) of A is an edge i -> j) and
+returns the level of every vertex reached from s. The methods:
+
+- ``"pull"``: the GraphBLAS formulation, one masked product per level,
+  ``q<!visited, replace> = q lor.land A`` (``ANY_SECONDI`` when parents are
+  asked: the product's value is then the parent's id). ``plan`` picks the
+  kernel (push SpMSpV for a sparse q, B2SR or CSR pull otherwise). It costs
+  O(n / 32) per level besides the product, so it suits low-diameter graphs;
+  it is the reference the fused methods are tested against.
+- ``"push"``: top-down only, work-efficient (BFS-4K): the frontier is a
+  queue, levels whose frontier has few edges run serially in one kernel
+  call (thousands of levels of a road network cost one call), larger ones
+  in parallel with an exact atomic test-and-set on the visited bitmap.
+- ``"direction"``: XBFS's rule per level: bottom-up (each unvisited vertex
+  scans its in-neighbours and stops at the first in the frontier) when the
+  frontier's out-edges exceed ``alpha * m``, else top-down as in push.
+- ``"blest"``: Blest's pull on BVSS (``A.T.bvss(sigma=8, reorder=...)``),
+  one BVSS step per level (``kernels/cpu/bfs_bvss.py``; the CUDA backend
+  runs the fused tensor-core kernel). Parents come from a second pass.
+- ``"auto"``: on the CPU, ``"direction"``: measured fastest on every graph
+  family here (benchmarks/RESULTS.md, "BFS"); on a high-diameter graph it
+  never leaves top-down and is then the push method.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from bitgraph.algorithms._common import check_graph, check_source, in_csr, out_csr
+
+__all__ = ["bfs", "METHODS", "ALPHA", "SERIAL_LEVEL_WORK"]
+
+METHODS = ("auto", "pull", "push", "direction", "blest")
+
+# XBFS: bottom-up when the frontier's out-edges exceed ALPHA * m (SEEDS.md,
+# XBFS alpha = 0.1; re-measured on this CPU, see RESULTS.md "BFS").
+ALPHA = 0.1
+
+# top-down levels whose frontier has at most this many out-edges run
+# serially inside one kernel call: below it the thread pool's dispatch
+# (~20-50 us) costs more than the level.
+SERIAL_LEVEL_WORK = 50_000
+
+
+def bfs(A, source, *, parents=False, method="auto", alpha=None, reorder="none"):
+    """BFS levels from ``source`` (and a BFS tree when ``parents=True``).
+
+    Returns the levels as an int32 Vector (the source at 0, unreached
+    vertices absent: ``to_dense(-1)`` gives -1 for them), or ``(levels,
+    parents)`` with parents an int64 Vector over the same vertices (the
+    source is its own parent; any valid BFS tree). Edges follow A's rows:
+    i -> j for each stored (i, j), whatever its value.
+
+    method: ``"auto"``, ``"pull"``, ``"push"``, ``"direction"`` or
+    ``"blest"`` (see the module docstring). alpha: the direction switch
+    (bottom-up when the frontier's out-edges > alpha * nvals; default
+    ``ALPHA``). reorder: the vertex order of the BVSS for ``"blest"``
+    (``"none"``, ``"auto"``, ``"rcm"``, ...; built once, cached on A).
+
+    >>> import bitgraph as bg
+    >>> A = bg.Matrix.from_coo([0, 1, 1, 3], [1, 2, 3, 4], nrows=6, ncols=6)
+    >>> levels, parents = bg.algorithms.bfs(A, 0, parents=True)
+    >>> levels.to_dense(-1).tolist()
+    [0, 1, 2, 2, 3, -1]
+    >>> parents.to_dense(-1).tolist()
+    [0, 0, 1, 1, 3, -1]
+    """
+    check_graph(A, "bfs")
+    s = check_source(A, source, "bfs")
+    if method not in METHODS:
+        raise ValueError(f"bfs: unknown method {method!r}; expected one of {METHODS}")
+    if alpha is None:
+        alpha = ALPHA
+    if not (isinstance(alpha, (int, float, np.floating, np.integer)) and alpha >= 0):
+        raise ValueError(f"bfs: alpha must be a number >= 0, got {alpha!r}")
+    if method == "auto":
+        method = "direction"
+    if method == "pull":
+        levels, par = _pull(A, s, parents)
+    elif method == "blest":
+        levels = _blest(A, s, reorder)
+        par = _tree(A, s, levels) if parents else None
+    else:
+        levels, par = _fused(A, s, parents, alpha if method == "direction" else math.inf)
+    return _result(levels, par)
+
+
+def _result(levels, parents):
+    from bitgraph.vector import Vector
+
+    present = levels >= 0
+    lv = Vector._from_present(present, levels)
+    if parents is None:
+        return lv
+    return lv, Vector._from_present(present, parents)
+
+
+def _pull(A, s, want_parents):
+    """One public-API masked product per level (the GraphBLAS BFS)."""
+    import bitgraph as bg
+
+    n = A.nrows
+    levels = np.full(n, -1, np.int32)
+    if want_parents:
+        # q(j) = parent id: any.secondi gives the row k of A(k, j) that met q(k)
+        q = bg.Vector.from_coo([s], [s], size=n, dtype=np.int64)
+        semiring = bg.ANY_SECONDI
+    else:
+        q = bg.Vector.from_indices([s], size=n)
+        semiring = bg.LOR_LAND
+    seen = q.copy()  # visited, with the parents as its values
+    level = 0
+    while q.nvals:
+        levels[q.indices()] = level
+        q = bg.vxm(q, A, semiring, mask=~seen.S, replace=True)
+        seen = bg.ewise_add(seen, q, "first")
+        level += 1
+    par = seen.to_dense(-1).astype(np.int64) if want_parents else None
+    return levels, par
+
+
+def _fused(A, s, want_parents, alpha):
+    """Direction-optimising BFS on the fused CSR steps (push only when
+    alpha is inf)."""
+    from bitgraph.kernels import registry
+
+    def kernel(variant):
+        return registry.lookup("bfs", fmt="csr", device="cpu", variant=variant)
+
+    push_levels, push_step, pull_step = kernel("push_levels"), kernel("push"), kernel("pull")
+    from bitgraph.kernels.cpu.bfs_csr import bits_to_queue, queue_to_bits
+
+    out = out_csr(A)
+    n, m = A.nrows, A.nvals
+    idx = np.dtype(np.int64 if out.indices.dtype.itemsize > 4 or out.indptr.dtype.itemsize > 4
+                   else np.int32)
+    levels = np.full(n, -1, np.int32)
+    levels[s] = 0
+    parents = None
+    if want_parents:
+        parents = np.full(n, -1, np.int64)
+        parents[s] = s
+    visited = np.zeros((n + 31) // 32, np.uint32)
+    visited[s >> 5] = np.uint32(1) << np.uint32(s & 31)
+    queue = np.zeros(n, idx)
+    queue[0] = s
+    qlen, level = 1, 0
+    switch = alpha * m
+    while True:
+        # top-down: small levels serially, in one call
+        queue, qlen, level, work = push_levels(
+            out, queue, qlen, visited, levels, parents, level,
+            max_work=min(SERIAL_LEVEL_WORK, switch))
+        if qlen == 0:
+            break
+        if work > switch:
+            # bottom-up while the frontier stays large
+            inc = in_csr(A)
+            frontier = queue_to_bits(queue[:qlen], n)
+            while work > switch:
+                frontier, found, work = pull_step(inc, out.indptr, frontier, visited,
+                                                  levels, parents, level + 1)
+                if not found:
+                    break
+                level += 1
+                visited |= frontier
+            if not found:
+                break
+            nxt = bits_to_queue(frontier, n, idx)
+        else:
+            nxt = push_step(out, queue[:qlen], visited, levels, parents, level + 1)
+            level += 1
+            if not nxt.size:
+                break
+        qlen = nxt.size
+        if queue.size < n or queue.dtype != idx:
+            queue = np.zeros(n, idx)
+        queue[:qlen] = nxt
+    return levels, parents
+
+
+def _blest(A, s, reorder):
+    """Levels from Blest steps on the BVSS of A' (original vertex ids)."""
+    from bitgraph.kernels import registry
+    from bitgraph.kernels.cpu.bfs_csr import bits_to_queue
+
+    step = registry.lookup("bfs", fmt="bvss", device="cpu", variant="step")
+    b = A.T.bvss(sigma=8, reorder=reorder)
+    n = b.nrows
+    if b.perm is not None:
+        inv = np.empty(n, np.int64)
+        inv[b.perm] = np.arange(n)
+        s = int(inv[s])
+    lv = np.full(n, -1, np.int32)
+    lv[s] = 0
+    frontier = np.zeros((n + 31) // 32, np.uint32)
+    frontier[s >> 5] = np.uint32(1) << np.uint32(s & 31)
+    visited = frontier.copy()
+    blk = s // b.sigma
+    queue = np.arange(b.real_ptrs[blk], b.real_ptrs[blk + 1], dtype=np.int32)
+    level = 0
+    while queue.size:
+        frontier, queue = step(b, frontier, visited, queue)
+        level += 1
+        lv[bits_to_queue(frontier, n, np.int64)] = level
+        visited |= frontier
+    return lv if b.perm is None else lv[inv]
+
+
+def _tree(A, s, levels):
+    """Parents from levels: for each reached v, an in-neighbour one level up."""
+    from bitgraph.kernels import registry
+
+    parents_from_levels = registry.lookup("bfs", fmt="csr", device="cpu", variant="parents")
+    parents = np.full(A.nrows, -1, np.int64)
+    parents[s] = s
+    return parents_from_levels(in_csr(A), levels, parents)

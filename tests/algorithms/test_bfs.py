@@ -1,0 +1,221 @@
+"""bfs: every method against scipy.sparse.csgraph and python-graphblas."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+import scipy.sparse.csgraph as csg
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import bitgraph as bg
+from bitgraph.algorithms import bfs
+from graph_strategies import graphs
+
+METHODS = ("pull", "push", "direction", "blest", "auto")
+DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data"
+
+
+def ref_levels(S, s):
+    """scipy's hop counts from s (-1 unreached) on the pattern of S."""
+    P = sp.csr_array((np.ones(S.nnz), S.indices, S.indptr), shape=S.shape)
+    d = csg.shortest_path(P, unweighted=True, indices=[s], directed=True)[0]
+    return np.where(np.isinf(d), -1, d).astype(np.int64)
+
+
+def check_tree(S, s, levels, parents):
+    """parents: the source is its own parent; every other reached vertex's
+    parent is an in-neighbour one level up; unreached vertices have none."""
+    P = S.tocsr()
+    assert parents[s] == s
+    reached = np.flatnonzero(levels > 0)
+    p = parents[reached]
+    assert (p >= 0).all()
+    assert (levels[p] == levels[reached] - 1).all()
+    assert _has_edges(P, p, reached)
+    assert (parents[levels < 0] == -1).all()
+
+
+def _has_edges(P, rows, cols):
+    # the pattern (an explicit zero is an edge too)
+    for r, c in zip(rows.tolist(), cols.tolist()):
+        row = P.indices[P.indptr[r]:P.indptr[r + 1]]
+        if c not in row:
+            return False
+    return True
+
+
+def run(A, s, method, **kw):
+    lv, par = bfs(A, s, parents=True, method=method, **kw)
+    assert lv.dtype == np.int32 and par.dtype == np.int64
+    assert np.array_equal(lv.indices(), par.indices())
+    return lv.to_dense(-1).astype(np.int64), par.to_dense(-1)
+
+
+@settings(max_examples=300)
+@given(g=graphs(max_n=70), data=st.data())
+def test_bfs_hypothesis(g, data):
+    A = g.matrix(bg)
+    S = g.scipy()
+    s = data.draw(st.integers(0, g.n - 1), label="source")
+    ref = ref_levels(S, s)
+    for method in METHODS:
+        levels = bfs(A, s, method=method).to_dense(-1)
+        assert np.array_equal(levels, ref), method
+        lv, par = run(A, s, method)
+        assert np.array_equal(lv, ref), method
+        check_tree(S, s, lv, par)
+
+
+@settings(max_examples=100)
+@given(g=graphs(max_n=70), data=st.data(),
+       alpha=st.sampled_from([0.0, 1e-3, 0.05, 0.5, 2.0, float("inf")]))
+def test_direction_alpha(g, data, alpha):
+    """Any switch point gives the same levels: alpha=0 goes bottom-up after
+    the first level, inf never does."""
+    A = g.matrix(bg)
+    S = g.scipy()
+    s = data.draw(st.integers(0, g.n - 1), label="source")
+    lv, par = run(A, s, "direction", alpha=alpha)
+    assert np.array_equal(lv, ref_levels(S, s))
+    check_tree(S, s, lv, par)
+
+
+@settings(max_examples=40)
+@given(g=graphs(max_n=40), data=st.data())
+def test_transposed_view(g, data):
+    """bfs(A.T) follows A's edges backwards."""
+    A = g.matrix(bg)
+    s = data.draw(st.integers(0, g.n - 1), label="source")
+    ref = ref_levels(g.scipy().T.tocsr(), s)
+    for method in METHODS:
+        assert np.array_equal(bfs(A.T, s, method=method).to_dense(-1), ref), method
+
+
+@pytest.mark.parametrize("spec", ["kron:13", "urand:13", "grid:60x70:0.05", "rgg:5000:0.03"])
+def test_generated_graphs_parallel_paths(spec):
+    """Graphs big enough for the thread-pool steps (push and pull chunks,
+    parallel parent pass), every method, several alphas and sources."""
+    A = bg.io.generators.from_spec(spec)
+    S = A.to_scipy().tocsr()
+    rng = np.random.default_rng(7)
+    for s in rng.choice(A.nrows, 3, replace=False).tolist():
+        ref = ref_levels(S, s)
+        for method in METHODS:
+            lv, par = run(A, s, method)
+            assert np.array_equal(lv, ref), (spec, method, s)
+            check_tree(S, s, lv, par)
+        for alpha in (0.0, 0.01, float("inf")):
+            lv, par = run(A, s, "direction", alpha=alpha)
+            assert np.array_equal(lv, ref), (spec, alpha, s)
+            check_tree(S, s, lv, par)
+
+
+def test_large_levels_parallel_push():
+    """A star of 200,000 leaves: one top-down level of 200,000 edges, well
+    over the serial threshold, claimed exactly once each by the pool."""
+    n = 200_001
+    A = bg.Matrix.from_coo(np.zeros(n - 1, np.int64), np.arange(1, n), nrows=n, ncols=n)
+    lv, par = run(A, 0, "push")
+    assert lv[0] == 0 and (lv[1:] == 1).all() and (par[1:] == 0).all()
+    lv, par = run(A.T, 5, "direction", alpha=0.0)
+    assert lv[5] == 0 and lv[0] == 1 and (np.delete(lv, [0, 5]) == -1).all()
+
+
+def test_int64_indices():
+    """A CSR with int64 indices (as from scipy with int64) takes the int64
+    specialisations and gives the same levels."""
+    A32 = bg.io.generators.from_spec("kron:10")
+    S = A32.to_scipy().tocsr()
+    S64 = sp.csr_array((S.data, S.indices.astype(np.int64), S.indptr.astype(np.int64)),
+                       shape=S.shape)
+    A64 = bg.Matrix.from_scipy(S64)
+    ref = ref_levels(S, 3)
+    for method in METHODS:
+        lv, par = run(A64, 3, method)
+        assert np.array_equal(lv, ref), method
+        check_tree(S, 3, lv, par)
+
+
+def test_matches_python_graphblas():
+    gb = pytest.importorskip("graphblas")
+    A = bg.io.generators.from_spec("urand:10:6")
+    G = A.to_graphblas()
+    s = 17
+    v = gb.Vector(gb.dtypes.INT32, A.nrows)
+    q = gb.Vector(bool, A.nrows)
+    q[s] << True
+    level = 0
+    while q.nvals:
+        v(q.S) << level
+        q(~v.S, replace=True) << gb.semiring.any_pair[bool](q @ G)
+        level += 1
+    idx, vals = v.to_coo()
+    for method in METHODS:
+        lv = bfs(A, s, method=method)
+        assert np.array_equal(lv.indices(), idx)
+        assert np.array_equal(lv.to_coo()[1], vals)
+
+
+def _data_graphs():
+    if not DATA.is_dir():
+        return []
+    names = ["karate.mtx", "jagmesh7.mtx", "bcsstk13.mtx", "west0067.mtx",
+             "west0067_jumbled.mtx", "cryg2500.mtx", "pushpull.mtx", "olm1000.mtx",
+             "LFAT5_hypersparse.mtx", "ldbc-directed-example.mtx",
+             "ldbc-undirected-example.mtx", "tree-example.mtx", "msf1.mtx", "test_BF.mtx"]
+    return [n for n in names if (DATA / n).exists()]
+
+
+@pytest.mark.parametrize("name", _data_graphs())
+def test_real_graphs(name):
+    A = bg.io.read(DATA / name)
+    if A.nrows != A.ncols:
+        pytest.skip("not square")
+    S = A.to_scipy().tocsr()
+    deg = np.diff(S.indptr)
+    sources = [0, int(np.argmax(deg)), A.nrows - 1]
+    for s in sources:
+        ref = ref_levels(S, s)
+        for method in METHODS:
+            lv, par = run(A, s, method)
+            assert np.array_equal(lv, ref), (name, method, s)
+            check_tree(S, s, lv, par)
+
+
+def test_blest_reordered():
+    A = bg.io.generators.from_spec("grid:40x50:0.1")
+    ref = ref_levels(A.to_scipy().tocsr(), 11)
+    for reorder in ("none", "rcm", "auto"):
+        assert np.array_equal(bfs(A, 11, method="blest", reorder=reorder).to_dense(-1), ref)
+
+
+def test_single_vertex_and_empty():
+    A = bg.Matrix(bool, 1, 1)
+    for method in METHODS:
+        lv, par = bfs(A, 0, parents=True, method=method)
+        assert lv.to_dense(-1).tolist() == [0] and par.to_dense(-1).tolist() == [0]
+    A = bg.Matrix.from_coo([0], [0], nrows=1, ncols=1)  # a self-loop only
+    for method in METHODS:
+        assert bfs(A, 0, method=method).to_dense(-1).tolist() == [0]
+
+
+def test_errors():
+    A = bg.Matrix.from_coo([0, 1], [1, 2], nrows=3, ncols=3)
+    with pytest.raises(bg.InvalidIndex, match=r"bfs: source 3 is out of range .* 3 vertices"):
+        bfs(A, 3)
+    with pytest.raises(bg.InvalidIndex, match="source -1"):
+        bfs(A, -1)
+    with pytest.raises(TypeError, match="bfs: source must be an integer"):
+        bfs(A, 1.0)
+    with pytest.raises(ValueError, match="bfs: unknown method 'dfs'"):
+        bfs(A, 0, method="dfs")
+    with pytest.raises(ValueError, match="bfs: alpha must be a number >= 0"):
+        bfs(A, 0, alpha=-1)
+    with pytest.raises(bg.DimensionMismatch, match="bfs: .* square, got 2x3"):
+        bfs(bg.Matrix(bool, 2, 3), 0)
+    with pytest.raises(TypeError, match="bfs: expected a bitgraph Matrix"):
+        bfs(np.eye(3), 0)
