@@ -30,6 +30,7 @@ import math
 
 import numpy as np
 
+from bitgraph import _array
 from bitgraph.algorithms._common import check_graph, check_source, in_csr, out_csr
 
 __all__ = ["bfs", "METHODS", "ALPHA", "SERIAL_LEVEL_WORK"]
@@ -85,18 +86,20 @@ def bfs(A, source, *, parents=False, method="auto", alpha=None, reorder="none"):
         levels = _blest(A, s, reorder)
         par = _tree(A, s, levels) if parents else None
     else:
-        levels, par = _fused(A, s, parents, alpha if method == "direction" else math.inf)
-    return _result(levels, par)
+        levels, par, visited = _fused(A, s, parents, alpha if method == "direction" else math.inf)
+        return _result(levels, par, visited)
+    return _result(np.maximum(levels, 0), par if par is None else np.maximum(par, 0),
+                   _array.pack_bits(levels >= 0))
 
 
-def _result(levels, parents):
+def _result(levels, parents, bitmap):
+    """The Vectors: ``bitmap`` the reached vertices, values 0 elsewhere."""
     from bitgraph.vector import Vector
 
-    present = levels >= 0
-    lv = Vector._from_present(present, levels)
+    lv = Vector._from_parts(bitmap, levels)
     if parents is None:
         return lv
-    return lv, Vector._from_present(present, parents)
+    return lv, Vector._from_parts(bitmap.copy(), parents)
 
 
 def _pull(A, s, want_parents):
@@ -138,15 +141,16 @@ def _fused(A, s, want_parents, alpha):
     n, m = A.nrows, A.nvals
     idx = np.dtype(np.int64 if out.indices.dtype.itemsize > 4 or out.indptr.dtype.itemsize > 4
                    else np.int32)
-    levels = np.full(n, -1, np.int32)
-    levels[s] = 0
+    # levels and parents are written where visited: 0 elsewhere is what the
+    # result Vectors hold, so the visited bitmap is their structure as is
+    levels = np.zeros(n, np.int32)
     parents = None
     if want_parents:
-        parents = np.full(n, -1, np.int64)
+        parents = np.zeros(n, np.int64)
         parents[s] = s
     visited = np.zeros((n + 31) // 32, np.uint32)
     visited[s >> 5] = np.uint32(1) << np.uint32(s & 31)
-    queue = np.zeros(n, idx)
+    queue = np.empty(n, idx)
     queue[0] = s
     qlen, level = 1, 0
     switch = alpha * m
@@ -178,9 +182,9 @@ def _fused(A, s, want_parents, alpha):
                 break
         qlen = nxt.size
         if queue.size < n or queue.dtype != idx:
-            queue = np.zeros(n, idx)
+            queue = np.empty(n, idx)
         queue[:qlen] = nxt
-    return levels, parents
+    return levels, parents, visited
 
 
 def _blest(A, s, reorder):

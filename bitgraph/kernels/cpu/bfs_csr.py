@@ -1,8 +1,9 @@
 """BFS levels on CSR, numba: top-down (push) and bottom-up (pull) steps.
 
 The state of a traversal lives in three arrays the steps update in place:
-``visited`` (packed uint32 bitmap, bit v of word v >> 5), ``levels`` (int32,
--1 = unreached) and, when asked, ``parents`` (int64). A frontier is either
+``visited`` (packed uint32 bitmap, bit v of word v >> 5), ``levels`` (int32)
+and, when asked, ``parents`` (int64), both written when a vertex is first
+visited and never read by the steps. A frontier is either
 a queue of vertex ids (top-down) or a packed bitmap (bottom-up);
 ``queue_to_bits`` / ``bits_to_queue`` convert at a direction switch.
 
