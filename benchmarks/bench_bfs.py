@@ -3,7 +3,8 @@
     python benchmarks/bench_bfs.py kron:20 urand:20 grid:1024x1024 --sources 8
 
 For each graph: the formats a method needs are built first and timed apart
-(A's transpose for the bottom-up steps, the BVSS for "blest"); then each
+(A's transpose for the bottom-up steps, the BVSS for "blest", in the order
+``--reorder``); then each
 method runs a BFS from the same random sources (non-zero degree, seeded),
 levels checked equal to scipy's, and the table gives the mean ms per BFS,
 GTEPS (stored entries / time, Graph500's convention for an undirected
@@ -50,6 +51,8 @@ def main(argv=None):
     p.add_argument("--sources", type=int, default=8)
     p.add_argument("--methods", default="direction,push,pull,blest")
     p.add_argument("--no-graphblas", action="store_true")
+    p.add_argument("--reorder", default="none",
+                   help="vertex order of the BVSS for method blest (none, auto, rcm, ...)")
     p.add_argument("--seed", type=int, default=1)
     args = p.parse_args(argv)
     methods = args.methods.split(",")
@@ -67,7 +70,7 @@ def main(argv=None):
         A._transposed_csr()
         t_transpose = time.perf_counter() - t0
         t0 = time.perf_counter()
-        A.T.bvss(sigma=8) if "blest" in methods else None
+        A.T.bvss(sigma=8, reorder=args.reorder) if "blest" in methods else None
         t_bvss = time.perf_counter() - t0
         refs, t_scipy = [], []
         for s in sources:
@@ -89,11 +92,12 @@ def main(argv=None):
         print(f"## {spec}: n={n:,} m={m:,} (generated in {gen:.1f} s; transpose "
               f"{t_transpose * 1e3:.0f} ms, BVSS {t_bvss * 1e3:.0f} ms)", flush=True)
         for meth in methods:
-            bg.algorithms.bfs(A, int(sources[0]), method=meth)  # warm
+            kw = {"reorder": args.reorder} if meth == "blest" else {}
+            bg.algorithms.bfs(A, int(sources[0]), method=meth, **kw)  # warm
             times, nlev = [], []
             for s, ref in zip(sources, refs):
                 t0 = time.perf_counter()
-                lv = bg.algorithms.bfs(A, int(s), method=meth)
+                lv = bg.algorithms.bfs(A, int(s), method=meth, **kw)
                 times.append(time.perf_counter() - t0)
                 assert lv.nvals == ref, (spec, meth, int(s), lv.nvals, ref)
                 nlev.append(int(lv.to_dense(-1).max()) + 1)

@@ -4,7 +4,6 @@ and B2SR BMV against the CSR SpMV, in one run.
     python benchmarks/bench_formats.py build kron:22        # >= 100M stored edges
     python benchmarks/bench_formats.py bmv kron:20 urand:20 grid:1024x1024
     python benchmarks/bench_formats.py tc kron:16 urand:18 rgg:200000:0.005
-    python benchmarks/bench_formats.py blest kron:18 urand:18 grid:512x512
 
 ``build``: seconds to build B2SR-t (t = 4, 8, 16, 32) and BVSS (sigma = 8)
 from the CSR, their bytes against int32 CSR, fill / compression and BVSS
@@ -16,10 +15,8 @@ the median of --repeat runs after a warm-up, results checked equal; ratio =
 CSR time / B2SR time (> 1: bits faster).
 ``tc``: triangle counting C<L> = L plus.pair L' on CSR (masked dot products)
 and on B2SR-t (masked bmm_bin_bin_sum), natural order and after RCM, counts
-checked equal, and what plan's "auto" picks.
-``blest``: a whole BFS made of Blest steps on BVSS (natural order and
-``reorder="auto"``) against the masked-mxv BFS of ``python -m bitgraph``
-(CSR push/pull chosen by plan), levels checked equal. Prints Markdown tables.
+checked equal, and what plan's "auto" picks. Prints Markdown tables.
+(A whole BFS of Blest steps is ``bfs(method="blest")``: benchmarks/bench_bfs.py.)
 """
 
 from __future__ import annotations
@@ -162,68 +159,9 @@ def tc(specs, repeat):
                   f"{' | '.join(ms)} | {times[0] / best:.2f} | {'B2SR-%d' % auto if auto else 'CSR'} |", flush=True)
 
 
-def blest_bfs(b, source, step):
-    """Levels (original ids) of a BFS made of Blest steps on BVSS ``b`` of A'."""
-    from bitgraph import _array as ar
-
-    n = b.nrows
-    perm = b.perm if b.perm is not None else np.arange(n)
-    inv = np.empty(n, np.int64)
-    inv[perm] = np.arange(n)
-    s = int(inv[source])
-    levels = np.full(n, -1, np.int32)
-    levels[s] = 0
-    frontier = ar.pack_bits(np.arange(n) == s)
-    visited = frontier.copy()
-    blk = s // b.sigma
-    queue = np.arange(b.real_ptrs[blk], b.real_ptrs[blk + 1], dtype=np.int32)
-    level = 0
-    while queue.size:
-        frontier, queue = step(b, frontier, visited, queue)
-        level += 1
-        levels[ar.unpack_bits(frontier, n)] = level
-        visited |= frontier
-    return levels[inv]
-
-
-def blest(specs, repeat):
-    import bitgraph as bg
-    from bitgraph.__main__ import bfs_levels
-    from bitgraph.formats import bvss
-    from bitgraph.io import generators
-    from bitgraph.kernels import registry
-
-    step = registry.lookup("bfs", fmt="bvss", device="cpu", variant="step")
-    print("| graph | levels | masked-mxv BFS ms (CSR push/pull) | order | reorder s | BVSS build s | "
-          "Blest-step BFS ms | ratio | VSS | compression | U_div |")
-    print("|---|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|")
-    for spec in specs:
-        A = generators.from_spec(spec)
-        src = int(np.argmax(np.diff(A.indptr)))
-        base, ref = timeit(lambda: bfs_levels(A, src), repeat)
-        for order in ("none", "auto"):
-            t0 = time.perf_counter()
-            if order == "none":
-                perm = None
-            else:
-                from bitgraph.formats import reorder
-                perm = reorder.reorder(A._csr(), "auto")
-            t1 = time.perf_counter()
-            At = A.T._csr() if perm is None else reorder.permute(A._csr(), perm)
-            At = At if perm is None else __import__("bitgraph").formats.csr.transpose(At)
-            b = bvss.from_csr(At, 8, perm=perm)
-            t2 = time.perf_counter()
-            sec, lev = timeit(lambda: blest_bfs(b, src, step), repeat)
-            assert np.array_equal(lev, ref), spec
-            s = bvss.stats(b)
-            print(f"| {spec} | {ref.max() + 1} | {base * 1e3:.1f} | {order} | {t1 - t0:.1f} | {t2 - t1:.1f} | "
-                  f"{sec * 1e3:.1f} | {base / sec:.2f} | {s['vss']:,} | {s['compression']:.3f} | "
-                  f"{s['update_divergence']:,.0f} |", flush=True)
-
-
 def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("what", choices=["build", "bmv", "tc", "blest"])
+    p.add_argument("what", choices=["build", "bmv", "tc"])
     p.add_argument("graphs", nargs="+", help="generator specs, e.g. kron:20 urand:20 grid:1024x1024")
     p.add_argument("--repeat", type=int, default=5)
     args = p.parse_args()
@@ -231,10 +169,8 @@ def main():
         build(args.graphs)
     elif args.what == "bmv":
         bmv(args.graphs, args.repeat)
-    elif args.what == "tc":
-        tc(args.graphs, args.repeat)
     else:
-        blest(args.graphs, args.repeat)
+        tc(args.graphs, args.repeat)
 
 
 if __name__ == "__main__":
