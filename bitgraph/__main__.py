@@ -1,14 +1,15 @@
-"""``python -m bitgraph`` (or ``bitgraph``): a BFS demo on a generated graph.
+"""``python -m bitgraph`` (or ``bitgraph``): the command line of :mod:`bitgraph.cli`.
 
-Runs level-synchronous BFS written with the public API,
-``next<!visited> = A' lor.land frontier``, and checks it against scipy.
-The CLI issue replaces this with ``bitgraph bfs kron:16 --source 0``.
+``python -m bitgraph --scale 16`` (no command) is the demo: BFS on the
+kron graph of 2^16 vertices, checked against scipy, the same as
+``bitgraph bfs kron:16 --check``. ``python -m bitgraph --help`` lists the
+commands.
+
+:func:`kron_edges` and :func:`bfs_levels` stay here for the benchmarks and
+tests that import them.
 """
 
 from __future__ import annotations
-
-import argparse
-import time
 
 import numpy as np
 
@@ -22,7 +23,12 @@ def kron_edges(scale: int, edge_factor: int = 16, seed: int = 0):
 
 
 def bfs_levels(A, source: int):
-    """BFS levels with masked mxv: one GraphBLAS call per level."""
+    """BFS levels (int64, -1 unreached) with masked mxv: one GraphBLAS call per level.
+
+    >>> import bitgraph as bg
+    >>> bfs_levels(bg.io.generators.grid2d(2, 3), 0).tolist()
+    [0, 1, 2, 1, 2, 3]
+    """
     import bitgraph as bg
 
     n = A.nrows
@@ -39,31 +45,11 @@ def bfs_levels(A, source: int):
     return levels
 
 
-def main(argv=None):
-    p = argparse.ArgumentParser(prog="bitgraph", description=__doc__.splitlines()[0])
-    p.add_argument("--scale", type=int, default=16, help="kron graph with 2^scale vertices")
-    p.add_argument("--source", type=int, default=None, help="default: the vertex of largest degree")
-    args = p.parse_args(argv)
+def main(argv=None) -> int:
+    """The ``bitgraph`` console script: :func:`bitgraph.cli.main`."""
+    from bitgraph.cli import main as cli_main
 
-    import scipy.sparse.csgraph as csg
-
-    import bitgraph as bg
-
-    n, src, dst = kron_edges(args.scale)
-    A = bg.Matrix.from_coo(src, dst, nrows=n, ncols=n)
-    print(f"kron:{args.scale}: n={n:,} stored edges={A.nvals:,}")
-    if args.source is None:
-        args.source = int(np.argmax(np.diff(A.indptr)))
-    bfs_levels(A, args.source)  # compile / warm the kernels
-    t0 = time.perf_counter()
-    levels = bfs_levels(A, args.source)
-    dt = time.perf_counter() - t0
-    ref = csg.breadth_first_order(A.to_scipy(), args.source, return_predecessors=False)
-    reached = int((levels >= 0).sum())
-    assert reached == ref.shape[0], (reached, ref.shape[0])
-    print(f"BFS from {args.source}: {levels.max() + 1} levels, {reached:,} reached, "
-          f"{dt * 1e3:.1f} ms ({A.nvals / dt / 1e9:.3f} GTEPS); matches scipy")
-    return 0
+    return cli_main(argv)
 
 
 if __name__ == "__main__":

@@ -32,6 +32,7 @@ import numpy as np
 
 from bitgraph import _array
 from bitgraph.algorithms._common import check_graph, check_source, in_csr, out_csr
+from bitgraph.errors import InvalidValue
 
 __all__ = ["bfs", "METHODS", "ALPHA", "SERIAL_LEVEL_WORK"]
 
@@ -73,11 +74,11 @@ def bfs(A, source, *, parents=False, method="auto", alpha=None, reorder="none"):
     check_graph(A, "bfs")
     s = check_source(A, source, "bfs")
     if method not in METHODS:
-        raise ValueError(f"bfs: unknown method {method!r}; expected one of {METHODS}")
+        raise InvalidValue(f"bfs: unknown method {method!r}; expected one of {METHODS}")
     if alpha is None:
         alpha = ALPHA
     if not (isinstance(alpha, (int, float, np.floating, np.integer)) and alpha >= 0):
-        raise ValueError(f"bfs: alpha must be a number >= 0, got {alpha!r}")
+        raise InvalidValue(f"bfs: alpha must be a number >= 0, got {alpha!r}")
     if method == "auto":
         method = "direction"
     if method == "pull":

@@ -211,9 +211,9 @@ def test_errors():
         bfs(A, -1)
     with pytest.raises(TypeError, match="bfs: source must be an integer"):
         bfs(A, 1.0)
-    with pytest.raises(ValueError, match="bfs: unknown method 'dfs'"):
+    with pytest.raises(bg.InvalidValue, match="bfs: unknown method 'dfs'"):
         bfs(A, 0, method="dfs")
-    with pytest.raises(ValueError, match="bfs: alpha must be a number >= 0"):
+    with pytest.raises(bg.InvalidValue, match="bfs: alpha must be a number >= 0"):
         bfs(A, 0, alpha=-1)
     with pytest.raises(bg.DimensionMismatch, match="bfs: .* square, got 2x3"):
         bfs(bg.Matrix(bool, 2, 3), 0)

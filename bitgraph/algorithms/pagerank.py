@@ -1,0 +1,209 @@
+"""PageRank by power iteration, with networkx's semantics.
+
+``pagerank(A)`` equals ``networkx.pagerank(G)`` (its scipy version,
+``_pagerank_scipy``) for the graph G whose edge i -> j has weight A(i, j)
+(structure-only A: weight 1)::
+
+    S(i)  = sum_j A(i, j)            weighted out-degree; i dangles if S(i) == 0
+    x'    = alpha * (x Q A + (sum of x over dangling i) * dw) + (1 - alpha) * p
+    stop when sum |x' - x| < n * tol, or after max_iter iterations
+
+with Q = diag(1 / S) (0 where S is 0), p the personalization (uniform by
+default, normalised to sum 1), dw the dangling distribution (``dangling``
+normalised, default p) and x0 ``nstart`` normalised (default uniform).
+
+Each iteration is one public-API product on A itself: ``t = (x / S)
+plus.times A``. Scaling the vector instead of the matrix means no
+row-normalised copy of A is ever built (for a structure-only A the product
+reads no values at all), and the rest of an iteration is a few numpy passes
+over dense length-n arrays, into buffers allocated once.
+
+Differences from networkx, on purpose: not converging within ``max_iter``
+returns ``converged=False`` (networkx raises
+``PowerIterationFailedConvergence``); an all-zero personalization, nstart
+or dangling vector raises ``InvalidValue`` (networkx: ZeroDivisionError,
+or NaN ranks); negative or NaN entries in them, or in A's weights, raise
+``InvalidValue`` (networkx computes with them).
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+
+from bitgraph.algorithms._common import cached, check_graph, out_csr, out_degree
+from bitgraph.errors import DimensionMismatch, InvalidIndex, InvalidValue
+
+__all__ = ["pagerank", "PageRank"]
+
+
+class PageRank(NamedTuple):
+    """The result of :func:`pagerank`.
+
+    ranks: float64 Vector with every vertex (sums to 1); iterations: power
+    iterations run; converged: whether the L1 change of the last one fell
+    below ``n * tol``; error: that L1 change (inf if none ran).
+    """
+
+    ranks: object
+    iterations: int
+    converged: bool
+    error: float
+
+
+def pagerank(A, alpha=0.85, tol=1e-6, max_iter=100, personalization=None, *,
+             nstart=None, dangling=None) -> PageRank:
+    """PageRank of every vertex of A (edge i -> j of weight A(i, j)).
+
+    alpha: damping factor in [0, 1]; tol: convergence when the L1 change of
+    an iteration is below ``n * tol``; max_iter: most iterations.
+    personalization, nstart, dangling: None, an array of n values, or a
+    dict {vertex id: value} (missing ids count 0), each normalised to sum
+    1: the teleport distribution (default uniform), the start vector
+    (default uniform) and where dangling vertices' rank goes (default the
+    personalization). Returns a :class:`PageRank` (ranks, iterations,
+    converged, error); see the module docstring for networkx's semantics.
+
+    >>> import numpy as np, bitgraph as bg
+    >>> from bitgraph.algorithms.pagerank import pagerank
+    >>> A = bg.Matrix.from_coo([0, 1, 2, 2], [1, 2, 0, 1], nrows=4, ncols=4)
+    >>> pr = pagerank(A, tol=1e-10)
+    >>> np.round(pr.ranks.to_dense(), 4).tolist(), pr.converged
+    ([0.2046, 0.3785, 0.3693, 0.0476], True)
+    >>> pagerank(A, max_iter=2).converged
+    False
+    """
+    where = "pagerank"
+    check_graph(A, where)
+    alpha = _number(alpha, "alpha", where)
+    if not 0.0 <= alpha <= 1.0:
+        raise InvalidValue(f"{where}: alpha must be in [0, 1], got {alpha}")
+    tol = _number(tol, "tol", where)
+    if not tol >= 0.0:
+        raise InvalidValue(f"{where}: tol must be >= 0, got {tol}")
+    if isinstance(max_iter, (bool, np.bool_)) or not isinstance(max_iter, (int, np.integer)):
+        raise TypeError(f"{where}: max_iter must be an int, got {max_iter!r}")
+    if max_iter < 0:
+        raise InvalidValue(f"{where}: max_iter must be >= 0, got {max_iter}")
+    from bitgraph.vector import Vector
+
+    n = A.nrows
+    p = _distribution(personalization, n, "personalization", where)
+    x = _distribution(nstart, n, "nstart", where)
+    dw = _distribution(dangling, n, "dangling", where)
+    if n == 0:
+        return PageRank(Vector(np.float64, 0), 0, True, 0.0)
+    if p is None:
+        p = np.full(n, 1.0 / n)
+    if x is None:
+        x = np.full(n, 1.0 / n)
+    if dw is None:
+        dw = p
+    M, inv_s, dangles = _operator(A)
+    import bitgraph as bg
+    from bitgraph import _array as ar
+
+    # buffers for the whole run: y = x * inv_s feeds the product as a full
+    # Vector sharing y's memory
+    y = np.empty(n)
+    u = Vector._from_parts(ar.pack_bits(np.ones(n, np.bool_)), y, n)
+    x_new = np.empty(n)
+    diff = np.empty(n)
+    teleport = (1.0 - alpha) * p
+    err = np.inf
+    it = 0
+    converged = False
+    while it < max_iter:
+        np.multiply(x, inv_s, out=y)
+        # t(j) = sum_i x(i) / S(i) * A(i, j)
+        t = bg.vxm(u, M, bg.PLUS_TIMES)
+        # x' = alpha * (t + (x . dangles) * dw) + (1 - alpha) * p
+        lost = float(x[dangles].sum()) if dangles.size else 0.0
+        np.multiply(dw, lost, out=x_new)
+        x_new += t._values
+        x_new *= alpha
+        x_new += teleport
+        np.subtract(x_new, x, out=diff)
+        err = float(np.abs(diff, out=diff).sum())
+        it += 1
+        x, x_new = x_new, x
+        if err < n * tol:
+            converged = True
+            break
+    return PageRank(Vector._from_parts(ar.pack_bits(np.ones(n, np.bool_)), x.copy(), n),
+                    it, converged, err)
+
+
+def _number(value, name, where):
+    if isinstance(value, (bool, np.bool_)) or not isinstance(
+            value, (int, float, np.integer, np.floating)):
+        raise TypeError(f"{where}: {name} must be a real number, got {value!r}")
+    v = float(value)
+    if np.isnan(v):
+        raise InvalidValue(f"{where}: {name} must not be NaN")
+    return v
+
+
+def _distribution(values, n, name, where):
+    """An array or {vertex: value} dict as float64[n] summing to 1 (or None)."""
+    if values is None:
+        return None
+    if isinstance(values, dict):
+        a = np.zeros(n)
+        for k, v in values.items():
+            if isinstance(k, (bool, np.bool_)) or not isinstance(k, (int, np.integer)):
+                raise TypeError(f"{where}: {name} keys must be vertex ids (ints), got {k!r}")
+            if not 0 <= k < n:
+                raise InvalidIndex(f"{where}: {name} key {k} is out of range for a graph"
+                                   f" of {n} vertices")
+            a[int(k)] = v
+    else:
+        a = np.asarray(values)
+        if a.ndim != 1 or a.shape[0] != n:
+            raise DimensionMismatch(f"{where}: {name} must have one value per vertex"
+                                    f" ({n}), got shape {a.shape}")
+        if a.dtype.kind not in "biuf":
+            raise TypeError(f"{where}: {name} must hold numbers, got {a.dtype}")
+        a = a.astype(np.float64)
+    bad = np.flatnonzero(np.isnan(a) | (a < 0))
+    if bad.size:
+        raise InvalidValue(f"{where}: {name} must be >= 0 and not NaN; vertex {bad[0]}"
+                           f" has {a[bad[0]]}")
+    total = a.sum()
+    if n and not total > 0:
+        raise InvalidValue(f"{where}: {name} sums to {total}; it needs a positive entry")
+    if not np.isfinite(total):
+        raise InvalidValue(f"{where}: {name} sums to {total}")
+    return a / total if n else a
+
+
+def _operator(A):
+    """(M, inv_s, dangles): the matrix the product reads (A, or A with its
+    weights as float64, cached), 1 / weighted out-degree (0 where it is 0)
+    and the dangling vertices' ids. Cached on A."""
+    def build():
+        import bitgraph as bg
+
+        if A.iso:
+            S = out_degree(A).astype(np.float64)
+            M = A
+        else:
+            c = out_csr(A)
+            w = c.values
+            if w.dtype.kind == "f":
+                bad = np.flatnonzero(np.isnan(w) | (w < 0))
+            else:
+                bad = np.flatnonzero(w < 0) if w.dtype.kind == "i" else np.zeros(0, np.int64)
+            if bad.size:
+                raise InvalidValue(f"pagerank: edge weights must be >= 0 and not NaN;"
+                                   f" stored entry {bad[0]} has weight {w[bad[0]]}")
+            M = A if w.dtype == np.float64 else bg.Matrix.from_csr(
+                c.indptr, c.indices, w.astype(np.float64), ncols=c.ncols, check=False)
+            S = bg.reduce(M, "plus", by="rows").to_dense(0.0)
+        inv_s = np.zeros(S.size)
+        nz = S != 0
+        inv_s[nz] = 1.0 / S[nz]
+        return M, inv_s, np.flatnonzero(~nz)
+    return cached(A, "pagerank-operator", build)
+

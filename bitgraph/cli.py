@@ -1,0 +1,1314 @@
+"""The ``bitgraph`` command line (also ``python -m bitgraph``).
+
+::
+
+    bitgraph bfs kron:16                     BFS from a vertex of largest out-degree
+    bitgraph bfs graph.mtx --method blest --source 0 --parents --json
+    bitgraph msbfs urand:16 --sources 64
+    bitgraph sssp road.el --weights random:1:100 --seed 3
+    bitgraph pagerank web.txt.gz             (--alpha, --tol, --max-iter)
+    bitgraph cc graph.mtx                    connected components (weak if directed)
+    bitgraph tc kron:14                      triangles
+    bitgraph info graph.mtx                  sizes, degrees, B2SR / BVSS statistics
+    bitgraph convert graph.txt -o graph.mtx  (or -o graph.el, .gz either)
+    bitgraph bench kron:18 --algo bfs --repeat 10
+    bitgraph --scale 16                      the demo: bfs kron:16 --check
+
+GRAPH is a file read by :func:`bitgraph.io.read` (``.mtx``, ``.txt``,
+``.el``, ... and their ``.gz``) or a generator spec of
+:func:`bitgraph.io.generators.from_spec` (``kron:20``, ``urand:20:16``,
+``grid:2048x2048``, ``rgg:100000:0.01``, ``...@SEED``).
+
+Each algorithm command prints a short summary and the time split into
+*load* (read or generate), *build* (the derived formats the method reads:
+transpose, B2SR, BVSS with its reordering, ..., built explicitly and timed
+one by one before the compute) and *compute* (one run, after ``--warmup``
+untimed runs: numba loads or compiles its kernels on the first call).
+GTEPS = edges traversed / compute seconds, where the edges traversed are the
+stored entries in the rows of the reached vertices (the out-edges of the
+reached component; an undirected edge counts twice, once per direction).
+
+``--json`` prints one JSON object instead; ``--quiet`` only silences the
+progress display, which appears on stderr only when stderr is a terminal.
+Bad arguments and bad files end with one line on stderr and exit status 2;
+a failed ``--check`` exits 1; Ctrl-C exits 130.
+
+:func:`main` takes the argument list and returns the exit status, so the
+commands can run in-process::
+
+    >>> import bitgraph.cli
+    >>> bitgraph.cli.main(["bfs", "grid:3x3", "--source", "0", "--json"])  # doctest: +ELLIPSIS
+    {"command": "bfs", "graph": "grid:3x3", "input": "generator", "n": 9, "m": 24, ...}
+    0
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import math
+import os
+import re
+import sys
+import time
+
+import numpy as np
+
+from ._progress import Progress
+
+__all__ = ["main", "COMMANDS"]
+
+PROG = "bitgraph"
+
+COMMANDS = {
+    "bfs": "breadth-first search levels (and parents) from one source",
+    "msbfs": "many BFSs at once (iBFS bit lanes), one per source",
+    "sssp": "single-source shortest paths (BFS levels on an unweighted graph)",
+    "pagerank": "PageRank (networkx semantics)",
+    "cc": "connected components (weakly connected for a directed graph)",
+    "tc": "triangle count (the graph taken as undirected)",
+    "info": "size, degrees, social-likeness, B2SR and BVSS statistics",
+    "convert": "write the graph as Matrix Market (.mtx) or an edge list (.el)",
+    "bench": "repeated timed runs of one algorithm (median, min, GTEPS)",
+}
+ALGORITHMS = ("bfs", "msbfs", "sssp", "pagerank", "cc", "tc")
+TRAVERSALS = ("bfs", "msbfs", "sssp")
+
+# command -> (module in bitgraph.algorithms, function)
+_FUNCTIONS = {
+    "bfs": ("bfs", "bfs"),
+    "msbfs": ("msbfs", "msbfs"),
+    "sssp": ("sssp", "sssp"),
+    "pagerank": ("pagerank", "pagerank"),
+    "cc": ("components", "connected_components"),
+    "tc": ("triangles", "triangle_count"),
+}
+# commands with a method= keyword: api.md's methods where it lists them; a
+# module's own METHODS tuple, when it has one, wins (None: not checked here,
+# the function itself rejects an unknown one)
+_METHODS = {
+    "bfs": ("auto", "pull", "push", "direction", "blest"),
+    "sssp": None,
+    "cc": None,
+    "tc": None,
+}
+
+_TIMES_NOTE = (
+    "Prints the result and the time split: load (read or generate GRAPH), build (the "
+    "formats the method reads, each built and timed apart: transpose, BVSS with its "
+    "reordering, ...) and compute (one run, after --warmup untimed runs). GTEPS = edges "
+    "traversed / compute seconds, the edges traversed being the stored entries in the rows "
+    "of the reached vertices (an undirected edge counts once per direction). A progress "
+    "display appears on stderr only when it is a terminal (not with --json or --quiet; "
+    "BITGRAPH_PROGRESS=0/1 forces it off/on). Exit status: 0 ok, 1 --check failed, 2 bad "
+    "arguments or input, 130 interrupted.")
+_REORDERS = ("none", "natural", "auto", "rcm", "degree", "gorder", "jaccard", "blest")
+_SPEC_START = re.compile(r"(kron|urand|grid|rgg):", re.IGNORECASE)
+_MTX_OUT = (".mtx", ".mm")
+_EDGELIST_OUT = (".el", ".txt", ".edges", ".edgelist", ".tsv", ".csv", ".snap")
+_TEXT_CHUNK = 1 << 18  # lines formatted per step when writing text
+
+
+class UsageError(Exception):
+    """A bad argument or input: one line on stderr, exit status 2."""
+
+
+class CheckFailed(Exception):
+    """``--check`` found a difference with the reference: exit status 1."""
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse that reports errors as one line (raised, so main() can
+    return the status instead of exiting)."""
+
+    def error(self, message):
+        raise UsageError(f"{message} (see '{self.prog} --help')")
+
+
+# --------------------------------------------------------------------- entry
+
+def main(argv=None) -> int:
+    """Run the command line on ``argv`` (default ``sys.argv[1:]``); return
+    the exit status (0 ok, 1 ``--check`` failed, 2 bad arguments or input,
+    130 interrupted)."""
+    argv = sys.argv[1:] if argv is None else [str(a) for a in argv]
+    from .errors import BitgraphError
+
+    try:
+        return _run(argv)
+    except KeyboardInterrupt:
+        return 130
+    except SystemExit as e:  # --help, --version
+        return e.code if isinstance(e.code, int) else (0 if e.code is None else 2)
+    except CheckFailed as e:
+        _say(f"{PROG}: check failed: {e}")
+        return 1
+    except (UsageError, BitgraphError) as e:
+        _say(f"{PROG}: error: {_one_line(e)}")
+        return 2
+    except OSError as e:
+        if isinstance(e, BrokenPipeError):  # stdout closed early (| head)
+            _silence_stdout()
+            return 0
+        _say(f"{PROG}: error: {_os_message(e)}")
+        return 2
+    except MemoryError:
+        _say(f"{PROG}: error: out of memory")
+        return 1
+
+
+def _say(msg):
+    print(msg, file=sys.stderr, flush=True)
+
+
+_MAX_MESSAGE = 300  # characters: a binary file's "line" can be kilobytes
+
+
+def _one_line(e) -> str:
+    text = " ".join(str(e).split()) or type(e).__name__
+    return text if len(text) <= _MAX_MESSAGE else text[:_MAX_MESSAGE] + " ..."
+
+
+def _os_message(e: OSError) -> str:
+    what = e.strerror or str(e)
+    name = e.filename if e.filename is not None else ""
+    return f"{name}: {what}" if name else what
+
+
+def _silence_stdout():
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):  # not a real file (tests)
+        pass
+
+
+# -------------------------------------------------------------------- parsing
+
+def _demo_parser():
+    p = _Parser(prog=PROG, description="The BFS demo: bfs kron:SCALE --check (see 'bitgraph --help').")
+    p.add_argument("--scale", type=int, default=16, help="kron graph with 2^SCALE vertices (default 16)")
+    p.add_argument("--source", default=None, help="as for bfs (default: a vertex of largest out-degree)")
+    p.add_argument("--method", default="auto", help="as for bfs (default auto)")
+    p.add_argument("--device", default="auto", choices=("auto", "cpu", "cuda"))
+    p.add_argument("--json", action="store_true")
+    p.add_argument("-q", "--quiet", action="store_true")
+    return p
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The full argument parser (``bitgraph --help``)."""
+    from . import __version__
+
+    top = _Parser(
+        prog=PROG,
+        description="bitgraph: graph algorithms on GraphBLAS-style sparse linear algebra.",
+        epilog=("GRAPH is a file (.mtx, .txt, .el, ... or .gz of them) or a generator spec: "
+                "kron:SCALE[:EDGEFACTOR], urand:SCALE[:DEGREE], grid:ROWSxCOLS[:DROP], "
+                "grid:NXxNYxNZ, rgg:N:RADIUS, each with an optional @SEED. "
+                "Without a command, 'bitgraph [--scale S] [--source V] [--method M]' runs the "
+                "BFS demo 'bitgraph bfs kron:S --check' (S = 16 by default): BFS levels "
+                "checked against scipy.sparse.csgraph. 'bitgraph COMMAND --help' for a "
+                "command's options."),
+    )
+    top.add_argument("--version", action="version", version=f"bitgraph {__version__}")
+    sub = top.add_subparsers(dest="command", metavar="COMMAND",
+                             title="commands", parser_class=_Parser)
+
+    graph = _Parser(add_help=False)
+    g = graph.add_argument_group("input")
+    g.add_argument("graph", metavar="GRAPH", help="a graph file or a generator spec (kron:16)")
+    g.add_argument("--undirected", action="store_true",
+                   help="edge-list files: add the reverse of every edge")
+    g.add_argument("--one-based", action="store_true",
+                   help="edge-list files: vertex ids start at 1")
+
+    common = _Parser(add_help=False)
+    c = common.add_argument_group("output")
+    c.add_argument("--json", action="store_true", help="print one JSON object (no progress, no text)")
+    c.add_argument("-q", "--quiet", action="store_true", help="no progress display on stderr")
+    c.add_argument("--device", default="auto", choices=("auto", "cpu", "cuda"),
+                   help="auto (default) runs on the CPU; cuda: the CUDA backend (not in this build)")
+
+    run = _Parser(add_help=False)
+    r = run.add_argument_group("run")
+    r.add_argument("--seed", type=int, default=0, help="seed of --source random, --sources, --weights (default 0)")
+    r.add_argument("--warmup", type=_nonneg_int, default=1, metavar="N",
+                   help="untimed runs before the timed one (default 1; the first call "
+                        "loads or compiles the numba kernels)")
+
+    def add(name, *parents):
+        return sub.add_parser(name, parents=[graph, common, *parents], help=COMMANDS[name],
+                              description=COMMANDS[name],
+                              epilog=_TIMES_NOTE if name in ALGORITHMS or name == "bench" else None)
+
+    def source(p):
+        p.add_argument("--source", default=None,
+                       help="vertex id, 'random' (a random vertex with out-edges, --seed) or "
+                            "'max-degree' (default: a vertex of largest out-degree)")
+
+    def check(p, what):
+        p.add_argument("--check", action="store_true", help=f"compare with {what}; exit 1 on a difference")
+
+    def output(p, what):
+        p.add_argument("-o", "--output", metavar="FILE",
+                       help=f"write {what}: FILE.npy (numpy) or text, one line per vertex")
+
+    p = add("bfs", run)
+    source(p)
+    p.add_argument("--method", default="auto", help="auto, pull, push, direction, blest (default auto)")
+    p.add_argument("--alpha", type=float, default=None,
+                   help="direction: bottom-up when the frontier's out-edges exceed alpha * m")
+    p.add_argument("--reorder", default=None, choices=_REORDERS,
+                   help="blest: the vertex order of the BVSS (default auto: Blest's rule, "
+                        "kept only when it gives fewer VSSs)")
+    p.add_argument("--parents", action="store_true", help="also compute a BFS tree")
+    check(p, "scipy.sparse.csgraph shortest_path (unweighted)")
+    output(p, "the levels (-1: unreached; with --parents, 'level parent')")
+
+    p = add("msbfs", run)
+    p.add_argument("--sources", default="64",
+                   help="N (N random vertices with out-edges, --seed) or a list 0,5,9 (default 64)")
+    p.add_argument("--batch", type=_pos_int, default=64, help="sources per bit-lane batch (default 64)")
+    p.add_argument("--groupby", action="store_true", help="iBFS GroupBy of the sources")
+    check(p, "scipy.sparse.csgraph shortest_path (unweighted)")
+    output(p, "the levels, one line per source (-1: unreached)")
+
+    p = add("sssp", run)
+    source(p)
+    p.add_argument("--method", default="auto", help="the sssp method (default auto)")
+    p.add_argument("--delta", type=float, default=None, help="delta-stepping bucket width")
+    p.add_argument("--weights", default=None, metavar="random:LO:HI",
+                   help="random edge weights in [LO, HI] (integers if both are, else floats; "
+                        "the same weight both ways; --seed), replacing the file's")
+    check(p, "scipy.sparse.csgraph dijkstra")
+    output(p, "the distances (inf: unreached)")
+
+    p = add("pagerank", run)
+    p.add_argument("--alpha", type=float, default=0.85, help="damping factor (default 0.85)")
+    p.add_argument("--tol", type=float, default=1e-6, help="L1 tolerance, times n (default 1e-6)")
+    p.add_argument("--max-iter", type=_pos_int, default=100, help="iteration limit (default 100)")
+    p.add_argument("--top", type=_nonneg_int, default=5, help="vertices listed (default 5)")
+    output(p, "the ranks")
+
+    p = add("cc", run)
+    p.add_argument("--method", default="auto", help="the components method (default auto)")
+    check(p, "scipy.sparse.csgraph connected_components (weak)")
+    output(p, "the labels (smallest vertex id of the component)")
+
+    p = add("tc", run)
+    p.add_argument("--method", default="auto", help="the triangle-count method (default auto)")
+    p.add_argument("--relabel", default="auto", choices=("auto", "yes", "no"),
+                   help="count on the graph renumbered by degree (default auto: gapbs's test)")
+    p.add_argument("--per-vertex", action="store_true", help="also count per vertex (as networkx.triangles)")
+    check(p, "a scipy sparse product")
+    output(p, "the per-vertex counts (implies --per-vertex)")
+
+    p = add("info")
+    p.add_argument("--reorder", action="store_true",
+                   help="also the BVSS after Blest's reordering (reorder='auto'; slow on big graphs)")
+
+    p = add("convert")
+    p.add_argument("-o", "--output", required=True, metavar="FILE",
+                   help="FILE.mtx (Matrix Market; symmetric when the matrix is) or FILE.el / "
+                        ".txt (edge list 'src dst [weight]', 0-based), optionally .gz")
+    p.add_argument("--general", action="store_true", help="Matrix Market: never write 'symmetric'")
+
+    p = add("bench", run)
+    p.add_argument("--algo", required=True, choices=ALGORITHMS, help="the algorithm to time")
+    p.add_argument("--repeat", type=_pos_int, default=10, help="timed runs (default 10)")
+    p.add_argument("--method", default=None, help="bfs, sssp, cc, tc: the method (default auto)")
+    p.add_argument("--reorder", default=None, choices=_REORDERS, help="bfs --method blest: as for bfs")
+    p.add_argument("--source", default=None,
+                   help="bfs, sssp: a vertex id, 'max-degree' (default) or 'random' (a new "
+                        "random source each run, --seed)")
+    p.add_argument("--sources", default="64", help="msbfs: N or a list (default 64)")
+    p.add_argument("--weights", default=None, metavar="random:LO:HI", help="sssp: as for sssp")
+    return top
+
+
+def _pos_int(text):
+    try:
+        v = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
+    if v < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
+    return v
+
+
+def _nonneg_int(text):
+    try:
+        v = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected an integer >= 0, got {text!r}") from None
+    if v < 0:
+        raise argparse.ArgumentTypeError(f"expected an integer >= 0, got {text!r}")
+    return v
+
+
+def _is_demo(argv) -> bool:
+    """No command: nothing, or options only (the README's ``--scale 16``)."""
+    if not argv:
+        return True
+    first = argv[0]
+    return first.startswith("-") and first not in ("-h", "--help", "--version")
+
+
+def _run(argv) -> int:
+    if _is_demo(argv):
+        d = _demo_parser().parse_args(argv)
+        if d.scale < 0:
+            raise UsageError(f"--scale must be >= 0, got {d.scale}")
+        argv = ["bfs", f"kron:{d.scale}", "--check", "--method", d.method, "--device", d.device]
+        argv += (["--source", d.source] if d.source is not None else [])
+        argv += (["--json"] if d.json else []) + (["--quiet"] if d.quiet else [])
+    args, extra = build_parser().parse_known_args(argv)
+    if extra:
+        where = f"{PROG} {args.command}" if args.command else PROG
+        raise UsageError(f"unrecognized arguments: {' '.join(extra)} (see '{where} --help')")
+    if args.command is None:  # unreachable through _is_demo; kept for safety
+        raise UsageError("a command is required")
+    # imported here, untimed: otherwise the first step that touches scipy
+    # (often a transpose) would be charged its ~0.5 s import
+    import scipy.sparse  # noqa: F401
+
+    return _COMMANDS[args.command](args)
+
+
+# ------------------------------------------------------------------ sessions
+
+class _Session:
+    """What one command run carries: its options, progress and timings,
+    and the text (or JSON) it reports."""
+
+    def __init__(self, args):
+        self.args = args
+        self.json = bool(getattr(args, "json", False))
+        quiet = self.json or getattr(args, "quiet", False)
+        self.progress = Progress(None if not quiet else False)
+        self.build_keys: list[str] = []
+        self.record = {"command": args.command, "graph": args.graph}
+
+    def print(self, text=""):
+        if not self.json:
+            print(text, flush=True)
+
+    def step(self, key, label):
+        return self.progress.step(key, label)
+
+    def build(self, key, label, fn):
+        """A format build, timed under ``key`` and summed into "build"."""
+        if key not in self.build_keys:
+            self.build_keys.append(key)
+        with self.step(key, label):
+            return fn()
+
+    def times(self, compute=None) -> dict:
+        t = self.progress.times
+        out = {"load": t.get("load", 0.0)}
+        if "weights" in t:
+            out["weights"] = t["weights"]
+        out["build"] = sum(t[k] for k in self.build_keys)
+        out["build_steps"] = {k: t[k] for k in self.build_keys}
+        if "warmup" in t:  # the untimed runs: kernel loading, formats left to them
+            out["warmup"] = t["warmup"]
+        if compute is not None:
+            out["compute"] = compute
+        return out
+
+    def time_line(self, compute=None, note="", label="time:   ") -> str:
+        t = self.times(compute)
+        parts = [f"load {_dur(t['load'])}"]
+        if "weights" in t:
+            parts.append(f"weights {_dur(t['weights'])}")
+        steps = ", ".join(f"{k} {_dur(v)}" for k, v in t["build_steps"].items())
+        parts.append(f"build {_dur(t['build'])} ({steps})" if steps else "build -")
+        if compute is not None:
+            parts.append(f"compute {_dur(compute)}{note}")
+        return label + " | ".join(parts)
+
+    def finish(self, result: dict, compute=None, extra=None) -> int:
+        if self.json:
+            rec = dict(self.record)
+            rec["result"] = _plain(result)
+            rec["times"] = _plain(self.times(compute))
+            if extra:
+                rec.update(_plain(extra))
+            print(json.dumps(rec), flush=True)
+        return 0
+
+
+def _plain(x):
+    """JSON-ready: numpy scalars and arrays to Python, NaN/inf to None."""
+    if isinstance(x, dict):
+        return {str(k): _plain(v) for k, v in x.items()}
+    if isinstance(x, (list, tuple)):
+        return [_plain(v) for v in x]
+    if isinstance(x, np.ndarray):
+        return [_plain(v) for v in x.tolist()]
+    if isinstance(x, (bool, np.bool_)):
+        return bool(x)
+    if isinstance(x, (int, np.integer)):
+        return int(x)
+    if isinstance(x, (float, np.floating)):
+        f = float(x)
+        return f if math.isfinite(f) else None
+    return x
+
+
+def _dur(s: float) -> str:
+    if s < 1e-3:
+        return f"{s * 1e6:.0f} us"
+    if s < 1:
+        return f"{s * 1e3:.1f} ms"
+    return f"{s:.2f} s"
+
+
+def _bytes(b) -> str:
+    b = float(b)
+    for unit in ("B", "KiB", "MiB", "GiB"):
+        if b < 1024 or unit == "GiB":
+            return f"{b:.0f} {unit}" if unit == "B" else f"{b:.1f} {unit}"
+        b /= 1024
+    return f"{b:.1f} GiB"  # pragma: no cover
+
+
+# ------------------------------------------------------------------- loading
+
+def _check_device(name) -> str:
+    """The device a command runs on; ``cuda`` needs the CUDA backend."""
+    from .errors import DeviceError
+
+    if name == "cuda":
+        raise DeviceError("--device cuda: the CUDA backend is not available in this build of "
+                          "bitgraph (CPU kernels only); use --device cpu or auto")
+    return "cpu"
+
+
+def load_graph(s: _Session):
+    """The Matrix GRAPH names (a file, else a generator spec), timed as "load"."""
+    from . import io
+
+    spec = s.args.graph
+    opts = {}
+    if getattr(s.args, "undirected", False):
+        opts["directed"] = False
+    if getattr(s.args, "one_based", False):
+        opts["one_based"] = True
+    if os.path.exists(spec):
+        if os.path.isdir(spec):
+            raise UsageError(f"{spec}: is a directory, not a graph file")
+        with s.step("load", f"reading {os.path.basename(spec)}"):
+            A = io.read(spec, **opts)
+        s.record["input"] = "file"
+    elif _SPEC_START.match(spec.strip()):
+        if opts:
+            raise UsageError("--undirected and --one-based apply to edge-list files, "
+                             f"not to the generator spec {spec!r}")
+        io.generators.parse_spec(spec)  # a bad spec fails before any work
+        with s.step("load", f"generating {spec}"):
+            A = io.generators.from_spec(spec)
+        s.record["input"] = "generator"
+    else:
+        raise UsageError(f"{spec}: no such file (GRAPH is a file or a generator spec "
+                         "such as kron:16, urand:16, grid:256x256)")
+    s.record["n"] = int(A.nrows)
+    s.record["m"] = int(A.nvals)
+    return A
+
+
+def _symmetric(A):
+    """Whether A's pattern is symmetric, when that is known without a
+    transpose (built by the command's formats), else None."""
+    from .algorithms import _common
+
+    if A.nrows != A.ncols:
+        return False
+    if A._derived()[0].transpose is None:
+        return None
+    return _common.is_symmetric(A)
+
+
+def _graph_line(A, s: _Session) -> str:
+    shape = f"n={A.nrows:,}" if A.nrows == A.ncols else f"{A.nrows:,} x {A.ncols:,}"
+    sym = _symmetric(A)
+    s.record["symmetric"] = sym
+    kind = {True: ", symmetric", False: ", directed", None: ""}[sym] if A.nrows == A.ncols else ""
+    vals = "structure-only" if A.iso else f"{A.dtype} weights"
+    t = s.progress.times.get("load", 0.0)
+    return f"graph:  {s.args.graph}: {shape}, m={A.nvals:,} stored entries{kind}, {vals} ({_dur(t)})"
+
+
+def _square(A, where):
+    from .algorithms import _common
+
+    _common.check_graph(A, where)
+
+
+# ------------------------------------------------------------- algorithms
+
+def _module(command):
+    mod, _ = _FUNCTIONS[command]
+    try:
+        return importlib.import_module(f"bitgraph.algorithms.{mod}")
+    except ModuleNotFoundError as e:
+        if e.name != f"bitgraph.algorithms.{mod}":
+            raise
+        raise UsageError(f"{command}: not available in this build "
+                         f"(bitgraph.algorithms.{mod} is missing)") from None
+
+
+def _function(command):
+    return getattr(_module(command), _FUNCTIONS[command][1])
+
+
+def _check_method(command, method):
+    """The method name, checked against the module's METHODS (or api.md's)."""
+    if method is None:
+        return "auto"
+    known = getattr(_module(command), "METHODS", None) or _METHODS.get(command)
+    if known is not None and method not in known:
+        raise UsageError(f"{command}: unknown method {method!r}; known: {', '.join(known)}")
+    return method
+
+
+def _pick_source(A, text, rng, where):
+    """(vertex, how it was chosen)."""
+    from .algorithms import _common
+
+    if text is None or text == "max-degree":
+        if A.nrows == 0:
+            raise UsageError(f"{where}: the graph has no vertices")
+        deg = _common.out_degree(A)
+        v = int(np.argmax(deg))
+        return v, f"largest out-degree {int(deg[v]):,}"
+    if text == "random":
+        return _random_vertices(A, 1, rng, where)[0], "random"
+    try:
+        v = int(text)
+    except ValueError:
+        raise UsageError(f"{where}: --source must be a vertex id, 'random' or 'max-degree', "
+                         f"got {text!r}") from None
+    return _common.check_source(A, v, where), "given"
+
+
+def _random_vertices(A, k, rng, where):
+    """k distinct random vertices with out-edges (all vertices when fewer have)."""
+    from .algorithms import _common
+
+    if A.nrows == 0:
+        raise UsageError(f"{where}: the graph has no vertices")
+    cand = np.flatnonzero(_common.out_degree(A) > 0)
+    if cand.size == 0:
+        cand = np.arange(A.nrows)
+    k = min(k, cand.size)
+    return [int(v) for v in rng.choice(cand, size=k, replace=False)]
+
+
+def _parse_sources(A, text, rng, where):
+    """--sources: N random vertices, or an explicit comma-separated list."""
+    from .algorithms import _common
+
+    t = str(text).strip()
+    if "," in t or t == "":
+        try:
+            vals = [int(x) for x in t.split(",") if x.strip()]
+        except ValueError:
+            raise UsageError(f"{where}: --sources must be N or a list of vertex ids, got {text!r}") from None
+        if not vals:
+            raise UsageError(f"{where}: --sources is empty")
+        return [int(x) for x in _common.check_sources(A, vals, where)], "given"
+    try:
+        k = int(t)
+    except ValueError:
+        raise UsageError(f"{where}: --sources must be N or a list of vertex ids, got {text!r}") from None
+    if k < 1:
+        raise UsageError(f"{where}: --sources must be >= 1, got {k}")
+    return _random_vertices(A, k, rng, where), f"{k} random" if k > 1 else "random"
+
+
+_WEIGHTS_RE = re.compile(r"random:([-+]?[0-9.eE+-]+):([-+]?[0-9.eE+-]+)")
+
+
+def _weighted(A, spec, seed, progress=None):
+    """A with random weights in [LO, HI]: a hash of (min(i,j), max(i,j), seed),
+    so both directions of an undirected edge get the same weight, and the
+    same seed gives the same weights everywhere."""
+    from .matrix import Matrix
+
+    m = _WEIGHTS_RE.fullmatch(str(spec).strip())
+    if m is None:
+        raise UsageError(f"--weights must be random:LO:HI, got {spec!r}")
+    lo_t, hi_t = m.group(1), m.group(2)
+    integer = all(re.fullmatch(r"[-+]?[0-9]+", x) for x in (lo_t, hi_t))
+    try:
+        lo, hi = (int(lo_t), int(hi_t)) if integer else (float(lo_t), float(hi_t))
+    except ValueError:
+        raise UsageError(f"--weights must be random:LO:HI, got {spec!r}") from None
+    if not hi >= lo or (not integer and not (math.isfinite(lo) and math.isfinite(hi))):
+        raise UsageError(f"--weights random:LO:HI needs finite LO <= HI, got {spec!r}")
+    progress = Progress(False) if progress is None else progress
+    with progress.step("weights", "drawing weights"):
+        c = A._csr()
+        rows = np.repeat(np.arange(A.nrows, dtype=np.uint64), np.diff(c.indptr).astype(np.int64))
+        cols = c.indices.astype(np.uint64)
+        a, b = np.minimum(rows, cols), np.maximum(rows, cols)
+        h = _splitmix64(_splitmix64(a ^ _splitmix64(np.uint64(seed) + b)))
+        if integer:
+            w = (h % np.uint64(hi - lo + 1)).astype(np.int64) + lo
+        else:
+            w = lo + (h >> np.uint64(11)).astype(np.float64) * (2.0 ** -53) * (hi - lo)
+        B = Matrix.from_csr(c.indptr, c.indices, w, ncols=A.ncols, check=False)
+    return B, {"weights": str(spec), "integer": integer, "lo": lo, "hi": hi, "seed": seed}
+
+
+def _splitmix64(x):
+    x = np.asarray(x, np.uint64)
+    with np.errstate(over="ignore"):
+        x = x + np.uint64(0x9E3779B97F4A7C15)
+        x = (x ^ (x >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+        x = (x ^ (x >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    return x ^ (x >> np.uint64(31))
+
+
+def prepare(s: _Session, A, command, method, reorder="none", parents=False):
+    """Build, one timed step each, the derived formats ``command`` with
+    ``method`` reads (see each algorithm's module), so they count as "build"
+    and not as "compute". A format the algorithm builds that is not listed
+    here is built during the warm-up run (cached on A), or lands in compute
+    with --warmup 0."""
+    from .algorithms import _common
+
+    def transpose():  # in_csr(A): in-neighbours (pull, bottom-up levels, symmetry test)
+        s.build("transpose", "transposing", A._transposed_csr)
+
+    if command == "bfs":
+        if method == "blest":
+            label = "building BVSS of A'" + (f" (reorder {reorder})" if reorder != "none" else "")
+            s.build("bvss", label, lambda: A.T.bvss(sigma=8, reorder=reorder))
+            if parents:
+                transpose()
+        elif method != "push":  # auto = direction: bottom-up levels read A'
+            transpose()
+    elif command == "msbfs":
+        transpose()
+    elif command == "sssp":
+        if A.iso:  # structure-only: sssp runs bfs (auto), whose bottom-up levels read A'
+            transpose()
+    elif command == "pagerank":
+        transpose()
+        s.build("degrees", "out-degrees", lambda: _common.out_degree(A))
+    elif command == "cc":
+        transpose()
+        if not _common.is_symmetric(A):
+            s.build("symmetrise", "symmetrising", lambda: _common.undirected_csr(A))
+    elif command == "tc":
+        transpose()
+        s.build("symmetrise", "symmetrising", lambda: _common.undirected_csr(A, self_loops=False))
+
+
+def _edges_of(A, reached_mask):
+    """Stored entries in the rows of the reached vertices (GTEPS numerator)."""
+    from .algorithms import _common
+
+    deg = _common.out_degree(A)
+    return int(deg[reached_mask].sum())
+
+
+class _Algo:
+    """One algorithm command: how to call it, what it reports."""
+
+    def __init__(self, s: _Session, A, command, *, method=None, source_text=None,
+                 sources_text=None, rng=None):
+        self.s, self.A, self.command = s, A, command
+        self.fn = _function(command)
+        self.method = _check_method(command, method) if command in _METHODS else None
+        self.rng = rng
+        a = s.args
+        self.source = self.sources = None
+        where = command
+        if command in ("bfs", "sssp"):
+            self.source, self.source_how = _pick_source(A, source_text, rng, where)
+        elif command == "msbfs":
+            self.sources, self.source_how = _parse_sources(A, sources_text, rng, where)
+        self.kwargs = {}
+        if command == "bfs":
+            self.kwargs = {"method": self.method, "parents": bool(getattr(a, "parents", False))}
+            if getattr(a, "alpha", None) is not None:
+                if not (a.alpha >= 0 and math.isfinite(a.alpha)):
+                    raise UsageError(f"bfs: --alpha must be a number >= 0, got {a.alpha}")
+                if self.method not in ("direction", "auto"):
+                    raise UsageError("bfs: --alpha applies to --method direction (and auto)")
+                self.kwargs["alpha"] = a.alpha
+            reorder = getattr(a, "reorder", None)
+            if self.method == "blest":
+                self.kwargs["reorder"] = "auto" if reorder is None else reorder
+            elif reorder is not None:
+                raise UsageError("bfs: --reorder applies to --method blest")
+        elif command == "msbfs":
+            self.kwargs = {"batch": getattr(a, "batch", 64), "groupby": bool(getattr(a, "groupby", False))}
+        elif command == "sssp":
+            self.kwargs = {"method": self.method}
+            if getattr(a, "delta", None) is not None:
+                self.kwargs["delta"] = a.delta
+        elif command == "pagerank":
+            self.kwargs = {"alpha": getattr(a, "alpha", 0.85), "tol": getattr(a, "tol", 1e-6),
+                           "max_iter": getattr(a, "max_iter", 100)}
+        elif command == "cc":
+            self.kwargs = {"method": self.method}
+        elif command == "tc":
+            self.kwargs = {"per_vertex": bool(getattr(a, "per_vertex", False) or getattr(a, "output", None)),
+                           "method": self.method}
+            relabel = getattr(a, "relabel", "auto")
+            if relabel != "auto":
+                self.kwargs["relabel"] = relabel == "yes"
+
+    def call(self, source=None):
+        if self.command in ("bfs", "sssp"):
+            return self.fn(self.A, self.source if source is None else source, **self.kwargs)
+        if self.command == "msbfs":
+            return self.fn(self.A, np.asarray(self.sources, np.int64), **self.kwargs)
+        return self.fn(self.A, **self.kwargs)
+
+    def timed(self, source=None):
+        t0 = time.perf_counter()
+        out = self.call(source)
+        return out, time.perf_counter() - t0
+
+    # --- summaries: (dict for JSON, lines of text)
+    def summary(self, out, seconds, source=None):
+        A, c = self.A, self.command
+        if c == "bfs":
+            levels = out[0] if self.kwargs.get("parents") else out
+            d = levels.to_dense(-1)
+            reached = d >= 0
+            edges = _edges_of(A, reached)
+            r = {"source": source if source is not None else self.source,
+                 "levels": int(d.max()) + 1 if d.size else 0,
+                 "reached": int(reached.sum()), "edges_traversed": edges,
+                 "gteps": _gteps(edges, seconds)}
+            text = [f"result: {_plural(r['levels'], 'level')}, {r['reached']:,} of {A.nrows:,} vertices reached"
+                    f" ({_pct(r['reached'], A.nrows)})" + (", parents computed" if self.kwargs["parents"] else "")]
+        elif c == "msbfs":
+            d = np.asarray(out)
+            reached = d >= 0
+            per_source = reached.sum(axis=1)
+            deg = _out_degree(A)
+            edges = int((reached * deg[None, :]).sum()) if d.size else 0
+            lv = d.max(axis=1) + 1 if d.size else np.zeros(0)
+            r = {"sources": len(self.sources), "mean_levels": float(lv.mean()) if lv.size else 0.0,
+                 "max_levels": int(lv.max()) if lv.size else 0,
+                 "mean_reached": float(per_source.mean()) if per_source.size else 0.0,
+                 "edges_traversed": edges, "gteps": _gteps(edges, seconds)}
+            text = [f"result: {r['sources']} sources, {r['mean_levels']:.2f} levels on average "
+                    f"(max {r['max_levels']}), {r['mean_reached']:,.1f} vertices reached on average"]
+        elif c == "sssp":
+            dist = _distances(out)
+            reached = np.isfinite(dist)
+            edges = _edges_of(A, reached)
+            maxd = float(dist[reached].max()) if reached.any() else 0.0
+            r = {"source": source if source is not None else self.source,
+                 "reached": int(reached.sum()), "max_distance": _num(maxd, out.dtype),
+                 "edges_traversed": edges, "gteps": _gteps(edges, seconds)}
+            text = [f"result: {r['reached']:,} of {A.nrows:,} vertices reached "
+                    f"({_pct(r['reached'], A.nrows)}), largest distance {r['max_distance']:.6g}"]
+        elif c == "pagerank":
+            ranks = out.ranks.to_dense(0.0)
+            k = min(self.s.args.top if hasattr(self.s.args, "top") else 5, ranks.size)
+            top = np.argsort(-ranks, kind="stable")[:k]
+            r = {"iterations": int(out.iterations), "converged": bool(out.converged),
+                 "error": float(out.error),
+                 "top": [{"vertex": int(v), "rank": float(ranks[v])} for v in top]}
+            text = [f"result: {r['iterations']} iterations, "
+                    f"{'converged' if r['converged'] else 'NOT converged'} (error {r['error']:.3g})",
+                    "top:    " + ", ".join(f"{t['vertex']} ({t['rank']:.4g})" for t in r["top"])]
+        elif c == "cc":
+            labels = out.to_dense(-1)
+            _, counts = np.unique(labels, return_counts=True)
+            r = {"components": int(counts.size), "largest": int(counts.max()) if counts.size else 0}
+            text = [f"result: {_plural(r['components'], 'component')}, the largest has {r['largest']:,} "
+                    f"vertices ({_pct(r['largest'], A.nrows)})"]
+        else:  # tc
+            if self.kwargs["per_vertex"]:
+                pv = out.to_dense(0)
+                total = int(pv.sum()) // 3
+                r = {"triangles": total, "max_per_vertex": int(pv.max()) if pv.size else 0}
+                text = [f"result: {_plural(total, 'triangle')} (at most {r['max_per_vertex']:,} at one vertex)"]
+            else:
+                r = {"triangles": int(out)}
+                text = [f"result: {_plural(r['triangles'], 'triangle')}"]
+        return r, text
+
+    def head(self) -> str:
+        c = self.command
+        bits = []
+        if self.method is not None:
+            bits.append(f"method {self.method}")
+        if self.source is not None:
+            bits.append(self.source_how if self.source_how.startswith("a new random")
+                        else f"source {self.source} ({self.source_how})")
+        if self.sources is not None:
+            shown = ", ".join(map(str, self.sources[:8])) + (", ..." if len(self.sources) > 8 else "")
+            bits.append(f"{len(self.sources)} sources ({self.source_how}: {shown})")
+        if c == "pagerank":
+            bits.append(f"alpha {self.kwargs['alpha']}, tol {self.kwargs['tol']:g}, "
+                        f"max_iter {self.kwargs['max_iter']}")
+        if c == "tc":
+            if "relabel" in self.kwargs:
+                bits.append("relabelled by degree" if self.kwargs["relabel"] else "not relabelled")
+            if self.kwargs["per_vertex"]:
+                bits.append("per vertex")
+        return f"{c}:" + " " * max(1, 7 - len(c)) + ", ".join(bits) if bits else ""
+
+
+def _out_degree(A):
+    from .algorithms import _common
+
+    return _common.out_degree(A)
+
+
+def _distances(v):
+    """A distance Vector as float64, inf where absent (unreached)."""
+    d = np.full(v.size, np.inf)
+    i, x = v.to_coo()
+    d[i] = x
+    return d
+
+
+def _gteps(edges, seconds):
+    return edges / seconds / 1e9 if seconds > 0 else float("nan")
+
+
+def _plural(k, word):
+    return f"{k:,} {word}" + ("" if k == 1 else "s")
+
+
+def _pct(a, b):
+    return f"{100.0 * a / b:.1f}%" if b else "-"
+
+
+def _num(x, dtype):
+    return int(x) if np.dtype(dtype).kind in "biu" else float(x)
+
+
+def _rng(args):
+    return np.random.default_rng(getattr(args, "seed", 0))
+
+
+def _algorithm_setup(s, command, *, method=None, source_text=None, sources_text=None):
+    """Load the graph, weights, source(s) and formats: the Algo, ready."""
+    a = s.args
+    device = _check_device(a.device)
+    if command in _METHODS and method is not None:
+        _check_method(command, method)  # before the (maybe long) load
+    else:
+        _module(command)
+    A = load_graph(s)
+    try:
+        _square(A, command)
+    except Exception:
+        s.print(_graph_line(A, s))
+        raise
+    extra = {}
+    if command == "sssp" and getattr(a, "weights", None):
+        A, extra = _weighted(A, a.weights, a.seed, s.progress)
+    algo = _Algo(s, A, command, method=method, source_text=source_text,
+                 sources_text=sources_text, rng=_rng(a))
+    s.record.update({"method": algo.method, "device": device})
+    if extra:
+        s.record["weights"] = extra
+    prepare(s, A, command, algo.method or "auto", reorder=algo.kwargs.get("reorder", "none"),
+            parents=bool(algo.kwargs.get("parents")))
+    s.print(_graph_line(A, s))
+    return algo
+
+
+def cmd_algorithm(args) -> int:
+    s = _Session(args)
+    c = args.command
+    algo = _algorithm_setup(s, c, method=getattr(args, "method", None),
+                            source_text=getattr(args, "source", None),
+                            sources_text=getattr(args, "sources", None))
+    if algo.head():
+        s.print(algo.head())
+    for _ in range(args.warmup):
+        with s.step("warmup", f"{c}: warm-up run"):
+            algo.call()
+    with s.step("compute", f"{c}: running"):
+        out, seconds = algo.timed()
+    result, text = algo.summary(out, seconds)
+    for line in text:
+        s.print(line)
+    note = ""
+    if args.warmup:
+        note = (f" (after {args.warmup} warm-up run{'s' if args.warmup != 1 else ''}: "
+                f"{_dur(s.progress.times['warmup'])})")
+    s.print(s.time_line(seconds, note))
+    if c in TRAVERSALS:
+        s.print(f"rate:   {result['gteps']:.3f} GTEPS ({result['edges_traversed']:,} stored entries "
+                f"out of reached vertices / compute)")
+    if getattr(args, "check", False):
+        with s.step("check", "checking against scipy"):
+            what = _check(algo, out)
+        result["check"] = "ok"
+        s.print(f"check:  {what}")
+    if getattr(args, "output", None):
+        _write_result(args.output, algo, out)
+        s.print(f"output: {args.output}")
+    return s.finish(result, seconds, {"warmup": args.warmup})
+
+
+# -------------------------------------------------------------------- checks
+
+def _check(algo, out) -> str:
+    """Compare ``out`` with scipy; raise CheckFailed on a difference."""
+    import scipy.sparse.csgraph as csg
+
+    import scipy.sparse as sp
+
+    A, c = algo.A, algo.command
+    S = A.to_scipy()
+    if c in ("bfs", "msbfs") or (c == "sssp" and A.iso):
+        # hops only: a pattern with weight 1 (stored zeros and negative values stay edges)
+        csr = A._csr()
+        S = sp.csr_array((np.ones(A.nvals), csr.indices, csr.indptr), shape=A.shape)
+    if c == "bfs":
+        levels = (out[0] if algo.kwargs.get("parents") else out).to_dense(-1)
+        ref = csg.shortest_path(S, method="D", unweighted=True, indices=algo.source)
+        ref = np.where(np.isfinite(ref), ref, -1).astype(np.int64)
+        bad = np.flatnonzero(levels != ref)
+        if bad.size:
+            v = int(bad[0])
+            raise CheckFailed(f"bfs level of vertex {v} is {levels[v]}, scipy says {ref[v]} "
+                              f"({bad.size} vertices differ)")
+        if algo.kwargs.get("parents"):
+            _check_parents(A, levels, out[1], algo.source)
+            return "levels match scipy.sparse.csgraph; parents form a valid BFS tree"
+        return "levels match scipy.sparse.csgraph"
+    if c == "msbfs":
+        ref = csg.shortest_path(S, method="D", unweighted=True, indices=algo.sources)
+        ref = np.where(np.isfinite(ref), ref, -1).astype(np.int64).reshape(len(algo.sources), -1)
+        got = np.asarray(out)
+        bad = np.argwhere(got != ref)
+        if bad.size:
+            i, v = (int(x) for x in bad[0])
+            raise CheckFailed(f"msbfs level of vertex {v} from source {algo.sources[i]} is "
+                              f"{got[i, v]}, scipy says {ref[i, v]}")
+        return f"levels of all {len(algo.sources)} sources match scipy.sparse.csgraph"
+    if c == "sssp":
+        if A.iso:
+            ref = csg.shortest_path(S, method="D", unweighted=True, indices=algo.source)
+        else:
+            ref = csg.dijkstra(S, indices=algo.source)
+        got = _distances(out)
+        ok = np.isclose(got, ref, rtol=1e-9, atol=0) | (np.isinf(got) & np.isinf(ref))
+        if not ok.all():
+            v = int(np.flatnonzero(~ok)[0])
+            raise CheckFailed(f"sssp distance of vertex {v} is {got[v]}, scipy says {ref[v]}")
+        return "distances match scipy.sparse.csgraph"
+    if c == "cc":
+        ncomp, ref = csg.connected_components(S, directed=True, connection="weak")
+        labels = out.to_dense(-1)
+        # same partition: the pairs (ours, scipy's) are as many as either's labels
+        pairs = np.unique(np.stack([labels, ref]), axis=1).shape[1] if labels.size else 0
+        ours = np.unique(labels).size
+        if not (pairs == ours == ncomp):
+            raise CheckFailed(f"cc found {ours} components, scipy {ncomp}, "
+                              f"{pairs} distinct (ours, scipy) label pairs")
+        mins = np.full(ncomp, A.nrows, np.int64)
+        np.minimum.at(mins, ref, np.arange(A.nrows))
+        if not np.array_equal(labels, mins[ref]):
+            raise CheckFailed("cc labels are not the smallest vertex id of each component")
+        return "components match scipy.sparse.csgraph"
+    if c == "tc":
+        U = (S != 0).astype(np.int64)
+        U = ((U + U.T) != 0).astype(np.int64)
+        U.setdiag(0)
+        U.eliminate_zeros()
+        U = sp.csr_array(U)
+        per = np.asarray((U @ U).multiply(U).sum(axis=1)).ravel() // 2
+        total = int(per.sum()) // 3
+        got_total = int(out.to_dense(0).sum()) // 3 if algo.kwargs["per_vertex"] else int(out)
+        if got_total != total:
+            raise CheckFailed(f"tc counted {got_total} triangles, scipy {total}")
+        if algo.kwargs["per_vertex"]:
+            got = out.to_dense(0)
+            bad = np.flatnonzero(got != per)
+            if bad.size:
+                v = int(bad[0])
+                raise CheckFailed(f"tc: vertex {v} is in {got[v]} triangles, scipy says {per[v]}")
+        return "triangles match a scipy sparse product"
+    return "no check for this command"  # pragma: no cover
+
+
+def _check_parents(A, levels, parents, source):
+    """Each reached vertex's parent is an in-neighbour one level up."""
+    p = parents.to_dense(-1)
+    reached = levels >= 0
+    if not np.array_equal(p >= 0, reached):
+        raise CheckFailed("bfs parents are not present exactly on the reached vertices")
+    if p[source] != source:
+        raise CheckFailed(f"bfs parent of the source {source} is {p[source]}, not itself")
+    v = np.flatnonzero(reached)
+    v = v[v != source]
+    u = p[v]
+    if np.any(levels[u] != levels[v] - 1):
+        raise CheckFailed("bfs: a parent is not one level above its child")
+    c = A._csr()
+    ok = np.array([u_ in c.indices[c.indptr[x]:c.indptr[x + 1]] for u_, x in
+                   zip(v.tolist(), u.tolist())], bool) if v.size else np.zeros(0, bool)
+    if not ok.all():
+        raise CheckFailed(f"bfs: parent {u[~ok][0]} of vertex {v[~ok][0]} has no edge to it")
+
+
+# -------------------------------------------------------------------- output
+
+def _write_result(path, algo, out):
+    c = algo.command
+    fmt, header = "%d", ""
+    if c == "bfs":
+        if algo.kwargs.get("parents"):
+            arr = np.stack([out[0].to_dense(-1).astype(np.int64), out[1].to_dense(-1).astype(np.int64)], 1)
+            fmt, header = "%d %d", "level parent (-1: unreached)"
+        else:
+            arr, header = out.to_dense(-1).astype(np.int64), "level (-1: unreached)"
+    elif c == "msbfs":
+        arr, header = np.asarray(out, np.int64), "one line per source: levels (-1: unreached)"
+    elif c == "sssp":
+        arr = _distances(out)
+        fmt, header = "%.17g", "distance (inf: unreached)"
+    elif c == "pagerank":
+        arr, fmt, header = out.ranks.to_dense(0.0), "%.17g", "rank"
+    elif c == "cc":
+        arr, header = out.to_dense(-1).astype(np.int64), "component label (smallest vertex id)"
+    else:
+        arr, header = out.to_dense(0).astype(np.int64), "triangles at the vertex"
+    if str(path).endswith(".npy"):
+        np.save(path, arr)
+        return
+    if arr.ndim == 2 and c == "msbfs":
+        fmt = "%d"
+    np.savetxt(path, arr, fmt=fmt, header=f"bitgraph {c}: {header}; line i+1 = vertex i"
+               if c != "msbfs" else f"bitgraph msbfs: sources {algo.sources}; {header}")
+
+
+# ---------------------------------------------------------------------- bench
+
+def cmd_bench(args) -> int:
+    s = _Session(args)
+    c = args.algo
+    s.record["algo"] = c
+    if args.method is not None and c not in _METHODS:
+        raise UsageError(f"bench: --method applies to {', '.join(_METHODS)}, not to {c}")
+    random_source = args.source == "random"
+    algo = _algorithm_setup(s, c, method=args.method, source_text=args.source,
+                            sources_text=args.sources)
+    if random_source and c in ("bfs", "sssp"):
+        algo.source_how = "a new random source each run"
+    s.print((algo.head() or f"{c}:") + f"; {args.repeat} runs after {args.warmup} warm-up")
+    rng = _rng(args)
+    for _ in range(args.warmup):
+        with s.step("warmup", f"{c}: warm-up run"):
+            algo.call()
+    times, results = [], []
+    with s.progress.step("runs", spin=False):  # track() shows the runs
+        for _ in s.progress.track(range(args.repeat), f"{c}: runs", total=args.repeat):
+            src = None
+            if random_source and c in ("bfs", "sssp"):
+                src = _random_vertices(algo.A, 1, rng, c)[0]
+            out, sec = algo.timed(src)
+            times.append(sec)
+            if c in TRAVERSALS:
+                results.append(algo.summary(out, sec, src)[0])
+    t = np.array(times)
+    r = {"runs": args.repeat, "median_ms": float(np.median(t) * 1e3), "min_ms": float(t.min() * 1e3),
+         "mean_ms": float(t.mean() * 1e3), "times_ms": (t * 1e3).tolist()}
+    line = f"bench:  {c}: median {r['median_ms']:.3f} ms, min {r['min_ms']:.3f} ms over {args.repeat} runs"
+    if c in TRAVERSALS:
+        g = np.array([x["gteps"] for x in results])
+        r.update({"gteps_median": float(np.median(g)), "gteps_max": float(g.max()),
+                  "edges_traversed_median": float(np.median([x["edges_traversed"] for x in results]))})
+        line += f"; {r['gteps_median']:.3f} GTEPS median, {r['gteps_max']:.3f} best"
+    s.print(line)
+    s.print(s.time_line())
+    return s.finish(r, float(np.median(t)), {"warmup": args.warmup, "repeat": args.repeat})
+
+
+# ----------------------------------------------------------------------- info
+
+def cmd_info(args) -> int:
+    from .algorithms import _common
+    from .formats import b2sr as b2sr_fmt
+    from .formats import bvss as bvss_fmt
+    from .formats import reorder as ro
+    from .formats.b2sr import TILE_SIZES, csr_int32_bytes
+
+    s = _Session(args)
+    device = _check_device(args.device)
+    A = load_graph(s)
+    s.record["device"] = device
+    n, ncols, m = A.nrows, A.ncols, A.nvals
+    square = n == ncols
+    c = A._csr()
+    r = {"nrows": n, "ncols": ncols, "nvals": m, "dtype": "structure-only" if A.iso else str(A.dtype)}
+    if square:
+        with s.step("analyse", "analysing"):
+            sym = _common.is_symmetric(A)
+            rows = np.repeat(np.arange(n, dtype=np.int64), np.diff(c.indptr).astype(np.int64))
+            loops = int(np.count_nonzero(rows == c.indices))
+            out_deg = _common.out_degree(A)
+            in_deg = out_deg if sym else np.bincount(c.indices, minlength=n).astype(np.int64)
+        r.update({"symmetric": sym, "self_loops": loops,
+                  "undirected_edges": (m - loops) // 2 + loops if sym else None,
+                  "out_degree": _deg_stats(out_deg),
+                  "in_degree": None if sym else _deg_stats(in_deg),
+                  "isolated": int(np.count_nonzero((out_deg == 0) & (in_deg == 0)))})
+        with s.step("degree-profile", "degree profile"):
+            dp = ro.degree_profile(c)
+        r["social"] = {k: dp[k] for k in ("top1_share", "top10_share", "heavy_tail", "alpha",
+                                           "ks", "power_law", "social_like")}
+    r["csr_int32_bytes"] = csr_int32_bytes(n, m)
+    with s.step("sampling-profile", "sampling profile"):
+        prof = A.profile()
+    r["b2sr"] = {}
+    for t in TILE_SIZES:
+        b = s.build(f"b2sr-{t}", f"building B2SR-{t}", lambda t=t: A.b2sr(t))
+        st = b2sr_fmt.stats(b, nnz=m)
+        st["estimated_nbytes"] = float(prof[t]["nbytes"])
+        st["estimated_ntiles"] = float(prof[t]["ntiles"])
+        r["b2sr"][t] = st
+    from .formats.profile import choose_tile
+
+    r["b2sr_auto_t"] = choose_tile(c, prof)
+    b = s.build("bvss", "building BVSS of A'", lambda: A.T.bvss())
+    r["bvss"] = bvss_fmt.stats(b)
+    if args.reorder and square:
+        b = s.build("bvss-reordered", "building BVSS of A' (reorder auto)", lambda: A.T.bvss(reorder="auto"))
+        st = bvss_fmt.stats(b)
+        st["reordered"] = b.perm is not None  # auto keeps the natural order when it is better
+        r["bvss_reorder_auto"] = st
+
+    # ---- text
+    kind = ""
+    if square:
+        kind = "symmetric" if r["symmetric"] else "directed"
+        if r["symmetric"]:
+            kind += f" ({r['undirected_edges']:,} undirected edges)"
+    s.print(f"graph:   {args.graph}: {n:,} x {ncols:,}, {m:,} stored entries, {r['dtype']}"
+            + (f", {kind}" if kind else ", not square (not a graph: no degree or BFS statistics)"))
+    if square:
+        s.print(f"         {r['self_loops']:,} self-loops, {r['isolated']:,} isolated vertices")
+        s.print("degree:  out " + _deg_text(r["out_degree"])
+                + ("" if r["in_degree"] is None else "\n         in  " + _deg_text(r["in_degree"])))
+        so = r["social"]
+        alpha = "no power-law tail" if not math.isfinite(so["alpha"]) else \
+            f"power-law alpha {so['alpha']:.2f} (KS {so['ks']:.3f})"
+        s.print(f"social:  top 1% of vertices hold {so['top1_share']:.1%} of the edge ends, top 10% "
+                f"{so['top10_share']:.1%}; {alpha}: {'social-like' if so['social_like'] else 'not social-like'}")
+    s.print(f"CSR:     {_bytes(r['csr_int32_bytes'])} (int32 indptr + indices)")
+    s.print("B2SR:    t   tiles        entries/tile  fill     bytes        vs CSR  (profile estimate)")
+    for t, st in r["b2sr"].items():
+        s.print(f"         {t:<3d} {st['ntiles']:<12,d} {st['nnz_per_tile']:<13.2f} {st['fill']:<8.4f} "
+                f"{_bytes(st['nbytes']):<12s} {st['compression']:<6.2f}x ({_bytes(st['estimated_nbytes'])})")
+    s.print(f"         the profile picks t = {r['b2sr_auto_t']}")
+    for key, title in (("bvss", "BVSS:   "), ("bvss_reorder_auto", "BVSS ro:")):
+        if key in r:
+            st = r[key]
+            s.print(f"{title} of A', sigma {st['sigma']}: {st['vss']:,} VSS in {st['slice_sets']:,} slice "
+                    f"sets, {st['slices']:,} slices ({st['padded_slices']:,} padding), fill "
+                    f"{st['compression']:.3f}, U_div {st['update_divergence']:.1f}, "
+                    f"{_bytes(st['nbytes'])} ({st['bytes_per_entry']:.2f} B/entry, "
+                    f"{r['csr_int32_bytes'] / st['nbytes']:.2f}x vs CSR)"
+                    + ("" if key == "bvss" or st.get("reordered") else "; reordering did not pay, natural kept"))
+    s.print(s.time_line(label="time:    "))
+    return s.finish(r)
+
+
+def _deg_stats(d) -> dict:
+    if d.size == 0:
+        return {"min": 0, "mean": 0.0, "median": 0.0, "max": 0}
+    return {"min": int(d.min()), "mean": float(d.mean()), "median": float(np.median(d)), "max": int(d.max())}
+
+
+def _deg_text(st) -> str:
+    return f"min {st['min']:,}, mean {st['mean']:.2f}, median {st['median']:g}, max {st['max']:,}"
+
+
+# -------------------------------------------------------------------- convert
+
+def cmd_convert(args) -> int:
+    from . import io
+    from .algorithms import _common
+
+    s = _Session(args)
+    _check_device(args.device)
+    out = args.output
+    folder = os.path.dirname(os.path.abspath(out))
+    if not os.path.isdir(folder):
+        raise UsageError(f"convert: cannot write {out}: no such directory {folder}")
+    low = out.lower()
+    base = low[:-3] if low.endswith(".gz") else low
+    if base.endswith(_MTX_OUT):
+        kind = "mtx"
+    elif base.endswith(_EDGELIST_OUT):
+        kind = "edgelist"
+    else:
+        raise UsageError(f"convert: cannot tell the format of {out!r}: name it .mtx or .el "
+                         "(.txt, .edges, .tsv, .csv), optionally .gz")
+    A = load_graph(s)
+    s.print(_graph_line(A, s))
+    if kind == "mtx":
+        sym = (not args.general) and A.nrows == A.ncols and _common.is_symmetric(A)
+        with s.step("write", f"writing {os.path.basename(out)}"):
+            if sym:
+                try:
+                    io.write_mtx(out, A, symmetric=True)
+                except ValueError:  # the pattern is symmetric, the values are not
+                    sym = False
+            if not sym:
+                io.write_mtx(out, A)
+        what = "Matrix Market, " + ("symmetric (lower triangle)" if sym else "general")
+    else:
+        with s.progress.step("write", spin=False):  # track() shows the chunks
+            _write_edgelist(out, A, s, delimiter="," if base.endswith(".csv") else " ")
+        what = "edge list, 0-based 'src dst" + ("'" if A.iso else " weight'")
+    s.print(f"wrote:  {out}: {what} ({_dur(s.progress.times['write'])})")
+    r = {"output": out, "format": kind, "bytes": os.path.getsize(out) if os.path.exists(out) else None}
+    return s.finish(r, extra={"times_write": s.progress.times["write"]})
+
+
+def _write_edgelist(path, A, s, delimiter=" "):
+    """src dst [weight] per stored entry, 0-based; a '#' header gives n and
+    m (the reader takes n = largest id + 1, so trailing isolated vertices
+    are lost: use .mtx to keep them)."""
+    from .io.mtx import _atomic_write
+
+    c = A._csr()
+    rows = np.repeat(np.arange(A.nrows, dtype=np.int64), np.diff(c.indptr).astype(np.int64))
+    cols = np.asarray(c.indices, np.int64)
+    vals = None if A.iso else np.asarray(A.values)
+    m = rows.shape[0]
+    d = delimiter
+
+    def writer(f):
+        head = f"# bitgraph edge list: n={A.nrows} m={m}, 0-based, src{d}dst{'' if vals is None else d + 'weight'}\n"
+        f.write(head.encode())
+        chunks = range(0, m, _TEXT_CHUNK)
+        for lo in s.progress.track(chunks, "writing edges", total=len(chunks)):
+            hi = min(m, lo + _TEXT_CHUNK)
+            r, cc = rows[lo:hi].tolist(), cols[lo:hi].tolist()
+            if vals is None:
+                text = "".join([f"{a}{d}{b}\n" for a, b in zip(r, cc)])
+            else:
+                w = vals[lo:hi]
+                w = w.astype(np.int64).tolist() if w.dtype.kind == "b" else w.tolist()
+                text = "".join([f"{a}{d}{b}{d}{x!r}\n" for a, b, x in zip(r, cc, w)])
+            f.write(text.encode())
+
+    _atomic_write(path, writer)
+
+
+_COMMANDS = {name: cmd_algorithm for name in ALGORITHMS}
+_COMMANDS.update({"bench": cmd_bench, "info": cmd_info, "convert": cmd_convert})

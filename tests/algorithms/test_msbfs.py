@@ -1,0 +1,318 @@
+"""msbfs (iBFS) and what is built on it, against independent references:
+levels vs scipy.sparse.csgraph (one BFS per source), closeness vs
+networkx.closeness_centrality, eccentricity/diameter vs networkx, diameter
+bounds around networkx's diameter. Hypothesis graphs (directed and not,
+self-loops, duplicates, isolated vertices, several components, hubs, long
+paths) and the LAGraph graphs of ../shared/data."""
+
+from contextlib import contextmanager
+from pathlib import Path
+
+import numpy as np
+import pytest
+import scipy.sparse.csgraph as csgraph
+from graph_strategies import GraphSpec, graphs
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import bitgraph as bg
+import bitgraph.algorithms.msbfs as M
+from bitgraph.algorithms.msbfs import (closeness_centrality, diameter,
+                                       diameter_bounds, eccentricity, msbfs)
+
+DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data"
+REAL = ["karate.mtx", "jagmesh7.mtx", "bcsstk13.mtx", "west0067.mtx", "cryg2500.mtx",
+        "pushpull.mtx", "ldbc-directed-example.mtx", "ldbc-undirected-example.mtx",
+        "ldbc-wcc-example.mtx", "test_BF.mtx", "olm1000.mtx", "A.mtx", "structure.mtx",
+        "tree-example.mtx", "msf1.mtx", "LFAT5_hypersparse.mtx", "skew_fp64.mtx",
+        "matrix_int8.mtx"]
+
+
+def ref_levels(S, sources):
+    """(len(sources) x n) int32 BFS levels from scipy, -1 unreached."""
+    if len(sources) == 0:
+        return np.zeros((0, S.shape[0]), np.int32)
+    D = csgraph.shortest_path(S, unweighted=True, directed=True, indices=np.asarray(sources))
+    return np.where(np.isinf(D), -1, D).astype(np.int32).reshape(len(sources), -1)
+
+
+@contextmanager
+def tuning(parallel_work, alpha):
+    """Force the pool path (parallel_work=0) and/or a direction (alpha)."""
+    old = M.PARALLEL_WORK, M.ALPHA
+    M.PARALLEL_WORK, M.ALPHA = parallel_work, alpha
+    try:
+        yield
+    finally:
+        M.PARALLEL_WORK, M.ALPHA = old
+
+
+@st.composite
+def graph_and_sources(draw, max_n=60, directed=None):
+    spec = draw(graphs(max_n=max_n, directed=directed, weighted=False))
+    k = draw(st.sampled_from([1, 2, 5, 64, 65, 130]))
+    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
+    sources = rng.integers(0, spec.n, k)
+    if k > 1 and rng.random() < 0.5:  # duplicate sources
+        sources[rng.integers(0, k)] = sources[0]
+    batch = draw(st.sampled_from([1, 3, 7, 63, 64]))
+    return spec, sources, batch, draw(st.booleans())
+
+
+# --- msbfs ------------------------------------------------------------------
+
+@pytest.mark.parametrize("parallel_work, alpha", [
+    (M.PARALLEL_WORK, M.ALPHA),  # as shipped: serial on these sizes
+    (0, M.ALPHA),                # every level and batch on the pool
+    (0, 1e9),                    # top-down only, on the pool
+    (M.PARALLEL_WORK, 0.0),      # bottom-up as soon as possible, serial
+], ids=["default", "pool", "push-only", "pull-first"])
+@settings(max_examples=100)
+@given(case=graph_and_sources())
+def test_msbfs_equals_single_bfs(case, parallel_work, alpha):
+    spec, sources, batch, groupby = case
+    A = spec.matrix(bg)
+    with tuning(parallel_work, alpha):
+        got = msbfs(A, sources, batch=batch, groupby=groupby)
+    assert got.dtype == np.int32 and got.shape == (len(sources), spec.n)
+    np.testing.assert_array_equal(got, ref_levels(spec.scipy(), sources), err_msg=repr(spec))
+
+
+@settings(max_examples=50)
+@given(spec=graphs(max_n=40, weighted=False))
+def test_msbfs_transpose_view_follows_in_edges(spec):
+    A = spec.matrix(bg)
+    src = np.arange(spec.n)
+    np.testing.assert_array_equal(msbfs(A.T, src), ref_levels(spec.scipy().T.tocsr(), src))
+
+
+@pytest.mark.parametrize("name", REAL)
+def test_msbfs_real_graphs(name):
+    path = DATA / name
+    if not path.exists():
+        pytest.skip(f"{name} not in {DATA}")
+    A = bg.io.read(path)
+    r, c, _ = A.to_coo()
+    import scipy.sparse as sp
+    S = sp.csr_array((np.ones(r.size), (r, c)), shape=(A.nrows, A.ncols))
+    rng = np.random.default_rng(7)
+    sources = rng.integers(0, A.nrows, min(A.nrows, 150))
+    ref = ref_levels(S, sources)
+    for parallel_work in (M.PARALLEL_WORK, 0):
+        with tuning(parallel_work, M.ALPHA):
+            np.testing.assert_array_equal(msbfs(A, sources), ref)
+            np.testing.assert_array_equal(msbfs(A, sources, batch=17, groupby=True), ref)
+
+
+def test_msbfs_generators_and_groupby():
+    # kron has hubs of out-degree > 128: GroupBy really reorders there
+    import scipy.sparse as sp
+    for spec in ("kron:10", "urand:10", "grid:20x30"):
+        A = bg.io.generators.from_spec(spec)
+        r, c, _ = A.to_coo()
+        S = sp.csr_array((np.ones(r.size), (r, c)), shape=(A.nrows, A.nrows))
+        sources = np.random.default_rng(3).integers(0, A.nrows, 200)
+        ref = ref_levels(S, sources)
+        for groupby in (False, True):
+            np.testing.assert_array_equal(msbfs(A, sources, groupby=groupby), ref)
+
+
+def test_groupby_order_puts_sharing_sources_together():
+    # hub 0 of out-degree 200 (> GROUPBY_Q); leaves 1..200 point to it only
+    # (out-degree 1 < GROUPBY_P); 201..400 form a path (no shared hub)
+    n = 401
+    rows = np.r_[np.zeros(200, int), np.arange(1, 201), np.arange(201, 400)]
+    cols = np.r_[np.arange(1, 201), np.zeros(200, int), np.arange(202, 401)]
+    A = bg.Matrix.from_coo(rows, cols, nrows=n, ncols=n)
+    src = np.empty(200, np.int64)
+    src[0::2] = np.arange(201, 301)  # path vertices and leaves interleaved
+    src[1::2] = np.arange(1, 101)
+    order = M._groupby_order(A, src, 64)
+    assert sorted(order.tolist()) == list(range(200))
+    # the 100 leaves (odd positions) come first, then the rest in order
+    assert (order[:100] % 2 == 1).all()
+    assert order[100:].tolist() == list(range(0, 200, 2))
+    assert np.array_equal(msbfs(A, src, batch=64, groupby=True), msbfs(A, src))
+
+
+def test_msbfs_small_cases():
+    A = bg.Matrix.from_coo([0, 1, 2], [1, 2, 3], nrows=5, ncols=5)
+    assert msbfs(A, []).shape == (0, 5)
+    assert msbfs(A, 2).tolist() == [[-1, -1, 0, 1, -1]]  # a scalar source
+    assert msbfs(A, np.array([4, 4], np.uint8)).tolist() == [[-1, -1, -1, -1, 0]] * 2
+    one = bg.Matrix.from_coo([0], [0], nrows=1, ncols=1)  # a self-loop only
+    assert msbfs(one, [0, 0, 0], batch=2).tolist() == [[0]] * 3
+    levels = msbfs(A, list(range(5)) * 30, batch=64)  # 150 sources, 3 batches
+    assert np.array_equal(levels, np.tile(msbfs(A, range(5)), (30, 1)))
+
+
+def test_batch_run_int64_indices():
+    # the int64 index specialisation (graphs past 2^31 edges), on a tiny CSR
+    from bitgraph.formats.csr import from_coo, transpose
+    from bitgraph.kernels.cpu.msbfs import batch_run
+    a = from_coo(np.array([0, 1, 2, 3]), np.array([1, 2, 0, 2]), None, 5, 5)
+    a64 = a._replace(indptr=a.indptr.astype(np.int64), indices=a.indices.astype(np.int64))
+    t64 = transpose(a64)
+    for stop in (0, 1 << 62):
+        lv, count, total, ecc = batch_run(a64, t64, np.array([0, 3, 4]), stop_work=stop, nchunks=2)
+        assert lv.tolist() == [[0, 1, 2, -1, -1], [2, 3, 1, 0, -1], [-1, -1, -1, -1, 0]]
+        assert count.tolist() == [3, 4, 1] and total.tolist() == [3, 6, 0]
+        assert ecc.tolist() == [2, 3, 0]
+
+
+# --- bad input ----------------------------------------------------------------
+
+def test_msbfs_bad_input():
+    A = bg.Matrix.from_coo([0, 1], [1, 2], nrows=5, ncols=5)
+    with pytest.raises(bg.InvalidIndex,
+                       match=r"^msbfs: sources\[1\] = 9 is out of range for a graph of 5"):
+        msbfs(A, [0, 9])
+    with pytest.raises(bg.InvalidIndex, match=r"sources\[0\] = -1"):
+        msbfs(A, [-1])
+    for bad in (0, 65, -3):
+        with pytest.raises(bg.InvalidValue, match=rf"^msbfs: batch must be in 1\.\.64.*got {bad}$"):
+            msbfs(A, [0], batch=bad)
+    with pytest.raises(TypeError, match=r"^msbfs: batch must be an integer"):
+        msbfs(A, [0], batch=2.5)
+    with pytest.raises(TypeError, match=r"^msbfs: sources must be"):
+        msbfs(A, [0.5])
+    R = bg.Matrix.from_coo([0], [1], nrows=2, ncols=3)
+    with pytest.raises(bg.DimensionMismatch, match=r"^msbfs: .*must be square, got 2x3"):
+        msbfs(R, [0])
+    with pytest.raises(TypeError, match=r"^msbfs: expected a bitgraph Matrix"):
+        msbfs(np.eye(3), [0])
+    for f in (closeness_centrality, eccentricity):
+        with pytest.raises(bg.DimensionMismatch, match=rf"^{f.__name__}: "):
+            f(R)
+        with pytest.raises(bg.InvalidIndex,
+                           match=rf"^{f.__name__}: sources\[0\] = 5 is out of range"):
+            f(A, [5])
+    with pytest.raises(bg.DimensionMismatch, match=r"^diameter: "):
+        diameter(R)
+    with pytest.raises(bg.DimensionMismatch, match=r"^diameter_bounds: "):
+        diameter_bounds(R)
+    with pytest.raises(bg.InvalidValue, match=r"^diameter_bounds: samples must be >= 1, got 0"):
+        diameter_bounds(A, samples=0)
+    with pytest.raises(TypeError, match=r"^diameter_bounds: samples must be"):
+        diameter_bounds(A, samples=1.5)
+    E = bg.Matrix.from_coo([], [], nrows=0, ncols=0)
+    with pytest.raises(bg.InvalidValue, match=r"^diameter: the graph has no vertices"):
+        diameter(E)
+    with pytest.raises(bg.InvalidValue, match=r"^diameter_bounds: the graph has no vertices"):
+        diameter_bounds(E)
+    assert msbfs(E, []).shape == (0, 0)
+    assert closeness_centrality(E).shape == (0,) and eccentricity(E).shape == (0,)
+
+
+# --- closeness ---------------------------------------------------------------
+
+@settings(max_examples=150)
+@given(spec=graphs(max_n=40, weighted=False), wf=st.booleans(), subset=st.booleans())
+def test_closeness_vs_networkx(spec, wf, subset):
+    import networkx as nx
+    A = spec.matrix(bg)
+    G = spec.networkx()
+    ref = nx.closeness_centrality(G, wf_improved=wf)
+    if subset:
+        sources = np.random.default_rng(spec.n).integers(0, spec.n, 70)
+        got = closeness_centrality(A, sources, wf_improved=wf)
+        want = [ref[int(s)] for s in sources]
+    else:
+        got = closeness_centrality(A, wf_improved=wf)
+        want = [ref[v] for v in range(spec.n)]
+    assert got.dtype == np.float64
+    np.testing.assert_allclose(got, want, rtol=0, atol=1e-12, err_msg=repr(spec))
+
+
+def test_closeness_real_graphs():
+    import networkx as nx
+    for name in ("karate.mtx", "ldbc-directed-example.mtx", "west0067.mtx", "jagmesh7.mtx"):
+        path = DATA / name
+        if not path.exists():
+            continue
+        A = bg.io.read(path)
+        r, c, _ = A.to_coo()
+        G = nx.DiGraph()
+        G.add_nodes_from(range(A.nrows))
+        G.add_edges_from(zip(r.tolist(), c.tolist()))
+        for wf in (True, False):
+            ref = nx.closeness_centrality(G, wf_improved=wf)
+            np.testing.assert_allclose(closeness_centrality(A, wf_improved=wf),
+                                       [ref[v] for v in range(A.nrows)], rtol=0, atol=1e-12)
+
+
+# --- eccentricity, diameter, bounds ---------------------------------------------
+
+@st.composite
+def connected_graphs(draw, max_n=40):
+    """A graph() plus a cycle through all vertices in a random order: connected
+    (strongly, if directed)."""
+    spec = draw(graphs(max_n=max_n, weighted=False))
+    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
+    perm = rng.permutation(spec.n)
+    r, c = perm, np.roll(perm, -1)
+    if not spec.directed:
+        r, c = np.r_[r, c], np.r_[c, r]
+    return GraphSpec(spec.n, np.r_[spec.rows, r], np.r_[spec.cols, c], None, spec.directed)
+
+
+def _nx_connected(G):
+    import networkx as nx
+    return nx.is_strongly_connected(G) if G.is_directed() else nx.is_connected(G)
+
+
+@settings(max_examples=150)
+@given(spec=st.one_of(connected_graphs(), graphs(max_n=40, weighted=False)))
+def test_eccentricity_and_diameter_vs_networkx(spec):
+    import networkx as nx
+    A = spec.matrix(bg)
+    G = spec.networkx()
+    if _nx_connected(G):
+        ref = nx.eccentricity(G)
+        ecc = eccentricity(A)
+        assert ecc.dtype == np.int64
+        assert ecc.tolist() == [ref[v] for v in range(spec.n)]
+        sources = np.r_[np.arange(spec.n)[::-1], 0]
+        assert eccentricity(A, sources).tolist() == [ref[int(v)] for v in sources]
+        assert diameter(A) == nx.diameter(G)
+    else:
+        S = spec.scipy()
+        # bitgraph has no directed flag: a symmetric pattern is a graph
+        kind = ("graph is not connected" if (S != S.T).nnz == 0
+                else "digraph is not strongly connected")
+        with pytest.raises(nx.NetworkXError):
+            nx.eccentricity(G)
+        with pytest.raises(bg.InvalidValue,
+                           match=rf"^eccentricity: found infinite path length because the {kind}"):
+            eccentricity(A)
+        with pytest.raises(bg.InvalidValue, match=r"^diameter: found infinite path length"):
+            diameter(A)
+        with pytest.raises(bg.InvalidValue, match=r"^diameter_bounds: the diameter is infinite"):
+            # every vertex sampled: some BFS misses a vertex (out- or in-)
+            diameter_bounds(A, samples=spec.n)
+
+
+@settings(max_examples=150)
+@given(spec=connected_graphs(max_n=60), samples=st.integers(1, 70), seed=st.integers(0, 9))
+def test_diameter_bounds_bracket(spec, samples, seed):
+    import networkx as nx
+    A = spec.matrix(bg)
+    lower, upper = diameter_bounds(A, samples=samples, seed=seed)
+    d = nx.diameter(spec.networkx())
+    assert isinstance(lower, int) and isinstance(upper, int)
+    assert lower <= d <= upper
+    if samples >= spec.n:  # every vertex sampled: the lower bound is exact
+        assert lower == d
+
+
+def test_diameter_bounds_tight_on_grids_and_paths():
+    # the double sweep finds the diameter r + c - 2 of an r x c grid; the
+    # middle of a longest path has eccentricity ceil(d / 2)
+    for r, c in ((1, 30), (1, 31), (9, 9), (7, 12)):
+        A = bg.io.generators.grid2d(r, c)
+        d = r + c - 2
+        assert diameter_bounds(A, samples=3) == (d, d + d % 2)
+    # directed: a cycle 0 -> 1 -> ... -> 9 -> 0 (every eccentricity is 9)
+    A = bg.Matrix.from_coo(np.arange(10), np.roll(np.arange(10), -1), nrows=10, ncols=10)
+    assert diameter_bounds(A, samples=2) == (9, 18)
+    assert diameter(A) == 9
