@@ -14,7 +14,7 @@ from bitgraph.formats.csr import CSR
 
 __all__ = ["check_graph", "check_source", "check_sources", "out_csr", "in_csr",
            "undirected_csr", "is_symmetric", "out_degree", "cached",
-           "check_nonnegative"]
+           "check_nonnegative", "known"]
 
 
 def check_graph(A, where: str):
@@ -68,6 +68,12 @@ def cached(A, name: str, build):
     return value
 
 
+def known(A, name: str):
+    """What ``cached`` holds for ``A`` under ``name``, or None: never builds."""
+    cache, transposed = A._derived()
+    return cache.graph.get((name, transposed))
+
+
 def out_csr(A) -> CSR:
     """A's CSR: row i lists the out-neighbours of i."""
     return A._csr()
@@ -79,7 +85,9 @@ def in_csr(A) -> CSR:
 
 
 def is_symmetric(A) -> bool:
-    """Whether A's pattern equals A''s (an undirected graph), cached."""
+    """Whether A's pattern equals A''s (an undirected graph), cached.
+
+    The generators record True at construction (``io.generators``)."""
     def build():
         a, t = A._csr(), A._transposed_csr()
         return bool(np.array_equal(a.indptr, t.indptr)

@@ -24,9 +24,10 @@ Two methods:
   only those of vertices outside the largest partial component); one
   numba kernel (``kernels/cpu/components.py``) on A's own CSR: a link
   ignores direction, so no symmetrised copy is needed.
-- ``"auto"``: ``"afforest"`` on the CPU: one pass over the edges against
-  FastSV's several ``mxv`` (kron-16: ~5 ms vs ~100 ms; benchmarks/
-  bench_cc_tc.py). FastSV is kept for devices without the fused kernel.
+- ``"auto"``: ``"afforest"`` on the CPU: at most one pass over the edges
+  against FastSV's several ``mxv`` and vector ops per round, 10-50x
+  faster at scales 16-20 (benchmarks/bench_cc_tc.py). FastSV is kept
+  for devices without the fused kernel.
 
 Both give the smallest id of each component with no relabel pass: in
 FastSV every f(u) only decreases and stays an id of u's component, so the
@@ -39,7 +40,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from bitgraph.algorithms._common import cached, check_graph, is_symmetric, undirected_csr
+from bitgraph.algorithms._common import cached, check_graph, is_symmetric, known, undirected_csr
 
 __all__ = ["connected_components", "number_connected_components", "METHODS"]
 
@@ -101,15 +102,8 @@ def _afforest(A) -> np.ndarray:
     # ~0.1 s, so it is used only when already known.
     c = A._csr()
     kernel = registry.lookup("cc", fmt="csr", device="cpu", variant="afforest")
-    comp = kernel(c.indptr, c.indices, skip_largest=_known_symmetric(A))
+    comp = kernel(c.indptr, c.indices, skip_largest=bool(known(A, "symmetric")))
     return comp.astype(np.int64, copy=False)
-
-
-def _known_symmetric(A) -> bool:
-    """True if ``_common.is_symmetric(A)`` has been computed (cached) and
-    is True; never computes it."""
-    cache, transposed = A._derived()
-    return bool(cache.graph.get(("symmetric", transposed), False))
 
 
 def _graph(A):

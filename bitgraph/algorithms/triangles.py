@@ -16,14 +16,15 @@ ignored. Two methods:
   vertex v, as a w of L(u) stamped in a bitmap of L(v), for u > v among
   v's neighbours; it stops in L(u) at v. Work: the wedges of L, sum over
   u of |L(u)|^2 / 2, no output matrix, no mask.
-- ``"auto"``: ``"ordered"`` on the CPU: 7-30x faster than ``"mxm"``
-  here (benchmarks/bench_cc_tc.py), which builds C and reads the mask.
+- ``"auto"``: ``"ordered"`` on the CPU: 4-6x faster than ``"mxm"`` on
+  kron, urand and grids at scales 16-18 (benchmarks/bench_cc_tc.py);
+  ``"mxm"`` builds C and merges it with the mask.
 
 Relabelling by degree (gapbs ``tc.cc``, ``WorthRelabelling``): on a
 skewed graph, vertices renumbered by descending degree make L(u) the
 neighbours of u of higher degree (at most sqrt(2m)), cutting the wedges
-from sum of d(u)^2 to sum of d(u) sqrt(m) at worst (kron-18: 205M wedges
-instead of billions). ``relabel="auto"`` follows gapbs: relabel when the
+from sum of d(u)^2 to sum of d(u) sqrt(m) at worst (kron-20: 1.2e9
+wedges instead of 1.2e10). ``relabel="auto"`` follows gapbs: relabel when the
 average degree (undirected edges per vertex) is at least 10 and the mean
 of 1000 sampled non-zero degrees exceeds 1.3 times their median. The
 relabelled graph is cached on A (like its other derived formats).

@@ -155,7 +155,11 @@ def _to_matrix(n, indptr, indices):
     from ..formats.csr import CSR
     from ..matrix import Matrix
 
-    return Matrix._from_csr(CSR(indptr, indices, None, n, n))
+    A = Matrix._from_csr(CSR(indptr, indices, None, n, n))
+    # symmetric by construction: recorded where algorithms._common.is_symmetric
+    # caches it, so the algorithms skip building A' to find out
+    A._cache.graph[("symmetric", False)] = A._cache.graph[("symmetric", True)] = True
+    return A
 
 
 def _to_edges(n, indptr, indices):

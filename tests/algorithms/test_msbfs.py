@@ -5,6 +5,7 @@ bounds around networkx's diameter. Hypothesis graphs (directed and not,
 self-loops, duplicates, isolated vertices, several components, hubs, long
 paths) and the LAGraph graphs of ../shared/data."""
 
+import importlib
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -16,9 +17,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import bitgraph as bg
-import bitgraph.algorithms.msbfs as M
 from bitgraph.algorithms.msbfs import (closeness_centrality, diameter,
                                        diameter_bounds, eccentricity, msbfs)
+
+# the module itself (``bitgraph.algorithms.msbfs`` the attribute is the
+# re-exported function), for its tuning constants
+M = importlib.import_module("bitgraph.algorithms.msbfs")
 
 DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data"
 REAL = ["karate.mtx", "jagmesh7.mtx", "bcsstk13.mtx", "west0067.mtx", "cryg2500.mtx",
