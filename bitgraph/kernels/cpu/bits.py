@@ -7,15 +7,19 @@ compile under ``@njit``, and a Python-level loop over bits is 10-30x slower.
 ``bits_at`` reads t bits of a packed uint32 bitmap (a Vector's layout).
 ``atomic_or(a, i, v)`` ORs v into an unsigned array element atomically and
 returns the old value: the exact test-and-set that lets pool threads share
-one visited bitmap (a plain read-modify-write would lose other threads' bits).
+one visited bitmap (a plain read-modify-write would lose other threads' bits);
+``cas`` and ``fetch_add`` are the compare-and-swap and atomic add of the
+union-find and work-queue kernels; ``prefetch`` issues a random read ahead.
 """
 
 import numpy as np
+from llvmlite import binding as _llvm
+from llvmlite import ir
 from numba import njit, types
 from numba.core import cgutils
 from numba.extending import intrinsic
 
-__all__ = ["popcount", "ctz", "bits_at", "atomic_or"]
+__all__ = ["popcount", "ctz", "bits_at", "atomic_or", "cas", "fetch_add", "prefetch"]
 
 _U5 = np.uint64(5)
 _U31 = np.uint64(31)
@@ -83,5 +87,80 @@ def atomic_or(typingctx, a, i, v):
                                        wraparound=False)
         val = context.cast(builder, args[2], vty, aty.dtype)
         return builder.atomic_rmw("or", ptr, val, "monotonic")
+
+    return sig, codegen
+
+
+def _int_array(a):
+    return isinstance(a, types.Array) and a.ndim == 1 and isinstance(a.dtype, types.Integer)
+
+
+@intrinsic
+def cas(typingctx, a, i, expected, new):
+    """``if a[i] == expected: a[i] = new`` as one atomic instruction; returns
+    whether it swapped (njit only; a: C-contiguous 1-d integer array, i: an
+    integer index, no bounds check, no negative wrap-around)."""
+    if not (_int_array(a) and isinstance(i, types.Integer)
+            and isinstance(expected, types.Integer) and isinstance(new, types.Integer)):
+        return None
+    sig = types.boolean(a, types.unliteral(i), types.unliteral(expected),
+                        types.unliteral(new))
+
+    def codegen(context, builder, signature, args):
+        aty, ity, ety, nty = signature.args
+        arr = context.make_array(aty)(context, builder, args[0])
+        ptr = cgutils.get_item_pointer(context, builder, aty, arr, [args[1]],
+                                       wraparound=False)
+        exp = context.cast(builder, args[2], ety, aty.dtype)
+        val = context.cast(builder, args[3], nty, aty.dtype)
+        res = builder.cmpxchg(ptr, exp, val, "acq_rel", "monotonic")
+        return builder.extract_value(res, 1)
+
+    return sig, codegen
+
+
+@intrinsic
+def fetch_add(typingctx, a, i, v):
+    """``old = a[i]; a[i] += v`` as one atomic instruction; returns old
+    (njit only; a: C-contiguous 1-d integer array, no bounds check)."""
+    if not (_int_array(a) and isinstance(i, types.Integer) and isinstance(v, types.Integer)):
+        return None
+    sig = a.dtype(a, types.unliteral(i), types.unliteral(v))
+
+    def codegen(context, builder, signature, args):
+        aty, ity, vty = signature.args
+        arr = context.make_array(aty)(context, builder, args[0])
+        ptr = cgutils.get_item_pointer(context, builder, aty, arr, [args[1]],
+                                       wraparound=False)
+        val = context.cast(builder, args[2], vty, aty.dtype)
+        return builder.atomic_rmw("add", ptr, val, "monotonic")
+
+    return sig, codegen
+
+
+# llvm.prefetch's name carries its pointer type: opaque pointers since LLVM 15
+_PREFETCH = "llvm.prefetch.p0" if _llvm.llvm_version_info >= (15,) else "llvm.prefetch.p0i8"
+
+
+@intrinsic
+def prefetch(typingctx, a, i):
+    """Hint the CPU to fetch ``a[i]`` into cache for reading (njit only; no
+    bounds check needed: a prefetch never faults)."""
+    if not (isinstance(a, types.Array) and a.ndim == 1 and isinstance(i, types.Integer)):
+        return None
+    sig = types.void(a, types.unliteral(i))
+
+    def codegen(context, builder, signature, args):
+        aty, ity = signature.args
+        arr = context.make_array(aty)(context, builder, args[0])
+        ptr = cgutils.get_item_pointer(context, builder, aty, arr, [args[1]],
+                                       wraparound=False)
+        i8p = ir.IntType(8).as_pointer()
+        i32 = ir.IntType(32)
+        fnty = ir.FunctionType(ir.VoidType(), [i8p, i32, i32, i32])
+        fn = cgutils.get_or_insert_function(builder.module, fnty, _PREFETCH)
+        # read, keep in all cache levels, data cache
+        builder.call(fn, [builder.bitcast(ptr, i8p), i32(0), i32(3), i32(1)])
+        return context.get_dummy_value()
 
     return sig, codegen

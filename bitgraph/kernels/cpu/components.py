@@ -34,26 +34,22 @@ by descending degree first (gapbs's ``RelabelByDegree``): L(u) then lists
 u's neighbours of higher degree, at most sqrt(2m) of them, which is what
 makes kron fast.
 
-The atomics (``cas``, ``fetch_add``) are LLVM ``cmpxchg``/``atomicrmw``
-intrinsics, written like ``bits.atomic_or``; ``prefetch`` is
-``llvm.prefetch``: the kernels' random reads (comp of a neighbour, the
+The atomics (``cas``, ``fetch_add``) and ``prefetch`` are intrinsics in
+``bits.py``; the kernels' random reads (comp of a neighbour, the
 row of a neighbour) are issued a few iterations ahead, 1.4-1.9x serial.
 """
 
 import numpy as np
-from llvmlite import binding as _llvm
-from llvmlite import ir
-from numba import njit, types
-from numba.core import cgutils
-from numba.extending import intrinsic
+from numba import njit
 
 from bitgraph.kernels.cpu import (
     SERIAL_BELOW, even_chunks, index_args, indptr_chunks, num_threads,
     parallel_for, parallel_map,
 )
+from bitgraph.kernels.cpu.bits import cas, fetch_add, prefetch
 from bitgraph.kernels.registry import register
 
-__all__ = ["cas", "fetch_add", "prefetch", "afforest", "degree_order", "lower_ends",
+__all__ = ["afforest", "degree_order", "lower_ends",
            "ordered_count", "ROUNDS", "GRAIN"]
 
 _U0 = np.uint64(0)
@@ -75,85 +71,6 @@ GRAIN = 64
 # component) in 6 passes, and each pooled pass costs a dispatch (~0.3 ms
 # measured on a busy 2-core box: grid-256 0.6-1 ms serial, 1.6 ms pooled)
 CC_SERIAL_BELOW = 1 << 20
-
-
-# ----------------------------------------------------------------------------
-# atomics
-# ----------------------------------------------------------------------------
-
-def _int_array(a):
-    return isinstance(a, types.Array) and a.ndim == 1 and isinstance(a.dtype, types.Integer)
-
-
-@intrinsic
-def cas(typingctx, a, i, expected, new):
-    """``if a[i] == expected: a[i] = new`` as one atomic instruction; returns
-    whether it swapped (njit only; a: C-contiguous 1-d integer array, i: an
-    integer index, no bounds check, no negative wrap-around)."""
-    if not (_int_array(a) and isinstance(i, types.Integer)
-            and isinstance(expected, types.Integer) and isinstance(new, types.Integer)):
-        return None
-    sig = types.boolean(a, types.unliteral(i), types.unliteral(expected),
-                        types.unliteral(new))
-
-    def codegen(context, builder, signature, args):
-        aty, ity, ety, nty = signature.args
-        arr = context.make_array(aty)(context, builder, args[0])
-        ptr = cgutils.get_item_pointer(context, builder, aty, arr, [args[1]],
-                                       wraparound=False)
-        exp = context.cast(builder, args[2], ety, aty.dtype)
-        val = context.cast(builder, args[3], nty, aty.dtype)
-        res = builder.cmpxchg(ptr, exp, val, "acq_rel", "monotonic")
-        return builder.extract_value(res, 1)
-
-    return sig, codegen
-
-
-@intrinsic
-def fetch_add(typingctx, a, i, v):
-    """``old = a[i]; a[i] += v`` as one atomic instruction; returns old
-    (njit only; a: C-contiguous 1-d integer array, no bounds check)."""
-    if not (_int_array(a) and isinstance(i, types.Integer) and isinstance(v, types.Integer)):
-        return None
-    sig = a.dtype(a, types.unliteral(i), types.unliteral(v))
-
-    def codegen(context, builder, signature, args):
-        aty, ity, vty = signature.args
-        arr = context.make_array(aty)(context, builder, args[0])
-        ptr = cgutils.get_item_pointer(context, builder, aty, arr, [args[1]],
-                                       wraparound=False)
-        val = context.cast(builder, args[2], vty, aty.dtype)
-        return builder.atomic_rmw("add", ptr, val, "monotonic")
-
-    return sig, codegen
-
-
-# llvm.prefetch's name carries its pointer type: opaque pointers since LLVM 15
-_PREFETCH = "llvm.prefetch.p0" if _llvm.llvm_version_info >= (15,) else "llvm.prefetch.p0i8"
-
-
-@intrinsic
-def prefetch(typingctx, a, i):
-    """Hint the CPU to fetch ``a[i]`` into cache for reading (njit only; no
-    bounds check needed: a prefetch never faults)."""
-    if not (isinstance(a, types.Array) and a.ndim == 1 and isinstance(i, types.Integer)):
-        return None
-    sig = types.void(a, types.unliteral(i))
-
-    def codegen(context, builder, signature, args):
-        aty, ity = signature.args
-        arr = context.make_array(aty)(context, builder, args[0])
-        ptr = cgutils.get_item_pointer(context, builder, aty, arr, [args[1]],
-                                       wraparound=False)
-        i8p = ir.IntType(8).as_pointer()
-        i32 = ir.IntType(32)
-        fnty = ir.FunctionType(ir.VoidType(), [i8p, i32, i32, i32])
-        fn = cgutils.get_or_insert_function(builder.module, fnty, _PREFETCH)
-        # read, keep in all cache levels, data cache
-        builder.call(fn, [builder.bitcast(ptr, i8p), i32(0), i32(3), i32(1)])
-        return context.get_dummy_value()
-
-    return sig, codegen
 
 
 # ----------------------------------------------------------------------------
