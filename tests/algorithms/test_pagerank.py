@@ -15,11 +15,27 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import importlib
+
 import bitgraph as bg
-from bitgraph.algorithms.pagerank import PageRank, pagerank
+from bitgraph.algorithms.pagerank import PageRank
 from graph_strategies import graphs
 
 DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data"
+
+
+# the module (bitgraph.algorithms re-exports the function under its name)
+pr_module = importlib.import_module("bitgraph.algorithms.pagerank")
+
+
+def pagerank(*args, fused=True, **kw):
+    """bitgraph's pagerank through the fused kernel or the public-API loop."""
+    old = pr_module.FUSED
+    pr_module.FUSED = fused
+    try:
+        return pr_module.pagerank(*args, **kw)
+    finally:
+        pr_module.FUSED = old
 
 
 def _nx_ranks(G, n, **kw):
@@ -58,9 +74,10 @@ def test_vs_networkx_tight(spec, data):
     x0 = data.draw(distribution(n), label="nstart")
     dw = data.draw(distribution(n), label="dangling")
     alpha = data.draw(st.sampled_from([0.85, 0.5, 0.95, 0.0, 1.0]), label="alpha")
+    fused = data.draw(st.booleans(), label="fused")
     G = spec.networkx()
     kw = dict(alpha=alpha, tol=1e-10, max_iter=300)
-    res = pagerank(spec.matrix(bg), personalization=p, nstart=x0, dangling=dw, **kw)
+    res = pagerank(spec.matrix(bg), personalization=p, nstart=x0, dangling=dw, fused=fused, **kw)
     assert res.ranks.dtype == np.float64 and res.ranks.nvals == n
     try:
         ref = _nx_ranks(G, n, personalization=_as_nx(p), nstart=_as_nx(x0),
@@ -81,7 +98,7 @@ def test_vs_networkx_default_tol(spec, data):
     p = data.draw(distribution(n), label="personalization")
     G = spec.networkx()
     ref = _nx_ranks(G, n, personalization=_as_nx(p))
-    res = pagerank(spec.matrix(bg), personalization=p)
+    res = pagerank(spec.matrix(bg), personalization=p, fused=data.draw(st.booleans(), label="fused"))
     assert res.converged
     assert _l1(res, ref) < 1e-6
 
@@ -109,7 +126,8 @@ def test_iterations_match_reference(spec, data):
         if err < n * tol:
             conv = True
             break
-    res = pagerank(spec.matrix(bg), tol=tol, max_iter=max_iter)
+    fused = data.draw(st.booleans(), label="fused")
+    res = pagerank(spec.matrix(bg), tol=tol, max_iter=max_iter, fused=fused)
     assert (res.iterations, res.converged) == (it, conv)
     assert res.error == pytest.approx(err, rel=1e-6, abs=1e-15) if np.isfinite(err) else res.error == np.inf
     assert np.abs(res.ranks.to_dense() - x).sum() < 1e-9
@@ -128,7 +146,8 @@ def test_not_converged():
     np.testing.assert_allclose(zero.ranks.to_dense(), 1 / 25)
 
 
-def test_weights_and_dtypes():
+@pytest.mark.parametrize("fused", [True, False], ids=["fused", "public"])
+def test_weights_and_dtypes(fused):
     """Any value dtype reads as float weights; structure-only as 1."""
     r, c = [0, 0, 1, 2, 3], [1, 2, 2, 0, 0]
     w = [1, 3, 2, 5, 1]
@@ -138,22 +157,23 @@ def test_weights_and_dtypes():
     ref = _nx_ranks(G, 5, tol=1e-12)
     for dt in ("int8", "uint16", "int64", "float32", "float64"):
         A = bg.Matrix.from_coo(r, c, np.array(w, dt), nrows=5, ncols=5)
-        assert _l1(pagerank(A, tol=1e-12), ref) < 1e-9
+        assert _l1(pagerank(A, tol=1e-12, fused=fused), ref) < 1e-9
     ref1 = _nx_ranks(G, 5, tol=1e-12, weight=None)
-    assert _l1(pagerank(bg.Matrix.from_coo(r, c, nrows=5, ncols=5), tol=1e-12), ref1) < 1e-9
+    assert _l1(pagerank(bg.Matrix.from_coo(r, c, nrows=5, ncols=5), tol=1e-12, fused=fused), ref1) < 1e-9
     # a zero-weight row dangles, as in networkx
     G0 = nx.DiGraph()
     G0.add_nodes_from(range(3))
     G0.add_weighted_edges_from([(0, 1, 0.0), (1, 2, 1.0)])
     A0 = bg.Matrix.from_coo([0, 1], [1, 2], [0.0, 1.0], nrows=3, ncols=3)
-    assert _l1(pagerank(A0, tol=1e-12), _nx_ranks(G0, 3, tol=1e-12)) < 1e-9
+    assert _l1(pagerank(A0, tol=1e-12, fused=fused), _nx_ranks(G0, 3, tol=1e-12)) < 1e-9
 
 
-def test_transposed_view():
+@pytest.mark.parametrize("fused", [True, False], ids=["fused", "public"])
+def test_transposed_view(fused):
     G = nx.gnp_random_graph(30, 0.1, seed=3, directed=True)
     A = bg.Matrix.from_networkx(G)
     ref = _nx_ranks(G.reverse(), 30, tol=1e-12)
-    assert _l1(pagerank(A.T, tol=1e-12), ref) < 1e-9
+    assert _l1(pagerank(A.T, tol=1e-12, fused=fused), ref) < 1e-9
 
 
 def test_empty_and_single():
@@ -197,6 +217,9 @@ def test_errors():
             pagerank(A, **{name: {3: 1.0}})
         with pytest.raises(TypeError, match=f"pagerank: {name} keys must be vertex ids"):
             pagerank(A, **{name: {"a": 1.0}})
+    Winf = bg.Matrix.from_coo([0, 1], [1, 2], [1.0, np.inf], nrows=3, ncols=3)
+    with pytest.raises(bg.InvalidValue, match="pagerank: the weighted out-degree of vertex 1 is inf"):
+        pagerank(Winf)
     W = bg.Matrix.from_coo([0, 1], [1, 2], [1.0, -2.0], nrows=3, ncols=3)
     with pytest.raises(bg.InvalidValue, match="pagerank: edge weights must be >= 0 and not NaN; stored entry 1"):
         pagerank(W)
@@ -210,8 +233,9 @@ REAL = ["karate.mtx", "west0067.mtx", "cryg2500.mtx", "jagmesh7.mtx", "ldbc-dire
         "test_BF.mtx", "LFAT5_hypersparse.mtx", "tree-example.mtx"]
 
 
+@pytest.mark.parametrize("fused", [True, False], ids=["fused", "public"])
 @pytest.mark.parametrize("name", REAL)
-def test_real_graphs(name):
+def test_real_graphs(name, fused):
     path = DATA / name
     if not path.exists():
         pytest.skip(f"{name} not in {DATA}")
@@ -228,6 +252,6 @@ def test_real_graphs(name):
         G.add_weighted_edges_from(zip(r.tolist(), c.tolist(), v.astype(float).tolist()))
     for tol in (1e-10, 1e-6):
         ref = _nx_ranks(G, A.nrows, tol=tol, max_iter=500)
-        res = pagerank(A, tol=tol, max_iter=500)
+        res = pagerank(A, tol=tol, max_iter=500, fused=fused)
         assert res.converged
         assert _l1(res, ref) < 1e-6

@@ -118,17 +118,22 @@ def test_delta_widths(case, data):
 @settings(max_examples=200)
 def test_kernel_parallel_rounds(case, data):
     """Every frontier on the thread pool (records absorbed by the driver)
-    equals the serial kernel exactly."""
+    equals the serial kernel exactly, also when the bucket pool grows."""
     spec, dtype = case
     s = data.draw(st.integers(0, spec.n - 1), label="source")
     A = spec.matrix(bg)
     W = {"int32": np.int32, "int64": np.int64, "uint64": np.uint64}.get(dtype.name, dtype)
-    D = np.int64 if dtype == np.int32 else W
+    D = W
     c = A._csr()._replace(values=A._csr().values.astype(W))
     delta = data.draw(st.sampled_from([default_delta(A), 1e9]), label="delta")
-    serial, _ = kernel.delta_stepping(c, s, delta, D, parallel=False)
-    par, _ = kernel.delta_stepping(c, s, delta, D, parallel=True, par_edges=0)
+    # a one-chunk pool at first: grown between kernel calls, often
+    pool = data.draw(st.sampled_from([None, 1]), label="initial_chunks")
+    serial, _ = kernel.delta_stepping(c, s, delta, D, parallel=False, initial_chunks=pool)
+    par, _ = kernel.delta_stepping(c, s, delta, D, parallel=True, par_edges=0, initial_chunks=pool)
     np.testing.assert_array_equal(serial, par)
+    ref = csgraph.dijkstra(_scipy_graph(spec), directed=True, indices=s)
+    inf = np.inf if np.dtype(D).kind == "f" else np.iinfo(D).max
+    np.testing.assert_array_equal(np.isfinite(ref), serial != inf)
 
 
 @given(graphs(max_n=60, weighted=False), st.data())
