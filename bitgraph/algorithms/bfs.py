@@ -38,9 +38,11 @@ __all__ = ["bfs", "METHODS", "ALPHA", "SERIAL_LEVEL_WORK"]
 
 METHODS = ("auto", "pull", "push", "direction", "blest")
 
-# XBFS: bottom-up when the frontier's out-edges exceed ALPHA * m (SEEDS.md,
-# XBFS alpha = 0.1; re-measured on this CPU, see RESULTS.md "BFS").
-ALPHA = 0.1
+# XBFS: bottom-up when the frontier's out-edges exceed ALPHA * m. XBFS's
+# 0.1 was tuned on an MI250X; on the 2-core CPU, mean ms per BFS over 8
+# sources (RESULTS.md "BFS"): kron-20 28 / 26 / 21 at alpha 0.1 / 0.03 /
+# 0.02, urand-20 36-38 / 25 / 24; grid-1024 never switches (27-29).
+ALPHA = 0.02
 
 # top-down levels whose frontier has at most this many out-edges run
 # serially inside one kernel call: below it the thread pool's dispatch
