@@ -682,12 +682,14 @@ def prepare(s: _Session, A, command, method, reorder="none", parents=False):
     from .algorithms import _common
 
     def transpose():  # in_csr(A): in-neighbours (pull, bottom-up levels, symmetry test)
-        s.build("transpose", "transposing", A._transposed_csr)
+        s.build("transpose", "transposing", lambda: _common.in_csr(A))
 
     if command == "bfs":
         if method == "blest":
             label = "building BVSS of A'" + (f" (reorder {reorder})" if reorder != "none" else "")
-            s.build("bvss", label, lambda: A.T.bvss(sigma=8, reorder=reorder))
+            from .algorithms.bfs import blest_layout
+
+            s.build("bvss", label, lambda: blest_layout(A, reorder))
             if parents:
                 transpose()
         elif method != "push":  # auto = direction: bottom-up levels read A'

@@ -80,7 +80,11 @@ def out_csr(A) -> CSR:
 
 
 def in_csr(A) -> CSR:
-    """The CSR of A': row j lists the in-neighbours of j (cached)."""
+    """The CSR of A': row j lists the in-neighbours of j (cached). A's own
+    CSR when A is known to be symmetric (no transpose built: 2.7 s on
+    kron-20)."""
+    if known(A, "symmetric"):
+        return A._csr()
     return A._transposed_csr()
 
 

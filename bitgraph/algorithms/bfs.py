@@ -31,10 +31,10 @@ import math
 import numpy as np
 
 from bitgraph import _array
-from bitgraph.algorithms._common import check_graph, check_source, in_csr, out_csr
+from bitgraph.algorithms._common import check_graph, check_source, in_csr, known, out_csr
 from bitgraph.errors import InvalidValue
 
-__all__ = ["bfs", "METHODS", "ALPHA", "SERIAL_LEVEL_WORK"]
+__all__ = ["bfs", "blest_layout", "METHODS", "ALPHA", "SERIAL_LEVEL_WORK"]
 
 METHODS = ("auto", "pull", "push", "direction", "blest")
 
@@ -190,13 +190,20 @@ def _fused(A, s, want_parents, alpha):
     return levels, parents, visited
 
 
+def blest_layout(A, reorder="none"):
+    """The BVSS ``bfs(method="blest")`` reads: that of A' (row u lists u's
+    in-neighbours), sigma 8, built once and cached on A; A's own when A is
+    known to be symmetric (the same thing, without building A')."""
+    return (A if known(A, "symmetric") else A.T).bvss(sigma=8, reorder=reorder)
+
+
 def _blest(A, s, reorder):
     """Levels from Blest steps on the BVSS of A' (original vertex ids)."""
     from bitgraph.kernels import registry
     from bitgraph.kernels.cpu.bfs_csr import bits_to_queue
 
     step = registry.lookup("bfs", fmt="bvss", device="cpu", variant="step")
-    b = A.T.bvss(sigma=8, reorder=reorder)
+    b = blest_layout(A, reorder)
     n = b.nrows
     if b.perm is not None:
         inv = np.empty(n, np.int64)
