@@ -70,27 +70,6 @@ def ctz(typingctx, w):
     return sig, codegen
 
 
-@intrinsic
-def atomic_or(typingctx, a, i, v):
-    """``old = a[i]; a[i] |= v`` as one atomic instruction; returns old
-    (njit only; a: C-contiguous 1-d unsigned array, i: integer index, no
-    bounds check, no negative wrap-around)."""
-    if not (isinstance(a, types.Array) and a.ndim == 1 and _unsigned(a.dtype)
-            and isinstance(i, types.Integer) and isinstance(v, types.Integer)):
-        return None
-    sig = a.dtype(a, types.unliteral(i), types.unliteral(v))
-
-    def codegen(context, builder, signature, args):
-        aty, ity, vty = signature.args
-        arr = context.make_array(aty)(context, builder, args[0])
-        ptr = cgutils.get_item_pointer(context, builder, aty, arr, [args[1]],
-                                       wraparound=False)
-        val = context.cast(builder, args[2], vty, aty.dtype)
-        return builder.atomic_rmw("or", ptr, val, "monotonic")
-
-    return sig, codegen
-
-
 def _int_array(a):
     return isinstance(a, types.Array) and a.ndim == 1 and isinstance(a.dtype, types.Integer)
 
@@ -107,10 +86,8 @@ def cas(typingctx, a, i, expected, new):
                         types.unliteral(new))
 
     def codegen(context, builder, signature, args):
-        aty, ity, ety, nty = signature.args
-        arr = context.make_array(aty)(context, builder, args[0])
-        ptr = cgutils.get_item_pointer(context, builder, aty, arr, [args[1]],
-                                       wraparound=False)
+        aty, _, ety, nty = signature.args
+        ptr = _item_pointer(context, builder, aty, args[0], args[1])
         exp = context.cast(builder, args[2], ety, aty.dtype)
         val = context.cast(builder, args[3], nty, aty.dtype)
         res = builder.cmpxchg(ptr, exp, val, "acq_rel", "monotonic")
@@ -119,23 +96,37 @@ def cas(typingctx, a, i, expected, new):
     return sig, codegen
 
 
-@intrinsic
-def fetch_add(typingctx, a, i, v):
-    """``old = a[i]; a[i] += v`` as one atomic instruction; returns old
-    (njit only; a: C-contiguous 1-d integer array, no bounds check)."""
-    if not (_int_array(a) and isinstance(i, types.Integer) and isinstance(v, types.Integer)):
-        return None
-    sig = a.dtype(a, types.unliteral(i), types.unliteral(v))
+def _item_pointer(context, builder, aty, ary, i):
+    # &a[i]: no bounds check, no negative wrap-around
+    arr = context.make_array(aty)(context, builder, ary)
+    return cgutils.get_item_pointer(context, builder, aty, arr, [i], wraparound=False)
 
-    def codegen(context, builder, signature, args):
-        aty, ity, vty = signature.args
-        arr = context.make_array(aty)(context, builder, args[0])
-        ptr = cgutils.get_item_pointer(context, builder, aty, arr, [args[1]],
-                                       wraparound=False)
-        val = context.cast(builder, args[2], vty, aty.dtype)
-        return builder.atomic_rmw("add", ptr, val, "monotonic")
 
-    return sig, codegen
+def _atomic_rmw(op, unsigned_only):
+    """An intrinsic ``f(a, i, v)``: ``old = a[i]; a[i] = a[i] <op> v``
+    atomically (LLVM ``atomicrmw``), returning old."""
+    def f(typingctx, a, i, v):
+        if not (_int_array(a) and (_unsigned(a.dtype) or not unsigned_only)
+                and isinstance(i, types.Integer) and isinstance(v, types.Integer)):
+            return None
+        sig = a.dtype(a, types.unliteral(i), types.unliteral(v))
+
+        def codegen(context, builder, signature, args):
+            aty, _, vty = signature.args
+            ptr = _item_pointer(context, builder, aty, args[0], args[1])
+            val = context.cast(builder, args[2], vty, aty.dtype)
+            return builder.atomic_rmw(op, ptr, val, "monotonic")
+
+        return sig, codegen
+    return f
+
+
+atomic_or = intrinsic(_atomic_rmw("or", unsigned_only=True))
+atomic_or.__doc__ = """``old = a[i]; a[i] |= v`` as one atomic instruction; returns old
+(njit only; a: C-contiguous 1-d unsigned array, i: integer index)."""
+fetch_add = intrinsic(_atomic_rmw("add", unsigned_only=False))
+fetch_add.__doc__ = """``old = a[i]; a[i] += v`` as one atomic instruction; returns old
+(njit only; a: C-contiguous 1-d integer array, i: integer index)."""
 
 
 # llvm.prefetch's name carries its pointer type: opaque pointers since LLVM 15
@@ -151,10 +142,7 @@ def prefetch(typingctx, a, i):
     sig = types.void(a, types.unliteral(i))
 
     def codegen(context, builder, signature, args):
-        aty, ity = signature.args
-        arr = context.make_array(aty)(context, builder, args[0])
-        ptr = cgutils.get_item_pointer(context, builder, aty, arr, [args[1]],
-                                       wraparound=False)
+        ptr = _item_pointer(context, builder, signature.args[0], args[0], args[1])
         i8p = ir.IntType(8).as_pointer()
         i32 = ir.IntType(32)
         fnty = ir.FunctionType(ir.VoidType(), [i8p, i32, i32, i32])
