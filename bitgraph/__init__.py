@@ -7,7 +7,8 @@
 [1]
 """
 
-from . import algorithms, binary, io, monoid, semiring, unary
+from . import algorithms, binary, device, io, monoid, semiring, unary
+from .device import get_device, set_device
 from .errors import (
     BitgraphError,
     DeviceError,
@@ -54,7 +55,8 @@ __all__ = [
     "Matrix", "Vector", "Mask",
     "mxv", "vxm", "mxm", "ewise_add", "ewise_mult", "apply", "select", "reduce",
     "extract", "assign", "transpose",
-    "binary", "unary", "monoid", "semiring", "io", "algorithms",
+    "binary", "unary", "monoid", "semiring", "io", "algorithms", "device",
+    "set_device", "get_device",
     "LOR_LAND", "ANY_PAIR", "PLUS_TIMES", "PLUS_PAIR", "MIN_PLUS", "MAX_PLUS",
     "MAX_TIMES", "MIN_TIMES", "MIN_FIRST", "MIN_SECOND", "ANY_SECONDI", "PLUS_SECOND",
     "BitgraphError", "DimensionMismatch", "DomainMismatch", "InvalidIndex",

@@ -382,6 +382,27 @@ class Matrix(_MatrixOps):
             self._cache.transpose = csr_fmt.transpose(self._data)
         return self._cache.transpose
 
+    def to(self, device) -> "Matrix":
+        """This matrix on ``device`` ("cpu", "cuda" or "auto"): itself when it
+        is there already, else a copy there (derived formats are rebuilt on
+        the new device when used). ``DeviceError`` when CUDA is asked for
+        and CuPy or a GPU is missing, or the GPU is out of memory.
+
+        >>> import bitgraph as bg
+        >>> A = bg.Matrix.from_coo([0], [1], nrows=2, ncols=2)
+        >>> A.to("cpu") is A
+        True
+        """
+        from . import device as dev
+
+        where = "Matrix.to"
+        target = dev.resolve(device, where)
+        if target == self.device:
+            return self
+        c = self._data
+        moved = [dev.asdevice(a, target, where) for a in (c.indptr, c.indices, c.values)]
+        return Matrix._from_csr(CSR(*moved, c.nrows, c.ncols), self._dtype)
+
     def copy(self) -> "Matrix":
         c = self._data
         vals = None if c.values is None else c.values.copy()
@@ -441,6 +462,10 @@ class TransposedMatrix(_MatrixOps):
 
     def _derived(self):
         return self._parent._cache, True
+
+    def to(self, device) -> "TransposedMatrix":
+        """The transpose view of ``A.to(device)``."""
+        return self._parent.to(device).T
 
     def copy(self) -> Matrix:
         """Materialise the transpose as a new Matrix."""

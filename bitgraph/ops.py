@@ -25,7 +25,7 @@ import numpy as np
 
 from . import _array as ar
 from . import plan
-from .errors import DimensionMismatch, DomainMismatch, InvalidValue
+from .errors import DeviceError, DimensionMismatch, DomainMismatch, InvalidValue
 from .formats import csr as csr_fmt
 from .formats.csr import CSR
 from .kernels import opcodes as oc
@@ -119,6 +119,15 @@ def _check_type(x, what, *, matrix=None):
     if not isinstance(x, ok):
         want = {None: "a Vector or Matrix", True: "a Matrix", False: "a Vector"}[matrix]
         raise DomainMismatch(f"{what} must be {want}, got {type(x).__name__}")
+    _check_device(x, what)
+
+
+def _check_device(x, what):
+    # the CUDA backend's kernels are being built (bitgraph.device moves the
+    # objects already): until plan dispatches to them, say so clearly
+    if x.device != "cpu":
+        raise DeviceError(f"{what} is on {x.device!r}, and this build runs operations on"
+                          f" the CPU only (the CUDA kernels are not in it yet); use .to('cpu')")
 
 
 def _shape_str(x):
@@ -261,6 +270,7 @@ def _check_out_mask(name, shape, mask, out, accum):
     for what, obj in (("mask", None if mask is None else mask.parent), ("out", out)):
         if obj is None:
             continue
+        _check_device(obj, f"{name}: {what}")
         if len(shape) == 1 and not isinstance(obj, Vector) or len(shape) == 2 and not _is_matrix(obj):
             kind = "Vector" if len(shape) == 1 else "Matrix"
             raise DimensionMismatch(f"{name}: {what} must be a {kind} for this result, got {type(obj).__name__}")

@@ -189,6 +189,23 @@ class Vector(Container):
     def copy(self) -> "Vector":
         return Vector._from_parts(self._bitmap.copy(), self._values.copy(), self._size)
 
+    def to(self, device) -> "Vector":
+        """This vector on ``device`` ("cpu", "cuda" or "auto"): itself when it
+        is there already, else a copy there (see ``Matrix.to``).
+
+        >>> v = Vector.from_indices([1], size=3)
+        >>> v.to("cpu") is v
+        True
+        """
+        from . import device as dev
+
+        where = "Vector.to"
+        target = dev.resolve(device, where)
+        if target == self.device:
+            return self
+        return Vector._from_parts(dev.asdevice(self._bitmap, target, where),
+                                  dev.asdevice(self._values, target, where), self._size)
+
     def isequal(self, other, *, check_dtype=False) -> bool:
         """Same size, structure and values (and dtype when ``check_dtype``).
 

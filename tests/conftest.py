@@ -48,8 +48,19 @@ def pytest_report_header(config):
 
 
 def pytest_collection_modifyitems(session, config, items):
-    """Wrap each hypothesis test's inner function to count generated cases
+    """Skip ``gpu`` tests, with the reason, where CUDA is not usable; wrap
+    each hypothesis test's inner function to count generated cases
     (``.hypothesis.inner_test`` is hypothesis's documented hook for this)."""
+    import pytest
+
+    from bitgraph.device import cuda_status
+
+    reason = cuda_status() if any("gpu" in item.keywords for item in items) else None
+    if reason is not None:
+        skip = pytest.mark.skip(reason=f"gpu: {reason}")
+        for item in items:
+            if "gpu" in item.keywords:
+                item.add_marker(skip)
     seen = set()
     for item in items:
         fn = getattr(item, "obj", None)

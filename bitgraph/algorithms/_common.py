@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from bitgraph.errors import DimensionMismatch, InvalidIndex, InvalidValue
+from bitgraph.errors import DeviceError, DimensionMismatch, InvalidIndex, InvalidValue
 from bitgraph.formats.csr import CSR
 
 __all__ = ["check_graph", "check_source", "check_sources", "out_csr", "in_csr",
@@ -23,6 +23,9 @@ def check_graph(A, where: str):
 
     if not isinstance(A, (Matrix, TransposedMatrix)):
         raise TypeError(f"{where}: expected a bitgraph Matrix, got {type(A).__name__}")
+    if A.device != "cpu":
+        raise DeviceError(f"{where}: the graph is on {A.device!r}, and this build runs the"
+                          f" algorithms on the CPU only; use A.to('cpu')")
     if A.nrows != A.ncols:
         raise DimensionMismatch(f"{where}: a graph's adjacency matrix must be square,"
                                 f" got {A.nrows}x{A.ncols}")

@@ -1,0 +1,139 @@
+"""Where objects live: ``"cpu"`` (numpy arrays) or ``"cuda"`` (CuPy arrays).
+
+A Matrix or Vector is on the device its arrays are on; ``A.to("cuda")``
+moves it, ``set_device`` picks where new objects go when a constructor is
+given no ``device=``. ``import bitgraph`` never imports CuPy: it is imported
+the first time the CUDA device is asked for, and a missing CuPy or GPU is
+a ``DeviceError`` saying which.
+
+>>> import bitgraph as bg
+>>> bg.get_device()
+'cpu'
+>>> bg.device.resolve("cpu", "example")
+'cpu'
+"""
+
+from __future__ import annotations
+
+import contextlib
+import re
+
+import numpy as np
+
+from .errors import DeviceError, InvalidValue
+
+__all__ = ["DEVICES", "set_device", "get_device", "resolve", "cuda_status",
+           "require_cuda", "asdevice", "oom_guard"]
+
+DEVICES = ("cpu", "cuda")
+
+_default = "cpu"
+_status = {}  # cached cuda_status() (a GPU does not appear mid-process)
+
+
+def cuda_status() -> str | None:
+    """None when CUDA is usable (CuPy imports and sees a GPU), else the
+    reason, as a phrase ("CuPy is not installed ...")."""
+    if "cuda" in _status:
+        return _status["cuda"]
+    try:
+        import cupy
+    except Exception as e:  # ImportError, or a broken CUDA install
+        reason = (f"CuPy is not installed or does not import ({type(e).__name__}: {e}); "
+                  f"install it with pip install 'bitgraph[cuda13]' (or [cuda12])")
+    else:
+        try:
+            count = cupy.cuda.runtime.getDeviceCount()
+        except Exception as e:
+            count, err = 0, f" ({type(e).__name__}: {e})"
+        else:
+            err = ""
+        reason = None if count > 0 else f"CuPy is installed but sees no NVIDIA GPU{err}"
+    _status["cuda"] = reason
+    return reason
+
+
+def require_cuda(where: str):
+    """The cupy module, or ``DeviceError`` naming why CUDA cannot be used."""
+    reason = cuda_status()
+    if reason is not None:
+        raise DeviceError(f"{where}: device 'cuda' was asked for, but {reason}")
+    import cupy
+
+    return cupy
+
+
+def resolve(device, where: str) -> str:
+    """``"cpu"`` or ``"cuda"`` for a ``device=`` argument: None is the
+    default (``set_device``), ``"auto"`` is CUDA when usable, else CPU;
+    ``"cuda"`` must be usable (``DeviceError`` otherwise)."""
+    if device is None:
+        return _default
+    if device == "auto":
+        return "cuda" if cuda_status() is None else "cpu"
+    if device == "cuda":
+        require_cuda(where)
+        return "cuda"
+    if device == "cpu":
+        return "cpu"
+    raise InvalidValue(f"{where}: unknown device {device!r}; expected 'auto', 'cpu' or 'cuda'")
+
+
+def set_device(device) -> str:
+    """Set where new objects go (``"auto"``, ``"cpu"`` or ``"cuda"``);
+    returns the device now in effect.
+
+    >>> import bitgraph as bg
+    >>> bg.set_device("cpu")
+    'cpu'
+    """
+    global _default
+    _default = resolve(device, "set_device")
+    return _default
+
+
+def get_device() -> str:
+    """The device new objects go to when none is given (``set_device``)."""
+    return _default
+
+
+def _needed_bytes(err) -> int | None:
+    m = re.search(r"allocating ([\d,]+) bytes", str(err))
+    return int(m.group(1).replace(",", "")) if m else None
+
+
+@contextlib.contextmanager
+def oom_guard(where: str, nbytes: int | None = None):
+    """Turn CuPy's out-of-memory error into ``DeviceError`` naming the bytes
+    the operation needed and the bytes free on the GPU."""
+    try:
+        yield
+    except Exception as e:
+        cupy = __import__("sys").modules.get("cupy")
+        if cupy is None or not isinstance(e, cupy.cuda.memory.OutOfMemoryError):
+            raise
+        need = _needed_bytes(e) or nbytes
+        try:
+            free, total = cupy.cuda.runtime.memGetInfo()
+            pool = cupy.get_default_memory_pool().free_bytes()
+        except Exception:
+            free = total = pool = None
+        need_s = f"{need:,} bytes" if need is not None else "an unknown number of bytes"
+        free_s = (f"{free:,} bytes free of {total:,} on the GPU (+{pool:,} cached in"
+                  f" CuPy's pool)" if free is not None else "free memory unknown")
+        raise DeviceError(f"{where}: CUDA out of memory: needed {need_s}, {free_s}") from e
+
+
+def asdevice(a, device: str, where: str):
+    """Array ``a`` on ``device`` ("cpu" or "cuda"; no copy when it is
+    there already); None stays None."""
+    if a is None:
+        return None
+    on_gpu = type(a).__module__.startswith("cupy")
+    if device == "cpu":
+        return a.get() if on_gpu else np.asarray(a)
+    cupy = require_cuda(where)
+    if on_gpu:
+        return a
+    with oom_guard(where, int(np.asarray(a).nbytes)):
+        return cupy.asarray(a)
