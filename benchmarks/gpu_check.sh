@@ -2,8 +2,9 @@
 # One device call: what the GPU machine must check, with a summary in $OUT.
 #   bash benchmarks/gpu_check.sh      (run through the device tool; the GPU
 #   machine has CuPy, numba, numpy, scipy, pytest and hypothesis, no network)
-# Today: the device seam's GPU tests (tests/gpu). The CUDA kernels' tests and
-# benchmarks join this script as they land.
+# Today: tests/gpu (the device seam; the CUDA scalar semantics through the
+# elementwise kernels, bit for bit against the CPU). The CUDA kernels' tests
+# and benchmarks join this script as they land.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 export PYTHONPATH="$PWD" NUMBA_CACHE_DIR=/tmp/bitgraph_numba PYTHONUNBUFFERED=1

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from . import _array as ar
 from .kernels import registry
 
 # push when nvals(u) <= PUSH_DENSITY * size(u): the push kernel's work is the
@@ -225,12 +226,16 @@ def mxm(a, get_b, get_bt, pattern, complement, spec, bits=None):
     return _kernel("mxm", "csr", "gustavson")(a, get_b(), pattern, complement, spec)
 
 
+def _device_of(a):
+    return "cpu" if ar.array_module(a) is np else "cuda"
+
+
 def ewise(code, x, y):
-    return _kernel("ewise", "dense", "binop")(code, x, y)
+    return _kernel("ewise", "dense", "binop", _device_of(x))(code, x, y)
 
 
 def unary(code, x):
-    return _kernel("unary", "dense", "unop")(code, x)
+    return _kernel("unary", "dense", "unop", _device_of(x))(code, x)
 
 
 def reduce_segments(indptr, values, code, identity, terminal):

@@ -19,6 +19,7 @@ import numpy as np
 from hypothesis import strategies as st
 
 import oracle as O
+from values import _float_specials, _int_specials, gen_values  # noqa: F401 (S._int_specials in tests)
 
 # --------------------------------------------------------------------------------------
 # profile scaling
@@ -35,51 +36,6 @@ def n_examples(n: int) -> int:
 # --------------------------------------------------------------------------------------
 # values
 # --------------------------------------------------------------------------------------
-def _int_specials(dt):
-    info = np.iinfo(dt)
-    s = [0, 1, info.max, info.max - 1, info.min, info.min + 1, 2, info.max // 2 + 1]
-    if info.min < 0:
-        s += [-1, -2]
-    return np.array(s, dtype=dt)
-
-
-def _float_specials(dt):
-    fi = np.finfo(dt)
-    return np.array([0.0, -0.0, 1.0, -1.0, np.inf, -np.inf, fi.max, -fi.max, fi.tiny, 0.5, 3.0],
-                    dtype=dt)
-
-
-def gen_values(rng, dtype, n, mode, *, nan=False):
-    """``n`` values of ``dtype``. mode 'nice': small integers (floats: small
-    dyadic values) whose sums are exact; 'wild': extremes, wrap-around, inf,
-    -0.0, huge and tiny floats (NaN only when ``nan``)."""
-    dt = np.dtype(dtype)
-    if dt == O.BOOL:
-        p = rng.choice([0.5, 0.9, 1.0])
-        return rng.random(n) < p
-    if dt.kind in "iu":
-        info = np.iinfo(dt)
-        if mode == "nice":
-            return rng.integers(max(int(info.min), -4), min(int(info.max), 5), n).astype(dt)
-        out = rng.integers(int(info.min), int(info.max), n, dtype=dt, endpoint=True)
-        sp = _int_specials(dt)
-        pick = rng.random(n) < 0.4
-        out[pick] = sp[rng.integers(0, sp.size, int(pick.sum()))]
-        return out
-    if mode == "nice":
-        return (rng.integers(-8, 9, n) / rng.choice([1.0, 2.0, 4.0], n)).astype(dt)
-    emax = 5 if dt == np.float32 else 40
-    out = (rng.choice([-1.0, 1.0], n) * rng.random(n) * 10.0 ** rng.uniform(-emax, emax, n)).astype(dt)
-    sp = _float_specials(dt)
-    pick = rng.random(n) < 0.25
-    out[pick] = sp[rng.integers(0, sp.size, int(pick.sum()))]
-    small = rng.random(n) < 0.25
-    out[small] = rng.integers(-3, 4, int(small.sum()))
-    if nan:
-        out[rng.random(n) < 0.05] = np.nan
-    return out
-
-
 def py_scalar_like(rng, dtype, mode):
     """A scalar of ``dtype``: a numpy scalar, or a Python bool/int/float where that
     keeps the dtype (bool -> bool, int -> int64, float -> float64)."""

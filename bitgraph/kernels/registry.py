@@ -40,6 +40,7 @@ INDEX_DTYPES = (np.dtype("int32"), np.dtype("int64"))
 # the modules of each device, imported by load(device)
 _DEVICE_MODULES = {
     "cpu": "bitgraph.kernels.cpu",
+    "cuda": "bitgraph.kernels.cuda",
 }
 
 

@@ -1,0 +1,108 @@
+"""CUDA kernels: ``.cu`` sources compiled by NVRTC (through CuPy's bindings)
+once per process, and one small launcher module per source.
+
+Importing this package imports nothing heavy; ``registry.load("cuda")``
+imports the launcher modules in ``MODULES`` (they register themselves, with
+the CPU launchers' signatures), and a launcher imports CuPy when first
+called. ``module(source, names)`` compiles a source with every
+instantiation a process may ask for, by name expression (``ewise<double>``),
+and caches it.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from pathlib import Path
+
+import numpy as np
+
+# imported (in this order) by bitgraph.kernels.registry.load("cuda")
+MODULES = ("ewise",)
+
+HERE = Path(__file__).resolve().parent
+
+# numpy dtype -> the C type the templates are instantiated with
+C_TYPES = {
+    np.dtype("bool"): "bool", np.dtype("int8"): "signed char", np.dtype("int16"): "short",
+    np.dtype("int32"): "int", np.dtype("int64"): "long long",
+    np.dtype("uint8"): "unsigned char", np.dtype("uint16"): "unsigned short",
+    np.dtype("uint32"): "unsigned int", np.dtype("uint64"): "unsigned long long",
+    np.dtype("float32"): "float", np.dtype("float64"): "double",
+}
+
+# IEEE results, as the CPU kernels give them: denormals kept, correctly
+# rounded division and square root, no fused multiply-add contraction
+OPTIONS = ("-std=c++17", "-ftz=false", "-prec-div=true", "-prec-sqrt=true", "-fmad=false")
+
+# threads per block of the elementwise launches; blocks: enough for n,
+# at most BLOCKS_PER_SM per multiprocessor (grid-stride loops do the rest)
+THREADS = 256
+BLOCKS_PER_SM = 32
+
+
+def c_type(dtype) -> str:
+    """The C type of a numpy dtype (``ValueError`` for one with no kernel)."""
+    try:
+        return C_TYPES[np.dtype(dtype)]
+    except KeyError:
+        raise ValueError(f"CUDA kernels: unsupported dtype {np.dtype(dtype)}") from None
+
+
+@functools.lru_cache(maxsize=None)
+def module(source: str, names: tuple):
+    """``(module, lowered names)``: ``source`` (a file here) compiled for
+    this GPU with the kernels ``names`` (name expressions), once per process.
+
+    Compiled with NVRTC directly, not ``cupy.RawModule``: RawModule appends
+    ``-ftz=true`` after the caller's options, and float32 results that are
+    denormal came back as 0 (measured on the H100, CuPy 14.2), where the CPU
+    kernels keep them.
+    """
+    import cupy
+    from cupy_backends.cuda.libs import nvrtc
+
+    arch = "sm_%s" % cupy.cuda.Device().compute_capability
+    prog = nvrtc.createProgram(source_text(source), source, [], [])
+    try:
+        for name in names:
+            nvrtc.addNameExpression(prog, name)
+        try:
+            nvrtc.compileProgram(prog, list(OPTIONS) + [f"-arch={arch}"])
+        except Exception as e:
+            raise RuntimeError(f"NVRTC could not compile {source}:\n"
+                               f"{nvrtc.getProgramLog(prog)}") from e
+        cubin = nvrtc.getCUBIN(prog)
+        lowered = {name: nvrtc.getLoweredName(prog, name) for name in names}
+    finally:
+        nvrtc.destroyProgram(prog)
+    mod = cupy.cuda.function.Module()
+    mod.load(cubin)
+    return mod, lowered
+
+
+def function(source: str, template: str, dtype, templates=()):
+    """The kernel ``template<C type of dtype>`` of ``source``. The module is
+    compiled with every template in ``templates`` for all dtypes at once,
+    so a process compiles each source once."""
+    names = tuple(f"{t}<{c}>" for t in (templates or (template,)) for c in C_TYPES.values())
+    mod, lowered = module(source, names)
+    return mod.get_function(lowered[f"{template}<{c_type(dtype)}>"])
+
+
+def source_text(source: str) -> str:
+    """The source with its local ``#include "x.cuh"`` lines replaced by the
+    headers' text: CuPy caches compiled modules by their code string, so a
+    header edit must change that string (an -I include would reuse a
+    stale binary)."""
+    def expand(m):
+        return (HERE / m.group(1)).read_text()
+    return re.sub(r'^#include "([\w.]+)"$', expand, (HERE / source).read_text(), flags=re.M)
+
+
+def grid(n: int) -> int:
+    """Blocks for a grid-stride launch over n items."""
+    import cupy
+
+    sms = cupy.cuda.Device().attributes["MultiProcessorCount"]
+    return max(1, min((n + THREADS - 1) // THREADS, sms * BLOCKS_PER_SM))
