@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 
 # imported (in this order) by bitgraph.kernels.registry.load("cuda")
-MODULES = ("ewise",)
+MODULES = ("ewise", "spmv_csr")
 
 HERE = Path(__file__).resolve().parent
 

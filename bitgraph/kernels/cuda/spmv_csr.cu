@@ -1,0 +1,68 @@
+// mxv, pull: t = A (+).(x) x with A in CSR: the CUDA twin of
+// kernels/cpu/spmv_csr.py, one warp per row. Lane l folds the row's
+// products p = start + l, start + l + 32, ... in order (stopping at the
+// monoid's terminal), then the warp folds the 32 partial results by
+// shuffles. Op codes are runtime arguments (every thread takes the same
+// branch); T is the semiring's type, I the index type (int or long long).
+#include "scalar.cuh"
+
+template <typename T>
+__device__ __forceinline__ T shfl_down(T v, int d) {
+  if constexpr (sizeof(T) < 4) return (T)__shfl_down_sync(0xffffffffu, (int)v, d);
+  else return __shfl_down_sync(0xffffffffu, v, d);
+}
+
+__device__ __forceinline__ bool bit(const unsigned int* words, unsigned long long i) {
+  return (words[i >> 5] >> (i & 31)) & 1u;
+}
+
+template <typename T, typename I>
+__global__ void spmv_pull(const I* __restrict__ indptr, const I* __restrict__ indices,
+                          const T* __restrict__ values, bool iso,
+                          const T* __restrict__ x_values, const unsigned int* __restrict__ x_bitmap,
+                          const unsigned int* __restrict__ allowed, bool has_allowed,
+                          int add, int mult, T identity, bool has_term, T terminal,
+                          T* __restrict__ t_values, bool* __restrict__ t_present,
+                          long long nrows) {
+  const int lane = threadIdx.x & 31;
+  const long long warps = (long long)gridDim.x * (blockDim.x >> 5);
+  for (long long r = ((long long)blockIdx.x * blockDim.x + threadIdx.x) >> 5; r < nrows;
+       r += warps) {
+    T acc = identity;
+    bool found = false;
+    if (!has_allowed || bit(allowed, (unsigned long long)r)) {
+      const long long end = (long long)indptr[r + 1];
+      for (long long p = (long long)indptr[r] + lane; p < end; p += 32) {
+        const unsigned long long k = (unsigned long long)indices[p];
+        if (!bit(x_bitmap, k)) continue;
+        const T a = iso ? (T)1 : values[p];
+        const T prod = bg::multop<T>(mult, a, x_values[k], (unsigned long long)r, k, 0ull);
+        acc = found ? bg::binop<T>(add, acc, prod) : prod;
+        found = true;
+        if (add == bg::ANY || (has_term && acc == terminal)) break;
+      }
+    }
+    // fold the lanes' partial results (lane 0 ends with the row's)
+    for (int d = 16; d > 0; d >>= 1) {
+      const T other = shfl_down(acc, d);
+      const bool other_found = __shfl_down_sync(0xffffffffu, (int)found, d) != 0;
+      if (lane + d < 32 && other_found) {
+        acc = found ? bg::binop<T>(add, acc, other) : other;
+        found = true;
+      }
+    }
+    if (lane == 0) {
+      t_values[r] = acc;
+      t_present[r] = found;
+    }
+  }
+}
+
+// an instantiation nvcc compiles standalone (CI); at run time the launcher
+// compiles the ones a process uses, by name expression
+template __global__ void spmv_pull<double, int>(const int*, const int*, const double*, bool,
+    const double*, const unsigned int*, const unsigned int*, bool, int, int, double, bool,
+    double, double*, bool*, long long);
+template __global__ void spmv_pull<bool, long long>(const long long*, const long long*,
+    const bool*, bool, const bool*, const unsigned int*, const unsigned int*, bool, int, int,
+    bool, bool, bool, bool*, bool*, long long);

@@ -1,0 +1,57 @@
+"""Launcher of ``spmv_csr.cu``: mxv pull on the GPU, with the CPU
+launcher's signature and results (``kernels/cpu/spmv_csr.py``)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from bitgraph.kernels.cpu import check_length, semiring_args
+from bitgraph.kernels.cuda import C_TYPES, THREADS, grid, module
+from bitgraph.kernels.registry import register
+
+__all__ = ["spmv_pull"]
+
+_INDEX = {np.dtype(np.int32): "int", np.dtype(np.int64): "long long"}
+_NAMES = tuple(f"spmv_pull<{t}, {i}>" for t in C_TYPES.values() for i in _INDEX.values())
+
+
+def _dummy(cupy, dtype):
+    return cupy.zeros(1, dtype)
+
+
+@register("mxv", fmt="csr", device="cuda", variant="pull")
+def spmv_pull(A, x_values, x_bitmap, allowed, sr, flipped=False):
+    """t = A (+).(x) x on the GPU, a warp per row; arguments and results as
+    ``kernels.cpu.spmv_csr.spmv_pull`` (CuPy arrays). Float sums may differ
+    from the CPU's in the last bits (the warp adds in another order); ANY
+    returns a valid witness, not necessarily the CPU's."""
+    import cupy
+
+    where = "mxv(pull, cuda)"
+    dtype, add, mult, identity, has_term, terminal = semiring_args(where, sr, flipped)
+    idx = np.dtype(np.int64) if max(A.indptr.dtype.itemsize, A.indices.dtype.itemsize) > 4 \
+        else np.dtype(np.int32)
+    indptr = cupy.ascontiguousarray(A.indptr, dtype=idx)
+    indices = cupy.ascontiguousarray(A.indices, dtype=idx)
+    iso = A.values is None
+    values = _dummy(cupy, dtype) if iso else cupy.ascontiguousarray(A.values, dtype=dtype)
+    x_values = cupy.ascontiguousarray(x_values, dtype=dtype)
+    x_bitmap = cupy.ascontiguousarray(x_bitmap, dtype=np.uint32)
+    has_allowed = allowed is not None
+    allowed = cupy.ascontiguousarray(allowed, dtype=np.uint32) if has_allowed \
+        else _dummy(cupy, np.uint32)
+    check_length(where, "x_values", x_values, A.ncols)
+    check_length(where, "x_bitmap", x_bitmap, (A.ncols + 31) // 32, "uint32 words")
+    if has_allowed:
+        check_length(where, "allowed", allowed, (A.nrows + 31) // 32, "uint32 words")
+    t_values = cupy.empty(A.nrows, dtype)
+    t_present = cupy.empty(A.nrows, np.bool_)
+    if A.nrows:
+        mod, lowered = module("spmv_csr.cu", _NAMES)
+        fn = mod.get_function(lowered[f"spmv_pull<{C_TYPES[dtype]}, {_INDEX[idx]}>"])
+        fn((grid(A.nrows * 32),), (THREADS,),
+           (indptr, indices, values, np.bool_(iso), x_values, x_bitmap, allowed,
+            np.bool_(has_allowed), np.int32(add), np.int32(mult), dtype.type(identity),
+            np.bool_(has_term), dtype.type(terminal), t_values, t_present,
+            np.int64(A.nrows)))
+    return t_values, t_present
