@@ -70,6 +70,11 @@ def pack_bits(present):
     """bool[n] -> uint32 words, bit i & 31 of word i >> 5 = present[i]."""
     xp = array_module(present)
     n = present.shape[0]
+    if xp is not np:  # CuPy: shifts and a row sum (no bitorder/count in every version)
+        bits = xp.zeros(nwords(n) * 32, np.uint32)
+        bits[:n] = present
+        return (bits.reshape(-1, 32) << xp.arange(32, dtype=np.uint32)).sum(
+            axis=1, dtype=np.uint32)
     b = xp.packbits(present.astype(np.bool_, copy=False), bitorder="little")
     pad = nwords(n) * 4 - b.shape[0]
     if pad:
@@ -82,12 +87,19 @@ def unpack_bits(words, n: int):
     xp = array_module(words)
     if n == 0:
         return xp.zeros(0, np.bool_)
+    if xp is not np:
+        bits = (words[:, None] >> xp.arange(32, dtype=np.uint32)) & np.uint32(1)
+        return bits.reshape(-1)[:n].astype(np.bool_)
     return xp.unpackbits(words.view(np.uint8), count=n, bitorder="little").astype(np.bool_)
 
 
 def popcount_words(words) -> int:
     xp = array_module(words)
-    return int(xp.bitwise_count(words).sum()) if words.shape[0] else 0
+    if not words.shape[0]:
+        return 0
+    if xp is not np:
+        return int(unpack_bits(words, words.shape[0] * 32).sum())
+    return int(xp.bitwise_count(words).sum())
 
 
 def rows_of(indptr):

@@ -122,12 +122,22 @@ def _check_type(x, what, *, matrix=None):
     _check_device(x, what)
 
 
+# the operations with a CUDA path so far (the CUDA backend is being built:
+# the others say so clearly rather than fail inside a CPU kernel)
+_ON_CUDA = ("mxv", "vxm", "ewise_add", "ewise_mult")
+
+
 def _check_device(x, what):
-    # the CUDA backend's kernels are being built (bitgraph.device moves the
-    # objects already): until plan dispatches to them, say so clearly
-    if x.device != "cpu":
-        raise DeviceError(f"{what} is on {x.device!r}, and this build runs operations on"
-                          f" the CPU only (the CUDA kernels are not in it yet); use .to('cpu')")
+    if x.device != "cpu" and what.split(":")[0] not in _ON_CUDA:
+        raise DeviceError(f"{what} is on {x.device!r}, and this build runs this operation"
+                          f" on the CPU only (its CUDA kernels are not in it yet); use .to('cpu')")
+
+
+def _same_device(name, *objs):
+    devices = {o.device for o in objs if o is not None}
+    if len(devices) > 1:
+        raise DeviceError(f"{name}: operands are on different devices ({sorted(devices)});"
+                          f" move them with .to(device)")
 
 
 def _shape_str(x):
@@ -342,6 +352,7 @@ def _matvec(name, M, u, semiring, *, flipped, mask, accum, replace, out):
     """t = M ⊕.⊗ u row by row (M is A for mxv, A' for vxm with operands flipped)."""
     sr = lookup_semiring(semiring)
     mask = _check_out_mask(name, (M.nrows,), mask, out, accum)
+    _same_device(name, M, u, out, None if mask is None else mask.parent)
     spec, tc, to = _semiring_spec(sr, unify(M.dtype, u.dtype))
     allowed = _MaskSet(mask).allowed_bitmap() if mask is not None else None
     x_vals = ar.cast(u._values, tc)
@@ -396,6 +407,7 @@ def _ewise(name, x, y, op, union, mask, accum, replace, out):
     shape = tuple(x.shape)
     mask = _check_out_mask(name, shape, mask, out, accum)
     tc, to = op.types(unify(x.dtype, y.dtype))
+    _same_device(name, x, y, out, None if mask is None else mask.parent)
     if isinstance(x, Vector):
         return finish(out, _ewise_dense(x, y, op, union, to), to, mask, accum, replace, shape)
     a, b = _entries(x), _entries(y)

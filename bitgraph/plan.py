@@ -52,6 +52,9 @@ def matvec(get_csr, get_csr_t, M, u, x_values, allowed, spec, flipped, pattern_o
     ``pattern_only``: the product reads no value of M (every a_ik acts as
     1), so a bit format may serve (see ``bit_kernel`` and ``use_bits``).
     """
+    if M.device == "cuda":  # the pull kernel only, so far (issue 5 in progress)
+        return _kernel("mxv", "csr", "pull", "cuda")(get_csr(), x_values, u._bitmap, allowed,
+                                                       spec, flipped)
     nvals = u.nvals
     if nvals <= PUSH_DENSITY * u.size:
         push = _kernel("mxv", "csr", "push")

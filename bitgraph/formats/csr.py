@@ -61,13 +61,24 @@ def keys_of(csr: CSR):
 
 
 def transpose(csr: CSR) -> CSR:
-    """The transpose as a CSR, via scipy's O(nnz + n) csr_tocsc."""
+    """The transpose as a CSR, via scipy's O(nnz + n) csr_tocsc (on the GPU:
+    a sort of the entries by (column, row), so each output row is sorted)."""
     import scipy.sparse as sp
 
     n = csr.nnz
+    xp = ar.array_module(csr.indptr)
     if n == 0:
         idt = csr.indptr.dtype
-        return CSR(np.zeros(csr.ncols + 1, idt), np.zeros(0, idt), csr.values, csr.ncols, csr.nrows)
+        return CSR(xp.zeros(csr.ncols + 1, idt), xp.zeros(0, idt), csr.values, csr.ncols, csr.nrows)
+    if xp is not np:
+        idt = ar.index_dtype(n, csr.nrows, csr.ncols)
+        rows = ar.rows_of(csr.indptr)
+        # unique keys (column, row): the order is defined whatever the sort
+        order = xp.argsort(csr.indices.astype(np.int64) * max(csr.nrows, 1) + rows)
+        indptr = xp.zeros(csr.ncols + 1, np.int64)
+        indptr[1:] = xp.cumsum(xp.bincount(csr.indices, minlength=csr.ncols))
+        values = None if csr.values is None else csr.values[order]
+        return CSR(indptr.astype(idt), rows[order].astype(idt), values, csr.ncols, csr.nrows)
     perm = np.arange(n, dtype=np.int64)
     s = sp.csr_array((perm, csr.indices, csr.indptr), shape=(csr.nrows, csr.ncols))
     t = s.tocsc()
