@@ -17,20 +17,11 @@ from __future__ import annotations
 import argparse
 import os
 import platform
-import statistics
 import time
 
 import numpy as np
 
-
-def timeit(f, repeat):
-    f()
-    ts = []
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        r = f()
-        ts.append(time.perf_counter() - t0)
-    return statistics.median(ts), r
+from _timing import timeit
 
 
 def main():

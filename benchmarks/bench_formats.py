@@ -24,20 +24,11 @@ from __future__ import annotations
 import argparse
 import platform
 import resource
-import statistics
 import time
 
 import numpy as np
 
-
-def timeit(f, repeat):
-    r = f()
-    ts = []
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        f()
-        ts.append(time.perf_counter() - t0)
-    return statistics.median(ts), r
+from _timing import timeit
 
 
 def warm():

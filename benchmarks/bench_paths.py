@@ -37,17 +37,9 @@ from pathlib import Path
 
 import numpy as np
 
+from _timing import timeit
+
 warnings.filterwarnings("ignore", category=DeprecationWarning)
-
-
-def timeit(f, repeat):
-    r = f()
-    ts = []
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        r = f()
-        ts.append(time.perf_counter() - t0)
-    return statistics.median(ts), r
 
 
 def load(spec):
