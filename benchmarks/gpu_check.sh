@@ -1,22 +1,37 @@
 #!/usr/bin/env bash
-# One device call: what the GPU machine must check, with a summary in $OUT.
-#   bash benchmarks/gpu_check.sh      (run through the device tool; the GPU
-#   machine has CuPy, numba, numpy, scipy, pytest and hypothesis, no network)
-# Today: tests/gpu (the device seam; the CUDA scalar semantics through the
-# elementwise kernels, bit for bit against the CPU). The CUDA kernels' tests
-# and benchmarks join this script as they land.
+# One device call: the GPU tests and the GPU benchmarks, with a summary in $OUT.
+#   bash benchmarks/gpu_check.sh              tests, then benchmarks at full size
+#   bash benchmarks/gpu_check.sh tests        tests/gpu only
+#   bash benchmarks/gpu_check.sh bench [SPEC...]   benchmarks only (default kron:22 urand:22 grid:2048x2048)
+# Run through the device tool: the GPU machine has CuPy, numba, numpy, scipy,
+# pytest and hypothesis, no network; results land in $OUT (summary.txt,
+# tests.txt, bench_gpu.md/json, bench_tc_gpu.md/json).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 export PYTHONPATH="$PWD" NUMBA_CACHE_DIR=/tmp/bitgraph_numba PYTHONUNBUFFERED=1
 OUT="${OUT:-/tmp/bitgraph_gpu_check}"
 mkdir -p "$OUT"
+what="${1:-all}"
+shift || true
 {
   date -u
   nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader
   python3 -c "import cupy, numba, numpy; print('cupy', cupy.__version__, '| numba', numba.__version__, '| numpy', numpy.__version__)"
 } 2>&1 | tee "$OUT/summary.txt"
-start=$(date +%s)
-python3 -m pytest tests/gpu -m gpu -q -p no:cacheprovider -rs 2>&1 | tee "$OUT/tests.txt"
-rc=${PIPESTATUS[0]}
-echo "gpu tests: exit $rc, $(( $(date +%s) - start )) s; $(tail -1 "$OUT/tests.txt")" | tee -a "$OUT/summary.txt"
+rc=0
+if [ "$what" = all ] || [ "$what" = tests ]; then
+  start=$(date +%s)
+  python3 -m pytest tests/gpu -m gpu -q -p no:cacheprovider -rs 2>&1 | tee "$OUT/tests.txt"
+  rc=${PIPESTATUS[0]}
+  echo "gpu tests: exit $rc, $(( $(date +%s) - start )) s; $(tail -1 "$OUT/tests.txt")" | tee -a "$OUT/summary.txt"
+fi
+if [ "$what" = all ] || [ "$what" = bench ]; then
+  start=$(date +%s)
+  python3 benchmarks/bench_gpu.py "$@" --json "$OUT/bench_gpu.json" 2>&1 | tee "$OUT/bench_gpu.md"
+  b1=${PIPESTATUS[0]}
+  python3 benchmarks/bench_tc_gpu.py "$@" --out "$OUT/bench_tc_gpu.json" 2>&1 | tee "$OUT/bench_tc_gpu.md"
+  b2=${PIPESTATUS[0]}
+  echo "gpu benchmarks: exit $b1 (spmv), $b2 (tc), $(( $(date +%s) - start )) s" | tee -a "$OUT/summary.txt"
+  [ "$b1" = 0 ] && [ "$b2" = 0 ] || rc=1
+fi
 exit "$rc"

@@ -106,6 +106,9 @@ def rows_of(indptr):
     """Row id of every stored entry of a CSR (int64)."""
     xp = array_module(indptr)
     n = indptr.shape[0] - 1
+    if xp is not np:  # CuPy's repeat takes no array of counts: the row of entry p
+        nnz = int(indptr[-1]) if n >= 0 else 0
+        return xp.searchsorted(indptr[1:], xp.arange(nnz, dtype=indptr.dtype), side="right").astype(np.int64)
     return xp.repeat(xp.arange(n, dtype=np.int64), xp.diff(indptr).astype(np.int64))
 
 

@@ -657,7 +657,7 @@ def _weighted(A, spec, seed, progress=None):
             w = (h % np.uint64(hi - lo + 1)).astype(np.int64) + lo
         else:
             w = lo + (h >> np.uint64(11)).astype(np.float64) * (2.0 ** -53) * (hi - lo)
-        B = Matrix.from_csr(c.indptr, c.indices, w, ncols=A.ncols, check=False)
+        B = Matrix.from_csr(c.indptr, c.indices, w, ncols=A.ncols, check=False, device=A.device)
     return B, {"weights": str(spec), "integer": integer, "lo": lo, "hi": hi, "seed": seed}
 
 

@@ -23,7 +23,7 @@ import numpy as np
 from .errors import DeviceError, InvalidValue
 
 __all__ = ["DEVICES", "set_device", "get_device", "resolve", "cuda_status",
-           "require_cuda", "asdevice", "oom_guard"]
+           "require_cuda", "asdevice", "oom_guard", "place", "on_gpu", "host"]
 
 DEVICES = ("cpu", "cuda")
 
@@ -129,11 +129,36 @@ def asdevice(a, device: str, where: str):
     there already); None stays None."""
     if a is None:
         return None
-    on_gpu = type(a).__module__.startswith("cupy")
+    gpu = on_gpu(a)
     if device == "cpu":
-        return a.get() if on_gpu else np.asarray(a)
+        return a.get() if gpu else np.asarray(a)
     cupy = require_cuda(where)
-    if on_gpu:
+    if gpu:
         return a
     with oom_guard(where, int(np.asarray(a).nbytes)):
         return cupy.asarray(a)
+
+
+def on_gpu(a) -> bool:
+    """Is ``a`` a CuPy array? (never imports CuPy)"""
+    return type(a).__module__.startswith("cupy")
+
+
+def host(a):
+    """``a`` as a numpy array (copied off the GPU if it is a CuPy array);
+    lists and scalars through ``np.asarray``."""
+    return a.get() if on_gpu(a) else np.asarray(a)
+
+
+def place(obj, device, where: str, *inputs):
+    """A new object ``obj`` (built on the CPU) on the device a constructor's
+    ``device=`` names: None is the inputs' device when any of ``inputs`` is
+    a CuPy array, else the default (``set_device``).
+
+    >>> import bitgraph as bg
+    >>> place(bg.Vector(size=2), None, "example").device
+    'cpu'
+    """
+    if device is None and any(on_gpu(a) for a in inputs):
+        device = "cuda"
+    return obj.to(resolve(device, where))

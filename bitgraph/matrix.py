@@ -182,13 +182,16 @@ class Matrix(_MatrixOps):
     (2, 3)
     """
 
-    def __init__(self, dtype=bool, nrows=0, ncols=0):
+    def __init__(self, dtype=bool, nrows=0, ncols=0, *, device=None):
+        from . import device as dev
+
         nrows, ncols = int(nrows), int(ncols)
         if nrows < 0 or ncols < 0:
             raise InvalidValue(f"Matrix: dimensions must be >= 0, got {nrows} x {ncols}")
         dt = lookup_dtype(dtype)
         idt = ar.index_dtype(nrows, ncols)
-        self._set(CSR(np.zeros(nrows + 1, idt), np.zeros(0, idt), np.zeros(0, dt), nrows, ncols), dt)
+        xp = dev.require_cuda("Matrix") if dev.resolve(device, "Matrix") == "cuda" else np
+        self._set(CSR(xp.zeros(nrows + 1, idt), xp.zeros(0, idt), xp.zeros(0, dt), nrows, ncols), dt)
 
     def _set(self, csr: CSR, dtype):
         """Replace the storage (and drop every derived format)."""
@@ -205,18 +208,28 @@ class Matrix(_MatrixOps):
 
     # --- constructors ---------------------------------------------------------------
     @classmethod
-    def from_coo(cls, rows, cols, values=None, nrows=None, ncols=None, *, dtype=None, dup_op=None):
+    def from_coo(cls, rows, cols, values=None, nrows=None, ncols=None, *, dtype=None, dup_op=None,
+                 device=None):
         """Build from coordinates; ``values=None`` means structure-only (bool).
 
         Duplicates: ``dup_op=None`` collapses them when there are no values and
         raises ``InvalidValue`` otherwise; else they are combined with ``dup_op``.
+        ``device``: "cpu", "cuda" or "auto"; None: the inputs' device when
+        they are CuPy arrays, else the default (``bitgraph.set_device``).
 
         >>> A = Matrix.from_coo([0, 0], [1, 1], [2, 5], nrows=2, ncols=2, dup_op="min")
         >>> A.to_coo()[2].tolist()
         [2]
         """
-        r = np.asarray(rows)
-        c = np.asarray(cols)
+        from . import device as dev
+
+        where = "Matrix.from_coo"
+        A = cls._from_coo(dev.host(rows), dev.host(cols), None if values is None else dev.host(values),
+                          nrows, ncols, dtype, dup_op)
+        return dev.place(A, device, where, rows, cols, values)
+
+    @classmethod
+    def _from_coo(cls, r, c, values, nrows, ncols, dtype, dup_op):
         if r.shape != c.shape:
             raise DimensionMismatch(f"Matrix.from_coo: {r.size} rows but {c.size} cols")
         if nrows is None:
@@ -247,39 +260,52 @@ class Matrix(_MatrixOps):
         return cls._from_csr(csr, dt)
 
     @classmethod
-    def from_csr(cls, indptr, indices, values=None, *, ncols=None, dtype=None, check=True):
+    def from_csr(cls, indptr, indices, values=None, *, ncols=None, dtype=None, check=True,
+                 device=None):
         """Wrap CSR arrays (sorted, duplicate-free rows); ``values=None`` = structure-only.
+        CuPy arrays stay on the GPU (checked there); ``device`` as in ``from_coo``.
 
         >>> Matrix.from_csr([0, 1, 2], [1, 0], ncols=2).to_coo()[1].tolist()
         [1, 0]
         """
-        indptr = np.asarray(indptr)
-        indices = np.asarray(indices)
+        from . import device as dev
+
+        inputs = (indptr, indices, values)
+        if dev.resolve(device if device is not None else
+                       ("cuda" if any(dev.on_gpu(a) for a in inputs) else None), "Matrix.from_csr") != "cuda":
+            indptr, indices = dev.host(indptr), dev.host(indices)
+            values = None if values is None else dev.host(values)
+        else:
+            cupy = dev.require_cuda("Matrix.from_csr")
+            indptr, indices = cupy.asarray(indptr), cupy.asarray(indices)
+            values = None if values is None else cupy.asarray(values)
+        xp = ar.array_module(indptr)
         nrows = indptr.shape[0] - 1
         ncols = int(indices.max()) + 1 if ncols is None and indices.size else int(ncols or 0)
         idt = ar.index_dtype(indices.shape[0], nrows, ncols)
         if check:
-            if indptr[0] != 0 or indptr[-1] != indices.shape[0] or np.any(np.diff(indptr) < 0):
+            if int(indptr[0]) != 0 or int(indptr[-1]) != indices.shape[0] or bool(xp.any(xp.diff(indptr) < 0)):
                 raise InvalidValue("Matrix.from_csr: indptr is not a valid row pointer")
-            if indices.size and (indices.min() < 0 or indices.max() >= ncols):
+            if indices.size and (int(indices.min()) < 0 or int(indices.max()) >= ncols):
                 bad = int(indices[(indices < 0) | (indices >= ncols)][0])
                 raise ar_invalid_index(bad, ncols)
             rows = ar.rows_of(indptr)
             k = rows * ncols + indices.astype(np.int64)
-            if k.size > 1 and np.any(np.diff(k) <= 0):
+            if k.size > 1 and bool(xp.any(xp.diff(k) <= 0)):
                 raise InvalidValue("Matrix.from_csr: column indices must be sorted and unique in each row")
         vals = None
         if values is not None:
-            vals = np.asarray(values)
+            vals = values
             if dtype is not None:
                 vals = ar.cast(vals, lookup_dtype(dtype))
         elif dtype is not None and lookup_dtype(dtype) != np.bool_:
-            vals = np.ones(indices.shape[0], lookup_dtype(dtype))
+            vals = xp.ones(indices.shape[0], lookup_dtype(dtype))
         return cls._from_csr(CSR(indptr.astype(idt), indices.astype(idt), vals, nrows, ncols))
 
     @classmethod
-    def from_scipy(cls, S, *, dtype=None):
-        """From any scipy sparse array or matrix (duplicates are summed, as scipy does).
+    def from_scipy(cls, S, *, dtype=None, device=None):
+        """From any scipy sparse array or matrix (duplicates are summed, as
+        scipy does); ``device`` as in ``from_coo``.
 
         >>> import scipy.sparse as sp
         >>> Matrix.from_scipy(sp.eye_array(3)).nvals
@@ -297,16 +323,18 @@ class Matrix(_MatrixOps):
         nrows, ncols = S.shape
         idt = np.int64 if S.indices.dtype == np.int64 else ar.index_dtype(S.nnz, nrows, ncols)
         csr = CSR(S.indptr.astype(idt), S.indices.astype(idt), ar.cast(vals, dt), nrows, ncols)
-        return cls._from_csr(csr, dt)
+        from . import device as dev
+
+        return dev.place(cls._from_csr(csr, dt), device, "Matrix.from_scipy")
 
     @classmethod
-    def from_graphblas(cls, G):
+    def from_graphblas(cls, G, *, device=None):
         """From a ``graphblas.Matrix`` (python-graphblas)."""
         r, c, v = G.to_coo()
-        return cls.from_coo(r, c, v, G.nrows, G.ncols, dtype=np.dtype(G.dtype.np_type))
+        return cls.from_coo(r, c, v, G.nrows, G.ncols, dtype=np.dtype(G.dtype.np_type), device=device)
 
     @classmethod
-    def from_networkx(cls, G, *, nodelist=None, weight=None, dtype=None):
+    def from_networkx(cls, G, *, nodelist=None, weight=None, dtype=None, device=None):
         """Adjacency of a networkx graph in ``nodelist`` order (default: ``G``'s order).
 
         ``weight=None`` gives a structure-only matrix; otherwise the edge
@@ -318,12 +346,15 @@ class Matrix(_MatrixOps):
         """
         import networkx as nx
 
+        from . import device as dev
+
         S = nx.to_scipy_sparse_array(G, nodelist=nodelist, weight=weight, dtype=dtype, format="csr")
         if weight is None:
-            A = cls.from_scipy(S)
-            c = A._data
-            return cls._from_csr(CSR(c.indptr, c.indices, None, c.nrows, c.ncols))
-        return cls.from_scipy(S, dtype=dtype)
+            c = cls.from_scipy(S)._data
+            A = cls._from_csr(CSR(c.indptr, c.indices, None, c.nrows, c.ncols))
+        else:
+            A = cls.from_scipy(S, dtype=dtype)
+        return dev.place(A, device, "Matrix.from_networkx")
 
     # --- properties -----------------------------------------------------------------
     @property

@@ -122,15 +122,16 @@ def _check_type(x, what, *, matrix=None):
     _check_device(x, what)
 
 
-# the operations with a CUDA path so far (the CUDA backend is being built:
-# the others say so clearly rather than fail inside a CPU kernel)
-_ON_CUDA = ("mxv", "vxm", "ewise_add", "ewise_mult")
+# the operations with a CUDA path (extract and assign gather by index lists
+# on the host: on CUDA objects they say so rather than fail inside numpy)
+_ON_CUDA = ("mxv", "vxm", "mxm", "ewise_add", "ewise_mult", "apply", "select", "reduce",
+            "transpose")
 
 
 def _check_device(x, what):
     if x.device != "cpu" and what.split(":")[0] not in _ON_CUDA:
-        raise DeviceError(f"{what} is on {x.device!r}, and this build runs this operation"
-                          f" on the CPU only (its CUDA kernels are not in it yet); use .to('cpu')")
+        raise DeviceError(f"{what} is on {x.device!r}, and this operation runs on the CPU"
+                          f" only; use .to('cpu')")
 
 
 def _same_device(name, *objs):
@@ -379,6 +380,7 @@ def mxm(A, B, semiring="plus_times", *, mask=None, accum=None, replace=False, ou
     sr = lookup_semiring(semiring)
     shape = (A.nrows, B.ncols)
     mask = _check_out_mask("mxm", shape, mask, out, accum)
+    _same_device("mxm", A, B, out, None if mask is None else mask.parent)
     spec, tc, to = _semiring_spec(sr, unify(A.dtype, B.dtype))
     a = _operand_csr(A._csr(), tc, sr.mult.code, first=True)
     get_b = lambda: _operand_csr(B._csr(), tc, sr.mult.code, first=False)  # noqa: E731
@@ -472,6 +474,7 @@ def apply(x, op, *, left=None, right=None, mask=None, accum=None, replace=False,
     _check_type(x, "apply: x")
     shape = tuple(x.shape)
     mask = _check_out_mask("apply", shape, mask, out, accum)
+    _same_device("apply", x, out, None if mask is None else mask.parent)
     e = _entries(x)
     if left is not None and right is not None:
         raise InvalidValue("apply: give left= or right=, not both")
@@ -484,7 +487,7 @@ def apply(x, op, *, left=None, right=None, mask=None, accum=None, replace=False,
         s = left if left is not None else right
         sdt = scalar_dtype(s)
         t = unify(x.dtype, sdt)
-        svec = np.full(e.values.shape[0], s, sdt)
+        svec = ar.array_module(e.values).full(e.values.shape[0], s, sdt)
         a, b = (svec, e.values) if left is not None else (e.values, svec)
         vals = _binop_values(bop, a, b, t)
         to = bop.types(t)[1]
@@ -527,14 +530,16 @@ def select(x, op, thunk=0, *, mask=None, accum=None, replace=False, out=None):
     _check_type(x, "select: x")
     shape = tuple(x.shape)
     mask = _check_out_mask("select", shape, mask, out, accum)
+    _same_device("select", x, out, None if mask is None else mask.parent)
     e = _entries(x)
+    xp = ar.array_module(e.keys)
     name = op.lower() if isinstance(op, str) else op
     if name in _SELECT_INDEX:
         k = int(thunk)
         if _is_matrix(x):
-            i, j = np.divmod(e.keys, max(x.ncols, 1))
+            i, j = xp.divmod(e.keys, max(x.ncols, 1))
         else:
-            i, j = e.keys, np.zeros_like(e.keys)
+            i, j = e.keys, xp.zeros_like(e.keys)
         keep = _SELECT_INDEX[name](i, j, k)
     elif name in _SELECT_VALUE:
         t = unify(x.dtype, scalar_dtype(thunk))
@@ -580,7 +585,9 @@ def reduce(x, monoid="plus", *, by=None, allow_empty=True, mask=None, accum=None
         vals = _entries(x).values
         if vals.shape[0] == 0:
             return None if allow_empty else m.identity(m.types(x.dtype)[1])
-        return reduce_segments(np.array([0, vals.shape[0]], np.int64), vals, m)[0]
+        xp = ar.array_module(vals)
+        r = reduce_segments(xp.array([0, vals.shape[0]], np.int64), vals, m)
+        return r[0] if xp is np else r.get()[0]
     if not _is_matrix(x):
         raise InvalidValue("reduce: by= applies only to a Matrix")
     if by not in ("rows", "cols"):
@@ -588,8 +595,9 @@ def reduce(x, monoid="plus", *, by=None, allow_empty=True, mask=None, accum=None
     c = x._csr() if by == "rows" else x._transposed_csr()
     shape = (c.nrows,)
     mask = _check_out_mask("reduce", shape, mask, out, accum)
+    _same_device("reduce", x, out, None if mask is None else mask.parent)
     r = reduce_segments(c.indptr, _stored_values(c), m)
-    present = np.diff(c.indptr) > 0
+    present = ar.array_module(c.indptr).diff(c.indptr) > 0
     return finish(out, Dense(r, present), m.types(x.dtype)[1], mask, accum, replace, shape)
 
 
@@ -771,8 +779,8 @@ def _line_matrix(u: Vector, line: str) -> Matrix:
     idx, vals = u.to_coo()
     zeros = np.zeros_like(idx)
     if line == "row":
-        return Matrix.from_coo(zeros, idx, vals, 1, u.size, dtype=u.dtype)
-    return Matrix.from_coo(idx, zeros, vals, u.size, 1, dtype=u.dtype)
+        return Matrix.from_coo(zeros, idx, vals, 1, u.size, dtype=u.dtype, device=u.device)
+    return Matrix.from_coo(idx, zeros, vals, u.size, 1, dtype=u.dtype, device=u.device)
 
 
 def _assign_line(C, value, I, J, line, mask, accum, replace):
@@ -809,5 +817,6 @@ def transpose(A, *, mask=None, accum=None, replace=False, out=None):
     _check_type(A, "transpose: A", matrix=True)
     shape = (A.ncols, A.nrows)
     mask = _check_out_mask("transpose", shape, mask, out, accum)
+    _same_device("transpose", A, out, None if mask is None else mask.parent)
     c = A._transposed_csr()
     return finish(out, Entries(csr_fmt.keys_of(c), _stored_values(c)), A.dtype, mask, accum, replace, shape)

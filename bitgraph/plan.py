@@ -52,19 +52,17 @@ def matvec(get_csr, get_csr_t, M, u, x_values, allowed, spec, flipped, pattern_o
     ``pattern_only``: the product reads no value of M (every a_ik acts as
     1), so a bit format may serve (see ``bit_kernel`` and ``use_bits``).
     """
-    if M.device == "cuda":  # the pull kernel only, so far (issue 5 in progress)
-        return _kernel("mxv", "csr", "pull", "cuda")(get_csr(), x_values, u._bitmap, allowed,
-                                                       spec, flipped)
+    device = M.device
     nvals = u.nvals
     if nvals <= PUSH_DENSITY * u.size:
-        push = _kernel("mxv", "csr", "push")
+        push = _kernel("mxv", "csr", "push", device)
         return push(get_csr_t(), u.indices(), x_values, allowed, spec, flipped, M.nrows)
     if pattern_only:
         kind = bit_kernel(spec, flipped)
         t = use_bits(M, kind)
         if t:
-            return _bit_matvec(kind, M.b2sr(t), u, x_values, allowed, spec, flipped)
-    pull = _kernel("mxv", "csr", "pull")
+            return _bit_matvec(kind, M.b2sr(t), u, x_values, allowed, spec, flipped, device)
+    pull = _kernel("mxv", "csr", "pull", device)
     return pull(get_csr(), x_values, u._bitmap, allowed, spec, flipped)
 
 
@@ -92,6 +90,17 @@ BITS_MXV_TILE = 32
 BITS_MXV_MIN_PER_TILE = 16.0
 BITS_MXM_TILE = 8
 BITS_MXM_MIN_PER_TILE = 4.0
+# (op, kind) -> (tile size, least estimated entries per tile)
+CPU_BITS = {
+    ("mxv", "ones"): (BITS_MXV_TILE, BITS_MXV_MIN_PER_TILE),
+    ("mxv", "lor_x"): (BITS_MXV_TILE, BITS_MXV_MIN_PER_TILE),
+    ("mxm", "count"): (BITS_MXM_TILE, BITS_MXM_MIN_PER_TILE),
+    ("mxm", "ones"): (BITS_MXM_TILE, BITS_MXM_MIN_PER_TILE),
+    ("mxm", "parity"): (BITS_MXM_TILE, BITS_MXM_MIN_PER_TILE),
+}
+# On the GPU (H100, benchmarks/bench_gpu.py; RESULTS.md "CUDA kernels"):
+CUDA_BITS = {
+}
 
 
 def bit_kernel(spec, flipped):
@@ -124,17 +133,17 @@ def bit_kernel(spec, flipped):
 
 def use_bits(M, kind, op="mxv"):
     """The tile size to run ``kind`` of ``op`` on B2SR with, or 0 for CSR
-    (see BITS and the measured rule above)."""
+    (see BITS and the measured rules above, and CUDA_BITS for a matrix on
+    the GPU)."""
     if BITS == "never" or kind is None:
         return 0
     if BITS == "always":
         return BITS_TILE or M.b2sr("auto").t
-    if op == "mxm" and kind in ("count", "ones", "parity"):
-        t, least = BITS_MXM_TILE, BITS_MXM_MIN_PER_TILE
-    elif op == "mxv" and kind in ("ones", "lor_x"):
-        t, least = BITS_MXV_TILE, BITS_MXV_MIN_PER_TILE
-    else:
+    rules = CUDA_BITS if M.device == "cuda" else CPU_BITS
+    rule = rules.get((op, kind))
+    if rule is None:
         return 0
+    t, least = rule
     return t if M.profile()[t]["nnz_per_tile"] >= least else 0
 
 
@@ -166,28 +175,28 @@ def _sum_of_ones(add, is_bool):
     return None
 
 
-def _bit_mxm(kind, A_bits, BT_bits, pattern, spec):
-    counts, _ = _kernel("mxm", "b2sr", "bin_bin_sum")(A_bits, BT_bits, pattern)
+def _bit_mxm(kind, A_bits, BT_bits, pattern, spec, device):
+    counts, _ = _kernel("mxm", "b2sr", "bin_bin_sum", device)(A_bits, BT_bits, pattern)
+    xp = ar.array_module(counts)
     keep = counts != 0
-    rows = np.repeat(np.arange(pattern.nrows), np.diff(pattern.indptr.astype(np.int64)))[keep]
-    indptr = np.zeros(pattern.nrows + 1, np.int64)
-    np.cumsum(np.bincount(rows, minlength=pattern.nrows), out=indptr[1:])
+    rows = ar.rows_of(pattern.indptr)[keep]
+    indptr = xp.zeros(pattern.nrows + 1, np.int64)
+    indptr[1:] = xp.cumsum(xp.bincount(rows, minlength=pattern.nrows))
     vals = counts[keep]
     if kind == "parity":
         vals = vals & np.uint64(1)
     elif kind == "ones":
-        vals = np.ones(vals.size, np.uint64)
+        vals = xp.ones(vals.size, np.uint64)
     return indptr, pattern.indices[keep], vals.astype(spec.dtype)
 
 
-def _bit_matvec(kind, B, u, x_values, allowed, spec, flipped):
-    from . import _array as ar
-
+def _bit_matvec(kind, B, u, x_values, allowed, spec, flipped, device):
     T = np.dtype(spec.dtype)
     if kind == "full":
-        return _kernel("mxv", "b2sr", "bin_full_full")(B, x_values, u._bitmap, allowed, spec, flipped)
+        return _kernel("mxv", "b2sr", "bin_full_full", device)(B, x_values, u._bitmap, allowed,
+                                                               spec, flipped)
     if kind in ("count", "parity"):
-        counts = _kernel("mxv", "b2sr", "bin_bin_full")(B, u._bitmap, allowed)
+        counts = _kernel("mxv", "b2sr", "bin_bin_full", device)(B, u._bitmap, allowed)
         present = counts != 0
         if kind == "parity":
             counts = counts & np.uint64(1)
@@ -195,7 +204,7 @@ def _bit_matvec(kind, B, u, x_values, allowed, spec, flipped):
     x_true = None
     if kind == "lor_x":
         x_true = ar.pack_bits(ar.unpack_bits(u._bitmap, u.size) & (x_values != 0))
-    t_true, present = _kernel("mxv", "b2sr", "bin_bin_bin")(B, u._bitmap, x_true, allowed)
+    t_true, present = _kernel("mxv", "b2sr", "bin_bin_bin", device)(B, u._bitmap, x_true, allowed)
     return t_true.astype(T), present
 
 
@@ -210,23 +219,26 @@ def mxm(a, get_b, get_bt, pattern, complement, spec, bits=None):
     whose entries are counts or ones (see ``mxm_bit_kind``) may run as
     ``bmm_bin_bin_sum`` on the B2SR of A and of B' (see ``use_bits``).
     """
+    device = _device_of(a.indptr)
     if bits is not None and pattern is not None and not complement:
         kind = mxm_bit_kind(spec)
         A, B = bits
         t = use_bits(A, kind, "mxm")
         if t:
-            return _bit_mxm(kind, A.b2sr(t), B.T.b2sr(t), pattern, spec)
+            return _bit_mxm(kind, A.b2sr(t), B.T.b2sr(t), pattern, spec, device)
     if pattern is not None and not complement and MXM_METHOD != "gustavson":
         bt = get_bt()
+        dot = _kernel("mxm", "csr", "dot", device)
         if MXM_METHOD == "dot":
-            return _kernel("mxm", "csr", "dot")(a, bt, pattern, spec)
-        col_len = np.diff(bt.indptr.astype(np.int64))  # |B(:,j)|
+            return dot(a, bt, pattern, spec)
+        xp = ar.array_module(bt.indptr)
+        col_len = xp.diff(bt.indptr.astype(np.int64))  # |B(:,j)|
         dot_work = int(col_len[pattern.indices].sum())
-        row_len = np.bincount(bt.indices, minlength=bt.ncols)  # |B(k,:)|
+        row_len = xp.bincount(bt.indices, minlength=bt.ncols)  # |B(k,:)|
         gustavson_work = int(row_len[a.indices].sum())
         if dot_work < gustavson_work:
-            return _kernel("mxm", "csr", "dot")(a, bt, pattern, spec)
-    return _kernel("mxm", "csr", "gustavson")(a, get_b(), pattern, complement, spec)
+            return dot(a, bt, pattern, spec)
+    return _kernel("mxm", "csr", "gustavson", device)(a, get_b(), pattern, complement, spec)
 
 
 def _device_of(a):
@@ -242,4 +254,5 @@ def unary(code, x):
 
 
 def reduce_segments(indptr, values, code, identity, terminal):
-    return _kernel("reduce", "csr", "segments")(indptr, values, code, identity, terminal)
+    return _kernel("reduce", "csr", "segments", _device_of(values))(indptr, values, code, identity,
+                                                                     terminal)

@@ -28,14 +28,17 @@ class Vector(Container):
     0
     """
 
-    def __init__(self, dtype=bool, size=0):
+    def __init__(self, dtype=bool, size=0, *, device=None):
+        from . import device as dev
+
         size = int(size)
         if size < 0:
             raise InvalidValue(f"Vector: size must be >= 0, got {size}")
+        xp = dev.require_cuda("Vector") if dev.resolve(device, "Vector") == "cuda" else np
         self._dtype = lookup_dtype(dtype)
         self._size = size
-        self._bitmap = np.zeros(ar.nwords(size), np.uint32)
-        self._values = np.zeros(size, self._dtype)
+        self._bitmap = xp.zeros(ar.nwords(size), np.uint32)
+        self._values = xp.zeros(size, self._dtype)
 
     @classmethod
     def _from_parts(cls, bitmap, values, size=None):
@@ -55,16 +58,25 @@ class Vector(Container):
 
     # --- constructors ---------------------------------------------------------------
     @classmethod
-    def from_coo(cls, indices, values=None, size=None, *, dtype=None, dup_op=None):
+    def from_coo(cls, indices, values=None, size=None, *, dtype=None, dup_op=None, device=None):
         """Build from indices and values; ``values=None`` means all True (bool).
 
         Duplicates: ``dup_op=None`` raises for valued input and collapses them
         when there are no values; otherwise they are combined with ``dup_op``.
+        ``device``: "cpu", "cuda" or "auto"; None: the inputs' device when
+        they are CuPy arrays, else the default (``bitgraph.set_device``).
 
         >>> Vector.from_coo([0, 0, 2], [1, 2, 3], size=3, dup_op="plus").to_dense().tolist()
         [3, 0, 3]
         """
-        idx = np.asarray(indices)
+        from . import device as dev
+
+        v = cls._from_coo(dev.host(indices), None if values is None else dev.host(values), size,
+                          dtype, dup_op)
+        return dev.place(v, device, "Vector.from_coo", indices, values)
+
+    @classmethod
+    def _from_coo(cls, idx, values, size, dtype, dup_op):
         if size is None:
             size = int(idx.max()) + 1 if idx.size else 0
         idx = ar.as_index_array(idx, "Vector.from_coo", int(size))
@@ -92,34 +104,44 @@ class Vector(Container):
         return cls._from_parts(ar.pack_bits(present), dense)
 
     @classmethod
-    def from_indices(cls, indices, size, *, dtype=bool):
-        """Entries at ``indices`` set to 1/True: a BFS frontier.
+    def from_indices(cls, indices, size, *, dtype=bool, device=None):
+        """Entries at ``indices`` set to 1/True: a BFS frontier (``device``
+        as in ``from_coo``).
 
         >>> Vector.from_indices([0], size=3).indices().tolist()
         [0]
         """
-        idx = ar.as_index_array(indices, "Vector.from_indices", int(size))
-        return cls.from_coo(idx, np.ones(idx.shape[0], lookup_dtype(dtype)), size, dup_op="any")
+        from . import device as dev
+
+        idx = ar.as_index_array(dev.host(indices), "Vector.from_indices", int(size))
+        v = cls._from_coo(idx, np.ones(idx.shape[0], lookup_dtype(dtype)), size, None, "any")
+        return dev.place(v, device, "Vector.from_indices", indices)
 
     @classmethod
-    def from_dense(cls, array, *, dtype=None):
-        """Every entry of a 1-D array present.
+    def from_dense(cls, array, *, dtype=None, device=None):
+        """Every entry of a 1-D array present; a CuPy array stays on the GPU
+        (``device`` as in ``from_coo``).
 
         >>> Vector.from_dense([1.5, 0.0]).nvals
         2
         """
-        a = np.asarray(array)
+        from . import device as dev
+
+        where = "Vector.from_dense"
+        gpu = dev.resolve(device if device is not None else
+                          ("cuda" if dev.on_gpu(array) else None), where) == "cuda"
+        a = dev.require_cuda(where).asarray(array) if gpu else dev.host(array)
         if a.ndim != 1:
             raise DimensionMismatch(f"Vector.from_dense: expected a 1-D array, got shape {a.shape}")
         dt = lookup_dtype(dtype if dtype is not None else a.dtype)
         vals = ar.cast(a, dt).copy()
-        return cls._from_parts(ar.pack_bits(np.ones(a.shape[0], np.bool_)), vals)
+        return cls._from_parts(ar.pack_bits(ar.array_module(a).ones(a.shape[0], np.bool_)), vals)
 
     @classmethod
-    def from_graphblas(cls, g):
+    def from_graphblas(cls, g, *, device=None):
         """From a ``graphblas.Vector`` (python-graphblas)."""
         idx, vals = g.to_coo()
-        return cls.from_coo(idx, vals, size=g.size, dtype=np.dtype(g.dtype.np_type))
+        return cls.from_coo(idx, vals, size=g.size, dtype=np.dtype(g.dtype.np_type), device=device)
 
     def to_graphblas(self):
         """To a ``graphblas.Vector`` (needs the ``test`` extra: python-graphblas)."""
@@ -152,7 +174,8 @@ class Vector(Container):
     def bitmap(self):
         """The structure as packed uint32 words (read-only view)."""
         b = self._bitmap.view()
-        b.flags.writeable = False
+        if ar.array_module(b) is np:  # CuPy arrays have no read-only flag
+            b.flags.writeable = False
         return b
 
     def _present(self):

@@ -65,3 +65,28 @@ def test_asdevice_cpu():
     a = np.arange(3)
     assert device.asdevice(a, "cpu", "t") is a
     assert device.asdevice(None, "cuda", "t") is None
+
+
+def test_constructors_and_readers_take_device(tmp_path):
+    A = bg.Matrix.from_coo([0, 1], [1, 0], [1.5, 2.5], nrows=2, ncols=2, device="cpu")
+    assert A.device == "cpu" and bg.Matrix.from_coo([0], [1], device="auto").device == "cpu"
+    path = tmp_path / "a.mtx"
+    bg.io.write_mtx(path, A)
+    calls = {
+        "Matrix.from_coo": lambda: bg.Matrix.from_coo([0], [1], device="cuda"),
+        "Matrix.from_csr": lambda: bg.Matrix.from_csr([0, 1], [0], device="cuda"),
+        "Matrix.from_scipy": lambda: bg.Matrix.from_scipy(A.to_scipy(), device="cuda"),
+        "Matrix": lambda: bg.Matrix(int, 2, 2, device="cuda"),
+        "Vector": lambda: bg.Vector(int, 2, device="cuda"),
+        "Vector.from_coo": lambda: bg.Vector.from_coo([0], [1], size=2, device="cuda"),
+        "Vector.from_indices": lambda: bg.Vector.from_indices([0], size=2, device="cuda"),
+        "Vector.from_dense": lambda: bg.Vector.from_dense([1, 2], device="cuda"),
+        "Matrix.from_coo ": lambda: bg.io.read(path, device="cuda"),
+        "from_spec": lambda: bg.io.generators.from_spec("grid:2x2", device="cuda"),
+    }
+    for where, call in calls.items():
+        with pytest.raises(bg.DeviceError, match=rf"^{where.strip()}: device 'cuda' was asked for"):
+            call()
+    with pytest.raises(bg.InvalidValue, match=r"Vector.from_coo: unknown device 'gpu'"):
+        bg.Vector.from_coo([0], size=1, device="gpu")
+    assert bg.io.read(path, device="cpu").isequal(A)

@@ -113,10 +113,10 @@ def _pull(A, s, want_parents):
     levels = np.full(n, -1, np.int32)
     if want_parents:
         # q(j) = parent id: any.secondi gives the row k of A(k, j) that met q(k)
-        q = bg.Vector.from_coo([s], [s], size=n, dtype=np.int64)
+        q = bg.Vector.from_coo([s], [s], size=n, dtype=np.int64, device=A.device)
         semiring = bg.ANY_SECONDI
     else:
-        q = bg.Vector.from_indices([s], size=n)
+        q = bg.Vector.from_indices([s], size=n, device=A.device)
         semiring = bg.LOR_LAND
     seen = q.copy()  # visited, with the parents as its values
     level = 0

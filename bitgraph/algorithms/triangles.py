@@ -85,7 +85,7 @@ def triangle_count(A, *, per_vertex=False, method="auto", relabel="auto"):
         return int(tri)
     from bitgraph.vector import Vector
 
-    return Vector.from_dense(tri)
+    return Vector.from_dense(tri, device="cpu")
 
 
 def worth_relabelling(indptr, *, seed=0) -> bool:

@@ -67,8 +67,12 @@ class B2SR(NamedTuple):
         return f"B2SR(t={self.t}, {self.nrows}x{self.ncols}, ntiles={self.ntiles}, nbytes={self.nbytes})"
 
 
-def _kernel(variant):
-    return registry.lookup("convert", fmt="b2sr", device="cpu", variant=variant)
+def _kernel(variant, array):
+    """The converter of ``variant`` on the device ``array`` lives on."""
+    from ..device import on_gpu
+
+    return registry.lookup("convert", fmt="b2sr", device="cuda" if on_gpu(array) else "cpu",
+                           variant=variant)
 
 
 def _check_t(t):
@@ -89,7 +93,7 @@ def from_csr(csr: CSR, t: int = 8, *, perm=None) -> B2SR:
     [[8, 0, 0, 1]]
     """
     _check_t(t)
-    rowptr, colind, tiles = _kernel("from_csr")(csr, t)
+    rowptr, colind, tiles = _kernel("from_csr", csr.indptr)(csr, t)
     return B2SR(rowptr, colind, tiles, t, csr.nrows, csr.ncols, perm)
 
 
@@ -108,6 +112,15 @@ def build(csr: CSR, t: int = 8, reorder: str = "none") -> B2SR:
         return from_csr(csr, t)
     from . import reorder as ro
 
+    from .. import device as dev
+
+    if dev.on_gpu(csr.indptr):  # orderings are computed on the host (numba)
+        host = CSR(dev.host(csr.indptr), dev.host(csr.indices), None, csr.nrows, csr.ncols)
+        perm = ro.reorder(host, reorder)
+        p = ro.permute(host, perm)
+        moved = CSR(*(dev.asdevice(a, "cuda", "b2sr.build") for a in (p.indptr, p.indices)),
+                    None, p.nrows, p.ncols)
+        return from_csr(moved, t, perm=perm)
     perm = ro.reorder(csr, reorder)
     return from_csr(ro.permute(csr, perm), t, perm=perm)
 
@@ -121,7 +134,7 @@ def to_csr(b: B2SR) -> CSR:
     >>> to_csr(from_csr(A, 4)).indices.tolist()
     [2, 0, 1]
     """
-    return _kernel("to_csr")(b)
+    return _kernel("to_csr", b.tile_rowptr)(b)
 
 
 def transpose(b: B2SR) -> B2SR:
@@ -133,7 +146,13 @@ def transpose(b: B2SR) -> B2SR:
     >>> to_csr(transpose(from_csr(A, 4))).indptr.tolist()
     [0, 0, 0, 0, 0, 0, 1]
     """
-    rowptr, colind, tiles = _kernel("transpose")(b)
+    from ..device import on_gpu
+
+    if on_gpu(b.tile_rowptr):  # through the CSR, transposed by a sort on the GPU
+        from .csr import transpose as csr_transpose
+
+        return from_csr(csr_transpose(to_csr(b)), b.t, perm=b.perm)
+    rowptr, colind, tiles = _kernel("transpose", b.tile_rowptr)(b)
     return B2SR(rowptr, colind, tiles, b.t, b.ncols, b.nrows, b.perm)
 
 
@@ -153,8 +172,11 @@ def tile_nnz(b: B2SR) -> np.ndarray:
     >>> tile_nnz(from_csr(from_coo(np.array([0, 0, 5]), np.array([0, 1, 5]), None, 8, 8), 4)).tolist()
     [2, 1]
     """
-    by = np.ascontiguousarray(b.tiles).view(np.uint8).reshape(b.ntiles, b.t * b.tiles.itemsize)
-    return _POP8[by].sum(axis=1, dtype=np.int64)
+    from .._array import array_module
+
+    xp = array_module(b.tiles)
+    by = xp.ascontiguousarray(b.tiles).view(np.uint8).reshape(b.ntiles, b.t * b.tiles.itemsize)
+    return xp.asarray(_POP8)[by].sum(axis=1, dtype=np.int64)
 
 
 def stats(b: B2SR, nnz: int | None = None, histogram: bool = False) -> dict:

@@ -41,7 +41,9 @@ def estimate(csr: CSR, sample: int = SAMPLE, seed: int = 0) -> dict:
     """
     nrows, ncols = csr.nrows, csr.ncols
     ngroups = -(-nrows // 32)
-    indptr = np.asarray(csr.indptr)
+    from ..device import host, on_gpu
+
+    indptr = host(csr.indptr)  # n + 1 words; only the sampled entries follow
     if ngroups <= sample:
         groups = np.arange(ngroups)
     else:
@@ -54,7 +56,10 @@ def estimate(csr: CSR, sample: int = SAMPLE, seed: int = 0) -> dict:
     lens = hi - lo
     # the entries of the sampled groups, with their group number
     pos = np.repeat(lo - np.concatenate(([0], np.cumsum(lens)[:-1])), lens) + np.arange(lens.sum())
-    cols = np.asarray(csr.indices)[pos].astype(np.int64)
+    if on_gpu(csr.indices):
+        cols = csr.indices[__import__("cupy").asarray(pos)].get().astype(np.int64)
+    else:
+        cols = np.asarray(csr.indices)[pos].astype(np.int64)
     rows = np.searchsorted(indptr, pos, side="right") - 1
     nnz = int(indptr[-1])
     out = {}

@@ -50,7 +50,7 @@ def _is_banner(head: bytes) -> bool:
     return head.lstrip(b"\xef\xbb\xbf").lower().startswith(b"%%matrixmarket")
 
 
-def read(path, *, format=None, dtype=None, **kwargs):
+def read(path, *, format=None, dtype=None, device=None, **kwargs):
     """Read a graph file into a :class:`~bitgraph.Matrix`.
 
     ``format`` is ``"mtx"`` (:func:`read_mtx`) or ``"edgelist"``
@@ -59,7 +59,8 @@ def read(path, *, format=None, dtype=None, **kwargs):
     ``.edges``, ``.snap`` and their ``.gz``: edge list) and, whatever the
     name, a file starting with ``%%MatrixMarket`` is read as Matrix Market.
     Other keywords go to the reader (``directed=``, ``one_based=``,
-    ``nrows=``, ... for edge lists).
+    ``nrows=``, ... for edge lists). ``device``: where the Matrix goes
+    ("cpu", "cuda", "auto"; None: ``bitgraph.set_device``'s).
     """
     if format is None:
         if hasattr(path, "read"):  # a stream: look at its start
@@ -83,7 +84,7 @@ def read(path, *, format=None, dtype=None, **kwargs):
         if kwargs:
             raise InvalidValue(
                 f"read: {sorted(kwargs)} are not options of a Matrix Market read")
-        return read_mtx(path, dtype=dtype)
+        return read_mtx(path, dtype=dtype, device=device)
     if fmt in ("edgelist", "edge-list", "edges", "snap"):
-        return read_edgelist(path, dtype=dtype, **kwargs)
+        return read_edgelist(path, dtype=dtype, device=device, **kwargs)
     raise InvalidValue(f"read: format must be 'mtx' or 'edgelist', got {format!r}")

@@ -228,7 +228,7 @@ def _fast_edges(data, start, line, k, base, nrows, comments, delim,
 
 def read_edgelist(path, *, dtype=None, directed=True, one_based=False,
                   nrows=None, comments=("#", "%"), delimiter=None,
-                  dup_op="plus"):
+                  dup_op="plus", device=None):
     """Read an edge list into a square :class:`~bitgraph.Matrix`.
 
     - Each line is ``src dst`` (a structure-only Matrix, bool) or
@@ -246,6 +246,7 @@ def read_edgelist(path, *, dtype=None, directed=True, one_based=False,
       and blank lines are skipped; ``delimiter=None`` splits on whitespace
       (``","`` for a ``.csv`` name); another ``delimiter`` (``","``, ``";"``,
       ``"|"``, ...) separates the values, blanks around it allowed. gzip/bz2 files are read transparently.
+    - ``device``: "cpu", "cuda" or "auto" (None: ``bitgraph.set_device``'s).
 
     Malformed lines (wrong number of values, a non-number, a negative or
     non-integral id) raise :class:`~bitgraph.FormatError` naming the file, the
@@ -265,4 +266,4 @@ def read_edgelist(path, *, dtype=None, directed=True, one_based=False,
         w = (w != 0) if dt.kind == "b" else w.astype(dt)
     return _to_matrix(rows, cols, w, d.n, d.n,
                       dtype if dtype is not None else (None if w is None else w.dtype),
-                      dup_op=dup_op)
+                      dup_op=dup_op, device=device)

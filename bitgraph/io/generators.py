@@ -735,7 +735,7 @@ def parse_spec(spec: str):
         raise bad(f"{e}; ") from None
 
 
-def from_spec(spec: str):
+def from_spec(spec: str, *, device=None):
     """The graph a spec names, as a :class:`~bitgraph.Matrix`.
 
     ``kron:20`` (``kron:20:16``: edgefactor 16), ``urand:20:16``,
@@ -744,11 +744,20 @@ def from_spec(spec: str):
     of them with a ``@SEED`` suffix (default 0), e.g. ``kron:16@3``. A spec
     that does not parse, or whose numbers are out of range, raises
     :class:`~bitgraph.InvalidValue` (a ``ValueError``) naming it and the forms.
+    ``device``: where the Matrix goes ("cpu", "cuda" or "auto"; None:
+    ``bitgraph.set_device``'s); the graph is generated on the CPU.
 
     >>> from_spec("grid:2x2").nvals
     8
     >>> from_spec("kron:6@1").nvals
     758
     """
+    from .. import device as dev
+
     name, kwargs = parse_spec(spec)
-    return globals()[name](**kwargs)
+    A = globals()[name](**kwargs)
+    if dev.resolve(device, "from_spec") == "cpu":
+        return A
+    B = A.to(device)
+    B._cache.graph.update(A._cache.graph)  # the recorded symmetry holds there too
+    return B

@@ -128,14 +128,14 @@ def _scipy_read(parts):
     return scipy.io.mmread(parts)
 
 
-def _to_matrix(rows, cols, values, nrows, ncols, dtype, dup_op="plus"):
+def _to_matrix(rows, cols, values, nrows, ncols, dtype, dup_op="plus", device=None):
     """The one place the readers build a Matrix (``values=None``: structure
     only). Duplicates: collapsed when structure-only, else ``dup_op``."""
     from ..matrix import Matrix
 
     return Matrix.from_coo(
         rows, cols, values, nrows, ncols, dtype=dtype,
-        dup_op=None if values is None else dup_op,
+        dup_op=None if values is None else dup_op, device=device,
     )
 
 
@@ -966,7 +966,7 @@ def _fast_body(data, hdr, path, vdtype, source):
     return rows, cols, vals
 
 
-def read_mtx(path, *, dtype=None):
+def read_mtx(path, *, dtype=None, device=None):
     """Read a Matrix Market file (``.mtx``, or gzip/bz2 compressed) into a
     :class:`~bitgraph.Matrix`.
 
@@ -984,12 +984,13 @@ def read_mtx(path, *, dtype=None):
       gets value 1 everywhere). A ``%%GraphBLAS type`` line in a pattern file
       is ignored: a pattern is structure-only.
     - ``complex`` files are not supported.
+    - ``device``: "cpu", "cuda" or "auto" (None: ``bitgraph.set_device``'s).
 
     Malformed files raise :class:`~bitgraph.FormatError` naming the file, the
     line and what was expected.
     """
     d = _read_mtx_data(path, dtype=dtype)
-    return _to_matrix(d.rows, d.cols, d.values, d.nrows, d.ncols, d.dtype)
+    return _to_matrix(d.rows, d.cols, d.values, d.nrows, d.ncols, d.dtype, device=device)
 
 
 # -------------------------------------------------------------------- write
@@ -1022,10 +1023,10 @@ def write_mtx(path, A, *, symmetric=False, comment=""):
     import scipy.io
     import scipy.sparse
 
-    rows, cols, values = A.to_coo()
+    from ..device import host
+
+    rows, cols, values = (host(a) for a in A.to_coo())  # a CUDA matrix too
     nrows, ncols = int(A.nrows), int(A.ncols)
-    rows = np.asarray(rows)
-    cols = np.asarray(cols)
     if getattr(A, "iso", False):  # structure-only: to_coo gives all-True
         values = None
     type_line = None

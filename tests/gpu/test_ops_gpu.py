@@ -93,5 +93,7 @@ def test_mixed_devices_and_cpu_only_ops():
     u = bg.Vector.from_indices([0], size=16)
     with pytest.raises(bg.DeviceError, match="different devices"):
         bg.mxv(A.to("cuda"), u, bg.LOR_LAND)
+    with pytest.raises(bg.DeviceError, match="different devices"):
+        bg.mxm(A.to("cuda"), A, bg.PLUS_PAIR)
     with pytest.raises(bg.DeviceError, match="on the CPU only"):
-        bg.mxm(A.to("cuda"), A.to("cuda"), bg.PLUS_PAIR)
+        bg.extract(A.to("cuda"), [0, 1], None)
