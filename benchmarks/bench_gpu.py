@@ -126,6 +126,13 @@ def bench_graph(spec, repeat, bw):
     t, (yv, _) = gpu_time(lambda: pull(csr, x, all_bits, None, sr), repeat)
     ok = bool(cupy.allclose(yv, y_cs, rtol=1e-4))
     row("CSR pull, plus_times", t, csr_bytes + 2 * n * 4 + n, ok, vs_cusparse=t_cs / t)
+    from bitgraph.kernels.cuda import spmv_csr
+
+    spmv_csr.USE_FAST = False  # the same kernel with the op codes as arguments
+    t, (yv, _) = gpu_time(lambda: pull(csr, x, all_bits, None, sr), repeat)
+    spmv_csr.USE_FAST = True
+    row("CSR pull, plus_times (op codes at run time)", t, csr_bytes + 2 * n * 4 + n,
+        bool(cupy.allclose(yv, y_cs, rtol=1e-4)), vs_cusparse=t_cs / t)
     bff = k("mxv", "b2sr", "bin_full_full")
     for t_ in TILES:
         b0 = time.perf_counter()

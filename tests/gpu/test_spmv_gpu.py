@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bitgraph.formats.csr import CSR
-from bitgraph.kernels import opcodes, registry
+from bitgraph.kernels import registry
 from bitgraph.ops import _semiring_spec
 from bitgraph.semiring import lookup_semiring
 from values import gen_values

@@ -12,13 +12,17 @@ and caches it.
 from __future__ import annotations
 
 import functools
+import hashlib
+import json
+import os
 import re
 from pathlib import Path
 
 import numpy as np
 
 # imported (in this order) by bitgraph.kernels.registry.load("cuda")
-MODULES = ("ewise", "spmv_csr")
+MODULES = ("ewise", "spmv_csr", "spmspv_csr", "spgemm_csr", "reduce", "bmv_b2sr",
+           "convert_b2sr", "bmm_b2sr")
 
 HERE = Path(__file__).resolve().parent
 
@@ -57,18 +61,58 @@ def module(source: str, names: tuple):
     Compiled with NVRTC directly, not ``cupy.RawModule``: RawModule appends
     ``-ftz=true`` after the caller's options, and float32 results that are
     denormal came back as 0 (measured on the H100, CuPy 14.2), where the CPU
-    kernels keep them.
+    kernels keep them. The binary is kept on disk (``cache_dir()``), keyed
+    by the source text, options, names, GPU architecture and NVRTC version:
+    a module with many instantiations takes seconds to compile.
     """
     import cupy
     from cupy_backends.cuda.libs import nvrtc
 
     arch = "sm_%s" % cupy.cuda.Device().compute_capability
-    prog = nvrtc.createProgram(source_text(source), source, [], [])
+    text = source_text(source)
+    options = list(OPTIONS) + [f"-arch={arch}"]
+    version = list(getattr(nvrtc, "getVersion", tuple)())
+    key = hashlib.sha256(json.dumps([text, options, list(names), version])
+                         .encode()).hexdigest()[:32]
+    path = cache_dir() / f"{Path(source).stem}-{key}"
+    try:
+        cubin = path.with_suffix(".cubin").read_bytes()
+        lowered = json.loads(path.with_suffix(".json").read_text())
+    except (OSError, ValueError):
+        cubin, lowered = _compile(nvrtc, text, source, names, options)
+        _store(path, cubin, lowered)
+    mod = cupy.cuda.function.Module()
+    mod.load(cubin)
+    return mod, lowered
+
+
+def cache_dir() -> Path:
+    """Where compiled modules are kept: ``$BITGRAPH_CUDA_CACHE``, else
+    ``~/.cache/bitgraph/cuda``."""
+    return Path(os.environ.get("BITGRAPH_CUDA_CACHE")
+                or Path.home() / ".cache" / "bitgraph" / "cuda")
+
+
+def _store(path, cubin, lowered):
+    # written under temporary names and renamed: a concurrent reader sees
+    # a whole file or none; a read-only home only costs the next process
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        for suffix, data in ((".cubin", cubin), (".json", json.dumps(lowered).encode())):
+            tmp = path.with_suffix(f"{suffix}.{os.getpid()}")
+            tmp.write_bytes(data)
+            os.replace(tmp, path.with_suffix(suffix))
+    except OSError:
+        pass
+
+
+def _compile(nvrtc, text, source, names, options):
+    prog = nvrtc.createProgram(text, source, [], [])
     try:
         for name in names:
             nvrtc.addNameExpression(prog, name)
         try:
-            nvrtc.compileProgram(prog, list(OPTIONS) + [f"-arch={arch}"])
+            nvrtc.compileProgram(prog, options)
         except Exception as e:
             raise RuntimeError(f"NVRTC could not compile {source}:\n"
                                f"{nvrtc.getProgramLog(prog)}") from e
@@ -76,9 +120,7 @@ def module(source: str, names: tuple):
         lowered = {name: nvrtc.getLoweredName(prog, name) for name in names}
     finally:
         nvrtc.destroyProgram(prog)
-    mod = cupy.cuda.function.Module()
-    mod.load(cubin)
-    return mod, lowered
+    return cubin, lowered
 
 
 def function(source: str, template: str, dtype, templates=()):
@@ -102,7 +144,21 @@ def source_text(source: str) -> str:
 
 def grid(n: int) -> int:
     """Blocks for a grid-stride launch over n items."""
+    return max(1, min((n + THREADS - 1) // THREADS, multiprocessors() * BLOCKS_PER_SM))
+
+
+def multiprocessors() -> int:
+    """The current GPU's multiprocessor count (cached per device: reading
+    ``Device().attributes`` costs 15-30 us a call, as much as a small kernel)."""
     import cupy
 
-    sms = cupy.cuda.Device().attributes["MultiProcessorCount"]
-    return max(1, min((n + THREADS - 1) // THREADS, sms * BLOCKS_PER_SM))
+    dev = cupy.cuda.runtime.getDevice()
+    return _sm_count(dev)
+
+
+@functools.lru_cache(maxsize=None)
+def _sm_count(dev: int) -> int:
+    import cupy
+
+    return cupy.cuda.runtime.deviceGetAttribute(
+        cupy.cuda.runtime.cudaDevAttrMultiProcessorCount, dev)

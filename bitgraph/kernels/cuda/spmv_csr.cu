@@ -2,8 +2,10 @@
 // kernels/cpu/spmv_csr.py, one warp per row. Lane l folds the row's
 // products p = start + l, start + l + 32, ... in order (stopping at the
 // monoid's terminal), then the warp folds the 32 partial results by
-// shuffles. Op codes are runtime arguments (every thread takes the same
-// branch); T is the semiring's type, I the index type (int or long long).
+// shuffles. T is the semiring's type, I the index type (int or long long).
+// ADD and MULT are op codes fixed at compile time for the semirings
+// launchers name as fast paths (the switch folds away), or -1: then the
+// runtime arguments add and mult choose (every thread takes the same branch).
 #include "scalar.cuh"
 
 template <typename T>
@@ -16,14 +18,16 @@ __device__ __forceinline__ bool bit(const unsigned int* words, unsigned long lon
   return (words[i >> 5] >> (i & 31)) & 1u;
 }
 
-template <typename T, typename I>
+template <typename T, typename I, int ADD, int MULT>
 __global__ void spmv_pull(const I* __restrict__ indptr, const I* __restrict__ indices,
                           const T* __restrict__ values, bool iso,
                           const T* __restrict__ x_values, const unsigned int* __restrict__ x_bitmap,
                           const unsigned int* __restrict__ allowed, bool has_allowed,
-                          int add, int mult, T identity, bool has_term, T terminal,
+                          int add_rt, int mult_rt, T identity, bool has_term, T terminal,
                           T* __restrict__ t_values, bool* __restrict__ t_present,
                           long long nrows) {
+  const int add = ADD >= 0 ? ADD : add_rt;
+  const int mult = MULT >= 0 ? MULT : mult_rt;
   const int lane = threadIdx.x & 31;
   const long long warps = (long long)gridDim.x * (blockDim.x >> 5);
   for (long long r = ((long long)blockIdx.x * blockDim.x + threadIdx.x) >> 5; r < nrows;
@@ -60,9 +64,9 @@ __global__ void spmv_pull(const I* __restrict__ indptr, const I* __restrict__ in
 
 // an instantiation nvcc compiles standalone (CI); at run time the launcher
 // compiles the ones a process uses, by name expression
-template __global__ void spmv_pull<double, int>(const int*, const int*, const double*, bool,
-    const double*, const unsigned int*, const unsigned int*, bool, int, int, double, bool,
+template __global__ void spmv_pull<double, int, -1, -1>(const int*, const int*, const double*,
+    bool, const double*, const unsigned int*, const unsigned int*, bool, int, int, double, bool,
     double, double*, bool*, long long);
-template __global__ void spmv_pull<bool, long long>(const long long*, const long long*,
-    const bool*, bool, const bool*, const unsigned int*, const unsigned int*, bool, int, int,
-    bool, bool, bool, bool*, bool*, long long);
+template __global__ void spmv_pull<bool, long long, bg::LOR, bg::LAND>(const long long*,
+    const long long*, const bool*, bool, const bool*, const unsigned int*, const unsigned int*,
+    bool, int, int, bool, bool, bool, bool*, bool*, long long);

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from bitgraph.kernels import opcodes as oc
 from bitgraph.kernels.cpu import check_length, semiring_args
 from bitgraph.kernels.cuda import C_TYPES, THREADS, grid, module
 from bitgraph.kernels.registry import register
@@ -12,7 +13,25 @@ from bitgraph.kernels.registry import register
 __all__ = ["spmv_pull"]
 
 _INDEX = {np.dtype(np.int32): "int", np.dtype(np.int64): "long long"}
-_NAMES = tuple(f"spmv_pull<{t}, {i}>" for t in C_TYPES.values() for i in _INDEX.values())
+# semirings compiled with their op codes fixed (the inner loop's switch
+# folds away): the BFS, SSSP and PageRank/SpMV products. Others run the
+# generic kernel (-1, -1) with the codes as arguments.
+FAST = {
+    (oc.PLUS, oc.TIMES): ("float", "double"),
+    (oc.MIN, oc.PLUS): ("float", "double", "int", "long long"),
+    (oc.LOR, oc.LAND): ("bool",),
+    (oc.ANY, oc.PAIR): ("bool",),
+    (oc.ANY, oc.SECONDI): ("long long",),
+}
+USE_FAST = True  # benchmarks set False to measure what the fixed codes buy
+
+
+def _name(t, i, add, mult):
+    return f"spmv_pull<{t}, {i}, {add}, {mult}>"
+
+
+_NAMES = tuple(_name(t, i, -1, -1) for t in C_TYPES.values() for i in _INDEX.values()) + tuple(
+    _name(t, i, a, m) for (a, m), ts in FAST.items() for t in ts for i in _INDEX.values())
 
 
 def _dummy(cupy, dtype):
@@ -48,7 +67,10 @@ def spmv_pull(A, x_values, x_bitmap, allowed, sr, flipped=False):
     t_present = cupy.empty(A.nrows, np.bool_)
     if A.nrows:
         mod, lowered = module("spmv_csr.cu", _NAMES)
-        fn = mod.get_function(lowered[f"spmv_pull<{C_TYPES[dtype]}, {_INDEX[idx]}>"])
+        t = C_TYPES[dtype]
+        fast = USE_FAST and t in FAST.get((add, mult), ())
+        name = _name(t, _INDEX[idx], add, mult) if fast else _name(t, _INDEX[idx], -1, -1)
+        fn = mod.get_function(lowered[name])
         fn((grid(A.nrows * 32),), (THREADS,),
            (indptr, indices, values, np.bool_(iso), x_values, x_bitmap, allowed,
             np.bool_(has_allowed), np.int32(add), np.int32(mult), dtype.type(identity),
