@@ -90,16 +90,35 @@ BITS_MXV_TILE = 32
 BITS_MXV_MIN_PER_TILE = 16.0
 BITS_MXM_TILE = 8
 BITS_MXM_MIN_PER_TILE = 4.0
-# (op, kind) -> (tile size, least estimated entries per tile)
+# (op, kind) -> (tile size, least estimated entries per tile, most share of
+# the entries in the top 1% longest rows)
 CPU_BITS = {
-    ("mxv", "ones"): (BITS_MXV_TILE, BITS_MXV_MIN_PER_TILE),
-    ("mxv", "lor_x"): (BITS_MXV_TILE, BITS_MXV_MIN_PER_TILE),
-    ("mxm", "count"): (BITS_MXM_TILE, BITS_MXM_MIN_PER_TILE),
-    ("mxm", "ones"): (BITS_MXM_TILE, BITS_MXM_MIN_PER_TILE),
-    ("mxm", "parity"): (BITS_MXM_TILE, BITS_MXM_MIN_PER_TILE),
+    ("mxv", "ones"): (BITS_MXV_TILE, BITS_MXV_MIN_PER_TILE, 1.0),
+    ("mxv", "lor_x"): (BITS_MXV_TILE, BITS_MXV_MIN_PER_TILE, 1.0),
+    ("mxm", "count"): (BITS_MXM_TILE, BITS_MXM_MIN_PER_TILE, 1.0),
+    ("mxm", "ones"): (BITS_MXM_TILE, BITS_MXM_MIN_PER_TILE, 1.0),
+    ("mxm", "parity"): (BITS_MXM_TILE, BITS_MXM_MIN_PER_TILE, 1.0),
 }
-# On the GPU (H100, benchmarks/bench_gpu.py; RESULTS.md "CUDA kernels"):
+# On the GPU (H100, benchmarks/bench_gpu.py and bench_tc_gpu.py; RESULTS.md
+# "CUDA kernels"):
+# - a masked lor_land BFS step (the level with the most vertices) took on
+#   B2SR-8 bin_bin_bin 0.10 ms on urand-22 and 0.061 ms on grid-2048, where
+#   the CSR pull took 0.34 and 0.12 ms; on kron-22 1.5 ms against 0.84: its
+#   hub tile rows serialise their lanes. So a BFS-like mxv runs on B2SR-8
+#   unless the top 1% of rows hold more than HUB_SHARE of the entries.
+# - counting and value-reading semirings (bin_bin_full, bin_full_full) stay
+#   on the CSR pull: bin_full_full plus_times ran at 0.4-1.0x cuSPARSE, no
+#   better than the pull (0.2-0.9x).
+# - masked mxm stays on CSR: the masked dot products (a thread per mask
+#   entry) counted triangles in 118 / 3.6 / 0.63 ms on kron-22 / urand-22 /
+#   grid-2048, the tensor-core bmm_bin_bin_sum in 362 / 33 / 4.2 ms (tiles
+#   fill 0.7-6%: an 8x8 tile holds ~1-4 entries, and the MMA's 8x128 bits
+#   are mostly zeros). It runs under BITS="always" only: no graph measured
+#   so far fills tiles enough for it to win.
+HUB_SHARE = 0.05
 CUDA_BITS = {
+    ("mxv", "ones"): (8, 0.0, HUB_SHARE),
+    ("mxv", "lor_x"): (8, 0.0, HUB_SHARE),
 }
 
 
@@ -143,8 +162,29 @@ def use_bits(M, kind, op="mxv"):
     rule = rules.get((op, kind))
     if rule is None:
         return 0
-    t, least = rule
-    return t if M.profile()[t]["nnz_per_tile"] >= least else 0
+    t, least, hubs = rule
+    if hubs < 1.0 and top1_share(M) > hubs:
+        return 0
+    return t if least <= 0 or M.profile()[t]["nnz_per_tile"] >= least else 0
+
+
+def top1_share(M) -> float:
+    """The share of M's entries in its 1% longest rows (cached): how much a
+    few hub rows dominate.
+
+    >>> import bitgraph as bg
+    >>> round(top1_share(bg.Matrix.from_coo([0, 0, 0, 1], [0, 1, 2, 0], nrows=100, ncols=3)), 2)
+    0.75
+    """
+    cache, tr = M._derived()
+    key = ("top1_share", tr)
+    if key not in cache.graph:
+        c = M._csr()
+        xp = ar.array_module(c.indptr)
+        lens = xp.sort(xp.diff(c.indptr.astype(np.int64)))
+        top = max(1, -(-c.nrows // 100))
+        cache.graph[key] = float(lens[-top:].sum()) / max(c.nnz, 1) if c.nrows else 0.0
+    return cache.graph[key]
 
 
 def mxm_bit_kind(spec):

@@ -45,9 +45,10 @@ def _pack(present):
        dtype=st.sampled_from(DTYPES), seed=st.integers(0, 2**32 - 1),
        nrows=st.integers(0, 90), ncols=st.integers(1, 90),
        density=st.sampled_from([0.0, 0.05, 0.3, 1.0]), iso=st.booleans(),
-       masked=st.booleans(), flipped=st.booleans(), index64=st.booleans())
+       masked=st.booleans(), flipped=st.booleans(), index64=st.booleans(),
+       lanes=st.sampled_from([None, 1, 2, 4, 8, 16, 32]))
 def test_pull_equals_cpu(add, mult, dtype, seed, nrows, ncols, density, iso, masked,
-                         flipped, index64):
+                         flipped, index64, lanes):
     import cupy
 
     spec = _semiring(add, mult, dtype)
@@ -75,7 +76,8 @@ def test_pull_equals_cpu(add, mult, dtype, seed, nrows, ncols, density, iso, mas
     G = CSR(cupy.asarray(indptr), cupy.asarray(A.indices),
             None if iso else cupy.asarray(values), nrows, ncols)
     got_v, got_p = gpu(G, cupy.asarray(x), cupy.asarray(xbits),
-                       None if allowed is None else cupy.asarray(allowed), spec, flipped)
+                       None if allowed is None else cupy.asarray(allowed), spec, flipped,
+                       lanes=lanes)
     got_v, got_p = got_v.get(), got_p.get()
     assert np.array_equal(got_p, want_p)
     w, g = want_v[want_p], got_v[want_p]

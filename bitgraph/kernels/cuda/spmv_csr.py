@@ -38,11 +38,22 @@ def _dummy(cupy, dtype):
     return cupy.zeros(1, dtype)
 
 
+def group_size(nrows: int, nnz: int) -> int:
+    """Lanes per row: the power of 2 at or above the mean row length, 1..32
+    (a lane per entry of a mean row; longer rows loop)."""
+    mean = nnz / max(nrows, 1)
+    g = 1
+    while g < 32 and g < mean:
+        g *= 2
+    return g
+
+
 @register("mxv", fmt="csr", device="cuda", variant="pull")
-def spmv_pull(A, x_values, x_bitmap, allowed, sr, flipped=False):
-    """t = A (+).(x) x on the GPU, a warp per row; arguments and results as
+def spmv_pull(A, x_values, x_bitmap, allowed, sr, flipped=False, *, lanes=None):
+    """t = A (+).(x) x on the GPU, ``lanes`` per row (a power of 2 up to 32;
+    None: ``group_size``); arguments and results as
     ``kernels.cpu.spmv_csr.spmv_pull`` (CuPy arrays). Float sums may differ
-    from the CPU's in the last bits (the warp adds in another order); ANY
+    from the CPU's in the last bits (the lanes add in another order); ANY
     returns a valid witness, not necessarily the CPU's."""
     import cupy
 
@@ -65,15 +76,18 @@ def spmv_pull(A, x_values, x_bitmap, allowed, sr, flipped=False):
         check_length(where, "allowed", allowed, (A.nrows + 31) // 32, "uint32 words")
     t_values = cupy.empty(A.nrows, dtype)
     t_present = cupy.empty(A.nrows, np.bool_)
+    group = group_size(A.nrows, A.nnz) if lanes is None else int(lanes)
+    if group not in (1, 2, 4, 8, 16, 32):
+        raise ValueError(f"{where}: lanes={lanes!r} must be a power of 2 up to 32")
     if A.nrows:
         mod, lowered = module("spmv_csr.cu", _NAMES)
         t = C_TYPES[dtype]
         fast = USE_FAST and t in FAST.get((add, mult), ())
         name = _name(t, _INDEX[idx], add, mult) if fast else _name(t, _INDEX[idx], -1, -1)
         fn = mod.get_function(lowered[name])
-        fn((grid(A.nrows * 32),), (THREADS,),
+        fn((grid(A.nrows * group),), (THREADS,),
            (indptr, indices, values, np.bool_(iso), x_values, x_bitmap, allowed,
             np.bool_(has_allowed), np.int32(add), np.int32(mult), dtype.type(identity),
             np.bool_(has_term), dtype.type(terminal), t_values, t_present,
-            np.int64(A.nrows)))
+            np.int64(A.nrows), np.int32(group)))
     return t_values, t_present
