@@ -51,3 +51,34 @@ def gen_values(rng, dtype, n, mode, *, nan=False):
     if nan:
         out[rng.random(n) < 0.05] = np.nan
     return out
+
+
+def semiring_spec(add, mult, dtype, *, eq_any_type=False):
+    """The kernels' SemiringSpec of ``add_mult`` on ``dtype``, or None when
+    that semiring is not defined there. EQ is a monoid (LXNOR) on bool only:
+    elsewhere the order of its fold shows, so it is None unless
+    ``eq_any_type`` (for kernels that fold in the CPU's order)."""
+    from bitgraph.ops import _semiring_spec
+    from bitgraph.semiring import lookup_semiring
+
+    try:
+        spec = _semiring_spec(lookup_semiring(f"{add}_{mult}"), np.dtype(dtype))[0]
+    except Exception:
+        return None
+    if add == "eq" and spec.dtype != BOOL and not eq_any_type:
+        return None
+    return spec
+
+
+def pack(present, garbage_rng=None):
+    """bool[n] -> packed uint32 words (bit i of word i // 32); with
+    ``garbage_rng``, random bits past n in the last word (kernels must
+    ignore them)."""
+    n = present.size
+    words = np.zeros((n + 31) // 32, np.uint32)
+    idx = np.flatnonzero(present)
+    np.bitwise_or.at(words, idx >> 5, (np.uint32(1) << (idx & 31).astype(np.uint32)))
+    if garbage_rng is not None and n % 32:
+        words[-1] |= np.uint32(garbage_rng.integers(0, 2**32, dtype=np.uint64)) & ~np.uint32(
+            (1 << (n % 32)) - 1)
+    return words

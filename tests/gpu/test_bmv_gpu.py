@@ -21,9 +21,7 @@ from bitgraph.formats import b2sr
 from bitgraph.formats.b2sr import B2SR
 from bitgraph.formats.csr import CSR
 from bitgraph.kernels import registry
-from bitgraph.ops import _semiring_spec
-from bitgraph.semiring import lookup_semiring
-from values import gen_values
+from values import gen_values, pack as _pack, semiring_spec
 
 pytestmark = pytest.mark.gpu
 
@@ -54,16 +52,6 @@ def _kernels(variant):
     return cpu, gpu
 
 
-def _pack(present, garbage_rng=None):
-    """Packed uint32 bitmap; with garbage_rng, random bits past the end."""
-    n = present.size
-    words = np.zeros((n + 31) // 32, np.uint32)
-    idx = np.flatnonzero(present)
-    np.bitwise_or.at(words, idx >> 5, (np.uint32(1) << (idx & 31).astype(np.uint32)))
-    if garbage_rng is not None and n % 32:
-        words[-1] |= np.uint32(garbage_rng.integers(0, 2**32, dtype=np.uint64)) & ~np.uint32(
-            (1 << (n % 32)) - 1)
-    return words
 
 
 def _matrix(rng, nrows, ncols, density, t):
@@ -156,14 +144,6 @@ def test_bin_bin_full_equals_cpu(t, seed, nrows, ncols, density, masked, index64
     assert np.array_equal(got.get(), want)
 
 
-def _semiring(add, mult, dtype):
-    try:
-        spec = _semiring_spec(lookup_semiring(f"{add}_{mult}"), np.dtype(dtype))[0]
-    except Exception:
-        return None  # not defined for this dtype: skip
-    if add == "eq" and spec.dtype != np.bool_:
-        return None  # EQ is a monoid (LXNOR) on bool only: elsewhere its fold order shows
-    return spec
 
 
 @settings(max_examples=350)
@@ -177,11 +157,11 @@ def test_bin_full_full_equals_cpu(named, pair, named_pair, combo, flipped, seed,
 
     t, dtype = combo
     add, mult = named_pair if named else pair
-    spec = _semiring(add, mult, dtype)
+    spec = semiring_spec(add, mult, dtype)
     if spec is not None and (spec.add, opcodes.flipped(spec.mult) if flipped else spec.mult) \
             in FAST_OPS:
         t, dtype = FAST_COMBOS[seed % len(FAST_COMBOS)]
-        spec = _semiring(add, mult, dtype)
+        spec = semiring_spec(add, mult, dtype)
     if spec is None:
         return
     dt = spec.dtype

@@ -13,9 +13,7 @@ from hypothesis import strategies as st
 
 from bitgraph.formats.csr import CSR
 from bitgraph.kernels import registry
-from bitgraph.ops import _semiring_spec
-from bitgraph.semiring import lookup_semiring
-from values import gen_values
+from values import gen_values, semiring_spec
 
 pytestmark = pytest.mark.gpu
 
@@ -25,12 +23,6 @@ MULTS = ["times", "plus", "first", "second", "pair", "min", "max", "minus", "div
 DTYPES = registry.DTYPES
 
 
-def _semiring(add, mult, dtype):
-    # (EQ on non-bool types is no monoid, but both devices fold in one order)
-    try:
-        return _semiring_spec(lookup_semiring(f"{add}_{mult}"), np.dtype(dtype))[0]
-    except Exception:
-        return None  # not defined for this dtype: skip
 
 
 def _matrix(rng, nrows, ncols, density, dt, mode, nan, iso, hubs=True):
@@ -104,7 +96,7 @@ def _inputs(rng, dt, nrows, ninner, ncols, density, iso_a, iso_b, add):
        iso_b=st.booleans(), index64=st.booleans())
 def test_dot_equals_cpu(add, mult, dtype, seed, nrows, ninner, ncols, density, iso_a, iso_b,
                         index64):
-    spec = _semiring(add, mult, dtype)
+    spec = semiring_spec(add, mult, dtype, eq_any_type=True)
     if spec is None:
         return
     dt = np.dtype(spec.dtype)
@@ -131,7 +123,7 @@ def test_gustavson_equals_cpu(add, mult, dtype, seed, nrows, ninner, ncols, dens
                               iso_b, mask, index64, chunks, key32):
     from bitgraph.kernels.cuda import spgemm_csr
 
-    spec = _semiring(add, mult, dtype)
+    spec = semiring_spec(add, mult, dtype, eq_any_type=True)
     if spec is None:
         return
     dt = np.dtype(spec.dtype)
@@ -160,7 +152,7 @@ def test_gustavson_equals_cpu(add, mult, dtype, seed, nrows, ninner, ncols, dens
 def test_shape_errors():
     import cupy
 
-    spec = _semiring("plus", "times", np.float64)
+    spec = semiring_spec("plus", "times", np.float64)
     z = CSR(cupy.zeros(3, np.int32), cupy.zeros(0, np.int32), None, 2, 4)
     gus = registry.lookup("mxm", fmt="csr", device="cuda", variant="gustavson")
     dot = registry.lookup("mxm", fmt="csr", device="cuda", variant="dot")

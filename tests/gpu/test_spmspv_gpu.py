@@ -14,7 +14,7 @@ from bitgraph.kernels import opcodes as oc
 from bitgraph.kernels import registry
 from bitgraph.ops import _semiring_spec
 from bitgraph.semiring import lookup_semiring
-from values import gen_values
+from values import gen_values, pack as _pack, semiring_spec
 
 pytestmark = pytest.mark.gpu
 
@@ -26,22 +26,8 @@ DTYPES = registry.DTYPES
 SELECTORS = (oc.FIRST, oc.SECOND, oc.PAIR, oc.ANY) + oc.POSITIONAL
 
 
-def _semiring(add, mult, dtype):
-    try:
-        spec = _semiring_spec(lookup_semiring(f"{add}_{mult}"), np.dtype(dtype))[0]
-    except Exception:
-        return None  # not defined for this dtype: skip
-    if add == "eq" and spec.dtype != np.bool_:
-        return None  # EQ is a monoid (LXNOR) on bool only: elsewhere its fold order shows
-    return spec
 
 
-def _pack(present):
-    n = present.size
-    words = np.zeros((n + 31) // 32, np.uint32)
-    idx = np.flatnonzero(present)
-    np.bitwise_or.at(words, idx >> 5, (np.uint32(1) << (idx & 31).astype(np.uint32)))
-    return words
 
 
 def _witnesses(AT, x_indices, x_values, spec, flipped, nout):
@@ -73,7 +59,7 @@ def test_push_equals_cpu(add, mult, dtype, seed, n_in, nout, density, frontier, 
                          flipped, index64):
     import cupy
 
-    spec = _semiring(add, mult, dtype)
+    spec = semiring_spec(add, mult, dtype)
     if spec is None:
         return
     dt = np.dtype(spec.dtype)

@@ -10,9 +10,7 @@ from hypothesis import strategies as st
 
 from bitgraph.formats.csr import CSR
 from bitgraph.kernels import registry
-from bitgraph.ops import _semiring_spec
-from bitgraph.semiring import lookup_semiring
-from values import gen_values
+from values import gen_values, pack as _pack, semiring_spec
 
 pytestmark = pytest.mark.gpu
 
@@ -22,22 +20,8 @@ MULTS = ["times", "plus", "first", "second", "pair", "min", "max", "minus", "div
 DTYPES = registry.DTYPES
 
 
-def _semiring(add, mult, dtype):
-    try:
-        spec = _semiring_spec(lookup_semiring(f"{add}_{mult}"), np.dtype(dtype))[0]
-    except Exception:
-        return None  # not defined for this dtype: skip
-    if add == "eq" and spec.dtype != np.bool_:
-        return None  # EQ is a monoid (LXNOR) on bool only: elsewhere its fold order shows
-    return spec
 
 
-def _pack(present):
-    n = present.size
-    words = np.zeros((n + 31) // 32, np.uint32)
-    idx = np.flatnonzero(present)
-    np.bitwise_or.at(words, idx >> 5, (np.uint32(1) << (idx & 31).astype(np.uint32)))
-    return words
 
 
 @settings(max_examples=1200)
@@ -51,7 +35,7 @@ def test_pull_equals_cpu(add, mult, dtype, seed, nrows, ncols, density, iso, mas
                          flipped, index64, lanes):
     import cupy
 
-    spec = _semiring(add, mult, dtype)
+    spec = semiring_spec(add, mult, dtype)
     if spec is None:
         return
     dt = spec.dtype

@@ -92,6 +92,16 @@ def check_length(where, name, a, need, unit="entries"):
         raise ValueError(f"{where}: {name} has {a.size} {unit}, needs {need}")
 
 
+def check_bmv_vectors(where, B, x_present, allowed, x_true=None, x_values=None):
+    """The vectors of a B2SR BMV (CPU and CUDA launchers alike) are long
+    enough for B: bitmaps over its columns and rows, values over columns."""
+    words = lambda n: (n + 31) // 32  # noqa: E731
+    check_length(where, "x_present", x_present, words(B.ncols), "uint32 words")
+    check_length(where, "x_true", x_true, words(B.ncols), "uint32 words")
+    check_length(where, "allowed", allowed, words(B.nrows), "uint32 words")
+    check_length(where, "x_values", x_values, B.ncols)
+
+
 def index_dtype(*arrays):
     """The one index dtype for a call: int64 if any array is int64."""
     for a in arrays:

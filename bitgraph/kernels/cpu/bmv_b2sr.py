@@ -26,7 +26,7 @@ from numba import njit
 
 from bitgraph.kernels import opcodes
 from bitgraph.kernels.cpu import (
-    SERIAL_BELOW, arg, bitmap_arg, check_length, index_args, parallel_for,
+    SERIAL_BELOW, arg, bitmap_arg, check_bmv_vectors, index_args, parallel_for,
     row_chunks, semiring_args,
 )
 from bitgraph.kernels.cpu.bits import bits_at, ctz, popcount
@@ -216,14 +216,6 @@ def _chunks(tile_rowptr, parallel, nwords):
     return row_chunks(np.diff(tile_rowptr).astype(np.int64) + 1)
 
 
-def _check_vectors(where, B, x_present, allowed, x_true=None, x_values=None):
-    words = lambda n: (n + 31) // 32  # noqa: E731
-    check_length(where, "x_present", x_present, words(B.ncols), "uint32 words")
-    check_length(where, "x_true", x_true, words(B.ncols), "uint32 words")
-    check_length(where, "allowed", allowed, words(B.nrows), "uint32 words")
-    check_length(where, "x_values", x_values, B.ncols)
-
-
 def _warm_bits(dtype, index_dtype):
     from bitgraph.formats import b2sr
     from bitgraph.formats.csr import CSR
@@ -244,7 +236,7 @@ def bmv_bin_bin_bin(B, x_present, x_true, allowed, *, parallel=None):
     common with ``x_present`` and true when it has one with ``x_true``
     (packed uint32 bitmaps over the columns; ``x_true`` a subset of
     ``x_present``, or None: the same as ``x_present``). allowed: packed row bitmap or None. O(ntiles * t)."""
-    _check_vectors("bmv_bin_bin_bin", B, x_present, allowed, x_true)
+    check_bmv_vectors("bmv_bin_bin_bin", B, x_present, allowed, x_true)
     args = tile_args(B)
     x_present = arg(x_present, np.uint32)
     allowed, has_allowed = bitmap_arg(allowed)
@@ -270,7 +262,7 @@ def bmv_bin_bin_full(B, x_present, allowed, *, parallel=None):
     >>> bmv_bin_bin_full(B, np.array([0b11], np.uint32), None).tolist()
     [2, 1]
     """
-    _check_vectors("bmv_bin_bin_full", B, x_present, allowed)
+    check_bmv_vectors("bmv_bin_bin_full", B, x_present, allowed)
     args = tile_args(B)
     x_present = arg(x_present, np.uint32)
     allowed, has_allowed = bitmap_arg(allowed)
@@ -301,7 +293,7 @@ def bmv_bin_full_full(B, x_values, x_present, allowed, sr, flipped=False, *,
     """
     dtype, add, mult, identity, has_term, terminal = semiring_args(
         "mxv(bin_full_full)", sr, flipped)
-    _check_vectors("bmv_bin_full_full", B, x_present, allowed, x_values=x_values)
+    check_bmv_vectors("bmv_bin_full_full", B, x_present, allowed, x_values=x_values)
     args = tile_args(B)
     x_values = arg(x_values, dtype)
     x_present = arg(x_present, np.uint32)

@@ -185,6 +185,26 @@ __device__ __forceinline__ Group group(int S) {
   return gr;
 }
 
+// The group's next batch of U tiles (all loads issued before any use): tile
+// p = b + slot + u * nslots; c[u] = its column block (-1 past end), w[u] =
+// the lane's part h of its bit-rows.
+template <int TT>
+__device__ __forceinline__ void load_batch(const void* __restrict__ colind, bool idx64,
+                                           const void* __restrict__ tiles, long long b,
+                                           long long end, const Group& gr,
+                                           long long (&c)[Geo<TT>::U],
+                                           u64 (&w)[Geo<TT>::U][Geo<TT>::NW]) {
+#pragma unroll
+  for (int u = 0; u < Geo<TT>::U; ++u) {
+    const long long p = b + gr.slot + (long long)u * gr.nslots;
+    c[u] = -1;
+    if (p < end) {
+      c[u] = index_at(colind, p, idx64);
+      load_part<TT>(tiles, p, gr.h, w[u]);
+    }
+  }
+}
+
 // bits 0..7 of b as 8 bools (bytes 0/1) in one word
 __device__ __forceinline__ u64 spread_bytes(unsigned b) {
   const u64 y = ((u64)(b & 0xffu) * 0x0101010101010101ull) & 0x8040201008040201ull;
@@ -362,15 +382,7 @@ bmv_bin_bin_bin(const void* __restrict__ rowptr, const void* __restrict__ colind
       for (long long b = first; b < end; b += (long long)gr.nslots * U) {
         long long c[U];
         u64 w[U][NW];
-#pragma unroll
-        for (int u = 0; u < U; ++u) {
-          const long long p = b + gr.slot + (long long)u * gr.nslots;
-          c[u] = -1;
-          if (p < end) {
-            c[u] = index_at(colind, p, idx64);
-            load_part<TT>(tiles, p, gr.h, w[u]);
-          }
-        }
+        load_batch<TT>(colind, idx64, tiles, b, end, gr, c, w);
 #pragma unroll
         for (int u = 0; u < U; ++u) {
           if (c[u] < 0) continue;
@@ -467,15 +479,7 @@ bmv_bin_bin_full(const void* __restrict__ rowptr, const void* __restrict__ colin
       for (long long b = first; b < end; b += (long long)gr.nslots * U) {
         long long c[U];
         u64 w[U][NW];
-#pragma unroll
-        for (int u = 0; u < U; ++u) {
-          const long long p = b + gr.slot + (long long)u * gr.nslots;
-          c[u] = -1;
-          if (p < end) {
-            c[u] = index_at(colind, p, idx64);
-            load_part<TT>(tiles, p, gr.h, w[u]);
-          }
-        }
+        load_batch<TT>(colind, idx64, tiles, b, end, gr, c, w);
 #pragma unroll
         for (int u = 0; u < U; ++u) {
           if (c[u] < 0) continue;

@@ -17,7 +17,7 @@ import weakref
 
 import numpy as np
 
-from bitgraph.kernels.cpu import check_length, semiring_args
+from bitgraph.kernels.cpu import check_bmv_vectors, semiring_args
 from bitgraph.kernels.cuda import THREADS, c_type, module, multiprocessors
 from bitgraph.kernels import opcodes
 from bitgraph.kernels.registry import register
@@ -169,14 +169,6 @@ def _bitmap(cupy, words):
         else (_dummy(cupy, np.uint32), False)
 
 
-def _check_vectors(where, B, x_present, allowed, x_true=None, x_values=None):
-    words = lambda n: (n + 31) // 32  # noqa: E731
-    check_length(where, "x_present", x_present, words(B.ncols), "uint32 words")
-    check_length(where, "x_true", x_true, words(B.ncols), "uint32 words")
-    check_length(where, "allowed", allowed, words(B.nrows), "uint32 words")
-    check_length(where, "x_values", x_values, B.ncols)
-
-
 @register("mxv", fmt="b2sr", device="cuda", variant="bin_bin_bin")
 def bmv_bin_bin_bin(B, x_present, x_true, allowed, *, lanes=None):
     """(t_true, t_present) bool[nrows] on the GPU: row r is present when it
@@ -187,7 +179,7 @@ def bmv_bin_bin_bin(B, x_present, x_true, allowed, *, lanes=None):
     once all its allowed rows are true (LOR's terminal). ``lanes``: threads
     per tile row (default ``group_lanes``)."""
     where = "mxv(bin_bin_bin, cuda)"
-    _check_vectors(where, B, x_present, allowed, x_true)
+    check_bmv_vectors(where, B, x_present, allowed, x_true)
     cupy, rowptr, colind, tiles, idx64, nbrows, S, chunk, plan = _setup(where, B, lanes)
     nextra, ex_row, ex_first, nlong, long_rows, slot0 = plan
     xp = cupy.ascontiguousarray(x_present, dtype=np.uint32)
@@ -217,7 +209,7 @@ def bmv_bin_bin_full(B, x_present, allowed, *, lanes=None):
     with the packed bitmap ``x_present`` (0 for rows not allowed); as
     ``kernels.cpu.bmv_b2sr.bmv_bin_bin_full``, equal results."""
     where = "mxv(bin_bin_full, cuda)"
-    _check_vectors(where, B, x_present, allowed)
+    check_bmv_vectors(where, B, x_present, allowed)
     cupy, rowptr, colind, tiles, idx64, nbrows, S, chunk, plan = _setup(where, B, lanes)
     nextra, ex_row, ex_first, nlong, long_rows, slot0 = plan
     xp = cupy.ascontiguousarray(x_present, dtype=np.uint32)
@@ -250,7 +242,7 @@ def bmv_bin_full_full(B, x_values, x_present, allowed, sr, flipped=False, *, lan
     first use."""
     where = "mxv(bin_full_full, cuda)"
     dtype, add, mult, identity, has_term, terminal = semiring_args(where, sr, flipped)
-    _check_vectors(where, B, x_present, allowed, x_values=x_values)
+    check_bmv_vectors(where, B, x_present, allowed, x_values=x_values)
     cupy, rowptr, colind, tiles, idx64, nbrows, S, chunk, plan = _setup(where, B, lanes)
     nextra, ex_row, ex_first, nlong, long_rows, slot0 = plan
     x_values = cupy.ascontiguousarray(x_values, dtype=dtype)
