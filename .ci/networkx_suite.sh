@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# NetworkX's own tests of the functions the backend implements, run through
+# the backend (NETWORKX_TEST_BACKEND converts every graph and dispatches each
+# call; NETWORKX_FALLBACK_TO_NX lets what can_run refuses run in NetworkX).
+# Scoped to those functions' test modules: the whole suite takes far longer
+# and mostly tests functions the backend does not have.
+set -euo pipefail
+cd /tmp  # NetworkX's tests, not this repo's pytest configuration
+NETWORKX_TEST_BACKEND=bitgraph NETWORKX_FALLBACK_TO_NX=True python3 -m pytest -q -p no:cacheprovider \
+  --pyargs \
+  networkx.algorithms.traversal \
+  networkx.algorithms.shortest_paths \
+  networkx.algorithms.link_analysis.tests.test_pagerank \
+  networkx.algorithms.components \
+  networkx.algorithms.tests.test_cluster \
+  networkx.algorithms.centrality.tests.test_closeness_centrality \
+  networkx.algorithms.tests.test_distance_measures

@@ -1,0 +1,138 @@
+"""NetworkX backend metadata for bitgraph (``networkx.backend_info`` entry point).
+
+NetworkX calls :func:`get_info` while it is being imported, so this module
+imports nothing (in particular not bitgraph, numba or numpy).  The function
+table below is generated from ``bitgraph.nx.INFO``; refresh it with
+``python -c "import bitgraph.nx as b; b._write_info()"`` (a test checks it).
+
+>>> info = get_info()
+>>> info["backend_name"], info["default_config"]["device"]
+('bitgraph', 'auto')
+>>> "bfs_layers" in info["functions"]
+True
+"""
+
+__all__ = ["get_info"]
+
+# --- generated: begin ---
+_FUNCTIONS = {'all_pairs_shortest_path_length': {'additional_docs': 'Batches of 64-source bit-parallel BFS '
+                                                       '(msbfs); cutoff supported.',
+                                    'additional_parameters': {},
+                                    'url': 'https://networkx.org/documentation/stable/reference/generated/networkx.algorithms.shortest_paths.unweighted.all_pairs_shortest_path_length.html'},
+ 'average_clustering': {'additional_docs': 'Unweighted only (weight falls back); mean of '
+                                           'clustering.',
+                        'additional_parameters': {},
+                        'url': 'https://networkx.org/documentation/stable/reference/generated/networkx.algorithms.cluster.average_clustering.html'},
+ 'bfs_edges': {'additional_docs': "NetworkX's exact edge order; sort_neighbors, and reverse on "
+                                  'directed graphs, fall back to NetworkX.',
+               'additional_parameters': {},
+               'url': 'https://networkx.org/documentation/stable/reference/generated/networkx.algorithms.traversal.breadth_first_search.bfs_edges.html'},
+ 'bfs_layers': {'additional_docs': "Level-synchronous BFS in numpy; NetworkX's exact layer order.",
+                'additional_parameters': {},
+                'url': 'https://networkx.org/documentation/stable/reference/generated/networkx.algorithms.traversal.breadth_first_search.bfs_layers.html'},
+ 'bfs_tree': {'additional_docs': 'Built from bfs_edges (same tree as NetworkX); sort_neighbors and '
+                                 'directed reverse fall back.',
+              'additional_parameters': {},
+              'url': 'https://networkx.org/documentation/stable/reference/generated/networkx.algorithms.traversal.breadth_first_search.bfs_tree.html'},
+ 'closeness_centrality': {'additional_docs': 'Unweighted only (distance falls back); multi-source '
+                                             'BFS, 64 sources a pass.',
+                          'additional_parameters': {},
+                          'url': 'https://networkx.org/documentation/stable/reference/generated/networkx.algorithms.centrality.closeness_centrality.html'},
+ 'clustering': {'additional_docs': "Unweighted only (weight falls back); directed: masked (A+A')^2 "
+                                   "times (A+A').",
+                'additional_parameters': {},
+                'url': 'https://networkx.org/documentation/stable/reference/generated/networkx.algorithms.cluster.clustering.html'},
+ 'connected_components': {'additional_docs': 'Afforest union-find over the whole graph, then one '
+                                             'set per component.',
+                          'additional_parameters': {},
+                          'url': 'https://networkx.org/documentation/stable/reference/generated/networkx.algorithms.components.connected_components.html'},
+ 'descendants_at_distance': {'additional_docs': 'One BFS through bitgraph.algorithms.bfs.',
+                             'additional_parameters': {},
+                             'url': 'https://networkx.org/documentation/stable/reference/generated/networkx.algorithms.traversal.breadth_first_search.descendants_at_distance.html'},
+ 'diameter': {'additional_docs': 'Unweighted only; exact, from multi-source BFS of every node '
+                                 '(usebounds not needed).',
+              'additional_parameters': {},
+              'url': 'https://networkx.org/documentation/stable/reference/generated/networkx.algorithms.distance_measures.diameter.html'},
+ 'eccentricity': {'additional_docs': 'Unweighted only, sp=None; multi-source BFS, 64 sources a '
+                                     'pass.',
+                  'additional_parameters': {},
+                  'url': 'https://networkx.org/documentation/stable/reference/generated/networkx.algorithms.distance_measures.eccentricity.html'},
+ 'is_connected': {'additional_docs': 'Afforest union-find; one component or not.',
+                  'additional_parameters': {},
+                  'url': 'https://networkx.org/documentation/stable/reference/generated/networkx.algorithms.components.is_connected.html'},
+ 'node_connected_component': {'additional_docs': 'Labels every vertex by component (Afforest), '
+                                                 "then picks n's.",
+                              'additional_parameters': {},
+                              'url': 'https://networkx.org/documentation/stable/reference/generated/networkx.algorithms.components.node_connected_component.html'},
+ 'number_connected_components': {'additional_docs': 'Afforest union-find; counts the component '
+                                                    'roots.',
+                                 'additional_parameters': {},
+                                 'url': 'https://networkx.org/documentation/stable/reference/generated/networkx.algorithms.components.number_connected_components.html'},
+ 'number_weakly_connected_components': {'additional_docs': 'Afforest union-find ignoring edge '
+                                                           'directions.',
+                                        'additional_parameters': {},
+                                        'url': 'https://networkx.org/documentation/stable/reference/generated/networkx.algorithms.components.number_weakly_connected_components.html'},
+ 'pagerank': {'additional_docs': "Power iteration, one fused pass over A' per iteration; weights, "
+                                 'personalization, nstart and dangling as NetworkX; multigraphs '
+                                 'fall back.',
+              'additional_parameters': {},
+              'url': 'https://networkx.org/documentation/stable/reference/generated/networkx.algorithms.link_analysis.pagerank_alg.pagerank.html'},
+ 'radius': {'additional_docs': 'Unweighted only; exact, from multi-source BFS of every node.',
+            'additional_parameters': {},
+            'url': 'https://networkx.org/documentation/stable/reference/generated/networkx.algorithms.distance_measures.radius.html'},
+ 'shortest_path_length': {'additional_docs': 'Unweighted through BFS, weighted through '
+                                             'bitgraph.algorithms.sssp; negative weights fall '
+                                             'back.',
+                          'additional_parameters': {},
+                          'url': 'https://networkx.org/documentation/stable/reference/generated/networkx.algorithms.shortest_paths.generic.shortest_path_length.html'},
+ 'single_source_bellman_ford_path_length': {'additional_docs': 'bitgraph.algorithms.sssp; negative '
+                                                               'weights (and cycles) fall back to '
+                                                               'NetworkX.',
+                                            'additional_parameters': {},
+                                            'url': 'https://networkx.org/documentation/stable/reference/generated/networkx.algorithms.shortest_paths.weighted.single_source_bellman_ford_path_length.html'},
+ 'single_source_dijkstra_path_length': {'additional_docs': 'bitgraph.algorithms.sssp '
+                                                           '(delta-stepping / Bellman-Ford); '
+                                                           'negative weights fall back.',
+                                        'additional_parameters': {},
+                                        'url': 'https://networkx.org/documentation/stable/reference/generated/networkx.algorithms.shortest_paths.weighted.single_source_dijkstra_path_length.html'},
+ 'single_source_shortest_path_length': {'additional_docs': 'BFS levels through '
+                                                           'bitgraph.algorithms.bfs; cutoff '
+                                                           'supported.',
+                                        'additional_parameters': {},
+                                        'url': 'https://networkx.org/documentation/stable/reference/generated/networkx.algorithms.shortest_paths.unweighted.single_source_shortest_path_length.html'},
+ 'single_target_shortest_path_length': {'additional_docs': 'BFS over the transposed adjacency; '
+                                                           'cutoff supported.',
+                                        'additional_parameters': {},
+                                        'url': 'https://networkx.org/documentation/stable/reference/generated/networkx.algorithms.shortest_paths.unweighted.single_target_shortest_path_length.html'},
+ 'transitivity': {'additional_docs': 'From per-vertex triangle counts and degrees; directed: '
+                                     'masked A plus.times A.',
+                  'additional_parameters': {},
+                  'url': 'https://networkx.org/documentation/stable/reference/generated/networkx.algorithms.cluster.transitivity.html'},
+ 'triangles': {'additional_docs': 'Per-vertex triangle counts of the whole graph (ordered kernel, '
+                                  'degree relabelling on skewed graphs), even when one node is '
+                                  'asked for.',
+               'additional_parameters': {},
+               'url': 'https://networkx.org/documentation/stable/reference/generated/networkx.algorithms.cluster.triangles.html'},
+ 'weakly_connected_components': {'additional_docs': 'Afforest union-find ignoring edge directions '
+                                                    '(no symmetrised copy).',
+                                 'additional_parameters': {},
+                                 'url': 'https://networkx.org/documentation/stable/reference/generated/networkx.algorithms.components.weakly_connected_components.html'}}
+# --- generated: end ---
+
+
+def get_info():
+    """The backend's metadata: functions (with a note and extra parameters)
+    and default configuration (``nx.config.backends.bitgraph``)."""
+    return {
+        "backend_name": "bitgraph",
+        "project": "bitgraph",
+        "package": "bitgraph",
+        "short_summary": "GraphBLAS-style sparse linear algebra with bit-packed adjacency, on CPU and CUDA.",
+        "functions": {name: dict(info) for name, info in _FUNCTIONS.items()},
+        "default_config": {
+            # "auto": CUDA when CuPy sees a GPU, else CPU; or "cpu" / "cuda"
+            "device": "auto",
+            # automatic dispatch (nx.config.backend_priority) leaves smaller graphs to NetworkX
+            "should_run_min_edges": 10_000,
+        },
+    }

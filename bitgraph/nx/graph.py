@@ -1,0 +1,166 @@
+"""The graph object the NetworkX backend works on: a structure-only
+``bitgraph.Matrix`` plus the node labels, directedness and the converted
+edge attributes.
+
+NetworkX caches it on the original graph (``G.__networkx_cache__``), so a
+second call with the same graph pays no conversion.
+
+>>> import networkx as nx
+>>> from bitgraph.nx.convert import from_networkx
+>>> BG = from_networkx(nx.path_graph(["a", "b", "c"]))
+>>> BG.number_of_nodes(), BG.matrix.nvals, BG.node_id("b"), BG.labels([2, 0])
+(3, 4, 1, ['c', 'a'])
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["BitGraph"]
+
+
+class BitGraph:
+    """A converted NetworkX graph (see the module docstring).
+
+    ``matrix``: n x n structure-only ``bitgraph.Matrix``, ``A[i, j]`` stored
+    iff there is an edge i -> j (undirected graphs store both directions;
+    self-loops are kept; parallel edges of a multigraph are collapsed).
+    ``nodes``: labels, position = vertex id; ``index``: label -> vertex id.
+
+    Private, for order-sensitive functions (``bfs_edges``): ``_adj_indptr`` /
+    ``_adj_indices`` give each vertex's neighbours in NetworkX's adjacency
+    order (the matrix's rows are sorted by column instead), and ``_perm``
+    maps the adjacency-order position of an edge to its position in the
+    matrix's CSR arrays.  ``_weights[attr] = (values, missing)`` hold edge
+    attribute values in the matrix's CSR order (``missing``: bool mask of
+    edges without the attribute, or None).
+    """
+
+    __networkx_backend__ = "bitgraph"
+
+    def __init__(self, matrix, nodes, *, directed, graph=None, weights=None,
+                 adj_indptr=None, adj_indices=None, perm=None, multigraph_source=False):
+        self.matrix = matrix
+        self.nodes = list(nodes)
+        self.index = {label: i for i, label in enumerate(self.nodes)}
+        self._directed = bool(directed)
+        self.graph = {} if graph is None else graph
+        self._weights = {} if weights is None else weights
+        self._adj_indptr = adj_indptr
+        self._adj_indices = adj_indices
+        self._perm = perm
+        # The NetworkX graph was a multigraph (parallel edges collapsed here);
+        # functions whose answer depends on multiplicity refuse such graphs.
+        self.multigraph_source = bool(multigraph_source)
+        self.__networkx_cache__ = {}
+
+    # --- the part of the NetworkX graph API that the dispatcher uses -------
+    def is_directed(self) -> bool:
+        return self._directed
+
+    def is_multigraph(self) -> bool:
+        return False
+
+    def number_of_nodes(self) -> int:
+        return len(self.nodes)
+
+    def __len__(self) -> int:
+        return len(self.nodes)
+
+    def __iter__(self):
+        return iter(self.nodes)
+
+    def __contains__(self, label) -> bool:
+        try:
+            return label in self.index
+        except TypeError:  # unhashable label, as NetworkX's __contains__
+            return False
+
+    def number_of_edges(self) -> int:
+        """Edges as NetworkX counts them (undirected: each once).
+
+        >>> import networkx as nx
+        >>> from bitgraph.nx.convert import from_networkx
+        >>> from_networkx(nx.cycle_graph(4)).number_of_edges()
+        4
+        """
+        nnz = self.matrix.nvals
+        if self._directed:
+            return nnz
+        loops = int(np.count_nonzero(self._self_loop_mask()))
+        return (nnz - loops) // 2 + loops
+
+    def _self_loop_mask(self):
+        indptr = np.asarray(self.matrix.indptr)
+        rows = np.repeat(np.arange(len(self.nodes)), np.diff(indptr))
+        return rows == np.asarray(self.matrix.indices)
+
+    # --- vertex ids and labels ----------------------------------------------
+    def node_id(self, label, what="Source") -> int:
+        """Vertex id of ``label``; ``networkx.NodeNotFound`` when absent.
+
+        >>> import networkx as nx
+        >>> from bitgraph.nx.convert import from_networkx
+        >>> BG = from_networkx(nx.path_graph(2))
+        >>> BG.node_id(1)
+        1
+        >>> BG.node_id(7)
+        Traceback (most recent call last):
+        ...
+        networkx.exception.NodeNotFound: Source 7 is not in G
+        """
+        try:
+            return self.index[label]
+        except (KeyError, TypeError):
+            import networkx as nx
+
+            raise nx.NodeNotFound(f"{what} {label} is not in G") from None
+
+    def labels(self, ids) -> list:
+        """Labels of the vertex ids ``ids`` (an int array or sequence)."""
+        arr = self.__dict__.get("_label_array")
+        if arr is None:
+            # an object array gathers labels in C (fromiter, not np.array: tuple
+            # labels would otherwise become a 2-D array)
+            arr = self._label_array = np.fromiter(self.nodes, dtype=object, count=len(self.nodes))
+        return arr[np.asarray(ids, dtype=np.int64)].tolist()
+
+    # --- weights --------------------------------------------------------------
+    def weighted(self, attr="weight", default=1.0, dtype=np.float64):
+        """The adjacency with edge attribute ``attr`` as values (edges
+        without it get ``default``); ``KeyError(attr)`` when ``attr`` was not
+        converted (not in ``edge_attrs``).
+
+        >>> import networkx as nx
+        >>> from bitgraph.nx.convert import from_networkx
+        >>> G = nx.Graph([(0, 1, {"w": 3.0}), (1, 2, {})])
+        >>> from_networkx(G, edge_attrs={"w": None}).weighted("w", 1.0).to_coo()[2].tolist()
+        [3.0, 3.0, 1.0, 1.0]
+        """
+        import bitgraph as bg
+
+        if attr not in self._weights:
+            raise KeyError(attr)
+        key = (attr, default, np.dtype(dtype))
+        cache = self.__dict__.setdefault("_weighted_cache", {})
+        if key in cache:
+            return cache[key]
+        values, missing = self._weights[attr]
+        vals = np.array(values, dtype=np.float64 if values.dtype == object else values.dtype)
+        if missing is not None and missing.any():
+            vals = vals.astype(np.result_type(vals.dtype, np.asarray(default).dtype)) \
+                if np.asarray(default).dtype.kind in "fc" else vals
+            vals[missing] = default
+        vals = vals.astype(dtype, copy=False)
+        A = self.matrix
+        W = bg.Matrix.from_csr(np.asarray(A.indptr), np.asarray(A.indices), vals,
+                               ncols=A.ncols, check=False, device=A.device)
+        cache[key] = W
+        return W
+
+    def has_weights(self, attr) -> bool:
+        return attr in self._weights
+
+    def __repr__(self):
+        kind = "directed" if self._directed else "undirected"
+        return f"<BitGraph {kind}, {len(self.nodes)} nodes, {self.matrix.nvals} stored entries>"
