@@ -17,15 +17,16 @@ __all__ = ["check_graph", "check_source", "check_sources", "out_csr", "in_csr",
            "check_nonnegative", "known"]
 
 
-def check_graph(A, where: str):
-    """Raise unless ``A`` is a square bitgraph matrix (or its transpose view)."""
+def check_graph(A, where: str, *, cuda: bool = False):
+    """Raise unless ``A`` is a square bitgraph matrix (or its transpose view)
+    on the CPU, or on CUDA when the algorithm runs there (``cuda=True``)."""
     from bitgraph.matrix import Matrix, TransposedMatrix
 
     if not isinstance(A, (Matrix, TransposedMatrix)):
         raise TypeError(f"{where}: expected a bitgraph Matrix, got {type(A).__name__}")
-    if A.device != "cpu":
-        raise DeviceError(f"{where}: the graph is on {A.device!r}, and this build runs the"
-                          f" algorithms on the CPU only; use A.to('cpu')")
+    if A.device != "cpu" and not (cuda and A.device == "cuda"):
+        raise DeviceError(f"{where}: the graph is on {A.device!r}, and {where} runs on the"
+                          f" CPU only; use A.to('cpu')")
     if A.nrows != A.ncols:
         raise DimensionMismatch(f"{where}: a graph's adjacency matrix must be square,"
                                 f" got {A.nrows}x{A.ncols}")

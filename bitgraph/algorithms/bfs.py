@@ -21,7 +21,14 @@ returns the level of every vertex reached from s. The methods:
   runs the fused tensor-core kernel). Parents come from a second pass.
 - ``"auto"``: on the CPU, ``"direction"``: measured fastest on every graph
   family here (benchmarks/RESULTS.md, "BFS"); on a high-diameter graph it
-  never leaves top-down and is then the push method.
+  never leaves top-down and is then the push method. On CUDA, ``"blest"``.
+
+On a CUDA graph (``A.device == "cuda"``) the methods of ``METHODS_CUDA``
+run on the GPU and return CUDA Vectors: ``"blest"`` is one persistent
+cooperative kernel for the whole traversal (``kernels/cuda/bfs_bvss.cu``:
+tensor-core top-down levels on the BVSS with Blest's eager or lazy update,
+bottom-up levels over the CSR of A' when the frontier's out-degrees exceed
+``ALPHA_CUDA * m``), with no host round trip per level.
 """
 
 from __future__ import annotations
@@ -34,9 +41,16 @@ from bitgraph import _array
 from bitgraph.algorithms._common import check_graph, check_source, in_csr, known, out_csr
 from bitgraph.errors import InvalidValue
 
-__all__ = ["bfs", "blest_layout", "METHODS", "ALPHA", "SERIAL_LEVEL_WORK"]
+__all__ = ["bfs", "blest_layout", "METHODS", "METHODS_CUDA", "ALPHA", "ALPHA_CUDA",
+           "SERIAL_LEVEL_WORK"]
 
 METHODS = ("auto", "pull", "push", "direction", "blest")
+METHODS_CUDA = ("auto", "pull", "blest")
+
+# The CUDA Blest kernel runs a level bottom-up when the frontier's
+# out-degree sum exceeds ALPHA_CUDA * m (XBFS's rule; benchmarks/RESULTS.md,
+# "BFS on the H100", has the sweep that chose it).
+ALPHA_CUDA = 0.05
 
 # XBFS: bottom-up when the frontier's out-edges exceed ALPHA * m. XBFS's
 # 0.1 was tuned on an MI250X; on the 2-core CPU, mean ms per BFS over 8
@@ -73,14 +87,26 @@ def bfs(A, source, *, parents=False, method="auto", alpha=None, reorder="none"):
     >>> parents.to_dense(-1).tolist()
     [0, 0, 1, 1, 3, -1]
     """
-    check_graph(A, "bfs")
+    check_graph(A, "bfs", cuda=True)
     s = check_source(A, source, "bfs")
     if method not in METHODS:
         raise InvalidValue(f"bfs: unknown method {method!r}; expected one of {METHODS}")
+    cuda = A.device == "cuda"
+    if cuda and method not in METHODS_CUDA:
+        raise InvalidValue(f"bfs: method {method!r} does not run on CUDA; on CUDA:"
+                           f" {METHODS_CUDA} (or use A.to('cpu'))")
     if alpha is None:
-        alpha = ALPHA
+        alpha = ALPHA_CUDA if cuda else ALPHA
     if not (isinstance(alpha, (int, float, np.floating, np.integer)) and alpha >= 0):
         raise InvalidValue(f"bfs: alpha must be a number >= 0, got {alpha!r}")
+    if cuda:
+        if method == "pull":
+            levels, par = _pull(A, s, parents)
+        else:
+            levels, par = _blest_cuda(A, s, reorder, parents, alpha)
+        xp = _array.array_module(levels)
+        return _result(xp.maximum(levels, 0), par if par is None else xp.maximum(par, 0),
+                       _array.pack_bits(levels >= 0))
     if method == "auto":
         method = "direction"
     if method == "pull":
@@ -110,7 +136,7 @@ def _pull(A, s, want_parents):
     import bitgraph as bg
 
     n = A.nrows
-    levels = np.full(n, -1, np.int32)
+    levels = _array.array_module(A._csr().indptr).full(n, -1, np.int32)
     if want_parents:
         # q(j) = parent id: any.secondi gives the row k of A(k, j) that met q(k)
         q = bg.Vector.from_coo([s], [s], size=n, dtype=np.int64, device=A.device)
@@ -233,3 +259,73 @@ def _tree(A, s, levels):
     parents = np.full(A.nrows, -1, np.int64)
     parents[s] = s
     return parents_from_levels(in_csr(A), levels, parents)
+
+
+def _blest_cuda(A, s, reorder, want_parents, alpha):
+    """Levels (int32 CuPy, -1 unreached) and parents (int64 or None) from the
+    persistent Blest kernel, in original vertex ids."""
+    import cupy
+
+    from bitgraph.algorithms._common import cached
+    from bitgraph.kernels import registry
+
+    run = registry.lookup("bfs", fmt="bvss", device="cuda", variant="fused")
+    b = blest_layout(A, reorder)
+    inc = in_csr(A)
+    deg = cached(A, "out_degree_int32", lambda: cupy.diff(A._csr().indptr).astype(cupy.int32))
+    perm = None
+    csr = inc
+    if b.perm is not None:
+        perm = cached(A, f"blest_perm:{reorder}", lambda: cupy.asarray(b.perm, cupy.int64))
+        csr = cached(A, f"blest_in_csr:{reorder}", lambda: _permuted(inc, b.perm))
+        deg = cached(A, f"blest_out_degree:{reorder}", lambda: deg[perm])
+        s = int(np.flatnonzero(b.perm == s)[0]) if isinstance(b.perm, np.ndarray) \
+            else int(cupy.flatnonzero(perm == s)[0])
+    lazy = cached(A, f"blest_lazy:{reorder}", lambda: _lazy_rule(A, b))
+    lv = run(b, csr, deg, s, alpha_m=int(alpha * A.nvals), lazy=lazy, bottom_up=True)
+    if perm is not None:
+        out = cupy.empty_like(lv)
+        out[perm] = lv
+        lv = out
+        s = int(b.perm[s])
+    par = None
+    if want_parents:
+        par = registry.lookup("bfs", fmt="csr", device="cuda", variant="parents")(inc, lv, s)
+    return lv, par
+
+
+def _permuted(csr, perm):
+    """A device CSR permuted symmetrically (``formats.reorder.permute``, on the host)."""
+    from bitgraph import device as dev
+    from bitgraph.formats import reorder as ro
+    from bitgraph.formats.csr import CSR
+
+    host = CSR(dev.host(csr.indptr), dev.host(csr.indices), None, csr.nrows, csr.ncols)
+    p = ro.permute(host, perm)
+    return CSR(*(dev.asdevice(a, "cuda", "bfs") for a in (p.indptr, p.indices)), None,
+               p.nrows, p.ncols)
+
+
+def _lazy_rule(A, b):
+    """Blest's choice of the lazy update: update divergence above
+    ``LAZY_UDIV`` and a social-like graph (the heavy-tail test of
+    ``formats.reorder.degree_profile`` on in- plus out-degrees)."""
+    import cupy
+
+    from bitgraph.formats import reorder as ro
+    from bitgraph.kernels.cuda import bfs_bvss
+    from bitgraph.kernels.cuda.convert_bvss import update_divergence_arrays
+
+    deg = cupy.diff(A._csr().indptr).astype(cupy.int64)
+    if not known(A, "symmetric"):
+        deg = deg + cupy.diff(A._transposed_csr().indptr).astype(cupy.int64)
+    d = cupy.sort(deg)[::-1]
+    total = float(d.sum())
+    n = d.shape[0]
+    if not total:
+        return False
+    top1 = float(d[:max(1, -(-n // 100))].sum()) / total
+    top10 = float(d[:max(1, -(-n // 10))].sum()) / total
+    if not (top1 > ro.TOP1_SHARE and top10 > ro.TOP10_SHARE):
+        return False
+    return update_divergence_arrays(b.row_ids, cupy) > bfs_bvss.LAZY_UDIV

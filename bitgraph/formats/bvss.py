@@ -42,6 +42,7 @@ from .csr import CSR
 __all__ = ["BVSS", "SIGMAS", "from_csr", "build", "to_csr", "stats", "frontier_words"]
 
 SIGMAS = (4, 8, 16, 32)
+_ARRAYS = ("real_ptrs", "virtual_to_real", "row_ids", "masks")
 
 
 class BVSS(NamedTuple):
@@ -73,8 +74,11 @@ class BVSS(NamedTuple):
                 f"n_vss={self.n_vss}, nbytes={self.nbytes})")
 
 
-def _kernel(variant):
-    return registry.lookup("convert", fmt="bvss", device="cpu", variant=variant)
+def _kernel(variant, array=None):
+    from .. import device as dev
+
+    device = "cuda" if array is not None and dev.on_gpu(array) else "cpu"
+    return registry.lookup("convert", fmt="bvss", device=device, variant=variant)
 
 
 def from_csr(csr: CSR, sigma: int = 8, *, perm=None) -> BVSS:
@@ -87,7 +91,7 @@ def from_csr(csr: CSR, sigma: int = 8, *, perm=None) -> BVSS:
     >>> from_csr(from_coo(np.arange(200), np.zeros(200, int), None, 200, 8)).n_vss
     2
     """
-    real_ptrs, v2r, row_ids, masks = _kernel("from_csr")(csr, sigma)
+    real_ptrs, v2r, row_ids, masks = _kernel("from_csr", csr.indptr)(csr, sigma)
     return BVSS(real_ptrs, v2r, row_ids, masks, sigma, csr.nrows, csr.ncols, perm)
 
 
@@ -99,6 +103,13 @@ def to_csr(b: BVSS) -> CSR:
     >>> to_csr(from_csr(from_coo(np.array([1, 1]), np.array([0, 8]), None, 2, 9))).indices.tolist()
     [0, 8]
     """
+    from .. import device as dev
+
+    if dev.on_gpu(b.masks):  # no GPU kernel: a host round trip
+        host = b._replace(**{f: dev.host(getattr(b, f)) for f in _ARRAYS})
+        c = _kernel("to_csr")(host)
+        return CSR(*(dev.asdevice(a, "cuda", "bvss.to_csr") for a in (c.indptr, c.indices)),
+                   None, c.nrows, c.ncols)
     return _kernel("to_csr")(b)
 
 
@@ -139,8 +150,10 @@ def stats(b: BVSS) -> dict:
     >>> s["slices"], s["padded_slices"], s["compression"]
     (2, 126, 0.1875)
     """
+    from .. import device as dev
     from ..kernels.cpu.convert_bvss import update_divergence
 
+    b = b._replace(**{f: dev.host(getattr(b, f)) for f in _ARRAYS})
     masks = np.ascontiguousarray(b.masks)
     nnz = int(np.unpackbits(masks.view(np.uint8)).sum())
     nz_slots = (masks[:, None] >> (np.arange(0, 32, b.sigma, dtype=np.uint32))) & np.uint32((1 << b.sigma) - 1) \
@@ -180,8 +193,17 @@ def build(csr: CSR, sigma: int = 8, reorder: str = "none") -> BVSS:
         return from_csr(csr, sigma)
     from . import reorder as ro
 
-    perm = ro.reorder(csr, "auto" if reorder == "auto" else reorder)
-    b = from_csr(ro.permute(csr, perm), sigma, perm=perm)
+    from .. import device as dev
+
+    if dev.on_gpu(csr.indptr):  # orderings are computed on the host (numba)
+        host = CSR(dev.host(csr.indptr), dev.host(csr.indices), None, csr.nrows, csr.ncols)
+        perm = ro.reorder(host, reorder)
+        p = ro.permute(host, perm)
+        b = from_csr(CSR(*(dev.asdevice(a, "cuda", "bvss.build") for a in (p.indptr, p.indices)),
+                         None, p.nrows, p.ncols), sigma, perm=perm)
+    else:
+        perm = ro.reorder(csr, reorder)
+        b = from_csr(ro.permute(csr, perm), sigma, perm=perm)
     if reorder == "auto":
         natural = from_csr(csr, sigma)
         if natural.n_vss <= b.n_vss:

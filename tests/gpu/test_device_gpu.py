@@ -30,10 +30,12 @@ def test_round_trip():
     bg.set_device("cpu")
 
 
-def test_algorithms_say_cpu_only_for_now():
+def test_cpu_only_algorithms_say_so():
     A = bg.io.generators.from_spec("grid:8x8").to("cuda")
     with pytest.raises(bg.DeviceError, match="use A.to\\('cpu'\\)"):
-        bg.algorithms.bfs(A, 0)
+        bg.algorithms.sssp(A, 0)
+    with pytest.raises(bg.InvalidValue, match="does not run on CUDA"):
+        bg.algorithms.bfs(A, 0, method="push")
 
 
 def test_out_of_memory_names_bytes():

@@ -1,0 +1,188 @@
+"""Launcher of ``bfs_bvss.cu``: Blest's BFS on BVSS in one persistent,
+cooperative kernel (tensor-core top-down levels, eager or lazy update,
+bottom-up levels over the CSR of A'), and BFS parents from levels.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from bitgraph.kernels.cuda import module, multiprocessors
+from bitgraph.kernels.registry import register
+
+__all__ = ["bfs_bvss", "parents_from_levels", "STATS", "FORCE", "THREADS", "BLOCKS_PER_SM",
+           "LAZY_UDIV", "LAZY_MIN_QUEUE"]
+
+_SOURCE = "bfs_bvss.cu"
+_INDEX = {np.dtype(np.int32): "int", np.dtype(np.int64): "long long"}
+_NAMES = tuple([f"bfs_bvss<{m}, {i}>" for m in ("true", "false") for i in _INDEX.values()]
+               + [f"parents_from_levels<{i}>" for i in _INDEX.values()])
+
+# threads per block of the persistent kernel (its __launch_bounds__), and
+# blocks per multiprocessor at most (fewer when the occupancy is lower):
+# every block arrives at each level's barrier, so more blocks cost more
+# per level.
+THREADS = 512
+BLOCKS_PER_SM = 2
+
+# Blest's rule: the lazy update when the BVSS's update divergence exceeds
+# LAZY_UDIV (and the graph is social-like; the caller decides), and then
+# only on levels whose queue holds at least LAZY_MIN_QUEUE * n_vss VSSs:
+# the lazy sweep reads all n / 32 words, which a small level cannot repay.
+LAZY_UDIV = 25_000
+LAZY_MIN_QUEUE = 1 / 64
+
+TRACE_CAP = 1 << 16  # levels whose mode and counts are recorded
+
+# Benchmarks and tests: STATS set to a dict receives, per call, "levels",
+# "modes" (per level "eager" / "lazy" / "bottom_up"), "queue" (VSSs per
+# level), "frontier" (vertices per level), "checked" (in-edges scanned by
+# bottom-up levels), "vss_visited", "bytes" (an estimate of the bytes the
+# levels read: BVSS of the queued VSSs, bitmaps and CSR of bottom-up
+# levels), "blocks" and "kernel_ms" (CUDA events around the launch).
+STATS = None
+# Tests force the kernel's choices: "update" "eager" / "lazy" / None (the
+# caller's), "bottom_up" True / False / None (by alpha), "mma" True / False
+# / None (True: tensor cores).
+FORCE = {"update": None, "bottom_up": None, "mma": None}
+
+_MODES = ("eager", "lazy", "bottom_up")
+
+
+def _fn(name):
+    mod, lowered = module(_SOURCE, _NAMES)
+    return mod.get_function(lowered[name])
+
+
+def _blocks(fn):
+    """Blocks of the cooperative launch: all must be resident at once."""
+    try:
+        from cupy.cuda import driver
+
+        per_sm = driver.occupancyMaxActiveBlocksPerMultiprocessor(fn.ptr, THREADS, 0)
+    except Exception:  # older CuPy: the launch bound (512 threads) allows 4
+        per_sm = 2048 // THREADS
+    return max(1, min(per_sm, BLOCKS_PER_SM)) * multiprocessors()
+
+
+@register("bfs", fmt="bvss", device="cuda", variant="fused")
+def bfs_bvss(b, in_csr, outdeg, source, *, alpha_m, lazy=False, bottom_up=True, mma=True):
+    """BFS levels from ``source`` on BVSS ``b`` (of A', sigma 8, CuPy
+    arrays), in b's vertex order: int32 CuPy array, -1 where unreached.
+
+    in_csr: the CSR of A' in the same order (bottom-up levels); outdeg:
+    int32 out-degree of every vertex (the direction rule); alpha_m: a level
+    runs bottom-up when its frontier's out-degree sum exceeds this (an
+    integer: ``alpha * m``); lazy: the lazy update (Blest Alg. 3) on levels
+    with a large queue; bottom_up: False never leaves top-down; mma: tensor
+    cores (False: the SIMT twin, same result). ``FORCE`` overrides the last
+    three.
+    """
+    import cupy
+
+    from bitgraph.device import oom_guard
+
+    if b.sigma != 8:
+        raise ValueError(f"bfs_bvss: the kernel reads sigma = 8 slices, got sigma = {b.sigma}")
+    n = b.nrows
+    if b.ncols != n or in_csr.nrows != n:
+        raise ValueError(f"bfs_bvss: a square BVSS and CSR of the same n expected, got"
+                         f" {b.nrows}x{b.ncols} and {in_csr.nrows} rows")
+    if not 0 <= source < n:
+        raise IndexError(f"bfs_bvss: source {source} out of range [0, {n})")
+    if FORCE["update"] is not None:
+        lazy = FORCE["update"] == "lazy"
+    if FORCE["bottom_up"] is not None:
+        bottom_up = FORCE["bottom_up"]
+    if FORCE["mma"] is not None:
+        mma = FORCE["mma"]
+    nwords = (n + 31) // 32
+    nblocks = b.real_ptrs.shape[0] - 1
+    n_vss = b.n_vss
+    qcap = max(n_vss, 1)
+    index = np.dtype(np.int64) if in_csr.indices.dtype.itemsize > 4 or \
+        in_csr.indptr.dtype.itemsize > 4 else np.dtype(np.int32)
+    with oom_guard("bfs_bvss", 4 * n + 16 * nwords + 12 * qcap + 4 * n):
+        levels = cupy.full(n, -1, cupy.int32)
+        visited = cupy.zeros(nwords, cupy.uint32)
+        front = cupy.zeros(3 * nwords, cupy.uint32)
+        queue = cupy.empty(3 * qcap, cupy.int32)
+        ctrl = cupy.zeros(16, cupy.uint64)
+        bar = cupy.zeros(2, cupy.uint32)
+        trace = cupy.zeros(4 * TRACE_CAP, cupy.int64)
+    word, bit = source >> 5, np.uint32(1 << (source & 31))
+    visited[word] = bit
+    front[word] = bit
+    levels[source] = 0
+    blk = source // 8
+    lo, hi = (int(x) for x in b.real_ptrs[blk:blk + 2].get()) if blk < nblocks else (0, 0)
+    queue[:hi - lo] = cupy.arange(lo, hi, dtype=cupy.int32)
+    ctrl[0] = hi - lo
+    ctrl[4] = 1
+    ctrl[8] = int(outdeg[source])
+    fn = _fn(f"bfs_bvss<{'true' if mma else 'false'}, {_INDEX[index]}>")
+    blocks = _blocks(fn)
+    indptr = in_csr.indptr.astype(index, copy=False)
+    indices = in_csr.indices.astype(index, copy=False)
+    rows4 = b.row_ids.reshape(-1) if b.row_ids.size else cupy.zeros(4, cupy.uint32)
+    masks = b.masks if b.masks.size else cupy.zeros(1, cupy.uint32)
+    lazy_min = max(1, int(LAZY_MIN_QUEUE * n_vss)) if lazy else -1
+    args = (b.real_ptrs, b.virtual_to_real, rows4, masks, indptr, indices,
+            cupy.asarray(outdeg, cupy.int32), levels, visited, front, queue, ctrl, bar, trace,
+            np.int64(n), np.int64(nblocks), np.int64(qcap),
+            np.uint64(min(int(alpha_m), 2**64 - 1)),
+            np.int32(2 if bottom_up == "always" else (1 if bottom_up else 0)),
+            np.int64(lazy_min), np.int64(TRACE_CAP))
+    stats = STATS
+    if stats is not None:
+        start, stop = cupy.cuda.Event(), cupy.cuda.Event()
+        start.record()
+    fn((blocks,), (THREADS,), args, enable_cooperative_groups=True)
+    if stats is not None:
+        stop.record()
+        stop.synchronize()
+        _record(stats, trace, b, in_csr, n, blocks, cupy.cuda.get_elapsed_time(start, stop))
+    return levels
+
+
+def _record(stats, trace, b, in_csr, n, blocks, ms):
+    t = trace.reshape(-1, 4).get()
+    nlev = int(np.count_nonzero(t[:, 2]))  # levels with a non-empty frontier
+    t = t[:nlev]
+    modes = [_MODES[int(m)] for m in t[:, 0]]
+    queue = t[:, 1]
+    checked = t[:, 3]
+    nwords = (n + 31) // 32
+    idx = in_csr.indices.dtype.itemsize
+    vss_bytes = 32 * 4 + 32 * 16 + 8  # masks, row ids, queue entry + v2r
+    nbytes = 0
+    for lv, mode in enumerate(modes):
+        if mode == "bottom_up":
+            # visited + frontier words, row pointers of unvisited rows, edges
+            nbytes += 8 * nwords + 2 * idx * n + idx * int(checked[lv])
+        else:
+            nbytes += vss_bytes * int(queue[lv]) + (4 * nwords if mode == "lazy" else 0)
+    stats.update(levels=nlev, modes=modes, queue=queue.tolist(), frontier=t[:, 2].tolist(),
+                 checked=checked.tolist(), vss_visited=int(queue[[m != "bottom_up" for m in modes]].sum())
+                 if nlev else 0, bytes=int(nbytes), blocks=blocks, kernel_ms=ms)
+
+
+@register("bfs", fmt="csr", device="cuda", variant="parents")
+def parents_from_levels(in_csr, levels, source):
+    """int64 parents (CuPy) from BFS ``levels`` (int32, -1 unreached): for
+    each reached v the first in-neighbour (in in_csr's row order) one level
+    up; the source its own parent; -1 where unreached."""
+    import cupy
+
+    from bitgraph.kernels.cuda import grid
+
+    n = in_csr.nrows
+    index = np.dtype(np.int64) if in_csr.indices.dtype.itemsize > 4 or \
+        in_csr.indptr.dtype.itemsize > 4 else np.dtype(np.int32)
+    parents = cupy.empty(n, cupy.int64)
+    if n:
+        _fn(f"parents_from_levels<{_INDEX[index]}>")(
+            (grid(32 * n),), (256,),
+            (in_csr.indptr.astype(index, copy=False), in_csr.indices.astype(index, copy=False),
+             levels, parents, np.int64(n), np.int64(source)))
+    return parents
