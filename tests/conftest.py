@@ -55,11 +55,11 @@ def pytest_collection_modifyitems(session, config, items):
 
     from bitgraph.device import cuda_status
 
-    reason = cuda_status() if any("gpu" in item.keywords for item in items) else None
+    reason = cuda_status() if any(item.get_closest_marker("gpu") for item in items) else None
     if reason is not None:
         skip = pytest.mark.skip(reason=f"gpu: {reason}")
         for item in items:
-            if "gpu" in item.keywords:
+            if item.get_closest_marker("gpu"):
                 item.add_marker(skip)
     seen = set()
     for item in items:

@@ -275,14 +275,17 @@ def _blest_cuda(A, s, reorder, want_parents, alpha):
     deg = cached(A, "out_degree_int32", lambda: cupy.diff(A._csr().indptr).astype(cupy.int32))
     perm = None
     csr = inc
+    out = inc if known(A, "symmetric") else out_csr(A)
     if b.perm is not None:
         perm = cached(A, f"blest_perm:{reorder}", lambda: cupy.asarray(b.perm, cupy.int64))
         csr = cached(A, f"blest_in_csr:{reorder}", lambda: _permuted(inc, b.perm))
+        out = csr if known(A, "symmetric") else \
+            cached(A, f"blest_out_csr:{reorder}", lambda: _permuted(out, b.perm))
         deg = cached(A, f"blest_out_degree:{reorder}", lambda: deg[perm])
         s = int(np.flatnonzero(b.perm == s)[0]) if isinstance(b.perm, np.ndarray) \
             else int(cupy.flatnonzero(perm == s)[0])
     lazy = cached(A, f"blest_lazy:{reorder}", lambda: _lazy_rule(A, b))
-    lv = run(b, csr, deg, s, alpha_m=int(alpha * A.nvals), lazy=lazy, bottom_up=True)
+    lv = run(b, csr, out, deg, s, alpha_m=int(alpha * A.nvals), lazy=lazy, bottom_up=True)
     if perm is not None:
         out = cupy.empty_like(lv)
         out[perm] = lv

@@ -64,25 +64,42 @@ __device__ __forceinline__ void st_release(u32* p, u32 v) {
     asm volatile("st.release.gpu.global.u32 [%0], %1;" :: "l"(p), "r"(v) : "memory");
 }
 
-// Grid barrier: bar[0] arrivals, bar[1] generation. Thread 0 of each block
-// arrives with release semantics (the block's writes, ordered before it by
-// __syncthreads, become visible) and waits with acquire semantics. The
-// generation is read before arriving: it cannot move until every block,
-// this one included, has arrived.
+// Grid barrier: bar[1] generation, bar[0] arrivals of block groups,
+// bar[2 + g] arrivals within group g of BARRIER_GROUP blocks. Thread 0 of
+// each block arrives with release semantics (the block's writes, ordered
+// before it by __syncthreads, become visible) and waits with acquire
+// semantics. Two levels of arrival counters: ~2 sqrt(blocks) serialised
+// atomics on one address instead of one per block (264 blocks on one
+// counter cost several microseconds a level). The generation is read
+// before arriving: it cannot move until every block has arrived.
+#define BARRIER_GROUP 16
 __device__ __forceinline__ void grid_barrier(u32* bar) {
     __syncthreads();
     if (threadIdx.x == 0) {
-        u32 gen = ld_acquire(bar + 1);
-        if (atom_add_acq_rel(bar, 1) == gridDim.x - 1) {
-            bar[0] = 0;
-            st_release(bar + 1, gen + 1);
-        } else {
-            while (ld_acquire(bar + 1) == gen) {
-                __nanosleep(32);
+        const u32 gen = ld_acquire(bar + 1);
+        const u32 g = blockIdx.x / BARRIER_GROUP;
+        const u32 gsize = min((u32)BARRIER_GROUP, gridDim.x - g * BARRIER_GROUP);
+        const u32 ngroups = (gridDim.x + BARRIER_GROUP - 1) / BARRIER_GROUP;
+        bool released = false;
+        if (atom_add_acq_rel(bar + 2 + g, 1) == gsize - 1) {
+            bar[2 + g] = 0;
+            if (atom_add_acq_rel(bar, 1) == ngroups - 1) {
+                bar[0] = 0;
+                st_release(bar + 1, gen + 1);
+                released = true;
             }
+        }
+        if (!released) {
+            while (ld_acquire(bar + 1) == gen) __nanosleep(20);
         }
     }
     __syncthreads();
+}
+
+__device__ __forceinline__ u64 globaltimer() {
+    u64 t;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+    return t;
 }
 
 // Mutable shared state is read through L2 (ld.cg): another SM wrote it.
@@ -99,16 +116,30 @@ __device__ __forceinline__ u64 warp_sum(u64 x) {
     return x;
 }
 
-// Add x (per lane) to *counter: one atomic per warp. All lanes call.
-__device__ __forceinline__ void warp_add(u64* counter, u64 x) {
+// Per-block staging of a level's output: the queue entries and counters
+// go to shared memory (shared atomics), and each block adds them to the
+// global queue and counters once, at the end of the level. Global atomics
+// per level drop from one per warp (on one address: serialised) to one
+// per block.
+#define STAGE 4096
+struct Stage {
+    int q[STAGE];
+    u32 qn;
+    u64 cnt[3];  // found, degsum, checked
+};
+
+// Add x (per lane) to the block's counter k: one shared atomic per warp.
+__device__ __forceinline__ void warp_add(Stage& st, int k, u64 x) {
     x = warp_sum(x);
-    if ((threadIdx.x & 31) == 0 && x) atomicAdd(counter, x);
+    if ((threadIdx.x & 31) == 0 && x) atomicAdd(&st.cnt[k], x);
 }
 
-// Push the VSSs of column block blk (blk < 0: none) onto queue q, counter
-// *len: one atomic per warp, then the warp writes each pushed range
-// together (a hub's block holds thousands of VSSs). All lanes call.
-__device__ __forceinline__ void warp_push(long long blk, const int* __restrict__ real_ptrs,
+// Push the VSSs of column block blk (blk < 0: none): into the block's
+// stage while it has room, the rest straight to the global queue q / *len.
+// The warp writes each pushed range together (a hub's block holds
+// thousands of VSSs). All lanes call.
+__device__ __forceinline__ void warp_push(Stage& st, long long blk,
+                                          const int* __restrict__ real_ptrs,
                                           int* __restrict__ q, u64* len) {
     const int lane = threadIdx.x & 31;
     int lo = 0, cnt = 0;
@@ -124,18 +155,50 @@ __device__ __forceinline__ void warp_push(long long blk, const int* __restrict__
     }
     const int total = __shfl_sync(FULL, x, 31);
     if (total == 0) return;
-    u64 base = 0;
-    if (lane == 0) base = atomicAdd(len, (u64)total);
-    base = __shfl_sync(FULL, base, 0);
-    const u64 start = base + (u64)(x - cnt);
+    u32 pos = 0;
+    u64 gbase = 0;
+    if (lane == 0) {
+        pos = atomicAdd(&st.qn, (u32)total);
+        const int local = pos >= STAGE ? 0 : min(total, (int)(STAGE - pos));
+        if (local < total) gbase = atomicAdd(len, (u64)(total - local));
+    }
+    pos = __shfl_sync(FULL, pos, 0);
+    gbase = __shfl_sync(FULL, gbase, 0);
+    const int local = pos >= STAGE ? 0 : min(total, (int)(STAGE - pos));
+    const int start = x - cnt;
     u32 pending = __ballot_sync(FULL, cnt > 0);
     while (pending) {
         const int src = __ffs(pending) - 1;
         pending &= pending - 1;
         const int s_lo = __shfl_sync(FULL, lo, src);
         const int s_cnt = __shfl_sync(FULL, cnt, src);
-        const u64 s_start = __shfl_sync(FULL, start, src);
-        for (int i = lane; i < s_cnt; i += 32) q[s_start + i] = s_lo + i;
+        const int s_start = __shfl_sync(FULL, start, src);
+        for (int i = lane; i < s_cnt; i += 32) {
+            const int rel = s_start + i;
+            if (rel < local) st.q[pos + rel] = s_lo + i;
+            else q[gbase + (rel - local)] = s_lo + i;
+        }
+    }
+}
+
+// End of a level's discovery: the block's staged entries and counters go
+// to the global queue and counters (level `next`), and the stage is reset.
+__device__ __forceinline__ void flush(Stage& st, int* __restrict__ q, u64* ctrl, int next) {
+    __shared__ u64 base;
+    __syncthreads();
+    const u32 n = min(st.qn, (u32)STAGE);
+    if (threadIdx.x == 0) {
+        base = n ? atomicAdd(qlen(ctrl, next), (u64)n) : 0;
+        if (st.cnt[0]) atomicAdd(found(ctrl, next), st.cnt[0]);
+        if (st.cnt[1]) atomicAdd(degsum(ctrl, next), st.cnt[1]);
+        if (st.cnt[2]) atomicAdd(checked(ctrl, next), st.cnt[2]);
+    }
+    __syncthreads();
+    for (u32 i = threadIdx.x; i < n; i += blockDim.x) q[base + i] = st.q[i];
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        st.qn = 0;
+        st.cnt[0] = st.cnt[1] = st.cnt[2] = 0;
     }
 }
 
@@ -173,25 +236,225 @@ __device__ __forceinline__ u32 pick(const uint4& r, int s) {
 
 }  // namespace bfsb
 
-// One BFS from the state the launcher prepared (level 0 = the source):
-// levels[n] (-1, source 0), visited[nwords] (source bit), front[3 * nwords]
-// (buffer 0 = F_0 = the source bit, others 0), queue[3 * qcap] (buffer 0 =
-// Q_0 = the source block's VSSs), ctrl[16] (qlen[0], found[0] = 1,
-// degsum[0] = out-degree of the source, others 0), bar[2] = 0,
-// trace[trace_cap * 4] (per level: mode, queue length, found, checked).
-// alpha_m: bottom-up when the frontier's out-degree sum exceeds it;
-// bottom_up: 0 never, 1 by alpha_m, 2 always; lazy_min: levels whose queue
-// holds at least this many VSSs use the lazy update (-1: never).
+using namespace bfsb;
+
+// Single-block levels (BFS-4K's switch): while the frontier is small, block
+// 0 alone runs top-down levels over the CSR of A (out-edges) with a vertex
+// list, block barriers only; the other blocks wait at the grid barrier.
+// A grid level costs ~8 us of barrier and counter round trips whatever its
+// work: a road network's thousands of tiny levels would pay it each time.
+#define SB_FRONTIER 4096  // frontier vertices a single-block level takes
+#define LIST_CAP 65536    // vertex list capacity (>= the edge limit sb_edges)
+#define SINGLE 3
+
+struct SingleBlock {
+    int pre[SB_FRONTIER + 1];  // exclusive prefix of the frontier's degrees
+    u32 warp_tot[32];
+    u32 nn;                    // discoveries of the level
+};
+
+// In-place exclusive prefix sum of a[0..f) (f <= SB_FRONTIER), a[f] = total.
+__device__ __forceinline__ void block_scan(SingleBlock& sb, int f) {
+    const int t = threadIdx.x, lane = t & 31, wid = t >> 5;
+    const int per = (f + blockDim.x - 1) / blockDim.x;
+    const int lo = min(f, t * per), hi = min(f, lo + per);
+    int local = 0;
+    for (int i = lo; i < hi; ++i) local += sb.pre[i];
+    int x = local;
+#pragma unroll
+    for (int o = 1; o < 32; o <<= 1) {
+        int y = __shfl_up_sync(FULL, x, o);
+        if (lane >= o) x += y;
+    }
+    if (lane == 31) sb.warp_tot[wid] = x;
+    __syncthreads();
+    if (wid == 0) {
+        const int nw = blockDim.x >> 5;
+        int y = lane < nw ? (int)sb.warp_tot[lane] : 0;
+#pragma unroll
+        for (int o = 1; o < 32; o <<= 1) {
+            int z = __shfl_up_sync(FULL, y, o);
+            if (lane >= o) y += z;
+        }
+        if (lane < nw) sb.warp_tot[lane] = y;
+    }
+    __syncthreads();
+    int run = x - local + (wid ? (int)sb.warp_tot[wid - 1] : 0);
+    for (int i = lo; i < hi; ++i) {
+        const int d = sb.pre[i];
+        sb.pre[i] = run;
+        run += d;
+    }
+    if (t == blockDim.x - 1) sb.pre[f] = run;
+    __syncthreads();
+}
+
+// Block 0 runs levels L, L+1, ... alone (see SingleBlock) and leaves the
+// grid at level R: F_R's bits, Q_R and R's counters in place, every other
+// frontier buffer clean, ctrl[16] = R. Entered with F_L (nf vertices) and
+// Q_L from a grid level (or the source).
+template <typename I>
+__device__ void single_levels(Stage& st, SingleBlock& sb, int L, int nf, const u32* F,
+                              u32* F0, const int* Q, const int* Q0, u32* front, int* queue,
+                              long long qcap, long long nwords, const int* __restrict__ real_ptrs,
+                              const int* __restrict__ v2r, const I* __restrict__ out_ptr,
+                              const I* __restrict__ out_idx, int* __restrict__ levels,
+                              u32* visited, u64* ctrl, long long* trace, long long trace_cap,
+                              u32* lists, long long* starts, long long sb_edges,
+                              long long nblocks) {
+    using namespace bfsb;
+    const int t = threadIdx.x, nt = blockDim.x;
+    u32* cur = lists;
+    u32* nxt = lists + LIST_CAP;
+    // the frontier list from F_L's bytes of the queued blocks (each block
+    // once: at its first VSS); then F_{L-1} and F_L are cleared
+    if (t == 0) sb.nn = 0;
+    __syncthreads();
+    const long long qn = (long long)ldcg(qlen(ctrl, L));
+    for (long long i = t; i < qn; i += nt) {
+        const int v = ldcg(Q + i);
+        const int blk = __ldg(v2r + v);
+        if (v != __ldg(real_ptrs + blk)) continue;
+        for (u32 byte = ldcg_byte(F, blk); byte; byte &= byte - 1)
+            cur[atomicAdd(&sb.nn, 1u)] = (u32)blk * 8 + __ffs(byte) - 1;
+    }
+    __syncthreads();
+    int f = (int)sb.nn;
+    {
+        unsigned char* bytes = reinterpret_cast<unsigned char*>(const_cast<u32*>(F));
+        for (long long i = t; i < qn; i += nt) bytes[__ldg(v2r + ldcg(Q + i))] = 0;
+        if (L > 0) {
+            const long long q0n = (long long)ldcg(qlen(ctrl, L + 3));
+            unsigned char* b0 = reinterpret_cast<unsigned char*>(F0);
+            for (long long i = t; i < q0n; i += nt) b0[__ldg(v2r + ldcg(Q0 + i))] = 0;
+        }
+    }
+    int lvl = L;
+    long long E = 0;
+    for (;;) {
+        // degrees (clamped: a sum past sb_edges only says "too many") and
+        // their prefix sum; the row starts kept for the expansion
+        bool fits = f <= SB_FRONTIER;
+        if (fits) {
+            for (int i = t; i < f; i += nt) {
+                const u32 u = cur[i];
+                const I a = __ldg(out_ptr + u), b = __ldg(out_ptr + u + 1);
+                starts[i] = (long long)a;
+                sb.pre[i] = (int)min((long long)(b - a), sb_edges + 1);
+            }
+            __syncthreads();
+            block_scan(sb, f);
+            E = sb.pre[f];
+            fits = E <= sb_edges;
+        }
+        if (!fits || f == 0) break;
+        if (t == 0) {
+            sb.nn = 0;
+            if (lvl < trace_cap && lvl > L) {
+                trace[8 * lvl] = SINGLE;
+                trace[8 * lvl + 1] = 0;
+                trace[8 * lvl + 2] = f;
+                trace[8 * lvl + 3] = 0;
+                trace[8 * lvl + 4] = (long long)globaltimer();
+            }
+        }
+        __syncthreads();
+        // expansion: an edge per thread, 4 in flight (prefix search in
+        // shared memory, then the edge, then the visited test-and-set)
+        const int next = lvl + 1;
+        for (long long e0 = t; e0 < E; e0 += 4LL * nt) {
+            u32 v[4];
+            bool ok[4];
+#pragma unroll
+            for (int k = 0; k < 4; ++k) {
+                const long long e = e0 + (long long)k * nt;
+                ok[k] = e < E;
+                v[k] = 0;
+                if (ok[k]) {
+                    int lo = 0, hi = f - 1;  // last i with pre[i] <= e
+                    while (lo < hi) {
+                        const int mid = (lo + hi + 1) >> 1;
+                        if (sb.pre[mid] <= e) lo = mid; else hi = mid - 1;
+                    }
+                    v[k] = (u32)__ldg(out_idx + starts[lo] + (e - sb.pre[lo]));
+                }
+            }
+            u32 old[4];
+#pragma unroll
+            for (int k = 0; k < 4; ++k) {
+                old[k] = FULL;
+                if (ok[k] && !(ldcg(visited + (v[k] >> 5)) & (1u << (v[k] & 31))))
+                    old[k] = atomicOr(visited + (v[k] >> 5), 1u << (v[k] & 31));
+            }
+#pragma unroll
+            for (int k = 0; k < 4; ++k) {
+                if (!(old[k] & (1u << (v[k] & 31)))) {
+                    levels[v[k]] = next;
+                    nxt[atomicAdd(&sb.nn, 1u)] = v[k];
+                }
+            }
+        }
+        __syncthreads();
+        f = (int)sb.nn;
+        u32* tmp = cur; cur = nxt; nxt = tmp;
+        lvl = next;
+    }
+    // leave at level lvl with frontier cur[0..f): bits into F_lvl, its
+    // blocks' VSSs onto Q_lvl, lvl's counters; nothing to clear at lvl + 1
+    u32* Fr = front + (lvl % 3) * nwords;
+    int* Qr = queue + (lvl % 3) * qcap;
+    __syncthreads();
+    if (t < 4) {
+        ctrl[((lvl + t) & 3)] = 0;        // qlen of lvl, lvl+1, lvl+2, lvl-1
+        ctrl[4 + ((lvl + t) & 3)] = 0;    // found
+        ctrl[8 + ((lvl + t) & 3)] = 0;    // degsum
+        ctrl[12 + ((lvl + t) & 3)] = 0;   // checked
+    }
+    __syncthreads();
+    u64 dsum = 0;
+    const int lane = t & 31;
+    for (int base = t - lane; base < f; base += nt) {  // warp-uniform
+        const int i = base + lane;
+        long long push = -1;
+        if (i < f) {
+            const u32 u = cur[i];
+            dsum += (u64)(__ldg(out_ptr + u + 1) - __ldg(out_ptr + u));
+            const u32 old = atomicOr(Fr + (u >> 5), 1u << (u & 31));
+            if (((old >> (u & 24)) & 0xFFu) == 0 && (long long)(u >> 3) < nblocks) push = u >> 3;
+        }
+        if (__any_sync(FULL, push >= 0)) warp_push(st, push, real_ptrs, Qr, qlen(ctrl, lvl));
+    }
+    warp_add(st, 1, dsum);
+    if (t == 0) {
+        ctrl[4 + (lvl & 3)] = (u64)f;
+        ctrl[16] = (u64)lvl;
+    }
+    flush(st, Qr, ctrl, lvl);
+}
+
+// One BFS from `source`. Scratch the kernel initialises itself: levels[n]
+// (every entry written: -1 unreached), visited[nwords], front[3 * nwords],
+// queue[3 * qcap], ctrl[16]; bar[2 + blocks / 16] zero before the first
+// launch (each barrier leaves it reusable). trace[trace_cap * 8]: per level
+// mode, queue length, frontier size, in-edges the level's bottom-up
+// scanned, start time (ns); the row after the last level has frontier 0.
+// alpha_m: a level runs bottom-up when its frontier's out-degree sum
+// exceeds it; bottom_up: 0 never, 1 by alpha_m, 2 always; lazy_min: levels
+// whose queue holds at least this many VSSs use the lazy update (-1 never).
 template <bool MMA, typename I>
 __global__ void __launch_bounds__(512) bfs_bvss(
     const int* __restrict__ real_ptrs, const int* __restrict__ v2r,
     const uint4* __restrict__ rows4, const u32* __restrict__ masks,
     const I* __restrict__ in_ptr, const I* __restrict__ in_idx,
+    const I* __restrict__ out_ptr, const I* __restrict__ out_idx,
     const int* __restrict__ outdeg, int* __restrict__ levels, u32* visited, u32* front,
-    int* queue, u64* ctrl, u32* bar, long long* trace, long long n, long long nblocks,
-    long long qcap, u64 alpha_m, int bottom_up, long long lazy_min, long long trace_cap)
+    int* queue, u64* ctrl, u32* bar, long long* trace, u32* lists, long long* starts,
+    long long n, long long nblocks, long long qcap, long long source, u64 alpha_m,
+    int bottom_up, long long lazy_min, long long sb_edges, long long trace_cap)
 {
     using namespace bfsb;
+    __shared__ Stage st;
+    __shared__ SingleBlock sb;
     const int lane = threadIdx.x & 31;
     const long long nwords = (n + 31) >> 5;
     const long long warp = ((long long)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
@@ -199,15 +462,46 @@ __global__ void __launch_bounds__(512) bfs_bvss(
     const long long tid = (long long)blockIdx.x * blockDim.x + threadIdx.x;
     const long long nthreads = (long long)gridDim.x * blockDim.x;
 
+    // level 0: the source alone
+    if (threadIdx.x == 0) {
+        st.qn = 0;
+        st.cnt[0] = st.cnt[1] = st.cnt[2] = 0;
+    }
+    for (long long i = tid; i < n; i += nthreads) levels[i] = -1;
+    for (long long i = tid; i < nwords; i += nthreads) visited[i] = 0;
+    for (long long i = tid; i < 3 * nwords; i += nthreads) front[i] = 0;
+    if (tid < 17) ctrl[tid] = 0;
+    grid_barrier(bar);
+    if (tid == 0) {
+        levels[source] = 0;
+        visited[source >> 5] = 1u << (source & 31);
+        front[source >> 5] = 1u << (source & 31);
+        *found(ctrl, 0) = 1;
+        *degsum(ctrl, 0) = (u64)outdeg[source];
+    }
+    if (warp == 0) {
+        const int lo = real_ptrs[source >> 3], hi = real_ptrs[(source >> 3) + 1];
+        for (int i = lo + lane; i < hi; i += 32) queue[i - lo] = i;
+        if (lane == 0) *qlen(ctrl, 0) = (u64)(hi - lo);
+    }
+    grid_barrier(bar);
+
     for (int L = 0;; ++L) {
         const u64 qn = ldcg(qlen(ctrl, L));
         const u64 nf = ldcg(found(ctrl, L));
         const u64 ds = ldcg(degsum(ctrl, L));
-        if (tid == 0 && L > 0 && L - 1 < trace_cap)
-            trace[4 * (L - 1) + 3] = (long long)ldcg(checked(ctrl, L));
-        if (nf == 0) break;  // F_L is empty
-        const int mode = (bottom_up == 2 || (bottom_up == 1 && ds > alpha_m)) ? BOTTOM_UP
+        const int mode = (sb_edges >= 0 && nf <= SB_FRONTIER && (long long)ds <= sb_edges)
+                           ? SINGLE
+                       : (bottom_up == 2 || (bottom_up == 1 && ds > alpha_m)) ? BOTTOM_UP
                        : ((lazy_min >= 0 && (long long)qn >= lazy_min) ? LAZY : EAGER);
+        if (tid == 0 && L < trace_cap) {
+            trace[8 * L] = mode;
+            trace[8 * L + 1] = (long long)qn;
+            trace[8 * L + 2] = (long long)nf;
+            trace[8 * L + 4] = (long long)globaltimer();
+            if (L > 0) trace[8 * (L - 1) + 3] = (long long)ldcg(checked(ctrl, L));
+        }
+        if (nf == 0) break;  // F_L is empty
         const u32* F = front + (L % 3) * nwords;
         u32* F1 = front + ((L + 1) % 3) * nwords;
         u32* F0 = front + ((L + 2) % 3) * nwords;  // F_{L-1}
@@ -219,20 +513,20 @@ __global__ void __launch_bounds__(512) bfs_bvss(
             *found(ctrl, L + 2) = 0;
             *degsum(ctrl, L + 2) = 0;
             *checked(ctrl, L + 2) = 0;
-            if (L < trace_cap) {
-                trace[4 * L] = mode;
-                trace[4 * L + 1] = (long long)qn;
-                trace[4 * L + 2] = (long long)nf;
-            }
-        }
-        // clear F_{L-1}: the bytes of the blocks its discoveries queued
-        if (L > 0) {
-            const u64 q0n = ldcg(qlen(ctrl, L + 3));
-            unsigned char* bytes = reinterpret_cast<unsigned char*>(F0);
-            for (long long i = tid; i < (long long)q0n; i += nthreads)
-                bytes[__ldg(v2r + ldcg(Q0 + i))] = 0;
         }
         const int next = L + 1;
+        if (mode == SINGLE) {
+            // every block has read level L's counters before block 0
+            // rewrites them (a late reader would see the rewritten ones)
+            grid_barrier(bar);
+            if (blockIdx.x == 0)
+                single_levels<I>(st, sb, L, (int)nf, F, F0, Q, Q0, front, queue, qcap, nwords,
+                                 real_ptrs, v2r, out_ptr, out_idx, levels, visited, ctrl,
+                                 trace, trace_cap, lists, starts, sb_edges, nblocks);
+            grid_barrier(bar);
+            L = (int)ldcg(ctrl + 16) - 1;  // the level the grid resumes at
+            continue;
+        }
         if (mode == BOTTOM_UP) {
             for (long long w = warp; w < nwords; w += nwarps) {
                 const u32 vw = ldcg(visited + w);
@@ -257,54 +551,61 @@ __global__ void __launch_bounds__(512) bfs_bvss(
                     visited[w] = vw | nb;
                     F1[w] = nb;
                 }
-                warp_add(checked(ctrl, next), scanned);
+                warp_add(st, 2, scanned);
                 if (nb) {
-                    warp_add(found(ctrl, next), hit ? 1 : 0);
-                    warp_add(degsum(ctrl, next), hit ? (u64)__ldg(outdeg + u) : 0);
+                    warp_add(st, 0, hit ? 1 : 0);
+                    warp_add(st, 1, hit ? (u64)__ldg(outdeg + u) : 0);
                     const long long blk = w * 4 + lane;
                     const bool push = lane < 4 && ((nb >> (8 * lane)) & 0xFFu) && blk < nblocks;
-                    warp_push(push ? blk : -1, real_ptrs, Q1, qlen(ctrl, next));
+                    warp_push(st, push ? blk : -1, real_ptrs, Q1, qlen(ctrl, next));
                 }
             }
-            grid_barrier(bar);
-            continue;
-        }
-        // top-down: warps take the queue's VSSs
-        for (long long qi = warp; qi < (long long)qn; qi += nwarps) {
-            const int v = ldcg(Q + qi);
-            const int blk = __ldg(v2r + v);
-            const u32 alpha = ldcg_byte(F, blk);
-            const u32 w = __ldg(masks + 32LL * v + lane);
-            const uint4 r = __ldg(rows4 + 32LL * v + lane);
-            const u32 hits = slot_hits<MMA>(w, alpha, lane);
-            u64 nfound = 0, nd = 0;
-            long long pushes[4] = {-1, -1, -1, -1};
-#pragma unroll
-            for (int s = 0; s < 4; ++s) {
-                if (!((hits >> s) & 1u)) continue;
-                const u32 u = pick(r, s);
-                const u32 bit = 1u << (u & 31);
-                if (ldcg(visited + (u >> 5)) & bit) continue;
-                if (mode == LAZY) {
-                    atomicOr(F1 + (u >> 5), bit);  // result unused: a RED
-                    continue;
-                }
-                if (atomicOr(visited + (u >> 5), bit) & bit) continue;
-                levels[u] = next;
-                const u32 old = atomicOr(F1 + (u >> 5), bit);
-                ++nfound;
-                nd += (u64)__ldg(outdeg + u);
-                if (((old >> (u & 24)) & 0xFFu) == 0) pushes[s] = u >> 3;
-            }
-            if (mode == EAGER) {
-                warp_add(found(ctrl, next), nfound);
-                warp_add(degsum(ctrl, next), nd);
+        } else {
+            // top-down: warps take the queue's VSSs
+            for (long long qi = warp; qi < (long long)qn; qi += nwarps) {
+                const int v = ldcg(Q + qi);
+                const int blk = __ldg(v2r + v);
+                const u32 w = __ldg(masks + 32LL * v + lane);
+                const uint4 r = __ldg(rows4 + 32LL * v + lane);
+                const u32 alpha = ldcg_byte(F, blk);
+                const u32 hits = slot_hits<MMA>(w, alpha, lane);
+                u64 nfound = 0, nd = 0;
+                long long pushes[4] = {-1, -1, -1, -1};
 #pragma unroll
                 for (int s = 0; s < 4; ++s) {
-                    if (__any_sync(FULL, pushes[s] >= 0))
-                        warp_push(pushes[s], real_ptrs, Q1, qlen(ctrl, next));
+                    if (!((hits >> s) & 1u)) continue;
+                    const u32 u = pick(r, s);
+                    const u32 bit = 1u << (u & 31);
+                    if (ldcg(visited + (u >> 5)) & bit) continue;
+                    // the next-frontier bit is the test-and-set (one
+                    // discoverer per row per level); visited follows with a
+                    // non-returning atomic, read from the next level on
+                    const u32 old = atomicOr(F1 + (u >> 5), bit);
+                    if (mode == LAZY || (old & bit)) continue;
+                    atomicOr(visited + (u >> 5), bit);
+                    levels[u] = next;
+                    ++nfound;
+                    nd += (u64)__ldg(outdeg + u);
+                    if (((old >> (u & 24)) & 0xFFu) == 0) pushes[s] = u >> 3;
+                }
+                if (mode == EAGER) {
+                    warp_add(st, 0, nfound);
+                    warp_add(st, 1, nd);
+#pragma unroll
+                    for (int s = 0; s < 4; ++s) {
+                        if (__any_sync(FULL, pushes[s] >= 0))
+                            warp_push(st, pushes[s], real_ptrs, Q1, qlen(ctrl, next));
+                    }
                 }
             }
+        }
+        // clear F_{L-1}: the bytes of the blocks its discoveries queued
+        // (from the last threads: the first ones took the queue's VSSs)
+        if (L > 0) {
+            const u64 q0n = ldcg(qlen(ctrl, L + 3));
+            unsigned char* bytes = reinterpret_cast<unsigned char*>(F0);
+            for (long long i = nthreads - 1 - tid; i < (long long)q0n; i += nthreads)
+                bytes[__ldg(v2r + ldcg(Q0 + i))] = 0;
         }
         if (mode == LAZY) {
             grid_barrier(bar);
@@ -329,18 +630,19 @@ __global__ void __launch_bounds__(512) bfs_bvss(
                     nd += (u64)__ldg(outdeg + u);
                 }
                 if (__any_sync(FULL, d != 0)) {
-                    warp_add(found(ctrl, next), nfound);
-                    warp_add(degsum(ctrl, next), nd);
+                    warp_add(st, 0, nfound);
+                    warp_add(st, 1, nd);
 #pragma unroll
                     for (int b = 0; b < 4; ++b) {
                         const long long blk = w * 4 + b;
                         const bool push = ((d >> (8 * b)) & 0xFFu) && blk < nblocks;
                         if (__any_sync(FULL, push))
-                            warp_push(push ? blk : -1, real_ptrs, Q1, qlen(ctrl, next));
+                            warp_push(st, push ? blk : -1, real_ptrs, Q1, qlen(ctrl, next));
                     }
                 }
             }
         }
+        flush(st, Q1, ctrl, next);
         grid_barrier(bar);
     }
 }
@@ -383,18 +685,22 @@ __global__ void parents_from_levels(const I* __restrict__ in_ptr, const I* __res
     }
 }
 
-template __global__ void bfs_bvss<true, int>(const int*, const int*, const uint4*, const u32*,
-    const int*, const int*, const int*, int*, u32*, u32*, int*, u64*, u32*, long long*,
-    long long, long long, long long, u64, int, long long, long long);
-template __global__ void bfs_bvss<false, int>(const int*, const int*, const uint4*, const u32*,
-    const int*, const int*, const int*, int*, u32*, u32*, int*, u64*, u32*, long long*,
-    long long, long long, long long, u64, int, long long, long long);
+template __global__ void bfs_bvss<true, int>(const int*, const int*, const uint4*,
+    const u32*, const int*, const int*, const int*, const int*, const int*, int*,
+    u32*, u32*, int*, u64*, u32*, long long*, u32*, long long*, long long, long long, long long,
+    long long, u64, int, long long, long long, long long);
+template __global__ void bfs_bvss<false, int>(const int*, const int*, const uint4*,
+    const u32*, const int*, const int*, const int*, const int*, const int*, int*,
+    u32*, u32*, int*, u64*, u32*, long long*, u32*, long long*, long long, long long, long long,
+    long long, u64, int, long long, long long, long long);
 template __global__ void bfs_bvss<true, long long>(const int*, const int*, const uint4*,
-    const u32*, const long long*, const long long*, const int*, int*, u32*, u32*, int*, u64*,
-    u32*, long long*, long long, long long, long long, u64, int, long long, long long);
+    const u32*, const long long*, const long long*, const long long*, const long long*, const int*, int*,
+    u32*, u32*, int*, u64*, u32*, long long*, u32*, long long*, long long, long long, long long,
+    long long, u64, int, long long, long long, long long);
 template __global__ void bfs_bvss<false, long long>(const int*, const int*, const uint4*,
-    const u32*, const long long*, const long long*, const int*, int*, u32*, u32*, int*, u64*,
-    u32*, long long*, long long, long long, long long, u64, int, long long, long long);
+    const u32*, const long long*, const long long*, const long long*, const long long*, const int*, int*,
+    u32*, u32*, int*, u64*, u32*, long long*, u32*, long long*, long long, long long, long long,
+    long long, u64, int, long long, long long, long long);
 template __global__ void parents_from_levels<int>(const int*, const int*, const int*,
                                                   long long*, long long, long long);
 template __global__ void parents_from_levels<long long>(const long long*, const long long*,

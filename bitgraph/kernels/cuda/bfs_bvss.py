@@ -11,7 +11,7 @@ from bitgraph.kernels.cuda import module, multiprocessors
 from bitgraph.kernels.registry import register
 
 __all__ = ["bfs_bvss", "parents_from_levels", "STATS", "FORCE", "THREADS", "BLOCKS_PER_SM",
-           "LAZY_UDIV", "LAZY_MIN_QUEUE"]
+           "LAZY_UDIV", "LAZY_MIN_QUEUE", "SB_EDGES", "SB_FRONTIER"]
 
 _SOURCE = "bfs_bvss.cu"
 _INDEX = {np.dtype(np.int32): "int", np.dtype(np.int64): "long long"}
@@ -32,6 +32,13 @@ BLOCKS_PER_SM = 2
 LAZY_UDIV = 25_000
 LAZY_MIN_QUEUE = 1 / 64
 
+# Single-block levels (BFS-4K's switch): a level whose frontier has at most
+# SB_FRONTIER vertices (the .cu's limit) and at most SB_EDGES out-edges runs
+# in block 0 alone, top-down over A's CSR, with block barriers only.
+SB_FRONTIER = 4096
+SB_EDGES = 16384
+_LIST_CAP = 65536  # LIST_CAP of the .cu: SB_EDGES may not exceed it
+
 TRACE_CAP = 1 << 16  # levels whose mode and counts are recorded
 
 # Benchmarks and tests: STATS set to a dict receives, per call, "levels",
@@ -42,11 +49,12 @@ TRACE_CAP = 1 << 16  # levels whose mode and counts are recorded
 # levels), "blocks" and "kernel_ms" (CUDA events around the launch).
 STATS = None
 # Tests force the kernel's choices: "update" "eager" / "lazy" / None (the
-# caller's), "bottom_up" True / False / None (by alpha), "mma" True / False
-# / None (True: tensor cores).
-FORCE = {"update": None, "bottom_up": None, "mma": None}
+# caller's), "bottom_up" True / False / "always" / None (by alpha), "mma"
+# True / False / None (True: tensor cores), "single" True / False / None
+# (single-block levels when small; False: never).
+FORCE = {"update": None, "bottom_up": None, "mma": None, "single": None}
 
-_MODES = ("eager", "lazy", "bottom_up")
+_MODES = ("eager", "lazy", "bottom_up", "single")
 
 
 def _fn(name):
@@ -66,17 +74,19 @@ def _blocks(fn):
 
 
 @register("bfs", fmt="bvss", device="cuda", variant="fused")
-def bfs_bvss(b, in_csr, outdeg, source, *, alpha_m, lazy=False, bottom_up=True, mma=True):
+def bfs_bvss(b, in_csr, out_csr, outdeg, source, *, alpha_m, lazy=False, bottom_up=True,
+             mma=True, single=True):
     """BFS levels from ``source`` on BVSS ``b`` (of A', sigma 8, CuPy
     arrays), in b's vertex order: int32 CuPy array, -1 where unreached.
 
-    in_csr: the CSR of A' in the same order (bottom-up levels); outdeg:
+    in_csr: the CSR of A' in the same order (bottom-up levels); out_csr:
+    A's (single-block levels; the same object for a symmetric A); outdeg:
     int32 out-degree of every vertex (the direction rule); alpha_m: a level
     runs bottom-up when its frontier's out-degree sum exceeds this (an
     integer: ``alpha * m``); lazy: the lazy update (Blest Alg. 3) on levels
     with a large queue; bottom_up: False never leaves top-down; mma: tensor
-    cores (False: the SIMT twin, same result). ``FORCE`` overrides the last
-    three.
+    cores (False: the SIMT twin, same result); single: small levels in one
+    block. ``FORCE`` overrides the last four.
     """
     import cupy
 
@@ -96,43 +106,33 @@ def bfs_bvss(b, in_csr, outdeg, source, *, alpha_m, lazy=False, bottom_up=True, 
         bottom_up = FORCE["bottom_up"]
     if FORCE["mma"] is not None:
         mma = FORCE["mma"]
+    if FORCE["single"] is not None:
+        single = FORCE["single"]
     nwords = (n + 31) // 32
     nblocks = b.real_ptrs.shape[0] - 1
     n_vss = b.n_vss
     qcap = max(n_vss, 1)
-    index = np.dtype(np.int64) if in_csr.indices.dtype.itemsize > 4 or \
-        in_csr.indptr.dtype.itemsize > 4 else np.dtype(np.int32)
-    with oom_guard("bfs_bvss", 4 * n + 16 * nwords + 12 * qcap + 4 * n):
-        levels = cupy.full(n, -1, cupy.int32)
-        visited = cupy.zeros(nwords, cupy.uint32)
-        front = cupy.zeros(3 * nwords, cupy.uint32)
-        queue = cupy.empty(3 * qcap, cupy.int32)
-        ctrl = cupy.zeros(16, cupy.uint64)
-        bar = cupy.zeros(2, cupy.uint32)
-        trace = cupy.zeros(4 * TRACE_CAP, cupy.int64)
-    word, bit = source >> 5, np.uint32(1 << (source & 31))
-    visited[word] = bit
-    front[word] = bit
-    levels[source] = 0
-    blk = source // 8
-    lo, hi = (int(x) for x in b.real_ptrs[blk:blk + 2].get()) if blk < nblocks else (0, 0)
-    queue[:hi - lo] = cupy.arange(lo, hi, dtype=cupy.int32)
-    ctrl[0] = hi - lo
-    ctrl[4] = 1
-    ctrl[8] = int(outdeg[source])
+    index = np.dtype(np.int64) if any(a.dtype.itemsize > 4 for a in (
+        in_csr.indptr, in_csr.indices, out_csr.indptr, out_csr.indices)) else np.dtype(np.int32)
     fn = _fn(f"bfs_bvss<{'true' if mma else 'false'}, {_INDEX[index]}>")
     blocks = _blocks(fn)
-    indptr = in_csr.indptr.astype(index, copy=False)
-    indices = in_csr.indices.astype(index, copy=False)
+    with oom_guard("bfs_bvss", 4 * n + 16 * nwords + 12 * qcap):
+        levels = cupy.empty(n, cupy.int32)
+        visited, front, queue, ctrl, bar, trace, lists, starts = _workspace(nwords, qcap)
+    csrs = tuple(a.astype(index, copy=False) for a in (
+        in_csr.indptr, in_csr.indices, out_csr.indptr, out_csr.indices))
     rows4 = b.row_ids.reshape(-1) if b.row_ids.size else cupy.zeros(4, cupy.uint32)
     masks = b.masks if b.masks.size else cupy.zeros(1, cupy.uint32)
     lazy_min = max(1, int(LAZY_MIN_QUEUE * n_vss)) if lazy else -1
-    args = (b.real_ptrs, b.virtual_to_real, rows4, masks, indptr, indices,
-            cupy.asarray(outdeg, cupy.int32), levels, visited, front, queue, ctrl, bar, trace,
-            np.int64(n), np.int64(nblocks), np.int64(qcap),
+    if outdeg.dtype != np.int32:
+        raise ValueError(f"bfs_bvss: outdeg must be int32, got {outdeg.dtype}")
+    args = (b.real_ptrs, b.virtual_to_real, rows4, masks, *csrs, outdeg,
+            levels, visited, front, queue, ctrl, bar, trace, lists, starts,
+            np.int64(n), np.int64(nblocks), np.int64(qcap), np.int64(source),
             np.uint64(min(int(alpha_m), 2**64 - 1)),
             np.int32(2 if bottom_up == "always" else (1 if bottom_up else 0)),
-            np.int64(lazy_min), np.int64(TRACE_CAP))
+            np.int64(lazy_min), np.int64(min(SB_EDGES, _LIST_CAP) if single else -1),
+            np.int64(TRACE_CAP))
     stats = STATS
     if stats is not None:
         start, stop = cupy.cuda.Event(), cupy.cuda.Event()
@@ -145,9 +145,32 @@ def bfs_bvss(b, in_csr, outdeg, source, *, alpha_m, lazy=False, bottom_up=True, 
     return levels
 
 
+_WORK = {}
+
+
+def _workspace(nwords, qcap):
+    """The kernel's scratch (it initialises it itself), kept between calls
+    of the same sizes on the same device and stream: a BFS then costs one
+    allocation (the levels it returns) and one launch."""
+    import cupy
+
+    key = (cupy.cuda.runtime.getDevice(), cupy.cuda.get_current_stream().ptr, nwords, qcap)
+    work = _WORK.get(key)
+    if work is None:
+        _WORK.clear()  # one graph's scratch at a time
+        work = _WORK[key] = (cupy.empty(nwords, cupy.uint32), cupy.empty(3 * nwords, cupy.uint32),
+                             cupy.empty(3 * qcap, cupy.int32), cupy.empty(17, cupy.uint64),
+                             cupy.zeros(2 + 4096, cupy.uint32),  # barrier: 2 + blocks / 16
+                             cupy.empty(8 * TRACE_CAP, cupy.int64),
+                             cupy.empty(2 * _LIST_CAP, cupy.uint32),  # single-block lists
+                             cupy.empty(SB_FRONTIER, cupy.int64))
+    return work
+
+
 def _record(stats, trace, b, in_csr, n, blocks, ms):
-    t = trace.reshape(-1, 4).get()
-    nlev = int(np.count_nonzero(t[:, 2]))  # levels with a non-empty frontier
+    t = trace.reshape(-1, 8).get()
+    nlev = int(np.argmin(t[:, 2] > 0)) if (t[:, 2] == 0).any() else TRACE_CAP
+    times = np.diff(t[:nlev + 1, 4]) / 1e6 if nlev < TRACE_CAP else np.zeros(0)
     t = t[:nlev]
     modes = [_MODES[int(m)] for m in t[:, 0]]
     queue = t[:, 1]
@@ -162,9 +185,11 @@ def _record(stats, trace, b, in_csr, n, blocks, ms):
             nbytes += 8 * nwords + 2 * idx * n + idx * int(checked[lv])
         else:
             nbytes += vss_bytes * int(queue[lv]) + (4 * nwords if mode == "lazy" else 0)
+    td = np.array([m != "bottom_up" for m in modes], bool)
     stats.update(levels=nlev, modes=modes, queue=queue.tolist(), frontier=t[:, 2].tolist(),
-                 checked=checked.tolist(), vss_visited=int(queue[[m != "bottom_up" for m in modes]].sum())
-                 if nlev else 0, bytes=int(nbytes), blocks=blocks, kernel_ms=ms)
+                 checked=checked.tolist(), level_ms=times.tolist(),
+                 vss_visited=int(queue[td].sum()) if nlev else 0, bytes=int(nbytes),
+                 blocks=blocks, kernel_ms=ms)
 
 
 @register("bfs", fmt="csr", device="cuda", variant="parents")
