@@ -64,33 +64,23 @@ __device__ __forceinline__ void st_release(u32* p, u32 v) {
     asm volatile("st.release.gpu.global.u32 [%0], %1;" :: "l"(p), "r"(v) : "memory");
 }
 
-// Grid barrier: bar[1] generation, bar[0] arrivals of block groups,
-// bar[2 + g] arrivals within group g of BARRIER_GROUP blocks. Thread 0 of
-// each block arrives with release semantics (the block's writes, ordered
-// before it by __syncthreads, become visible) and waits with acquire
-// semantics. Two levels of arrival counters: ~2 sqrt(blocks) serialised
-// atomics on one address instead of one per block (264 blocks on one
-// counter cost several microseconds a level). The generation is read
-// before arriving: it cannot move until every block has arrived.
-#define BARRIER_GROUP 16
-__device__ __forceinline__ void grid_barrier(u32* bar) {
+// Grid barrier: bar[0] arrivals, bar[1] generation. Thread 0 of each block
+// arrives with release semantics (the block's writes, ordered before it by
+// __syncthreads, become visible) and waits with acquire semantics for the
+// generation it expects: each block counts the barriers it has passed in
+// `gen`, read once at the kernel's start (no block can complete the first
+// barrier before every block has read it), so a barrier costs the arrival
+// and the wait, no extra read. One block per multiprocessor keeps the
+// arrivals on the counter few (~130).
+__device__ __forceinline__ void grid_barrier(u32* bar, u32& gen) {
     __syncthreads();
     if (threadIdx.x == 0) {
-        const u32 gen = ld_acquire(bar + 1);
-        const u32 g = blockIdx.x / BARRIER_GROUP;
-        const u32 gsize = min((u32)BARRIER_GROUP, gridDim.x - g * BARRIER_GROUP);
-        const u32 ngroups = (gridDim.x + BARRIER_GROUP - 1) / BARRIER_GROUP;
-        bool released = false;
-        if (atom_add_acq_rel(bar + 2 + g, 1) == gsize - 1) {
-            bar[2 + g] = 0;
-            if (atom_add_acq_rel(bar, 1) == ngroups - 1) {
-                bar[0] = 0;
-                st_release(bar + 1, gen + 1);
-                released = true;
-            }
-        }
-        if (!released) {
-            while (ld_acquire(bar + 1) == gen) __nanosleep(20);
+        ++gen;
+        if (atom_add_acq_rel(bar, 1) == gridDim.x - 1) {
+            bar[0] = 0;
+            st_release(bar + 1, gen);
+        } else {
+            while (ld_acquire(bar + 1) != gen) __nanosleep(20);
         }
     }
     __syncthreads();
@@ -106,6 +96,7 @@ __device__ __forceinline__ u64 globaltimer() {
 __device__ __forceinline__ u32 ldcg(const u32* p) { return __ldcg(p); }
 __device__ __forceinline__ u64 ldcg(const u64* p) { return __ldcg(p); }
 __device__ __forceinline__ int ldcg(const int* p) { return __ldcg(p); }
+__device__ __forceinline__ int2 ldcg(const int2* p) { return __ldcg(p); }
 __device__ __forceinline__ u32 ldcg_byte(const u32* words, long long byte) {
     return (u32)__ldcg(reinterpret_cast<const unsigned char*>(words) + byte);
 }
@@ -121,9 +112,9 @@ __device__ __forceinline__ u64 warp_sum(u64 x) {
 // global queue and counters once, at the end of the level. Global atomics
 // per level drop from one per warp (on one address: serialised) to one
 // per block.
-#define STAGE 4096
+#define STAGE 2048
 struct Stage {
-    int q[STAGE];
+    int2 q[STAGE];  // queue entries: (VSS, its column block)
     u32 qn;
     u64 cnt[3];  // found, degsum, checked
 };
@@ -134,19 +125,13 @@ __device__ __forceinline__ void warp_add(Stage& st, int k, u64 x) {
     if ((threadIdx.x & 31) == 0 && x) atomicAdd(&st.cnt[k], x);
 }
 
-// Push the VSSs of column block blk (blk < 0: none): into the block's
-// stage while it has room, the rest straight to the global queue q / *len.
-// The warp writes each pushed range together (a hub's block holds
+// Push the VSSs lo..lo+cnt-1 of column block blk (cnt 0: none): into the
+// block's stage while it has room, the rest straight to the global queue q
+// / *len. The warp writes each pushed range together (a hub's block holds
 // thousands of VSSs). All lanes call.
-__device__ __forceinline__ void warp_push(Stage& st, long long blk,
-                                          const int* __restrict__ real_ptrs,
-                                          int* __restrict__ q, u64* len) {
+__device__ __forceinline__ void warp_push_range(Stage& st, int blk, int lo, int cnt,
+                                                int2* __restrict__ q, u64* len) {
     const int lane = threadIdx.x & 31;
-    int lo = 0, cnt = 0;
-    if (blk >= 0) {
-        lo = __ldg(real_ptrs + blk);
-        cnt = __ldg(real_ptrs + blk + 1) - lo;
-    }
     int x = cnt;  // inclusive scan of cnt
 #pragma unroll
     for (int o = 1; o < 32; o <<= 1) {
@@ -173,22 +158,42 @@ __device__ __forceinline__ void warp_push(Stage& st, long long blk,
         const int s_lo = __shfl_sync(FULL, lo, src);
         const int s_cnt = __shfl_sync(FULL, cnt, src);
         const int s_start = __shfl_sync(FULL, start, src);
+        const int s_blk = __shfl_sync(FULL, blk, src);
         for (int i = lane; i < s_cnt; i += 32) {
             const int rel = s_start + i;
-            if (rel < local) st.q[pos + rel] = s_lo + i;
-            else q[gbase + (rel - local)] = s_lo + i;
+            const int2 e = make_int2(s_lo + i, s_blk);
+            if (rel < local) st.q[pos + rel] = e;
+            else q[gbase + (rel - local)] = e;
         }
     }
 }
 
-// End of a level's discovery: the block's staged entries and counters go
-// to the global queue and counters (level `next`), and the stage is reset.
-__device__ __forceinline__ void flush(Stage& st, int* __restrict__ q, u64* ctrl, int next) {
+// The same for column block blk (blk < 0: none), its range read here.
+__device__ __forceinline__ void warp_push(Stage& st, long long blk,
+                                          const int* __restrict__ real_ptrs,
+                                          int2* __restrict__ q, u64* len) {
+    int lo = 0, cnt = 0;
+    if (blk >= 0) {
+        lo = __ldg(real_ptrs + blk);
+        cnt = __ldg(real_ptrs + blk + 1) - lo;
+    }
+    warp_push_range(st, (int)blk, lo, cnt, q, len);
+}
+
+// End of a level's discovery: the block's staged entries go to queue q
+// (length *len), its counters to level `next`'s, and the stage is reset.
+// A level that does not build the next queue (bottom-up, lazy) marks its
+// length NOQUEUE; a top-down level that finds it so builds it first from
+// the frontier's words (most levels after a bottom-up one are bottom-up:
+// their queues would be written for nothing).
+#define NOQUEUE (~0ull)
+__device__ __forceinline__ void flush(Stage& st, int2* __restrict__ q, u64* len, u64* ctrl,
+                                      int next) {
     __shared__ u64 base;
     __syncthreads();
     const u32 n = min(st.qn, (u32)STAGE);
     if (threadIdx.x == 0) {
-        base = n ? atomicAdd(qlen(ctrl, next), (u64)n) : 0;
+        base = n ? atomicAdd(len, (u64)n) : 0;
         if (st.cnt[0]) atomicAdd(found(ctrl, next), st.cnt[0]);
         if (st.cnt[1]) atomicAdd(degsum(ctrl, next), st.cnt[1]);
         if (st.cnt[2]) atomicAdd(checked(ctrl, next), st.cnt[2]);
@@ -289,13 +294,27 @@ __device__ __forceinline__ void block_scan(SingleBlock& sb, int f) {
     __syncthreads();
 }
 
+// Clear F_{L-1} (buffer F0): the bytes of the blocks its queue Q0 (q0n
+// entries) holds, from the last threads (the first take the level's VSSs),
+// or every word when no queue was built.
+__device__ __forceinline__ void clear_prev(u32* F0, const int2* Q0, u64 q0n, long long nwords,
+                                           long long tid, long long nthreads) {
+    if (q0n == NOQUEUE) {
+        for (long long i = tid; i < nwords; i += nthreads) F0[i] = 0;
+        return;
+    }
+    unsigned char* bytes = reinterpret_cast<unsigned char*>(F0);
+    for (long long i = nthreads - 1 - tid; i < (long long)q0n; i += nthreads)
+        bytes[ldcg(Q0 + i).y] = 0;
+}
+
 // Block 0 runs levels L, L+1, ... alone (see SingleBlock) and leaves the
 // grid at level R: F_R's bits, Q_R and R's counters in place, every other
-// frontier buffer clean, ctrl[16] = R. Entered with F_L (nf vertices) and
-// Q_L from a grid level (or the source).
+// frontier buffer clean, ctrl[16] = R. Entered with F_L and Q_L (qn VSSs)
+// from a grid level (or the source), F_{L-1} already cleared.
 template <typename I>
-__device__ void single_levels(Stage& st, SingleBlock& sb, int L, int nf, const u32* F,
-                              u32* F0, const int* Q, const int* Q0, u32* front, int* queue,
+__device__ void single_levels(Stage& st, SingleBlock& sb, int L, long long qn, const u32* F,
+                              const int2* Q, u32* front, int2* queue,
                               long long qcap, long long nwords, const int* __restrict__ real_ptrs,
                               const int* __restrict__ v2r, const I* __restrict__ out_ptr,
                               const I* __restrict__ out_idx, int* __restrict__ levels,
@@ -310,10 +329,9 @@ __device__ void single_levels(Stage& st, SingleBlock& sb, int L, int nf, const u
     // once: at its first VSS); then F_{L-1} and F_L are cleared
     if (t == 0) sb.nn = 0;
     __syncthreads();
-    const long long qn = (long long)ldcg(qlen(ctrl, L));
     for (long long i = t; i < qn; i += nt) {
-        const int v = ldcg(Q + i);
-        const int blk = __ldg(v2r + v);
+        const int2 e = ldcg(Q + i);
+        const int v = e.x, blk = e.y;
         if (v != __ldg(real_ptrs + blk)) continue;
         for (u32 byte = ldcg_byte(F, blk); byte; byte &= byte - 1)
             cur[atomicAdd(&sb.nn, 1u)] = (u32)blk * 8 + __ffs(byte) - 1;
@@ -322,12 +340,7 @@ __device__ void single_levels(Stage& st, SingleBlock& sb, int L, int nf, const u
     int f = (int)sb.nn;
     {
         unsigned char* bytes = reinterpret_cast<unsigned char*>(const_cast<u32*>(F));
-        for (long long i = t; i < qn; i += nt) bytes[__ldg(v2r + ldcg(Q + i))] = 0;
-        if (L > 0) {
-            const long long q0n = (long long)ldcg(qlen(ctrl, L + 3));
-            unsigned char* b0 = reinterpret_cast<unsigned char*>(F0);
-            for (long long i = t; i < q0n; i += nt) b0[__ldg(v2r + ldcg(Q0 + i))] = 0;
-        }
+        for (long long i = t; i < qn; i += nt) bytes[ldcg(Q + i).y] = 0;
     }
     int lvl = L;
     long long E = 0;
@@ -402,7 +415,7 @@ __device__ void single_levels(Stage& st, SingleBlock& sb, int L, int nf, const u
     // leave at level lvl with frontier cur[0..f): bits into F_lvl, its
     // blocks' VSSs onto Q_lvl, lvl's counters; nothing to clear at lvl + 1
     u32* Fr = front + (lvl % 3) * nwords;
-    int* Qr = queue + (lvl % 3) * qcap;
+    int2* Qr = queue + (lvl % 3) * qcap;
     __syncthreads();
     if (t < 4) {
         ctrl[((lvl + t) & 3)] = 0;        // qlen of lvl, lvl+1, lvl+2, lvl-1
@@ -429,7 +442,7 @@ __device__ void single_levels(Stage& st, SingleBlock& sb, int L, int nf, const u
         ctrl[4 + (lvl & 3)] = (u64)f;
         ctrl[16] = (u64)lvl;
     }
-    flush(st, Qr, ctrl, lvl);
+    flush(st, Qr, qlen(ctrl, lvl), ctrl, lvl);
 }
 
 // One BFS from `source`. Scratch the kernel initialises itself: levels[n]
@@ -442,13 +455,13 @@ __device__ void single_levels(Stage& st, SingleBlock& sb, int L, int nf, const u
 // exceeds it; bottom_up: 0 never, 1 by alpha_m, 2 always; lazy_min: levels
 // whose queue holds at least this many VSSs use the lazy update (-1 never).
 template <bool MMA, typename I>
-__global__ void __launch_bounds__(512) bfs_bvss(
+__global__ void __launch_bounds__(1024) bfs_bvss(
     const int* __restrict__ real_ptrs, const int* __restrict__ v2r,
     const uint4* __restrict__ rows4, const u32* __restrict__ masks,
     const I* __restrict__ in_ptr, const I* __restrict__ in_idx,
     const I* __restrict__ out_ptr, const I* __restrict__ out_idx,
     const int* __restrict__ outdeg, int* __restrict__ levels, u32* visited, u32* front,
-    int* queue, u64* ctrl, u32* bar, long long* trace, u32* lists, long long* starts,
+    int2* queue, u64* ctrl, u32* bar, long long* trace, u32* lists, long long* starts,
     long long n, long long nblocks, long long qcap, long long source, u64 alpha_m,
     int bottom_up, long long lazy_min, long long sb_edges, long long trace_cap)
 {
@@ -462,16 +475,18 @@ __global__ void __launch_bounds__(512) bfs_bvss(
     const long long tid = (long long)blockIdx.x * blockDim.x + threadIdx.x;
     const long long nthreads = (long long)gridDim.x * blockDim.x;
 
+    u32 gen = 0;  // barriers passed (thread 0 of each block)
     // level 0: the source alone
     if (threadIdx.x == 0) {
+        gen = ld_acquire(bar + 1);
         st.qn = 0;
         st.cnt[0] = st.cnt[1] = st.cnt[2] = 0;
     }
     for (long long i = tid; i < n; i += nthreads) levels[i] = -1;
     for (long long i = tid; i < nwords; i += nthreads) visited[i] = 0;
     for (long long i = tid; i < 3 * nwords; i += nthreads) front[i] = 0;
-    if (tid < 17) ctrl[tid] = 0;
-    grid_barrier(bar);
+    if (tid < 18) ctrl[tid] = 0;
+    grid_barrier(bar, gen);
     if (tid == 0) {
         levels[source] = 0;
         visited[source >> 5] = 1u << (source & 31);
@@ -481,22 +496,26 @@ __global__ void __launch_bounds__(512) bfs_bvss(
     }
     if (warp == 0) {
         const int lo = real_ptrs[source >> 3], hi = real_ptrs[(source >> 3) + 1];
-        for (int i = lo + lane; i < hi; i += 32) queue[i - lo] = i;
+        for (int i = lo + lane; i < hi; i += 32) queue[i - lo] = make_int2(i, (int)(source >> 3));
         if (lane == 0) *qlen(ctrl, 0) = (u64)(hi - lo);
     }
-    grid_barrier(bar);
+    grid_barrier(bar, gen);
 
     for (int L = 0;; ++L) {
-        const u64 qn = ldcg(qlen(ctrl, L));
+        u64 qn = ldcg(qlen(ctrl, L));
         const u64 nf = ldcg(found(ctrl, L));
         const u64 ds = ldcg(degsum(ctrl, L));
+        const u64 q0n = L > 0 ? ldcg(qlen(ctrl, L + 3)) : 0;
+        // the lazy rule on the queue's length; the frontier's size when the
+        // queue is not built yet
+        const long long qsize = qn == NOQUEUE ? (long long)nf : (long long)qn;
         const int mode = (sb_edges >= 0 && nf <= SB_FRONTIER && (long long)ds <= sb_edges)
                            ? SINGLE
                        : (bottom_up == 2 || (bottom_up == 1 && ds > alpha_m)) ? BOTTOM_UP
-                       : ((lazy_min >= 0 && (long long)qn >= lazy_min) ? LAZY : EAGER);
+                       : ((lazy_min >= 0 && qsize >= lazy_min) ? LAZY : EAGER);
         if (tid == 0 && L < trace_cap) {
             trace[8 * L] = mode;
-            trace[8 * L + 1] = (long long)qn;
+            trace[8 * L + 1] = qn == NOQUEUE ? -1 : (long long)qn;
             trace[8 * L + 2] = (long long)nf;
             trace[8 * L + 4] = (long long)globaltimer();
             if (L > 0) trace[8 * (L - 1) + 3] = (long long)ldcg(checked(ctrl, L));
@@ -505,112 +524,183 @@ __global__ void __launch_bounds__(512) bfs_bvss(
         const u32* F = front + (L % 3) * nwords;
         u32* F1 = front + ((L + 1) % 3) * nwords;
         u32* F0 = front + ((L + 2) % 3) * nwords;  // F_{L-1}
-        const int* Q = queue + (L % 3) * qcap;
-        int* Q1 = queue + ((L + 1) % 3) * qcap;
-        const int* Q0 = queue + ((L + 2) % 3) * qcap;
+        const int2* Q = queue + (L % 3) * qcap;
+        int2* Q1 = queue + ((L + 1) % 3) * qcap;
+        const int2* Q0 = queue + ((L + 2) % 3) * qcap;
+        const int next = L + 1;
         if (tid == 0) {
             *qlen(ctrl, L + 2) = 0;
             *found(ctrl, L + 2) = 0;
             *degsum(ctrl, L + 2) = 0;
             *checked(ctrl, L + 2) = 0;
+            ctrl[17] = 0;
+            if (mode == BOTTOM_UP || mode == LAZY) *qlen(ctrl, next) = NOQUEUE;
         }
-        const int next = L + 1;
+        bool cleared = L == 0;
+        if (mode != BOTTOM_UP && qn == NOQUEUE) {
+            // build Q_L from F_L's words (the level before did not)
+            clear_prev(F0, Q0, q0n, nwords, tid, nthreads);
+            cleared = true;
+            grid_barrier(bar, gen);
+            int2* Qb = queue + (L % 3) * qcap;
+            for (long long base = warp * 32; base < nwords; base += nwarps * 32) {
+                const long long w = base + lane;
+                const u32 x = w < nwords ? ldcg(F + w) : 0u;
+                if (!__any_sync(FULL, x != 0)) continue;
+#pragma unroll
+                for (int b = 0; b < 4; ++b) {
+                    const long long blk = w * 4 + b;
+                    const bool push = ((x >> (8 * b)) & 0xFFu) && blk < nblocks;
+                    if (__any_sync(FULL, push))
+                        warp_push(st, push ? blk : -1, real_ptrs, Qb, ctrl + 17);
+                }
+            }
+            flush(st, Qb, ctrl + 17, ctrl, next);
+            grid_barrier(bar, gen);
+            qn = ldcg(ctrl + 17);
+            if (tid == 0 && L < trace_cap) trace[8 * L + 1] = (long long)qn;
+        }
         if (mode == SINGLE) {
             // every block has read level L's counters before block 0
             // rewrites them (a late reader would see the rewritten ones)
-            grid_barrier(bar);
+            if (!cleared) clear_prev(F0, Q0, q0n, nwords, tid, nthreads);
+            grid_barrier(bar, gen);
             if (blockIdx.x == 0)
-                single_levels<I>(st, sb, L, (int)nf, F, F0, Q, Q0, front, queue, qcap, nwords,
+                single_levels<I>(st, sb, L, (long long)qn, F, Q, front, queue, qcap, nwords,
                                  real_ptrs, v2r, out_ptr, out_idx, levels, visited, ctrl,
                                  trace, trace_cap, lists, starts, sb_edges, nblocks);
-            grid_barrier(bar);
+            grid_barrier(bar, gen);
             L = (int)ldcg(ctrl + 16) - 1;  // the level the grid resumes at
             continue;
         }
         if (mode == BOTTOM_UP) {
-            for (long long w = warp; w < nwords; w += nwarps) {
-                const u32 vw = ldcg(visited + w);
-                if (vw == FULL) continue;  // warp-uniform
-                const long long u = w * 32 + lane;
-                bool hit = false;
+            // a warp per visited word, a lane per vertex, 4 words at once:
+            // each lane scans its 4 vertices' in-neighbours round-robin (4
+            // loads in flight) and stops each at its first frontier member
+            for (long long w0 = warp; w0 < nwords; w0 += 4 * nwarps) {
+                u32 vw[4];
+                I p[4], end[4];
+                bool act[4], hit[4];
+#pragma unroll
+                for (int k = 0; k < 4; ++k) {
+                    const long long w = w0 + k * nwarps;
+                    vw[k] = w < nwords ? ldcg(visited + w) : FULL;
+                    const long long u = w * 32 + lane;
+                    act[k] = vw[k] != FULL && u < n && !((vw[k] >> lane) & 1u);
+                    hit[k] = false;
+                    p[k] = end[k] = 0;
+                    if (act[k]) {
+                        p[k] = __ldg(in_ptr + u);
+                        end[k] = __ldg(in_ptr + u + 1);
+                    }
+                }
                 u64 scanned = 0;
-                if (u < n && !((vw >> lane) & 1u)) {
-                    const I end = __ldg(in_ptr + u + 1);
-                    for (I p = __ldg(in_ptr + u); p < end; ++p) {
-                        const long long v = (long long)__ldg(in_idx + p);
+#pragma unroll
+                for (int k = 0; k < 4; ++k) act[k] = act[k] && p[k] < end[k];
+                while (act[0] || act[1] || act[2] || act[3]) {
+                    long long v[4];
+#pragma unroll
+                    for (int k = 0; k < 4; ++k) v[k] = act[k] ? (long long)__ldg(in_idx + p[k]) : 0;
+                    u32 fw[4];
+#pragma unroll
+                    for (int k = 0; k < 4; ++k) fw[k] = act[k] ? ldcg(F + (v[k] >> 5)) : 0u;
+#pragma unroll
+                    for (int k = 0; k < 4; ++k) {
+                        if (!act[k]) continue;
                         ++scanned;
-                        if ((ldcg(F + (v >> 5)) >> (v & 31)) & 1u) {
-                            hit = true;
-                            break;
+                        if ((fw[k] >> (v[k] & 31)) & 1u) {
+                            hit[k] = true;
+                            act[k] = false;
+                        } else if (++p[k] == end[k]) {
+                            act[k] = false;
                         }
                     }
                 }
-                const u32 nb = __ballot_sync(FULL, hit);
-                if (hit) levels[u] = next;
-                if (lane == 0 && nb) {
-                    visited[w] = vw | nb;
-                    F1[w] = nb;
-                }
                 warp_add(st, 2, scanned);
-                if (nb) {
-                    warp_add(st, 0, hit ? 1 : 0);
-                    warp_add(st, 1, hit ? (u64)__ldg(outdeg + u) : 0);
-                    const long long blk = w * 4 + lane;
-                    const bool push = lane < 4 && ((nb >> (8 * lane)) & 0xFFu) && blk < nblocks;
-                    warp_push(st, push ? blk : -1, real_ptrs, Q1, qlen(ctrl, next));
+#pragma unroll
+                for (int k = 0; k < 4; ++k) {
+                    if (vw[k] == FULL) continue;  // warp-uniform
+                    const long long w = w0 + k * nwarps;
+                    const long long u = w * 32 + lane;
+                    const u32 nb = __ballot_sync(FULL, hit[k]);
+                    if (!nb) continue;
+                    if (hit[k]) levels[u] = next;
+                    if (lane == 0) {
+                        visited[w] = vw[k] | nb;
+                        F1[w] = nb;
+                    }
+                    warp_add(st, 0, hit[k] ? 1 : 0);
+                    warp_add(st, 1, hit[k] ? (u64)__ldg(outdeg + u) : 0);
                 }
             }
         } else {
-            // top-down: warps take the queue's VSSs
+            // top-down: warps take the queue's VSSs. Each step's loads and
+            // atomics for the 4 slots are issued together (4 in flight),
+            // and the ranges of the blocks a row may push are read while
+            // the atomics run: a grid's levels are latency chains.
             for (long long qi = warp; qi < (long long)qn; qi += nwarps) {
-                const int v = ldcg(Q + qi);
-                const int blk = __ldg(v2r + v);
+                const int2 e = ldcg(Q + qi);
+                const int v = e.x;
                 const u32 w = __ldg(masks + 32LL * v + lane);
                 const uint4 r = __ldg(rows4 + 32LL * v + lane);
-                const u32 alpha = ldcg_byte(F, blk);
+                const u32 alpha = ldcg_byte(F, e.y);
                 const u32 hits = slot_hits<MMA>(w, alpha, lane);
-                u64 nfound = 0, nd = 0;
-                long long pushes[4] = {-1, -1, -1, -1};
+                const u32 us[4] = {r.x, r.y, r.z, r.w};
+                u32 vis[4];
 #pragma unroll
-                for (int s = 0; s < 4; ++s) {
-                    if (!((hits >> s) & 1u)) continue;
-                    const u32 u = pick(r, s);
-                    const u32 bit = 1u << (u & 31);
-                    if (ldcg(visited + (u >> 5)) & bit) continue;
-                    // the next-frontier bit is the test-and-set (one
-                    // discoverer per row per level); visited follows with a
-                    // non-returning atomic, read from the next level on
-                    const u32 old = atomicOr(F1 + (u >> 5), bit);
-                    if (mode == LAZY || (old & bit)) continue;
-                    atomicOr(visited + (u >> 5), bit);
-                    levels[u] = next;
-                    ++nfound;
-                    nd += (u64)__ldg(outdeg + u);
-                    if (((old >> (u & 24)) & 0xFFu) == 0) pushes[s] = u >> 3;
-                }
-                if (mode == EAGER) {
+                for (int s = 0; s < 4; ++s)
+                    vis[s] = ((hits >> s) & 1u) ? ldcg(visited + (us[s] >> 5)) : FULL;
+                u32 cand = 0;
+#pragma unroll
+                for (int s = 0; s < 4; ++s)
+                    if (!((vis[s] >> (us[s] & 31)) & 1u)) cand |= 1u << s;
+                u64 nfound = 0, nd = 0;
+                int lo[4] = {0, 0, 0, 0}, cnt[4] = {0, 0, 0, 0};
+                if (mode == LAZY) {
+#pragma unroll
+                    for (int s = 0; s < 4; ++s)
+                        if ((cand >> s) & 1u) atomicOr(F1 + (us[s] >> 5), 1u << (us[s] & 31));
+                } else {
+                    u32 old[4];
+#pragma unroll
+                    for (int s = 0; s < 4; ++s) {
+                        old[s] = FULL;
+                        if ((cand >> s) & 1u) {
+                            old[s] = atomicOr(F1 + (us[s] >> 5), 1u << (us[s] & 31));
+                            lo[s] = __ldg(real_ptrs + (us[s] >> 3));
+                            cnt[s] = __ldg(real_ptrs + (us[s] >> 3) + 1);
+                        }
+                    }
+#pragma unroll
+                    for (int s = 0; s < 4; ++s) {
+                        const u32 u = us[s], bit = 1u << (u & 31);
+                        if (old[s] & bit) {  // not candidate, or claimed by another
+                            cnt[s] = 0;
+                            continue;
+                        }
+                        atomicOr(visited + (u >> 5), bit);  // read from the next level on
+                        levels[u] = next;
+                        ++nfound;
+                        nd += (u64)__ldg(outdeg + u);
+                        // the first row of its block in F_{L+1} pushes the block
+                        cnt[s] = ((old[s] >> (u & 24)) & 0xFFu) == 0 ? cnt[s] - lo[s] : 0;
+                    }
                     warp_add(st, 0, nfound);
                     warp_add(st, 1, nd);
 #pragma unroll
                     for (int s = 0; s < 4; ++s) {
-                        if (__any_sync(FULL, pushes[s] >= 0))
-                            warp_push(st, pushes[s], real_ptrs, Q1, qlen(ctrl, next));
+                        if (__any_sync(FULL, cnt[s] > 0))
+                            warp_push_range(st, (int)(us[s] >> 3), lo[s], cnt[s], Q1,
+                                            qlen(ctrl, next));
                     }
                 }
             }
         }
-        // clear F_{L-1}: the bytes of the blocks its discoveries queued
-        // (from the last threads: the first ones took the queue's VSSs)
-        if (L > 0) {
-            const u64 q0n = ldcg(qlen(ctrl, L + 3));
-            unsigned char* bytes = reinterpret_cast<unsigned char*>(F0);
-            for (long long i = nthreads - 1 - tid; i < (long long)q0n; i += nthreads)
-                bytes[__ldg(v2r + ldcg(Q0 + i))] = 0;
-        }
+        if (!cleared) clear_prev(F0, Q0, q0n, nwords, tid, nthreads);
         if (mode == LAZY) {
-            grid_barrier(bar);
+            grid_barrier(bar, gen);
             // sweep: the new bits of every word (a lane per word, the warp
-            // on 32 consecutive words), levels, counters, Q_{L+1}
+            // on 32 consecutive words), levels, counters
             for (long long base = warp * 32; base < nwords; base += nwarps * 32) {
                 const long long w = base + lane;
                 u32 d = 0;
@@ -632,18 +722,11 @@ __global__ void __launch_bounds__(512) bfs_bvss(
                 if (__any_sync(FULL, d != 0)) {
                     warp_add(st, 0, nfound);
                     warp_add(st, 1, nd);
-#pragma unroll
-                    for (int b = 0; b < 4; ++b) {
-                        const long long blk = w * 4 + b;
-                        const bool push = ((d >> (8 * b)) & 0xFFu) && blk < nblocks;
-                        if (__any_sync(FULL, push))
-                            warp_push(st, push ? blk : -1, real_ptrs, Q1, qlen(ctrl, next));
-                    }
                 }
             }
         }
-        flush(st, Q1, ctrl, next);
-        grid_barrier(bar);
+        flush(st, Q1, qlen(ctrl, next), ctrl, next);
+        grid_barrier(bar, gen);
     }
 }
 
@@ -687,19 +770,19 @@ __global__ void parents_from_levels(const I* __restrict__ in_ptr, const I* __res
 
 template __global__ void bfs_bvss<true, int>(const int*, const int*, const uint4*,
     const u32*, const int*, const int*, const int*, const int*, const int*, int*,
-    u32*, u32*, int*, u64*, u32*, long long*, u32*, long long*, long long, long long, long long,
+    u32*, u32*, int2*, u64*, u32*, long long*, u32*, long long*, long long, long long, long long,
     long long, u64, int, long long, long long, long long);
 template __global__ void bfs_bvss<false, int>(const int*, const int*, const uint4*,
     const u32*, const int*, const int*, const int*, const int*, const int*, int*,
-    u32*, u32*, int*, u64*, u32*, long long*, u32*, long long*, long long, long long, long long,
+    u32*, u32*, int2*, u64*, u32*, long long*, u32*, long long*, long long, long long, long long,
     long long, u64, int, long long, long long, long long);
 template __global__ void bfs_bvss<true, long long>(const int*, const int*, const uint4*,
     const u32*, const long long*, const long long*, const long long*, const long long*, const int*, int*,
-    u32*, u32*, int*, u64*, u32*, long long*, u32*, long long*, long long, long long, long long,
+    u32*, u32*, int2*, u64*, u32*, long long*, u32*, long long*, long long, long long, long long,
     long long, u64, int, long long, long long, long long);
 template __global__ void bfs_bvss<false, long long>(const int*, const int*, const uint4*,
     const u32*, const long long*, const long long*, const long long*, const long long*, const int*, int*,
-    u32*, u32*, int*, u64*, u32*, long long*, u32*, long long*, long long, long long, long long,
+    u32*, u32*, int2*, u64*, u32*, long long*, u32*, long long*, long long, long long, long long,
     long long, u64, int, long long, long long, long long);
 template __global__ void parents_from_levels<int>(const int*, const int*, const int*,
                                                   long long*, long long, long long);

@@ -21,9 +21,10 @@ _NAMES = tuple([f"bfs_bvss<{m}, {i}>" for m in ("true", "false") for i in _INDEX
 # threads per block of the persistent kernel (its __launch_bounds__), and
 # blocks per multiprocessor at most (fewer when the occupancy is lower):
 # every block arrives at each level's barrier, so more blocks cost more
-# per level.
-THREADS = 512
-BLOCKS_PER_SM = 2
+# per level (on the H100: 264 blocks of 512 threads on one counter cost
+# ~5 us a level; 132 of 1024 and the single-block levels: see RESULTS.md).
+THREADS = 1024
+BLOCKS_PER_SM = 1
 
 # Blest's rule: the lazy update when the BVSS's update divergence exceeds
 # LAZY_UDIV (and the graph is social-like; the caller decides), and then
@@ -36,7 +37,7 @@ LAZY_MIN_QUEUE = 1 / 64
 # SB_FRONTIER vertices (the .cu's limit) and at most SB_EDGES out-edges runs
 # in block 0 alone, top-down over A's CSR, with block barriers only.
 SB_FRONTIER = 4096
-SB_EDGES = 16384
+SB_EDGES = 4096
 _LIST_CAP = 65536  # LIST_CAP of the .cu: SB_EDGES may not exceed it
 
 TRACE_CAP = 1 << 16  # levels whose mode and counts are recorded
@@ -68,7 +69,7 @@ def _blocks(fn):
         from cupy.cuda import driver
 
         per_sm = driver.occupancyMaxActiveBlocksPerMultiprocessor(fn.ptr, THREADS, 0)
-    except Exception:  # older CuPy: the launch bound (512 threads) allows 4
+    except Exception:  # older CuPy: the thread count bounds it
         per_sm = 2048 // THREADS
     return max(1, min(per_sm, BLOCKS_PER_SM)) * multiprocessors()
 
@@ -159,8 +160,9 @@ def _workspace(nwords, qcap):
     if work is None:
         _WORK.clear()  # one graph's scratch at a time
         work = _WORK[key] = (cupy.empty(nwords, cupy.uint32), cupy.empty(3 * nwords, cupy.uint32),
-                             cupy.empty(3 * qcap, cupy.int32), cupy.empty(17, cupy.uint64),
-                             cupy.zeros(2 + 4096, cupy.uint32),  # barrier: 2 + blocks / 16
+                             cupy.empty((3 * qcap, 2), cupy.int32),  # (VSS, block)
+                             cupy.empty(18, cupy.uint64),
+                             cupy.zeros(2, cupy.uint32),  # barrier: arrivals, generation
                              cupy.empty(8 * TRACE_CAP, cupy.int64),
                              cupy.empty(2 * _LIST_CAP, cupy.uint32),  # single-block lists
                              cupy.empty(SB_FRONTIER, cupy.int64))
@@ -173,7 +175,7 @@ def _record(stats, trace, b, in_csr, n, blocks, ms):
     times = np.diff(t[:nlev + 1, 4]) / 1e6 if nlev < TRACE_CAP else np.zeros(0)
     t = t[:nlev]
     modes = [_MODES[int(m)] for m in t[:, 0]]
-    queue = t[:, 1]
+    queue = np.maximum(t[:, 1], 0)  # -1: a level that built no queue
     checked = t[:, 3]
     nwords = (n + 31) // 32
     idx = in_csr.indices.dtype.itemsize
