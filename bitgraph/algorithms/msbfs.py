@@ -60,6 +60,8 @@ def _run_batches(A, src, order, batch, levels=None):
     the levels from src[i], -1 where unreached. Returns per-source int64 (count, total, ecc): the
     vertices reached (itself included), the sum and the max of their levels.
     """
+    if A.device == "cuda":
+        return _run_batches_cuda(A, src, order, batch, levels)
     from bitgraph.kernels.cpu import num_threads, parallel_map
     from bitgraph.kernels.cpu.msbfs import new_state
     from bitgraph.kernels.registry import lookup
@@ -97,14 +99,41 @@ def _run_batches(A, src, order, batch, levels=None):
     return count, total, ecc
 
 
+def _run_batches_cuda(A, src, order, batch, levels=None):
+    """``_run_batches`` on the GPU (``kernels/cuda/msbfs``): ``levels`` a
+    CuPy (len(src) x n) int32 array or None. The bottom-up levels read the
+    natural-order BVSS of A' (``bfs.blest_layout``, cached; its SIMT pull
+    was the fastest on kron, kernels/cuda/msbfs.py)."""
+    import sys
+
+    from bitgraph.kernels.cuda.msbfs import new_state
+    from bitgraph.kernels.registry import lookup
+
+    batch_run = lookup("msbfs", fmt="csr", device="cuda", variant="batch")
+    a, t = out_csr(A), in_csr(A)
+    bvss = sys.modules["bitgraph.algorithms.bfs"].blest_layout(A)
+    k = src.size
+    count, total, ecc = (np.zeros(k, np.int64) for _ in range(3))
+    state = new_state(A.nrows)
+    for i in range(0, k, batch):
+        rows = order[i:i + batch]
+        _, c, s, e = batch_run(a, t, src[rows], levels=levels, rows=rows,
+                               write=levels is not None, alpha=ALPHA, state=state, bvss=bvss)
+        count[rows], total[rows], ecc[rows] = c, s, e
+    return count, total, ecc
+
+
 def _groupby_order(A, src, batch):
     """iBFS GroupBy: an order of ``src`` whose consecutive runs of ``batch``
     are the batches. Sources of out-degree < GROUPBY_P are keyed by their
     out-neighbour of largest out-degree when that exceeds GROUPBY_Q (rule 1
     and rule 2 of the paper), and sources with the same key become adjacent;
     the others follow in their given order."""
-    deg = out_degree(A)
+    from bitgraph import device as dev
+
+    deg = dev.host(out_degree(A))  # on the host: a GPU graph's CSR is copied
     a = out_csr(A)
+    a = type(a)(dev.host(a.indptr), dev.host(a.indices), None, a.nrows, a.ncols)
     key = np.arange(src.size, dtype=np.int64) + A.nrows  # ungrouped: last
     low = np.flatnonzero(deg[src] < GROUPBY_P)
     lens = deg[src[low]]
@@ -135,7 +164,9 @@ def msbfs(A, sources, *, batch=64, groupby=False):
     neighbour) so that a batch's BFSs overlap more; the rows still follow
     ``sources``.
 
-    Returns an int32 ``np.ndarray`` of shape (len(sources), n).
+    Returns an int32 ``np.ndarray`` of shape (len(sources), n); a CuPy
+    array for a graph on the GPU (``kernels/cuda/msbfs``: 64 sources per
+    uint64 status word, top-down and bottom-up levels on the device).
 
     >>> import bitgraph as bg
     >>> A = bg.Matrix.from_coo([0, 1, 2], [1, 2, 3], nrows=5, ncols=5)  # 0->1->2->3, 4 alone
@@ -143,10 +174,18 @@ def msbfs(A, sources, *, batch=64, groupby=False):
     [[0, 1, 2, 3, -1], [-1, -1, 0, 1, -1], [0, 1, 2, 3, -1], [-1, -1, -1, -1, 0]]
     """
     where = "msbfs"
-    check_graph(A, where)
+    check_graph(A, where, cuda=True)
     batch = _check_batch(batch, where)
     src = check_sources(A, sources, where)
-    levels = np.empty((src.size, A.nrows), np.int32)  # every row written
+    if A.device == "cuda":
+        import cupy
+
+        from bitgraph.device import oom_guard
+
+        with oom_guard(where, 4 * src.size * A.nrows):
+            levels = cupy.empty((src.size, A.nrows), np.int32)  # every row written
+    else:
+        levels = np.empty((src.size, A.nrows), np.int32)  # every row written
     if src.size == 0:
         return levels
     order = (_groupby_order(A, src, batch) if groupby and src.size > batch
@@ -183,7 +222,7 @@ def closeness_centrality(A, sources=None, *, wf_improved=True):
     [1.0]
     """
     where = "closeness_centrality"
-    check_graph(A, where)
+    check_graph(A, where, cuda=True)
     src = _all_or(A, sources, where)
     n = A.nrows
     if src.size == 0:

@@ -248,18 +248,25 @@ using namespace bfsb;
 // list, block barriers only; the other blocks wait at the grid barrier.
 // A grid level costs ~8 us of barrier and counter round trips whatever its
 // work: a road network's thousands of tiny levels would pay it each time.
-#define SB_FRONTIER 4096  // frontier vertices a single-block level takes
+#define SB_FRONTIER 2048  // frontier vertices a single-block level takes
 #define LIST_CAP 65536    // vertex list capacity (>= the edge limit sb_edges)
 #define SINGLE 3
+#define SB_ILP 4  // edges in flight per thread (more spill registers at 64 a thread)
 
+// A frontier list entry carries its row's start and degree (read when the
+// vertex was found, beside the visited atomic): a level's chain is then
+// the list, the edge, the atomic: 3 memory round trips.
+template <typename I>
 struct SingleBlock {
     int pre[SB_FRONTIER + 1];  // exclusive prefix of the frontier's degrees
+    I start[SB_FRONTIER];      // the frontier's row starts
     u32 warp_tot[32];
     u32 nn;                    // discoveries of the level
 };
 
 // In-place exclusive prefix sum of a[0..f) (f <= SB_FRONTIER), a[f] = total.
-__device__ __forceinline__ void block_scan(SingleBlock& sb, int f) {
+template <typename I>
+__device__ __forceinline__ void block_scan(SingleBlock<I>& sb, int f) {
     const int t = threadIdx.x, lane = t & 31, wid = t >> 5;
     const int per = (f + blockDim.x - 1) / blockDim.x;
     const int lo = min(f, t * per), hi = min(f, lo + per);
@@ -313,28 +320,36 @@ __device__ __forceinline__ void clear_prev(u32* F0, const int2* Q0, u64 q0n, lon
 // frontier buffer clean, ctrl[16] = R. Entered with F_L and Q_L (qn VSSs)
 // from a grid level (or the source), F_{L-1} already cleared.
 template <typename I>
-__device__ void single_levels(Stage& st, SingleBlock& sb, int L, long long qn, const u32* F,
+__device__ void single_levels(Stage& st, SingleBlock<I>& sb, int L, long long qn, const u32* F,
                               const int2* Q, u32* front, int2* queue,
                               long long qcap, long long nwords, const int* __restrict__ real_ptrs,
-                              const int* __restrict__ v2r, const I* __restrict__ out_ptr,
+                              const I* __restrict__ out_ptr,
                               const I* __restrict__ out_idx, int* __restrict__ levels,
                               u32* visited, u64* ctrl, long long* trace, long long trace_cap,
                               u32* lists, long long* starts, long long sb_edges,
                               long long nblocks) {
-    using namespace bfsb;
     const int t = threadIdx.x, nt = blockDim.x;
-    u32* cur = lists;
-    u32* nxt = lists + LIST_CAP;
+    // lists: vertex, degree (u32) and row start (starts) of the current and
+    // the next frontier
+    u32 *cur = lists, *nxt = lists + LIST_CAP;
+    u32 *cur_deg = lists + 2 * LIST_CAP, *nxt_deg = lists + 3 * LIST_CAP;
+    long long *cur_start = starts, *nxt_start = starts + LIST_CAP;
     // the frontier list from F_L's bytes of the queued blocks (each block
-    // once: at its first VSS); then F_{L-1} and F_L are cleared
+    // once: at its first VSS); then F_L is cleared (F_{L-1} already is)
     if (t == 0) sb.nn = 0;
     __syncthreads();
     for (long long i = t; i < qn; i += nt) {
         const int2 e = ldcg(Q + i);
         const int v = e.x, blk = e.y;
         if (v != __ldg(real_ptrs + blk)) continue;
-        for (u32 byte = ldcg_byte(F, blk); byte; byte &= byte - 1)
-            cur[atomicAdd(&sb.nn, 1u)] = (u32)blk * 8 + __ffs(byte) - 1;
+        for (u32 byte = ldcg_byte(F, blk); byte; byte &= byte - 1) {
+            const u32 u = (u32)blk * 8 + __ffs(byte) - 1;
+            const I a = __ldg(out_ptr + u), b = __ldg(out_ptr + u + 1);
+            const u32 pos = atomicAdd(&sb.nn, 1u);
+            cur[pos] = u;
+            cur_deg[pos] = (u32)min((long long)(b - a), sb_edges + 1);
+            cur_start[pos] = (long long)a;
+        }
     }
     __syncthreads();
     int f = (int)sb.nn;
@@ -343,17 +358,15 @@ __device__ void single_levels(Stage& st, SingleBlock& sb, int L, long long qn, c
         for (long long i = t; i < qn; i += nt) bytes[ldcg(Q + i).y] = 0;
     }
     int lvl = L;
-    long long E = 0;
     for (;;) {
-        // degrees (clamped: a sum past sb_edges only says "too many") and
-        // their prefix sum; the row starts kept for the expansion
+        // degrees (clamped at discovery: a sum past sb_edges only says "too
+        // many") and their prefix sum; the row starts into shared memory
         bool fits = f <= SB_FRONTIER;
+        long long E = 0;
         if (fits) {
             for (int i = t; i < f; i += nt) {
-                const u32 u = cur[i];
-                const I a = __ldg(out_ptr + u), b = __ldg(out_ptr + u + 1);
-                starts[i] = (long long)a;
-                sb.pre[i] = (int)min((long long)(b - a), sb_edges + 1);
+                sb.pre[i] = (int)cur_deg[i];
+                sb.start[i] = (I)cur_start[i];
             }
             __syncthreads();
             block_scan(sb, f);
@@ -372,44 +385,61 @@ __device__ void single_levels(Stage& st, SingleBlock& sb, int L, long long qn, c
             }
         }
         __syncthreads();
-        // expansion: an edge per thread, 4 in flight (prefix search in
-        // shared memory, then the edge, then the visited test-and-set)
+        // expansion: an edge per thread, SB_ILP in flight: the edge (prefix
+        // search in shared memory), then the visited test-and-set with the
+        // row pointers of the vertex it may add
         const int next = lvl + 1;
-        for (long long e0 = t; e0 < E; e0 += 4LL * nt) {
-            u32 v[4];
-            bool ok[4];
+        const int lane = t & 31;
+        for (long long e0 = t; e0 - lane < E; e0 += (long long)SB_ILP * nt) {  // warp-uniform
+            u32 v[SB_ILP];
 #pragma unroll
-            for (int k = 0; k < 4; ++k) {
+            for (int k = 0; k < SB_ILP; ++k) {
                 const long long e = e0 + (long long)k * nt;
-                ok[k] = e < E;
-                v[k] = 0;
-                if (ok[k]) {
+                v[k] = FULL;
+                if (e < E) {
                     int lo = 0, hi = f - 1;  // last i with pre[i] <= e
                     while (lo < hi) {
                         const int mid = (lo + hi + 1) >> 1;
                         if (sb.pre[mid] <= e) lo = mid; else hi = mid - 1;
                     }
-                    v[k] = (u32)__ldg(out_idx + starts[lo] + (e - sb.pre[lo]));
+                    v[k] = (u32)__ldg(out_idx + sb.start[lo] + (e - sb.pre[lo]));
                 }
             }
-            u32 old[4];
+            u32 old[SB_ILP];
+            I a[SB_ILP], b[SB_ILP];
 #pragma unroll
-            for (int k = 0; k < 4; ++k) {
+            for (int k = 0; k < SB_ILP; ++k) {
                 old[k] = FULL;
-                if (ok[k] && !(ldcg(visited + (v[k] >> 5)) & (1u << (v[k] & 31))))
+                a[k] = b[k] = 0;
+                if (v[k] != FULL) {
                     old[k] = atomicOr(visited + (v[k] >> 5), 1u << (v[k] & 31));
+                    a[k] = __ldg(out_ptr + v[k]);
+                    b[k] = __ldg(out_ptr + v[k] + 1);
+                }
             }
 #pragma unroll
-            for (int k = 0; k < 4; ++k) {
-                if (!(old[k] & (1u << (v[k] & 31)))) {
+            for (int k = 0; k < SB_ILP; ++k) {
+                // one shared atomic per warp: a thousand discoveries on one
+                // counter, one by one, cost microseconds
+                const bool fresh = !(old[k] & (1u << (v[k] & 31)));
+                const u32 m = __ballot_sync(FULL, fresh);
+                u32 base = 0;
+                if (lane == 0 && m) base = atomicAdd(&sb.nn, (u32)__popc(m));
+                base = __shfl_sync(FULL, base, 0);
+                if (fresh) {
                     levels[v[k]] = next;
-                    nxt[atomicAdd(&sb.nn, 1u)] = v[k];
+                    const u32 pos = base + __popc(m & ((1u << lane) - 1));
+                    nxt[pos] = v[k];
+                    nxt_deg[pos] = (u32)min((long long)(b[k] - a[k]), sb_edges + 1);
+                    nxt_start[pos] = (long long)a[k];
                 }
             }
         }
         __syncthreads();
         f = (int)sb.nn;
         u32* tmp = cur; cur = nxt; nxt = tmp;
+        tmp = cur_deg; cur_deg = nxt_deg; nxt_deg = tmp;
+        long long* tmq = cur_start; cur_start = nxt_start; nxt_start = tmq;
         lvl = next;
     }
     // leave at level lvl with frontier cur[0..f): bits into F_lvl, its
@@ -467,7 +497,7 @@ __global__ void __launch_bounds__(1024) bfs_bvss(
 {
     using namespace bfsb;
     __shared__ Stage st;
-    __shared__ SingleBlock sb;
+    __shared__ SingleBlock<I> sb;
     const int lane = threadIdx.x & 31;
     const long long nwords = (n + 31) >> 5;
     const long long warp = ((long long)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
@@ -567,7 +597,7 @@ __global__ void __launch_bounds__(1024) bfs_bvss(
             grid_barrier(bar, gen);
             if (blockIdx.x == 0)
                 single_levels<I>(st, sb, L, (long long)qn, F, Q, front, queue, qcap, nwords,
-                                 real_ptrs, v2r, out_ptr, out_idx, levels, visited, ctrl,
+                                 real_ptrs, out_ptr, out_idx, levels, visited, ctrl,
                                  trace, trace_cap, lists, starts, sb_edges, nblocks);
             grid_barrier(bar, gen);
             L = (int)ldcg(ctrl + 16) - 1;  // the level the grid resumes at

@@ -36,7 +36,7 @@ LAZY_MIN_QUEUE = 1 / 64
 # Single-block levels (BFS-4K's switch): a level whose frontier has at most
 # SB_FRONTIER vertices (the .cu's limit) and at most SB_EDGES out-edges runs
 # in block 0 alone, top-down over A's CSR, with block barriers only.
-SB_FRONTIER = 4096
+SB_FRONTIER = 2048
 SB_EDGES = 4096
 _LIST_CAP = 65536  # LIST_CAP of the .cu: SB_EDGES may not exceed it
 
@@ -164,8 +164,8 @@ def _workspace(nwords, qcap):
                              cupy.empty(18, cupy.uint64),
                              cupy.zeros(2, cupy.uint32),  # barrier: arrivals, generation
                              cupy.empty(8 * TRACE_CAP, cupy.int64),
-                             cupy.empty(2 * _LIST_CAP, cupy.uint32),  # single-block lists
-                             cupy.empty(SB_FRONTIER, cupy.int64))
+                             cupy.empty(4 * _LIST_CAP, cupy.uint32),  # single-block lists
+                             cupy.empty(2 * _LIST_CAP, cupy.int64))
     return work
 
 

@@ -10,7 +10,6 @@ against the numba builder.
 
 from __future__ import annotations
 
-import numpy as np
 
 from bitgraph.kernels.registry import register
 

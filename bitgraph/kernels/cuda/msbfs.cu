@@ -1,0 +1,427 @@
+// Multi-source BFS (iBFS) on the GPU: the CUDA twin of
+// kernels/cpu/msbfs.py::batch_run. Up to 64 BFSs share one traversal: one
+// uint64 status word per vertex, bit b for the b-th source of the batch.
+//
+// State (device arrays, all zero between batches):
+//   seen[n]      bits that have reached v;
+//   cur[n]       bits that reached v at the current level (the frontier);
+//   nxt[n]       bits reaching v at the next level (zero between levels);
+//   touched[n/32] uint32 bitmap of the vertices whose nxt word became
+//                non-zero this level (zero between levels);
+//   queue        the joint frontier: vertices with cur != 0, each once;
+//   ctr[2][CTR]  per-level counters, two slots used alternately: level L
+//                writes slot L&1 and zeroes slot (L+1)&1 for the next one.
+//
+// A level is one step kernel, then msbfs_settle:
+//   - msbfs_push (top-down): nxt[v] |= cur[u] & ~seen[v] over the out-edges
+//     of the queue, block-level edge balancing (a block takes 256 queue
+//     vertices, scans their degrees and hands one edge to each thread: hubs
+//     do not serialise a warp);
+//   - msbfs_pull (bottom-up over the transpose CSR): a group of G lanes per
+//     unfinished vertex ORs the in-neighbours' cur words and stops once
+//     every needed bit (active & ~seen[v]: only the bits of BFSs still
+//     running) is set;
+//   - msbfs_bvss<MMA> (bottom-up over the BVSS of A'): a warp per virtual
+//     slice set whose 8 columns hold frontier bits; per slice the OR of the
+//     cur words its 8-bit mask selects, by a SIMT nibble table (MMA=false)
+//     or by m8n8k128 b1 and.popc MMAs, 8 sources as the columns of fragB
+//     (MMA=true); a non-zero result ORs into nxt[row] as the push does.
+//   - msbfs_settle: one pass over `touched` (cleared as read), a thread per
+//     vertex, builds the next queue (one atomicAdd per 256 vertices:
+//     ascending inside each), then for each new vertex seen |= nxt, levels
+//     of the new bits written (row rows[b] of levels, coalesced per bit: a
+//     warp holds 32 consecutive vertices), per-bit counts, the OR of the new
+//     frontier (active) and its out-edges (mf) into ctr; it also zeroes the
+//     old frontier words (cur of the old queue), so the buffers swap roles.
+// Every step computes the same nxt (the union of the frontier bits of the
+// in-neighbours, less seen), so the direction choice never changes results.
+//
+// I is the index type of the CSR arrays and of the queue (int or long long).
+
+typedef unsigned long long u64;
+
+namespace msbfs {
+constexpr int BLOCK = 256;
+constexpr int WARPS = BLOCK / 32;
+constexpr unsigned FULL = 0xffffffffu;
+// counter slot layout (long long each)
+// in-edges a lane of the CSR bottom-up reads before its group checks the
+// early exit
+constexpr int PULL_UNROLL = 4;
+constexpr int C_NQ = 0, C_MF = 1, C_ACTIVE = 2, C_SCANNED = 3, C_CNT = 8, CTR = 72;
+
+__device__ __forceinline__ u64 warp_or(u64 x) {
+  const unsigned lo = __reduce_or_sync(FULL, (unsigned)x);
+  const unsigned hi = __reduce_or_sync(FULL, (unsigned)(x >> 32));
+  return ((u64)hi << 32) | lo;
+}
+
+__device__ __forceinline__ long long warp_sum(long long x) {
+  for (int d = 16; d > 0; d >>= 1) x += __shfl_down_sync(FULL, x, d);
+  return x;
+}
+
+// inclusive scan of x over the block (every thread calls it); `sums` is
+// WARPS words of shared memory. Returns the inclusive prefix; *total gets the
+// block's sum.
+template <typename T>
+__device__ __forceinline__ T block_scan(T x, T* sums, T* total) {
+  const int lane = threadIdx.x & 31, wid = threadIdx.x >> 5;
+  T incl = x;
+  for (int d = 1; d < 32; d <<= 1) {
+    const T o = __shfl_up_sync(FULL, incl, d);
+    if (lane >= d) incl += o;
+  }
+  if (lane == 31) sums[wid] = incl;
+  __syncthreads();
+  if (wid == 0) {
+    T s = lane < WARPS ? sums[lane] : (T)0;
+    for (int d = 1; d < WARPS; d <<= 1) {
+      const T o = __shfl_up_sync(FULL, s, d);
+      if (lane >= d) s += o;
+    }
+    if (lane < WARPS) sums[lane] = s;  // inclusive over warps
+  }
+  __syncthreads();
+  const T before = wid ? sums[wid - 1] : (T)0;
+  *total = sums[WARPS - 1];
+  __syncthreads();  // sums reusable by the caller's next scan
+  return before + incl;
+}
+
+// mark v in the touched bitmap when this OR made nxt[v] non-zero, so that
+// every vertex of the next queue is listed exactly once
+__device__ __forceinline__ void or_next(u64* nxt, unsigned* touched, long long v, u64 bits) {
+  const u64 old = nxt[v];
+  if ((old & bits) == bits) return;  // nothing new: skip the atomic
+  if (atomicOr(nxt + v, bits) == 0ull) atomicOr(touched + (v >> 5), 1u << (v & 31));
+}
+}  // namespace msbfs
+
+// level 0: bit b at sources[b] (one block of 64 threads)
+template <typename I>
+__global__ void msbfs_start(const long long* __restrict__ sources, int k, u64* nxt,
+                            unsigned* touched) {
+  const int b = threadIdx.x;
+  if (b < k) {
+    const long long s = sources[b];
+    atomicOr(nxt + s, 1ull << b);
+    atomicOr(touched + (s >> 5), 1u << (s & 31));
+  }
+}
+
+template <typename I>
+__global__ void __launch_bounds__(msbfs::BLOCK)
+msbfs_settle(unsigned* __restrict__ touched, const I* __restrict__ indptr,
+             const u64* __restrict__ nxt, u64* __restrict__ seen,
+             const I* __restrict__ old_queue, long long old_nq, u64* __restrict__ cur,
+             I* __restrict__ queue, long long* __restrict__ ctr, long long* __restrict__ ctr_next,
+             int* __restrict__ levels, const long long* __restrict__ rows, long long n, int k,
+             int level, bool write) {
+  using namespace msbfs;
+  __shared__ unsigned cnt[64];
+  __shared__ long long rowoff[64];
+  __shared__ unsigned wsum[WARPS];
+  __shared__ long long s_base;
+  const int tid = threadIdx.x, lane = tid & 31, wid = tid >> 5;
+  if (tid < 64) {
+    cnt[tid] = 0;
+    rowoff[tid] = (write && tid < k) ? rows[tid] * n : 0;
+  }
+  if (blockIdx.x == 0 && tid < CTR) ctr_next[tid] = 0;
+  // the old frontier goes back to zero: cur is the next level's nxt
+  for (long long i = (long long)blockIdx.x * BLOCK + tid; i < old_nq;
+       i += (long long)gridDim.x * BLOCK)
+    cur[old_queue[i]] = 0ull;
+  __syncthreads();
+  u64 act = 0;
+  long long mf = 0;
+  // a thread per vertex, a warp per touched word (read, then cleared by lane
+  // 0), one atomicAdd per block of 256 vertices for the queue positions
+  for (long long v0 = (long long)blockIdx.x * BLOCK; v0 < n; v0 += (long long)gridDim.x * BLOCK) {
+    const long long v = v0 + tid;
+    const unsigned w = v < n ? touched[v >> 5] : 0u;
+    __syncwarp();
+    if (lane == 0) {
+      if (w) touched[v >> 5] = 0u;
+      wsum[wid] = __popc(w);
+    }
+    __syncthreads();
+    if (tid == 0) {
+      unsigned s = 0;
+      for (int i = 0; i < WARPS; ++i) {
+        const unsigned c = wsum[i];
+        wsum[i] = s;
+        s += c;
+      }
+      s_base = s ? (long long)atomicAdd((u64*)(ctr + C_NQ), (u64)s) : -1;
+    }
+    __syncthreads();
+    const long long base = s_base;
+    if (base >= 0) {  // block-uniform
+      const bool hit = (w >> lane) & 1u;
+      u64 nw = 0;
+      if (hit) {
+        queue[base + wsum[wid] + __popc(w & ((1u << lane) - 1u))] = (I)v;
+        nw = nxt[v];
+        seen[v] |= nw;
+        act |= nw;
+        mf += (long long)indptr[v + 1] - (long long)indptr[v];
+      }
+      // per new bit: count it, write its level (the warp's 32 consecutive
+      // vertices: one coalesced store per bit)
+      u64 bits = warp_or(nw);
+      while (bits) {
+        const int b = __ffsll((long long)bits) - 1;
+        bits &= bits - 1;
+        const bool got = (nw >> b) & 1ull;
+        const unsigned bal = __ballot_sync(FULL, got);
+        if (lane == 0) atomicAdd(&cnt[b], (unsigned)__popc(bal));
+        if (write && got) levels[rowoff[b] + v] = level;
+      }
+    }
+    __syncthreads();  // wsum and s_base are rewritten by the next chunk
+  }
+  act = warp_or(act);
+  mf = warp_sum(mf);
+  if (lane == 0) {
+    if (act) atomicOr((u64*)(ctr + C_ACTIVE), act);
+    if (mf) atomicAdd((u64*)(ctr + C_MF), (u64)mf);
+  }
+  __syncthreads();
+  if (tid < k && cnt[tid]) atomicAdd((u64*)(ctr + C_CNT + tid), (u64)cnt[tid]);
+}
+
+// top-down over queue[0:nq]: a block takes per_block (<= BLOCK) queue
+// vertices, scans their out-degrees and walks their edges one per thread
+// (binary search of the edge's vertex in shared memory); small queues take
+// fewer vertices per block, so that their edges spread over the GPU
+template <typename I>
+__global__ void __launch_bounds__(msbfs::BLOCK)
+msbfs_push(const I* __restrict__ queue, long long nq, const I* __restrict__ indptr,
+           const I* __restrict__ indices, const u64* __restrict__ cur,
+           const u64* __restrict__ seen, u64* nxt, unsigned* touched, int per_block) {
+  using namespace msbfs;
+  __shared__ long long s_off[BLOCK + 1];
+  __shared__ long long s_start[BLOCK];
+  __shared__ u64 s_f[BLOCK];
+  __shared__ long long sums[WARPS];
+  const int tid = threadIdx.x;
+  for (long long q0 = (long long)blockIdx.x * per_block; q0 < nq;
+       q0 += (long long)gridDim.x * per_block) {
+    const long long qi = q0 + tid;
+    long long deg = 0;
+    if (tid < per_block && qi < nq) {
+      const long long u = (long long)queue[qi];
+      const long long s = (long long)indptr[u];
+      deg = (long long)indptr[u + 1] - s;
+      s_start[tid] = s;
+      s_f[tid] = cur[u];
+    }
+    long long tot;
+    const long long incl = block_scan<long long>(deg, sums, &tot);
+    s_off[tid + 1] = incl;
+    if (tid == 0) s_off[0] = 0;
+    __syncthreads();
+    for (long long e = tid; e < tot; e += BLOCK) {
+      int lo = 0, hi = BLOCK - 1;  // the last j with s_off[j] <= e
+      while (lo < hi) {
+        const int mid = (lo + hi + 1) >> 1;
+        if (s_off[mid] <= e) lo = mid;
+        else hi = mid - 1;
+      }
+      const long long v = (long long)indices[s_start[lo] + (e - s_off[lo])];
+      const u64 bits = s_f[lo] & ~seen[v];
+      if (bits) or_next(nxt, touched, v, bits);
+    }
+    __syncthreads();  // shared arrays rewritten by the next chunk
+  }
+}
+
+// bottom-up over the transpose CSR: `group` lanes (a power of 2 up to 32)
+// per vertex, the group ORs a round of group * PULL_UNROLL in-neighbours'
+// words at a time and stops once every needed bit is set. Writes nxt[v] (its own word:
+// no atomic), marks touched, adds the in-edges read to ctr[C_SCANNED]
+template <typename I>
+__global__ void __launch_bounds__(msbfs::BLOCK)
+msbfs_pull(const I* __restrict__ tindptr, const I* __restrict__ tindices,
+           const u64* __restrict__ cur, const u64* __restrict__ seen, u64* __restrict__ nxt,
+           unsigned* __restrict__ touched, u64 active, long long n, int group,
+           long long* __restrict__ ctr) {
+  using namespace msbfs;
+  const int lane = threadIdx.x & 31;
+  const int gl = lane & (group - 1);  // lane in its group
+  const unsigned gmask = (group == 32) ? FULL : (((1u << group) - 1) << (lane & ~(group - 1)));
+  const long long per_warp = 32 / group;
+  const long long warps = (long long)gridDim.x * (blockDim.x >> 5);
+  long long scanned = 0;
+  for (long long base = (((long long)blockIdx.x * blockDim.x + threadIdx.x) >> 5) * per_warp;
+       base < n; base += warps * per_warp) {
+    const long long v = base + lane / group;
+    u64 need = 0;
+    if (v < n) need = active & ~seen[v];
+    u64 acc = 0;
+    if (need) {  // group-uniform
+      const long long e0 = (long long)tindptr[v], e1 = (long long)tindptr[v + 1];
+      for (long long e = e0; e < e1; e += group * PULL_UNROLL) {
+#pragma unroll
+        for (int u = 0; u < PULL_UNROLL; ++u) {  // independent loads in flight
+          const long long p = e + u * group + gl;
+          if (p < e1) acc |= cur[tindices[p]];
+        }
+        if (group > 1) {
+          const unsigned lo = __reduce_or_sync(gmask, (unsigned)acc);
+          const unsigned hi = __reduce_or_sync(gmask, (unsigned)(acc >> 32));
+          acc = ((u64)hi << 32) | lo;
+        }
+        if (gl == 0) scanned += min((long long)(group * PULL_UNROLL), e1 - e);
+        if ((acc & need) == need) break;
+      }
+    }
+    const u64 nw = acc & need;
+    if (group == 1) {  // a warp owns the touched word of its 32 vertices
+      if (nw) nxt[v] = nw;
+      const unsigned bal = __ballot_sync(FULL, nw != 0);
+      if (lane == 0 && bal) touched[base >> 5] = bal;
+    } else if (gl == 0 && nw) {
+      nxt[v] = nw;
+      atomicOr(touched + (v >> 5), 1u << (v & 31));
+    }
+  }
+  scanned = warp_sum(scanned);
+  if (lane == 0 && scanned) atomicAdd((u64*)(ctr + C_SCANNED), (u64)scanned);
+}
+
+// bottom-up over BVSS (sigma = 8) of A' (row u lists u's in-neighbours):
+// a warp per VSS whose slice set (columns 8i..8i+7) has frontier bits. Lane
+// l holds slices l, l+32, l+64, l+96 (mask word 32 v + l, byte s = slot s;
+// row_ids[v][l][s]). Per slice: the OR of the cur words of its mask's
+// columns, then nxt[row] |= that & ~seen[row] as the push does.
+// MMA=false: lane l (l < 16: columns 0-3, l >= 16: columns 4-7) holds the
+// OR of the columns of nibble l & 15; a slice's OR is two table lookups
+// (shuffles). MMA=true: per group g of 8 sources with frontier bits in
+// this slice set, 16 m8n8k128 and.popc MMAs: fragB = source 8g + l/4's
+// frontier byte (in every k chunk), fragA = one slice byte per row (lane
+// 4r + q, slot s for MMA (q, s), only in lanes l % 4 == q); C[r][j] > 0 iff
+// the slice of row r has a frontier column of source j. 16 MMAs per VSS for
+// 8 sources (one A row can carry one slice only: C sums over k), so the
+// tensor cores save no MMAs, only the loads, which both variants share.
+template <bool MMA>
+__global__ void __launch_bounds__(msbfs::BLOCK)
+msbfs_bvss(const int* __restrict__ virtual_to_real, const uint4* __restrict__ row_ids,
+           const unsigned* __restrict__ masks, long long n_vss, const u64* __restrict__ cur,
+           const u64* __restrict__ seen, u64* nxt, unsigned* touched, long long n, u64 active) {
+  using namespace msbfs;
+  const int lane = threadIdx.x & 31;
+  const long long warps = (long long)gridDim.x * (blockDim.x >> 5);
+  for (long long vs = ((long long)blockIdx.x * blockDim.x + threadIdx.x) >> 5; vs < n_vss;
+       vs += warps) {
+    const long long col = (long long)virtual_to_real[vs] * 8 + (lane & 7);
+    const u64 f = col < n ? cur[col] : 0ull;
+    if (!__any_sync(FULL, f != 0ull)) continue;  // warp-uniform
+    const unsigned mw = masks[vs * 32 + lane];
+    const uint4 rid = row_ids[vs * 32 + lane];
+    u64 fc[8];
+#pragma unroll
+    for (int c = 0; c < 8; ++c) fc[c] = __shfl_sync(FULL, f, c);
+    u64 acc[4];
+    if constexpr (!MMA) {
+      const int nib = lane & 15;
+      u64 t = 0;
+#pragma unroll
+      for (int c = 0; c < 4; ++c)
+        if ((nib >> c) & 1) t |= (lane < 16) ? fc[c] : fc[4 + c];
+#pragma unroll
+      for (int s = 0; s < 4; ++s) {
+        const unsigned m = (mw >> (8 * s)) & 0xFFu;
+        acc[s] = __shfl_sync(FULL, t, m & 15) | __shfl_sync(FULL, t, 16 + (m >> 4));
+      }
+    } else {
+      u64 any = 0;
+#pragma unroll
+      for (int c = 0; c < 8; ++c) any |= fc[c];
+      any &= active;
+#pragma unroll
+      for (int s = 0; s < 4; ++s) acc[s] = 0;
+      const int q_me = lane & 3;
+      for (int g = 0; g < 8; ++g) {
+        if (((any >> (8 * g)) & 0xFFull) == 0) continue;  // warp-uniform
+        const int j = 8 * g + (lane >> 2);
+        unsigned fb = 0;
+#pragma unroll
+        for (int c = 0; c < 8; ++c) fb |= (unsigned)((fc[c] >> j) & 1ull) << c;
+        unsigned part[4];
+#pragma unroll
+        for (int q = 0; q < 4; ++q) {
+          part[q] = 0;
+#pragma unroll
+          for (int s = 0; s < 4; ++s) {
+            const unsigned a = (q_me == q) ? ((mw >> (8 * s)) & 0xFFu) : 0u;
+            int c0, c1;
+            asm volatile(
+                "mma.sync.aligned.m8n8k128.row.col.s32.b1.b1.s32.and.popc "
+                "{%0, %1}, {%2}, {%3}, {%4, %5};\n"
+                : "=r"(c0), "=r"(c1)
+                : "r"(a), "r"(fb), "r"(0), "r"(0));
+            part[q] |= ((c0 != 0 ? 1u : 0u) | (c1 != 0 ? 2u : 0u)) << (8 * s + 2 * q_me);
+          }
+        }
+        // the quad's 4 lanes hold 2 sources each of row r's slices
+#pragma unroll
+        for (int q = 0; q < 4; ++q) {
+          part[q] |= __shfl_xor_sync(FULL, part[q], 1);
+          part[q] |= __shfl_xor_sync(FULL, part[q], 2);
+        }
+        const unsigned mine = q_me == 0 ? part[0] : q_me == 1 ? part[1] : q_me == 2 ? part[2] : part[3];
+#pragma unroll
+        for (int s = 0; s < 4; ++s) acc[s] |= (u64)((mine >> (8 * s)) & 0xFFu) << (8 * g);
+      }
+    }
+    const unsigned r[4] = {rid.x, rid.y, rid.z, rid.w};
+#pragma unroll
+    for (int s = 0; s < 4; ++s) {
+      if (!acc[s]) continue;  // also every padding slot (mask 0)
+      const long long u = (long long)r[s];
+      const u64 bits = acc[s] & ~seen[u];
+      if (bits) msbfs::or_next(nxt, touched, u, bits);
+    }
+  }
+}
+
+// end of a batch: levels[rows[b] * n + v] = -1 where bit b never reached v,
+// and seen back to zero for the next batch
+template <typename I>
+__global__ void __launch_bounds__(msbfs::BLOCK)
+msbfs_finish(u64* __restrict__ seen, int* __restrict__ levels, const long long* __restrict__ rows,
+             long long n, int k, bool write) {
+  __shared__ long long rowoff[64];
+  if (threadIdx.x < 64) rowoff[threadIdx.x] = (write && (int)threadIdx.x < k) ? rows[threadIdx.x] * n : 0;
+  __syncthreads();
+  for (long long v = (long long)blockIdx.x * blockDim.x + threadIdx.x; v < n;
+       v += (long long)gridDim.x * blockDim.x) {
+    const u64 s = seen[v];
+    seen[v] = 0ull;
+    if (write)
+      for (int b = 0; b < k; ++b)
+        if (!((s >> b) & 1ull)) levels[rowoff[b] + v] = -1;
+  }
+}
+
+// instantiations nvcc compiles standalone (CI); at run time the launcher
+// compiles the ones a process uses, by name expression
+#define MSBFS_INSTANTIATE(I)                                                                   \
+  template __global__ void msbfs_start<I>(const long long*, int, u64*, unsigned*);             \
+  template __global__ void msbfs_settle<I>(unsigned*, const I*, const u64*, u64*, const I*,    \
+                                           long long, u64*, I*, long long*, long long*, int*,  \
+                                           const long long*, long long, int, int, bool);       \
+  template __global__ void msbfs_push<I>(const I*, long long, const I*, const I*, const u64*,  \
+                                         const u64*, u64*, unsigned*, int);                    \
+  template __global__ void msbfs_pull<I>(const I*, const I*, const u64*, const u64*, u64*,     \
+                                         unsigned*, u64, long long, int, long long*);          \
+  template __global__ void msbfs_finish<I>(u64*, int*, const long long*, long long, int, bool);
+MSBFS_INSTANTIATE(int)
+MSBFS_INSTANTIATE(long long)
+template __global__ void msbfs_bvss<false>(const int*, const uint4*, const unsigned*, long long,
+                                           const u64*, const u64*, u64*, unsigned*, long long, u64);
+template __global__ void msbfs_bvss<true>(const int*, const uint4*, const unsigned*, long long,
+                                          const u64*, const u64*, u64*, unsigned*, long long, u64);
