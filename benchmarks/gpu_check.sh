@@ -3,9 +3,10 @@
 #   bash benchmarks/gpu_check.sh              tests, then benchmarks at full size
 #   bash benchmarks/gpu_check.sh tests        tests/gpu only
 #   bash benchmarks/gpu_check.sh bench [SPEC...]   benchmarks only (default kron:22 urand:22 grid:2048x2048)
+#   bash benchmarks/gpu_check.sh bfs [SPEC...]     the BFS benchmark (bench_bfs_gpu.py; default: issue 6's graphs)
 # Run through the device tool: the GPU machine has CuPy, numba, numpy, scipy,
 # pytest and hypothesis, no network; results land in $OUT (summary.txt,
-# tests.txt, bench_gpu.md/json, bench_tc_gpu.md/json).
+# tests.txt, bench_gpu.md/json, bench_tc_gpu.md/json, bfs.md/json).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 export PYTHONPATH="$PWD" NUMBA_CACHE_DIR=/tmp/bitgraph_numba PYTHONUNBUFFERED=1
@@ -33,5 +34,12 @@ if [ "$what" = all ] || [ "$what" = bench ]; then
   b2=${PIPESTATUS[0]}
   echo "gpu benchmarks: exit $b1 (spmv), $b2 (tc), $(( $(date +%s) - start )) s" | tee -a "$OUT/summary.txt"
   [ "$b1" = 0 ] && [ "$b2" = 0 ] || rc=1
+fi
+if [ "$what" = bfs ]; then
+  start=$(date +%s)
+  python3 benchmarks/bench_bfs_gpu.py "$@" --json "$OUT/bfs.json" 2>&1 | tee "$OUT/bfs.md"
+  b3=${PIPESTATUS[0]}
+  echo "bfs benchmark: exit $b3, $(( $(date +%s) - start )) s" | tee -a "$OUT/summary.txt"
+  [ "$b3" = 0 ] || rc=1
 fi
 exit "$rc"

@@ -285,7 +285,8 @@ def _blest_cuda(A, s, reorder, want_parents, alpha):
         s = int(np.flatnonzero(b.perm == s)[0]) if isinstance(b.perm, np.ndarray) \
             else int(cupy.flatnonzero(perm == s)[0])
     lazy = cached(A, f"blest_lazy:{reorder}", lambda: _lazy_rule(A, b))
-    alpha_m = int(min(alpha * A.nvals, 2.0**63))  # alpha = inf: never bottom-up
+    # alpha = inf: never bottom-up (inf * 0 edges is nan: no edges, no switch)
+    alpha_m = 2**63 if math.isinf(alpha) else int(min(alpha * A.nvals, 2.0**63))
     lv = run(b, csr, out, deg, s, alpha_m=alpha_m, lazy=lazy, bottom_up=True)
     if perm is not None:
         out = cupy.empty_like(lv)

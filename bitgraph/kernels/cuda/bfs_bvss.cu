@@ -251,6 +251,7 @@ using namespace bfsb;
 #define SB_FRONTIER 2048  // frontier vertices a single-block level takes
 #define LIST_CAP 65536    // vertex list capacity (>= the edge limit sb_edges)
 #define SINGLE 3
+#define BU_STEPS 8  // in-neighbours a lane scans alone before its warp helps
 #define SB_ILP 4  // edges in flight per thread (more spill registers at 64 a thread)
 
 // A frontier list entry carries its row's start and degree (read when the
@@ -606,7 +607,10 @@ __global__ void __launch_bounds__(1024) bfs_bvss(
         if (mode == BOTTOM_UP) {
             // a warp per visited word, a lane per vertex, 4 words at once:
             // each lane scans its 4 vertices' in-neighbours round-robin (4
-            // loads in flight) and stops each at its first frontier member
+            // loads in flight) and stops each at its first frontier member;
+            // a list still unfinished after BU_STEPS steps is scanned by the
+            // whole warp, 32 in-neighbours a step (a hub that has no
+            // frontier in-neighbour would hold its warp for its degree)
             for (long long w0 = warp; w0 < nwords; w0 += 4 * nwarps) {
                 u32 vw[4];
                 I p[4], end[4];
@@ -627,7 +631,8 @@ __global__ void __launch_bounds__(1024) bfs_bvss(
                 u64 scanned = 0;
 #pragma unroll
                 for (int k = 0; k < 4; ++k) act[k] = act[k] && p[k] < end[k];
-                while (act[0] || act[1] || act[2] || act[3]) {
+                for (int step = 0; step < BU_STEPS && (act[0] || act[1] || act[2] || act[3]);
+                     ++step) {
                     long long v[4];
 #pragma unroll
                     for (int k = 0; k < 4; ++k) v[k] = act[k] ? (long long)__ldg(in_idx + p[k]) : 0;
@@ -642,6 +647,33 @@ __global__ void __launch_bounds__(1024) bfs_bvss(
                             hit[k] = true;
                             act[k] = false;
                         } else if (++p[k] == end[k]) {
+                            act[k] = false;
+                        }
+                    }
+                }
+#pragma unroll
+                for (int k = 0; k < 4; ++k) {
+                    u32 longm = __ballot_sync(FULL, act[k]);
+                    while (longm) {
+                        const int src = __ffs(longm) - 1;
+                        longm &= longm - 1;
+                        const I q0 = __shfl_sync(FULL, p[k], src);
+                        const I qe = __shfl_sync(FULL, end[k], src);
+                        bool found_it = false;
+                        for (I q = q0 + lane; q - lane < qe; q += 32) {  // warp-uniform
+                            bool h = false;
+                            if (q < qe) {
+                                const long long v = (long long)__ldg(in_idx + q);
+                                ++scanned;
+                                h = (ldcg(F + (v >> 5)) >> (v & 31)) & 1u;
+                            }
+                            if (__ballot_sync(FULL, h)) {
+                                found_it = true;
+                                break;
+                            }
+                        }
+                        if (lane == src) {
+                            hit[k] = found_it;
                             act[k] = false;
                         }
                     }

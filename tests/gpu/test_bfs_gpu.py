@@ -1,0 +1,565 @@
+"""BFS on CUDA graphs equals the CPU backend: ``bfs`` by every CUDA method
+(levels, and parents validated as a BFS tree), the Blest kernel with every
+forced update mode / bottom-up choice, ``msbfs`` against stacked single CPU
+BFSs (1, 7, 64, 65, 200 sources, repeats allowed) and
+``closeness_centrality`` against the CPU one.
+
+Graphs: hypothesis graphs (``graph_strategies.graphs``: directed and
+undirected, several components, isolated vertices, self-loops, duplicates,
+hubs, long paths, weighted or not), explicit awkward cases (one vertex, n
+not a multiple of 8 or 32, empty slice sets, a slice set of many VSSs, a
+path of 10,000 vertices, stars, grids, kron/urand/rgg) and the real graphs
+in ``tests/gpu/data`` (``../shared/data`` where present).
+
+Every check is a helper taking the graph on ``DEVICE``: ``BG_TEST_DEVICE=cpu``
+runs the whole file on the CPU backend (no gpu marker then; for debugging
+the comparisons), and ``test_bfs_cpu_helpers_selfcheck`` (never marked gpu)
+runs a few helpers on the CPU in every CI run, validator included.
+``BG_BFS_GPU_SCALE`` scales the hypothesis example counts (default 1).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib
+import os
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import bitgraph as bg
+import bitgraph.algorithms  # noqa: F401  (bitgraph.algorithms.bfs the attribute is the function)
+from graph_strategies import graphs
+
+bfs_module = sys.modules["bitgraph.algorithms.bfs"]
+bfs = bfs_module.bfs
+msbfs = bg.algorithms.msbfs
+closeness_centrality = bg.algorithms.closeness_centrality
+
+DEVICE = os.environ.get("BG_TEST_DEVICE", "cuda")
+# the gpu marker (module-level pytestmark would also mark the CPU self-check)
+gpu = pytest.mark.gpu if DEVICE == "cuda" else (lambda f: f)
+SCALE = float(os.environ.get("BG_BFS_GPU_SCALE", "1"))
+
+if DEVICE == "cpu":
+    AVAILABLE = tuple(bfs_module.METHODS)
+else:
+    AVAILABLE = tuple(getattr(bfs_module, "METHODS_CUDA", ("auto", "blest", "pull")))
+ALL_METHODS = ("auto", "blest", "pull", "push", "direction")
+REORDERS = ("none", "rcm")
+# reorder changes only the BVSS layout: the other methods get "none" (and
+# must accept "rcm" too: checked once in test_reorder_accepted)
+USES_REORDER = ("auto", "blest")
+
+_SHARED = Path(__file__).resolve().parents[2].parent / "shared" / "data"
+# the device machine has this repository only: a few of the graphs travel in it
+DATA = _SHARED if _SHARED.is_dir() else Path(__file__).resolve().parent / "data"
+
+
+def examples(n):
+    return max(1, int(n * SCALE))
+
+
+def method_param(method, *extra):
+    """pytest.param for a method, skipped where this device lacks it."""
+    return pytest.param(method, *extra, id="-".join([method, *map(str, extra)]),
+                        marks=pytest.mark.skipif(method not in AVAILABLE,
+                                                 reason=f"{method!r} not in METHODS_CUDA yet"))
+
+
+METHOD_REORDER = [method_param(m, r) for m in ALL_METHODS
+                  for r in (REORDERS if m in USES_REORDER else ("none",))]
+
+
+# --- helpers (device-agnostic: A_dev is on `device`) -----------------------------------
+def to_numpy(x):
+    """numpy array of a numpy or CuPy array."""
+    if isinstance(x, np.ndarray):
+        return x
+    get = getattr(x, "get", None)
+    return np.asarray(get() if get is not None else x)
+
+
+def on(A_cpu, device=DEVICE):
+    """A_cpu on ``device`` (the recorded symmetry travels, as ``from_spec`` does)."""
+    A = A_cpu.to(device)
+    if A is not A_cpu:
+        A._cache.graph.update(A_cpu._cache.graph)
+    return A
+
+
+def index64(A_cpu):
+    """The same graph with int64 indptr and indices (the kernels' other
+    index instantiation)."""
+    c = A_cpu._csr()
+    return bg.Matrix._from_csr(c._replace(indptr=np.asarray(c.indptr, np.int64),
+                                          indices=np.asarray(c.indices, np.int64)), A_cpu.dtype)
+
+
+def cpu_levels(A_cpu, s):
+    """The CPU backend's levels (int64, -1 unreached): the reference."""
+    return bfs(A_cpu, int(s)).to_dense(-1).astype(np.int64)
+
+
+def _edge_keys(A_cpu):
+    n = A_cpu.nrows
+    indptr = np.asarray(A_cpu.indptr, np.int64)
+    rows = np.repeat(np.arange(n, dtype=np.int64), np.diff(indptr))
+    return np.unique(rows * n + np.asarray(A_cpu.indices, np.int64))
+
+
+def check_tree(A_cpu, s, levels, parents, keys=None):
+    """parents is a BFS tree of ``levels``: parent[s] == s; for every other
+    reached v, levels[parent[v]] == levels[v] - 1 and (parent[v], v) is an
+    edge of A (row -> column); unreached vertices have no parent (-1)."""
+    n = A_cpu.nrows
+    levels = np.asarray(levels, np.int64)
+    parents = np.asarray(parents, np.int64)
+    assert parents.shape == (n,) and levels.shape == (n,)
+    assert parents[s] == s, f"parent of the source {s} is {parents[s]}"
+    assert (parents[levels < 0] == -1).all(), "an unreached vertex has a parent"
+    v = np.flatnonzero(levels > 0)
+    p = parents[v]
+    bad = np.flatnonzero((p < 0) | (p >= n))
+    assert not bad.size, f"vertex {v[bad[0]]} (level {levels[v[bad[0]]]}) has parent {p[bad[0]]}"
+    bad = np.flatnonzero(levels[p] != levels[v] - 1)
+    assert not bad.size, (f"vertex {v[bad[0]]} at level {levels[v[bad[0]]]} has parent"
+                          f" {p[bad[0]]} at level {levels[p[bad[0]]]}")
+    keys = _edge_keys(A_cpu) if keys is None else keys
+    q = p * n + v
+    pos = np.minimum(np.searchsorted(keys, q), max(keys.size - 1, 0))
+    ok = (keys[pos] == q) if keys.size else np.zeros(q.size, bool)
+    bad = np.flatnonzero(~ok)
+    assert not bad.size, f"parent {p[bad[0]]} -> {v[bad[0]]} is not an edge"
+
+
+def run_bfs(A_dev, s, method, *, reorder="none", parents=False, alpha=None, device=DEVICE):
+    """bfs on the device; (levels int64 with -1, parents int64 with -1 or None)."""
+    kw = {} if alpha is None else {"alpha": alpha}
+    r = bfs(A_dev, int(s), parents=parents, method=method, reorder=reorder, **kw)
+    lv, par = r if parents else (r, None)
+    assert lv.device == device, f"levels came back on {lv.device}"
+    assert lv.dtype == np.int32 and lv.size == A_dev.nrows
+    levels = lv.to("cpu").to_dense(-1).astype(np.int64)
+    if par is None:
+        return levels, None
+    assert par.device == device and par.dtype == np.int64
+    par = par.to("cpu")
+    assert np.array_equal(lv.to("cpu").indices(), par.indices()), "parents' structure != levels'"
+    return levels, par.to_dense(-1).astype(np.int64)
+
+
+def check_bfs(A_cpu, A_dev, s, method, *, reorder="none", alpha=None, ref=None, keys=None,
+              levels_only_too=True, device=DEVICE):
+    """Levels (with and without parents) equal the CPU's; parents a BFS tree."""
+    ref = cpu_levels(A_cpu, s) if ref is None else ref
+    where = f"method={method} reorder={reorder} alpha={alpha} source={s} n={A_cpu.nrows}"
+    if levels_only_too:
+        lv, _ = run_bfs(A_dev, s, method, reorder=reorder, alpha=alpha, device=device)
+        _same_levels(lv, ref, where)
+    lv, par = run_bfs(A_dev, s, method, reorder=reorder, alpha=alpha, parents=True, device=device)
+    _same_levels(lv, ref, where + " (parents=True)")
+    check_tree(A_cpu, s, lv, par, keys)
+
+
+def _same_levels(got, want, where):
+    if not np.array_equal(got, want):
+        bad = np.flatnonzero(got != want)
+        raise AssertionError(f"{where}: {bad.size} levels differ, first at vertex {bad[0]}:"
+                             f" got {got[bad[0]]}, want {want[bad[0]]}")
+
+
+def check_msbfs(A_cpu, A_dev, sources, *, batch=64, groupby=False, refs=None, device=DEVICE):
+    """msbfs rows equal single CPU BFSs from each source (repeats allowed)."""
+    sources = np.asarray(sources, np.int64)
+    kw = {"groupby": True} if groupby else {}
+    got = to_numpy(msbfs(A_dev, sources, batch=batch, **kw))
+    assert got.shape == (sources.size, A_cpu.nrows), got.shape
+    assert got.dtype == np.int32
+    refs = {} if refs is None else refs
+    for i, s in enumerate(sources.tolist()):
+        if s not in refs:
+            refs[s] = cpu_levels(A_cpu, s)
+        _same_levels(got[i].astype(np.int64), refs[s],
+                     f"msbfs row {i} (source {s}, {sources.size} sources, batch {batch},"
+                     f" groupby {groupby})")
+
+
+def check_closeness(A_cpu, A_dev, sources=None, wf_improved=True):
+    want = closeness_centrality(A_cpu, sources, wf_improved=wf_improved)
+    got = to_numpy(closeness_centrality(A_dev, sources, wf_improved=wf_improved))
+    np.testing.assert_allclose(got, want, rtol=1e-12, atol=0)
+
+
+def _bvss_module():
+    try:
+        return importlib.import_module("bitgraph.kernels.cuda.bfs_bvss")
+    except Exception:  # no CuPy here, or not written yet
+        return None
+
+
+@contextlib.contextmanager
+def forced(update, bottom_up, mma=None, device=DEVICE):
+    """The Blest kernel with its update mode, bottom-up step and tensor
+    cores forced (``bitgraph.kernels.cuda.bfs_bvss.FORCE``: "update" eager /
+    lazy / None, "bottom_up" True / False / "always" / None, "mma" True
+    (tensor cores) / False (the SIMT twin) / None); a no-op on the CPU."""
+    mod = _bvss_module() if device == "cuda" else None
+    force = getattr(mod, "FORCE", None)
+    if force is None:
+        if device == "cuda":
+            pytest.skip("bitgraph.kernels.cuda.bfs_bvss.FORCE is not there")
+        yield
+        return
+    old = dict(force)
+    force.update({"update": update, "bottom_up": bottom_up, "mma": mma})
+    try:
+        yield
+    finally:
+        force.clear()
+        force.update(old)
+
+
+FORCINGS = [(u, b, mma) for u in ("eager", "lazy", None) for b in (True, False, "always", None)
+            for mma in (True, False)]
+
+
+def check_forced(A_cpu, A_dev, s, *, reorder="none", ref=None, device=DEVICE):
+    """Every forcing gives the CPU's levels."""
+    ref = cpu_levels(A_cpu, s) if ref is None else ref
+    for update, bottom_up, mma in FORCINGS:
+        with forced(update, bottom_up, mma, device):
+            lv, _ = run_bfs(A_dev, s, "blest", reorder=reorder, device=device)
+        _same_levels(lv, ref, f"blest forced update={update} bottom_up={bottom_up} mma={mma}"
+                              f" reorder={reorder} source={s}")
+
+
+# --- graphs -------------------------------------------------------------------------------
+def coo(n, rows, cols, undirected=False):
+    rows, cols = np.asarray(rows, np.int64), np.asarray(cols, np.int64)
+    if undirected:
+        rows, cols = np.concatenate([rows, cols]), np.concatenate([cols, rows])
+    return bg.Matrix.from_coo(rows, cols, nrows=n, ncols=n)
+
+
+def random_graph(n, degree, seed, directed=True):
+    rng = np.random.default_rng(seed)
+    m = int(degree * n)
+    r, c = rng.integers(0, n, m), rng.integers(0, n, m)
+    if n > 1:  # and a path through a random order: some depth
+        p = rng.permutation(n)
+        r, c = np.concatenate([r, p[:-1]]), np.concatenate([c, p[1:]])
+    return coo(n, r, c, undirected=not directed)
+
+
+def path(n, permuted=False, undirected=False):
+    ids = np.random.default_rng(5).permutation(n) if permuted else np.arange(n)
+    return coo(n, ids[:-1], ids[1:], undirected)
+
+
+def star(n, kind):
+    leaves = np.arange(1, n)
+    hub = np.zeros(n - 1, np.int64)
+    if kind == "out":
+        return coo(n, hub, leaves)
+    if kind == "in":
+        return coo(n, leaves, hub)
+    return coo(n, hub, leaves, undirected=True)
+
+
+def empty_slice_sets(n=257):
+    """Edges only among vertices whose block of 8 has an even index: the odd
+    column blocks (slice sets) are empty; plus isolated tail vertices."""
+    rng = np.random.default_rng(3)
+    keep = np.flatnonzero((np.arange(n) // 8) % 2 == 0)
+    r, c = rng.choice(keep, 4 * keep.size), rng.choice(keep, 4 * keep.size)
+    return coo(n, r, c, undirected=True)
+
+
+def big_slice_set(n=700):
+    """Vertex 3 points at (in A': is pointed at by) every vertex, vertices
+    0..7 too: column block 0 of A' holds ~n slices, several VSSs of 128."""
+    rng = np.random.default_rng(4)
+    r = np.concatenate([np.arange(n), np.arange(n), rng.integers(0, n, n)])
+    c = np.concatenate([np.full(n, 3), rng.integers(0, 8, n), rng.integers(0, n, n)])
+    return coo(n, r, c)
+
+
+def _sources(A_cpu, k=3, seed=0):
+    n = A_cpu.nrows
+    deg = np.diff(np.asarray(A_cpu.indptr))
+    rng = np.random.default_rng(seed)
+    s = {0, n - 1, int(np.argmax(deg))}
+    s |= set(rng.integers(0, n, k).tolist())
+    return sorted(s)
+
+
+EXPLICIT = {
+    "one_vertex": lambda: coo(1, [], []),
+    "one_vertex_loop": lambda: coo(1, [0], [0]),
+    "no_edges_33": lambda: coo(33, [], []),
+    **{f"random_n{n}_{'dir' if d else 'undir'}": (lambda n=n, d=d: random_graph(n, 2.0, n, d))
+       for n in (1, 7, 9, 31, 33, 257) for d in (True, False)},
+    "empty_slice_sets_257": empty_slice_sets,
+    "big_slice_set_700": big_slice_set,
+    "star_out_1000": lambda: star(1000, "out"),
+    "star_in_1000": lambda: star(1000, "in"),
+    "star_undirected_1000": lambda: star(1000, "both"),
+    "grid_64x48_drop": lambda: bg.io.generators.from_spec("grid:64x48:0.05"),
+    "grid3d_12x10x9": lambda: bg.io.generators.from_spec("grid:12x10x9"),
+    "kron_12": lambda: bg.io.generators.from_spec("kron:12"),
+    "urand_11": lambda: bg.io.generators.from_spec("urand:11:8"),
+    "rgg_3000": lambda: bg.io.generators.from_spec("rgg:3000:0.03"),
+}
+# high diameter: one parents=True call per method (levels come with it)
+LONG = {
+    "path_10000_directed": lambda: path(10_000),
+    "path_10000_permuted_undirected": lambda: path(10_000, permuted=True, undirected=True),
+}
+
+
+def _data_graphs():
+    """The LAGraph graphs tests/algorithms/test_bfs.py reads, those present
+    (tests/gpu/data holds five of them)."""
+    names = ["karate.mtx", "jagmesh7.mtx", "bcsstk13.mtx", "west0067.mtx",
+             "west0067_jumbled.mtx", "cryg2500.mtx", "pushpull.mtx", "olm1000.mtx",
+             "LFAT5_hypersparse.mtx", "ldbc-directed-example.mtx",
+             "ldbc-undirected-example.mtx", "tree-example.mtx", "msf1.mtx", "test_BF.mtx"]
+    return [n for n in names if (DATA / n).exists()]
+
+
+def _read(name, pattern):
+    A = bg.io.read(DATA / name)
+    if pattern and not A.iso:
+        r, c, _ = A.to_coo()
+        A = bg.Matrix.from_coo(r, c, nrows=A.nrows, ncols=A.ncols)
+    return A
+
+
+# --- tests ----------------------------------------------------------------------------------
+@gpu
+@pytest.mark.parametrize("method,reorder", METHOD_REORDER)
+@settings(max_examples=examples(60))
+@given(g=graphs(max_n=150), data=st.data(), i64=st.booleans())
+def test_bfs_hypothesis(method, reorder, g, data, i64):
+    A_cpu = index64(g.matrix(bg)) if i64 else g.matrix(bg)
+    A = on(A_cpu)
+    s = data.draw(st.integers(0, g.n - 1), label="source")
+    check_bfs(A_cpu, A, s, method, reorder=reorder)
+
+
+@gpu
+@pytest.mark.parametrize("method", [method_param(m) for m in ALL_METHODS])
+@settings(max_examples=examples(25))
+@given(g=graphs(max_n=100), data=st.data(),
+       alpha=st.sampled_from([0.0, 1e-3, 0.05, 2.0, float("inf")]))
+def test_bfs_alpha(method, g, data, alpha):
+    """Any direction switch gives the same levels and a valid tree."""
+    A_cpu = g.matrix(bg)
+    s = data.draw(st.integers(0, g.n - 1), label="source")
+    check_bfs(A_cpu, on(A_cpu), s, method, alpha=alpha, levels_only_too=False)
+
+
+@gpu
+@pytest.mark.parametrize("method", [method_param(m) for m in ALL_METHODS])
+def test_reorder_accepted(method):
+    """Every method takes reorder= (it only changes the BVSS layout)."""
+    A_cpu = random_graph(100, 2.0, 1)
+    check_bfs(A_cpu, on(A_cpu), 0, method, reorder="rcm")
+
+
+@gpu
+@pytest.mark.parametrize("name", sorted(EXPLICIT))
+def test_bfs_explicit(name):
+    A_cpu = EXPLICIT[name]()
+    A = on(A_cpu)
+    keys = _edge_keys(A_cpu)
+    for s in _sources(A_cpu):
+        ref = cpu_levels(A_cpu, s)
+        for method in AVAILABLE:
+            for reorder in (REORDERS if method in USES_REORDER else ("none",)):
+                check_bfs(A_cpu, A, s, method, reorder=reorder, ref=ref, keys=keys)
+
+
+@gpu
+@pytest.mark.parametrize("name", sorted(LONG))
+def test_bfs_long_paths(name):
+    A_cpu = LONG[name]()
+    A = on(A_cpu)
+    keys = _edge_keys(A_cpu)
+    s = 0 if name.endswith("_directed") else 5000
+    ref = cpu_levels(A_cpu, s)
+    assert ref.max() >= 4999  # a deep BFS
+    for method in AVAILABLE:
+        for reorder in (REORDERS if method in USES_REORDER else ("none",)):
+            check_bfs(A_cpu, A, s, method, reorder=reorder, ref=ref, keys=keys,
+                      levels_only_too=False)
+
+
+@gpu
+def test_bfs_device_constructor():
+    """A graph made with device= (not moved): from_spec and from_coo."""
+    A = bg.io.generators.from_spec("grid:20x30:0.1", device=DEVICE)
+    assert A.device == DEVICE
+    A_cpu = A.to("cpu")
+    B = bg.Matrix.from_coo([0, 1, 2, 2], [1, 2, 0, 3], nrows=5, ncols=5, device=DEVICE)
+    for G, G_cpu in ((A, A_cpu), (B, B.to("cpu"))):
+        for method in AVAILABLE:
+            check_bfs(G_cpu, G, 0, method)
+
+
+@gpu
+@pytest.mark.parametrize("name", _data_graphs())
+@pytest.mark.parametrize("pattern", [False, True], ids=["values", "pattern"])
+def test_bfs_real_graphs(name, pattern):
+    A_cpu = _read(name, pattern)
+    if A_cpu.nrows != A_cpu.ncols:
+        pytest.skip("not square")
+    A = on(A_cpu)
+    keys = _edge_keys(A_cpu)
+    for s in _sources(A_cpu, k=1):
+        ref = cpu_levels(A_cpu, s)
+        for method in AVAILABLE:
+            for reorder in (REORDERS if method in USES_REORDER else ("none",)):
+                check_bfs(A_cpu, A, s, method, reorder=reorder, ref=ref, keys=keys)
+
+
+# --- the Blest kernel's modes ------------------------------------------------------------
+@gpu
+@pytest.mark.skipif("blest" not in AVAILABLE, reason="no blest method")
+@settings(max_examples=examples(25))
+@given(g=graphs(max_n=150), data=st.data(), reorder=st.sampled_from(REORDERS))
+def test_blest_forced_modes_hypothesis(g, data, reorder):
+    """Eager/lazy updates x bottom-up on/off/always/free x tensor cores or
+    SIMT: the same levels."""
+    A_cpu = g.matrix(bg)
+    s = data.draw(st.integers(0, g.n - 1), label="source")
+    check_forced(A_cpu, on(A_cpu), s, reorder=reorder)
+
+
+@gpu
+@pytest.mark.skipif("blest" not in AVAILABLE, reason="no blest method")
+@pytest.mark.parametrize("name", ["kron_12", "grid_64x48_drop", "star_undirected_1000",
+                                  "big_slice_set_700", "empty_slice_sets_257", "random_n33_dir"])
+def test_blest_forced_modes_explicit(name):
+    A_cpu = EXPLICIT[name]()
+    A = on(A_cpu)
+    for s in _sources(A_cpu, k=1):
+        ref = cpu_levels(A_cpu, s)
+        for reorder in REORDERS:
+            check_forced(A_cpu, A, s, reorder=reorder, ref=ref)
+    # parents after a forced run: still a BFS tree
+    with forced("lazy", True, False):
+        check_bfs(A_cpu, A, _sources(A_cpu)[-1], "blest", levels_only_too=False)
+
+
+@gpu
+@pytest.mark.skipif("blest" not in AVAILABLE, reason="no blest method")
+def test_blest_forced_modes_path():
+    A_cpu = path(2000, permuted=True, undirected=True)
+    check_forced(A_cpu, on(A_cpu), 17)
+
+
+# --- msbfs and closeness --------------------------------------------------------------
+MS_SIZES = (1, 7, 64, 65, 200)
+
+
+@gpu
+@pytest.mark.parametrize("k", MS_SIZES)
+@settings(max_examples=examples(15))
+@given(g=graphs(max_n=120), data=st.data(), groupby=st.booleans(), i64=st.booleans())
+def test_msbfs_hypothesis(k, g, data, groupby, i64):
+    """k sources (repeats allowed) equal k single CPU BFSs."""
+    seed = data.draw(st.integers(0, 2**32 - 1), label="seed")
+    sources = np.random.default_rng(seed).integers(0, g.n, k)
+    batch = data.draw(st.sampled_from((1, 7, 64) if k <= 64 else (7, 64)), label="batch")
+    A_cpu = index64(g.matrix(bg)) if i64 else g.matrix(bg)
+    check_msbfs(A_cpu, on(A_cpu), sources, batch=batch, groupby=groupby)
+
+
+@gpu
+@pytest.mark.parametrize("name", ["kron_12", "grid_64x48_drop", "star_in_1000",
+                                  "empty_slice_sets_257", "random_n257_dir", "one_vertex"])
+@pytest.mark.parametrize("k", MS_SIZES)
+def test_msbfs_explicit(name, k):
+    A_cpu = EXPLICIT[name]()
+    sources = np.random.default_rng(k).integers(0, A_cpu.nrows, k)
+    refs = {}
+    A = on(A_cpu)
+    check_msbfs(A_cpu, A, sources, refs=refs)
+    if k > 64:
+        check_msbfs(A_cpu, A, sources, batch=7, groupby=True, refs=refs)
+
+
+@gpu
+def test_msbfs_path_and_real_graphs():
+    refs = {}
+    A_cpu = path(2000, permuted=True, undirected=True)
+    check_msbfs(A_cpu, on(A_cpu), [0, 1999, 5, 5, 1000], refs=refs)
+    for name in _data_graphs():
+        A_cpu = _read(name, pattern=False)
+        if A_cpu.nrows == A_cpu.ncols:
+            src = np.random.default_rng(1).integers(0, A_cpu.nrows, 70)
+            check_msbfs(A_cpu, on(A_cpu), src)
+
+
+@gpu
+@settings(max_examples=examples(40))
+@given(g=graphs(max_n=120), data=st.data(), wf=st.booleans(), every=st.booleans())
+def test_closeness_hypothesis(g, data, wf, every):
+    A_cpu = g.matrix(bg)
+    if every:
+        sources = None
+    else:
+        seed = data.draw(st.integers(0, 2**32 - 1), label="seed")
+        sources = np.random.default_rng(seed).integers(0, g.n, 1 + g.n // 3)
+    check_closeness(A_cpu, on(A_cpu), sources, wf_improved=wf)
+
+
+@gpu
+@pytest.mark.parametrize("name", ["kron_12", "grid_64x48_drop", "random_n257_dir"])
+def test_closeness_explicit(name):
+    A_cpu = EXPLICIT[name]()
+    A = on(A_cpu)
+    check_closeness(A_cpu, A, np.arange(0, A_cpu.nrows, 3))
+    check_closeness(A_cpu, A, [0, 0, A_cpu.nrows - 1], wf_improved=False)
+
+
+# --- the helpers themselves, on the CPU (not gpu: runs in every CI run) ---------------------
+def test_bfs_cpu_helpers_selfcheck():
+    """The comparison code on the CPU backend: the helpers pass on correct
+    results and the tree validator rejects broken trees."""
+    for make in (lambda: random_graph(33, 2.0, 1), lambda: star(40, "in"),
+                 lambda: bg.io.generators.from_spec("grid:9x7:0.1")):
+        A = make()
+        keys = _edge_keys(A)
+        for s in (0, A.nrows - 1):
+            for method in ("blest", "pull", "auto"):
+                for reorder in REORDERS:
+                    check_bfs(A, A, s, method, reorder=reorder, keys=keys, device="cpu")
+            check_forced(A, A, s, reorder="rcm", device="cpu")
+        check_msbfs(A, A, [0, 1, 1, A.nrows - 1], batch=2, device="cpu")
+        check_msbfs(A, A, np.arange(A.nrows).repeat(3), groupby=True, device="cpu")
+        check_closeness(A, A, None)
+    # the validator catches each kind of broken tree
+    A = path(6)
+    lv, par = run_bfs(A, 0, "pull", parents=True, device="cpu")
+    check_tree(A, 0, lv, par)
+    for broken in ({0: 1}, {3: 1}, {3: 4}, {4: -1}):
+        p = par.copy()
+        for v, q in broken.items():
+            p[v] = q
+        with pytest.raises(AssertionError):
+            check_tree(A, 0, lv, p)
+    B = coo(4, [0, 0, 1], [1, 2, 3])  # 2 -> 3 is not an edge
+    lv, par = run_bfs(B, 0, "push", parents=True, device="cpu")
+    par[3] = 2
+    with pytest.raises(AssertionError, match="not an edge"):
+        check_tree(B, 0, lv, par)
+    with pytest.raises(AssertionError):
+        _same_levels(np.array([0, 1, 2]), np.array([0, 1, -1]), "x")
+    assert to_numpy(np.arange(3)).tolist() == [0, 1, 2]

@@ -1,0 +1,180 @@
+"""CUDA msbfs batch (kernels/cuda/msbfs.cu) equals the CPU batch_run: levels,
+count, total and ecc, on hypothesis graphs (directed and undirected,
+isolated vertices, self-loops, several components, one vertex), batches of
+1, 7 and 64 sources (repeats allowed), every bottom-up variant (CSR, BVSS
+SIMT, BVSS MMA), alpha 0 (bottom-up whenever the frontier has out-edges),
+the default and huge (top-down only), int32 and int64 indices."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import bitgraph as bg
+from bitgraph.algorithms._common import in_csr, out_csr
+from bitgraph.formats import bvss as bv
+from bitgraph.formats.csr import CSR
+from bitgraph.kernels import registry
+from graph_strategies import graphs
+
+pytestmark = pytest.mark.gpu
+
+PULLS = ("csr", "bvss_simt", "bvss_mma")
+ALPHAS = (0.0, 0.1, 1e18)
+
+
+def _gpu():
+    import bitgraph.kernels.cuda.msbfs  # noqa: F401  (registers the launcher)
+
+    return registry.lookup("msbfs", fmt="csr", device="cuda", variant="batch")
+
+
+def _cpu():
+    return registry.lookup("msbfs", fmt="csr", device="cpu", variant="batch")
+
+
+def _host_csrs(A):
+    # int64 CPU arrays of A and A' (the CPU reference always runs on int64:
+    # one numba specialisation)
+    a, t = out_csr(A), in_csr(A)
+    cast = lambda c: CSR(np.asarray(c.indptr, np.int64), np.asarray(c.indices, np.int64),  # noqa: E731
+                         None, c.nrows, c.ncols)
+    return cast(a), cast(t)
+
+
+def _device(cupy, c, index64):
+    it = np.int64 if index64 else np.int32
+    return CSR(cupy.asarray(c.indptr.astype(it)), cupy.asarray(c.indices.astype(it)), None,
+               c.nrows, c.ncols)
+
+
+def _device_bvss(cupy, t):
+    b = bv.from_csr(t)
+    return b._replace(real_ptrs=cupy.asarray(b.real_ptrs),
+                      virtual_to_real=cupy.asarray(b.virtual_to_real),
+                      row_ids=cupy.asarray(b.row_ids), masks=cupy.asarray(b.masks))
+
+
+def _check(got, want, write=True):
+    lv, c, s, e = got
+    wlv, wc, ws, we = want
+    assert np.array_equal(c, wc)
+    assert np.array_equal(s, ws)
+    assert np.array_equal(e, we)
+    if write:
+        assert np.array_equal(lv.get(), wlv)
+
+
+@settings(max_examples=250)
+@given(spec=graphs(max_n=90, weighted=False), k=st.sampled_from([1, 7, 64]),
+       seed=st.integers(0, 2**32 - 1), index64=st.booleans())
+def test_batch_equals_cpu(spec, k, seed, index64):
+    import cupy
+
+    gpu, cpu = _gpu(), _cpu()
+    A = spec.matrix(bg)
+    a, t = _host_csrs(A)
+    rng = np.random.default_rng(seed)
+    sources = rng.integers(0, spec.n, k)  # repeats allowed
+    want = cpu(a, t, sources)
+    ga, gt = _device(cupy, a, index64), _device(cupy, t, index64)
+    b = _device_bvss(cupy, t)
+    for pull in PULLS:
+        for alpha in ALPHAS:
+            got = gpu(ga, gt, sources, alpha=alpha, pull=pull, bvss=b)
+            _check(got, want)
+
+
+@settings(max_examples=60)
+@given(spec=graphs(max_n=300, weighted=False), seed=st.integers(0, 2**32 - 1),
+       lanes=st.sampled_from([None, 1, 2, 4, 8, 16, 32]), index64=st.booleans())
+def test_rows_state_and_statistics_only(spec, seed, lanes, index64):
+    """Several batches into rows of one big levels array, one reused state,
+    statistics-only batches, every CSR group width."""
+    import cupy
+
+    from bitgraph.kernels.cuda.msbfs import new_state
+
+    gpu, cpu = _gpu(), _cpu()
+    A = spec.matrix(bg)
+    a, t = _host_csrs(A)
+    n = spec.n
+    rng = np.random.default_rng(seed)
+    nsrc = int(rng.integers(1, 150))
+    src = rng.integers(0, n, nsrc)
+    order = rng.permutation(nsrc)
+    ga, gt = _device(cupy, a, index64), _device(cupy, t, index64)
+    b = _device_bvss(cupy, t)
+    want = np.empty((nsrc, n), np.int32)
+    for i in range(0, nsrc, 64):
+        rows = order[i:i + 64]
+        cpu(a, t, src[rows], levels=want, rows=rows)
+    state = new_state(n)
+    for pull in PULLS:
+        got = cupy.full((nsrc, n), 7, np.int32)
+        for i in range(0, nsrc, 64):
+            rows = order[i:i + 64]
+            alpha = float(rng.choice(ALPHAS))
+            _, c, s, e = gpu(ga, gt, src[rows], levels=got, rows=cupy.asarray(rows),
+                             alpha=alpha, state=state, pull=pull, bvss=b, lanes=lanes)
+            _, wc, ws, we = cpu(a, t, src[rows], write=False, alpha=alpha)
+            assert np.array_equal(c, wc) and np.array_equal(s, ws) and np.array_equal(e, we)
+            lv, c2, s2, e2 = gpu(ga, gt, cupy.asarray(src[rows]), write=False, alpha=alpha,
+                                 state=state, pull=pull, bvss=b, lanes=lanes)
+            assert lv is None
+            assert np.array_equal(c2, wc) and np.array_equal(s2, ws) and np.array_equal(e2, we)
+        assert np.array_equal(got.get(), want)
+    # the state is left zeroed
+    assert all(int(cupy.count_nonzero(x)) == 0 for x in state[:4])
+
+
+@pytest.mark.parametrize("name", ["kron", "grid", "path", "star"])
+def test_generated_graphs(name):
+    """Bigger graphs: hubs (kron), high diameter (grid, a 3000-vertex path),
+    a star; 64 sources, every pull variant, several group widths."""
+    import cupy
+
+    gpu, cpu = _gpu(), _cpu()
+    if name == "kron":
+        A = bg.io.generators.kron(11, seed=3)
+    elif name == "grid":
+        A = bg.io.generators.grid2d(40, 70, drop=0.05, seed=1)
+    elif name == "path":
+        n = 3000
+        A = bg.Matrix.from_coo(np.arange(n - 1), np.arange(1, n), nrows=n, ncols=n)
+    else:
+        n = 2000
+        A = bg.Matrix.from_coo(np.zeros(n - 1, np.int64), np.arange(1, n), nrows=n, ncols=n)
+    a, t = _host_csrs(A)
+    rng = np.random.default_rng(5)
+    sources = rng.integers(0, A.nrows, 64)
+    sources[:3] = 0
+    want = cpu(a, t, sources)
+    ga, gt = _device(cupy, a, False), _device(cupy, t, False)
+    b = _device_bvss(cupy, t)
+    for pull in PULLS:
+        for alpha in ALPHAS:
+            _check(gpu(ga, gt, sources, alpha=alpha, pull=pull, bvss=b), want)
+    for lanes in (1, 4, 32):
+        _check(gpu(ga, gt, sources, alpha=0.0, lanes=lanes), want)
+    # the BVSS built on the CPU from t when not given
+    _check(gpu(ga, gt, sources, alpha=0.0, pull="bvss_simt"), want)
+
+
+def test_errors():
+    import cupy
+
+    gpu = _gpu()
+    A = bg.Matrix.from_coo([0, 1], [1, 2], nrows=3, ncols=3)
+    a, t = _host_csrs(A)
+    ga, gt = _device(cupy, a, False), _device(cupy, t, False)
+    with pytest.raises(ValueError, match="1..64"):
+        gpu(ga, gt, np.arange(65) % 3)
+    with pytest.raises(ValueError, match="sources"):
+        gpu(ga, gt, np.array([3]))
+    with pytest.raises(ValueError, match="pull"):
+        gpu(ga, gt, np.array([0]), pull="nope")
+    with pytest.raises(ValueError, match="levels"):
+        gpu(ga, gt, np.array([0]), levels=np.zeros((1, 3), np.int32), rows=[0])
