@@ -379,10 +379,7 @@ def test_bfs_explicit(name):
     A = on(A_cpu)
     keys = _edge_keys(A_cpu)
     for s in _sources(A_cpu):
-        ref = cpu_levels(A_cpu, s)
-        for method in AVAILABLE:
-            for reorder in (REORDERS if method in USES_REORDER else ("none",)):
-                check_bfs(A_cpu, A, s, method, reorder=reorder, ref=ref, keys=keys)
+        _check_every_method(A_cpu, A, s, cpu_levels(A_cpu, s), keys)
 
 
 @gpu
@@ -394,10 +391,15 @@ def test_bfs_long_paths(name):
     s = 0 if name.endswith("_directed") else 5000
     ref = cpu_levels(A_cpu, s)
     assert ref.max() >= 4999  # a deep BFS
+    _check_every_method(A_cpu, A, s, ref, keys, levels_only_too=False)
+
+
+def _check_every_method(A_cpu, A, s, ref, keys, **kw):
+    """check_bfs for every available method, and every reorder of those
+    that take one."""
     for method in AVAILABLE:
         for reorder in (REORDERS if method in USES_REORDER else ("none",)):
-            check_bfs(A_cpu, A, s, method, reorder=reorder, ref=ref, keys=keys,
-                      levels_only_too=False)
+            check_bfs(A_cpu, A, s, method, reorder=reorder, ref=ref, keys=keys, **kw)
 
 
 @gpu
