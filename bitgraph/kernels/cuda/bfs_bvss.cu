@@ -1,33 +1,37 @@
 // Blest's BFS on BVSS in one persistent kernel (launcher: bfs_bvss.py).
 //
 // The graph is the BVSS of A' (row u lists the in-neighbours of u; sigma 8,
-// formats/bvss.py) plus the CSR of A' for bottom-up levels. One cooperative
-// launch runs the whole traversal; levels are separated by a grid barrier
-// of our own (arrival counter + generation word, acquire/release), never a
-// host round trip. Per level L (frontier F_L, next frontier F_{L+1}):
+// formats/bvss.py), the CSR of A' for bottom-up levels and A's CSR for
+// single-block levels. One cooperative launch initialises its scratch and
+// runs the whole traversal; levels are separated by a grid barrier of our
+// own (arrival counter + generation, acquire/release), never a host round
+// trip. Per level L (frontier F_L, next frontier F_{L+1}), one of:
 //
-// - top-down, eager (Blest Alg. 2): warps take the VSSs of the queue Q_L;
-//   a VSS's 128 slices go through two m8n8k128 b1 AND+POPC MMAs (or their
-//   SIMT twin); an unvisited row with a non-zero popcount is claimed by a
-//   returning atomicOr on the visited bitmap, gets its level and its bit
-//   in F_{L+1}; the first row of a column block to enter F_{L+1} pushes the
-//   block's VSSs onto Q_{L+1} (one warp-aggregated atomic). 1 barrier.
+// - top-down, eager (Blest Alg. 2): warps take the VSSs of the queue Q_L
+//   (entries: VSS and its column block); a VSS's 128 slices go through two
+//   m8n8k128 b1 AND+POPC MMAs (or their SIMT twin); an unvisited row with a
+//   non-zero popcount is claimed by a returning atomicOr on F_{L+1}, gets
+//   its level and its visited bit; the first row of a column block to
+//   enter F_{L+1} pushes the block's VSSs onto Q_{L+1}. 1 barrier.
 // - top-down, lazy (Blest Alg. 3): the same scan sets F_{L+1} bits with a
 //   non-returning atomic; after a barrier one coalesced sweep over the
-//   n/32 words keeps the unvisited bits, sets levels and builds Q_{L+1}.
-//   2 barriers, Theta(n / 32) words, no returning atomics.
+//   n/32 words keeps the unvisited bits and sets levels. 2 barriers.
 // - bottom-up (direction optimisation): a warp per visited-bitmap word,
 //   a lane per vertex; an unvisited vertex scans its in-neighbours in the
-//   CSR of A' and stops at the first one in F_L. No atomics on the
-//   bitmaps: the warp owns the word. 1 barrier.
+//   CSR of A' and stops at the first one in F_L. The warp owns the word.
+// - single-block (BFS-4K's switch): small levels run in block 0 alone over
+//   A's CSR with a vertex list, block barriers only (see single_levels).
 //
-// Three frontier bitmaps and three queues rotate (F_{L-1}, F_L, F_{L+1}):
-// level L clears the bytes of F_{L-1} named by Q_{L-1}, so a buffer is
-// clean when it comes round as F_{L+2} without an O(n) pass. (A block with
-// no VSS is never queued, so its bytes may keep stale bits: its vertices
-// have no out-edge, so no VSS reads them and no vertex lists them as an
-// in-neighbour; the lazy sweep masks them with the visited bitmap.)
-// Per-level counters (queue length, vertices found, their out-degree sum)
+// Queue pushes and counters are staged per block in shared memory. Bottom-
+// up and lazy levels build no queue (NOQUEUE); a top-down level after them
+// builds Q_L from F_L's words first. Three frontier bitmaps and three
+// queues rotate (F_{L-1}, F_L, F_{L+1}): level L clears F_{L-1}, by the
+// bytes Q_{L-1} names or whole when Q_{L-1} was not built, so a buffer is
+// clean when it comes round as F_{L+2}. (A block with no VSS is never
+// queued, so its bytes may keep stale bits: its vertices have no out-edge,
+// so no VSS reads them and no vertex lists them as an in-neighbour; the
+// lazy sweep masks them with the visited bitmap.) Per-level counters
+// (queue length, vertices found, their out-degree sum, in-edges scanned)
 // rotate over 4 slots; every thread reads the same values after a barrier
 // and takes the same decisions.
 
@@ -35,7 +39,6 @@ typedef unsigned int u32;
 typedef unsigned long long u64;
 
 #define FULL 0xFFFFFFFFu
-#define SLOTS 4  // counter slots: level L reads L%4, writes (L+1)%4, resets (L+2)%4
 
 namespace bfsb {
 
@@ -235,9 +238,6 @@ __device__ __forceinline__ u32 slot_hits(u32 w, u32 alpha, int lane) {
     }
 }
 
-__device__ __forceinline__ u32 pick(const uint4& r, int s) {
-    return s == 0 ? r.x : (s == 1 ? r.y : (s == 2 ? r.z : r.w));
-}
 
 }  // namespace bfsb
 
@@ -487,7 +487,7 @@ __device__ void single_levels(Stage& st, SingleBlock<I>& sb, int L, long long qn
 // whose queue holds at least this many VSSs use the lazy update (-1 never).
 template <bool MMA, typename I>
 __global__ void __launch_bounds__(1024) bfs_bvss(
-    const int* __restrict__ real_ptrs, const int* __restrict__ v2r,
+    const int* __restrict__ real_ptrs,
     const uint4* __restrict__ rows4, const u32* __restrict__ masks,
     const I* __restrict__ in_ptr, const I* __restrict__ in_idx,
     const I* __restrict__ out_ptr, const I* __restrict__ out_idx,
@@ -830,19 +830,19 @@ __global__ void parents_from_levels(const I* __restrict__ in_ptr, const I* __res
     }
 }
 
-template __global__ void bfs_bvss<true, int>(const int*, const int*, const uint4*,
+template __global__ void bfs_bvss<true, int>(const int*, const uint4*,
     const u32*, const int*, const int*, const int*, const int*, const int*, int*,
     u32*, u32*, int2*, u64*, u32*, long long*, u32*, long long*, long long, long long, long long,
     long long, u64, int, long long, long long, long long);
-template __global__ void bfs_bvss<false, int>(const int*, const int*, const uint4*,
+template __global__ void bfs_bvss<false, int>(const int*, const uint4*,
     const u32*, const int*, const int*, const int*, const int*, const int*, int*,
     u32*, u32*, int2*, u64*, u32*, long long*, u32*, long long*, long long, long long, long long,
     long long, u64, int, long long, long long, long long);
-template __global__ void bfs_bvss<true, long long>(const int*, const int*, const uint4*,
+template __global__ void bfs_bvss<true, long long>(const int*, const uint4*,
     const u32*, const long long*, const long long*, const long long*, const long long*, const int*, int*,
     u32*, u32*, int2*, u64*, u32*, long long*, u32*, long long*, long long, long long, long long,
     long long, u64, int, long long, long long, long long);
-template __global__ void bfs_bvss<false, long long>(const int*, const int*, const uint4*,
+template __global__ void bfs_bvss<false, long long>(const int*, const uint4*,
     const u32*, const long long*, const long long*, const long long*, const long long*, const int*, int*,
     u32*, u32*, int2*, u64*, u32*, long long*, u32*, long long*, long long, long long, long long,
     long long, u64, int, long long, long long, long long);

@@ -127,7 +127,7 @@ def bfs_bvss(b, in_csr, out_csr, outdeg, source, *, alpha_m, lazy=False, bottom_
     lazy_min = max(1, int(LAZY_MIN_QUEUE * n_vss)) if lazy else -1
     if outdeg.dtype != np.int32:
         raise ValueError(f"bfs_bvss: outdeg must be int32, got {outdeg.dtype}")
-    args = (b.real_ptrs, b.virtual_to_real, rows4, masks, *csrs, outdeg,
+    args = (b.real_ptrs, rows4, masks, *csrs, outdeg,
             levels, visited, front, queue, ctrl, bar, trace, lists, starts,
             np.int64(n), np.int64(nblocks), np.int64(qcap), np.int64(source),
             np.uint64(min(int(alpha_m), 2**64 - 1)),
