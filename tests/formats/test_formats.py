@@ -134,6 +134,24 @@ def test_bvss_round_trip_and_layout(A, sigma):
     _check_bvss(A, sigma)
 
 
+@given(pattern_csr(max_n=300), st.sampled_from(bvss.SIGMAS), st.booleans())
+def test_bvss_array_build_equals_numba(A, sigma, index64):
+    """The GPU's BVSS builder (array operations, run here on numpy) gives the
+    numba builder's arrays exactly, and the same update divergence."""
+    from bitgraph.kernels.cpu.convert_bvss import bvss_from_csr, update_divergence
+    from bitgraph.kernels.cuda.convert_bvss import from_csr_arrays, update_divergence_arrays
+
+    if index64:
+        A = CSR(A.indptr.astype(np.int64), A.indices.astype(np.int64), None, A.nrows, A.ncols)
+    want = bvss_from_csr(A, sigma)
+    got = from_csr_arrays(A, sigma, np)
+    for w, g in zip(want, got):
+        assert w.dtype == g.dtype and w.shape == g.shape
+        np.testing.assert_array_equal(w, g)
+    assert update_divergence_arrays(got[2], np) == pytest.approx(
+        update_divergence(want[2], sigma), rel=1e-9, abs=1e-9)
+
+
 def test_bvss_several_vss_per_slice_set():
     # 300 rows in one column block: 3 VSSs of 128, the last padded
     A = from_coo(np.arange(300), np.zeros(300, np.int64), None, 300, 8)
