@@ -214,7 +214,12 @@ __device__ __forceinline__ void flush(Stage& st, int2* __restrict__ q, u64* len,
 // when slice s (bits 8s..8s+7 of w) meets alpha.
 template <bool MMA>
 __device__ __forceinline__ u32 slot_hits(u32 w, u32 alpha, int lane) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
+    // b1 MMAs with .and need sm_80: older GPUs (Turing) take the SIMT twin
+    if (false) {
+#else
     if (MMA) {
+#endif
         // Blest's no-waste layout: fragA = two masks in the low 16 bits;
         // fragB = alpha in lanes t % 9 == 0, alpha << 8 in lanes t % 9 == 4;
         // lane t then owns C[t/4][2(t%4)], C[t/4][2(t%4)+1] = the popcounts
