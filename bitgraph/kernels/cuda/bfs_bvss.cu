@@ -98,7 +98,6 @@ __device__ __forceinline__ u64 globaltimer() {
 // Mutable shared state is read through L2 (ld.cg): another SM wrote it.
 __device__ __forceinline__ u32 ldcg(const u32* p) { return __ldcg(p); }
 __device__ __forceinline__ u64 ldcg(const u64* p) { return __ldcg(p); }
-__device__ __forceinline__ int ldcg(const int* p) { return __ldcg(p); }
 __device__ __forceinline__ int2 ldcg(const int2* p) { return __ldcg(p); }
 __device__ __forceinline__ u32 ldcg_byte(const u32* words, long long byte) {
     return (u32)__ldcg(reinterpret_cast<const unsigned char*>(words) + byte);
