@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # One device call: the GPU tests and the GPU benchmarks, with a summary in $OUT.
 #   bash benchmarks/gpu_check.sh              tests, then benchmarks at full size
-#   bash benchmarks/gpu_check.sh tests        tests/gpu only
+#   bash benchmarks/gpu_check.sh tests [PATH...]   tests/gpu only (or the test files named)
 #   bash benchmarks/gpu_check.sh bench [SPEC...]   benchmarks only (default kron:22 urand:22 grid:2048x2048)
 #   bash benchmarks/gpu_check.sh bfs [SPEC...]     the BFS benchmark (bench_bfs_gpu.py; default: issue 6's graphs)
 # Run through the device tool: the GPU machine has CuPy, numba, numpy, scipy,
@@ -22,7 +22,7 @@ shift || true
 rc=0
 if [ "$what" = all ] || [ "$what" = tests ]; then
   start=$(date +%s)
-  python3 -m pytest tests/gpu -m gpu -q -p no:cacheprovider -rs 2>&1 | tee "$OUT/tests.txt"
+  python3 -m pytest "${@:-tests/gpu}" -m gpu -q -p no:cacheprovider -rs 2>&1 | tee "$OUT/tests.txt"
   rc=${PIPESTATUS[0]}
   echo "gpu tests: exit $rc, $(( $(date +%s) - start )) s; $(tail -1 "$OUT/tests.txt")" | tee -a "$OUT/summary.txt"
 fi

@@ -24,11 +24,18 @@ returns the level of every vertex reached from s. The methods:
   never leaves top-down and is then the push method. On CUDA, ``"blest"``.
 
 On a CUDA graph (``A.device == "cuda"``) the methods of ``METHODS_CUDA``
-run on the GPU and return CUDA Vectors: ``"blest"`` is one persistent
-cooperative kernel for the whole traversal (``kernels/cuda/bfs_bvss.cu``:
-tensor-core top-down levels on the BVSS with Blest's eager or lazy update,
-bottom-up levels over the CSR of A' when the frontier's out-degrees exceed
-``ALPHA_CUDA * m``), with no host round trip per level.
+run on the GPU and return CUDA Vectors. ``"blest"``, ``"push"`` and
+``"direction"`` are one persistent cooperative kernel for the whole
+traversal (``kernels/cuda/bfs_bvss.cu``), with no host round trip per
+level, and share its bottom-up levels (over the CSR of A', when the
+frontier's out-degrees exceed ``ALPHA_CUDA * m``), its frontier bitmaps and
+its single-block levels (small frontiers run in one thread block, with
+block barriers only). ``"blest"``: tensor-core top-down levels on the BVSS
+with Blest's eager or lazy update. ``"push"``: BFS-4K's top-down levels
+over A's CSR (a group of 4-32 lanes per frontier vertex, hubs to a
+per-block bin, the largest split into chunks over many blocks), never
+bottom-up. ``"direction"``: push's top-down levels, scan-free or
+single-scan (XBFS), and bottom-up levels by alpha.
 """
 
 from __future__ import annotations
@@ -45,7 +52,7 @@ __all__ = ["bfs", "blest_layout", "METHODS", "METHODS_CUDA", "ALPHA", "ALPHA_CUD
            "SERIAL_LEVEL_WORK"]
 
 METHODS = ("auto", "pull", "push", "direction", "blest")
-METHODS_CUDA = ("auto", "pull", "blest")
+METHODS_CUDA = ("auto", "pull", "push", "direction", "blest")
 
 # The CUDA Blest kernel runs a level bottom-up when the frontier's
 # out-degree sum exceeds ALPHA_CUDA * m (XBFS's rule; benchmarks/RESULTS.md,
@@ -102,6 +109,8 @@ def bfs(A, source, *, parents=False, method="auto", alpha=None, reorder="none"):
     if cuda:
         if method == "pull":
             levels, par = _pull(A, s, parents)
+        elif method in ("push", "direction"):
+            levels, par = _csr_cuda(A, s, parents, alpha if method == "direction" else None)
         else:
             levels, par = _blest_cuda(A, s, reorder, parents, alpha)
         xp = _array.array_module(levels)
@@ -293,6 +302,27 @@ def _blest_cuda(A, s, reorder, want_parents, alpha):
         out[perm] = lv
         lv = out
         s = int(b.perm[s])
+    par = None
+    if want_parents:
+        par = registry.lookup("bfs", fmt="csr", device="cuda", variant="parents")(inc, lv, s)
+    return lv, par
+
+
+def _csr_cuda(A, s, want_parents, alpha):
+    """Levels and parents from the persistent kernel's CSR form: BFS-4K's
+    top-down (push; alpha None) or with XBFS's bottom-up levels (direction)."""
+    import cupy
+
+    from bitgraph.algorithms._common import cached
+    from bitgraph.kernels import registry
+
+    run = registry.lookup("bfs", fmt="csr", device="cuda", variant="fused")
+    inc = in_csr(A) if alpha is not None or want_parents else None
+    out = out_csr(A)
+    deg = cached(A, "out_degree_int32", lambda: cupy.diff(A._csr().indptr).astype(cupy.int32))
+    bottom_up = alpha is not None
+    alpha_m = 2**63 if not bottom_up or math.isinf(alpha) else int(min(alpha * A.nvals, 2.0**63))
+    lv = run(inc if inc is not None else out, out, deg, s, alpha_m=alpha_m, bottom_up=bottom_up)
     par = None
     if want_parents:
         par = registry.lookup("bfs", fmt="csr", device="cuda", variant="parents")(inc, lv, s)

@@ -203,11 +203,13 @@ def _bvss_module():
 
 
 @contextlib.contextmanager
-def forced(update, bottom_up, mma=None, device=DEVICE):
-    """The Blest kernel with its update mode, bottom-up step and tensor
-    cores forced (``bitgraph.kernels.cuda.bfs_bvss.FORCE``: "update" eager /
-    lazy / None, "bottom_up" True / False / "always" / None, "mma" True
-    (tensor cores) / False (the SIMT twin) / None); a no-op on the CPU."""
+def forced(update, bottom_up, mma=None, device=DEVICE, single=None):
+    """The persistent kernel with its update mode, bottom-up step, tensor
+    cores and single-block levels forced
+    (``bitgraph.kernels.cuda.bfs_bvss.FORCE``: "update" eager / lazy /
+    None, "bottom_up" True / False / "always" / None, "mma" True (tensor
+    cores) / False (the SIMT twin) / None, "single" False (never) / None);
+    a no-op on the CPU."""
     mod = _bvss_module() if device == "cuda" else None
     force = getattr(mod, "FORCE", None)
     if force is None:
@@ -216,7 +218,7 @@ def forced(update, bottom_up, mma=None, device=DEVICE):
         yield
         return
     old = dict(force)
-    force.update({"update": update, "bottom_up": bottom_up, "mma": mma})
+    force.update({"update": update, "bottom_up": bottom_up, "mma": mma, "single": single})
     try:
         yield
     finally:
@@ -224,18 +226,26 @@ def forced(update, bottom_up, mma=None, device=DEVICE):
         force.update(old)
 
 
-FORCINGS = [(u, b, mma) for u in ("eager", "lazy", None) for b in (True, False, "always", None)
-            for mma in (True, False)]
+# (update, bottom_up, mma, single) per kernel: the BVSS one (blest) and the
+# CSR one (push and direction: the same kernel, bottom-up off or by alpha)
+_UPDATES, _BOTTOM_UPS = ("eager", "lazy", None), (True, False, "always", None)
+FORCINGS = {
+    "blest": [(u, b, mma, None) for u in _UPDATES for b in _BOTTOM_UPS for mma in (True, False)]
+             + [(u, b, None, False) for u in _UPDATES for b in _BOTTOM_UPS],
+    "direction": [(u, b, None, single) for u in _UPDATES for b in _BOTTOM_UPS
+                  for single in (None, False)],
+}
+FORCED_METHODS = [m for m in FORCINGS if m in AVAILABLE]
 
 
-def check_forced(A_cpu, A_dev, s, *, reorder="none", ref=None, device=DEVICE):
+def check_forced(A_cpu, A_dev, s, *, reorder="none", ref=None, device=DEVICE, method="blest"):
     """Every forcing gives the CPU's levels."""
     ref = cpu_levels(A_cpu, s) if ref is None else ref
-    for update, bottom_up, mma in FORCINGS:
-        with forced(update, bottom_up, mma, device):
-            lv, _ = run_bfs(A_dev, s, "blest", reorder=reorder, device=device)
-        _same_levels(lv, ref, f"blest forced update={update} bottom_up={bottom_up} mma={mma}"
-                              f" reorder={reorder} source={s}")
+    for update, bottom_up, mma, single in FORCINGS[method]:
+        with forced(update, bottom_up, mma, device, single):
+            lv, _ = run_bfs(A_dev, s, method, reorder=reorder, device=device)
+        _same_levels(lv, ref, f"{method} forced update={update} bottom_up={bottom_up} mma={mma}"
+                              f" single={single} reorder={reorder} source={s}")
 
 
 # --- graphs -------------------------------------------------------------------------------
@@ -430,40 +440,66 @@ def test_bfs_real_graphs(name, pattern):
                 check_bfs(A_cpu, A, s, method, reorder=reorder, ref=ref, keys=keys)
 
 
-# --- the Blest kernel's modes ------------------------------------------------------------
+# --- the persistent kernel's modes (BVSS: blest; CSR: push / direction) -------------------
 @gpu
-@pytest.mark.skipif("blest" not in AVAILABLE, reason="no blest method")
+@pytest.mark.parametrize("method", FORCED_METHODS)
 @settings(max_examples=examples(25))
 @given(g=graphs(max_n=150), data=st.data(), reorder=st.sampled_from(REORDERS))
-def test_blest_forced_modes_hypothesis(g, data, reorder):
+def test_forced_modes_hypothesis(method, g, data, reorder):
     """Eager/lazy updates x bottom-up on/off/always/free x tensor cores or
-    SIMT: the same levels."""
+    SIMT x single-block levels or not: the same levels."""
     A_cpu = g.matrix(bg)
     s = data.draw(st.integers(0, g.n - 1), label="source")
-    check_forced(A_cpu, on(A_cpu), s, reorder=reorder)
+    check_forced(A_cpu, on(A_cpu), s, reorder=reorder, method=method)
 
 
 @gpu
-@pytest.mark.skipif("blest" not in AVAILABLE, reason="no blest method")
+@pytest.mark.parametrize("method", FORCED_METHODS)
 @pytest.mark.parametrize("name", ["kron_12", "grid_64x48_drop", "star_undirected_1000",
                                   "big_slice_set_700", "empty_slice_sets_257", "random_n33_dir"])
-def test_blest_forced_modes_explicit(name):
+def test_forced_modes_explicit(method, name):
     A_cpu = EXPLICIT[name]()
     A = on(A_cpu)
     for s in _sources(A_cpu, k=1):
         ref = cpu_levels(A_cpu, s)
-        for reorder in REORDERS:
-            check_forced(A_cpu, A, s, reorder=reorder, ref=ref)
+        for reorder in (REORDERS if method == "blest" else ("none",)):
+            check_forced(A_cpu, A, s, reorder=reorder, ref=ref, method=method)
     # parents after a forced run: still a BFS tree
     with forced("lazy", True, False):
-        check_bfs(A_cpu, A, _sources(A_cpu)[-1], "blest", levels_only_too=False)
+        check_bfs(A_cpu, A, _sources(A_cpu)[-1], method, levels_only_too=False)
 
 
 @gpu
-@pytest.mark.skipif("blest" not in AVAILABLE, reason="no blest method")
-def test_blest_forced_modes_path():
+@pytest.mark.parametrize("method", FORCED_METHODS)
+def test_forced_modes_path(method):
     A_cpu = path(2000, permuted=True, undirected=True)
-    check_forced(A_cpu, on(A_cpu), 17)
+    check_forced(A_cpu, on(A_cpu), 17, method=method)
+
+
+@gpu
+@pytest.mark.parametrize("method", FORCED_METHODS)
+def test_single_block_limits(method):
+    """Frontiers around the single-block limits (4,096 vertices, 16,384
+    out-edges) and hubs past the CSR kernel's heavy and giant degrees: a star
+    whose leaves each lead to a short path, a 2-level tree of fan-out 70,
+    and a wide grid."""
+    n_leaf = 20_000  # the hub's out-degree: past GIANT (8,192), so chunked
+    leaves = np.arange(1, n_leaf + 1)
+    rows = np.concatenate([np.zeros(n_leaf, np.int64), leaves, leaves + n_leaf])
+    cols = np.concatenate([leaves, leaves + n_leaf, leaves + 2 * n_leaf])
+    star_paths = coo(3 * n_leaf + 1, rows, cols, undirected=True)
+    fan = 70
+    kids = np.arange(1, fan + 1)
+    grand = np.arange(fan + 1, fan + 1 + fan * fan)
+    tree = coo(1 + fan + fan * fan, np.concatenate([np.zeros(fan, np.int64), np.repeat(kids, fan)]),
+               np.concatenate([kids, grand]), undirected=True)
+    wide = bg.io.generators.from_spec("grid:300x200:0.02")
+    for A_cpu in (star_paths, tree, wide):
+        A = on(A_cpu)
+        for s in (0, A_cpu.nrows - 1):
+            ref = cpu_levels(A_cpu, s)
+            check_bfs(A_cpu, A, s, method, ref=ref, keys=_edge_keys(A_cpu))
+            check_forced(A_cpu, A, s, ref=ref, method=method)
 
 
 # --- msbfs and closeness --------------------------------------------------------------
@@ -544,6 +580,7 @@ def test_bfs_cpu_helpers_selfcheck():
                 for reorder in REORDERS:
                     check_bfs(A, A, s, method, reorder=reorder, keys=keys, device="cpu")
             check_forced(A, A, s, reorder="rcm", device="cpu")
+            check_forced(A, A, s, device="cpu", method="direction")
         check_msbfs(A, A, [0, 1, 1, A.nrows - 1], batch=2, device="cpu")
         check_msbfs(A, A, np.arange(A.nrows).repeat(3), groupby=True, device="cpu")
         check_closeness(A, A, None)

@@ -1,4 +1,5 @@
-// Blest's BFS on BVSS in one persistent kernel (launcher: bfs_bvss.py).
+// BFS in one persistent kernel (launcher: bfs_bvss.py): Blest's on BVSS,
+// or BFS-4K's / XBFS's over CSR.
 //
 // The graph is the BVSS of A' (row u lists the in-neighbours of u; sigma 8,
 // formats/bvss.py), the CSR of A' for bottom-up levels and A's CSR for
@@ -21,6 +22,13 @@
 //   CSR of A' and stops at the first one in F_L. The warp owns the word.
 // - single-block (BFS-4K's switch): small levels run in block 0 alone over
 //   A's CSR with a vertex list, block barriers only (see single_levels).
+//
+// With csr set, the same kernel runs without the BVSS (methods push and
+// direction): queue entries are frontier vertices with their out-degree
+// (hubs split into GIANT-edge chunks), and a top-down level expands them
+// BFS-4K's way over A's CSR, scan-free (eager: claim and enqueue) or
+// single-scan (lazy: mark, then the sweep) as XBFS chooses; bottom-up and
+// single-block levels are the BVSS kernel's.
 //
 // Queue pushes and counters are staged per block in shared memory. Bottom-
 // up and lazy levels build no queue (NOQUEUE); a top-down level after them
@@ -252,133 +260,267 @@ using namespace bfsb;
 // list, block barriers only; the other blocks wait at the grid barrier.
 // A grid level costs ~8 us of barrier and counter round trips whatever its
 // work: a road network's thousands of tiny levels would pay it each time.
-#define SB_FRONTIER 2048  // frontier vertices a single-block level takes
+#define SB_FRONTIER 4096  // frontier vertices a single-block level takes
 #define LIST_CAP 65536    // vertex list capacity (>= the edge limit sb_edges)
 #define SINGLE 3
 #define BU_STEPS 8  // in-neighbours a lane scans alone before its warp helps
 #define SB_ILP 4  // edges in flight per thread (more spill registers at 64 a thread)
+#define HEAVY_BIN 256  // a block's bin of high-degree frontier vertices (CSR top-down)
+#define HEAVY_DEG 512  // out-degree above which a frontier vertex goes to the bin
 
-// A frontier list entry carries its row's start and degree (read when the
-// vertex was found, beside the visited atomic): a level's chain is then
-// the list, the edge, the atomic: 3 memory round trips.
+// One side (current or next frontier) of the single-block lists in dynamic
+// shared memory: each vertex's out-degree (clamped at sb_edges + 1; made
+// its exclusive prefix in place) and row start, written when the vertex is
+// found: a level's chain is then the edge and the visited atomic, 2 memory
+// round trips. The vertex ids themselves go to global memory (read once,
+// when the grid takes over).
 template <typename I>
-struct SingleBlock {
-    int pre[SB_FRONTIER + 1];  // exclusive prefix of the frontier's degrees
-    I start[SB_FRONTIER];      // the frontier's row starts
-    u32 warp_tot[32];
-    u32 nn;                    // discoveries of the level
+struct SbSide {
+    int* pre;  // SB_FRONTIER + 1
+    I* start;  // SB_FRONTIER
 };
 
-// In-place exclusive prefix sum of a[0..f) (f <= SB_FRONTIER), a[f] = total.
 template <typename I>
-__device__ __forceinline__ void block_scan(SingleBlock<I>& sb, int f) {
+__device__ __forceinline__ SbSide<I> sb_side(unsigned char* dyn, int k) {
+    const size_t side = ((size_t)SB_FRONTIER * sizeof(I) + (SB_FRONTIER + 1) * 4 + 15) & ~(size_t)15;
+    SbSide<I> r;
+    r.start = reinterpret_cast<I*>(dyn + k * side);
+    r.pre = reinterpret_cast<int*>(dyn + k * side + (size_t)SB_FRONTIER * sizeof(I));
+    return r;
+}
+
+struct SbShared {
+    int warp_tot[32];
+    int warp_max[32];
+    u32 nn;  // discoveries of the level
+};
+
+// In-place exclusive prefix sum of pre[0..f) (f <= SB_FRONTIER), pre[f] =
+// the total; returns the largest entry (every thread).
+__device__ __forceinline__ int block_scan(int* pre, SbShared& sb, int f) {
     const int t = threadIdx.x, lane = t & 31, wid = t >> 5;
     const int per = (f + blockDim.x - 1) / blockDim.x;
     const int lo = min(f, t * per), hi = min(f, lo + per);
-    int local = 0;
-    for (int i = lo; i < hi; ++i) local += sb.pre[i];
+    int local = 0, mx = 0;
+    for (int i = lo; i < hi; ++i) {
+        local += pre[i];
+        mx = max(mx, pre[i]);
+    }
     int x = local;
 #pragma unroll
     for (int o = 1; o < 32; o <<= 1) {
         int y = __shfl_up_sync(FULL, x, o);
         if (lane >= o) x += y;
+        mx = max(mx, __shfl_xor_sync(FULL, mx, o));
     }
     if (lane == 31) sb.warp_tot[wid] = x;
+    if (lane == 0) sb.warp_max[wid] = mx;
     __syncthreads();
     if (wid == 0) {
         const int nw = blockDim.x >> 5;
-        int y = lane < nw ? (int)sb.warp_tot[lane] : 0;
+        int y = lane < nw ? sb.warp_tot[lane] : 0;
+        int m = lane < nw ? sb.warp_max[lane] : 0;
 #pragma unroll
         for (int o = 1; o < 32; o <<= 1) {
             int z = __shfl_up_sync(FULL, y, o);
             if (lane >= o) y += z;
+            m = max(m, __shfl_xor_sync(FULL, m, o));
         }
         if (lane < nw) sb.warp_tot[lane] = y;
+        if (lane == 0) sb.warp_max[0] = m;
     }
     __syncthreads();
-    int run = x - local + (wid ? (int)sb.warp_tot[wid - 1] : 0);
+    int run = x - local + (wid ? sb.warp_tot[wid - 1] : 0);
     for (int i = lo; i < hi; ++i) {
-        const int d = sb.pre[i];
-        sb.pre[i] = run;
+        const int d = pre[i];
+        pre[i] = run;
         run += d;
     }
-    if (t == blockDim.x - 1) sb.pre[f] = run;
+    if (t == blockDim.x - 1) pre[f] = run;
+    mx = sb.warp_max[0];
     __syncthreads();
+    return mx;
 }
 
+// A CSR queue entry: (vertex, out-degree), or for a vertex of more than
+// GIANT out-edges one entry per GIANT-edge chunk, (-(k + 1), vertex) for
+// chunk k, so that a hub's edges spread over many blocks' bins (BFS-4K
+// gives hubs extra blocks). Entries name each vertex once by x >= 0 or by
+// chunk 0 (x == -1).
+#define GIANT 8192
+__device__ __forceinline__ int entry_vertex(int2 e) { return e.x >= 0 ? e.x : e.y; }
+
 // Clear F_{L-1} (buffer F0): the bytes of the blocks its queue Q0 (q0n
-// entries) holds, from the last threads (the first take the level's VSSs),
-// or every word when no queue was built.
+// entries) holds (the words of its vertices for a CSR queue), from the
+// last threads (the first take the level's work), or every word when no
+// queue was built.
 __device__ __forceinline__ void clear_prev(u32* F0, const int2* Q0, u64 q0n, long long nwords,
-                                           long long tid, long long nthreads) {
+                                           long long tid, long long nthreads, bool csr) {
     if (q0n == NOQUEUE) {
         for (long long i = tid; i < nwords; i += nthreads) F0[i] = 0;
         return;
     }
     unsigned char* bytes = reinterpret_cast<unsigned char*>(F0);
-    for (long long i = nthreads - 1 - tid; i < (long long)q0n; i += nthreads)
-        bytes[ldcg(Q0 + i).y] = 0;
+    for (long long i = nthreads - 1 - tid; i < (long long)q0n; i += nthreads) {
+        const int2 e = ldcg(Q0 + i);
+        if (csr) F0[entry_vertex(e) >> 5] = 0;
+        else bytes[e.y] = 0;
+    }
 }
 
-// Block 0 runs levels L, L+1, ... alone (see SingleBlock) and leaves the
-// grid at level R: F_R's bits, Q_R and R's counters in place, every other
-// frontier buffer clean, ctrl[16] = R. Entered with F_L and Q_L (qn VSSs)
-// from a grid level (or the source), F_{L-1} already cleared.
+// Append one entry per lane (where ok) to the block's stage (the global
+// queue when it is full). All lanes call.
+__device__ __forceinline__ void warp_push_one(Stage& st, bool ok, int2 e,
+                                              int2* __restrict__ q, u64* len) {
+    const int lane = threadIdx.x & 31;
+    const u32 m = __ballot_sync(FULL, ok);
+    if (!m) return;
+    const int total = __popc(m);
+    u32 pos = 0;
+    u64 gbase = 0;
+    if (lane == 0) {
+        pos = atomicAdd(&st.qn, (u32)total);
+        const int local = pos >= STAGE ? 0 : min(total, (int)(STAGE - pos));
+        if (local < total) gbase = atomicAdd(len, (u64)(total - local));
+    }
+    pos = __shfl_sync(FULL, pos, 0);
+    gbase = __shfl_sync(FULL, gbase, 0);
+    const int local = pos >= STAGE ? 0 : min(total, (int)(STAGE - pos));
+    const int rel = __popc(m & ((1u << lane) - 1));
+    if (ok) {
+        if (rel < local) st.q[pos + rel] = e;
+        else q[gbase + (rel - local)] = e;
+    }
+}
+
+__device__ __forceinline__ void warp_push_vertex(Stage& st, bool ok, int v, int d,
+                                                 int2* __restrict__ q, u64* len) {
+    const bool giant = ok && d > GIANT;
+    warp_push_one(st, ok && !giant, make_int2(v, d), q, len);
+    if (__any_sync(FULL, giant)) {
+        const int nch = giant ? (d + GIANT - 1) / GIANT : 0;
+        warp_push_range(st, v, -nch, nch, q, len);  // entries (-nch .. -1, v)
+    }
+}
+
+// The discovery step of a CSR top-down level (grid-wide): SB_ILP edge
+// targets per lane (FULL: none). Scan-free (XBFS): an unvisited target is
+// claimed by a returning atomicOr on F_{L+1} (exact: one winner), gets its
+// level and visited bit, and goes onto Q_{L+1} as (vertex, out-degree).
+// Single-scan (lazy): a non-returning atomicOr on F_{L+1} only; the
+// level's sweep does the rest.
+__device__ __forceinline__ void discover(const u32 (&v)[SB_ILP], Stage& st, u32* F1,
+                                         u32* visited, int* __restrict__ levels,
+                                         const int* __restrict__ outdeg, int next,
+                                         int2* __restrict__ Q1, u64* len, bool lazy) {
+    u32 vis[SB_ILP];
+#pragma unroll
+    for (int k = 0; k < SB_ILP; ++k) vis[k] = v[k] != FULL ? ldcg(visited + (v[k] >> 5)) : FULL;
+    if (lazy) {
+#pragma unroll
+        for (int k = 0; k < SB_ILP; ++k)
+            if (!((vis[k] >> (v[k] & 31)) & 1u)) atomicOr(F1 + (v[k] >> 5), 1u << (v[k] & 31));
+        return;
+    }
+    u32 old[SB_ILP];
+    int d[SB_ILP];
+#pragma unroll
+    for (int k = 0; k < SB_ILP; ++k) {
+        old[k] = FULL;
+        d[k] = 0;
+        if (!((vis[k] >> (v[k] & 31)) & 1u)) {
+            old[k] = atomicOr(F1 + (v[k] >> 5), 1u << (v[k] & 31));
+            d[k] = __ldg(outdeg + v[k]);
+        }
+    }
+    u64 nfound = 0, nd = 0;
+#pragma unroll
+    for (int k = 0; k < SB_ILP; ++k) {
+        const bool fresh = !((old[k] >> (v[k] & 31)) & 1u);
+        if (fresh) {
+            atomicOr(visited + (v[k] >> 5), 1u << (v[k] & 31));
+            levels[v[k]] = next;
+            ++nfound;
+            nd += (u64)d[k];
+        }
+        warp_push_vertex(st, fresh, (int)v[k], d[k], Q1, len);
+    }
+    warp_add(st, 0, nfound);
+    warp_add(st, 1, nd);
+}
+
+// Block 0 runs levels L, L+1, ... alone and leaves the grid at level R:
+// F_R's bits, Q_R and R's counters in place, every other frontier buffer
+// clean, ctrl[16] = R. Entered with F_L and Q_L (qn entries: VSSs, or
+// vertices when csr) from a grid level (or the source), F_{L-1} already
+// cleared. A level expands its frontier a vertex per group of vw threads
+// (vw: the least power of two with dmax <= vw * SB_ILP, dmax the largest
+// out-degree of the frontier; every edge of the level in flight at once)
+// or, when dmax is larger than a warp takes so, an edge per thread found
+// by a binary search of the degrees' prefix sum (skewed frontiers).
 template <typename I>
-__device__ void single_levels(Stage& st, SingleBlock<I>& sb, int L, long long qn, const u32* F,
-                              const int2* Q, u32* front, int2* queue,
+__device__ void single_levels(Stage& st, SbShared& sb, unsigned char* dyn, int L, long long qn,
+                              const u32* F, const int2* Q, u32* front, int2* queue,
                               long long qcap, long long nwords, const int* __restrict__ real_ptrs,
                               const I* __restrict__ out_ptr,
-                              const I* __restrict__ out_idx, int* __restrict__ levels,
+                              const I* __restrict__ out_idx, const int* __restrict__ outdeg,
+                              int* __restrict__ levels,
                               u32* visited, u64* ctrl, long long* trace, long long trace_cap,
-                              u32* lists, long long* starts, long long sb_edges,
-                              long long nblocks) {
-    const int t = threadIdx.x, nt = blockDim.x;
-    // lists: vertex, degree (u32) and row start (starts) of the current and
-    // the next frontier
-    u32 *cur = lists, *nxt = lists + LIST_CAP;
-    u32 *cur_deg = lists + 2 * LIST_CAP, *nxt_deg = lists + 3 * LIST_CAP;
-    long long *cur_start = starts, *nxt_start = starts + LIST_CAP;
-    // the frontier list from F_L's bytes of the queued blocks (each block
-    // once: at its first VSS); then F_L is cleared (F_{L-1} already is)
+                              u32* lists, long long sb_edges, long long nblocks, bool csr) {
+    const int t = threadIdx.x, nt = blockDim.x, lane = t & 31;
+    u32 *cur = lists, *nxt = lists + LIST_CAP;  // vertex ids (global)
+    SbSide<I> cs = sb_side<I>(dyn, 0), ns = sb_side<I>(dyn, 1);
+    // the frontier list from Q_L (CSR: its vertices; BVSS: F_L's bytes of
+    // the queued blocks, each block once: at its first VSS); then F_L is
+    // cleared (F_{L-1} already is)
     if (t == 0) sb.nn = 0;
     __syncthreads();
     for (long long i = t; i < qn; i += nt) {
         const int2 e = ldcg(Q + i);
-        const int v = e.x, blk = e.y;
-        if (v != __ldg(real_ptrs + blk)) continue;
-        for (u32 byte = ldcg_byte(F, blk); byte; byte &= byte - 1) {
+        u32 byte;
+        int blk;
+        if (csr) {
+            if (e.x < -1) continue;  // a hub's later chunks: chunk 0 lists it
+            const int u = entry_vertex(e);
+            byte = 1u << (u & 7);
+            blk = u >> 3;
+        } else {
+            if (e.x != __ldg(real_ptrs + e.y)) continue;
+            blk = e.y;
+            byte = ldcg_byte(F, blk);
+        }
+        for (; byte; byte &= byte - 1) {
             const u32 u = (u32)blk * 8 + __ffs(byte) - 1;
             const I a = __ldg(out_ptr + u), b = __ldg(out_ptr + u + 1);
             const u32 pos = atomicAdd(&sb.nn, 1u);
             cur[pos] = u;
-            cur_deg[pos] = (u32)min((long long)(b - a), sb_edges + 1);
-            cur_start[pos] = (long long)a;
+            if (pos < SB_FRONTIER) {
+                cs.pre[pos] = (int)min((long long)(b - a), sb_edges + 1);
+                cs.start[pos] = a;
+            }
         }
     }
     __syncthreads();
     int f = (int)sb.nn;
     {
         unsigned char* bytes = reinterpret_cast<unsigned char*>(const_cast<u32*>(F));
-        for (long long i = t; i < qn; i += nt) bytes[ldcg(Q + i).y] = 0;
+        for (long long i = t; i < qn; i += nt) {
+            const int2 e = ldcg(Q + i);
+            if (csr) const_cast<u32*>(F)[entry_vertex(e) >> 5] = 0;
+            else bytes[e.y] = 0;
+        }
     }
     int lvl = L;
     for (;;) {
-        // degrees (clamped at discovery: a sum past sb_edges only says "too
-        // many") and their prefix sum; the row starts into shared memory
-        bool fits = f <= SB_FRONTIER;
+        bool fits = f <= SB_FRONTIER && f > 0;
         long long E = 0;
+        int dmax = 0;
         if (fits) {
-            for (int i = t; i < f; i += nt) {
-                sb.pre[i] = (int)cur_deg[i];
-                sb.start[i] = (I)cur_start[i];
-            }
-            __syncthreads();
-            block_scan(sb, f);
-            E = sb.pre[f];
+            dmax = block_scan(cs.pre, sb, f);
+            E = cs.pre[f];
             fits = E <= sb_edges;
         }
-        if (!fits || f == 0) break;
+        if (!fits) break;
         if (t == 0) {
             sb.nn = 0;
             if (lvl < trace_cap && lvl > L) {
@@ -390,34 +532,57 @@ __device__ void single_levels(Stage& st, SingleBlock<I>& sb, int L, long long qn
             }
         }
         __syncthreads();
-        // expansion: an edge per thread, SB_ILP in flight: the edge (prefix
-        // search in shared memory), then the visited test-and-set with the
-        // row pointers of the vertex it may add
         const int next = lvl + 1;
-        const int lane = t & 31;
-        for (long long e0 = t; e0 - lane < E; e0 += (long long)SB_ILP * nt) {  // warp-uniform
+        int vw = 0;  // 0: the edge-per-thread path
+        if (dmax <= 32 * SB_ILP) {
+            vw = 1;
+            while (vw * SB_ILP < dmax) vw <<= 1;
+        }
+        const int groups = vw ? nt / vw : 0;
+        for (long long r = 0;; ++r) {  // block-uniform rounds
             u32 v[SB_ILP];
+            if (vw) {
+                if (r * groups >= f) break;
+                const int i = (int)(r * groups) + t / vw, j = t % vw;
+                const int deg = i < f ? cs.pre[i + 1] - cs.pre[i] : 0;
+                const I s0 = i < f ? cs.start[i] : (I)0;
 #pragma unroll
-            for (int k = 0; k < SB_ILP; ++k) {
-                const long long e = e0 + (long long)k * nt;
-                v[k] = FULL;
-                if (e < E) {
-                    int lo = 0, hi = f - 1;  // last i with pre[i] <= e
-                    while (lo < hi) {
-                        const int mid = (lo + hi + 1) >> 1;
-                        if (sb.pre[mid] <= e) lo = mid; else hi = mid - 1;
+                for (int k = 0; k < SB_ILP; ++k) {
+                    const int e = j + k * vw;
+                    v[k] = e < deg ? (u32)__ldg(out_idx + s0 + e) : FULL;
+                }
+            } else {
+                const long long e0 = r * SB_ILP * nt + t;
+                if (e0 - t >= E) break;
+#pragma unroll
+                for (int k = 0; k < SB_ILP; ++k) {
+                    const long long e = e0 + (long long)k * nt;
+                    v[k] = FULL;
+                    if (e < E) {
+                        int lo = 0, hi = f - 1;  // last i with pre[i] <= e
+                        while (lo < hi) {
+                            const int mid = (lo + hi + 1) >> 1;
+                            if (cs.pre[mid] <= e) lo = mid; else hi = mid - 1;
+                        }
+                        v[k] = (u32)__ldg(out_idx + cs.start[lo] + (e - cs.pre[lo]));
                     }
-                    v[k] = (u32)__ldg(out_idx + sb.start[lo] + (e - sb.pre[lo]));
                 }
             }
+            // the visited test, the test-and-set for the unvisited only,
+            // the row pointers for the vertices added only: one SM's
+            // requests to L2 bound these levels, not their latency
             u32 old[SB_ILP];
             I a[SB_ILP], b[SB_ILP];
 #pragma unroll
-            for (int k = 0; k < SB_ILP; ++k) {
-                old[k] = FULL;
-                a[k] = b[k] = 0;
-                if (v[k] != FULL) {
+            for (int k = 0; k < SB_ILP; ++k) old[k] = v[k] != FULL ? ldcg(visited + (v[k] >> 5)) : FULL;
+#pragma unroll
+            for (int k = 0; k < SB_ILP; ++k)
+                if (!((old[k] >> (v[k] & 31)) & 1u))
                     old[k] = atomicOr(visited + (v[k] >> 5), 1u << (v[k] & 31));
+#pragma unroll
+            for (int k = 0; k < SB_ILP; ++k) {
+                a[k] = b[k] = 0;
+                if (!((old[k] >> (v[k] & 31)) & 1u)) {
                     a[k] = __ldg(out_ptr + v[k]);
                     b[k] = __ldg(out_ptr + v[k] + 1);
                 }
@@ -435,20 +600,22 @@ __device__ void single_levels(Stage& st, SingleBlock<I>& sb, int L, long long qn
                     levels[v[k]] = next;
                     const u32 pos = base + __popc(m & ((1u << lane) - 1));
                     nxt[pos] = v[k];
-                    nxt_deg[pos] = (u32)min((long long)(b[k] - a[k]), sb_edges + 1);
-                    nxt_start[pos] = (long long)a[k];
+                    if (pos < SB_FRONTIER) {
+                        ns.pre[pos] = (int)min((long long)(b[k] - a[k]), sb_edges + 1);
+                        ns.start[pos] = a[k];
+                    }
                 }
             }
         }
         __syncthreads();
         f = (int)sb.nn;
         u32* tmp = cur; cur = nxt; nxt = tmp;
-        tmp = cur_deg; cur_deg = nxt_deg; nxt_deg = tmp;
-        long long* tmq = cur_start; cur_start = nxt_start; nxt_start = tmq;
+        SbSide<I> tms = cs; cs = ns; ns = tms;
         lvl = next;
     }
-    // leave at level lvl with frontier cur[0..f): bits into F_lvl, its
-    // blocks' VSSs onto Q_lvl, lvl's counters; nothing to clear at lvl + 1
+    // leave at level lvl with frontier cur[0..f): bits into F_lvl, Q_lvl
+    // (its blocks' VSSs, or its vertices), lvl's counters; nothing to clear
+    // at lvl + 1
     u32* Fr = front + (lvl % 3) * nwords;
     int2* Qr = queue + (lvl % 3) * qcap;
     __syncthreads();
@@ -460,17 +627,20 @@ __device__ void single_levels(Stage& st, SingleBlock<I>& sb, int L, long long qn
     }
     __syncthreads();
     u64 dsum = 0;
-    const int lane = t & 31;
     for (int base = t - lane; base < f; base += nt) {  // warp-uniform
         const int i = base + lane;
         long long push = -1;
+        int d = 0;
+        u32 u = 0;
         if (i < f) {
-            const u32 u = cur[i];
-            dsum += (u64)(__ldg(out_ptr + u + 1) - __ldg(out_ptr + u));
+            u = cur[i];
+            d = __ldg(outdeg + u);
+            dsum += (u64)d;
             const u32 old = atomicOr(Fr + (u >> 5), 1u << (u & 31));
             if (((old >> (u & 24)) & 0xFFu) == 0 && (long long)(u >> 3) < nblocks) push = u >> 3;
         }
-        if (__any_sync(FULL, push >= 0)) warp_push(st, push, real_ptrs, Qr, qlen(ctrl, lvl));
+        if (csr) warp_push_vertex(st, i < f, (int)u, d, Qr, qlen(ctrl, lvl));
+        else if (__any_sync(FULL, push >= 0)) warp_push(st, push, real_ptrs, Qr, qlen(ctrl, lvl));
     }
     warp_add(st, 1, dsum);
     if (t == 0) {
@@ -496,13 +666,17 @@ __global__ void __launch_bounds__(1024) bfs_bvss(
     const I* __restrict__ in_ptr, const I* __restrict__ in_idx,
     const I* __restrict__ out_ptr, const I* __restrict__ out_idx,
     const int* __restrict__ outdeg, int* __restrict__ levels, u32* visited, u32* front,
-    int2* queue, u64* ctrl, u32* bar, long long* trace, u32* lists, long long* starts,
+    int2* queue, u64* ctrl, u32* bar, long long* trace, u32* lists,
     long long n, long long nblocks, long long qcap, long long source, u64 alpha_m,
-    int bottom_up, long long lazy_min, long long sb_edges, long long trace_cap)
+    int bottom_up, long long lazy_min, long long sb_edges, long long trace_cap, int csr)
 {
     using namespace bfsb;
     __shared__ Stage st;
-    __shared__ SingleBlock<I> sb;
+    __shared__ SbShared sb;
+    __shared__ long long hv_start[HEAVY_BIN];
+    __shared__ int hv_deg[HEAVY_BIN];
+    __shared__ u32 hv_n;
+    extern __shared__ __align__(16) unsigned char dyn[];
     const int lane = threadIdx.x & 31;
     const long long nwords = (n + 31) >> 5;
     const long long warp = ((long long)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
@@ -516,6 +690,7 @@ __global__ void __launch_bounds__(1024) bfs_bvss(
         gen = ld_acquire(bar + 1);
         st.qn = 0;
         st.cnt[0] = st.cnt[1] = st.cnt[2] = 0;
+        hv_n = 0;
     }
     for (long long i = tid; i < n; i += nthreads) levels[i] = -1;
     for (long long i = tid; i < nwords; i += nthreads) visited[i] = 0;
@@ -529,7 +704,13 @@ __global__ void __launch_bounds__(1024) bfs_bvss(
         *found(ctrl, 0) = 1;
         *degsum(ctrl, 0) = (u64)outdeg[source];
     }
-    if (warp == 0) {
+    if (warp == 0 && csr) {
+        const int d = outdeg[source];
+        const int nch = d > GIANT ? (d + GIANT - 1) / GIANT : 1;
+        for (int i = lane; i < nch; i += 32)
+            queue[i] = d > GIANT ? make_int2(-(i + 1), (int)source) : make_int2((int)source, d);
+        if (lane == 0) *qlen(ctrl, 0) = (u64)nch;
+    } else if (warp == 0) {
         const int lo = real_ptrs[source >> 3], hi = real_ptrs[(source >> 3) + 1];
         for (int i = lo + lane; i < hi; i += 32) queue[i - lo] = make_int2(i, (int)(source >> 3));
         if (lane == 0) *qlen(ctrl, 0) = (u64)(hi - lo);
@@ -543,7 +724,9 @@ __global__ void __launch_bounds__(1024) bfs_bvss(
         const u64 q0n = L > 0 ? ldcg(qlen(ctrl, L + 3)) : 0;
         // the lazy rule on the queue's length; the frontier's size when the
         // queue is not built yet
-        const long long qsize = qn == NOQUEUE ? (long long)nf : (long long)qn;
+        // (CSR: on the frontier's out-degree sum, the edges the level scans)
+        const long long qsize = csr ? (long long)ds
+                              : (qn == NOQUEUE ? (long long)nf : (long long)qn);
         const int mode = (sb_edges >= 0 && nf <= SB_FRONTIER && (long long)ds <= sb_edges)
                            ? SINGLE
                        : (bottom_up == 2 || (bottom_up == 1 && ds > alpha_m)) ? BOTTOM_UP
@@ -574,14 +757,23 @@ __global__ void __launch_bounds__(1024) bfs_bvss(
         bool cleared = L == 0;
         if (mode != BOTTOM_UP && qn == NOQUEUE) {
             // build Q_L from F_L's words (the level before did not)
-            clear_prev(F0, Q0, q0n, nwords, tid, nthreads);
+            clear_prev(F0, Q0, q0n, nwords, tid, nthreads, csr);
             cleared = true;
             grid_barrier(bar, gen);
             int2* Qb = queue + (L % 3) * qcap;
             for (long long base = warp * 32; base < nwords; base += nwarps * 32) {
                 const long long w = base + lane;
-                const u32 x = w < nwords ? ldcg(F + w) : 0u;
+                u32 x = w < nwords ? ldcg(F + w) : 0u;
                 if (!__any_sync(FULL, x != 0)) continue;
+                if (csr) {  // a vertex per set bit, with its out-degree
+                    while (__any_sync(FULL, x != 0)) {
+                        const bool ok = x != 0;
+                        const int u = ok ? (int)(w * 32 + __ffs(x) - 1) : 0;
+                        x &= x - 1;
+                        warp_push_vertex(st, ok, u, ok ? __ldg(outdeg + u) : 0, Qb, ctrl + 17);
+                    }
+                    continue;
+                }
 #pragma unroll
                 for (int b = 0; b < 4; ++b) {
                     const long long blk = w * 4 + b;
@@ -598,12 +790,12 @@ __global__ void __launch_bounds__(1024) bfs_bvss(
         if (mode == SINGLE) {
             // every block has read level L's counters before block 0
             // rewrites them (a late reader would see the rewritten ones)
-            if (!cleared) clear_prev(F0, Q0, q0n, nwords, tid, nthreads);
+            if (!cleared) clear_prev(F0, Q0, q0n, nwords, tid, nthreads, csr);
             grid_barrier(bar, gen);
             if (blockIdx.x == 0)
-                single_levels<I>(st, sb, L, (long long)qn, F, Q, front, queue, qcap, nwords,
-                                 real_ptrs, out_ptr, out_idx, levels, visited, ctrl,
-                                 trace, trace_cap, lists, starts, sb_edges, nblocks);
+                single_levels<I>(st, sb, dyn, L, (long long)qn, F, Q, front, queue, qcap, nwords,
+                                 real_ptrs, out_ptr, out_idx, outdeg, levels, visited, ctrl,
+                                 trace, trace_cap, lists, sb_edges, nblocks, csr != 0);
             grid_barrier(bar, gen);
             L = (int)ldcg(ctrl + 16) - 1;  // the level the grid resumes at
             continue;
@@ -699,6 +891,77 @@ __global__ void __launch_bounds__(1024) bfs_bvss(
                     warp_add(st, 1, hit[k] ? (u64)__ldg(outdeg + u) : 0);
                 }
             }
+        } else if (csr) {
+            // top-down over A's CSR (BFS-4K): a group of vw lanes per
+            // frontier vertex, vw = lower_pow2(threads / |Q|) in [4, 32];
+            // a vertex of more than HEAVY_DEG out-edges goes to its block's
+            // bin, which the whole block expands after its groups
+            int vw = 32;
+            {
+                const long long per = nthreads / max((long long)qn, 1LL);
+                while (vw > 4 && vw > per) vw >>= 1;
+            }
+            const int gpw = 32 / vw;  // groups per warp
+            const int j = lane % vw;
+            // consecutive entries to warps of different blocks: a hub's
+            // chunks land in many blocks' bins
+            const long long wrr = (long long)(threadIdx.x >> 5) * gridDim.x + blockIdx.x;
+            for (long long i0 = wrr * gpw; i0 < (long long)qn; i0 += nwarps * gpw) {  // warp-uniform
+                const long long i = i0 + lane / vw;
+                bool heavy = false;
+                int deg = 0;
+                I s0 = 0;
+                if (i < (long long)qn) {
+                    const int2 e = ldcg(Q + i);
+                    if (e.x >= 0) {
+                        deg = e.y;
+                        s0 = __ldg(out_ptr + e.x);
+                    } else {  // chunk -e.x - 1 of hub e.y
+                        const long long k = -(long long)e.x - 1;
+                        deg = (int)min((long long)GIANT, (long long)__ldg(outdeg + e.y) - k * GIANT);
+                        s0 = __ldg(out_ptr + e.y) + (I)(k * GIANT);
+                    }
+                    if (deg > HEAVY_DEG) {
+                        heavy = true;
+                    }
+                }
+                u32 slot = HEAVY_BIN;
+                if (heavy && j == 0) slot = atomicAdd(&hv_n, 1u);
+                slot = __shfl_sync(FULL, slot, (lane / vw) * vw);
+                if (heavy && slot < HEAVY_BIN) {
+                    if (j == 0) {
+                        hv_start[slot] = (long long)s0;
+                        hv_deg[slot] = deg;
+                    }
+                    deg = 0;  // the block expands it
+                }
+                for (int e = j; __any_sync(FULL, e < deg); e += vw * SB_ILP) {
+                    u32 v[SB_ILP];
+#pragma unroll
+                    for (int k = 0; k < SB_ILP; ++k) {
+                        const int ek = e + k * vw;
+                        v[k] = ek < deg ? (u32)__ldg(out_idx + s0 + ek) : FULL;
+                    }
+                    discover(v, st, F1, visited, levels, outdeg, next, Q1, qlen(ctrl, next), mode == LAZY);
+                }
+            }
+            __syncthreads();
+            const int hn = (int)min(hv_n, (u32)HEAVY_BIN);
+            for (int h = 0; h < hn; ++h) {
+                const long long s0 = hv_start[h];
+                const int deg = hv_deg[h];
+                for (int e = threadIdx.x - lane; e < deg; e += blockDim.x * SB_ILP) {  // warp-uniform
+                    u32 v[SB_ILP];
+#pragma unroll
+                    for (int k = 0; k < SB_ILP; ++k) {
+                        const int ek = e + lane + k * (int)blockDim.x;
+                        v[k] = ek < deg ? (u32)__ldg(out_idx + s0 + ek) : FULL;
+                    }
+                    discover(v, st, F1, visited, levels, outdeg, next, Q1, qlen(ctrl, next), mode == LAZY);
+                }
+            }
+            __syncthreads();
+            if (threadIdx.x == 0) hv_n = 0;
         } else {
             // top-down: warps take the queue's VSSs. Each step's loads and
             // atomics for the 4 slots are issued together (4 in flight),
@@ -762,7 +1025,7 @@ __global__ void __launch_bounds__(1024) bfs_bvss(
                 }
             }
         }
-        if (!cleared) clear_prev(F0, Q0, q0n, nwords, tid, nthreads);
+        if (!cleared) clear_prev(F0, Q0, q0n, nwords, tid, nthreads, csr);
         if (mode == LAZY) {
             grid_barrier(bar, gen);
             // sweep: the new bits of every word (a lane per word, the warp
@@ -836,20 +1099,20 @@ __global__ void parents_from_levels(const I* __restrict__ in_ptr, const I* __res
 
 template __global__ void bfs_bvss<true, int>(const int*, const uint4*,
     const u32*, const int*, const int*, const int*, const int*, const int*, int*,
-    u32*, u32*, int2*, u64*, u32*, long long*, u32*, long long*, long long, long long, long long,
-    long long, u64, int, long long, long long, long long);
-template __global__ void bfs_bvss<false, int>(const int*, const uint4*,
-    const u32*, const int*, const int*, const int*, const int*, const int*, int*,
-    u32*, u32*, int2*, u64*, u32*, long long*, u32*, long long*, long long, long long, long long,
-    long long, u64, int, long long, long long, long long);
+    u32*, u32*, int2*, u64*, u32*, long long*, u32*, long long, long long, long long,
+    long long, u64, int, long long, long long, long long, int);
 template __global__ void bfs_bvss<true, long long>(const int*, const uint4*,
     const u32*, const long long*, const long long*, const long long*, const long long*, const int*, int*,
-    u32*, u32*, int2*, u64*, u32*, long long*, u32*, long long*, long long, long long, long long,
-    long long, u64, int, long long, long long, long long);
+    u32*, u32*, int2*, u64*, u32*, long long*, u32*, long long, long long, long long,
+    long long, u64, int, long long, long long, long long, int);
+template __global__ void bfs_bvss<false, int>(const int*, const uint4*,
+    const u32*, const int*, const int*, const int*, const int*, const int*, int*,
+    u32*, u32*, int2*, u64*, u32*, long long*, u32*, long long, long long, long long,
+    long long, u64, int, long long, long long, long long, int);
 template __global__ void bfs_bvss<false, long long>(const int*, const uint4*,
     const u32*, const long long*, const long long*, const long long*, const long long*, const int*, int*,
-    u32*, u32*, int2*, u64*, u32*, long long*, u32*, long long*, long long, long long, long long,
-    long long, u64, int, long long, long long, long long);
+    u32*, u32*, int2*, u64*, u32*, long long*, u32*, long long, long long, long long,
+    long long, u64, int, long long, long long, long long, int);
 template __global__ void parents_from_levels<int>(const int*, const int*, const int*,
                                                   long long*, long long, long long);
 template __global__ void parents_from_levels<long long>(const long long*, const long long*,

@@ -1,6 +1,8 @@
-"""Launcher of ``bfs_bvss.cu``: Blest's BFS on BVSS in one persistent,
-cooperative kernel (tensor-core top-down levels, eager or lazy update,
-bottom-up levels over the CSR of A'), and BFS parents from levels.
+"""Launcher of ``bfs_bvss.cu``: BFS in one persistent, cooperative kernel,
+either Blest's on BVSS (tensor-core top-down levels, eager or lazy update)
+or BFS-4K's top-down over CSR (push; with XBFS's bottom-up levels over the
+CSR of A': direction), with the same bottom-up and single-block levels;
+and BFS parents from levels.
 """
 
 from __future__ import annotations
@@ -10,7 +12,7 @@ import numpy as np
 from bitgraph.kernels.cuda import module, multiprocessors
 from bitgraph.kernels.registry import register
 
-__all__ = ["bfs_bvss", "parents_from_levels", "STATS", "FORCE", "THREADS", "BLOCKS_PER_SM",
+__all__ = ["bfs_bvss", "bfs_csr", "parents_from_levels", "CSR_SCAN_MIN", "STATS", "FORCE", "THREADS", "BLOCKS_PER_SM",
            "LAZY_UDIV", "LAZY_MIN_QUEUE", "SB_EDGES", "SB_FRONTIER"]
 
 _SOURCE = "bfs_bvss.cu"
@@ -33,21 +35,31 @@ BLOCKS_PER_SM = 1
 LAZY_UDIV = 25_000
 LAZY_MIN_QUEUE = 1 / 64
 
+# XBFS's choice between scan-free (claim and enqueue each vertex) and
+# single-scan (mark, then one sweep of the n / 32 words builds the
+# frontier) top-down levels of the CSR kernel: single-scan when the level
+# scans at least CSR_SCAN_MIN * n out-edges (a proxy for the frontier's
+# growth: the sweep pays off when many vertices will be found).
+CSR_SCAN_MIN = 1 / 8
+
 # Single-block levels (BFS-4K's switch): a level whose frontier has at most
 # SB_FRONTIER vertices (the .cu's limit) and at most SB_EDGES out-edges runs
 # in block 0 alone, top-down over A's CSR, with block barriers only.
-SB_FRONTIER = 2048
-SB_EDGES = 4096
+SB_FRONTIER = 4096
+SB_EDGES = 16384
 _LIST_CAP = 65536  # LIST_CAP of the .cu: SB_EDGES may not exceed it
+_GIANT = 8192  # GIANT of the .cu: a CSR queue entry per GIANT out-edges of a hub
 
 TRACE_CAP = 1 << 16  # levels whose mode and counts are recorded
 
-# Benchmarks and tests: STATS set to a dict receives, per call, "levels",
-# "modes" (per level "eager" / "lazy" / "bottom_up"), "queue" (VSSs per
-# level), "frontier" (vertices per level), "checked" (in-edges scanned by
-# bottom-up levels), "vss_visited", "bytes" (an estimate of the bytes the
-# levels read: BVSS of the queued VSSs, bitmaps and CSR of bottom-up
-# levels), "blocks" and "kernel_ms" (CUDA events around the launch).
+# Benchmarks and tests: STATS set to a dict receives, per call, "kernel"
+# ("bvss" or "csr"), "levels", "modes" (per level "eager" / "lazy" /
+# "bottom_up" / "single"), "queue" (VSSs, or vertices, per level),
+# "frontier" (vertices per level), "checked" (in-edges scanned by bottom-up
+# levels), "level_ms", "blocks", "kernel_ms" (CUDA events around the
+# launch) and, for the BVSS kernel, "vss_visited" and "bytes" (an estimate
+# of the bytes the levels read: BVSS of the queued VSSs, bitmaps and CSR of
+# bottom-up levels).
 STATS = None
 # Tests force the kernel's choices: "update" "eager" / "lazy" / None (the
 # caller's), "bottom_up" True / False / "always" / None (by alpha), "mma"
@@ -63,12 +75,15 @@ def _fn(name):
     return mod.get_function(lowered[name])
 
 
-def _blocks(fn):
+def _blocks(fn, smem):
     """Blocks of the cooperative launch: all must be resident at once."""
-    try:
-        from cupy.cuda import driver
+    from cupy.cuda import driver
 
-        per_sm = driver.occupancyMaxActiveBlocksPerMultiprocessor(fn.ptr, THREADS, 0)
+    # past 48 KiB of dynamic shared memory a kernel must opt in
+    driver.funcSetAttribute(fn.ptr, getattr(
+        driver, "CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES", 8), smem)
+    try:
+        per_sm = driver.occupancyMaxActiveBlocksPerMultiprocessor(fn.ptr, THREADS, smem)
     except Exception:  # older CuPy: the thread count bounds it
         per_sm = 2048 // THREADS
     return max(1, min(per_sm, BLOCKS_PER_SM)) * multiprocessors()
@@ -89,61 +104,107 @@ def bfs_bvss(b, in_csr, out_csr, outdeg, source, *, alpha_m, lazy=False, bottom_
     cores (False: the SIMT twin, same result); single: small levels in one
     block. ``FORCE`` overrides the last four.
     """
-    import cupy
-
-    from bitgraph.device import oom_guard
-
     if b.sigma != 8:
         raise ValueError(f"bfs_bvss: the kernel reads sigma = 8 slices, got sigma = {b.sigma}")
     n = b.nrows
     if b.ncols != n or in_csr.nrows != n:
         raise ValueError(f"bfs_bvss: a square BVSS and CSR of the same n expected, got"
                          f" {b.nrows}x{b.ncols} and {in_csr.nrows} rows")
+    lazy_min = max(1, int(LAZY_MIN_QUEUE * b.n_vss)) if lazy else -1
+    return _launch("bfs_bvss", b, in_csr, out_csr, outdeg, source, alpha_m=alpha_m,
+                   lazy_min=lazy_min, bottom_up=bottom_up, mma=mma, single=single)
+
+
+@register("bfs", fmt="csr", device="cuda", variant="fused")
+def bfs_csr(in_csr, out_csr, outdeg, source, *, alpha_m, bottom_up=True, single=True):
+    """BFS levels from ``source`` over CSRs (CuPy arrays) in the same
+    persistent kernel, with BFS-4K's top-down levels instead of the BVSS:
+    ``bottom_up=False`` is the push method (top-down only), True XBFS's
+    direction method (bottom-up levels over ``in_csr`` when the frontier's
+    out-degree sum exceeds ``alpha_m``). A top-down level is scan-free (claim
+    and enqueue) or single-scan (mark, then one sweep) when it scans at
+    least ``CSR_SCAN_MIN * n`` edges. int32 CuPy levels, -1 unreached.
+    ``FORCE`` overrides ``update``, ``bottom_up`` and ``single``.
+    """
+    n = out_csr.nrows
+    if out_csr.ncols != n or in_csr.nrows != n:
+        raise ValueError(f"bfs_csr: square CSRs of the same n expected, got"
+                         f" {out_csr.nrows}x{out_csr.ncols} and {in_csr.nrows} rows")
+    lazy_min = max(1, int(CSR_SCAN_MIN * n))
+    return _launch("bfs_csr", None, in_csr, out_csr, outdeg, source, alpha_m=alpha_m,
+                   lazy_min=lazy_min, bottom_up=bottom_up, mma=False, single=single)
+
+
+def _smem(index):
+    """Dynamic shared memory of the kernel: the single-block levels' two
+    sides (the .cu's sb_side)."""
+    side = (SB_FRONTIER * index.itemsize + 4 * (SB_FRONTIER + 1) + 15) & ~15
+    return 2 * side
+
+
+def _launch(where, b, in_csr, out_csr, outdeg, source, *, alpha_m, lazy_min, bottom_up, mma,
+            single):
+    import cupy
+
+    from bitgraph.device import oom_guard
+
+    n = out_csr.nrows
     if not 0 <= source < n:
-        raise IndexError(f"bfs_bvss: source {source} out of range [0, {n})")
+        raise IndexError(f"{where}: source {source} out of range [0, {n})")
+    if outdeg.dtype != np.int32:
+        raise ValueError(f"{where}: outdeg must be int32, got {outdeg.dtype}")
+    csr = b is None
     if FORCE["update"] is not None:
-        lazy = FORCE["update"] == "lazy"
+        lazy_min = (lazy_min if lazy_min > 0 else 1) if FORCE["update"] == "lazy" else -1
     if FORCE["bottom_up"] is not None:
         bottom_up = FORCE["bottom_up"]
-    if FORCE["mma"] is not None:
+    if FORCE["mma"] is not None and not csr:
         mma = FORCE["mma"]
     if FORCE["single"] is not None:
         single = FORCE["single"]
     nwords = (n + 31) // 32
-    nblocks = b.real_ptrs.shape[0] - 1
-    n_vss = b.n_vss
-    qcap = max(n_vss, 1)
+    if csr:
+        # queue entries: (vertex, out-degree), a hub's GIANT-edge chunks
+        nblocks, qcap = 0, n + out_csr.indices.shape[0] // _GIANT + 1
+        real_ptrs = rows4 = masks = _dummy()
+    else:
+        nblocks, qcap = b.real_ptrs.shape[0] - 1, max(b.n_vss, 1)
+        real_ptrs = b.real_ptrs
+        rows4 = b.row_ids.reshape(-1) if b.row_ids.size else _dummy()
+        masks = b.masks if b.masks.size else _dummy()
     index = np.dtype(np.int64) if any(a.dtype.itemsize > 4 for a in (
         in_csr.indptr, in_csr.indices, out_csr.indptr, out_csr.indices)) else np.dtype(np.int32)
     fn = _fn(f"bfs_bvss<{'true' if mma else 'false'}, {_INDEX[index]}>")
-    blocks = _blocks(fn)
-    with oom_guard("bfs_bvss", 4 * n + 16 * nwords + 12 * qcap):
+    smem = _smem(index)
+    blocks = _blocks(fn, smem)
+    with oom_guard(where, 4 * n + 16 * nwords + 24 * qcap):
         levels = cupy.empty(n, cupy.int32)
-        visited, front, queue, ctrl, bar, trace, lists, starts = _workspace(nwords, qcap)
+        visited, front, queue, ctrl, bar, trace, lists = _workspace(nwords, qcap)
     csrs = tuple(a.astype(index, copy=False) for a in (
         in_csr.indptr, in_csr.indices, out_csr.indptr, out_csr.indices))
-    rows4 = b.row_ids.reshape(-1) if b.row_ids.size else cupy.zeros(4, cupy.uint32)
-    masks = b.masks if b.masks.size else cupy.zeros(1, cupy.uint32)
-    lazy_min = max(1, int(LAZY_MIN_QUEUE * n_vss)) if lazy else -1
-    if outdeg.dtype != np.int32:
-        raise ValueError(f"bfs_bvss: outdeg must be int32, got {outdeg.dtype}")
-    args = (b.real_ptrs, rows4, masks, *csrs, outdeg,
-            levels, visited, front, queue, ctrl, bar, trace, lists, starts,
+    args = (real_ptrs, rows4, masks, *csrs, outdeg,
+            levels, visited, front, queue, ctrl, bar, trace, lists,
             np.int64(n), np.int64(nblocks), np.int64(qcap), np.int64(source),
             np.uint64(min(int(alpha_m), 2**64 - 1)),
             np.int32(2 if bottom_up == "always" else (1 if bottom_up else 0)),
             np.int64(lazy_min), np.int64(min(SB_EDGES, _LIST_CAP) if single else -1),
-            np.int64(TRACE_CAP))
+            np.int64(TRACE_CAP), np.int32(csr))
     stats = STATS
     if stats is not None:
         start, stop = cupy.cuda.Event(), cupy.cuda.Event()
         start.record()
-    fn((blocks,), (THREADS,), args, enable_cooperative_groups=True)
+    fn((blocks,), (THREADS,), args, shared_mem=smem, enable_cooperative_groups=True)
     if stats is not None:
         stop.record()
         stop.synchronize()
         _record(stats, trace, b, in_csr, n, blocks, cupy.cuda.get_elapsed_time(start, stop))
     return levels
+
+
+def _dummy():
+    import cupy
+
+    return cupy.zeros(4, cupy.uint32)
 
 
 _WORK = {}
@@ -164,8 +225,7 @@ def _workspace(nwords, qcap):
                              cupy.empty(18, cupy.uint64),
                              cupy.zeros(2, cupy.uint32),  # barrier: arrivals, generation
                              cupy.empty(8 * TRACE_CAP, cupy.int64),
-                             cupy.empty(4 * _LIST_CAP, cupy.uint32),  # single-block lists
-                             cupy.empty(2 * _LIST_CAP, cupy.int64))
+                             cupy.empty(2 * _LIST_CAP, cupy.uint32))  # single-block lists
     return work
 
 
@@ -189,9 +249,10 @@ def _record(stats, trace, b, in_csr, n, blocks, ms):
             nbytes += vss_bytes * int(queue[lv]) + (4 * nwords if mode == "lazy" else 0)
     td = np.array([m != "bottom_up" for m in modes], bool)
     stats.update(levels=nlev, modes=modes, queue=queue.tolist(), frontier=t[:, 2].tolist(),
-                 checked=checked.tolist(), level_ms=times.tolist(),
-                 vss_visited=int(queue[td].sum()) if nlev else 0, bytes=int(nbytes),
-                 blocks=blocks, kernel_ms=ms)
+                 checked=checked.tolist(), level_ms=times.tolist(), blocks=blocks, kernel_ms=ms,
+                 kernel="csr" if b is None else "bvss")
+    if b is not None:  # the BVSS kernel's bytes (the bandwidth floor of issue 6)
+        stats.update(vss_visited=int(queue[td].sum()) if nlev else 0, bytes=int(nbytes))
 
 
 @register("bfs", fmt="csr", device="cuda", variant="parents")
