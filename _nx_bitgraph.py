@@ -16,7 +16,8 @@ __all__ = ["get_info"]
 
 # --- generated: begin ---
 _FUNCTIONS = {'all_pairs_shortest_path_length': {'additional_docs': 'Batches of 64-source bit-parallel BFS '
-                                                       '(msbfs); cutoff supported.',
+                                                       '(msbfs, on the GPU when the graph is '
+                                                       'there); cutoff supported.',
                                     'additional_parameters': {},
                                     'url': 'https://networkx.org/documentation/stable/reference/generated/networkx.algorithms.shortest_paths.unweighted.all_pairs_shortest_path_length.html'},
  'average_clustering': {'additional_docs': 'Unweighted only (weight falls back); mean of '
@@ -35,7 +36,8 @@ _FUNCTIONS = {'all_pairs_shortest_path_length': {'additional_docs': 'Batches of 
               'additional_parameters': {},
               'url': 'https://networkx.org/documentation/stable/reference/generated/networkx.algorithms.traversal.breadth_first_search.bfs_tree.html'},
  'closeness_centrality': {'additional_docs': 'Unweighted only (distance falls back); multi-source '
-                                             'BFS, 64 sources a pass.',
+                                             'BFS, 64 sources a pass (on the GPU when the graph is '
+                                             'there).',
                           'additional_parameters': {},
                           'url': 'https://networkx.org/documentation/stable/reference/generated/networkx.algorithms.centrality.closeness_centrality.html'},
  'clustering': {'additional_docs': "Unweighted only (weight falls back); directed: masked (A+A')^2 "
@@ -46,7 +48,8 @@ _FUNCTIONS = {'all_pairs_shortest_path_length': {'additional_docs': 'Batches of 
                                              'set per component.',
                           'additional_parameters': {},
                           'url': 'https://networkx.org/documentation/stable/reference/generated/networkx.algorithms.components.connected_components.html'},
- 'descendants_at_distance': {'additional_docs': 'One BFS through bitgraph.algorithms.bfs.',
+ 'descendants_at_distance': {'additional_docs': 'One BFS through bitgraph.algorithms.bfs (on the '
+                                                'GPU when the graph is there).',
                              'additional_parameters': {},
                              'url': 'https://networkx.org/documentation/stable/reference/generated/networkx.algorithms.traversal.breadth_first_search.descendants_at_distance.html'},
  'diameter': {'additional_docs': 'Unweighted only; exact, from multi-source BFS of every node '
@@ -80,9 +83,9 @@ _FUNCTIONS = {'all_pairs_shortest_path_length': {'additional_docs': 'Batches of 
  'radius': {'additional_docs': 'Unweighted only; exact, from multi-source BFS of every node.',
             'additional_parameters': {},
             'url': 'https://networkx.org/documentation/stable/reference/generated/networkx.algorithms.distance_measures.radius.html'},
- 'shortest_path_length': {'additional_docs': 'Unweighted through BFS, weighted through '
-                                             'bitgraph.algorithms.sssp; negative weights fall '
-                                             'back.',
+ 'shortest_path_length': {'additional_docs': 'Unweighted through BFS (on the GPU when the graph is '
+                                             'there), weighted through bitgraph.algorithms.sssp '
+                                             '(CPU); negative weights fall back.',
                           'additional_parameters': {},
                           'url': 'https://networkx.org/documentation/stable/reference/generated/networkx.algorithms.shortest_paths.generic.shortest_path_length.html'},
  'single_source_bellman_ford_path_length': {'additional_docs': 'bitgraph.algorithms.sssp; negative '
@@ -96,11 +99,13 @@ _FUNCTIONS = {'all_pairs_shortest_path_length': {'additional_docs': 'Batches of 
                                         'additional_parameters': {},
                                         'url': 'https://networkx.org/documentation/stable/reference/generated/networkx.algorithms.shortest_paths.weighted.single_source_dijkstra_path_length.html'},
  'single_source_shortest_path_length': {'additional_docs': 'BFS levels through '
-                                                           'bitgraph.algorithms.bfs; cutoff '
+                                                           'bitgraph.algorithms.bfs (on the GPU '
+                                                           'when the graph is there); cutoff '
                                                            'supported.',
                                         'additional_parameters': {},
                                         'url': 'https://networkx.org/documentation/stable/reference/generated/networkx.algorithms.shortest_paths.unweighted.single_source_shortest_path_length.html'},
- 'single_target_shortest_path_length': {'additional_docs': 'BFS over the transposed adjacency; '
+ 'single_target_shortest_path_length': {'additional_docs': 'BFS over the transposed adjacency (on '
+                                                           'the GPU when the graph is there); '
                                                            'cutoff supported.',
                                         'additional_parameters': {},
                                         'url': 'https://networkx.org/documentation/stable/reference/generated/networkx.algorithms.shortest_paths.unweighted.single_target_shortest_path_length.html'},
@@ -130,7 +135,9 @@ def get_info():
         "short_summary": "GraphBLAS-style sparse linear algebra with bit-packed adjacency, on CPU and CUDA.",
         "functions": {name: dict(info) for name, info in _FUNCTIONS.items()},
         "default_config": {
-            # "auto": CUDA when CuPy sees a GPU, else CPU; or "cpu" / "cuda"
+            # "auto": CUDA when CuPy imports and sees a GPU, else CPU; "cpu"; or
+            # "cuda" (an error when it is not usable). On CUDA the BFS-based
+            # functions run on the GPU, the others on a CPU copy made once per graph.
             "device": "auto",
             # automatic dispatch (nx.config.backend_priority) leaves smaller graphs to NetworkX
             "should_run_min_edges": 10_000,

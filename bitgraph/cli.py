@@ -28,6 +28,16 @@ GTEPS = edges traversed / compute seconds, where the edges traversed are the
 stored entries in the rows of the reached vertices (the out-edges of the
 reached component; an undirected edge counts twice, once per direction).
 
+``--device``: bfs and msbfs (and ``bench --algo bfs|msbfs``) run on the
+GPU with ``cuda`` (bfs methods auto, pull and blest), and with ``auto`` (the
+default) when CUDA is usable; the graph is loaded on the host, copied to
+the GPU (a *build* step, ``to-cuda``) and the result copied back after the
+timed run, whose time ends with a device synchronisation. The other
+commands (and bfs ``--method push|direction``) run on the CPU only: ``auto``
+picks the CPU for them, and ``--device cuda`` is an error naming the command
+rather than a silent CPU run. ``--device cuda`` without a usable GPU is an
+error naming why (CuPy missing, no GPU).
+
 ``--json`` prints one JSON object instead; ``--quiet`` only silences the
 progress display, which appears on stderr only when stderr is a terminal.
 Bad arguments and bad files end with one line on stderr and exit status 2;
@@ -74,6 +84,9 @@ COMMANDS = {
 }
 ALGORITHMS = ("bfs", "msbfs", "sssp", "pagerank", "cc", "tc")
 TRAVERSALS = ("bfs", "msbfs", "sssp")
+# commands whose algorithm takes a CUDA matrix (bfs: the methods of
+# bitgraph.algorithms.bfs.METHODS_CUDA); the others run on the CPU only
+CUDA_COMMANDS = ("bfs", "msbfs")
 
 # command -> (module in bitgraph.algorithms, function)
 _FUNCTIONS = {
@@ -191,7 +204,8 @@ def _demo_parser():
     p.add_argument("--scale", type=int, default=16, help="kron graph with 2^SCALE vertices (default 16)")
     p.add_argument("--source", default=None, help="as for bfs (default: a vertex of largest out-degree)")
     p.add_argument("--method", default="auto", help="as for bfs (default auto)")
-    p.add_argument("--device", default="auto", choices=("auto", "cpu", "cuda"))
+    p.add_argument("--device", default="auto", choices=("auto", "cpu", "cuda"),
+                   help="as for bfs (default auto: the GPU when CUDA is usable)")
     p.add_argument("--json", action="store_true")
     p.add_argument("-q", "--quiet", action="store_true")
     return p
@@ -229,7 +243,12 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--json", action="store_true", help="print one JSON object (no progress, no text)")
     c.add_argument("-q", "--quiet", action="store_true", help="no progress display on stderr")
     c.add_argument("--device", default="auto", choices=("auto", "cpu", "cuda"),
-                   help="auto (default) runs on the CPU; cuda: the CUDA backend (not in this build)")
+                   help="where the algorithm runs. bfs (methods auto, pull, blest) and msbfs "
+                        "run on CUDA: auto (default) picks the GPU for them when CUDA is "
+                        "usable, else the CPU; cuda requires it (an error naming why when it "
+                        "is not usable). The other commands, and bfs --method push or "
+                        "direction, run on the CPU only: auto picks the CPU, and cuda is an "
+                        "error naming the command (never a silent CPU run)")
 
     run = _Parser(add_help=False)
     r = run.add_argument_group("run")
@@ -474,14 +493,60 @@ def _bytes(b) -> str:
 
 # ------------------------------------------------------------------- loading
 
-def _check_device(name) -> str:
-    """The device a command runs on; ``cuda`` needs the CUDA backend."""
+def _cuda_methods(command):
+    """The methods of ``command`` that run on CUDA (None: any; msbfs has no
+    method); ``KeyError`` for a command that runs on the CPU only."""
+    if command not in CUDA_COMMANDS:
+        raise KeyError(command)
+    return tuple(_module("bfs").METHODS_CUDA) if command == "bfs" else None
+
+
+def _command_device(name, command, method=None) -> str:
+    """The device ``command`` (with ``method``) runs on for ``--device name``,
+    through :func:`bitgraph.device.resolve`: "auto" is CUDA for a command
+    (and method) that runs there when CUDA is usable, else the CPU; "cuda"
+    is a ``DeviceError`` for a command or method that runs on the CPU only,
+    or when CUDA is not usable (naming why)."""
+    from . import device as dev
     from .errors import DeviceError
 
-    if name == "cuda":
-        raise DeviceError("--device cuda: the CUDA backend is not available in this build of "
-                          "bitgraph (CPU kernels only); use --device cpu or auto")
-    return "cpu"
+    if name == "cpu":
+        return "cpu"
+    try:
+        methods = _cuda_methods(command)
+    except KeyError:
+        capable, why = False, (f"{command} runs on the CPU only (on CUDA: "
+                               f"{', '.join(CUDA_COMMANDS)}; bench --algo {'|'.join(CUDA_COMMANDS)})")
+    else:
+        m = "auto" if method is None else method
+        capable = methods is None or m in methods
+        why = (f"{command} --method {m} runs on the CPU only (on CUDA: {', '.join(methods)})"
+               if not capable else "")
+    if name == "auto":
+        return dev.resolve("auto", f"{command} --device") if capable else "cpu"
+    if name == "cuda" and not capable:
+        raise DeviceError(f"--device cuda: {why}; use --device cpu or auto")
+    return dev.resolve(name, f"{command} --device")
+
+
+def _to_cuda(A):
+    """``A`` on the GPU, with what is known of its symmetry (the generators
+    record it) carried over, so the algorithms don't build A' to find out."""
+    from .algorithms import _common
+
+    D = A.to("cuda")
+    for src, dst in ((A, D), (A.T, D.T)):
+        sym = _common.known(src, "symmetric")
+        if sym is not None:
+            _common.cached(dst, "symmetric", lambda sym=sym: sym)
+    return D
+
+
+def _synchronize():
+    """Wait for the GPU (its kernels run asynchronously to the host)."""
+    import cupy
+
+    cupy.cuda.Device().synchronize()  # synchronize!
 
 
 def load_graph(s: _Session):
@@ -675,17 +740,27 @@ def prepare(s: _Session, A, command, method, reorder="none", parents=False):
     ``method`` reads (see each algorithm's module), so they count as "build"
     and not as "compute". A format the algorithm builds that is not listed
     here is built during the warm-up run (cached on A), or lands in compute
-    with --warmup 0."""
+    with --warmup 0. ``A`` is the matrix the algorithm gets (on the GPU
+    for a CUDA run: the formats are built there)."""
     from .algorithms import _common
+    from .algorithms.bfs import blest_layout
 
     def transpose():  # in_csr(A): in-neighbours (pull, bottom-up levels, symmetry test)
         s.build("transpose", "transposing", lambda: _common.in_csr(A))
 
+    if A.device == "cuda":
+        # CUDA bfs auto = blest (reorder none); it and msbfs read A' (the
+        # bottom-up levels, parents) and the BVSS of A'; pull and direction A'
+        if command == "msbfs" or (command == "bfs" and method in ("auto", "blest")):
+            transpose()
+            label = "building BVSS of A'" + (f" (reorder {reorder})" if reorder != "none" else "")
+            s.build("bvss", label, lambda: blest_layout(A, reorder))
+        elif command == "bfs" and method != "push":
+            transpose()
+        return
     if command == "bfs":
         if method == "blest":
             label = "building BVSS of A'" + (f" (reorder {reorder})" if reorder != "none" else "")
-            from .algorithms.bfs import blest_layout
-
             s.build("bvss", label, lambda: blest_layout(A, reorder))
             if parents:
                 transpose()
@@ -721,7 +796,10 @@ class _Algo:
 
     def __init__(self, s: _Session, A, command, *, method=None, source_text=None,
                  sources_text=None, rng=None):
+        # A: the graph on the host (sources, summaries, checks); run_A: the
+        # matrix the algorithm gets, on the GPU for a CUDA run (to_device)
         self.s, self.A, self.command = s, A, command
+        self.run_A, self.device = A, "cpu"
         self.fn = _function(command)
         self.method = _check_method(command, method) if command in _METHODS else None
         self.rng = rng
@@ -764,17 +842,50 @@ class _Algo:
             if relabel != "auto":
                 self.kwargs["relabel"] = relabel == "yes"
 
+    def to_device(self, device):
+        """Run on ``device``: the graph copied to the GPU for "cuda" (a
+        timed build step)."""
+        if device == "cuda":
+            self.run_A = self.s.build("to-cuda", "copying the graph to the GPU",
+                                      lambda: _to_cuda(self.A))
+        self.device = device
+
     def call(self, source=None):
+        A = self.run_A
         if self.command in ("bfs", "sssp"):
-            return self.fn(self.A, self.source if source is None else source, **self.kwargs)
+            return self.fn(A, self.source if source is None else source, **self.kwargs)
         if self.command == "msbfs":
-            return self.fn(self.A, np.asarray(self.sources, np.int64), **self.kwargs)
-        return self.fn(self.A, **self.kwargs)
+            return self.fn(A, np.asarray(self.sources, np.int64), **self.kwargs)
+        return self.fn(A, **self.kwargs)
+
+    def warm(self):
+        """One untimed run (numba compiles, formats left to the algorithm
+        are built); on the GPU it ends when the kernels have."""
+        self.call()
+        if self.device == "cuda":
+            _synchronize()
 
     def timed(self, source=None):
+        """(the result on the host, the seconds of the call); on the GPU the
+        time ends when its kernels have, and the copy back is not timed."""
         t0 = time.perf_counter()
         out = self.call(source)
-        return out, time.perf_counter() - t0
+        if self.device == "cuda":
+            _synchronize()
+        seconds = time.perf_counter() - t0
+        return self.on_host(out), seconds
+
+    def on_host(self, out):
+        """A result of ``call`` with its arrays on the host."""
+        if self.device != "cuda":
+            return out
+        from . import device as dev
+
+        if self.command == "msbfs":
+            return dev.host(out)
+        if isinstance(out, tuple):  # bfs levels, parents
+            return tuple(v.to("cpu") for v in out)
+        return out.to("cpu")
 
     # --- summaries: (dict for JSON, lines of text)
     def summary(self, out, seconds, source=None):
@@ -899,11 +1010,11 @@ def _rng(args):
 def _algorithm_setup(s, command, *, method=None, source_text=None, sources_text=None):
     """Load the graph, weights, source(s) and formats: the Algo, ready."""
     a = s.args
-    device = _check_device(a.device)
     if command in _METHODS and method is not None:
         _check_method(command, method)  # before the (maybe long) load
     else:
         _module(command)
+    device = _command_device(a.device, command, method)  # before the load too
     A = load_graph(s)
     try:
         _square(A, command)
@@ -918,8 +1029,9 @@ def _algorithm_setup(s, command, *, method=None, source_text=None, sources_text=
     s.record.update({"method": algo.method, "device": device})
     if extra:
         s.record["weights"] = extra
-    prepare(s, A, command, algo.method or "auto", reorder=algo.kwargs.get("reorder", "none"),
-            parents=bool(algo.kwargs.get("parents")))
+    algo.to_device(device)
+    prepare(s, algo.run_A, command, algo.method or "auto",
+            reorder=algo.kwargs.get("reorder", "none"), parents=bool(algo.kwargs.get("parents")))
     s.print(_graph_line(A, s))
     return algo
 
@@ -934,7 +1046,7 @@ def cmd_algorithm(args) -> int:
         s.print(algo.head())
     for _ in range(args.warmup):
         with s.step("warmup", f"{c}: warm-up run"):
-            algo.call()
+            algo.warm()
     with s.step("compute", f"{c}: running"):
         out, seconds = algo.timed()
     result, text = algo.summary(out, seconds)
@@ -1110,7 +1222,7 @@ def cmd_bench(args) -> int:
     rng = _rng(args)
     for _ in range(args.warmup):
         with s.step("warmup", f"{c}: warm-up run"):
-            algo.call()
+            algo.warm()
     times, results = [], []
     with s.progress.step("runs", spin=False):  # track() shows the runs
         for _ in s.progress.track(range(args.repeat), f"{c}: runs", total=args.repeat):
@@ -1145,7 +1257,7 @@ def cmd_info(args) -> int:
     from .formats.b2sr import TILE_SIZES, csr_int32_bytes
 
     s = _Session(args)
-    device = _check_device(args.device)
+    device = _command_device(args.device, "info")
     A = load_graph(s)
     s.record["device"] = device
     n, ncols, m = A.nrows, A.ncols, A.nvals
@@ -1242,7 +1354,7 @@ def cmd_convert(args) -> int:
     from .algorithms import _common
 
     s = _Session(args)
-    _check_device(args.device)
+    _command_device(args.device, "convert")
     out = args.output
     folder = os.path.dirname(os.path.abspath(out))
     if not os.path.isdir(folder):

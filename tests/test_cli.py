@@ -17,10 +17,12 @@ import scipy.sparse as sp
 import scipy.sparse.csgraph as csg
 
 import bitgraph as bg
+import bitgraph.algorithms  # noqa: F401  (the bfs module, under sys.modules)
 from bitgraph import _progress, cli
 from bitgraph.cli import main
 
 ROOT = Path(__file__).resolve().parents[1]
+CUDA_REASON = bg.device.cuda_status()  # None: CUDA is usable here
 DATA = ROOT.parent / "shared" / "data"
 needs_data = pytest.mark.skipif(not DATA.is_dir(), reason=f"graph data not found at {DATA}")
 SPECS = ["kron:8", "grid:16x16"]
@@ -64,7 +66,9 @@ def test_bfs_json_matches_scipy(capsys, spec, method):
     deg = np.diff(A.indptr)
     r = run_json(capsys, "bfs", spec, "--method", method, "--warmup", 0)
     assert (r["command"], r["graph"], r["n"], r["m"]) == ("bfs", spec, A.nrows, A.nvals)
-    assert (r["method"], r["device"]) == (method, "cpu")
+    # --device auto: the GPU for the methods that run there when CUDA is usable
+    on_gpu = CUDA_REASON is None and method in cli._cuda_methods("bfs")
+    assert (r["method"], r["device"]) == (method, "cuda" if on_gpu else "cpu")
     res = r["result"]
     assert res["source"] == int(np.argmax(deg))  # default: a vertex of largest out-degree
     ref = unweighted_dist(A, res["source"])
@@ -393,8 +397,14 @@ ERRORS = [
     (["bench", "kron:8", "--algo", "nope"], "invalid choice: 'nope'"),
     (["bench", "kron:8", "--algo", "bfs", "--repeat", "0"], "positive integer"),
     (["pagerank", "kron:8", "--method", "pull"], "unrecognized arguments: --method pull"),
-    (["bfs", "kron:8", "--device", "cuda"], "CUDA backend is not available"),
-    (["info", "kron:8", "--device", "cuda"], "CUDA backend is not available"),
+    (["info", "kron:8", "--device", "cuda"], "--device cuda: info runs on the CPU only (on CUDA: "
+                                             "bfs, msbfs; bench --algo bfs|msbfs); use --device cpu or auto"),
+    (["convert", "kron:8", "-o", "x.mtx", "--device", "cuda"], "--device cuda: convert runs on the CPU only"),
+    (["sssp", "kron:8", "--device", "cuda"], "--device cuda: sssp runs on the CPU only"),
+    (["pagerank", "kron:8", "--device", "cuda"], "--device cuda: pagerank runs on the CPU only"),
+    (["cc", "kron:8", "--device", "cuda"], "--device cuda: cc runs on the CPU only"),
+    (["tc", "kron:8", "--device", "cuda"], "--device cuda: tc runs on the CPU only"),
+    (["bench", "kron:8", "--algo", "tc", "--device", "cuda"], "--device cuda: tc runs on the CPU only"),
     (["bfs", "kron:8", "--device", "tpu"], "invalid choice: 'tpu'"),
     (["sssp", "kron:8", "--weights", "random:-5:3"], "sssp: "),
     (["sssp", "kron:8", "--weights", "gauss:1:2"], "--weights must be random:LO:HI"),
@@ -420,6 +430,55 @@ def _assert_one_line_error(rc, out, err, expect):
 def test_errors(capsys, argv, expect):
     rc, out, err = run(capsys, *argv)
     _assert_one_line_error(rc, out, err, expect)
+
+
+@pytest.mark.skipif(CUDA_REASON is None, reason="CUDA is usable here (tests/gpu/test_cli_gpu.py)")
+@pytest.mark.parametrize("argv", [["bfs", "kron:8"], ["msbfs", "kron:8"],
+                                  ["bench", "kron:8", "--algo", "msbfs", "--repeat", "1"]])
+def test_device_cuda_without_a_gpu(capsys, argv):
+    """A command that runs on CUDA, asked for it where it is not usable: an
+    error saying why (CuPy missing, no GPU), never a silent CPU run."""
+    rc, out, err = run(capsys, *argv, "--device", "cuda")
+    where = "bench" if argv[0] == "bench" else argv[0]
+    command = argv[argv.index("--algo") + 1] if where == "bench" else where
+    _assert_one_line_error(rc, out, err, f"{command} --device: device 'cuda' was asked for, but ")
+    assert " ".join(CUDA_REASON.split())[:80] in err
+
+
+@pytest.mark.parametrize("argv", [["sssp", "grid:8x8"], ["cc", "grid:8x8"], ["tc", "grid:8x8"],
+                                  ["pagerank", "grid:8x8"],
+                                  ["bench", "grid:8x8", "--algo", "cc", "--repeat", "1"]])
+def test_device_auto_picks_the_cpu_for_cpu_only_commands(capsys, argv):
+    assert run_json(capsys, *argv, "--device", "auto")["device"] == "cpu"
+    assert run_json(capsys, *argv, "--device", "cpu")["device"] == "cpu"
+
+
+BFS_METHODS = sys.modules["bitgraph.algorithms.bfs"].METHODS
+CPU_ONLY_BFS = [m for m in BFS_METHODS if m not in cli._cuda_methods("bfs")]
+
+
+@pytest.mark.parametrize("method", CPU_ONLY_BFS)
+def test_device_cuda_bfs_method_cpu_only(capsys, method):
+    cuda = ", ".join(cli._cuda_methods("bfs"))
+    rc, out, err = run(capsys, "bfs", "kron:8", "--method", method, "--device", "cuda")
+    _assert_one_line_error(rc, out, err, f"--device cuda: bfs --method {method} runs on the CPU "
+                                         f"only (on CUDA: {cuda}); use --device cpu or auto")
+    assert run_json(capsys, "bfs", "kron:8", "--method", method)["device"] == "cpu"
+
+
+def test_device_resolution():
+    """``_command_device``: auto -> cuda only for a CUDA command (and method)
+    where CUDA is usable; cpu always cpu."""
+    auto_gpu = "cuda" if CUDA_REASON is None else "cpu"
+    assert cli._command_device("auto", "bfs") == auto_gpu
+    for method in BFS_METHODS:
+        want = auto_gpu if method in cli._cuda_methods("bfs") else "cpu"
+        assert cli._command_device("auto", "bfs", method) == want
+    assert cli._command_device("auto", "msbfs") == auto_gpu
+    for command in ("sssp", "pagerank", "cc", "tc", "info", "convert"):
+        assert cli._command_device("auto", command) == "cpu"
+        assert cli._command_device("cpu", command) == "cpu"
+    assert cli._command_device("cpu", "bfs") == "cpu"
 
 
 @needs_data
@@ -535,9 +594,9 @@ def test_subprocess_demo():
 
 
 def test_subprocess_errors():
-    p = _python_m("bfs", "kron:8", "--device", "cuda")
+    p = _python_m("sssp", "kron:8", "--device", "cuda")
     assert p.returncode == 2 and "Traceback" not in p.stderr
-    assert p.stderr.count("\n") == 1 and "CUDA" in p.stderr
+    assert p.stderr.count("\n") == 1 and "sssp runs on the CPU only" in p.stderr
     p = _python_m("nosuchcommand", "kron:8")
     assert p.returncode == 2 and "Traceback" not in p.stderr and p.stderr.count("\n") == 1
     if DATA.is_dir():

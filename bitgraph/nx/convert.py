@@ -27,19 +27,30 @@ __all__ = ["from_networkx", "to_networkx"]
 
 
 def _device():
-    """The device the converted matrix goes to: ``nx.config.backends.bitgraph.device``.
-    "auto" is the CPU for now: ``bitgraph.algorithms`` raise ``DeviceError``
-    for a matrix on the GPU until their CUDA versions land (the GPU BFS
-    issues); then "auto" becomes CUDA when it is usable."""
+    """The device the converted matrix goes to: ``nx.config.backends.bitgraph.device``
+    through :func:`bitgraph.device.resolve`. "auto" (the default, also when
+    the backend's config is absent) is CUDA when it is usable (CuPy imports
+    and sees a GPU), else the CPU; "cuda" must be usable (``DeviceError``
+    naming why it is not); "cpu" is the CPU.
+
+    On CUDA, the functions whose bitgraph algorithm runs there (``bfs``,
+    ``msbfs``, ``closeness_centrality``) use the CUDA matrix and the others
+    :attr:`BitGraph.cpu_matrix <bitgraph.nx.graph.BitGraph.cpu_matrix>` (a
+    CPU copy made once per graph); the answers are the same either way.
+
+    >>> import bitgraph as bg
+    >>> _device() == ("cuda" if bg.device.cuda_status() is None else "cpu")
+    True
+    """
+    from bitgraph import device as bgdev
+
     try:
         import networkx as nx
 
         dev = nx.config.backends.bitgraph.device
     except Exception:  # backend config absent (not installed through entry points)
         dev = "auto"
-    if dev in (None, "auto"):
-        return "cpu"
-    return dev
+    return bgdev.resolve("auto" if dev is None else dev, "nx.config.backends.bitgraph.device")
 
 
 def from_networkx(G, edge_attrs=None, *, device="cpu", graph_attrs=True) -> BitGraph:
@@ -121,8 +132,10 @@ def to_networkx(BG: BitGraph):
     H = nx.DiGraph() if BG.is_directed() else nx.Graph()
     H.graph.update(BG.graph)
     H.add_nodes_from(BG.nodes)
+    from bitgraph.device import host
+
     r, c, _ = BG.matrix.to_coo()
-    r, c = np.asarray(r), np.asarray(c)
+    r, c = host(r), host(c)  # one copy each off the GPU when the matrix is there
     labels = BG.nodes
     if BG._weights:
         data = []

@@ -5,6 +5,15 @@ edge attributes.
 NetworkX caches it on the original graph (``G.__networkx_cache__``), so a
 second call with the same graph pays no conversion.
 
+Devices: ``matrix`` is on the device the conversion chose
+(``nx.config.backends.bitgraph.device``, :func:`bitgraph.nx.convert._device`).
+A function whose bitgraph algorithm runs on CUDA (``bfs``, ``msbfs``,
+``closeness_centrality``) hands ``matrix`` to it; one whose algorithm runs
+on the CPU only hands :attr:`BitGraph.cpu_matrix`, ``matrix`` itself on the
+CPU and otherwise a copy made on first use and kept on the BitGraph. Results
+come back to the host (``bitgraph.device.host``, once per array) before any
+Python dict is built.
+
 >>> import networkx as nx
 >>> from bitgraph.nx.convert import from_networkx
 >>> BG = from_networkx(nx.path_graph(["a", "b", "c"]))
@@ -34,13 +43,20 @@ class BitGraph:
     matrix's CSR arrays.  ``_weights[attr] = (values, missing)`` hold edge
     attribute values in the matrix's CSR order (``missing``: bool mask of
     edges without the attribute, or None).
+
+    Cached, each valid if present: ``_cpu_matrix`` (:attr:`cpu_matrix` when
+    ``matrix`` is on the GPU), ``_weighted_cache`` (:meth:`weighted`),
+    ``_label_array`` (:meth:`labels`), ``_measures_cache`` (component labels
+    and triangle counts, :mod:`bitgraph.nx.measures`). An undirected graph's
+    matrices are recorded as symmetric where the algorithms look
+    (``algorithms._common.is_symmetric``), so none builds A' to find out.
     """
 
     __networkx_backend__ = "bitgraph"
 
     def __init__(self, matrix, nodes, *, directed, graph=None, weights=None,
                  adj_indptr=None, adj_indices=None, perm=None, multigraph_source=False):
-        self.matrix = matrix
+        self.matrix = matrix if directed else _symmetric(matrix)
         self.nodes = list(nodes)
         self.index = {label: i for i, label in enumerate(self.nodes)}
         self._directed = bool(directed)
@@ -91,9 +107,45 @@ class BitGraph:
         return (nnz - loops) // 2 + loops
 
     def _self_loop_mask(self):
-        indptr = np.asarray(self.matrix.indptr)
+        """One bool per stored entry: a self-loop (read from the host
+        adjacency arrays, else from :attr:`cpu_matrix`: never the GPU's)."""
+        if self._adj_indptr is not None:
+            indptr, indices = self._adj_indptr, self._adj_indices
+        else:
+            A = self.cpu_matrix
+            indptr, indices = A.indptr, A.indices
         rows = np.repeat(np.arange(len(self.nodes)), np.diff(indptr))
-        return rows == np.asarray(self.matrix.indices)
+        return rows == np.asarray(indices)
+
+    # --- devices ----------------------------------------------------------------
+    @property
+    def device(self) -> str:
+        """Where ``matrix`` lives: "cpu" or "cuda"."""
+        return self.matrix.device
+
+    @property
+    def cpu_matrix(self):
+        """``matrix`` on the CPU, for the functions whose bitgraph algorithm
+        runs on the CPU only (``sssp``, ``pagerank``, ``connected_components``,
+        ``triangle_count``, ``eccentricity``, the GraphBLAS operations of the
+        directed clustering): ``matrix`` itself when it is on the CPU, else a
+        copy made on the first use and kept (``_cpu_matrix``), so later calls
+        copy nothing.
+
+        >>> import networkx as nx
+        >>> from bitgraph.nx.convert import from_networkx
+        >>> BG = from_networkx(nx.path_graph(3))
+        >>> BG.cpu_matrix is BG.matrix, BG.cpu_matrix is BG.cpu_matrix
+        (True, True)
+        """
+        A = self.matrix
+        if A.device == "cpu":
+            return A
+        C = self.__dict__.get("_cpu_matrix")
+        if C is None:
+            C = A.to("cpu")
+            self._cpu_matrix = C = C if self._directed else _symmetric(C)
+        return C
 
     # --- vertex ids and labels ----------------------------------------------
     def node_id(self, label, what="Source") -> int:
@@ -128,8 +180,10 @@ class BitGraph:
     # --- weights --------------------------------------------------------------
     def weighted(self, attr="weight", default=1.0, dtype=np.float64):
         """The adjacency with edge attribute ``attr`` as values (edges
-        without it get ``default``); ``KeyError(attr)`` when ``attr`` was not
-        converted (not in ``edge_attrs``).
+        without it get ``default``), on the CPU (``sssp`` and ``pagerank``,
+        which read it, run there), made once per (attr, default, dtype) and
+        cached; ``KeyError(attr)`` when ``attr`` was not converted (not in
+        ``edge_attrs``).
 
         >>> import networkx as nx
         >>> from bitgraph.nx.convert import from_networkx
@@ -152,10 +206,12 @@ class BitGraph:
                 if np.asarray(default).dtype.kind in "fc" else vals
             vals[missing] = default
         vals = vals.astype(dtype, copy=False)
-        A = self.matrix
-        W = bg.Matrix.from_csr(np.asarray(A.indptr), np.asarray(A.indices), vals,
-                               ncols=A.ncols, check=False, device=A.device)
-        cache[key] = W
+        A = self.cpu_matrix
+        W = bg.Matrix.from_csr(A.indptr, A.indices, vals, ncols=A.ncols, check=False,
+                               device="cpu")
+        # undirected: the values are symmetric too (both directions read one
+        # NetworkX edge dict)
+        cache[key] = W = W if self._directed else _symmetric(W)
         return W
 
     def has_weights(self, attr) -> bool:
@@ -164,3 +220,16 @@ class BitGraph:
     def __repr__(self):
         kind = "directed" if self._directed else "undirected"
         return f"<BitGraph {kind}, {len(self.nodes)} nodes, {self.matrix.nvals} stored entries>"
+
+
+def _symmetric(A):
+    """``A``, recorded as symmetric (for itself and its transpose view) where
+    ``bitgraph.algorithms._common.is_symmetric`` caches it, as
+    ``io.generators`` does: an undirected NetworkX graph's adjacency is
+    symmetric by construction, and without the record ``bfs``, ``msbfs``
+    and ``connected_components`` would build A' to find out."""
+    from bitgraph.algorithms._common import cached
+
+    cached(A, "symmetric", lambda: True)
+    cached(A.T, "symmetric", lambda: True)
+    return A

@@ -12,6 +12,11 @@ inputs the bitgraph algorithm rejects but NetworkX accepts (negative
 PageRank weights, an all-zero ``nstart``) raise ``NotImplementedError``,
 which makes NetworkX fall back as well.
 
+Devices: ``closeness_centrality`` hands ``G.matrix`` to bitgraph's (it
+runs on CUDA when the graph is there); the others run on the CPU only and
+read ``G.cpu_matrix`` (``G.weighted(...)`` for a weighted PageRank), a copy
+made once per graph when ``G.matrix`` is on the GPU.
+
 >>> import networkx as nx
 >>> from bitgraph.nx.convert import from_networkx
 >>> BG = from_networkx(nx.Graph([("a", "b"), ("b", "c"), ("c", "a"), ("c", "d")]))
@@ -27,6 +32,8 @@ import inspect
 
 import numpy as np
 
+from bitgraph.device import host as _host
+
 __all__ = [
     "pagerank", "connected_components", "number_connected_components", "is_connected",
     "node_connected_component", "weakly_connected_components",
@@ -37,11 +44,6 @@ __all__ = [
 
 
 # --- helpers --------------------------------------------------------------------------
-
-def _host(a):
-    """A numpy array (device arrays are copied to the host)."""
-    return a.get() if hasattr(a, "get") and not isinstance(a, np.ndarray) else np.asarray(a)
-
 
 def _not_implemented_for(G, kind):
     """NetworkX's ``not_implemented_for`` check, for direct calls (the
@@ -93,7 +95,7 @@ def _cc_labels(G) -> np.ndarray:
 
     cache = G.__dict__.setdefault("_measures_cache", {})
     if "cc" not in cache:
-        cache["cc"] = _host(cc(G.matrix).to_dense())
+        cache["cc"] = _host(cc(G.cpu_matrix).to_dense())
     return cache["cc"]
 
 
@@ -113,9 +115,9 @@ def _component_sets(G):
 
 def _undirected_degree(G) -> np.ndarray:
     """NetworkX's ``len(set(G[v]) - {v})``: neighbours without v itself."""
-    A = G.matrix
-    indptr = _host(A.indptr).astype(np.int64)
-    indices = _host(A.indices).astype(np.int64)
+    A = G.cpu_matrix
+    indptr = np.asarray(A.indptr, np.int64)
+    indices = np.asarray(A.indices, np.int64)
     rows = np.repeat(np.arange(indptr.size - 1), np.diff(indptr))
     loops = np.bincount(rows[rows == indices], minlength=indptr.size - 1)
     return np.diff(indptr) - loops
@@ -126,16 +128,17 @@ def _offdiag_counts(G, symmetrise):
     entries 1, or 2 where both directions are edges)."""
     import bitgraph as bg
 
-    A = G.matrix
+    A = G.cpu_matrix
     n = A.nrows
-    indptr = _host(A.indptr).astype(np.int64)
-    c = _host(A.indices).astype(np.int64)
+    indptr = np.asarray(A.indptr, np.int64)
+    c = np.asarray(A.indices, np.int64)
     r = np.repeat(np.arange(n, dtype=np.int64), np.diff(indptr))
     keep = r != c
     r, c = r[keep], c[keep]
     if symmetrise:
         r, c = np.concatenate([r, c]), np.concatenate([c, r])
-    B = bg.Matrix.from_coo(r, c, np.ones(r.size, np.int64), nrows=n, ncols=n, dup_op="plus")
+    B = bg.Matrix.from_coo(r, c, np.ones(r.size, np.int64), nrows=n, ncols=n, dup_op="plus",
+                           device="cpu")
     return B
 
 
@@ -189,7 +192,7 @@ def pagerank(G, alpha=0.85, personalization=None, max_iter=100, tol=1.0e-6,
     # an attribute not converted counts 1 on every edge (what NetworkX reads
     # from a graph without it); the dispatcher always converts ``weight``
     if weight is None or not G.has_weights(weight):
-        A = G.matrix
+        A = G.cpu_matrix
     else:
         A = G.weighted(weight, default=1.0)
     try:
@@ -305,7 +308,7 @@ def _triangle_counts(G) -> np.ndarray:
 
     cache = G.__dict__.setdefault("_measures_cache", {})
     if "tri" not in cache:
-        cache["tri"] = _host(triangle_count(G.matrix, per_vertex=True).to_dense())
+        cache["tri"] = _host(triangle_count(G.cpu_matrix, per_vertex=True).to_dense())
     return cache["tri"]
 
 
@@ -437,10 +440,11 @@ def closeness_centrality(G, u=None, distance=None, wf_improved=True):
 
     if distance is not None:
         raise NotImplementedError("bitgraph closeness_centrality is unweighted only")
+    # bitgraph's runs on either device: G.matrix where it is
     if u is not None:
         i = G.node_id(u)
-        return float(bg_closeness(G.matrix, [i], wf_improved=bool(wf_improved))[0])
-    c = bg_closeness(G.matrix, wf_improved=bool(wf_improved))
+        return float(_host(bg_closeness(G.matrix, [i], wf_improved=bool(wf_improved)))[0])
+    c = _host(bg_closeness(G.matrix, wf_improved=bool(wf_improved)))
     return dict(zip(G.nodes, c.tolist()))
 
 
@@ -451,7 +455,7 @@ def _eccentricities(G, ids):
     from bitgraph.errors import InvalidValue
 
     try:
-        return bg_eccentricity(G.matrix, np.asarray(ids, np.int64))
+        return bg_eccentricity(G.cpu_matrix, np.asarray(ids, np.int64))
     except InvalidValue:
         if G.is_directed():
             msg = ("Found infinite path length because the digraph is not"
@@ -618,7 +622,8 @@ INFO = {
         "extra_parameters": {}},
     "closeness_centrality": {
         "url": _NX + "centrality.closeness_centrality.html",
-        "note": "Unweighted only (distance falls back); multi-source BFS, 64 sources a pass.",
+        "note": "Unweighted only (distance falls back); multi-source BFS, 64 sources a pass"
+                " (on the GPU when the graph is there).",
         "extra_parameters": {}},
     "eccentricity": {
         "url": _NX + "distance_measures.eccentricity.html",

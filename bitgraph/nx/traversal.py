@@ -10,6 +10,11 @@ discoverer.  Distance dictionaries come from the bitgraph kernels
 order is by distance (NetworkX's is by discovery, which dict equality
 ignores).
 
+Devices: ``bfs`` and ``msbfs`` run where ``G.matrix`` is (on CUDA when
+the conversion put it there); ``sssp`` runs on the CPU only and gets
+``G.cpu_matrix`` or ``G.weighted(...)`` (both on the CPU, made once per
+graph). The order-sensitive BFS family reads the host adjacency arrays.
+
 >>> import networkx as nx
 >>> from bitgraph.nx.convert import from_networkx
 >>> BG = from_networkx(nx.path_graph(4))
@@ -83,8 +88,9 @@ def _ordered_levels(G, sources, depth_limit=None):
 
 
 def _levels(A, source):
-    """Dense int BFS levels from vertex ``source`` along A's rows (-1: unreached)."""
-    return np.asarray(bgdev.host(alg.bfs(A, source).to_dense(-1)))
+    """Dense int BFS levels from vertex ``source`` along A's rows (-1:
+    unreached), on the host; ``A`` on either device (``bfs`` runs on both)."""
+    return bgdev.host(alg.bfs(A, source).to_dense(-1))
 
 
 def _dist_dict(G, dist, reached):
@@ -105,19 +111,21 @@ def _bfs_dict(G, A, source, cutoff):
 
 
 def _rev(G):
-    """The matrix whose rows are G's in-edges (G's own for undirected)."""
+    """The matrix whose rows are G's in-edges (G's own for undirected), on
+    G's device: for ``bfs``."""
     return G.matrix.T if G.is_directed() else G.matrix
 
 
 def _weights(G, weight):
-    """(weighted matrix, integral): NotImplementedError for negative or NaN
-    weights, which the kernels don't take (NetworkX then runs itself).
-    ``weight=None`` is NetworkX's unit weight (``data.get(None, 1)``): the
-    pattern, whose shortest paths are BFS levels."""
+    """(weighted matrix on the CPU, for ``sssp``; integral):
+    NotImplementedError for negative or NaN weights, which the kernels don't
+    take (NetworkX then runs itself). ``weight=None`` is NetworkX's unit
+    weight (``data.get(None, 1)``): the pattern, whose shortest paths are
+    BFS levels."""
     if weight is None:
-        return G.matrix, True
+        return G.cpu_matrix, True
     W = G.weighted(weight, 1)
-    vals = np.asarray(bgdev.host(W.values))
+    vals = np.asarray(W.values)
     if vals.size and (np.isnan(vals).any() or vals.min() < 0):
         raise NotImplementedError("bitgraph: negative or NaN edge weights")
     # integer weights give NetworkX integer sums: return ints then
@@ -127,6 +135,7 @@ def _weights(G, weight):
 
 
 def _sssp_dict(G, W, integral, source, cutoff=None):
+    """{label: distance} from ``sssp`` (CPU only: ``W`` from :func:`_weights`)."""
     d = np.asarray(bgdev.host(alg.sssp(W, source).to_dense(np.nan)), dtype=np.float64)
     reached = ~np.isnan(d) & (d < np.inf)
     if cutoff is not None:
@@ -246,10 +255,10 @@ def all_pairs_shortest_path_length(G, cutoff=None):
     {0: {0: 0, 1: 1}, 1: {1: 0, 0: 1}}
     """
     n = len(G)
-    A = G.matrix
+    A = G.matrix  # msbfs runs on either device
     for start in range(0, n, _APSP_CHUNK):
         ids = np.arange(start, min(n, start + _APSP_CHUNK))
-        block = np.asarray(bgdev.host(alg.msbfs(A, ids)))
+        block = bgdev.host(alg.msbfs(A, ids))  # one copy per block off the GPU
         for row, s in enumerate(ids.tolist()):
             lev = block[row]
             reached = lev >= 0
@@ -377,11 +386,11 @@ _NOTES = {
     "bfs_layers": ("traversal.breadth_first_search", "Level-synchronous BFS in numpy; NetworkX's exact layer order."),
     "bfs_edges": ("traversal.breadth_first_search", "NetworkX's exact edge order; sort_neighbors, and reverse on directed graphs, fall back to NetworkX."),
     "bfs_tree": ("traversal.breadth_first_search", "Built from bfs_edges (same tree as NetworkX); sort_neighbors and directed reverse fall back."),
-    "descendants_at_distance": ("traversal.breadth_first_search", "One BFS through bitgraph.algorithms.bfs."),
-    "single_source_shortest_path_length": ("shortest_paths.unweighted", "BFS levels through bitgraph.algorithms.bfs; cutoff supported."),
-    "single_target_shortest_path_length": ("shortest_paths.unweighted", "BFS over the transposed adjacency; cutoff supported."),
-    "all_pairs_shortest_path_length": ("shortest_paths.unweighted", "Batches of 64-source bit-parallel BFS (msbfs); cutoff supported."),
-    "shortest_path_length": ("shortest_paths.generic", "Unweighted through BFS, weighted through bitgraph.algorithms.sssp; negative weights fall back."),
+    "descendants_at_distance": ("traversal.breadth_first_search", "One BFS through bitgraph.algorithms.bfs (on the GPU when the graph is there)."),
+    "single_source_shortest_path_length": ("shortest_paths.unweighted", "BFS levels through bitgraph.algorithms.bfs (on the GPU when the graph is there); cutoff supported."),
+    "single_target_shortest_path_length": ("shortest_paths.unweighted", "BFS over the transposed adjacency (on the GPU when the graph is there); cutoff supported."),
+    "all_pairs_shortest_path_length": ("shortest_paths.unweighted", "Batches of 64-source bit-parallel BFS (msbfs, on the GPU when the graph is there); cutoff supported."),
+    "shortest_path_length": ("shortest_paths.generic", "Unweighted through BFS (on the GPU when the graph is there), weighted through bitgraph.algorithms.sssp (CPU); negative weights fall back."),
     "single_source_dijkstra_path_length": ("shortest_paths.weighted", "bitgraph.algorithms.sssp (delta-stepping / Bellman-Ford); negative weights fall back."),
     "single_source_bellman_ford_path_length": ("shortest_paths.weighted", "bitgraph.algorithms.sssp; negative weights (and cycles) fall back to NetworkX."),
 }

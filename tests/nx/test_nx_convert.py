@@ -11,6 +11,7 @@ from conftest_backend import nx_graphs
 from hypothesis import given
 
 import bitgraph.nx as bnx
+from bitgraph import device as bg_device
 from bitgraph.nx.convert import from_networkx, to_networkx
 
 nx.config.warnings_to_ignore.add("cache")
@@ -109,3 +110,152 @@ def test_bitgraph_input_skips_conversion():
     assert nx.single_source_shortest_path_length(BG, 0) == {0: 0, 1: 1, 4: 1, 2: 2, 3: 2}
     assert nx.shortest_path_length(BG, 0, 2, weight="weight") == 2
     assert bnx.BackendInterface.convert_to_nx(BG).number_of_edges() == 5
+
+
+# --- devices ----------------------------------------------------------------------
+
+no_cuda = pytest.mark.skipif(bg_device.cuda_status() is None,
+                             reason="CUDA is usable here: auto resolves to cuda (tests/gpu/test_nx_gpu.py)")
+
+
+@no_cuda
+def test_device_auto_is_cpu_without_a_gpu(monkeypatch):
+    from bitgraph.nx.convert import _device
+
+    for value in ("auto", None):
+        monkeypatch.setattr(nx.config.backends.bitgraph, "device", value)
+        assert _device() == "cpu"
+    BG = bnx.BackendInterface.convert_from_nx(nx.path_graph(3))
+    assert BG.device == BG.matrix.device == "cpu" and BG.cpu_matrix is BG.matrix
+    monkeypatch.setattr(nx.config.backends.bitgraph, "device", "cpu")
+    assert _device() == "cpu"
+
+
+@no_cuda
+def test_device_cuda_explicit_raises_with_the_reason(monkeypatch):
+    from bitgraph.errors import DeviceError
+    from bitgraph.nx.convert import _device
+
+    monkeypatch.setattr(nx.config.backends.bitgraph, "device", "cuda")
+    reason = bg_device.cuda_status()
+    with pytest.raises(DeviceError) as e:
+        _device()
+    msg = str(e.value)
+    assert msg.startswith("nx.config.backends.bitgraph.device: device 'cuda' was asked for")
+    assert reason in msg
+    # through the dispatcher too: the user asked for CUDA, nothing runs elsewhere silently
+    with pytest.raises(DeviceError, match="device 'cuda' was asked for"):
+        nx.single_source_shortest_path_length(nx.path_graph(3), 0, backend="bitgraph")
+
+
+def test_device_unknown_value(monkeypatch):
+    from bitgraph.errors import InvalidValue
+    from bitgraph.nx.convert import _device
+
+    monkeypatch.setattr(nx.config.backends.bitgraph, "device", "tpu")
+    with pytest.raises(InvalidValue, match="nx.config.backends.bitgraph.device: unknown device 'tpu'"):
+        _device()
+
+
+class _OnGPU:
+    """Stands in for a CUDA matrix on a machine without one: ``device`` is
+    "cuda", the sizes, and ``to("cpu")`` (counted) are all it offers, so a
+    function that hands ``G.matrix`` to a CPU-only algorithm fails here."""
+
+    device = "cuda"
+
+    def __init__(self, A):
+        self._A, self.copies = A, 0
+        self.nrows, self.ncols, self.nvals = A.nrows, A.ncols, A.nvals
+
+    def to(self, device):
+        assert device == "cpu"
+        self.copies += 1
+        return self._A.copy()
+
+
+def _as_if_on_gpu(G):
+    BG = from_networkx(G, {"weight": 1})
+    BG.matrix = _OnGPU(BG.matrix)
+    return BG
+
+
+@pytest.mark.parametrize("directed", [False, True])
+def test_cpu_only_functions_use_one_cached_cpu_copy(directed):
+    """On a CUDA graph, the functions whose algorithm runs on the CPU only
+    read ``cpu_matrix``: made on first use, then the same object (one copy)."""
+    from bitgraph.nx import measures as M
+    from bitgraph.nx import traversal as T
+
+    G = nx.gnm_random_graph(30, 70, seed=5, directed=directed)
+    for u, v in G.edges:
+        G[u][v]["weight"] = (u * 7 + v) % 5 + 0.5
+    G.add_node("iso")
+    BG = _as_if_on_gpu(G)
+    first = BG.cpu_matrix
+    assert first.device == "cpu" and BG.cpu_matrix is first and BG.matrix.copies == 1
+    assert BG.number_of_edges() == G.number_of_edges()
+    checks = [
+        (T.single_source_dijkstra_path_length, nx.single_source_dijkstra_path_length, (0,)),
+        (T.single_source_bellman_ford_path_length, nx.single_source_bellman_ford_path_length, (0,)),
+        (lambda g: T.shortest_path_length(g, target=1, weight="weight"),
+         lambda g: nx.shortest_path_length(g, target=1, weight="weight"), ()),
+        (lambda g: T.single_source_dijkstra_path_length(g, 0, weight=None),
+         lambda g: nx.single_source_dijkstra_path_length(g, 0, weight=None), ()),
+        (M.pagerank, nx.pagerank, ()),
+        (lambda g: M.pagerank(g, weight=None), lambda g: nx.pagerank(g, weight=None), ()),
+        (M.clustering, nx.clustering, ()),
+        (M.average_clustering, nx.average_clustering, ()),
+        (M.transitivity, nx.transitivity, ()),
+    ]
+    if directed:
+        checks += [
+            (lambda g: sorted(map(sorted, M.weakly_connected_components(g)), key=str),
+             lambda g: sorted(map(sorted, nx.weakly_connected_components(g)), key=str), ()),
+            (M.number_weakly_connected_components, nx.number_weakly_connected_components, ()),
+        ]
+    else:
+        checks += [
+            (lambda g: list(M.connected_components(g)), lambda g: list(nx.connected_components(g)), ()),
+            (M.number_connected_components, nx.number_connected_components, ()),
+            (M.is_connected, nx.is_connected, ()),
+            (M.node_connected_component, nx.node_connected_component, (0,)),
+            (M.triangles, nx.triangles, ()),
+        ]
+    for ours, theirs, args in checks:
+        got, want = ours(BG, *args), theirs(G, *args)
+        if isinstance(want, dict):
+            assert set(got) == set(want)
+            assert all(got[k] == pytest.approx(want[k], rel=1e-9) for k in want)
+        else:
+            assert got == pytest.approx(want, rel=1e-9) if isinstance(want, float) else got == want
+    # eccentricity (and diameter, radius) of a connected graph
+    H = nx.cycle_graph(9, create_using=nx.DiGraph if directed else nx.Graph)
+    BH = _as_if_on_gpu(H)
+    assert M.eccentricity(BH) == nx.eccentricity(H)
+    assert (M.diameter(BH), M.radius(BH)) == (nx.diameter(H), nx.radius(H))
+    assert BH.matrix.copies == 1
+    assert BG.cpu_matrix is first and BG.matrix.copies == 1  # one copy for every call above
+    W = BG.weighted("weight", 1)
+    assert W.device == "cpu" and BG.weighted("weight", 1) is W  # weighted: on the CPU, cached
+
+
+def test_undirected_matrices_are_recorded_symmetric():
+    """So bfs / msbfs / components never build A' of an undirected graph."""
+    from bitgraph.algorithms._common import known
+
+    BG = from_networkx(nx.Graph([(0, 1), (1, 2), (2, 2)]), {"weight": 1})
+    for A in (BG.matrix, BG.matrix.T, BG.cpu_matrix, BG.weighted("weight", 1)):
+        assert known(A, "symmetric") is True
+    BD = from_networkx(nx.DiGraph([(0, 1)]))
+    assert known(BD.matrix, "symmetric") is None
+
+
+def test_core_does_not_import_networkx():
+    import subprocess
+    import sys
+
+    code = ("import sys, bitgraph, bitgraph.algorithms, bitgraph.io, bitgraph.cli, "
+            "bitgraph.device; assert 'networkx' not in sys.modules, 'networkx imported'")
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert p.returncode == 0, p.stderr

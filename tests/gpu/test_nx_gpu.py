@@ -1,0 +1,417 @@
+"""The NetworkX backend on a GPU: with ``nx.config.backends.bitgraph.device =
+"auto"`` the converted graph's matrix is on CUDA, the BFS-based functions
+run there without a CPU copy, and every backend function called with
+``backend="bitgraph"`` gives NetworkX's answer on a few graphs (undirected
+and directed, string labels, isolated nodes, several components, weighted
+edges for the weighted functions, one graph big enough for several msbfs
+chunks).
+
+The device machine runs the working tree, where bitgraph is not installed:
+NetworkX finds backends through entry points, read once when it is
+imported, so :func:`_register_backend` first puts a ``bitgraph.dist-info``
+holding ``pyproject.toml``'s entry points on ``sys.path`` (nothing happens
+where bitgraph is installed). NetworkX itself may be missing there: the
+module is skipped then.
+
+``BG_TEST_DEVICE=cpu`` runs the whole file on the CPU backend (no gpu
+marker; for debugging the comparisons).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import sys
+import tempfile
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+DEVICE = os.environ.get("BG_TEST_DEVICE", "cuda")
+pytestmark = [pytest.mark.gpu] if DEVICE == "cuda" else []
+
+
+def _register_backend():
+    """Entry points for NetworkX where bitgraph is not installed (see the
+    module docstring); must run before ``import networkx``."""
+    from importlib.metadata import entry_points
+
+    if importlib.util.find_spec("networkx") is None or "networkx" in sys.modules:
+        return  # absent (skipped below) or too late (checked below)
+    if any(ep.name == "bitgraph" for ep in entry_points(group="networkx.backends")):
+        return
+    import tomllib
+
+    with open(ROOT / "pyproject.toml", "rb") as f:
+        eps = tomllib.load(f)["project"]["entry-points"]
+    info = Path(tempfile.mkdtemp(prefix="bitgraph-nx-")) / "bitgraph-0.0.0.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: bitgraph\nVersion: 0.0.0\n")
+    (info / "entry_points.txt").write_text("".join(
+        f"[{group}]\n" + "".join(f"{k} = {v}\n" for k, v in eps[group].items()) + "\n"
+        for group in ("networkx.backends", "networkx.backend_info")))
+    sys.path.append(str(info.parent))
+    if str(ROOT) not in sys.path:  # _nx_bitgraph.py sits at the repository root
+        sys.path.append(str(ROOT))
+
+
+_register_backend()
+nx = pytest.importorskip("networkx")
+if "bitgraph" not in nx.utils.backends.backends:
+    pytest.skip("the bitgraph backend is not registered with NetworkX (networkx was imported "
+                "before this module could add its entry points; pip install -e . fixes it)",
+                allow_module_level=True)
+
+sys.path.insert(0, str(ROOT / "tests" / "nx"))
+from conftest_backend import close_dicts  # noqa: E402
+from test_nx_traversal import BK, both, same_error  # noqa: E402
+
+import bitgraph.nx as bnx  # noqa: E402
+
+nx.config.warnings_to_ignore.add("cache")  # many functions on one graph: the cache is reused
+
+
+@pytest.fixture(autouse=True)
+def _device_setting():
+    """device "auto" (the default; a GPU machine resolves it to cuda), or
+    "cpu" under BG_TEST_DEVICE=cpu; restored afterwards."""
+    cfg = nx.config.backends.bitgraph
+    old = cfg.device
+    cfg.device = "auto" if DEVICE == "cuda" else "cpu"
+    yield
+    cfg.device = old
+
+
+# --- the graphs ---------------------------------------------------------------------
+
+def _weigh(G, seed, integer):
+    """A "weight" on most edges (some lack it: 1), ints or floats."""
+    for k, (u, v, d) in enumerate(G.edges(data=True)):
+        if (k * 7 + seed) % 11:
+            d["weight"] = ((k * 37 + seed) % 9 + 1) if integer else ((k * 37 + seed) % 97) / 13 + 0.25
+    return G
+
+
+def _labelled(G, fmt):
+    return nx.relabel_nodes(G, {v: fmt.format(v) for v in G})
+
+
+def _disconnected(directed):
+    """String labels, nodes inserted in a shuffled order, a random part, a
+    separate cycle with a pendant, self-loops and two isolated nodes."""
+    G = nx.DiGraph() if directed else nx.Graph()
+    base = nx.gnm_random_graph(60, 150, seed=11, directed=directed)
+    order = sorted(base, key=lambda v: (v * 29) % 61)
+    G.add_nodes_from(f"n{v}" for v in order)
+    G.add_node("isolated-a")
+    G.add_edges_from((f"n{u}", f"n{v}") for u, v in base.edges)
+    nx.add_cycle(G, ["c0", "c1", "c2", "c3", "c4"])
+    G.add_edge("c2", "pendant")
+    G.add_edge("n3", "n3")
+    G.add_edge("c1", "c1")
+    G.add_node("isolated-b")
+    return _weigh(G, 3, integer=directed)
+
+
+def _connected_undirected():
+    G = _labelled(nx.connected_watts_strogatz_graph(80, 4, 0.3, seed=5), "w{}")
+    return _weigh(G, 5, integer=False)
+
+
+def _strongly_connected():
+    G = nx.DiGraph()
+    nx.add_cycle(G, [f"s{i}" for i in range(50)])
+    G.add_edges_from((f"s{i}", f"s{(i * 7 + 3) % 50}") for i in range(0, 50, 3))
+    return _weigh(G, 7, integer=True)
+
+
+def _big_directed():
+    """More than one msbfs chunk (256 sources) and one 64-source batch."""
+    G = _labelled(nx.gnm_random_graph(600, 1800, seed=3, directed=True), "b{}")
+    return _weigh(G, 1, integer=False)
+
+
+def _big_undirected():
+    G = _labelled(nx.barabasi_albert_graph(700, 3, seed=2), "u{}")
+    G.add_nodes_from(["lonely-1", "lonely-2"])
+    return _weigh(G, 2, integer=True)
+
+
+_BUILDERS = {
+    "undirected-disconnected": lambda: _disconnected(False),
+    "directed-disconnected": lambda: _disconnected(True),
+    "undirected-connected": _connected_undirected,
+    "directed-strongly-connected": _strongly_connected,
+    "directed-big": _big_directed,
+    "undirected-big": _big_undirected,
+}
+_GRAPHS = {}
+
+
+def graph(name):
+    """Built once per session: NetworkX caches each conversion on the graph,
+    so the functions below share one BitGraph per (graph, edge attributes)."""
+    if name not in _GRAPHS:
+        _GRAPHS[name] = _BUILDERS[name]()
+    return _GRAPHS[name]
+
+
+def nodes_of(G):
+    """(s, t, u): a node of largest degree, one in another component when
+    there is one, and the last node (isolated on the disconnected graphs)."""
+    by_degree = sorted(G, key=lambda v: -G.degree(v))
+    s = by_degree[0]
+    reach = nx.node_connected_component(G.to_undirected(as_view=True), s)
+    others = [v for v in G if v not in reach and G.degree(v)]
+    return s, (others[0] if others else by_degree[len(by_degree) // 2]), list(G)[-1]
+
+
+# --- the checks: one per backend function ----------------------------------------------
+
+def _sets(cs):
+    return [set(c) for c in cs]
+
+
+def _float_close(a, b, rel=1e-9):
+    return close_dicts({0: a}, {0: b}, rel=rel)
+
+
+def check_bfs_layers(G):
+    for src in (*nodes_of(G), list(nodes_of(G)[:2])):
+        a, b = both("bfs_layers", G, src)
+        assert list(a) == list(b)
+
+
+def check_bfs_edges(G):
+    for src in nodes_of(G):
+        for depth in (None, 1, 3):
+            a, b = both("bfs_edges", G, src, depth_limit=depth)
+            assert list(a) == list(b)
+
+
+def check_bfs_tree(G):
+    for src in nodes_of(G):
+        a, b = both("bfs_tree", G, src)
+        assert list(a.nodes) == list(b.nodes) and list(a.edges) == list(b.edges)
+
+
+def check_descendants_at_distance(G):
+    for src in nodes_of(G):
+        for d in range(5):
+            a, b = both("descendants_at_distance", G, src, d)
+            assert a == b
+
+
+def check_single_source_shortest_path_length(G):
+    for src in nodes_of(G):
+        for cutoff in (None, 2):
+            a, b = both("single_source_shortest_path_length", G, src, cutoff=cutoff)
+            assert a == b
+
+
+def check_single_target_shortest_path_length(G):
+    for t in nodes_of(G):
+        for cutoff in (None, 2):
+            a, b = both("single_target_shortest_path_length", G, t, cutoff=cutoff)
+            assert a == b
+
+
+def check_all_pairs_shortest_path_length(G):
+    for cutoff in (None, 3):
+        a, b = both("all_pairs_shortest_path_length", G, cutoff=cutoff)
+        a, b = dict(a), dict(b)
+        assert list(a) == list(b) and a == b
+
+
+def check_shortest_path_length(G):
+    s, t, u = nodes_of(G)
+    # unweighted: from s, to t, one pair (or NetworkX's error), all pairs
+    a, b = both("shortest_path_length", G, s)
+    assert a == b
+    a, b = both("shortest_path_length", G, target=t)
+    assert a == b
+    for x, y in ((s, t), (t, s), (s, u), (s, s)):
+        same_error("shortest_path_length", G, x, y)
+    assert dict(nx.shortest_path_length(G)) == dict(nx.shortest_path_length(G, **BK))
+    # weighted
+    for method in ("dijkstra", "bellman-ford"):
+        kw = {"weight": "weight", "method": method}
+        a, b = both("shortest_path_length", G, s, **kw)
+        assert close_dicts(a, b)
+        a, b = both("shortest_path_length", G, target=t, **kw)
+        assert close_dicts(a, b)
+        for x, y in ((s, t), (t, s), (s, u)):
+            try:
+                want = nx.shortest_path_length(G, x, y, **kw)
+            except nx.NetworkXNoPath:
+                same_error("shortest_path_length", G, x, y, **kw)
+            else:
+                assert _float_close(nx.shortest_path_length(G, x, y, **kw, **BK), want)
+    if len(G) <= 100:  # all pairs weighted: one sssp per node
+        a, b = both("shortest_path_length", G, weight="weight")
+        a, b = dict(a), dict(b)
+        assert list(a) == list(b) and all(close_dicts(a[k], b[k]) for k in a)
+
+
+def check_single_source_dijkstra_path_length(G):
+    for src in nodes_of(G):
+        for cutoff in (None, 4.5):
+            a, b = both("single_source_dijkstra_path_length", G, src, cutoff=cutoff)
+            assert close_dicts(a, b)
+
+
+def check_single_source_bellman_ford_path_length(G):
+    for src in nodes_of(G):
+        a, b = both("single_source_bellman_ford_path_length", G, src)
+        assert close_dicts(a, b)
+
+
+def check_pagerank(G):
+    for weight in ("weight", None):
+        a, b = both("pagerank", G, weight=weight, tol=1e-12, max_iter=1000)
+        assert list(a) == list(b)
+        assert all(abs(a[k] - b[k]) < 1e-9 for k in a)
+
+
+def _undirected_only(name, *args):
+    def check(G):
+        if G.is_directed():
+            same_error(name, G, *args)  # NetworkXNotImplemented on both
+            return
+        a, b = both(name, G, *args)
+        assert (list(a) if hasattr(a, "__next__") else a) == (list(b) if hasattr(b, "__next__") else b)
+    return check
+
+
+def _directed_only(name):
+    def check(G):
+        if not G.is_directed():
+            same_error(name, G)
+            return
+        a, b = both(name, G)
+        assert (list(a) if hasattr(a, "__next__") else a) == (list(b) if hasattr(b, "__next__") else b)
+    return check
+
+
+check_connected_components = _undirected_only("connected_components")
+check_number_connected_components = _undirected_only("number_connected_components")
+check_is_connected = _undirected_only("is_connected")
+check_weakly_connected_components = _directed_only("weakly_connected_components")
+check_number_weakly_connected_components = _directed_only("number_weakly_connected_components")
+
+
+def check_node_connected_component(G):
+    for v in nodes_of(G):
+        if G.is_directed():
+            same_error("node_connected_component", G, v)
+        else:
+            a, b = both("node_connected_component", G, v)
+            assert a == b
+
+
+def check_triangles(G):
+    if G.is_directed():
+        same_error("triangles", G)
+        return
+    a, b = both("triangles", G)
+    assert a == b
+    s = nodes_of(G)[0]
+    a, b = both("triangles", G, s)
+    assert a == b
+
+
+def check_transitivity(G):
+    a, b = both("transitivity", G)
+    assert type(a) is type(b) and _float_close(a, b, rel=1e-12)
+
+
+def check_average_clustering(G):
+    for count_zeros in (True, False):
+        try:
+            a = nx.average_clustering(G, count_zeros=count_zeros)
+        except ZeroDivisionError:  # no node with a nonzero clustering
+            same_error("average_clustering", G, count_zeros=count_zeros)
+            continue
+        b = nx.average_clustering(G, count_zeros=count_zeros, **BK)
+        assert _float_close(a, b, rel=1e-12)
+
+
+def check_clustering(G):
+    a, b = both("clustering", G)
+    assert list(a) == list(b) and close_dicts(a, b)
+    s = nodes_of(G)[0]
+    a, b = both("clustering", G, s)
+    assert _float_close(a, b, rel=1e-12)
+
+
+def check_closeness_centrality(G):
+    for wf in (True, False):
+        a, b = both("closeness_centrality", G, wf_improved=wf)
+        assert list(a) == list(b) and close_dicts(a, b)
+    for v in nodes_of(G):
+        a, b = both("closeness_centrality", G, v)
+        assert type(b) is float and _float_close(a, b)
+
+
+def check_eccentricity(G):
+    same_error("eccentricity", G)  # values on the connected graphs, the error on the others
+    s = nodes_of(G)[0]
+    same_error("eccentricity", G, s)
+
+
+def check_diameter(G):
+    same_error("diameter", G)
+
+
+def check_radius(G):
+    same_error("radius", G)
+
+
+CHECKS = {name[len("check_"):]: f for name, f in sorted(globals().items())
+          if name.startswith("check_") and callable(f)}
+
+
+def test_every_backend_function_is_checked():
+    assert set(CHECKS) == set(bnx.FUNCTIONS)
+
+
+@pytest.mark.parametrize("gname", sorted(_BUILDERS))
+@pytest.mark.parametrize("fname", sorted(CHECKS))
+def test_same_answer_as_networkx(gname, fname):
+    CHECKS[fname](graph(gname))
+
+
+# --- where the work runs ---------------------------------------------------------------
+
+def test_converted_matrix_is_on_cuda():
+    G = _disconnected(False)
+    BG = bnx.BackendInterface.convert_from_nx(G, edge_attrs={"weight": 1})
+    assert BG.device == BG.matrix.device == DEVICE
+    assert bnx.BackendInterface.convert_to_nx(BG).number_of_edges() == G.number_of_edges()
+
+
+@pytest.mark.parametrize("directed", [False, True])
+def test_bfs_functions_make_no_cpu_copy(directed):
+    """The functions on bfs / msbfs / closeness read the CUDA matrix; the
+    first CPU-only one makes the CPU copy, the next ones reuse it."""
+    from bitgraph.nx import measures as M
+    from bitgraph.nx import traversal as T
+
+    G = _disconnected(directed)
+    BG = bnx.BackendInterface.convert_from_nx(G, edge_attrs={"weight": 1})
+    s, t, _ = nodes_of(G)
+    assert T.single_source_shortest_path_length(BG, s) == nx.single_source_shortest_path_length(G, s)
+    assert T.single_target_shortest_path_length(BG, t) == nx.single_target_shortest_path_length(G, t)
+    assert T.descendants_at_distance(BG, s, 2) == nx.descendants_at_distance(G, s, 2)
+    assert dict(T.all_pairs_shortest_path_length(BG)) == dict(nx.all_pairs_shortest_path_length(G))
+    assert T.shortest_path_length(BG, target=t) == nx.shortest_path_length(G, target=t)
+    assert close_dicts(M.closeness_centrality(BG), nx.closeness_centrality(G))
+    assert "_cpu_matrix" not in BG.__dict__
+    a, b = M.pagerank(BG, tol=1e-12), nx.pagerank(G, tol=1e-12)
+    assert all(abs(a[k] - b[k]) < 1e-9 for k in b)
+    cpu = BG.cpu_matrix
+    assert cpu.device == "cpu" and (cpu is BG.matrix) == (DEVICE == "cpu")
+    M.transitivity(BG)
+    T.single_source_dijkstra_path_length(BG, s)
+    assert BG.cpu_matrix is cpu
