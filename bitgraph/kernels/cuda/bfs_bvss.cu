@@ -52,11 +52,16 @@ namespace bfsb {
 
 enum Mode { EAGER = 0, LAZY = 1, BOTTOM_UP = 2 };
 
-// ctrl (u64): qlen[4], found[4], degsum[4], checked[4]
-__device__ __forceinline__ u64* qlen(u64* c, int l) { return c + (l & 3); }
-__device__ __forceinline__ u64* found(u64* c, int l) { return c + 4 + (l & 3); }
-__device__ __forceinline__ u64* degsum(u64* c, int l) { return c + 8 + (l & 3); }
-__device__ __forceinline__ u64* checked(u64* c, int l) { return c + 12 + (l & 3); }
+// ctrl (u64): qlen[4], found[4], degsum[4], checked[4], the level the
+// single-block levels leave at, the length of a queue rebuilt from F_L;
+// each on its own 128-byte line (CT), so that the blocks' atomics on
+// different counters do not queue on one line
+#define CT(k) ((k) * 16)
+#define CTRL_WORDS CT(18)
+__device__ __forceinline__ u64* qlen(u64* c, int l) { return c + CT(l & 3); }
+__device__ __forceinline__ u64* found(u64* c, int l) { return c + CT(4 + (l & 3)); }
+__device__ __forceinline__ u64* degsum(u64* c, int l) { return c + CT(8 + (l & 3)); }
+__device__ __forceinline__ u64* checked(u64* c, int l) { return c + CT(12 + (l & 3)); }
 
 __device__ __forceinline__ u32 ld_acquire(const u32* p) {
     u32 v;
@@ -267,6 +272,7 @@ using namespace bfsb;
 #define SB_ILP 4  // edges in flight per thread (more spill registers at 64 a thread)
 #define HEAVY_BIN 256  // a block's bin of high-degree frontier vertices (CSR top-down)
 #define HEAVY_DEG 512  // out-degree above which a frontier vertex goes to the bin
+#define LEAN_EDGES 65536  // CSR top-down levels scanning at most this many edges claim directly
 
 // One side (current or next frontier) of the single-block lists in dynamic
 // shared memory: each vertex's out-degree (clamped at sb_edges + 1; made
@@ -412,7 +418,38 @@ __device__ __forceinline__ void warp_push_vertex(Stage& st, bool ok, int v, int 
 __device__ __forceinline__ void discover(const u32 (&v)[SB_ILP], Stage& st, u32* F1,
                                          u32* visited, int* __restrict__ levels,
                                          const int* __restrict__ outdeg, int next,
-                                         int2* __restrict__ Q1, u64* len, bool lazy) {
+                                         int2* __restrict__ Q1, u64* len, bool lazy,
+                                         bool lean) {
+    if (lean && !lazy) {
+        // a small level is a latency chain: claim on the visited bitmap
+        // directly (one round trip, not a test and then a claim)
+        u32 old[SB_ILP];
+        int d[SB_ILP];
+#pragma unroll
+        for (int k = 0; k < SB_ILP; ++k) {
+            old[k] = FULL;
+            d[k] = 0;
+            if (v[k] != FULL) {
+                old[k] = atomicOr(visited + (v[k] >> 5), 1u << (v[k] & 31));
+                d[k] = __ldg(outdeg + v[k]);
+            }
+        }
+        u64 nfound = 0, nd = 0;
+#pragma unroll
+        for (int k = 0; k < SB_ILP; ++k) {
+            const bool fresh = !((old[k] >> (v[k] & 31)) & 1u);
+            if (fresh) {
+                atomicOr(F1 + (v[k] >> 5), 1u << (v[k] & 31));
+                levels[v[k]] = next;
+                ++nfound;
+                nd += (u64)d[k];
+            }
+            warp_push_vertex(st, fresh, (int)v[k], d[k], Q1, len);
+        }
+        warp_add(st, 0, nfound);
+        warp_add(st, 1, nd);
+        return;
+    }
     u32 vis[SB_ILP];
 #pragma unroll
     for (int k = 0; k < SB_ILP; ++k) vis[k] = v[k] != FULL ? ldcg(visited + (v[k] >> 5)) : FULL;
@@ -451,7 +488,7 @@ __device__ __forceinline__ void discover(const u32 (&v)[SB_ILP], Stage& st, u32*
 
 // Block 0 runs levels L, L+1, ... alone and leaves the grid at level R:
 // F_R's bits, Q_R and R's counters in place, every other frontier buffer
-// clean, ctrl[16] = R. Entered with F_L and Q_L (qn entries: VSSs, or
+// clean, ctrl[CT(16)] = R. Entered with F_L and Q_L (qn entries: VSSs, or
 // vertices when csr) from a grid level (or the source), F_{L-1} already
 // cleared. A level expands its frontier a vertex per group of vw threads
 // (vw: the least power of two with dmax <= vw * SB_ILP, dmax the largest
@@ -539,6 +576,7 @@ __device__ void single_levels(Stage& st, SbShared& sb, unsigned char* dyn, int L
             while (vw * SB_ILP < dmax) vw <<= 1;
         }
         const int groups = vw ? nt / vw : 0;
+        const bool lean = vw ? (f <= groups) : (E <= (long long)SB_ILP * nt);  // one round
         for (long long r = 0;; ++r) {  // block-uniform rounds
             u32 v[SB_ILP];
             if (vw) {
@@ -571,20 +609,36 @@ __device__ void single_levels(Stage& st, SbShared& sb, unsigned char* dyn, int L
             // the visited test, the test-and-set for the unvisited only,
             // the row pointers for the vertices added only: one SM's
             // requests to L2 bound these levels, not their latency
+            // (a level of one round is a latency chain: then the claim
+            // directly, with the row pointers in the same round trip)
             u32 old[SB_ILP];
             I a[SB_ILP], b[SB_ILP];
+            if (lean) {
 #pragma unroll
-            for (int k = 0; k < SB_ILP; ++k) old[k] = v[k] != FULL ? ldcg(visited + (v[k] >> 5)) : FULL;
+                for (int k = 0; k < SB_ILP; ++k) {
+                    old[k] = FULL;
+                    a[k] = b[k] = 0;
+                    if (v[k] != FULL) {
+                        old[k] = atomicOr(visited + (v[k] >> 5), 1u << (v[k] & 31));
+                        a[k] = __ldg(out_ptr + v[k]);
+                        b[k] = __ldg(out_ptr + v[k] + 1);
+                    }
+                }
+            } else {
 #pragma unroll
-            for (int k = 0; k < SB_ILP; ++k)
-                if (!((old[k] >> (v[k] & 31)) & 1u))
-                    old[k] = atomicOr(visited + (v[k] >> 5), 1u << (v[k] & 31));
+                for (int k = 0; k < SB_ILP; ++k)
+                    old[k] = v[k] != FULL ? ldcg(visited + (v[k] >> 5)) : FULL;
 #pragma unroll
-            for (int k = 0; k < SB_ILP; ++k) {
-                a[k] = b[k] = 0;
-                if (!((old[k] >> (v[k] & 31)) & 1u)) {
-                    a[k] = __ldg(out_ptr + v[k]);
-                    b[k] = __ldg(out_ptr + v[k] + 1);
+                for (int k = 0; k < SB_ILP; ++k)
+                    if (!((old[k] >> (v[k] & 31)) & 1u))
+                        old[k] = atomicOr(visited + (v[k] >> 5), 1u << (v[k] & 31));
+#pragma unroll
+                for (int k = 0; k < SB_ILP; ++k) {
+                    a[k] = b[k] = 0;
+                    if (!((old[k] >> (v[k] & 31)) & 1u)) {
+                        a[k] = __ldg(out_ptr + v[k]);
+                        b[k] = __ldg(out_ptr + v[k] + 1);
+                    }
                 }
             }
 #pragma unroll
@@ -620,10 +674,10 @@ __device__ void single_levels(Stage& st, SbShared& sb, unsigned char* dyn, int L
     int2* Qr = queue + (lvl % 3) * qcap;
     __syncthreads();
     if (t < 4) {
-        ctrl[((lvl + t) & 3)] = 0;        // qlen of lvl, lvl+1, lvl+2, lvl-1
-        ctrl[4 + ((lvl + t) & 3)] = 0;    // found
-        ctrl[8 + ((lvl + t) & 3)] = 0;    // degsum
-        ctrl[12 + ((lvl + t) & 3)] = 0;   // checked
+        *qlen(ctrl, lvl + t) = 0;  // of lvl, lvl+1, lvl+2, lvl-1
+        *found(ctrl, lvl + t) = 0;
+        *degsum(ctrl, lvl + t) = 0;
+        *checked(ctrl, lvl + t) = 0;
     }
     __syncthreads();
     u64 dsum = 0;
@@ -644,15 +698,15 @@ __device__ void single_levels(Stage& st, SbShared& sb, unsigned char* dyn, int L
     }
     warp_add(st, 1, dsum);
     if (t == 0) {
-        ctrl[4 + (lvl & 3)] = (u64)f;
-        ctrl[16] = (u64)lvl;
+        *found(ctrl, lvl) = (u64)f;
+        ctrl[CT(16)] = (u64)lvl;
     }
     flush(st, Qr, qlen(ctrl, lvl), ctrl, lvl);
 }
 
 // One BFS from `source`. Scratch the kernel initialises itself: levels[n]
 // (every entry written: -1 unreached), visited[nwords], front[3 * nwords],
-// queue[3 * qcap], ctrl[16]; bar[2 + blocks / 16] zero before the first
+// queue[3 * qcap], ctrl[CTRL_WORDS]; bar[2 + blocks / 16] zero before the first
 // launch (each barrier leaves it reusable). trace[trace_cap * 8]: per level
 // mode, queue length, frontier size, in-edges the level's bottom-up
 // scanned, start time (ns); the row after the last level has frontier 0.
@@ -695,7 +749,7 @@ __global__ void __launch_bounds__(1024) bfs_bvss(
     for (long long i = tid; i < n; i += nthreads) levels[i] = -1;
     for (long long i = tid; i < nwords; i += nthreads) visited[i] = 0;
     for (long long i = tid; i < 3 * nwords; i += nthreads) front[i] = 0;
-    if (tid < 18) ctrl[tid] = 0;
+    if (tid < 18) ctrl[CT(tid)] = 0;
     grid_barrier(bar, gen);
     if (tid == 0) {
         levels[source] = 0;
@@ -751,7 +805,7 @@ __global__ void __launch_bounds__(1024) bfs_bvss(
             *found(ctrl, L + 2) = 0;
             *degsum(ctrl, L + 2) = 0;
             *checked(ctrl, L + 2) = 0;
-            ctrl[17] = 0;
+            ctrl[CT(17)] = 0;
             if (mode == BOTTOM_UP || mode == LAZY) *qlen(ctrl, next) = NOQUEUE;
         }
         bool cleared = L == 0;
@@ -770,7 +824,7 @@ __global__ void __launch_bounds__(1024) bfs_bvss(
                         const bool ok = x != 0;
                         const int u = ok ? (int)(w * 32 + __ffs(x) - 1) : 0;
                         x &= x - 1;
-                        warp_push_vertex(st, ok, u, ok ? __ldg(outdeg + u) : 0, Qb, ctrl + 17);
+                        warp_push_vertex(st, ok, u, ok ? __ldg(outdeg + u) : 0, Qb, ctrl + CT(17));
                     }
                     continue;
                 }
@@ -779,12 +833,12 @@ __global__ void __launch_bounds__(1024) bfs_bvss(
                     const long long blk = w * 4 + b;
                     const bool push = ((x >> (8 * b)) & 0xFFu) && blk < nblocks;
                     if (__any_sync(FULL, push))
-                        warp_push(st, push ? blk : -1, real_ptrs, Qb, ctrl + 17);
+                        warp_push(st, push ? blk : -1, real_ptrs, Qb, ctrl + CT(17));
                 }
             }
-            flush(st, Qb, ctrl + 17, ctrl, next);
+            flush(st, Qb, ctrl + CT(17), ctrl, next);
             grid_barrier(bar, gen);
-            qn = ldcg(ctrl + 17);
+            qn = ldcg(ctrl + CT(17));
             if (tid == 0 && L < trace_cap) trace[8 * L + 1] = (long long)qn;
         }
         if (mode == SINGLE) {
@@ -797,7 +851,7 @@ __global__ void __launch_bounds__(1024) bfs_bvss(
                                  real_ptrs, out_ptr, out_idx, outdeg, levels, visited, ctrl,
                                  trace, trace_cap, lists, sb_edges, nblocks, csr != 0);
             grid_barrier(bar, gen);
-            L = (int)ldcg(ctrl + 16) - 1;  // the level the grid resumes at
+            L = (int)ldcg(ctrl + CT(16)) - 1;  // the level the grid resumes at
             continue;
         }
         if (mode == BOTTOM_UP) {
@@ -896,6 +950,7 @@ __global__ void __launch_bounds__(1024) bfs_bvss(
             // frontier vertex, vw = lower_pow2(threads / |Q|) in [4, 32];
             // a vertex of more than HEAVY_DEG out-edges goes to its block's
             // bin, which the whole block expands after its groups
+            const bool lean = ds <= LEAN_EDGES;
             int vw = 32;
             {
                 const long long per = nthreads / max((long long)qn, 1LL);
@@ -942,7 +997,8 @@ __global__ void __launch_bounds__(1024) bfs_bvss(
                         const int ek = e + k * vw;
                         v[k] = ek < deg ? (u32)__ldg(out_idx + s0 + ek) : FULL;
                     }
-                    discover(v, st, F1, visited, levels, outdeg, next, Q1, qlen(ctrl, next), mode == LAZY);
+                    discover(v, st, F1, visited, levels, outdeg, next, Q1, qlen(ctrl, next), mode == LAZY,
+                             lean);
                 }
             }
             __syncthreads();
@@ -957,7 +1013,8 @@ __global__ void __launch_bounds__(1024) bfs_bvss(
                         const int ek = e + lane + k * (int)blockDim.x;
                         v[k] = ek < deg ? (u32)__ldg(out_idx + s0 + ek) : FULL;
                     }
-                    discover(v, st, F1, visited, levels, outdeg, next, Q1, qlen(ctrl, next), mode == LAZY);
+                    discover(v, st, F1, visited, levels, outdeg, next, Q1, qlen(ctrl, next), mode == LAZY,
+                             lean);
                 }
             }
             __syncthreads();

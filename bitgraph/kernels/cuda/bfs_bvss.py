@@ -46,7 +46,7 @@ CSR_SCAN_MIN = 1 / 8
 # SB_FRONTIER vertices (the .cu's limit) and at most SB_EDGES out-edges runs
 # in block 0 alone, top-down over A's CSR, with block barriers only.
 SB_FRONTIER = 4096
-SB_EDGES = 16384
+SB_EDGES = 4096
 _LIST_CAP = 65536  # LIST_CAP of the .cu: SB_EDGES may not exceed it
 _GIANT = 8192  # GIANT of the .cu: a CSR queue entry per GIANT out-edges of a hub
 
@@ -222,7 +222,7 @@ def _workspace(nwords, qcap):
         _WORK.clear()  # one graph's scratch at a time
         work = _WORK[key] = (cupy.empty(nwords, cupy.uint32), cupy.empty(3 * nwords, cupy.uint32),
                              cupy.empty((3 * qcap, 2), cupy.int32),  # (VSS, block)
-                             cupy.empty(18, cupy.uint64),
+                             cupy.empty(18 * 16, cupy.uint64),  # counters, a 128-byte line each
                              cupy.zeros(2, cupy.uint32),  # barrier: arrivals, generation
                              cupy.empty(8 * TRACE_CAP, cupy.int64),
                              cupy.empty(2 * _LIST_CAP, cupy.uint32))  # single-block lists
