@@ -13,7 +13,7 @@ count) the algorithm makes one call into it.
 (0, 1)
 """
 
-from .bfs import bfs
+from .bfs import bfs, bfs_method
 from .components import connected_components, number_connected_components
 from .msbfs import closeness_centrality, diameter, diameter_bounds, eccentricity, msbfs
 from .pagerank import PageRank, pagerank
@@ -21,7 +21,7 @@ from .sssp import sssp
 from .triangles import triangle_count
 
 __all__ = [
-    "bfs", "msbfs", "sssp", "pagerank", "PageRank", "connected_components",
+    "bfs", "bfs_method", "msbfs", "sssp", "pagerank", "PageRank", "connected_components",
     "number_connected_components", "triangle_count", "closeness_centrality",
     "eccentricity", "diameter", "diameter_bounds",
 ]

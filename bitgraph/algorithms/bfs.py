@@ -19,9 +19,10 @@ returns the level of every vertex reached from s. The methods:
 - ``"blest"``: Blest's pull on BVSS (``A.T.bvss(sigma=8, reorder=...)``),
   one BVSS step per level (``kernels/cpu/bfs_bvss.py``; the CUDA backend
   runs the fused tensor-core kernel). Parents come from a second pass.
-- ``"auto"``: on the CPU, ``"direction"``: measured fastest on every graph
-  family here (benchmarks/RESULTS.md, "BFS"); on a high-diameter graph it
-  never leaves top-down and is then the push method. On CUDA, ``"blest"``.
+- ``"auto"``: ``bfs_method(A)``, today ``"direction"`` on both devices:
+  measured fastest on every graph family here (benchmarks/RESULTS.md,
+  "BFS" and "BFS family on the H100"); on a high-diameter graph it never
+  leaves top-down and is then the push method.
 
 On a CUDA graph (``A.device == "cuda"``) the methods of ``METHODS_CUDA``
 run on the GPU and return CUDA Vectors. ``"blest"``, ``"push"`` and
@@ -48,7 +49,7 @@ from bitgraph import _array
 from bitgraph.algorithms._common import check_graph, check_source, in_csr, known, out_csr
 from bitgraph.errors import InvalidValue
 
-__all__ = ["bfs", "blest_layout", "METHODS", "METHODS_CUDA", "ALPHA", "ALPHA_CUDA",
+__all__ = ["bfs", "bfs_method", "blest_layout", "METHODS", "METHODS_CUDA", "ALPHA", "ALPHA_CUDA",
            "SERIAL_LEVEL_WORK"]
 
 METHODS = ("auto", "pull", "push", "direction", "blest")
@@ -107,17 +108,22 @@ def bfs(A, source, *, parents=False, method="auto", alpha=None, reorder="none"):
     if not (isinstance(alpha, (int, float, np.floating, np.integer)) and alpha >= 0):
         raise InvalidValue(f"bfs: alpha must be a number >= 0, got {alpha!r}")
     if cuda:
+        if method == "auto":
+            method = bfs_method(A)
+        _note_method(method)
+        visited = None  # the reached vertices' bits, where the kernel gives them
         if method == "pull":
             levels, par = _pull(A, s, parents)
         elif method in ("push", "direction"):
-            levels, par = _csr_cuda(A, s, parents, alpha if method == "direction" else None)
+            levels, visited, par = _csr_cuda(A, s, parents,
+                                             alpha if method == "direction" else None)
         else:
-            levels, par = _blest_cuda(A, s, reorder, parents, alpha)
+            levels, visited, par = _blest_cuda(A, s, reorder, parents, alpha)
         xp = _array.array_module(levels)
         return _result(xp.maximum(levels, 0), par if par is None else xp.maximum(par, 0),
-                       _array.pack_bits(levels >= 0))
+                       _array.pack_bits(levels >= 0) if visited is None else visited)
     if method == "auto":
-        method = "direction"
+        method = bfs_method(A)
     if method == "pull":
         levels, par = _pull(A, s, parents)
     elif method == "blest":
@@ -128,6 +134,34 @@ def bfs(A, source, *, parents=False, method="auto", alpha=None, reorder="none"):
         return _result(levels, par, visited)
     return _result(np.maximum(levels, 0), par if par is None else np.maximum(par, 0),
                    _array.pack_bits(levels >= 0))
+
+
+def bfs_method(A) -> str:
+    """The method ``bfs(A, s, method="auto")`` runs on A: ``"direction"``
+    on either device. On the H100 (benchmarks/RESULTS.md, "BFS family on
+    the H100") it was the fastest CUDA method, or within 3% of it, on
+    every graph family measured: R-MAT (kron-21/22/24: 1.3-1.6x faster than
+    the tensor-core blest path, whose top-down levels cost more than its
+    CSR ones), uniform random, 2D and 3D grids, random geometric; push
+    equals it where it never goes bottom-up (meshes). On the CPU it won
+    too (RESULTS.md, "BFS").
+
+    >>> import bitgraph as bg
+    >>> bg.algorithms.bfs_method(bg.io.generators.from_spec("grid:4x4"))
+    'direction'
+    """
+    check_graph(A, "bfs_method", cuda=True)
+    return "direction"
+
+
+def _note_method(method):
+    """Benchmarks read which method ran from the kernel's STATS dict."""
+    import sys
+
+    mod = sys.modules.get("bitgraph.kernels.cuda.bfs_bvss")
+    stats = getattr(mod, "STATS", None)
+    if isinstance(stats, dict):
+        stats["method"] = method
 
 
 def _result(levels, parents, bitmap):
@@ -271,8 +305,9 @@ def _tree(A, s, levels):
 
 
 def _blest_cuda(A, s, reorder, want_parents, alpha):
-    """Levels (int32 CuPy, -1 unreached) and parents (int64 or None) from the
-    persistent Blest kernel, in original vertex ids."""
+    """Levels (int32 CuPy, -1 unreached), the reached vertices' bits (None
+    under a reorder) and parents (int64 or None) from the persistent Blest
+    kernel, in original vertex ids."""
     import cupy
 
     from bitgraph.algorithms._common import cached
@@ -296,20 +331,21 @@ def _blest_cuda(A, s, reorder, want_parents, alpha):
     lazy = cached(A, f"blest_lazy:{reorder}", lambda: _lazy_rule(A, b))
     # alpha = inf: never bottom-up (inf * 0 edges is nan: no edges, no switch)
     alpha_m = 2**63 if math.isinf(alpha) else int(min(alpha * A.nvals, 2.0**63))
-    lv = run(b, csr, out, deg, s, alpha_m=alpha_m, lazy=lazy, bottom_up=True)
+    lv, vis = run(b, csr, out, deg, s, alpha_m=alpha_m, lazy=lazy, bottom_up=True, visited=True)
     if perm is not None:
         out = cupy.empty_like(lv)
         out[perm] = lv
-        lv = out
+        lv, vis = out, None  # the bitmap is in BVSS order
         s = int(b.perm[s])
     par = None
     if want_parents:
         par = registry.lookup("bfs", fmt="csr", device="cuda", variant="parents")(inc, lv, s)
-    return lv, par
+    return lv, vis, par
 
 
 def _csr_cuda(A, s, want_parents, alpha):
-    """Levels and parents from the persistent kernel's CSR form: BFS-4K's
+    """Levels (int32 CuPy, -1 unreached), the reached vertices' bits and
+    parents (int64 or None) from the persistent kernel's CSR form: BFS-4K's
     top-down (push; alpha None) or with XBFS's bottom-up levels (direction)."""
     import cupy
 
@@ -322,11 +358,12 @@ def _csr_cuda(A, s, want_parents, alpha):
     deg = cached(A, "out_degree_int32", lambda: cupy.diff(A._csr().indptr).astype(cupy.int32))
     bottom_up = alpha is not None
     alpha_m = 2**63 if not bottom_up or math.isinf(alpha) else int(min(alpha * A.nvals, 2.0**63))
-    lv = run(inc if inc is not None else out, out, deg, s, alpha_m=alpha_m, bottom_up=bottom_up)
+    lv, vis = run(inc if inc is not None else out, out, deg, s, alpha_m=alpha_m,
+                  bottom_up=bottom_up, visited=True)
     par = None
     if want_parents:
         par = registry.lookup("bfs", fmt="csr", device="cuda", variant="parents")(inc, lv, s)
-    return lv, par
+    return lv, vis, par
 
 
 def _permuted(csr, perm):

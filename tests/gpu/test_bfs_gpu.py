@@ -602,3 +602,24 @@ def test_bfs_cpu_helpers_selfcheck():
     with pytest.raises(AssertionError):
         _same_levels(np.array([0, 1, 2]), np.array([0, 1, -1]), "x")
     assert to_numpy(np.arange(3)).tolist() == [0, 1, 2]
+
+
+@gpu
+def test_auto_runs_and_reports_bfs_method():
+    """method="auto" runs bfs_method(A), and says so in the kernel's STATS."""
+    A_cpu = bg.io.generators.from_spec("kron:10")
+    A = on(A_cpu)
+    chosen = bg.algorithms.bfs_method(A)
+    assert chosen in AVAILABLE and chosen != "auto"
+    ref = cpu_levels(A_cpu, 3)
+    mod = _bvss_module()
+    old, mod.STATS = mod.STATS, {}
+    try:
+        lv, _ = run_bfs(A, 3, "auto")
+        stats = mod.STATS
+    finally:
+        mod.STATS = old
+    _same_levels(lv, ref, "auto")
+    assert stats["method"] == chosen
+    assert stats["kernel"] == ("bvss" if chosen == "blest" else "csr")
+    assert stats["levels"] == int(ref.max()) + 1

@@ -75,9 +75,18 @@ def _fn(name):
     return mod.get_function(lowered[name])
 
 
+_BLOCKS = {}
+
+
 def _blocks(fn, smem):
-    """Blocks of the cooperative launch: all must be resident at once."""
+    """Blocks of the cooperative launch: all must be resident at once
+    (asked of the driver once per kernel and device)."""
+    import cupy
     from cupy.cuda import driver
+
+    key = (fn.ptr, smem, cupy.cuda.runtime.getDevice())
+    if key in _BLOCKS:
+        return _BLOCKS[key]
 
     # past 48 KiB of dynamic shared memory a kernel must opt in
     driver.funcSetAttribute(fn.ptr, getattr(
@@ -86,12 +95,13 @@ def _blocks(fn, smem):
         per_sm = driver.occupancyMaxActiveBlocksPerMultiprocessor(fn.ptr, THREADS, smem)
     except Exception:  # older CuPy: the thread count bounds it
         per_sm = 2048 // THREADS
-    return max(1, min(per_sm, BLOCKS_PER_SM)) * multiprocessors()
+    _BLOCKS[key] = blocks = max(1, min(per_sm, BLOCKS_PER_SM)) * multiprocessors()
+    return blocks
 
 
 @register("bfs", fmt="bvss", device="cuda", variant="fused")
 def bfs_bvss(b, in_csr, out_csr, outdeg, source, *, alpha_m, lazy=False, bottom_up=True,
-             mma=True, single=True):
+             mma=True, single=True, visited=False):
     """BFS levels from ``source`` on BVSS ``b`` (of A', sigma 8, CuPy
     arrays), in b's vertex order: int32 CuPy array, -1 where unreached.
 
@@ -102,7 +112,8 @@ def bfs_bvss(b, in_csr, out_csr, outdeg, source, *, alpha_m, lazy=False, bottom_
     integer: ``alpha * m``); lazy: the lazy update (Blest Alg. 3) on levels
     with a large queue; bottom_up: False never leaves top-down; mma: tensor
     cores (False: the SIMT twin, same result); single: small levels in one
-    block. ``FORCE`` overrides the last four.
+    block. ``FORCE`` overrides the last four. visited: also return the
+    reached vertices as bits (uint32 words, a copy of the kernel's bitmap).
     """
     if b.sigma != 8:
         raise ValueError(f"bfs_bvss: the kernel reads sigma = 8 slices, got sigma = {b.sigma}")
@@ -112,18 +123,21 @@ def bfs_bvss(b, in_csr, out_csr, outdeg, source, *, alpha_m, lazy=False, bottom_
                          f" {b.nrows}x{b.ncols} and {in_csr.nrows} rows")
     lazy_min = max(1, int(LAZY_MIN_QUEUE * b.n_vss)) if lazy else -1
     return _launch("bfs_bvss", b, in_csr, out_csr, outdeg, source, alpha_m=alpha_m,
-                   lazy_min=lazy_min, bottom_up=bottom_up, mma=mma, single=single)
+                   lazy_min=lazy_min, bottom_up=bottom_up, mma=mma, single=single,
+                   want_visited=visited)
 
 
 @register("bfs", fmt="csr", device="cuda", variant="fused")
-def bfs_csr(in_csr, out_csr, outdeg, source, *, alpha_m, bottom_up=True, single=True):
+def bfs_csr(in_csr, out_csr, outdeg, source, *, alpha_m, bottom_up=True, single=True,
+            visited=False):
     """BFS levels from ``source`` over CSRs (CuPy arrays) in the same
     persistent kernel, with BFS-4K's top-down levels instead of the BVSS:
     ``bottom_up=False`` is the push method (top-down only), True XBFS's
     direction method (bottom-up levels over ``in_csr`` when the frontier's
     out-degree sum exceeds ``alpha_m``). A top-down level is scan-free (claim
     and enqueue) or single-scan (mark, then one sweep) when it scans at
-    least ``CSR_SCAN_MIN * n`` edges. int32 CuPy levels, -1 unreached.
+    least ``CSR_SCAN_MIN * n`` edges. int32 CuPy levels, -1 unreached
+    (and the reached vertices' bits when ``visited``, as ``bfs_bvss``).
     ``FORCE`` overrides ``update``, ``bottom_up`` and ``single``.
     """
     n = out_csr.nrows
@@ -132,7 +146,8 @@ def bfs_csr(in_csr, out_csr, outdeg, source, *, alpha_m, bottom_up=True, single=
                          f" {out_csr.nrows}x{out_csr.ncols} and {in_csr.nrows} rows")
     lazy_min = max(1, int(CSR_SCAN_MIN * n))
     return _launch("bfs_csr", None, in_csr, out_csr, outdeg, source, alpha_m=alpha_m,
-                   lazy_min=lazy_min, bottom_up=bottom_up, mma=False, single=single)
+                   lazy_min=lazy_min, bottom_up=bottom_up, mma=False, single=single,
+                   want_visited=visited)
 
 
 def _smem(index):
@@ -143,7 +158,7 @@ def _smem(index):
 
 
 def _launch(where, b, in_csr, out_csr, outdeg, source, *, alpha_m, lazy_min, bottom_up, mma,
-            single):
+            single, want_visited):
     import cupy
 
     from bitgraph.device import oom_guard
@@ -198,7 +213,7 @@ def _launch(where, b, in_csr, out_csr, outdeg, source, *, alpha_m, lazy_min, bot
         stop.record()
         stop.synchronize()
         _record(stats, trace, b, in_csr, n, blocks, cupy.cuda.get_elapsed_time(start, stop))
-    return levels
+    return (levels, visited.copy()) if want_visited else levels
 
 
 def _dummy():
@@ -221,7 +236,7 @@ def _workspace(nwords, qcap):
     if work is None:
         _WORK.clear()  # one graph's scratch at a time
         work = _WORK[key] = (cupy.empty(nwords, cupy.uint32), cupy.empty(3 * nwords, cupy.uint32),
-                             cupy.empty((3 * qcap, 2), cupy.int32),  # (VSS, block)
+                             cupy.empty((3 * qcap, 2), cupy.int32),  # (VSS, block) or (v, degree)
                              cupy.empty(18 * 16, cupy.uint64),  # counters, a 128-byte line each
                              cupy.zeros(2, cupy.uint32),  # barrier: arrivals, generation
                              cupy.empty(8 * TRACE_CAP, cupy.int64),
