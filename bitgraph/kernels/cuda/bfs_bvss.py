@@ -12,7 +12,8 @@ import numpy as np
 from bitgraph.kernels.cuda import module, multiprocessors
 from bitgraph.kernels.registry import register
 
-__all__ = ["bfs_bvss", "bfs_csr", "parents_from_levels", "CSR_SCAN_MIN", "STATS", "FORCE", "THREADS", "BLOCKS_PER_SM",
+__all__ = ["bfs_bvss", "bfs_csr", "parents_from_levels", "CSR_SCAN_MIN", "STATS", "FORCE",
+           "THREADS", "BLOCKS_PER_SM",
            "LAZY_UDIV", "LAZY_MIN_QUEUE", "SB_EDGES", "SB_FRONTIER"]
 
 _SOURCE = "bfs_bvss.cu"
@@ -39,7 +40,7 @@ LAZY_MIN_QUEUE = 1 / 64
 # single-scan (mark, then one sweep of the n / 32 words builds the
 # frontier) top-down levels of the CSR kernel: single-scan when the level
 # scans at least CSR_SCAN_MIN * n out-edges (a proxy for the frontier's
-# growth: the sweep pays off when many vertices will be found).
+# growth: the sweep pays off when many vertices will be found; inf: never).
 CSR_SCAN_MIN = 1 / 8
 
 # Single-block levels (BFS-4K's switch): a level whose frontier has at most
@@ -144,7 +145,7 @@ def bfs_csr(in_csr, out_csr, outdeg, source, *, alpha_m, bottom_up=True, single=
     if out_csr.ncols != n or in_csr.nrows != n:
         raise ValueError(f"bfs_csr: square CSRs of the same n expected, got"
                          f" {out_csr.nrows}x{out_csr.ncols} and {in_csr.nrows} rows")
-    lazy_min = max(1, int(CSR_SCAN_MIN * n))
+    lazy_min = -1 if CSR_SCAN_MIN == float("inf") else max(1, int(CSR_SCAN_MIN * n))
     return _launch("bfs_csr", None, in_csr, out_csr, outdeg, source, alpha_m=alpha_m,
                    lazy_min=lazy_min, bottom_up=bottom_up, mma=False, single=single,
                    want_visited=visited)
