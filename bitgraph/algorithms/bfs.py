@@ -66,6 +66,11 @@ ALPHA_CUDA = 0.05
 # 0.02, urand-20 36-38 / 25 / 24; grid-1024 never switches (27-29).
 ALPHA = 0.02
 
+# The CUDA direction method's bottom-up levels read in-neighbour lists
+# ordered by out-degree, largest first (XBFS; benchmarks/RESULTS.md, "BFS
+# family on the H100", has the measurement that set this).
+SORT_IN_LISTS = True
+
 # top-down levels whose frontier has at most this many out-edges run
 # serially inside one kernel call: below it the thread pool's dispatch
 # (~20-50 us) costs more than the level.
@@ -358,12 +363,31 @@ def _csr_cuda(A, s, want_parents, alpha):
     deg = cached(A, "out_degree_int32", lambda: cupy.diff(A._csr().indptr).astype(cupy.int32))
     bottom_up = alpha is not None
     alpha_m = 2**63 if not bottom_up or math.isinf(alpha) else int(min(alpha * A.nvals, 2.0**63))
-    lv, vis = run(inc if inc is not None else out, out, deg, s, alpha_m=alpha_m,
-                  bottom_up=bottom_up, visited=True)
+    bu = out
+    if bottom_up:
+        bu = cached(A, "in_csr_by_degree", lambda: _by_degree(inc, deg)) if SORT_IN_LISTS else inc
+    lv, vis = run(bu, out, deg, s, alpha_m=alpha_m, bottom_up=bottom_up, visited=True)
     par = None
     if want_parents:
         par = registry.lookup("bfs", fmt="csr", device="cuda", variant="parents")(inc, lv, s)
     return lv, vis, par
+
+
+def _by_degree(csr, deg):
+    """``csr`` with each row's entries ordered by the out-degree of the
+    column, largest first (XBFS: a bottom-up scan meets a frontier vertex
+    sooner); built once on the device (one 64-bit key sort)."""
+    import cupy
+
+    from bitgraph.formats.csr import CSR
+
+    n = csr.nrows
+    counts = cupy.diff(csr.indptr)
+    rows = cupy.repeat(cupy.arange(n, dtype=cupy.int64), counts.astype(cupy.int64))
+    # row in the high bits, (2^31 - 1 - degree) in the low: one stable key
+    key = (rows << 32) | (np.int64(2**31 - 1) - deg[csr.indices].astype(cupy.int64))
+    order = cupy.argsort(key)
+    return CSR(csr.indptr, csr.indices[order], None, n, csr.ncols)
 
 
 def _permuted(csr, perm):

@@ -267,7 +267,9 @@ msbfs_pull(const I* __restrict__ tindptr, const I* __restrict__ tindices,
 #pragma unroll
         for (int u = 0; u < PULL_UNROLL; ++u) {  // independent loads in flight
           const long long p = e + u * group + gl;
-          if (p < e1) acc |= cur[tindices[p]];
+          // the edges stream (evict-first: __ldcs), the frontier words are
+          // gathered and should stay in L2
+          if (p < e1) acc |= __ldg(cur + __ldcs(tindices + p));
         }
         if (group > 1) {
           const unsigned lo = __reduce_or_sync(gmask, (unsigned)acc);
@@ -316,11 +318,12 @@ msbfs_bvss(const int* __restrict__ virtual_to_real, const uint4* __restrict__ ro
   const long long warps = (long long)gridDim.x * (blockDim.x >> 5);
   for (long long vs = ((long long)blockIdx.x * blockDim.x + threadIdx.x) >> 5; vs < n_vss;
        vs += warps) {
-    const long long col = (long long)virtual_to_real[vs] * 8 + (lane & 7);
+    const long long col = (long long)__ldcs(virtual_to_real + vs) * 8 + (lane & 7);
     const u64 f = col < n ? cur[col] : 0ull;
     if (!__any_sync(FULL, f != 0ull)) continue;  // warp-uniform
-    const unsigned mw = masks[vs * 32 + lane];
-    const uint4 rid = row_ids[vs * 32 + lane];
+    // the BVSS streams once (evict-first); cur, seen and nxt are gathered
+    const unsigned mw = __ldcs(masks + vs * 32 + lane);
+    const uint4 rid = __ldcs(row_ids + vs * 32 + lane);
     u64 fc[8];
 #pragma unroll
     for (int c = 0; c < 8; ++c) fc[c] = __shfl_sync(FULL, f, c);
