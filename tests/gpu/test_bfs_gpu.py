@@ -479,8 +479,9 @@ def test_forced_modes_path(method):
 @gpu
 @pytest.mark.parametrize("method", FORCED_METHODS)
 def test_single_block_limits(method):
-    """Frontiers around the single-block limits (4,096 vertices, 16,384
-    out-edges) and hubs past the CSR kernel's heavy and giant degrees: a star
+    """Frontiers around the single-block limits (SB_FRONTIER = 4,096
+    vertices; SB_EDGES out-edges, the default and 16,384) and hubs past the
+    CSR kernel's heavy and giant degrees: a star
     whose leaves each lead to a short path, a 2-level tree of fan-out 70,
     and a wide grid."""
     n_leaf = 20_000  # the hub's out-degree: past GIANT (8,192), so chunked
@@ -494,12 +495,22 @@ def test_single_block_limits(method):
     tree = coo(1 + fan + fan * fan, np.concatenate([np.zeros(fan, np.int64), np.repeat(kids, fan)]),
                np.concatenate([kids, grand]), undirected=True)
     wide = bg.io.generators.from_spec("grid:300x200:0.02")
+    mod = _bvss_module() if DEVICE == "cuda" else None
+    limits = (None, 16_384) if mod is not None else (None,)
     for A_cpu in (star_paths, tree, wide):
         A = on(A_cpu)
         for s in (0, A_cpu.nrows - 1):
             ref = cpu_levels(A_cpu, s)
-            check_bfs(A_cpu, A, s, method, ref=ref, keys=_edge_keys(A_cpu))
-            check_forced(A_cpu, A, s, ref=ref, method=method)
+            for sb_edges in limits:
+                old = mod.SB_EDGES if mod is not None else None
+                if sb_edges is not None:
+                    mod.SB_EDGES = sb_edges
+                try:
+                    check_bfs(A_cpu, A, s, method, ref=ref, keys=_edge_keys(A_cpu))
+                    check_forced(A_cpu, A, s, ref=ref, method=method)
+                finally:
+                    if mod is not None:
+                        mod.SB_EDGES = old
 
 
 # --- msbfs and closeness --------------------------------------------------------------

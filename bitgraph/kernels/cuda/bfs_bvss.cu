@@ -205,21 +205,23 @@ __device__ __forceinline__ void warp_push(Stage& st, long long blk,
 __device__ __forceinline__ void flush(Stage& st, int2* __restrict__ q, u64* len, u64* ctrl,
                                       int next) {
     __shared__ u64 base;
+    __shared__ u32 count;
     __syncthreads();
-    const u32 n = min(st.qn, (u32)STAGE);
     if (threadIdx.x == 0) {
+        const u32 n = min(st.qn, (u32)STAGE);
+        count = n;
         base = n ? atomicAdd(len, (u64)n) : 0;
         if (st.cnt[0]) atomicAdd(found(ctrl, next), st.cnt[0]);
         if (st.cnt[1]) atomicAdd(degsum(ctrl, next), st.cnt[1]);
         if (st.cnt[2]) atomicAdd(checked(ctrl, next), st.cnt[2]);
-    }
-    __syncthreads();
-    for (u32 i = threadIdx.x; i < n; i += blockDim.x) q[base + i] = st.q[i];
-    __syncthreads();
-    if (threadIdx.x == 0) {
+        // reset here: the stage is next written after the grid barrier
+        // that follows every flush (its __syncthreads orders the copy)
         st.qn = 0;
         st.cnt[0] = st.cnt[1] = st.cnt[2] = 0;
     }
+    __syncthreads();
+    const u32 n = count;
+    for (u32 i = threadIdx.x; i < n; i += blockDim.x) q[base + i] = st.q[i];
 }
 
 // The 4 slot hits of lane's word w against frontier byte alpha: bit s set
@@ -1001,8 +1003,9 @@ __global__ void __launch_bounds__(1024) bfs_bvss(
                              lean);
                 }
             }
-            __syncthreads();
-            const int hn = (int)min(hv_n, (u32)HEAVY_BIN);
+            // the bin's phase only in blocks that binned a vertex (one
+            // barrier either way)
+            const int hn = __syncthreads_or(hv_n != 0) ? (int)min(hv_n, (u32)HEAVY_BIN) : 0;
             for (int h = 0; h < hn; ++h) {
                 const long long s0 = hv_start[h];
                 const int deg = hv_deg[h];
@@ -1017,8 +1020,10 @@ __global__ void __launch_bounds__(1024) bfs_bvss(
                              lean);
                 }
             }
-            __syncthreads();
-            if (threadIdx.x == 0) hv_n = 0;
+            if (hn) {
+                __syncthreads();
+                if (threadIdx.x == 0) hv_n = 0;
+            }
         } else {
             // top-down: warps take the queue's VSSs. Each step's loads and
             // atomics for the 4 slots are issued together (4 in flight),

@@ -47,7 +47,7 @@ CSR_SCAN_MIN = 1 / 8
 # SB_FRONTIER vertices (the .cu's limit) and at most SB_EDGES out-edges runs
 # in block 0 alone, top-down over A's CSR, with block barriers only.
 SB_FRONTIER = 4096
-SB_EDGES = 4096
+SB_EDGES = 2048
 _LIST_CAP = 65536  # LIST_CAP of the .cu: SB_EDGES may not exceed it
 _GIANT = 8192  # GIANT of the .cu: a CSR queue entry per GIANT out-edges of a hub
 
