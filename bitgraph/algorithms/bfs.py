@@ -144,12 +144,12 @@ def bfs(A, source, *, parents=False, method="auto", alpha=None, reorder="none"):
 def bfs_method(A) -> str:
     """The method ``bfs(A, s, method="auto")`` runs on A: ``"direction"``
     on either device. On the H100 (benchmarks/RESULTS.md, "BFS family on
-    the H100") it was the fastest CUDA method, or within 3% of it, on
-    every graph family measured: R-MAT (kron-21/22/24: 1.3-1.6x faster than
+    the H100") it was the fastest CUDA method, or within 4% of it, on
+    every graph family measured: R-MAT (kron-21/22/24: 1.6-1.7x faster than
     the tensor-core blest path, whose top-down levels cost more than its
     CSR ones), uniform random, 2D and 3D grids, random geometric; push
-    equals it where it never goes bottom-up (meshes). On the CPU it won
-    too (RESULTS.md, "BFS").
+    equals it where it never goes bottom-up (meshes); blest is 3% faster on
+    the 2D grid only. On the CPU it won too (RESULTS.md, "BFS").
 
     >>> import bitgraph as bg
     >>> bg.algorithms.bfs_method(bg.io.generators.from_spec("grid:4x4"))
