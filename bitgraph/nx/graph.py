@@ -39,8 +39,8 @@ class BitGraph:
     Private, for order-sensitive functions (``bfs_edges``): ``_adj_indptr`` /
     ``_adj_indices`` give each vertex's neighbours in NetworkX's adjacency
     order (the matrix's rows are sorted by column instead), and ``_perm``
-    maps the adjacency-order position of an edge to its position in the
-    matrix's CSR arrays.  ``_weights[attr] = (values, missing)`` hold edge
+    (None unless edge attributes were converted) maps the adjacency-order
+    position of an edge to its position in the matrix's CSR arrays.  ``_weights[attr] = (values, missing)`` hold edge
     attribute values in the matrix's CSR order (``missing``: bool mask of
     edges without the attribute, or None).
 
