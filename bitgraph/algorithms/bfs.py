@@ -46,7 +46,8 @@ import math
 import numpy as np
 
 from bitgraph import _array
-from bitgraph.algorithms._common import check_graph, check_source, in_csr, known, out_csr
+from bitgraph.algorithms._common import (cached, check_graph, check_source, in_csr, known,
+                                         out_csr)
 from bitgraph.errors import InvalidValue
 
 __all__ = ["bfs", "bfs_method", "blest_layout", "METHODS", "METHODS_CUDA", "ALPHA", "ALPHA_CUDA",
@@ -315,13 +316,12 @@ def _blest_cuda(A, s, reorder, want_parents, alpha):
     kernel, in original vertex ids."""
     import cupy
 
-    from bitgraph.algorithms._common import cached
     from bitgraph.kernels import registry
 
     run = registry.lookup("bfs", fmt="bvss", device="cuda", variant="fused")
     b = blest_layout(A, reorder)
     inc = in_csr(A)
-    deg = cached(A, "out_degree_int32", lambda: cupy.diff(A._csr().indptr).astype(cupy.int32))
+    deg = _out_degree_cuda(A)
     perm = None
     csr = inc
     out = inc if known(A, "symmetric") else out_csr(A)
@@ -352,25 +352,34 @@ def _csr_cuda(A, s, want_parents, alpha):
     """Levels (int32 CuPy, -1 unreached), the reached vertices' bits and
     parents (int64 or None) from the persistent kernel's CSR form: BFS-4K's
     top-down (push; alpha None) or with XBFS's bottom-up levels (direction)."""
-    import cupy
-
-    from bitgraph.algorithms._common import cached
     from bitgraph.kernels import registry
 
     run = registry.lookup("bfs", fmt="csr", device="cuda", variant="fused")
-    inc = in_csr(A) if alpha is not None or want_parents else None
     out = out_csr(A)
-    deg = cached(A, "out_degree_int32", lambda: cupy.diff(A._csr().indptr).astype(cupy.int32))
     bottom_up = alpha is not None
     alpha_m = 2**63 if not bottom_up or math.isinf(alpha) else int(min(alpha * A.nvals, 2.0**63))
-    bu = out
-    if bottom_up:
-        bu = cached(A, "in_csr_by_degree", lambda: _by_degree(inc, deg)) if SORT_IN_LISTS else inc
-    lv, vis = run(bu, out, deg, s, alpha_m=alpha_m, bottom_up=bottom_up, visited=True)
+    bu = in_lists_cuda(A) if bottom_up else out
+    lv, vis = run(bu, out, _out_degree_cuda(A), s, alpha_m=alpha_m, bottom_up=bottom_up,
+                  visited=True)
     par = None
     if want_parents:
-        par = registry.lookup("bfs", fmt="csr", device="cuda", variant="parents")(inc, lv, s)
+        par = registry.lookup("bfs", fmt="csr", device="cuda", variant="parents")(in_csr(A), lv, s)
     return lv, vis, par
+
+
+def _out_degree_cuda(A):
+    import cupy
+
+    return cached(A, "out_degree_int32", lambda: cupy.diff(A._csr().indptr).astype(cupy.int32))
+
+
+def in_lists_cuda(A):
+    """The in-lists the CUDA bottom-up steps read (bfs and msbfs): A' as
+    CSR, each row ordered by the out-degree of its entries when
+    ``SORT_IN_LISTS`` (cached on A)."""
+    if not SORT_IN_LISTS:
+        return in_csr(A)
+    return cached(A, "in_csr_by_degree", lambda: _by_degree(in_csr(A), _out_degree_cuda(A)))
 
 
 def _by_degree(csr, deg):

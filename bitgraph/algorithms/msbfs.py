@@ -33,6 +33,10 @@ __all__ = ["msbfs", "closeness_centrality", "eccentricity", "diameter",
 # for more levels than in a single BFS, so the switch comes early anyway.
 ALPHA = 0.1
 
+# the bottom-up step of msbfs on CUDA (kernels/cuda/msbfs.py PULLS): "csr"
+# reads A' in degree order with an early exit
+CUDA_PULL = "csr"
+
 # iBFS GroupBy (SEEDS.md): sources of out-degree < GROUPBY_P that share an
 # out-neighbour of out-degree > GROUPBY_Q go into the same batch.
 GROUPBY_P = 16
@@ -101,24 +105,28 @@ def _run_batches(A, src, order, batch, levels=None):
 
 def _run_batches_cuda(A, src, order, batch, levels=None):
     """``_run_batches`` on the GPU (``kernels/cuda/msbfs``): ``levels`` a
-    CuPy (len(src) x n) int32 array or None. The bottom-up levels read the
-    natural-order BVSS of A' (``bfs.blest_layout``, cached; its SIMT pull
-    was the fastest on kron, kernels/cuda/msbfs.py)."""
+    CuPy (len(src) x n) int32 array or None. The bottom-up steps read
+    ``CUDA_PULL``'s layout: A' as CSR in degree order (``bfs.in_lists_cuda``)
+    or the natural-order BVSS of A' (``bfs.blest_layout``), cached on A."""
     import sys
 
     from bitgraph.kernels.cuda.msbfs import new_state
     from bitgraph.kernels.registry import lookup
 
     batch_run = lookup("msbfs", fmt="csr", device="cuda", variant="batch")
-    a, t = out_csr(A), in_csr(A)
-    bvss = sys.modules["bitgraph.algorithms.bfs"].blest_layout(A)
+    bfs = sys.modules["bitgraph.algorithms.bfs"]
+    a = out_csr(A)
+    if CUDA_PULL == "csr":
+        t, bvss = bfs.in_lists_cuda(A), None
+    else:
+        t, bvss = in_csr(A), bfs.blest_layout(A)
     k = src.size
     count, total, ecc = (np.zeros(k, np.int64) for _ in range(3))
     state = new_state(A.nrows)
     for i in range(0, k, batch):
         rows = order[i:i + batch]
         _, c, s, e = batch_run(a, t, src[rows], levels=levels, rows=rows,
-                               write=levels is not None, alpha=ALPHA, state=state, bvss=bvss)
+                               write=levels is not None, state=state, pull=CUDA_PULL, bvss=bvss)
         count[rows], total[rows], ecc[rows] = c, s, e
     return count, total, ecc
 

@@ -2,8 +2,9 @@
 count, total and ecc, on hypothesis graphs (directed and undirected,
 isolated vertices, self-loops, several components, one vertex), batches of
 1, 7 and 64 sources (repeats allowed), every bottom-up variant (CSR, BVSS
-SIMT, BVSS MMA), alpha 0 (bottom-up whenever the frontier has out-edges),
-the default and huge (top-down only), int32 and int64 indices."""
+SIMT, BVSS MMA), every direction rule (bottom-up whenever a frontier has
+out-edges, per source, the default, top-down only, everyone bottom-up by
+the union rule), int32 and int64 indices."""
 
 from __future__ import annotations
 
@@ -22,7 +23,10 @@ from graph_strategies import graphs
 pytestmark = pytest.mark.gpu
 
 PULLS = ("csr", "bvss_simt", "bvss_mma")
-ALPHAS = (0.0, 0.1, 1e18)
+# (alpha, all_pull) of the CUDA launcher: bottom-up wherever a frontier has
+# out-edges; per source; the defaults; top-down only; all bottom-up as soon
+# as a top-down level would walk an edge
+DIRECTIONS = ((0.0, None), (0.1, 1e18), (None, None), (1e18, 1e18), (1e18, 0.0))
 
 
 def _gpu():
@@ -82,8 +86,8 @@ def test_batch_equals_cpu(spec, k, seed, index64):
     ga, gt = _device(cupy, a, index64), _device(cupy, t, index64)
     b = _device_bvss(cupy, t)
     for pull in PULLS:
-        for alpha in ALPHAS:
-            got = gpu(ga, gt, sources, alpha=alpha, pull=pull, bvss=b)
+        for alpha, all_pull in DIRECTIONS:
+            got = gpu(ga, gt, sources, alpha=alpha, all_pull=all_pull, pull=pull, bvss=b)
             _check(got, want)
 
 
@@ -116,13 +120,13 @@ def test_rows_state_and_statistics_only(spec, seed, lanes, index64):
         got = cupy.full((nsrc, n), 7, np.int32)
         for i in range(0, nsrc, 64):
             rows = order[i:i + 64]
-            alpha = float(rng.choice(ALPHAS))
-            _, c, s, e = gpu(ga, gt, src[rows], levels=got, rows=cupy.asarray(rows),
-                             alpha=alpha, state=state, pull=pull, bvss=b, lanes=lanes)
-            _, wc, ws, we = cpu(a, t, src[rows], write=False, alpha=alpha)
+            alpha, all_pull = DIRECTIONS[int(rng.integers(len(DIRECTIONS)))]
+            _, c, s, e = gpu(ga, gt, src[rows], levels=got, rows=cupy.asarray(rows), alpha=alpha,
+                             all_pull=all_pull, state=state, pull=pull, bvss=b, lanes=lanes)
+            _, wc, ws, we = cpu(a, t, src[rows], write=False)
             assert np.array_equal(c, wc) and np.array_equal(s, ws) and np.array_equal(e, we)
             lv, c2, s2, e2 = gpu(ga, gt, cupy.asarray(src[rows]), write=False, alpha=alpha,
-                                 state=state, pull=pull, bvss=b, lanes=lanes)
+                                 all_pull=all_pull, state=state, pull=pull, bvss=b, lanes=lanes)
             assert lv is None
             assert np.array_equal(c2, wc) and np.array_equal(s2, ws) and np.array_equal(e2, we)
         assert np.array_equal(got.get(), want)
@@ -155,12 +159,41 @@ def test_generated_graphs(name):
     ga, gt = _device(cupy, a, False), _device(cupy, t, False)
     b = _device_bvss(cupy, t)
     for pull in PULLS:
-        for alpha in ALPHAS:
-            _check(gpu(ga, gt, sources, alpha=alpha, pull=pull, bvss=b), want)
+        for alpha, all_pull in DIRECTIONS:
+            _check(gpu(ga, gt, sources, alpha=alpha, all_pull=all_pull, pull=pull, bvss=b), want)
     for lanes in (1, 4, 32):
         _check(gpu(ga, gt, sources, alpha=0.0, lanes=lanes), want)
     # the BVSS built on the CPU from t when not given
     _check(gpu(ga, gt, sources, alpha=0.0, pull="bvss_simt"), want)
+
+
+def test_direction_per_source():
+    """The settle gives each source its own direction: on kron, 64 sources
+    with alpha 0.02, some level pulls for some sources and pushes for the
+    others (the trace's "pull P push Q"), and that level's pull scans fewer
+    in-edges than pulling for all of them; the results are the CPU's."""
+    import cupy
+
+    from bitgraph.kernels.cuda import msbfs as km
+
+    gpu, cpu = _gpu(), _cpu()
+    A = bg.io.generators.kron(14, seed=2)
+    a, t = _host_csrs(A)
+    deg = np.diff(a.indptr)
+    sources = np.random.default_rng(3).choice(np.flatnonzero(deg > 0), 64)
+    want = cpu(a, t, sources)
+    ga, gt = _device(cupy, a, False), _device(cupy, t, False)
+    traces = {}
+    for name, all_pull in (("mixed", 1e18), ("joint", 0.0)):
+        km.TRACE = []
+        try:
+            _check(gpu(ga, gt, sources, alpha=0.02, all_pull=all_pull, pull="csr"), want)
+        finally:
+            traces[name], km.TRACE = km.TRACE, None
+    mixed = [x for x in traces["mixed"][1:]
+             if int(x[1].split()[1]) > 0 and int(x[1].split()[3]) > 0]
+    assert mixed, traces["mixed"]
+    assert sum(x[6] for x in traces["mixed"]) < sum(x[6] for x in traces["joint"])
 
 
 def test_errors():

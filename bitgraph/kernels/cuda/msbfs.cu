@@ -9,32 +9,46 @@
 //   touched[n/32] uint32 bitmap of the vertices whose nxt word became
 //                non-zero this level (zero between levels);
 //   queue        the joint frontier: vertices with cur != 0, each once;
-//   ctr[2][CTR]  per-level counters, two slots used alternately: level L
-//                writes slot L&1 and zeroes slot (L+1)&1 for the next one.
+//   ctr[3][CTR]  per-level counters, three slots used in turn: level L's
+//                settle writes slot L%3 (and zeroes slot (L+1)%3 for the
+//                next one), level L's steps read slot (L-1)%3;
+//   stats[192]   per source: vertices reached, sum and max of their levels.
 //
-// A level is one step kernel, then msbfs_settle:
-//   - msbfs_push (top-down): nxt[v] |= cur[u] & ~seen[v] over the out-edges
-//     of the queue, block-level edge balancing (a block takes 256 queue
-//     vertices, scans their degrees and hands one edge to each thread: hubs
-//     do not serialise a warp);
+// A level is a pull step, a push step, then msbfs_settle, all launched
+// without a host sync: the direction is chosen per source on the device.
+// The settle's last block looks at each source's new frontier: a source
+// whose frontier has more than alpha_m out-edges goes bottom-up (its bit in
+// the pull mask), the others top-down (the push mask) -- unless the push
+// would walk more than all_pull_m edges (the union of the push sources'
+// frontiers, bounded by the sum of their out-edges), when every source goes
+// bottom-up. So a source pulls only around its own peak level, where the
+// early exit works, and a vertex's scan never waits for bits of sources
+// whose frontiers are still small (XBFS's rule, per source):
 //   - msbfs_pull (bottom-up over the transpose CSR): a group of G lanes per
-//     unfinished vertex ORs the in-neighbours' cur words and stops once
-//     every needed bit (active & ~seen[v]: only the bits of BFSs still
-//     running) is set;
-//   - msbfs_bvss<MMA> (bottom-up over the BVSS of A'): a warp per virtual
-//     slice set whose 8 columns hold frontier bits; per slice the OR of the
-//     cur words its 8-bit mask selects, by a SIMT nibble table (MMA=false)
-//     or by m8n8k128 b1 and.popc MMAs, 8 sources as the columns of fragB
-//     (MMA=true); a non-zero result ORs into nxt[row] as the push does.
+//     vertex with pull bits missing ORs the in-neighbours' cur words and
+//     stops once every needed bit (pull & ~seen[v]) is set; writes nxt[v]
+//     (its own word: no atomic; it runs before the push);
+//   - msbfs_bvss<MMA> (bottom-up over the BVSS of A', the pull bits only): a
+//     warp per virtual slice set whose 8 columns hold frontier bits; per
+//     slice the OR of the cur words its 8-bit mask selects, by a SIMT nibble
+//     table (MMA=false) or by m8n8k128 b1 and.popc MMAs, 8 sources as the
+//     columns of fragB (MMA=true); a non-zero result ORs into nxt[row];
+//   - msbfs_push (top-down, the push bits only): nxt[v] |= cur[u] & push &
+//     ~seen[v] over the out-edges of the queue vertices with push bits,
+//     block-level edge balancing (a block takes up to 256 queue vertices,
+//     scans their degrees and hands one edge to each thread: hubs do not
+//     serialise a warp);
 //   - msbfs_settle: one pass over `touched` (cleared as read), a thread per
 //     vertex, builds the next queue (one atomicAdd per 256 vertices:
 //     ascending inside each), then for each new vertex seen |= nxt, levels
 //     of the new bits written (row rows[b] of levels, coalesced per bit: a
-//     warp holds 32 consecutive vertices), per-bit counts, the OR of the new
-//     frontier (active) and its out-edges (mf) into ctr; it also zeroes the
-//     old frontier words (cur of the old queue), so the buffers swap roles.
-// Every step computes the same nxt (the union of the frontier bits of the
-// in-neighbours, less seen), so the direction choice never changes results.
+//     warp holds 32 consecutive vertices), per-bit counts and out-edges, the
+//     OR of the new frontier (active) and its out-edges (mf) into ctr; it
+//     also zeroes the old frontier words (cur of the old queue), so the
+//     buffers swap roles. A settle after a level with nothing to do returns
+//     at once, so the host may launch levels past the last one.
+// Both directions compute the same bits (the union of the frontier bits of
+// the in-neighbours, less seen), so the direction never changes results.
 //
 // I is the index type of the CSR arrays and of the queue (int or long long).
 
@@ -44,11 +58,23 @@ namespace msbfs {
 constexpr int BLOCK = 256;
 constexpr int WARPS = BLOCK / 32;
 constexpr unsigned FULL = 0xffffffffu;
-// counter slot layout (long long each)
 // in-edges a lane of the CSR bottom-up reads before its group checks the
 // early exit
 constexpr int PULL_UNROLL = 4;
-constexpr int C_NQ = 0, C_MF = 1, C_ACTIVE = 2, C_SCANNED = 3, C_CNT = 8, CTR = 72;
+// counter slot: queue size, its out-edges, OR of its words, in-edges the
+// pull scanned, the next level's pull and push masks, settle blocks done,
+// chunk entries, per-bit new vertices and their out-edges
+constexpr int C_NQ = 0, C_MF = 1, C_ACTIVE = 2, C_SCANNED = 3, C_PULL = 4, C_PUSH = 5,
+              C_DONE = 6, C_NCHUNK = 7, C_CNT = 8, C_MFB = 72, CTR = 136;
+// a queue vertex with more out-edges than this is also listed as chunks of
+// CHUNK edges, one block's work each (a hub does not hold one block for
+// its whole row); the push's per-block part skips it
+constexpr long long CHUNK = 2048;
+constexpr int CHUNK_BITS = 24;  // an entry: vertex << CHUNK_BITS | chunk
+// stats: per bit vertices reached, sum of their levels, largest level
+constexpr int S_COUNT = 0, S_TOTAL = 64, S_ECC = 128;
+// a vertex's out-degree as added into the per-bit sums (32-bit warp sums)
+constexpr unsigned DEG_CAP = 1u << 26;
 
 __device__ __forceinline__ u64 warp_or(u64 x) {
   const unsigned lo = __reduce_or_sync(FULL, (unsigned)x);
@@ -114,22 +140,32 @@ template <typename I>
 __global__ void __launch_bounds__(msbfs::BLOCK)
 msbfs_settle(unsigned* __restrict__ touched, const I* __restrict__ indptr,
              const u64* __restrict__ nxt, u64* __restrict__ seen,
-             const I* __restrict__ old_queue, long long old_nq, u64* __restrict__ cur,
-             I* __restrict__ queue, long long* __restrict__ ctr, long long* __restrict__ ctr_next,
+             const I* __restrict__ old_queue, u64* __restrict__ cur, I* __restrict__ queue,
+             u64* __restrict__ chunks, long long* __restrict__ ctr, long long* __restrict__ ctr_next,
+             const long long* __restrict__ ctr_prev, long long* __restrict__ stats,
              int* __restrict__ levels, const long long* __restrict__ rows, long long n, int k,
-             int level, bool write) {
+             int level, bool write, long long alpha_m, long long all_pull_m) {
   using namespace msbfs;
   __shared__ unsigned cnt[64];
+  __shared__ u64 mfb[64];
   __shared__ long long rowoff[64];
   __shared__ unsigned wsum[WARPS];
   __shared__ long long s_base;
+  __shared__ bool s_last;
+  // lane l's running count and out-edges of bits l and l + 32 (this warp)
+  unsigned cnt_lo = 0, cnt_hi = 0;
+  u64 mfb_lo = 0, mfb_hi = 0;
   const int tid = threadIdx.x, lane = tid & 31, wid = tid >> 5;
+  if (blockIdx.x == 0 && tid < CTR) ctr_next[tid] = 0;
+  // nothing ran this level (past the last one): nothing was touched
+  if (level > 0 && ctr_prev[C_PULL] == 0 && ctr_prev[C_PUSH] == 0) return;
   if (tid < 64) {
     cnt[tid] = 0;
+    mfb[tid] = 0;
     rowoff[tid] = (write && tid < k) ? rows[tid] * n : 0;
   }
-  if (blockIdx.x == 0 && tid < CTR) ctr_next[tid] = 0;
   // the old frontier goes back to zero: cur is the next level's nxt
+  const long long old_nq = level > 0 ? ctr_prev[C_NQ] : 0;
   for (long long i = (long long)blockIdx.x * BLOCK + tid; i < old_nq;
        i += (long long)gridDim.x * BLOCK)
     cur[old_queue[i]] = 0ull;
@@ -161,22 +197,39 @@ msbfs_settle(unsigned* __restrict__ touched, const I* __restrict__ indptr,
     if (base >= 0) {  // block-uniform
       const bool hit = (w >> lane) & 1u;
       u64 nw = 0;
+      unsigned deg = 0;
       if (hit) {
         queue[base + wsum[wid] + __popc(w & ((1u << lane) - 1u))] = (I)v;
         nw = nxt[v];
         seen[v] |= nw;
         act |= nw;
-        mf += (long long)indptr[v + 1] - (long long)indptr[v];
+        const long long d = (long long)indptr[v + 1] - (long long)indptr[v];
+        mf += d;
+        deg = (unsigned)min(d, (long long)DEG_CAP);
+        if (d > CHUNK && nw) {
+          const long long nch = (d + CHUNK - 1) / CHUNK;
+          const long long c0 = (long long)atomicAdd((u64*)(ctr + C_NCHUNK), (u64)nch);
+          for (long long c = 0; c < nch; ++c) chunks[c0 + c] = ((u64)v << CHUNK_BITS) | (u64)c;
+        }
       }
-      // per new bit: count it, write its level (the warp's 32 consecutive
-      // vertices: one coalesced store per bit)
+      // per new bit: count it and its out-edges, write its level (the
+      // warp's 32 consecutive vertices: one coalesced store per bit)
       u64 bits = warp_or(nw);
       while (bits) {
         const int b = __ffsll((long long)bits) - 1;
         bits &= bits - 1;
         const bool got = (nw >> b) & 1ull;
         const unsigned bal = __ballot_sync(FULL, got);
-        if (lane == 0) atomicAdd(&cnt[b], (unsigned)__popc(bal));
+        const unsigned dsum = __reduce_add_sync(FULL, got ? deg : 0u);
+        if (lane == (b & 31)) {
+          if (b < 32) {
+            cnt_lo += __popc(bal);
+            mfb_lo += dsum;
+          } else {
+            cnt_hi += __popc(bal);
+            mfb_hi += dsum;
+          }
+        }
         if (write && got) levels[rowoff[b] + v] = level;
       }
     }
@@ -188,24 +241,76 @@ msbfs_settle(unsigned* __restrict__ touched, const I* __restrict__ indptr,
     if (act) atomicOr((u64*)(ctr + C_ACTIVE), act);
     if (mf) atomicAdd((u64*)(ctr + C_MF), (u64)mf);
   }
+  if (cnt_lo) {
+    atomicAdd(&cnt[lane], cnt_lo);
+    atomicAdd(&mfb[lane], mfb_lo);
+  }
+  if (cnt_hi) {
+    atomicAdd(&cnt[lane + 32], cnt_hi);
+    atomicAdd(&mfb[lane + 32], mfb_hi);
+  }
   __syncthreads();
-  if (tid < k && cnt[tid]) atomicAdd((u64*)(ctr + C_CNT + tid), (u64)cnt[tid]);
+  if (tid < k && cnt[tid]) {
+    atomicAdd((u64*)(ctr + C_CNT + tid), (u64)cnt[tid]);
+    atomicAdd((u64*)(ctr + C_MFB + tid), mfb[tid]);
+  }
+  // the last block to finish reads the level's totals: statistics, and the
+  // next level's direction per source
+  __threadfence();
+  __syncthreads();
+  if (tid == 0) s_last = atomicAdd((u64*)(ctr + C_DONE), 1ull) == (u64)gridDim.x - 1;
+  __syncthreads();
+  if (!s_last || wid != 0) return;
+  __threadfence();
+  const volatile long long* c = ctr;
+  const u64 active = (u64)c[C_ACTIVE];
+  u64 pull = 0, push_edges = 0;
+#pragma unroll
+  for (int h = 0; h < 2; ++h) {
+    const int b = lane + 32 * h;
+    const long long nb = b < k ? c[C_CNT + b] : 0;
+    const long long eb = b < k ? c[C_MFB + b] : 0;
+    if (nb) {
+      stats[S_COUNT + b] += nb;
+      stats[S_TOTAL + b] += nb * level;
+      stats[S_ECC + b] = level;
+    }
+    const bool on = (active >> b) & 1ull;
+    const unsigned up = __ballot_sync(FULL, on && eb > alpha_m);
+    pull |= (u64)up << (32 * h);
+    if (on && eb <= alpha_m) push_edges += (u64)eb;
+  }
+  push_edges = (u64)warp_sum((long long)push_edges);
+  push_edges = min(push_edges, (u64)c[C_MF]);  // the union walks each vertex once
+  if ((long long)push_edges > all_pull_m) pull = active;
+  if (lane == 0) {
+    ctr[C_PULL] = (long long)pull;
+    ctr[C_PUSH] = (long long)(active & ~pull);
+  }
 }
 
-// top-down over queue[0:nq]: a block takes per_block (<= BLOCK) queue
-// vertices, scans their out-degrees and walks their edges one per thread
-// (binary search of the edge's vertex in shared memory); small queues take
-// fewer vertices per block, so that their edges spread over the GPU
+// top-down over the queue (its size in ctr_prev) for the push bits: a block
+// takes per_block (<= BLOCK) queue vertices, scans the out-degrees of
+// those with push bits and walks their edges one per thread (binary search
+// of the edge's vertex in shared memory); small queues take fewer vertices
+// per block, so that their edges spread over the GPU (per_block: a power of
+// 2 that still gives every multiprocessor (sms) four blocks of work)
 template <typename I>
 __global__ void __launch_bounds__(msbfs::BLOCK)
-msbfs_push(const I* __restrict__ queue, long long nq, const I* __restrict__ indptr,
-           const I* __restrict__ indices, const u64* __restrict__ cur,
-           const u64* __restrict__ seen, u64* nxt, unsigned* touched, int per_block) {
+msbfs_push(const I* __restrict__ queue, const u64* __restrict__ chunks,
+           const I* __restrict__ indptr, const I* __restrict__ indices,
+           const u64* __restrict__ cur, const u64* __restrict__ seen, u64* nxt,
+           unsigned* touched, const long long* __restrict__ ctr_prev, int sms) {
   using namespace msbfs;
   __shared__ long long s_off[BLOCK + 1];
   __shared__ long long s_start[BLOCK];
   __shared__ u64 s_f[BLOCK];
   __shared__ long long sums[WARPS];
+  const u64 mask = (u64)ctr_prev[C_PUSH];
+  const long long nq = ctr_prev[C_NQ];
+  if (!mask || !nq) return;
+  int per_block = 1;
+  while (per_block < BLOCK && 4LL * per_block * sms <= nq) per_block *= 2;
   const int tid = threadIdx.x;
   for (long long q0 = (long long)blockIdx.x * per_block; q0 < nq;
        q0 += (long long)gridDim.x * per_block) {
@@ -213,10 +318,14 @@ msbfs_push(const I* __restrict__ queue, long long nq, const I* __restrict__ indp
     long long deg = 0;
     if (tid < per_block && qi < nq) {
       const long long u = (long long)queue[qi];
-      const long long s = (long long)indptr[u];
-      deg = (long long)indptr[u + 1] - s;
-      s_start[tid] = s;
-      s_f[tid] = cur[u];
+      const u64 f = cur[u] & mask;
+      s_f[tid] = f;
+      if (f) {
+        const long long st = (long long)indptr[u];
+        deg = (long long)indptr[u + 1] - st;
+        if (deg > CHUNK) deg = 0;  // its chunks, below
+        s_start[tid] = st;
+      }
     }
     long long tot;
     const long long incl = block_scan<long long>(deg, sums, &tot);
@@ -236,19 +345,37 @@ msbfs_push(const I* __restrict__ queue, long long nq, const I* __restrict__ indp
     }
     __syncthreads();  // shared arrays rewritten by the next chunk
   }
+  // the hubs: a block per chunk of CHUNK edges
+  const long long nch = ctr_prev[C_NCHUNK];
+  for (long long c = blockIdx.x; c < nch; c += gridDim.x) {
+    const u64 ent = chunks[c];
+    const long long u = (long long)(ent >> CHUNK_BITS);
+    const u64 f = cur[u] & mask;
+    if (!f) continue;  // block-uniform
+    const long long e0 = (long long)indptr[u] + (long long)(ent & ((1u << CHUNK_BITS) - 1)) * CHUNK;
+    const long long e1 = min(e0 + CHUNK, (long long)indptr[u + 1]);
+    for (long long e = e0 + tid; e < e1; e += BLOCK) {
+      const long long v = (long long)indices[e];
+      const u64 bits = f & ~seen[v];
+      if (bits) or_next(nxt, touched, v, bits);
+    }
+  }
 }
 
-// bottom-up over the transpose CSR: `group` lanes (a power of 2 up to 32)
-// per vertex, the group ORs a round of group * PULL_UNROLL in-neighbours'
-// words at a time and stops once every needed bit is set. Writes nxt[v] (its own word:
-// no atomic), marks touched, adds the in-edges read to ctr[C_SCANNED]
+// bottom-up over the transpose CSR for the pull bits: `group` lanes (a
+// power of 2 up to 32) per vertex, the group ORs a round of group *
+// PULL_UNROLL in-neighbours' words at a time and stops once every needed
+// bit is set. Writes nxt[v] (its own word: no atomic; the push runs
+// after), marks touched, adds the in-edges read to ctr[C_SCANNED]
 template <typename I>
 __global__ void __launch_bounds__(msbfs::BLOCK)
 msbfs_pull(const I* __restrict__ tindptr, const I* __restrict__ tindices,
            const u64* __restrict__ cur, const u64* __restrict__ seen, u64* __restrict__ nxt,
-           unsigned* __restrict__ touched, u64 active, long long n, int group,
-           long long* __restrict__ ctr) {
+           unsigned* __restrict__ touched, long long n, int group,
+           const long long* __restrict__ ctr_prev, long long* __restrict__ ctr) {
   using namespace msbfs;
+  const u64 pull = (u64)ctr_prev[C_PULL];
+  if (!pull) return;
   const int lane = threadIdx.x & 31;
   const int gl = lane & (group - 1);  // lane in its group
   const unsigned gmask = (group == 32) ? FULL : (((1u << group) - 1) << (lane & ~(group - 1)));
@@ -259,7 +386,7 @@ msbfs_pull(const I* __restrict__ tindptr, const I* __restrict__ tindices,
        base < n; base += warps * per_warp) {
     const long long v = base + lane / group;
     u64 need = 0;
-    if (v < n) need = active & ~seen[v];
+    if (v < n) need = pull & ~seen[v];
     u64 acc = 0;
     if (need) {  // group-uniform
       const long long e0 = (long long)tindptr[v], e1 = (long long)tindptr[v + 1];
@@ -312,14 +439,17 @@ template <bool MMA>
 __global__ void __launch_bounds__(msbfs::BLOCK)
 msbfs_bvss(const int* __restrict__ virtual_to_real, const uint4* __restrict__ row_ids,
            const unsigned* __restrict__ masks, long long n_vss, const u64* __restrict__ cur,
-           const u64* __restrict__ seen, u64* nxt, unsigned* touched, long long n, u64 active) {
+           const u64* __restrict__ seen, u64* nxt, unsigned* touched, long long n,
+           const long long* __restrict__ ctr_prev) {
   using namespace msbfs;
+  const u64 pull = (u64)ctr_prev[C_PULL];
+  if (!pull) return;
   const int lane = threadIdx.x & 31;
   const long long warps = (long long)gridDim.x * (blockDim.x >> 5);
   for (long long vs = ((long long)blockIdx.x * blockDim.x + threadIdx.x) >> 5; vs < n_vss;
        vs += warps) {
     const long long col = (long long)__ldcs(virtual_to_real + vs) * 8 + (lane & 7);
-    const u64 f = col < n ? cur[col] : 0ull;
+    const u64 f = col < n ? cur[col] & pull : 0ull;
     if (!__any_sync(FULL, f != 0ull)) continue;  // warp-uniform
     // the BVSS streams once (evict-first); cur, seen and nxt are gathered
     const unsigned mw = __ldcs(masks + vs * 32 + lane);
@@ -343,7 +473,6 @@ msbfs_bvss(const int* __restrict__ virtual_to_real, const uint4* __restrict__ ro
       u64 any = 0;
 #pragma unroll
       for (int c = 0; c < 8; ++c) any |= fc[c];
-      any &= active;
 #pragma unroll
       for (int s = 0; s < 4; ++s) acc[s] = 0;
       const int q_me = lane & 3;
@@ -415,16 +544,21 @@ msbfs_finish(u64* __restrict__ seen, int* __restrict__ levels, const long long* 
 #define MSBFS_INSTANTIATE(I)                                                                   \
   template __global__ void msbfs_start<I>(const long long*, int, u64*, unsigned*);             \
   template __global__ void msbfs_settle<I>(unsigned*, const I*, const u64*, u64*, const I*,    \
-                                           long long, u64*, I*, long long*, long long*, int*,  \
-                                           const long long*, long long, int, int, bool);       \
-  template __global__ void msbfs_push<I>(const I*, long long, const I*, const I*, const u64*,  \
-                                         const u64*, u64*, unsigned*, int);                    \
+                                           u64*, I*, u64*, long long*, long long*,             \
+                                           const long long*, long long*, int*,                 \
+                                           const long long*, long long, int,                   \
+                                           int, bool, long long, long long);                   \
+  template __global__ void msbfs_push<I>(const I*, const u64*, const I*, const I*, const u64*, \
+                                         const u64*, u64*, unsigned*, const long long*, int);  \
   template __global__ void msbfs_pull<I>(const I*, const I*, const u64*, const u64*, u64*,     \
-                                         unsigned*, u64, long long, int, long long*);          \
+                                         unsigned*, long long, int, const long long*,          \
+                                         long long*);                                          \
   template __global__ void msbfs_finish<I>(u64*, int*, const long long*, long long, int, bool);
 MSBFS_INSTANTIATE(int)
 MSBFS_INSTANTIATE(long long)
 template __global__ void msbfs_bvss<false>(const int*, const uint4*, const unsigned*, long long,
-                                           const u64*, const u64*, u64*, unsigned*, long long, u64);
+                                           const u64*, const u64*, u64*, unsigned*, long long,
+                                           const long long*);
 template __global__ void msbfs_bvss<true>(const int*, const uint4*, const unsigned*, long long,
-                                          const u64*, const u64*, u64*, unsigned*, long long, u64);
+                                          const u64*, const u64*, u64*, unsigned*, long long,
+                                          const long long*);

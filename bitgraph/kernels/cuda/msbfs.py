@@ -3,27 +3,23 @@ traversal) on the GPU, with the CPU launcher's signature and results
 (``kernels/cpu/msbfs.py::batch_run``; CuPy arrays in, ``levels`` a CuPy
 array, the per-source statistics numpy arrays).
 
-The host drives the levels: per level one step kernel (push, or one of the
-``pull`` variants), one settle kernel, and one read of a 72-word counter
-slot (queue size, frontier out-edges, OR of the frontier words, in-edges
-scanned, per-bit counts): the only host sync of a level. The direction
-rule is the CPU's (module docstring of ``kernels/cpu/msbfs.py``):
-bottom-up when the frontier's out-edges exceed ``alpha_m`` (alpha * m at
-first), and a CSR bottom-up level that scanned more than ``BU_FAIL`` times
-those edges raises ``alpha_m`` to ``BU_FAIL * mf``. The BVSS steps walk
-only the slice sets with frontier columns (push-like work, no early exit
-to fail), so they never raise it. Every step computes the same next
-frontier, so levels and statistics never depend on the direction taken.
+The host launches the levels without waiting for them: per level a pull
+step, a push step and a settle, which read the direction from the device
+(``msbfs.cu``: the settle's last block gives each source a direction from
+its own frontier: bottom-up when the frontier has more than ``alpha * m``
+out-edges, top-down otherwise, everyone bottom-up when the top-down union
+would walk more than ``all_pull * m`` edges). A step with nothing to do
+returns at once. The host checks a level's queue size (an asynchronous
+copy into page-locked memory) at most ``LEAD`` levels later and stops when
+a level found nothing; the levels launched past it do nothing.
 
-Measured on the H100 (one 64-source batch, levels written, median of 5;
-the host's per-level round trip, 30-80 us depending on the machine, is a
-large part of it): kron-18 (m 7.6M) bvss_simt 0.99-1.43 ms, bvss_mma
-1.49-1.96, csr 1.95-2.33; kron-20 (m 31.4M) bvss_simt 2.6, csr 3.1,
-bvss_mma 4.7; urand-18 (degree 16) csr 0.92, bvss_mma 1.29, bvss_simt
-1.47; grid2d 512x512 (1% dropped, ~1,000 levels) ~52-63 ms, all host
-round trips. The tensor-core step is 2-3x slower than its SIMT twin on
-the big levels (16 MMAs per VSS per 8 sources against 16 shuffles per VSS
-for all 64), so ``bvss_simt`` is the BVSS default.
+Per-source direction against the CPU's joint rule (one direction for the
+whole batch, ``kernels/cpu/msbfs.py``), counted on kron-20 and urand-20
+(degree 32), 64 sources, in-lists ordered by degree
+(``benchmarks/sim_msbfs_directions.py``): edges walked, top-down counted
+twice (an atomic and a test per edge), 19-21 M and 42 M against 45 M and
+72 M; alpha 0.02 was the best of 0.01-0.1 on kron and all the same on
+urand, where the all-pull rule decides level 3.
 """
 
 from __future__ import annotations
@@ -36,7 +32,8 @@ from bitgraph.kernels.cpu import check_length
 from bitgraph.kernels.cuda import module, multiprocessors
 from bitgraph.kernels.registry import register
 
-__all__ = ["batch_run", "new_state", "PULLS", "DEFAULT_PULL", "BU_FAIL", "pull_lanes", "TRACE"]
+__all__ = ["batch_run", "new_state", "PULLS", "DEFAULT_PULL", "ALPHA", "ALL_PULL", "LEAD",
+           "pull_lanes", "TRACE"]
 
 SOURCE = "msbfs.cu"
 _INDEX = {np.dtype(np.int32): "int", np.dtype(np.int64): "long long"}
@@ -48,13 +45,21 @@ _NAMES = tuple(f"msbfs_{k}<{i}>" for i in _INDEX.values()
 # "bvss_mma" (BVSS of A', sigma = 8: nibble-table ORs on CUDA cores, or
 # m8n8k128 b1 MMAs with 8 sources as fragB's columns)
 PULLS = ("csr", "bvss_simt", "bvss_mma")
-# pull=None: this one when a BVSS is given, else "csr" (module docstring:
-# fastest on kron, where BVSS compresses; csr wins on urand)
+# pull=None: this one when a BVSS is given, else "csr"
 DEFAULT_PULL = "bvss_simt"
-BU_FAIL = 4  # as kernels.cpu.msbfs.BU_FAIL
+# the per-source direction (module docstring): a source goes bottom-up when
+# its frontier has more than ALPHA * m out-edges; all do when the top-down
+# sources' frontiers would walk more than ALL_PULL * m edges
+ALPHA = 0.02
+ALL_PULL = 0.25
+# levels the host launches before it waits for the oldest one's queue size
+LEAD = 3
 
-# counter slot (msbfs.cu): nq, mf, active, scanned, 4 spare, cnt[64]
-_NQ, _MF, _ACTIVE, _SCANNED, _CNT, _CTR = 0, 1, 2, 3, 8, 72
+# counter slot (msbfs.cu): nq, mf, active, scanned, pull, push, done, spare,
+# cnt[64], out-edges[64]; stats: count[64], total[64], ecc[64]
+_NQ, _MF, _ACTIVE, _SCANNED, _PULL, _PUSH, _CTR, _STATS = 0, 1, 2, 3, 4, 5, 136, 192
+_RING = 8  # levels whose counters are in flight to the host
+_CHUNK = 2048  # msbfs::CHUNK: a hub's out-edges per chunk entry
 _BLOCKS_PER_SM = 8
 _BLOCK = 256  # threads per block: msbfs::BLOCK of the .cu (the block scans assume it)
 
@@ -63,10 +68,11 @@ def _grid(items, cap):
     return max(1, min((items + _BLOCK - 1) // _BLOCK, cap))
 
 # benchmarks: a list here receives one tuple per level of every batch:
-# (level, step "start" / "push" / "pull", frontier size, frontier
-# out-edges, step ms, settle ms), from CUDA events
+# (level, "start" or "pull P push Q" (how many sources went each way),
+# frontier size, frontier out-edges, steps ms, settle ms, in-edges the pull
+# scanned), from CUDA events; tracing waits for every level
 TRACE = None
-_PINNED: dict = {}
+_BUFFERS: dict = {}
 
 
 def pull_lanes(n: int, nnz: int) -> int:
@@ -83,26 +89,30 @@ def pull_lanes(n: int, nnz: int) -> int:
     return g
 
 
-def _push_per_block(nq: int) -> int:
-    """Queue vertices per block of the top-down step: a power of 2 up to
-    256 that still gives two blocks per multiprocessor (64 sources' first
-    level: one vertex per block, its edges over 256 threads)."""
-    per = 1
-    while per < _BLOCK and 2 * per * 2 * multiprocessors() <= nq:
-        per *= 2
-    return per
-
-
 def _pinned():
-    # the counter slot read back every level, into page-locked memory (no
-    # staging copy), one per device and thread
+    # page-locked ring of counter heads (8 words of a level's slot) and its
+    # events, one per device and thread
     import cupy
 
     key = (cupy.cuda.runtime.getDevice(), threading.get_ident())
-    buf = _PINNED.get(key)
-    if buf is None:
-        mem = cupy.cuda.alloc_pinned_memory(_CTR * 8)
-        buf = _PINNED[key] = np.frombuffer(mem, np.int64, _CTR)
+    got = _BUFFERS.get(key)
+    if got is None:
+        mem = cupy.cuda.alloc_pinned_memory(_RING * 64)
+        got = _BUFFERS[key] = (mem, np.frombuffer(mem, np.int64, _RING * 8).reshape(_RING, 8),
+                              [cupy.cuda.Event(disable_timing=True) for _ in range(_RING)])
+    return got
+
+
+def _chunks(m: int):
+    # the chunk list of the hubs (msbfs.cu): at most 2 m / CHUNK entries;
+    # one buffer per device and thread, grown on demand
+    import cupy
+
+    key = (cupy.cuda.runtime.getDevice(), threading.get_ident(), "chunks")
+    need = 2 * m // _CHUNK + 2
+    buf = _BUFFERS.get(key)
+    if buf is None or buf.size < need:
+        buf = _BUFFERS[key] = cupy.empty(need, np.uint64)
     return buf
 
 
@@ -110,15 +120,16 @@ def new_state(n: int):
     """Device scratch of a batch, reusable by the next (``batch_run`` leaves
     it zeroed): (nxt, cur, seen) uint64[n], touched uint32[ceil(n / 32)], two
     queues int64[n] (viewed as int32 for int32 indices), counters
-    int64[2, 72]. 36 n bytes."""
+    int64[3, 136], statistics int64[192]. 36 n bytes."""
     import cupy
 
     from bitgraph.device import oom_guard
 
-    with oom_guard("msbfs(cuda)", 36 * n + 1152):
+    with oom_guard("msbfs(cuda)", 36 * n + 8 * (3 * _CTR + _STATS)):
         return (cupy.zeros(n, np.uint64), cupy.zeros(n, np.uint64), cupy.zeros(n, np.uint64),
                 cupy.zeros((n + 31) // 32, np.uint32), cupy.empty(max(n, 1), np.int64),
-                cupy.empty(max(n, 1), np.int64), cupy.zeros((2, _CTR), np.int64))
+                cupy.empty(max(n, 1), np.int64), cupy.zeros((3, _CTR), np.int64),
+                cupy.zeros(_STATS, np.int64))
 
 
 def _bvss_arrays(cupy, t, bvss, n):
@@ -142,9 +153,9 @@ def _bvss_arrays(cupy, t, bvss, n):
 
 
 @register("msbfs", fmt="csr", device="cuda", variant="batch")
-def batch_run(a, t, sources, *, levels=None, rows=None, write=True, alpha=0.1,
+def batch_run(a, t, sources, *, levels=None, rows=None, write=True, alpha=None,
               stop_work=1 << 62, nchunks=None, state=None, pull=None, bvss=None,
-              lanes=None):
+              lanes=None, all_pull=None):
     """One iBFS batch on the GPU: BFS from each of ``sources`` (k <= 64) at
     once; arguments and results as ``kernels.cpu.msbfs.batch_run``.
 
@@ -155,8 +166,11 @@ def batch_run(a, t, sources, *, levels=None, rows=None, write=True, alpha=0.1,
     where unreached. Returns ``(levels, count, total, ecc)``: count, total,
     ecc numpy int64[k] (vertices reached, sum and max of their levels).
 
-    ``stop_work`` and ``nchunks`` are accepted for the CPU signature and
-    ignored (every level runs on the whole GPU). ``state``: ``new_state(n)``
+    ``alpha`` and ``all_pull`` (fractions of m; None: ``ALPHA``,
+    ``ALL_PULL``): the per-source direction of the module docstring (alpha 0: bottom-up wherever a frontier has
+    out-edges; both huge: top-down only). ``stop_work`` and ``nchunks`` are
+    accepted for the CPU signature and ignored (every level runs on the
+    whole GPU). ``state``: ``new_state(n)``
     to reuse across batches. ``pull``: the bottom-up step, one of
     ``PULLS`` (None: ``DEFAULT_PULL`` when ``bvss`` is given, else "csr"); the BVSS ones use ``bvss`` (the
     sigma=8 ``formats.bvss.BVSS`` of t, arrays on the GPU or the CPU), built
@@ -203,8 +217,9 @@ def batch_run(a, t, sources, *, levels=None, rows=None, write=True, alpha=0.1,
         flat = cupy.zeros(1, np.int32)
     if state is None:
         state = new_state(n)
-    nxt, cur, seen, touched, qa, qb, ctr = state
+    nxt, cur, seen, touched, qa, qb, ctr, stats = state
     ctr.fill(0)
+    stats.fill(0)
     if idx == np.int32:
         qa, qb = qa.view(np.int32), qb.view(np.int32)
     if pull == "csr":
@@ -224,28 +239,40 @@ def batch_run(a, t, sources, *, levels=None, rows=None, write=True, alpha=0.1,
     f_start, f_settle = fn(f"msbfs_start<{it}>"), fn(f"msbfs_settle<{it}>")
     f_push, f_pull = fn(f"msbfs_push<{it}>"), fn(f"msbfs_pull<{it}>")
     f_bvss = None if pull == "csr" else fn(f"msbfs_bvss<{'true' if pull == 'bvss_mma' else 'false'}>")
-    cap = multiprocessors() * _BLOCKS_PER_SM
+    sms = multiprocessors()
+    cap = sms * _BLOCKS_PER_SM
     settle_grid = _grid(n, cap)
-    out = _pinned()
+    pull_grid = _grid(n * group, 4 * cap) if pull == "csr" else _grid(32 * n_vss, 2 * cap)
+    _, heads, events = _pinned()
+    chunks = _chunks(m)
     src_d = cupy.asarray(src)
+    big = 2.0**62
+    alpha = ALPHA if alpha is None else alpha
+    all_pull = ALL_PULL if all_pull is None else all_pull
+    alpha_m = np.int64(min(max(alpha, 0.0) * m, big))
+    all_pull_m = np.int64(min(max(all_pull, 0.0) * m, big))
+    stream = cupy.cuda.get_current_stream()
 
-    count = np.zeros(k, np.int64)
-    total = np.zeros(k, np.int64)
-    ecc = np.zeros(k, np.int64)
-    alpha_m = min(alpha * m, 2.0**62)
-
-    def settle(level, old_q, old_nq, new_q):
-        slot = level & 1
+    def settle(level, old_q, new_q):
         f_settle((settle_grid,), (_BLOCK,),
-                 (touched, indptr, nxt, seen, old_q, np.int64(old_nq), cur,
-                  new_q, ctr[slot], ctr[1 - slot], flat, rows_d, np.int64(n), np.int32(k),
-                  np.int32(level), np.bool_(write)))
-        c = ctr[slot].get(out=out)
-        cnt = c[_CNT:_CNT + k]
-        count[:] += cnt
-        total[:] += cnt * level
-        ecc[cnt > 0] = level
-        return int(c[_NQ]), int(c[_MF]), np.uint64(c[_ACTIVE].view(np.uint64)), int(c[_SCANNED])
+                 (touched, indptr, nxt, seen, old_q, cur, new_q, chunks, ctr[level % 3],
+                  ctr[(level + 1) % 3], ctr[(level + 2) % 3], stats, flat, rows_d, np.int64(n),
+                  np.int32(k), np.int32(level), np.bool_(write), alpha_m, all_pull_m))
+        # the slot's head to the host, without waiting for it
+        cupy.cuda.runtime.memcpyAsync(heads[level % _RING].ctypes.data, ctr[level % 3].data.ptr,
+                                      64, 2, stream.ptr)
+        events[level % _RING].record(stream)
+
+    def steps(level, q):
+        prev = ctr[(level + 2) % 3]
+        if pull == "csr":
+            f_pull((pull_grid,), (_BLOCK,), (tindptr, tindices, cur, seen, nxt, touched,
+                                             np.int64(n), np.int32(group), prev, ctr[level % 3]))
+        elif n_vss:
+            f_bvss((pull_grid,), (_BLOCK,), (v2r, rid, masks, np.int64(n_vss), cur, seen, nxt,
+                                             touched, np.int64(n), prev))
+        f_push((cap,), (_BLOCK,), (q, chunks, indptr, indices, cur, seen, nxt, touched, prev,
+                                   np.int32(sms)))
 
     trace = TRACE
     if trace is not None:
@@ -254,43 +281,52 @@ def batch_run(a, t, sources, *, levels=None, rows=None, write=True, alpha=0.1,
     f_start((1,), (64,), (src_d, np.int32(k), nxt, touched))
     if trace is not None:
         ev[1].record()
-    nq, mf, active, _ = settle(0, qb, 0, qa)
-    if trace is not None:
-        trace.append((0, "start", 0, 0, cupy.cuda.get_elapsed_time(ev[0], ev[1]), 0.0))
+    settle(0, qb, qa)
     cur, nxt = nxt, cur  # the new frontier is in the old nxt buffer
-    level = 0
-    while nq:
+    if trace is not None:
+        events[0].synchronize()
+        trace.append((0, "start", 0, 0, cupy.cuda.get_elapsed_time(ev[0], ev[1]), 0.0, 0))
+    level = checked = 0
+    while True:
+        # stop at the first level that found nothing; wait only for the
+        # level LEAD behind the last one launched
+        done = False
+        while checked <= level:
+            e = events[checked % _RING]
+            if checked + LEAD <= level or trace is not None:
+                e.synchronize()
+            elif not e.done:
+                break
+            if heads[checked % _RING, _NQ] == 0:
+                done = True
+                break
+            checked += 1
+        if done:
+            break
         level += 1
-        bottom_up = mf > alpha_m
+        head = heads[(level - 1) % _RING].copy() if trace is not None else None
         if trace is not None:
             ev[0].record()
-        if not bottom_up:
-            per = _push_per_block(nq)
-            f_push((max(1, min(-(-nq // per), cap)),), (_BLOCK,),
-                   (qa, np.int64(nq), indptr, indices, cur, seen, nxt, touched, np.int32(per)))
-        elif pull == "csr":
-            f_pull((_grid(n * group, 4 * cap),), (_BLOCK,),
-                   (tindptr, tindices, cur, seen, nxt, touched, active, np.int64(n),
-                    np.int32(group), ctr[level & 1]))
-        elif n_vss:
-            f_bvss((_grid(32 * n_vss, 2 * cap),), (_BLOCK,),
-                   (v2r, rid, masks, np.int64(n_vss), cur, seen, nxt, touched, np.int64(n),
-                    active))
-        old_mf, old_nq = mf, nq
+        steps(level, qa)
         if trace is not None:
             ev[1].record()
-        nq, mf, active, scanned = settle(level, qa, nq, qb)
+        settle(level, qa, qb)
         if trace is not None:
             ev[2].record()
             ev[2].synchronize()
-            trace.append((level, "pull" if bottom_up else "push", old_nq, old_mf,
+            pb, qb_ = (int(head[_PULL].view(np.uint64)).bit_count(),
+                       int(head[_PUSH].view(np.uint64)).bit_count())
+            trace.append((level, f"pull {pb} push {qb_}", int(head[_NQ]), int(head[_MF]),
                           cupy.cuda.get_elapsed_time(ev[0], ev[1]),
-                          cupy.cuda.get_elapsed_time(ev[1], ev[2])))
-        if bottom_up and pull == "csr" and scanned > BU_FAIL * old_mf:
-            alpha_m = BU_FAIL * old_mf  # top-down would have been cheaper
+                          cupy.cuda.get_elapsed_time(ev[1], ev[2]),
+                          int(heads[level % _RING, _SCANNED])))
         qa, qb = qb, qa
         cur, nxt = nxt, cur
     f_finish = fn(f"msbfs_finish<{it}>")
     f_finish((_grid(n, cap),), (_BLOCK,), (seen, flat, rows_d, np.int64(n), np.int32(k),
                                       np.bool_(write)))
+    st = stats.get()
+    count = st[0:k].copy()
+    total = st[64:64 + k].copy()
+    ecc = st[128:128 + k].copy()
     return (levels if write else None), count, total, ecc
