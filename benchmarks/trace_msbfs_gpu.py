@@ -1,8 +1,9 @@
 """Where a 64-source msbfs batch spends its time on the GPU: the launcher's
 per-level trace (``kernels.cuda.msbfs.TRACE``: step, frontier, out-edges,
 steps ms, settle ms, in-edges scanned) and the whole call, against single
-BFSs; ``--pull``, ``--alpha``, ``--all-pull`` set the bottom-up step and the
-direction constants (``kernels/cuda/msbfs.py``).
+BFSs; ``--pull``, ``--alpha``, ``--all-pull``, ``--lanes`` set the bottom-up
+step, the direction constants and the CSR pull's lanes per vertex
+(``kernels/cuda/msbfs.py``).
 
     python3 benchmarks/trace_msbfs_gpu.py kron:22 urand:22 --sources 64
 """
@@ -28,6 +29,8 @@ def main(argv=None):
                     help="csr, bvss_simt or bvss_mma; several, comma-separated, run in turn")
     ap.add_argument("--alpha", type=float, default=None)
     ap.add_argument("--all-pull", type=float, default=None)
+    ap.add_argument("--lanes", default=None,
+                    help="lanes per vertex of the CSR pull (default pull_lanes); several, comma-separated")
     args = ap.parse_args(argv)
     import cupy
 
@@ -46,9 +49,13 @@ def main(argv=None):
         deg = cupy.asnumpy(A.indptr[1:] - A.indptr[:-1])
         rng = np.random.default_rng(args.seed)
         src = rng.choice(np.flatnonzero(deg > 0), args.sources, replace=True)
-        for pull in pulls:
-            alg.CUDA_PULL = pull
-            run(A, src, km, alg, spec)
+        rule = km.pull_lanes
+        for lanes in (args.lanes.split(",") if args.lanes else [None]):
+            km.pull_lanes = rule if lanes is None else (lambda n, nnz, g=int(lanes): g)
+            for pull in pulls:
+                alg.CUDA_PULL = pull
+                run(A, src, km, alg, spec + ("" if lanes is None else f" lanes {lanes}"))
+        km.pull_lanes = rule
         del A
         cupy.get_default_memory_pool().free_all_blocks()
 

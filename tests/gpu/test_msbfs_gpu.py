@@ -163,6 +163,15 @@ def test_generated_graphs(name):
             _check(gpu(ga, gt, sources, alpha=alpha, all_pull=all_pull, pull=pull, bvss=b), want)
     for lanes in (1, 4, 32):
         _check(gpu(ga, gt, sources, alpha=0.0, lanes=lanes), want)
+    # fewer frontier planes: levels written out every level (2) or every
+    # other (3); the state is left zeroed each time
+    from bitgraph.kernels.cuda.msbfs import new_state
+
+    for planes in (2, 3):
+        state = new_state(A.nrows, planes)
+        _check(gpu(ga, gt, sources, state=state), want)
+        _check(gpu(ga, gt, sources[:7], state=state), cpu(a, t, sources[:7]))
+        assert all(int(cupy.count_nonzero(x)) == 0 for x in state[:4])
     # the BVSS built on the CPU from t when not given
     _check(gpu(ga, gt, sources, alpha=0.0, pull="bvss_simt"), want)
 
@@ -190,8 +199,8 @@ def test_direction_per_source():
             _check(gpu(ga, gt, sources, alpha=0.02, all_pull=all_pull, pull="csr"), want)
         finally:
             traces[name], km.TRACE = km.TRACE, None
-    mixed = [x for x in traces["mixed"][1:]
-             if int(x[1].split()[1]) > 0 and int(x[1].split()[3]) > 0]
+    mixed = [x for x in traces["mixed"] if x[1].startswith("pull")
+             and int(x[1].split()[1]) > 0 and int(x[1].split()[3]) > 0]
     assert mixed, traces["mixed"]
     assert sum(x[6] for x in traces["mixed"]) < sum(x[6] for x in traces["joint"])
 
@@ -211,3 +220,7 @@ def test_errors():
         gpu(ga, gt, np.array([0]), pull="nope")
     with pytest.raises(ValueError, match="levels"):
         gpu(ga, gt, np.array([0]), levels=np.zeros((1, 3), np.int32), rows=[0])
+    from bitgraph.kernels.cuda.msbfs import new_state
+
+    with pytest.raises(ValueError, match="planes"):
+        new_state(3, 17)

@@ -4,10 +4,14 @@
 //
 // State (device arrays, all zero between batches):
 //   seen[n]      bits that have reached v;
-//   cur[n]       bits that reached v at the current level (the frontier);
-//   nxt[n]       bits reaching v at the next level (zero between levels);
+//   planes[R][n] plane L % R: the bits that reached v at level L; the
+//                frontier (cur) of level L + 1's steps, which OR the new
+//                bits into plane (L + 1) % R (nxt). A plane stays until
+//                msbfs_flush writes its levels out (every R - 1 levels, or
+//                once at the end: graphs of fewer than R levels);
 //   touched[n/32] uint32 bitmap of the vertices whose nxt word became
 //                non-zero this level (zero between levels);
+//   wtouched[n/32] the same, OR-ed over the levels not written out yet;
 //   queue        the joint frontier: vertices with cur != 0, each once;
 //   ctr[3][CTR]  per-level counters, three slots used in turn: level L's
 //                settle writes slot L%3 (and zeroes slot (L+1)%3 for the
@@ -38,15 +42,19 @@
 //     block-level edge balancing (a block takes up to 256 queue vertices,
 //     scans their degrees and hands one edge to each thread: hubs do not
 //     serialise a warp);
-//   - msbfs_settle: one pass over `touched` (cleared as read), a thread per
-//     vertex, builds the next queue (one atomicAdd per 256 vertices:
-//     ascending inside each), then for each new vertex seen |= nxt, levels
-//     of the new bits written (row rows[b] of levels, coalesced per bit: a
-//     warp holds 32 consecutive vertices), per-bit counts and out-edges, the
-//     OR of the new frontier (active) and its out-edges (mf) into ctr; it
-//     also zeroes the old frontier words (cur of the old queue), so the
-//     buffers swap roles. A settle after a level with nothing to do returns
-//     at once, so the host may launch levels past the last one.
+//   - msbfs_settle: one pass over `touched` (cleared as read, OR-ed into
+//     wtouched; a warp skips 1,024 vertices with one read when none is
+//     touched), builds the next queue (one atomicAdd per 1,024 vertices:
+//     ascending inside each), then for each new vertex
+//     seen |= nxt, per-bit counts and out-edges, the OR of the new frontier
+//     (active) and its out-edges (mf) into ctr. A settle after a level with
+//     nothing to do returns at once, so the host may launch levels past the
+//     last one.
+// The levels are not written per level: a sector of the (sources x n)
+// result would then be written partially at every level that reaches one
+// of its 8 vertices (measured: the settles took 2.3-2.9 ms of 5.8-6.8 ms
+// on kron-22 and urand-22), but by msbfs_flush from the planes, each
+// sector once per flush.
 // Both directions compute the same bits (the union of the frontier bits of
 // the in-neighbours, less seen), so the direction never changes results.
 //
@@ -73,8 +81,8 @@ constexpr long long CHUNK = 2048;
 constexpr int CHUNK_BITS = 24;  // an entry: vertex << CHUNK_BITS | chunk
 // stats: per bit vertices reached, sum of their levels, largest level
 constexpr int S_COUNT = 0, S_TOTAL = 64, S_ECC = 128;
-// a vertex's out-degree as added into the per-bit sums (32-bit warp sums)
-constexpr unsigned DEG_CAP = 1u << 26;
+// a vertex's out-degree as added into the per-bit sums (32-bit lanes)
+constexpr unsigned DEG_CAP = 1u << 31;
 
 __device__ __forceinline__ u64 warp_or(u64 x) {
   const unsigned lo = __reduce_or_sync(FULL, (unsigned)x);
@@ -115,6 +123,20 @@ __device__ __forceinline__ T block_scan(T x, T* sums, T* total) {
   return before + incl;
 }
 
+// 32 x 32 bit transpose over the warp: lane i holds row i on entry; on
+// return lane c holds column c (its bit i = bit c of lane i's row). Five
+// butterfly stages, each swapping the off-diagonal blocks of size j.
+__device__ __forceinline__ unsigned transpose32(unsigned x, int lane) {
+  const unsigned keep[5] = {0x0000FFFFu, 0x00FF00FFu, 0x0F0F0F0Fu, 0x33333333u, 0x55555555u};
+#pragma unroll
+  for (int i = 0, j = 16; i < 5; ++i, j >>= 1) {
+    const unsigned m = keep[i];
+    const unsigned y = __shfl_xor_sync(FULL, x, j);
+    x = (lane & j) ? ((x & ~m) | ((y & ~m) >> j)) : ((x & m) | ((y & m) << j));
+  }
+  return x;
+}
+
 // mark v in the touched bitmap when this OR made nxt[v] non-zero, so that
 // every vertex of the next queue is listed exactly once
 __device__ __forceinline__ void or_next(u64* nxt, unsigned* touched, long long v, u64 bits) {
@@ -138,19 +160,15 @@ __global__ void msbfs_start(const long long* __restrict__ sources, int k, u64* n
 
 template <typename I>
 __global__ void __launch_bounds__(msbfs::BLOCK)
-msbfs_settle(unsigned* __restrict__ touched, const I* __restrict__ indptr,
-             const u64* __restrict__ nxt, u64* __restrict__ seen,
-             const I* __restrict__ old_queue, u64* __restrict__ cur, I* __restrict__ queue,
-             u64* __restrict__ chunks, long long* __restrict__ ctr, long long* __restrict__ ctr_next,
-             const long long* __restrict__ ctr_prev, long long* __restrict__ stats,
-             int* __restrict__ levels, const long long* __restrict__ rows, long long n, int k,
-             int level, bool write, long long alpha_m, long long all_pull_m) {
+msbfs_settle(unsigned* __restrict__ touched, unsigned* __restrict__ wtouched,
+             const I* __restrict__ indptr, const u64* __restrict__ nxt, u64* __restrict__ seen,
+             I* __restrict__ queue, u64* __restrict__ chunks, long long* __restrict__ ctr,
+             long long* __restrict__ ctr_next, const long long* __restrict__ ctr_prev,
+             long long* __restrict__ stats, long long n, int k, int level, long long alpha_m,
+             long long all_pull_m) {
   using namespace msbfs;
   __shared__ unsigned cnt[64];
   __shared__ u64 mfb[64];
-  __shared__ long long rowoff[64];
-  __shared__ unsigned wsum[WARPS];
-  __shared__ long long s_base;
   __shared__ bool s_last;
   // lane l's running count and out-edges of bits l and l + 32 (this warp)
   unsigned cnt_lo = 0, cnt_hi = 0;
@@ -162,44 +180,48 @@ msbfs_settle(unsigned* __restrict__ touched, const I* __restrict__ indptr,
   if (tid < 64) {
     cnt[tid] = 0;
     mfb[tid] = 0;
-    rowoff[tid] = (write && tid < k) ? rows[tid] * n : 0;
   }
-  // the old frontier goes back to zero: cur is the next level's nxt
-  const long long old_nq = level > 0 ? ctr_prev[C_NQ] : 0;
-  for (long long i = (long long)blockIdx.x * BLOCK + tid; i < old_nq;
-       i += (long long)gridDim.x * BLOCK)
-    cur[old_queue[i]] = 0ull;
   __syncthreads();
   u64 act = 0;
   long long mf = 0;
-  // a thread per vertex, a warp per touched word (read, then cleared by lane
-  // 0), one atomicAdd per block of 256 vertices for the queue positions
-  for (long long v0 = (long long)blockIdx.x * BLOCK; v0 < n; v0 += (long long)gridDim.x * BLOCK) {
-    const long long v = v0 + tid;
-    const unsigned w = v < n ? touched[v >> 5] : 0u;
-    __syncwarp();
-    if (lane == 0) {
-      if (w) touched[v >> 5] = 0u;
-      wsum[wid] = __popc(w);
+  // a warp reads 32 touched words (1,024 vertices) at once and skips them
+  // when all are zero (a sparse level costs one read per 1,024 vertices);
+  // one atomicAdd per such group for the queue positions (ascending inside
+  // it); then a lane per vertex of each non-zero word
+  const long long nwords = (n + 31) / 32;
+  const long long warps = (long long)gridDim.x * WARPS;
+  for (long long w0 = ((long long)blockIdx.x * WARPS + wid) * 32; w0 < nwords; w0 += warps * 32) {
+    const long long wi = w0 + lane;
+    const unsigned wl = wi < nwords ? touched[wi] : 0u;
+    const unsigned nz = __ballot_sync(FULL, wl != 0u);
+    if (!nz) continue;  // warp-uniform
+    if (wl) {
+      touched[wi] = 0u;
+      wtouched[wi] |= wl;  // this warp's word: the flush's list
     }
-    __syncthreads();
-    if (tid == 0) {
-      unsigned s = 0;
-      for (int i = 0; i < WARPS; ++i) {
-        const unsigned c = wsum[i];
-        wsum[i] = s;
-        s += c;
-      }
-      s_base = s ? (long long)atomicAdd((u64*)(ctr + C_NQ), (u64)s) : -1;
+    const unsigned cw = __popc(wl);
+    unsigned incl = cw;
+    for (int d = 1; d < 32; d <<= 1) {
+      const unsigned o = __shfl_up_sync(FULL, incl, d);
+      if (lane >= d) incl += o;
     }
-    __syncthreads();
-    const long long base = s_base;
-    if (base >= 0) {  // block-uniform
+    const unsigned total = __shfl_sync(FULL, incl, 31);
+    long long base = 0;
+    if (lane == 0) base = (long long)atomicAdd((u64*)(ctr + C_NQ), (u64)total);
+    base = __shfl_sync(FULL, base, 0);
+    const unsigned excl = incl - cw;
+    unsigned rest = nz;
+    while (rest) {  // warp-uniform
+      const int j = __ffs(rest) - 1;
+      rest &= rest - 1;
+      const unsigned w = __shfl_sync(FULL, wl, j);
+      const long long at = base + __shfl_sync(FULL, excl, j);
+      const long long v = (w0 + j) * 32 + lane;
       const bool hit = (w >> lane) & 1u;
       u64 nw = 0;
       unsigned deg = 0;
       if (hit) {
-        queue[base + wsum[wid] + __popc(w & ((1u << lane) - 1u))] = (I)v;
+        queue[at + __popc(w & ((1u << lane) - 1u))] = (I)v;
         nw = nxt[v];
         seen[v] |= nw;
         act |= nw;
@@ -212,28 +234,24 @@ msbfs_settle(unsigned* __restrict__ touched, const I* __restrict__ indptr,
           for (long long c = 0; c < nch; ++c) chunks[c0 + c] = ((u64)v << CHUNK_BITS) | (u64)c;
         }
       }
-      // per new bit: count it and its out-edges, write its level (the
-      // warp's 32 consecutive vertices: one coalesced store per bit)
-      u64 bits = warp_or(nw);
-      while (bits) {
-        const int b = __ffsll((long long)bits) - 1;
-        bits &= bits - 1;
-        const bool got = (nw >> b) & 1ull;
-        const unsigned bal = __ballot_sync(FULL, got);
-        const unsigned dsum = __reduce_add_sync(FULL, got ? deg : 0u);
-        if (lane == (b & 31)) {
-          if (b < 32) {
-            cnt_lo += __popc(bal);
-            mfb_lo += dsum;
-          } else {
-            cnt_hi += __popc(bal);
-            mfb_hi += dsum;
-          }
+      // per bit: the new vertices and their out-edges. Lane c gets bit c
+      // (and c + 32) of the warp's 32 words by a transpose; the out-edges
+      // are summed bit-sliced: sum over t of 2^t * |vertices with bit c and
+      // bit t of their degree| (one ballot per degree bit, not a warp sum
+      // per source bit: this loop was the settle's cost)
+      if (__any_sync(FULL, nw != 0ull)) {
+        const unsigned tlo = transpose32((unsigned)nw, lane);
+        const unsigned thi = transpose32((unsigned)(nw >> 32), lane);
+        cnt_lo += __popc(tlo);
+        cnt_hi += __popc(thi);
+        const int dbits = 32 - __clz(__reduce_max_sync(FULL, deg));
+        for (int t = 0; t < dbits; ++t) {
+          const unsigned d = __ballot_sync(FULL, (deg >> t) & 1u);
+          mfb_lo += (u64)__popc(tlo & d) << t;
+          mfb_hi += (u64)__popc(thi & d) << t;
         }
-        if (write && got) levels[rowoff[b] + v] = level;
       }
     }
-    __syncthreads();  // wsum and s_base are rewritten by the next chunk
   }
   act = warp_or(act);
   mf = warp_sum(mf);
@@ -520,22 +538,86 @@ msbfs_bvss(const int* __restrict__ virtual_to_real, const uint4* __restrict__ ro
   }
 }
 
-// end of a batch: levels[rows[b] * n + v] = -1 where bit b never reached v,
-// and seen back to zero for the next batch
-template <typename I>
-__global__ void __launch_bounds__(msbfs::BLOCK)
-msbfs_finish(u64* __restrict__ seen, int* __restrict__ levels, const long long* __restrict__ rows,
-             long long n, int k, bool write) {
+// levels out of the planes: bits that arrived at levels first .. first +
+// count - 1 (plane slots (first + j) % R) become levels[rows[b] * n + v],
+// for the vertices marked in wtouched; those plane words go back to zero.
+// A warp takes 32 consecutive vertices, so a bit's levels are one coalesced
+// store, and each output sector is written once per flush (one flush in
+// all for a graph of fewer than R levels). The marks stay for the vertices
+// with bits in plane `keep` (the current frontier, emitted later; -1:
+// none). final: every vertex, -1 for the bits never reached, seen and the
+// marks zeroed (the planes by the host): the state is clean for the next
+// batch. At most 64 registers: the final flush is a stream of stores that
+// wants warps in flight.
+__global__ void __launch_bounds__(msbfs::BLOCK, 4)
+msbfs_flush(u64* __restrict__ planes, long long n, int R, int first, int count, int keep,
+            unsigned* __restrict__ wtouched, u64* __restrict__ seen, int* __restrict__ levels,
+            const long long* __restrict__ rows, int k, bool write, bool final) {
+  using namespace msbfs;
   __shared__ long long rowoff[64];
   if (threadIdx.x < 64) rowoff[threadIdx.x] = (write && (int)threadIdx.x < k) ? rows[threadIdx.x] * n : 0;
   __syncthreads();
-  for (long long v = (long long)blockIdx.x * blockDim.x + threadIdx.x; v < n;
-       v += (long long)gridDim.x * blockDim.x) {
-    const u64 s = seen[v];
-    seen[v] = 0ull;
-    if (write)
-      for (int b = 0; b < k; ++b)
-        if (!((s >> b) & 1ull)) levels[rowoff[b] + v] = -1;
+  const int lane = threadIdx.x & 31;
+  const u64 all = k == 64 ? ~0ull : (1ull << k) - 1;
+  const int base = first % R;  // the slot of level first
+  const long long warps = (long long)gridDim.x * (BLOCK / 32);
+  for (long long word = ((long long)blockIdx.x * BLOCK + threadIdx.x) >> 5; word < (n + 31) / 32;
+       word += warps) {
+    const long long v = word * 32 + lane;
+    const unsigned w = wtouched[word];
+    if (!final && !w) continue;  // warp-uniform
+    const bool mine = v < n && (final || ((w >> lane) & 1u));
+    // bit b arrived at level first + (o3 o2 o1 o0)[b]; the words read go
+    // back to zero here, but for the final flush, whose planes the host
+    // clears with one memset each (fewer instructions and registers here)
+    u64 any = 0, o0 = 0, o1 = 0, o2 = 0, o3 = 0;
+#pragma unroll
+    for (int j = 0; j < 16; ++j) {
+      if (j < count) {
+        int slot = base + j;
+        if (slot >= R) slot -= R;
+        u64* p = planes + (long long)slot * n + v;
+        const u64 x = mine ? *p : 0ull;
+        if (!final && x) *p = 0ull;
+        any |= x;
+        if (j & 1) o0 |= x;
+        if (j & 2) o1 |= x;
+        if (j & 4) o2 |= x;
+        if (j & 8) o3 |= x;
+      }
+    }
+    u64 sn = 0;
+    if (final) {
+      if (v < n) {
+        sn = seen[v];
+        seen[v] = 0ull;
+      }
+      if (lane == 0) wtouched[word] = 0u;
+    } else {
+      const bool kept = keep >= 0 && mine && planes[(long long)keep * n + v] != 0ull;
+      const unsigned kw = __ballot_sync(FULL, kept);
+      if (lane == 0) wtouched[word] = kw;
+    }
+    if (!write) continue;
+    if (final && !__any_sync(FULL, (any | sn) != 0ull)) {  // no bit reached these 32
+      if (v < n)
+        for (int b = 0; b < k; ++b) levels[rowoff[b] + v] = -1;
+      continue;
+    }
+    const u64 bits = final ? all : warp_or(any);
+    // every bit position unrolled: constant shifts, and the row offsets'
+    // loads do not wait on the previous store
+#pragma unroll
+    for (int b = 0; b < 64; ++b) {
+      if (!((bits >> b) & 1ull)) continue;  // warp-uniform
+      int lv = -2;  // -2: nothing to write here
+      if ((any >> b) & 1ull)
+        lv = first + (int)(((o0 >> b) & 1ull) | (((o1 >> b) & 1ull) << 1) |
+                           (((o2 >> b) & 1ull) << 2) | (((o3 >> b) & 1ull) << 3));
+      else if (final && !((sn >> b) & 1ull))
+        lv = -1;
+      if (v < n && lv != -2) levels[rowoff[b] + v] = lv;
+    }
   }
 }
 
@@ -543,17 +625,15 @@ msbfs_finish(u64* __restrict__ seen, int* __restrict__ levels, const long long* 
 // compiles the ones a process uses, by name expression
 #define MSBFS_INSTANTIATE(I)                                                                   \
   template __global__ void msbfs_start<I>(const long long*, int, u64*, unsigned*);             \
-  template __global__ void msbfs_settle<I>(unsigned*, const I*, const u64*, u64*, const I*,    \
-                                           u64*, I*, u64*, long long*, long long*,             \
-                                           const long long*, long long*, int*,                 \
-                                           const long long*, long long, int,                   \
-                                           int, bool, long long, long long);                   \
+  template __global__ void msbfs_settle<I>(unsigned*, unsigned*, const I*, const u64*, u64*,   \
+                                           I*, u64*, long long*, long long*, const long long*, \
+                                           long long*, long long, int, int, long long,         \
+                                           long long);                                         \
   template __global__ void msbfs_push<I>(const I*, const u64*, const I*, const I*, const u64*, \
                                          const u64*, u64*, unsigned*, const long long*, int);  \
   template __global__ void msbfs_pull<I>(const I*, const I*, const u64*, const u64*, u64*,     \
                                          unsigned*, long long, int, const long long*,          \
-                                         long long*);                                          \
-  template __global__ void msbfs_finish<I>(u64*, int*, const long long*, long long, int, bool);
+                                         long long*);
 MSBFS_INSTANTIATE(int)
 MSBFS_INSTANTIATE(long long)
 template __global__ void msbfs_bvss<false>(const int*, const uint4*, const unsigned*, long long,

@@ -38,8 +38,8 @@ __all__ = ["batch_run", "new_state", "PULLS", "DEFAULT_PULL", "ALPHA", "ALL_PULL
 SOURCE = "msbfs.cu"
 _INDEX = {np.dtype(np.int32): "int", np.dtype(np.int64): "long long"}
 _NAMES = tuple(f"msbfs_{k}<{i}>" for i in _INDEX.values()
-               for k in ("start", "settle", "push", "pull", "finish")) + (
-    "msbfs_bvss<false>", "msbfs_bvss<true>")
+               for k in ("start", "settle", "push", "pull")) + (
+    "msbfs_flush", "msbfs_bvss<false>", "msbfs_bvss<true>")
 
 # the bottom-up step: "csr" (transpose CSR, early exit), "bvss_simt" and
 # "bvss_mma" (BVSS of A', sigma = 8: nibble-table ORs on CUDA cores, or
@@ -59,6 +59,10 @@ LEAD = 3
 # cnt[64], out-edges[64]; stats: count[64], total[64], ecc[64]
 _NQ, _MF, _ACTIVE, _SCANNED, _PULL, _PUSH, _CTR, _STATS = 0, 1, 2, 3, 4, 5, 136, 192
 _RING = 8  # levels whose counters are in flight to the host
+# frontier planes kept before their levels are written out (msbfs_flush; at
+# most 16: a level's offset in the window is 4 bits), fewer when the GPU's
+# free memory is short
+PLANES = 16
 _CHUNK = 2048  # msbfs::CHUNK: a hub's out-edges per chunk entry
 _BLOCKS_PER_SM = 8
 _BLOCK = 256  # threads per block: msbfs::BLOCK of the .cu (the block scans assume it)
@@ -70,21 +74,23 @@ def _grid(items, cap):
 # benchmarks: a list here receives one tuple per level of every batch:
 # (level, "start" or "pull P push Q" (how many sources went each way),
 # frontier size, frontier out-edges, steps ms, settle ms, in-edges the pull
-# scanned), from CUDA events; tracing waits for every level
+# scanned), from CUDA events, and the final flush's (its ms as settle ms);
+# tracing waits for every level
 TRACE = None
 _BUFFERS: dict = {}
 
 
 def pull_lanes(n: int, nnz: int) -> int:
     """Lanes per vertex of the CSR bottom-up step: half the mean in-degree
-    rounded up to a power of 2, 1..32 (a lane reads 4 in-edges a round, so
-    a round covers two mean rows: wide groups cut the tail of the hubs,
-    which scan their whole row while most of their bits are missing;
-    measured on kron-18 with 64 sources: 4 lanes 2.3 ms, 8 1.7, 16 1.5,
-    32 1.35)."""
+    rounded up to a power of 2, at most 4 (a lane reads 4 in-edges a round).
+    With a direction per source the pulls mostly exit early, and narrow
+    groups stop sooner: kron-22, 64 sources, the level that pulls for all
+    of them: 4 lanes 0.31 ms (16.7 M in-edges read), 8 0.39, 16 0.53, 32
+    0.75 (42.7 M); on urand-22, whose pulls scan whole rows, 4 lanes lose
+    ~10% to 16 (1.08-1.13 against 1.01 ms a level)."""
     mean = nnz / max(n, 1) / 2
     g = 1
-    while g < 32 and g < mean:
+    while g < 4 and g < mean:
         g *= 2
     return g
 
@@ -116,20 +122,28 @@ def _chunks(m: int):
     return buf
 
 
-def new_state(n: int):
+def new_state(n: int, planes: int | None = None):
     """Device scratch of a batch, reusable by the next (``batch_run`` leaves
-    it zeroed): (nxt, cur, seen) uint64[n], touched uint32[ceil(n / 32)], two
-    queues int64[n] (viewed as int32 for int32 indices), counters
-    int64[3, 136], statistics int64[192]. 36 n bytes."""
+    it zeroed): the frontier planes uint64[R, n] (R = ``planes``, default
+    ``PLANES`` or what a quarter of the free GPU memory holds, at least 2),
+    seen uint64[n], touched and the flush's marks uint32[ceil(n / 32)],
+    two queues int64[n] (viewed as int32 for int32 indices), counters
+    int64[3, 136], statistics int64[192]. (8 R + 25) n bytes."""
     import cupy
 
     from bitgraph.device import oom_guard
 
-    with oom_guard("msbfs(cuda)", 36 * n + 8 * (3 * _CTR + _STATS)):
-        return (cupy.zeros(n, np.uint64), cupy.zeros(n, np.uint64), cupy.zeros(n, np.uint64),
-                cupy.zeros((n + 31) // 32, np.uint32), cupy.empty(max(n, 1), np.int64),
-                cupy.empty(max(n, 1), np.int64), cupy.zeros((3, _CTR), np.int64),
-                cupy.zeros(_STATS, np.int64))
+    if planes is None:
+        free = cupy.cuda.runtime.memGetInfo()[0]
+        planes = max(2, min(PLANES, free // 4 // max(8 * n, 1)))
+    if not 2 <= planes <= 16:
+        raise ValueError(f"msbfs new_state: planes={planes!r} must lie in 2..16")
+    words = (n + 31) // 32
+    with oom_guard("msbfs(cuda)", (8 * planes + 25) * n + 8 * (3 * _CTR + _STATS)):
+        return (cupy.zeros((planes, n), np.uint64), cupy.zeros(n, np.uint64),
+                cupy.zeros(words, np.uint32), cupy.zeros(words, np.uint32),
+                cupy.empty(max(n, 1), np.int64), cupy.empty(max(n, 1), np.int64),
+                cupy.zeros((3, _CTR), np.int64), cupy.zeros(_STATS, np.int64))
 
 
 def _bvss_arrays(cupy, t, bvss, n):
@@ -217,7 +231,8 @@ def batch_run(a, t, sources, *, levels=None, rows=None, write=True, alpha=None,
         flat = cupy.zeros(1, np.int32)
     if state is None:
         state = new_state(n)
-    nxt, cur, seen, touched, qa, qb, ctr, stats = state
+    planes, seen, touched, wtouched, qa, qb, ctr, stats = state
+    R = planes.shape[0]
     ctr.fill(0)
     stats.fill(0)
     if idx == np.int32:
@@ -237,6 +252,7 @@ def batch_run(a, t, sources, *, levels=None, rows=None, write=True, alpha=None,
         return mod.get_function(lowered[name])
 
     f_start, f_settle = fn(f"msbfs_start<{it}>"), fn(f"msbfs_settle<{it}>")
+    f_flush = fn("msbfs_flush")
     f_push, f_pull = fn(f"msbfs_push<{it}>"), fn(f"msbfs_pull<{it}>")
     f_bvss = None if pull == "csr" else fn(f"msbfs_bvss<{'true' if pull == 'bvss_mma' else 'false'}>")
     sms = multiprocessors()
@@ -253,18 +269,25 @@ def batch_run(a, t, sources, *, levels=None, rows=None, write=True, alpha=None,
     all_pull_m = np.int64(min(max(all_pull, 0.0) * m, big))
     stream = cupy.cuda.get_current_stream()
 
-    def settle(level, old_q, new_q):
+    def settle(level, new_q):
         f_settle((settle_grid,), (_BLOCK,),
-                 (touched, indptr, nxt, seen, old_q, cur, new_q, chunks, ctr[level % 3],
-                  ctr[(level + 1) % 3], ctr[(level + 2) % 3], stats, flat, rows_d, np.int64(n),
-                  np.int32(k), np.int32(level), np.bool_(write), alpha_m, all_pull_m))
+                 (touched, wtouched, indptr, planes[level % R], seen, new_q, chunks,
+                  ctr[level % 3], ctr[(level + 1) % 3], ctr[(level + 2) % 3], stats,
+                  np.int64(n), np.int32(k), np.int32(level), alpha_m, all_pull_m))
         # the slot's head to the host, without waiting for it
         cupy.cuda.runtime.memcpyAsync(heads[level % _RING].ctypes.data, ctr[level % 3].data.ptr,
                                       64, 2, stream.ptr)
         events[level % _RING].record(stream)
 
+    def flush(first, count, keep, final):
+        f_flush((settle_grid,), (_BLOCK,),
+                (planes, np.int64(n), np.int32(R), np.int32(first), np.int32(count),
+                 np.int32(keep), wtouched, seen, flat, rows_d, np.int32(k), np.bool_(write),
+                 np.bool_(final)))
+
     def steps(level, q):
-        prev = ctr[(level + 2) % 3]
+        # the frontier is plane (level - 1) % R, the new bits go to level % R
+        cur, nxt, prev = planes[(level - 1) % R], planes[level % R], ctr[(level + 2) % 3]
         if pull == "csr":
             f_pull((pull_grid,), (_BLOCK,), (tindptr, tindices, cur, seen, nxt, touched,
                                              np.int64(n), np.int32(group), prev, ctr[level % 3]))
@@ -278,15 +301,14 @@ def batch_run(a, t, sources, *, levels=None, rows=None, write=True, alpha=None,
     if trace is not None:
         ev = [cupy.cuda.Event() for _ in range(3)]
         ev[0].record()
-    f_start((1,), (64,), (src_d, np.int32(k), nxt, touched))
+    f_start((1,), (64,), (src_d, np.int32(k), planes[0], touched))
     if trace is not None:
         ev[1].record()
-    settle(0, qb, qa)
-    cur, nxt = nxt, cur  # the new frontier is in the old nxt buffer
+    settle(0, qa)
     if trace is not None:
         events[0].synchronize()
         trace.append((0, "start", 0, 0, cupy.cuda.get_elapsed_time(ev[0], ev[1]), 0.0, 0))
-    level = checked = 0
+    level = checked = first = 0  # first: the oldest level not written out
     while True:
         # stop at the first level that found nothing; wait only for the
         # level LEAD behind the last one launched
@@ -304,13 +326,16 @@ def batch_run(a, t, sources, *, levels=None, rows=None, write=True, alpha=None,
         if done:
             break
         level += 1
+        if level - first >= R:  # the new level's plane still holds level - R
+            flush(first, level - 1 - first, (level - 1) % R, False)
+            first = level - 1
         head = heads[(level - 1) % _RING].copy() if trace is not None else None
         if trace is not None:
             ev[0].record()
         steps(level, qa)
         if trace is not None:
             ev[1].record()
-        settle(level, qa, qb)
+        settle(level, qb)
         if trace is not None:
             ev[2].record()
             ev[2].synchronize()
@@ -321,10 +346,17 @@ def batch_run(a, t, sources, *, levels=None, rows=None, write=True, alpha=None,
                           cupy.cuda.get_elapsed_time(ev[1], ev[2]),
                           int(heads[level % _RING, _SCANNED])))
         qa, qb = qb, qa
-        cur, nxt = nxt, cur
-    f_finish = fn(f"msbfs_finish<{it}>")
-    f_finish((_grid(n, cap),), (_BLOCK,), (seen, flat, rows_d, np.int64(n), np.int32(k),
-                                      np.bool_(write)))
+    if trace is not None:
+        ev[0].record()
+    flush(first, level - first + 1, -1, True)
+    for j in range(level - first + 1):  # the final flush leaves its planes to us
+        plane = planes[(first + j) % R]
+        cupy.cuda.runtime.memsetAsync(plane.data.ptr, 0, plane.nbytes, stream.ptr)
+    if trace is not None:
+        ev[1].record()
+        ev[1].synchronize()
+        trace.append((level + 1, "final flush", 0, 0, 0.0, cupy.cuda.get_elapsed_time(ev[0], ev[1]),
+                      0))
     st = stats.get()
     count = st[0:k].copy()
     total = st[64:64 + k].copy()
