@@ -29,6 +29,8 @@ def main(argv=None):
                     help="csr, bvss_simt or bvss_mma; several, comma-separated, run in turn")
     ap.add_argument("--alpha", type=float, default=None)
     ap.add_argument("--all-pull", type=float, default=None)
+    ap.add_argument("--stats-only", action="store_true",
+                    help="no levels written (closeness's statistics-only batches)")
     ap.add_argument("--lanes", default=None,
                     help="lanes per vertex of the CSR pull (default pull_lanes); several, comma-separated")
     args = ap.parse_args(argv)
@@ -54,25 +56,31 @@ def main(argv=None):
             km.pull_lanes = rule if lanes is None else (lambda n, nnz, g=int(lanes): g)
             for pull in pulls:
                 alg.CUDA_PULL = pull
-                run(A, src, km, alg, spec + ("" if lanes is None else f" lanes {lanes}"))
+                run(A, src, km, alg, spec + ("" if lanes is None else f" lanes {lanes}"),
+                    args.stats_only)
         km.pull_lanes = rule
         del A
         cupy.get_default_memory_pool().free_all_blocks()
 
 
-def run(A, src, km, alg, spec):
+def run(A, src, km, alg, spec, stats_only=False):
     """One pull variant on one graph: timing against singles, then a traced call."""
     import cupy
 
     import bitgraph as bg
 
-    bg.algorithms.msbfs(A, src)  # build, compile
+    def call():
+        if stats_only:  # the statistics only, as closeness runs it
+            return alg._run_batches_cuda(A, src, np.arange(src.size), 64, None)
+        return bg.algorithms.msbfs(A, src)
+
+    call()  # build, compile
     bg.algorithms.bfs(A, int(src[0]))
     times = []
     for _ in range(3):
         cupy.cuda.Device().synchronize()
         t = time.perf_counter()
-        bg.algorithms.msbfs(A, src)
+        call()
         cupy.cuda.Device().synchronize()
         times.append((time.perf_counter() - t) * 1e3)
     total = min(times)
@@ -83,11 +91,11 @@ def run(A, src, km, alg, spec):
     singles = (time.perf_counter() - t) * 1e3
     km.TRACE = []
     t = time.perf_counter()
-    bg.algorithms.msbfs(A, src)
+    call()
     cupy.cuda.Device().synchronize()
     traced = (time.perf_counter() - t) * 1e3
     tr, km.TRACE = km.TRACE, None
-    print(f"## {spec} (pull {alg.CUDA_PULL}, alpha {km.ALPHA}, all-pull {km.ALL_PULL}):"
+    print(f"## {spec}{' stats only' if stats_only else ''} (pull {alg.CUDA_PULL}, alpha {km.ALPHA}, all-pull {km.ALL_PULL}):"
           f" msbfs {len(src)} sources {total:.2f} ms (best of 3), singles {singles:.2f} ms"
           f" (x{singles / total:.1f}); traced {traced:.2f} ms, {len(tr)} levels")
     step = sum(x[4] for x in tr)

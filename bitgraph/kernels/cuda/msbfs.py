@@ -64,12 +64,25 @@ _RING = 8  # levels whose counters are in flight to the host
 # free memory is short
 PLANES = 16
 _CHUNK = 2048  # msbfs::CHUNK: a hub's out-edges per chunk entry
-_BLOCKS_PER_SM = 8
 _BLOCK = 256  # threads per block: msbfs::BLOCK of the .cu (the block scans assume it)
 
 
 def _grid(items, cap):
     return max(1, min((items + _BLOCK - 1) // _BLOCK, cap))
+
+
+def _wave(fn, sms):
+    """Blocks of ``fn`` resident on the whole GPU at once: the grids of the
+    grid-stride kernels, so that no partial second wave of blocks runs after
+    the first (measured: the flush at 1,056 blocks and 6 per multiprocessor
+    ran 1.33 waves)."""
+    from cupy.cuda import driver
+
+    per_sm = _BUFFERS.get(("occupancy", fn.ptr))
+    if per_sm is None:
+        per_sm = _BUFFERS[("occupancy", fn.ptr)] = max(
+            1, driver.occupancyMaxActiveBlocksPerMultiprocessor(fn.ptr, _BLOCK, 0))
+    return per_sm * sms
 
 # benchmarks: a list here receives one tuple per level of every batch:
 # (level, "start" or "pull P push Q" (how many sources went each way),
@@ -256,9 +269,11 @@ def batch_run(a, t, sources, *, levels=None, rows=None, write=True, alpha=None,
     f_push, f_pull = fn(f"msbfs_push<{it}>"), fn(f"msbfs_pull<{it}>")
     f_bvss = None if pull == "csr" else fn(f"msbfs_bvss<{'true' if pull == 'bvss_mma' else 'false'}>")
     sms = multiprocessors()
-    cap = sms * _BLOCKS_PER_SM
-    settle_grid = _grid(n, cap)
-    pull_grid = _grid(n * group, 4 * cap) if pull == "csr" else _grid(32 * n_vss, 2 * cap)
+    settle_grid = _grid(n, _wave(f_settle, sms))
+    flush_grid = _grid(n, _wave(f_flush, sms))
+    push_grid = _wave(f_push, sms)
+    pull_grid = _grid(n * group, _wave(f_pull, sms)) if pull == "csr" else \
+        _grid(32 * n_vss, _wave(f_bvss, sms))
     _, heads, events = _pinned()
     chunks = _chunks(m)
     src_d = cupy.asarray(src)
@@ -280,7 +295,7 @@ def batch_run(a, t, sources, *, levels=None, rows=None, write=True, alpha=None,
         events[level % _RING].record(stream)
 
     def flush(first, count, keep, final):
-        f_flush((settle_grid,), (_BLOCK,),
+        f_flush((flush_grid,), (_BLOCK,),
                 (planes, np.int64(n), np.int32(R), np.int32(first), np.int32(count),
                  np.int32(keep), wtouched, seen, flat, rows_d, np.int32(k), np.bool_(write),
                  np.bool_(final)))
@@ -294,7 +309,7 @@ def batch_run(a, t, sources, *, levels=None, rows=None, write=True, alpha=None,
         elif n_vss:
             f_bvss((pull_grid,), (_BLOCK,), (v2r, rid, masks, np.int64(n_vss), cur, seen, nxt,
                                              touched, np.int64(n), prev))
-        f_push((cap,), (_BLOCK,), (q, chunks, indptr, indices, cur, seen, nxt, touched, prev,
+        f_push((push_grid,), (_BLOCK,), (q, chunks, indptr, indices, cur, seen, nxt, touched, prev,
                                    np.int32(sms)))
 
     trace = TRACE
@@ -348,10 +363,13 @@ def batch_run(a, t, sources, *, levels=None, rows=None, write=True, alpha=None,
         qa, qb = qb, qa
     if trace is not None:
         ev[0].record()
-    flush(first, level - first + 1, -1, True)
-    for j in range(level - first + 1):  # the final flush leaves its planes to us
-        plane = planes[(first + j) % R]
-        cupy.cuda.runtime.memsetAsync(plane.data.ptr, 0, plane.nbytes, stream.ptr)
+    # the final flush leaves its planes to us; without levels to write, it
+    # has nothing else to do that a memset does not do faster
+    if write:
+        flush(first, level - first + 1, -1, True)
+    for x in [planes[(first + j) % R] for j in range(level - first + 1)] + \
+            ([] if write else [seen, wtouched]):
+        cupy.cuda.runtime.memsetAsync(x.data.ptr, 0, x.nbytes, stream.ptr)
     if trace is not None:
         ev[1].record()
         ev[1].synchronize()
