@@ -11,7 +11,7 @@ moved to the GPU), ``--sources`` random sources with non-zero out-degree
 (fixed ``--seed``):
 
 - each method (``blest`` with ``--reorders``, then ``pull``, ``push``,
-  ``direction``, ``auto`` where ``bfs.METHODS_CUDA`` has them): one
+  ``direction``, ``async``, ``auto`` where ``bfs.METHODS_CUDA`` has them): one
   warm-up call from the first source (it builds the formats: its wall time
   is "first call"), then ``--repeat`` calls per source, each timed with CUDA
   events around the whole ``bfs`` call; per-source median, mean over the
@@ -392,7 +392,7 @@ def bench_graph(be, spec, args, bw, deadline):
 
     bfs_module = sys.modules["bitgraph.algorithms.bfs"]
     bfs, msbfs = bg.algorithms.bfs, bg.algorithms.msbfs
-    avail = (bfs_module.METHODS if be.cpu
+    avail = (tuple(m for m in bfs_module.METHODS if m not in bfs_module.CUDA_ONLY) if be.cpu
              else getattr(bfs_module, "METHODS_CUDA", ("auto", "blest", "pull")))
     stats_mod = _stats_module(be)
     r = {"graph": spec, "methods": [], "builds": {}}
@@ -421,7 +421,7 @@ def bench_graph(be, spec, args, bw, deadline):
     wanted = args.methods.split(",")
     if "blest" in avail and "blest" in wanted:
         plan += [("blest", ro) for ro in args.reorders.split(",")]
-    plan += [(mt, "none") for mt in ("pull", "push", "direction", "auto")
+    plan += [(mt, "none") for mt in ("pull", "push", "direction", "async", "auto")
              if mt in avail and mt in wanted]
     for method, reorder in plan:
         if time.perf_counter() > deadline:
@@ -549,7 +549,7 @@ def main(argv=None):
     ap.add_argument("--sources", type=int, default=32)
     ap.add_argument("--repeat", type=int, default=3, help="timed calls per source (median)")
     ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--methods", default="blest,pull,push,direction,auto")
+    ap.add_argument("--methods", default="blest,pull,push,direction,async,auto")
     ap.add_argument("--reorders", default="none,auto", help="BVSS orders for method blest")
     ap.add_argument("--ms-sources", type=int, default=64, help="msbfs sources (0: no msbfs)")
     ap.add_argument("--group-sources", type=int, default=256)

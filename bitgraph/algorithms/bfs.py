@@ -1,4 +1,4 @@
-"""Breadth-first search: levels and a BFS tree, by five methods.
+"""Breadth-first search: levels and a BFS tree, by six methods.
 
 ``bfs(A, s)`` follows out-edges (entry (i, j) of A is an edge i -> j) and
 returns the level of every vertex reached from s. The methods:
@@ -19,10 +19,16 @@ returns the level of every vertex reached from s. The methods:
 - ``"blest"``: Blest's pull on BVSS (``A.T.bvss(sigma=8, reorder=...)``),
   one BVSS step per level (``kernels/cpu/bfs_bvss.py``; the CUDA backend
   runs the fused tensor-core kernel). Parents come from a second pass.
-- ``"auto"``: ``bfs_method(A)``, today ``"direction"`` on both devices:
-  measured fastest on every graph family here (benchmarks/RESULTS.md,
-  "BFS" and "BFS family on the H100"); on a high-diameter graph it never
-  leaves top-down and is then the push method.
+- ``"async"`` (CUDA only): no levels at all: an asynchronous
+  label-correcting traversal (``kernels/cuda/bfs_async.cu``: a work list of
+  (vertex, level) items, atomicMin on the levels, every improvement
+  relaxed again), exact at its fixpoint; for graphs of thousands of levels,
+  which the level-synchronous kernels pay one grid-wide barrier each.
+- ``"auto"``: ``bfs_method(A)``: on CUDA ``"async"`` for a graph of long
+  diameter (a short probe, cached), else ``"direction"``; on the CPU
+  ``"direction"`` (benchmarks/RESULTS.md, "BFS" and "BFS family on the
+  H100"); on a high-diameter graph direction never leaves top-down and is
+  then the push method.
 
 On a CUDA graph (``A.device == "cuda"``) the methods of ``METHODS_CUDA``
 run on the GPU and return CUDA Vectors. ``"blest"``, ``"push"`` and
@@ -36,7 +42,9 @@ with Blest's eager or lazy update. ``"push"``: BFS-4K's top-down levels
 over A's CSR (a group of 4-32 lanes per frontier vertex, hubs to a
 per-block bin, the largest split into chunks over many blocks), never
 bottom-up. ``"direction"``: push's top-down levels, scan-free or
-single-scan (XBFS), and bottom-up levels by alpha.
+single-scan (XBFS), and bottom-up levels by alpha. ``"async"`` is its own
+kernel (above); when its work list fills up (4 items per vertex) it gives
+up and push runs instead.
 """
 
 from __future__ import annotations
@@ -50,11 +58,13 @@ from bitgraph.algorithms._common import (cached, check_graph, check_source, in_c
                                          out_csr)
 from bitgraph.errors import InvalidValue
 
-__all__ = ["bfs", "bfs_method", "blest_layout", "METHODS", "METHODS_CUDA", "ALPHA", "ALPHA_CUDA",
-           "SERIAL_LEVEL_WORK"]
+__all__ = ["bfs", "bfs_method", "blest_layout", "METHODS", "METHODS_CUDA", "CUDA_ONLY", "ALPHA",
+           "ALPHA_CUDA", "SERIAL_LEVEL_WORK", "ASYNC_MAX_DEGREE", "PROBE_SOURCES", "PROBE_HOPS", "PROBE_SHARE",
+           "PROBE_MIN_N"]
 
-METHODS = ("auto", "pull", "push", "direction", "blest")
-METHODS_CUDA = ("auto", "pull", "push", "direction", "blest")
+METHODS = ("auto", "pull", "push", "direction", "blest", "async")
+METHODS_CUDA = ("auto", "pull", "push", "direction", "blest", "async")
+CUDA_ONLY = ("async",)  # methods that run on CUDA graphs only
 
 # The CUDA Blest kernel runs a level bottom-up when the frontier's
 # out-degree sum exceeds ALPHA_CUDA * m (XBFS's rule; benchmarks/RESULTS.md,
@@ -77,6 +87,23 @@ SORT_IN_LISTS = True
 # (~20-50 us) costs more than the level.
 SERIAL_LEVEL_WORK = 50_000
 
+# auto on CUDA: the asynchronous kernel for sparse graphs of long diameter:
+# mean out-degree at most ASYNC_MAX_DEGREE, and a probe (cached on A): from
+# PROBE_SOURCES random vertices of non-zero out-degree, PROBE_HOPS hops
+# still reach fewer than n / PROBE_SHARE vertices while the frontier is not
+# exhausted (a 2D or 3D grid, a road network: the ball grows polynomially; a
+# social or uniform random graph passes n / 100 within a few hops). Graphs
+# under PROBE_MIN_N vertices are not probed (their BFSs are short either
+# way). The degree bound: on the random geometric graph (mean degree 16,
+# 1,120 levels) async appended 9-18 items per vertex (a level is corrected
+# many times over its many paths) and took 47-73 ms against direction's 9;
+# on the grids (degree 4 and 6) 1.02-1.5 items per vertex.
+ASYNC_MAX_DEGREE = 8
+PROBE_SOURCES = 3
+PROBE_HOPS = 24
+PROBE_SHARE = 100
+PROBE_MIN_N = 100_000
+
 
 def bfs(A, source, *, parents=False, method="auto", alpha=None, reorder="none"):
     """BFS levels from ``source`` (and a BFS tree when ``parents=True``).
@@ -87,8 +114,8 @@ def bfs(A, source, *, parents=False, method="auto", alpha=None, reorder="none"):
     source is its own parent; any valid BFS tree). Edges follow A's rows:
     i -> j for each stored (i, j), whatever its value.
 
-    method: ``"auto"``, ``"pull"``, ``"push"``, ``"direction"`` or
-    ``"blest"`` (see the module docstring). alpha: the direction switch
+    method: ``"auto"``, ``"pull"``, ``"push"``, ``"direction"``,
+    ``"blest"`` or (CUDA only) ``"async"`` (see the module docstring). alpha: the direction switch
     (bottom-up when the frontier's out-edges > alpha * nvals; default
     ``ALPHA``). reorder: the vertex order of the BVSS for ``"blest"``
     (``"none"``, ``"auto"``, ``"rcm"``, ...; built once, cached on A).
@@ -123,6 +150,8 @@ def bfs(A, source, *, parents=False, method="auto", alpha=None, reorder="none"):
         elif method in ("push", "direction"):
             levels, visited, par = _csr_cuda(A, s, parents,
                                              alpha if method == "direction" else None)
+        elif method == "async":
+            levels, visited, par = _async_cuda(A, s, parents)
         else:
             levels, visited, par = _blest_cuda(A, s, reorder, parents, alpha)
         xp = _array.array_module(levels)
@@ -130,6 +159,8 @@ def bfs(A, source, *, parents=False, method="auto", alpha=None, reorder="none"):
                        _array.pack_bits(levels >= 0) if visited is None else visited)
     if method == "auto":
         method = bfs_method(A)
+    if method in CUDA_ONLY:
+        raise InvalidValue(f"bfs: method {method!r} runs on CUDA graphs only (A.to('cuda'))")
     if method == "pull":
         levels, par = _pull(A, s, parents)
     elif method == "blest":
@@ -143,21 +174,70 @@ def bfs(A, source, *, parents=False, method="auto", alpha=None, reorder="none"):
 
 
 def bfs_method(A) -> str:
-    """The method ``bfs(A, s, method="auto")`` runs on A: ``"direction"``
-    on either device. On the H100 (benchmarks/RESULTS.md, "BFS family on
-    the H100") it was the fastest CUDA method, or within 4% of it, on
-    every graph family measured: R-MAT (kron-21/22/24: 1.6-1.7x faster than
-    the tensor-core blest path, whose top-down levels cost more than its
-    CSR ones), uniform random, 2D and 3D grids, random geometric; push
-    equals it where it never goes bottom-up (meshes); blest is 3% faster on
-    the 2D grid only. On the CPU it won too (RESULTS.md, "BFS").
+    """The method ``bfs(A, s, method="auto")`` runs on A.
+
+    On CUDA: ``"async"`` for a sparse graph of long diameter (mean
+    out-degree at most ``ASYNC_MAX_DEGREE`` and the probe of
+    ``PROBE_HOPS``), else ``"direction"``. On the H100 (benchmarks/
+    RESULTS.md, "BFS family on the H100"): async, with no barrier between
+    levels, took grid-2048 (2,731 levels) from 18.9 to 7.6 ms and the 3D
+    grid 161^3 from 2.7 to 1.8-2.1 ms, but is 35-70x slower than direction
+    on R-MAT, where a few huge levels want the bottom-up steps; direction
+    was the fastest level-synchronous method, or within 4% of it, on every
+    graph family measured (R-MAT: 1.6-1.7x faster than the tensor-core
+    blest path). On the CPU: ``"direction"`` (RESULTS.md, "BFS").
 
     >>> import bitgraph as bg
     >>> bg.algorithms.bfs_method(bg.io.generators.from_spec("grid:4x4"))
     'direction'
     """
     check_graph(A, "bfs_method", cuda=True)
+    if A.device == "cuda" and cached(A, "long_diameter", lambda: _long_diameter(A)):
+        return "async"
     return "direction"
+
+
+def _long_diameter(A) -> bool:
+    """Sparse and of long diameter (module constants, ``PROBE_HOPS``): hops of a frontier
+    from a few random sources, on the device, stopping once one source's
+    ball passes n / PROBE_SHARE. A source whose component ends first says
+    nothing."""
+    import cupy
+
+    n = A.nrows
+    if n < PROBE_MIN_N or A.nvals > ASYNC_MAX_DEGREE * n:
+        return False
+    a = out_csr(A)
+    indptr, indices = a.indptr, a.indices
+    deg = indptr[1:] - indptr[:-1]
+    live = cupy.flatnonzero(deg > 0)
+    if live.size == 0:
+        return False
+    rng = np.random.default_rng(0)
+    target = n // PROBE_SHARE
+    long_ = False
+    for s in cupy.asnumpy(live[cupy.asarray(rng.integers(0, live.size, PROBE_SOURCES))]):
+        seen = cupy.zeros(n, bool)
+        seen[int(s)] = True
+        frontier = cupy.asarray([int(s)], dtype=indptr.dtype)
+        reached = 1
+        for _ in range(PROBE_HOPS):
+            starts = indptr[frontier]
+            lens = indptr[frontier + 1] - starts
+            total = int(lens.sum())
+            if total == 0:
+                break
+            first = cupy.cumsum(lens) - lens
+            pos = cupy.repeat(starts - first, lens) + cupy.arange(total, dtype=starts.dtype)
+            nb = indices[pos]
+            frontier = cupy.unique(nb[~seen[nb]])
+            seen[frontier] = True
+            reached += int(frontier.size)
+            if reached >= target:
+                return False  # a short diameter
+        else:
+            long_ = True  # PROBE_HOPS hops and still a frontier
+    return long_
 
 
 def _note_method(method):
@@ -365,6 +445,32 @@ def _csr_cuda(A, s, want_parents, alpha):
     if want_parents:
         par = registry.lookup("bfs", fmt="csr", device="cuda", variant="parents")(in_csr(A), lv, s)
     return lv, vis, par
+
+
+def _async_cuda(A, s, want_parents):
+    """Levels (int32 CuPy, -1 unreached), None for the bits, and parents
+    from the asynchronous label-correcting kernel (``kernels/cuda/
+    bfs_async``); the push method when it gives up (its work list full)."""
+    import sys
+
+    from bitgraph.kernels import registry
+
+    run = registry.lookup("bfs", fmt="csr", device="cuda", variant="async")
+    # benchmarks read every CUDA BFS kernel's statistics from bfs_bvss.STATS
+    stats = getattr(sys.modules.get("bitgraph.kernels.cuda.bfs_bvss"), "STATS", None)
+    ka = sys.modules["bitgraph.kernels.cuda.bfs_async"]
+    ka.STATS = stats if isinstance(stats, dict) else None
+    try:
+        lv = run(out_csr(A), s)
+    finally:
+        ka.STATS = None
+    if lv is None:
+        _note_method("push (async gave up)")
+        return _csr_cuda(A, s, want_parents, None)
+    par = None
+    if want_parents:
+        par = registry.lookup("bfs", fmt="csr", device="cuda", variant="parents")(in_csr(A), lv, s)
+    return lv, None, par
 
 
 def _out_degree_cuda(A):

@@ -213,6 +213,8 @@ def test_errors():
         bfs(A, 1.0)
     with pytest.raises(bg.InvalidValue, match="bfs: unknown method 'dfs'"):
         bfs(A, 0, method="dfs")
+    with pytest.raises(bg.InvalidValue, match="bfs: method 'async' runs on CUDA graphs only"):
+        bfs(A, 0, method="async")
     with pytest.raises(bg.InvalidValue, match="bfs: alpha must be a number >= 0"):
         bfs(A, 0, alpha=-1)
     with pytest.raises(bg.DimensionMismatch, match="bfs: .* square, got 2x3"):

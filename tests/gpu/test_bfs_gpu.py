@@ -46,10 +46,10 @@ gpu = pytest.mark.gpu if DEVICE == "cuda" else (lambda f: f)
 SCALE = float(os.environ.get("BG_BFS_GPU_SCALE", "1"))
 
 if DEVICE == "cpu":
-    AVAILABLE = tuple(bfs_module.METHODS)
+    AVAILABLE = tuple(m for m in bfs_module.METHODS if m not in bfs_module.CUDA_ONLY)
 else:
     AVAILABLE = tuple(getattr(bfs_module, "METHODS_CUDA", ("auto", "blest", "pull")))
-ALL_METHODS = ("auto", "blest", "pull", "push", "direction")
+ALL_METHODS = ("auto", "blest", "pull", "push", "direction", "async")
 REORDERS = ("none", "rcm")
 # reorder changes only the BVSS layout: the other methods get "none" (and
 # must accept "rcm" too: checked once in test_reorder_accepted)
@@ -613,6 +613,48 @@ def test_bfs_cpu_helpers_selfcheck():
     with pytest.raises(AssertionError):
         _same_levels(np.array([0, 1, 2]), np.array([0, 1, -1]), "x")
     assert to_numpy(np.arange(3)).tolist() == [0, 1, 2]
+
+
+@gpu
+@pytest.mark.skipif(DEVICE != "cuda", reason="the asynchronous kernel runs on CUDA only")
+def test_async_gives_up_and_falls_back(monkeypatch):
+    """A work list too small for the traversal (or a warp out of patience)
+    makes the asynchronous kernel give up: bfs runs push instead, says so
+    in STATS, and the levels are still right."""
+    import sys
+
+    ka = sys.modules["bitgraph.kernels.cuda.bfs_async"]
+    A_cpu = bg.io.generators.grid2d(40, 70, drop=0.05, seed=1)
+    A = on(A_cpu)
+    keys = _edge_keys(A_cpu)
+    ref = cpu_levels(A_cpu, 0)
+    mod = _bvss_module()
+    monkeypatch.setattr(ka, "CAP_PER_VERTEX", 0)  # 64 slots: full at once
+    old, mod.STATS = mod.STATS, {}
+    try:
+        check_bfs(A_cpu, A, 0, "async", ref=ref, keys=keys)
+        assert mod.STATS["method"] == "push (async gave up)"
+    finally:
+        mod.STATS = old
+    assert ka.bfs_async(bg.algorithms._common.out_csr(A), 0) is None
+    monkeypatch.setattr(ka, "CAP_PER_VERTEX", 4)
+    monkeypatch.setattr(ka, "PATIENCE_S", 0.0)  # gives up, or finishes first: right either way
+    check_bfs(A_cpu, A, 0, "async", ref=ref, keys=keys)
+
+
+@gpu
+@pytest.mark.skipif(DEVICE != "cuda", reason="the probe runs on CUDA graphs only")
+def test_auto_picks_async_for_a_long_diameter():
+    """bfs_method's probe: a 400 x 400 grid (799 levels) gets async; an
+    R-MAT graph of as many vertices, a uniform random one and a random
+    geometric one (long diameter, but mean degree ~16) get direction;
+    auto's levels on the grid are right."""
+    grid = bg.io.generators.from_spec("grid:400x400:0.01")
+    assert bg.algorithms.bfs_method(on(grid)) == "async"
+    for spec in ("kron:17", "urand:17:8", "rgg:200000:0.005"):
+        assert bg.algorithms.bfs_method(on(bg.io.generators.from_spec(spec))) == "direction"
+    A = on(grid)
+    check_bfs(grid, A, 777, "auto", ref=cpu_levels(grid, 777), keys=_edge_keys(grid))
 
 
 @gpu
