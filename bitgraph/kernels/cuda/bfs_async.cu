@@ -3,24 +3,34 @@
 // by one grid-wide sync per level (bfs_bvss.cu: ~6.9 us a level on a 2D
 // grid, ~8 dependent memory round trips).
 //
-// One work list of items (v, d): "relax v's out-edges with level d + 1".
-// A producer lowers level[u] with atomicMin; only a strict improvement
-// appends (u, d + 1). Levels only decrease and every improvement is
-// relaxed again, so at the fixpoint (every appended item processed)
-// level[v] is v's exact BFS distance (Bellman-Ford with unit weights);
-// a vertex reached early by a longer path is simply corrected later.
+// One work list of items (v, d, v's row): "relax v's out-edges with level
+// d + 1". A producer lowers level[u] with atomicMin; only a strict
+// improvement appends (u, d + 1). Levels only decrease and every
+// improvement is relaxed again, so at the fixpoint (every appended item
+// processed) level[v] is v's exact BFS distance (Bellman-Ford with unit
+// weights); a vertex reached early by a longer path is corrected later. An
+// item whose vertex has improved since it was appended is stale and does
+// nothing (the better item relaxes v).
 //
-// The list is an array of cap 64-bit slots (EMPTY until written once: no
-// ring, no reuse). Counters, each on its own 128-byte line:
+// An item is 16 bytes, x = d << 40 | v and y = row start << 24 | row
+// length (DEG_MAX: longer, the consumer reads the end): the producer loads
+// the row bounds of every edge's head along with its atomicMin, so the
+// consumer's first dependent load is the row itself. A hop costs the item's
+// poll, the row, the atomicMins (with the heads' rows), the tail atomic.
+//
+// The list is an array of cap slots (EMPTY until written once: no ring, no
+// reuse). Counters, each on its own 128-byte line:
 //   head  slots handed to consumers (a warp takes one per idle lane with
 //         one atomicAdd);
-//   tail  slots handed to producers (one atomicAdd per warp and edge round);
+//   tail  slots handed to producers (one atomicAdd per warp and round of
+//         edges);
 //   done  items processed (added after the item's own appends).
-// A lane polls its slot until the item appears; the traversal is over when
-// done == tail (read in that order: done <= tail always, so equality means
-// nothing is pending or in flight). An append past cap, a level past
-// 2^24 - 1, or a warp idle past `patience` clock cycles sets `error`: every
-// warp stops and the caller falls back to a level-synchronous method.
+// A lane polls its slot until both halves of the item have landed; the
+// traversal is over when done == tail (read in that order: done <= tail
+// always, so equality means nothing is pending or in flight). An append
+// past cap, a level past MAX_LEVEL, or a warp idle past `patience` clock
+// cycles sets `error`: every warp stops once idle and the caller falls
+// back to a level-synchronous method.
 //
 // I is the index type of the CSR (int or long long).
 
@@ -31,18 +41,35 @@ constexpr int BLOCK = 256;
 constexpr unsigned FULL = 0xffffffffu;
 constexpr u64 EMPTY = ~0ull;
 constexpr u64 NONE = ~0ull;  // a lane without a slot
-constexpr int VBITS = 40;    // an item: d << VBITS | v
-constexpr int MAX_LEVEL = (1 << 24) - 1;
+constexpr int VBITS = 40;    // x = d << VBITS | v; y = start << LBITS | length
+constexpr int LBITS = 24;
+constexpr u64 DEG_MAX = (1ull << LBITS) - 1;
+constexpr int MAX_LEVEL = (1 << 24) - 2;
+constexpr int EDGES_PER_ROUND = 4;  // a 2D grid's degree; a 3D grid's 6 takes two rounds
 // counters: u64 index of each (16 words = 128 bytes apart)
 constexpr int HEAD = 0, TAIL = 16, DONE = 32, ERROR = 48;  // 64 words in all
 
-__device__ __forceinline__ unsigned lanes_below(int lane) { return (1u << lane) - 1u; }
+__device__ __forceinline__ ulonglong2 item(long long v, int d, long long b, long long e) {
+  return make_ulonglong2(((u64)d << VBITS) | (u64)v,
+                         ((u64)b << LBITS) | (u64)min((u64)(e - b), DEG_MAX));
+}
 }  // namespace bfs_async
+
+// the source's item, level and the counters (one thread)
+template <typename I>
+__global__ void bfs_async_start(const I* __restrict__ indptr, int* level, ulonglong2* items,
+                                u64* ctrl, long long source) {
+  using namespace bfs_async;
+  for (int i = 0; i < 64; ++i) ctrl[i] = 0ull;
+  level[source] = 0;
+  items[0] = item(source, 0, (long long)indptr[source], (long long)indptr[source + 1]);
+  ctrl[TAIL] = 1ull;
+}
 
 template <typename I>
 __global__ void __launch_bounds__(bfs_async::BLOCK)
 bfs_async_run(const I* __restrict__ indptr, const I* __restrict__ indices, int* level,
-              u64* items, long long cap, u64* ctrl, long long patience) {
+              ulonglong2* items, long long cap, u64* ctrl, long long patience) {
   using namespace bfs_async;
   const int lane = threadIdx.x & 31;
   u64 slot = NONE;
@@ -55,10 +82,10 @@ bfs_async_run(const I* __restrict__ indptr, const I* __restrict__ indices, int* 
       u64 h = 0;
       if (lane == 0) h = atomicAdd(ctrl + HEAD, (u64)__popc(need));
       h = __shfl_sync(FULL, h, 0);
-      if (slot == NONE) slot = h + __popc(need & lanes_below(lane));
+      if (slot == NONE) slot = h + __popc(need & ((1u << lane) - 1u));
     }
-    const u64 it = slot < (u64)cap ? __ldcv(items + slot) : EMPTY;
-    const bool ready = it != EMPTY;
+    const ulonglong2 it = slot < (u64)cap ? __ldcv(items + slot) : make_ulonglong2(EMPTY, EMPTY);
+    const bool ready = it.x != EMPTY && it.y != EMPTY;  // both halves landed
     if (!__any_sync(FULL, ready)) {
       int stop = 0;
       if (lane == 0) {
@@ -82,49 +109,71 @@ bfs_async_run(const I* __restrict__ indptr, const I* __restrict__ indices, int* 
     idle = 0;
     idle_since = -1;
     long long v = 0, e0 = 0, e1 = 0;
-    int d = 0;
+    int d = 0, now = 0;
     if (ready) {
       slot = NONE;
-      v = (long long)(it & ((1ull << VBITS) - 1));
-      d = (int)(it >> VBITS);
-      // a stale item (v improved since: its better item relaxes v) does
-      // nothing; the three loads are independent, so the check costs no
-      // extra round trip, and stale labels do not spread
-      const int now = __ldcv(level + v);
-      e0 = (long long)indptr[v];
-      e1 = (long long)indptr[v + 1];
-      if (now < d) e1 = e0;
+      v = (long long)(it.x & ((1ull << VBITS) - 1));
+      d = (int)(it.x >> VBITS);
+      e0 = (long long)(it.y >> LBITS);
+      const u64 len = it.y & DEG_MAX;
+      e1 = len == DEG_MAX ? (long long)indptr[v + 1] : e0 + (long long)len;
+      now = __ldcv(level + v);  // in flight with the row's first loads
     }
-    // the warp walks its items' edges in lockstep: one edge per lane a
-    // round, one tail atomic per round for the appends
-    const unsigned rounds = __reduce_max_sync(FULL, (unsigned)min(e1 - e0, (long long)0x7fffffff));
+    // the warp walks its items' rows in rounds of EDGES_PER_ROUND per lane:
+    // a round's index loads, then its atomicMins (with the heads' row
+    // bounds), are in flight together, and one tail atomic appends the
+    // whole warp's improvements
+    const unsigned deg = (unsigned)min(e1 - e0, (long long)0x7fffffff);
+    const unsigned rounds = (__reduce_max_sync(FULL, deg) + EDGES_PER_ROUND - 1) / EDGES_PER_ROUND;
     const int nd = d + 1;
-    for (unsigned j = 0; j < rounds; ++j) {
-      long long u = -1;
-      if (e0 + (long long)j < e1) {
-        const long long w = (long long)indices[e0 + j];
-        if (atomicMin(level + w, nd) > nd) u = w;
+    for (unsigned r = 0; r < rounds; ++r) {
+      const long long base = e0 + (long long)r * EDGES_PER_ROUND;
+      long long w[EDGES_PER_ROUND];
+#pragma unroll
+      for (int k = 0; k < EDGES_PER_ROUND; ++k)
+        w[k] = base + k < e1 ? (long long)indices[base + k] : -1;
+      const bool stale = now < d;  // v has a better item
+      unsigned kids = 0;
+      long long b[EDGES_PER_ROUND], e[EDGES_PER_ROUND];
+#pragma unroll
+      for (int k = 0; k < EDGES_PER_ROUND; ++k) {
+        b[k] = e[k] = 0;
+        if (w[k] >= 0 && !stale) {
+          b[k] = (long long)indptr[w[k]];
+          e[k] = (long long)indptr[w[k] + 1];
+          if (atomicMin(level + w[k], nd) > nd) kids |= 1u << k;
+        }
       }
-      const unsigned pm = __ballot_sync(FULL, u >= 0);
-      if (!pm) continue;
+      const unsigned c = __popc(kids);
+      unsigned incl = c;  // the warp's inclusive scan of the children
+      for (int o = 1; o < 32; o <<= 1) {
+        const unsigned x = __shfl_up_sync(FULL, incl, o);
+        if (lane >= o) incl += x;
+      }
+      const unsigned total = __shfl_sync(FULL, incl, 31);
+      if (!total) continue;
       u64 t = 0;
-      if (lane == 0) t = atomicAdd(ctrl + TAIL, (u64)__popc(pm));
-      t = __shfl_sync(FULL, t, 0);
-      if (u >= 0) {
-        const u64 pos = t + __popc(pm & lanes_below(lane));
+      if (lane == 0) t = atomicAdd(ctrl + TAIL, (u64)total);
+      u64 pos = __shfl_sync(FULL, t, 0) + (incl - c);
+#pragma unroll
+      for (int k = 0; k < EDGES_PER_ROUND; ++k) {
+        if (!((kids >> k) & 1u)) continue;
         if (pos < (u64)cap && nd <= MAX_LEVEL)
-          __stcg(items + pos, ((u64)nd << VBITS) | (u64)u);
+          __stcg(items + pos, item(w[k], nd, b[k], e[k]));
         else
           atomicExch(ctrl + ERROR, 1ull);
+        ++pos;
       }
     }
     const unsigned rm = __ballot_sync(FULL, ready);
     if (lane == 0) atomicAdd(ctrl + DONE, (u64)__popc(rm));
-    if (__ldcv(ctrl + ERROR)) break;
   }
 }
 
-template __global__ void bfs_async_run<int>(const int*, const int*, int*, u64*, long long, u64*,
-                                            long long);
-template __global__ void bfs_async_run<long long>(const long long*, const long long*, int*, u64*,
-                                                  long long, u64*, long long);
+template __global__ void bfs_async_start<int>(const int*, int*, ulonglong2*, u64*, long long);
+template __global__ void bfs_async_start<long long>(const long long*, int*, ulonglong2*, u64*,
+                                                    long long);
+template __global__ void bfs_async_run<int>(const int*, const int*, int*, ulonglong2*, long long,
+                                            u64*, long long);
+template __global__ void bfs_async_run<long long>(const long long*, const long long*, int*,
+                                                  ulonglong2*, long long, u64*, long long);

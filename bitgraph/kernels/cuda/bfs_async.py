@@ -18,11 +18,11 @@ __all__ = ["bfs_async", "CAP_PER_VERTEX", "WARPS_PER_SM", "PATIENCE_S", "STATS"]
 
 _SOURCE = "bfs_async.cu"
 _INDEX = {np.dtype(np.int32): "int", np.dtype(np.int64): "long long"}
-_NAMES = tuple(f"bfs_async_run<{i}>" for i in _INDEX.values())
+_NAMES = tuple(f"bfs_async_{k}<{i}>" for i in _INDEX.values() for k in ("start", "run"))
 _BLOCK = 256
 _INF = np.iinfo(np.int32).max
 
-# work-list slots per vertex (8 bytes each): a vertex is appended once per
+# work-list slots per vertex (16 bytes each): a vertex is appended once per
 # improvement of its level, ~1-2 times on grids; past the cap the traversal
 # gives up (None)
 CAP_PER_VERTEX = 4
@@ -39,10 +39,11 @@ _WORK: dict = {}
 
 
 def _work(cupy, cap):
+    # the work list (two uint64 a slot) and the counters, per device and thread
     key = (cupy.cuda.runtime.getDevice(), threading.get_ident())
     got = _WORK.get(key)
-    if got is None or got[0].size < cap:
-        got = _WORK[key] = (cupy.empty(cap, np.uint64), cupy.empty(64, np.uint64))
+    if got is None or got[0].size < 2 * cap:
+        got = _WORK[key] = (cupy.empty(2 * cap, np.uint64), cupy.empty(64, np.uint64))
     return got
 
 
@@ -80,17 +81,16 @@ def bfs_async(out_csr, source):
     indptr = cupy.ascontiguousarray(out_csr.indptr, dtype=idx)
     indices = cupy.ascontiguousarray(out_csr.indices, dtype=idx)
     cap = CAP_PER_VERTEX * n + 64
-    with oom_guard("bfs_async", 8 * cap + 4 * n):
+    with oom_guard("bfs_async", 16 * cap + 4 * n):
         items, ctrl = _work(cupy, cap)
         level = cupy.full(n, _INF, np.int32)
-    level[source] = 0
     stream = cupy.cuda.get_current_stream()
-    cupy.cuda.runtime.memsetAsync(items.data.ptr, 0xFF, 8 * cap, stream.ptr)  # EMPTY
-    ctrl.fill(0)
-    items[0] = np.uint64(source)  # (level 0, source)
-    ctrl[16] = 1  # tail: one item
+    cupy.cuda.runtime.memsetAsync(items.data.ptr, 0xFF, 16 * cap, stream.ptr)  # EMPTY
     mod, lowered = module(_SOURCE, _NAMES)
-    fn = mod.get_function(lowered[f"bfs_async_run<{_INDEX[idx]}>"])
+    it = _INDEX[idx]
+    mod.get_function(lowered[f"bfs_async_start<{it}>"])(
+        (1,), (1,), (indptr, level, items, ctrl, np.int64(source)))
+    fn = mod.get_function(lowered[f"bfs_async_run<{it}>"])
     grid = max(1, multiprocessors() * WARPS_PER_SM * 32 // _BLOCK)
     clock_hz = _clock_hz(cupy)
     ev = [cupy.cuda.Event(), cupy.cuda.Event()] if STATS is not None else None
