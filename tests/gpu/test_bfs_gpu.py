@@ -624,7 +624,7 @@ def test_async_gives_up_and_falls_back(monkeypatch):
     import sys
 
     ka = sys.modules["bitgraph.kernels.cuda.bfs_async"]
-    A_cpu = bg.io.generators.grid2d(40, 70, drop=0.05, seed=1)
+    A_cpu = bg.io.generators.grid2d(60, 100, drop=0.05, seed=1)
     A = on(A_cpu)
     keys = _edge_keys(A_cpu)
     ref = cpu_levels(A_cpu, 0)
