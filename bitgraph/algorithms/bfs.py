@@ -198,39 +198,49 @@ def bfs_method(A) -> str:
 
 
 def _long_diameter(A) -> bool:
-    """Sparse and of long diameter (module constants, ``PROBE_HOPS``): hops of a frontier
-    from a few random sources, on the device, stopping once one source's
-    ball passes n / PROBE_SHARE. A source whose component ends first says
-    nothing."""
-    import cupy
-
+    """Sparse and of long diameter (module constants): the probe of
+    :func:`_probe_long` on A's CSR, where A lies (CuPy on a CUDA graph)."""
     n = A.nrows
     if n < PROBE_MIN_N or A.nvals > ASYNC_MAX_DEGREE * n:
         return False
     a = out_csr(A)
-    indptr, indices = a.indptr, a.indices
+    return _probe_long(a.indptr, a.indices, n, _array.array_module(a.indptr))
+
+
+def _probe_long(indptr, indices, n, xp) -> bool:
+    """``PROBE_HOPS`` hops of a frontier from ``PROBE_SOURCES`` random
+    vertices of non-zero out-degree (numpy or CuPy arrays, ``xp`` their
+    module): False as soon as one ball passes n / PROBE_SHARE vertices,
+    True when one still has a frontier after all the hops (a source whose
+    component ends first says nothing). Every step is an array operation
+    on the arrays' device (positions of the frontier's edges by a search in
+    the running sum of their rows' lengths)."""
+    from bitgraph.device import host
+
     deg = indptr[1:] - indptr[:-1]
-    live = cupy.flatnonzero(deg > 0)
+    live = xp.flatnonzero(deg > 0)
     if live.size == 0:
         return False
     rng = np.random.default_rng(0)
+    picks = rng.integers(0, int(live.size), PROBE_SOURCES)
     target = n // PROBE_SHARE
     long_ = False
-    for s in cupy.asnumpy(live[cupy.asarray(rng.integers(0, live.size, PROBE_SOURCES))]):
-        seen = cupy.zeros(n, bool)
-        seen[int(s)] = True
-        frontier = cupy.asarray([int(s)], dtype=indptr.dtype)
+    for s in host(live[xp.asarray(picks)]).tolist():
+        seen = xp.zeros(n, bool)
+        seen[s] = True
+        frontier = xp.asarray([s], dtype=indptr.dtype)
         reached = 1
         for _ in range(PROBE_HOPS):
             starts = indptr[frontier]
             lens = indptr[frontier + 1] - starts
-            total = int(lens.sum())
+            ends = xp.cumsum(lens)
+            total = int(ends[-1])
             if total == 0:
                 break
-            first = cupy.cumsum(lens) - lens
-            pos = cupy.repeat(starts - first, lens) + cupy.arange(total, dtype=starts.dtype)
-            nb = indices[pos]
-            frontier = cupy.unique(nb[~seen[nb]])
+            k = xp.arange(total, dtype=ends.dtype)
+            row = xp.searchsorted(ends, k, side="right")  # edge k's frontier vertex
+            nb = indices[starts[row] + k - (ends[row] - lens[row])]
+            frontier = xp.unique(nb[~seen[nb]])
             seen[frontier] = True
             reached += int(frontier.size)
             if reached >= target:

@@ -14,6 +14,12 @@ the frontier's out-edges (``ALPHA``). The kernels are in
 Batches are independent: with at least as many batches as threads, whole
 batches run side by side on the thread pool (each serial); the rest run one
 at a time with their big levels cut into vertex chunks on the pool.
+
+On a CUDA graph the batches run one after another on the GPU
+(``bitgraph.kernels.cuda.msbfs``), where the direction is chosen per
+source rather than per batch (a source pulls only around its own peak
+level: on kron and urand 1.7-2.3x fewer edges walked) and the bottom-up
+steps read A' as CSR in degree order (``CUDA_PULL``).
 """
 
 from __future__ import annotations

@@ -221,3 +221,31 @@ def test_errors():
         bfs(bg.Matrix(bool, 2, 3), 0)
     with pytest.raises(TypeError, match="bfs: expected a bitgraph Matrix"):
         bfs(np.eye(3), 0)
+
+
+def test_long_diameter_probe():
+    """The probe bfs_method uses on CUDA graphs (here on the CPU arrays,
+    the same array code): grids are long, R-MAT and uniform random are
+    short, a source whose component ends early says nothing."""
+    import sys
+
+    from bitgraph.algorithms._common import out_csr
+    from bitgraph.io.generators import from_spec
+
+    mod = sys.modules["bitgraph.algorithms.bfs"]
+
+    def probe(A):
+        a = out_csr(A)
+        return mod._probe_long(np.asarray(a.indptr), np.asarray(a.indices), A.nrows, np)
+
+    assert probe(from_spec("grid:400x400:0.01"))
+    assert probe(from_spec("grid:161x161x161"))  # the benchmark's 3D grid
+    assert not probe(from_spec("grid:60x60x60"))  # 24 hops pass n / 100 on a small one
+    assert not probe(from_spec("kron:17"))
+    assert not probe(from_spec("urand:17:8"))
+    # 3,000 disjoint edges: every component ends after one hop
+    n = 6000
+    A = bg.Matrix.from_coo(np.arange(0, n, 2), np.arange(1, n, 2), nrows=n, ncols=n)
+    assert not probe(A)
+    # and bfs_method on the CPU is direction whatever the graph
+    assert bg.algorithms.bfs_method(from_spec("grid:400x400:0.01")) == "direction"

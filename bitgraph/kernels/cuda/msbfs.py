@@ -16,10 +16,15 @@ a level found nothing; the levels launched past it do nothing.
 Per-source direction against the CPU's joint rule (one direction for the
 whole batch, ``kernels/cpu/msbfs.py``), counted on kron-20 and urand-20
 (degree 32), 64 sources, in-lists ordered by degree
-(``benchmarks/sim_msbfs_directions.py``): edges walked, top-down counted
-twice (an atomic and a test per edge), 19-21 M and 42 M against 45 M and
-72 M; alpha 0.02 was the best of 0.01-0.1 on kron and all the same on
-urand, where the all-pull rule decides level 3.
+(``benchmarks/sim_msbfs_directions.py``; top-down edges counted twice: a
+test and an atomic each): 17.5 M and 41.7 M against 40.5 M and 71.9 M;
+alpha 0.02 was the best of 0.01-0.1 on kron and all were the same on
+urand, where the all-pull rule decides the peak level.
+
+The levels are written out of the frontier planes by ``msbfs_flush``
+(``msbfs.cu``), not per level. On the H100, 64 sources, kron-22: 11.8 ms
+before this design, 3.8-4.3 ms after (5.6-7.4x 64 single BFSs); its parts
+in benchmarks/RESULTS.md.
 """
 
 from __future__ import annotations
