@@ -643,6 +643,29 @@ def test_async_gives_up_and_falls_back(monkeypatch):
 
 
 @gpu
+@pytest.mark.skipif(DEVICE != "cuda", reason="the asynchronous kernel runs on CUDA only")
+@pytest.mark.parametrize("chain", [0, 1, 3])
+@settings(max_examples=examples(25))
+@given(g=graphs(max_n=150), data=st.data())
+def test_async_chains(chain, g, data):
+    """Children relaxed by the lane that found them (chains of any length,
+    none at all) give the same levels as children that all go through the
+    work list."""
+    ka = sys.modules["bitgraph.kernels.cuda.bfs_async"]
+    A_cpu = g.matrix(bg)
+    s = data.draw(st.integers(0, g.n - 1), label="source")
+    old, ka.CHAIN_MAX = ka.CHAIN_MAX, chain
+    try:
+        check_bfs(A_cpu, on(A_cpu), s, "async", levels_only_too=False)
+        grid = bg.io.generators.grid2d(40, 50, drop=0.05, seed=chain)
+        lv = ka.bfs_async(bg.algorithms._common.out_csr(on(grid)), 7)
+        assert lv is not None  # did not give up
+        _same_levels(to_numpy(lv), cpu_levels(grid, 7), f"async chain {chain}")
+    finally:
+        ka.CHAIN_MAX = old
+
+
+@gpu
 @pytest.mark.skipif(DEVICE != "cuda", reason="the probe runs on CUDA graphs only")
 def test_auto_picks_async_for_a_long_diameter():
     """bfs_method's probe: a 400 x 400 grid (799 levels) gets async; an

@@ -25,6 +25,12 @@
 //   tail  slots handed to producers (one atomicAdd per warp and round of
 //         edges);
 //   done  items processed (added after the item's own appends).
+// A lane keeps the first child it appends per item and relaxes it itself
+// next (up to chain_max in a row) instead of appending it: on a grid most
+// items have one or two children, and a chain skips the list's write, poll
+// and read on the path that sets the deepest levels (grid-2048: 9.8 ->
+// 8.0 ms, items appended 1.06 n -> 0.32 n). A chain counts as its first
+// item: done is added when it ends.
 // A lane polls its slot until both halves of the item have landed; the
 // traversal is over when done == tail (read in that order: done <= tail
 // always, so equality means nothing is pending or in flight). An append
@@ -69,22 +75,25 @@ __global__ void bfs_async_start(const I* __restrict__ indptr, int* level, ulongl
 template <typename I>
 __global__ void __launch_bounds__(bfs_async::BLOCK)
 bfs_async_run(const I* __restrict__ indptr, const I* __restrict__ indices, int* level,
-              ulonglong2* items, long long cap, u64* ctrl, long long patience) {
+              ulonglong2* items, long long cap, u64* ctrl, long long patience, int chain_max) {
   using namespace bfs_async;
   const int lane = threadIdx.x & 31;
   u64 slot = NONE;
   long long idle_since = -1;
   int idle = 0;
+  ulonglong2 kept = make_ulonglong2(EMPTY, EMPTY);  // a child this lane relaxes next
+  int chain = 0;                                     // children kept in a row
   while (true) {
     // idle lanes take the next slots, one atomic per warp
-    const unsigned need = __ballot_sync(FULL, slot == NONE);
+    const unsigned need = __ballot_sync(FULL, slot == NONE && kept.x == EMPTY);
     if (need) {
       u64 h = 0;
       if (lane == 0) h = atomicAdd(ctrl + HEAD, (u64)__popc(need));
       h = __shfl_sync(FULL, h, 0);
-      if (slot == NONE) slot = h + __popc(need & ((1u << lane) - 1u));
+      if ((need >> lane) & 1u) slot = h + __popc(need & ((1u << lane) - 1u));
     }
-    const ulonglong2 it = slot < (u64)cap ? __ldcv(items + slot) : make_ulonglong2(EMPTY, EMPTY);
+    const ulonglong2 it = kept.x != EMPTY ? kept
+                          : slot < (u64)cap ? __ldcv(items + slot) : make_ulonglong2(EMPTY, EMPTY);
     const bool ready = it.x != EMPTY && it.y != EMPTY;  // both halves landed
     if (!__any_sync(FULL, ready)) {
       int stop = 0;
@@ -111,7 +120,8 @@ bfs_async_run(const I* __restrict__ indptr, const I* __restrict__ indices, int* 
     long long v = 0, e0 = 0, e1 = 0;
     int d = 0, now = 0;
     if (ready) {
-      slot = NONE;
+      if (kept.x == EMPTY) slot = NONE;
+      kept = make_ulonglong2(EMPTY, EMPTY);
       v = (long long)(it.x & ((1ull << VBITS) - 1));
       d = (int)(it.x >> VBITS);
       e0 = (long long)(it.y >> LBITS);
@@ -144,6 +154,14 @@ bfs_async_run(const I* __restrict__ indptr, const I* __restrict__ indices, int* 
           if (atomicMin(level + w[k], nd) > nd) kids |= 1u << k;
         }
       }
+      if (kids && kept.x == EMPTY && chain < chain_max && nd <= MAX_LEVEL) {
+        // keep the first child: relaxed next by this lane, not through the list
+        const int k = __ffs(kids) - 1;
+        kids &= kids - 1u;
+#pragma unroll
+        for (int j = 0; j < EDGES_PER_ROUND; ++j)
+          if (j == k) kept = item(w[j], nd, b[j], e[j]);
+      }
       const unsigned c = __popc(kids);
       unsigned incl = c;  // the warp's inclusive scan of the children
       for (int o = 1; o < 32; o <<= 1) {
@@ -165,8 +183,10 @@ bfs_async_run(const I* __restrict__ indptr, const I* __restrict__ indices, int* 
         ++pos;
       }
     }
-    const unsigned rm = __ballot_sync(FULL, ready);
-    if (lane == 0) atomicAdd(ctrl + DONE, (u64)__popc(rm));
+    // a chain of kept children counts as its list item: done once it ends
+    chain = kept.x != EMPTY ? chain + 1 : 0;
+    const unsigned rm = __ballot_sync(FULL, ready && kept.x == EMPTY);
+    if (lane == 0 && rm) atomicAdd(ctrl + DONE, (u64)__popc(rm));
   }
 }
 
@@ -174,6 +194,6 @@ template __global__ void bfs_async_start<int>(const int*, int*, ulonglong2*, u64
 template __global__ void bfs_async_start<long long>(const long long*, int*, ulonglong2*, u64*,
                                                     long long);
 template __global__ void bfs_async_run<int>(const int*, const int*, int*, ulonglong2*, long long,
-                                            u64*, long long);
+                                            u64*, long long, int);
 template __global__ void bfs_async_run<long long>(const long long*, const long long*, int*,
-                                                  ulonglong2*, long long, u64*, long long);
+                                                  ulonglong2*, long long, u64*, long long, int);

@@ -14,7 +14,7 @@ import numpy as np
 from bitgraph.kernels.cuda import module, multiprocessors
 from bitgraph.kernels.registry import register
 
-__all__ = ["bfs_async", "CAP_PER_VERTEX", "WARPS_PER_SM", "PATIENCE_S", "STATS"]
+__all__ = ["bfs_async", "CAP_PER_VERTEX", "WARPS_PER_SM", "PATIENCE_S", "CHAIN_MAX", "STATS"]
 
 _SOURCE = "bfs_async.cu"
 _INDEX = {np.dtype(np.int32): "int", np.dtype(np.int64): "long long"}
@@ -31,6 +31,9 @@ CAP_PER_VERTEX = 4
 WARPS_PER_SM = 8
 # a warp that finds nothing to do for this long gives up the traversal
 PATIENCE_S = 2.0
+# a lane relaxes one child of each item itself, without the list, up to
+# this many in a row (0: every child goes through the list)
+CHAIN_MAX = 64
 
 # benchmarks: a dict here receives "appended" (items, the source included)
 # and "kernel_ms" of the last call
@@ -97,7 +100,7 @@ def bfs_async(out_csr, source):
     if ev:
         ev[0].record()
     fn((grid,), (_BLOCK,), (indptr, indices, level, items, np.int64(cap), ctrl,
-                            np.int64(PATIENCE_S * clock_hz)))
+                            np.int64(PATIENCE_S * clock_hz), np.int32(CHAIN_MAX)))
     if ev:
         ev[1].record()
     head = ctrl.get()
