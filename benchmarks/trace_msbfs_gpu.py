@@ -100,7 +100,8 @@ def run(A, src, km, alg, spec, stats_only=False):
           f" (x{singles / total:.1f}); traced {traced:.2f} ms, {len(tr)} levels")
     step = sum(x[4] for x in tr)
     settle = sum(x[5] for x in tr)
-    print(f"traced: steps {step:.2f} ms, settles {settle:.2f} ms,"
+    pulls = sum(x[7] for x in tr)
+    print(f"traced: steps {step:.2f} ms (bottom-up {pulls:.2f}), settles {settle:.2f} ms,"
           f" rest {traced - step - settle:.2f} ms")
     for x in tr[:40]:
         print("  ", x)

@@ -144,16 +144,24 @@ bfs_async_run(const I* __restrict__ indptr, const I* __restrict__ indices, int* 
         w[k] = base + k < e1 ? (long long)indices[base + k] : -1;
       const bool stale = now < d;  // v has a better item
       unsigned kids = 0;
+      // every atomicMin and row load issued before any result is used (a
+      // use inside the same if would hold the next edge's atomic until
+      // this one returns)
       long long b[EDGES_PER_ROUND], e[EDGES_PER_ROUND];
+      int old[EDGES_PER_ROUND];
 #pragma unroll
       for (int k = 0; k < EDGES_PER_ROUND; ++k) {
         b[k] = e[k] = 0;
+        old[k] = nd;
         if (w[k] >= 0 && !stale) {
           b[k] = (long long)indptr[w[k]];
           e[k] = (long long)indptr[w[k] + 1];
-          if (atomicMin(level + w[k], nd) > nd) kids |= 1u << k;
+          old[k] = atomicMin(level + w[k], nd);
         }
       }
+#pragma unroll
+      for (int k = 0; k < EDGES_PER_ROUND; ++k)
+        if (old[k] > nd) kids |= 1u << k;
       if (kids && kept.x == EMPTY && chain < chain_max && nd <= MAX_LEVEL) {
         // keep the first child: relaxed next by this lane, not through the list
         const int k = __ffs(kids) - 1;

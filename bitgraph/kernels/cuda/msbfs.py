@@ -92,7 +92,8 @@ def _wave(fn, sms):
 # benchmarks: a list here receives one tuple per level of every batch:
 # (level, "start" or "pull P push Q" (how many sources went each way),
 # frontier size, frontier out-edges, steps ms, settle ms, in-edges the pull
-# scanned), from CUDA events, and the final flush's (its ms as settle ms);
+# scanned, the bottom-up step's part of steps ms), from CUDA events, and the
+# final flush's (its ms as settle ms);
 # tracing waits for every level
 TRACE = None
 _BUFFERS: dict = {}
@@ -305,7 +306,7 @@ def batch_run(a, t, sources, *, levels=None, rows=None, write=True, alpha=None,
                  np.int32(keep), wtouched, seen, flat, rows_d, np.int32(k), np.bool_(write),
                  np.bool_(final)))
 
-    def steps(level, q):
+    def steps(level, q, mid=None):
         # the frontier is plane (level - 1) % R, the new bits go to level % R
         cur, nxt, prev = planes[(level - 1) % R], planes[level % R], ctr[(level + 2) % 3]
         if pull == "csr":
@@ -314,12 +315,14 @@ def batch_run(a, t, sources, *, levels=None, rows=None, write=True, alpha=None,
         elif n_vss:
             f_bvss((pull_grid,), (_BLOCK,), (v2r, rid, masks, np.int64(n_vss), cur, seen, nxt,
                                              touched, np.int64(n), prev))
+        if mid is not None:
+            mid.record()
         f_push((push_grid,), (_BLOCK,), (q, chunks, indptr, indices, cur, seen, nxt, touched, prev,
                                    np.int32(sms)))
 
     trace = TRACE
     if trace is not None:
-        ev = [cupy.cuda.Event() for _ in range(3)]
+        ev = [cupy.cuda.Event() for _ in range(4)]
         ev[0].record()
     f_start((1,), (64,), (src_d, np.int32(k), planes[0], touched))
     if trace is not None:
@@ -327,7 +330,7 @@ def batch_run(a, t, sources, *, levels=None, rows=None, write=True, alpha=None,
     settle(0, qa)
     if trace is not None:
         events[0].synchronize()
-        trace.append((0, "start", 0, 0, cupy.cuda.get_elapsed_time(ev[0], ev[1]), 0.0, 0))
+        trace.append((0, "start", 0, 0, cupy.cuda.get_elapsed_time(ev[0], ev[1]), 0.0, 0, 0.0))
     level = checked = first = 0  # first: the oldest level not written out
     while True:
         # stop at the first level that found nothing; wait only for the
@@ -352,7 +355,7 @@ def batch_run(a, t, sources, *, levels=None, rows=None, write=True, alpha=None,
         head = heads[(level - 1) % _RING].copy() if trace is not None else None
         if trace is not None:
             ev[0].record()
-        steps(level, qa)
+        steps(level, qa, ev[3] if trace is not None else None)
         if trace is not None:
             ev[1].record()
         settle(level, qb)
@@ -364,7 +367,8 @@ def batch_run(a, t, sources, *, levels=None, rows=None, write=True, alpha=None,
             trace.append((level, f"pull {pb} push {qb_}", int(head[_NQ]), int(head[_MF]),
                           cupy.cuda.get_elapsed_time(ev[0], ev[1]),
                           cupy.cuda.get_elapsed_time(ev[1], ev[2]),
-                          int(heads[level % _RING, _SCANNED])))
+                          int(heads[level % _RING, _SCANNED]),
+                          cupy.cuda.get_elapsed_time(ev[0], ev[3])))
         qa, qb = qb, qa
     if trace is not None:
         ev[0].record()
@@ -379,7 +383,7 @@ def batch_run(a, t, sources, *, levels=None, rows=None, write=True, alpha=None,
         ev[1].record()
         ev[1].synchronize()
         trace.append((level + 1, "final flush", 0, 0, 0.0, cupy.cuda.get_elapsed_time(ev[0], ev[1]),
-                      0))
+                      0, 0.0))
     st = stats.get()
     count = st[0:k].copy()
     total = st[64:64 + k].copy()
