@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from bitgraph import _array
 from bitgraph.algorithms._common import (check_graph, check_sources, in_csr,
                                          is_symmetric, out_csr, out_degree)
 from bitgraph.errors import InvalidValue
@@ -143,26 +144,29 @@ def _groupby_order(A, src, batch):
     out-neighbour of largest out-degree when that exceeds GROUPBY_Q (rule 1
     and rule 2 of the paper), and sources with the same key become adjacent;
     the others follow in their given order."""
-    from bitgraph import device as dev
+    from bitgraph.device import host
 
-    deg = dev.host(out_degree(A))  # on the host: a GPU graph's CSR is copied
+    # on the graph's device, only the degrees and rows that the rules read
+    # are gathered to the host (a GPU graph's CSR copied whole took 0.2 s
+    # at 64 M edges)
+    deg = out_degree(A)
+    xp = _array.array_module(deg)
     a = out_csr(A)
-    a = type(a)(dev.host(a.indptr), dev.host(a.indices), None, a.nrows, a.ncols)
     key = np.arange(src.size, dtype=np.int64) + A.nrows  # ungrouped: last
-    low = np.flatnonzero(deg[src] < GROUPBY_P)
-    lens = deg[src[low]]
-    has = lens > 0
-    low, lens = low[has], lens[has]
+    dsrc = host(deg[xp.asarray(src)]).astype(np.int64)
+    low = np.flatnonzero((dsrc < GROUPBY_P) & (dsrc > 0))
+    lens = dsrc[low]
     if low.size:
         seg = np.repeat(np.arange(low.size), lens)
-        first = np.asarray(a.indptr, np.int64)[src[low]]
+        first = host(a.indptr[xp.asarray(src[low])]).astype(np.int64)
         pos = np.repeat(first - np.cumsum(lens) + lens, lens) + np.arange(lens.sum())
-        nbr = np.asarray(a.indices, np.int64)[pos]
-        best = np.lexsort((-deg[nbr], seg))  # per source, largest degree first
+        nbr = host(a.indices[xp.asarray(pos)]).astype(np.int64)
+        dn = host(deg[xp.asarray(nbr)]).astype(np.int64)
+        best = np.lexsort((-dn, seg))  # per source, largest degree first
         head = np.ones(best.size, bool)
         head[1:] = seg[best[1:]] != seg[best[:-1]]
         hub = nbr[best[head]]  # one per low source, in low's order
-        shared = deg[hub] > GROUPBY_Q
+        shared = dn[best[head]] > GROUPBY_Q
         key[low[shared]] = hub[shared]
     return np.argsort(key, kind="stable")
 

@@ -545,6 +545,18 @@ def test_msbfs_explicit(name, k):
 
 
 @gpu
+def test_groupby_order_same_on_the_device():
+    """GroupBy's batches computed on the graph's device (only the rows it
+    reads are gathered) are the CPU's: on kron, where hubs make it reorder."""
+    M = sys.modules["bitgraph.algorithms.msbfs"]
+    A_cpu = EXPLICIT["kron_12"]()
+    src = np.random.default_rng(0).integers(0, A_cpu.nrows, 300)
+    want = M._groupby_order(A_cpu, src, 64)
+    assert (want != np.arange(src.size)).any()
+    assert np.array_equal(M._groupby_order(on(A_cpu), src, 64), want)
+
+
+@gpu
 def test_msbfs_path_and_real_graphs():
     refs = {}
     A_cpu = path(2000, permuted=True, undirected=True)
