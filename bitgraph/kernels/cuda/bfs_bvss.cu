@@ -411,56 +411,14 @@ __device__ __forceinline__ void warp_push_vertex(Stage& st, bool ok, int v, int 
     }
 }
 
-// The discovery step of a CSR top-down level (grid-wide): SB_ILP edge
-// targets per lane (FULL: none). Scan-free (XBFS): an unvisited target is
-// claimed by a returning atomicOr on F_{L+1} (exact: one winner), gets its
-// level and visited bit, and goes onto Q_{L+1} as (vertex, out-degree).
-// Single-scan (lazy): a non-returning atomicOr on F_{L+1} only; the
-// level's sweep does the rest.
-__device__ __forceinline__ void discover(const u32 (&v)[SB_ILP], Stage& st, u32* F1,
-                                         u32* visited, int* __restrict__ levels,
-                                         const int* __restrict__ outdeg, int next,
-                                         int2* __restrict__ Q1, u64* len, bool lazy,
-                                         bool lean) {
-    if (lean && !lazy) {
-        // a small level is a latency chain: claim on the visited bitmap
-        // directly (one round trip, not a test and then a claim)
-        u32 old[SB_ILP];
-        int d[SB_ILP];
-#pragma unroll
-        for (int k = 0; k < SB_ILP; ++k) {
-            old[k] = FULL;
-            d[k] = 0;
-            if (v[k] != FULL) {
-                old[k] = atomicOr(visited + (v[k] >> 5), 1u << (v[k] & 31));
-                d[k] = __ldg(outdeg + v[k]);
-            }
-        }
-        u64 nfound = 0, nd = 0;
-#pragma unroll
-        for (int k = 0; k < SB_ILP; ++k) {
-            const bool fresh = !((old[k] >> (v[k] & 31)) & 1u);
-            if (fresh) {
-                atomicOr(F1 + (v[k] >> 5), 1u << (v[k] & 31));
-                levels[v[k]] = next;
-                ++nfound;
-                nd += (u64)d[k];
-            }
-            warp_push_vertex(st, fresh, (int)v[k], d[k], Q1, len);
-        }
-        warp_add(st, 0, nfound);
-        warp_add(st, 1, nd);
-        return;
-    }
-    u32 vis[SB_ILP];
-#pragma unroll
-    for (int k = 0; k < SB_ILP; ++k) vis[k] = v[k] != FULL ? ldcg(visited + (v[k] >> 5)) : FULL;
-    if (lazy) {
-#pragma unroll
-        for (int k = 0; k < SB_ILP; ++k)
-            if (!((vis[k] >> (v[k] & 31)) & 1u)) atomicOr(F1 + (v[k] >> 5), 1u << (v[k] & 31));
-        return;
-    }
+// Claim the targets of v not set in vis (FULL: no target) with a
+// returning atomicOr on `claim`; the winners set their bit in `mark`, get
+// their level and go onto Q_{L+1} as (vertex, out-degree).
+__device__ __forceinline__ void claim_targets(const u32 (&v)[SB_ILP], const u32 (&vis)[SB_ILP],
+                                              u32* claim, u32* mark, Stage& st,
+                                              int* __restrict__ levels,
+                                              const int* __restrict__ outdeg, int next,
+                                              int2* __restrict__ Q1, u64* len) {
     u32 old[SB_ILP];
     int d[SB_ILP];
 #pragma unroll
@@ -468,7 +426,7 @@ __device__ __forceinline__ void discover(const u32 (&v)[SB_ILP], Stage& st, u32*
         old[k] = FULL;
         d[k] = 0;
         if (!((vis[k] >> (v[k] & 31)) & 1u)) {
-            old[k] = atomicOr(F1 + (v[k] >> 5), 1u << (v[k] & 31));
+            old[k] = atomicOr(claim + (v[k] >> 5), 1u << (v[k] & 31));
             d[k] = __ldg(outdeg + v[k]);
         }
     }
@@ -477,7 +435,7 @@ __device__ __forceinline__ void discover(const u32 (&v)[SB_ILP], Stage& st, u32*
     for (int k = 0; k < SB_ILP; ++k) {
         const bool fresh = !((old[k] >> (v[k] & 31)) & 1u);
         if (fresh) {
-            atomicOr(visited + (v[k] >> 5), 1u << (v[k] & 31));
+            atomicOr(mark + (v[k] >> 5), 1u << (v[k] & 31));
             levels[v[k]] = next;
             ++nfound;
             nd += (u64)d[k];
@@ -486,6 +444,38 @@ __device__ __forceinline__ void discover(const u32 (&v)[SB_ILP], Stage& st, u32*
     }
     warp_add(st, 0, nfound);
     warp_add(st, 1, nd);
+}
+
+// The discovery step of a CSR top-down level (grid-wide): SB_ILP edge
+// targets per lane (FULL: none). Scan-free (XBFS): an unvisited target is
+// claimed by a returning atomicOr (exact: one winner), gets its level and
+// visited bit, and goes onto Q_{L+1} as (vertex, out-degree). Single-scan
+// (lazy): a non-returning atomicOr on F_{L+1} only; the level's sweep does
+// the rest.
+__device__ __forceinline__ void discover(const u32 (&v)[SB_ILP], Stage& st, u32* F1,
+                                         u32* visited, int* __restrict__ levels,
+                                         const int* __restrict__ outdeg, int next,
+                                         int2* __restrict__ Q1, u64* len, bool lazy,
+                                         bool lean) {
+    u32 vis[SB_ILP];
+    if (lean && !lazy) {
+        // a small level is a latency chain: claim on the visited bitmap
+        // directly (one round trip, not a test and then a claim)
+#pragma unroll
+        for (int k = 0; k < SB_ILP; ++k) vis[k] = v[k] == FULL ? FULL : 0u;
+        claim_targets(v, vis, visited, F1, st, levels, outdeg, next, Q1, len);
+        return;
+    }
+    // a large one: test visited first (no atomic for the visited targets)
+#pragma unroll
+    for (int k = 0; k < SB_ILP; ++k) vis[k] = v[k] != FULL ? ldcg(visited + (v[k] >> 5)) : FULL;
+    if (lazy) {
+#pragma unroll
+        for (int k = 0; k < SB_ILP; ++k)
+            if (!((vis[k] >> (v[k] & 31)) & 1u)) atomicOr(F1 + (v[k] >> 5), 1u << (v[k] & 31));
+        return;
+    }
+    claim_targets(v, vis, F1, visited, st, levels, outdeg, next, Q1, len);
 }
 
 // Block 0 runs levels L, L+1, ... alone and leaves the grid at level R:
