@@ -180,8 +180,8 @@ def bfs_method(A) -> str:
     out-degree at most ``ASYNC_MAX_DEGREE`` and the probe of
     ``PROBE_HOPS``), else ``"direction"``. On the H100 (benchmarks/
     RESULTS.md, "BFS family on the H100"): async, with no barrier between
-    levels, took grid-2048 (2,731 levels) from 18.9 to 8.0 ms (mean of 8
-    sources) and the 3D grid 161^3 from 2.7 to 1.8 ms, but is 35-70x slower than direction
+    levels, took grid-2048 (2,731 levels) from 18.9 to 6.5 ms (mean of 32
+    sources) and the 3D grid 161^3 from 2.97 to 1.64 ms, but is 35-70x slower than direction
     on R-MAT, where a few huge levels want the bottom-up steps; direction
     was the fastest level-synchronous method, or within 4% of it, on every
     graph family measured (R-MAT: 1.6-1.7x faster than the tensor-core

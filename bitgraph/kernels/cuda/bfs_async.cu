@@ -30,7 +30,11 @@
 // items have one or two children, and a chain skips the list's write, poll
 // and read on the path that sets the deepest levels (grid-2048: 9.8 ->
 // 8.0 ms, items appended 1.06 n -> 0.32 n). A chain counts as its first
-// item: done is added when it ends.
+// item: done is added when it ends. Tried and lost (H100, kernel ms, grid-
+// 2048 / 3D grid 161^3, against 6.6 / 1.6): a polled item relaxed one pass
+// later, so that the poll and the slot atomic overlap the relaxations (6.1
+// / 3.9: 1.6 items per vertex on the 3D grid, the delay costs corrections);
+// only the slot atomic deferred (6.3 / 1.9); 8 edges a round (7.5 / 1.56).
 // A lane polls its slot until both halves of the item have landed; the
 // traversal is over when done == tail (read in that order: done <= tail
 // always, so equality means nothing is pending or in flight). An append
