@@ -41,7 +41,11 @@ __all__ = ["msbfs", "closeness_centrality", "eccentricity", "diameter",
 ALPHA = 0.1
 
 # the bottom-up step of msbfs on CUDA (kernels/cuda/msbfs.py PULLS): "csr"
-# reads A' in degree order with an early exit
+# reads A' in degree order with an early exit. H100, 64 sources, whole call
+# (benchmarks/RESULTS.md): csr / BVSS SIMT / BVSS tensor cores (m8n8k128)
+# kron-22 3.67 / 8.63 / 16.2 ms, urand-22 4.88 / 12.3 / 15.2, grid-1024
+# 142 / 136 / 133: the BVSS pulls win 6% on a mesh only, which a per-graph
+# choice would pay for with the diameter probe (0.1-0.5 s on a first call)
 CUDA_PULL = "csr"
 
 # iBFS GroupBy (SEEDS.md): sources of out-degree < GROUPBY_P that share an
