@@ -59,8 +59,8 @@ from bitgraph.algorithms._common import (cached, check_graph, check_source, in_c
 from bitgraph.errors import InvalidValue
 
 __all__ = ["bfs", "bfs_method", "blest_layout", "METHODS", "METHODS_CUDA", "CUDA_ONLY", "ALPHA",
-           "ALPHA_CUDA", "SERIAL_LEVEL_WORK", "ASYNC_MAX_DEGREE", "PROBE_SOURCES", "PROBE_HOPS", "PROBE_SHARE",
-           "PROBE_MIN_N"]
+           "ALPHA_CUDA", "SERIAL_LEVEL_WORK", "ASYNC_MAX_DEGREE", "PROBE_SOURCES", "PROBE_HOPS",
+           "PROBE_SHARE", "PROBE_MIN_N"]
 
 METHODS = ("auto", "pull", "push", "direction", "blest", "async")
 METHODS_CUDA = ("auto", "pull", "push", "direction", "blest", "async")
@@ -115,8 +115,8 @@ def bfs(A, source, *, parents=False, method="auto", alpha=None, reorder="none"):
     i -> j for each stored (i, j), whatever its value.
 
     method: ``"auto"``, ``"pull"``, ``"push"``, ``"direction"``,
-    ``"blest"`` or (CUDA only) ``"async"`` (see the module docstring). alpha: the direction switch
-    (bottom-up when the frontier's out-edges > alpha * nvals; default
+    ``"blest"`` or (CUDA only) ``"async"`` (see the module docstring).
+    alpha: the direction switch (bottom-up when the frontier's out-edges > alpha * nvals; default
     ``ALPHA``). reorder: the vertex order of the BVSS for ``"blest"``
     (``"none"``, ``"auto"``, ``"rcm"``, ...; built once, cached on A).
 
@@ -181,8 +181,9 @@ def bfs_method(A) -> str:
     ``PROBE_HOPS``), else ``"direction"``. On the H100 (benchmarks/
     RESULTS.md, "BFS family on the H100"): async, with no barrier between
     levels, took grid-2048 (2,731 levels) from 18.9 to 6.5 ms (mean of 32
-    sources) and the 3D grid 161^3 from 2.97 to 1.64 ms, but is 35-70x slower than direction
-    on R-MAT, where a few huge levels want the bottom-up steps; direction
+    sources) and the 3D grid 161^3 from 2.97 to 1.64 ms, but is 35-70x
+    slower than direction on R-MAT, where a few huge levels want the
+    bottom-up steps; direction
     was the fastest level-synchronous method, or within 4% of it, on every
     graph family measured (R-MAT: 1.6-1.7x faster than the tensor-core
     blest path). On the CPU: ``"direction"`` (RESULTS.md, "BFS").

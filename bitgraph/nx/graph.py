@@ -40,9 +40,10 @@ class BitGraph:
     ``_adj_indices`` give each vertex's neighbours in NetworkX's adjacency
     order (the matrix's rows are sorted by column instead), and ``_perm``
     (None unless edge attributes were converted) maps the adjacency-order
-    position of an edge to its position in the matrix's CSR arrays.  ``_weights[attr] = (values, missing)`` hold edge
-    attribute values in the matrix's CSR order (``missing``: bool mask of
-    edges without the attribute, or None).
+    position of an edge to its position in the matrix's CSR arrays.
+    ``_weights[attr] = (values, missing)`` hold edge attribute values in
+    the matrix's CSR order (``missing``: bool mask of edges without the
+    attribute, or None).
 
     Cached, each valid if present: ``_cpu_matrix`` (:attr:`cpu_matrix` when
     ``matrix`` is on the GPU), ``_weighted_cache`` (:meth:`weighted`),

@@ -25,6 +25,13 @@
 //   tail  slots handed to producers (one atomicAdd per warp and round of
 //         edges);
 //   done  items processed (added after the item's own appends).
+// A lane polls its slot until both halves of the item have landed; the
+// traversal is over when done == tail (read in that order: done <= tail
+// always, so equality means nothing is pending or in flight). An append
+// past cap, a level past MAX_LEVEL, or a warp idle past `patience` clock
+// cycles sets `error`: every warp stops once idle and the caller falls
+// back to a level-synchronous method.
+//
 // A lane keeps the first child it appends per item and relaxes it itself
 // next (up to chain_max in a row) instead of appending it: on a grid most
 // items have one or two children, and a chain skips the list's write, poll
@@ -35,12 +42,6 @@
 // later, so that the poll and the slot atomic overlap the relaxations (6.1
 // / 3.9: 1.6 items per vertex on the 3D grid, the delay costs corrections);
 // only the slot atomic deferred (6.3 / 1.9); 8 edges a round (7.5 / 1.56).
-// A lane polls its slot until both halves of the item have landed; the
-// traversal is over when done == tail (read in that order: done <= tail
-// always, so equality means nothing is pending or in flight). An append
-// past cap, a level past MAX_LEVEL, or a warp idle past `patience` clock
-// cycles sets `error`: every warp stops once idle and the caller falls
-// back to a level-synchronous method.
 //
 // I is the index type of the CSR (int or long long).
 
