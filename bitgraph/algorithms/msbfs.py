@@ -121,7 +121,7 @@ def _run_batches_cuda(A, src, order, batch, levels=None):
     or the natural-order BVSS of A' (``bfs.blest_layout``), cached on A."""
     import sys
 
-    from bitgraph.kernels.cuda.msbfs import new_state
+    from bitgraph.kernels.cuda.msbfs import shared_state
     from bitgraph.kernels.registry import lookup
 
     batch_run = lookup("msbfs", fmt="csr", device="cuda", variant="batch")
@@ -133,12 +133,13 @@ def _run_batches_cuda(A, src, order, batch, levels=None):
         t, bvss = in_csr(A), bfs.blest_layout(A)
     k = src.size
     count, total, ecc = (np.zeros(k, np.int64) for _ in range(3))
-    state = new_state(A.nrows)
-    for i in range(0, k, batch):
-        rows = order[i:i + batch]
-        _, c, s, e = batch_run(a, t, src[rows], levels=levels, rows=rows,
-                               write=levels is not None, state=state, pull=CUDA_PULL, bvss=bvss)
-        count[rows], total[rows], ecc[rows] = c, s, e
+    with shared_state(A.nrows) as state:
+        for i in range(0, k, batch):
+            rows = order[i:i + batch]
+            _, c, s, e = batch_run(a, t, src[rows], levels=levels, rows=rows,
+                                   write=levels is not None, state=state, pull=CUDA_PULL,
+                                   bvss=bvss)
+            count[rows], total[rows], ecc[rows] = c, s, e
     return count, total, ecc
 
 

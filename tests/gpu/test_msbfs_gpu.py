@@ -224,3 +224,31 @@ def test_errors():
 
     with pytest.raises(ValueError, match="planes"):
         new_state(3, 17)
+
+
+def test_shared_state_between_calls():
+    """msbfs on the GPU keeps its zeroed scratch between calls
+    (``shared_state``): calls that alternate between graphs of different n
+    equal the CPU's; the state comes back zeroed; one left by an exception
+    is not reused."""
+    import cupy
+
+    from bitgraph.kernels.cuda.msbfs import shared_state
+
+    graphs = [bg.io.generators.kron(10, seed=4), bg.io.generators.grid2d(30, 20, drop=0.0)]
+    for A in graphs + graphs[:1]:
+        src = np.random.default_rng(A.nrows).integers(0, A.nrows, 70)
+        want = bg.algorithms.msbfs(A, src)
+        got = bg.algorithms.msbfs(A.to("cuda"), src)
+        assert np.array_equal(got.get(), want)
+    n = graphs[0].nrows
+    with shared_state(n) as first:
+        pass
+    with shared_state(n) as again:
+        assert again is first
+        assert all(int(cupy.count_nonzero(x)) == 0 for x in again[:4])
+    with pytest.raises(RuntimeError):
+        with shared_state(n) as state:
+            raise RuntimeError("a batch failed")
+    with shared_state(n) as fresh:
+        assert fresh is not first

@@ -69,6 +69,8 @@ constexpr unsigned FULL = 0xffffffffu;
 // in-edges a lane of the CSR bottom-up reads before its group checks the
 // early exit
 constexpr int PULL_UNROLL = 4;
+// out-edges a thread of the push walks with their loads in flight together
+constexpr int PUSH_UNROLL = 4;
 // counter slot: queue size, its out-edges, OR of its words, in-edges the
 // pull scanned, the next level's pull and push masks, settle blocks done,
 // chunk entries, per-bit new vertices and their out-edges
@@ -81,8 +83,10 @@ constexpr long long CHUNK = 2048;
 constexpr int CHUNK_BITS = 24;  // an entry: vertex << CHUNK_BITS | chunk
 // stats: per bit vertices reached, sum of their levels, largest level
 constexpr int S_COUNT = 0, S_TOTAL = 64, S_ECC = 128;
-// a vertex's out-degree as added into the per-bit sums (32-bit lanes)
-constexpr unsigned DEG_CAP = 1u << 31;
+// a vertex's out-degree as added into the per-bit sums, at most: a word's
+// 32 add up in 32 bits (a larger frontier vertex turns its sources
+// bottom-up either way)
+constexpr unsigned DEG_CAP = 1u << 26;
 
 __device__ __forceinline__ u64 warp_or(u64 x) {
   const unsigned lo = __reduce_or_sync(FULL, (unsigned)x);
@@ -137,39 +141,99 @@ __device__ __forceinline__ unsigned transpose32(unsigned x, int lane) {
   return x;
 }
 
-// bit i of x (i < 8) to bit 4i
-__device__ __forceinline__ unsigned spread_nibbles(unsigned x) {
-  x = (x | (x << 12)) & 0x000F000Fu;
-  x = (x | (x << 6)) & 0x03030303u;
-  return (x | (x << 3)) & 0x11111111u;
+// the 4 bits of x >> s (s a multiple of 4) to bits t, 8 + t, 16 + t and
+// 24 + t: one multiply (bit j of a nibble times 0x204081 lands on bit 8j,
+// the four shifted copies do not overlap) and one mask, so that a word of
+// 4 bytes gets the t-th bit of 4 bit-fields in two instructions
+template <int t>
+__device__ __forceinline__ unsigned nibble_to_bytes(unsigned x, int s) {
+  return (((x >> s) & 0xFu) * (0x204081u << t)) & (0x01010101u << t);
 }
 
-// nibble i of x (i < 4) to byte i
-__device__ __forceinline__ unsigned nibbles_to_bytes(unsigned x) {
-  x = (x | (x << 8)) & 0x00FF00FFu;
-  return (x | (x << 4)) & 0x0F0F0F0Fu;
+// byte i of x, sign-extended (prmt's sign mode: 0xFF is -1)
+template <int i>
+__device__ __forceinline__ int sext_byte(unsigned x) {
+  int r;
+  asm("prmt.b32 %0, %1, 0, %2;" : "=r"(r) : "r"(x), "n"(0x8880 + 0x1111 * i));
+  return r;
 }
 
-// bit i of x (i < 4) to bit 8i
-__device__ __forceinline__ unsigned bits_to_bytes(unsigned x) {
-  x = (x | (x << 14)) & 0x00030003u;
-  return (x | (x << 7)) & 0x01010101u;
+// levels[ro[i] + v] for 8 bits: byte i of word[i / 4], sign-extended, is
+// the level (or -1) when ADD is false, the offset from first (or -1) when
+// it is true; ALL: every store is made (no predicate), else those of wq
+template <bool ADD, bool ALL>
+__device__ __forceinline__ void store8(int* out, const long long* ro, const unsigned* word,
+                                       int first, unsigned wq) {
+#pragma unroll
+  for (int i = 0; i < 8; ++i) {
+    int o = (i & 3) == 0 ? sext_byte<0>(word[i >> 2])
+          : (i & 3) == 1 ? sext_byte<1>(word[i >> 2])
+          : (i & 3) == 2 ? sext_byte<2>(word[i >> 2])
+                         : sext_byte<3>(word[i >> 2]);
+    if (ADD) o = (o + first) | (o >> 31);
+    if (ALL || ((wq >> i) & 1u)) out[ro[i]] = o;
+  }
 }
 
-// mark v in the touched bitmap when this OR made nxt[v] non-zero, so that
-// every vertex of the next queue is listed exactly once
-__device__ __forceinline__ void or_next(u64* nxt, unsigned* touched, long long v, u64 bits) {
-  const u64 old = nxt[v];
-  if ((old & bits) == bits) return;  // nothing new: skip the atomic
-  if (atomicOr(nxt + v, bits) == 0ull) atomicOr(touched + (v >> 5), 1u << (v & 31));
+// 8 bytes global -> shared, asynchronously (cp.async; .ca: .cg moves 16
+// bytes only); commit closes a group of them, wait_prior waits for every
+// group but the last one committed
+__device__ __forceinline__ void cp_async8(u64* dst, const u64* src) {
+  const unsigned d = (unsigned)__cvta_generic_to_shared(dst);
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 8;\n" ::"r"(d), "l"(src) : "memory");
+}
+__device__ __forceinline__ void cp_async_commit() {
+  asm volatile("cp.async.commit_group;\n" ::: "memory");
+}
+__device__ __forceinline__ void cp_async_wait_prior() {
+  asm volatile("cp.async.wait_group 1;\n" ::: "memory");
+}
+__device__ __forceinline__ void cp_async_wait_all() {
+  asm volatile("cp.async.wait_all;\n" ::: "memory");
+}
+
+// nxt[v] |= bits, given old, a read of nxt[v] made before (in flight with
+// the caller's other loads). Both atomics return nothing (no round trip to
+// wait for): a thread that read 0 marks v in the touched bitmap, and so v
+// is marked whenever nxt[v] became non-zero (the plane starts the level at
+// 0, so the first OR into it was made by a thread that read 0; a mark
+// made twice is the same mark)
+__device__ __forceinline__ void or_next(u64* nxt, unsigned* touched, long long v, u64 bits,
+                                        u64 old) {
+  if (!(bits & ~old)) return;  // nothing new: skip the atomic
+  atomicOr(nxt + v, bits);
+  if (!old) atomicOr(touched + (v >> 5), 1u << (v & 31));
+}
+
+// the push's edges, U at a time: the U targets, then their seen and nxt
+// words, all in flight together; then nxt[v] |= f & ~seen[v] (f = 0: an
+// edge to drop)
+template <typename I, int U>
+__device__ __forceinline__ void push_round(const I* __restrict__ indices, const I* pos,
+                                           const u64* f, const u64* __restrict__ seen, u64* nxt,
+                                           unsigned* touched) {
+  long long v[U];
+#pragma unroll
+  for (int u = 0; u < U; ++u) v[u] = (long long)__ldcs(indices + pos[u]);
+  u64 sn[U], old[U];
+#pragma unroll
+  for (int u = 0; u < U; ++u) {
+    sn[u] = seen[v[u]];
+    old[u] = nxt[v[u]];  // a stale word is a subset: or_next stays right
+  }
+#pragma unroll
+  for (int u = 0; u < U; ++u) or_next(nxt, touched, v[u], f[u] & ~sn[u], old[u]);
 }
 }  // namespace msbfs
 
 // level 0: bit b at sources[b] (one block of 64 threads)
 template <typename I>
 __global__ void msbfs_start(const long long* __restrict__ sources, int k, u64* nxt,
-                            unsigned* touched) {
+                            unsigned* touched, long long* ctr, long long* stats) {
   const int b = threadIdx.x;
+  // the batch's counters (three slots) and statistics start at 0
+  for (int i = b; i < 3 * msbfs::CTR; i += blockDim.x) ctr[i] = 0;
+  for (int i = b; i < 192; i += blockDim.x) stats[i] = 0;
   if (b < k) {
     const long long s = sources[b];
     atomicOr(nxt + s, 1ull << b);
@@ -214,6 +278,16 @@ msbfs_settle(unsigned* __restrict__ touched, unsigned* __restrict__ wtouched,
     const unsigned wl = wi < nwords ? touched[wi] : 0u;
     const unsigned nz = __ballot_sync(FULL, wl != 0u);
     if (!nz) continue;  // warp-uniform
+    // a word's loads (nxt, seen, row bounds: unconditional, at most n - 1)
+    // are issued while the word before is processed, the first word's
+    // before the queue's atomic (kron-22's dense settles: 113 -> 107 us;
+    // they are bound by instructions, the per-bit sums below)
+    unsigned rest = nz;
+    int j = __ffs(rest) - 1;
+    rest &= rest - 1;
+    long long vc = min((w0 + j) * 32 + lane, n - 1);
+    u64 l_nxt = nxt[vc], l_seen = seen[vc];
+    I l_p0 = indptr[vc], l_p1 = indptr[vc + 1];
     if (wl) {
       touched[wi] = 0u;
       wtouched[wi] |= wl;  // this warp's word: the flush's list
@@ -229,10 +303,17 @@ msbfs_settle(unsigned* __restrict__ touched, unsigned* __restrict__ wtouched,
     if (lane == 0) base = (long long)atomicAdd((u64*)(ctr + C_NQ), (u64)total);
     base = __shfl_sync(FULL, base, 0);
     const unsigned excl = incl - cw;
-    unsigned rest = nz;
-    while (rest) {  // warp-uniform
-      const int j = __ffs(rest) - 1;
+    for (;;) {  // warp-uniform
+      const u64 nw_j = l_nxt, seen_j = l_seen;
+      const long long d_j = (long long)l_p1 - (long long)l_p0;
+      const int jn = rest ? __ffs(rest) - 1 : j;  // no next word: j again (cached)
+      const bool more = rest != 0u;
       rest &= rest - 1;
+      vc = min((w0 + jn) * 32 + lane, n - 1);
+      l_nxt = nxt[vc];
+      l_seen = seen[vc];
+      l_p0 = indptr[vc];
+      l_p1 = indptr[vc + 1];
       const unsigned w = __shfl_sync(FULL, wl, j);
       const long long at = base + __shfl_sync(FULL, excl, j);
       const long long v = (w0 + j) * 32 + lane;
@@ -241,10 +322,10 @@ msbfs_settle(unsigned* __restrict__ touched, unsigned* __restrict__ wtouched,
       unsigned deg = 0;
       if (hit) {
         queue[at + __popc(w & ((1u << lane) - 1u))] = (I)v;
-        nw = nxt[v];
-        seen[v] |= nw;
+        nw = nw_j;
+        seen[v] = seen_j | nw;
         act |= nw;
-        const long long d = (long long)indptr[v + 1] - (long long)indptr[v];
+        const long long d = d_j;
         mf += d;
         deg = (unsigned)min(d, (long long)DEG_CAP);
         if (d > CHUNK && nw) {
@@ -264,12 +345,17 @@ msbfs_settle(unsigned* __restrict__ touched, unsigned* __restrict__ wtouched,
         cnt_lo += __popc(tlo);
         cnt_hi += __popc(thi);
         const int dbits = 32 - __clz(__reduce_max_sync(FULL, deg));
+        unsigned sum_lo = 0, sum_hi = 0;  // this word's: < 32 * DEG_CAP
         for (int t = 0; t < dbits; ++t) {
           const unsigned d = __ballot_sync(FULL, (deg >> t) & 1u);
-          mfb_lo += (u64)__popc(tlo & d) << t;
-          mfb_hi += (u64)__popc(thi & d) << t;
+          sum_lo += (unsigned)__popc(tlo & d) << t;
+          sum_hi += (unsigned)__popc(thi & d) << t;
         }
+        mfb_lo += sum_lo;
+        mfb_hi += sum_hi;
       }
+      if (!more) break;
+      j = jn;
     }
   }
   act = warp_or(act);
@@ -339,10 +425,12 @@ msbfs_push(const I* __restrict__ queue, const u64* __restrict__ chunks,
            const u64* __restrict__ cur, const u64* __restrict__ seen, u64* nxt,
            unsigned* touched, const long long* __restrict__ ctr_prev, int sms) {
   using namespace msbfs;
-  __shared__ long long s_off[BLOCK + 1];
-  __shared__ long long s_start[BLOCK];
+  // a block's edges: at most BLOCK * CHUNK, int offsets (edge positions
+  // and offsets I wide: fewer instructions for int graphs)
+  __shared__ int s_off[BLOCK + 1];
+  __shared__ I s_start[BLOCK];
   __shared__ u64 s_f[BLOCK];
-  __shared__ long long sums[WARPS];
+  __shared__ int sums[WARPS];
   const u64 mask = (u64)ctr_prev[C_PUSH];
   const long long nq = ctr_prev[C_NQ];
   if (!mask || !nq) return;
@@ -352,33 +440,41 @@ msbfs_push(const I* __restrict__ queue, const u64* __restrict__ chunks,
   for (long long q0 = (long long)blockIdx.x * per_block; q0 < nq;
        q0 += (long long)gridDim.x * per_block) {
     const long long qi = q0 + tid;
-    long long deg = 0;
+    int deg = 0;
     if (tid < per_block && qi < nq) {
       const long long u = (long long)queue[qi];
       const u64 f = cur[u] & mask;
       s_f[tid] = f;
       if (f) {
-        const long long st = (long long)indptr[u];
-        deg = (long long)indptr[u + 1] - st;
-        if (deg > CHUNK) deg = 0;  // its chunks, below
+        const I st = indptr[u];
+        const I d = indptr[u + 1] - st;
+        deg = d > (I)CHUNK ? 0 : (int)d;  // a longer row: its chunks, below
         s_start[tid] = st;
       }
     }
-    long long tot;
-    const long long incl = block_scan<long long>(deg, sums, &tot);
+    int tot;
+    const int incl = block_scan<int>(deg, sums, &tot);
     s_off[tid + 1] = incl;
     if (tid == 0) s_off[0] = 0;
     __syncthreads();
-    for (long long e = tid; e < tot; e += BLOCK) {
-      int lo = 0, hi = BLOCK - 1;  // the last j with s_off[j] <= e
-      while (lo < hi) {
-        const int mid = (lo + hi + 1) >> 1;
-        if (s_off[mid] <= e) lo = mid;
-        else hi = mid - 1;
+    // PUSH_UNROLL edges a thread at a time, each stage's loads all issued
+    // before any is used (an edge past tot reads edge tot - 1 and drops it)
+    for (int e0 = tid; e0 < tot; e0 += BLOCK * PUSH_UNROLL) {
+      I pos[PUSH_UNROLL];
+      u64 f[PUSH_UNROLL];
+#pragma unroll
+      for (int u = 0; u < PUSH_UNROLL; ++u) {
+        const int e = min(e0 + u * BLOCK, tot - 1);
+        int lo = 0, hi = BLOCK - 1;  // the last j with s_off[j] <= e
+        while (lo < hi) {
+          const int mid = (lo + hi + 1) >> 1;
+          if (s_off[mid] <= e) lo = mid;
+          else hi = mid - 1;
+        }
+        pos[u] = s_start[lo] + (I)(e - s_off[lo]);
+        f[u] = e0 + u * BLOCK < tot ? s_f[lo] : 0ull;
       }
-      const long long v = (long long)indices[s_start[lo] + (e - s_off[lo])];
-      const u64 bits = s_f[lo] & ~seen[v];
-      if (bits) or_next(nxt, touched, v, bits);
+      push_round<I, PUSH_UNROLL>(indices, pos, f, seen, nxt, touched);
     }
     __syncthreads();  // shared arrays rewritten by the next chunk
   }
@@ -389,12 +485,17 @@ msbfs_push(const I* __restrict__ queue, const u64* __restrict__ chunks,
     const long long u = (long long)(ent >> CHUNK_BITS);
     const u64 f = cur[u] & mask;
     if (!f) continue;  // block-uniform
-    const long long e0 = (long long)indptr[u] + (long long)(ent & ((1u << CHUNK_BITS) - 1)) * CHUNK;
-    const long long e1 = min(e0 + CHUNK, (long long)indptr[u + 1]);
-    for (long long e = e0 + tid; e < e1; e += BLOCK) {
-      const long long v = (long long)indices[e];
-      const u64 bits = f & ~seen[v];
-      if (bits) or_next(nxt, touched, v, bits);
+    const I e0 = indptr[u] + (I)(ent & ((1u << CHUNK_BITS) - 1)) * (I)CHUNK;
+    const I e1 = min(e0 + (I)CHUNK, indptr[u + 1]);
+    for (I e = e0 + tid; e < e1; e += BLOCK * PUSH_UNROLL) {
+      I pos[PUSH_UNROLL];
+      u64 fu[PUSH_UNROLL];
+#pragma unroll
+      for (int u = 0; u < PUSH_UNROLL; ++u) {
+        pos[u] = min(e + (I)(u * BLOCK), e1 - 1);
+        fu[u] = e + u * BLOCK < e1 ? f : 0ull;
+      }
+      push_round<I, PUSH_UNROLL>(indices, pos, fu, seen, nxt, touched);
     }
   }
 }
@@ -418,52 +519,54 @@ msbfs_pull(const I* __restrict__ tindptr, const I* __restrict__ tindices,
   const unsigned gmask = (group == 32) ? FULL : (((1u << group) - 1) << (lane & ~(group - 1)));
   const long long per_warp = 32 / group;
   const long long warps = (long long)gridDim.x * (blockDim.x >> 5);
-  long long scanned = 0;
+  // edge offsets and counts are I wide: for int graphs, 32-bit arithmetic
+  // (kron-22's biggest pull: 167 M -> 127 M instructions, 394 -> 324 us)
+  I scanned = 0;
   const long long stride = warps * per_warp;
   // the next vertex's seen word and row bounds are loaded before this
   // one's row is scanned: its scan does not start with two round trips
   long long base = (((long long)blockIdx.x * blockDim.x + threadIdx.x) >> 5) * per_warp;
   u64 seen_v = ~0ull;
-  long long b0 = 0, b1 = 0;
+  I b0 = 0, b1 = 0;
   if (base + lane / group < n) {
     const long long v = base + lane / group;
     seen_v = seen[v];
-    b0 = (long long)tindptr[v];
-    b1 = (long long)tindptr[v + 1];
+    b0 = tindptr[v];
+    b1 = tindptr[v + 1];
   }
   for (; base < n; base += stride) {
     const long long v = base + lane / group;
     const u64 need = pull & ~seen_v;
-    const long long e0 = b0, e1 = b1;
+    const I e0 = b0, e1 = b1;
     seen_v = ~0ull;
     if (v + stride < n) {
       seen_v = seen[v + stride];
-      b0 = (long long)tindptr[v + stride];
-      b1 = (long long)tindptr[v + stride + 1];
+      b0 = tindptr[v + stride];
+      b1 = tindptr[v + stride + 1];
     }
     u64 acc = 0;
     if (need) {  // group-uniform
-      for (long long e = e0; e < e1; e += group * PULL_UNROLL) {
+      for (I e = e0; e < e1; e += group * PULL_UNROLL) {
         // all loads in flight before any use (unconditional: past the row's
         // end a lane reads its last edge again, and drops the word); the
         // edges stream (evict-first: __ldcs), the frontier words are
         // gathered and should stay in L2
-        long long src[PULL_UNROLL];
+        I src[PULL_UNROLL];
 #pragma unroll
         for (int u = 0; u < PULL_UNROLL; ++u)
-          src[u] = (long long)__ldcs(tindices + min(e + u * group + gl, e1 - 1));
+          src[u] = __ldcs(tindices + min(e + (I)(u * group + gl), e1 - 1));
         u64 got[PULL_UNROLL];
 #pragma unroll
         for (int u = 0; u < PULL_UNROLL; ++u) got[u] = __ldg(cur + src[u]);
 #pragma unroll
         for (int u = 0; u < PULL_UNROLL; ++u)
-          if (e + u * group + gl < e1) acc |= got[u];
+          if (e + (I)(u * group + gl) < e1) acc |= got[u];
         if (group > 1) {
           const unsigned lo = __reduce_or_sync(gmask, (unsigned)acc);
           const unsigned hi = __reduce_or_sync(gmask, (unsigned)(acc >> 32));
           acc = ((u64)hi << 32) | lo;
         }
-        if (gl == 0) scanned += min((long long)(group * PULL_UNROLL), e1 - e);
+        if (gl == 0) scanned += min((I)(group * PULL_UNROLL), e1 - e);
         if ((acc & need) == need) break;
       }
     }
@@ -477,8 +580,8 @@ msbfs_pull(const I* __restrict__ tindptr, const I* __restrict__ tindices,
       atomicOr(touched + (v >> 5), 1u << (v & 31));
     }
   }
-  scanned = warp_sum(scanned);
-  if (lane == 0 && scanned) atomicAdd((u64*)(ctr + C_SCANNED), (u64)scanned);
+  const long long total = warp_sum((long long)scanned);
+  if (lane == 0 && total) atomicAdd((u64*)(ctr + C_SCANNED), (u64)total);
 }
 
 // bottom-up over BVSS (sigma = 8) of A' (row u lists u's in-neighbours):
@@ -575,7 +678,7 @@ msbfs_bvss(const int* __restrict__ virtual_to_real, const uint4* __restrict__ ro
       if (!acc[s]) continue;  // also every padding slot (mask 0)
       const long long u = (long long)r[s];
       const u64 bits = acc[s] & ~seen[u];
-      if (bits) msbfs::or_next(nxt, touched, u, bits);
+      if (bits) msbfs::or_next(nxt, touched, u, bits, nxt[u]);
     }
   }
 }
@@ -588,14 +691,19 @@ msbfs_bvss(const int* __restrict__ virtual_to_real, const uint4* __restrict__ ro
 // all for a graph of fewer than R levels). The marks stay for the vertices
 // with bits in plane `keep` (the current frontier, emitted later; -1:
 // none). final: every vertex, -1 for the bits never reached, seen and the
-// marks zeroed (the planes by the host): the state is clean for the next
-// batch. At most 64 registers: the final flush is a stream of stores that
-// wants warps in flight.
+// marks zeroed too: the state is clean for the next batch.
+// A lane's plane words (and seen) reach shared memory by cp.async one word
+// ahead of their use (dynamic shared memory: flush_stage_bytes(count,
+// final) a block): the final flush is a stream of stores, and with the
+// loads in registers, issued per word, its warps waited on them (ncu on
+// kron-22: 46% of the stalls, 56% of the DRAM bandwidth used). At most 64
+// registers: 4 blocks a multiprocessor where the shared memory allows.
 __global__ void __launch_bounds__(msbfs::BLOCK, 4)
 msbfs_flush(u64* __restrict__ planes, long long n, int R, int first, int count, int keep,
             unsigned* __restrict__ wtouched, u64* __restrict__ seen, int* __restrict__ levels,
             const long long* __restrict__ rows, int k, bool write, bool final) {
   using namespace msbfs;
+  extern __shared__ __align__(16) u64 stage[];
   __shared__ __align__(16) long long rowoff[64];
   if (threadIdx.x < 64) rowoff[threadIdx.x] = (write && (int)threadIdx.x < k) ? rows[threadIdx.x] * n : 0;
   __syncthreads();
@@ -603,33 +711,48 @@ msbfs_flush(u64* __restrict__ planes, long long n, int R, int first, int count, 
   const u64 all = k == 64 ? ~0ull : (1ull << k) - 1;
   const int base = first % R;  // the slot of level first
   const long long warps = (long long)gridDim.x * (BLOCK / 32);
-  for (long long word = ((long long)blockIdx.x * BLOCK + threadIdx.x) >> 5; word < (n + 31) / 32;
-       word += warps) {
-    const long long v = word * 32 + lane;
-    const unsigned w = wtouched[word];
-    if (!final && !w) continue;  // warp-uniform
-    const bool mine = v < n && (final || ((w >> lane) & 1u));
-    // bit b arrived at level first + (o3 o2 o1 o0)[b]; the words read go
-    // back to zero here, but for the final flush, whose planes the host
-    // clears with one memset each (fewer instructions and registers here).
-    // The loads are unconditional (a lane past n or a plane past count
-    // reads a valid word and drops it) and all issued before any use: a
-    // load inside an if whose value is used there is not hoisted above the
-    // next one, and the planes were read one round trip at a time
-    const long long vc = v < n ? v : n - 1;
-    const u64 sn = final ? seen[vc] : 0ull;
-    u64 x[16];
-#pragma unroll
-    for (int j = 0; j < 16; ++j) {
-      int slot = base + (j < count ? j : 0);
+  const long long nwords = (n + 31) / 32;
+  // this lane's words of its warp's two stages: plane j at [j * 32], seen
+  // (final) at [count * 32]; a lane reads back only what it copied
+  const int per = count + (final ? 1 : 0);
+  u64* const mine_stage = stage + (long long)(threadIdx.x >> 5) * 2 * per * 32 + lane;
+  auto fetch = [&](long long wd, int st) {
+    const long long vc = min(wd * 32 + lane, n - 1);  // past n: a valid word, dropped
+    u64* const dst = mine_stage + st * per * 32;
+    for (int j = 0; j < count; ++j) {
+      int slot = base + j;
       if (slot >= R) slot -= R;
-      x[j] = planes[(long long)slot * n + vc];
+      cp_async8(dst + j * 32, planes + (long long)slot * n + vc);
     }
+    if (final) cp_async8(dst + count * 32, seen + vc);
+  };
+  // the marks two words ahead (they decide a fetch), the planes one ahead
+  long long word = ((long long)blockIdx.x * BLOCK + threadIdx.x) >> 5;
+  unsigned w_cur = word < nwords ? wtouched[word] : 0u;
+  unsigned w_nxt = word + warps < nwords ? wtouched[word + warps] : 0u;
+  if (word < nwords && (final || w_cur)) fetch(word, 0);
+  cp_async_commit();
+  for (int st = 0; word < nwords; word += warps, st ^= 1) {
+    const long long v = word * 32 + lane;
+    const unsigned w = w_cur;
+    w_cur = w_nxt;
+    w_nxt = word + 2 * warps < nwords ? wtouched[word + 2 * warps] : 0u;
+    if (word + warps < nwords && (final || w_cur)) fetch(word + warps, st ^ 1);
+    cp_async_commit();
+    if (!final && !w) continue;  // warp-uniform
+    cp_async_wait_prior();  // this word's copies (the group before the last) have landed
+    const bool mine = v < n && (final || ((w >> lane) & 1u));
+    // bit b arrived at level first + (o3 o2 o1 o0)[b]; the non-zero words
+    // read go back to zero here (a memset of the final window's planes
+    // wrote all of them: 0.1 ms on kron-22, where 5 of its 9 planes are
+    // nearly empty)
+    const u64* const src = mine_stage + st * per * 32;
+    const u64 sn = final ? src[count * 32] : 0ull;
     u64 any = 0, o0 = 0, o1 = 0, o2 = 0, o3 = 0;
     unsigned nz = 0;  // planes with a non-zero word
 #pragma unroll
     for (int j = 0; j < 16; ++j) {
-      const u64 y = (mine && j < count) ? x[j] : 0ull;
+      const u64 y = (mine && j < count) ? src[j * 32] : 0ull;
       nz |= (y != 0ull) << j;
       any |= y;
       if (j & 1) o0 |= y;
@@ -637,14 +760,10 @@ msbfs_flush(u64* __restrict__ planes, long long n, int R, int first, int count, 
       if (j & 4) o2 |= y;
       if (j & 8) o3 |= y;
     }
-    if (!final) {
-      // not unrolled: the 16 plane offsets of the loads would stay live
-      // for these stores and spill
-      for (unsigned rest = nz; rest; rest &= rest - 1u) {
-        int slot = base + __ffs(rest) - 1;
-        if (slot >= R) slot -= R;
-        planes[(long long)slot * n + v] = 0ull;
-      }
+    for (unsigned rest = nz; rest; rest &= rest - 1u) {
+      int slot = base + __ffs(rest) - 1;
+      if (slot >= R) slot -= R;
+      planes[(long long)slot * n + v] = 0ull;
     }
     if (final) {
       if (v < n) seen[v] = 0ull;
@@ -665,24 +784,31 @@ msbfs_flush(u64* __restrict__ planes, long long n, int R, int first, int count, 
     // those never reached (-1): all but the bits reached before `first`
     const u64 wr = (final ? any | ~sn : any) & bits;
     int* const out = levels + v;
-    // 8 bits at a time: their level offsets as nibbles (nib's nibble i: bit
-    // 8q + i), then as bytes; the byte loop is not unrolled, to keep the
-    // registers (64) for the loads above. With the
-    // unconditional loads and the bytes below, kron-22's final flush: 370 M
-    // -> 243 M instructions, 1.07 -> 0.77 ms (ncu; a bare write of the same
-    // result with the same loads: 0.55 ms)
+    // 8 bits at a time, as two words of 4 bytes: byte i = bit i's level
+    // offset (o3 o2 o1 o0) plus first where levels stay below 128, 0xFF
+    // where it did not arrive in this window, so that a sign-extended byte
+    // is the level or -1 (one prmt a store; with the offsets spread by
+    // field extracts and nibble shuffles, the flush took ~29 instructions
+    // a store). The byte loop is not unrolled, to keep the registers (64)
+    // for the loads above
+    const bool small = first + 15 < 128;
+    const unsigned first4 = small ? (unsigned)first * 0x01010101u : 0u;
 #pragma unroll 1
     for (int q = 0; q < 64; q += 8) {
       const unsigned bq = (unsigned)(bits >> q) & 0xffu;
       if (!bq) continue;  // warp-uniform
-      const unsigned aq = (unsigned)(any >> q) & 0xffu, wq = (unsigned)(wr >> q) & 0xffu;
-      const unsigned nib = spread_nibbles((unsigned)(o0 >> q) & 0xffu) |
-                           spread_nibbles((unsigned)(o1 >> q) & 0xffu) << 1 |
-                           spread_nibbles((unsigned)(o2 >> q) & 0xffu) << 2 |
-                           spread_nibbles((unsigned)(o3 >> q) & 0xffu) << 3;
+      const unsigned wq = (unsigned)(wr >> q) & 0xffu;
+      const unsigned c0 = (unsigned)(o0 >> q), c1 = (unsigned)(o1 >> q),
+                     c2 = (unsigned)(o2 >> q), c3 = (unsigned)(o3 >> q),
+                     un = ~(unsigned)(any >> q);
+      unsigned word[2];
+#pragma unroll
+      for (int h = 0; h < 2; ++h)
+        word[h] = ((nibble_to_bytes<0>(c0, 4 * h) | nibble_to_bytes<1>(c1, 4 * h) |
+                    nibble_to_bytes<2>(c2, 4 * h) | nibble_to_bytes<3>(c3, 4 * h)) + first4) |
+                  nibble_to_bytes<0>(un, 4 * h) * 0xFFu;
       // the byte's row offsets in 4 shared loads up front (a load per bit
-      // stalled its store), no branch per bit (a bit not written is a
-      // store predicated off)
+      // stalled its store)
       long long ro[8];
 #pragma unroll
       for (int i = 0; i < 8; i += 2) {
@@ -690,33 +816,24 @@ msbfs_flush(u64* __restrict__ planes, long long n, int R, int first, int count, 
         ro[i] = r2.x;
         ro[i + 1] = r2.y;
       }
-      // a byte per bit: its level offset, or 0xFF where it did not arrive
-      // in this window, so that a sign-extended byte and an OR give the
-      // level or -1 (fewer instructions a bit than field extracts)
-      const unsigned un = ~aq & 0xffu;
-      const unsigned lo = nibbles_to_bytes(nib & 0xffffu) | bits_to_bytes(un & 0xfu) * 0xffu;
-      const unsigned hi = nibbles_to_bytes(nib >> 16) | bits_to_bytes(un >> 4) * 0xffu;
       if (__all_sync(FULL, v < n && wq == 0xffu)) {  // every store: no predicate
-#pragma unroll
-        for (int i = 0; i < 8; ++i) {
-          const int o = (int)(signed char)((i < 4 ? lo : hi) >> (8 * (i & 3)));
-          out[ro[i]] = (o + first) | (o >> 31);
-        }
+        if (small) store8<false, true>(out, ro, word, first, wq);
+        else store8<true, true>(out, ro, word, first, wq);
       } else {
-#pragma unroll
-        for (int i = 0; i < 8; ++i) {
-          const int o = (int)(signed char)((i < 4 ? lo : hi) >> (8 * (i & 3)));
-          if (v < n && ((wq >> i) & 1u)) out[ro[i]] = (o + first) | (o >> 31);
-        }
+        const unsigned wv = v < n ? wq : 0u;
+        if (small) store8<false, false>(out, ro, word, first, wv);
+        else store8<true, false>(out, ro, word, first, wv);
       }
     }
   }
+  cp_async_wait_all();  // no copy outlives the kernel
 }
 
 // instantiations nvcc compiles standalone (CI); at run time the launcher
 // compiles the ones a process uses, by name expression
 #define MSBFS_INSTANTIATE(I)                                                                   \
-  template __global__ void msbfs_start<I>(const long long*, int, u64*, unsigned*);             \
+  template __global__ void msbfs_start<I>(const long long*, int, u64*, unsigned*, long long*,  \
+                                          long long*);                                         \
   template __global__ void msbfs_settle<I>(unsigned*, unsigned*, const I*, const u64*, u64*,   \
                                            I*, u64*, long long*, long long*, const long long*, \
                                            long long*, long long, int, int, long long,         \

@@ -29,6 +29,7 @@ in benchmarks/RESULTS.md.
 
 from __future__ import annotations
 
+import contextlib
 import threading
 
 import numpy as np
@@ -37,7 +38,7 @@ from bitgraph.kernels.cpu import check_length
 from bitgraph.kernels.cuda import module, multiprocessors
 from bitgraph.kernels.registry import register
 
-__all__ = ["batch_run", "new_state", "PULLS", "DEFAULT_PULL", "ALPHA", "ALL_PULL", "LEAD",
+__all__ = ["batch_run", "new_state", "shared_state", "PULLS", "DEFAULT_PULL", "ALPHA", "ALL_PULL", "LEAD",
            "pull_lanes", "TRACE"]
 
 SOURCE = "msbfs.cu"
@@ -76,18 +77,35 @@ def _grid(items, cap):
     return max(1, min((items + _BLOCK - 1) // _BLOCK, cap))
 
 
-def _wave(fn, sms):
-    """Blocks of ``fn`` resident on the whole GPU at once: the grids of the
-    grid-stride kernels, so that no partial second wave of blocks runs after
-    the first (measured: the flush at 1,056 blocks and 6 per multiprocessor
-    ran 1.33 waves)."""
+def _wave(fn, sms, smem=0):
+    """Blocks of ``fn`` (with ``smem`` bytes of dynamic shared memory)
+    resident on the whole GPU at once: the grids of the grid-stride kernels,
+    so that no partial second wave of blocks runs after the first (measured:
+    the flush at 1,056 blocks and 6 per multiprocessor ran 1.33 waves)."""
     from cupy.cuda import driver
 
-    per_sm = _BUFFERS.get(("occupancy", fn.ptr))
+    per_sm = _BUFFERS.get(("occupancy", fn.ptr, smem))
     if per_sm is None:
-        per_sm = _BUFFERS[("occupancy", fn.ptr)] = max(
-            1, driver.occupancyMaxActiveBlocksPerMultiprocessor(fn.ptr, _BLOCK, 0))
+        per_sm = _BUFFERS[("occupancy", fn.ptr, smem)] = max(
+            1, driver.occupancyMaxActiveBlocksPerMultiprocessor(fn.ptr, _BLOCK, smem))
     return per_sm * sms
+
+
+def _stage_bytes(count, final):
+    """msbfs_flush's dynamic shared memory: per warp two stages of a word
+    per lane for each of the ``count`` planes (and seen when ``final``)."""
+    return (_BLOCK // 32) * 2 * (count + bool(final)) * 32 * 8
+
+
+def _allow_stage(fn):
+    # the largest stage (16 planes and seen) is more than the 48 KB a
+    # kernel may ask for without opting in
+    from cupy.cuda import driver
+
+    if not _BUFFERS.get(("stage", fn.ptr)):
+        driver.funcSetAttribute(fn.ptr, getattr(
+            driver, "CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES", 8), _stage_bytes(16, True))
+        _BUFFERS[("stage", fn.ptr)] = True
 
 # benchmarks: a list here receives one tuple per level of every batch:
 # (level, "start" or "pull P push Q" (how many sources went each way),
@@ -116,15 +134,19 @@ def pull_lanes(n: int, nnz: int) -> int:
 
 def _pinned():
     # page-locked ring of counter heads (8 words of a level's slot) and its
-    # events, one per device and thread
+    # events, and the batch's sources and rows (128 words) on their way to
+    # the device buffer `args` (no synchronous copy before the first
+    # kernel); one set per device and thread
     import cupy
 
     key = (cupy.cuda.runtime.getDevice(), threading.get_ident())
     got = _BUFFERS.get(key)
     if got is None:
-        mem = cupy.cuda.alloc_pinned_memory(_RING * 64)
-        got = _BUFFERS[key] = (mem, np.frombuffer(mem, np.int64, _RING * 8).reshape(_RING, 8),
-                              [cupy.cuda.Event(disable_timing=True) for _ in range(_RING)])
+        mem = cupy.cuda.alloc_pinned_memory(_RING * 64 + 128 * 8)
+        got = _BUFFERS[key] = (
+            mem, np.frombuffer(mem, np.int64, _RING * 8).reshape(_RING, 8),
+            [cupy.cuda.Event(disable_timing=True) for _ in range(_RING)],
+            np.frombuffer(mem, np.int64, 128, offset=_RING * 64), cupy.empty(128, np.int64))
     return got
 
 
@@ -163,6 +185,28 @@ def new_state(n: int, planes: int | None = None):
                 cupy.zeros(words, np.uint32), cupy.zeros(words, np.uint32),
                 cupy.empty(max(n, 1), np.int64), cupy.empty(max(n, 1), np.int64),
                 cupy.zeros((3, _CTR), np.int64), cupy.zeros(_STATS, np.int64))
+
+
+@contextlib.contextmanager
+def shared_state(n: int):
+    """``new_state(n)`` kept between calls on the same device, stream and
+    thread (one n at a time): a call reuses the zeroed scratch instead of
+    allocating and clearing (8 R + 25) n bytes again (kron-22, 16 planes:
+    0.6 GB, ~0.2 ms of memset a call). A batch that raises may leave it
+    dirty, so the state is dropped then.
+
+    >>> with shared_state(1000) as state:  # doctest: +SKIP
+    ...     batch_run(a, t, [0, 5], state=state)
+    """
+    import cupy
+
+    key = ("state", cupy.cuda.runtime.getDevice(), cupy.cuda.get_current_stream().ptr,
+           threading.get_ident())
+    got = _BUFFERS.pop(key, None)  # popped: a nested call gets its own
+    if got is None or got[0] != n:
+        got = (n, new_state(n))
+    yield got[1]
+    _BUFFERS[key] = got  # reached only when the batches returned: state zeroed
 
 
 def _bvss_arrays(cupy, t, bvss, n):
@@ -243,17 +287,14 @@ def batch_run(a, t, sources, *, levels=None, rows=None, write=True, alpha=None,
         if rows_h[:k].min() < 0 or (int(rows_h[:k].max()) + 1) * n > levels.size:
             raise ValueError(f"{where}: rows must index rows of levels ({levels.size // max(n, 1)}"
                              f" rows of {n})")
-        rows_d = cupy.asarray(rows_h)
         flat = levels.reshape(-1)
     else:
-        rows_d = cupy.zeros(1, np.int64)
+        rows_h = np.zeros(k, np.int64)
         flat = cupy.zeros(1, np.int32)
     if state is None:
         state = new_state(n)
     planes, seen, touched, wtouched, qa, qb, ctr, stats = state
     R = planes.shape[0]
-    ctr.fill(0)
-    stats.fill(0)
     if idx == np.int32:
         qa, qb = qa.view(np.int32), qb.view(np.int32)
     if pull == "csr":
@@ -276,19 +317,24 @@ def batch_run(a, t, sources, *, levels=None, rows=None, write=True, alpha=None,
     f_bvss = None if pull == "csr" else fn(f"msbfs_bvss<{'true' if pull == 'bvss_mma' else 'false'}>")
     sms = multiprocessors()
     settle_grid = _grid(n, _wave(f_settle, sms))
-    flush_grid = _grid(n, _wave(f_flush, sms))
+    _allow_stage(f_flush)
     push_grid = _wave(f_push, sms)
     pull_grid = _grid(n * group, _wave(f_pull, sms)) if pull == "csr" else \
         _grid(32 * n_vss, _wave(f_bvss, sms))
-    _, heads, events = _pinned()
+    _, heads, events, args_h, args_d = _pinned()
     chunks = _chunks(m)
-    src_d = cupy.asarray(src)
+    # sources in args[0:k], rows in args[64:64 + k] (the previous batch's
+    # copy is done: it ended with a synchronous read)
+    args_h[:k] = src
+    args_h[64:64 + k] = rows_h[:k]
+    stream = cupy.cuda.get_current_stream()
+    cupy.cuda.runtime.memcpyAsync(args_d.data.ptr, args_h.ctypes.data, 128 * 8, 1, stream.ptr)
+    src_d, rows_d = args_d[:64], args_d[64:]
     big = 2.0**62
     alpha = ALPHA if alpha is None else alpha
     all_pull = ALL_PULL if all_pull is None else all_pull
     alpha_m = np.int64(min(max(alpha, 0.0) * m, big))
     all_pull_m = np.int64(min(max(all_pull, 0.0) * m, big))
-    stream = cupy.cuda.get_current_stream()
 
     def settle(level, new_q):
         f_settle((settle_grid,), (_BLOCK,),
@@ -301,10 +347,11 @@ def batch_run(a, t, sources, *, levels=None, rows=None, write=True, alpha=None,
         events[level % _RING].record(stream)
 
     def flush(first, count, keep, final):
-        f_flush((flush_grid,), (_BLOCK,),
+        smem = _stage_bytes(count, final)
+        f_flush((_grid(n, _wave(f_flush, sms, smem)),), (_BLOCK,),
                 (planes, np.int64(n), np.int32(R), np.int32(first), np.int32(count),
                  np.int32(keep), wtouched, seen, flat, rows_d, np.int32(k), np.bool_(write),
-                 np.bool_(final)))
+                 np.bool_(final)), shared_mem=smem)
 
     def steps(level, q, mid=None):
         # the frontier is plane (level - 1) % R, the new bits go to level % R
@@ -324,7 +371,7 @@ def batch_run(a, t, sources, *, levels=None, rows=None, write=True, alpha=None,
     if trace is not None:
         ev = [cupy.cuda.Event() for _ in range(4)]
         ev[0].record()
-    f_start((1,), (64,), (src_d, np.int32(k), planes[0], touched))
+    f_start((1,), (64,), (src_d, np.int32(k), planes[0], touched, ctr, stats))
     if trace is not None:
         ev[1].record()
     settle(0, qa)
@@ -372,13 +419,16 @@ def batch_run(a, t, sources, *, levels=None, rows=None, write=True, alpha=None,
         qa, qb = qb, qa
     if trace is not None:
         ev[0].record()
-    # the final flush leaves its planes to us; without levels to write, it
-    # has nothing else to do that a memset does not do faster
+    # the final flush zeroes what it read; without levels to write, it has
+    # nothing else to do that memsets do not do faster (the window's planes:
+    # slots first % R .. level % R, one or two runs)
     if write:
         flush(first, level - first + 1, -1, True)
-    for x in [planes[(first + j) % R] for j in range(level - first + 1)] + \
-            ([] if write else [seen, wtouched]):
-        cupy.cuda.runtime.memsetAsync(x.data.ptr, 0, x.nbytes, stream.ptr)
+    else:
+        s0, cnt = first % R, level - first + 1
+        runs = [(s0, min(cnt, R - s0)), (0, cnt - min(cnt, R - s0))]
+        for x in [planes[a:a + c] for a, c in runs if c] + [seen, wtouched]:
+            cupy.cuda.runtime.memsetAsync(x.data.ptr, 0, x.nbytes, stream.ptr)
     if trace is not None:
         ev[1].record()
         ev[1].synchronize()
