@@ -45,6 +45,8 @@
 //
 // I is the index type of the CSR (int or long long).
 
+#include "warp.cuh"
+
 typedef unsigned long long u64;
 
 namespace bfs_async {
@@ -176,11 +178,7 @@ bfs_async_run(const I* __restrict__ indptr, const I* __restrict__ indices, int* 
           if (j == k) kept = item(w[j], nd, b[j], e[j]);
       }
       const unsigned c = __popc(kids);
-      unsigned incl = c;  // the warp's inclusive scan of the children
-      for (int o = 1; o < 32; o <<= 1) {
-        const unsigned x = __shfl_up_sync(FULL, incl, o);
-        if (lane >= o) incl += x;
-      }
+      const unsigned incl = bg::warp_inclusive_scan(c);  // of the children
       const unsigned total = __shfl_sync(FULL, incl, 31);
       if (!total) continue;
       u64 t = 0;

@@ -43,6 +43,8 @@
 // rotate over 4 slots; every thread reads the same values after a barrier
 // and takes the same decisions.
 
+#include "warp.cuh"
+
 typedef unsigned int u32;
 typedef unsigned long long u64;
 
@@ -147,12 +149,7 @@ __device__ __forceinline__ void warp_add(Stage& st, int k, u64 x) {
 __device__ __forceinline__ void warp_push_range(Stage& st, int blk, int lo, int cnt,
                                                 int2* __restrict__ q, u64* len) {
     const int lane = threadIdx.x & 31;
-    int x = cnt;  // inclusive scan of cnt
-#pragma unroll
-    for (int o = 1; o < 32; o <<= 1) {
-        int y = __shfl_up_sync(FULL, x, o);
-        if (lane >= o) x += y;
-    }
+    const int x = bg::warp_inclusive_scan(cnt);
     const int total = __shfl_sync(FULL, x, 31);
     if (total == 0) return;
     u32 pos = 0;
@@ -314,26 +311,15 @@ __device__ __forceinline__ int block_scan(int* pre, SbShared& sb, int f) {
         local += pre[i];
         mx = max(mx, pre[i]);
     }
-    int x = local;
-#pragma unroll
-    for (int o = 1; o < 32; o <<= 1) {
-        int y = __shfl_up_sync(FULL, x, o);
-        if (lane >= o) x += y;
-        mx = max(mx, __shfl_xor_sync(FULL, mx, o));
-    }
+    const int x = bg::warp_inclusive_scan(local);
+    mx = __reduce_max_sync(FULL, mx);
     if (lane == 31) sb.warp_tot[wid] = x;
     if (lane == 0) sb.warp_max[wid] = mx;
     __syncthreads();
     if (wid == 0) {
         const int nw = blockDim.x >> 5;
-        int y = lane < nw ? sb.warp_tot[lane] : 0;
-        int m = lane < nw ? sb.warp_max[lane] : 0;
-#pragma unroll
-        for (int o = 1; o < 32; o <<= 1) {
-            int z = __shfl_up_sync(FULL, y, o);
-            if (lane >= o) y += z;
-            m = max(m, __shfl_xor_sync(FULL, m, o));
-        }
+        const int y = bg::warp_inclusive_scan(lane < nw ? sb.warp_tot[lane] : 0);
+        const int m = __reduce_max_sync(FULL, lane < nw ? sb.warp_max[lane] : 0);
         if (lane < nw) sb.warp_tot[lane] = y;
         if (lane == 0) sb.warp_max[0] = m;
     }

@@ -60,6 +60,8 @@
 //
 // I is the index type of the CSR arrays and of the queue (int or long long).
 
+#include "warp.cuh"
+
 typedef unsigned long long u64;
 
 namespace msbfs {
@@ -105,19 +107,11 @@ __device__ __forceinline__ long long warp_sum(long long x) {
 template <typename T>
 __device__ __forceinline__ T block_scan(T x, T* sums, T* total) {
   const int lane = threadIdx.x & 31, wid = threadIdx.x >> 5;
-  T incl = x;
-  for (int d = 1; d < 32; d <<= 1) {
-    const T o = __shfl_up_sync(FULL, incl, d);
-    if (lane >= d) incl += o;
-  }
+  const T incl = bg::warp_inclusive_scan(x);
   if (lane == 31) sums[wid] = incl;
   __syncthreads();
   if (wid == 0) {
-    T s = lane < WARPS ? sums[lane] : (T)0;
-    for (int d = 1; d < WARPS; d <<= 1) {
-      const T o = __shfl_up_sync(FULL, s, d);
-      if (lane >= d) s += o;
-    }
+    const T s = bg::warp_inclusive_scan(lane < WARPS ? sums[lane] : (T)0);
     if (lane < WARPS) sums[lane] = s;  // inclusive over warps
   }
   __syncthreads();
@@ -293,11 +287,7 @@ msbfs_settle(unsigned* __restrict__ touched, unsigned* __restrict__ wtouched,
       wtouched[wi] |= wl;  // this warp's word: the flush's list
     }
     const unsigned cw = __popc(wl);
-    unsigned incl = cw;
-    for (int d = 1; d < 32; d <<= 1) {
-      const unsigned o = __shfl_up_sync(FULL, incl, d);
-      if (lane >= d) incl += o;
-    }
+    const unsigned incl = bg::warp_inclusive_scan(cw);
     const unsigned total = __shfl_sync(FULL, incl, 31);
     long long base = 0;
     if (lane == 0) base = (long long)atomicAdd((u64*)(ctr + C_NQ), (u64)total);
@@ -691,7 +681,8 @@ msbfs_bvss(const int* __restrict__ virtual_to_real, const uint4* __restrict__ ro
 // all for a graph of fewer than R levels). The marks stay for the vertices
 // with bits in plane `keep` (the current frontier, emitted later; -1:
 // none). final: every vertex, -1 for the bits never reached, seen and the
-// marks zeroed too: the state is clean for the next batch.
+// marks zeroed too (the planes with the host's help, zmask below): the
+// state is clean for the next batch.
 // A lane's plane words (and seen) reach shared memory by cp.async one word
 // ahead of their use (dynamic shared memory: flush_stage_bytes(count,
 // final) a block): the final flush is a stream of stores, and with the
@@ -700,8 +691,9 @@ msbfs_bvss(const int* __restrict__ virtual_to_real, const uint4* __restrict__ ro
 // registers: 4 blocks a multiprocessor where the shared memory allows.
 __global__ void __launch_bounds__(msbfs::BLOCK, 4)
 msbfs_flush(u64* __restrict__ planes, long long n, int R, int first, int count, int keep,
-            unsigned* __restrict__ wtouched, u64* __restrict__ seen, int* __restrict__ levels,
-            const long long* __restrict__ rows, int k, bool write, bool final) {
+            unsigned zmask, unsigned* __restrict__ wtouched, u64* __restrict__ seen,
+            int* __restrict__ levels, const long long* __restrict__ rows, int k, bool write,
+            bool final) {
   using namespace msbfs;
   extern __shared__ __align__(16) u64 stage[];
   __shared__ __align__(16) long long rowoff[64];
@@ -743,9 +735,10 @@ msbfs_flush(u64* __restrict__ planes, long long n, int R, int first, int count, 
     cp_async_wait_prior();  // this word's copies (the group before the last) have landed
     const bool mine = v < n && (final || ((w >> lane) & 1u));
     // bit b arrived at level first + (o3 o2 o1 o0)[b]; the non-zero words
-    // read go back to zero here (a memset of the final window's planes
-    // wrote all of them: 0.1 ms on kron-22, where 5 of its 9 planes are
-    // nearly empty)
+    // read of the planes in zmask (bit j: level first + j) go back to zero
+    // here, the host clears the others with a memset (the final flush's
+    // dense planes: a memset writes a plane ~2.5x faster than these
+    // stores, which are cheaper for a nearly empty one)
     const u64* const src = mine_stage + st * per * 32;
     const u64 sn = final ? src[count * 32] : 0ull;
     u64 any = 0, o0 = 0, o1 = 0, o2 = 0, o3 = 0;
@@ -760,7 +753,7 @@ msbfs_flush(u64* __restrict__ planes, long long n, int R, int first, int count, 
       if (j & 4) o2 |= y;
       if (j & 8) o3 |= y;
     }
-    for (unsigned rest = nz; rest; rest &= rest - 1u) {
+    for (unsigned rest = nz & zmask; rest; rest &= rest - 1u) {
       int slot = base + __ffs(rest) - 1;
       if (slot >= R) slot -= R;
       planes[(long long)slot * n + v] = 0ull;

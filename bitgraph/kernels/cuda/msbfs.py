@@ -69,6 +69,9 @@ _RING = 8  # levels whose counters are in flight to the host
 # most 16: a level's offset in the window is 4 bits), fewer when the GPU's
 # free memory is short
 PLANES = 16
+# the final flush zeroes the words it read of a plane whose level's queue
+# held fewer than n / DENSE_PLANE vertices; memsets clear the others
+DENSE_PLANE = 16
 _CHUNK = 2048  # msbfs::CHUNK: a hub's out-edges per chunk entry
 _BLOCK = 256  # threads per block: msbfs::BLOCK of the .cu (the block scans assume it)
 
@@ -82,13 +85,36 @@ def _wave(fn, sms, smem=0):
     resident on the whole GPU at once: the grids of the grid-stride kernels,
     so that no partial second wave of blocks runs after the first (measured:
     the flush at 1,056 blocks and 6 per multiprocessor ran 1.33 waves)."""
-    from cupy.cuda import driver
-
     per_sm = _BUFFERS.get(("occupancy", fn.ptr, smem))
     if per_sm is None:
+        from cupy.cuda import driver
+
         per_sm = _BUFFERS[("occupancy", fn.ptr, smem)] = max(
             1, driver.occupancyMaxActiveBlocksPerMultiprocessor(fn.ptr, _BLOCK, smem))
     return per_sm * sms
+
+
+def _kernels(it, pull):
+    """The kernels of a batch (start, settle, flush, push, pull, the BVSS
+    pull or None) and the multiprocessor count, looked up once per device:
+    each lookup costs microseconds of the call, before its first kernel."""
+    import cupy
+
+    key = ("kernels", cupy.cuda.runtime.getDevice(), it, pull)
+    got = _BUFFERS.get(key)
+    if got is None:
+        mod, lowered = module(SOURCE, _NAMES)
+
+        def fn(name):
+            return mod.get_function(lowered[name])
+
+        bvss = None if pull == "csr" else \
+            fn(f"msbfs_bvss<{'true' if pull == 'bvss_mma' else 'false'}>")
+        got = _BUFFERS[key] = (fn(f"msbfs_start<{it}>"), fn(f"msbfs_settle<{it}>"),
+                               fn("msbfs_flush"), fn(f"msbfs_push<{it}>"),
+                               fn(f"msbfs_pull<{it}>"), bvss, multiprocessors())
+        _allow_stage(got[2])
+    return got
 
 
 def _stage_bytes(count, final):
@@ -102,10 +128,8 @@ def _allow_stage(fn):
     # kernel may ask for without opting in
     from cupy.cuda import driver
 
-    if not _BUFFERS.get(("stage", fn.ptr)):
-        driver.funcSetAttribute(fn.ptr, getattr(
-            driver, "CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES", 8), _stage_bytes(16, True))
-        _BUFFERS[("stage", fn.ptr)] = True
+    driver.funcSetAttribute(fn.ptr, getattr(
+        driver, "CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES", 8), _stage_bytes(16, True))
 
 # benchmarks: a list here receives one tuple per level of every batch:
 # (level, "start" or "pull P push Q" (how many sources went each way),
@@ -306,18 +330,8 @@ def batch_run(a, t, sources, *, levels=None, rows=None, write=True, alpha=None,
     else:
         v2r, rid, masks, n_vss = _bvss_arrays(cupy, t, bvss, n)
 
-    mod, lowered = module(SOURCE, _NAMES)
-
-    def fn(name):
-        return mod.get_function(lowered[name])
-
-    f_start, f_settle = fn(f"msbfs_start<{it}>"), fn(f"msbfs_settle<{it}>")
-    f_flush = fn("msbfs_flush")
-    f_push, f_pull = fn(f"msbfs_push<{it}>"), fn(f"msbfs_pull<{it}>")
-    f_bvss = None if pull == "csr" else fn(f"msbfs_bvss<{'true' if pull == 'bvss_mma' else 'false'}>")
-    sms = multiprocessors()
+    f_start, f_settle, f_flush, f_push, f_pull, f_bvss, sms = _kernels(it, pull)
     settle_grid = _grid(n, _wave(f_settle, sms))
-    _allow_stage(f_flush)
     push_grid = _wave(f_push, sms)
     pull_grid = _grid(n * group, _wave(f_pull, sms)) if pull == "csr" else \
         _grid(32 * n_vss, _wave(f_bvss, sms))
@@ -346,12 +360,12 @@ def batch_run(a, t, sources, *, levels=None, rows=None, write=True, alpha=None,
                                       64, 2, stream.ptr)
         events[level % _RING].record(stream)
 
-    def flush(first, count, keep, final):
+    def flush(first, count, keep, final, zmask=0xFFFF):
         smem = _stage_bytes(count, final)
         f_flush((_grid(n, _wave(f_flush, sms, smem)),), (_BLOCK,),
                 (planes, np.int64(n), np.int32(R), np.int32(first), np.int32(count),
-                 np.int32(keep), wtouched, seen, flat, rows_d, np.int32(k), np.bool_(write),
-                 np.bool_(final)), shared_mem=smem)
+                 np.int32(keep), np.uint32(zmask), wtouched, seen, flat, rows_d, np.int32(k),
+                 np.bool_(write), np.bool_(final)), shared_mem=smem)
 
     def steps(level, q, mid=None):
         # the frontier is plane (level - 1) % R, the new bits go to level % R
@@ -379,6 +393,7 @@ def batch_run(a, t, sources, *, levels=None, rows=None, write=True, alpha=None,
         events[0].synchronize()
         trace.append((0, "start", 0, 0, cupy.cuda.get_elapsed_time(ev[0], ev[1]), 0.0, 0, 0.0))
     level = checked = first = 0  # first: the oldest level not written out
+    nq = []  # per level checked: its queue, the non-zero words of its plane
     while True:
         # stop at the first level that found nothing; wait only for the
         # level LEAD behind the last one launched
@@ -389,7 +404,8 @@ def batch_run(a, t, sources, *, levels=None, rows=None, write=True, alpha=None,
                 e.synchronize()
             elif not e.done:
                 break
-            if heads[checked % _RING, _NQ] == 0:
+            nq.append(int(heads[checked % _RING, _NQ]))
+            if nq[-1] == 0:
                 done = True
                 break
             checked += 1
@@ -419,16 +435,16 @@ def batch_run(a, t, sources, *, levels=None, rows=None, write=True, alpha=None,
         qa, qb = qb, qa
     if trace is not None:
         ev[0].record()
-    # the final flush zeroes what it read; without levels to write, it has
-    # nothing else to do that memsets do not do faster (the window's planes:
-    # slots first % R .. level % R, one or two runs)
+    # the window's planes: the final flush zeroes the words it read of the
+    # sparse ones, memsets clear the dense ones (DENSE_PLANE);
+    # without levels to write, memsets clear them all (and seen and the marks)
+    window = range(first, level + 1)
+    dense = [j for j, lv in enumerate(window)
+             if not write or (lv < len(nq) and nq[lv] >= n // DENSE_PLANE)]
     if write:
-        flush(first, level - first + 1, -1, True)
-    else:
-        s0, cnt = first % R, level - first + 1
-        runs = [(s0, min(cnt, R - s0)), (0, cnt - min(cnt, R - s0))]
-        for x in [planes[a:a + c] for a, c in runs if c] + [seen, wtouched]:
-            cupy.cuda.runtime.memsetAsync(x.data.ptr, 0, x.nbytes, stream.ptr)
+        flush(first, len(window), -1, True, sum(1 << j for j in range(len(window)) if j not in dense))
+    for x in [planes[(first + j) % R] for j in dense] + ([] if write else [seen, wtouched]):
+        cupy.cuda.runtime.memsetAsync(x.data.ptr, 0, x.nbytes, stream.ptr)
     if trace is not None:
         ev[1].record()
         ev[1].synchronize()
