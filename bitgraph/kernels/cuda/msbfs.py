@@ -19,12 +19,18 @@ whole batch, ``kernels/cpu/msbfs.py``), counted on kron-20 and urand-20
 (``benchmarks/sim_msbfs_directions.py``; top-down edges counted twice: a
 test and an atomic each): 17.5 M and 41.7 M against 40.5 M and 71.9 M;
 alpha 0.02 was the best of 0.01-0.1 on kron and all were the same on
-urand, where the all-pull rule decides the peak level.
+urand, where the all-pull rule decides the peak level. Timed on the H100
+(``benchmarks/ab_msbfs_gpu.py``, 15 interleaved rounds, median call):
+all_pull 0.25 / 0.15 / 0.1 / 0.05 -> kron-22 2.82 / 2.71 / 2.69 / 11.5
+ms, kron-21 1.81 / 1.75 / 1.74 / 6.30, urand-22 4.47 / 4.46 / 4.42 /
+5.05, urand-21 2.36 / 2.35 / 2.31 / 2.33. At 0.05 kron's hub level (its
+top-down union walks 0.052 m edges) goes all bottom-up; 0.15 keeps a 3x
+margin from that cliff.
 
 The levels are written out of the frontier planes by ``msbfs_flush``
 (``msbfs.cu``), not per level. On the H100, 64 sources, kron-22: 11.8 ms
-before this design, 3.8-4.3 ms after (5.6-7.4x 64 single BFSs); its parts
-in benchmarks/RESULTS.md.
+before this design, 2.7-3.0 ms now (7.5-8.3x 64 single BFSs in a loop);
+its parts in benchmarks/RESULTS.md.
 """
 
 from __future__ import annotations
@@ -57,7 +63,7 @@ DEFAULT_PULL = "bvss_simt"
 # its frontier has more than ALPHA * m out-edges; all do when the top-down
 # sources' frontiers would walk more than ALL_PULL * m edges
 ALPHA = 0.02
-ALL_PULL = 0.25
+ALL_PULL = 0.15
 # levels the host launches before it waits for the oldest one's queue size
 LEAD = 3
 

@@ -1,0 +1,90 @@
+"""Per-kernel table of one 64-source msbfs call on the GPU, from Nsight
+Compute: time, DRAM bytes and throughput, L2 sectors and throughput, SM
+throughput, active warps and instructions of every kernel the call
+launches (caches not flushed between kernels, as in a real call).
+
+    python3 benchmarks/ncu_msbfs_gpu.py kron:22 [--ncu /usr/local/cuda/bin/ncu]
+
+It runs itself under ncu with ``--driver`` (one warm-up call, then the
+profiled call between cudaProfilerStart and Stop) and prints the table.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import subprocess
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+METRICS = {
+    "gpu__time_duration.sum": ("us", 1e-3),
+    "dram__bytes_read.sum": ("DRAM rd MB", 1e-6),
+    "dram__bytes_write.sum": ("DRAM wr MB", 1e-6),
+    "dram__throughput.avg.pct_of_peak_sustained_elapsed": ("DRAM %", 1),
+    "lts__t_sectors.sum": ("L2 Msectors", 1e-6),
+    "lts__throughput.avg.pct_of_peak_sustained_elapsed": ("L2 %", 1),
+    "sm__throughput.avg.pct_of_peak_sustained_elapsed": ("SM %", 1),
+    "sm__warps_active.avg.pct_of_peak_sustained_active": ("warps %", 1),
+    "smsp__inst_executed.sum": ("M instr", 1e-6),
+}
+
+
+def driver(spec, sources, seed):
+    import cupy
+    import numpy as np
+
+    import bitgraph as bg
+    from bitgraph.io.generators import from_spec
+
+    A = from_spec(spec, device="cuda")
+    deg = cupy.asnumpy(A.indptr[1:] - A.indptr[:-1])
+    src = np.random.default_rng(seed).choice(np.flatnonzero(deg > 0), sources)
+    bg.algorithms.msbfs(A, src)
+    cupy.cuda.Device().synchronize()
+    cupy.cuda.profiler.start()
+    bg.algorithms.msbfs(A, src)
+    cupy.cuda.Device().synchronize()
+    cupy.cuda.profiler.stop()
+
+
+def table(text):
+    rows = list(csv.DictReader(line for line in text.splitlines() if not line.startswith("==")))
+    kernels = {}
+    for r in rows:
+        key = (int(r["ID"]), r["Kernel Name"].split("(")[0].replace("void ", ""), r["Grid Size"])
+        kernels.setdefault(key, {})[r["Metric Name"]] = float(r["Metric Value"].replace(",", ""))
+    print("| id | kernel | grid | " + " | ".join(h for h, _ in METRICS.values()) + " |")
+    print("|---|---|---|" + "---:|" * len(METRICS))
+    total = 0.0
+    for (i, name, grid), m in sorted(kernels.items()):
+        total += m.get("gpu__time_duration.sum", 0.0) * 1e-3
+        cells = [f"{m[k] * f:.1f}" if k in m else "-" for k, (_, f) in METRICS.items()]
+        print(f"| {i} | {name} | {grid} | " + " | ".join(cells) + " |")
+    print(f"\nkernels: {len(kernels)}, {total:.1f} us in all")
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("spec")
+    ap.add_argument("--sources", type=int, default=64)
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--ncu", default="/usr/local/cuda/bin/ncu")
+    ap.add_argument("--driver", action="store_true", help=argparse.SUPPRESS)
+    args = ap.parse_args(argv)
+    if args.driver:
+        return driver(args.spec, args.sources, args.seed)
+    cmd = [args.ncu, "--profile-from-start", "off", "--cache-control", "none", "--csv",
+           "--metrics", ",".join(METRICS), sys.executable, __file__, args.spec, "--driver",
+           "--sources", str(args.sources), "--seed", str(args.seed)]
+    got = subprocess.run(cmd, capture_output=True, text=True)
+    if got.returncode:
+        sys.exit(f"ncu failed ({got.returncode}): {got.stderr[-2000:]}")
+    print(f"## {args.spec}, {args.sources} sources: one msbfs call under ncu")
+    table(got.stdout)
+
+
+if __name__ == "__main__":
+    main()
