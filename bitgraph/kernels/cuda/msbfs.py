@@ -65,7 +65,10 @@ DEFAULT_PULL = "bvss_simt"
 ALPHA = 0.02
 ALL_PULL = 0.15
 # levels the host launches before it waits for the oldest one's queue size
-LEAD = 3
+# (H100, interleaved, median call: LEAD 3 / 2 / 1 -> kron-22 2.45 / 2.41 /
+# 2.39 ms, urand-22 4.22 / 4.19 / 4.26: fewer empty levels launched past
+# the last one, while the host still keeps ahead of the small levels)
+LEAD = 2
 
 # counter slot (msbfs.cu): nq, mf, active, scanned, pull, push, done, spare,
 # cnt[64], out-edges[64]; stats: count[64], total[64], ecc[64]
@@ -173,10 +176,28 @@ def _pinned():
     got = _BUFFERS.get(key)
     if got is None:
         mem = cupy.cuda.alloc_pinned_memory(_RING * 64 + 128 * 8)
+        heads = np.frombuffer(mem, np.int64, _RING * 8).reshape(_RING, 8)
         got = _BUFFERS[key] = (
-            mem, np.frombuffer(mem, np.int64, _RING * 8).reshape(_RING, 8),
+            [heads[i].ctypes.data for i in range(_RING)], heads,
             [cupy.cuda.Event(disable_timing=True) for _ in range(_RING)],
-            np.frombuffer(mem, np.int64, 128, offset=_RING * 64), cupy.empty(128, np.int64))
+            np.frombuffer(mem, np.int64, 128, offset=_RING * 64), cupy.empty(128, np.int64),
+            mem)
+    return got
+
+
+def _views(planes, ctr):
+    """Each frontier plane and counter slot of a state as its own array,
+    made once (the last state's kept): a CuPy slice costs microseconds of
+    host time, and each level took eight, which the GPU waited for on the
+    small levels."""
+    key = ("views", planes.data.ptr, planes.shape, ctr.data.ptr)
+    got = _BUFFERS.get(key)
+    if got is None:
+        for old in [x for x in _BUFFERS if x[0] == "views"]:
+            del _BUFFERS[old]
+        slots = [ctr[i] for i in range(3)]
+        got = _BUFFERS[key] = ([planes[i] for i in range(planes.shape[0])], slots,
+                               [x.data.ptr for x in slots])
     return got
 
 
@@ -341,14 +362,16 @@ def batch_run(a, t, sources, *, levels=None, rows=None, write=True, alpha=None,
     push_grid = _wave(f_push, sms)
     pull_grid = _grid(n * group, _wave(f_pull, sms)) if pull == "csr" else \
         _grid(32 * n_vss, _wave(f_bvss, sms))
-    _, heads, events, args_h, args_d = _pinned()
+    head_ptr, heads, events, args_h, args_d, _ = _pinned()
+    plane, slot, slot_ptr = _views(planes, ctr)
     chunks = _chunks(m)
     # sources in args[0:k], rows in args[64:64 + k] (the previous batch's
     # copy is done: it ended with a synchronous read)
     args_h[:k] = src
     args_h[64:64 + k] = rows_h[:k]
     stream = cupy.cuda.get_current_stream()
-    cupy.cuda.runtime.memcpyAsync(args_d.data.ptr, args_h.ctypes.data, 128 * 8, 1, stream.ptr)
+    stream_ptr = stream.ptr
+    cupy.cuda.runtime.memcpyAsync(args_d.data.ptr, args_h.ctypes.data, 128 * 8, 1, stream_ptr)
     src_d, rows_d = args_d[:64], args_d[64:]
     big = 2.0**62
     alpha = ALPHA if alpha is None else alpha
@@ -358,12 +381,12 @@ def batch_run(a, t, sources, *, levels=None, rows=None, write=True, alpha=None,
 
     def settle(level, new_q):
         f_settle((settle_grid,), (_BLOCK,),
-                 (touched, wtouched, indptr, planes[level % R], seen, new_q, chunks,
-                  ctr[level % 3], ctr[(level + 1) % 3], ctr[(level + 2) % 3], stats,
+                 (touched, wtouched, indptr, plane[level % R], seen, new_q, chunks,
+                  slot[level % 3], slot[(level + 1) % 3], slot[(level + 2) % 3], stats,
                   np.int64(n), np.int32(k), np.int32(level), alpha_m, all_pull_m))
         # the slot's head to the host, without waiting for it
-        cupy.cuda.runtime.memcpyAsync(heads[level % _RING].ctypes.data, ctr[level % 3].data.ptr,
-                                      64, 2, stream.ptr)
+        cupy.cuda.runtime.memcpyAsync(head_ptr[level % _RING], slot_ptr[level % 3], 64, 2,
+                                      stream_ptr)
         events[level % _RING].record(stream)
 
     def flush(first, count, keep, final, zmask=0xFFFF):
@@ -375,10 +398,10 @@ def batch_run(a, t, sources, *, levels=None, rows=None, write=True, alpha=None,
 
     def steps(level, q, mid=None):
         # the frontier is plane (level - 1) % R, the new bits go to level % R
-        cur, nxt, prev = planes[(level - 1) % R], planes[level % R], ctr[(level + 2) % 3]
+        cur, nxt, prev = plane[(level - 1) % R], plane[level % R], slot[(level + 2) % 3]
         if pull == "csr":
             f_pull((pull_grid,), (_BLOCK,), (tindptr, tindices, cur, seen, nxt, touched,
-                                             np.int64(n), np.int32(group), prev, ctr[level % 3]))
+                                             np.int64(n), np.int32(group), prev, slot[level % 3]))
         elif n_vss:
             f_bvss((pull_grid,), (_BLOCK,), (v2r, rid, masks, np.int64(n_vss), cur, seen, nxt,
                                              touched, np.int64(n), prev))
@@ -391,7 +414,7 @@ def batch_run(a, t, sources, *, levels=None, rows=None, write=True, alpha=None,
     if trace is not None:
         ev = [cupy.cuda.Event() for _ in range(4)]
         ev[0].record()
-    f_start((1,), (64,), (src_d, np.int32(k), planes[0], touched, ctr, stats))
+    f_start((1,), (64,), (src_d, np.int32(k), plane[0], touched, ctr, stats))
     if trace is not None:
         ev[1].record()
     settle(0, qa)
@@ -449,8 +472,8 @@ def batch_run(a, t, sources, *, levels=None, rows=None, write=True, alpha=None,
              if not write or (lv < len(nq) and nq[lv] >= n // DENSE_PLANE)]
     if write:
         flush(first, len(window), -1, True, sum(1 << j for j in range(len(window)) if j not in dense))
-    for x in [planes[(first + j) % R] for j in dense] + ([] if write else [seen, wtouched]):
-        cupy.cuda.runtime.memsetAsync(x.data.ptr, 0, x.nbytes, stream.ptr)
+    for x in [plane[(first + j) % R] for j in dense] + ([] if write else [seen, wtouched]):
+        cupy.cuda.runtime.memsetAsync(x.data.ptr, 0, x.nbytes, stream_ptr)
     if trace is not None:
         ev[1].record()
         ev[1].synchronize()
