@@ -177,27 +177,30 @@ def _pinned():
     if got is None:
         mem = cupy.cuda.alloc_pinned_memory(_RING * 64 + 128 * 8)
         heads = np.frombuffer(mem, np.int64, _RING * 8).reshape(_RING, 8)
+        args = cupy.empty(128, np.int64)
         got = _BUFFERS[key] = (
             [heads[i].ctypes.data for i in range(_RING)], heads,
             [cupy.cuda.Event(disable_timing=True) for _ in range(_RING)],
-            np.frombuffer(mem, np.int64, 128, offset=_RING * 64), cupy.empty(128, np.int64),
+            np.frombuffer(mem, np.int64, 128, offset=_RING * 64), args, args[:64], args[64:],
             mem)
     return got
 
 
-def _views(planes, ctr):
+def _views(planes, ctr, qa, qb):
     """Each frontier plane and counter slot of a state as its own array,
-    made once (the last state's kept): a CuPy slice costs microseconds of
-    host time, and each level took eight, which the GPU waited for on the
-    small levels."""
-    key = ("views", planes.data.ptr, planes.shape, ctr.data.ptr)
+    and its two queues as int64 and as int32 (indexed by int32-ness), made
+    once (the last state's kept): a CuPy slice costs microseconds of host
+    time, and each level took eight, which the GPU waited for on the small
+    levels."""
+    key = ("views", planes.data.ptr, planes.shape, ctr.data.ptr, qa.data.ptr, qb.data.ptr)
     got = _BUFFERS.get(key)
     if got is None:
         for old in [x for x in _BUFFERS if x[0] == "views"]:
             del _BUFFERS[old]
         slots = [ctr[i] for i in range(3)]
         got = _BUFFERS[key] = ([planes[i] for i in range(planes.shape[0])], slots,
-                               [x.data.ptr for x in slots])
+                               [x.data.ptr for x in slots],
+                               ((qa, qb), (qa.view(np.int32), qb.view(np.int32))))
     return got
 
 
@@ -346,8 +349,6 @@ def batch_run(a, t, sources, *, levels=None, rows=None, write=True, alpha=None,
         state = new_state(n)
     planes, seen, touched, wtouched, qa, qb, ctr, stats = state
     R = planes.shape[0]
-    if idx == np.int32:
-        qa, qb = qa.view(np.int32), qb.view(np.int32)
     if pull == "csr":
         tindptr = cupy.ascontiguousarray(t.indptr, dtype=idx)
         tindices = cupy.ascontiguousarray(t.indices, dtype=idx)
@@ -362,8 +363,9 @@ def batch_run(a, t, sources, *, levels=None, rows=None, write=True, alpha=None,
     push_grid = _wave(f_push, sms)
     pull_grid = _grid(n * group, _wave(f_pull, sms)) if pull == "csr" else \
         _grid(32 * n_vss, _wave(f_bvss, sms))
-    head_ptr, heads, events, args_h, args_d, _ = _pinned()
-    plane, slot, slot_ptr = _views(planes, ctr)
+    head_ptr, heads, events, args_h, args_d, src_d, rows_d, _ = _pinned()
+    plane, slot, slot_ptr, queues = _views(planes, ctr, qa, qb)
+    qa, qb = queues[idx == np.int32]
     chunks = _chunks(m)
     # sources in args[0:k], rows in args[64:64 + k] (the previous batch's
     # copy is done: it ended with a synchronous read)
@@ -372,7 +374,6 @@ def batch_run(a, t, sources, *, levels=None, rows=None, write=True, alpha=None,
     stream = cupy.cuda.get_current_stream()
     stream_ptr = stream.ptr
     cupy.cuda.runtime.memcpyAsync(args_d.data.ptr, args_h.ctypes.data, 128 * 8, 1, stream_ptr)
-    src_d, rows_d = args_d[:64], args_d[64:]
     big = 2.0**62
     alpha = ALPHA if alpha is None else alpha
     all_pull = ALL_PULL if all_pull is None else all_pull
