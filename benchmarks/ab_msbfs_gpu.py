@@ -90,7 +90,8 @@ def main(argv=None):
                 singles.append((time.perf_counter() - t) * 1e3)
         apply({})
         loop = statistics.median(singles)
-        print(f"## {spec}: {len(src)} singles in a loop: median {loop:.2f} ms (best {min(singles):.2f})")
+        print(f"## {spec}: {len(src)} singles in a loop: median {loop:.2f} ms"
+              f" (best {min(singles):.2f})")
         for v, ts in zip(args.set, times):
             m = statistics.median(ts)
             print(f"  {v or 'defaults':28s} msbfs median {m:.3f} ms, best {min(ts):.3f}:"

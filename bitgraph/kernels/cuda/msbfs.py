@@ -29,8 +29,9 @@ margin from that cliff.
 
 The levels are written out of the frontier planes by ``msbfs_flush``
 (``msbfs.cu``), not per level. On the H100, 64 sources, kron-22: 11.8 ms
-before this design, 2.7-3.0 ms now (7.5-8.3x 64 single BFSs in a loop);
-its parts in benchmarks/RESULTS.md.
+before this design, 2.4-2.8 ms now (8.0-9.3x a loop of 64 single BFSs,
+11.7x the same calls timed one at a time); its parts in
+benchmarks/RESULTS.md.
 """
 
 from __future__ import annotations
@@ -44,8 +45,8 @@ from bitgraph.kernels.cpu import check_length
 from bitgraph.kernels.cuda import module, multiprocessors
 from bitgraph.kernels.registry import register
 
-__all__ = ["batch_run", "new_state", "shared_state", "PULLS", "DEFAULT_PULL", "ALPHA", "ALL_PULL", "LEAD",
-           "pull_lanes", "TRACE"]
+__all__ = ["batch_run", "new_state", "shared_state", "PULLS", "DEFAULT_PULL", "ALPHA",
+           "ALL_PULL", "LEAD", "pull_lanes", "TRACE"]
 
 SOURCE = "msbfs.cu"
 _INDEX = {np.dtype(np.int32): "int", np.dtype(np.int64): "long long"}
@@ -298,15 +299,18 @@ def batch_run(a, t, sources, *, levels=None, rows=None, write=True, alpha=None,
     ecc numpy int64[k] (vertices reached, sum and max of their levels).
 
     ``alpha`` and ``all_pull`` (fractions of m; None: ``ALPHA``,
-    ``ALL_PULL``): the per-source direction of the module docstring (alpha 0: bottom-up wherever a frontier has
-    out-edges; both huge: top-down only). ``stop_work`` and ``nchunks`` are
-    accepted for the CPU signature and ignored (every level runs on the
-    whole GPU). ``state``: ``new_state(n)``
-    to reuse across batches. ``pull``: the bottom-up step, one of
-    ``PULLS`` (None: ``DEFAULT_PULL`` when ``bvss`` is given, else "csr"); the BVSS ones use ``bvss`` (the
-    sigma=8 ``formats.bvss.BVSS`` of t, arrays on the GPU or the CPU), built
-    on the CPU from t when None (slow: pass it). ``lanes``: lanes per vertex
-    of the CSR bottom-up (None: ``pull_lanes``).
+    ``ALL_PULL``): the per-source direction of the module docstring (alpha
+    0: bottom-up wherever a frontier has out-edges; both huge: top-down
+    only). ``stop_work`` and ``nchunks`` are accepted for the CPU signature
+    and ignored (every level runs on the whole GPU). ``state``:
+    ``new_state(n)`` to reuse across batches (``shared_state`` keeps one
+    between calls). ``pull``: the bottom-up step, one of ``PULLS`` (None:
+    ``DEFAULT_PULL`` when ``bvss`` is given, else "csr"); the BVSS ones use
+    ``bvss`` (the sigma=8 ``formats.bvss.BVSS`` of t, arrays on the GPU or
+    the CPU), built on the CPU from t when None (slow: pass it). ``lanes``:
+    lanes per vertex of the CSR bottom-up (None: ``pull_lanes``).
+
+    >>> lv, count, total, ecc = batch_run(a, t, [0, 5])  # doctest: +SKIP
     """
     import cupy
 
@@ -472,7 +476,8 @@ def batch_run(a, t, sources, *, levels=None, rows=None, write=True, alpha=None,
     dense = [j for j, lv in enumerate(window)
              if not write or (lv < len(nq) and nq[lv] >= n // DENSE_PLANE)]
     if write:
-        flush(first, len(window), -1, True, sum(1 << j for j in range(len(window)) if j not in dense))
+        sparse = sum(1 << j for j in range(len(window)) if j not in dense)
+        flush(first, len(window), -1, True, sparse)
     for x in [plane[(first + j) % R] for j in dense] + ([] if write else [seen, wtouched]):
         cupy.cuda.runtime.memsetAsync(x.data.ptr, 0, x.nbytes, stream_ptr)
     if trace is not None:
