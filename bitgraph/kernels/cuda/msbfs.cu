@@ -684,7 +684,7 @@ msbfs_bvss(const int* __restrict__ virtual_to_real, const uint4* __restrict__ ro
 // marks zeroed too (the planes with the host's help, zmask below): the
 // state is clean for the next batch.
 // A lane's plane words (and seen) reach shared memory by cp.async one word
-// ahead of their use (dynamic shared memory: flush_stage_bytes(count,
+// ahead of their use (dynamic shared memory: msbfs.py's _stage_bytes(count,
 // final) a block): the final flush is a stream of stores, and with the
 // loads in registers, issued per word, its warps waited on them (ncu on
 // kron-22: 46% of the stalls, 56% of the DRAM bandwidth used). At most 64
@@ -782,8 +782,8 @@ msbfs_flush(u64* __restrict__ planes, long long n, int R, int first, int count, 
     // where it did not arrive in this window, so that a sign-extended byte
     // is the level or -1 (one prmt a store; with the offsets spread by
     // field extracts and nibble shuffles, the flush took ~29 instructions
-    // a store). The byte loop is not unrolled, to keep the registers (64)
-    // for the loads above
+    // a store). The byte loop is not unrolled: the kernel keeps to 64
+    // registers
     const bool small = first + 15 < 128;
     const unsigned first4 = small ? (unsigned)first * 0x01010101u : 0u;
 #pragma unroll 1
