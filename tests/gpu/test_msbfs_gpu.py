@@ -252,3 +252,67 @@ def test_shared_state_between_calls():
             raise RuntimeError("a batch failed")
     with shared_state(n) as fresh:
         assert fresh is not first
+
+
+@pytest.mark.parametrize("directed", [False, True])
+def test_replayed_levels(directed, monkeypatch):
+    """From level GRAPH_LEVELS on the levels run as a replayed CUDA graph:
+    traversals that end just before, at and after the block boundaries, on
+    paths (one way when directed: sources past the middle reach few) and on
+    a long grid; levels written into rows of a bigger array, statistics
+    only, batches of different sizes (a new capture each) and repeated
+    calls (the same capture, a new result array each); the same results
+    with the graph turned off, and the state left zeroed."""
+    import cupy
+
+    from bitgraph.kernels.cuda import msbfs as km
+
+    gpu, cpu = _gpu(), _cpu()
+    L = km.GRAPH_LEVELS
+    for n in (L - 1, L, L + 1, L + 2, 2 * L - 1, 2 * L, 2 * L + 1, 3 * L + 5, 700):
+        rows = np.arange(n - 1)
+        A = bg.Matrix.from_coo(rows, rows + 1, nrows=n, ncols=n)
+        if not directed:
+            A = bg.Matrix.from_coo(np.r_[rows, rows + 1], np.r_[rows + 1, rows], nrows=n, ncols=n)
+        a, t = _host_csrs(A)
+        ga, gt = _device(cupy, a, False), _device(cupy, t, False)
+        rng = np.random.default_rng(n)
+        for k in (1, 5, 64):
+            src = rng.integers(0, n, k)
+            src[0] = 0  # the path's full length
+            want = cpu(a, t, src)
+            state = km.new_state(n)
+            for graph, graph_pull in ((True, False), (False, False), (True, True), (True, False)):
+                monkeypatch.setattr(km, "GRAPH", graph)
+                monkeypatch.setattr(km, "GRAPH_PULL", graph_pull)
+                _check(gpu(ga, gt, src, state=state), want)
+                out = cupy.full((k + 3, n), 9, np.int32)
+                order = rng.permutation(k + 3)[:k]
+                gpu(ga, gt, cupy.asarray(src), levels=out, rows=order, state=state)
+                expect = np.full((k + 3, n), 9, np.int32)
+                expect[order] = want[0]
+                assert np.array_equal(out.get(), expect)
+                _check(gpu(ga, gt, src, write=False, state=state), want, write=False)
+            assert all(int(cupy.count_nonzero(x)) == 0 for x in state[:4])
+            assert all(int(cupy.count_nonzero(p)) == 0 for p in state[0])
+    monkeypatch.setattr(km, "GRAPH", True)
+    monkeypatch.setattr(km, "GRAPH_PULL", False)
+    A = bg.io.generators.grid2d(12, 300, drop=0.02, seed=2)
+    if directed:
+        r, c, _ = A.to_coo()
+        keep = (r + c) % 3 != 0
+        A = bg.Matrix.from_coo(r[keep], c[keep], nrows=A.nrows, ncols=A.ncols)
+    a, t = _host_csrs(A)
+    ga, gt = _device(cupy, a, True), _device(cupy, t, True)
+    src = np.random.default_rng(1).integers(0, A.nrows, 64)
+    want = cpu(a, t, src)
+    assert want[3].max() > 2 * L or directed  # ecc: the replays ran
+    for _ in range(2):
+        _check(gpu(ga, gt, src), want)
+    assert any(key[0] == "graph" for key in km._BUFFERS)
+    # with the pull step in the graph, the direction rule per level
+    monkeypatch.setattr(km, "GRAPH_PULL", True)
+    b = _device_bvss(cupy, t)
+    for pull in PULLS:
+        for alpha, all_pull in DIRECTIONS:
+            _check(gpu(ga, gt, src, alpha=alpha, all_pull=all_pull, pull=pull, bvss=b), want)

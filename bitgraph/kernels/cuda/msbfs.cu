@@ -20,6 +20,12 @@
 //
 // A level is a pull step, a push step, then msbfs_settle, all launched
 // without a host sync: the direction is chosen per source on the device.
+// Past the first msbfs.py GRAPH_LEVELS levels they run as a replayed CUDA
+// graph (by default push steps and settles only, whose settles then choose
+// top-down for all);
+// the graph's kernels take the same arguments at every replay, so `level`
+// and `first` count from a base in the args buffer (A_BASE) that
+// msbfs_advance moves on, and the flush finds the result's address there.
 // The settle's last block looks at each source's new frontier: a source
 // whose frontier has more than alpha_m out-edges goes bottom-up (its bit in
 // the pull mask), the others top-down (the push mask) -- unless the push
@@ -89,6 +95,12 @@ constexpr int S_COUNT = 0, S_TOTAL = 64, S_ECC = 128;
 // 32 add up in 32 bits (a larger frontier vertex turns its sources
 // bottom-up either way)
 constexpr unsigned DEG_CAP = 1u << 26;
+// the batch's device arguments (int64 words, msbfs.py's `args`): sources,
+// their rows of the result, the level base (a kernel's `level` and
+// `first` count from it: the replayed levels of msbfs.py's CUDA graph are
+// captured once and run at every base), and the result's address (so that
+// a replay writes the result of its own call)
+constexpr int A_SOURCES = 0, A_ROWS = 64, A_BASE = 128, A_LEVELS = 129;  // of msbfs.py _ARGS
 
 __device__ __forceinline__ u64 warp_or(u64 x) {
   const unsigned lo = __reduce_or_sync(FULL, (unsigned)x);
@@ -222,8 +234,9 @@ __device__ __forceinline__ void push_round(const I* __restrict__ indices, const 
 
 // level 0: bit b at sources[b] (one block of 64 threads)
 template <typename I>
-__global__ void msbfs_start(const long long* __restrict__ sources, int k, u64* nxt,
+__global__ void msbfs_start(const long long* __restrict__ args, int k, u64* nxt,
                             unsigned* touched, long long* ctr, long long* stats) {
+  const long long* const sources = args + msbfs::A_SOURCES;
   const int b = threadIdx.x;
   // the batch's counters (three slots) and statistics start at 0
   for (int i = b; i < 3 * msbfs::CTR; i += blockDim.x) ctr[i] = 0;
@@ -241,8 +254,8 @@ msbfs_settle(unsigned* __restrict__ touched, unsigned* __restrict__ wtouched,
              const I* __restrict__ indptr, const u64* __restrict__ nxt, u64* __restrict__ seen,
              I* __restrict__ queue, u64* __restrict__ chunks, long long* __restrict__ ctr,
              long long* __restrict__ ctr_next, const long long* __restrict__ ctr_prev,
-             long long* __restrict__ stats, long long n, int k, int level, long long alpha_m,
-             long long all_pull_m) {
+             long long* __restrict__ stats, const long long* __restrict__ args, long long n, int k,
+             int level_rel, long long alpha_m, long long all_pull_m) {
   using namespace msbfs;
   __shared__ unsigned cnt[64];
   __shared__ u64 mfb[64];
@@ -253,7 +266,8 @@ msbfs_settle(unsigned* __restrict__ touched, unsigned* __restrict__ wtouched,
   const int tid = threadIdx.x, lane = tid & 31, wid = tid >> 5;
   if (blockIdx.x == 0 && tid < CTR) ctr_next[tid] = 0;
   // nothing ran this level (past the last one): nothing was touched
-  if (level > 0 && ctr_prev[C_PULL] == 0 && ctr_prev[C_PUSH] == 0) return;
+  if ((level_rel > 0 || args[A_BASE] > 0) && ctr_prev[C_PULL] == 0 && ctr_prev[C_PUSH] == 0)
+    return;
   if (tid < 64) {
     cnt[tid] = 0;
     mfb[tid] = 0;
@@ -376,6 +390,7 @@ msbfs_settle(unsigned* __restrict__ touched, unsigned* __restrict__ wtouched,
   if (!s_last || wid != 0) return;
   __threadfence();
   const volatile long long* c = ctr;
+  const int level = level_rel + (int)args[A_BASE];
   const u64 active = (u64)c[C_ACTIVE];
   u64 pull = 0, push_edges = 0;
 #pragma unroll
@@ -674,7 +689,8 @@ msbfs_bvss(const int* __restrict__ virtual_to_real, const uint4* __restrict__ ro
 }
 
 // levels out of the planes: bits that arrived at levels first .. first +
-// count - 1 (plane slots (first + j) % R) become levels[rows[b] * n + v],
+// count - 1 (first = first_rel + the base in args; plane slots (first + j)
+// % R) become levels[rows[b] * n + v] (levels and rows from args),
 // for the vertices marked in wtouched; those plane words go back to zero.
 // A warp takes 32 consecutive vertices, so a bit's levels are one coalesced
 // store, and each output sector is written once per flush (one flush in
@@ -690,13 +706,15 @@ msbfs_bvss(const int* __restrict__ virtual_to_real, const uint4* __restrict__ ro
 // kron-22: 46% of the stalls, 56% of the DRAM bandwidth used). At most 64
 // registers: 4 blocks a multiprocessor where the shared memory allows.
 __global__ void __launch_bounds__(msbfs::BLOCK, 4)
-msbfs_flush(u64* __restrict__ planes, long long n, int R, int first, int count, int keep,
+msbfs_flush(u64* __restrict__ planes, long long n, int R, int first_rel, int count, int keep,
             unsigned zmask, unsigned* __restrict__ wtouched, u64* __restrict__ seen,
-            int* __restrict__ levels, const long long* __restrict__ rows, int k, bool write,
-            bool final) {
+            const long long* __restrict__ args, int k, bool write, bool final) {
   using namespace msbfs;
   extern __shared__ __align__(16) u64 stage[];
   __shared__ __align__(16) long long rowoff[64];
+  const int first = first_rel + (int)args[A_BASE];
+  int* const __restrict__ levels = reinterpret_cast<int*>(args[A_LEVELS]);
+  const long long* const rows = args + A_ROWS;
   if (threadIdx.x < 64) rowoff[threadIdx.x] = (write && (int)threadIdx.x < k) ? rows[threadIdx.x] * n : 0;
   __syncthreads();
   const int lane = threadIdx.x & 31;
@@ -822,6 +840,10 @@ msbfs_flush(u64* __restrict__ planes, long long n, int R, int first, int count, 
   cp_async_wait_all();  // no copy outlives the kernel
 }
 
+// the level base of the replayed levels (msbfs.py's CUDA graph) moves on
+// by `by` levels: the graph's last node
+__global__ void msbfs_advance(long long* args, int by) { args[msbfs::A_BASE] += by; }
+
 // instantiations nvcc compiles standalone (CI); at run time the launcher
 // compiles the ones a process uses, by name expression
 #define MSBFS_INSTANTIATE(I)                                                                   \
@@ -829,8 +851,8 @@ msbfs_flush(u64* __restrict__ planes, long long n, int R, int first, int count, 
                                           long long*);                                         \
   template __global__ void msbfs_settle<I>(unsigned*, unsigned*, const I*, const u64*, u64*,   \
                                            I*, u64*, long long*, long long*, const long long*, \
-                                           long long*, long long, int, int, long long,         \
-                                           long long);                                         \
+                                           long long*, const long long*, long long, int, int,  \
+                                           long long, long long);                              \
   template __global__ void msbfs_push<I>(const I*, const u64*, const I*, const I*, const u64*, \
                                          const u64*, u64*, unsigned*, const long long*, int);  \
   template __global__ void msbfs_pull<I>(const I*, const I*, const u64*, const u64*, u64*,     \

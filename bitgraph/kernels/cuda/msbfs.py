@@ -13,6 +13,15 @@ returns at once. The host checks a level's queue size (an asynchronous
 copy into page-locked memory) at most ``LEAD`` levels later and stops when
 a level found nothing; the levels launched past it do nothing.
 
+With ``GRAPH``, from level ``GRAPH_LEVELS`` on the levels run as a CUDA
+graph of ``GRAPH_LEVELS`` levels, top-down, captured once per state and
+graph and replayed until one's last level found nothing: a level then costs
+the GPU its kernels and the host nothing. It is for high-diameter graphs:
+64 random sources on grid-2048 take 3,931 joint levels and share almost
+nothing (``benchmarks/sim_msbfs_sharing.py``), and the call took 278 ms,
+~70 us a level, where a level's pushes are ~270 k edges; the host's
+launches (three kernels, a copy and an event a level) are the likely pace.
+
 Per-source direction against the CPU's joint rule (one direction for the
 whole batch, ``kernels/cpu/msbfs.py``), counted on kron-20 and urand-20
 (degree 32), 64 sources, in-lists ordered by degree
@@ -46,13 +55,13 @@ from bitgraph.kernels.cuda import module, multiprocessors
 from bitgraph.kernels.registry import register
 
 __all__ = ["batch_run", "new_state", "shared_state", "PULLS", "DEFAULT_PULL", "ALPHA",
-           "ALL_PULL", "LEAD", "pull_lanes", "TRACE"]
+           "ALL_PULL", "LEAD", "GRAPH", "GRAPH_LEVELS", "GRAPH_PULL", "FLUSH_SPAN", "pull_lanes", "TRACE"]
 
 SOURCE = "msbfs.cu"
 _INDEX = {np.dtype(np.int32): "int", np.dtype(np.int64): "long long"}
 _NAMES = tuple(f"msbfs_{k}<{i}>" for i in _INDEX.values()
                for k in ("start", "settle", "push", "pull")) + (
-    "msbfs_flush", "msbfs_bvss<false>", "msbfs_bvss<true>")
+    "msbfs_flush", "msbfs_advance", "msbfs_bvss<false>", "msbfs_bvss<true>")
 
 # the bottom-up step: "csr" (transpose CSR, early exit), "bvss_simt" and
 # "bvss_mma" (BVSS of A', sigma = 8: nibble-table ORs on CUDA cores, or
@@ -71,6 +80,27 @@ ALL_PULL = 0.15
 # the last one, while the host still keeps ahead of the small levels)
 LEAD = 2
 
+# levels written out by one msbfs_flush (at most PLANES - 1: the window,
+# the frontier kept and the new level each need a plane)
+FLUSH_SPAN = 12
+# from level GRAPH_LEVELS on, the levels run as a CUDA graph of
+# GRAPH_LEVELS levels (push steps and settles, every FLUSH_SPAN a flush),
+# captured once and replayed until a level finds nothing: a level costs the
+# host no launches, where on a high-diameter graph (thousands of levels,
+# each tens of microseconds of Python) the host set the pace. A multiple of
+# the 2 queues, 3 counter slots, PLANES planes and FLUSH_SPAN, so that one
+# capture serves every replay; its levels go top-down (the capture has no
+# pull step, unless GRAPH_PULL): on such graphs each source's frontier
+# mostly stays far below ALPHA * m out-edges, a pull step that returns at
+# once still costs its launch, and both directions compute the same bits
+GRAPH_LEVELS = 48
+# off until the GPU tests and an A/B on the device have run it (written in
+# a session without a device: tests/gpu/test_msbfs_gpu.py's
+# test_replayed_levels turns it on)
+GRAPH = False
+GRAPH_PULL = False
+# replays in flight before the host reads the oldest one's last queue size
+GRAPH_LEAD = 1
 # counter slot (msbfs.cu): nq, mf, active, scanned, pull, push, done, spare,
 # cnt[64], out-edges[64]; stats: count[64], total[64], ecc[64]
 _NQ, _MF, _ACTIVE, _SCANNED, _PULL, _PUSH, _CTR, _STATS = 0, 1, 2, 3, 4, 5, 136, 192
@@ -79,6 +109,8 @@ _RING = 8  # levels whose counters are in flight to the host
 # most 16: a level's offset in the window is 4 bits), fewer when the GPU's
 # free memory is short
 PLANES = 16
+_ARGS = 136  # words of args (msbfs.cu's A_*: sources, rows, level base, result address)
+_A_BASE, _A_LEVELS = 128, 129
 # the final flush zeroes the words it read of a plane whose level's queue
 # held fewer than n / DENSE_PLANE vertices; memsets clear the others
 DENSE_PLANE = 16
@@ -106,7 +138,7 @@ def _wave(fn, sms, smem=0):
 
 def _kernels(it, pull):
     """The kernels of a batch (start, settle, flush, push, pull, the BVSS
-    pull or None) and the multiprocessor count, looked up once per device:
+    pull or None, advance) and the multiprocessor count, looked up once per device:
     each lookup costs microseconds of the call, before its first kernel."""
     import cupy
 
@@ -122,7 +154,8 @@ def _kernels(it, pull):
             fn(f"msbfs_bvss<{'true' if pull == 'bvss_mma' else 'false'}>")
         got = _BUFFERS[key] = (fn(f"msbfs_start<{it}>"), fn(f"msbfs_settle<{it}>"),
                                fn("msbfs_flush"), fn(f"msbfs_push<{it}>"),
-                               fn(f"msbfs_pull<{it}>"), bvss, multiprocessors())
+                               fn(f"msbfs_pull<{it}>"), bvss, fn("msbfs_advance"),
+                               multiprocessors())
         _allow_stage(got[2])
     return got
 
@@ -168,22 +201,23 @@ def pull_lanes(n: int, nnz: int) -> int:
 
 def _pinned():
     # page-locked ring of counter heads (8 words of a level's slot) and its
-    # events, and the batch's sources and rows (128 words) on their way to
-    # the device buffer `args` (no synchronous copy before the first
-    # kernel); one set per device and thread
+    # events, the head of a graph replay's last level, and the batch's
+    # device arguments (_ARGS words: msbfs.cu's A_*) on their way to the
+    # device buffer `args` (no synchronous copy before the first kernel);
+    # one set per device and thread
     import cupy
 
     key = (cupy.cuda.runtime.getDevice(), threading.get_ident())
     got = _BUFFERS.get(key)
     if got is None:
-        mem = cupy.cuda.alloc_pinned_memory(_RING * 64 + 128 * 8)
+        mem = cupy.cuda.alloc_pinned_memory(_RING * 64 + 64 + _ARGS * 8)
         heads = np.frombuffer(mem, np.int64, _RING * 8).reshape(_RING, 8)
-        args = cupy.empty(128, np.int64)
+        ghead = np.frombuffer(mem, np.int64, 8, offset=_RING * 64)
         got = _BUFFERS[key] = (
             [heads[i].ctypes.data for i in range(_RING)], heads,
             [cupy.cuda.Event(disable_timing=True) for _ in range(_RING)],
-            np.frombuffer(mem, np.int64, 128, offset=_RING * 64), args, args[:64], args[64:],
-            mem)
+            ghead, np.frombuffer(mem, np.int64, _ARGS, offset=_RING * 64 + 64),
+            cupy.empty(_ARGS, np.int64), mem)
     return got
 
 
@@ -361,34 +395,52 @@ def batch_run(a, t, sources, *, levels=None, rows=None, write=True, alpha=None,
             raise ValueError(f"{where}: lanes={lanes!r} must be a power of 2 up to 32")
     else:
         v2r, rid, masks, n_vss = _bvss_arrays(cupy, t, bvss, n)
+        group = 0
 
-    f_start, f_settle, f_flush, f_push, f_pull, f_bvss, sms = _kernels(it, pull)
+    f_start, f_settle, f_flush, f_push, f_pull, f_bvss, f_advance, sms = _kernels(it, pull)
     settle_grid = _grid(n, _wave(f_settle, sms))
     push_grid = _wave(f_push, sms)
     pull_grid = _grid(n * group, _wave(f_pull, sms)) if pull == "csr" else \
         _grid(32 * n_vss, _wave(f_bvss, sms))
-    head_ptr, heads, events, args_h, args_d, src_d, rows_d, _ = _pinned()
+    head_ptr, heads, events, ghead, args_h, args_d, _ = _pinned()
     plane, slot, slot_ptr, queues = _views(planes, ctr, qa, qb)
-    qa, qb = queues[idx == np.int32]
+    # level L's steps read queue[(L - 1) % 2], its settle fills queue[L % 2]
+    queue = queues[idx == np.int32]
     chunks = _chunks(m)
-    # sources in args[0:k], rows in args[64:64 + k] (the previous batch's
-    # copy is done: it ended with a synchronous read)
+    span = min(FLUSH_SPAN, R - 1)
+    # the arguments (msbfs.cu's A_*; the previous batch's copy is done: it
+    # ended with a synchronous read)
     args_h[:k] = src
     args_h[64:64 + k] = rows_h[:k]
+    args_h[_A_BASE] = 0
+    args_h[_A_LEVELS] = flat.data.ptr
     stream = cupy.cuda.get_current_stream()
     stream_ptr = stream.ptr
-    cupy.cuda.runtime.memcpyAsync(args_d.data.ptr, args_h.ctypes.data, 128 * 8, 1, stream_ptr)
+    cupy.cuda.runtime.memcpyAsync(args_d.data.ptr, args_h.ctypes.data, _ARGS * 8, 1, stream_ptr)
     big = 2.0**62
     alpha = ALPHA if alpha is None else alpha
     all_pull = ALL_PULL if all_pull is None else all_pull
     alpha_m = np.int64(min(max(alpha, 0.0) * m, big))
     all_pull_m = np.int64(min(max(all_pull, 0.0) * m, big))
+    push_only = np.int64(big)
+    trace = TRACE
+    # the replayed levels need 16 planes (a state of fewer, when memory is
+    # short, runs every level from the host) and no per-level trace
+    graph = GRAPH and trace is None and R == 16 and span == FLUSH_SPAN
+    graph_pull = bool(GRAPH_PULL)
+    base = 0  # the level base in args (msbfs.cu: A_BASE), as the host knows it
 
-    def settle(level, new_q):
+    def settle(level, rel, direct=True):
+        # level `level`, passed as `rel` past the base; direct=False: the
+        # next level goes top-down (the levels replayed as a graph without
+        # a pull step)
+        a_m, p_m = (alpha_m, all_pull_m) if direct else (push_only, push_only)
         f_settle((settle_grid,), (_BLOCK,),
-                 (touched, wtouched, indptr, plane[level % R], seen, new_q, chunks,
-                  slot[level % 3], slot[(level + 1) % 3], slot[(level + 2) % 3], stats,
-                  np.int64(n), np.int32(k), np.int32(level), alpha_m, all_pull_m))
+                 (touched, wtouched, indptr, plane[level % R], seen, queue[level % 2], chunks,
+                  slot[level % 3], slot[(level + 1) % 3], slot[(level + 2) % 3], stats, args_d,
+                  np.int64(n), np.int32(k), np.int32(rel), a_m, p_m))
+
+    def report(level):
         # the slot's head to the host, without waiting for it
         cupy.cuda.runtime.memcpyAsync(head_ptr[level % _RING], slot_ptr[level % 3], 64, 2,
                                       stream_ptr)
@@ -397,11 +449,16 @@ def batch_run(a, t, sources, *, levels=None, rows=None, write=True, alpha=None,
     def flush(first, count, keep, final, zmask=0xFFFF):
         smem = _stage_bytes(count, final)
         f_flush((_grid(n, _wave(f_flush, sms, smem)),), (_BLOCK,),
-                (planes, np.int64(n), np.int32(R), np.int32(first), np.int32(count),
-                 np.int32(keep), np.uint32(zmask), wtouched, seen, flat, rows_d, np.int32(k),
+                (planes, np.int64(n), np.int32(R), np.int32(first - base), np.int32(count),
+                 np.int32(keep), np.uint32(zmask), wtouched, seen, args_d, np.int32(k),
                  np.bool_(write), np.bool_(final)), shared_mem=smem)
 
-    def steps(level, q, mid=None):
+    def push(level):
+        f_push((push_grid,), (_BLOCK,),
+               (queue[(level - 1) % 2], chunks, indptr, indices, plane[(level - 1) % R], seen,
+                plane[level % R], touched, slot[(level + 2) % 3], np.int32(sms)))
+
+    def steps(level, mid=None):
         # the frontier is plane (level - 1) % R, the new bits go to level % R
         cur, nxt, prev = plane[(level - 1) % R], plane[level % R], slot[(level + 2) % 3]
         if pull == "csr":
@@ -412,29 +469,89 @@ def batch_run(a, t, sources, *, levels=None, rows=None, write=True, alpha=None,
                                              touched, np.int64(n), prev))
         if mid is not None:
             mid.record()
-        f_push((push_grid,), (_BLOCK,), (q, chunks, indptr, indices, cur, seen, nxt, touched, prev,
-                                   np.int32(sms)))
+        push(level)
 
-    trace = TRACE
+    def capture():
+        # levels GRAPH_LEVELS .. 2 * GRAPH_LEVELS - 1 as run by the loop
+        # below (flushes every FLUSH_SPAN; top-down unless graph_pull), at
+        # base GRAPH_LEVELS:
+        # the graph serves every later block of GRAPH_LEVELS levels, with
+        # the base moved on by its last node
+        nonlocal base
+        cs = cupy.cuda.Stream(non_blocking=True)
+        first_c, base = GRAPH_LEVELS - FLUSH_SPAN, GRAPH_LEVELS
+        with cs:
+            cs.begin_capture()
+            try:
+                for lv in range(GRAPH_LEVELS, 2 * GRAPH_LEVELS):
+                    if lv - first_c > span:
+                        flush(first_c, lv - 1 - first_c, (lv - 1) % R, False)
+                        first_c = lv - 1
+                    steps(lv) if graph_pull else push(lv)
+                    settle(lv, lv - base, direct=graph_pull)
+                last = 2 * GRAPH_LEVELS - 1
+                cupy.cuda.runtime.memcpyAsync(ghead.ctypes.data, slot_ptr[last % 3], 64, 2, cs.ptr)
+                f_advance((1,), (1,), (args_d, np.int32(GRAPH_LEVELS)))
+            finally:
+                got = cs.end_capture()
+        base = 0
+        return got
+
+    def replay():
+        # the blocks of GRAPH_LEVELS levels from level GRAPH_LEVELS on, until
+        # one's last level found nothing (the levels past the last one do
+        # nothing); returns the base after the last block
+        pulled = (pull, group, pull_grid, int(alpha_m), int(all_pull_m)) + tuple(
+            x.data.ptr for x in ((tindptr, tindices) if pull == "csr" else (v2r, rid, masks))
+        ) if graph_pull else None
+        key = ("graph", it, n, k, R, bool(write), settle_grid, push_grid, sms, pulled,
+               tuple(x.data.ptr for x in (indptr, indices, chunks, planes, seen, touched,
+                                          wtouched, qa, qb, ctr, stats, args_d)),
+               ghead.ctypes.data)
+        body = _BUFFERS.get(key)
+        if body is None:
+            # a few kept (closeness alternates batches of 64 and its last
+            # one); a capture costs ~100 launches of host time
+            old = [x for x in _BUFFERS if x[0] == "graph"]
+            for x in old[:max(0, len(old) - 3)]:
+                del _BUFFERS[x]
+            body = _BUFFERS[key] = capture()
+        f_advance((1,), (1,), (args_d, np.int32(GRAPH_LEVELS)))
+        at, flight = GRAPH_LEVELS, []
+        while True:
+            body.launch(stream)
+            flight.append(events[(at // GRAPH_LEVELS) % _RING])
+            flight[-1].record(stream)
+            at += GRAPH_LEVELS
+            if len(flight) > GRAPH_LEAD:
+                # the head is the oldest block's or a later one's: either
+                # way, 0 means every level launched after it does nothing
+                flight.pop(0).synchronize()
+                if ghead[_NQ] == 0:
+                    return at
+
     if trace is not None:
         ev = [cupy.cuda.Event() for _ in range(4)]
         ev[0].record()
-    f_start((1,), (64,), (src_d, np.int32(k), plane[0], touched, ctr, stats))
+    f_start((1,), (64,), (args_d, np.int32(k), plane[0], touched, ctr, stats))
     if trace is not None:
         ev[1].record()
-    settle(0, qa)
+    settle(0, 0)
+    report(0)
     if trace is not None:
         events[0].synchronize()
         trace.append((0, "start", 0, 0, cupy.cuda.get_elapsed_time(ev[0], ev[1]), 0.0, 0, 0.0))
     level = checked = first = 0  # first: the oldest level not written out
-    nq = []  # per level checked: its queue, the non-zero words of its plane
+    nq = []  # per level checked: its queue size
     while True:
         # stop at the first level that found nothing; wait only for the
-        # level LEAD behind the last one launched
+        # level LEAD behind the last one launched (for every level before
+        # the graph takes over)
         done = False
+        into_graph = graph and level == GRAPH_LEVELS - 1
         while checked <= level:
             e = events[checked % _RING]
-            if checked + LEAD <= level or trace is not None:
+            if checked + LEAD <= level or trace is not None or into_graph:
                 e.synchronize()
             elif not e.done:
                 break
@@ -445,17 +562,23 @@ def batch_run(a, t, sources, *, levels=None, rows=None, write=True, alpha=None,
             checked += 1
         if done:
             break
+        if into_graph:
+            assert first == GRAPH_LEVELS - FLUSH_SPAN
+            base = replay()
+            level, first = base - 1, base - FLUSH_SPAN
+            break
         level += 1
-        if level - first >= R:  # the new level's plane still holds level - R
+        if level - first > span:  # the new level's plane must not hold an unwritten one
             flush(first, level - 1 - first, (level - 1) % R, False)
             first = level - 1
         head = heads[(level - 1) % _RING].copy() if trace is not None else None
         if trace is not None:
             ev[0].record()
-        steps(level, qa, ev[3] if trace is not None else None)
+        steps(level, ev[3] if trace is not None else None)
         if trace is not None:
             ev[1].record()
-        settle(level, qb)
+        settle(level, level, direct=graph_pull or not (graph and level == GRAPH_LEVELS - 1))
+        report(level)
         if trace is not None:
             ev[2].record()
             ev[2].synchronize()
@@ -466,11 +589,11 @@ def batch_run(a, t, sources, *, levels=None, rows=None, write=True, alpha=None,
                           cupy.cuda.get_elapsed_time(ev[1], ev[2]),
                           int(heads[level % _RING, _SCANNED]),
                           cupy.cuda.get_elapsed_time(ev[0], ev[3])))
-        qa, qb = qb, qa
     if trace is not None:
         ev[0].record()
     # the window's planes: the final flush zeroes the words it read of the
-    # sparse ones, memsets clear the dense ones (DENSE_PLANE);
+    # sparse ones, memsets clear the dense ones (DENSE_PLANE; the replayed
+    # levels' sizes are not known: sparse);
     # without levels to write, memsets clear them all (and seen and the marks)
     window = range(first, level + 1)
     dense = [j for j, lv in enumerate(window)
