@@ -18,3 +18,22 @@ def test_opcodes_match_scalar_cuh():
     assert names and sorted(found) == sorted(names)
     for name in names:
         assert int(found[name]) == getattr(opcodes, name), name
+
+
+def test_msbfs_constants_match():
+    """msbfs.py's counter slots, argument words, chunk and block sizes are
+    msbfs.cu's."""
+    from bitgraph.kernels.cuda import msbfs as km
+
+    text = (CUDA / "msbfs.cu").read_text()
+    ns = text.split("namespace msbfs {")[1].split("}  // namespace msbfs")[0]
+    cu = {name: int(v) for name, v in re.findall(r"\b([A-Z][A-Z_]*)\s*=\s*(\d+)(?=[,;])", ns)}
+    py = {"C_NQ": km._NQ, "C_MF": km._MF, "C_ACTIVE": km._ACTIVE, "C_SCANNED": km._SCANNED,
+          "C_PULL": km._PULL, "C_PUSH": km._PUSH, "CTR": km._CTR, "A_BASE": km._A_BASE,
+          "A_LEVELS": km._A_LEVELS, "CHUNK": km._CHUNK, "BLOCK": km._BLOCK}
+    for name, value in py.items():
+        assert cu[name] == value, name
+    # the statistics (3 x 64 words) and the args (sources, rows, then the
+    # words past A_ROWS + 64) fit their buffers
+    assert cu["S_ECC"] + 64 == km._STATS
+    assert cu["A_ROWS"] + 64 <= cu["A_BASE"] < cu["A_LEVELS"] < km._ARGS

@@ -1,0 +1,363 @@
+"""An emulated GPU for the msbfs launcher (``kernels/cuda/msbfs.py``), so that
+its host side runs on the CPU: the levels' schedule (steps, settles,
+counter slots, queues, frontier planes, flushes), the CUDA graph of the
+replayed levels (captured, then replayed) and the level base in the args
+buffer.
+
+``emulated_gpu(monkeypatch)`` puts a stand-in ``cupy`` in ``sys.modules``
+(numpy arrays in host memory, so that the launcher's raw pointers are real
+addresses: copies and memsets go through ``ctypes``), and gives the
+launcher a module whose kernels compute what ``msbfs.cu``'s kernels
+compute, one level step at a time with numpy: what each writes (the next
+plane, seen, the queue, the counters, the levels), not how. Streams run
+their work at once; a capturing stream records it, and a graph's launch
+runs the record again. The kernels' constants are read from msbfs.cu.
+
+Not emulated: the BVSS bottom-up steps (the CSR one is), the hubs' chunk
+lists (the push walks every row whole), timing. What the emulation cannot
+tell: whether the real kernels compute these results, and whether CuPy and
+the driver accept the captured work (the GPU tests, ``tests/gpu``).
+"""
+
+from __future__ import annotations
+
+import ctypes
+import itertools
+import re
+import sys
+import types
+from pathlib import Path
+
+import numpy as np
+
+_CU = (Path(__file__).resolve().parents[1] / "bitgraph" / "kernels" / "cuda"
+       / "msbfs.cu").read_text()
+_NS = _CU.split("namespace msbfs {")[1].split("}  // namespace msbfs")[0]
+K = {name: int(value) for name, value in re.findall(r"\b([A-Z][A-Z_]*)\s*=\s*(\d+)(?=[,;])", _NS)}
+K["DEG_CAP"] = 1 << int(re.search(r"DEG_CAP = 1u << (\d+);", _CU).group(1))
+U64 = np.uint64
+
+
+class _Mem:
+    def __init__(self, ptr):
+        self.ptr = ptr
+
+
+class FakeArray(np.ndarray):
+    """A numpy array with CuPy's ``.data.ptr`` and ``.get()``."""
+
+    @property
+    def data(self):
+        return _Mem(self.__array_interface__["data"][0])
+
+    def get(self):
+        return np.array(self)
+
+
+def _fa(x):
+    return x.view(FakeArray)
+
+
+def _u(x):
+    return x.view(np.uint64)
+
+
+class _Stream:
+    _ids = itertools.count(1)
+
+    def __init__(self, non_blocking=False, _null=False):
+        self.ptr = 0 if _null else next(self._ids)
+        self.record = None
+
+    def __enter__(self):
+        _STATE.current.append(self)
+        return self
+
+    def __exit__(self, *exc):
+        _STATE.current.pop()
+
+    def begin_capture(self, mode=None):
+        self.record = []
+
+    def end_capture(self):
+        ops, self.record = self.record, None
+        return _Graph(ops)
+
+    def synchronize(self):
+        pass
+
+
+class _Graph:
+    def __init__(self, ops):
+        self.ops = ops
+        _STATE.graphs += 1
+
+    def launch(self, stream=None):
+        _STATE.replays += 1
+        for op in self.ops:
+            _submit(stream, op)
+
+
+class _Event:
+    done = True
+
+    def __init__(self, *a, **kw):
+        pass
+
+    def record(self, stream=None):
+        pass
+
+    def synchronize(self):
+        pass
+
+
+class _State:
+    def __init__(self):
+        self.null = _Stream(_null=True)
+        self.current = [self.null]
+        self.streams = {}
+        self.graphs = 0
+        self.replays = 0
+        self.launches = 0
+
+
+_STATE = _State()
+
+
+def _stream_of(ptr):
+    for s in reversed(_STATE.current):
+        if s.ptr == ptr:
+            return s
+    return _STATE.streams.get(ptr, _STATE.null)
+
+
+def _submit(stream, op):
+    s = stream if stream is not None else _STATE.current[-1]
+    if s.record is not None:
+        s.record.append(op)
+    else:
+        op()
+
+
+def _memcpy(dst, src, nbytes, kind, stream):
+    _submit(_stream_of(stream), lambda: ctypes.memmove(dst, src, nbytes))
+
+
+def _memset(ptr, value, nbytes, stream):
+    _submit(_stream_of(stream), lambda: ctypes.memset(ptr, value, nbytes))
+
+
+def _cupy():
+    cp = types.ModuleType("cupy")
+    cuda = types.ModuleType("cupy.cuda")
+    runtime = types.ModuleType("cupy.cuda.runtime")
+    driver = types.ModuleType("cupy.cuda.driver")
+    memory = types.SimpleNamespace(OutOfMemoryError=MemoryError)
+    runtime.getDevice = lambda: 0
+    runtime.memGetInfo = lambda: (1 << 40, 1 << 40)
+    runtime.memcpyAsync = _memcpy
+    runtime.memsetAsync = _memset
+    driver.occupancyMaxActiveBlocksPerMultiprocessor = lambda fn, block, smem: 2
+    driver.funcSetAttribute = lambda fn, attr, value: None
+    driver.CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES = 8
+    cuda.runtime, cuda.driver, cuda.memory = runtime, driver, memory
+    cuda.Stream, cuda.Event = _Stream, _Event
+    cuda.get_current_stream = lambda: _STATE.current[-1]
+    cuda.alloc_pinned_memory = lambda nbytes: bytearray(nbytes)
+    cp.cuda = cuda
+    cp.ndarray = FakeArray
+    cp.asarray = lambda x, dtype=None: _fa(np.asarray(x.get() if isinstance(x, FakeArray) else x,
+                                                      dtype))
+    cp.ascontiguousarray = lambda x, dtype=None: _fa(np.ascontiguousarray(x, dtype))
+    cp.zeros = lambda shape, dtype=float: _fa(np.zeros(shape, dtype))
+    cp.empty = lambda shape, dtype=float: _fa(np.zeros(shape, dtype))  # zeroed: reproducible
+    cp.full = lambda shape, value, dtype=None: _fa(np.full(shape, value, dtype))
+    cp.count_nonzero = np.count_nonzero
+    return cp, cuda, runtime, driver
+
+
+# ---------------------------------------------------------------- kernels
+
+
+def _bits(words32, n):
+    # vertex ids of the set bits of a uint32 bitmap, ascending
+    return np.flatnonzero(np.unpackbits(np.asarray(words32).view(np.uint8), bitorder="little")[:n])
+
+
+def _mark(touched, vs):
+    np.bitwise_or.at(touched, vs >> 5, (np.uint32(1) << (vs & 31).astype(np.uint32)))
+
+
+def k_start(args, k, nxt, touched, ctr, stats):
+    ctr.reshape(-1)[:3 * K["CTR"]] = 0
+    stats[:192] = 0
+    for b in range(int(k)):
+        s = int(args[K["A_SOURCES"] + b])
+        _u(nxt)[s] |= U64(1) << U64(b)
+        touched[s >> 5] |= np.uint32(1 << (s & 31))
+
+
+def k_settle(touched, wtouched, indptr, nxt, seen, queue, chunks, ctr, ctr_next, ctr_prev, stats,
+             args, n, k, level_rel, alpha_m, all_pull_m):
+    ctr_next[:] = 0
+    cu, cp_, nx, sn = _u(ctr), _u(ctr_prev), _u(nxt), _u(seen)
+    if (level_rel > 0 or args[K["A_BASE"]] > 0) and cp_[K["C_PULL"]] == 0 and cp_[K["C_PUSH"]] == 0:
+        return
+    n = int(n)
+    vs = _bits(touched, n)
+    wtouched |= touched
+    touched[:] = 0
+    nq = int(ctr[K["C_NQ"]])
+    queue[nq:nq + vs.size] = vs
+    ctr[K["C_NQ"]] += vs.size
+    nw = nx[vs].copy()
+    sn[vs] |= nw
+    deg = (indptr[vs + 1] - indptr[vs]).astype(np.int64)
+    ctr[K["C_MF"]] += int(deg.sum())
+    cu[K["C_ACTIVE"]] |= np.bitwise_or.reduce(nw) if vs.size else U64(0)
+    capped = np.minimum(deg, K["DEG_CAP"])
+    for b in range(64):
+        has = ((nw >> U64(b)) & U64(1)).astype(bool)
+        ctr[K["C_CNT"] + b] += int(has.sum())
+        ctr[K["C_MFB"] + b] += int(capped[has].sum())
+    # the last block's part
+    level = int(level_rel) + int(args[K["A_BASE"]])
+    active = int(cu[K["C_ACTIVE"]])
+    pull, push_edges = 0, 0
+    for b in range(64):
+        nb = int(ctr[K["C_CNT"] + b]) if b < k else 0
+        eb = int(ctr[K["C_MFB"] + b]) if b < k else 0
+        if nb:
+            stats[K["S_COUNT"] + b] += nb
+            stats[K["S_TOTAL"] + b] += nb * level
+            stats[K["S_ECC"] + b] = level
+        on = (active >> b) & 1
+        if on and eb > alpha_m:
+            pull |= 1 << b
+        elif on:
+            push_edges += eb
+    push_edges = min(push_edges, int(ctr[K["C_MF"]]))
+    if push_edges > all_pull_m:
+        pull = active
+    cu[K["C_PULL"]] = U64(pull)
+    cu[K["C_PUSH"]] = U64(active & ~pull & (2**64 - 1))
+
+
+def k_push(queue, chunks, indptr, indices, cur, seen, nxt, touched, ctr_prev, sms):
+    mask = _u(ctr_prev)[K["C_PUSH"]]
+    nq = int(ctr_prev[K["C_NQ"]])
+    if not mask or not nq:
+        return
+    us = np.asarray(queue[:nq], np.int64)
+    f = _u(cur)[us] & mask
+    us, f = us[f != 0], f[f != 0]
+    deg = (indptr[us + 1] - indptr[us]).astype(np.int64)
+    if not deg.sum():
+        return
+    edge = np.repeat(indptr[us].astype(np.int64) - np.r_[0, np.cumsum(deg)[:-1]], deg) + \
+        np.arange(int(deg.sum()))
+    vs = np.asarray(indices[edge], np.int64)
+    bits = np.repeat(f, deg) & ~_u(seen)[vs]
+    vs, bits = vs[bits != 0], bits[bits != 0]
+    fresh = np.unique(vs[_u(nxt)[vs] == 0])
+    np.bitwise_or.at(_u(nxt), vs, bits)
+    _mark(touched, fresh)
+
+
+def k_pull(tindptr, tindices, cur, seen, nxt, touched, n, group, ctr_prev, ctr):
+    pull = _u(ctr_prev)[K["C_PULL"]]
+    if not pull:
+        return
+    n = int(n)
+    deg = np.diff(np.asarray(tindptr, np.int64))
+    acc = np.zeros(n, U64)
+    np.bitwise_or.at(acc, np.repeat(np.arange(n), deg), _u(cur)[np.asarray(tindices, np.int64)])
+    nw = acc & (pull & ~_u(seen)[:n])
+    vs = np.flatnonzero(nw)
+    _u(nxt)[vs] |= nw[vs]
+    _mark(touched, vs)
+
+
+def k_flush(planes, n, R, first_rel, count, keep, zmask, wtouched, seen, args, k, write, final):
+    n, R, count, keep, k = int(n), int(R), int(count), int(keep), int(k)
+    first = int(first_rel) + int(args[K["A_BASE"]])
+    pl = _u(planes)
+    mine = np.ones(n, bool) if final else np.unpackbits(
+        np.asarray(wtouched).view(np.uint8), bitorder="little")[:n].astype(bool)
+    slots = [(first + j) % R for j in range(count)]
+    ys = [np.where(mine, pl[s, :n], U64(0)) for s in slots]
+    for j, s in enumerate(slots):
+        if (int(zmask) >> j) & 1:
+            pl[s, :n][mine & (ys[j] != 0)] = 0
+    sn = _u(seen)[:n].copy()
+    if final:
+        seen[:] = 0
+        wtouched[:] = 0
+    else:
+        kept = np.zeros(wtouched.size * 32, np.uint8)
+        if keep >= 0:
+            kept[:n] = mine & (pl[keep, :n] != 0)
+        wtouched[:] = np.packbits(kept, bitorder="little").view(np.uint32)
+    if not write:
+        return
+    rows = [int(args[K["A_ROWS"] + b]) for b in range(k)]
+    size = (max(rows) + 1) * n
+    out = np.ctypeslib.as_array(ctypes.cast(int(args[K["A_LEVELS"]]),
+                                            ctypes.POINTER(ctypes.c_int32)), shape=(size,))
+    for b in range(k):
+        bit = U64(1) << U64(b)
+        row = out[rows[b] * n:(rows[b] + 1) * n]
+        for j in range(count):
+            row[mine & ((ys[j] & bit) != 0)] = first + j
+        if final:
+            reached = np.zeros(n, bool)
+            for y in ys:
+                reached |= (y & bit) != 0
+            row[~reached & ((sn & bit) == 0)] = -1
+
+
+def k_advance(args, by):
+    args[K["A_BASE"]] += int(by)
+
+
+_KERNELS = {"msbfs_start": k_start, "msbfs_settle": k_settle, "msbfs_push": k_push,
+            "msbfs_pull": k_pull, "msbfs_flush": k_flush, "msbfs_advance": k_advance}
+
+
+class _Kernel:
+    _ids = itertools.count(1)
+
+    def __init__(self, name):
+        base = name.split("<")[0]
+        if base not in _KERNELS:
+            raise NotImplementedError(f"the emulated GPU has no {name}")
+        self.fn = _KERNELS[base]
+        self.ptr = next(self._ids)
+
+    def __call__(self, grid, block, args, shared_mem=0):
+        _STATE.launches += 1
+        _submit(None, lambda: self.fn(*args))
+
+
+class _Module:
+    def get_function(self, name):
+        return _Kernel(name)
+
+
+def emulated_gpu(monkeypatch):
+    """Point the msbfs launcher at the emulated GPU for one test; returns
+    the launcher module and the emulator's state (graphs captured, replays,
+    launches)."""
+    global _STATE
+    from bitgraph.kernels.cuda import msbfs as km
+
+    _STATE = _State()
+    cp, cuda, runtime, driver = _cupy()
+    for name, mod in (("cupy", cp), ("cupy.cuda", cuda), ("cupy.cuda.runtime", runtime),
+                      ("cupy.cuda.driver", driver)):
+        monkeypatch.setitem(sys.modules, name, mod)
+    monkeypatch.setattr(km, "module", lambda source, names: (_Module(), {x: x for x in names}))
+    monkeypatch.setattr(km, "multiprocessors", lambda: 4)
+    monkeypatch.setattr(km, "_BUFFERS", {})
+    monkeypatch.setattr(km, "TRACE", None)
+    return km, _STATE

@@ -1,0 +1,115 @@
+"""The CUDA msbfs launcher's host side (``kernels/cuda/msbfs.py``: the levels'
+schedule, counter slots, queues, frontier planes and flushes, the replayed
+CUDA graph of the levels past ``GRAPH_LEVELS``) on an emulated GPU
+(``tests/fake_msbfs_gpu.py``), against the CPU batch: no GPU needed. The
+real kernels, and CuPy's capture, are the GPU tests' (tests/gpu)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import bitgraph as bg
+from bitgraph.formats.csr import CSR
+from bitgraph.kernels import registry
+from fake_msbfs_gpu import FakeArray, emulated_gpu
+
+
+def _cpu():
+    return registry.lookup("msbfs", fmt="csr", device="cpu", variant="batch")
+
+
+def _csrs(A, index64=True):
+    from bitgraph.algorithms._common import in_csr, out_csr
+
+    it = np.int64 if index64 else np.int32
+    out = []
+    for c in (out_csr(A), in_csr(A)):
+        host = CSR(np.asarray(c.indptr, np.int64), np.asarray(c.indices, np.int64), None,
+                   c.nrows, c.ncols)
+        dev = CSR(*(np.asarray(x, it).view(FakeArray) for x in (c.indptr, c.indices)), None,
+                  c.nrows, c.ncols)
+        out.append((host, dev))
+    return out
+
+
+def _path(n, directed):
+    r = np.arange(n - 1)
+    if directed:
+        return bg.Matrix.from_coo(r, r + 1, nrows=n, ncols=n)
+    return bg.Matrix.from_coo(np.r_[r, r + 1], np.r_[r + 1, r], nrows=n, ncols=n)
+
+
+def _check(got, want, write=True):
+    lv, c, s, e = got
+    wlv, wc, ws, we = want
+    assert np.array_equal(c, wc) and np.array_equal(s, ws) and np.array_equal(e, we)
+    if write:
+        assert np.array_equal(np.asarray(lv), wlv)
+
+
+@pytest.mark.parametrize("directed", [False, True])
+def test_levels_around_the_replays(directed, monkeypatch):
+    """Traversals that end just before, at and after the blocks of replayed
+    levels, with the graph on and off, with its pull step, with no block
+    in flight past the one the host waits for (the last block then holds
+    the last levels); rows of a
+    bigger result, statistics only, batches of several sizes on one state,
+    which is left zeroed; every replay runs the one capture."""
+    km, emu = emulated_gpu(monkeypatch)
+    cpu = _cpu()
+    L = km.GRAPH_LEVELS
+    for n in (L - 1, L, L + 1, 2 * L - 1, 2 * L, 2 * L + 1, 4 * L + 7):
+        (a, ga), (t, gt) = _csrs(_path(n, directed), index64=n % 2 == 0)
+        rng = np.random.default_rng(n)
+        state = km.new_state(n)
+        for k in (1, 64):
+            src = rng.integers(0, n, k)
+            src[0] = 0  # the path's whole length
+            want = cpu(a, t, src)
+            for graph, graph_pull, lead in ((True, False, 1), (False, False, 1), (True, True, 1),
+                                            (True, False, 0)):
+                monkeypatch.setattr(km, "GRAPH", graph)
+                monkeypatch.setattr(km, "GRAPH_PULL", graph_pull)
+                monkeypatch.setattr(km, "GRAPH_LEAD", lead)
+                graphs, replays = emu.graphs, emu.replays
+                _check(km.batch_run(ga, gt, src, state=state), want)
+                # levels 0 .. n - 1 from source 0, and one that finds nothing
+                if graph and n >= L:
+                    assert emu.replays - replays >= n // L  # ceil((n - L + 1) / L) blocks
+                    assert emu.graphs - graphs <= 1
+                else:
+                    assert emu.replays == replays
+                out = np.full((k + 2, n), 9, np.int32).view(FakeArray)
+                order = rng.permutation(k + 2)[:k]
+                km.batch_run(ga, gt, src, levels=out, rows=order, state=state)
+                expect = np.full((k + 2, n), 9, np.int32)
+                expect[order] = want[0]
+                assert np.array_equal(np.asarray(out), expect)
+                _check(km.batch_run(ga, gt, src, write=False, state=state), want, write=False)
+        assert all(np.count_nonzero(x) == 0 for x in state[:4])
+
+
+def test_grid_directions_and_planes(monkeypatch):
+    """A long grid: every direction rule with the pull step in the graph,
+    top-down replays, and states of fewer planes (no graph: every level
+    from the host); the results are the CPU's."""
+    km, emu = emulated_gpu(monkeypatch)
+    cpu = _cpu()
+    A = bg.io.generators.grid2d(6, 150, drop=0.03, seed=2)
+    (a, ga), (t, gt) = _csrs(A, index64=False)
+    src = np.random.default_rng(1).integers(0, A.nrows, 64)
+    want = cpu(a, t, src)
+    assert want[3].max() > 2 * km.GRAPH_LEVELS
+    monkeypatch.setattr(km, "GRAPH", True)
+    for graph_pull in (False, True):
+        monkeypatch.setattr(km, "GRAPH_PULL", graph_pull)
+        for alpha, all_pull in ((0.0, None), (0.1, 1e18), (None, None), (1e18, 1e18), (1e18, 0.0)):
+            _check(km.batch_run(ga, gt, src, alpha=alpha, all_pull=all_pull), want)
+    assert emu.replays > 0
+    for planes in (2, 3, 15):
+        state = km.new_state(A.nrows, planes)
+        replays = emu.replays
+        _check(km.batch_run(ga, gt, src, state=state), want)
+        assert emu.replays == replays
+        assert all(np.count_nonzero(x) == 0 for x in state[:4])
