@@ -4,6 +4,8 @@
 #   bash benchmarks/gpu_check.sh tests [PATH...]   tests/gpu only (or the test files named)
 #   bash benchmarks/gpu_check.sh bench [SPEC...]   benchmarks only (default kron:22 urand:22 grid:2048x2048)
 #   bash benchmarks/gpu_check.sh bfs [SPEC...]     the BFS benchmark (bench_bfs_gpu.py; default: issue 6's graphs)
+#   bash benchmarks/gpu_check.sh msbfs [SPEC...]   msbfs: its GPU and launcher tests, then the replayed
+#                                                  levels (GRAPH) against the host's, A/B (ab_msbfs_gpu.py)
 # Run through the device tool: the GPU machine has CuPy, numba, numpy, scipy,
 # pytest and hypothesis, no network; results land in $OUT (summary.txt,
 # tests.txt, bench_gpu.md/json, bench_tc_gpu.md/json, bfs.md/json).
@@ -41,5 +43,24 @@ if [ "$what" = bfs ]; then
   b3=${PIPESTATUS[0]}
   echo "bfs benchmark: exit $b3, $(( $(date +%s) - start )) s" | tee -a "$OUT/summary.txt"
   [ "$b3" = 0 ] || rc=1
+fi
+if [ "$what" = msbfs ]; then
+  start=$(date +%s)
+  python3 -m pytest tests/gpu/test_msbfs_gpu.py tests/kernels/test_msbfs_launcher.py -q \
+    -p no:cacheprovider -rs 2>&1 | tee "$OUT/msbfs_tests.txt"
+  t=${PIPESTATUS[0]}
+  echo "msbfs tests: exit $t, $(( $(date +%s) - start )) s; $(tail -1 "$OUT/msbfs_tests.txt")" \
+    | tee -a "$OUT/summary.txt"
+  specs=("$@")
+  [ ${#specs[@]} -gt 0 ] || specs=(grid:2048x2048:0.01 grid:161x161x161:0.0 kron:22)
+  if [ "$t" = 0 ]; then
+    python3 benchmarks/ab_msbfs_gpu.py "${specs[@]}" \
+      --set GRAPH=0 GRAPH=1 GRAPH=1,GRAPH_PULL=1 --rounds 3 --every 3 2>&1 | tee "$OUT/msbfs_ab.md"
+    b4=${PIPESTATUS[0]}
+    echo "msbfs A/B: exit $b4, $(( $(date +%s) - start )) s" | tee -a "$OUT/summary.txt"
+    [ "$b4" = 0 ] || rc=1
+  else
+    rc=1
+  fi
 fi
 exit "$rc"
