@@ -335,7 +335,8 @@ def batch_run(a, t, sources, *, levels=None, rows=None, write=True, alpha=None,
     ``alpha`` and ``all_pull`` (fractions of m; None: ``ALPHA``,
     ``ALL_PULL``): the per-source direction of the module docstring (alpha
     0: bottom-up wherever a frontier has out-edges; both huge: top-down
-    only). ``stop_work`` and ``nchunks`` are accepted for the CPU signature
+    only), for the levels the host launches and, with ``GRAPH_PULL``, the
+    replayed ones (``GRAPH``: otherwise those go top-down). ``stop_work`` and ``nchunks`` are accepted for the CPU signature
     and ignored (every level runs on the whole GPU). ``state``:
     ``new_state(n)`` to reuse across batches (``shared_state`` keeps one
     between calls). ``pull``: the bottom-up step, one of ``PULLS`` (None:
