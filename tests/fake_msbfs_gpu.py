@@ -11,7 +11,9 @@ launcher a module whose kernels compute what ``msbfs.cu``'s kernels
 compute, one level step at a time with numpy: what each writes (the next
 plane, seen, the queue, the counters, the levels), not how. Streams run
 their work at once; a capturing stream records it, and a graph's launch
-runs the record again. The kernels' constants are read from msbfs.cu.
+runs the record again. The kernels' constants are read from msbfs.cu, and
+every launch's arguments are checked against its parameters there (count,
+pointee dtypes, scalar sizes).
 
 Not emulated: the BVSS bottom-up steps (the CSR one is), the hubs' chunk
 lists (the push walks every row whole), timing. What the emulation cannot
@@ -22,6 +24,7 @@ the driver accept the captured work (the GPU tests, ``tests/gpu``).
 from __future__ import annotations
 
 import ctypes
+import functools
 import itertools
 import re
 import sys
@@ -324,6 +327,43 @@ _KERNELS = {"msbfs_start": k_start, "msbfs_settle": k_settle, "msbfs_push": k_pu
             "msbfs_pull": k_pull, "msbfs_flush": k_flush, "msbfs_advance": k_advance}
 
 
+@functools.lru_cache(maxsize=None)
+def signature(name):
+    """msbfs.cu's parameters of kernel ``name`` ("msbfs_settle<int>"): a
+    list of (C type without qualifiers, name); the template's I is
+    replaced by the instance's index type."""
+    base, _, inst = name.partition("<")
+    m = re.search(r"\b" + base + r"\s*\(([^)]*)\)\s*\{", _CU)
+    out = []
+    for p in m.group(1).split(","):
+        words = p.replace("*", " * ").replace("__restrict__", " ").replace("const", " ").split()
+        ctype = " ".join(words[:-1]).replace(" *", "*")
+        if inst:
+            ctype = re.sub(r"\bI\b", inst.rstrip(">"), ctype)
+        out.append((ctype, words[-1]))
+    return out
+
+
+_POINTEE = {"u64": np.uint64, "unsigned": np.uint32, "long long": np.int64, "int": np.int32}
+_SCALAR = {"long long": np.int64, "int": np.int32, "unsigned": np.uint32, "bool": np.bool_}
+
+
+def check_args(name, args):
+    """The arguments of a launch against msbfs.cu's parameters: a CuPy
+    array of the pointee's dtype for a pointer, a numpy scalar of the
+    parameter's exact size otherwise (CuPy passes a scalar's own bytes)."""
+    params = signature(name)
+    assert len(args) == len(params), f"{name}: {len(args)} arguments for {len(params)} parameters"
+    for x, (ctype, pname) in zip(args, params):
+        if ctype.endswith("*"):
+            want = _POINTEE[ctype[:-1]]
+            assert isinstance(x, FakeArray) and x.dtype == want, \
+                f"{name}: {pname} ({ctype}) got {type(x).__name__} {getattr(x, 'dtype', '')}"
+        else:
+            want = _SCALAR[ctype]
+            assert type(x) is want, f"{name}: {pname} ({ctype}) got {type(x).__name__}"
+
+
 class _Kernel:
     _ids = itertools.count(1)
 
@@ -331,10 +371,12 @@ class _Kernel:
         base = name.split("<")[0]
         if base not in _KERNELS:
             raise NotImplementedError(f"the emulated GPU has no {name}")
+        self.name = name
         self.fn = _KERNELS[base]
         self.ptr = next(self._ids)
 
     def __call__(self, grid, block, args, shared_mem=0):
+        check_args(self.name, args)
         _STATE.launches += 1
         _submit(None, lambda: self.fn(*args))
 
