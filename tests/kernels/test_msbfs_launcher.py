@@ -113,3 +113,14 @@ def test_grid_directions_and_planes(monkeypatch):
         _check(km.batch_run(ga, gt, src, state=state), want)
         assert emu.replays == replays
         assert all(np.count_nonzero(x) == 0 for x in state[:4])
+
+
+def test_emulated_kernels_take_the_cuda_parameters():
+    """Each emulated kernel's parameters are its msbfs.cu kernel's, by name
+    and order (the launcher's arguments reach both by position)."""
+    import inspect
+
+    from fake_msbfs_gpu import _KERNELS, signature
+
+    for name, fn in _KERNELS.items():
+        assert [p for _, p in signature(name)] == list(inspect.signature(fn).parameters), name
