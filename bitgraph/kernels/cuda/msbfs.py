@@ -55,7 +55,8 @@ from bitgraph.kernels.cuda import module, multiprocessors
 from bitgraph.kernels.registry import register
 
 __all__ = ["batch_run", "new_state", "shared_state", "PULLS", "DEFAULT_PULL", "ALPHA",
-           "ALL_PULL", "LEAD", "GRAPH", "GRAPH_LEVELS", "GRAPH_PULL", "FLUSH_SPAN", "pull_lanes", "TRACE"]
+           "ALL_PULL", "LEAD", "GRAPH", "GRAPH_LEVELS", "GRAPH_PULL", "FLUSH_SPAN", "pull_lanes",
+           "TRACE"]
 
 SOURCE = "msbfs.cu"
 _INDEX = {np.dtype(np.int32): "int", np.dtype(np.int64): "long long"}
@@ -336,8 +337,9 @@ def batch_run(a, t, sources, *, levels=None, rows=None, write=True, alpha=None,
     ``ALL_PULL``): the per-source direction of the module docstring (alpha
     0: bottom-up wherever a frontier has out-edges; both huge: top-down
     only), for the levels the host launches and, with ``GRAPH_PULL``, the
-    replayed ones (``GRAPH``: otherwise those go top-down). ``stop_work`` and ``nchunks`` are accepted for the CPU signature
-    and ignored (every level runs on the whole GPU). ``state``:
+    replayed ones (``GRAPH``: otherwise those go top-down). ``stop_work``
+    and ``nchunks`` are accepted for the CPU signature and ignored (every
+    level runs on the whole GPU). ``state``:
     ``new_state(n)`` to reuse across batches (``shared_state`` keeps one
     between calls). ``pull``: the bottom-up step, one of ``PULLS`` (None:
     ``DEFAULT_PULL`` when ``bvss`` is given, else "csr"); the BVSS ones use
