@@ -431,7 +431,7 @@ def batch_run(a, t, sources, *, levels=None, rows=None, write=True, alpha=None,
     # short, runs every level from the host) and no per-level trace
     graph = GRAPH and trace is None and R == 16 and span == FLUSH_SPAN
     graph_pull = bool(GRAPH_PULL)
-    base = 0  # the level base in args (msbfs.cu: A_BASE), as the host knows it
+    base = 0  # the level base in args (msbfs.cu: A_BASE) once the replays are done
 
     def settle(level, rel, direct=True):
         # level `level`, passed as `rel` past the base; direct=False: the
@@ -449,10 +449,11 @@ def batch_run(a, t, sources, *, levels=None, rows=None, write=True, alpha=None,
                                       stream_ptr)
         events[level % _RING].record(stream)
 
-    def flush(first, count, keep, final, zmask=0xFFFF):
+    def flush(first, count, keep, final, zmask=0xFFFF, at=0):
+        # levels first .. first + count - 1, with the base in args at `at`
         smem = _stage_bytes(count, final)
         f_flush((_grid(n, _wave(f_flush, sms, smem)),), (_BLOCK,),
-                (planes, np.int64(n), np.int32(R), np.int32(first - base), np.int32(count),
+                (planes, np.int64(n), np.int32(R), np.int32(first - at), np.int32(count),
                  np.int32(keep), np.uint32(zmask), wtouched, seen, args_d, np.int32(k),
                  np.bool_(write), np.bool_(final)), shared_mem=smem)
 
@@ -480,24 +481,22 @@ def batch_run(a, t, sources, *, levels=None, rows=None, write=True, alpha=None,
         # base GRAPH_LEVELS:
         # the graph serves every later block of GRAPH_LEVELS levels, with
         # the base moved on by its last node
-        nonlocal base
         cs = cupy.cuda.Stream(non_blocking=True)
-        first_c, base = GRAPH_LEVELS - FLUSH_SPAN, GRAPH_LEVELS
+        first_c, at = GRAPH_LEVELS - FLUSH_SPAN, GRAPH_LEVELS
         with cs:
             cs.begin_capture()
             try:
                 for lv in range(GRAPH_LEVELS, 2 * GRAPH_LEVELS):
                     if lv - first_c > span:
-                        flush(first_c, lv - 1 - first_c, (lv - 1) % R, False)
+                        flush(first_c, lv - 1 - first_c, (lv - 1) % R, False, at=at)
                         first_c = lv - 1
                     steps(lv) if graph_pull else push(lv)
-                    settle(lv, lv - base, direct=graph_pull)
+                    settle(lv, lv - at, direct=graph_pull)
                 last = 2 * GRAPH_LEVELS - 1
                 cupy.cuda.runtime.memcpyAsync(ghead.ctypes.data, slot_ptr[last % 3], 64, 2, cs.ptr)
                 f_advance((1,), (1,), (args_d, np.int32(GRAPH_LEVELS)))
             finally:
                 got = cs.end_capture()
-        base = 0
         return got
 
     def replay():
@@ -603,7 +602,7 @@ def batch_run(a, t, sources, *, levels=None, rows=None, write=True, alpha=None,
              if not write or (lv < len(nq) and nq[lv] >= n // DENSE_PLANE)]
     if write:
         sparse = sum(1 << j for j in range(len(window)) if j not in dense)
-        flush(first, len(window), -1, True, sparse)
+        flush(first, len(window), -1, True, sparse, at=base)
     for x in [plane[(first + j) % R] for j in dense] + ([] if write else [seen, wtouched]):
         cupy.cuda.runtime.memsetAsync(x.data.ptr, 0, x.nbytes, stream_ptr)
     if trace is not None:
