@@ -4,6 +4,11 @@ throughput, active warps and instructions of every kernel the call
 launches (caches not flushed between kernels, as in a real call).
 
     python3 benchmarks/ncu_msbfs_gpu.py kron:22 [--ncu /usr/local/cuda/bin/ncu]
+    python3 benchmarks/ncu_msbfs_gpu.py grid:2048x2048:0.01 --skip 6000 --count 150
+
+``--skip`` and ``--count`` profile a window of the call's kernels (a long
+traversal launches thousands); the table then ends with each kernel's
+count, sum and mean.
 
 It runs itself under ncu with ``--driver`` (one warm-up call, then the
 profiled call between cudaProfilerStart and Stop) and prints the table.
@@ -64,6 +69,11 @@ def table(text):
         cells = [f"{m[k] * f:.1f}" if k in m else "-" for k, (_, f) in METRICS.items()]
         print(f"| {i} | {name} | {grid} | " + " | ".join(cells) + " |")
     print(f"\nkernels: {len(kernels)}, {total:.1f} us in all")
+    by = {}
+    for (_, name, _), m in kernels.items():
+        by.setdefault(name, []).append(m.get("gpu__time_duration.sum", 0.0) * 1e-3)
+    for name, ts in sorted(by.items()):
+        print(f"- {name}: {len(ts)} launches, {sum(ts):.1f} us, mean {sum(ts) / len(ts):.1f} us")
 
 
 def main(argv=None):
@@ -72,11 +82,16 @@ def main(argv=None):
     ap.add_argument("--sources", type=int, default=64)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--ncu", default="/usr/local/cuda/bin/ncu")
+    ap.add_argument("--skip", type=int, default=0, help="kernels of the call not profiled first")
+    ap.add_argument("--count", type=int, default=0, help="kernels profiled (0: all)")
     ap.add_argument("--driver", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.driver:
         return driver(args.spec, args.sources, args.seed)
-    cmd = [args.ncu, "--profile-from-start", "off", "--cache-control", "none", "--csv",
+    window = ["--launch-skip", str(args.skip)] + (
+        ["--launch-count", str(args.count)] if args.count else [])
+    cmd = [args.ncu, "--profile-from-start", "off", "--cache-control", "none",
+           "--clock-control", "none", "--csv", *window,
            "--metrics", ",".join(METRICS), sys.executable, __file__, args.spec, "--driver",
            "--sources", str(args.sources), "--seed", str(args.seed)]
     got = subprocess.run(cmd, capture_output=True, text=True)

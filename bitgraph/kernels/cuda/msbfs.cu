@@ -95,6 +95,9 @@ constexpr int S_COUNT = 0, S_TOTAL = 64, S_ECC = 128;
 // 32 add up in 32 bits (a larger frontier vertex turns its sources
 // bottom-up either way)
 constexpr unsigned DEG_CAP = 1u << 26;
+// the settle adds a word's bits one by one (shared atomics) when no lane's
+// word has more than this many, and by transposes otherwise
+constexpr int SPARSE_BITS = 4;
 // the batch's device arguments (int64 words, msbfs.py's `args`): sources,
 // their rows of the result, the level base (a kernel's `level` and
 // `first` count from it: the replayed levels of msbfs.py's CUDA graph are
@@ -286,16 +289,18 @@ msbfs_settle(unsigned* __restrict__ touched, unsigned* __restrict__ wtouched,
     const unsigned wl = wi < nwords ? touched[wi] : 0u;
     const unsigned nz = __ballot_sync(FULL, wl != 0u);
     if (!nz) continue;  // warp-uniform
-    // a word's loads (nxt, seen, row bounds: unconditional, at most n - 1)
-    // are issued while the word before is processed, the first word's
-    // before the queue's atomic (kron-22's dense settles: 113 -> 107 us;
-    // they are bound by instructions, the per-bit sums below)
+    // a word's loads (nxt, seen, row bounds; the touched lanes' only: on a
+    // mesh a word holds one or two, and all 32 lanes' loads read 41 MB a
+    // settle on grid-2048) are issued while the word before is processed,
+    // the first word's before the queue's atomic (kron-22's dense settles:
+    // 113 -> 107 us; they are bound by instructions, the per-bit sums below)
     unsigned rest = nz;
     int j = __ffs(rest) - 1;
     rest &= rest - 1;
     long long vc = min((w0 + j) * 32 + lane, n - 1);
-    u64 l_nxt = nxt[vc], l_seen = seen[vc];
-    I l_p0 = indptr[vc], l_p1 = indptr[vc + 1];
+    bool h = (__shfl_sync(FULL, wl, j) >> lane) & 1u;
+    u64 l_nxt = h ? nxt[vc] : 0ull, l_seen = h ? seen[vc] : 0ull;
+    I l_p0 = h ? indptr[vc] : (I)0, l_p1 = h ? indptr[vc + 1] : (I)0;
     if (wl) {
       touched[wi] = 0u;
       wtouched[wi] |= wl;  // this warp's word: the flush's list
@@ -314,11 +319,12 @@ msbfs_settle(unsigned* __restrict__ touched, unsigned* __restrict__ wtouched,
       const bool more = rest != 0u;
       rest &= rest - 1;
       vc = min((w0 + jn) * 32 + lane, n - 1);
-      l_nxt = nxt[vc];
-      l_seen = seen[vc];
-      l_p0 = indptr[vc];
-      l_p1 = indptr[vc + 1];
       const unsigned w = __shfl_sync(FULL, wl, j);
+      h = (__shfl_sync(FULL, wl, jn) >> lane) & 1u;
+      l_nxt = h ? nxt[vc] : 0ull;
+      l_seen = h ? seen[vc] : 0ull;
+      l_p0 = h ? indptr[vc] : (I)0;
+      l_p1 = h ? indptr[vc + 1] : (I)0;
       const long long at = base + __shfl_sync(FULL, excl, j);
       const long long v = (w0 + j) * 32 + lane;
       const bool hit = (w >> lane) & 1u;
@@ -338,12 +344,23 @@ msbfs_settle(unsigned* __restrict__ touched, unsigned* __restrict__ wtouched,
           for (long long c = 0; c < nch; ++c) chunks[c0 + c] = ((u64)v << CHUNK_BITS) | (u64)c;
         }
       }
-      // per bit: the new vertices and their out-edges. Lane c gets bit c
-      // (and c + 32) of the warp's 32 words by a transpose; the out-edges
-      // are summed bit-sliced: sum over t of 2^t * |vertices with bit c and
-      // bit t of their degree| (one ballot per degree bit, not a warp sum
-      // per source bit: this loop was the settle's cost)
-      if (__any_sync(FULL, nw != 0ull)) {
+      // per bit: the new vertices and their out-edges. Where every lane's
+      // word has at most SPARSE_BITS bits (a mesh's: its 64 sources rarely
+      // arrive together), each bit is added into the block's sums by
+      // shared atomics. Otherwise lane c gets bit c (and c + 32) of the
+      // warp's 32 words by a transpose, and the out-edges are summed
+      // bit-sliced: sum over t of 2^t * |vertices with bit c and bit t of
+      // their degree| (one ballot per degree bit, not a warp sum per
+      // source bit: this loop was the settle's cost on kron; on grid-2048
+      // the transposes of one-bit words made the settle 17 M instructions)
+      const int pmax = __reduce_max_sync(FULL, (unsigned)__popcll(nw));
+      if (pmax && pmax <= SPARSE_BITS) {
+        for (u64 x = nw; x; x &= x - 1) {
+          const int b = __ffsll((long long)x) - 1;
+          atomicAdd(&cnt[b], 1u);
+          atomicAdd(&mfb[b], (u64)deg);
+        }
+      } else if (pmax) {
         const unsigned tlo = transpose32((unsigned)nw, lane);
         const unsigned thi = transpose32((unsigned)(nw >> 32), lane);
         cnt_lo += __popc(tlo);
