@@ -262,6 +262,9 @@ msbfs_settle(unsigned* __restrict__ touched, unsigned* __restrict__ wtouched,
   using namespace msbfs;
   __shared__ unsigned cnt[64];
   __shared__ u64 mfb[64];
+  __shared__ u64 s_act;
+  __shared__ long long s_mf, s_base;
+  __shared__ unsigned s_tot[WARPS];
   __shared__ bool s_last;
   // lane l's running count and out-edges of bits l and l + 32 (this warp)
   unsigned cnt_lo = 0, cnt_hi = 0;
@@ -275,42 +278,61 @@ msbfs_settle(unsigned* __restrict__ touched, unsigned* __restrict__ wtouched,
     cnt[tid] = 0;
     mfb[tid] = 0;
   }
+  if (tid == 0) {
+    s_act = 0;
+    s_mf = 0;
+  }
   __syncthreads();
   u64 act = 0;
   long long mf = 0;
   // a warp reads 32 touched words (1,024 vertices) at once and skips them
   // when all are zero (a sparse level costs one read per 1,024 vertices);
-  // one atomicAdd per such group for the queue positions (ascending inside
-  // it); then a lane per vertex of each non-zero word
+  // the queue positions come from one atomicAdd per block and round (its
+  // warps' groups: ascending inside them), the totals below from one atomic
+  // per block (a mesh touches nearly every group each level, and on
+  // grid-2048 the same-address atomics of every group and warp made a
+  // settle with little work take 22 us); then a lane per vertex of each
+  // non-zero word
   const long long nwords = (n + 31) / 32;
   const long long warps = (long long)gridDim.x * WARPS;
-  for (long long w0 = ((long long)blockIdx.x * WARPS + wid) * 32; w0 < nwords; w0 += warps * 32) {
+  for (long long g0 = (long long)blockIdx.x * WARPS * 32; g0 < nwords; g0 += warps * 32) {
+    const long long w0 = g0 + (long long)wid * 32;  // this warp's group
     const long long wi = w0 + lane;
     const unsigned wl = wi < nwords ? touched[wi] : 0u;
     const unsigned nz = __ballot_sync(FULL, wl != 0u);
-    if (!nz) continue;  // warp-uniform
     // a word's loads (nxt, seen, row bounds; the touched lanes' only: on a
     // mesh a word holds one or two, and all 32 lanes' loads read 41 MB a
     // settle on grid-2048) are issued while the word before is processed,
     // the first word's before the queue's atomic (kron-22's dense settles:
     // 113 -> 107 us; they are bound by instructions, the per-bit sums below)
     unsigned rest = nz;
-    int j = __ffs(rest) - 1;
+    int j = nz ? __ffs(rest) - 1 : 0;
     rest &= rest - 1;
     long long vc = min((w0 + j) * 32 + lane, n - 1);
     bool h = (__shfl_sync(FULL, wl, j) >> lane) & 1u;
     u64 l_nxt = h ? nxt[vc] : 0ull, l_seen = h ? seen[vc] : 0ull;
     I l_p0 = h ? indptr[vc] : (I)0, l_p1 = h ? indptr[vc + 1] : (I)0;
+    const unsigned cw = __popc(wl);
+    const unsigned incl = bg::warp_inclusive_scan(cw);
+    if (lane == 31) s_tot[wid] = incl;
+    __syncthreads();  // the round is block-uniform: every warp reaches it
+    if (tid == 0) {
+      unsigned sum = 0;
+      for (int x = 0; x < WARPS; ++x) {
+        const unsigned t = s_tot[x];
+        s_tot[x] = sum;
+        sum += t;
+      }
+      s_base = sum ? (long long)atomicAdd((u64*)(ctr + C_NQ), (u64)sum) : 0;
+    }
+    __syncthreads();
+    const long long base = s_base + s_tot[wid];
+    __syncthreads();  // s_tot and s_base are rewritten next round
+    if (!nz) continue;  // warp-uniform
     if (wl) {
       touched[wi] = 0u;
       wtouched[wi] |= wl;  // this warp's word: the flush's list
     }
-    const unsigned cw = __popc(wl);
-    const unsigned incl = bg::warp_inclusive_scan(cw);
-    const unsigned total = __shfl_sync(FULL, incl, 31);
-    long long base = 0;
-    if (lane == 0) base = (long long)atomicAdd((u64*)(ctr + C_NQ), (u64)total);
-    base = __shfl_sync(FULL, base, 0);
     const unsigned excl = incl - cw;
     for (;;) {  // warp-uniform
       const u64 nw_j = l_nxt, seen_j = l_seen;
@@ -382,8 +404,8 @@ msbfs_settle(unsigned* __restrict__ touched, unsigned* __restrict__ wtouched,
   act = warp_or(act);
   mf = warp_sum(mf);
   if (lane == 0) {
-    if (act) atomicOr((u64*)(ctr + C_ACTIVE), act);
-    if (mf) atomicAdd((u64*)(ctr + C_MF), (u64)mf);
+    if (act) atomicOr(&s_act, act);
+    if (mf) atomicAdd((u64*)&s_mf, (u64)mf);
   }
   if (cnt_lo) {
     atomicAdd(&cnt[lane], cnt_lo);
@@ -397,6 +419,10 @@ msbfs_settle(unsigned* __restrict__ touched, unsigned* __restrict__ wtouched,
   if (tid < k && cnt[tid]) {
     atomicAdd((u64*)(ctr + C_CNT + tid), (u64)cnt[tid]);
     atomicAdd((u64*)(ctr + C_MFB + tid), mfb[tid]);
+  }
+  if (tid == 64) {
+    if (s_act) atomicOr((u64*)(ctr + C_ACTIVE), s_act);
+    if (s_mf) atomicAdd((u64*)(ctr + C_MF), (u64)s_mf);
   }
   // the last block to finish reads the level's totals: statistics, and the
   // next level's direction per source
