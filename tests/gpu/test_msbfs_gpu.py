@@ -135,9 +135,13 @@ def test_rows_state_and_statistics_only(spec, seed, lanes, index64):
 
 
 @pytest.mark.parametrize("name", ["kron", "grid", "path", "star"])
-def test_generated_graphs(name):
+def test_generated_graphs(name, monkeypatch):
     """Bigger graphs: hubs (kron), high diameter (grid, a 3000-vertex path),
-    a star; 64 sources, every pull variant, several group widths."""
+    a star; 64 sources, every pull variant and direction rule with the
+    first levels as one graph (HEAD_LEVELS) and without, several group
+    widths."""
+    from bitgraph.kernels.cuda import msbfs as km
+
     import cupy
 
     gpu, cpu = _gpu(), _cpu()
@@ -158,9 +162,12 @@ def test_generated_graphs(name):
     want = cpu(a, t, sources)
     ga, gt = _device(cupy, a, False), _device(cupy, t, False)
     b = _device_bvss(cupy, t)
-    for pull in PULLS:
-        for alpha, all_pull in DIRECTIONS:
-            _check(gpu(ga, gt, sources, alpha=alpha, all_pull=all_pull, pull=pull, bvss=b), want)
+    for head in (0, 10):
+        monkeypatch.setattr(km, "HEAD_LEVELS", head)
+        for pull in PULLS:
+            for alpha, all_pull in DIRECTIONS:
+                _check(gpu(ga, gt, sources, alpha=alpha, all_pull=all_pull, pull=pull, bvss=b),
+                       want)
     for lanes in (1, 4, 32):
         _check(gpu(ga, gt, sources, alpha=0.0, lanes=lanes), want)
     # fewer frontier planes: levels written out every level (2) or every
@@ -256,7 +263,8 @@ def test_shared_state_between_calls():
 
 @pytest.mark.parametrize("directed", [False, True])
 def test_replayed_levels(directed, monkeypatch):
-    """From level GRAPH_LEVELS on the levels run as a replayed CUDA graph:
+    """From level GRAPH_LEVELS on the levels run as a replayed CUDA graph,
+    and with HEAD_LEVELS the first levels as one graph:
     traversals that end just before, at and after the block boundaries, on
     paths (one way when directed: sources past the middle reach few) and on
     a long grid; levels written into rows of a bigger array, statistics
@@ -282,9 +290,11 @@ def test_replayed_levels(directed, monkeypatch):
             src[0] = 0  # the path's full length
             want = cpu(a, t, src)
             state = km.new_state(n)
-            for graph, graph_pull in ((True, False), (False, False), (True, True), (True, False)):
+            for graph, graph_pull, head in ((True, False, 0), (False, False, 10),
+                                            (True, True, 10), (True, False, 12)):
                 monkeypatch.setattr(km, "GRAPH", graph)
                 monkeypatch.setattr(km, "GRAPH_PULL", graph_pull)
+                monkeypatch.setattr(km, "HEAD_LEVELS", head)
                 _check(gpu(ga, gt, src, state=state), want)
                 out = cupy.full((k + 3, n), 9, np.int32)
                 order = rng.permutation(k + 3)[:k]
@@ -297,6 +307,7 @@ def test_replayed_levels(directed, monkeypatch):
             assert all(int(cupy.count_nonzero(p)) == 0 for p in state[0])
     monkeypatch.setattr(km, "GRAPH", True)
     monkeypatch.setattr(km, "GRAPH_PULL", False)
+    monkeypatch.setattr(km, "HEAD_LEVELS", 10)
     A = bg.io.generators.grid2d(12, 300, drop=0.02, seed=2)
     if directed:
         r, c, _ = A.to_coo()

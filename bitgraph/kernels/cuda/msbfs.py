@@ -55,8 +55,8 @@ from bitgraph.kernels.cuda import module, multiprocessors
 from bitgraph.kernels.registry import register
 
 __all__ = ["batch_run", "new_state", "shared_state", "PULLS", "DEFAULT_PULL", "ALPHA",
-           "ALL_PULL", "LEAD", "GRAPH", "GRAPH_LEVELS", "GRAPH_PULL", "FLUSH_SPAN", "pull_lanes",
-           "TRACE"]
+           "ALL_PULL", "LEAD", "GRAPH", "GRAPH_LEVELS", "GRAPH_PULL", "HEAD_LEVELS", "FLUSH_SPAN",
+           "pull_lanes", "TRACE"]
 
 SOURCE = "msbfs.cu"
 _INDEX = {np.dtype(np.int32): "int", np.dtype(np.int64): "long long"}
@@ -102,10 +102,19 @@ GRAPH = True
 GRAPH_PULL = False
 # replays in flight before the host reads the oldest one's last queue size
 GRAPH_LEAD = 1
+# levels 0 .. HEAD_LEVELS run as one CUDA graph (with their pull steps and
+# the direction rule), captured once per state and graph: R-MAT's and
+# urand's whole traversal (7-9 levels) without a launch from the host
+# between kernels, whose small first levels waited on the host's launches;
+# the levels past the last one cost their kernels' exits. 0: off, until an
+# A/B on the device has measured it (written when the device was taken
+# back: checked on the emulated GPU only, tests/kernels/test_msbfs_launcher.py;
+# benchmarks/ab_msbfs_gpu.py --set HEAD_LEVELS=0 HEAD_LEVELS=10)
+HEAD_LEVELS = 0
 # counter slot (msbfs.cu): nq, mf, active, scanned, pull, push, done, spare,
 # cnt[64], out-edges[64]; stats: count[64], total[64], ecc[64]
 _NQ, _MF, _ACTIVE, _SCANNED, _PULL, _PUSH, _CTR, _STATS = 0, 1, 2, 3, 4, 5, 136, 192
-_RING = 8  # levels whose counters are in flight to the host
+_RING = 16  # levels whose counters are in flight to the host (> HEAD_LEVELS)
 # frontier planes kept before their levels are written out (msbfs_flush; at
 # most 16: a level's offset in the window is 4 bits), fewer when the GPU's
 # free memory is short
@@ -251,6 +260,31 @@ def _chunks(m: int):
     if buf is None or buf.size < need:
         buf = _BUFFERS[key] = cupy.empty(need, np.uint64)
     return buf
+
+
+def _graph(kind: str, key: tuple, work):
+    """The CUDA graph of ``work(stream_ptr)``'s launches, captured on a new
+    stream the first time (kind, key) is asked for and kept: ``key`` names
+    every value the launches bake in (pointers, sizes, constants). A few
+    graphs of each kind are kept (closeness alternates batches of 64 and
+    its last one); a capture costs its launches' host time and an
+    instantiation."""
+    import cupy
+
+    got = _BUFFERS.get((kind,) + key)
+    if got is None:
+        old = [x for x in _BUFFERS if x[0] == kind]
+        for x in old[:max(0, len(old) - 3)]:
+            del _BUFFERS[x]
+        cs = cupy.cuda.Stream(non_blocking=True)
+        with cs:
+            cs.begin_capture()
+            try:
+                work(cs.ptr)
+            finally:
+                got = cs.end_capture()
+        _BUFFERS[(kind,) + key] = got
+    return got
 
 
 def new_state(n: int, planes: int | None = None):
@@ -443,10 +477,12 @@ def batch_run(a, t, sources, *, levels=None, rows=None, write=True, alpha=None,
                   slot[level % 3], slot[(level + 1) % 3], slot[(level + 2) % 3], stats, args_d,
                   np.int64(n), np.int32(k), np.int32(rel), a_m, p_m))
 
-    def report(level):
+    def copy_head(level, sp):
         # the slot's head to the host, without waiting for it
-        cupy.cuda.runtime.memcpyAsync(head_ptr[level % _RING], slot_ptr[level % 3], 64, 2,
-                                      stream_ptr)
+        cupy.cuda.runtime.memcpyAsync(head_ptr[level % _RING], slot_ptr[level % 3], 64, 2, sp)
+
+    def report(level):
+        copy_head(level, stream_ptr)
         events[level % _RING].record(stream)
 
     def flush(first, count, keep, final, zmask=0xFFFF, at=0):
@@ -475,49 +511,47 @@ def batch_run(a, t, sources, *, levels=None, rows=None, write=True, alpha=None,
             mid.record()
         push(level)
 
-    def capture():
+    # what every captured launch bakes in: the pull step's and the
+    # direction rule's part of it only where the graph has pull steps
+    baked = (it, n, k, R, span, settle_grid, push_grid, sms, tuple(
+        x.data.ptr for x in (indptr, indices, chunks, planes, seen, touched, wtouched, qa, qb,
+                             ctr, stats, args_d)))
+    pulled = (pull, group, pull_grid, int(alpha_m), int(all_pull_m)) + tuple(
+        x.data.ptr for x in ((tindptr, tindices) if pull == "csr" else (v2r, rid, masks)))
+
+    def head_levels(sp):
+        # levels 0 .. HEAD_LEVELS as the loop below launches them (no flush
+        # falls in them: HEAD_LEVELS <= span), each slot's head copied
+        f_start((1,), (64,), (args_d, np.int32(k), plane[0], touched, ctr, stats))
+        settle(0, 0)
+        copy_head(0, sp)
+        for lv in range(1, HEAD_LEVELS + 1):
+            steps(lv)
+            settle(lv, lv)
+            copy_head(lv, sp)
+
+    def block_levels(sp):
         # levels GRAPH_LEVELS .. 2 * GRAPH_LEVELS - 1 as run by the loop
         # below (flushes every FLUSH_SPAN; top-down unless graph_pull), at
-        # base GRAPH_LEVELS:
-        # the graph serves every later block of GRAPH_LEVELS levels, with
-        # the base moved on by its last node
-        cs = cupy.cuda.Stream(non_blocking=True)
+        # base GRAPH_LEVELS: the graph serves every later block of
+        # GRAPH_LEVELS levels, with the base moved on by its last node
         first_c, at = GRAPH_LEVELS - FLUSH_SPAN, GRAPH_LEVELS
-        with cs:
-            cs.begin_capture()
-            try:
-                for lv in range(GRAPH_LEVELS, 2 * GRAPH_LEVELS):
-                    if lv - first_c > span:
-                        flush(first_c, lv - 1 - first_c, (lv - 1) % R, False, at=at)
-                        first_c = lv - 1
-                    steps(lv) if graph_pull else push(lv)
-                    settle(lv, lv - at, direct=graph_pull)
-                last = 2 * GRAPH_LEVELS - 1
-                cupy.cuda.runtime.memcpyAsync(ghead.ctypes.data, slot_ptr[last % 3], 64, 2, cs.ptr)
-                f_advance((1,), (1,), (args_d, np.int32(GRAPH_LEVELS)))
-            finally:
-                got = cs.end_capture()
-        return got
+        for lv in range(GRAPH_LEVELS, 2 * GRAPH_LEVELS):
+            if lv - first_c > span:
+                flush(first_c, lv - 1 - first_c, (lv - 1) % R, False, at=at)
+                first_c = lv - 1
+            steps(lv) if graph_pull else push(lv)
+            settle(lv, lv - at, direct=graph_pull)
+        last = 2 * GRAPH_LEVELS - 1
+        cupy.cuda.runtime.memcpyAsync(ghead.ctypes.data, slot_ptr[last % 3], 64, 2, sp)
+        f_advance((1,), (1,), (args_d, np.int32(GRAPH_LEVELS)))
 
     def replay():
         # the blocks of GRAPH_LEVELS levels from level GRAPH_LEVELS on, until
         # one's last level found nothing (the levels past the last one do
         # nothing); returns the base after the last block
-        pulled = (pull, group, pull_grid, int(alpha_m), int(all_pull_m)) + tuple(
-            x.data.ptr for x in ((tindptr, tindices) if pull == "csr" else (v2r, rid, masks))
-        ) if graph_pull else None
-        key = ("graph", it, n, k, R, bool(write), settle_grid, push_grid, sms, pulled,
-               tuple(x.data.ptr for x in (indptr, indices, chunks, planes, seen, touched,
-                                          wtouched, qa, qb, ctr, stats, args_d)),
-               ghead.ctypes.data)
-        body = _BUFFERS.get(key)
-        if body is None:
-            # a few kept (closeness alternates batches of 64 and its last
-            # one); a capture costs ~100 launches of host time
-            old = [x for x in _BUFFERS if x[0] == "graph"]
-            for x in old[:max(0, len(old) - 3)]:
-                del _BUFFERS[x]
-            body = _BUFFERS[key] = capture()
+        body = _graph("graph", baked + (GRAPH_LEVELS, bool(write), pulled if graph_pull else None,
+                                        ghead.ctypes.data), block_levels)
         f_advance((1,), (1,), (args_d, np.int32(GRAPH_LEVELS)))
         at, flight = GRAPH_LEVELS, []
         while True:
@@ -532,18 +566,28 @@ def batch_run(a, t, sources, *, levels=None, rows=None, write=True, alpha=None,
                 if ghead[_NQ] == 0:
                     return at
 
-    if trace is not None:
-        ev = [cupy.cuda.Event() for _ in range(4)]
-        ev[0].record()
-    f_start((1,), (64,), (args_d, np.int32(k), plane[0], touched, ctr, stats))
-    if trace is not None:
-        ev[1].record()
-    settle(0, 0)
-    report(0)
-    if trace is not None:
-        events[0].synchronize()
-        trace.append((0, "start", 0, 0, cupy.cuda.get_elapsed_time(ev[0], ev[1]), 0.0, 0, 0.0))
     level = checked = first = 0  # first: the oldest level not written out
+    if trace is None and 0 < HEAD_LEVELS <= span:
+        # the first levels at once; the loop below then reads their heads
+        # (their ring events are done: recorded and waited for by earlier
+        # calls, or never recorded)
+        _graph("head", baked + (HEAD_LEVELS, pulled, head_ptr[0]), head_levels).launch(stream)
+        events[0].record(stream)
+        events[0].synchronize()
+        level = HEAD_LEVELS
+    else:
+        if trace is not None:
+            ev = [cupy.cuda.Event() for _ in range(4)]
+            ev[0].record()
+        f_start((1,), (64,), (args_d, np.int32(k), plane[0], touched, ctr, stats))
+        if trace is not None:
+            ev[1].record()
+        settle(0, 0)
+        report(0)
+        if trace is not None:
+            events[0].synchronize()
+            trace.append((0, "start", 0, 0, cupy.cuda.get_elapsed_time(ev[0], ev[1]), 0.0, 0,
+                          0.0))
     nq = []  # per level checked: its queue size
     while True:
         # stop at the first level that found nothing; wait only for the
