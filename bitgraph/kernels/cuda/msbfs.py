@@ -18,9 +18,9 @@ graph of ``GRAPH_LEVELS`` levels, top-down, captured once per state and
 graph and replayed until one's last level found nothing: a level then costs
 the GPU its kernels and the host nothing. It is for high-diameter graphs:
 64 random sources on grid-2048 take 3,931 joint levels and share almost
-nothing (``benchmarks/sim_msbfs_sharing.py``), and the call took 278 ms,
-~70 us a level, where a level's pushes are ~270 k edges; the host's
-launches (three kernels, a copy and an event a level) are the likely pace.
+nothing (``benchmarks/sim_msbfs_sharing.py``). H100, interleaved A/B:
+grid-2048 281 -> 223 ms, 3D grid 161^3 91 -> 72 ms, rgg 327 -> 306 ms;
+the rest of a mesh's level is its kernels (benchmarks/RESULTS.md).
 
 Per-source direction against the CPU's joint rule (one direction for the
 whole batch, ``kernels/cpu/msbfs.py``), counted on kron-20 and urand-20
