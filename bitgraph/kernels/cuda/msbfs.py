@@ -106,11 +106,11 @@ GRAPH_LEAD = 1
 # the direction rule), captured once per state and graph: R-MAT's and
 # urand's whole traversal (7-9 levels) without a launch from the host
 # between kernels, whose small first levels waited on the host's launches;
-# the levels past the last one cost their kernels' exits. 0: off, until an
-# A/B on the device has measured it (written when the device was taken
-# back: checked on the emulated GPU only, tests/kernels/test_msbfs_launcher.py;
-# benchmarks/ab_msbfs_gpu.py --set HEAD_LEVELS=0 HEAD_LEVELS=10)
-HEAD_LEVELS = 0
+# the levels past the last one cost their kernels' exits. 0: off. H100,
+# 64 sources, 9 interleaved rounds, median call, HEAD_LEVELS 0 / 10 / 8:
+# kron-22 2.504 / 2.456 / 2.500 ms, urand-22 4.535 / 4.452 / 4.515, kron-21
+# 1.774 / 1.708 / 1.724, urand-21 2.366 / 2.288 / 2.286
+HEAD_LEVELS = 10
 # counter slot (msbfs.cu): nq, mf, active, scanned, pull, push, done, spare,
 # cnt[64], out-edges[64]; stats: count[64], total[64], ecc[64]
 _NQ, _MF, _ACTIVE, _SCANNED, _PULL, _PUSH, _CTR, _STATS = 0, 1, 2, 3, 4, 5, 136, 192
