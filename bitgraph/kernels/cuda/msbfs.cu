@@ -50,8 +50,8 @@
 //     serialise a warp);
 //   - msbfs_settle: one pass over `touched` (cleared as read, OR-ed into
 //     wtouched; a warp skips 1,024 vertices with one read when none is
-//     touched), builds the next queue (one atomicAdd per 1,024 vertices:
-//     ascending inside each), then for each new vertex
+//     touched), builds the next queue (one atomicAdd per block and round
+//     of 8,192 vertices: ascending inside each), then for each new vertex
 //     seen |= nxt, per-bit counts and out-edges, the OR of the new frontier
 //     (active) and its out-edges (mf) into ctr. A settle after a level with
 //     nothing to do returns at once, so the host may launch levels past the

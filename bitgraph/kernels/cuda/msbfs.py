@@ -87,8 +87,8 @@ FLUSH_SPAN = 12
 # from level GRAPH_LEVELS on, the levels run as a CUDA graph of
 # GRAPH_LEVELS levels (push steps and settles, every FLUSH_SPAN a flush),
 # captured once and replayed until a level finds nothing: a level costs the
-# host no launches, where on a high-diameter graph (thousands of levels,
-# each tens of microseconds of Python) the host set the pace. A multiple of
+# host no launches (a high-diameter graph's thousands of levels each took
+# tens of microseconds of Python, part of their time on grid-2048). A multiple of
 # the 2 queues, 3 counter slots, PLANES planes and FLUSH_SPAN, so that one
 # capture serves every replay; its levels go top-down (the capture has no
 # pull step, unless GRAPH_PULL): on such graphs each source's frontier
