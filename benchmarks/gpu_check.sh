@@ -6,6 +6,10 @@
 #   bash benchmarks/gpu_check.sh bfs [SPEC...]     the BFS benchmark (bench_bfs_gpu.py; default: issue 6's graphs)
 #   bash benchmarks/gpu_check.sh msbfs [SPEC...]   msbfs: its GPU and launcher tests, then the replayed
 #                                                  levels (GRAPH) against the host's, A/B (ab_msbfs_gpu.py)
+#   bash benchmarks/gpu_check.sh msbfs-vs DIR [SPEC...]  msbfs tests, the host's part of a call
+#                                                  (host_msbfs_gpu.py), then ab_msbfs_gpu.py run
+#                                                  alternately in DIR (an older tree, e.g. from
+#                                                  git archive) and here, 3 times each
 # Run through the device tool: the GPU machine has CuPy, numba, numpy, scipy,
 # pytest and hypothesis, no network; results land in $OUT (summary.txt,
 # tests.txt, bench_gpu.md/json, bench_tc_gpu.md/json, bfs.md/json).
@@ -59,6 +63,32 @@ if [ "$what" = msbfs ]; then
     b4=${PIPESTATUS[0]}
     echo "msbfs A/B: exit $b4, $(( $(date +%s) - start )) s" | tee -a "$OUT/summary.txt"
     [ "$b4" = 0 ] || rc=1
+  else
+    rc=1
+  fi
+fi
+if [ "$what" = msbfs-vs ]; then
+  old="$1"
+  shift
+  start=$(date +%s)
+  python3 -m pytest tests/gpu/test_msbfs_gpu.py tests/kernels/test_msbfs_launcher.py -q \
+    -p no:cacheprovider -rs 2>&1 | tee "$OUT/msbfs_tests.txt"
+  t=${PIPESTATUS[0]}
+  echo "msbfs tests: exit $t, $(( $(date +%s) - start )) s; $(tail -1 "$OUT/msbfs_tests.txt")" \
+    | tee -a "$OUT/summary.txt"
+  specs=("$@")
+  [ ${#specs[@]} -gt 0 ] || specs=(kron:22 kron:21 urand:22 urand:21:32)
+  if [ "$t" = 0 ]; then
+    python3 benchmarks/host_msbfs_gpu.py "${specs[@]}" --stages 2>&1 | tee "$OUT/msbfs_host.md"
+    for r in 1 2 3; do
+      echo "== round $r: $old" | tee -a "$OUT/msbfs_vs.md"
+      (cd "$old" && PYTHONPATH="$PWD" python3 benchmarks/ab_msbfs_gpu.py "${specs[@]}" \
+        --rounds 4 --every 4) 2>&1 | tee -a "$OUT/msbfs_vs.md"
+      echo "== round $r: this tree" | tee -a "$OUT/msbfs_vs.md"
+      python3 benchmarks/ab_msbfs_gpu.py "${specs[@]}" --rounds 4 --every 4 2>&1 \
+        | tee -a "$OUT/msbfs_vs.md"
+    done
+    echo "msbfs vs $old: $(( $(date +%s) - start )) s" | tee -a "$OUT/summary.txt"
   else
     rc=1
   fi

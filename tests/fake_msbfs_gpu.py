@@ -192,7 +192,7 @@ def _mark(touched, vs):
 
 def k_start(args, k, nxt, touched, ctr, stats):
     ctr.reshape(-1)[:3 * K["CTR"]] = 0
-    stats[:192] = 0
+    stats[:K["STATS"]] = 0
     for b in range(int(k)):
         s = int(args[K["A_SOURCES"] + b])
         _u(nxt)[s] |= U64(1) << U64(b)
@@ -243,6 +243,8 @@ def k_settle(touched, wtouched, indptr, nxt, seen, queue, chunks, ctr, ctr_next,
         pull = active
     cu[K["C_PULL"]] = U64(pull)
     cu[K["C_PUSH"]] = U64(active & ~pull & (2**64 - 1))
+    if level < K["S_LEVELS"]:
+        stats[K["S_QUEUE"] + level] = ctr[K["C_NQ"]]
 
 
 def k_push(queue, chunks, indptr, indices, cur, seen, nxt, touched, ctr_prev, sms):
@@ -280,9 +282,18 @@ def k_pull(tindptr, tindices, cur, seen, nxt, touched, n, group, ctr_prev, ctr):
     _mark(touched, vs)
 
 
-def k_flush(planes, n, R, first_rel, count, keep, zmask, wtouched, seen, args, k, write, final):
+def k_flush(planes, n, R, first_rel, count, keep, zmask, wtouched, seen, args, stats, dense_q,
+            k, write, final):
     n, R, count, keep, k = int(n), int(R), int(count), int(keep), int(k)
     first = int(first_rel) + int(args[K["A_BASE"]])
+    if count < 0:  # the first levels' flush: the window ends at the first empty queue
+        q = K["S_QUEUE"]
+        ends = [e for e in range(first + 1, min(first - count, K["S_LEVELS"] - 1) + 1)
+                if stats[q + e] == 0]
+        if not ends:
+            return
+        count = ends[0] - first
+        zmask = sum(1 << j for j in range(count) if stats[q + first + j] < int(dense_q))
     pl = _u(planes)
     mine = np.ones(n, bool) if final else np.unpackbits(
         np.asarray(wtouched).view(np.uint8), bitorder="little")[:n].astype(bool)
@@ -291,9 +302,14 @@ def k_flush(planes, n, R, first_rel, count, keep, zmask, wtouched, seen, args, k
     for j, s in enumerate(slots):
         if (int(zmask) >> j) & 1:
             pl[s, :n][mine & (ys[j] != 0)] = 0
-    sn = _u(seen)[:n].copy()
+    anyw = np.zeros(n, U64)
+    for y in ys:
+        anyw |= y
+    # seen is read only when the window does not start at level 0 (it then
+    # holds every bit seen), and zeroed where it was read non-zero
+    sn = _u(seen)[:n].copy() if final and first > 0 else anyw
     if final:
-        seen[:] = 0
+        _u(seen)[:n][sn != 0] = 0
         wtouched[:] = 0
     else:
         kept = np.zeros(wtouched.size * 32, np.uint8)

@@ -162,8 +162,9 @@ def test_generated_graphs(name, monkeypatch):
     want = cpu(a, t, sources)
     ga, gt = _device(cupy, a, False), _device(cupy, t, False)
     b = _device_bvss(cupy, t)
-    for head in (0, 10):
+    for head, head_flush in ((0, True), (10, True), (10, False)):
         monkeypatch.setattr(km, "HEAD_LEVELS", head)
+        monkeypatch.setattr(km, "HEAD_FLUSH", head_flush)
         for pull in PULLS:
             for alpha, all_pull in DIRECTIONS:
                 _check(gpu(ga, gt, sources, alpha=alpha, all_pull=all_pull, pull=pull, bvss=b),
@@ -181,6 +182,50 @@ def test_generated_graphs(name, monkeypatch):
         assert all(int(cupy.count_nonzero(x)) == 0 for x in state[:4])
     # the BVSS built on the CPU from t when not given
     _check(gpu(ga, gt, sources, alpha=0.0, pull="bvss_simt"), want)
+
+
+@pytest.mark.parametrize("head", [3, 10])
+def test_traversals_ending_in_the_first_levels(head, monkeypatch):
+    """Traversals that end before, at and just after the first levels'
+    graph, whose final flush (msbfs.cu: count < 0) then runs in that graph
+    or does nothing: paths (undirected and directed; short ones: every
+    plane dense, 40 vertices: sparse planes), a star, kron; rows of a bigger
+    result, statistics only; one state, left zeroed."""
+    import cupy
+
+    from bitgraph.kernels.cuda import msbfs as km
+
+    monkeypatch.setattr(km, "HEAD_LEVELS", head)
+    gpu, cpu = _gpu(), _cpu()
+    mats = []
+    for n in (1, 2, head - 1, head, head + 1, head + 2, 40):
+        r = np.arange(n - 1)
+        mats.append(bg.Matrix.from_coo(r, r + 1, nrows=n, ncols=n))
+        mats.append(bg.Matrix.from_coo(np.r_[r, r + 1], np.r_[r + 1, r], nrows=n, ncols=n))
+    hub = np.zeros(50, np.int64)
+    mats.append(bg.Matrix.from_coo(np.r_[hub, np.arange(1, 51)], np.r_[np.arange(1, 51), hub],
+                                   nrows=51, ncols=51))
+    mats.append(bg.io.generators.kron(10, seed=4))
+    rng = np.random.default_rng(head)
+    for A in mats:
+        a, t = _host_csrs(A)
+        n = A.nrows
+        ga, gt = _device(cupy, a, False), _device(cupy, t, False)
+        state = km.new_state(n)
+        for k in (1, 64):
+            src = rng.integers(0, n, k)
+            src[0] = 0
+            want = cpu(a, t, src)
+            _check(gpu(ga, gt, src, state=state), want)
+            out = cupy.full((k + 1, n), 9, np.int32)
+            order = rng.permutation(k + 1)[:k]
+            gpu(ga, gt, src, levels=out, rows=order, state=state)
+            expect = np.full((k + 1, n), 9, np.int32)
+            expect[order] = want[0]
+            assert np.array_equal(out.get(), expect)
+            _, c, s, e = gpu(ga, gt, src, write=False, state=state)
+            assert np.array_equal(c, want[1]) and np.array_equal(e, want[3])
+            assert all(int(cupy.count_nonzero(x)) == 0 for x in state[:4])
 
 
 def test_direction_per_source():

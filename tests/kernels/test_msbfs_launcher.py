@@ -95,6 +95,45 @@ def test_levels_around_the_replays(directed, monkeypatch):
         assert all(np.count_nonzero(x) == 0 for x in state[:4])
 
 
+@pytest.mark.parametrize("head,flush", [(3, True), (10, True), (12, True), (10, False)])
+def test_traversals_ending_in_the_first_levels(head, flush, monkeypatch):
+    """Traversals that end before, at and just after the last of the first
+    levels' graph, whose final flush then runs in that graph (a window
+    ended by the first empty queue, dense planes by the host's rule) or
+    does nothing; paths of up to 3 vertices a level (small n: every plane
+    dense) and 40-vertex paths (sparse planes), stars (one dense level),
+    rows of a bigger result and statistics only; the state is left
+    zeroed."""
+    km, emu = emulated_gpu(monkeypatch)
+    cpu = _cpu()
+    monkeypatch.setattr(km, "HEAD_LEVELS", head)
+    monkeypatch.setattr(km, "HEAD_FLUSH", flush)
+    graphs = [_path(n, d) for n in (1, 2, head - 1, head, head + 1, head + 2)
+              for d in (False, True) if n > 0]
+    graphs += [_path(40, False), _path(40, True)]
+    hub = np.zeros(50, np.int64)
+    graphs.append(bg.Matrix.from_coo(np.r_[hub, np.arange(1, 51)], np.r_[np.arange(1, 51), hub],
+                                     nrows=51, ncols=51))
+    for A in graphs:
+        (a, ga), (t, gt) = _csrs(A, index64=A.nrows % 2 == 0)
+        n = A.nrows
+        state = km.new_state(n)
+        rng = np.random.default_rng(n)
+        for k in (1, 5, 64):
+            src = rng.integers(0, n, k)
+            src[0] = 0
+            want = cpu(a, t, src)
+            _check(km.batch_run(ga, gt, src, state=state), want)
+            out = np.full((k + 1, n), 9, np.int32).view(FakeArray)
+            order = rng.permutation(k + 1)[:k]
+            km.batch_run(ga, gt, src, levels=out, rows=order, state=state)
+            expect = np.full((k + 1, n), 9, np.int32)
+            expect[order] = want[0]
+            assert np.array_equal(np.asarray(out), expect)
+            _check(km.batch_run(ga, gt, src, write=False, state=state), want, write=False)
+            assert all(np.count_nonzero(x) == 0 for x in state[:4])
+
+
 def test_grid_directions_and_planes(monkeypatch):
     """A long grid: every direction rule with the pull step in the graph,
     top-down replays, and states of fewer planes (no graph: every level

@@ -16,7 +16,9 @@
 //   ctr[3][CTR]  per-level counters, three slots used in turn: level L's
 //                settle writes slot L%3 (and zeroes slot (L+1)%3 for the
 //                next one), level L's steps read slot (L-1)%3;
-//   stats[192]   per source: vertices reached, sum and max of their levels.
+//   stats[256]   per source: vertices reached, sum and max of their levels;
+//                then the queue sizes of levels 0..63 (the first levels'
+//                final flush, captured with them, reads where they ended).
 //
 // A level is a pull step, a push step, then msbfs_settle, all launched
 // without a host sync: the direction is chosen per source on the device.
@@ -89,8 +91,9 @@ constexpr int C_NQ = 0, C_MF = 1, C_ACTIVE = 2, C_SCANNED = 3, C_PULL = 4, C_PUS
 // its whole row); the push's per-block part skips it
 constexpr long long CHUNK = 2048;
 constexpr int CHUNK_BITS = 24;  // an entry: vertex << CHUNK_BITS | chunk
-// stats: per bit vertices reached, sum of their levels, largest level
-constexpr int S_COUNT = 0, S_TOTAL = 64, S_ECC = 128;
+// stats: per bit vertices reached, sum of their levels, largest level;
+// the queue size of each of levels 0 .. S_LEVELS - 1; words in all
+constexpr int S_COUNT = 0, S_TOTAL = 64, S_ECC = 128, S_QUEUE = 192, S_LEVELS = 64, STATS = 256;
 // a vertex's out-degree as added into the per-bit sums, at most: a word's
 // 32 add up in 32 bits (a larger frontier vertex turns its sources
 // bottom-up either way)
@@ -243,7 +246,7 @@ __global__ void msbfs_start(const long long* __restrict__ args, int k, u64* nxt,
   const int b = threadIdx.x;
   // the batch's counters (three slots) and statistics start at 0
   for (int i = b; i < 3 * msbfs::CTR; i += blockDim.x) ctr[i] = 0;
-  for (int i = b; i < 192; i += blockDim.x) stats[i] = 0;
+  for (int i = b; i < msbfs::STATS; i += blockDim.x) stats[i] = 0;
   if (b < k) {
     const long long s = sources[b];
     atomicOr(nxt + s, 1ull << b);
@@ -457,6 +460,7 @@ msbfs_settle(unsigned* __restrict__ touched, unsigned* __restrict__ wtouched,
   if (lane == 0) {
     ctr[C_PULL] = (long long)pull;
     ctr[C_PUSH] = (long long)(active & ~pull);
+    if (level < S_LEVELS) stats[S_QUEUE + level] = c[C_NQ];
   }
 }
 
@@ -741,7 +745,15 @@ msbfs_bvss(const int* __restrict__ virtual_to_real, const uint4* __restrict__ ro
 // with bits in plane `keep` (the current frontier, emitted later; -1:
 // none). final: every vertex, -1 for the bits never reached, seen and the
 // marks zeroed too (the planes with the host's help, zmask below): the
-// state is clean for the next batch.
+// state is clean for the next batch. A window that starts at level 0 holds
+// every bit seen, so seen is not read then.
+// count < 0 (final only): the first levels' flush, captured with them in
+// msbfs.py's CUDA graph before the host knows where the traversal ends:
+// the window is levels first .. e - 1, e the first of levels first + 1 ..
+// first - count whose queue was empty (stats[S_QUEUE + level]), and zmask
+// the window's levels that queued fewer than dense_q vertices (the host
+// clears the others: the rule it applies to a final flush it launches);
+// no such e (the traversal goes on): the flush does nothing.
 // A lane's plane words (and seen) reach shared memory by cp.async one word
 // ahead of their use (dynamic shared memory: msbfs.py's _stage_bytes(count,
 // final) a block): the final flush is a stream of stores, and with the
@@ -751,11 +763,27 @@ msbfs_bvss(const int* __restrict__ virtual_to_real, const uint4* __restrict__ ro
 __global__ void __launch_bounds__(msbfs::BLOCK, 4)
 msbfs_flush(u64* __restrict__ planes, long long n, int R, int first_rel, int count, int keep,
             unsigned zmask, unsigned* __restrict__ wtouched, u64* __restrict__ seen,
-            const long long* __restrict__ args, int k, bool write, bool final) {
+            const long long* __restrict__ args, const long long* __restrict__ stats,
+            long long dense_q, int k, bool write, bool final) {
   using namespace msbfs;
   extern __shared__ __align__(16) u64 stage[];
   __shared__ __align__(16) long long rowoff[64];
   const int first = first_rel + (int)args[A_BASE];
+  if (count < 0) {  // every thread reads the same few words: a uniform exit
+    int end = -1;
+    for (int e = first + 1; e <= first - count && e < S_LEVELS; ++e)
+      if (stats[S_QUEUE + e] == 0) {
+        end = e;
+        break;
+      }
+    if (end < 0) return;
+    count = end - first;
+    zmask = 0;
+    for (int j = 0; j < count; ++j)
+      if (stats[S_QUEUE + first + j] < dense_q) zmask |= 1u << j;
+  }
+  // seen is read only where the window does not hold every level
+  const bool read_seen = final && first > 0;
   int* const __restrict__ levels = reinterpret_cast<int*>(args[A_LEVELS]);
   const long long* const rows = args + A_ROWS;
   if (threadIdx.x < 64) rowoff[threadIdx.x] = (write && (int)threadIdx.x < k) ? rows[threadIdx.x] * n : 0;
@@ -766,8 +794,8 @@ msbfs_flush(u64* __restrict__ planes, long long n, int R, int first_rel, int cou
   const long long warps = (long long)gridDim.x * (BLOCK / 32);
   const long long nwords = (n + 31) / 32;
   // this lane's words of its warp's two stages: plane j at [j * 32], seen
-  // (final) at [count * 32]; a lane reads back only what it copied
-  const int per = count + (final ? 1 : 0);
+  // (read_seen) at [count * 32]; a lane reads back only what it copied
+  const int per = count + (read_seen ? 1 : 0);
   u64* const mine_stage = stage + (long long)(threadIdx.x >> 5) * 2 * per * 32 + lane;
   auto fetch = [&](long long wd, int st) {
     const long long vc = min(wd * 32 + lane, n - 1);  // past n: a valid word, dropped
@@ -777,7 +805,7 @@ msbfs_flush(u64* __restrict__ planes, long long n, int R, int first_rel, int cou
       if (slot >= R) slot -= R;
       cp_async8(dst + j * 32, planes + (long long)slot * n + vc);
     }
-    if (final) cp_async8(dst + count * 32, seen + vc);
+    if (read_seen) cp_async8(dst + count * 32, seen + vc);
   };
   // the marks two words ahead (they decide a fetch), the planes one ahead
   long long word = ((long long)blockIdx.x * BLOCK + threadIdx.x) >> 5;
@@ -801,7 +829,6 @@ msbfs_flush(u64* __restrict__ planes, long long n, int R, int first_rel, int cou
     // dense planes: a memset writes a plane ~2.5x faster than these
     // stores, which are cheaper for a nearly empty one)
     const u64* const src = mine_stage + st * per * 32;
-    const u64 sn = final ? src[count * 32] : 0ull;
     u64 any = 0, o0 = 0, o1 = 0, o2 = 0, o3 = 0;
     unsigned nz = 0;  // planes with a non-zero word
 #pragma unroll
@@ -814,13 +841,14 @@ msbfs_flush(u64* __restrict__ planes, long long n, int R, int first_rel, int cou
       if (j & 4) o2 |= y;
       if (j & 8) o3 |= y;
     }
+    const u64 sn = read_seen ? src[count * 32] : any;
     for (unsigned rest = nz & zmask; rest; rest &= rest - 1u) {
       int slot = base + __ffs(rest) - 1;
       if (slot >= R) slot -= R;
       planes[(long long)slot * n + v] = 0ull;
     }
     if (final) {
-      if (v < n) seen[v] = 0ull;
+      if (v < n && sn) seen[v] = 0ull;  // a zero word stays
       if (lane == 0) wtouched[word] = 0u;
     } else {
       const bool kept = keep >= 0 && mine && planes[(long long)keep * n + v] != 0ull;

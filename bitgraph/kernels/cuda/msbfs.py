@@ -55,8 +55,8 @@ from bitgraph.kernels.cuda import module, multiprocessors
 from bitgraph.kernels.registry import register
 
 __all__ = ["batch_run", "new_state", "shared_state", "PULLS", "DEFAULT_PULL", "ALPHA",
-           "ALL_PULL", "LEAD", "GRAPH", "GRAPH_LEVELS", "GRAPH_PULL", "HEAD_LEVELS", "FLUSH_SPAN",
-           "pull_lanes", "TRACE"]
+           "ALL_PULL", "LEAD", "GRAPH", "GRAPH_LEVELS", "GRAPH_PULL", "HEAD_LEVELS", "HEAD_FLUSH",
+           "FLUSH_SPAN", "pull_lanes", "TRACE"]
 
 SOURCE = "msbfs.cu"
 _INDEX = {np.dtype(np.int32): "int", np.dtype(np.int64): "long long"}
@@ -111,9 +111,14 @@ GRAPH_LEAD = 1
 # kron-22 2.504 / 2.456 / 2.500 ms, urand-22 4.535 / 4.452 / 4.515, kron-21
 # 1.774 / 1.708 / 1.724, urand-21 2.366 / 2.288 / 2.286
 HEAD_LEVELS = 10
+# the final flush of a traversal that ends within the first levels runs in
+# their graph (the host's wait for the last level, its check loop and the
+# flush's launch no longer fall between the last level and the flush)
+HEAD_FLUSH = True
 # counter slot (msbfs.cu): nq, mf, active, scanned, pull, push, done, spare,
-# cnt[64], out-edges[64]; stats: count[64], total[64], ecc[64]
-_NQ, _MF, _ACTIVE, _SCANNED, _PULL, _PUSH, _CTR, _STATS = 0, 1, 2, 3, 4, 5, 136, 192
+# cnt[64], out-edges[64]; stats: count[64], total[64], ecc[64], the queue
+# sizes of levels 0..63
+_NQ, _MF, _ACTIVE, _SCANNED, _PULL, _PUSH, _CTR, _STATS = 0, 1, 2, 3, 4, 5, 136, 256
 _RING = 16  # levels whose counters are in flight to the host (> HEAD_LEVELS)
 # frontier planes kept before their levels are written out (msbfs_flush; at
 # most 16: a level's offset in the window is 4 bits), fewer when the GPU's
@@ -293,7 +298,7 @@ def new_state(n: int, planes: int | None = None):
     ``PLANES`` or what a quarter of the free GPU memory holds, at least 2),
     seen uint64[n], touched and the flush's marks uint32[ceil(n / 32)],
     two queues int64[n] (viewed as int32 for int32 indices), counters
-    int64[3, 136], statistics int64[192]. (8 R + 25) n bytes."""
+    int64[3, 136], statistics int64[256]. (8 R + 25) n bytes."""
     import cupy
 
     from bitgraph.device import oom_guard
@@ -353,6 +358,73 @@ def _bvss_arrays(cupy, t, bvss, n):
     return v2r, rid, masks, n_vss
 
 
+def _dummy_levels():
+    # the result's address when no levels are written (never stored to)
+    import cupy
+
+    key = ("dummy", cupy.cuda.runtime.getDevice())
+    got = _BUFFERS.get(key)
+    if got is None:
+        got = _BUFFERS[key] = cupy.zeros(1, np.int32)
+    return got
+
+
+def _prepare(a, t, state, pull, bvss, lanes, n, where, keep):
+    """What a batch derives from its graph, state and bottom-up step alone:
+    index type, contiguous arrays, kernels, grids, views, and the part of
+    the graphs' keys they fix. With ``keep`` (a state the caller reuses)
+    it is kept for the next call with the same objects, one per device and
+    thread; the entry holds them, so their ids stay theirs (and the last
+    graph's arrays stay referenced until a batch on another graph). On the
+    lent H100's host a call spent ~0.18 ms in Python before its first
+    kernel, ~7% of a kron-22 batch, and these lookups were half of it."""
+    import cupy
+
+    where_key = ("prepared", cupy.cuda.runtime.getDevice(), threading.get_ident())
+    ident = (id(a), id(t), id(bvss), id(state), pull, lanes, n)
+    got = _BUFFERS.get(where_key)
+    if got is not None and got[0] == ident:
+        return got[2]
+    idx = np.dtype(np.int64) if max(a.indptr.dtype.itemsize, a.indices.dtype.itemsize,
+                                    t.indptr.dtype.itemsize, t.indices.dtype.itemsize) > 4 \
+        else np.dtype(np.int32)
+    it = _INDEX[idx]
+    indptr = cupy.ascontiguousarray(a.indptr, dtype=idx)
+    indices = cupy.ascontiguousarray(a.indices, dtype=idx)
+    m = int(indices.shape[0])
+    planes, seen, touched, wtouched, qa, qb, ctr, stats = state
+    tindptr = tindices = v2r = rid = masks = None
+    n_vss = 0
+    if pull == "csr":
+        tindptr = cupy.ascontiguousarray(t.indptr, dtype=idx)
+        tindices = cupy.ascontiguousarray(t.indices, dtype=idx)
+        group = pull_lanes(n, int(tindices.shape[0])) if lanes is None else int(lanes)
+        if group not in (1, 2, 4, 8, 16, 32):
+            raise ValueError(f"{where}: lanes={lanes!r} must be a power of 2 up to 32")
+    else:
+        v2r, rid, masks, n_vss = _bvss_arrays(cupy, t, bvss, n)
+        group = 0
+    kern = _kernels(it, pull)
+    f_settle, f_push, f_pull, f_bvss, sms = kern[1], kern[3], kern[4], kern[5], kern[7]
+    settle_grid = _grid(n, _wave(f_settle, sms))
+    push_grid = _wave(f_push, sms)
+    pull_grid = _grid(n * group, _wave(f_pull, sms)) if pull == "csr" else \
+        _grid(32 * n_vss, _wave(f_bvss, sms))
+    views = _views(planes, ctr, qa, qb)
+    chunks = _chunks(m)
+    args_d = _pinned()[5]
+    graph_key = ((it, n, planes.shape[0], settle_grid, push_grid, sms, tuple(
+        x.data.ptr for x in (indptr, indices, chunks, planes, seen, touched, wtouched, qa, qb,
+                             ctr, stats, args_d))),
+                 (pull, group, pull_grid) + tuple(x.data.ptr for x in (
+                     (tindptr, tindices) if pull == "csr" else (v2r, rid, masks))))
+    got = (idx, it, indptr, indices, m, tindptr, tindices, group, v2r, rid, masks, n_vss, kern,
+           settle_grid, push_grid, pull_grid, views, chunks, graph_key)
+    if keep:
+        _BUFFERS[where_key] = (ident, (a, t, bvss, state), got)
+    return got
+
+
 @register("msbfs", fmt="csr", device="cuda", variant="batch")
 def batch_run(a, t, sources, *, levels=None, rows=None, write=True, alpha=None,
               stop_work=1 << 62, nchunks=None, state=None, pull=None, bvss=None,
@@ -391,19 +463,13 @@ def batch_run(a, t, sources, *, levels=None, rows=None, write=True, alpha=None,
         pull = DEFAULT_PULL if bvss is not None else "csr"
     if pull not in PULLS:
         raise ValueError(f"{where}: pull={pull!r}; expected one of {PULLS}")
-    src = np.asarray(sources.get() if hasattr(sources, "get") else sources).astype(np.int64).reshape(-1)
+    src = np.asarray(sources.get() if hasattr(sources, "get") else sources).astype(
+        np.int64, copy=False).reshape(-1)
     k = src.size
     if not 0 < k <= 64:
         raise ValueError(f"msbfs batch_run: a batch holds 1..64 sources, got {k}")
     if src.min() < 0 or src.max() >= n:
         raise ValueError(f"{where}: sources must lie in [0, {n})")
-    idx = np.dtype(np.int64) if max(a.indptr.dtype.itemsize, a.indices.dtype.itemsize,
-                                    t.indptr.dtype.itemsize, t.indices.dtype.itemsize) > 4 \
-        else np.dtype(np.int32)
-    it = _INDEX[idx]
-    indptr = cupy.ascontiguousarray(a.indptr, dtype=idx)
-    indices = cupy.ascontiguousarray(a.indices, dtype=idx)
-    m = int(indices.shape[0])
     if write:
         if levels is None:
             levels = cupy.empty((k, n), np.int32)
@@ -411,46 +477,36 @@ def batch_run(a, t, sources, *, levels=None, rows=None, write=True, alpha=None,
         if not isinstance(levels, cupy.ndarray) or levels.dtype != np.int32 \
                 or not levels.flags.c_contiguous:
             raise ValueError("msbfs batch_run: levels must be a C-contiguous int32 CuPy array")
-        rows_h = np.asarray(rows.get() if hasattr(rows, "get") else rows, np.int64).reshape(-1)
+        rows_h = np.asarray(rows.get() if hasattr(rows, "get") else rows).astype(
+            np.int64, copy=False).reshape(-1)
         check_length(where, "rows", rows_h, k)
         if rows_h[:k].min() < 0 or (int(rows_h[:k].max()) + 1) * n > levels.size:
             raise ValueError(f"{where}: rows must index rows of levels ({levels.size // max(n, 1)}"
                              f" rows of {n})")
-        flat = levels.reshape(-1)
+        flat_ptr = levels.data.ptr
     else:
         rows_h = np.zeros(k, np.int64)
-        flat = cupy.zeros(1, np.int32)
+        flat_ptr = _dummy_levels().data.ptr
+    keep = state is not None
     if state is None:
         state = new_state(n)
+    (idx, it, indptr, indices, m, tindptr, tindices, group, v2r, rid, masks, n_vss, kern,
+     settle_grid, push_grid, pull_grid, views, chunks, graph_key) = _prepare(
+        a, t, state, pull, bvss, lanes, n, where, keep)
     planes, seen, touched, wtouched, qa, qb, ctr, stats = state
     R = planes.shape[0]
-    if pull == "csr":
-        tindptr = cupy.ascontiguousarray(t.indptr, dtype=idx)
-        tindices = cupy.ascontiguousarray(t.indices, dtype=idx)
-        group = pull_lanes(n, int(tindices.shape[0])) if lanes is None else int(lanes)
-        if group not in (1, 2, 4, 8, 16, 32):
-            raise ValueError(f"{where}: lanes={lanes!r} must be a power of 2 up to 32")
-    else:
-        v2r, rid, masks, n_vss = _bvss_arrays(cupy, t, bvss, n)
-        group = 0
-
-    f_start, f_settle, f_flush, f_push, f_pull, f_bvss, f_advance, sms = _kernels(it, pull)
-    settle_grid = _grid(n, _wave(f_settle, sms))
-    push_grid = _wave(f_push, sms)
-    pull_grid = _grid(n * group, _wave(f_pull, sms)) if pull == "csr" else \
-        _grid(32 * n_vss, _wave(f_bvss, sms))
+    f_start, f_settle, f_flush, f_push, f_pull, f_bvss, f_advance, sms = kern
     head_ptr, heads, events, ghead, args_h, args_d, _ = _pinned()
-    plane, slot, slot_ptr, queues = _views(planes, ctr, qa, qb)
+    plane, slot, slot_ptr, queues = views
     # level L's steps read queue[(L - 1) % 2], its settle fills queue[L % 2]
     queue = queues[idx == np.int32]
-    chunks = _chunks(m)
     span = min(FLUSH_SPAN, R - 1)
     # the arguments (msbfs.cu's A_*; the previous batch's copy is done: it
     # ended with a synchronous read)
     args_h[:k] = src
     args_h[64:64 + k] = rows_h[:k]
     args_h[_A_BASE] = 0
-    args_h[_A_LEVELS] = flat.data.ptr
+    args_h[_A_LEVELS] = flat_ptr
     stream = cupy.cuda.get_current_stream()
     stream_ptr = stream.ptr
     cupy.cuda.runtime.memcpyAsync(args_d.data.ptr, args_h.ctypes.data, _ARGS * 8, 1, stream_ptr)
@@ -485,13 +541,15 @@ def batch_run(a, t, sources, *, levels=None, rows=None, write=True, alpha=None,
         copy_head(level, stream_ptr)
         events[level % _RING].record(stream)
 
-    def flush(first, count, keep, final, zmask=0xFFFF, at=0):
+    def flush(first, count, keep, final, zmask=0xFFFF, at=0, dense_q=0):
         # levels first .. first + count - 1, with the base in args at `at`
-        smem = _stage_bytes(count, final)
+        # (count < 0: msbfs.cu's flush of the first levels)
+        smem = _stage_bytes(abs(count), final)
         f_flush((_grid(n, _wave(f_flush, sms, smem)),), (_BLOCK,),
                 (planes, np.int64(n), np.int32(R), np.int32(first - at), np.int32(count),
-                 np.int32(keep), np.uint32(zmask), wtouched, seen, args_d, np.int32(k),
-                 np.bool_(write), np.bool_(final)), shared_mem=smem)
+                 np.int32(keep), np.uint32(zmask), wtouched, seen, args_d, stats,
+                 np.int64(dense_q), np.int32(k), np.bool_(write), np.bool_(final)),
+                shared_mem=smem)
 
     def push(level):
         f_push((push_grid,), (_BLOCK,),
@@ -513,15 +571,15 @@ def batch_run(a, t, sources, *, levels=None, rows=None, write=True, alpha=None,
 
     # what every captured launch bakes in: the pull step's and the
     # direction rule's part of it only where the graph has pull steps
-    baked = (it, n, k, R, span, settle_grid, push_grid, sms, tuple(
-        x.data.ptr for x in (indptr, indices, chunks, planes, seen, touched, wtouched, qa, qb,
-                             ctr, stats, args_d)))
-    pulled = (pull, group, pull_grid, int(alpha_m), int(all_pull_m)) + tuple(
-        x.data.ptr for x in ((tindptr, tindices) if pull == "csr" else (v2r, rid, masks)))
+    baked = graph_key[0] + (k, span)
+    pulled = graph_key[1] + (int(alpha_m), int(all_pull_m))
 
     def head_levels(sp):
         # levels 0 .. HEAD_LEVELS as the loop below launches them (no flush
-        # falls in them: HEAD_LEVELS <= span), each slot's head copied
+        # falls in them: HEAD_LEVELS <= span), each slot's head copied;
+        # with levels to write, then the final flush of the traversal that
+        # ends within them (msbfs.cu: count < 0; a longer one's is a no-op):
+        # no wait for the host between the last level and the flush
         f_start((1,), (64,), (args_d, np.int32(k), plane[0], touched, ctr, stats))
         settle(0, 0)
         copy_head(0, sp)
@@ -529,6 +587,8 @@ def batch_run(a, t, sources, *, levels=None, rows=None, write=True, alpha=None,
             steps(lv)
             settle(lv, lv)
             copy_head(lv, sp)
+        if write and HEAD_FLUSH:
+            flush(0, -HEAD_LEVELS, -1, True, 0, dense_q=n // DENSE_PLANE)
 
     def block_levels(sp):
         # levels GRAPH_LEVELS .. 2 * GRAPH_LEVELS - 1 as run by the loop
@@ -567,11 +627,14 @@ def batch_run(a, t, sources, *, levels=None, rows=None, write=True, alpha=None,
                     return at
 
     level = checked = first = 0  # first: the oldest level not written out
-    if trace is None and 0 < HEAD_LEVELS <= span:
+    end = None  # the first level that found nothing, where the host saw it
+    head = trace is None and 0 < HEAD_LEVELS <= span
+    if head:
         # the first levels at once; the loop below then reads their heads
         # (their ring events are done: recorded and waited for by earlier
         # calls, or never recorded)
-        _graph("head", baked + (HEAD_LEVELS, pulled, head_ptr[0]), head_levels).launch(stream)
+        _graph("head", baked + (HEAD_LEVELS, bool(write and HEAD_FLUSH), pulled, head_ptr[0]),
+               head_levels).launch(stream)
         events[0].record(stream)
         events[0].synchronize()
         level = HEAD_LEVELS
@@ -603,7 +666,7 @@ def batch_run(a, t, sources, *, levels=None, rows=None, write=True, alpha=None,
                 break
             nq.append(int(heads[checked % _RING, _NQ]))
             if nq[-1] == 0:
-                done = True
+                done, end = True, checked
                 break
             checked += 1
         if done:
@@ -640,11 +703,15 @@ def batch_run(a, t, sources, *, levels=None, rows=None, write=True, alpha=None,
     # the window's planes: the final flush zeroes the words it read of the
     # sparse ones, memsets clear the dense ones (DENSE_PLANE; the replayed
     # levels' sizes are not known: sparse);
-    # without levels to write, memsets clear them all (and seen and the marks)
-    window = range(first, level + 1)
+    # without levels to write, memsets clear them all (and seen and the marks).
+    # The levels from `end` on found nothing: their planes are zero and stay
+    # out of the window (each would cost the flush a read of 8 n bytes)
+    window = range(first, level + 1) if end is None else range(first, max(first, end))
     dense = [j for j, lv in enumerate(window)
              if not write or (lv < len(nq) and nq[lv] >= n // DENSE_PLANE)]
-    if write:
+    # a traversal that ended within the first levels was flushed by their
+    # graph, by the same rule for the dense planes
+    if write and not (head and HEAD_FLUSH and end is not None and end <= HEAD_LEVELS):
         sparse = sum(1 << j for j in range(len(window)) if j not in dense)
         flush(first, len(window), -1, True, sparse, at=base)
     for x in [plane[(first + j) % R] for j in dense] + ([] if write else [seen, wtouched]):
