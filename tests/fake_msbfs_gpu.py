@@ -334,12 +334,21 @@ def k_flush(planes, n, R, first_rel, count, keep, zmask, wtouched, seen, args, s
             row[~reached & ((sn & bit) == 0)] = -1
 
 
+def k_clear(planes, n, R, stats, dense_q, levels):
+    q = K["S_QUEUE"]
+    ends = [e for e in range(1, min(int(levels), K["S_LEVELS"] - 1) + 1) if stats[q + e] == 0]
+    for j in range(ends[0] if ends else 0):
+        if stats[q + j] >= int(dense_q):
+            planes[j % int(R), :int(n)] = 0
+
+
 def k_advance(args, by):
     args[K["A_BASE"]] += int(by)
 
 
 _KERNELS = {"msbfs_start": k_start, "msbfs_settle": k_settle, "msbfs_push": k_push,
-            "msbfs_pull": k_pull, "msbfs_flush": k_flush, "msbfs_advance": k_advance}
+            "msbfs_pull": k_pull, "msbfs_flush": k_flush, "msbfs_advance": k_advance,
+            "msbfs_clear": k_clear}
 
 
 @functools.lru_cache(maxsize=None)

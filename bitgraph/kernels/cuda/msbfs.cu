@@ -911,6 +911,31 @@ msbfs_flush(u64* __restrict__ planes, long long n, int R, int first_rel, int cou
   cp_async_wait_all();  // no copy outlives the kernel
 }
 
+// after the first levels' graph (msbfs.py: launched before the host waits
+// for it, so that the host returns without waiting for this): zero the
+// planes that graph's final flush left to the host, those of the levels
+// 0 .. e - 1 that queued at least dense_q vertices, e the first of levels
+// 1 .. levels whose queue was empty (the flush's rule); no such e (the
+// traversal goes on): nothing
+__global__ void __launch_bounds__(msbfs::BLOCK)
+msbfs_clear(u64* __restrict__ planes, long long n, int R, const long long* __restrict__ stats,
+            long long dense_q, int levels) {
+  using namespace msbfs;
+  int end = -1;
+  for (int e = 1; e <= levels && e < S_LEVELS; ++e)
+    if (stats[S_QUEUE + e] == 0) {
+      end = e;
+      break;
+    }
+  const long long stride = (long long)gridDim.x * blockDim.x;
+  for (int j = 0; j < end; ++j) {
+    if (stats[S_QUEUE + j] < dense_q) continue;  // zeroed by the flush
+    u64* const p = planes + (long long)(j % R) * n;
+    for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride)
+      p[i] = 0ull;
+  }
+}
+
 // the level base of the replayed levels (msbfs.py's CUDA graph) moves on
 // by `by` levels: the graph's last node
 __global__ void msbfs_advance(long long* args, int by) { args[msbfs::A_BASE] += by; }

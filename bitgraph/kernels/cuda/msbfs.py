@@ -62,7 +62,7 @@ SOURCE = "msbfs.cu"
 _INDEX = {np.dtype(np.int32): "int", np.dtype(np.int64): "long long"}
 _NAMES = tuple(f"msbfs_{k}<{i}>" for i in _INDEX.values()
                for k in ("start", "settle", "push", "pull")) + (
-    "msbfs_flush", "msbfs_advance", "msbfs_bvss<false>", "msbfs_bvss<true>")
+    "msbfs_flush", "msbfs_advance", "msbfs_clear", "msbfs_bvss<false>", "msbfs_bvss<true>")
 
 # the bottom-up step: "csr" (transpose CSR, early exit), "bvss_simt" and
 # "bvss_mma" (BVSS of A', sigma = 8: nibble-table ORs on CUDA cores, or
@@ -153,7 +153,7 @@ def _wave(fn, sms, smem=0):
 
 def _kernels(it, pull):
     """The kernels of a batch (start, settle, flush, push, pull, the BVSS
-    pull or None, advance) and the multiprocessor count, looked up once per device:
+    pull or None, advance, clear) and the multiprocessor count, looked up once per device:
     each lookup costs microseconds of the call, before its first kernel."""
     import cupy
 
@@ -170,7 +170,7 @@ def _kernels(it, pull):
         got = _BUFFERS[key] = (fn(f"msbfs_start<{it}>"), fn(f"msbfs_settle<{it}>"),
                                fn("msbfs_flush"), fn(f"msbfs_push<{it}>"),
                                fn(f"msbfs_pull<{it}>"), bvss, fn("msbfs_advance"),
-                               multiprocessors())
+                               fn("msbfs_clear"), multiprocessors())
         _allow_stage(got[2])
     return got
 
@@ -218,21 +218,23 @@ def _pinned():
     # page-locked ring of counter heads (8 words of a level's slot) and its
     # events, the head of a graph replay's last level, and the batch's
     # device arguments (_ARGS words: msbfs.cu's A_*) on their way to the
-    # device buffer `args` (no synchronous copy before the first kernel);
-    # one set per device and thread
+    # device buffer `args` (no synchronous copy before the first kernel),
+    # and the statistics copied by the first levels' graph; one set per
+    # device and thread
     import cupy
 
     key = (cupy.cuda.runtime.getDevice(), threading.get_ident())
     got = _BUFFERS.get(key)
     if got is None:
-        mem = cupy.cuda.alloc_pinned_memory(_RING * 64 + 64 + _ARGS * 8)
+        mem = cupy.cuda.alloc_pinned_memory(_RING * 64 + 64 + _ARGS * 8 + _STATS * 8)
         heads = np.frombuffer(mem, np.int64, _RING * 8).reshape(_RING, 8)
         ghead = np.frombuffer(mem, np.int64, 8, offset=_RING * 64)
         got = _BUFFERS[key] = (
             [heads[i].ctypes.data for i in range(_RING)], heads,
             [cupy.cuda.Event(disable_timing=True) for _ in range(_RING)],
             ghead, np.frombuffer(mem, np.int64, _ARGS, offset=_RING * 64 + 64),
-            cupy.empty(_ARGS, np.int64), mem)
+            cupy.empty(_ARGS, np.int64), mem,
+            np.frombuffer(mem, np.int64, _STATS, offset=_RING * 64 + 64 + _ARGS * 8))
     return got
 
 
@@ -405,7 +407,7 @@ def _prepare(a, t, state, pull, bvss, lanes, n, where, keep):
         v2r, rid, masks, n_vss = _bvss_arrays(cupy, t, bvss, n)
         group = 0
     kern = _kernels(it, pull)
-    f_settle, f_push, f_pull, f_bvss, sms = kern[1], kern[3], kern[4], kern[5], kern[7]
+    f_settle, f_push, f_pull, f_bvss, sms = kern[1], kern[3], kern[4], kern[5], kern[8]
     settle_grid = _grid(n, _wave(f_settle, sms))
     push_grid = _wave(f_push, sms)
     pull_grid = _grid(n * group, _wave(f_pull, sms)) if pull == "csr" else \
@@ -495,8 +497,8 @@ def batch_run(a, t, sources, *, levels=None, rows=None, write=True, alpha=None,
         a, t, state, pull, bvss, lanes, n, where, keep)
     planes, seen, touched, wtouched, qa, qb, ctr, stats = state
     R = planes.shape[0]
-    f_start, f_settle, f_flush, f_push, f_pull, f_bvss, f_advance, sms = kern
-    head_ptr, heads, events, ghead, args_h, args_d, _ = _pinned()
+    f_start, f_settle, f_flush, f_push, f_pull, f_bvss, f_advance, f_clear, sms = kern
+    head_ptr, heads, events, ghead, args_h, args_d, _, stats_h = _pinned()
     plane, slot, slot_ptr, queues = views
     # level L's steps read queue[(L - 1) % 2], its settle fills queue[L % 2]
     queue = queues[idx == np.int32]
@@ -589,6 +591,7 @@ def batch_run(a, t, sources, *, levels=None, rows=None, write=True, alpha=None,
             copy_head(lv, sp)
         if write and HEAD_FLUSH:
             flush(0, -HEAD_LEVELS, -1, True, 0, dense_q=n // DENSE_PLANE)
+            cupy.cuda.runtime.memcpyAsync(stats_h.ctypes.data, stats.data.ptr, _STATS * 8, 2, sp)
 
     def block_levels(sp):
         # levels GRAPH_LEVELS .. 2 * GRAPH_LEVELS - 1 as run by the loop
@@ -628,14 +631,20 @@ def batch_run(a, t, sources, *, levels=None, rows=None, write=True, alpha=None,
 
     level = checked = first = 0  # first: the oldest level not written out
     end = None  # the first level that found nothing, where the host saw it
-    head = trace is None and 0 < HEAD_LEVELS <= span
-    if head:
+    first_graph = trace is None and 0 < HEAD_LEVELS <= span
+    if first_graph:
         # the first levels at once; the loop below then reads their heads
         # (their ring events are done: recorded and waited for by earlier
         # calls, or never recorded)
         _graph("head", baked + (HEAD_LEVELS, bool(write and HEAD_FLUSH), pulled, head_ptr[0]),
                head_levels).launch(stream)
         events[0].record(stream)
+        if write and HEAD_FLUSH:
+            # the dense planes of a traversal that ended in the graph: the
+            # host returns without waiting for their zeroing
+            f_clear((_grid(n, _wave(f_clear, sms)),), (_BLOCK,),
+                    (planes, np.int64(n), np.int32(R), stats, np.int64(n // DENSE_PLANE),
+                     np.int32(HEAD_LEVELS)))
         events[0].synchronize()
         level = HEAD_LEVELS
     else:
@@ -707,21 +716,27 @@ def batch_run(a, t, sources, *, levels=None, rows=None, write=True, alpha=None,
     # The levels from `end` on found nothing: their planes are zero and stay
     # out of the window (each would cost the flush a read of 8 n bytes)
     window = range(first, level + 1) if end is None else range(first, max(first, end))
-    dense = [j for j, lv in enumerate(window)
-             if not write or (lv < len(nq) and nq[lv] >= n // DENSE_PLANE)]
     # a traversal that ended within the first levels was flushed by their
-    # graph, by the same rule for the dense planes
-    if write and not (head and HEAD_FLUSH and end is not None and end <= HEAD_LEVELS):
-        sparse = sum(1 << j for j in range(len(window)) if j not in dense)
-        flush(first, len(window), -1, True, sparse, at=base)
-    for x in [plane[(first + j) % R] for j in dense] + ([] if write else [seen, wtouched]):
-        cupy.cuda.runtime.memsetAsync(x.data.ptr, 0, x.nbytes, stream_ptr)
+    # graph, which also copied the statistics; msbfs_clear, launched before
+    # the host waited, zeroes the dense planes (the same rule)
+    if write and first_graph and HEAD_FLUSH and end is not None and end <= HEAD_LEVELS:
+        st = stats_h
+    else:
+        dense = [j for j, lv in enumerate(window)
+                 if not write or (lv < len(nq) and nq[lv] >= n // DENSE_PLANE)]
+        if write:
+            sparse = sum(1 << j for j in range(len(window)) if j not in dense)
+            flush(first, len(window), -1, True, sparse, at=base)
+        for x in [plane[(first + j) % R] for j in dense] + ([] if write else [seen, wtouched]):
+            cupy.cuda.runtime.memsetAsync(x.data.ptr, 0, x.nbytes, stream_ptr)
+        st = None
     if trace is not None:
         ev[1].record()
         ev[1].synchronize()
         trace.append((level + 1, "final flush", 0, 0, 0.0, cupy.cuda.get_elapsed_time(ev[0], ev[1]),
                       0, 0.0))
-    st = stats.get()
+    if st is None:
+        st = stats.get()
     count = st[0:k].copy()
     total = st[64:64 + k].copy()
     ecc = st[128:128 + k].copy()
