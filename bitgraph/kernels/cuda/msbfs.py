@@ -38,9 +38,16 @@ margin from that cliff.
 
 The levels are written out of the frontier planes by ``msbfs_flush``
 (``msbfs.cu``), not per level. On the H100, 64 sources, kron-22: 11.8 ms
-before this design, 2.4-2.8 ms now (8.0-9.3x a loop of 64 single BFSs,
-11.7x the same calls timed one at a time); its parts in
-benchmarks/RESULTS.md.
+before this design, 2.4-2.5 ms now (8.9-9.4x a loop of 64 single BFSs);
+its parts in benchmarks/RESULTS.md.
+
+A traversal that ends within the first levels' graph (``HEAD_LEVELS``,
+``HEAD_FLUSH``: R-MAT's and urand's) is written out by that graph's own
+final flush, which finds the end from the queue sizes the settles record;
+the graph then copies the statistics to pinned memory, and ``msbfs_clear``
+zeroes the dense planes after it. So the host waits once, and returns
+while that zeroing still runs on the stream: a state is used on one
+stream (``shared_state`` keeps one per stream).
 """
 
 from __future__ import annotations
@@ -324,7 +331,9 @@ def shared_state(n: int):
     thread (one n at a time): a call reuses the zeroed scratch instead of
     allocating and clearing (8 R + 25) n bytes again (kron-22, 16 planes:
     0.6 GB, ~0.2 ms of memset a call). A batch that raises may leave it
-    dirty, so the state is dropped then.
+    dirty, so the state is dropped then. A batch may return while its last
+    zeroing runs on the stream (module docstring), so a state stays on the
+    stream it was made for.
 
     >>> with shared_state(1000) as state:  # doctest: +SKIP
     ...     batch_run(a, t, [0, 5], state=state)
