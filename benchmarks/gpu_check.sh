@@ -26,6 +26,14 @@ shift || true
   python3 -c "import cupy, numba, numpy; print('cupy', cupy.__version__, '| numba', numba.__version__, '| numpy', numpy.__version__)"
 } 2>&1 | tee "$OUT/summary.txt"
 rc=0
+# the msbfs GPU and launcher tests; their exit status in $t
+msbfs_tests() {
+  python3 -m pytest tests/gpu/test_msbfs_gpu.py tests/kernels/test_msbfs_launcher.py -q \
+    -p no:cacheprovider -rs 2>&1 | tee "$OUT/msbfs_tests.txt"
+  t=${PIPESTATUS[0]}
+  echo "msbfs tests: exit $t, $(( $(date +%s) - start )) s; $(tail -1 "$OUT/msbfs_tests.txt")" \
+    | tee -a "$OUT/summary.txt"
+}
 if [ "$what" = all ] || [ "$what" = tests ]; then
   start=$(date +%s)
   python3 -m pytest "${@:-tests/gpu}" -m gpu -q -p no:cacheprovider -rs 2>&1 | tee "$OUT/tests.txt"
@@ -50,11 +58,7 @@ if [ "$what" = bfs ]; then
 fi
 if [ "$what" = msbfs ]; then
   start=$(date +%s)
-  python3 -m pytest tests/gpu/test_msbfs_gpu.py tests/kernels/test_msbfs_launcher.py -q \
-    -p no:cacheprovider -rs 2>&1 | tee "$OUT/msbfs_tests.txt"
-  t=${PIPESTATUS[0]}
-  echo "msbfs tests: exit $t, $(( $(date +%s) - start )) s; $(tail -1 "$OUT/msbfs_tests.txt")" \
-    | tee -a "$OUT/summary.txt"
+  msbfs_tests
   specs=("$@")
   [ ${#specs[@]} -gt 0 ] || specs=(grid:2048x2048:0.01 grid:161x161x161:0.0 kron:22)
   if [ "$t" = 0 ]; then
@@ -71,11 +75,7 @@ if [ "$what" = msbfs-vs ]; then
   old="$1"
   shift
   start=$(date +%s)
-  python3 -m pytest tests/gpu/test_msbfs_gpu.py tests/kernels/test_msbfs_launcher.py -q \
-    -p no:cacheprovider -rs 2>&1 | tee "$OUT/msbfs_tests.txt"
-  t=${PIPESTATUS[0]}
-  echo "msbfs tests: exit $t, $(( $(date +%s) - start )) s; $(tail -1 "$OUT/msbfs_tests.txt")" \
-    | tee -a "$OUT/summary.txt"
+  msbfs_tests
   specs=("$@")
   [ ${#specs[@]} -gt 0 ] || specs=(kron:22 kron:21 urand:22 urand:21:32)
   if [ "$t" = 0 ]; then

@@ -48,6 +48,19 @@ def _check(got, want, write=True):
         assert np.array_equal(np.asarray(lv), wlv)
 
 
+def _check_rows_and_statistics(km, ga, gt, src, want, state, rng, spare):
+    # the levels into random rows of a result with `spare` more rows (the
+    # others untouched), then statistics only
+    k, n = src.size, want[0].shape[1]
+    out = np.full((k + spare, n), 9, np.int32).view(FakeArray)
+    order = rng.permutation(k + spare)[:k]
+    km.batch_run(ga, gt, src, levels=out, rows=order, state=state)
+    expect = np.full((k + spare, n), 9, np.int32)
+    expect[order] = want[0]
+    assert np.array_equal(np.asarray(out), expect)
+    _check(km.batch_run(ga, gt, src, write=False, state=state), want, write=False)
+
+
 @pytest.mark.parametrize("directed", [False, True])
 def test_levels_around_the_replays(directed, monkeypatch):
     """Traversals that end just before, at and after the blocks of replayed
@@ -85,13 +98,7 @@ def test_levels_around_the_replays(directed, monkeypatch):
                     assert emu.graphs - graphs <= 2
                 else:
                     assert emu.replays - replays == heads
-                out = np.full((k + 2, n), 9, np.int32).view(FakeArray)
-                order = rng.permutation(k + 2)[:k]
-                km.batch_run(ga, gt, src, levels=out, rows=order, state=state)
-                expect = np.full((k + 2, n), 9, np.int32)
-                expect[order] = want[0]
-                assert np.array_equal(np.asarray(out), expect)
-                _check(km.batch_run(ga, gt, src, write=False, state=state), want, write=False)
+                _check_rows_and_statistics(km, ga, gt, src, want, state, rng, spare=2)
         assert all(np.count_nonzero(x) == 0 for x in state[:4])
 
 
@@ -124,13 +131,7 @@ def test_traversals_ending_in_the_first_levels(head, flush, monkeypatch):
             src[0] = 0
             want = cpu(a, t, src)
             _check(km.batch_run(ga, gt, src, state=state), want)
-            out = np.full((k + 1, n), 9, np.int32).view(FakeArray)
-            order = rng.permutation(k + 1)[:k]
-            km.batch_run(ga, gt, src, levels=out, rows=order, state=state)
-            expect = np.full((k + 1, n), 9, np.int32)
-            expect[order] = want[0]
-            assert np.array_equal(np.asarray(out), expect)
-            _check(km.batch_run(ga, gt, src, write=False, state=state), want, write=False)
+            _check_rows_and_statistics(km, ga, gt, src, want, state, rng, spare=1)
             assert all(np.count_nonzero(x) == 0 for x in state[:4])
 
 
