@@ -26,6 +26,8 @@ def main(argv=None):
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--force", default="", help="FORCE entries, e.g. single=False,update=eager")
     ap.add_argument("--sb-edges", default="", help="SB_EDGES values to compare, e.g. 4096,8192")
+    ap.add_argument("--levels", action="store_true",
+                    help="also a row per level: mode, frontier, queue, in-edges checked, us")
     args = ap.parse_args(argv)
     import cupy
 
@@ -61,6 +63,11 @@ def main(argv=None):
                 fr = np.array(st["frontier"])
                 print(f"- {method}{'' if sb_edges is None else f' (SB_EDGES {sb_edges})'} source {s}: {st['levels']} levels, kernel {st['kernel_ms']:.3f} ms,"
                       f" traced {ms.sum():.3f} ms")
+                if args.levels:
+                    for lv, (m, f, q, c, t) in enumerate(zip(modes, fr, st["queue"],
+                                                             st["checked"], ms)):
+                        print(f"    L{lv} {m:9s} frontier {f:>9,} queue {q:>9,}"
+                              f" checked {c:>11,} {1e3 * t:8.1f} us")
                 for m in dict.fromkeys(modes):
                     sel = modes == m
                     f = fr[sel]

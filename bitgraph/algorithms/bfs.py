@@ -59,7 +59,7 @@ from bitgraph.algorithms._common import (cached, check_graph, check_source, in_c
 from bitgraph.errors import InvalidValue
 
 __all__ = ["bfs", "bfs_method", "blest_layout", "METHODS", "METHODS_CUDA", "CUDA_ONLY", "ALPHA",
-           "ALPHA_CUDA", "SERIAL_LEVEL_WORK", "ASYNC_MAX_DEGREE", "PROBE_SOURCES", "PROBE_HOPS",
+           "ALPHA_CUDA", "BETA_CUDA", "DEAD_VISITED", "SERIAL_LEVEL_WORK", "ASYNC_MAX_DEGREE", "PROBE_SOURCES", "PROBE_HOPS",
            "PROBE_SHARE", "PROBE_MIN_N"]
 
 METHODS = ("auto", "pull", "push", "direction", "blest", "async")
@@ -70,6 +70,16 @@ CUDA_ONLY = ("async",)  # methods that run on CUDA graphs only
 # out-degree sum exceeds ALPHA_CUDA * m (XBFS's rule; benchmarks/RESULTS.md,
 # "BFS on the H100", has the sweep that chose it).
 ALPHA_CUDA = 0.05
+
+# ... and, after a bottom-up level, stays bottom-up while the frontier holds
+# more than n_live / BETA_CUDA vertices (Beamer's beta rule; n_live: the
+# vertices with in-edges, the only ones a level can reach; 0: off). On
+# R-MAT the level after the two big ones still has 5-35% of the frontier's
+# peak; top-down it expands all of them, bottom-up it scans the few still
+# unvisited. Vertices with no in-edges start visited (DEAD_VISITED), so
+# bottom-up levels skip them (R-MAT: ~40% of the vertices).
+BETA_CUDA = 18
+DEAD_VISITED = True
 
 # XBFS: bottom-up when the frontier's out-edges exceed ALPHA * m. XBFS's
 # 0.1 was tuned on an MI250X; on the 2-core CPU, mean ms per BFS over 8
@@ -427,7 +437,9 @@ def _blest_cuda(A, s, reorder, want_parents, alpha):
     lazy = cached(A, f"blest_lazy:{reorder}", lambda: _lazy_rule(A, b))
     # alpha = inf: never bottom-up (inf * 0 edges is nan: no edges, no switch)
     alpha_m = 2**63 if math.isinf(alpha) else int(min(alpha * A.nvals, 2.0**63))
-    lv, vis = run(b, csr, out, deg, s, alpha_m=alpha_m, lazy=lazy, bottom_up=True, visited=True)
+    dead, bu_keep = _dead(A, csr, f"dead_bits:{reorder}")
+    lv, vis = run(b, csr, out, deg, s, alpha_m=alpha_m, lazy=lazy, bottom_up=True, visited=True,
+                  dead=dead, bu_keep=bu_keep)
     if perm is not None:
         out = cupy.empty_like(lv)
         out[perm] = lv
@@ -450,8 +462,9 @@ def _csr_cuda(A, s, want_parents, alpha):
     bottom_up = alpha is not None
     alpha_m = 2**63 if not bottom_up or math.isinf(alpha) else int(min(alpha * A.nvals, 2.0**63))
     bu = in_lists_cuda(A) if bottom_up else out
+    dead, bu_keep = _dead(A, bu, "dead_bits:none") if bottom_up else (None, -1)
     lv, vis = run(bu, out, _out_degree_cuda(A), s, alpha_m=alpha_m, bottom_up=bottom_up,
-                  visited=True)
+                  visited=True, dead=dead, bu_keep=bu_keep)
     par = None
     if want_parents:
         par = registry.lookup("bfs", fmt="csr", device="cuda", variant="parents")(in_csr(A), lv, s)
@@ -482,6 +495,22 @@ def _async_cuda(A, s, want_parents):
     if want_parents:
         par = registry.lookup("bfs", fmt="csr", device="cuda", variant="parents")(in_csr(A), lv, s)
     return lv, None, par
+
+
+def _dead(A, in_csr, key):
+    """``(dead, bu_keep)`` for the persistent kernel's bottom-up levels: the
+    bits of the vertices with no in-edges in ``in_csr`` (cached on A under
+    ``key``; None when ``DEAD_VISITED`` is off) and the frontier size above
+    which a level after a bottom-up one stays bottom-up (``BETA_CUDA``; -1
+    off)."""
+    import cupy
+
+    def build():
+        empty = cupy.diff(in_csr.indptr) == 0
+        return _array.pack_bits(empty), in_csr.nrows - int(cupy.count_nonzero(empty))
+
+    bits, live = cached(A, key, build)
+    return (bits if DEAD_VISITED else None), (live // BETA_CUDA if BETA_CUDA > 0 else -1)
 
 
 def _out_degree_cuda(A):

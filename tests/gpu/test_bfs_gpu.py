@@ -513,6 +513,54 @@ def test_single_block_limits(method):
                         mod.SB_EDGES = old
 
 
+# beta 0: off; 10**9: bu_keep 0 (a level after a bottom-up one stays bottom-up while its
+# frontier is not empty); 3: a threshold the graphs here cross
+BU_RULES = [(beta, dead) for beta in (0, 3, 10**9) for dead in (False, True)]
+
+
+@contextlib.contextmanager
+def bottom_up_rules(beta, dead):
+    """``bfs.BETA_CUDA`` and ``bfs.DEAD_VISITED`` set for the block."""
+    old = bfs_module.BETA_CUDA, bfs_module.DEAD_VISITED
+    bfs_module.BETA_CUDA, bfs_module.DEAD_VISITED = beta, dead
+    try:
+        yield
+    finally:
+        bfs_module.BETA_CUDA, bfs_module.DEAD_VISITED = old
+
+
+@gpu
+@pytest.mark.parametrize("method", [m for m in ("direction", "blest") if m in AVAILABLE])
+@settings(max_examples=examples(25))
+@given(g=graphs(max_n=150), data=st.data(), rule=st.sampled_from(BU_RULES),
+       alpha=st.sampled_from([0.0, 1e-3, 0.05]))
+def test_bottom_up_rules_hypothesis(method, g, data, rule, alpha):
+    """Beamer's stay-bottom-up rule (any beta) and the vertices without
+    in-edges started visited (on or off) give the CPU's levels, reached set
+    and a BFS tree, sources without in-edges included (directed graphs)."""
+    A_cpu = g.matrix(bg)
+    s = data.draw(st.integers(0, g.n - 1), label="source")
+    with bottom_up_rules(*rule):
+        check_bfs(A_cpu, on(A_cpu), s, method, alpha=alpha)
+
+
+@gpu
+@pytest.mark.parametrize("method", [m for m in ("direction", "blest") if m in AVAILABLE])
+@pytest.mark.parametrize("name", ["kron_12", "star_out_1000", "star_in_1000", "random_n33_dir",
+                                  "random_n257_dir", "no_edges_33", "one_vertex"])
+def test_bottom_up_rules_explicit(method, name):
+    """As above on R-MAT (many isolated vertices), stars whose centre has no
+    in-edges (out) or whose leaves have none (in), and directed graphs."""
+    A_cpu = EXPLICIT[name]()
+    A = on(A_cpu)
+    for s in _sources(A_cpu, k=2):
+        ref = cpu_levels(A_cpu, s)
+        for rule in BU_RULES:
+            with bottom_up_rules(*rule):
+                for alpha in (0.0, 0.05):
+                    check_bfs(A_cpu, A, s, method, alpha=alpha, ref=ref, levels_only_too=False)
+
+
 # --- msbfs and closeness --------------------------------------------------------------
 MS_SIZES = (1, 7, 64, 65, 200)
 

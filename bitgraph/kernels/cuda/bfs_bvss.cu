@@ -687,10 +687,18 @@ __device__ void single_levels(Stage& st, SbShared& sb, unsigned char* dyn, int L
 // queue[3 * qcap], ctrl[CTRL_WORDS]; bar[2 + blocks / 16] zero before the first
 // launch (each barrier leaves it reusable). trace[trace_cap * 8]: per level
 // mode, queue length, frontier size, in-edges the level's bottom-up
-// scanned, start time (ns); the row after the last level has frontier 0.
+// scanned, start time (ns); the row after the last level has frontier 0;
+// row 0 also holds the kernel's entry (slot 5) and exit (slot 6) times.
 // alpha_m: a level runs bottom-up when its frontier's out-degree sum
-// exceeds it; bottom_up: 0 never, 1 by alpha_m, 2 always; lazy_min: levels
-// whose queue holds at least this many VSSs use the lazy update (-1 never).
+// exceeds it; bottom_up: 0 never, 1 by alpha_m (or bu_keep), 2 always;
+// lazy_min: levels whose queue holds at least this many VSSs use the lazy
+// update (-1 never). bu_keep (Beamer's beta rule; -1 off): after a
+// bottom-up level the next stays bottom-up while its frontier has more than
+// bu_keep vertices (its top-down level would expand that many vertices,
+// while the bottom-up one scans only the few still unvisited). dead (or
+// null): the bits of the vertices with no in-edges, which no level can
+// reach; they start visited, so that bottom-up levels skip their words
+// (R-MAT's ~40% isolated vertices), and leave the bitmap at the end.
 template <bool MMA, typename I>
 __global__ void __launch_bounds__(1024) bfs_bvss(
     const int* __restrict__ real_ptrs,
@@ -700,7 +708,8 @@ __global__ void __launch_bounds__(1024) bfs_bvss(
     const int* __restrict__ outdeg, int* __restrict__ levels, u32* visited, u32* front,
     int2* queue, u64* ctrl, u32* bar, long long* trace, u32* lists,
     long long n, long long nblocks, long long qcap, long long source, u64 alpha_m,
-    int bottom_up, long long lazy_min, long long sb_edges, long long trace_cap, int csr)
+    int bottom_up, long long lazy_min, long long sb_edges, long long trace_cap, int csr,
+    const u32* __restrict__ dead, long long bu_keep)
 {
     using namespace bfsb;
     __shared__ Stage st;
@@ -718,6 +727,7 @@ __global__ void __launch_bounds__(1024) bfs_bvss(
 
     u32 gen = 0;  // barriers passed (thread 0 of each block)
     // level 0: the source alone
+    if (tid == 0 && trace_cap > 0) trace[5] = (long long)globaltimer();
     if (threadIdx.x == 0) {
         gen = ld_acquire(bar + 1);
         st.qn = 0;
@@ -725,13 +735,13 @@ __global__ void __launch_bounds__(1024) bfs_bvss(
         hv_n = 0;
     }
     for (long long i = tid; i < n; i += nthreads) levels[i] = -1;
-    for (long long i = tid; i < nwords; i += nthreads) visited[i] = 0;
+    for (long long i = tid; i < nwords; i += nthreads) visited[i] = dead ? __ldg(dead + i) : 0u;
     for (long long i = tid; i < 3 * nwords; i += nthreads) front[i] = 0;
     if (tid < 18) ctrl[CT(tid)] = 0;
     grid_barrier(bar, gen);
     if (tid == 0) {
         levels[source] = 0;
-        visited[source >> 5] = 1u << (source & 31);
+        visited[source >> 5] |= 1u << (source & 31);
         front[source >> 5] = 1u << (source & 31);
         *found(ctrl, 0) = 1;
         *degsum(ctrl, 0) = (u64)outdeg[source];
@@ -749,6 +759,7 @@ __global__ void __launch_bounds__(1024) bfs_bvss(
     }
     grid_barrier(bar, gen);
 
+    bool last_bu = false;  // level L - 1 ran bottom-up
     for (int L = 0;; ++L) {
         u64 qn = ldcg(qlen(ctrl, L));
         const u64 nf = ldcg(found(ctrl, L));
@@ -759,14 +770,17 @@ __global__ void __launch_bounds__(1024) bfs_bvss(
         // (CSR: on the frontier's out-degree sum, the edges the level scans)
         const long long qsize = csr ? (long long)ds
                               : (qn == NOQUEUE ? (long long)nf : (long long)qn);
+        const bool stay = bu_keep >= 0 && last_bu && (long long)nf > bu_keep;
         const int mode = (sb_edges >= 0 && nf <= SB_FRONTIER && (long long)ds <= sb_edges)
                            ? SINGLE
-                       : (bottom_up == 2 || (bottom_up == 1 && ds > alpha_m)) ? BOTTOM_UP
+                       : (bottom_up == 2 || (bottom_up == 1 && (ds > alpha_m || stay))) ? BOTTOM_UP
                        : ((lazy_min >= 0 && qsize >= lazy_min) ? LAZY : EAGER);
+        last_bu = mode == BOTTOM_UP;
         if (tid == 0 && L < trace_cap) {
             trace[8 * L] = mode;
             trace[8 * L + 1] = qn == NOQUEUE ? -1 : (long long)qn;
             trace[8 * L + 2] = (long long)nf;
+            trace[8 * L + 3] = 0;  // the next level's top sets it (not a single-block one)
             trace[8 * L + 4] = (long long)globaltimer();
             if (L > 0) trace[8 * (L - 1) + 3] = (long long)ldcg(checked(ctrl, L));
         }
@@ -1095,6 +1109,14 @@ __global__ void __launch_bounds__(1024) bfs_bvss(
         flush(st, Q1, qlen(ctrl, next), ctrl, next);
         grid_barrier(bar, gen);
     }
+    if (dead) {  // the unreachable vertices leave the reached ones' bitmap
+        const long long sw = source >> 5;
+        for (long long w = tid; w < nwords; w += nthreads) {
+            const u32 x = __ldg(dead + w);
+            if (x) visited[w] = (visited[w] & ~x) | (w == sw ? 1u << (source & 31) : 0u);
+        }
+    }
+    if (tid == 0 && trace_cap > 0) trace[6] = (long long)globaltimer();
 }
 
 // Parents from levels: for each reached v other than the source, the first
@@ -1138,19 +1160,19 @@ __global__ void parents_from_levels(const I* __restrict__ in_ptr, const I* __res
 template __global__ void bfs_bvss<true, int>(const int*, const uint4*,
     const u32*, const int*, const int*, const int*, const int*, const int*, int*,
     u32*, u32*, int2*, u64*, u32*, long long*, u32*, long long, long long, long long,
-    long long, u64, int, long long, long long, long long, int);
+    long long, u64, int, long long, long long, long long, int, const u32*, long long);
 template __global__ void bfs_bvss<true, long long>(const int*, const uint4*,
     const u32*, const long long*, const long long*, const long long*, const long long*, const int*, int*,
     u32*, u32*, int2*, u64*, u32*, long long*, u32*, long long, long long, long long,
-    long long, u64, int, long long, long long, long long, int);
+    long long, u64, int, long long, long long, long long, int, const u32*, long long);
 template __global__ void bfs_bvss<false, int>(const int*, const uint4*,
     const u32*, const int*, const int*, const int*, const int*, const int*, int*,
     u32*, u32*, int2*, u64*, u32*, long long*, u32*, long long, long long, long long,
-    long long, u64, int, long long, long long, long long, int);
+    long long, u64, int, long long, long long, long long, int, const u32*, long long);
 template __global__ void bfs_bvss<false, long long>(const int*, const uint4*,
     const u32*, const long long*, const long long*, const long long*, const long long*, const int*, int*,
     u32*, u32*, int2*, u64*, u32*, long long*, u32*, long long, long long, long long,
-    long long, u64, int, long long, long long, long long, int);
+    long long, u64, int, long long, long long, long long, int, const u32*, long long);
 template __global__ void parents_from_levels<int>(const int*, const int*, const int*,
                                                   long long*, long long, long long);
 template __global__ void parents_from_levels<long long>(const long long*, const long long*,

@@ -12,7 +12,7 @@ import numpy as np
 from bitgraph.kernels.cuda import module, multiprocessors
 from bitgraph.kernels.registry import register
 
-__all__ = ["bfs_bvss", "bfs_csr", "parents_from_levels", "CSR_SCAN_MIN", "STATS", "FORCE",
+__all__ = ["bfs_bvss", "bfs_csr", "parents_from_levels", "CSR_SCAN_MIN", "STATS", "GATED", "FORCE",
            "THREADS", "BLOCKS_PER_SM",
            "LAZY_UDIV", "LAZY_MIN_QUEUE", "SB_EDGES", "SB_FRONTIER"]
 
@@ -58,10 +58,16 @@ TRACE_CAP = 1 << 16  # levels whose mode and counts are recorded
 # "bottom_up" / "single"), "queue" (VSSs, or vertices, per level),
 # "frontier" (vertices per level), "checked" (in-edges scanned by bottom-up
 # levels), "level_ms", "blocks", "kernel_ms" (CUDA events around the
-# launch) and, for the BVSS kernel, "vss_visited" and "bytes" (an estimate
+# launch, with the host's launch overhead gated out: ``timing.gated_ms``),
+# "span_ms" (the kernel's own entry to exit, its globaltimer), "init_ms"
+# (entry to level 0: scratch initialised) and, for the BVSS kernel, "vss_visited" and "bytes" (an estimate
 # of the bytes the levels read: BVSS of the queued VSSs, bitmaps and CSR of
 # bottom-up levels).
 STATS = None
+# the STATS path's timing: True gates the host's launch overhead out
+# (``timing.gated_ms``); False: plain events around the launch from Python,
+# as the sessions before 2026-11-25 measured (host work included)
+GATED = True
 # Tests force the kernel's choices: "update" "eager" / "lazy" / None (the
 # caller's), "bottom_up" True / False / "always" / None (by alpha), "mma"
 # True / False / None (True: tensor cores), "single" True / False / None
@@ -102,7 +108,7 @@ def _blocks(fn, smem):
 
 @register("bfs", fmt="bvss", device="cuda", variant="fused")
 def bfs_bvss(b, in_csr, out_csr, outdeg, source, *, alpha_m, lazy=False, bottom_up=True,
-             mma=True, single=True, visited=False):
+             mma=True, single=True, visited=False, dead=None, bu_keep=-1):
     """BFS levels from ``source`` on BVSS ``b`` (of A', sigma 8, CuPy
     arrays), in b's vertex order: int32 CuPy array, -1 where unreached.
 
@@ -115,6 +121,10 @@ def bfs_bvss(b, in_csr, out_csr, outdeg, source, *, alpha_m, lazy=False, bottom_
     cores (False: the SIMT twin, same result); single: small levels in one
     block. ``FORCE`` overrides the last four. visited: also return the
     reached vertices as bits (uint32 words, a copy of the kernel's bitmap).
+    dead (or None): uint32 words with the bits of the vertices that have no
+    in-edges (bottom-up levels skip them); bu_keep: after a bottom-up level
+    the next stays bottom-up while its frontier has more than bu_keep
+    vertices (Beamer's beta rule; -1 off).
     """
     if b.sigma != 8:
         raise ValueError(f"bfs_bvss: the kernel reads sigma = 8 slices, got sigma = {b.sigma}")
@@ -125,12 +135,12 @@ def bfs_bvss(b, in_csr, out_csr, outdeg, source, *, alpha_m, lazy=False, bottom_
     lazy_min = max(1, int(LAZY_MIN_QUEUE * b.n_vss)) if lazy else -1
     return _launch("bfs_bvss", b, in_csr, out_csr, outdeg, source, alpha_m=alpha_m,
                    lazy_min=lazy_min, bottom_up=bottom_up, mma=mma, single=single,
-                   want_visited=visited)
+                   want_visited=visited, dead=dead, bu_keep=bu_keep)
 
 
 @register("bfs", fmt="csr", device="cuda", variant="fused")
 def bfs_csr(in_csr, out_csr, outdeg, source, *, alpha_m, bottom_up=True, single=True,
-            visited=False):
+            visited=False, dead=None, bu_keep=-1):
     """BFS levels from ``source`` over CSRs (CuPy arrays) in the same
     persistent kernel, with BFS-4K's top-down levels instead of the BVSS:
     ``bottom_up=False`` is the push method (top-down only), True XBFS's
@@ -138,8 +148,8 @@ def bfs_csr(in_csr, out_csr, outdeg, source, *, alpha_m, bottom_up=True, single=
     out-degree sum exceeds ``alpha_m``). A top-down level is scan-free (claim
     and enqueue) or single-scan (mark, then one sweep) when it scans at
     least ``CSR_SCAN_MIN * n`` edges. int32 CuPy levels, -1 unreached
-    (and the reached vertices' bits when ``visited``, as ``bfs_bvss``).
-    ``FORCE`` overrides ``update``, ``bottom_up`` and ``single``.
+    (and the reached vertices' bits when ``visited``; ``dead`` and
+    ``bu_keep`` as ``bfs_bvss``). ``FORCE`` overrides ``update``, ``bottom_up`` and ``single``.
     """
     n = out_csr.nrows
     if out_csr.ncols != n or in_csr.nrows != n:
@@ -148,7 +158,7 @@ def bfs_csr(in_csr, out_csr, outdeg, source, *, alpha_m, bottom_up=True, single=
     lazy_min = -1 if CSR_SCAN_MIN == float("inf") else max(1, int(CSR_SCAN_MIN * n))
     return _launch("bfs_csr", None, in_csr, out_csr, outdeg, source, alpha_m=alpha_m,
                    lazy_min=lazy_min, bottom_up=bottom_up, mma=False, single=single,
-                   want_visited=visited)
+                   want_visited=visited, dead=dead, bu_keep=bu_keep)
 
 
 def _smem(index):
@@ -159,7 +169,7 @@ def _smem(index):
 
 
 def _launch(where, b, in_csr, out_csr, outdeg, source, *, alpha_m, lazy_min, bottom_up, mma,
-            single, want_visited):
+            single, want_visited, dead, bu_keep):
     import cupy
 
     from bitgraph.device import oom_guard
@@ -179,6 +189,9 @@ def _launch(where, b, in_csr, out_csr, outdeg, source, *, alpha_m, lazy_min, bot
     if FORCE["single"] is not None:
         single = FORCE["single"]
     nwords = (n + 31) // 32
+    if dead is not None and (dead.dtype != np.uint32 or dead.shape != (nwords,)):
+        raise ValueError(f"{where}: dead must be {nwords} uint32 words, got {dead.dtype}"
+                         f" {dead.shape}")
     if csr:
         # queue entries: (vertex, out-degree), a hub's GIANT-edge chunks
         nblocks, qcap = 0, n + out_csr.indices.shape[0] // _GIANT + 1
@@ -204,13 +217,23 @@ def _launch(where, b, in_csr, out_csr, outdeg, source, *, alpha_m, lazy_min, bot
             np.uint64(min(int(alpha_m), 2**64 - 1)),
             np.int32(2 if bottom_up == "always" else (1 if bottom_up else 0)),
             np.int64(lazy_min), np.int64(min(SB_EDGES, _LIST_CAP) if single else -1),
-            np.int64(TRACE_CAP), np.int32(csr))
+            np.int64(TRACE_CAP), np.int32(csr), dead if dead is not None else np.uintp(0),
+            np.int64(bu_keep))
+
+    def launch():
+        fn((blocks,), (THREADS,), args, shared_mem=smem, enable_cooperative_groups=True)
+
     stats = STATS
-    if stats is not None:
+    if stats is None:
+        launch()
+    elif GATED:
+        from bitgraph.kernels.cuda.timing import gated_ms
+
+        _record(stats, trace, b, in_csr, n, blocks, gated_ms(launch))
+    else:
         start, stop = cupy.cuda.Event(), cupy.cuda.Event()
         start.record()
-    fn((blocks,), (THREADS,), args, shared_mem=smem, enable_cooperative_groups=True)
-    if stats is not None:
+        launch()
         stop.record()
         stop.synchronize()
         _record(stats, trace, b, in_csr, n, blocks, cupy.cuda.get_elapsed_time(start, stop))
@@ -247,6 +270,7 @@ def _workspace(nwords, qcap):
 
 def _record(stats, trace, b, in_csr, n, blocks, ms):
     t = trace.reshape(-1, 8).get()
+    entry, leave = int(t[0, 5]), int(t[0, 6])
     nlev = int(np.argmin(t[:, 2] > 0)) if (t[:, 2] == 0).any() else TRACE_CAP
     times = np.diff(t[:nlev + 1, 4]) / 1e6 if nlev < TRACE_CAP else np.zeros(0)
     t = t[:nlev]
@@ -266,6 +290,8 @@ def _record(stats, trace, b, in_csr, n, blocks, ms):
     td = np.array([m != "bottom_up" for m in modes], bool)
     stats.update(levels=nlev, modes=modes, queue=queue.tolist(), frontier=t[:, 2].tolist(),
                  checked=checked.tolist(), level_ms=times.tolist(), blocks=blocks, kernel_ms=ms,
+                 span_ms=(leave - entry) / 1e6,
+                 init_ms=(int(t[0, 4]) - entry) / 1e6 if nlev else 0.0,
                  kernel="csr" if b is None else "bvss")
     if b is not None:  # the BVSS kernel's bytes (the bandwidth floor of issue 6)
         stats.update(vss_visited=int(queue[td].sum()) if nlev else 0, bytes=int(nbytes))
