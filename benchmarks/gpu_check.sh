@@ -4,6 +4,9 @@
 #   bash benchmarks/gpu_check.sh tests [PATH...]   tests/gpu only (or the test files named)
 #   bash benchmarks/gpu_check.sh bench [SPEC...]   benchmarks only (default kron:22 urand:22 grid:2048x2048)
 #   bash benchmarks/gpu_check.sh bfs [SPEC...]     the BFS benchmark (bench_bfs_gpu.py; default: issue 6's graphs)
+#   bash benchmarks/gpu_check.sh bfs-ab [SPEC...]  single BFS: its GPU tests (msbfs's left out), then
+#                                                  the direction rule's variants, A/B
+#                                                  (ab_bfs_gpu.py; default kron:22 urand:21:32 kron:21)
 #   bash benchmarks/gpu_check.sh msbfs [SPEC...]   msbfs: its GPU and launcher tests, then the replayed
 #                                                  levels (GRAPH) against the host's, A/B (ab_msbfs_gpu.py)
 #   bash benchmarks/gpu_check.sh msbfs-vs DIR [SPEC...]  msbfs tests, the host's part of a call
@@ -55,6 +58,22 @@ if [ "$what" = bfs ]; then
   b3=${PIPESTATUS[0]}
   echo "bfs benchmark: exit $b3, $(( $(date +%s) - start )) s" | tee -a "$OUT/summary.txt"
   [ "$b3" = 0 ] || rc=1
+fi
+if [ "$what" = bfs-ab ]; then
+  start=$(date +%s)
+  python3 -m pytest tests/gpu/test_bfs_gpu.py -m gpu -q -p no:cacheprovider -rs \
+    -k "not msbfs and not closeness" 2>&1 | tee "$OUT/bfs_tests.txt"
+  t=${PIPESTATUS[0]}
+  echo "bfs tests: exit $t, $(( $(date +%s) - start )) s; $(tail -1 "$OUT/bfs_tests.txt")" \
+    | tee -a "$OUT/summary.txt"
+  specs=("$@")
+  [ ${#specs[@]} -gt 0 ] || specs=(kron:22 urand:21:32 kron:21)
+  python3 benchmarks/ab_bfs_gpu.py "${specs[@]}" --sources 32 --rounds 2 \
+    --set "" bfs.DEAD_VISITED=0 bfs.BETA_CUDA=0 bfs.ALPHA_CUDA=0.02 \
+    bfs.ALPHA_CUDA=0.1 2>&1 | tee "$OUT/bfs_ab.md"
+  b5=${PIPESTATUS[0]}
+  echo "bfs A/B: exit $b5, $(( $(date +%s) - start )) s" | tee -a "$OUT/summary.txt"
+  [ "$t" = 0 ] && [ "$b5" = 0 ] || rc=1
 fi
 if [ "$what" = msbfs ]; then
   start=$(date +%s)

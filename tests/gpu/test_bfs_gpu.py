@@ -759,3 +759,20 @@ def test_auto_runs_and_reports_bfs_method():
     assert stats["method"] == chosen
     assert stats["kernel"] == ("bvss" if chosen == "blest" else "csr")
     assert stats["levels"] == int(ref.max()) + 1
+
+
+@gpu
+def test_gated_kernel_time_encloses_the_kernel():
+    """STATS' kernel time (events with the host's launch overhead gated
+    out) encloses the kernel's own span (its globaltimer, entry to exit)."""
+    mod = _bvss_module()
+    A = on(bg.io.generators.from_spec("kron:12"))
+    old = mod.STATS, mod.GATED
+    try:
+        for gated in (True, False):
+            mod.STATS, mod.GATED = {}, gated
+            bfs(A, 0, method="direction")
+            st = mod.STATS
+            assert 0 < st["init_ms"] < st["span_ms"] <= st["kernel_ms"] + 1e-3, st
+    finally:
+        mod.STATS, mod.GATED = old

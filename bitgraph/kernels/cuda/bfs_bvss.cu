@@ -17,9 +17,12 @@
 // - top-down, lazy (Blest Alg. 3): the same scan sets F_{L+1} bits with a
 //   non-returning atomic; after a barrier one coalesced sweep over the
 //   n/32 words keeps the unvisited bits and sets levels. 2 barriers.
-// - bottom-up (direction optimisation): a warp per visited-bitmap word,
-//   a lane per vertex; an unvisited vertex scans its in-neighbours in the
-//   CSR of A' and stops at the first one in F_L. The warp owns the word.
+// - bottom-up (direction optimisation): a warp per group of 16 visited
+//   words; each unvisited vertex scans its in-neighbours in the CSR of A'
+//   and stops at the first one in F_L, lanes taking the group's vertices
+//   as their slots free up (bottom_up_level). The warp owns the words.
+//   After a bottom-up level the next stays bottom-up while its frontier is
+//   large (bu_keep); vertices with no in-edges start visited (dead).
 // - single-block (BFS-4K's switch): small levels run in block 0 alone over
 //   A's CSR with a vertex list, block barriers only (see single_levels).
 //
@@ -255,6 +258,171 @@ __device__ __forceinline__ u32 slot_hits(u32 w, u32 alpha, int lane) {
 }
 
 
+
+// Bottom-up level with refilled slots: a warp drains BU_GROUP visited words
+// (512 vertices) at a time. Their unvisited vertices go to a list in shared
+// memory; each lane holds up to BU_SLOTS of them and checks one in-neighbour
+// of each a step (2 loads: the edge, then its frontier word), and a slot
+// whose vertex is done takes the list's next one at once. So a warp's lanes
+// are not held by the slowest of a fixed set of vertices (lock-step rounds
+// waited for the longest in-list among 128 vertices). Once the list is
+// drained, a vertex still unresolved after BU_STEPS in-neighbours goes to
+// the warp's long list, which the whole warp scans 32 in-neighbours a step. The warp
+// owns the group's words: new bits gather in shared memory and go to
+// visited and F_{L+1} by plain stores.
+#define BU_STEPS 8  // in-neighbours a lane scans alone before its warp helps
+#define BU_SLOTS 4
+#define BU_GROUP 16
+#define BU_LONG 16
+template <typename I>
+__device__ __forceinline__ void bottom_up_level(
+    Stage& st, unsigned char* dyn, u32* visited, u32* F1, const u32* __restrict__ F,
+    const I* __restrict__ in_ptr, const I* __restrict__ in_idx,
+    const int* __restrict__ outdeg, int* __restrict__ levels, int next, long long n,
+    long long nwords, long long warp, long long nwarps)
+{
+    __shared__ u32 fb_all[32][BU_GROUP];
+    __shared__ unsigned short lv_all[32][BU_LONG];
+    __shared__ long long lp_all[32][BU_LONG];
+    const int lane = threadIdx.x & 31, wib = threadIdx.x >> 5;
+    const u32 lt = (1u << lane) - 1;
+    u32* fb = fb_all[wib];
+    unsigned short* lv = lv_all[wib];
+    long long* lp = lp_all[wib];
+    // the group's list: the single-block levels' lists, unused in a grid level
+    unsigned short* pool = reinterpret_cast<unsigned short*>(dyn) + wib * (BU_GROUP * 32);
+    u64 nfound = 0, nd = 0, scanned = 0;
+    for (long long g = warp * BU_GROUP; g < nwords; g += nwarps * BU_GROUP) {  // warp-uniform
+        const long long w = g + lane;
+        const bool own = lane < BU_GROUP && w < nwords;
+        const u32 vw = own ? ldcg(visited + w) : FULL;
+        u32 pend = ~vw;
+        if (own && w == nwords - 1 && (n & 31)) pend &= (1u << (n & 31)) - 1u;
+        const int cnt = __popc(pend);
+        const int incl = bg::warp_inclusive_scan(cnt);
+        const int total = __shfl_sync(FULL, incl, 31);
+        if (total == 0) continue;
+        if (lane < BU_GROUP) fb[lane] = 0;
+        int at = incl - cnt;
+        for (u32 x = pend; x; x &= x - 1)
+            pool[at++] = (unsigned short)(lane * 32 + __ffs(x) - 1);
+        __syncwarp();
+        const long long base = g * 32;
+        int taken = 0, nlong = 0;
+        int off[BU_SLOTS], steps[BU_SLOTS];
+        I p[BU_SLOTS], e[BU_SLOTS];
+        bool act[BU_SLOTS], ready[BU_SLOTS];
+#pragma unroll
+        for (int k = 0; k < BU_SLOTS; ++k) {
+            off[k] = steps[k] = 0;
+            p[k] = e[k] = 0;
+            act[k] = ready[k] = false;
+        }
+        for (;;) {
+            long long v[BU_SLOTS];
+#pragma unroll
+            for (int k = 0; k < BU_SLOTS; ++k) v[k] = ready[k] ? (long long)__ldg(in_idx + p[k]) : 0;
+            if (taken < total) {  // warp-uniform: free slots take the list's next vertices
+#pragma unroll
+                for (int k = 0; k < BU_SLOTS; ++k) {
+                    const u32 fm = __ballot_sync(FULL, !act[k]);
+                    const int idx = taken + __popc(fm & lt);
+                    if (!act[k] && idx < total) {
+                        off[k] = pool[idx];
+                        p[k] = __ldg(in_ptr + base + off[k]);
+                        e[k] = __ldg(in_ptr + base + off[k] + 1);
+                        steps[k] = 0;
+                        act[k] = true;
+                    }
+                    taken = min(total, taken + __popc(fm));
+                }
+            }
+            u32 fw[BU_SLOTS];
+#pragma unroll
+            for (int k = 0; k < BU_SLOTS; ++k) fw[k] = ready[k] ? ldcg(F + (v[k] >> 5)) : 0u;
+#pragma unroll
+            for (int k = 0; k < BU_SLOTS; ++k) {
+                if (!ready[k]) continue;
+                ++scanned;
+                if ((fw[k] >> (v[k] & 31)) & 1u) {
+                    atomicOr(fb + (off[k] >> 5), 1u << (off[k] & 31));
+                    act[k] = false;
+                } else if (++p[k] == e[k]) {
+                    act[k] = false;
+                } else {
+                    ++steps[k];
+                }
+            }
+#pragma unroll
+            for (int k = 0; k < BU_SLOTS; ++k) {
+                // only once the list is drained: until then a slow vertex
+                // holds one slot of 128, not the warp (on urand a vertex past
+                // BU_STEPS is no longer than the others: scanning it alone
+                // serialised ~20 a warp)
+                const bool lng = taken >= total && ready[k] && act[k] && steps[k] >= BU_STEPS;
+                const u32 lm = __ballot_sync(FULL, lng);
+                if (lm && nlong < BU_LONG) {  // warp-uniform
+                    const int slot = nlong + __popc(lm & lt);
+                    if (lng && slot < BU_LONG) {
+                        lv[slot] = (unsigned short)off[k];
+                        lp[slot] = (long long)p[k];
+                        act[k] = false;
+                    }
+                    nlong = min(BU_LONG, nlong + __popc(lm));
+                }
+                if (act[k] && !ready[k] && p[k] >= e[k]) act[k] = false;  // no in-edges
+                ready[k] = act[k];
+            }
+            bool any = false;
+#pragma unroll
+            for (int k = 0; k < BU_SLOTS; ++k) any |= act[k];
+            if (!__any_sync(FULL, any) && taken >= total) break;
+        }
+        __syncwarp();
+        for (int i = 0; i < nlong; ++i) {  // the long list, a warp per vertex
+            const int o = lv[i];
+            const I q0 = (I)lp[i], qe = __ldg(in_ptr + base + o + 1);
+            bool hit = false;
+            for (I q = q0 + lane; q - lane < qe; q += 32) {  // warp-uniform
+                bool h = false;
+                if (q < qe) {
+                    const long long u = (long long)__ldg(in_idx + q);
+                    ++scanned;
+                    h = (ldcg(F + (u >> 5)) >> (u & 31)) & 1u;
+                }
+                if (__ballot_sync(FULL, h)) {
+                    hit = true;
+                    break;
+                }
+            }
+            if (hit && lane == 0) atomicOr(fb + (o >> 5), 1u << (o & 31));
+        }
+        __syncwarp();
+        // the group's new bits into visited and F_{L+1}, then their levels
+        // and out-degrees a word at a time, a lane per vertex: coalesced
+        // (written at discovery they were 2 scattered sectors per vertex,
+        // and urand's big level is bound by its sectors)
+        const u32 nb = own ? fb[lane] : 0u;
+        if (nb) {
+            visited[w] = vw | nb;
+            F1[w] = nb;
+            nfound += (u64)__popc(nb);
+        }
+#pragma unroll 4
+        for (int j = 0; j < BU_GROUP; ++j) {
+            const u32 x = __shfl_sync(FULL, nb, j);
+            if ((x >> lane) & 1u) {
+                levels[base + j * 32 + lane] = next;
+                nd += (u64)__ldg(outdeg + base + j * 32 + lane);
+            }
+        }
+        __syncwarp();  // the next group rewrites fb and the list
+    }
+    warp_add(st, 0, nfound);
+    warp_add(st, 1, nd);
+    warp_add(st, 2, scanned);
+}
+
 }  // namespace bfsb
 
 using namespace bfsb;
@@ -267,7 +435,6 @@ using namespace bfsb;
 #define SB_FRONTIER 4096  // frontier vertices a single-block level takes
 #define LIST_CAP 65536    // vertex list capacity (>= the edge limit sb_edges)
 #define SINGLE 3
-#define BU_STEPS 8  // in-neighbours a lane scans alone before its warp helps
 #define SB_ILP 4  // edges in flight per thread (more spill registers at 64 a thread)
 #define HEAVY_BIN 256  // a block's bin of high-degree frontier vertices (CSR top-down)
 #define HEAVY_DEG 512  // out-degree above which a frontier vertex goes to the bin
@@ -847,96 +1014,8 @@ __global__ void __launch_bounds__(1024) bfs_bvss(
             continue;
         }
         if (mode == BOTTOM_UP) {
-            // a warp per visited word, a lane per vertex, 4 words at once:
-            // each lane scans its 4 vertices' in-neighbours round-robin (4
-            // loads in flight) and stops each at its first frontier member;
-            // a list still unfinished after BU_STEPS steps is scanned by the
-            // whole warp, 32 in-neighbours a step (a hub that has no
-            // frontier in-neighbour would hold its warp for its degree)
-            for (long long w0 = warp; w0 < nwords; w0 += 4 * nwarps) {
-                u32 vw[4];
-                I p[4], end[4];
-                bool act[4], hit[4];
-#pragma unroll
-                for (int k = 0; k < 4; ++k) {
-                    const long long w = w0 + k * nwarps;
-                    vw[k] = w < nwords ? ldcg(visited + w) : FULL;
-                    const long long u = w * 32 + lane;
-                    act[k] = vw[k] != FULL && u < n && !((vw[k] >> lane) & 1u);
-                    hit[k] = false;
-                    p[k] = end[k] = 0;
-                    if (act[k]) {
-                        p[k] = __ldg(in_ptr + u);
-                        end[k] = __ldg(in_ptr + u + 1);
-                    }
-                }
-                u64 scanned = 0;
-#pragma unroll
-                for (int k = 0; k < 4; ++k) act[k] = act[k] && p[k] < end[k];
-                for (int step = 0; step < BU_STEPS && (act[0] || act[1] || act[2] || act[3]);
-                     ++step) {
-                    long long v[4];
-#pragma unroll
-                    for (int k = 0; k < 4; ++k) v[k] = act[k] ? (long long)__ldg(in_idx + p[k]) : 0;
-                    u32 fw[4];
-#pragma unroll
-                    for (int k = 0; k < 4; ++k) fw[k] = act[k] ? ldcg(F + (v[k] >> 5)) : 0u;
-#pragma unroll
-                    for (int k = 0; k < 4; ++k) {
-                        if (!act[k]) continue;
-                        ++scanned;
-                        if ((fw[k] >> (v[k] & 31)) & 1u) {
-                            hit[k] = true;
-                            act[k] = false;
-                        } else if (++p[k] == end[k]) {
-                            act[k] = false;
-                        }
-                    }
-                }
-#pragma unroll
-                for (int k = 0; k < 4; ++k) {
-                    u32 longm = __ballot_sync(FULL, act[k]);
-                    while (longm) {
-                        const int src = __ffs(longm) - 1;
-                        longm &= longm - 1;
-                        const I q0 = __shfl_sync(FULL, p[k], src);
-                        const I qe = __shfl_sync(FULL, end[k], src);
-                        bool found_it = false;
-                        for (I q = q0 + lane; q - lane < qe; q += 32) {  // warp-uniform
-                            bool h = false;
-                            if (q < qe) {
-                                const long long v = (long long)__ldg(in_idx + q);
-                                ++scanned;
-                                h = (ldcg(F + (v >> 5)) >> (v & 31)) & 1u;
-                            }
-                            if (__ballot_sync(FULL, h)) {
-                                found_it = true;
-                                break;
-                            }
-                        }
-                        if (lane == src) {
-                            hit[k] = found_it;
-                            act[k] = false;
-                        }
-                    }
-                }
-                warp_add(st, 2, scanned);
-#pragma unroll
-                for (int k = 0; k < 4; ++k) {
-                    if (vw[k] == FULL) continue;  // warp-uniform
-                    const long long w = w0 + k * nwarps;
-                    const long long u = w * 32 + lane;
-                    const u32 nb = __ballot_sync(FULL, hit[k]);
-                    if (!nb) continue;
-                    if (hit[k]) levels[u] = next;
-                    if (lane == 0) {
-                        visited[w] = vw[k] | nb;
-                        F1[w] = nb;
-                    }
-                    warp_add(st, 0, hit[k] ? 1 : 0);
-                    warp_add(st, 1, hit[k] ? (u64)__ldg(outdeg + u) : 0);
-                }
-            }
+            bottom_up_level<I>(st, dyn, visited, F1, F, in_ptr, in_idx, outdeg, levels, next, n,
+                               nwords, warp, nwarps);
         } else if (csr) {
             // top-down over A's CSR (BFS-4K): a group of vw lanes per
             // frontier vertex, vw = lower_pow2(threads / |Q|) in [4, 32];
