@@ -25,6 +25,7 @@ import importlib
 import os
 import sys
 from pathlib import Path
+from unittest import mock
 
 import numpy as np
 import pytest
@@ -518,15 +519,9 @@ def test_single_block_limits(method):
 BU_RULES = [(beta, dead) for beta in (0, 3, 10**9) for dead in (False, True)]
 
 
-@contextlib.contextmanager
 def bottom_up_rules(beta, dead):
-    """``bfs.BETA_CUDA`` and ``bfs.DEAD_VISITED`` set for the block."""
-    old = bfs_module.BETA_CUDA, bfs_module.DEAD_VISITED
-    bfs_module.BETA_CUDA, bfs_module.DEAD_VISITED = beta, dead
-    try:
-        yield
-    finally:
-        bfs_module.BETA_CUDA, bfs_module.DEAD_VISITED = old
+    """``bfs.BETA_CUDA`` and ``bfs.DEAD_VISITED`` set for a with-block."""
+    return mock.patch.multiple(bfs_module, BETA_CUDA=beta, DEAD_VISITED=dead)
 
 
 @gpu
