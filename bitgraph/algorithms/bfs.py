@@ -59,8 +59,8 @@ from bitgraph.algorithms._common import (cached, check_graph, check_source, in_c
 from bitgraph.errors import InvalidValue
 
 __all__ = ["bfs", "bfs_method", "blest_layout", "METHODS", "METHODS_CUDA", "CUDA_ONLY", "ALPHA",
-           "ALPHA_CUDA", "BETA_CUDA", "DEAD_VISITED", "SERIAL_LEVEL_WORK", "ASYNC_MAX_DEGREE", "PROBE_SOURCES", "PROBE_HOPS",
-           "PROBE_SHARE", "PROBE_MIN_N"]
+           "ALPHA_CUDA", "BETA_CUDA", "DEAD_VISITED", "SERIAL_LEVEL_WORK", "ASYNC_MAX_DEGREE",
+           "PROBE_SOURCES", "PROBE_HOPS", "PROBE_SHARE", "PROBE_MIN_N"]
 
 METHODS = ("auto", "pull", "push", "direction", "blest", "async")
 METHODS_CUDA = ("auto", "pull", "push", "direction", "blest", "async")

@@ -12,8 +12,8 @@ import numpy as np
 from bitgraph.kernels.cuda import module, multiprocessors
 from bitgraph.kernels.registry import register
 
-__all__ = ["bfs_bvss", "bfs_csr", "parents_from_levels", "CSR_SCAN_MIN", "STATS", "GATED", "FORCE",
-           "THREADS", "BLOCKS_PER_SM",
+__all__ = ["bfs_bvss", "bfs_csr", "parents_from_levels", "CSR_SCAN_MIN", "STATS", "GATED",
+           "FORCE", "THREADS", "BLOCKS_PER_SM",
            "LAZY_UDIV", "LAZY_MIN_QUEUE", "SB_EDGES", "SB_FRONTIER"]
 
 _SOURCE = "bfs_bvss.cu"
@@ -60,9 +60,9 @@ TRACE_CAP = 1 << 16  # levels whose mode and counts are recorded
 # levels), "level_ms", "blocks", "kernel_ms" (CUDA events around the
 # launch, with the host's launch overhead gated out: ``timing.gated_ms``),
 # "span_ms" (the kernel's own entry to exit, its globaltimer), "init_ms"
-# (entry to level 0: scratch initialised) and, for the BVSS kernel, "vss_visited" and "bytes" (an estimate
-# of the bytes the levels read: BVSS of the queued VSSs, bitmaps and CSR of
-# bottom-up levels).
+# (entry to level 0: scratch initialised) and, for the BVSS kernel,
+# "vss_visited" and "bytes" (an estimate of the bytes the levels read: BVSS
+# of the queued VSSs, bitmaps and CSR of bottom-up levels).
 STATS = None
 # the STATS path's timing: True gates the host's launch overhead out
 # (``timing.gated_ms``); False: plain events around the launch from Python,
@@ -149,7 +149,8 @@ def bfs_csr(in_csr, out_csr, outdeg, source, *, alpha_m, bottom_up=True, single=
     and enqueue) or single-scan (mark, then one sweep) when it scans at
     least ``CSR_SCAN_MIN * n`` edges. int32 CuPy levels, -1 unreached
     (and the reached vertices' bits when ``visited``; ``dead`` and
-    ``bu_keep`` as ``bfs_bvss``). ``FORCE`` overrides ``update``, ``bottom_up`` and ``single``.
+    ``bu_keep`` as ``bfs_bvss``). ``FORCE`` overrides ``update``,
+    ``bottom_up`` and ``single``.
     """
     n = out_csr.nrows
     if out_csr.ncols != n or in_csr.nrows != n:
