@@ -267,9 +267,11 @@ __device__ __forceinline__ u32 slot_hits(u32 w, u32 alpha, int lane) {
 // are not held by the slowest of a fixed set of vertices (lock-step rounds
 // waited for the longest in-list among 128 vertices). Once the list is
 // drained, a vertex still unresolved after BU_STEPS in-neighbours goes to
-// the warp's long list, which the whole warp scans 32 in-neighbours a step. The warp
-// owns the group's words: new bits gather in shared memory and go to
-// visited and F_{L+1} by plain stores.
+// the warp's long list, which the whole warp scans 32 in-neighbours a
+// step. The warp owns the group's words: new bits gather in shared memory
+// and go to visited and F_{L+1} by plain stores. The lists (32 warps x
+// BU_GROUP * 32 shorts = 32 KiB) live in the single-block levels' dynamic
+// shared memory (bfs_bvss.py _smem: at least 64 KiB).
 #define BU_STEPS 8  // in-neighbours a lane scans alone before its warp helps
 #define BU_SLOTS 4
 #define BU_GROUP 16

@@ -164,7 +164,8 @@ def bfs_csr(in_csr, out_csr, outdeg, source, *, alpha_m, bottom_up=True, single=
 
 def _smem(index):
     """Dynamic shared memory of the kernel: the single-block levels' two
-    sides (the .cu's sb_side)."""
+    sides (the .cu's sb_side); bottom-up levels reuse it for their lists
+    (32 KiB, the .cu's bottom_up_level)."""
     side = (SB_FRONTIER * index.itemsize + 4 * (SB_FRONTIER + 1) + 15) & ~15
     return 2 * side
 
