@@ -7,7 +7,8 @@ variant alike).
     python3 benchmarks/ab_msbfs_gpu.py kron:22 --set LEAD=3 LEAD=2 ALPHA=0.01
 
 Each variant is ``NAME=VALUE[,NAME=VALUE]`` over ``kernels.cuda.msbfs``'s
-constants (the defaults are restored before each). Per graph: the median
+constants, or ``alg.NAME`` over ``algorithms.msbfs``'s (``alg.CUDA_COOP=0``:
+the level kernels; the defaults are restored before each). Per graph: the median
 and best of ``--rounds`` msbfs calls (64 sources, levels written) per
 variant, and the median of a loop of the same 64 ``bfs`` calls with one
 synchronisation at its end (every ``--every`` rounds): a loop lets a call's
@@ -51,13 +52,18 @@ def main(argv=None):
     from bitgraph.io.generators import from_spec
     from bitgraph.kernels.cuda import msbfs as km
 
+    alg = sys.modules["bitgraph.algorithms.msbfs"]
+
+    def where(name):
+        return (alg, name[4:]) if name.startswith("alg.") else (km, name)
+
     variants = [_variant(v) for v in args.set]
-    defaults = {name: getattr(km, name) for v in variants for name in v}
+    defaults = {name: getattr(*where(name)) for v in variants for name in v}
     sync = cupy.cuda.Device().synchronize
 
     def apply(v):
         for name, value in {**defaults, **v}.items():
-            setattr(km, name, value)
+            setattr(*where(name), value)
 
     for spec in args.graphs:
         A = from_spec(spec, device="cuda")

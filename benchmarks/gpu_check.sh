@@ -7,8 +7,9 @@
 #   bash benchmarks/gpu_check.sh bfs-ab [SPEC...]  single BFS: its GPU tests (msbfs's left out), then
 #                                                  the direction rule's variants, A/B
 #                                                  (ab_bfs_gpu.py; default kron:22 urand:21:32 kron:21)
-#   bash benchmarks/gpu_check.sh msbfs [SPEC...]   msbfs: its GPU and launcher tests, then the replayed
-#                                                  levels (GRAPH) against the host's, A/B (ab_msbfs_gpu.py)
+#   bash benchmarks/gpu_check.sh msbfs [SPEC...]   msbfs: its GPU and launcher tests, then one
+#                                                  cooperative launch a batch against the level
+#                                                  kernels, A/B (ab_msbfs_gpu.py alg.CUDA_COOP)
 #   bash benchmarks/gpu_check.sh msbfs-vs DIR [SPEC...]  msbfs tests, the host's part of a call
 #                                                  (host_msbfs_gpu.py), then ab_msbfs_gpu.py run
 #                                                  alternately in DIR (an older tree, e.g. from
@@ -79,10 +80,11 @@ if [ "$what" = msbfs ]; then
   start=$(date +%s)
   msbfs_tests
   specs=("$@")
-  [ ${#specs[@]} -gt 0 ] || specs=(grid:2048x2048:0.01 grid:161x161x161:0.0 kron:22)
+  [ ${#specs[@]} -gt 0 ] || specs=(grid:2048x2048:0.01 rgg:4194304:0.00110193
+                                    grid:161x161x161:0.0 kron:22 urand:21:32)
   if [ "$t" = 0 ]; then
     python3 benchmarks/ab_msbfs_gpu.py "${specs[@]}" \
-      --set GRAPH=0 GRAPH=1 GRAPH=1,GRAPH_PULL=1 --rounds 3 --every 3 2>&1 | tee "$OUT/msbfs_ab.md"
+      --set "" alg.CUDA_COOP=0 --rounds 3 --every 3 2>&1 | tee "$OUT/msbfs_ab.md"
     b4=${PIPESTATUS[0]}
     echo "msbfs A/B: exit $b4, $(( $(date +%s) - start )) s" | tee -a "$OUT/summary.txt"
     [ "$b4" = 0 ] || rc=1

@@ -203,19 +203,36 @@ def bfs_method(A) -> str:
     'direction'
     """
     check_graph(A, "bfs_method", cuda=True)
-    if A.device == "cuda" and cached(A, "long_diameter", lambda: _long_diameter(A)):
+    if A.device == "cuda" and _long_diameter(A):
         return "async"
     return "direction"
 
 
 def _long_diameter(A) -> bool:
-    """Sparse and of long diameter (module constants): the probe of
-    :func:`_probe_long` on A's CSR, where A lies (CuPy on a CUDA graph)."""
-    n = A.nrows
-    if n < PROBE_MIN_N or A.nvals > ASYNC_MAX_DEGREE * n:
+    """Sparse (mean out-degree at most ``ASYNC_MAX_DEGREE``) and of long
+    diameter (:func:`long_reach`)."""
+    return A.nvals <= ASYNC_MAX_DEGREE * A.nrows and long_reach(A)
+
+
+def long_reach(A) -> bool:
+    """Of long diameter: the probe of :func:`_probe_long` on A's CSR, where
+    A lies (CuPy on a CUDA graph), cached on A; False under
+    ``PROBE_MIN_N`` vertices. msbfs on CUDA runs such graphs in one
+    cooperative launch.
+
+    >>> import bitgraph as bg
+    >>> from bitgraph.algorithms.bfs import long_reach
+    >>> long_reach(bg.io.generators.from_spec("grid:400x400"))
+    True
+    """
+    if A.nrows < PROBE_MIN_N:
         return False
-    a = out_csr(A)
-    return _probe_long(a.indptr, a.indices, n, _array.array_module(a.indptr))
+
+    def probe():
+        a = out_csr(A)
+        return _probe_long(a.indptr, a.indices, A.nrows, _array.array_module(a.indptr))
+
+    return cached(A, "long_reach", probe)
 
 
 def _probe_long(indptr, indices, n, xp) -> bool:

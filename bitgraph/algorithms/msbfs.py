@@ -32,7 +32,7 @@ from bitgraph.algorithms._common import (check_graph, check_sources, in_csr,
 from bitgraph.errors import InvalidValue
 
 __all__ = ["msbfs", "closeness_centrality", "eccentricity", "diameter",
-           "diameter_bounds", "ALPHA", "GROUPBY_P", "GROUPBY_Q"]
+           "diameter_bounds", "ALPHA", "CUDA_PULL", "CUDA_COOP", "GROUPBY_P", "GROUPBY_Q"]
 
 # XBFS's switch: a level runs bottom-up when the frontier's out-edges exceed
 # ALPHA * m. Measured on kron/urand scale 16 with 64 sources: 0.02-0.2 lie
@@ -47,6 +47,15 @@ ALPHA = 0.1
 # 142 / 136 / 133: the BVSS pulls win 6% on a mesh only, which a per-graph
 # choice would pay for with the diameter probe (0.1-0.5 s on a first call)
 CUDA_PULL = "csr"
+
+# msbfs on CUDA in one cooperative launch (kernels/cuda/msbfs.py, coop:
+# top-down only, one grid barrier a level) rather than a launch per step:
+# True, False, or None for graphs of long diameter (bfs.long_reach's
+# probe, cached), whose thousands of levels each cost the step kernels'
+# launches and settle; on R-MAT and uniform random graphs the per-source
+# bottom-up steps of the level kernels win. H100, 64 sources, whole call
+# (benchmarks/RESULTS.md, "msbfs in one cooperative launch"): see there.
+CUDA_COOP = None
 
 # iBFS GroupBy (SEEDS.md): sources of out-degree < GROUPBY_P that share an
 # out-neighbour of out-degree > GROUPBY_Q go into the same batch.
@@ -127,7 +136,10 @@ def _run_batches_cuda(A, src, order, batch, levels=None):
     batch_run = lookup("msbfs", fmt="csr", device="cuda", variant="batch")
     bfs = sys.modules["bitgraph.algorithms.bfs"]
     a = out_csr(A)
-    if CUDA_PULL == "csr":
+    coop = bfs.long_reach(A) if CUDA_COOP is None else bool(CUDA_COOP)
+    if coop:
+        t = bvss = None  # top-down only
+    elif CUDA_PULL == "csr":
         t, bvss = bfs.in_lists_cuda(A), None
     else:
         t, bvss = in_csr(A), bfs.blest_layout(A)
@@ -138,7 +150,7 @@ def _run_batches_cuda(A, src, order, batch, levels=None):
             rows = order[i:i + batch]
             _, c, s, e = batch_run(a, t, src[rows], levels=levels, rows=rows,
                                    write=levels is not None, state=state, pull=CUDA_PULL,
-                                   bvss=bvss)
+                                   bvss=bvss, coop=coop)
             count[rows], total[rows], ecc[rows] = c, s, e
     return count, total, ecc
 

@@ -4,7 +4,8 @@ isolated vertices, self-loops, several components, one vertex), batches of
 1, 7 and 64 sources (repeats allowed), every bottom-up variant (CSR, BVSS
 SIMT, BVSS MMA), every direction rule (bottom-up whenever a frontier has
 out-edges, per source, the default, top-down only, everyone bottom-up by
-the union rule), int32 and int64 indices."""
+the union rule), and the whole traversal in one cooperative launch
+(``coop``), int32 and int64 indices."""
 
 from __future__ import annotations
 
@@ -89,6 +90,7 @@ def test_batch_equals_cpu(spec, k, seed, index64):
         for alpha, all_pull in DIRECTIONS:
             got = gpu(ga, gt, sources, alpha=alpha, all_pull=all_pull, pull=pull, bvss=b)
             _check(got, want)
+    _check(gpu(ga, None, sources, coop=True), want)
 
 
 @settings(max_examples=60)
@@ -130,6 +132,18 @@ def test_rows_state_and_statistics_only(spec, seed, lanes, index64):
             assert lv is None
             assert np.array_equal(c2, wc) and np.array_equal(s2, ws) and np.array_equal(e2, we)
         assert np.array_equal(got.get(), want)
+    # one cooperative launch a batch, on the same state
+    got = cupy.full((nsrc, n), 7, np.int32)
+    for i in range(0, nsrc, 64):
+        rows = order[i:i + 64]
+        _, c, s, e = gpu(ga, None, src[rows], levels=got, rows=cupy.asarray(rows), state=state,
+                         coop=True)
+        _, wc, ws, we = cpu(a, t, src[rows], write=False)
+        assert np.array_equal(c, wc) and np.array_equal(s, ws) and np.array_equal(e, we)
+        lv, c2, s2, e2 = gpu(ga, None, src[rows], write=False, state=state, coop=True)
+        assert lv is None
+        assert np.array_equal(c2, wc) and np.array_equal(s2, ws) and np.array_equal(e2, we)
+    assert np.array_equal(got.get(), want)
     # the state is left zeroed
     assert all(int(cupy.count_nonzero(x)) == 0 for x in state[:4])
 
@@ -182,6 +196,40 @@ def test_generated_graphs(name, monkeypatch):
         assert all(int(cupy.count_nonzero(x)) == 0 for x in state[:4])
     # the BVSS built on the CPU from t when not given
     _check(gpu(ga, gt, sources, alpha=0.0, pull="bvss_simt"), want)
+    # one cooperative launch (kron's hubs spread over a warp's lanes), int32
+    # and int64 indices, a fresh and a reused state
+    for index64 in (False, True):
+        _check(gpu(_device(cupy, a, index64), None, sources, coop=True), want)
+    state = new_state(A.nrows)
+    for k in (64, 1, 33):
+        _check(gpu(ga, None, sources[:k], coop=True, state=state), cpu(a, t, sources[:k]))
+        assert all(int(cupy.count_nonzero(x)) == 0 for x in state[:4])
+
+
+@pytest.mark.parametrize("coop", [None, True, False])
+def test_cooperative_launch_by_the_probe(coop, monkeypatch):
+    """msbfs on a CUDA graph of long diameter (bfs.long_reach: a 400 x 400
+    grid) runs each batch as one cooperative launch, and on kron the level
+    kernels, unless ``CUDA_COOP`` says otherwise; the rows equal the CPU's
+    either way (130 sources: batches of 64, 64 and 2)."""
+    import sys
+    from unittest import mock
+
+    from bitgraph.kernels.cuda import msbfs as km
+
+    M = sys.modules["bitgraph.algorithms.msbfs"]
+    monkeypatch.setattr(M, "CUDA_COOP", coop)
+    for spec, long_ in (("grid:400x400:0.01", True), ("kron:12", False)):
+        A = bg.io.generators.from_spec(spec)
+        src = np.random.default_rng(7).integers(0, A.nrows, 130)
+        want = bg.algorithms.msbfs(A, src)
+        with mock.patch.object(km, "_coop", wraps=km._coop) as launch:
+            got = bg.algorithms.msbfs(A.to("cuda"), src)
+        assert np.array_equal(got.get(), want)
+        assert launch.call_count == (3 if (long_ if coop is None else coop) else 0)
+        cc = bg.algorithms.closeness_centrality(A.to("cuda"), src[:70])
+        cc = cc.get() if hasattr(cc, "get") else cc
+        assert np.allclose(cc, bg.algorithms.closeness_centrality(A, src[:70]))
 
 
 @pytest.mark.parametrize("head", [3, 10])

@@ -142,6 +142,35 @@ def source_text(source: str) -> str:
     return re.sub(r'^#include "([\w.]+)"$', expand, (HERE / source).read_text(), flags=re.M)
 
 
+_COOPERATIVE = {}
+
+
+def cooperative_blocks(fn, threads: int, per_sm_max: int, smem: int = 0) -> int:
+    """Blocks of a cooperative launch of ``fn`` (``threads`` a block, ``smem``
+    bytes of dynamic shared memory): all must be resident at once, so at
+    most what the occupancy allows per multiprocessor, capped at
+    ``per_sm_max`` (every block arrives at each grid barrier: fewer cost less
+    a barrier); asked of the driver once per kernel, shape and device.
+
+    >>> blocks = cooperative_blocks(fn, 1024, 1)  # doctest: +SKIP
+    """
+    import cupy
+    from cupy.cuda import driver
+
+    key = (fn.ptr, threads, per_sm_max, smem, cupy.cuda.runtime.getDevice())
+    got = _COOPERATIVE.get(key)
+    if got is None:
+        # past 48 KiB of dynamic shared memory a kernel must opt in
+        driver.funcSetAttribute(fn.ptr, getattr(
+            driver, "CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES", 8), smem)
+        try:
+            per_sm = driver.occupancyMaxActiveBlocksPerMultiprocessor(fn.ptr, threads, smem)
+        except Exception:  # older CuPy: the thread count bounds it
+            per_sm = 2048 // threads
+        got = _COOPERATIVE[key] = max(1, min(per_sm, per_sm_max)) * multiprocessors()
+    return got
+
+
 def grid(n: int) -> int:
     """Blocks for a grid-stride launch over n items."""
     return max(1, min((n + THREADS - 1) // THREADS, multiprocessors() * BLOCKS_PER_SM))

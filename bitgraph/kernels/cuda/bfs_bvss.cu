@@ -47,6 +47,7 @@
 // and takes the same decisions.
 
 #include "warp.cuh"
+#include "grid.cuh"
 
 typedef unsigned int u32;
 typedef unsigned long long u64;
@@ -68,44 +69,8 @@ __device__ __forceinline__ u64* found(u64* c, int l) { return c + CT(4 + (l & 3)
 __device__ __forceinline__ u64* degsum(u64* c, int l) { return c + CT(8 + (l & 3)); }
 __device__ __forceinline__ u64* checked(u64* c, int l) { return c + CT(12 + (l & 3)); }
 
-__device__ __forceinline__ u32 ld_acquire(const u32* p) {
-    u32 v;
-    asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
-    return v;
-}
-
-__device__ __forceinline__ u32 atom_add_acq_rel(u32* p, u32 v) {
-    u32 old;
-    asm volatile("atom.add.acq_rel.gpu.global.u32 %0, [%1], %2;"
-                 : "=r"(old) : "l"(p), "r"(v) : "memory");
-    return old;
-}
-
-__device__ __forceinline__ void st_release(u32* p, u32 v) {
-    asm volatile("st.release.gpu.global.u32 [%0], %1;" :: "l"(p), "r"(v) : "memory");
-}
-
-// Grid barrier: bar[0] arrivals, bar[1] generation. Thread 0 of each block
-// arrives with release semantics (the block's writes, ordered before it by
-// __syncthreads, become visible) and waits with acquire semantics for the
-// generation it expects: each block counts the barriers it has passed in
-// `gen`, read once at the kernel's start (no block can complete the first
-// barrier before every block has read it), so a barrier costs the arrival
-// and the wait, no extra read. One block per multiprocessor keeps the
-// arrivals on the counter few (~130).
-__device__ __forceinline__ void grid_barrier(u32* bar, u32& gen) {
-    __syncthreads();
-    if (threadIdx.x == 0) {
-        ++gen;
-        if (atom_add_acq_rel(bar, 1) == gridDim.x - 1) {
-            bar[0] = 0;
-            st_release(bar + 1, gen);
-        } else {
-            while (ld_acquire(bar + 1) != gen) __nanosleep(20);
-        }
-    }
-    __syncthreads();
-}
+using bg::grid_barrier;
+using bg::ld_acquire;
 
 __device__ __forceinline__ u64 globaltimer() {
     u64 t;

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from bitgraph.kernels.cuda import module, multiprocessors
+from bitgraph.kernels.cuda import cooperative_blocks, module
 from bitgraph.kernels.registry import register
 
 __all__ = ["bfs_bvss", "bfs_csr", "parents_from_levels", "CSR_SCAN_MIN", "STATS", "GATED",
@@ -80,30 +80,6 @@ _MODES = ("eager", "lazy", "bottom_up", "single")
 def _fn(name):
     mod, lowered = module(_SOURCE, _NAMES)
     return mod.get_function(lowered[name])
-
-
-_BLOCKS = {}
-
-
-def _blocks(fn, smem):
-    """Blocks of the cooperative launch: all must be resident at once
-    (asked of the driver once per kernel and device)."""
-    import cupy
-    from cupy.cuda import driver
-
-    key = (fn.ptr, smem, cupy.cuda.runtime.getDevice())
-    if key in _BLOCKS:
-        return _BLOCKS[key]
-
-    # past 48 KiB of dynamic shared memory a kernel must opt in
-    driver.funcSetAttribute(fn.ptr, getattr(
-        driver, "CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES", 8), smem)
-    try:
-        per_sm = driver.occupancyMaxActiveBlocksPerMultiprocessor(fn.ptr, THREADS, smem)
-    except Exception:  # older CuPy: the thread count bounds it
-        per_sm = 2048 // THREADS
-    _BLOCKS[key] = blocks = max(1, min(per_sm, BLOCKS_PER_SM)) * multiprocessors()
-    return blocks
 
 
 @register("bfs", fmt="bvss", device="cuda", variant="fused")
@@ -207,7 +183,7 @@ def _launch(where, b, in_csr, out_csr, outdeg, source, *, alpha_m, lazy_min, bot
         in_csr.indptr, in_csr.indices, out_csr.indptr, out_csr.indices)) else np.dtype(np.int32)
     fn = _fn(f"bfs_bvss<{'true' if mma else 'false'}, {_INDEX[index]}>")
     smem = _smem(index)
-    blocks = _blocks(fn, smem)
+    blocks = cooperative_blocks(fn, THREADS, BLOCKS_PER_SM, smem)
     with oom_guard(where, 4 * n + 16 * nwords + 24 * qcap):
         levels = cupy.empty(n, cupy.int32)
         visited, front, queue, ctrl, bar, trace, lists = _workspace(nwords, qcap)

@@ -69,6 +69,7 @@
 // I is the index type of the CSR arrays and of the queue (int or long long).
 
 #include "warp.cuh"
+#include "grid.cuh"
 
 typedef unsigned long long u64;
 
@@ -936,6 +937,166 @@ msbfs_clear(u64* __restrict__ planes, long long n, int R, const long long* __res
   }
 }
 
+// ---------------------------------------------------------------------------
+// msbfs_coop: a batch's whole traversal in one cooperative launch, for
+// graphs of long diameter (msbfs.py COOP). On a 2D grid a batch runs
+// thousands of levels, each with a small frontier per source, and the
+// kernels above cost ~45 us a level there (a settle, a push, a flush every
+// FLUSH_SPAN levels, their launches); here a level is one pass over the
+// queue and one grid barrier (grid.cuh):
+//   - a warp takes 32 queue vertices, reads and clears their cur words (so
+//     the plane is zero again when it comes round as nxt) and walks their
+//     out-edges together, COOP_ROUNDS x 32 at a time: lane j takes edges
+//     j, j + 32, ... of the run, its vertex found by a binary search over
+//     the warp's running sum of degrees (a hub is spread over the lanes, a
+//     mesh's rows of 4 fill them);
+//   - an edge u -> v whose bits cur[u] are not all in seen[v] (read through
+//     L2 first: most edges of a mesh lead back) claims them by atomicOr on
+//     seen[v]; the bits it gets are found exactly once, so the claimer
+//     writes their levels and counts them, and there is no settle step;
+//     the first claimer of v in the level (atomicOr on nxt[v] returned 0)
+//     appends v to the next queue (one atomicAdd per warp and round);
+//   - per-bit counts of the block go to the statistics once per level.
+// Every edge runs top-down: on the graphs it is chosen for no source's
+// frontier is ever a large part of the graph. seen is zeroed at the end
+// and the planes are zero by construction: the state stays reusable.
+//
+// ctl (u64[8]): queue sizes of levels L, L + 1, L + 2 in rotation (words
+// 0..2), the number of levels (word 3), the grid barrier (word 4, two u32).
+namespace msbfs {
+constexpr int COOP_THREADS = 1024;
+constexpr int COOP_ROUNDS = 4;
+}  // namespace msbfs
+
+template <typename I>
+__global__ void __launch_bounds__(msbfs::COOP_THREADS, 1)
+msbfs_coop(const I* __restrict__ indptr, const I* __restrict__ indices, long long n,
+           u64* __restrict__ seen, u64* __restrict__ plane0, u64* __restrict__ plane1,
+           I* __restrict__ qa, I* __restrict__ qb, unsigned long long* __restrict__ ctl,
+           long long* __restrict__ stats, const long long* __restrict__ args, int k, bool write) {
+  using namespace msbfs;
+  constexpr int R = COOP_ROUNDS;
+  __shared__ unsigned cnt[64];  // the block's vertices found this level, per bit
+  __shared__ long long ro[64];  // offset of bit b's row in the result
+  const int lane = threadIdx.x & 31;
+  const unsigned below = (1u << lane) - 1u;
+  const long long tid = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+  const long long nthreads = (long long)gridDim.x * blockDim.x;
+  const long long warp = tid >> 5, nwarps = nthreads >> 5;
+  unsigned* const bar = reinterpret_cast<unsigned*>(ctl + 4);
+  int* const levels = write ? reinterpret_cast<int*>(args[A_LEVELS]) : nullptr;
+  unsigned gen = 0;
+  if (threadIdx.x == 0) gen = bg::ld_acquire(bar + 1);
+  if (threadIdx.x < 64) {
+    cnt[threadIdx.x] = 0;
+    ro[threadIdx.x] = threadIdx.x < k ? args[A_ROWS + threadIdx.x] * n : 0;
+  }
+  __syncthreads();
+  // the result's rows start at -1; block 0 puts bit b at sources[b]
+  if (write)
+    for (int b = 0; b < k; ++b)
+      for (long long i = tid; i < n; i += nthreads) levels[ro[b] + i] = -1;
+  if (blockIdx.x == 0) {
+    if (threadIdx.x < 3) ctl[threadIdx.x] = 0;
+    if (threadIdx.x < 64) {
+      stats[S_COUNT + threadIdx.x] = threadIdx.x < k;
+      stats[S_TOTAL + threadIdx.x] = 0;
+      stats[S_ECC + threadIdx.x] = 0;
+    }
+    __syncthreads();
+    if (threadIdx.x < k) {
+      const long long s = args[A_SOURCES + threadIdx.x];
+      const u64 bit = 1ull << threadIdx.x;
+      atomicOr(seen + s, bit);
+      if (atomicOr(plane0 + s, bit) == 0) qa[atomicAdd(ctl, 1ull)] = (I)s;
+    }
+  }
+  bg::grid_barrier(bar, gen);
+  if (write && blockIdx.x == 0 && threadIdx.x < k)
+    levels[ro[threadIdx.x] + args[A_SOURCES + threadIdx.x]] = 0;
+
+  int level = 0;
+  for (;; ++level) {
+    const long long nq = (long long)__ldcg(ctl + level % 3);
+    if (nq == 0) break;
+    u64* const cur = (level & 1) ? plane1 : plane0;
+    u64* const nxt = (level & 1) ? plane0 : plane1;
+    const I* const qin = (level & 1) ? qb : qa;
+    I* const qout = (level & 1) ? qa : qb;
+    unsigned long long* const qn = ctl + (level + 1) % 3;
+    if (tid == 0) ctl[(level + 2) % 3] = 0;  // last read by level - 1
+    const int next = level + 1;
+    for (long long i0 = warp * 32; i0 < nq; i0 += nwarps * 32) {
+      // lane j's vertex: its bits and its row (cleared: nxt two levels on)
+      const long long i = i0 + lane;
+      u64 f = 0;
+      I beg = 0, deg = 0;
+      if (i < nq) {
+        const I u = __ldcg(qin + i);
+        f = __ldcg(cur + u);
+        cur[u] = 0;
+        beg = indptr[u];
+        deg = indptr[u + 1] - beg;
+      }
+      const I incl = bg::warp_inclusive_scan(deg);
+      const I total = __shfl_sync(FULL, incl, 31);
+      const I off = beg - (incl - deg);  // edge e of the run, if lane j's: indices[off + e]
+      for (I e0 = 0; e0 < total; e0 += 32 * R) {
+        I v[R];
+        u64 fv[R], sv[R];
+#pragma unroll
+        for (int r = 0; r < R; ++r) {
+          const I e = e0 + 32 * r + lane;
+          int o = 0;  // lanes whose running sum is <= e: e's vertex
+#pragma unroll
+          for (int s = 16; s > 0; s >>= 1)
+            if (__shfl_sync(FULL, incl, o + s - 1) <= e) o += s;
+          const I at = __shfl_sync(FULL, off, o) + e;
+          fv[r] = __shfl_sync(FULL, f, o);
+          v[r] = e < total ? indices[at] : (I)-1;
+        }
+#pragma unroll
+        for (int r = 0; r < R; ++r) sv[r] = v[r] >= 0 ? __ldcg(seen + v[r]) : ~0ull;
+#pragma unroll
+        for (int r = 0; r < R; ++r)
+          if (fv[r] & ~sv[r]) sv[r] = atomicOr(seen + v[r], fv[r]);
+          else fv[r] = 0;
+#pragma unroll
+        for (int r = 0; r < R; ++r) {
+          const u64 got = fv[r] & ~sv[r];  // the bits this edge found
+          const bool first = got && atomicOr(nxt + v[r], got) == 0;
+          const unsigned firsts = __ballot_sync(FULL, first);
+          if (firsts) {
+            unsigned long long at = 0;
+            const int leader = __ffs(firsts) - 1;
+            if (lane == leader) at = atomicAdd(qn, (unsigned long long)__popc(firsts));
+            at = __shfl_sync(FULL, at, leader);
+            if (first) qout[at + __popc(firsts & below)] = v[r];
+          }
+          for (u64 w = got; w; w &= w - 1) {
+            const int b = __ffsll((long long)w) - 1;
+            atomicAdd(cnt + b, 1u);
+            if (write) levels[ro[b] + v[r]] = next;
+          }
+        }
+      }
+    }
+    __syncthreads();
+    if (threadIdx.x < k && cnt[threadIdx.x]) {
+      const unsigned c = cnt[threadIdx.x];
+      cnt[threadIdx.x] = 0;
+      atomicAdd(reinterpret_cast<unsigned long long*>(stats + S_COUNT + threadIdx.x),
+                (unsigned long long)c);
+      atomicAdd(reinterpret_cast<unsigned long long*>(stats + S_TOTAL + threadIdx.x),
+                (unsigned long long)c * next);
+      atomicMax(stats + S_ECC + threadIdx.x, (long long)next);
+    }
+    bg::grid_barrier(bar, gen);
+  }
+  if (tid == 0) ctl[3] = level;
+  for (long long i = tid; i < n; i += nthreads) seen[i] = 0;
+}
+
 // the level base of the replayed levels (msbfs.py's CUDA graph) moves on
 // by `by` levels: the graph's last node
 __global__ void msbfs_advance(long long* args, int by) { args[msbfs::A_BASE] += by; }
@@ -953,7 +1114,10 @@ __global__ void msbfs_advance(long long* args, int by) { args[msbfs::A_BASE] += 
                                          const u64*, u64*, unsigned*, const long long*, int);  \
   template __global__ void msbfs_pull<I>(const I*, const I*, const u64*, const u64*, u64*,     \
                                          unsigned*, long long, int, const long long*,          \
-                                         long long*);
+                                         long long*);                                          \
+  template __global__ void msbfs_coop<I>(const I*, const I*, long long, u64*, u64*, u64*, I*,  \
+                                         I*, unsigned long long*, long long*,                 \
+                                         const long long*, int, bool);
 MSBFS_INSTANTIATE(int)
 MSBFS_INSTANTIATE(long long)
 template __global__ void msbfs_bvss<false>(const int*, const uint4*, const unsigned*, long long,

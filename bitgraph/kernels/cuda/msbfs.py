@@ -58,7 +58,7 @@ import threading
 import numpy as np
 
 from bitgraph.kernels.cpu import check_length
-from bitgraph.kernels.cuda import module, multiprocessors
+from bitgraph.kernels.cuda import cooperative_blocks, module, multiprocessors
 from bitgraph.kernels.registry import register
 
 __all__ = ["batch_run", "new_state", "shared_state", "PULLS", "DEFAULT_PULL", "ALPHA",
@@ -68,7 +68,7 @@ __all__ = ["batch_run", "new_state", "shared_state", "PULLS", "DEFAULT_PULL", "A
 SOURCE = "msbfs.cu"
 _INDEX = {np.dtype(np.int32): "int", np.dtype(np.int64): "long long"}
 _NAMES = tuple(f"msbfs_{k}<{i}>" for i in _INDEX.values()
-               for k in ("start", "settle", "push", "pull")) + (
+               for k in ("start", "settle", "push", "pull", "coop")) + (
     "msbfs_flush", "msbfs_advance", "msbfs_clear", "msbfs_bvss<false>", "msbfs_bvss<true>")
 
 # the bottom-up step: "csr" (transpose CSR, early exit), "bvss_simt" and
@@ -380,6 +380,55 @@ def _dummy_levels():
     return got
 
 
+# threads per block of msbfs_coop (msbfs::COOP_THREADS, its launch bounds)
+# and blocks per multiprocessor at most: as bfs_bvss.py's persistent
+# kernel, one block of 1,024 per multiprocessor keeps the arrivals at each
+# level's barrier few
+_COOP_THREADS = 1024
+_COOP_PER_SM = 1
+
+
+def _coop(a, state, src, rows_h, flat_ptr, write, levels):
+    """``batch_run(..., coop=True)``: msbfs_coop on the state's first two
+    planes, seen, queues and statistics (left zeroed as it found them, but
+    for the statistics, which every batch rewrites)."""
+    import cupy
+
+    k = src.size
+    n = int(a.nrows)
+    idx = np.dtype(np.int64) if max(a.indptr.dtype.itemsize, a.indices.dtype.itemsize) > 4 \
+        else np.dtype(np.int32)
+    indptr = cupy.ascontiguousarray(a.indptr, dtype=idx)
+    indices = cupy.ascontiguousarray(a.indices, dtype=idx)
+    planes, seen, _, _, qa, qb, _, stats = state
+    if idx == np.int32:
+        qa, qb = qa.view(np.int32), qb.view(np.int32)
+    key = ("coop", cupy.cuda.runtime.getDevice(), threading.get_ident())
+    got = _BUFFERS.get(key)
+    if got is None:
+        mod, lowered = module(SOURCE, _NAMES)
+        # ctl: msbfs_coop's queue sizes, level count and grid barrier
+        got = _BUFFERS[key] = ({it: mod.get_function(lowered[f"msbfs_coop<{it}>"])
+                                for it in _INDEX.values()}, cupy.zeros(8, np.uint64))
+    fns, ctl = got
+    fn = fns[_INDEX[idx]]
+    head_ptr, heads, events, ghead, args_h, args_d, _, stats_h = _pinned()
+    args_h[:k] = src
+    args_h[64:64 + k] = rows_h[:k]
+    args_h[_A_LEVELS] = flat_ptr
+    stream = cupy.cuda.get_current_stream()
+    cupy.cuda.runtime.memcpyAsync(args_d.data.ptr, args_h.ctypes.data, _ARGS * 8, 1, stream.ptr)
+    blocks = cooperative_blocks(fn, _COOP_THREADS, _COOP_PER_SM)
+    fn((blocks,), (_COOP_THREADS,),
+       (indptr, indices, np.int64(n), seen, planes[0], planes[1], qa, qb, ctl, stats, args_d,
+        np.int32(k), np.bool_(write)), enable_cooperative_groups=True)
+    cupy.cuda.runtime.memcpyAsync(stats_h.ctypes.data, stats.data.ptr, _STATS * 8, 2, stream.ptr)
+    stream.synchronize()
+    st = stats_h
+    return (levels if write else None), st[0:k].copy(), st[64:64 + k].copy(), \
+        st[128:128 + k].copy()
+
+
 def _prepare(a, t, state, pull, bvss, lanes, n, where, keep):
     """What a batch derives from its graph, state and bottom-up step alone:
     index type, contiguous arrays, kernels, grids, views, and the part of
@@ -440,7 +489,7 @@ def _prepare(a, t, state, pull, bvss, lanes, n, where, keep):
 @register("msbfs", fmt="csr", device="cuda", variant="batch")
 def batch_run(a, t, sources, *, levels=None, rows=None, write=True, alpha=None,
               stop_work=1 << 62, nchunks=None, state=None, pull=None, bvss=None,
-              lanes=None, all_pull=None):
+              lanes=None, all_pull=None, coop=False):
     """One iBFS batch on the GPU: BFS from each of ``sources`` (k <= 64) at
     once; arguments and results as ``kernels.cpu.msbfs.batch_run``.
 
@@ -464,6 +513,11 @@ def batch_run(a, t, sources, *, levels=None, rows=None, write=True, alpha=None,
     ``bvss`` (the sigma=8 ``formats.bvss.BVSS`` of t, arrays on the GPU or
     the CPU), built on the CPU from t when None (slow: pass it). ``lanes``:
     lanes per vertex of the CSR bottom-up (None: ``pull_lanes``).
+    ``coop``: the whole traversal in one cooperative launch instead
+    (``msbfs_coop`` in msbfs.cu: top-down only, one grid barrier a level;
+    for graphs of long diameter, where the levels above cost their
+    launches); ``t``, the direction rule and the bottom-up step are then
+    unused.
 
     >>> lv, count, total, ecc = batch_run(a, t, [0, 5])  # doctest: +SKIP
     """
@@ -502,6 +556,8 @@ def batch_run(a, t, sources, *, levels=None, rows=None, write=True, alpha=None,
     keep = state is not None
     if state is None:
         state = new_state(n)
+    if coop:
+        return _coop(a, state, src, rows_h, flat_ptr, write, levels)
     (idx, it, indptr, indices, m, tindptr, tindices, group, v2r, rid, masks, n_vss, kern,
      settle_grid, push_grid, pull_grid, views, chunks, graph_key) = _prepare(
         a, t, state, pull, bvss, lanes, n, where, keep)
