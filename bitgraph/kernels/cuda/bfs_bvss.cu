@@ -70,13 +70,9 @@ __device__ __forceinline__ u64* degsum(u64* c, int l) { return c + CT(8 + (l & 3
 __device__ __forceinline__ u64* checked(u64* c, int l) { return c + CT(12 + (l & 3)); }
 
 using bg::grid_barrier;
+using bg::globaltimer;
 using bg::ld_acquire;
 
-__device__ __forceinline__ u64 globaltimer() {
-    u64 t;
-    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
-    return t;
-}
 
 // Mutable shared state is read through L2 (ld.cg): another SM wrote it.
 __device__ __forceinline__ u32 ldcg(const u32* p) { return __ldcg(p); }

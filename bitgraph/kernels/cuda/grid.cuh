@@ -45,4 +45,12 @@ __device__ __forceinline__ void grid_barrier(unsigned* bar, unsigned& gen) {
     __syncthreads();
 }
 
+// the GPU's nanosecond clock, comparable across multiprocessors (the
+// kernels' own traces of their levels)
+__device__ __forceinline__ unsigned long long globaltimer() {
+    unsigned long long t;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+    return t;
+}
+
 }  // namespace bg

@@ -955,7 +955,8 @@ msbfs_clear(u64* __restrict__ planes, long long n, int R, const long long* __res
 //     seen[v]; the bits it gets are found exactly once, so the claimer
 //     writes their levels and counts them, and there is no settle step;
 //     the first claimer of v in the level (atomicOr on nxt[v] returned 0)
-//     appends v to the next queue (one atomicAdd per warp and round);
+//     appends v to the next queue (staged in shared memory, one atomicAdd
+//     per block and level);
 //   - per-bit counts of the block go to the statistics once per level.
 // Every edge runs top-down: on the graphs it is chosen for no source's
 // frontier is ever a large part of the graph. seen is zeroed at the end
@@ -963,6 +964,8 @@ msbfs_clear(u64* __restrict__ planes, long long n, int R, const long long* __res
 //
 // ctl (u64[8]): queue sizes of levels L, L + 1, L + 2 in rotation (words
 // 0..2), the number of levels (word 3), the grid barrier (word 4, two u32).
+// trace (benchmarks; null: none): per level below trace_cap, the clock at
+// its start and its queue size; then the clock at the end.
 namespace msbfs {
 constexpr int COOP_THREADS = 1024;
 constexpr int COOP_ROUNDS = 4;
@@ -973,11 +976,20 @@ __global__ void __launch_bounds__(msbfs::COOP_THREADS, 1)
 msbfs_coop(const I* __restrict__ indptr, const I* __restrict__ indices, long long n,
            u64* __restrict__ seen, u64* __restrict__ plane0, u64* __restrict__ plane1,
            I* __restrict__ qa, I* __restrict__ qb, unsigned long long* __restrict__ ctl,
-           long long* __restrict__ stats, const long long* __restrict__ args, int k, bool write) {
+           long long* __restrict__ stats, const long long* __restrict__ args, int k, bool write,
+           long long* __restrict__ trace, int trace_cap, unsigned cap) {
   using namespace msbfs;
   constexpr int R = COOP_ROUNDS;
   __shared__ unsigned cnt[64];  // the block's vertices found this level, per bit
   __shared__ long long ro[64];  // offset of bit b's row in the result
+  // the block's part of the next queue, staged (dynamic shared memory of
+  // `cap` entries): appended to the queue at the level's end with one
+  // atomic, where one per warp and round on the one counter cost up to
+  // ~100 us a level on grid-2048 (the atomics on one address serialise)
+  extern __shared__ unsigned char dyn[];
+  I* const stage = reinterpret_cast<I*>(dyn);
+  __shared__ unsigned staged;
+  __shared__ unsigned long long stage_at;
   const int lane = threadIdx.x & 31;
   const unsigned below = (1u << lane) - 1u;
   const long long tid = (long long)blockIdx.x * blockDim.x + threadIdx.x;
@@ -991,6 +1003,7 @@ msbfs_coop(const I* __restrict__ indptr, const I* __restrict__ indices, long lon
     cnt[threadIdx.x] = 0;
     ro[threadIdx.x] = threadIdx.x < k ? args[A_ROWS + threadIdx.x] * n : 0;
   }
+  if (threadIdx.x == 0) staged = 0;
   __syncthreads();
   // the result's rows start at -1; block 0 puts bit b at sources[b]
   if (write)
@@ -1018,6 +1031,10 @@ msbfs_coop(const I* __restrict__ indptr, const I* __restrict__ indices, long lon
   int level = 0;
   for (;; ++level) {
     const long long nq = (long long)__ldcg(ctl + level % 3);
+    if (tid == 0 && level < trace_cap) {
+      trace[2 * level] = (long long)bg::globaltimer();
+      trace[2 * level + 1] = nq;
+    }
     if (nq == 0) break;
     u64* const cur = (level & 1) ? plane1 : plane0;
     u64* const nxt = (level & 1) ? plane0 : plane1;
@@ -1067,11 +1084,21 @@ msbfs_coop(const I* __restrict__ indptr, const I* __restrict__ indices, long lon
           const bool first = got && atomicOr(nxt + v[r], got) == 0;
           const unsigned firsts = __ballot_sync(FULL, first);
           if (firsts) {
-            unsigned long long at = 0;
-            const int leader = __ffs(firsts) - 1;
-            if (lane == leader) at = atomicAdd(qn, (unsigned long long)__popc(firsts));
+            // into the block's stage while it has room, the rest straight
+            // to the queue (one global atomic for the warp)
+            const int leader = __ffs(firsts) - 1, c = __popc(firsts);
+            unsigned at = 0;
+            if (lane == leader) at = atomicAdd(&staged, (unsigned)c);
             at = __shfl_sync(FULL, at, leader);
-            if (first) qout[at + __popc(firsts & below)] = v[r];
+            const unsigned fit = at < (unsigned)cap ? min((unsigned)c, cap - at) : 0u;
+            const unsigned rank = __popc(firsts & below);
+            unsigned long long over = 0;
+            if (lane == leader && fit < (unsigned)c) over = atomicAdd(qn, c - fit);
+            over = __shfl_sync(FULL, over, leader);
+            if (first) {
+              if (rank < fit) stage[at + rank] = v[r];
+              else qout[over + rank - fit] = v[r];
+            }
           }
           for (u64 w = got; w; w &= w - 1) {
             const int b = __ffsll((long long)w) - 1;
@@ -1082,6 +1109,12 @@ msbfs_coop(const I* __restrict__ indptr, const I* __restrict__ indices, long lon
       }
     }
     __syncthreads();
+    // the stage to the queue: one global atomic for the block
+    const unsigned nst = min(staged, cap);
+    if (threadIdx.x == 0 && nst) stage_at = atomicAdd(qn, (unsigned long long)nst);
+    __syncthreads();
+    for (unsigned j = threadIdx.x; j < nst; j += blockDim.x) qout[stage_at + j] = stage[j];
+    if (threadIdx.x == 0) staged = 0;  // next used after the barrier
     if (threadIdx.x < k && cnt[threadIdx.x]) {
       const unsigned c = cnt[threadIdx.x];
       cnt[threadIdx.x] = 0;
@@ -1093,8 +1126,11 @@ msbfs_coop(const I* __restrict__ indptr, const I* __restrict__ indices, long lon
     }
     bg::grid_barrier(bar, gen);
   }
-  if (tid == 0) ctl[3] = level;
   for (long long i = tid; i < n; i += nthreads) seen[i] = 0;
+  if (tid == 0) {
+    ctl[3] = level;
+    if (level < trace_cap) trace[2 * level + 1] = (long long)bg::globaltimer();
+  }
 }
 
 // the level base of the replayed levels (msbfs.py's CUDA graph) moves on
@@ -1117,7 +1153,8 @@ __global__ void msbfs_advance(long long* args, int by) { args[msbfs::A_BASE] += 
                                          long long*);                                          \
   template __global__ void msbfs_coop<I>(const I*, const I*, long long, u64*, u64*, u64*, I*,  \
                                          I*, unsigned long long*, long long*,                 \
-                                         const long long*, int, bool);
+                                         const long long*, int, bool, long long*, int,       \
+                                         unsigned);
 MSBFS_INSTANTIATE(int)
 MSBFS_INSTANTIATE(long long)
 template __global__ void msbfs_bvss<false>(const int*, const uint4*, const unsigned*, long long,

@@ -63,7 +63,7 @@ from bitgraph.kernels.registry import register
 
 __all__ = ["batch_run", "new_state", "shared_state", "PULLS", "DEFAULT_PULL", "ALPHA",
            "ALL_PULL", "LEAD", "GRAPH", "GRAPH_LEVELS", "GRAPH_PULL", "HEAD_LEVELS", "HEAD_FLUSH",
-           "FLUSH_SPAN", "pull_lanes", "TRACE"]
+           "FLUSH_SPAN", "pull_lanes", "TRACE", "COOP_TRACE"]
 
 SOURCE = "msbfs.cu"
 _INDEX = {np.dtype(np.int32): "int", np.dtype(np.int64): "long long"}
@@ -386,6 +386,15 @@ def _dummy_levels():
 # level's barrier few
 _COOP_THREADS = 1024
 _COOP_PER_SM = 1
+# entries of a block's stage of the next queue (dynamic shared memory: 64
+# KiB of int32, 128 KiB of int64); past it a warp appends to the queue
+# itself
+_COOP_STAGE = 16384
+# benchmarks: a list here receives one dict per cooperative batch (levels,
+# blocks, per-level queue sizes and times from the kernel's own clock, and
+# the final sweep's time); traversals of up to _COOP_TRACE_CAP levels
+COOP_TRACE = None
+_COOP_TRACE_CAP = 1 << 15
 
 
 def _coop(a, state, src, rows_h, flat_ptr, write, levels):
@@ -418,12 +427,25 @@ def _coop(a, state, src, rows_h, flat_ptr, write, levels):
     args_h[_A_LEVELS] = flat_ptr
     stream = cupy.cuda.get_current_stream()
     cupy.cuda.runtime.memcpyAsync(args_d.data.ptr, args_h.ctypes.data, _ARGS * 8, 1, stream.ptr)
-    blocks = cooperative_blocks(fn, _COOP_THREADS, _COOP_PER_SM)
+    smem = _COOP_STAGE * idx.itemsize
+    blocks = cooperative_blocks(fn, _COOP_THREADS, _COOP_PER_SM, smem)
+    trace = COOP_TRACE
+    tbuf = cupy.zeros(2 * _COOP_TRACE_CAP if trace is not None else 1, np.int64)
     fn((blocks,), (_COOP_THREADS,),
        (indptr, indices, np.int64(n), seen, planes[0], planes[1], qa, qb, ctl, stats, args_d,
-        np.int32(k), np.bool_(write)), enable_cooperative_groups=True)
+        np.int32(k), np.bool_(write), tbuf, np.int32(_COOP_TRACE_CAP if trace is not None else 0),
+        np.uint32(_COOP_STAGE)), shared_mem=smem, enable_cooperative_groups=True)
     cupy.cuda.runtime.memcpyAsync(stats_h.ctypes.data, stats.data.ptr, _STATS * 8, 2, stream.ptr)
     stream.synchronize()
+    if trace is not None:
+        t = tbuf.get().reshape(-1, 2)
+        nl = int(ctl[3].get())
+        if nl < _COOP_TRACE_CAP:
+            # per level: (level, queue size, us from the level's start to the next's)
+            stamps = np.r_[t[:nl + 1, 0], t[nl, 1]]
+            trace.append({"levels": nl, "blocks": blocks, "queue": t[:nl, 1].copy(),
+                          "level_us": np.diff(stamps[:nl + 1]) / 1e3,
+                          "end_us": (stamps[-1] - stamps[nl]) / 1e3})
     st = stats_h
     return (levels if write else None), st[0:k].copy(), st[64:64 + k].copy(), \
         st[128:128 + k].copy()
