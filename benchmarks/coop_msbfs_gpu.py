@@ -5,6 +5,9 @@ levels written, against the level kernels (``coop=False``) on the same
 batch.
 
     python3 benchmarks/coop_msbfs_gpu.py grid:2048x2048:0.01 rgg:4194304:0.00110193
+    ncu --section SpeedOfLight --section MemoryWorkloadAnalysis --section WarpStateStats \
+        -k regex:msbfs_coop --launch-skip 1 --launch-count 1 \
+        python3 benchmarks/coop_msbfs_gpu.py grid:1024x1024:0.01 --coop-only --repeat 1
 """
 
 from __future__ import annotations
@@ -25,6 +28,8 @@ def main(argv=None):
     ap.add_argument("--sources", type=int, default=64)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--repeat", type=int, default=2)
+    ap.add_argument("--coop-only", action="store_true",
+                    help="no level kernels (e.g. under ncu: -k regex:msbfs_coop)")
     args = ap.parse_args(argv)
     import cupy
 
@@ -41,7 +46,7 @@ def main(argv=None):
         src = np.random.default_rng(args.seed).choice(np.flatnonzero(deg > 0), args.sources)
         print(f"## {spec}: n {A.nrows}, m {A.nvals}, {src.size} sources")
         with km.shared_state(A.nrows) as state:
-            for coop in (True, False):
+            for coop in (True,) if args.coop_only else (True, False):
                 for write in (True, False):
                     best, trace = None, None
                     for _ in range(args.repeat + 1):  # the first compiles

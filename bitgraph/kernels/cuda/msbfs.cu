@@ -943,7 +943,14 @@ msbfs_clear(u64* __restrict__ planes, long long n, int R, const long long* __res
 // thousands of levels, each with a small frontier per source, and the
 // kernels above cost ~45 us a level there (a settle, a push, a flush every
 // FLUSH_SPAN levels, their launches); here a level is one pass over the
-// queue and one grid barrier (grid.cuh):
+// queue and one grid barrier (grid.cuh).
+//
+// A vertex's state is one 32-byte record (one sector): seen, the two
+// frontier planes (cur and nxt by level parity) and its row (start << 24 |
+// out-degree, the degree capped: a larger one is read from indptr). Its
+// checks, claims and row come in one sector, where separate arrays took
+// one each (a mesh's 64 wavefronts reach every part of the graph, so
+// these reads are random).
 //   - a warp takes 32 queue vertices, reads and clears their cur words (so
 //     the plane is zero again when it comes round as nxt) and walks their
 //     out-edges together, COOP_ROUNDS x 32 at a time: lane j takes edges
@@ -959,8 +966,8 @@ msbfs_clear(u64* __restrict__ planes, long long n, int R, const long long* __res
 //     per block and level);
 //   - per-bit counts of the block go to the statistics once per level.
 // Every edge runs top-down: on the graphs it is chosen for no source's
-// frontier is ever a large part of the graph. seen is zeroed at the end
-// and the planes are zero by construction: the state stays reusable.
+// frontier is ever a large part of the graph. The records are written
+// whole at the start, so nothing needs to be left zeroed.
 //
 // ctl (u64[8]): queue sizes of levels L, L + 1, L + 2 in rotation (words
 // 0..2), the number of levels (word 3), the grid barrier (word 4, two u32).
@@ -969,15 +976,18 @@ msbfs_clear(u64* __restrict__ planes, long long n, int R, const long long* __res
 namespace msbfs {
 constexpr int COOP_THREADS = 1024;
 constexpr int COOP_ROUNDS = 4;
+constexpr int REC_SEEN = 0, REC_PLANE = 1, REC = 4;  // u64 words of a record (the row last)
+constexpr int DEG_BITS = 24;
+constexpr u64 DEG_MAX = (1ull << DEG_BITS) - 1;  // a row this long or longer: indptr
 }  // namespace msbfs
 
 template <typename I>
 __global__ void __launch_bounds__(msbfs::COOP_THREADS, 1)
 msbfs_coop(const I* __restrict__ indptr, const I* __restrict__ indices, long long n,
-           u64* __restrict__ seen, u64* __restrict__ plane0, u64* __restrict__ plane1,
-           I* __restrict__ qa, I* __restrict__ qb, unsigned long long* __restrict__ ctl,
-           long long* __restrict__ stats, const long long* __restrict__ args, int k, bool write,
-           long long* __restrict__ trace, int trace_cap, unsigned cap) {
+           u64* __restrict__ rec, I* __restrict__ qa, I* __restrict__ qb,
+           unsigned long long* __restrict__ ctl, long long* __restrict__ stats,
+           const long long* __restrict__ args, int k, bool write, long long* __restrict__ trace,
+           int trace_cap, unsigned cap) {
   using namespace msbfs;
   constexpr int R = COOP_ROUNDS;
   __shared__ unsigned cnt[64];  // the block's vertices found this level, per bit
@@ -998,35 +1008,41 @@ msbfs_coop(const I* __restrict__ indptr, const I* __restrict__ indices, long lon
   unsigned* const bar = reinterpret_cast<unsigned*>(ctl + 4);
   int* const levels = write ? reinterpret_cast<int*>(args[A_LEVELS]) : nullptr;
   unsigned gen = 0;
-  if (threadIdx.x == 0) gen = bg::ld_acquire(bar + 1);
+  if (threadIdx.x == 0) {
+    gen = bg::ld_acquire(bar + 1);
+    staged = 0;
+  }
   if (threadIdx.x < 64) {
     cnt[threadIdx.x] = 0;
     ro[threadIdx.x] = threadIdx.x < k ? args[A_ROWS + threadIdx.x] * n : 0;
   }
-  if (threadIdx.x == 0) staged = 0;
   __syncthreads();
-  // the result's rows start at -1; block 0 puts bit b at sources[b]
+  // the records, the result's rows at -1, the counters and statistics
+  for (long long v = tid; v < n; v += nthreads) {
+    const u64 beg = (u64)indptr[v], deg = (u64)(indptr[v + 1] - indptr[v]);
+    reinterpret_cast<ulonglong2*>(rec)[2 * v] = make_ulonglong2(0, 0);
+    reinterpret_cast<ulonglong2*>(rec)[2 * v + 1] =
+        make_ulonglong2(0, beg << DEG_BITS | (deg < DEG_MAX ? deg : DEG_MAX));
+  }
   if (write)
     for (int b = 0; b < k; ++b)
       for (long long i = tid; i < n; i += nthreads) levels[ro[b] + i] = -1;
-  if (blockIdx.x == 0) {
-    if (threadIdx.x < 3) ctl[threadIdx.x] = 0;
-    if (threadIdx.x < 64) {
-      stats[S_COUNT + threadIdx.x] = threadIdx.x < k;
-      stats[S_TOTAL + threadIdx.x] = 0;
-      stats[S_ECC + threadIdx.x] = 0;
-    }
-    __syncthreads();
-    if (threadIdx.x < k) {
-      const long long s = args[A_SOURCES + threadIdx.x];
-      const u64 bit = 1ull << threadIdx.x;
-      atomicOr(seen + s, bit);
-      if (atomicOr(plane0 + s, bit) == 0) qa[atomicAdd(ctl, 1ull)] = (I)s;
-    }
+  if (tid < 3) ctl[tid] = 0;
+  if (tid < 64) {
+    stats[S_COUNT + tid] = tid < k;
+    stats[S_TOTAL + tid] = 0;
+    stats[S_ECC + tid] = 0;
   }
   bg::grid_barrier(bar, gen);
-  if (write && blockIdx.x == 0 && threadIdx.x < k)
-    levels[ro[threadIdx.x] + args[A_SOURCES + threadIdx.x]] = 0;
+  // bit b at sources[b], level 0
+  if (tid < k) {
+    const long long s = args[A_SOURCES + tid];
+    const u64 bit = 1ull << tid;
+    atomicOr(rec + REC * s + REC_SEEN, bit);
+    if (atomicOr(rec + REC * s + REC_PLANE, bit) == 0) qa[atomicAdd(ctl, 1ull)] = (I)s;
+    if (write) levels[ro[tid] + s] = 0;
+  }
+  bg::grid_barrier(bar, gen);
 
   int level = 0;
   for (;; ++level) {
@@ -1036,24 +1052,26 @@ msbfs_coop(const I* __restrict__ indptr, const I* __restrict__ indices, long lon
       trace[2 * level + 1] = nq;
     }
     if (nq == 0) break;
-    u64* const cur = (level & 1) ? plane1 : plane0;
-    u64* const nxt = (level & 1) ? plane0 : plane1;
+    const int pc = REC_PLANE + (level & 1), pn = REC_PLANE + 1 - (level & 1);  // cur, nxt
     const I* const qin = (level & 1) ? qb : qa;
     I* const qout = (level & 1) ? qa : qb;
     unsigned long long* const qn = ctl + (level + 1) % 3;
     if (tid == 0) ctl[(level + 2) % 3] = 0;  // last read by level - 1
     const int next = level + 1;
     for (long long i0 = warp * 32; i0 < nq; i0 += nwarps * 32) {
-      // lane j's vertex: its bits and its row (cleared: nxt two levels on)
+      // lane j's vertex: its bits and its row (cur cleared: nxt two levels on)
       const long long i = i0 + lane;
       u64 f = 0;
       I beg = 0, deg = 0;
       if (i < nq) {
         const I u = __ldcg(qin + i);
-        f = __ldcg(cur + u);
-        cur[u] = 0;
-        beg = indptr[u];
-        deg = indptr[u + 1] - beg;
+        const ulonglong2* const r2 = reinterpret_cast<const ulonglong2*>(rec + REC * (long long)u);
+        const ulonglong2 lo = __ldcg(r2), hi = __ldcg(r2 + 1);
+        f = (level & 1) ? hi.x : lo.y;
+        rec[REC * (long long)u + pc] = 0;
+        beg = (I)(hi.y >> DEG_BITS);
+        deg = (I)(hi.y & DEG_MAX);
+        if (deg == (I)DEG_MAX) deg = indptr[u + 1] - beg;
       }
       const I incl = bg::warp_inclusive_scan(deg);
       const I total = __shfl_sync(FULL, incl, 31);
@@ -1073,15 +1091,21 @@ msbfs_coop(const I* __restrict__ indptr, const I* __restrict__ indices, long lon
           v[r] = e < total ? indices[at] : (I)-1;
         }
 #pragma unroll
-        for (int r = 0; r < R; ++r) sv[r] = v[r] >= 0 ? __ldcg(seen + v[r]) : ~0ull;
+        for (int r = 0; r < R; ++r) sv[r] = v[r] >= 0 ? __ldcg(rec + REC * (long long)v[r] + REC_SEEN) : ~0ull;
+        // the claims, all in flight together; then the new vertices' nxt
 #pragma unroll
         for (int r = 0; r < R; ++r)
-          if (fv[r] & ~sv[r]) sv[r] = atomicOr(seen + v[r], fv[r]);
+          if (fv[r] & ~sv[r]) sv[r] = atomicOr(rec + REC * (long long)v[r] + REC_SEEN, fv[r]);
           else fv[r] = 0;
+        u64 old[R];
 #pragma unroll
         for (int r = 0; r < R; ++r) {
-          const u64 got = fv[r] & ~sv[r];  // the bits this edge found
-          const bool first = got && atomicOr(nxt + v[r], got) == 0;
+          fv[r] &= ~sv[r];  // the bits this edge found
+          old[r] = fv[r] ? atomicOr(rec + REC * (long long)v[r] + pn, fv[r]) : ~0ull;
+        }
+#pragma unroll
+        for (int r = 0; r < R; ++r) {
+          const bool first = old[r] == 0;
           const unsigned firsts = __ballot_sync(FULL, first);
           if (firsts) {
             // into the block's stage while it has room, the rest straight
@@ -1090,7 +1114,7 @@ msbfs_coop(const I* __restrict__ indptr, const I* __restrict__ indices, long lon
             unsigned at = 0;
             if (lane == leader) at = atomicAdd(&staged, (unsigned)c);
             at = __shfl_sync(FULL, at, leader);
-            const unsigned fit = at < (unsigned)cap ? min((unsigned)c, cap - at) : 0u;
+            const unsigned fit = at < cap ? min((unsigned)c, cap - at) : 0u;
             const unsigned rank = __popc(firsts & below);
             unsigned long long over = 0;
             if (lane == leader && fit < (unsigned)c) over = atomicAdd(qn, c - fit);
@@ -1100,7 +1124,7 @@ msbfs_coop(const I* __restrict__ indptr, const I* __restrict__ indices, long lon
               else qout[over + rank - fit] = v[r];
             }
           }
-          for (u64 w = got; w; w &= w - 1) {
+          for (u64 w = fv[r]; w; w &= w - 1) {
             const int b = __ffsll((long long)w) - 1;
             atomicAdd(cnt + b, 1u);
             if (write) levels[ro[b] + v[r]] = next;
@@ -1126,7 +1150,6 @@ msbfs_coop(const I* __restrict__ indptr, const I* __restrict__ indices, long lon
     }
     bg::grid_barrier(bar, gen);
   }
-  for (long long i = tid; i < n; i += nthreads) seen[i] = 0;
   if (tid == 0) {
     ctl[3] = level;
     if (level < trace_cap) trace[2 * level + 1] = (long long)bg::globaltimer();
@@ -1151,10 +1174,9 @@ __global__ void msbfs_advance(long long* args, int by) { args[msbfs::A_BASE] += 
   template __global__ void msbfs_pull<I>(const I*, const I*, const u64*, const u64*, u64*,     \
                                          unsigned*, long long, int, const long long*,          \
                                          long long*);                                          \
-  template __global__ void msbfs_coop<I>(const I*, const I*, long long, u64*, u64*, u64*, I*,  \
-                                         I*, unsigned long long*, long long*,                 \
-                                         const long long*, int, bool, long long*, int,       \
-                                         unsigned);
+  template __global__ void msbfs_coop<I>(const I*, const I*, long long, u64*, I*, I*,         \
+                                         unsigned long long*, long long*, const long long*,  \
+                                         int, bool, long long*, int, unsigned);
 MSBFS_INSTANTIATE(int)
 MSBFS_INSTANTIATE(long long)
 template __global__ void msbfs_bvss<false>(const int*, const uint4*, const unsigned*, long long,

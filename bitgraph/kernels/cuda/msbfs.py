@@ -398,9 +398,9 @@ _COOP_TRACE_CAP = 1 << 15
 
 
 def _coop(a, state, src, rows_h, flat_ptr, write, levels):
-    """``batch_run(..., coop=True)``: msbfs_coop on the state's first two
-    planes, seen, queues and statistics (left zeroed as it found them, but
-    for the statistics, which every batch rewrites)."""
+    """``batch_run(..., coop=True)``: msbfs_coop with the state's queues
+    and statistics, and its own vertex records (32 n bytes, kept for the
+    next call in this thread)."""
     import cupy
 
     k = src.size
@@ -409,7 +409,7 @@ def _coop(a, state, src, rows_h, flat_ptr, write, levels):
         else np.dtype(np.int32)
     indptr = cupy.ascontiguousarray(a.indptr, dtype=idx)
     indices = cupy.ascontiguousarray(a.indices, dtype=idx)
-    planes, seen, _, _, qa, qb, _, stats = state
+    _, _, _, _, qa, qb, _, stats = state
     if idx == np.int32:
         qa, qb = qa.view(np.int32), qb.view(np.int32)
     key = ("coop", cupy.cuda.runtime.getDevice(), threading.get_ident())
@@ -417,11 +417,18 @@ def _coop(a, state, src, rows_h, flat_ptr, write, levels):
     if got is None:
         mod, lowered = module(SOURCE, _NAMES)
         # ctl: msbfs_coop's queue sizes, level count and grid barrier
-        got = _BUFFERS[key] = ({it: mod.get_function(lowered[f"msbfs_coop<{it}>"])
-                                for it in _INDEX.values()}, cupy.zeros(8, np.uint64))
-    fns, ctl = got
+        got = _BUFFERS[key] = [{it: mod.get_function(lowered[f"msbfs_coop<{it}>"])
+                                for it in _INDEX.values()}, cupy.zeros(8, np.uint64), None]
+    fns, ctl, rec = got
+    if rec is None or rec.size < 4 * n:
+        # the vertices' 32-byte records (msbfs.cu), written whole by each launch
+        from bitgraph.device import oom_guard
+
+        got[2] = None
+        with oom_guard("msbfs(cuda)", 32 * n):
+            rec = got[2] = cupy.empty(4 * max(n, 1), np.uint64)
     fn = fns[_INDEX[idx]]
-    head_ptr, heads, events, ghead, args_h, args_d, _, stats_h = _pinned()
+    args_h, args_d, stats_h = (_pinned()[i] for i in (4, 5, 7))
     args_h[:k] = src
     args_h[64:64 + k] = rows_h[:k]
     args_h[_A_LEVELS] = flat_ptr
@@ -432,8 +439,8 @@ def _coop(a, state, src, rows_h, flat_ptr, write, levels):
     trace = COOP_TRACE
     tbuf = cupy.zeros(2 * _COOP_TRACE_CAP if trace is not None else 1, np.int64)
     fn((blocks,), (_COOP_THREADS,),
-       (indptr, indices, np.int64(n), seen, planes[0], planes[1], qa, qb, ctl, stats, args_d,
-        np.int32(k), np.bool_(write), tbuf, np.int32(_COOP_TRACE_CAP if trace is not None else 0),
+       (indptr, indices, np.int64(n), rec, qa, qb, ctl, stats, args_d, np.int32(k),
+        np.bool_(write), tbuf, np.int32(_COOP_TRACE_CAP if trace is not None else 0),
         np.uint32(_COOP_STAGE)), shared_mem=smem, enable_cooperative_groups=True)
     cupy.cuda.runtime.memcpyAsync(stats_h.ctypes.data, stats.data.ptr, _STATS * 8, 2, stream.ptr)
     stream.synchronize()
