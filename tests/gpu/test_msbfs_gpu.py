@@ -90,7 +90,13 @@ def test_batch_equals_cpu(spec, k, seed, index64):
         for alpha, all_pull in DIRECTIONS:
             got = gpu(ga, gt, sources, alpha=alpha, all_pull=all_pull, pull=pull, bvss=b)
             _check(got, want)
-    _check(gpu(ga, None, sources, coop=True), want)
+    from unittest import mock
+
+    from bitgraph.kernels.cuda import msbfs as km
+
+    for sweep in (None, 0.0, 0.05):  # the next queue by appends, by sweeps, both
+        with mock.patch.object(km, "COOP_SWEEP", sweep):
+            _check(gpu(ga, None, sources, coop=True), want)
 
 
 @settings(max_examples=60)
@@ -199,7 +205,9 @@ def test_generated_graphs(name, monkeypatch):
     # one cooperative launch (kron's hubs spread over a warp's lanes), int32
     # and int64 indices, a fresh and a reused state
     for index64 in (False, True):
-        _check(gpu(_device(cupy, a, index64), None, sources, coop=True), want)
+        for sweep in (None, 0.0, 1 / 64):
+            monkeypatch.setattr(km, "COOP_SWEEP", sweep)
+            _check(gpu(_device(cupy, a, index64), None, sources, coop=True), want)
     state = new_state(A.nrows)
     for k in (64, 1, 33):
         _check(gpu(ga, None, sources[:k], coop=True, state=state), cpu(a, t, sources[:k]))

@@ -963,7 +963,10 @@ msbfs_clear(u64* __restrict__ planes, long long n, int R, const long long* __res
 //     writes their levels and counts them, and there is no settle step;
 //     the first claimer of v in the level (atomicOr on nxt[v] returned 0)
 //     appends v to the next queue (staged in shared memory, one atomicAdd
-//     per block and level);
+//     per block and level); or, on a level whose queue holds at least
+//     sweep_min vertices, marks v in the touched bitmap, and after a grid
+//     barrier a sweep of the bitmap builds the next queue in ascending
+//     order (a big frontier's records and rows are then read in runs);
 //   - per-bit counts of the block go to the statistics once per level.
 // Every edge runs top-down: on the graphs it is chosen for no source's
 // frontier is ever a large part of the graph. The records are written
@@ -981,13 +984,58 @@ constexpr int DEG_BITS = 24;
 constexpr u64 DEG_MAX = (1ull << DEG_BITS) - 1;  // a row this long or longer: indptr
 }  // namespace msbfs
 
+namespace msbfs {
+// a warp's part of the next queue: `c` entries from each lane, in lane
+// order, go into the block's stage while it has room and straight to the
+// queue past it (one global atomic for the warp); lane j's i-th entry is
+// entry excl + i of the warp's
+struct Append {
+  unsigned at, fit, excl;
+  unsigned long long over;
+};
+
+__device__ __forceinline__ Append reserve(unsigned c, unsigned* staged, unsigned cap,
+                                          unsigned long long* qn) {
+  const int lane = threadIdx.x & 31;
+  const unsigned incl = bg::warp_inclusive_scan(c);
+  const unsigned total = __shfl_sync(FULL, incl, 31);
+  Append a{0u, 0u, incl - c, 0ull};
+  if (lane == 0) a.at = atomicAdd(staged, total);
+  a.at = __shfl_sync(FULL, a.at, 0);
+  a.fit = a.at < cap ? min(total, cap - a.at) : 0u;
+  if (lane == 0 && a.fit < total) a.over = atomicAdd(qn, (unsigned long long)(total - a.fit));
+  a.over = __shfl_sync(FULL, a.over, 0);
+  return a;
+}
+
+template <typename I>
+__device__ __forceinline__ void put(const Append& a, unsigned p, I x, I* stage, I* qout) {
+  if (p < a.fit) stage[a.at + p] = x;
+  else qout[a.over + p - a.fit] = x;
+}
+
+// the block's stage to the queue (every thread of the block calls it): one
+// global atomic for the block
+template <typename I>
+__device__ __forceinline__ void flush_stage(const I* stage, unsigned* staged, unsigned cap,
+                                            unsigned long long* stage_at,
+                                            unsigned long long* qn, I* qout) {
+  __syncthreads();
+  const unsigned nst = min(*staged, cap);
+  if (threadIdx.x == 0 && nst) *stage_at = atomicAdd(qn, (unsigned long long)nst);
+  __syncthreads();
+  for (unsigned j = threadIdx.x; j < nst; j += blockDim.x) qout[*stage_at + j] = stage[j];
+  if (threadIdx.x == 0) *staged = 0;  // next used after a grid barrier
+}
+}  // namespace msbfs
+
 template <typename I>
 __global__ void __launch_bounds__(msbfs::COOP_THREADS, 1)
 msbfs_coop(const I* __restrict__ indptr, const I* __restrict__ indices, long long n,
            u64* __restrict__ rec, I* __restrict__ qa, I* __restrict__ qb,
            unsigned long long* __restrict__ ctl, long long* __restrict__ stats,
-           const long long* __restrict__ args, int k, bool write, long long* __restrict__ trace,
-           int trace_cap, unsigned cap) {
+           const long long* __restrict__ args, int k, bool write, unsigned* __restrict__ touched,
+           long long sweep_min, long long* __restrict__ trace, int trace_cap, unsigned cap) {
   using namespace msbfs;
   constexpr int R = COOP_ROUNDS;
   __shared__ unsigned cnt[64];  // the block's vertices found this level, per bit
@@ -1001,7 +1049,6 @@ msbfs_coop(const I* __restrict__ indptr, const I* __restrict__ indices, long lon
   __shared__ unsigned staged;
   __shared__ unsigned long long stage_at;
   const int lane = threadIdx.x & 31;
-  const unsigned below = (1u << lane) - 1u;
   const long long tid = (long long)blockIdx.x * blockDim.x + threadIdx.x;
   const long long nthreads = (long long)gridDim.x * blockDim.x;
   const long long warp = tid >> 5, nwarps = nthreads >> 5;
@@ -1024,6 +1071,8 @@ msbfs_coop(const I* __restrict__ indptr, const I* __restrict__ indices, long lon
     reinterpret_cast<ulonglong2*>(rec)[2 * v + 1] =
         make_ulonglong2(0, beg << DEG_BITS | (deg < DEG_MAX ? deg : DEG_MAX));
   }
+  const long long nwords = (n + 31) >> 5;
+  for (long long i = tid; i < nwords; i += nthreads) touched[i] = 0;
   if (write)
     for (int b = 0; b < k; ++b)
       for (long long i = tid; i < n; i += nthreads) levels[ro[b] + i] = -1;
@@ -1058,6 +1107,7 @@ msbfs_coop(const I* __restrict__ indptr, const I* __restrict__ indices, long lon
     unsigned long long* const qn = ctl + (level + 1) % 3;
     if (tid == 0) ctl[(level + 2) % 3] = 0;  // last read by level - 1
     const int next = level + 1;
+    const bool sweep = nq >= sweep_min;
     for (long long i0 = warp * 32; i0 < nq; i0 += nwarps * 32) {
       // lane j's vertex: its bits and its row (cur cleared: nxt two levels on)
       const long long i = i0 + lane;
@@ -1106,23 +1156,11 @@ msbfs_coop(const I* __restrict__ indptr, const I* __restrict__ indices, long lon
 #pragma unroll
         for (int r = 0; r < R; ++r) {
           const bool first = old[r] == 0;
-          const unsigned firsts = __ballot_sync(FULL, first);
-          if (firsts) {
-            // into the block's stage while it has room, the rest straight
-            // to the queue (one global atomic for the warp)
-            const int leader = __ffs(firsts) - 1, c = __popc(firsts);
-            unsigned at = 0;
-            if (lane == leader) at = atomicAdd(&staged, (unsigned)c);
-            at = __shfl_sync(FULL, at, leader);
-            const unsigned fit = at < cap ? min((unsigned)c, cap - at) : 0u;
-            const unsigned rank = __popc(firsts & below);
-            unsigned long long over = 0;
-            if (lane == leader && fit < (unsigned)c) over = atomicAdd(qn, c - fit);
-            over = __shfl_sync(FULL, over, leader);
-            if (first) {
-              if (rank < fit) stage[at + rank] = v[r];
-              else qout[over + rank - fit] = v[r];
-            }
+          if (sweep) {
+            if (first) atomicOr(touched + (v[r] >> 5), 1u << (v[r] & 31));
+          } else if (__any_sync(FULL, first)) {
+            const Append a = reserve(first, &staged, cap, qn);
+            if (first) put(a, a.excl, v[r], stage, qout);
           }
           for (u64 w = fv[r]; w; w &= w - 1) {
             const int b = __ffsll((long long)w) - 1;
@@ -1132,13 +1170,7 @@ msbfs_coop(const I* __restrict__ indptr, const I* __restrict__ indices, long lon
         }
       }
     }
-    __syncthreads();
-    // the stage to the queue: one global atomic for the block
-    const unsigned nst = min(staged, cap);
-    if (threadIdx.x == 0 && nst) stage_at = atomicAdd(qn, (unsigned long long)nst);
-    __syncthreads();
-    for (unsigned j = threadIdx.x; j < nst; j += blockDim.x) qout[stage_at + j] = stage[j];
-    if (threadIdx.x == 0) staged = 0;  // next used after the barrier
+    flush_stage(stage, &staged, cap, &stage_at, qn, qout);
     if (threadIdx.x < k && cnt[threadIdx.x]) {
       const unsigned c = cnt[threadIdx.x];
       cnt[threadIdx.x] = 0;
@@ -1149,6 +1181,22 @@ msbfs_coop(const I* __restrict__ indptr, const I* __restrict__ indices, long lon
       atomicMax(stats + S_ECC + threadIdx.x, (long long)next);
     }
     bg::grid_barrier(bar, gen);
+    if (sweep) {
+      // the next queue in ascending order from the touched words (a warp
+      // takes 32 words): its vertices' records and rows are then read in
+      // runs, not at random
+      for (long long w0 = warp * 32; w0 < nwords; w0 += nwarps * 32) {
+        const long long wi = w0 + lane;
+        unsigned w = wi < nwords ? __ldcg(touched + wi) : 0u;
+        if (w) touched[wi] = 0;
+        if (!__any_sync(FULL, w)) continue;
+        const Append a = reserve(__popc(w), &staged, cap, qn);
+        for (unsigned p = a.excl; w; w &= w - 1, ++p)
+          put(a, p, (I)(wi * 32 + __ffs(w) - 1), stage, qout);
+      }
+      flush_stage(stage, &staged, cap, &stage_at, qn, qout);
+      bg::grid_barrier(bar, gen);
+    }
   }
   if (tid == 0) {
     ctl[3] = level;
@@ -1176,7 +1224,8 @@ __global__ void msbfs_advance(long long* args, int by) { args[msbfs::A_BASE] += 
                                          long long*);                                          \
   template __global__ void msbfs_coop<I>(const I*, const I*, long long, u64*, I*, I*,         \
                                          unsigned long long*, long long*, const long long*,  \
-                                         int, bool, long long*, int, unsigned);
+                                         int, bool, unsigned*, long long, long long*, int,   \
+                                         unsigned);
 MSBFS_INSTANTIATE(int)
 MSBFS_INSTANTIATE(long long)
 template __global__ void msbfs_bvss<false>(const int*, const uint4*, const unsigned*, long long,
