@@ -33,7 +33,8 @@ def _variant(text):
     out = {}
     for part in filter(None, text.split(",")):
         name, _, value = part.partition("=")
-        out[name.strip()] = float(value) if "." in value or "e" in value else int(value)
+        out[name.strip()] = None if value == "None" else \
+            float(value) if "." in value or "e" in value else int(value)
     return out
 
 
