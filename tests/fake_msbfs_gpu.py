@@ -346,7 +346,62 @@ def k_advance(args, by):
     args[K["A_BASE"]] += int(by)
 
 
-_KERNELS = {"msbfs_start": k_start, "msbfs_settle": k_settle, "msbfs_push": k_push,
+def k_coop(indptr, indices, n, rec, qa, qb, ctl, stats, args, k, write, touched, sweep_min,
+           trace, trace_cap, cap):
+    # the whole traversal, level by level: each level's new bits are the
+    # out-neighbours' OR of the frontier words, less seen (how the kernel
+    # queues, claims and sweeps is not emulated); a trace gets level l's
+    # "clock" 1000 l and its queue size
+    n, k = int(n), int(k)
+    indptr, indices = np.asarray(indptr, np.int64), np.asarray(indices, np.int64)
+    src = [int(args[K["A_SOURCES"] + b]) for b in range(k)]
+    rows = [int(args[K["A_ROWS"] + b]) for b in range(k)]
+    seen, cur = np.zeros(n, U64), np.zeros(n, U64)
+    for b, s in enumerate(src):
+        seen[s] |= U64(1) << U64(b)
+        cur[s] |= U64(1) << U64(b)
+    stats[:K["S_QUEUE"]] = 0
+    stats[K["S_COUNT"]:K["S_COUNT"] + k] = 1
+    out = None
+    if write:
+        size = (max(rows) + 1) * n
+        out = np.ctypeslib.as_array(ctypes.cast(int(args[K["A_LEVELS"]]),
+                                                ctypes.POINTER(ctypes.c_int32)), shape=(size,))
+        for b in range(k):
+            out[rows[b] * n:(rows[b] + 1) * n] = -1
+        for b, s in enumerate(src):
+            out[rows[b] * n + s] = 0
+    level = 0
+    while True:
+        us = np.flatnonzero(cur)
+        if int(trace_cap) > level:
+            trace[2 * level], trace[2 * level + 1] = 1000 * level, us.size
+        if us.size == 0:
+            break
+        lens = indptr[us + 1] - indptr[us]
+        pos = np.repeat(indptr[us] - np.cumsum(lens) + lens, lens) + np.arange(lens.sum())
+        nxt = np.zeros(n, U64)
+        np.bitwise_or.at(nxt, indices[pos], np.repeat(cur[us], lens))
+        nxt &= ~seen
+        seen |= nxt
+        level += 1
+        for b in range(k):
+            got = (nxt >> U64(b)) & U64(1) != 0
+            c = int(got.sum())
+            if c:
+                stats[K["S_COUNT"] + b] += c
+                stats[K["S_TOTAL"] + b] += c * level
+                stats[K["S_ECC"] + b] = level
+                if write:
+                    out[rows[b] * n + np.flatnonzero(got)] = level
+        cur = nxt
+    ctl[3] = level
+    if int(trace_cap) > level:
+        trace[2 * level + 1] = 1000 * level + 500
+    touched[:] = 0
+
+
+_KERNELS = {"msbfs_start": k_start, "msbfs_coop": k_coop, "msbfs_settle": k_settle, "msbfs_push": k_push,
             "msbfs_pull": k_pull, "msbfs_flush": k_flush, "msbfs_advance": k_advance,
             "msbfs_clear": k_clear}
 
@@ -368,7 +423,8 @@ def signature(name):
     return out
 
 
-_POINTEE = {"u64": np.uint64, "unsigned": np.uint32, "long long": np.int64, "int": np.int32}
+_POINTEE = {"u64": np.uint64, "unsigned long long": np.uint64, "unsigned": np.uint32,
+            "long long": np.int64, "int": np.int32}
 _SCALAR = {"long long": np.int64, "int": np.int32, "unsigned": np.uint32, "bool": np.bool_}
 
 
@@ -399,7 +455,7 @@ class _Kernel:
         self.fn = _KERNELS[base]
         self.ptr = next(self._ids)
 
-    def __call__(self, grid, block, args, shared_mem=0):
+    def __call__(self, grid, block, args, shared_mem=0, enable_cooperative_groups=False):
         check_args(self.name, args)
         _STATE.launches += 1
         _submit(None, lambda: self.fn(*args))
@@ -424,6 +480,7 @@ def emulated_gpu(monkeypatch):
         monkeypatch.setitem(sys.modules, name, mod)
     monkeypatch.setattr(km, "module", lambda source, names: (_Module(), {x: x for x in names}))
     monkeypatch.setattr(km, "multiprocessors", lambda: 4)
+    monkeypatch.setattr(sys.modules["bitgraph.kernels.cuda"], "multiprocessors", lambda: 4)
     monkeypatch.setattr(km, "_BUFFERS", {})
     monkeypatch.setattr(km, "TRACE", None)
     return km, _STATE

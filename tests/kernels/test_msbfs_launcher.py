@@ -163,6 +163,43 @@ def test_grid_directions_and_planes(monkeypatch):
         assert all(np.count_nonzero(x) == 0 for x in state[:4])
 
 
+@pytest.mark.parametrize("index64", [False, True])
+def test_cooperative_launch(index64, monkeypatch):
+    """``batch_run(..., coop=True)``: one launch of msbfs_coop (arguments
+    checked against msbfs.cu) per batch, on a path, a grid and kron: levels
+    into rows of a bigger result, statistics only, a reused state left
+    zeroed, and COOP_TRACE's per-level record."""
+    km, emu = emulated_gpu(monkeypatch)
+    rng = np.random.default_rng(3)
+    for A in (_path(50, True), bg.io.generators.grid2d(9, 13, drop=0.1, seed=2),
+              bg.io.generators.kron(7, seed=1)):
+        (ha, ga), (ht, _) = _csrs(A, index64)
+        state = km.new_state(A.nrows)
+        for k in (1, 64):
+            src = rng.integers(0, A.nrows, k)
+            want = _cpu()(ha, ht, src)
+            launches = emu.launches
+            _check(km.batch_run(ga, None, src, state=state, coop=True), want)
+            assert emu.launches - launches == 1
+            out = np.full((k + 3, A.nrows), 9, np.int32).view(FakeArray)
+            order = rng.permutation(k + 3)[:k]
+            km.batch_run(ga, None, src, levels=out, rows=order, state=state, coop=True)
+            expect = np.full((k + 3, A.nrows), 9, np.int32)
+            expect[order] = want[0]
+            assert np.array_equal(np.asarray(out), expect)
+            _check(km.batch_run(ga, None, src, write=False, state=state, coop=True), want,
+                   write=False)
+            assert all(np.count_nonzero(x) == 0 for x in state[:4])
+            km.COOP_TRACE = []
+            try:
+                km.batch_run(ga, None, src, state=state, coop=True)
+                (tr,) = km.COOP_TRACE
+            finally:
+                km.COOP_TRACE = None
+            assert tr["levels"] == int(want[3].max()) + 1
+            assert tr["queue"][0] == np.unique(src).size and np.all(tr["level_us"] == 1.0)
+
+
 def test_emulated_kernels_take_the_cuda_parameters():
     """Each emulated kernel's parameters are its msbfs.cu kernel's, by name
     and order (the launcher's arguments reach both by position)."""

@@ -393,7 +393,7 @@ _COOP_STAGE = 16384
 # a level whose queue holds at least COOP_SWEEP * n vertices (None: none)
 # builds the next queue by a sweep of a bitmap, in ascending order, at the
 # cost of a second grid barrier and the sweep (msbfs.cu)
-COOP_SWEEP = 1 / 64
+COOP_SWEEP = 1 / 8
 # benchmarks: a list here receives one dict per cooperative batch (levels,
 # blocks, per-level queue sizes and times from the kernel's own clock, and
 # the final sweep's time); traversals of up to _COOP_TRACE_CAP levels
@@ -451,7 +451,7 @@ def _coop(a, state, src, rows_h, flat_ptr, write, levels):
     stream.synchronize()
     if trace is not None:
         t = tbuf.get().reshape(-1, 2)
-        nl = int(ctl[3].get())
+        nl = int(ctl[3:4].get()[0])
         if nl < _COOP_TRACE_CAP:
             # per level: (level, queue size, us from the level's start to the next's)
             stamps = np.r_[t[:nl + 1, 0], t[nl, 1]]
