@@ -41,6 +41,14 @@ The levels are written out of the frontier planes by ``msbfs_flush``
 before this design, 2.4-2.5 ms now (8.9-9.4x a loop of 64 single BFSs);
 its parts in benchmarks/RESULTS.md.
 
+With ``coop=True`` (chosen by ``algorithms.msbfs.CUDA_COOP``: graphs of
+long diameter) a batch is instead one cooperative launch of
+``msbfs_coop``: the whole traversal, top-down, one grid barrier a level,
+no settle, the levels written as they are found. On the H100, 64
+sources, median call (benchmarks/RESULTS.md, "msbfs in one cooperative
+launch"): grid-2048 179 -> 86 ms, rgg 4.2M 274 -> 132 ms, 3D grid 161^3
+65 -> 67 ms.
+
 A traversal that ends within the first levels' graph (``HEAD_LEVELS``,
 ``HEAD_FLUSH``: R-MAT's and urand's) is written out by that graph's own
 final flush, which finds the end from the queue sizes the settles record;
