@@ -347,7 +347,7 @@ def k_advance(args, by):
 
 
 def k_coop(indptr, indices, n, rec, qa, qb, ctl, stats, args, k, write, touched, sweep_min,
-           check_min, trace, trace_cap, cap):
+           trace, trace_cap, cap):
     # the whole traversal, level by level: each level's new bits are the
     # out-neighbours' OR of the frontier words, less seen (how the kernel
     # queues, claims and sweeps is not emulated); a trace gets level l's

@@ -94,10 +94,8 @@ def test_batch_equals_cpu(spec, k, seed, index64):
 
     from bitgraph.kernels.cuda import msbfs as km
 
-    # the next queue by appends, by sweeps, both; claims after a read of
-    # seen or at once
-    for sweep, check in ((None, 0.0), (0.0, None), (0.05, 0.05)):
-        with mock.patch.multiple(km, COOP_SWEEP=sweep, COOP_CHECK=check):
+    for sweep in (None, 0.0, 0.05):  # the next queue by appends, by sweeps, both
+        with mock.patch.object(km, "COOP_SWEEP", sweep):
             _check(gpu(ga, None, sources, coop=True), want)
 
 
@@ -207,9 +205,8 @@ def test_generated_graphs(name, monkeypatch):
     # one cooperative launch (kron's hubs spread over a warp's lanes), int32
     # and int64 indices, a fresh and a reused state
     for index64 in (False, True):
-        for sweep, check in ((None, None), (0.0, 0.0), (1 / 64, 1 / 64)):
+        for sweep in (None, 0.0, 1 / 64):
             monkeypatch.setattr(km, "COOP_SWEEP", sweep)
-            monkeypatch.setattr(km, "COOP_CHECK", check)
             _check(gpu(_device(cupy, a, index64), None, sources, coop=True), want)
     state = new_state(A.nrows)
     for k in (64, 1, 33):

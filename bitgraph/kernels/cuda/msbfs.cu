@@ -958,8 +958,7 @@ msbfs_clear(u64* __restrict__ planes, long long n, int R, const long long* __res
 //     the warp's running sum of degrees (a hub is spread over the lanes, a
 //     mesh's rows of 4 fill them);
 //   - an edge u -> v whose bits cur[u] are not all in seen[v] (read through
-//     L2 first, on levels of at least check_min queue vertices: most edges
-//     of a mesh lead back) claims them by atomicOr on
+//     L2 first: most edges of a mesh lead back) claims them by atomicOr on
 //     seen[v]; the bits it gets are found exactly once, so the claimer
 //     writes their levels and counts them, and there is no settle step;
 //     the first claimer of v in the level (atomicOr on nxt[v] returned 0)
@@ -1036,8 +1035,7 @@ msbfs_coop(const I* __restrict__ indptr, const I* __restrict__ indices, long lon
            u64* __restrict__ rec, I* __restrict__ qa, I* __restrict__ qb,
            unsigned long long* __restrict__ ctl, long long* __restrict__ stats,
            const long long* __restrict__ args, int k, bool write, unsigned* __restrict__ touched,
-           long long sweep_min, long long check_min, long long* __restrict__ trace,
-           int trace_cap, unsigned cap) {
+           long long sweep_min, long long* __restrict__ trace, int trace_cap, unsigned cap) {
   using namespace msbfs;
   constexpr int R = COOP_ROUNDS;
   __shared__ unsigned cnt[64];  // the block's vertices found this level, per bit
@@ -1110,9 +1108,6 @@ msbfs_coop(const I* __restrict__ indptr, const I* __restrict__ indices, long lon
     if (tid == 0) ctl[(level + 2) % 3] = 0;  // last read by level - 1
     const int next = level + 1;
     const bool sweep = nq >= sweep_min;
-    // a small level is a chain of round trips: it claims without reading
-    // seen first (one trip less, more atomics)
-    const bool check = nq >= check_min;
     for (long long i0 = warp * 32; i0 < nq; i0 += nwarps * 32) {
       // lane j's vertex: its bits and its row (cur cleared: nxt two levels on)
       const long long i = i0 + lane;
@@ -1146,8 +1141,7 @@ msbfs_coop(const I* __restrict__ indptr, const I* __restrict__ indices, long lon
           v[r] = e < total ? indices[at] : (I)-1;
         }
 #pragma unroll
-        for (int r = 0; r < R; ++r)
-          sv[r] = v[r] < 0 ? ~0ull : check ? __ldcg(rec + REC * (long long)v[r] + REC_SEEN) : 0ull;
+        for (int r = 0; r < R; ++r) sv[r] = v[r] >= 0 ? __ldcg(rec + REC * (long long)v[r] + REC_SEEN) : ~0ull;
         // the claims, all in flight together; then the new vertices' nxt
 #pragma unroll
         for (int r = 0; r < R; ++r)
@@ -1230,8 +1224,8 @@ __global__ void msbfs_advance(long long* args, int by) { args[msbfs::A_BASE] += 
                                          long long*);                                          \
   template __global__ void msbfs_coop<I>(const I*, const I*, long long, u64*, I*, I*,         \
                                          unsigned long long*, long long*, const long long*,  \
-                                         int, bool, unsigned*, long long, long long,         \
-                                         long long*, int, unsigned);
+                                         int, bool, unsigned*, long long, long long*, int,   \
+                                         unsigned);
 MSBFS_INSTANTIATE(int)
 MSBFS_INSTANTIATE(long long)
 template __global__ void msbfs_bvss<false>(const int*, const uint4*, const unsigned*, long long,

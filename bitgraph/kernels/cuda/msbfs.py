@@ -71,7 +71,7 @@ from bitgraph.kernels.registry import register
 
 __all__ = ["batch_run", "new_state", "shared_state", "PULLS", "DEFAULT_PULL", "ALPHA",
            "ALL_PULL", "LEAD", "GRAPH", "GRAPH_LEVELS", "GRAPH_PULL", "HEAD_LEVELS", "HEAD_FLUSH",
-           "FLUSH_SPAN", "pull_lanes", "TRACE", "COOP_TRACE", "COOP_SWEEP", "COOP_CHECK"]
+           "FLUSH_SPAN", "pull_lanes", "TRACE", "COOP_TRACE", "COOP_SWEEP"]
 
 SOURCE = "msbfs.cu"
 _INDEX = {np.dtype(np.int32): "int", np.dtype(np.int64): "long long"}
@@ -402,10 +402,6 @@ _COOP_STAGE = 16384
 # builds the next queue by a sweep of a bitmap, in ascending order, at the
 # cost of a second grid barrier and the sweep (msbfs.cu)
 COOP_SWEEP = 1 / 8
-# a level whose queue holds at least COOP_CHECK * n vertices (None: none)
-# reads a target's seen word before it claims bits there; smaller ones
-# claim at once (a round trip less on a level bound by its chain of them)
-COOP_CHECK = 0.0
 # benchmarks: a list here receives one dict per cooperative batch (levels,
 # blocks, per-level queue sizes and times from the kernel's own clock, and
 # the final sweep's time); traversals of up to _COOP_TRACE_CAP levels
@@ -427,7 +423,6 @@ def _coop(a, state, src, rows_h, flat_ptr, write, levels):
     indices = cupy.ascontiguousarray(a.indices, dtype=idx)
     _, _, touched, _, qa, qb, _, stats = state
     sweep_min = 1 << 62 if COOP_SWEEP is None else max(1, int(COOP_SWEEP * n))
-    check_min = 1 << 62 if COOP_CHECK is None else int(COOP_CHECK * n)
     if idx == np.int32:
         qa, qb = qa.view(np.int32), qb.view(np.int32)
     key = ("coop", cupy.cuda.runtime.getDevice(), threading.get_ident())
@@ -458,7 +453,7 @@ def _coop(a, state, src, rows_h, flat_ptr, write, levels):
     tbuf = cupy.zeros(2 * _COOP_TRACE_CAP if trace is not None else 1, np.int64)
     fn((blocks,), (_COOP_THREADS,),
        (indptr, indices, np.int64(n), rec, qa, qb, ctl, stats, args_d, np.int32(k),
-        np.bool_(write), touched, np.int64(sweep_min), np.int64(check_min), tbuf, np.int32(_COOP_TRACE_CAP if trace is not None else 0),
+        np.bool_(write), touched, np.int64(sweep_min), tbuf, np.int32(_COOP_TRACE_CAP if trace is not None else 0),
         np.uint32(_COOP_STAGE)), shared_mem=smem, enable_cooperative_groups=True)
     cupy.cuda.runtime.memcpyAsync(stats_h.ctypes.data, stats.data.ptr, _STATS * 8, 2, stream.ptr)
     stream.synchronize()
