@@ -212,6 +212,13 @@ def test_generated_graphs(name, monkeypatch):
     for k in (64, 1, 33):
         _check(gpu(ga, None, sources[:k], coop=True, state=state), cpu(a, t, sources[:k]))
         assert all(int(cupy.count_nonzero(x)) == 0 for x in state[:4])
+    # blocks' stages of 0 and 3 entries: the appends past a full stage go
+    # straight to the queue
+    for stage in (0, 3):
+        monkeypatch.setattr(km, "_COOP_STAGE", stage)
+        for sweep in (None, 0.0):
+            monkeypatch.setattr(km, "COOP_SWEEP", sweep)
+            _check(gpu(ga, None, sources, coop=True, state=state), want)
 
 
 @pytest.mark.parametrize("coop", [None, True, False])
