@@ -157,12 +157,18 @@ def cooperative_blocks(fn, threads: int, per_sm_max: int, smem: int = 0) -> int:
     import cupy
     from cupy.cuda import driver
 
-    key = (fn.ptr, threads, per_sm_max, smem, cupy.cuda.runtime.getDevice())
+    device = cupy.cuda.runtime.getDevice()
+    key = (fn.ptr, threads, per_sm_max, smem, device)
     got = _COOPERATIVE.get(key)
     if got is None:
-        # past 48 KiB of dynamic shared memory a kernel must opt in
-        driver.funcSetAttribute(fn.ptr, getattr(
-            driver, "CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES", 8), smem)
+        # past 48 KiB of dynamic shared memory a kernel must opt in; the
+        # attribute is the kernel's, so it only grows (a launch asking for
+        # less must not lower it below what an earlier shape was given)
+        most = _COOPERATIVE.get((fn.ptr, device), 0)
+        if smem > most:
+            driver.funcSetAttribute(fn.ptr, getattr(
+                driver, "CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES", 8), smem)
+            _COOPERATIVE[(fn.ptr, device)] = smem
         try:
             per_sm = driver.occupancyMaxActiveBlocksPerMultiprocessor(fn.ptr, threads, smem)
         except Exception:  # older CuPy: the thread count bounds it
