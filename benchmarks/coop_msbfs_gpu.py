@@ -59,7 +59,8 @@ def main(argv=None):
                         if best is None or ms < best:
                             best, trace = ms, km.COOP_TRACE
                     km.COOP_TRACE = None
-                    name = f"{'coop' if coop else 'level kernels'}, {'levels' if write else 'stats only'}"
+                    name = (f"{'coop' if coop else 'level kernels'},"
+                            f" {'levels' if write else 'stats only'}")
                     print(f"  {name:30s} call {best:9.2f} ms")
                     if coop and trace:
                         tr = trace[0]
@@ -67,7 +68,8 @@ def main(argv=None):
                         print(f"    {tr['levels']} levels, {tr['blocks']} blocks; levels"
                               f" {us.sum() / 1e3:.2f} ms, final sweep {tr['end_us']:.1f} us;"
                               f" per level us p10/50/90/max {np.percentile(us, 10):.1f} /"
-                              f" {np.median(us):.1f} / {np.percentile(us, 90):.1f} / {us.max():.1f}")
+                              f" {np.median(us):.1f} / {np.percentile(us, 90):.1f} /"
+                              f" {us.max():.1f}")
                         edges = np.quantile(q, np.linspace(0, 1, 6))
                         for lo, hi in zip(edges[:-1], edges[1:]):
                             sel = (q >= lo) & (q <= hi)

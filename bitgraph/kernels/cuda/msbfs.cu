@@ -939,7 +939,7 @@ msbfs_clear(u64* __restrict__ planes, long long n, int R, const long long* __res
 
 // ---------------------------------------------------------------------------
 // msbfs_coop: a batch's whole traversal in one cooperative launch, for
-// graphs of long diameter (msbfs.py COOP). On a 2D grid a batch runs
+// graphs of long diameter (algorithms/msbfs.py CUDA_COOP). On a 2D grid a batch runs
 // thousands of levels, each with a small frontier per source, and the
 // kernels above cost ~45 us a level there (a settle, a push, a flush every
 // FLUSH_SPAN levels, their launches); here a level is one pass over the
@@ -982,9 +982,7 @@ constexpr int COOP_ROUNDS = 4;
 constexpr int REC_SEEN = 0, REC_PLANE = 1, REC = 4;  // u64 words of a record (the row last)
 constexpr int DEG_BITS = 24;
 constexpr u64 DEG_MAX = (1ull << DEG_BITS) - 1;  // a row this long or longer: indptr
-}  // namespace msbfs
 
-namespace msbfs {
 // a warp's part of the next queue: `c` entries from each lane, in lane
 // order, go into the block's stage while it has room and straight to the
 // queue past it (one global atomic for the warp); lane j's i-th entry is
@@ -1141,7 +1139,8 @@ msbfs_coop(const I* __restrict__ indptr, const I* __restrict__ indices, long lon
           v[r] = e < total ? indices[at] : (I)-1;
         }
 #pragma unroll
-        for (int r = 0; r < R; ++r) sv[r] = v[r] >= 0 ? __ldcg(rec + REC * (long long)v[r] + REC_SEEN) : ~0ull;
+        for (int r = 0; r < R; ++r)
+          sv[r] = v[r] >= 0 ? __ldcg(rec + REC * (long long)v[r] + REC_SEEN) : ~0ull;
         // the claims, all in flight together; then the new vertices' nxt
 #pragma unroll
         for (int r = 0; r < R; ++r)
