@@ -450,11 +450,11 @@ def _coop(a, state, src, rows_h, flat_ptr, write, levels):
     smem = _COOP_STAGE * idx.itemsize
     blocks = cooperative_blocks(fn, _COOP_THREADS, _COOP_PER_SM, smem)
     trace = COOP_TRACE
-    cap = _COOP_TRACE_CAP if trace is not None else 0
-    tbuf = cupy.zeros(max(2 * cap, 1), np.int64)
+    tcap = _COOP_TRACE_CAP if trace is not None else 0
+    tbuf = cupy.zeros(max(2 * tcap, 1), np.int64)
     fn((blocks,), (_COOP_THREADS,),
        (indptr, indices, np.int64(n), rec, qa, qb, ctl, stats, args_d, np.int32(k),
-        np.bool_(write), touched, np.int64(sweep_min), tbuf, np.int32(cap),
+        np.bool_(write), touched, np.int64(sweep_min), tbuf, np.int32(tcap),
         np.uint32(_COOP_STAGE)), shared_mem=smem, enable_cooperative_groups=True)
     cupy.cuda.runtime.memcpyAsync(stats_h.ctypes.data, stats.data.ptr, _STATS * 8, 2, stream.ptr)
     stream.synchronize()
