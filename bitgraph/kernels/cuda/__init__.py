@@ -149,8 +149,9 @@ def cooperative_blocks(fn, threads: int, per_sm_max: int, smem: int = 0) -> int:
     """Blocks of a cooperative launch of ``fn`` (``threads`` a block, ``smem``
     bytes of dynamic shared memory): all must be resident at once, so at
     most what the occupancy allows per multiprocessor, capped at
-    ``per_sm_max`` (every block arrives at each grid barrier: fewer cost less
-    a barrier); asked of the driver once per kernel, shape and device.
+    ``per_sm_max`` (every block arrives at each grid barrier, so fewer
+    blocks make a barrier cheaper); asked of the driver once per kernel,
+    shape and device.
 
     >>> blocks = cooperative_blocks(fn, 1024, 1)  # doctest: +SKIP
     """
