@@ -10,6 +10,10 @@
 #   bash benchmarks/gpu_check.sh msbfs [SPEC...]   msbfs: its GPU and launcher tests, then one
 #                                                  cooperative launch a batch against the level
 #                                                  kernels, A/B (ab_msbfs_gpu.py alg.CUDA_COOP)
+#   bash benchmarks/gpu_check.sh bfs-vs DIR [SPEC...]  single BFS: ab_bfs_gpu.py run alternately
+#                                                  in DIR (an older tree) and here, twice each,
+#                                                  this tree's per-level trace, then its GPU
+#                                                  tests (msbfs's left out)
 #   bash benchmarks/gpu_check.sh msbfs-vs DIR [SPEC...]  msbfs tests, the host's part of a call
 #                                                  (host_msbfs_gpu.py), then ab_msbfs_gpu.py run
 #                                                  alternately in DIR (an older tree, e.g. from
@@ -113,5 +117,29 @@ if [ "$what" = msbfs-vs ]; then
   else
     rc=1
   fi
+fi
+if [ "$what" = bfs-vs ]; then
+  old="$1"
+  shift
+  start=$(date +%s)
+  specs=("$@")
+  [ ${#specs[@]} -gt 0 ] || specs=(urand:21:32 kron:22 kron:21)
+  for r in 1 2; do
+    echo "== round $r: $old" | tee -a "$OUT/bfs_vs.md"
+    (cd "$old" && PYTHONPATH="$PWD" python3 benchmarks/ab_bfs_gpu.py "${specs[@]}" \
+      --sources 32 --rounds 1) 2>&1 | tee -a "$OUT/bfs_vs.md"
+    echo "== round $r: this tree" | tee -a "$OUT/bfs_vs.md"
+    python3 benchmarks/ab_bfs_gpu.py "${specs[@]}" --sources 32 --rounds 1 2>&1 \
+      | tee -a "$OUT/bfs_vs.md"
+  done
+  python3 benchmarks/trace_bfs_gpu.py "${specs[@]}" --sources 2 --methods direction --levels \
+    2>&1 | tee "$OUT/bfs_trace.md"
+  echo "bfs vs $old: $(( $(date +%s) - start )) s" | tee -a "$OUT/summary.txt"
+  python3 -m pytest tests/gpu/test_bfs_gpu.py -m gpu -q -p no:cacheprovider -rs \
+    -k "not msbfs and not closeness" 2>&1 | tee "$OUT/bfs_tests.txt"
+  t=${PIPESTATUS[0]}
+  echo "bfs tests: exit $t, $(( $(date +%s) - start )) s; $(tail -1 "$OUT/bfs_tests.txt")" \
+    | tee -a "$OUT/summary.txt"
+  [ "$t" = 0 ] || rc=1
 fi
 exit "$rc"

@@ -756,6 +756,48 @@ def test_auto_runs_and_reports_bfs_method():
     assert stats["levels"] == int(ref.max()) + 1
 
 
+
+def clique_tail(k=40, tail=2):
+    """A k-clique with a path of ``tail`` vertices hanging off vertex k - 1:
+    a bottom-up level from vertex 0 finds the clique and leaves exactly the
+    tail unvisited, one vertex a level after it."""
+    i, j = np.triu_indices(k, 1)
+    ids = np.arange(k - 1, k + tail)
+    return coo(k + tail, np.concatenate([i, ids[:-1]]), np.concatenate([j, ids[1:]]),
+               undirected=True)
+
+
+@gpu
+@pytest.mark.parametrize("method", FORCED_METHODS)
+@pytest.mark.parametrize("name", ["clique_tail", "urand_11", "kron_12", "random_n257_dir",
+                                  "empty_slice_sets_257"])
+def test_traversal_ends_when_nothing_is_left(method, name):
+    """A bottom-up level that leaves no vertex unvisited ends the traversal
+    (the kernel's ``left`` count): the levels stay the CPU's, and the trace
+    still lists every level with the CPU's frontier sizes, whether the
+    graph is exhausted (clique_tail, urand) or keeps unreachable vertices
+    (kron's small components, a directed graph, isolated tails); one
+    unvisited vertex left (the clique's tail) does not end it."""
+    A_cpu = clique_tail() if name == "clique_tail" else EXPLICIT[name]()
+    A = on(A_cpu)
+    mod = _bvss_module()
+    for s in _sources(A_cpu, k=1):
+        ref = cpu_levels(A_cpu, s)
+        sizes = np.bincount(ref[ref >= 0]).tolist()
+        for bottom_up in ("always", None):
+            for rule in ((0, False), (3, True)):
+                old, mod.STATS = mod.STATS, {}
+                try:
+                    with forced(None, bottom_up, single=False), bottom_up_rules(*rule):
+                        lv, _ = run_bfs(A, s, method, alpha=0.0)
+                    stats = mod.STATS
+                finally:
+                    mod.STATS = old
+                where = f"{method} {name} source={s} bottom_up={bottom_up} rule={rule}"
+                _same_levels(lv, ref, where)
+                assert stats["levels"] == len(sizes), where
+                assert stats["frontier"] == sizes, where
+
 @gpu
 def test_gated_kernel_time_encloses_the_kernel():
     """STATS' kernel time (events with the host's launch overhead gated

@@ -59,15 +59,17 @@ namespace bfsb {
 enum Mode { EAGER = 0, LAZY = 1, BOTTOM_UP = 2 };
 
 // ctrl (u64): qlen[4], found[4], degsum[4], checked[4], the level the
-// single-block levels leave at, the length of a queue rebuilt from F_L;
-// each on its own 128-byte line (CT), so that the blocks' atomics on
-// different counters do not queue on one line
+// single-block levels leave at, the length of a queue rebuilt from F_L,
+// left[4] (vertices a bottom-up level left unvisited); each on its own
+// 128-byte line (CT), so that the blocks' atomics on different counters do
+// not queue on one line
 #define CT(k) ((k) * 16)
-#define CTRL_WORDS CT(18)
+#define CTRL_WORDS CT(22)
 __device__ __forceinline__ u64* qlen(u64* c, int l) { return c + CT(l & 3); }
 __device__ __forceinline__ u64* found(u64* c, int l) { return c + CT(4 + (l & 3)); }
 __device__ __forceinline__ u64* degsum(u64* c, int l) { return c + CT(8 + (l & 3)); }
 __device__ __forceinline__ u64* checked(u64* c, int l) { return c + CT(12 + (l & 3)); }
+__device__ __forceinline__ u64* left(u64* c, int l) { return c + CT(18 + (l & 3)); }
 
 using bg::grid_barrier;
 using bg::globaltimer;
@@ -97,7 +99,7 @@ __device__ __forceinline__ u64 warp_sum(u64 x) {
 struct Stage {
     int2 q[STAGE];  // queue entries: (VSS, its column block)
     u32 qn;
-    u64 cnt[3];  // found, degsum, checked
+    u64 cnt[4];  // found, degsum, checked, left
 };
 
 // Add x (per lane) to the block's counter k: one shared atomic per warp.
@@ -175,10 +177,11 @@ __device__ __forceinline__ void flush(Stage& st, int2* __restrict__ q, u64* len,
         if (st.cnt[0]) atomicAdd(found(ctrl, next), st.cnt[0]);
         if (st.cnt[1]) atomicAdd(degsum(ctrl, next), st.cnt[1]);
         if (st.cnt[2]) atomicAdd(checked(ctrl, next), st.cnt[2]);
+        if (st.cnt[3]) atomicAdd(left(ctrl, next), st.cnt[3]);
         // reset here: the stage is next written after the grid barrier
         // that follows every flush (its __syncthreads orders the copy)
         st.qn = 0;
-        st.cnt[0] = st.cnt[1] = st.cnt[2] = 0;
+        st.cnt[0] = st.cnt[1] = st.cnt[2] = st.cnt[3] = 0;
     }
     __syncthreads();
     const u32 n = count;
@@ -220,6 +223,28 @@ __device__ __forceinline__ u32 slot_hits(u32 w, u32 alpha, int lane) {
 
 
 
+// Levels and out-degrees of the new vertices d of the words the warp's
+// lanes hold (lane i: vertices v0 + 32 i ..), a word at a time, a lane per
+// vertex: coalesced stores and loads (a lane per word wrote a scattered
+// sector per vertex, and the big levels that find most vertices are bound
+// by their sectors). Returns the lane's part of the out-degree sum.
+__device__ __forceinline__ u64 settle_words(int* __restrict__ levels,
+                                            const int* __restrict__ outdeg, long long v0, u32 d,
+                                            int next) {
+    const int lane = threadIdx.x & 31;
+    u64 nd = 0;
+    for (u32 m = __ballot_sync(FULL, d != 0); m; m &= m - 1) {
+        const int j = __ffs(m) - 1;
+        const u32 x = __shfl_sync(FULL, d, j);
+        if ((x >> lane) & 1u) {
+            const long long u = v0 + 32LL * j + lane;
+            levels[u] = next;
+            nd += (u64)__ldg(outdeg + u);
+        }
+    }
+    return nd;
+}
+
 // Bottom-up level with refilled slots: a warp drains BU_GROUP visited words
 // (512 vertices) at a time. Their unvisited vertices go to a list in shared
 // memory; each lane holds up to BU_SLOTS of them and checks one in-neighbour
@@ -254,7 +279,7 @@ __device__ __forceinline__ void bottom_up_level(
     long long* lp = lp_all[wib];
     // the group's list: the single-block levels' lists, unused in a grid level
     unsigned short* pool = reinterpret_cast<unsigned short*>(dyn) + wib * (BU_GROUP * 32);
-    u64 nfound = 0, nd = 0, scanned = 0;
+    u64 nfound = 0, nd = 0, scanned = 0, nleft = 0;
     for (long long g = warp * BU_GROUP; g < nwords; g += nwarps * BU_GROUP) {  // warp-uniform
         const long long w = g + lane;
         const bool own = lane < BU_GROUP && w < nwords;
@@ -362,28 +387,22 @@ __device__ __forceinline__ void bottom_up_level(
         }
         __syncwarp();
         // the group's new bits into visited and F_{L+1}, then their levels
-        // and out-degrees a word at a time, a lane per vertex: coalesced
-        // (written at discovery they were 2 scattered sectors per vertex,
-        // and urand's big level is bound by its sectors)
+        // and out-degrees (written at discovery they were 2 scattered
+        // sectors per vertex: urand's big level is bound by its sectors)
         const u32 nb = own ? fb[lane] : 0u;
         if (nb) {
             visited[w] = vw | nb;
             F1[w] = nb;
             nfound += (u64)__popc(nb);
         }
-#pragma unroll 4
-        for (int j = 0; j < BU_GROUP; ++j) {
-            const u32 x = __shfl_sync(FULL, nb, j);
-            if ((x >> lane) & 1u) {
-                levels[base + j * 32 + lane] = next;
-                nd += (u64)__ldg(outdeg + base + j * 32 + lane);
-            }
-        }
+        nleft += (u64)(cnt - __popc(nb));
+        nd += settle_words(levels, outdeg, base, nb, next);
         __syncwarp();  // the next group rewrites fb and the list
     }
     warp_add(st, 0, nfound);
     warp_add(st, 1, nd);
     warp_add(st, 2, scanned);
+    warp_add(st, 3, nleft);
 }
 
 }  // namespace bfsb
@@ -786,6 +805,7 @@ __device__ void single_levels(Stage& st, SbShared& sb, unsigned char* dyn, int L
         *found(ctrl, lvl + t) = 0;
         *degsum(ctrl, lvl + t) = 0;
         *checked(ctrl, lvl + t) = 0;
+        *left(ctrl, lvl + t) = 0;
     }
     __syncthreads();
     u64 dsum = 0;
@@ -861,13 +881,13 @@ __global__ void __launch_bounds__(1024) bfs_bvss(
     if (threadIdx.x == 0) {
         gen = ld_acquire(bar + 1);
         st.qn = 0;
-        st.cnt[0] = st.cnt[1] = st.cnt[2] = 0;
+        st.cnt[0] = st.cnt[1] = st.cnt[2] = st.cnt[3] = 0;
         hv_n = 0;
     }
     for (long long i = tid; i < n; i += nthreads) levels[i] = -1;
     for (long long i = tid; i < nwords; i += nthreads) visited[i] = dead ? __ldg(dead + i) : 0u;
     for (long long i = tid; i < 3 * nwords; i += nthreads) front[i] = 0;
-    if (tid < 18) ctrl[CT(tid)] = 0;
+    if (tid < 22) ctrl[CT(tid)] = 0;
     grid_barrier(bar, gen);
     if (tid == 0) {
         levels[source] = 0;
@@ -901,6 +921,11 @@ __global__ void __launch_bounds__(1024) bfs_bvss(
         const long long qsize = csr ? (long long)ds
                               : (qn == NOQUEUE ? (long long)nf : (long long)qn);
         const bool stay = bu_keep >= 0 && last_bu && (long long)nf > bu_keep;
+        // a bottom-up level that left no vertex unvisited ends the
+        // traversal: F_L's out-edges all lead to visited vertices (on urand
+        // the level after the last big one cost a queue rebuild and a
+        // single-block level, ~15 us, for nothing)
+        const bool done = last_bu && ldcg(left(ctrl, L)) == 0;
         const int mode = (sb_edges >= 0 && nf <= SB_FRONTIER && (long long)ds <= sb_edges)
                            ? SINGLE
                        : (bottom_up == 2 || (bottom_up == 1 && (ds > alpha_m || stay))) ? BOTTOM_UP
@@ -913,8 +938,12 @@ __global__ void __launch_bounds__(1024) bfs_bvss(
             trace[8 * L + 3] = 0;  // the next level's top sets it (not a single-block one)
             trace[8 * L + 4] = (long long)globaltimer();
             if (L > 0) trace[8 * (L - 1) + 3] = (long long)ldcg(checked(ctrl, L));
+            if (done && nf && L + 1 < trace_cap) {  // level L takes no time, L + 1 is empty
+                trace[8 * (L + 1) + 2] = 0;
+                trace[8 * (L + 1) + 4] = trace[8 * L + 4];
+            }
         }
-        if (nf == 0) break;  // F_L is empty
+        if (nf == 0 || done) break;  // F_L is empty, or has nothing to find
         const u32* F = front + (L % 3) * nwords;
         u32* F1 = front + ((L + 1) % 3) * nwords;
         u32* F0 = front + ((L + 2) % 3) * nwords;  // F_{L-1}
@@ -927,6 +956,7 @@ __global__ void __launch_bounds__(1024) bfs_bvss(
             *found(ctrl, L + 2) = 0;
             *degsum(ctrl, L + 2) = 0;
             *checked(ctrl, L + 2) = 0;
+            *left(ctrl, L + 2) = 0;
             ctrl[CT(17)] = 0;
             if (mode == BOTTOM_UP || mode == LAZY) *qlen(ctrl, next) = NOQUEUE;
         }
@@ -1136,12 +1166,7 @@ __global__ void __launch_bounds__(1024) bfs_bvss(
                         if (d) visited[w] = vw | d;
                     }
                 }
-                u64 nfound = __popc(d), nd = 0;
-                for (u32 x = d; x; x &= x - 1) {
-                    const long long u = w * 32 + __ffs(x) - 1;
-                    levels[u] = next;
-                    nd += (u64)__ldg(outdeg + u);
-                }
+                const u64 nfound = __popc(d), nd = settle_words(levels, outdeg, base * 32, d, next);
                 if (__any_sync(FULL, d != 0)) {
                     warp_add(st, 0, nfound);
                     warp_add(st, 1, nd);

@@ -239,7 +239,7 @@ def _workspace(nwords, qcap):
         _WORK.clear()  # one graph's scratch at a time
         work = _WORK[key] = (cupy.empty(nwords, cupy.uint32), cupy.empty(3 * nwords, cupy.uint32),
                              cupy.empty((3 * qcap, 2), cupy.int32),  # (VSS, block) or (v, degree)
-                             cupy.empty(18 * 16, cupy.uint64),  # counters, a 128-byte line each
+                             cupy.empty(22 * 16, cupy.uint64),  # counters, a 128-byte line each
                              cupy.zeros(2, cupy.uint32),  # barrier: arrivals, generation
                              cupy.empty(8 * TRACE_CAP, cupy.int64),
                              cupy.empty(2 * _LIST_CAP, cupy.uint32))  # single-block lists
