@@ -223,18 +223,22 @@ __device__ __forceinline__ u32 slot_hits(u32 w, u32 alpha, int lane) {
 
 
 
-// Levels and out-degrees of the new vertices d of the words the warp's
-// lanes hold (lane i: vertices v0 + 32 i ..), a word at a time, a lane per
-// vertex: coalesced stores and loads (a lane per word wrote a scattered
-// sector per vertex, and the big levels that find most vertices are bound
-// by their sectors). Returns the lane's part of the out-degree sum.
+// Levels and out-degrees of the new vertices d of the W words held by the
+// warp's first W lanes (lane i: vertices v0 + 32 i ..), a word at a time,
+// a lane per vertex: coalesced stores and loads (a lane per word wrote a
+// scattered sector per vertex, and the big levels that find most vertices
+// are bound by their sectors). A fixed, unrolled loop, not one over the
+// non-zero words: its out-degree loads are in flight together (skipping
+// the empty words made each load wait for the one before). Returns the
+// lane's part of the out-degree sum.
+template <int W>
 __device__ __forceinline__ u64 settle_words(int* __restrict__ levels,
                                             const int* __restrict__ outdeg, long long v0, u32 d,
                                             int next) {
     const int lane = threadIdx.x & 31;
     u64 nd = 0;
-    for (u32 m = __ballot_sync(FULL, d != 0); m; m &= m - 1) {
-        const int j = __ffs(m) - 1;
+#pragma unroll 4
+    for (int j = 0; j < W; ++j) {
         const u32 x = __shfl_sync(FULL, d, j);
         if ((x >> lane) & 1u) {
             const long long u = v0 + 32LL * j + lane;
@@ -396,7 +400,7 @@ __device__ __forceinline__ void bottom_up_level(
             nfound += (u64)__popc(nb);
         }
         nleft += (u64)(cnt - __popc(nb));
-        nd += settle_words(levels, outdeg, base, nb, next);
+        nd += settle_words<BU_GROUP>(levels, outdeg, base, nb, next);
         __syncwarp();  // the next group rewrites fb and the list
     }
     warp_add(st, 0, nfound);
@@ -1166,10 +1170,9 @@ __global__ void __launch_bounds__(1024) bfs_bvss(
                         if (d) visited[w] = vw | d;
                     }
                 }
-                const u64 nfound = __popc(d), nd = settle_words(levels, outdeg, base * 32, d, next);
                 if (__any_sync(FULL, d != 0)) {
-                    warp_add(st, 0, nfound);
-                    warp_add(st, 1, nd);
+                    warp_add(st, 0, __popc(d));
+                    warp_add(st, 1, settle_words<32>(levels, outdeg, base * 32, d, next));
                 }
             }
         }
