@@ -283,7 +283,9 @@ __device__ __forceinline__ void bottom_up_level(
     long long* lp = lp_all[wib];
     // the group's list: the single-block levels' lists, unused in a grid level
     unsigned short* pool = reinterpret_cast<unsigned short*>(dyn) + wib * (BU_GROUP * 32);
-    u64 nfound = 0, nd = 0, scanned = 0, nleft = 0;
+    // the lane's words' new vertices (low 32 bits) and those left unvisited
+    // (high 32): one accumulator, since a second one spilled in the hot loop
+    u64 tally = 0, nd = 0, scanned = 0;
     for (long long g = warp * BU_GROUP; g < nwords; g += nwarps * BU_GROUP) {  // warp-uniform
         const long long w = g + lane;
         const bool own = lane < BU_GROUP && w < nwords;
@@ -397,16 +399,15 @@ __device__ __forceinline__ void bottom_up_level(
         if (nb) {
             visited[w] = vw | nb;
             F1[w] = nb;
-            nfound += (u64)__popc(nb);
         }
-        nleft += (u64)(cnt - __popc(nb));
+        tally += (u64)__popc(nb) | ((u64)(cnt - __popc(nb)) << 32);
         nd += settle_words<BU_GROUP>(levels, outdeg, base, nb, next);
         __syncwarp();  // the next group rewrites fb and the list
     }
-    warp_add(st, 0, nfound);
+    warp_add(st, 0, tally & FULL);
     warp_add(st, 1, nd);
     warp_add(st, 2, scanned);
-    warp_add(st, 3, nleft);
+    warp_add(st, 3, tally >> 32);
 }
 
 }  // namespace bfsb
