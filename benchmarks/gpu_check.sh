@@ -42,6 +42,18 @@ msbfs_tests() {
   echo "msbfs tests: exit $t, $(( $(date +%s) - start )) s; $(tail -1 "$OUT/msbfs_tests.txt")" \
     | tee -a "$OUT/summary.txt"
 }
+# alternate OLD ROUNDS LOG SCRIPT ARGS...: SCRIPT run in the tree OLD, then
+# in this one, ROUNDS times, appended to $OUT/LOG
+alternate() {
+  local old="$1" rounds="$2" log="$OUT/$3"
+  shift 3
+  for r in $(seq "$rounds"); do
+    echo "== round $r: $old" | tee -a "$log"
+    (cd "$old" && PYTHONPATH="$PWD" python3 "$@") 2>&1 | tee -a "$log"
+    echo "== round $r: this tree" | tee -a "$log"
+    python3 "$@" 2>&1 | tee -a "$log"
+  done
+}
 if [ "$what" = all ] || [ "$what" = tests ]; then
   start=$(date +%s)
   python3 -m pytest "${@:-tests/gpu}" -m gpu -q -p no:cacheprovider -rs 2>&1 | tee "$OUT/tests.txt"
@@ -105,14 +117,7 @@ if [ "$what" = msbfs-vs ]; then
   [ ${#specs[@]} -gt 0 ] || specs=(kron:22 kron:21 urand:22 urand:21:32)
   if [ "$t" = 0 ]; then
     python3 benchmarks/host_msbfs_gpu.py "${specs[@]}" --stages 2>&1 | tee "$OUT/msbfs_host.md"
-    for r in 1 2 3; do
-      echo "== round $r: $old" | tee -a "$OUT/msbfs_vs.md"
-      (cd "$old" && PYTHONPATH="$PWD" python3 benchmarks/ab_msbfs_gpu.py "${specs[@]}" \
-        --rounds 4 --every 4) 2>&1 | tee -a "$OUT/msbfs_vs.md"
-      echo "== round $r: this tree" | tee -a "$OUT/msbfs_vs.md"
-      python3 benchmarks/ab_msbfs_gpu.py "${specs[@]}" --rounds 4 --every 4 2>&1 \
-        | tee -a "$OUT/msbfs_vs.md"
-    done
+    alternate "$old" 3 msbfs_vs.md benchmarks/ab_msbfs_gpu.py "${specs[@]}" --rounds 4 --every 4
     echo "msbfs vs $old: $(( $(date +%s) - start )) s" | tee -a "$OUT/summary.txt"
   else
     rc=1
@@ -124,14 +129,7 @@ if [ "$what" = bfs-vs ]; then
   start=$(date +%s)
   specs=("$@")
   [ ${#specs[@]} -gt 0 ] || specs=(urand:21:32 kron:22 kron:21)
-  for r in 1 2; do
-    echo "== round $r: $old" | tee -a "$OUT/bfs_vs.md"
-    (cd "$old" && PYTHONPATH="$PWD" python3 benchmarks/ab_bfs_gpu.py "${specs[@]}" \
-      --sources 32 --rounds 1) 2>&1 | tee -a "$OUT/bfs_vs.md"
-    echo "== round $r: this tree" | tee -a "$OUT/bfs_vs.md"
-    python3 benchmarks/ab_bfs_gpu.py "${specs[@]}" --sources 32 --rounds 1 2>&1 \
-      | tee -a "$OUT/bfs_vs.md"
-  done
+  alternate "$old" 2 bfs_vs.md benchmarks/ab_bfs_gpu.py "${specs[@]}" --sources 32 --rounds 1
   python3 benchmarks/trace_bfs_gpu.py "${specs[@]}" --sources 2 --methods direction --levels \
     2>&1 | tee "$OUT/bfs_trace.md"
   echo "bfs vs $old: $(( $(date +%s) - start )) s" | tee -a "$OUT/summary.txt"

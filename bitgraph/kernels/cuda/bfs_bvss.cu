@@ -22,7 +22,9 @@
 //   and stops at the first one in F_L, lanes taking the group's vertices
 //   as their slots free up (bottom_up_level). The warp owns the words.
 //   After a bottom-up level the next stays bottom-up while its frontier is
-//   large (bu_keep); vertices with no in-edges start visited (dead).
+//   large (bu_keep); vertices with no in-edges start visited (dead). It
+//   also counts the vertices it leaves unvisited: none left ends the
+//   traversal (the next level could find nothing).
 // - single-block (BFS-4K's switch): small levels run in block 0 alone over
 //   A's CSR with a vertex list, block barriers only (see single_levels).
 //
