@@ -8,7 +8,8 @@ variant alike).
 
 Each variant is ``NAME=VALUE[,NAME=VALUE]`` over ``kernels.cuda.msbfs``'s
 constants, or ``alg.NAME`` over ``algorithms.msbfs``'s (``alg.CUDA_COOP=0``:
-the level kernels; the defaults are restored before each). Per graph: the median
+the level kernels; ``alg.CUDA_COOP=async``: the BFSs side by side; the
+defaults are restored before each). Per graph: the median
 and best of ``--rounds`` msbfs calls (64 sources, levels written) per
 variant, and the median of a loop of the same 64 ``bfs`` calls with one
 synchronisation at its end (every ``--every`` rounds): a loop lets a call's
@@ -33,9 +34,18 @@ def _variant(text):
     out = {}
     for part in filter(None, text.split(",")):
         name, _, value = part.partition("=")
-        out[name.strip()] = None if value == "None" else \
-            float(value) if "." in value or "e" in value else int(value)
+        out[name.strip()] = None if value == "None" else _number(value)
     return out
+
+
+def _number(text):
+    # an int, a float, or the text itself (alg.CUDA_COOP=async)
+    for kind in (int, float):
+        try:
+            return kind(text)
+        except ValueError:
+            pass
+    return text
 
 
 def main(argv=None):

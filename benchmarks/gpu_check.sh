@@ -9,7 +9,8 @@
 #                                                  (ab_bfs_gpu.py; default kron:22 urand:21:32 kron:21)
 #   bash benchmarks/gpu_check.sh msbfs [SPEC...]   msbfs: its GPU and launcher tests, then one
 #                                                  cooperative launch a batch against the level
-#                                                  kernels, A/B (ab_msbfs_gpu.py alg.CUDA_COOP)
+#                                                  kernels and the BFSs side by side, A/B
+#                                                  (ab_msbfs_gpu.py alg.CUDA_COOP)
 #   bash benchmarks/gpu_check.sh bfs-vs DIR [SPEC...]  single BFS: ab_bfs_gpu.py run alternately
 #                                                  in DIR (an older tree) and here, twice each,
 #                                                  this tree's per-level trace, then its GPU
@@ -100,7 +101,8 @@ if [ "$what" = msbfs ]; then
                                     grid:161x161x161:0.0 kron:22 urand:21:32)
   if [ "$t" = 0 ]; then
     python3 benchmarks/ab_msbfs_gpu.py "${specs[@]}" \
-      --set "" alg.CUDA_COOP=0 --rounds 3 --every 3 2>&1 | tee "$OUT/msbfs_ab.md"
+      --set "" alg.CUDA_COOP=0 alg.CUDA_COOP=async --rounds 3 --every 3 2>&1 \
+      | tee "$OUT/msbfs_ab.md"
     b4=${PIPESTATUS[0]}
     echo "msbfs A/B: exit $b4, $(( $(date +%s) - start )) s" | tee -a "$OUT/summary.txt"
     [ "$b4" = 0 ] || rc=1

@@ -1,4 +1,5 @@
-"""An emulated GPU for the msbfs launcher (``kernels/cuda/msbfs.py``), so that
+"""An emulated GPU for the msbfs launcher (``kernels/cuda/msbfs.py``, and
+``kernels/cuda/bfs_async.py`` for its side-by-side batches), so that
 its host side runs on the CPU: the levels' schedule (steps, settles,
 counter slots, queues, frontier planes, flushes), the CUDA graph of the
 replayed levels (captured, then replayed) and the level base in the args
@@ -33,10 +34,14 @@ from pathlib import Path
 
 import numpy as np
 
-_CU = (Path(__file__).resolve().parents[1] / "bitgraph" / "kernels" / "cuda"
-       / "msbfs.cu").read_text()
+_DIR = Path(__file__).resolve().parents[1] / "bitgraph" / "kernels" / "cuda"
+_CU = (_DIR / "msbfs.cu").read_text()
+_ASYNC_CU = (_DIR / "bfs_async.cu").read_text()
 _NS = _CU.split("namespace msbfs {")[1].split("}  // namespace msbfs")[0]
-K = {name: int(value) for name, value in re.findall(r"\b([A-Z][A-Z_]*)\s*=\s*(\d+)(?=[,;])", _NS)}
+_CONST = r"\b([A-Z][A-Z_]*)\s*=\s*(\d+)(?=[,;])"
+K = {name: int(value) for name, value in re.findall(_CONST, _NS)}
+KA = {name: int(value) for name, value in re.findall(
+    _CONST, _ASYNC_CU.split("namespace bfs_async {")[1].split("}  // namespace bfs_async")[0])}
 K["DEG_CAP"] = 1 << int(re.search(r"DEG_CAP = 1u << (\d+);", _CU).group(1))
 U64 = np.uint64
 
@@ -121,6 +126,7 @@ class _State:
         self.graphs = 0
         self.replays = 0
         self.launches = 0
+        self.async_k = 0  # sources of the last bfs_async_start
 
 
 _STATE = _State()
@@ -156,6 +162,7 @@ def _cupy():
     driver = types.ModuleType("cupy.cuda.driver")
     memory = types.SimpleNamespace(OutOfMemoryError=MemoryError)
     runtime.getDevice = lambda: 0
+    runtime.getDeviceProperties = lambda device: {"clockRate": 1_000_000}
     runtime.memGetInfo = lambda: (1 << 40, 1 << 40)
     runtime.memcpyAsync = _memcpy
     runtime.memsetAsync = _memset
@@ -401,18 +408,78 @@ def k_coop(indptr, indices, n, rec, qa, qb, ctl, stats, args, k, write, touched,
     touched[:] = 0
 
 
+def _async_rows(level, args, k, n):
+    # the k sources' rows of levels (uint32, unreached 0xFFFFFFFF), as views
+    rows = [int(args[KA["A_ROWS"] + b]) for b in range(int(k))]
+    size = (max(rows) + 1) * int(n)
+    flat = np.ctypeslib.as_array(ctypes.cast(level.data.ptr, ctypes.POINTER(ctypes.c_uint32)),
+                                 shape=(size,))
+    return [flat[r * int(n):(r + 1) * int(n)] for r in rows]
+
+
+def k_async_reset(level, args, k, n):
+    for row in _async_rows(level, args, k, n):
+        row[:] = 0xFFFFFFFF
+
+
+def k_async_start(indptr, level, args, k, n, items, ctrl, stats):
+    _STATE.async_k = int(k)
+    ctrl[:64] = 0
+    ctrl[KA["TAIL"]] = int(k)
+    stats[:KA["STATS"]] = 0
+    for b, row in enumerate(_async_rows(level, args, k, n)):
+        row[int(args[KA["A_SOURCES"] + b])] = 0
+        items[2 * b] = 0  # the source's item (its contents are not emulated)
+
+
+def k_async_run(indptr, indices, level, args, n, items, cap, ctrl, patience, chain_max):
+    # each source's BFS, level by level (how the kernel relaxes, corrects
+    # and chains is not emulated); the work list is full, and the traversal
+    # gives up, when it cannot hold an item per (source, vertex) reached
+    n = int(n)
+    k = int(ctrl[KA["TAIL"]])
+    indptr, indices = np.asarray(indptr, np.int64), np.asarray(indices, np.int64)
+    reached = 0
+    for b, row in enumerate(_async_rows(level, args, k, n)):
+        cur = np.flatnonzero(row == 0)
+        d = 0
+        while cur.size:
+            d += 1
+            lens = indptr[cur + 1] - indptr[cur]
+            pos = np.repeat(indptr[cur] - np.cumsum(lens) + lens, lens) + np.arange(lens.sum())
+            nxt = np.unique(indices[pos])
+            nxt = nxt[row[nxt] == 0xFFFFFFFF]
+            row[nxt] = d
+            cur = nxt
+        reached += int(np.count_nonzero(row != 0xFFFFFFFF))
+    ctrl[KA["TAIL"]] = ctrl[KA["HEAD"]] = ctrl[KA["DONE"]] = reached
+    ctrl[KA["ERROR"]] = int(reached > int(cap))
+
+
+def k_async_stats(level, args, n, stats):
+    # the sources are the grid's rows (blockIdx.y): as many as the last start's
+    for b, row in enumerate(_async_rows(level, args, _STATE.async_k, n)):
+        got = row[row != 0xFFFFFFFF].astype(np.int64)
+        stats[KA["S_COUNT"] + b] += got.size
+        stats[KA["S_TOTAL"] + b] += int(got.sum())
+        stats[KA["S_ECC"] + b] = max(int(stats[KA["S_ECC"] + b]), int(got.max(initial=0)))
+
+
 _KERNELS = {"msbfs_start": k_start, "msbfs_coop": k_coop, "msbfs_settle": k_settle, "msbfs_push": k_push,
             "msbfs_pull": k_pull, "msbfs_flush": k_flush, "msbfs_advance": k_advance,
-            "msbfs_clear": k_clear}
+            "msbfs_clear": k_clear, "bfs_async_reset": k_async_reset,
+            "bfs_async_start": k_async_start, "bfs_async_run": k_async_run,
+            "bfs_async_stats": k_async_stats}
 
 
 @functools.lru_cache(maxsize=None)
 def signature(name):
-    """msbfs.cu's parameters of kernel ``name`` ("msbfs_settle<int>"): a
+    """msbfs.cu's (or bfs_async.cu's) parameters of kernel ``name``
+    ("msbfs_settle<int>"): a
     list of (C type without qualifiers, name); the template's I is
     replaced by the instance's index type."""
     base, _, inst = name.partition("<")
-    m = re.search(r"\b" + base + r"\s*\(([^)]*)\)\s*\{", _CU)
+    m = re.search(r"\b" + base + r"\s*\(([^)]*)\)\s*\{", _CU + _ASYNC_CU)
     out = []
     for p in m.group(1).split(","):
         words = p.replace("*", " * ").replace("__restrict__", " ").replace("const", " ").split()
@@ -424,12 +491,12 @@ def signature(name):
 
 
 _POINTEE = {"u64": np.uint64, "unsigned long long": np.uint64, "unsigned": np.uint32,
-            "long long": np.int64, "int": np.int32}
+            "long long": np.int64, "int": np.int32, "ulonglong2": np.uint64}
 _SCALAR = {"long long": np.int64, "int": np.int32, "unsigned": np.uint32, "bool": np.bool_}
 
 
 def check_args(name, args):
-    """The arguments of a launch against msbfs.cu's parameters: a CuPy
+    """The arguments of a launch against the .cu's parameters: a CuPy
     array of the pointee's dtype for a pointer, a numpy scalar of the
     parameter's exact size otherwise (CuPy passes a scalar's own bytes)."""
     params = signature(name)
@@ -483,4 +550,9 @@ def emulated_gpu(monkeypatch):
     monkeypatch.setattr(sys.modules["bitgraph.kernels.cuda"], "multiprocessors", lambda: 4)
     monkeypatch.setattr(km, "_BUFFERS", {})
     monkeypatch.setattr(km, "TRACE", None)
+    from bitgraph.kernels.cuda import bfs_async as ka
+
+    monkeypatch.setattr(ka, "module", lambda source, names: (_Module(), {x: x for x in names}))
+    monkeypatch.setattr(ka, "multiprocessors", lambda: 4)
+    monkeypatch.setattr(ka, "_WORK", {})
     return km, _STATE

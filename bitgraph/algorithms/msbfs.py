@@ -58,7 +58,8 @@ CUDA_PULL = "csr"
 # bottom-up steps of the level kernels win. H100, 64 sources, median call
 # (benchmarks/RESULTS.md, "msbfs in one cooperative launch"), level kernels
 # -> one launch: grid-2048 179 -> 86 ms, rgg 4.2M 274 -> 132 ms, 3D grid
-# 161^3 65 -> 67 ms.
+# 161^3 65 -> 67 ms. "async": the batch's BFSs side by side, asynchronous
+# (kernels/cuda/bfs_async.cu), on every graph; not yet measured.
 CUDA_COOP = None
 
 # iBFS GroupBy (SEEDS.md): sources of out-degree < GROUPBY_P that share an
@@ -140,7 +141,8 @@ def _run_batches_cuda(A, src, order, batch, levels=None):
     batch_run = lookup("msbfs", fmt="csr", device="cuda", variant="batch")
     bfs = sys.modules["bitgraph.algorithms.bfs"]
     a = out_csr(A)
-    coop = bfs.long_reach(A) if CUDA_COOP is None else bool(CUDA_COOP)
+    coop = bfs.long_reach(A) if CUDA_COOP is None else \
+        CUDA_COOP if CUDA_COOP == "async" else bool(CUDA_COOP)
     if coop:
         t = bvss = None  # top-down only
     elif CUDA_PULL == "csr":

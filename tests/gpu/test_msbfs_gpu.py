@@ -97,6 +97,9 @@ def test_batch_equals_cpu(spec, k, seed, index64):
     for sweep in (None, 0.0, 0.05):  # the next queue by appends, by sweeps, both
         with mock.patch.object(km, "COOP_SWEEP", sweep):
             _check(gpu(ga, None, sources, coop=True), want)
+    # the batch's BFSs side by side, asynchronous (bfs_async.cu)
+    with mock.patch.object(km, "_coop", side_effect=AssertionError("fell back")):
+        _check(gpu(ga, None, sources, coop="async"), want)
 
 
 @settings(max_examples=60)
@@ -147,6 +150,18 @@ def test_rows_state_and_statistics_only(spec, seed, lanes, index64):
         _, wc, ws, we = cpu(a, t, src[rows], write=False)
         assert np.array_equal(c, wc) and np.array_equal(s, ws) and np.array_equal(e, we)
         lv, c2, s2, e2 = gpu(ga, None, src[rows], write=False, state=state, coop=True)
+        assert lv is None
+        assert np.array_equal(c2, wc) and np.array_equal(s2, ws) and np.array_equal(e2, we)
+    assert np.array_equal(got.get(), want)
+    # side by side, asynchronous: rows of the big array, and statistics only
+    got = cupy.full((nsrc, n), 7, np.int32)
+    for i in range(0, nsrc, 64):
+        rows = order[i:i + 64]
+        _, c, s, e = gpu(ga, None, src[rows], levels=got, rows=cupy.asarray(rows), state=state,
+                         coop="async")
+        _, wc, ws, we = cpu(a, t, src[rows], write=False)
+        assert np.array_equal(c, wc) and np.array_equal(s, ws) and np.array_equal(e, we)
+        lv, c2, s2, e2 = gpu(ga, None, src[rows], write=False, state=state, coop="async")
         assert lv is None
         assert np.array_equal(c2, wc) and np.array_equal(s2, ws) and np.array_equal(e2, we)
     assert np.array_equal(got.get(), want)
@@ -212,6 +227,21 @@ def test_generated_graphs(name, monkeypatch):
     for k in (64, 1, 33):
         _check(gpu(ga, None, sources[:k], coop=True, state=state), cpu(a, t, sources[:k]))
         assert all(int(cupy.count_nonzero(x)) == 0 for x in state[:4])
+    # side by side, asynchronous: int32 and int64 indices, every chain
+    # length; a work list too small falls back to the cooperative launch
+    from unittest import mock
+
+    from bitgraph.kernels.cuda import bfs_async as ka
+
+    for index64 in (False, True):
+        for chain in (0, 3, 64):
+            monkeypatch.setattr(ka, "CHAIN_MAX", chain)
+            _check(gpu(_device(cupy, a, index64), None, sources, coop="async"), want)
+    monkeypatch.setattr(ka, "BATCH_CAP_PER_VERTEX", 0.0)  # 64 slots: full at once
+    with mock.patch.object(km, "_coop", wraps=km._coop) as launch:
+        _check(gpu(ga, None, sources, coop="async"), want)
+    assert launch.call_count == 1
+    monkeypatch.setattr(ka, "BATCH_CAP_PER_VERTEX", 1.0)
     # blocks' stages of 0 and 3 entries: the appends past a full stage go
     # straight to the queue
     for stage in (0, 3):
@@ -221,7 +251,7 @@ def test_generated_graphs(name, monkeypatch):
             _check(gpu(ga, None, sources, coop=True, state=state), want)
 
 
-@pytest.mark.parametrize("coop", [None, True, False])
+@pytest.mark.parametrize("coop", [None, True, False, "async"])
 def test_cooperative_launch_by_the_probe(coop, monkeypatch):
     """msbfs on a CUDA graph of long diameter (bfs.long_reach: a 400 x 400
     grid) runs each batch as one cooperative launch, and on kron the level
@@ -238,10 +268,12 @@ def test_cooperative_launch_by_the_probe(coop, monkeypatch):
         A = bg.io.generators.from_spec(spec)
         src = np.random.default_rng(7).integers(0, A.nrows, 130)
         want = bg.algorithms.msbfs(A, src)
-        with mock.patch.object(km, "_coop", wraps=km._coop) as launch:
+        with mock.patch.object(km, "_coop", wraps=km._coop) as launch, \
+                mock.patch.object(km, "_side_by_side", wraps=km._side_by_side) as side:
             got = bg.algorithms.msbfs(A.to("cuda"), src)
         assert np.array_equal(got.get(), want)
-        assert launch.call_count == (3 if (long_ if coop is None else coop) else 0)
+        assert launch.call_count == (3 if (long_ if coop is None else coop is True) else 0)
+        assert side.call_count == (3 if coop == "async" else 0)
         cc = bg.algorithms.closeness_centrality(A.to("cuda"), src[:70])
         cc = cc.get() if hasattr(cc, "get") else cc
         assert np.allclose(cc, bg.algorithms.closeness_centrality(A, src[:70]))

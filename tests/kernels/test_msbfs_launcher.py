@@ -200,6 +200,55 @@ def test_cooperative_launch(index64, monkeypatch):
             assert tr["queue"][0] == np.unique(src).size and np.all(tr["level_us"] == 1.0)
 
 
+@pytest.mark.parametrize("index64", [False, True])
+def test_side_by_side_launch(index64, monkeypatch):
+    """``batch_run(..., coop="async")``: bfs_async.cu's reset, start, run and
+    statistics kernels (arguments checked against bfs_async.cu) per batch,
+    into rows of a bigger result or scratch rows for statistics only; a
+    work list too small falls back to the cooperative launch."""
+    from bitgraph.kernels.cuda import bfs_async as ka
+
+    km, emu = emulated_gpu(monkeypatch)
+    rng = np.random.default_rng(4)
+    for A in (_path(50, True), bg.io.generators.grid2d(9, 13, drop=0.1, seed=2),
+              bg.io.generators.kron(7, seed=1)):
+        (ha, ga), (ht, _) = _csrs(A, index64)
+        state = km.new_state(A.nrows)
+        for k in (1, 64):
+            src = rng.integers(0, A.nrows, k)
+            want = _cpu()(ha, ht, src)
+            launches = emu.launches
+            _check(km.batch_run(ga, None, src, state=state, coop="async"), want)
+            assert emu.launches - launches == 4
+            out = np.full((k + 3, A.nrows), 9, np.int32).view(FakeArray)
+            order = rng.permutation(k + 3)[:k]
+            km.batch_run(ga, None, src, levels=out, rows=order, state=state, coop="async")
+            expect = np.full((k + 3, A.nrows), 9, np.int32)
+            expect[order] = want[0]
+            assert np.array_equal(np.asarray(out), expect)
+            _check(km.batch_run(ga, None, src, write=False, state=state, coop="async"), want,
+                   write=False)
+        monkeypatch.setattr(ka, "BATCH_CAP_PER_VERTEX", 0.0)
+        src = rng.integers(0, A.nrows, 64)
+        launches = emu.launches
+        _check(km.batch_run(ga, None, src, state=state, coop="async"), _cpu()(ha, ht, src))
+        assert emu.launches - launches == 3 + 1  # reset, start, run; then msbfs_coop
+        monkeypatch.setattr(ka, "BATCH_CAP_PER_VERTEX", 1.0)
+
+def test_single_async_bfs_launch(monkeypatch):
+    """``bfs_async.bfs_async`` (one source) goes through the same kernels:
+    levels with -1 unreached, None when the work list is too small."""
+    from bitgraph.kernels.cuda import bfs_async as ka
+
+    km, emu = emulated_gpu(monkeypatch)
+    A = bg.io.generators.grid2d(9, 13, drop=0.1, seed=2)
+    (ha, ga), (ht, _) = _csrs(A, False)
+    for s in (0, 50, A.nrows - 1):
+        lv = ka.bfs_async(ga, s)
+        assert np.array_equal(np.asarray(lv), _cpu()(ha, ht, np.array([s]))[0][0])
+    monkeypatch.setattr(ka, "CAP_PER_VERTEX", 0)  # 64 slots
+    assert ka.bfs_async(ga, 0) is None
+
 def test_emulated_kernels_take_the_cuda_parameters():
     """Each emulated kernel's parameters are its msbfs.cu kernel's, by name
     and order (the launcher's arguments reach both by position)."""

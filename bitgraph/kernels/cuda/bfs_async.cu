@@ -1,18 +1,27 @@
 // Asynchronous BFS (label-correcting): no barrier between levels, for
 // graphs of thousands of levels whose level-synchronous kernels are bound
 // by one grid-wide sync per level (bfs_bvss.cu: ~6.9 us a level on a 2D
-// grid, ~8 dependent memory round trips).
+// grid, ~8 dependent memory round trips). Up to 64 BFSs at once (msbfs on
+// such graphs): an item carries its source's index b, and each source has
+// its own row of levels. A single BFS on a mesh keeps only its wavefront's
+// few thousand items in flight; side by side, the wavefronts of many
+// sources fill the GPU, and no source waits for another's levels.
 //
-// One work list of items (v, d, v's row): "relax v's out-edges with level
-// d + 1". A producer lowers level[u] with atomicMin; only a strict
-// improvement appends (u, d + 1). Levels only decrease and every
+// Levels are unsigned, unreached = 0xFFFFFFFF (int32 -1, the result's
+// unreached value: no pass after the traversal). The arguments (args,
+// int64): sources at 0..k-1, the rows of their levels at 64..64+k-1 (row
+// r: level + r * n), as msbfs.cu's A_SOURCES and A_ROWS.
+//
+// One work list of items (b, v, d, v's row): "relax v's out-edges with
+// level d + 1 for source b". A producer lowers level[u] with atomicMin;
+// only a strict improvement appends (u, d + 1). Levels only decrease and every
 // improvement is relaxed again, so at the fixpoint (every appended item
 // processed) level[v] is v's exact BFS distance (Bellman-Ford with unit
 // weights); a vertex reached early by a longer path is corrected later. An
 // item whose vertex has improved since it was appended is stale and does
 // nothing (the better item relaxes v).
 //
-// An item is 16 bytes, x = d << 40 | v and y = row start << 24 | row
+// An item is 16 bytes, x = d << 40 | b << 34 | v and y = row start << 24 | row
 // length (DEG_MAX: longer, the consumer reads the end): the producer loads
 // the row bounds of every edge's head along with its atomicMin, so the
 // consumer's first dependent load is the row itself. A hop costs the item's
@@ -54,35 +63,97 @@ constexpr int BLOCK = 256;
 constexpr unsigned FULL = 0xffffffffu;
 constexpr u64 EMPTY = ~0ull;
 constexpr u64 NONE = ~0ull;  // a lane without a slot
-constexpr int VBITS = 40;    // x = d << VBITS | v; y = start << LBITS | length
+constexpr int VBITS = 40;    // x = d << VBITS | b << SRC_AT | v; y = start << LBITS | length
+constexpr int SRC_AT = 34;   // v < 2^34
+constexpr u64 V_MASK = (1ull << SRC_AT) - 1;
 constexpr int LBITS = 24;
 constexpr u64 DEG_MAX = (1ull << LBITS) - 1;
 constexpr int MAX_LEVEL = (1 << 24) - 2;
 constexpr int EDGES_PER_ROUND = 4;  // a 2D grid's degree; a 3D grid's 6 takes two rounds
 // counters: u64 index of each (16 words = 128 bytes apart)
 constexpr int HEAD = 0, TAIL = 16, DONE = 32, ERROR = 48;  // 64 words in all
+constexpr int A_SOURCES = 0, A_ROWS = 64;  // of args
+// stats (int64): per source vertices reached, sum and max of their levels
+// (msbfs.cu's S_COUNT, S_TOTAL, S_ECC)
+constexpr int S_COUNT = 0, S_TOTAL = 64, S_ECC = 128, STATS = 192;
 
-__device__ __forceinline__ ulonglong2 item(long long v, int d, long long b, long long e) {
-  return make_ulonglong2(((u64)d << VBITS) | (u64)v,
+__device__ __forceinline__ ulonglong2 item(long long v, int src, int d, long long b, long long e) {
+  return make_ulonglong2(((u64)d << VBITS) | ((u64)src << SRC_AT) | (u64)v,
                          ((u64)b << LBITS) | (u64)min((u64)(e - b), DEG_MAX));
+}
+
+__device__ __forceinline__ unsigned* row_of(unsigned* level, const long long* args, int src,
+                                            long long n) {
+  return level + __ldg(args + A_ROWS + src) * n;
 }
 }  // namespace bfs_async
 
-// the source's item, level and the counters (one thread)
+// every level of the k sources' rows unreached (grid-stride over k * n)
+__global__ void bfs_async_reset(unsigned* level, const long long* __restrict__ args, int k,
+                                long long n) {
+  const long long stride = (long long)gridDim.x * blockDim.x;
+  for (int b = 0; b < k; ++b) {
+    unsigned* row = bfs_async::row_of(level, args, b, n);
+    for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride)
+      row[i] = 0xFFFFFFFFu;
+  }
+}
+
+// the sources' items and levels, the counters and the statistics (one
+// block of 64 threads, after bfs_async_reset)
 template <typename I>
-__global__ void bfs_async_start(const I* __restrict__ indptr, int* level, ulonglong2* items,
-                                u64* ctrl, long long source) {
+__global__ void bfs_async_start(const I* __restrict__ indptr, unsigned* level,
+                                const long long* __restrict__ args, int k, long long n,
+                                ulonglong2* items, u64* ctrl, long long* stats) {
   using namespace bfs_async;
-  for (int i = 0; i < 64; ++i) ctrl[i] = 0ull;
-  level[source] = 0;
-  items[0] = item(source, 0, (long long)indptr[source], (long long)indptr[source + 1]);
-  ctrl[TAIL] = 1ull;
+  const int b = threadIdx.x;
+  if (b == 0) {
+    for (int i = 0; i < 64; ++i) ctrl[i] = 0ull;
+    ctrl[TAIL] = (u64)k;
+  }
+  for (int i = b; i < STATS; i += blockDim.x) stats[i] = 0;
+  if (b < k) {
+    const long long s = args[A_SOURCES + b];
+    row_of(level, args, b, n)[s] = 0u;
+    items[b] = item(s, b, 0, (long long)indptr[s], (long long)indptr[s + 1]);
+  }
+}
+
+// per source (blockIdx.y), the vertices its row reaches, the sum and the
+// max of their levels, into stats (zeroed by bfs_async_start)
+__global__ void bfs_async_stats(const unsigned* level, const long long* __restrict__ args,
+                                long long n, long long* stats) {
+  using namespace bfs_async;
+  const int b = blockIdx.y;
+  const unsigned* row = level + __ldg(args + A_ROWS + b) * n;
+  long long cnt = 0, tot = 0;
+  unsigned mx = 0;
+  for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n;
+       i += (long long)gridDim.x * blockDim.x) {
+    const unsigned l = row[i];
+    if (l != 0xFFFFFFFFu) {
+      ++cnt;
+      tot += l;
+      mx = max(mx, l);
+    }
+  }
+  for (int o = 16; o; o >>= 1) {
+    cnt += __shfl_xor_sync(FULL, cnt, o);
+    tot += __shfl_xor_sync(FULL, tot, o);
+    mx = max(mx, __shfl_xor_sync(FULL, mx, o));
+  }
+  if ((threadIdx.x & 31) == 0 && cnt) {
+    atomicAdd((u64*)stats + S_COUNT + b, (u64)cnt);
+    atomicAdd((u64*)stats + S_TOTAL + b, (u64)tot);
+    atomicMax((u64*)stats + S_ECC + b, (u64)mx);
+  }
 }
 
 template <typename I>
 __global__ void __launch_bounds__(bfs_async::BLOCK)
-bfs_async_run(const I* __restrict__ indptr, const I* __restrict__ indices, int* level,
-              ulonglong2* items, long long cap, u64* ctrl, long long patience, int chain_max) {
+bfs_async_run(const I* __restrict__ indptr, const I* __restrict__ indices, unsigned* level,
+              const long long* __restrict__ args, long long n, ulonglong2* items, long long cap,
+              u64* ctrl, long long patience, int chain_max) {
   using namespace bfs_async;
   const int lane = threadIdx.x & 31;
   u64 slot = NONE;
@@ -125,16 +196,20 @@ bfs_async_run(const I* __restrict__ indptr, const I* __restrict__ indices, int* 
     idle = 0;
     idle_since = -1;
     long long v = 0, e0 = 0, e1 = 0;
-    int d = 0, now = 0;
+    int d = 0, src = 0;
+    unsigned now = 0;
+    unsigned* lv = level;  // the item's source's row
     if (ready) {
       if (kept.x == EMPTY) slot = NONE;
       kept = make_ulonglong2(EMPTY, EMPTY);
-      v = (long long)(it.x & ((1ull << VBITS) - 1));
+      v = (long long)(it.x & V_MASK);
+      src = (int)((it.x >> SRC_AT) & 63u);
       d = (int)(it.x >> VBITS);
+      lv = row_of(level, args, src, n);
       e0 = (long long)(it.y >> LBITS);
       const u64 len = it.y & DEG_MAX;
       e1 = len == DEG_MAX ? (long long)indptr[v + 1] : e0 + (long long)len;
-      now = __ldcv(level + v);  // in flight with the row's first loads
+      now = __ldcv(lv + v);  // in flight with the row's first loads
     }
     // the warp walks its items' rows in rounds of EDGES_PER_ROUND per lane:
     // a round's index loads, then its atomicMins (with the heads' row
@@ -149,33 +224,33 @@ bfs_async_run(const I* __restrict__ indptr, const I* __restrict__ indices, int* 
 #pragma unroll
       for (int k = 0; k < EDGES_PER_ROUND; ++k)
         w[k] = base + k < e1 ? (long long)indices[base + k] : -1;
-      const bool stale = now < d;  // v has a better item
+      const bool stale = now < (unsigned)d;  // v has a better item
       unsigned kids = 0;
       // every atomicMin and row load issued before any result is used (a
       // use inside the same if would hold the next edge's atomic until
       // this one returns)
       long long b[EDGES_PER_ROUND], e[EDGES_PER_ROUND];
-      int old[EDGES_PER_ROUND];
+      unsigned old[EDGES_PER_ROUND];
 #pragma unroll
       for (int k = 0; k < EDGES_PER_ROUND; ++k) {
         b[k] = e[k] = 0;
-        old[k] = nd;
+        old[k] = (unsigned)nd;
         if (w[k] >= 0 && !stale) {
           b[k] = (long long)indptr[w[k]];
           e[k] = (long long)indptr[w[k] + 1];
-          old[k] = atomicMin(level + w[k], nd);
+          old[k] = atomicMin(lv + w[k], (unsigned)nd);
         }
       }
 #pragma unroll
       for (int k = 0; k < EDGES_PER_ROUND; ++k)
-        if (old[k] > nd) kids |= 1u << k;
+        if (old[k] > (unsigned)nd) kids |= 1u << k;
       if (kids && kept.x == EMPTY && chain < chain_max && nd <= MAX_LEVEL) {
         // keep the first child: relaxed next by this lane, not through the list
         const int k = __ffs(kids) - 1;
         kids &= kids - 1u;
 #pragma unroll
         for (int j = 0; j < EDGES_PER_ROUND; ++j)
-          if (j == k) kept = item(w[j], nd, b[j], e[j]);
+          if (j == k) kept = item(w[j], src, nd, b[j], e[j]);
       }
       const unsigned c = __popc(kids);
       const unsigned incl = bg::warp_inclusive_scan(c);  // of the children
@@ -188,7 +263,7 @@ bfs_async_run(const I* __restrict__ indptr, const I* __restrict__ indices, int* 
       for (int k = 0; k < EDGES_PER_ROUND; ++k) {
         if (!((kids >> k) & 1u)) continue;
         if (pos < (u64)cap && nd <= MAX_LEVEL)
-          __stcg(items + pos, item(w[k], nd, b[k], e[k]));
+          __stcg(items + pos, item(w[k], src, nd, b[k], e[k]));
         else
           atomicExch(ctrl + ERROR, 1ull);
         ++pos;
@@ -201,10 +276,13 @@ bfs_async_run(const I* __restrict__ indptr, const I* __restrict__ indices, int* 
   }
 }
 
-template __global__ void bfs_async_start<int>(const int*, int*, ulonglong2*, u64*, long long);
-template __global__ void bfs_async_start<long long>(const long long*, int*, ulonglong2*, u64*,
-                                                    long long);
-template __global__ void bfs_async_run<int>(const int*, const int*, int*, ulonglong2*, long long,
-                                            u64*, long long, int);
-template __global__ void bfs_async_run<long long>(const long long*, const long long*, int*,
-                                                  ulonglong2*, long long, u64*, long long, int);
+template __global__ void bfs_async_start<int>(const int*, unsigned*, const long long*, int,
+                                              long long, ulonglong2*, u64*, long long*);
+template __global__ void bfs_async_start<long long>(const long long*, unsigned*, const long long*,
+                                                    int, long long, ulonglong2*, u64*, long long*);
+template __global__ void bfs_async_run<int>(const int*, const int*, unsigned*, const long long*,
+                                            long long, ulonglong2*, long long, u64*, long long,
+                                            int);
+template __global__ void bfs_async_run<long long>(const long long*, const long long*, unsigned*,
+                                                  const long long*, long long, ulonglong2*,
+                                                  long long, u64*, long long, int);

@@ -1,8 +1,9 @@
 """Launcher of ``bfs_async.cu``: BFS levels by an asynchronous,
 label-correcting traversal (no barrier between levels), for graphs of
-thousands of levels. Exact levels or None when it gives up (work list
-full, or a warp idle past ``PATIENCE_S``): the caller then runs a
-level-synchronous method.
+thousands of levels, from one source (``bfs_async``) or from up to 64
+side by side (``traverse``: msbfs's ``coop="async"``). Exact levels, or
+a report that it gave up (work list full, or a warp idle past
+``PATIENCE_S``): the caller then runs a level-synchronous method.
 """
 
 from __future__ import annotations
@@ -14,18 +15,26 @@ import numpy as np
 from bitgraph.kernels.cuda import module, multiprocessors
 from bitgraph.kernels.registry import register
 
-__all__ = ["bfs_async", "CAP_PER_VERTEX", "WARPS_PER_SM", "PATIENCE_S", "CHAIN_MAX", "STATS"]
+__all__ = ["bfs_async", "traverse", "CAP_PER_VERTEX", "BATCH_CAP_PER_VERTEX", "WARPS_PER_SM",
+           "PATIENCE_S", "CHAIN_MAX", "STATS"]
 
 _SOURCE = "bfs_async.cu"
 _INDEX = {np.dtype(np.int32): "int", np.dtype(np.int64): "long long"}
-_NAMES = tuple(f"bfs_async_{k}<{i}>" for i in _INDEX.values() for k in ("start", "run"))
+_NAMES = tuple(f"bfs_async_{k}<{i}>" for i in _INDEX.values() for k in ("start", "run")) + (
+    "bfs_async_reset", "bfs_async_stats")
 _BLOCK = 256
-_INF = np.iinfo(np.int32).max
+_ARGS = 128  # sources at 0..63, their rows at 64..127 (bfs_async.cu A_SOURCES, A_ROWS)
+_STATS = 192  # per source: reached, sum and max of levels (bfs_async.cu S_*)
+_V_LIMIT = 1 << 34  # an item's vertex field (bfs_async.cu SRC_AT)
 
 # work-list slots per vertex (16 bytes each): a vertex is appended once per
 # improvement of its level, ~1-2 times on grids; past the cap the traversal
 # gives up (None)
 CAP_PER_VERTEX = 4
+# the same for a batch of sources side by side (``traverse`` with k > 1),
+# per vertex and source: 64 sources on a 4M-vertex graph hold 4 GiB of
+# slots at 1.0 (a single BFS on grid-2048 appends 0.32 n items)
+BATCH_CAP_PER_VERTEX = 1.0
 # resident warps per multiprocessor polling the list (more warps: more
 # items in flight, and more polling traffic)
 WARPS_PER_SM = 8
@@ -35,18 +44,28 @@ PATIENCE_S = 2.0
 # this many in a row (0: every child goes through the list)
 CHAIN_MAX = 64
 
-# benchmarks: a dict here receives "appended" (items, the source included)
-# and "kernel_ms" of the last call
+# benchmarks: a dict here receives "appended" (items, the sources included),
+# "sources" and "kernel_ms" of the last traversal
 STATS = None
 _WORK: dict = {}
 
 
 def _work(cupy, cap):
-    # the work list (two uint64 a slot) and the counters, per device and thread
+    """The work list (two uint64 a slot), the counters, the arguments
+    (device, and pinned host memory for their copy), the statistics and
+    the list's dirty length (a list: slots from there on are EMPTY), per
+    device and thread; the list grows to the largest cap asked."""
     key = (cupy.cuda.runtime.getDevice(), threading.get_ident())
     got = _WORK.get(key)
     if got is None or got[0].size < 2 * cap:
-        got = _WORK[key] = (cupy.empty(2 * cap, np.uint64), cupy.empty(64, np.uint64))
+        small = got[1:-1] if got is not None else None
+        got = _WORK[key] = None  # the old list goes before the new one comes
+        if small is None:
+            mem = cupy.cuda.alloc_pinned_memory(_ARGS * 8)
+            small = (cupy.empty(64, np.uint64), cupy.empty(_ARGS, np.int64),
+                     np.frombuffer(mem, np.int64, _ARGS), mem, cupy.empty(_STATS, np.int64))
+        items = cupy.empty(2 * cap, np.uint64)
+        got = _WORK[key] = (items, *small, [items.size // 2])
     return got
 
 
@@ -55,6 +74,74 @@ def _clock_hz(cupy):
     if key not in _WORK:
         _WORK[key] = cupy.cuda.runtime.getDeviceProperties(key[1])["clockRate"] * 1e3
     return _WORK[key]
+
+
+def traverse(where, out_csr, sources, rows, level, *, stats=False):
+    """BFS from each of ``sources`` (k <= 64 int64, numpy) side by side,
+    over ``out_csr`` (CuPy arrays), into rows ``rows[b]`` of ``level`` (a
+    C-contiguous int32 CuPy array of whole rows of n; every entry of those
+    rows is written, -1 where unreached). True when done, False when the
+    traversal gave up (work list full, a level past the limit, or a warp
+    idle past ``PATIENCE_S``: the rows are then unspecified). With
+    ``stats``, returns ``(count, total, ecc)`` numpy int64[k] (vertices
+    reached, sum and max of their levels) in place of True.
+    The caller checks sources and rows."""
+    import cupy
+
+    from bitgraph.device import oom_guard
+
+    n = int(out_csr.nrows)
+    k = len(sources)
+    if n >= _V_LIMIT:
+        raise ValueError(f"{where}: the asynchronous BFS takes fewer than 2**34 vertices,"
+                         f" got {n}")
+    idx = np.dtype(np.int64) if max(out_csr.indptr.dtype.itemsize,
+                                    out_csr.indices.dtype.itemsize) > 4 else np.dtype(np.int32)
+    indptr = cupy.ascontiguousarray(out_csr.indptr, dtype=idx)
+    indices = cupy.ascontiguousarray(out_csr.indices, dtype=idx)
+    per = CAP_PER_VERTEX if k == 1 else BATCH_CAP_PER_VERTEX * k
+    cap = int(per * n) + 64
+    with oom_guard(where, 16 * cap):
+        items, ctrl, args_d, args_h, _, st, dirty = _work(cupy, cap)
+    stream = cupy.cuda.get_current_stream()
+    args_h[:k] = sources
+    args_h[64:64 + k] = rows
+    cupy.cuda.runtime.memcpyAsync(args_d.data.ptr, args_h.ctypes.data, _ARGS * 8, 1, stream.ptr)
+    # EMPTY: only the slots the last traversal wrote (below its tail), not
+    # the whole list (64 sources on grid-2048: 4 GiB, ~1.5 ms)
+    cupy.cuda.runtime.memsetAsync(items.data.ptr, 0xFF, 16 * min(dirty[0], cap), stream.ptr)
+    mod, lowered = module(_SOURCE, _NAMES)
+    it = _INDEX[idx]
+    sms = multiprocessors()
+    level = level.view(np.uint32)  # the kernels' levels: unreached = 0xFFFFFFFF (-1)
+    mod.get_function(lowered["bfs_async_reset"])(
+        (sms * 8,), (_BLOCK,), (level, args_d, np.int32(k), np.int64(n)))
+    mod.get_function(lowered[f"bfs_async_start<{it}>"])(
+        (1,), (64,), (indptr, level, args_d, np.int32(k), np.int64(n), items, ctrl, st))
+    fn = mod.get_function(lowered[f"bfs_async_run<{it}>"])
+    grid = max(1, sms * WARPS_PER_SM * 32 // _BLOCK)
+    ev = [cupy.cuda.Event(), cupy.cuda.Event()] if STATS is not None else None
+    if ev:
+        ev[0].record()
+    fn((grid,), (_BLOCK,), (indptr, indices, level, args_d, np.int64(n), items, np.int64(cap),
+                            ctrl, np.int64(PATIENCE_S * _clock_hz(cupy)), np.int32(CHAIN_MAX)))
+    if ev:
+        ev[1].record()
+    head = ctrl.get()
+    # slots written: below the tail; those past cap not cleared this time stay dirty
+    dirty[0] = min(max(int(head[16]), dirty[0] if dirty[0] > cap else 0), items.size // 2)
+    if STATS is not None:
+        ev[1].synchronize()
+        STATS.update(appended=int(head[16]), sources=k,
+                     kernel_ms=cupy.cuda.get_elapsed_time(ev[0], ev[1]))
+    if head[48]:
+        return False
+    if not stats:
+        return True
+    mod.get_function(lowered["bfs_async_stats"])(
+        (max(1, 2 * sms // max(k, 1)), k), (_BLOCK,), (level, args_d, np.int64(n), st))
+    h = st.get()
+    return h[0:k].copy(), h[64:64 + k].copy(), h[128:128 + k].copy()
 
 
 @register("bfs", fmt="csr", device="cuda", variant="async")
@@ -79,35 +166,8 @@ def bfs_async(out_csr, source):
         raise ValueError(f"bfs_async: a square CSR expected, got {out_csr.nrows}x{out_csr.ncols}")
     if not 0 <= source < n:
         raise IndexError(f"bfs_async: source {source} out of range [0, {n})")
-    idx = np.dtype(np.int64) if max(out_csr.indptr.dtype.itemsize,
-                                    out_csr.indices.dtype.itemsize) > 4 else np.dtype(np.int32)
-    indptr = cupy.ascontiguousarray(out_csr.indptr, dtype=idx)
-    indices = cupy.ascontiguousarray(out_csr.indices, dtype=idx)
-    cap = CAP_PER_VERTEX * n + 64
-    with oom_guard("bfs_async", 16 * cap + 4 * n):
-        items, ctrl = _work(cupy, cap)
-        level = cupy.full(n, _INF, np.int32)
-    stream = cupy.cuda.get_current_stream()
-    cupy.cuda.runtime.memsetAsync(items.data.ptr, 0xFF, 16 * cap, stream.ptr)  # EMPTY
-    mod, lowered = module(_SOURCE, _NAMES)
-    it = _INDEX[idx]
-    mod.get_function(lowered[f"bfs_async_start<{it}>"])(
-        (1,), (1,), (indptr, level, items, ctrl, np.int64(source)))
-    fn = mod.get_function(lowered[f"bfs_async_run<{it}>"])
-    grid = max(1, multiprocessors() * WARPS_PER_SM * 32 // _BLOCK)
-    clock_hz = _clock_hz(cupy)
-    ev = [cupy.cuda.Event(), cupy.cuda.Event()] if STATS is not None else None
-    if ev:
-        ev[0].record()
-    fn((grid,), (_BLOCK,), (indptr, indices, level, items, np.int64(cap), ctrl,
-                            np.int64(PATIENCE_S * clock_hz), np.int32(CHAIN_MAX)))
-    if ev:
-        ev[1].record()
-    head = ctrl.get()
-    if STATS is not None:
-        ev[1].synchronize()
-        STATS["appended"] = int(head[16])
-        STATS["kernel_ms"] = cupy.cuda.get_elapsed_time(ev[0], ev[1])
-    if head[48]:
-        return None
-    return cupy.where(level == _INF, np.int32(-1), level)
+    with oom_guard("bfs_async", 4 * n):
+        level = cupy.empty(n, np.int32)
+    done = traverse("bfs_async", out_csr, np.array([source], np.int64), np.zeros(1, np.int64),
+                    level)
+    return level if done else None

@@ -472,6 +472,32 @@ def _coop(a, state, src, rows_h, flat_ptr, write, levels):
         st[128:128 + k].copy()
 
 
+def _side_by_side(a, src, rows_h, write, levels):
+    """``batch_run(..., coop="async")``: ``bfs_async.traverse`` into the
+    result's rows, or into scratch rows (kept per device and thread) for
+    statistics only; None when it gave up."""
+    import cupy
+
+    from bitgraph.kernels.cuda.bfs_async import traverse
+
+    k, n = src.size, int(a.nrows)
+    rows = rows_h[:k]
+    if not write:
+        key = ("async rows", cupy.cuda.runtime.getDevice(), threading.get_ident())
+        scratch = _BUFFERS.get(key)
+        if scratch is None or scratch.size < k * n:
+            from bitgraph.device import oom_guard
+
+            _BUFFERS.pop(key, None)
+            with oom_guard("msbfs(cuda)", 4 * k * n):
+                scratch = _BUFFERS[key] = cupy.empty(max(k * n, 1), np.int32)
+        levels, rows = scratch, np.arange(k, dtype=np.int64)
+    got = traverse("msbfs(cuda)", a, src, rows, levels, stats=True)
+    if got is False:
+        return None
+    return ((levels if write else None), *got)
+
+
 def _prepare(a, t, state, pull, bvss, lanes, n, where, keep):
     """What a batch derives from its graph, state and bottom-up step alone:
     index type, contiguous arrays, kernels, grids, views, and the part of
@@ -556,11 +582,14 @@ def batch_run(a, t, sources, *, levels=None, rows=None, write=True, alpha=None,
     ``bvss`` (the sigma=8 ``formats.bvss.BVSS`` of t, arrays on the GPU or
     the CPU), built on the CPU from t when None (slow: pass it). ``lanes``:
     lanes per vertex of the CSR bottom-up (None: ``pull_lanes``).
-    ``coop``: the whole traversal in one cooperative launch instead
-    (``msbfs_coop`` in msbfs.cu: top-down only, one grid barrier a level;
-    for graphs of long diameter, where the levels above cost their
-    launches); ``t``, the direction rule and the bottom-up step are then
-    unused.
+    ``coop``: the whole traversal in one launch instead, for graphs of
+    long diameter, where the levels above cost their launches; ``t``, the
+    direction rule and the bottom-up step are then unused. True: one
+    cooperative launch (``msbfs_coop`` in msbfs.cu: top-down only, one
+    grid barrier a level). "async": the batch's BFSs side by side, each
+    label-correcting with no barrier at all (``bfs_async.traverse``; its
+    own rows of levels: the bit-parallel status words need levels in step),
+    falling back to the cooperative launch when its work list fills.
 
     >>> lv, count, total, ecc = batch_run(a, t, [0, 5])  # doctest: +SKIP
     """
@@ -599,6 +628,10 @@ def batch_run(a, t, sources, *, levels=None, rows=None, write=True, alpha=None,
     keep = state is not None
     if state is None:
         state = new_state(n)
+    if coop == "async":
+        got = _side_by_side(a, src, rows_h, write, levels)
+        if got is not None:
+            return got
     if coop:
         return _coop(a, state, src, rows_h, flat_ptr, write, levels)
     (idx, it, indptr, indices, m, tindptr, tindices, group, v2r, rid, masks, n_vss, kern,
