@@ -8,8 +8,9 @@ variant alike).
 
 Each variant is ``NAME=VALUE[,NAME=VALUE]`` over ``kernels.cuda.msbfs``'s
 constants, or ``alg.NAME`` over ``algorithms.msbfs``'s (``alg.CUDA_COOP=0``:
-the level kernels; ``alg.CUDA_COOP=async``: the BFSs side by side; the
-defaults are restored before each). Per graph: the median
+the level kernels; ``alg.CUDA_COOP=async``: the BFSs side by side), or
+``ka.NAME`` over ``kernels.cuda.bfs_async``'s (``ka.PREFETCH_ROWS=0``); the
+defaults are restored before each. Per graph: the median
 and best of ``--rounds`` msbfs calls (64 sources, levels written) per
 variant, and the median of a loop of the same 64 ``bfs`` calls with one
 synchronisation at its end (every ``--every`` rounds): a loop lets a call's
@@ -65,8 +66,12 @@ def main(argv=None):
 
     alg = sys.modules["bitgraph.algorithms.msbfs"]
 
+    from bitgraph.kernels.cuda import bfs_async as ka
+
     def where(name):
-        return (alg, name[4:]) if name.startswith("alg.") else (km, name)
+        if name.startswith("alg."):
+            return alg, name[4:]
+        return (ka, name[3:]) if name.startswith("ka.") else (km, name)
 
     variants = [_variant(v) for v in args.set]
     defaults = {name: getattr(*where(name)) for v in variants for name in v}

@@ -15,6 +15,12 @@
 #                                                  in DIR (an older tree) and here, twice each,
 #                                                  this tree's per-level trace, then its GPU
 #                                                  tests (msbfs's left out)
+#   bash benchmarks/gpu_check.sh async DIR [SPEC...]  the asynchronous BFS, one source or a batch
+#                                                  side by side: its tests (msbfs's, the
+#                                                  launcher's, bfs's async ones), msbfs's
+#                                                  variants A/B (alg.CUDA_COOP=async, ka.*), then
+#                                                  the single async BFS in DIR (an older tree)
+#                                                  and here, alternately
 #   bash benchmarks/gpu_check.sh msbfs-vs DIR [SPEC...]  msbfs tests, the host's part of a call
 #                                                  (host_msbfs_gpu.py), then ab_msbfs_gpu.py run
 #                                                  alternately in DIR (an older tree, e.g. from
@@ -140,6 +146,28 @@ if [ "$what" = bfs-vs ]; then
   t=${PIPESTATUS[0]}
   echo "bfs tests: exit $t, $(( $(date +%s) - start )) s; $(tail -1 "$OUT/bfs_tests.txt")" \
     | tee -a "$OUT/summary.txt"
+  [ "$t" = 0 ] || rc=1
+fi
+if [ "$what" = async ]; then
+  old="$1"
+  shift
+  start=$(date +%s)
+  python3 -m pytest tests/gpu/test_msbfs_gpu.py tests/kernels/test_msbfs_launcher.py \
+    tests/gpu/test_bfs_gpu.py -q -p no:cacheprovider -rs \
+    -k "not test_bfs_gpu or async or auto" 2>&1 | tee "$OUT/async_tests.txt"
+  t=${PIPESTATUS[0]}
+  echo "async tests: exit $t, $(( $(date +%s) - start )) s; $(tail -1 "$OUT/async_tests.txt")" \
+    | tee -a "$OUT/summary.txt"
+  specs=("$@")
+  [ ${#specs[@]} -gt 0 ] || specs=(grid:2048x2048:0.01 rgg:4194304:0.00110193
+                                    grid:161x161x161:0.0)
+  python3 benchmarks/ab_msbfs_gpu.py "${specs[@]}" --set "" alg.CUDA_COOP=async \
+    alg.CUDA_COOP=async,ka.PREFETCH_ROWS=0 alg.CUDA_COOP=async,ka.WARPS_PER_SM=16 \
+    --rounds 3 --every 3 2>&1 | tee "$OUT/async_ab.md"
+  alternate "$old" 2 async_vs.md benchmarks/bench_bfs_gpu.py grid:2048x2048:0.01 \
+    --sources 16 --repeat 1 --reorders none --methods async --ms-sources 0 \
+    --method-budget 3 --budget 60
+  echo "async: $(( $(date +%s) - start )) s" | tee -a "$OUT/summary.txt"
   [ "$t" = 0 ] || rc=1
 fi
 exit "$rc"

@@ -432,7 +432,8 @@ def k_async_start(indptr, level, args, k, n, items, ctrl, stats):
         items[2 * b] = 0  # the source's item (its contents are not emulated)
 
 
-def k_async_run(indptr, indices, level, args, n, items, cap, ctrl, patience, chain_max):
+def k_async_run(indptr, indices, level, args, n, items, cap, ctrl, patience, chain_max,
+                prefetch):
     # each source's BFS, level by level (how the kernel relaxes, corrects
     # and chains is not emulated); the work list is full, and the traversal
     # gives up, when it cannot hold an item per (source, vertex) reached

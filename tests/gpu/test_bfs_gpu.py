@@ -705,19 +705,22 @@ def test_async_gives_up_and_falls_back(monkeypatch):
 def test_async_chains(chain, g, data):
     """Children relaxed by the lane that found them (chains of any length,
     none at all) give the same levels as children that all go through the
-    work list."""
+    work list, with the children's rows loaded along with every edge's
+    atomic (prefetch) or after it."""
     ka = sys.modules["bitgraph.kernels.cuda.bfs_async"]
     A_cpu = g.matrix(bg)
     s = data.draw(st.integers(0, g.n - 1), label="source")
-    old, ka.CHAIN_MAX = ka.CHAIN_MAX, chain
+    prefetch = data.draw(st.booleans(), label="prefetch")
+    old = ka.CHAIN_MAX, ka.PREFETCH_ROWS
+    ka.CHAIN_MAX, ka.PREFETCH_ROWS = chain, prefetch
     try:
         check_bfs(A_cpu, on(A_cpu), s, "async", levels_only_too=False)
         grid = bg.io.generators.grid2d(40, 50, drop=0.05, seed=chain)
         lv = ka.bfs_async(bg.algorithms._common.out_csr(on(grid)), 7)
         assert lv is not None  # did not give up
-        _same_levels(to_numpy(lv), cpu_levels(grid, 7), f"async chain {chain}")
+        _same_levels(to_numpy(lv), cpu_levels(grid, 7), f"async chain {chain} prefetch {prefetch}")
     finally:
-        ka.CHAIN_MAX = old
+        ka.CHAIN_MAX, ka.PREFETCH_ROWS = old
 
 
 @gpu

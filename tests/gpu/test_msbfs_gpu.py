@@ -235,8 +235,10 @@ def test_generated_graphs(name, monkeypatch):
 
     for index64 in (False, True):
         for chain in (0, 3, 64):
-            monkeypatch.setattr(ka, "CHAIN_MAX", chain)
-            _check(gpu(_device(cupy, a, index64), None, sources, coop="async"), want)
+            for prefetch in (True, False):
+                monkeypatch.setattr(ka, "CHAIN_MAX", chain)
+                monkeypatch.setattr(ka, "PREFETCH_ROWS", prefetch)
+                _check(gpu(_device(cupy, a, index64), None, sources, coop="async"), want)
     monkeypatch.setattr(ka, "BATCH_CAP_PER_VERTEX", 0.0)  # 64 slots: full at once
     with mock.patch.object(km, "_coop", wraps=km._coop) as launch:
         _check(gpu(ga, None, sources, coop="async"), want)

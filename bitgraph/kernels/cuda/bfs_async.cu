@@ -23,8 +23,9 @@
 //
 // An item is 16 bytes, x = d << 40 | b << 34 | v and y = row start << 24 | row
 // length (DEG_MAX: longer, the consumer reads the end): the producer loads
-// the row bounds of every edge's head along with its atomicMin, so the
-// consumer's first dependent load is the row itself. A hop costs the item's
+// the row bounds of every edge's head along with its atomicMin (prefetch),
+// so the consumer's first dependent load is the row itself; or of the
+// children only, after the atomics. A hop costs the item's
 // poll, the row, the atomicMins (with the heads' rows), the tail atomic.
 //
 // The list is an array of cap slots (EMPTY until written once: no ring, no
@@ -153,7 +154,7 @@ template <typename I>
 __global__ void __launch_bounds__(bfs_async::BLOCK)
 bfs_async_run(const I* __restrict__ indptr, const I* __restrict__ indices, unsigned* level,
               const long long* __restrict__ args, long long n, ulonglong2* items, long long cap,
-              u64* ctrl, long long patience, int chain_max) {
+              u64* ctrl, long long patience, int chain_max, int prefetch) {
   using namespace bfs_async;
   const int lane = threadIdx.x & 31;
   u64 slot = NONE;
@@ -236,14 +237,27 @@ bfs_async_run(const I* __restrict__ indptr, const I* __restrict__ indices, unsig
         b[k] = e[k] = 0;
         old[k] = (unsigned)nd;
         if (w[k] >= 0 && !stale) {
-          b[k] = (long long)indptr[w[k]];
-          e[k] = (long long)indptr[w[k] + 1];
+          if (prefetch) {
+            b[k] = (long long)indptr[w[k]];
+            e[k] = (long long)indptr[w[k] + 1];
+          }
           old[k] = atomicMin(lv + w[k], (unsigned)nd);
         }
       }
 #pragma unroll
       for (int k = 0; k < EDGES_PER_ROUND; ++k)
         if (old[k] > (unsigned)nd) kids |= 1u << k;
+      // without prefetch, the children's rows only, once the atomics say
+      // which they are (a round trip more on the path, 2 loads per edge
+      // fewer: with many sources side by side the list is bound by
+      // throughput, not by one wavefront's latency)
+#pragma unroll
+      for (int k = 0; k < EDGES_PER_ROUND; ++k) {
+        if (!prefetch && ((kids >> k) & 1u)) {
+          b[k] = (long long)indptr[w[k]];
+          e[k] = (long long)indptr[w[k] + 1];
+        }
+      }
       if (kids && kept.x == EMPTY && chain < chain_max && nd <= MAX_LEVEL) {
         // keep the first child: relaxed next by this lane, not through the list
         const int k = __ffs(kids) - 1;
@@ -282,7 +296,7 @@ template __global__ void bfs_async_start<long long>(const long long*, unsigned*,
                                                     int, long long, ulonglong2*, u64*, long long*);
 template __global__ void bfs_async_run<int>(const int*, const int*, unsigned*, const long long*,
                                             long long, ulonglong2*, long long, u64*, long long,
-                                            int);
+                                            int, int);
 template __global__ void bfs_async_run<long long>(const long long*, const long long*, unsigned*,
                                                   const long long*, long long, ulonglong2*,
-                                                  long long, u64*, long long, int);
+                                                  long long, u64*, long long, int, int);

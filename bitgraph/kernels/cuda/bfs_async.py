@@ -16,7 +16,7 @@ from bitgraph.kernels.cuda import module, multiprocessors
 from bitgraph.kernels.registry import register
 
 __all__ = ["bfs_async", "traverse", "CAP_PER_VERTEX", "BATCH_CAP_PER_VERTEX", "WARPS_PER_SM",
-           "PATIENCE_S", "CHAIN_MAX", "STATS"]
+           "PATIENCE_S", "CHAIN_MAX", "PREFETCH_ROWS", "STATS"]
 
 _SOURCE = "bfs_async.cu"
 _INDEX = {np.dtype(np.int32): "int", np.dtype(np.int64): "long long"}
@@ -43,6 +43,12 @@ PATIENCE_S = 2.0
 # a lane relaxes one child of each item itself, without the list, up to
 # this many in a row (0: every child goes through the list)
 CHAIN_MAX = 64
+# the producer loads the row bounds of every edge's head along with its
+# atomicMin (True: one wavefront's latency bounds a single BFS), or of
+# the children only, after the atomics (False: 2 loads per edge fewer;
+# for many sources side by side, bound by throughput); not yet measured
+# on a batch
+PREFETCH_ROWS = True
 
 # benchmarks: a dict here receives "appended" (items, the sources included),
 # "sources" and "kernel_ms" of the last traversal
@@ -124,7 +130,8 @@ def traverse(where, out_csr, sources, rows, level, *, stats=False):
     if ev:
         ev[0].record()
     fn((grid,), (_BLOCK,), (indptr, indices, level, args_d, np.int64(n), items, np.int64(cap),
-                            ctrl, np.int64(PATIENCE_S * _clock_hz(cupy)), np.int32(CHAIN_MAX)))
+                            ctrl, np.int64(PATIENCE_S * _clock_hz(cupy)), np.int32(CHAIN_MAX),
+                            np.int32(bool(PREFETCH_ROWS))))
     if ev:
         ev[1].record()
     head = ctrl.get()
