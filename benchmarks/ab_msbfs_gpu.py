@@ -12,7 +12,9 @@ the level kernels; ``alg.CUDA_COOP=async``: the BFSs side by side), or
 ``ka.NAME`` over ``kernels.cuda.bfs_async``'s (``ka.PREFETCH_ROWS=0``); the
 defaults are restored before each. Per graph: the median
 and best of ``--rounds`` msbfs calls (64 sources, levels written) per
-variant, and the median of a loop of the same 64 ``bfs`` calls with one
+variant (every variant's levels checked equal to the first's; for the
+asynchronous one, its items per vertex and source and whether it gave up),
+and the median of a loop of the same 64 ``bfs`` calls with one
 synchronisation at its end (every ``--every`` rounds): a loop lets a call's
 host work overlap the previous call's kernels, unlike
 ``bench_bfs_gpu.py``, which times each single call alone.
@@ -85,9 +87,23 @@ def main(argv=None):
         A = from_spec(spec, device="cuda")
         deg = cupy.asnumpy(A.indptr[1:] - A.indptr[:-1])
         src = np.random.default_rng(args.seed).choice(np.flatnonzero(deg > 0), args.sources)
-        for v in variants:  # builds, compiles
+        first = None
+        notes = []
+        for text, v in zip(args.set, variants):  # builds, compiles; results checked equal
             apply(v)
-            bg.algorithms.msbfs(A, src)
+            ka.STATS = {}
+            got = bg.algorithms.msbfs(A, src)
+            if ka.STATS:  # the asynchronous traversal ran (its last batch)
+                per = ka.STATS["appended"] / A.nrows / ka.STATS["sources"]
+                notes.append(f"  {text or 'defaults':28s} async: {per:.2f} items per vertex"
+                             f" and source, kernel {ka.STATS['kernel_ms']:.2f} ms,"
+                             f" {'gave up' if ka.STATS['gave_up'] else 'done'}")
+            ka.STATS = None
+            if first is None:
+                first = got
+            elif not bool(cupy.array_equal(got, first)):
+                sys.exit(f"{spec} {text!r}: levels differ from the first variant's")
+        del first, got
         bg.algorithms.bfs(A, int(src[0]))
         times = [[] for _ in variants]
         singles = []
@@ -118,6 +134,7 @@ def main(argv=None):
             m = statistics.median(ts)
             print(f"  {v or 'defaults':28s} msbfs median {m:.3f} ms, best {min(ts):.3f}:"
                   f" x{loop / m:.2f} the loop")
+        print("\n".join(notes))
         del A
         cupy.get_default_memory_pool().free_all_blocks()
 

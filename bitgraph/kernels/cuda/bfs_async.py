@@ -51,7 +51,7 @@ CHAIN_MAX = 64
 PREFETCH_ROWS = True
 
 # benchmarks: a dict here receives "appended" (items, the sources included),
-# "sources" and "kernel_ms" of the last traversal
+# "sources", "gave_up" and "kernel_ms" of the last traversal
 STATS = None
 _WORK: dict = {}
 
@@ -139,7 +139,7 @@ def traverse(where, out_csr, sources, rows, level, *, stats=False):
     dirty[0] = min(max(int(head[16]), dirty[0] if dirty[0] > cap else 0), items.size // 2)
     if STATS is not None:
         ev[1].synchronize()
-        STATS.update(appended=int(head[16]), sources=k,
+        STATS.update(appended=int(head[16]), sources=k, gave_up=bool(head[48]),
                      kernel_ms=cupy.cuda.get_elapsed_time(ev[0], ev[1]))
     if head[48]:
         return False
