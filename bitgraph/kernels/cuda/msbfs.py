@@ -482,6 +482,8 @@ def _side_by_side(a, src, rows_h, write, levels):
 
     k, n = src.size, int(a.nrows)
     rows = rows_h[:k]
+    if write and np.unique(rows).size < k:
+        return None  # sources sharing a row would share its atomicMins: the cooperative launch
     if not write:
         key = ("async rows", cupy.cuda.runtime.getDevice(), threading.get_ident())
         scratch = _BUFFERS.get(key)
