@@ -437,8 +437,13 @@ def k_async_run(indptr, indices, level, args, n, items, cap, ctrl, patience, cha
     # each source's BFS, level by level (how the kernel relaxes, corrects
     # and chains is not emulated); the work list is full, and the traversal
     # gives up, when it cannot hold an item per (source, vertex) reached
-    n = int(n)
+    n, cap = int(n), int(cap)
     k = int(ctrl[KA["TAIL"]])
+    # the kernel polls every slot past the sources' until an item lands
+    # there: they must all be EMPTY (the launcher clears what the last
+    # traversal wrote)
+    slots = np.asarray(items).reshape(-1, 2)
+    assert (slots[k:cap] == np.uint64(2**64 - 1)).all(), "a slot of the list is not EMPTY"
     indptr, indices = np.asarray(indptr, np.int64), np.asarray(indices, np.int64)
     reached = 0
     for b, row in enumerate(_async_rows(level, args, k, n)):
@@ -453,8 +458,11 @@ def k_async_run(indptr, indices, level, args, n, items, cap, ctrl, patience, cha
             row[nxt] = d
             cur = nxt
         reached += int(np.count_nonzero(row != 0xFFFFFFFF))
-    ctrl[KA["TAIL"]] = ctrl[KA["HEAD"]] = ctrl[KA["DONE"]] = reached
-    ctrl[KA["ERROR"]] = int(reached > int(cap))
+    # a traversal that gives up stops soon after its first append past cap
+    tail = reached if reached <= cap else cap + 1
+    ctrl[KA["TAIL"]] = ctrl[KA["HEAD"]] = ctrl[KA["DONE"]] = tail
+    ctrl[KA["ERROR"]] = int(reached > cap)
+    slots[k:min(tail, cap)] = 0  # the items appended (below the tail and cap)
 
 
 def k_async_stats(level, args, n, stats):

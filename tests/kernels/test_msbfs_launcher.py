@@ -248,6 +248,11 @@ def test_single_async_bfs_launch(monkeypatch):
         assert np.array_equal(np.asarray(lv), _cpu()(ha, ht, np.array([s]))[0][0])
     monkeypatch.setattr(ka, "CAP_PER_VERTEX", 0)  # 64 slots
     assert ka.bfs_async(ga, 0) is None
+    # the slots the first traversals wrote past those 64 are cleared before
+    # the next traversal of a long list (the emulated kernel checks)
+    monkeypatch.setattr(ka, "CAP_PER_VERTEX", 4)
+    lv = ka.bfs_async(ga, 7)
+    assert np.array_equal(np.asarray(lv), _cpu()(ha, ht, np.array([7]))[0][0])
 
 def test_emulated_kernels_take_the_cuda_parameters():
     """Each emulated kernel's parameters are its msbfs.cu kernel's, by name
