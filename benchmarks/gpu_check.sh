@@ -161,8 +161,11 @@ if [ "$what" = async ]; then
   specs=("$@")
   [ ${#specs[@]} -gt 0 ] || specs=(grid:2048x2048:0.01 rgg:4194304:0.00110193
                                     grid:161x161x161:0.0)
+  # chains: with many sources queued, a lane's chain may run ahead of the
+  # list's wavefront and cost corrections
   python3 benchmarks/ab_msbfs_gpu.py "${specs[@]}" --set "" alg.CUDA_COOP=async \
     alg.CUDA_COOP=async,ka.PREFETCH_ROWS=0 alg.CUDA_COOP=async,ka.WARPS_PER_SM=16 \
+    alg.CUDA_COOP=async,ka.CHAIN_MAX=4 alg.CUDA_COOP=async,ka.CHAIN_MAX=0 \
     --rounds 3 --every 3 2>&1 | tee "$OUT/async_ab.md"
   alternate "$old" 2 async_vs.md benchmarks/bench_bfs_gpu.py grid:2048x2048:0.01 \
     --sources 16 --repeat 1 --reorders none --methods async --ms-sources 0 \
