@@ -51,6 +51,19 @@ def _number(text):
     return text
 
 
+def where(name):
+    """The module and attribute a variant's NAME sets: alg.NAME
+    (algorithms.msbfs), ka.NAME (kernels.cuda.bfs_async), else
+    kernels.cuda.msbfs."""
+    import bitgraph  # noqa: F401  (algorithms.msbfs is shadowed by the function)
+    from bitgraph.kernels.cuda import bfs_async as ka
+    from bitgraph.kernels.cuda import msbfs as km
+
+    if name.startswith("alg."):
+        return sys.modules["bitgraph.algorithms.msbfs"], name[4:]
+    return (ka, name[3:]) if name.startswith("ka.") else (km, name)
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("graphs", nargs="+")
@@ -64,16 +77,7 @@ def main(argv=None):
 
     import bitgraph as bg
     from bitgraph.io.generators import from_spec
-    from bitgraph.kernels.cuda import msbfs as km
-
-    alg = sys.modules["bitgraph.algorithms.msbfs"]
-
     from bitgraph.kernels.cuda import bfs_async as ka
-
-    def where(name):
-        if name.startswith("alg."):
-            return alg, name[4:]
-        return (ka, name[3:]) if name.startswith("ka.") else (km, name)
 
     variants = [_variant(v) for v in args.set]
     defaults = {name: getattr(*where(name)) for v in variants for name in v}

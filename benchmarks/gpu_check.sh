@@ -18,9 +18,11 @@
 #   bash benchmarks/gpu_check.sh async DIR [SPEC...]  the asynchronous BFS, one source or a batch
 #                                                  side by side: its tests (msbfs's, the
 #                                                  launcher's, bfs's async ones), msbfs's
-#                                                  variants A/B (alg.CUDA_COOP=async, ka.*), then
-#                                                  the single async BFS in DIR (an older tree)
-#                                                  and here, alternately
+#                                                  variants A/B (alg.CUDA_COOP=async, ka.*), ncu's
+#                                                  view of the batch kernel, then the single
+#                                                  async BFS in DIR (an older tree; DIR "" skips
+#                                                  it) and here, alternately; ASYNC_TESTS: the
+#                                                  tests' -k
 #   bash benchmarks/gpu_check.sh msbfs-vs DIR [SPEC...]  msbfs tests, the host's part of a call
 #                                                  (host_msbfs_gpu.py), then ab_msbfs_gpu.py run
 #                                                  alternately in DIR (an older tree, e.g. from
@@ -154,7 +156,7 @@ if [ "$what" = async ]; then
   start=$(date +%s)
   python3 -m pytest tests/gpu/test_msbfs_gpu.py tests/kernels/test_msbfs_launcher.py \
     tests/gpu/test_bfs_gpu.py -q -p no:cacheprovider -rs \
-    -k "not test_bfs_gpu or async or auto" 2>&1 | tee "$OUT/async_tests.txt"
+    -k "${ASYNC_TESTS:-not test_bfs_gpu or async or auto}" 2>&1 | tee "$OUT/async_tests.txt"
   t=${PIPESTATUS[0]}
   echo "async tests: exit $t, $(( $(date +%s) - start )) s; $(tail -1 "$OUT/async_tests.txt")" \
     | tee -a "$OUT/summary.txt"
@@ -162,12 +164,17 @@ if [ "$what" = async ]; then
   [ ${#specs[@]} -gt 0 ] || specs=(grid:2048x2048:0.01 rgg:4194304:0.00110193
                                     grid:161x161x161:0.0)
   # chains: with many sources queued, a lane's chain may run ahead of the
-  # list's wavefront and cost corrections
-  python3 benchmarks/ab_msbfs_gpu.py "${specs[@]}" --set "" alg.CUDA_COOP=async \
-    alg.CUDA_COOP=async,ka.PREFETCH_ROWS=0 alg.CUDA_COOP=async,ka.WARPS_PER_SM=16 \
-    alg.CUDA_COOP=async,ka.CHAIN_MAX=4 alg.CUDA_COOP=async,ka.CHAIN_MAX=0 \
+  # list's wavefront and cost corrections; DONE_BATCH: one shared atomic
+  # per warp and round fewer
+  c="alg.CUDA_COOP=async,ka.BATCH_CAP_PER_VERTEX=1.5"
+  python3 benchmarks/ab_msbfs_gpu.py "${specs[@]}" --set "" "$c,ka.CHAIN_MAX=0" \
+    "$c,ka.CHAIN_MAX=0,ka.DONE_BATCH=64" "$c,ka.CHAIN_MAX=2,ka.DONE_BATCH=64" \
+    "$c,ka.CHAIN_MAX=4,ka.DONE_BATCH=64" "$c,ka.CHAIN_MAX=0,ka.DONE_BATCH=64,ka.PREFETCH_ROWS=0" \
     --rounds 3 --every 3 2>&1 | tee "$OUT/async_ab.md"
-  alternate "$old" 2 async_vs.md benchmarks/bench_bfs_gpu.py grid:2048x2048:0.01 \
+  python3 benchmarks/ncu_msbfs_gpu.py "${specs[0]}" --set "$c,ka.CHAIN_MAX=0,ka.DONE_BATCH=64" \
+    --kernel bfs_async_run --section SpeedOfLight MemoryWorkloadAnalysis WarpStateStats \
+    2>&1 | tail -80 | tee "$OUT/async_ncu.md"
+  [ -z "$old" ] || alternate "$old" 2 async_vs.md benchmarks/bench_bfs_gpu.py grid:2048x2048:0.01 \
     --sources 16 --repeat 1 --reorders none --methods async --ms-sources 0 \
     --method-budget 3 --budget 60
   echo "async: $(( $(date +%s) - start )) s" | tee -a "$OUT/summary.txt"

@@ -6,6 +6,12 @@ launches (caches not flushed between kernels, as in a real call).
     python3 benchmarks/ncu_msbfs_gpu.py kron:22 [--ncu /usr/local/cuda/bin/ncu]
     python3 benchmarks/ncu_msbfs_gpu.py grid:2048x2048:0.01 --skip 6000 --count 150
 
+``--set NAME=VALUE[,...]`` runs the call with ab_msbfs_gpu.py's variant
+(``alg.CUDA_COOP=async,ka.CHAIN_MAX=0``). ``--kernel REGEX --section S...``
+profiles the kernels matching REGEX with ncu's sections (WarpStateStats,
+MemoryWorkloadAnalysis, ...) and prints ncu's own report in place of the
+table.
+
 ``--skip`` and ``--count`` profile a window of the call's kernels (a long
 traversal launches thousands); the table then ends with each kernel's
 count, sum and mean.
@@ -37,13 +43,18 @@ METRICS = {
 }
 
 
-def driver(spec, sources, seed):
+def driver(spec, sources, seed, variant=""):
     import cupy
     import numpy as np
 
     import bitgraph as bg
     from bitgraph.io.generators import from_spec
 
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from ab_msbfs_gpu import _variant, where
+
+    for name, value in _variant(variant).items():
+        setattr(*where(name), value)
     A = from_spec(spec, device="cuda")
     deg = cupy.asnumpy(A.indptr[1:] - A.indptr[:-1])
     src = np.random.default_rng(seed).choice(np.flatnonzero(deg > 0), sources)
@@ -84,21 +95,32 @@ def main(argv=None):
     ap.add_argument("--ncu", default="/usr/local/cuda/bin/ncu")
     ap.add_argument("--skip", type=int, default=0, help="kernels of the call not profiled first")
     ap.add_argument("--count", type=int, default=0, help="kernels profiled (0: all)")
+    ap.add_argument("--set", default="", help="a variant: NAME=VALUE[,NAME=VALUE]")
+    ap.add_argument("--kernel", default="", help="with --section: the kernels profiled (regex)")
+    ap.add_argument("--section", nargs="*", default=[], help="ncu sections, reported raw")
     ap.add_argument("--driver", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.driver:
-        return driver(args.spec, args.sources, args.seed)
+        return driver(args.spec, args.sources, args.seed, args.set)
     window = ["--launch-skip", str(args.skip)] + (
         ["--launch-count", str(args.count)] if args.count else [])
+    what = ["--csv", "--metrics", ",".join(METRICS)]
+    if args.section:
+        what = [f"--section={s}" for s in args.section] + (
+            ["-k", f"regex:{args.kernel}"] if args.kernel else [])
     cmd = [args.ncu, "--profile-from-start", "off", "--cache-control", "none",
-           "--clock-control", "none", "--csv", *window,
-           "--metrics", ",".join(METRICS), sys.executable, __file__, args.spec, "--driver",
-           "--sources", str(args.sources), "--seed", str(args.seed)]
+           "--clock-control", "none", *window, *what, sys.executable, __file__, args.spec,
+           "--driver", "--sources", str(args.sources), "--seed", str(args.seed),
+           "--set", args.set]
     got = subprocess.run(cmd, capture_output=True, text=True)
     if got.returncode:
         sys.exit(f"ncu failed ({got.returncode}): {got.stderr[-2000:]}")
-    print(f"## {args.spec}, {args.sources} sources: one msbfs call under ncu")
-    table(got.stdout)
+    print(f"## {args.spec}, {args.sources} sources{', ' + args.set if args.set else ''}:"
+          " one msbfs call under ncu")
+    if args.section:
+        print(got.stdout[got.stdout.find("==PROF=="):] if "==PROF==" in got.stdout else got.stdout)
+    else:
+        table(got.stdout)
 
 
 if __name__ == "__main__":

@@ -16,7 +16,7 @@ from bitgraph.kernels.cuda import module, multiprocessors
 from bitgraph.kernels.registry import register
 
 __all__ = ["bfs_async", "traverse", "CAP_PER_VERTEX", "BATCH_CAP_PER_VERTEX", "WARPS_PER_SM",
-           "PATIENCE_S", "CHAIN_MAX", "PREFETCH_ROWS", "STATS"]
+           "PATIENCE_S", "CHAIN_MAX", "PREFETCH_ROWS", "DONE_BATCH", "STATS"]
 
 _SOURCE = "bfs_async.cu"
 _INDEX = {np.dtype(np.int32): "int", np.dtype(np.int64): "long long"}
@@ -49,6 +49,10 @@ CHAIN_MAX = 64
 # for many sources side by side, bound by throughput); not yet measured
 # on a batch
 PREFETCH_ROWS = True
+# a warp adds the items it finished to the shared done counter once it has
+# this many (and whenever it runs out of work): 1 is an atomic per warp and
+# round on one address, beside the head's and the tail's
+DONE_BATCH = 1
 
 # benchmarks: a dict here receives "appended" (items, the sources included),
 # "sources", "gave_up" and "kernel_ms" of the last traversal
@@ -131,7 +135,7 @@ def traverse(where, out_csr, sources, rows, level, *, stats=False):
         ev[0].record()
     fn((grid,), (_BLOCK,), (indptr, indices, level, args_d, np.int64(n), items, np.int64(cap),
                             ctrl, np.int64(PATIENCE_S * _clock_hz(cupy)), np.int32(CHAIN_MAX),
-                            np.int32(bool(PREFETCH_ROWS))))
+                            np.int32(bool(PREFETCH_ROWS)), np.int32(max(1, DONE_BATCH))))
     if ev:
         ev[1].record()
     head = ctrl.get()
