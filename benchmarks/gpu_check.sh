@@ -18,8 +18,8 @@
 #   bash benchmarks/gpu_check.sh async DIR [SPEC...]  the asynchronous BFS, one source or a batch
 #                                                  side by side: its tests (msbfs's, the
 #                                                  launcher's, bfs's async ones), msbfs's
-#                                                  variants A/B (alg.CUDA_COOP=async, ka.*), ncu's
-#                                                  view of the batch kernel, then the single
+#                                                  default against the cooperative launch, batches
+#                                                  of 8 and 16 sources, then the single
 #                                                  async BFS in DIR (an older tree; DIR "" skips
 #                                                  it) and here, alternately; ASYNC_TESTS: the
 #                                                  tests' -k
@@ -163,17 +163,15 @@ if [ "$what" = async ]; then
   specs=("$@")
   [ ${#specs[@]} -gt 0 ] || specs=(grid:2048x2048:0.01 rgg:4194304:0.00110193
                                     grid:161x161x161:0.0)
-  # chains: with many sources queued, a lane's chain may run ahead of the
-  # list's wavefront and cost corrections; DONE_BATCH: one shared atomic
-  # per warp and round fewer
-  c="alg.CUDA_COOP=async,ka.BATCH_CAP_PER_VERTEX=1.5"
-  python3 benchmarks/ab_msbfs_gpu.py "${specs[@]}" --set "" "$c,ka.CHAIN_MAX=0" \
-    "$c,ka.CHAIN_MAX=0,ka.DONE_BATCH=64" "$c,ka.CHAIN_MAX=2,ka.DONE_BATCH=64" \
-    "$c,ka.CHAIN_MAX=4,ka.DONE_BATCH=64" "$c,ka.CHAIN_MAX=0,ka.DONE_BATCH=64,ka.PREFETCH_ROWS=0" \
-    --rounds 3 --every 3 2>&1 | tee "$OUT/async_ab.md"
-  python3 benchmarks/ncu_msbfs_gpu.py "${specs[0]}" --set "$c,ka.CHAIN_MAX=0,ka.DONE_BATCH=64" \
-    --kernel bfs_async_run --section SpeedOfLight MemoryWorkloadAnalysis WarpStateStats \
-    2>&1 | tail -80 | tee "$OUT/async_ncu.md"
+  # the default (grid-2048: side by side) against the cooperative launch,
+  # 64 sources; then batches of 8 and 16: the batch's settings
+  # (BATCH_CHAIN_MAX, BATCH_PREFETCH_ROWS), the single's, the cooperative launch
+  python3 benchmarks/ab_msbfs_gpu.py "${specs[0]}" --set "" alg.CUDA_COOP=1 \
+    --rounds 4 --every 1 2>&1 | tee "$OUT/async_ab.md"
+  for k in 8 16; do
+    python3 benchmarks/ab_msbfs_gpu.py "${specs[0]}" --sources $k --set "" \
+      ka.BATCH_MIN_SOURCES=100 alg.CUDA_COOP=1 --rounds 3 --every 1 2>&1 | tee -a "$OUT/async_ab.md"
+  done
   [ -z "$old" ] || alternate "$old" 2 async_vs.md benchmarks/bench_bfs_gpu.py grid:2048x2048:0.01 \
     --sources 16 --repeat 1 --reorders none --methods async --ms-sources 0 \
     --method-budget 3 --budget 60

@@ -21,7 +21,9 @@ source rather than per batch (a source pulls only around its own peak
 level: on kron and urand 1.7-2.3x fewer edges walked) and the bottom-up
 steps read A' as CSR in degree order (``CUDA_PULL``); on a graph of long
 diameter (a mesh: thousands of levels, small frontiers) each batch is one
-cooperative launch, top-down, one grid barrier a level (``CUDA_COOP``).
+cooperative launch, top-down, one grid barrier a level, or, on a
+road-like one (few entries a row), the batch's BFSs run side by side
+without barriers, asynchronously (``CUDA_COOP``).
 """
 
 from __future__ import annotations
@@ -34,7 +36,8 @@ from bitgraph.algorithms._common import (check_graph, check_sources, in_csr,
 from bitgraph.errors import InvalidValue
 
 __all__ = ["msbfs", "closeness_centrality", "eccentricity", "diameter",
-           "diameter_bounds", "ALPHA", "CUDA_PULL", "CUDA_COOP", "GROUPBY_P", "GROUPBY_Q"]
+           "diameter_bounds", "ALPHA", "CUDA_PULL", "CUDA_COOP", "ASYNC_MAX_DEGREE", "GROUPBY_P",
+           "GROUPBY_Q"]
 
 # XBFS's switch: a level runs bottom-up when the frontier's out-edges exceed
 # ALPHA * m. Measured on kron/urand scale 16 with 64 sources: 0.02-0.2 lie
@@ -59,8 +62,16 @@ CUDA_PULL = "csr"
 # (benchmarks/RESULTS.md, "msbfs in one cooperative launch"), level kernels
 # -> one launch: grid-2048 179 -> 86 ms, rgg 4.2M 274 -> 132 ms, 3D grid
 # 161^3 65 -> 67 ms. "async": the batch's BFSs side by side, asynchronous
-# (kernels/cuda/bfs_async.cu), on every graph; not yet measured.
+# (kernels/cuda/bfs_async.cu; a batch whose work list fills runs the
+# cooperative launch instead). None picks "async" for graphs of long
+# diameter with at most ASYNC_MAX_DEGREE stored entries per row (road-like:
+# on a mesh, 64 random sources share almost nothing, so the batch is 64
+# BFSs' work either way, and the side-by-side traversal pays no barrier a
+# level). H100, 64 sources, median call, one launch -> side by side
+# (benchmarks/RESULTS.md): grid-2048 (3.96 a row) 85.2 -> 57.9 ms; 3D grid
+# 161^3 (5.96) 66.9 -> 102.3, rgg 4.2M (16) 132 -> 531 (gave up).
 CUDA_COOP = None
+ASYNC_MAX_DEGREE = 5.0
 
 # iBFS GroupBy (SEEDS.md): sources of out-degree < GROUPBY_P that share an
 # out-neighbour of out-degree > GROUPBY_Q go into the same batch.
@@ -141,8 +152,11 @@ def _run_batches_cuda(A, src, order, batch, levels=None):
     batch_run = lookup("msbfs", fmt="csr", device="cuda", variant="batch")
     bfs = sys.modules["bitgraph.algorithms.bfs"]
     a = out_csr(A)
-    coop = bfs.long_reach(A) if CUDA_COOP is None else \
-        CUDA_COOP if CUDA_COOP == "async" else bool(CUDA_COOP)
+    if CUDA_COOP is None:
+        coop = bfs.long_reach(A) and (
+            "async" if a.nnz <= ASYNC_MAX_DEGREE * max(A.nrows, 1) else True)
+    else:
+        coop = CUDA_COOP if CUDA_COOP == "async" else bool(CUDA_COOP)
     if coop:
         t = bvss = None  # top-down only
     elif CUDA_PULL == "csr":

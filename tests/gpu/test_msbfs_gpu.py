@@ -236,14 +236,20 @@ def test_generated_graphs(name, monkeypatch):
     for index64 in (False, True):
         for chain in (0, 3, 64):
             for prefetch in (True, False):
+                # a batch of 64 runs with the batch's settings, one of 4 with the single's
+                monkeypatch.setattr(ka, "BATCH_CHAIN_MAX", chain)
+                monkeypatch.setattr(ka, "BATCH_PREFETCH_ROWS", prefetch)
                 monkeypatch.setattr(ka, "CHAIN_MAX", chain)
                 monkeypatch.setattr(ka, "PREFETCH_ROWS", prefetch)
-                _check(gpu(_device(cupy, a, index64), None, sources, coop="async"), want)
+                for k in (64, 4):
+                    _check(gpu(_device(cupy, a, index64), None, sources[:k], coop="async"),
+                           cpu(a, t, sources[:k]))
+    cap = ka.BATCH_CAP_PER_VERTEX
     monkeypatch.setattr(ka, "BATCH_CAP_PER_VERTEX", 0.0)  # 64 slots: full at once
     with mock.patch.object(km, "_coop", wraps=km._coop) as launch:
         _check(gpu(ga, None, sources, coop="async"), want)
     assert launch.call_count == 1
-    monkeypatch.setattr(ka, "BATCH_CAP_PER_VERTEX", 1.0)
+    monkeypatch.setattr(ka, "BATCH_CAP_PER_VERTEX", cap)
     # blocks' stages of 0 and 3 entries: the appends past a full stage go
     # straight to the queue
     for stage in (0, 3):
@@ -253,12 +259,14 @@ def test_generated_graphs(name, monkeypatch):
             _check(gpu(ga, None, sources, coop=True, state=state), want)
 
 
-@pytest.mark.parametrize("coop", [None, True, False, "async"])
-def test_cooperative_launch_by_the_probe(coop, monkeypatch):
+@pytest.mark.parametrize("coop, max_degree", [(None, 5.0), (None, 3.0), (True, 5.0),
+                                              (False, 5.0), ("async", 5.0)])
+def test_cooperative_launch_by_the_probe(coop, max_degree, monkeypatch):
     """msbfs on a CUDA graph of long diameter (bfs.long_reach: a 400 x 400
-    grid) runs each batch as one cooperative launch, and on kron the level
-    kernels, unless ``CUDA_COOP`` says otherwise; the rows equal the CPU's
-    either way (130 sources: batches of 64, 64 and 2)."""
+    grid, 3.96 entries a row) runs each batch side by side, asynchronously,
+    or, above ``ASYNC_MAX_DEGREE`` entries a row, as one cooperative launch;
+    on kron the level kernels, unless ``CUDA_COOP`` says otherwise; the rows
+    equal the CPU's either way (130 sources: batches of 64, 64 and 2)."""
     import sys
     from unittest import mock
 
@@ -266,6 +274,7 @@ def test_cooperative_launch_by_the_probe(coop, monkeypatch):
 
     M = sys.modules["bitgraph.algorithms.msbfs"]
     monkeypatch.setattr(M, "CUDA_COOP", coop)
+    monkeypatch.setattr(M, "ASYNC_MAX_DEGREE", max_degree)
     for spec, long_ in (("grid:400x400:0.01", True), ("kron:12", False)):
         A = bg.io.generators.from_spec(spec)
         src = np.random.default_rng(7).integers(0, A.nrows, 130)
@@ -281,11 +290,12 @@ def test_cooperative_launch_by_the_probe(coop, monkeypatch):
                 mock.patch.object(km, "_side_by_side", side_effect=side_by_side):
             got = bg.algorithms.msbfs(A.to("cuda"), src)
         assert np.array_equal(got.get(), want)
-        assert len(gave_up) == (3 if coop == "async" else 0)
+        picked = (("async" if max_degree > 3.96 else True) if long_ else False) \
+            if coop is None else coop
+        assert len(gave_up) == (3 if picked == "async" else 0)
         # a side-by-side batch that gives up (its work list full) runs the
         # cooperative launch instead
-        assert launch.call_count == (3 if (long_ if coop is None else coop is True)
-                                     else sum(gave_up))
+        assert launch.call_count == (3 if picked is True else sum(gave_up))
         cc = bg.algorithms.closeness_centrality(A.to("cuda"), src[:70])
         cc = cc.get() if hasattr(cc, "get") else cc
         assert np.allclose(cc, bg.algorithms.closeness_centrality(A, src[:70]))

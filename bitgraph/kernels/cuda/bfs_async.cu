@@ -34,10 +34,7 @@
 //         one atomicAdd);
 //   tail  slots handed to producers (one atomicAdd per warp and round of
 //         edges);
-//   done  items processed (added after the item's own appends; a warp
-//         adds its count once it reaches done_batch, and always before it
-//         reads done: one same-address atomic per warp and round fewer
-//         when many sources keep every warp busy).
+//   done  items processed (added after the item's own appends).
 // A lane polls its slot until both halves of the item have landed; the
 // traversal is over when done == tail (read in that order: done <= tail
 // always, so equality means nothing is pending or in flight). An append
@@ -157,7 +154,7 @@ template <typename I>
 __global__ void __launch_bounds__(bfs_async::BLOCK)
 bfs_async_run(const I* __restrict__ indptr, const I* __restrict__ indices, unsigned* level,
               const long long* __restrict__ args, long long n, ulonglong2* items, long long cap,
-              u64* ctrl, long long patience, int chain_max, int prefetch, int done_batch) {
+              u64* ctrl, long long patience, int chain_max, int prefetch) {
   using namespace bfs_async;
   const int lane = threadIdx.x & 31;
   u64 slot = NONE;
@@ -165,7 +162,6 @@ bfs_async_run(const I* __restrict__ indptr, const I* __restrict__ indices, unsig
   int idle = 0;
   ulonglong2 kept = make_ulonglong2(EMPTY, EMPTY);  // a child this lane relaxes next
   int chain = 0;                                     // children kept in a row
-  unsigned pend = 0;  // lane 0: items this warp finished, not yet added to done
   while (true) {
     // idle lanes take the next slots, one atomic per warp
     const unsigned need = __ballot_sync(FULL, slot == NONE && kept.x == EMPTY);
@@ -181,8 +177,6 @@ bfs_async_run(const I* __restrict__ indptr, const I* __restrict__ indices, unsig
     if (!__any_sync(FULL, ready)) {
       int stop = 0;
       if (lane == 0) {
-        if (pend) atomicAdd(ctrl + DONE, (u64)pend);  // before done is read: no warp waits on it
-        pend = 0;
         const u64 d = __ldcv(ctrl + DONE);  // before tail: see the header
         const u64 t = __ldcv(ctrl + TAIL);
         stop = d == t || __ldcv(ctrl + ERROR) != 0;
@@ -292,13 +286,7 @@ bfs_async_run(const I* __restrict__ indptr, const I* __restrict__ indices, unsig
     // a chain of kept children counts as its list item: done once it ends
     chain = kept.x != EMPTY ? chain + 1 : 0;
     const unsigned rm = __ballot_sync(FULL, ready && kept.x == EMPTY);
-    if (lane == 0 && rm) {
-      pend += __popc(rm);
-      if (pend >= (unsigned)done_batch) {
-        atomicAdd(ctrl + DONE, (u64)pend);
-        pend = 0;
-      }
-    }
+    if (lane == 0 && rm) atomicAdd(ctrl + DONE, (u64)__popc(rm));
   }
 }
 
@@ -308,7 +296,7 @@ template __global__ void bfs_async_start<long long>(const long long*, unsigned*,
                                                     int, long long, ulonglong2*, u64*, long long*);
 template __global__ void bfs_async_run<int>(const int*, const int*, unsigned*, const long long*,
                                             long long, ulonglong2*, long long, u64*, long long,
-                                            int, int, int);
+                                            int, int);
 template __global__ void bfs_async_run<long long>(const long long*, const long long*, unsigned*,
                                                   const long long*, long long, ulonglong2*,
-                                                  long long, u64*, long long, int, int, int);
+                                                  long long, u64*, long long, int, int);

@@ -16,7 +16,8 @@ from bitgraph.kernels.cuda import module, multiprocessors
 from bitgraph.kernels.registry import register
 
 __all__ = ["bfs_async", "traverse", "CAP_PER_VERTEX", "BATCH_CAP_PER_VERTEX", "WARPS_PER_SM",
-           "PATIENCE_S", "CHAIN_MAX", "PREFETCH_ROWS", "DONE_BATCH", "STATS"]
+           "PATIENCE_S", "CHAIN_MAX", "PREFETCH_ROWS", "BATCH_MIN_SOURCES", "BATCH_CHAIN_MAX",
+           "BATCH_PREFETCH_ROWS", "STATS"]
 
 _SOURCE = "bfs_async.cu"
 _INDEX = {np.dtype(np.int32): "int", np.dtype(np.int64): "long long"}
@@ -32,9 +33,11 @@ _V_LIMIT = 1 << 34  # an item's vertex field (bfs_async.cu SRC_AT)
 # gives up (None)
 CAP_PER_VERTEX = 4
 # the same for a batch of sources side by side (``traverse`` with k > 1),
-# per vertex and source: 64 sources on a 4M-vertex graph hold 4 GiB of
-# slots at 1.0 (a single BFS on grid-2048 appends 0.32 n items)
-BATCH_CAP_PER_VERTEX = 1.0
+# per vertex and source: 64 sources on a 4M-vertex graph hold 5 GiB of
+# slots at 1.25. Without chains a batch appends 1.00-1.01 items per vertex
+# and source on grid-2048 and the 3D grid, 1.5+ on rgg (degree 16: many
+# corrections), where the cap makes it give up
+BATCH_CAP_PER_VERTEX = 1.25
 # resident warps per multiprocessor polling the list (more warps: more
 # items in flight, and more polling traffic)
 WARPS_PER_SM = 8
@@ -45,14 +48,17 @@ PATIENCE_S = 2.0
 CHAIN_MAX = 64
 # the producer loads the row bounds of every edge's head along with its
 # atomicMin (True: one wavefront's latency bounds a single BFS), or of
-# the children only, after the atomics (False: 2 loads per edge fewer;
-# for many sources side by side, bound by throughput); not yet measured
-# on a batch
+# the children only, after the atomics (False: 2 loads per edge fewer)
 PREFETCH_ROWS = True
-# a warp adds the items it finished to the shared done counter once it has
-# this many (and whenever it runs out of work): 1 is an atomic per warp and
-# round on one address, beside the head's and the tail's
-DONE_BATCH = 1
+# a batch of at least BATCH_MIN_SOURCES sources is bound by throughput, not
+# by one wavefront's latency, and runs with BATCH_CHAIN_MAX and
+# BATCH_PREFETCH_ROWS instead. 64 sources on grid-2048, H100, kernel ms
+# (benchmarks/RESULTS.md): chains of 0 / 2 / 4 / 64: 58.1 / 68.9 / 82.9 /
+# gave up (1.03 items per vertex and source: chains run ahead of the
+# list's wavefront and cost corrections); without the prefetch 54.9
+BATCH_MIN_SOURCES = 8
+BATCH_CHAIN_MAX = 0
+BATCH_PREFETCH_ROWS = False
 
 # benchmarks: a dict here receives "appended" (items, the sources included),
 # "sources", "gave_up" and "kernel_ms" of the last traversal
@@ -110,6 +116,8 @@ def traverse(where, out_csr, sources, rows, level, *, stats=False):
     indptr = cupy.ascontiguousarray(out_csr.indptr, dtype=idx)
     indices = cupy.ascontiguousarray(out_csr.indices, dtype=idx)
     per = CAP_PER_VERTEX if k == 1 else BATCH_CAP_PER_VERTEX * k
+    wide = k >= BATCH_MIN_SOURCES
+    chain, prefetch = (BATCH_CHAIN_MAX, BATCH_PREFETCH_ROWS) if wide else (CHAIN_MAX, PREFETCH_ROWS)
     cap = int(per * n) + 64
     with oom_guard(where, 16 * cap):
         items, ctrl, args_d, args_h, _, st, dirty = _work(cupy, cap)
@@ -134,8 +142,8 @@ def traverse(where, out_csr, sources, rows, level, *, stats=False):
     if ev:
         ev[0].record()
     fn((grid,), (_BLOCK,), (indptr, indices, level, args_d, np.int64(n), items, np.int64(cap),
-                            ctrl, np.int64(PATIENCE_S * _clock_hz(cupy)), np.int32(CHAIN_MAX),
-                            np.int32(bool(PREFETCH_ROWS)), np.int32(max(1, DONE_BATCH))))
+                            ctrl, np.int64(PATIENCE_S * _clock_hz(cupy)), np.int32(chain),
+                            np.int32(bool(prefetch))))
     if ev:
         ev[1].record()
     head = ctrl.get()
