@@ -235,6 +235,42 @@ def test_side_by_side_launch(index64, monkeypatch):
         assert emu.launches - launches == 3 + 1  # reset, start, run; then msbfs_coop
         monkeypatch.setattr(ka, "BATCH_CAP_PER_VERTEX", 1.0)
 
+
+def test_side_by_side_without_the_memory(monkeypatch):
+    """A batch whose work list (or, for statistics only, whose scratch rows)
+    the GPU cannot hold runs the cooperative launch, with the same results;
+    a single async BFS says out of memory, with the bytes it needed."""
+    import sys
+
+    from bitgraph.errors import DeviceError
+    from bitgraph.kernels.cuda import bfs_async as ka
+
+    km, emu = emulated_gpu(monkeypatch)
+    cp = sys.modules["cupy"]
+    A = bg.io.generators.grid2d(9, 13, drop=0.1, seed=2)
+    (ha, ga), (ht, _) = _csrs(A, False)
+    src = np.random.default_rng(5).integers(0, A.nrows, 64)
+    want = _cpu()(ha, ht, src)
+    state = km.new_state(A.nrows)
+    real_empty = cp.empty
+    # the list takes 16 * 1.25 * 64 bytes a vertex, the scratch rows 4 * 64,
+    # the result 4 * 64, the cooperative launch's records 32
+    for limit, write in ((1000 * A.nrows, True), (200 * A.nrows, False)):
+        def empty(shape, dtype=float, _limit=limit):
+            if int(np.prod(shape)) * np.dtype(dtype).itemsize > _limit:
+                raise MemoryError("Out of memory allocating the list")
+            return real_empty(shape, dtype)
+
+        monkeypatch.setattr(cp, "empty", empty)
+        monkeypatch.setattr(ka, "_WORK", {})
+        launches = emu.launches
+        _check(km.batch_run(ga, None, src, state=state, write=write, coop="async"), want,
+               write=write)
+        assert emu.launches - launches == 1  # the cooperative launch alone
+    monkeypatch.setattr(ka, "CAP_PER_VERTEX", 1 << 20)
+    with pytest.raises(DeviceError, match="bfs_async: CUDA out of memory: needed"):
+        ka.bfs_async(ga, 0)
+
 def test_single_async_bfs_launch(monkeypatch):
     """``bfs_async.bfs_async`` (one source) goes through the same kernels:
     levels with -1 unreached, None when the work list is too small."""

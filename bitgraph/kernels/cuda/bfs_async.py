@@ -97,14 +97,16 @@ def traverse(where, out_csr, sources, rows, level, *, stats=False):
     over ``out_csr`` (CuPy arrays), into rows ``rows[b]`` of ``level`` (a
     C-contiguous int32 CuPy array of whole rows of n; every entry of those
     rows is written, -1 where unreached). True when done, False when the
-    traversal gave up (work list full, a level past the limit, or a warp
-    idle past ``PATIENCE_S``: the rows are then unspecified). With
+    traversal gave up (work list full, or for k > 1 too big for the GPU's
+    free memory; a level past the limit; a warp idle past ``PATIENCE_S``:
+    the rows are then unspecified). With
     ``stats``, returns ``(count, total, ecc)`` numpy int64[k] (vertices
     reached, sum and max of their levels) in place of True.
     The caller checks sources and rows."""
     import cupy
 
     from bitgraph.device import oom_guard
+    from bitgraph.errors import DeviceError
 
     n = int(out_csr.nrows)
     k = len(sources)
@@ -119,8 +121,17 @@ def traverse(where, out_csr, sources, rows, level, *, stats=False):
     wide = k >= BATCH_MIN_SOURCES
     chain, prefetch = (BATCH_CHAIN_MAX, BATCH_PREFETCH_ROWS) if wide else (CHAIN_MAX, PREFETCH_ROWS)
     cap = int(per * n) + 64
-    with oom_guard(where, 16 * cap):
-        items, ctrl, args_d, args_h, _, st, dirty = _work(cupy, cap)
+    try:
+        with oom_guard(where, 16 * cap):
+            items, ctrl, args_d, args_h, _, st, dirty = _work(cupy, cap)
+    except DeviceError:
+        if k == 1:
+            raise
+        # a batch's list is 16 * BATCH_CAP_PER_VERTEX * k bytes a vertex (the
+        # cooperative launch needs 32): the caller runs that instead
+        if STATS is not None:
+            STATS.update(appended=0, sources=k, gave_up=True, kernel_ms=0.0)
+        return False
     stream = cupy.cuda.get_current_stream()
     args_h[:k] = sources
     args_h[64:64 + k] = rows

@@ -475,9 +475,10 @@ def _coop(a, state, src, rows_h, flat_ptr, write, levels):
 def _side_by_side(a, src, rows_h, write, levels):
     """``batch_run(..., coop="async")``: ``bfs_async.traverse`` into the
     result's rows, or into scratch rows (kept per device and thread) for
-    statistics only; None when it gave up."""
+    statistics only; None when it gave up or its memory does not fit."""
     import cupy
 
+    from bitgraph.errors import DeviceError
     from bitgraph.kernels.cuda.bfs_async import traverse
 
     k, n = src.size, int(a.nrows)
@@ -491,8 +492,11 @@ def _side_by_side(a, src, rows_h, write, levels):
             from bitgraph.device import oom_guard
 
             _BUFFERS.pop(key, None)
-            with oom_guard("msbfs(cuda)", 4 * k * n):
-                scratch = _BUFFERS[key] = cupy.empty(max(k * n, 1), np.int32)
+            try:
+                with oom_guard("msbfs(cuda)", 4 * k * n):
+                    scratch = _BUFFERS[key] = cupy.empty(max(k * n, 1), np.int32)
+            except DeviceError:
+                return None
         levels, rows = scratch, np.arange(k, dtype=np.int64)
     got = traverse("msbfs(cuda)", a, src, rows, levels, stats=True)
     if got is False:
