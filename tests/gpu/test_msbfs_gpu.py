@@ -244,12 +244,14 @@ def test_generated_graphs(name, monkeypatch):
                 for k in (64, 4):
                     _check(gpu(_device(cupy, a, index64), None, sources[:k], coop="async"),
                            cpu(a, t, sources[:k]))
-    cap = ka.BATCH_CAP_PER_VERTEX
+    cap, min_cap = ka.BATCH_CAP_PER_VERTEX, ka.BATCH_MIN_CAP
     monkeypatch.setattr(ka, "BATCH_CAP_PER_VERTEX", 0.0)  # 64 slots: full at once
+    monkeypatch.setattr(ka, "BATCH_MIN_CAP", 0)
     with mock.patch.object(km, "_coop", wraps=km._coop) as launch:
         _check(gpu(ga, None, sources, coop="async"), want)
     assert launch.call_count == 1
     monkeypatch.setattr(ka, "BATCH_CAP_PER_VERTEX", cap)
+    monkeypatch.setattr(ka, "BATCH_MIN_CAP", min_cap)
     # blocks' stages of 0 and 3 entries: the appends past a full stage go
     # straight to the queue
     for stage in (0, 3):

@@ -229,10 +229,17 @@ def test_side_by_side_launch(index64, monkeypatch):
             _check(km.batch_run(ga, None, src, write=False, state=state, coop="async"), want,
                    write=False)
         monkeypatch.setattr(ka, "BATCH_CAP_PER_VERTEX", 0.0)
+        min_cap = ka.BATCH_MIN_CAP
+        monkeypatch.setattr(ka, "BATCH_MIN_CAP", 0)
         src = rng.integers(0, A.nrows, 64)
         launches = emu.launches
         _check(km.batch_run(ga, None, src, state=state, coop="async"), _cpu()(ha, ht, src))
         assert emu.launches - launches == 3 + 1  # reset, start, run; then msbfs_coop
+        # a small graph's list holds k * n^2 slots whatever the cap per vertex
+        monkeypatch.setattr(ka, "BATCH_MIN_CAP", min_cap)
+        launches = emu.launches
+        _check(km.batch_run(ga, None, src, state=state, coop="async"), _cpu()(ha, ht, src))
+        assert emu.launches - launches == 4
         monkeypatch.setattr(ka, "BATCH_CAP_PER_VERTEX", 1.0)
 
 

@@ -17,7 +17,7 @@ from bitgraph.kernels.registry import register
 
 __all__ = ["bfs_async", "traverse", "CAP_PER_VERTEX", "BATCH_CAP_PER_VERTEX", "WARPS_PER_SM",
            "PATIENCE_S", "CHAIN_MAX", "PREFETCH_ROWS", "BATCH_MIN_SOURCES", "BATCH_CHAIN_MAX",
-           "BATCH_PREFETCH_ROWS", "STATS"]
+           "BATCH_PREFETCH_ROWS", "BATCH_MIN_CAP", "STATS"]
 
 _SOURCE = "bfs_async.cu"
 _INDEX = {np.dtype(np.int32): "int", np.dtype(np.int64): "long long"}
@@ -38,6 +38,11 @@ CAP_PER_VERTEX = 4
 # and source on grid-2048 and the 3D grid, 1.5+ on rgg (degree 16: many
 # corrections), where the cap makes it give up
 BATCH_CAP_PER_VERTEX = 1.25
+# ... and at least min(k * n^2, BATCH_MIN_CAP) slots: a (vertex, source)
+# is appended at most n - 1 times (its level only drops, and stays below
+# n), so small graphs, whose corrections per vertex can be many, never give
+# up (16 MiB of slots)
+BATCH_MIN_CAP = 1 << 20
 # resident warps per multiprocessor polling the list (more warps: more
 # items in flight, and more polling traffic)
 WARPS_PER_SM = 8
@@ -118,9 +123,11 @@ def traverse(where, out_csr, sources, rows, level, *, stats=False):
     indptr = cupy.ascontiguousarray(out_csr.indptr, dtype=idx)
     indices = cupy.ascontiguousarray(out_csr.indices, dtype=idx)
     per = CAP_PER_VERTEX if k == 1 else BATCH_CAP_PER_VERTEX * k
+    cap = int(per * n) + 64
+    if k > 1:
+        cap = max(cap, min(k * n * n, BATCH_MIN_CAP))
     wide = k >= BATCH_MIN_SOURCES
     chain, prefetch = (BATCH_CHAIN_MAX, BATCH_PREFETCH_ROWS) if wide else (CHAIN_MAX, PREFETCH_ROWS)
-    cap = int(per * n) + 64
     try:
         with oom_guard(where, 16 * cap):
             items, ctrl, args_d, args_h, _, st, dirty = _work(cupy, cap)
