@@ -141,30 +141,21 @@ def test_rows_state_and_statistics_only(spec, seed, lanes, index64):
             assert lv is None
             assert np.array_equal(c2, wc) and np.array_equal(s2, ws) and np.array_equal(e2, we)
         assert np.array_equal(got.get(), want)
-    # one cooperative launch a batch, on the same state
-    got = cupy.full((nsrc, n), 7, np.int32)
-    for i in range(0, nsrc, 64):
-        rows = order[i:i + 64]
-        _, c, s, e = gpu(ga, None, src[rows], levels=got, rows=cupy.asarray(rows), state=state,
-                         coop=True)
-        _, wc, ws, we = cpu(a, t, src[rows], write=False)
-        assert np.array_equal(c, wc) and np.array_equal(s, ws) and np.array_equal(e, we)
-        lv, c2, s2, e2 = gpu(ga, None, src[rows], write=False, state=state, coop=True)
-        assert lv is None
-        assert np.array_equal(c2, wc) and np.array_equal(s2, ws) and np.array_equal(e2, we)
-    assert np.array_equal(got.get(), want)
-    # side by side, asynchronous: rows of the big array, and statistics only
-    got = cupy.full((nsrc, n), 7, np.int32)
-    for i in range(0, nsrc, 64):
-        rows = order[i:i + 64]
-        _, c, s, e = gpu(ga, None, src[rows], levels=got, rows=cupy.asarray(rows), state=state,
-                         coop="async")
-        _, wc, ws, we = cpu(a, t, src[rows], write=False)
-        assert np.array_equal(c, wc) and np.array_equal(s, ws) and np.array_equal(e, we)
-        lv, c2, s2, e2 = gpu(ga, None, src[rows], write=False, state=state, coop="async")
-        assert lv is None
-        assert np.array_equal(c2, wc) and np.array_equal(s2, ws) and np.array_equal(e2, we)
-    assert np.array_equal(got.get(), want)
+    # one cooperative launch a batch (on the same state), then the batch's
+    # BFSs side by side, asynchronously: rows of the big array, and
+    # statistics only
+    for coop in (True, "async"):
+        got = cupy.full((nsrc, n), 7, np.int32)
+        for i in range(0, nsrc, 64):
+            rows = order[i:i + 64]
+            _, c, s, e = gpu(ga, None, src[rows], levels=got, rows=cupy.asarray(rows),
+                             state=state, coop=coop)
+            _, wc, ws, we = cpu(a, t, src[rows], write=False)
+            assert np.array_equal(c, wc) and np.array_equal(s, ws) and np.array_equal(e, we)
+            lv, c2, s2, e2 = gpu(ga, None, src[rows], write=False, state=state, coop=coop)
+            assert lv is None
+            assert np.array_equal(c2, wc) and np.array_equal(s2, ws) and np.array_equal(e2, we)
+        assert np.array_equal(got.get(), want)
     # the state is left zeroed
     assert all(int(cupy.count_nonzero(x)) == 0 for x in state[:4])
 

@@ -163,6 +163,21 @@ def test_grid_directions_and_planes(monkeypatch):
         assert all(np.count_nonzero(x) == 0 for x in state[:4])
 
 
+def _rows_and_statistics(km, ga, src, want, state, coop, rng):
+    """``batch_run(..., coop=coop)`` into a fresh result, into rows of a
+    bigger one (the others untouched), and statistics only: each equal to
+    ``want`` (the CPU's)."""
+    k, n = src.size, ga.nrows
+    _check(km.batch_run(ga, None, src, state=state, coop=coop), want)
+    out = np.full((k + 3, n), 9, np.int32).view(FakeArray)
+    order = rng.permutation(k + 3)[:k]
+    km.batch_run(ga, None, src, levels=out, rows=order, state=state, coop=coop)
+    expect = np.full((k + 3, n), 9, np.int32)
+    expect[order] = want[0]
+    assert np.array_equal(np.asarray(out), expect)
+    _check(km.batch_run(ga, None, src, write=False, state=state, coop=coop), want, write=False)
+
+
 @pytest.mark.parametrize("index64", [False, True])
 def test_cooperative_launch(index64, monkeypatch):
     """``batch_run(..., coop=True)``: one launch of msbfs_coop (arguments
@@ -179,16 +194,8 @@ def test_cooperative_launch(index64, monkeypatch):
             src = rng.integers(0, A.nrows, k)
             want = _cpu()(ha, ht, src)
             launches = emu.launches
-            _check(km.batch_run(ga, None, src, state=state, coop=True), want)
-            assert emu.launches - launches == 1
-            out = np.full((k + 3, A.nrows), 9, np.int32).view(FakeArray)
-            order = rng.permutation(k + 3)[:k]
-            km.batch_run(ga, None, src, levels=out, rows=order, state=state, coop=True)
-            expect = np.full((k + 3, A.nrows), 9, np.int32)
-            expect[order] = want[0]
-            assert np.array_equal(np.asarray(out), expect)
-            _check(km.batch_run(ga, None, src, write=False, state=state, coop=True), want,
-                   write=False)
+            _rows_and_statistics(km, ga, src, want, state, True, rng)
+            assert emu.launches - launches == 3  # one a batch
             assert all(np.count_nonzero(x) == 0 for x in state[:4])
             km.COOP_TRACE = []
             try:
@@ -218,16 +225,8 @@ def test_side_by_side_launch(index64, monkeypatch):
             src = rng.integers(0, A.nrows, k)
             want = _cpu()(ha, ht, src)
             launches = emu.launches
-            _check(km.batch_run(ga, None, src, state=state, coop="async"), want)
-            assert emu.launches - launches == 4
-            out = np.full((k + 3, A.nrows), 9, np.int32).view(FakeArray)
-            order = rng.permutation(k + 3)[:k]
-            km.batch_run(ga, None, src, levels=out, rows=order, state=state, coop="async")
-            expect = np.full((k + 3, A.nrows), 9, np.int32)
-            expect[order] = want[0]
-            assert np.array_equal(np.asarray(out), expect)
-            _check(km.batch_run(ga, None, src, write=False, state=state, coop="async"), want,
-                   write=False)
+            _rows_and_statistics(km, ga, src, want, state, "async", rng)
+            assert emu.launches - launches == 3 * 4  # reset, start, run, statistics a batch
         monkeypatch.setattr(ka, "BATCH_CAP_PER_VERTEX", 0.0)
         min_cap = ka.BATCH_MIN_CAP
         monkeypatch.setattr(ka, "BATCH_MIN_CAP", 0)
