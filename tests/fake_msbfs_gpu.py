@@ -433,11 +433,12 @@ def k_async_start(indptr, level, args, k, n, items, ctrl, stats):
 
 
 def k_async_run(indptr, indices, level, args, n, items, cap, ctrl, patience, chain_max,
-                prefetch):
+                flags):
     # each source's BFS, level by level (how the kernel relaxes, corrects
     # and chains is not emulated); the work list is full, and the traversal
     # gives up, when it cannot hold an item per (source, vertex) reached
     n, cap = int(n), int(cap)
+    assert int(flags) & ~(KA["F_PREFETCH"] | KA["F_CHECK"]) == 0, flags
     k = int(ctrl[KA["TAIL"]])
     # the kernel polls every slot past the sources' until an item lands
     # there: they must all be EMPTY (the launcher clears what the last

@@ -307,3 +307,15 @@ def test_emulated_kernels_take_the_cuda_parameters():
 
     for name, fn in _KERNELS.items():
         assert [p for _, p in signature(name)] == list(inspect.signature(fn).parameters), name
+
+
+def test_async_launcher_constants_are_the_kernels():
+    """bfs_async.py's copies of bfs_async.cu's constants: the args and
+    statistics layout, the item's vertex field and the run kernel's flags."""
+    from bitgraph.kernels.cuda import bfs_async as ka
+    from fake_msbfs_gpu import KA
+
+    assert ka._ARGS == 2 * KA["A_ROWS"] and KA["A_SOURCES"] == 0
+    assert ka._STATS == KA["STATS"]
+    assert ka._V_LIMIT == 1 << KA["SRC_AT"]
+    assert (ka._F_PREFETCH, ka._F_CHECK) == (KA["F_PREFETCH"], KA["F_CHECK"])

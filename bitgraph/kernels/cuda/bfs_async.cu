@@ -25,7 +25,11 @@
 // length (DEG_MAX: longer, the consumer reads the end): the producer loads
 // the row bounds of every edge's head along with its atomicMin (prefetch),
 // so the consumer's first dependent load is the row itself; or of the
-// children only, after the atomics. A hop costs the item's
+// children only, after the atomics (flags: F_PREFETCH). With F_CHECK a
+// lane first reads the heads' levels and sends an atomicMin only where the
+// level is above d + 1 (levels only drop: a head at or below it can not
+// improve): a round trip more, most atomics fewer (on a mesh most heads
+// are the parent or already reached). A hop costs the item's
 // poll, the row, the atomicMins (with the heads' rows), the tail atomic.
 //
 // The list is an array of cap slots (EMPTY until written once: no ring, no
@@ -74,6 +78,7 @@ constexpr int EDGES_PER_ROUND = 4;  // a 2D grid's degree; a 3D grid's 6 takes t
 // counters: u64 index of each (16 words = 128 bytes apart)
 constexpr int HEAD = 0, TAIL = 16, DONE = 32, ERROR = 48;  // 64 words in all
 constexpr int A_SOURCES = 0, A_ROWS = 64;  // of args
+constexpr int F_PREFETCH = 1, F_CHECK = 2;  // bfs_async_run's flags
 // stats (int64): per source vertices reached, sum and max of their levels
 // (msbfs.cu's S_COUNT, S_TOTAL, S_ECC)
 constexpr int S_COUNT = 0, S_TOTAL = 64, S_ECC = 128, STATS = 192;
@@ -154,9 +159,10 @@ template <typename I>
 __global__ void __launch_bounds__(bfs_async::BLOCK)
 bfs_async_run(const I* __restrict__ indptr, const I* __restrict__ indices, unsigned* level,
               const long long* __restrict__ args, long long n, ulonglong2* items, long long cap,
-              u64* ctrl, long long patience, int chain_max, int prefetch) {
+              u64* ctrl, long long patience, int chain_max, int flags) {
   using namespace bfs_async;
   const int lane = threadIdx.x & 31;
+  const bool prefetch = flags & F_PREFETCH, check = flags & F_CHECK;
   u64 slot = NONE;
   long long idle_since = -1;
   int idle = 0;
@@ -232,11 +238,22 @@ bfs_async_run(const I* __restrict__ indptr, const I* __restrict__ indices, unsig
       // this one returns)
       long long b[EDGES_PER_ROUND], e[EDGES_PER_ROUND];
       unsigned old[EDGES_PER_ROUND];
+      bool send[EDGES_PER_ROUND];
+#pragma unroll
+      for (int k = 0; k < EDGES_PER_ROUND; ++k) send[k] = w[k] >= 0 && !stale;
+      if (check) {
+        unsigned seen[EDGES_PER_ROUND];
+#pragma unroll
+        for (int k = 0; k < EDGES_PER_ROUND; ++k)
+          seen[k] = send[k] ? __ldcg(lv + w[k]) : 0u;  // L2: other SMs' atomics land there
+#pragma unroll
+        for (int k = 0; k < EDGES_PER_ROUND; ++k) send[k] = send[k] && seen[k] > (unsigned)nd;
+      }
 #pragma unroll
       for (int k = 0; k < EDGES_PER_ROUND; ++k) {
         b[k] = e[k] = 0;
         old[k] = (unsigned)nd;
-        if (w[k] >= 0 && !stale) {
+        if (send[k]) {
           if (prefetch) {
             b[k] = (long long)indptr[w[k]];
             e[k] = (long long)indptr[w[k] + 1];
