@@ -163,13 +163,12 @@ if [ "$what" = async ]; then
   specs=("$@")
   [ ${#specs[@]} -gt 0 ] || specs=(grid:2048x2048:0.01 rgg:4194304:0.00110193
                                     grid:161x161x161:0.0)
-  # the batch's level check (BATCH_CHECK, on by default) against none, the
-  # early slots, 16 warps, and the cooperative launch, 64 sources; the 3D grid side by
+  # the batch's level check (BATCH_CHECK, on by default) against none, with
+  # 16 warps, and the cooperative launch, 64 sources; the 3D grid side by
   # side with and without it (ASYNC_MAX_DEGREE keeps it on the cooperative
   # launch); then batches of 8 and 16 sources
   python3 benchmarks/ab_msbfs_gpu.py "${specs[0]}" --set "" ka.BATCH_CHECK=0 \
-    ka.BATCH_EARLY_SLOTS=1 ka.BATCH_CHECK=0,ka.BATCH_EARLY_SLOTS=1 ka.WARPS_PER_SM=16 \
-    alg.CUDA_COOP=1 --rounds 4 --every 1 2>&1 | tee "$OUT/async_ab.md"
+    ka.WARPS_PER_SM=16 alg.CUDA_COOP=1 --rounds 4 --every 1 2>&1 | tee "$OUT/async_ab.md"
   python3 benchmarks/ab_msbfs_gpu.py "${specs[2]}" --set "" alg.CUDA_COOP=async \
     alg.CUDA_COOP=async,ka.BATCH_CHECK=0 --rounds 3 --every 3 2>&1 | tee -a "$OUT/async_ab.md"
   for k in 8 16; do

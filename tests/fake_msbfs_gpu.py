@@ -438,7 +438,7 @@ def k_async_run(indptr, indices, level, args, n, items, cap, ctrl, patience, cha
     # and chains is not emulated); the work list is full, and the traversal
     # gives up, when it cannot hold an item per (source, vertex) reached
     n, cap = int(n), int(cap)
-    assert int(flags) & ~(KA["F_PREFETCH"] | KA["F_CHECK"] | KA["F_EARLY"]) == 0, flags
+    assert int(flags) & ~(KA["F_PREFETCH"] | KA["F_CHECK"]) == 0, flags
     k = int(ctrl[KA["TAIL"]])
     # the kernel polls every slot past the sources' until an item lands
     # there: they must all be EMPTY (the launcher clears what the last

@@ -219,8 +219,7 @@ def test_generated_graphs(name, monkeypatch):
         _check(gpu(ga, None, sources[:k], coop=True, state=state), cpu(a, t, sources[:k]))
         assert all(int(cupy.count_nonzero(x)) == 0 for x in state[:4])
     # side by side, asynchronous: int32 and int64 indices, every chain
-    # length, with and without the row prefetch, the level check and the early
-    # slots; a work
+    # length, with and without the row prefetch and the level check; a work
     # list too small falls back to the cooperative launch
     from unittest import mock
 
@@ -228,14 +227,11 @@ def test_generated_graphs(name, monkeypatch):
 
     for index64 in (False, True):
         for chain in (0, 3, 64):
-            for prefetch, check, early in ((True, False, False), (False, False, False),
-                                           (True, True, False), (False, True, True),
-                                           (True, False, True)):
+            for prefetch, check in ((True, False), (False, False), (True, True), (False, True)):
                 # a batch of 64 runs with the batch's settings, one of 4 with the single's
                 monkeypatch.setattr(ka, "BATCH_CHAIN_MAX", chain)
                 monkeypatch.setattr(ka, "BATCH_PREFETCH_ROWS", prefetch)
                 monkeypatch.setattr(ka, "BATCH_CHECK", check)
-                monkeypatch.setattr(ka, "BATCH_EARLY_SLOTS", early)
                 monkeypatch.setattr(ka, "CHAIN_MAX", chain)
                 monkeypatch.setattr(ka, "PREFETCH_ROWS", prefetch)
                 for k in (64, 4):

@@ -318,5 +318,4 @@ def test_async_launcher_constants_are_the_kernels():
     assert ka._ARGS == 2 * KA["A_ROWS"] and KA["A_SOURCES"] == 0
     assert ka._STATS == KA["STATS"]
     assert ka._V_LIMIT == 1 << KA["SRC_AT"]
-    assert (ka._F_PREFETCH, ka._F_CHECK, ka._F_EARLY) == (KA["F_PREFETCH"], KA["F_CHECK"],
-                                                           KA["F_EARLY"])
+    assert (ka._F_PREFETCH, ka._F_CHECK) == (KA["F_PREFETCH"], KA["F_CHECK"])

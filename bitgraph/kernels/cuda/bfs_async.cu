@@ -29,10 +29,7 @@
 // lane first reads the heads' levels and sends an atomicMin only where the
 // level is above d + 1 (levels only drop: a head at or below it can not
 // improve): a round trip more, most atomics fewer (on a mesh most heads
-// are the parent or already reached). With F_EARLY a warp asks for its
-// lanes' next slots as soon as it has their items, and reads the answer
-// after the relaxations: the head atomic's round trip leaves the path. A
-// hop costs the item's
+// are the parent or already reached). A hop costs the item's
 // poll, the row, the atomicMins (with the heads' rows), the tail atomic.
 //
 // The list is an array of cap slots (EMPTY until written once: no ring, no
@@ -81,7 +78,7 @@ constexpr int EDGES_PER_ROUND = 4;  // a 2D grid's degree; a 3D grid's 6 takes t
 // counters: u64 index of each (16 words = 128 bytes apart)
 constexpr int HEAD = 0, TAIL = 16, DONE = 32, ERROR = 48;  // 64 words in all
 constexpr int A_SOURCES = 0, A_ROWS = 64;  // of args
-constexpr int F_PREFETCH = 1, F_CHECK = 2, F_EARLY = 4;  // bfs_async_run's flags
+constexpr int F_PREFETCH = 1, F_CHECK = 2;  // bfs_async_run's flags
 // stats (int64): per source vertices reached, sum and max of their levels
 // (msbfs.cu's S_COUNT, S_TOTAL, S_ECC)
 constexpr int S_COUNT = 0, S_TOTAL = 64, S_ECC = 128, STATS = 192;
@@ -165,7 +162,7 @@ bfs_async_run(const I* __restrict__ indptr, const I* __restrict__ indices, unsig
               u64* ctrl, long long patience, int chain_max, int flags) {
   using namespace bfs_async;
   const int lane = threadIdx.x & 31;
-  const bool prefetch = flags & F_PREFETCH, check = flags & F_CHECK, early = flags & F_EARLY;
+  const bool prefetch = flags & F_PREFETCH, check = flags & F_CHECK;
   u64 slot = NONE;
   long long idle_since = -1;
   int idle = 0;
@@ -221,11 +218,6 @@ bfs_async_run(const I* __restrict__ indptr, const I* __restrict__ indices, unsig
       e1 = len == DEG_MAX ? (long long)indptr[v + 1] : e0 + (long long)len;
       now = __ldcv(lv + v);  // in flight with the row's first loads
     }
-    // early: the next slots of the lanes whose items were just taken (their
-    // slot is free), asked now and read after the rounds
-    const unsigned more = early ? __ballot_sync(FULL, slot == NONE) : 0u;
-    u64 ahead = 0;
-    if (lane == 0 && more) ahead = atomicAdd(ctrl + HEAD, (u64)__popc(more));
     // the warp walks its items' rows in rounds of EDGES_PER_ROUND per lane:
     // a round's index loads, then its atomicMins (with the heads' row
     // bounds), are in flight together, and one tail atomic appends the
@@ -307,10 +299,6 @@ bfs_async_run(const I* __restrict__ indptr, const I* __restrict__ indices, unsig
           atomicExch(ctrl + ERROR, 1ull);
         ++pos;
       }
-    }
-    if (more) {
-      ahead = __shfl_sync(FULL, ahead, 0);
-      if ((more >> lane) & 1u) slot = ahead + __popc(more & ((1u << lane) - 1u));
     }
     // a chain of kept children counts as its list item: done once it ends
     chain = kept.x != EMPTY ? chain + 1 : 0;

@@ -17,7 +17,7 @@ from bitgraph.kernels.registry import register
 
 __all__ = ["bfs_async", "traverse", "CAP_PER_VERTEX", "BATCH_CAP_PER_VERTEX", "WARPS_PER_SM",
            "PATIENCE_S", "CHAIN_MAX", "PREFETCH_ROWS", "BATCH_MIN_SOURCES", "BATCH_CHAIN_MAX",
-           "BATCH_PREFETCH_ROWS", "BATCH_CHECK", "BATCH_EARLY_SLOTS", "BATCH_MIN_CAP", "STATS"]
+           "BATCH_PREFETCH_ROWS", "BATCH_CHECK", "BATCH_MIN_CAP", "STATS"]
 
 _SOURCE = "bfs_async.cu"
 _INDEX = {np.dtype(np.int32): "int", np.dtype(np.int64): "long long"}
@@ -27,7 +27,7 @@ _BLOCK = 256
 _ARGS = 128  # sources at 0..63, their rows at 64..127 (bfs_async.cu A_SOURCES, A_ROWS)
 _STATS = 192  # per source: reached, sum and max of levels (bfs_async.cu S_*)
 _V_LIMIT = 1 << 34  # an item's vertex field (bfs_async.cu SRC_AT)
-_F_PREFETCH, _F_CHECK, _F_EARLY = 1, 2, 4  # bfs_async_run's flags (bfs_async.cu F_*)
+_F_PREFETCH, _F_CHECK = 1, 2  # bfs_async_run's flags (bfs_async.cu F_*)
 
 # work-list slots per vertex (16 bytes each): a vertex is appended once per
 # improvement of its level, ~1-2 times on grids; past the cap the traversal
@@ -70,9 +70,6 @@ BATCH_PREFETCH_ROWS = False
 # exact BFS order 25% of the edges' atomics are left on grid-2048, 17% on
 # the 3D grid, 6% on rgg, benchmarks/sim_async_check.py); not yet timed
 BATCH_CHECK = True
-# ... and asks for its lanes' next slots while it relaxes their items (the
-# head atomic off the path); not yet measured
-BATCH_EARLY_SLOTS = False
 
 # benchmarks: a dict here receives "appended" (items, the sources included),
 # "sources", "gave_up" and "kernel_ms" of the last traversal
@@ -137,8 +134,7 @@ def traverse(where, out_csr, sources, rows, level, *, stats=False):
         cap = max(cap, min(k * n * n, BATCH_MIN_CAP))
     wide = k >= BATCH_MIN_SOURCES
     chain, prefetch = (BATCH_CHAIN_MAX, BATCH_PREFETCH_ROWS) if wide else (CHAIN_MAX, PREFETCH_ROWS)
-    flags = (_F_PREFETCH * bool(prefetch) | _F_CHECK * bool(wide and BATCH_CHECK)
-             | _F_EARLY * bool(wide and BATCH_EARLY_SLOTS))
+    flags = _F_PREFETCH * bool(prefetch) | _F_CHECK * bool(wide and BATCH_CHECK)
     try:
         with oom_guard(where, 16 * cap):
             items, ctrl, args_d, args_h, _, st, dirty = _work(cupy, cap)
