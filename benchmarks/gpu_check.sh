@@ -163,14 +163,17 @@ if [ "$what" = async ]; then
   specs=("$@")
   [ ${#specs[@]} -gt 0 ] || specs=(grid:2048x2048:0.01 rgg:4194304:0.00110193
                                     grid:161x161x161:0.0)
-  # the batch's level check (BATCH_CHECK, on by default) against none, with
-  # 16 warps, and the cooperative launch, 64 sources; the 3D grid side by
-  # side with and without it (ASYNC_MAX_DEGREE keeps it on the cooperative
-  # launch); then batches of 8 and 16 sources
-  python3 benchmarks/ab_msbfs_gpu.py "${specs[0]}" --set "" ka.BATCH_CHECK=0 \
-    ka.WARPS_PER_SM=16 alg.CUDA_COOP=1 --rounds 4 --every 1 2>&1 | tee "$OUT/async_ab.md"
-  python3 benchmarks/ab_msbfs_gpu.py "${specs[2]}" --set "" alg.CUDA_COOP=async \
-    alg.CUDA_COOP=async,ka.BATCH_CHECK=0 --rounds 3 --every 3 2>&1 | tee -a "$OUT/async_ab.md"
+  # 64 sources: the batch's level check (BATCH_CHECK, on by default) against
+  # none, 8 and 16 warps a multiprocessor against the default 12, and the
+  # cooperative launch, on grid-2048 and the 3D grid; rgg (16 a row, above
+  # ASYNC_MAX_DEGREE) side by side against its cooperative launch; then
+  # batches of 8 and 16 sources
+  for g in "${specs[0]}" "${specs[2]}"; do
+    python3 benchmarks/ab_msbfs_gpu.py "$g" --set "" ka.BATCH_CHECK=0 ka.BATCH_WARPS_PER_SM=8 \
+      ka.BATCH_WARPS_PER_SM=16 alg.CUDA_COOP=1 --rounds 4 --every 1 2>&1 | tee -a "$OUT/async_ab.md"
+  done
+  python3 benchmarks/ab_msbfs_gpu.py "${specs[1]}" --set "" alg.CUDA_COOP=async \
+    --rounds 3 --every 3 2>&1 | tee -a "$OUT/async_ab.md"
   for k in 8 16; do
     python3 benchmarks/ab_msbfs_gpu.py "${specs[0]}" --sources $k --set "" \
       ka.BATCH_MIN_SOURCES=100 alg.CUDA_COOP=1 --rounds 3 --every 1 2>&1 | tee -a "$OUT/async_ab.md"

@@ -68,10 +68,12 @@ CUDA_PULL = "csr"
 # on a mesh, 64 random sources share almost nothing, so the batch is 64
 # BFSs' work either way, and the side-by-side traversal pays no barrier a
 # level). H100, 64 sources, median call, one launch -> side by side
-# (benchmarks/RESULTS.md): grid-2048 (3.96 a row) 85.2 -> 57.9 ms; 3D grid
-# 161^3 (5.96) 66.9 -> 102.3, rgg 4.2M (16) 132 -> 531 (gave up).
+# (benchmarks/RESULTS.md, with bfs_async's BATCH_CHECK and
+# BATCH_WARPS_PER_SM): grid-2048 (3.96 a row) 84.8 -> 44.5 ms; 3D grid
+# 161^3 (5.96) 66.6 -> 59.0; rgg 4.2M of 8 a row 114 -> 215 (gave up: its
+# corrections fill the list), of 16 a row 132 -> 279 (gave up).
 CUDA_COOP = None
-ASYNC_MAX_DEGREE = 5.0
+ASYNC_MAX_DEGREE = 6.0
 
 # iBFS GroupBy (SEEDS.md): sources of out-degree < GROUPBY_P that share an
 # out-neighbour of out-degree > GROUPBY_Q go into the same batch.

@@ -254,8 +254,8 @@ def test_generated_graphs(name, monkeypatch):
             _check(gpu(ga, None, sources, coop=True, state=state), want)
 
 
-@pytest.mark.parametrize("coop, max_degree", [(None, 5.0), (None, 3.0), (True, 5.0),
-                                              (False, 5.0), ("async", 5.0)])
+@pytest.mark.parametrize("coop, max_degree", [(None, 6.0), (None, 3.0), (True, 6.0),
+                                              (False, 6.0), ("async", 6.0)])
 def test_cooperative_launch_by_the_probe(coop, max_degree, monkeypatch):
     """msbfs on a CUDA graph of long diameter (bfs.long_reach: a 400 x 400
     grid, 3.96 entries a row) runs each batch side by side, asynchronously,

@@ -17,7 +17,7 @@ from bitgraph.kernels.registry import register
 
 __all__ = ["bfs_async", "traverse", "CAP_PER_VERTEX", "BATCH_CAP_PER_VERTEX", "WARPS_PER_SM",
            "PATIENCE_S", "CHAIN_MAX", "PREFETCH_ROWS", "BATCH_MIN_SOURCES", "BATCH_CHAIN_MAX",
-           "BATCH_PREFETCH_ROWS", "BATCH_CHECK", "BATCH_MIN_CAP", "STATS"]
+           "BATCH_PREFETCH_ROWS", "BATCH_CHECK", "BATCH_WARPS_PER_SM", "BATCH_MIN_CAP", "STATS"]
 
 _SOURCE = "bfs_async.cu"
 _INDEX = {np.dtype(np.int32): "int", np.dtype(np.int64): "long long"}
@@ -68,8 +68,14 @@ BATCH_PREFETCH_ROWS = False
 # such a batch reads each edge's head level first and sends an atomicMin
 # only where it would lower it (a round trip more, most atomics fewer: in
 # exact BFS order 25% of the edges' atomics are left on grid-2048, 17% on
-# the 3D grid, 6% on rgg, benchmarks/sim_async_check.py); not yet timed
+# the 3D grid, 6% on rgg, benchmarks/sim_async_check.py). 64 sources,
+# kernel ms, H100: grid-2048 55.9 -> 48.3, 3D grid 99.0 -> 69.4
 BATCH_CHECK = True
+# ... with this many resident warps per multiprocessor: the check makes a
+# correction cheap, and more warps in flight pay, up to a point.
+# 8 / 12 / 16 warps, kernel ms: grid-2048 48.3 / 41.5 / 43.9 (1.01 / 1.03
+# / 1.11 items per vertex and source), 3D grid 69.4 / 56.2 / 53.7
+BATCH_WARPS_PER_SM = 12
 
 # benchmarks: a dict here receives "appended" (items, the sources included),
 # "sources", "gave_up" and "kernel_ms" of the last traversal
@@ -162,7 +168,7 @@ def traverse(where, out_csr, sources, rows, level, *, stats=False):
     mod.get_function(lowered[f"bfs_async_start<{it}>"])(
         (1,), (64,), (indptr, level, args_d, np.int32(k), np.int64(n), items, ctrl, st))
     fn = mod.get_function(lowered[f"bfs_async_run<{it}>"])
-    grid = max(1, sms * WARPS_PER_SM * 32 // _BLOCK)
+    grid = max(1, sms * (BATCH_WARPS_PER_SM if wide else WARPS_PER_SM) * 32 // _BLOCK)
     ev = [cupy.cuda.Event(), cupy.cuda.Event()] if STATS is not None else None
     if ev:
         ev[0].record()
