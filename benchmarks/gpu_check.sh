@@ -18,7 +18,8 @@
 #   bash benchmarks/gpu_check.sh async DIR [SPEC...]  the asynchronous BFS, one source or a batch
 #                                                  side by side: its tests (msbfs's, the
 #                                                  launcher's, bfs's async ones), msbfs's
-#                                                  default against the cooperative launch, batches
+#                                                  default against no level check, 8 and 16
+#                                                  warps and the cooperative launch, batches
 #                                                  of 8 and 16 sources, then the single
 #                                                  async BFS in DIR (an older tree; DIR "" skips
 #                                                  it) and here, alternately; ASYNC_TESTS: the

@@ -230,8 +230,8 @@ def test_side_by_side_launch(index64, monkeypatch):
         assert emu.launches - launches == 3 * 4  # reset, start, run, statistics a batch
         if src.size == 1:
             continue  # the list's limits below: with the batch of 64
+        cap, min_cap = ka.BATCH_CAP_PER_VERTEX, ka.BATCH_MIN_CAP
         monkeypatch.setattr(ka, "BATCH_CAP_PER_VERTEX", 0.0)
-        min_cap = ka.BATCH_MIN_CAP
         monkeypatch.setattr(ka, "BATCH_MIN_CAP", 0)
         launches = emu.launches
         _check(km.batch_run(ga, None, src, state=state, coop="async"), want)
@@ -241,7 +241,7 @@ def test_side_by_side_launch(index64, monkeypatch):
         launches = emu.launches
         _check(km.batch_run(ga, None, src, state=state, coop="async"), want)
         assert emu.launches - launches == 4
-        monkeypatch.setattr(ka, "BATCH_CAP_PER_VERTEX", 1.0)
+        monkeypatch.setattr(ka, "BATCH_CAP_PER_VERTEX", cap)
 
 
 def test_side_by_side_without_the_memory(monkeypatch):
@@ -279,6 +279,7 @@ def test_side_by_side_without_the_memory(monkeypatch):
     with pytest.raises(DeviceError, match="bfs_async: CUDA out of memory: needed"):
         ka.bfs_async(ga, 0)
 
+
 def test_single_async_bfs_launch(monkeypatch):
     """``bfs_async.bfs_async`` (one source) goes through the same kernels:
     levels with -1 unreached, None when the work list is too small."""
@@ -297,6 +298,7 @@ def test_single_async_bfs_launch(monkeypatch):
     monkeypatch.setattr(ka, "CAP_PER_VERTEX", 4)
     lv = ka.bfs_async(ga, 7)
     assert np.array_equal(np.asarray(lv), _cpu()(ha, ht, np.array([7]))[0][0])
+
 
 def test_emulated_kernels_take_the_cuda_parameters():
     """Each emulated kernel's parameters are its msbfs.cu kernel's, by name
