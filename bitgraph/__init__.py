@@ -7,7 +7,7 @@
 [1]
 """
 
-from . import algorithms, binary, device, io, monoid, semiring, unary
+from . import algorithms, binary, device, io, monoid, semiring, settings, unary
 from .device import get_device, set_device
 from .errors import (
     BitgraphError,
@@ -47,15 +47,16 @@ from .semiring import (
     PLUS_SECOND,
     PLUS_TIMES,
 )
+from .stats import Stats
 from .vector import Vector
 
 __version__ = "0.1.0"
 
 __all__ = [
-    "Matrix", "Vector", "Mask",
+    "Matrix", "Vector", "Mask", "Stats",
     "mxv", "vxm", "mxm", "ewise_add", "ewise_mult", "apply", "select", "reduce",
     "extract", "assign", "transpose",
-    "binary", "unary", "monoid", "semiring", "io", "algorithms", "device",
+    "binary", "unary", "monoid", "semiring", "io", "algorithms", "device", "settings",
     "set_device", "get_device",
     "LOR_LAND", "ANY_PAIR", "PLUS_TIMES", "PLUS_PAIR", "MIN_PLUS", "MAX_PLUS",
     "MAX_TIMES", "MIN_TIMES", "MIN_FIRST", "MIN_SECOND", "ANY_SECONDI", "PLUS_SECOND",

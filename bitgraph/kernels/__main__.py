@@ -1,18 +1,33 @@
-"""``python -m bitgraph.kernels [device]``: print the kernel registry."""
+"""``python -m bitgraph.kernels [device] [--settings]``: print the kernel
+registry (with each launcher's source files), or every setting."""
 
+import argparse
 import sys
 
 from bitgraph.kernels import registry
 
 
-def main(argv=None):
-    argv = sys.argv[1:] if argv is None else argv
-    device = argv[0] if argv else None
-    rows = registry.table(device)
-    head = ("op", "fmt", "device", "variant", "launcher")
-    widths = [max(len(str(r[c])) for r in rows + [head]) for c in range(5)]
+def _print(rows, head):
+    widths = [max(len(str(r[c])) for r in rows + [head]) for c in range(len(head))]
     for row in [head] + rows:
         print("  ".join(str(v).ljust(w) for v, w in zip(row, widths)).rstrip())
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(prog="python -m bitgraph.kernels",
+                                description="The kernel registry, or every setting.")
+    p.add_argument("device", nargs="?", choices=("cpu", "cuda"), help="only this device's kernels")
+    p.add_argument("--settings", action="store_true",
+                   help="list every setting: family, field, value, rule")
+    args = p.parse_args(sys.argv[1:] if argv is None else argv)
+    if args.settings:
+        from bitgraph import settings
+
+        _print([(f, k, repr(v), doc) for f, k, v, doc in settings.table()],
+               ("family", "field", "value", "rule"))
+        return 0
+    rows = registry.table(args.device)
+    _print(rows, ("op", "fmt", "device", "variant", "launcher"))
     return 0
 
 
