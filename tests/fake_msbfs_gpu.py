@@ -12,12 +12,12 @@ launcher a module whose kernels compute what ``msbfs.cu``'s kernels
 compute, one level step at a time with numpy: what each writes (the next
 plane, seen, the queue, the counters, the levels), not how. Streams run
 their work at once; a capturing stream records it, and a graph's launch
-runs the record again. The kernels' constants are read from msbfs.cu, and
-every launch's arguments are checked against its parameters there (count,
-pointee dtypes, scalar sizes).
+runs the record again. The kernels' constants are read from msbfs.cu (with
+its generated headers, as NVRTC compiles it), and every launch's arguments
+are checked against its parameters there (count, pointee dtypes, scalar
+sizes).
 
-Not emulated: the BVSS bottom-up steps (the CSR one is), the hubs' chunk
-lists (the push walks every row whole), timing. What the emulation cannot
+Not emulated: the hubs' chunk lists (the push walks every row whole), timing. What the emulation cannot
 tell: whether the real kernels compute these results, and whether CuPy and
 the driver accept the captured work (the GPU tests, ``tests/gpu``).
 """
@@ -30,13 +30,13 @@ import itertools
 import re
 import sys
 import types
-from pathlib import Path
 
 import numpy as np
 
-_DIR = Path(__file__).resolve().parents[1] / "bitgraph" / "kernels" / "cuda"
-_CU = (_DIR / "msbfs.cu").read_text()
-_ASYNC_CU = (_DIR / "bfs_async.cu").read_text()
+from bitgraph.kernels.cuda import source_text
+
+_CU = source_text("msbfs.cu")
+_ASYNC_CU = source_text("bfs_async.cu")
 _NS = _CU.split("namespace msbfs {")[1].split("}  // namespace msbfs")[0]
 _CONST = r"\b([A-Z][A-Z_]*)\s*=\s*(\d+)(?=[,;])"
 K = {name: int(value) for name, value in re.findall(_CONST, _NS)}
@@ -172,6 +172,7 @@ def _cupy():
     cuda.runtime, cuda.driver, cuda.memory = runtime, driver, memory
     cuda.Stream, cuda.Event = _Stream, _Event
     cuda.get_current_stream = lambda: _STATE.current[-1]
+    cuda.get_elapsed_time = lambda start, stop: 1.0  # no timing
     cuda.alloc_pinned_memory = lambda nbytes: bytearray(nbytes)
     cp.cuda = cuda
     cp.ndarray = FakeArray
@@ -559,7 +560,6 @@ def emulated_gpu(monkeypatch):
     monkeypatch.setattr(km, "multiprocessors", lambda: 4)
     monkeypatch.setattr(sys.modules["bitgraph.kernels.cuda"], "multiprocessors", lambda: 4)
     monkeypatch.setattr(km, "_BUFFERS", {})
-    monkeypatch.setattr(km, "TRACE", None)
     from bitgraph.kernels.cuda import bfs_async as ka
 
     monkeypatch.setattr(ka, "module", lambda source, names: (_Module(), {x: x for x in names}))

@@ -26,16 +26,15 @@ returns the level of every vertex reached from s. The methods:
   which the level-synchronous kernels pay one grid-wide barrier each.
 - ``"auto"``: ``bfs_method(A)``: on CUDA ``"async"`` for a graph of long
   diameter (a short probe, cached), else ``"direction"``; on the CPU
-  ``"direction"`` (benchmarks/RESULTS.md, "BFS" and "BFS family on the
-  H100"); on a high-diameter graph direction never leaves top-down and is
-  then the push method.
+  ``"direction"``; on a high-diameter graph direction never leaves
+  top-down and is then the push method.
 
 On a CUDA graph (``A.device == "cuda"``) the methods of ``METHODS_CUDA``
 run on the GPU and return CUDA Vectors. ``"blest"``, ``"push"`` and
 ``"direction"`` are one persistent cooperative kernel for the whole
-traversal (``kernels/cuda/bfs_bvss.cu``), with no host round trip per
+traversal (``kernels/cuda/bfs_fused.cu``), with no host round trip per
 level, and share its bottom-up levels (over the CSR of A', when the
-frontier's out-degrees exceed ``ALPHA_CUDA * m``), its frontier bitmaps and
+frontier's out-degrees exceed ``settings.bfs_cuda.alpha * m``), its frontier bitmaps and
 its single-block levels (small frontiers run in one thread block, with
 block barriers only). ``"blest"``: tensor-core top-down levels on the BVSS
 with Blest's eager or lazy update. ``"push"``: BFS-4K's top-down levels
@@ -54,68 +53,20 @@ import math
 import numpy as np
 
 from bitgraph import _array
+from bitgraph import settings as _settings
 from bitgraph.algorithms._common import (cached, check_graph, check_source, in_csr, known,
                                          out_csr)
 from bitgraph.errors import InvalidValue
 
-__all__ = ["bfs", "bfs_method", "blest_layout", "METHODS", "METHODS_CUDA", "CUDA_ONLY", "ALPHA",
-           "ALPHA_CUDA", "BETA_CUDA", "DEAD_VISITED", "SERIAL_LEVEL_WORK", "ASYNC_MAX_DEGREE",
-           "PROBE_SOURCES", "PROBE_HOPS", "PROBE_SHARE", "PROBE_MIN_N"]
+__all__ = ["bfs", "bfs_method", "blest_layout", "long_reach", "METHODS", "METHODS_CUDA",
+           "CUDA_ONLY"]
 
 METHODS = ("auto", "pull", "push", "direction", "blest", "async")
 METHODS_CUDA = ("auto", "pull", "push", "direction", "blest", "async")
 CUDA_ONLY = ("async",)  # methods that run on CUDA graphs only
 
-# The CUDA Blest kernel runs a level bottom-up when the frontier's
-# out-degree sum exceeds ALPHA_CUDA * m (XBFS's rule; benchmarks/RESULTS.md,
-# "BFS on the H100", has the sweep that chose it).
-ALPHA_CUDA = 0.05
 
-# ... and, after a bottom-up level, stays bottom-up while the frontier holds
-# more than n_live / BETA_CUDA vertices (Beamer's beta rule; n_live: the
-# vertices with in-edges, the only ones a level can reach; 0: off). On
-# R-MAT the level after the two big ones still has 5-35% of the frontier's
-# peak; top-down it expands all of them, bottom-up it scans the few still
-# unvisited. Vertices with no in-edges start visited (DEAD_VISITED), so
-# bottom-up levels skip them (R-MAT: ~40% of the vertices).
-BETA_CUDA = 18
-DEAD_VISITED = True
-
-# XBFS: bottom-up when the frontier's out-edges exceed ALPHA * m. XBFS's
-# 0.1 was tuned on an MI250X; on the 2-core CPU, mean ms per BFS over 8
-# sources (RESULTS.md "BFS"): kron-20 28 / 26 / 21 at alpha 0.1 / 0.03 /
-# 0.02, urand-20 36-38 / 25 / 24; grid-1024 never switches (27-29).
-ALPHA = 0.02
-
-# The CUDA direction method's bottom-up levels read in-neighbour lists
-# ordered by out-degree, largest first (XBFS; benchmarks/RESULTS.md, "BFS
-# family on the H100", has the measurement that set this).
-SORT_IN_LISTS = True
-
-# top-down levels whose frontier has at most this many out-edges run
-# serially inside one kernel call: below it the thread pool's dispatch
-# (~20-50 us) costs more than the level.
-SERIAL_LEVEL_WORK = 50_000
-
-# auto on CUDA: the asynchronous kernel for sparse graphs of long diameter:
-# mean out-degree at most ASYNC_MAX_DEGREE, and a probe (cached on A): from
-# PROBE_SOURCES random vertices of non-zero out-degree, PROBE_HOPS hops
-# still reach fewer than n / PROBE_SHARE vertices while the frontier is not
-# exhausted (a 2D or 3D grid, a road network: the ball grows polynomially; a
-# social or uniform random graph passes n / 100 within a few hops). Graphs
-# under PROBE_MIN_N vertices are not probed (their BFSs are short either
-# way). The degree bound: on the random geometric graph (mean degree 16,
-# 1,120 levels) async appended 9-18 items per vertex (a level is corrected
-# many times over its many paths) and took 47-73 ms against direction's 9;
-# on the grids (degree 4 and 6) 1.02-1.5 items per vertex.
-ASYNC_MAX_DEGREE = 8
-PROBE_SOURCES = 3
-PROBE_HOPS = 24
-PROBE_SHARE = 100
-PROBE_MIN_N = 100_000
-
-
-def bfs(A, source, *, parents=False, method="auto", alpha=None, reorder="none"):
+def bfs(A, source, *, parents=False, method="auto", alpha=None, reorder="none", stats=None):
     """BFS levels from ``source`` (and a BFS tree when ``parents=True``).
 
     Returns the levels as an int32 Vector (the source at 0, unreached
@@ -127,8 +78,10 @@ def bfs(A, source, *, parents=False, method="auto", alpha=None, reorder="none"):
     method: ``"auto"``, ``"pull"``, ``"push"``, ``"direction"``,
     ``"blest"`` or (CUDA only) ``"async"`` (see the module docstring).
     alpha: the direction switch (bottom-up when the frontier's out-edges > alpha * nvals; default
-    ``ALPHA``). reorder: the vertex order of the BVSS for ``"blest"``
-    (``"none"``, ``"auto"``, ``"rcm"``, ...; built once, cached on A).
+    ``settings.bfs.alpha``, on CUDA ``settings.bfs_cuda.alpha``). reorder: the vertex order of
+    the BVSS for ``"blest"`` (``"none"``, ``"auto"``, ``"rcm"``, ...; built once, cached on A).
+    stats: a ``bitgraph.Stats`` to fill with the method run and, on CUDA, the
+    kernels' metrics (levels, modes, kernel time).
 
     >>> import bitgraph as bg
     >>> A = bg.Matrix.from_coo([0, 1, 1, 3], [1, 2, 3, 4], nrows=6, ncols=6)
@@ -146,29 +99,29 @@ def bfs(A, source, *, parents=False, method="auto", alpha=None, reorder="none"):
     if cuda and method not in METHODS_CUDA:
         raise InvalidValue(f"bfs: method {method!r} does not run on CUDA; on CUDA:"
                            f" {METHODS_CUDA} (or use A.to('cpu'))")
+    cfg = _settings.current()
     if alpha is None:
-        alpha = ALPHA_CUDA if cuda else ALPHA
+        alpha = cfg.bfs_cuda.alpha if cuda else cfg.bfs.alpha
     if not (isinstance(alpha, (int, float, np.floating, np.integer)) and alpha >= 0):
         raise InvalidValue(f"bfs: alpha must be a number >= 0, got {alpha!r}")
+    if method == "auto":
+        method = _method(A, cfg)
+    if stats is not None:
+        stats.method = method
     if cuda:
-        if method == "auto":
-            method = bfs_method(A)
-        _note_method(method)
         visited = None  # the reached vertices' bits, where the kernel gives them
         if method == "pull":
             levels, par = _pull(A, s, parents)
         elif method in ("push", "direction"):
             levels, visited, par = _csr_cuda(A, s, parents,
-                                             alpha if method == "direction" else None)
+                                             alpha if method == "direction" else None, cfg, stats)
         elif method == "async":
-            levels, visited, par = _async_cuda(A, s, parents)
+            levels, visited, par = _async_cuda(A, s, parents, cfg, stats)
         else:
-            levels, visited, par = _blest_cuda(A, s, reorder, parents, alpha)
+            levels, visited, par = _blest_cuda(A, s, reorder, parents, alpha, cfg, stats)
         xp = _array.array_module(levels)
         return _result(xp.maximum(levels, 0), par if par is None else xp.maximum(par, 0),
                        _array.pack_bits(levels >= 0) if visited is None else visited)
-    if method == "auto":
-        method = bfs_method(A)
     if method in CUDA_ONLY:
         raise InvalidValue(f"bfs: method {method!r} runs on CUDA graphs only (A.to('cuda'))")
     if method == "pull":
@@ -177,7 +130,8 @@ def bfs(A, source, *, parents=False, method="auto", alpha=None, reorder="none"):
         levels = _blest(A, s, reorder)
         par = _tree(A, s, levels) if parents else None
     else:
-        levels, par, visited = _fused(A, s, parents, alpha if method == "direction" else math.inf)
+        levels, par, visited = _fused(A, s, parents, alpha if method == "direction" else math.inf,
+                                      cfg.bfs)
         return _result(levels, par, visited)
     return _result(np.maximum(levels, 0), par if par is None else np.maximum(par, 0),
                    _array.pack_bits(levels >= 0))
@@ -187,37 +141,35 @@ def bfs_method(A) -> str:
     """The method ``bfs(A, s, method="auto")`` runs on A.
 
     On CUDA: ``"async"`` for a sparse graph of long diameter (mean
-    out-degree at most ``ASYNC_MAX_DEGREE`` and the probe of
-    ``PROBE_HOPS``), else ``"direction"``. On the H100 (benchmarks/
-    RESULTS.md, "BFS family on the H100"): async, with no barrier between
-    levels, took grid-2048 (2,731 levels) from 18.9 to 6.5 ms (mean of 32
-    sources) and the 3D grid 161^3 from 2.97 to 1.64 ms, but is 35-70x
-    slower than direction on R-MAT, where a few huge levels want the
-    bottom-up steps; direction
-    was the fastest level-synchronous method, or within 4% of it, on every
-    graph family measured (R-MAT: 1.6-1.7x faster than the tensor-core
-    blest path). On the CPU: ``"direction"`` (RESULTS.md, "BFS").
+    out-degree at most ``settings.bfs_cuda.async_max_degree`` and the probe
+    of :func:`long_reach`), else ``"direction"``. On the H100: async, with
+    no barrier between levels, took grid-2048 (2,731 levels) from 18.9 to
+    6.5 ms, but is 35-70x slower than direction on R-MAT, where a few huge
+    levels want the bottom-up steps; direction was the fastest
+    level-synchronous method, or within 4% of it, on every graph family
+    measured. On the CPU: ``"direction"``.
 
     >>> import bitgraph as bg
     >>> bg.algorithms.bfs_method(bg.io.generators.from_spec("grid:4x4"))
     'direction'
     """
     check_graph(A, "bfs_method", cuda=True)
-    if A.device == "cuda" and _long_diameter(A):
+    return _method(A, _settings.current())
+
+
+def _method(A, cfg) -> str:
+    """``bfs_method`` under the settings ``cfg``."""
+    if A.device == "cuda" and A.nvals <= cfg.bfs_cuda.async_max_degree * A.nrows \
+            and long_reach(A, cfg.bfs):
         return "async"
     return "direction"
 
 
-def _long_diameter(A) -> bool:
-    """Sparse (mean out-degree at most ``ASYNC_MAX_DEGREE``) and of long
-    diameter (:func:`long_reach`)."""
-    return A.nvals <= ASYNC_MAX_DEGREE * A.nrows and long_reach(A)
-
-
-def long_reach(A) -> bool:
+def long_reach(A, cfg=None) -> bool:
     """Of long diameter: the probe of :func:`_probe_long` on A's CSR, where
     A lies (CuPy on a CUDA graph), cached on A; False under
-    ``PROBE_MIN_N`` vertices. msbfs on CUDA runs such graphs in one
+    ``cfg.probe_min_n`` vertices (``cfg``: the ``BFS`` settings, the
+    current ones by default). msbfs on CUDA runs such graphs in one
     cooperative launch.
 
     >>> import bitgraph as bg
@@ -225,20 +177,21 @@ def long_reach(A) -> bool:
     >>> long_reach(bg.io.generators.from_spec("grid:400x400"))
     True
     """
-    if A.nrows < PROBE_MIN_N:
+    cfg = _settings.current().bfs if cfg is None else cfg
+    if A.nrows < cfg.probe_min_n:
         return False
 
     def probe():
         a = out_csr(A)
-        return _probe_long(a.indptr, a.indices, A.nrows, _array.array_module(a.indptr))
+        return _probe_long(a.indptr, a.indices, A.nrows, _array.array_module(a.indptr), cfg)
 
     return cached(A, "long_reach", probe)
 
 
-def _probe_long(indptr, indices, n, xp) -> bool:
-    """``PROBE_HOPS`` hops of a frontier from ``PROBE_SOURCES`` random
-    vertices of non-zero out-degree (numpy or CuPy arrays, ``xp`` their
-    module): False as soon as one ball passes n / PROBE_SHARE vertices,
+def _probe_long(indptr, indices, n, xp, cfg) -> bool:
+    """``cfg.probe_hops`` hops of a frontier from ``cfg.probe_sources``
+    random vertices of non-zero out-degree (numpy or CuPy arrays, ``xp``
+    their module): False as soon as one ball passes n / cfg.probe_share vertices,
     True when one still has a frontier after all the hops (a source whose
     component ends first says nothing). Every step is an array operation
     on the arrays' device (positions of the frontier's edges by a search in
@@ -250,15 +203,15 @@ def _probe_long(indptr, indices, n, xp) -> bool:
     if live.size == 0:
         return False
     rng = np.random.default_rng(0)
-    picks = rng.integers(0, int(live.size), PROBE_SOURCES)
-    target = n // PROBE_SHARE
+    picks = rng.integers(0, int(live.size), cfg.probe_sources)
+    target = n // cfg.probe_share
     long_ = False
     for s in host(live[xp.asarray(picks)]).tolist():
         seen = xp.zeros(n, bool)
         seen[s] = True
         frontier = xp.asarray([s], dtype=indptr.dtype)
         reached = 1
-        for _ in range(PROBE_HOPS):
+        for _ in range(cfg.probe_hops):
             starts = indptr[frontier]
             lens = indptr[frontier + 1] - starts
             ends = xp.cumsum(lens)
@@ -274,18 +227,8 @@ def _probe_long(indptr, indices, n, xp) -> bool:
             if reached >= target:
                 return False  # a short diameter
         else:
-            long_ = True  # PROBE_HOPS hops and still a frontier
+            long_ = True  # probe_hops hops and still a frontier
     return long_
-
-
-def _note_method(method):
-    """Benchmarks read which method ran from the kernel's STATS dict."""
-    import sys
-
-    mod = sys.modules.get("bitgraph.kernels.cuda.bfs_bvss")
-    stats = getattr(mod, "STATS", None)
-    if isinstance(stats, dict):
-        stats["method"] = method
 
 
 def _result(levels, parents, bitmap):
@@ -322,9 +265,9 @@ def _pull(A, s, want_parents):
     return levels, par
 
 
-def _fused(A, s, want_parents, alpha):
+def _fused(A, s, want_parents, alpha, cfg):
     """Direction-optimising BFS on the fused CSR steps (push only when
-    alpha is inf)."""
+    alpha is inf); cfg: the ``BFS`` settings."""
     from bitgraph.kernels import registry
 
     def kernel(variant):
@@ -354,7 +297,7 @@ def _fused(A, s, want_parents, alpha):
         # top-down: small levels serially, in one call
         queue, qlen, level, work = push_levels(
             out, queue, qlen, visited, levels, parents, level,
-            max_work=min(SERIAL_LEVEL_WORK, switch))
+            max_work=min(cfg.serial_level_work, switch))
         if qlen == 0:
             break
         if work > switch:
@@ -428,7 +371,7 @@ def _tree(A, s, levels):
     return parents_from_levels(in_csr(A), levels, parents)
 
 
-def _blest_cuda(A, s, reorder, want_parents, alpha):
+def _blest_cuda(A, s, reorder, want_parents, alpha, cfg, stats):
     """Levels (int32 CuPy, -1 unreached), the reached vertices' bits (None
     under a reorder) and parents (int64 or None) from the persistent Blest
     kernel, in original vertex ids."""
@@ -451,12 +394,12 @@ def _blest_cuda(A, s, reorder, want_parents, alpha):
         deg = cached(A, f"blest_out_degree:{reorder}", lambda: deg[perm])
         s = int(np.flatnonzero(b.perm == s)[0]) if isinstance(b.perm, np.ndarray) \
             else int(cupy.flatnonzero(perm == s)[0])
-    lazy = cached(A, f"blest_lazy:{reorder}", lambda: _lazy_rule(A, b))
+    lazy = cached(A, f"blest_lazy:{reorder}", lambda: _lazy_rule(A, b, cfg.bfs_cuda))
     # alpha = inf: never bottom-up (inf * 0 edges is nan: no edges, no switch)
     alpha_m = 2**63 if math.isinf(alpha) else int(min(alpha * A.nvals, 2.0**63))
-    dead, bu_keep = _dead(A, csr, f"dead_bits:{reorder}")
-    lv, vis = run(b, csr, out, deg, s, alpha_m=alpha_m, lazy=lazy, bottom_up=True, visited=True,
-                  dead=dead, bu_keep=bu_keep)
+    dead, bu_keep = _dead(A, csr, f"dead_bits:{reorder}", cfg.bfs_cuda)
+    lv, vis = run(b, csr, out, deg, s, cfg=cfg.bfs_cuda, alpha_m=alpha_m, lazy=lazy,
+                  bottom_up=True, visited=True, dead=dead, bu_keep=bu_keep, stats=stats)
     if perm is not None:
         out = cupy.empty_like(lv)
         out[perm] = lv
@@ -468,7 +411,7 @@ def _blest_cuda(A, s, reorder, want_parents, alpha):
     return lv, vis, par
 
 
-def _csr_cuda(A, s, want_parents, alpha):
+def _csr_cuda(A, s, want_parents, alpha, cfg, stats):
     """Levels (int32 CuPy, -1 unreached), the reached vertices' bits and
     parents (int64 or None) from the persistent kernel's CSR form: BFS-4K's
     top-down (push; alpha None) or with XBFS's bottom-up levels (direction)."""
@@ -478,48 +421,40 @@ def _csr_cuda(A, s, want_parents, alpha):
     out = out_csr(A)
     bottom_up = alpha is not None
     alpha_m = 2**63 if not bottom_up or math.isinf(alpha) else int(min(alpha * A.nvals, 2.0**63))
-    bu = in_lists_cuda(A) if bottom_up else out
-    dead, bu_keep = _dead(A, bu, "dead_bits:none") if bottom_up else (None, -1)
-    lv, vis = run(bu, out, _out_degree_cuda(A), s, alpha_m=alpha_m, bottom_up=bottom_up,
-                  visited=True, dead=dead, bu_keep=bu_keep)
+    bu = in_lists_cuda(A, cfg.bfs_cuda) if bottom_up else out
+    dead, bu_keep = _dead(A, bu, "dead_bits:none", cfg.bfs_cuda) if bottom_up else (None, -1)
+    lv, vis = run(bu, out, _out_degree_cuda(A), s, cfg=cfg.bfs_cuda, alpha_m=alpha_m,
+                  bottom_up=bottom_up, visited=True, dead=dead, bu_keep=bu_keep, stats=stats)
     par = None
     if want_parents:
         par = registry.lookup("bfs", fmt="csr", device="cuda", variant="parents")(in_csr(A), lv, s)
     return lv, vis, par
 
 
-def _async_cuda(A, s, want_parents):
+def _async_cuda(A, s, want_parents, cfg, stats):
     """Levels (int32 CuPy, -1 unreached), None for the bits, and parents
     from the asynchronous label-correcting kernel (``kernels/cuda/
     bfs_async``); the push method when it gives up (its work list full)."""
-    import sys
-
     from bitgraph.kernels import registry
 
     run = registry.lookup("bfs", fmt="csr", device="cuda", variant="async")
-    # benchmarks read every CUDA BFS kernel's statistics from bfs_bvss.STATS
-    stats = getattr(sys.modules.get("bitgraph.kernels.cuda.bfs_bvss"), "STATS", None)
-    ka = sys.modules["bitgraph.kernels.cuda.bfs_async"]
-    ka.STATS = stats if isinstance(stats, dict) else None
-    try:
-        lv = run(out_csr(A), s)
-    finally:
-        ka.STATS = None
+    lv = run(out_csr(A), s, cfg=cfg.bfs_async, stats=stats)
     if lv is None:
-        _note_method("push (async gave up)")
-        return _csr_cuda(A, s, want_parents, None)
+        if stats is not None:
+            stats.method = "push (async gave up)"
+        return _csr_cuda(A, s, want_parents, None, cfg, stats)
     par = None
     if want_parents:
         par = registry.lookup("bfs", fmt="csr", device="cuda", variant="parents")(in_csr(A), lv, s)
     return lv, None, par
 
 
-def _dead(A, in_csr, key):
+def _dead(A, in_csr, key, cfg):
     """``(dead, bu_keep)`` for the persistent kernel's bottom-up levels: the
     bits of the vertices with no in-edges in ``in_csr`` (cached on A under
-    ``key``; None when ``DEAD_VISITED`` is off) and the frontier size above
-    which a level after a bottom-up one stays bottom-up (``BETA_CUDA``; -1
-    off)."""
+    ``key``; None when ``cfg.dead_visited`` is off) and the frontier size
+    above which a level after a bottom-up one stays bottom-up (``cfg.beta``;
+    -1 off)."""
     import cupy
 
     def build():
@@ -527,7 +462,7 @@ def _dead(A, in_csr, key):
         return _array.pack_bits(empty), in_csr.nrows - int(cupy.count_nonzero(empty))
 
     bits, live = cached(A, key, build)
-    return (bits if DEAD_VISITED else None), (live // BETA_CUDA if BETA_CUDA > 0 else -1)
+    return (bits if cfg.dead_visited else None), (live // cfg.beta if cfg.beta > 0 else -1)
 
 
 def _out_degree_cuda(A):
@@ -536,11 +471,11 @@ def _out_degree_cuda(A):
     return cached(A, "out_degree_int32", lambda: cupy.diff(A._csr().indptr).astype(cupy.int32))
 
 
-def in_lists_cuda(A):
+def in_lists_cuda(A, cfg):
     """The in-lists the CUDA bottom-up steps read (bfs and msbfs): A' as
     CSR, each row ordered by the out-degree of its entries when
-    ``SORT_IN_LISTS`` (cached on A)."""
-    if not SORT_IN_LISTS:
+    ``cfg.sort_in_lists`` (cfg: the ``BFSCuda`` settings; cached on A)."""
+    if not cfg.sort_in_lists:
         return in_csr(A)
     return cached(A, "in_csr_by_degree", lambda: _by_degree(in_csr(A), _out_degree_cuda(A)))
 
@@ -574,15 +509,14 @@ def _permuted(csr, perm):
                p.nrows, p.ncols)
 
 
-def _lazy_rule(A, b):
+def _lazy_rule(A, b, cfg):
     """Blest's choice of the lazy update: the BVSS's update divergence above
-    ``bfs_bvss.LAZY_UDIV``. Blest also asks for a social-like graph, since
-    lazy lost on its many-level graphs; here lazy only runs on levels whose
-    queue is large (``bfs_bvss.LAZY_MIN_QUEUE``), and it won on urand-21
-    as on kron-22 (benchmarks/RESULTS.md), so the degree test is dropped."""
+    ``cfg.lazy_udiv``. Blest also asks for a social-like graph, since lazy
+    lost on its many-level graphs; here lazy only runs on levels whose
+    queue is large (``cfg.lazy_min_queue``), and it won on urand-21 as on
+    kron-22, so the degree test is dropped."""
     import cupy
 
-    from bitgraph.kernels.cuda import bfs_bvss
     from bitgraph.kernels.cuda.convert_bvss import update_divergence_arrays
 
-    return update_divergence_arrays(b.row_ids, cupy) > bfs_bvss.LAZY_UDIV
+    return update_divergence_arrays(b.row_ids, cupy) > cfg.lazy_udiv

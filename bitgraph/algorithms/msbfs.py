@@ -8,7 +8,7 @@ Per level the joint frontier is pushed (top-down: OR ``frontier[u]`` into
 the out-neighbours' ``next``) or pulled (bottom-up: OR the in-neighbours'
 ``frontier`` words, stopping as soon as every bit still missing at that
 vertex, among the BFSs still running, is found), chosen by XBFS's rule on
-the frontier's out-edges (``ALPHA``). The kernels are in
+the frontier's out-edges (``settings.msbfs.alpha``). The kernels are in
 ``bitgraph.kernels.cpu.msbfs``.
 
 Batches are independent: with at least as many batches as threads, whole
@@ -19,11 +19,11 @@ On a CUDA graph the batches run one after another on the GPU
 (``bitgraph.kernels.cuda.msbfs``), where the direction is chosen per
 source rather than per batch (a source pulls only around its own peak
 level: on kron and urand 1.7-2.3x fewer edges walked) and the bottom-up
-steps read A' as CSR in degree order (``CUDA_PULL``); on a graph of long
-diameter (a mesh: thousands of levels, small frontiers) each batch is one
-cooperative launch, top-down, one grid barrier a level, or, on a
-road-like one (few entries a row), the batch's BFSs run side by side
-without barriers, asynchronously (``CUDA_COOP``).
+steps read A' as CSR in degree order; on a graph of long diameter (a mesh:
+thousands of levels, small frontiers) each batch is one cooperative launch,
+top-down, one grid barrier a level, or, on a road-like one (few entries a
+row), the batch's BFSs run side by side without barriers, asynchronously
+(``msbfs_schedule``; ``settings.msbfs_cuda.schedule`` forces one).
 """
 
 from __future__ import annotations
@@ -31,59 +31,13 @@ from __future__ import annotations
 import numpy as np
 
 from bitgraph import _array
+from bitgraph import settings as _settings
 from bitgraph.algorithms._common import (check_graph, check_sources, in_csr,
                                          is_symmetric, out_csr, out_degree)
 from bitgraph.errors import InvalidValue
 
 __all__ = ["msbfs", "closeness_centrality", "eccentricity", "diameter",
-           "diameter_bounds", "ALPHA", "CUDA_PULL", "CUDA_COOP", "ASYNC_MAX_DEGREE", "GROUPBY_P",
-           "GROUPBY_Q"]
-
-# XBFS's switch: a level runs bottom-up when the frontier's out-edges exceed
-# ALPHA * m. Measured on kron/urand scale 16 with 64 sources: 0.02-0.2 lie
-# within noise of each other; with 64 BFSs in flight the frontier is large
-# for more levels than in a single BFS, so the switch comes early anyway.
-ALPHA = 0.1
-
-# the bottom-up step of msbfs on CUDA (kernels/cuda/msbfs.py PULLS): "csr"
-# reads A' in degree order with an early exit. H100, 64 sources, whole call
-# (benchmarks/RESULTS.md): csr / BVSS SIMT / BVSS tensor cores (m8n8k128)
-# kron-22 3.67 / 8.63 / 16.2 ms, urand-22 4.88 / 12.3 / 15.2, grid-1024
-# 142 / 136 / 133: the BVSS pulls win 6% on a mesh only, which a per-graph
-# choice would pay for with the diameter probe (0.1-0.5 s on a first call)
-CUDA_PULL = "csr"
-
-# msbfs on CUDA in one cooperative launch (kernels/cuda/msbfs.py, coop:
-# top-down only, one grid barrier a level) rather than a launch per step:
-# True, False, or None for graphs of long diameter (bfs.long_reach's
-# probe, cached), whose thousands of levels each cost the step kernels'
-# launches and settle; on R-MAT and uniform random graphs the per-source
-# bottom-up steps of the level kernels win. H100, 64 sources, median call
-# (benchmarks/RESULTS.md, "msbfs in one cooperative launch"), level kernels
-# -> one launch: grid-2048 179 -> 86 ms, rgg 4.2M 274 -> 132 ms, 3D grid
-# 161^3 65 -> 67 ms. "async": the batch's BFSs side by side, asynchronous
-# (kernels/cuda/bfs_async.cu; a batch whose work list fills runs the
-# cooperative launch instead). None picks "async" for graphs of long
-# diameter with at most ASYNC_MAX_DEGREE stored entries per row (road-like:
-# on a mesh, 64 random sources share almost nothing, so the batch is 64
-# BFSs' work either way, and the side-by-side traversal pays no barrier a
-# level). H100, 64 sources, median call, one launch -> side by side
-# (benchmarks/RESULTS.md, with bfs_async's BATCH_CHECK and
-# BATCH_WARPS_PER_SM): grid-2048 (3.96 a row) 84.8 -> 44.5 ms; 3D grid
-# 161^3 (5.96) 66.6 -> 59.0; rgg 4.2M of 8 a row 114 -> 215 (gave up: its
-# corrections fill the list), of 16 a row 132 -> 279 (gave up).
-CUDA_COOP = None
-ASYNC_MAX_DEGREE = 6.0
-
-# iBFS GroupBy (SEEDS.md): sources of out-degree < GROUPBY_P that share an
-# out-neighbour of out-degree > GROUPBY_Q go into the same batch.
-GROUPBY_P = 16
-GROUPBY_Q = 128
-
-# a level (or, for side-by-side batches, a batch: n + m) below this much work
-# runs serially: a level on the pool costs ~0.2-0.3 ms of Python glue (chunking,
-# two pool rounds, merging the found lists), as much as ~100k serial edges
-PARALLEL_WORK = 400_000
+           "diameter_bounds", "msbfs_schedule"]
 
 
 def _check_batch(batch, where):
@@ -95,15 +49,19 @@ def _check_batch(batch, where):
     return int(batch)
 
 
-def _run_batches(A, src, order, batch, levels=None):
+def _run_batches(A, src, order, batch, levels=None, stats=None):
     """BFS from every src[i]; batches are consecutive runs of ``order``.
 
     With ``levels`` ((len(src) x n) int32) every entry of row i is written:
     the levels from src[i], -1 where unreached. Returns per-source int64 (count, total, ecc): the
     vertices reached (itself included), the sum and the max of their levels.
     """
+    cfg = _settings.current()
     if A.device == "cuda":
-        return _run_batches_cuda(A, src, order, batch, levels)
+        return _run_batches_cuda(A, src, order, batch, levels, cfg, stats)
+    if stats is not None:
+        stats.method = "cpu"
+        stats.ran(("msbfs", "csr", "cpu", "batch"))
     from bitgraph.kernels.cpu import num_threads, parallel_map
     from bitgraph.kernels.cpu.msbfs import new_state
     from bitgraph.kernels.registry import lookup
@@ -123,66 +81,86 @@ def _run_batches(A, src, order, batch, levels=None):
         for i in range(int(b0), int(b1)):
             rows = order[starts[i]:starts[i] + batch]
             _, c, s, e = batch_run(a, t, src[rows], levels=levels, rows=rows,
-                                   write=write, alpha=ALPHA,
+                                   write=write, alpha=cfg.msbfs.alpha,
                                    stop_work=stop_work, state=state)
             count[rows], total[rows], ecc[rows] = c, s, e
 
     threads = num_threads()
     nb = len(starts)
     side = nb // threads * threads if threads > 1 else 0
-    if side and (n + a.indptr[-1]) * nb < PARALLEL_WORK:
+    if side and (n + a.indptr[-1]) * nb < cfg.msbfs.parallel_work:
         side = 0
     if side:
         # whole batches side by side, each serial with its own state
         cuts = np.linspace(0, side, threads + 1).astype(np.int64)
         parallel_map(lambda b0, b1: run(b0, b1, 1 << 62), cuts)
     if side < nb:
-        run(side, nb, PARALLEL_WORK)
+        run(side, nb, cfg.msbfs.parallel_work)
     return count, total, ecc
 
 
-def _run_batches_cuda(A, src, order, batch, levels=None):
-    """``_run_batches`` on the GPU (``kernels/cuda/msbfs``): ``levels`` a
-    CuPy (len(src) x n) int32 array or None. The bottom-up steps read
-    ``CUDA_PULL``'s layout: A' as CSR in degree order (``bfs.in_lists_cuda``)
-    or the natural-order BVSS of A' (``bfs.blest_layout``), cached on A."""
-    import sys
+def msbfs_schedule(A) -> str:
+    """How msbfs runs a batch on the CUDA graph A: ``"coop"`` (one
+    cooperative launch, a grid barrier a level) for a graph of long
+    diameter (``bfs.long_reach``), ``"async"`` (the batch's BFSs side by
+    side, no barriers) for one that is also road-like (at most
+    ``settings.msbfs_cuda.async_max_degree`` entries a row), else
+    ``"levels"`` (a launch per step, the direction per source). On the CPU:
+    ``"levels"``. ``settings.msbfs_cuda.schedule`` forces one.
 
+    >>> import bitgraph as bg
+    >>> msbfs_schedule(bg.io.generators.grid2d(4, 4))
+    'levels'
+    """
+    check_graph(A, "msbfs_schedule", cuda=True)
+    return _schedule(A, _settings.current())
+
+
+def _schedule(A, cfg):
+    from bitgraph.algorithms.bfs import long_reach
+
+    if A.device != "cuda":
+        return "levels"
+    if cfg.msbfs_cuda.schedule is not None:
+        return cfg.msbfs_cuda.schedule
+    if not long_reach(A, cfg.bfs):
+        return "levels"
+    return "async" if A.nvals <= cfg.msbfs_cuda.async_max_degree * max(A.nrows, 1) else "coop"
+
+
+def _run_batches_cuda(A, src, order, batch, levels, cfg, stats):
+    """``_run_batches`` on the GPU (``kernels/cuda/msbfs``): ``levels`` a
+    CuPy (len(src) x n) int32 array or None. The bottom-up steps read A' as
+    CSR in degree order (``bfs.in_lists_cuda``), cached on A."""
+    from bitgraph.algorithms.bfs import in_lists_cuda
     from bitgraph.kernels.cuda.msbfs import shared_state
     from bitgraph.kernels.registry import lookup
 
     batch_run = lookup("msbfs", fmt="csr", device="cuda", variant="batch")
-    bfs = sys.modules["bitgraph.algorithms.bfs"]
     a = out_csr(A)
-    if CUDA_COOP is None:
-        coop = bfs.long_reach(A) and (
-            "async" if a.nnz <= ASYNC_MAX_DEGREE * max(A.nrows, 1) else True)
-    else:
-        coop = CUDA_COOP if CUDA_COOP == "async" else bool(CUDA_COOP)
-    if coop:
-        t = bvss = None  # top-down only
-    elif CUDA_PULL == "csr":
-        t, bvss = bfs.in_lists_cuda(A), None
-    else:
-        t, bvss = in_csr(A), bfs.blest_layout(A)
+    schedule = _schedule(A, cfg)
+    if stats is not None:
+        stats.method = schedule
+    t = None if schedule != "levels" else in_lists_cuda(A, cfg.bfs_cuda)  # top-down only
     k = src.size
     count, total, ecc = (np.zeros(k, np.int64) for _ in range(3))
-    with shared_state(A.nrows) as state:
+    with shared_state(A.nrows, cfg.msbfs_cuda) as state:
         for i in range(0, k, batch):
             rows = order[i:i + batch]
             _, c, s, e = batch_run(a, t, src[rows], levels=levels, rows=rows,
-                                   write=levels is not None, state=state, pull=CUDA_PULL,
-                                   bvss=bvss, coop=coop)
+                                   write=levels is not None, state=state, schedule=schedule,
+                                   cfg=cfg.msbfs_cuda, async_cfg=cfg.bfs_async, stats=stats)
             count[rows], total[rows], ecc[rows] = c, s, e
     return count, total, ecc
 
 
-def _groupby_order(A, src, batch):
+def _groupby_order(A, src, batch, cfg):
     """iBFS GroupBy: an order of ``src`` whose consecutive runs of ``batch``
-    are the batches. Sources of out-degree < GROUPBY_P are keyed by their
-    out-neighbour of largest out-degree when that exceeds GROUPBY_Q (rule 1
-    and rule 2 of the paper), and sources with the same key become adjacent;
-    the others follow in their given order."""
+    are the batches. Sources of out-degree < cfg.groupby_p are keyed by their
+    out-neighbour of largest out-degree when that exceeds cfg.groupby_q (rule
+    1 and rule 2 of the paper), and sources with the same key become
+    adjacent; the others follow in their given order (cfg: the ``MSBFS``
+    settings)."""
     from bitgraph.device import host
 
     # on the graph's device, only the degrees and rows that the rules read
@@ -193,7 +171,7 @@ def _groupby_order(A, src, batch):
     a = out_csr(A)
     key = np.arange(src.size, dtype=np.int64) + A.nrows  # ungrouped: last
     dsrc = host(deg[xp.asarray(src)]).astype(np.int64)
-    low = np.flatnonzero((dsrc < GROUPBY_P) & (dsrc > 0))
+    low = np.flatnonzero((dsrc < cfg.groupby_p) & (dsrc > 0))
     lens = dsrc[low]
     if low.size:
         seg = np.repeat(np.arange(low.size), lens)
@@ -205,12 +183,12 @@ def _groupby_order(A, src, batch):
         head = np.ones(best.size, bool)
         head[1:] = seg[best[1:]] != seg[best[:-1]]
         hub = nbr[best[head]]  # one per low source, in low's order
-        shared = dn[best[head]] > GROUPBY_Q
+        shared = dn[best[head]] > cfg.groupby_q
         key[low[shared]] = hub[shared]
     return np.argsort(key, kind="stable")
 
 
-def msbfs(A, sources, *, batch=64, groupby=False):
+def msbfs(A, sources, *, batch=64, groupby=False, stats=None):
     """BFS levels from many sources at once (iBFS).
 
     Row i of the result holds the BFS levels from ``sources[i]`` (hops along
@@ -219,7 +197,8 @@ def msbfs(A, sources, *, batch=64, groupby=False):
     traversal; ``groupby=True`` reorders the sources into batches by the iBFS
     GroupBy rules (low out-degree sources sharing a high out-degree
     neighbour) so that a batch's BFSs overlap more; the rows still follow
-    ``sources``.
+    ``sources``. stats: a ``bitgraph.Stats`` to fill (the schedule run and,
+    on CUDA, the kernels).
 
     Returns an int32 ``np.ndarray`` of shape (len(sources), n); a CuPy
     array for a graph on the GPU (``kernels/cuda/msbfs``: 64 sources per
@@ -245,9 +224,9 @@ def msbfs(A, sources, *, batch=64, groupby=False):
         levels = np.empty((src.size, A.nrows), np.int32)  # every row written
     if src.size == 0:
         return levels
-    order = (_groupby_order(A, src, batch) if groupby and src.size > batch
-             else np.arange(src.size))
-    _run_batches(A, src, order, batch, levels)
+    order = (_groupby_order(A, src, batch, _settings.current().msbfs)
+             if groupby and src.size > batch else np.arange(src.size))
+    _run_batches(A, src, order, batch, levels, stats)
     return levels
 
 

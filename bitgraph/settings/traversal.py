@@ -68,10 +68,9 @@ class BFSCuda:
     scan_min: float = knob(1 / 8, """XBFS's top-down choice over CSR: single-scan (mark, then one
         sweep of the n / 32 words builds the frontier) when the level scans at least
         scan_min * n out-edges, else scan-free (claim and enqueue each vertex); inf: never.""")
-    single_frontier: int = knob(4096, """Single-block levels (BFS-4K): a level whose frontier has
-        at most this many vertices (the .cu's SB_FRONTIER, generated) ...""")
-    single_edges: int = knob(2048, """... and at most this many out-edges runs in block 0 alone,
-        with block barriers only (at most LIST_CAP).""")
+    single_edges: int = knob(2048, """Single-block levels (BFS-4K): a level whose frontier has at
+        most SB_FRONTIER vertices (a layout constant of the kernel) and at most this many
+        out-edges runs in block 0 alone, with block barriers only (at most LIST_CAP).""")
     force_update: str | None = knob(None, """Tests: "eager" or "lazy" forces Blest's update;
         None: Blest's rule.""")
     force_bottom_up: bool | str | None = knob(None, """Tests: True / False / "always" forces

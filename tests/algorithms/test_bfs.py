@@ -236,7 +236,8 @@ def test_long_diameter_probe():
 
     def probe(A):
         a = out_csr(A)
-        return mod._probe_long(np.asarray(a.indptr), np.asarray(a.indices), A.nrows, np)
+        return mod._probe_long(np.asarray(a.indptr), np.asarray(a.indices), A.nrows, np,
+                               bg.settings.BFS())
 
     assert probe(from_spec("grid:400x400:0.01"))
     assert probe(from_spec("grid:161x161x161"))  # the benchmark's 3D grid

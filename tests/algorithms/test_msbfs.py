@@ -40,15 +40,14 @@ def ref_levels(S, sources):
     return np.where(np.isinf(D), -1, D).astype(np.int32).reshape(len(sources), -1)
 
 
+DEFAULT = bg.settings.MSBFS()
+
+
 @contextmanager
 def tuning(parallel_work, alpha):
     """Force the pool path (parallel_work=0) and/or a direction (alpha)."""
-    old = M.PARALLEL_WORK, M.ALPHA
-    M.PARALLEL_WORK, M.ALPHA = parallel_work, alpha
-    try:
+    with bg.settings.use(msbfs={"parallel_work": parallel_work, "alpha": alpha}):
         yield
-    finally:
-        M.PARALLEL_WORK, M.ALPHA = old
 
 
 @st.composite
@@ -66,10 +65,10 @@ def graph_and_sources(draw, max_n=60, directed=None):
 # --- msbfs ------------------------------------------------------------------
 
 @pytest.mark.parametrize("parallel_work, alpha", [
-    (M.PARALLEL_WORK, M.ALPHA),  # as shipped: serial on these sizes
-    (0, M.ALPHA),                # every level and batch on the pool
+    (DEFAULT.parallel_work, DEFAULT.alpha),  # as shipped: serial on these sizes
+    (0, DEFAULT.alpha),                # every level and batch on the pool
     (0, 1e9),                    # top-down only, on the pool
-    (M.PARALLEL_WORK, 0.0),      # bottom-up as soon as possible, serial
+    (DEFAULT.parallel_work, 0.0),      # bottom-up as soon as possible, serial
 ], ids=["default", "pool", "push-only", "pull-first"])
 @settings(max_examples=100)
 @given(case=graph_and_sources())
@@ -102,8 +101,8 @@ def test_msbfs_real_graphs(name):
     rng = np.random.default_rng(7)
     sources = rng.integers(0, A.nrows, min(A.nrows, 150))
     ref = ref_levels(S, sources)
-    for parallel_work in (M.PARALLEL_WORK, 0):
-        with tuning(parallel_work, M.ALPHA):
+    for parallel_work in (DEFAULT.parallel_work, 0):
+        with tuning(parallel_work, DEFAULT.alpha):
             np.testing.assert_array_equal(msbfs(A, sources), ref)
             np.testing.assert_array_equal(msbfs(A, sources, batch=17, groupby=True), ref)
 
@@ -131,7 +130,7 @@ def test_groupby_order_puts_sharing_sources_together():
     src = np.empty(200, np.int64)
     src[0::2] = np.arange(201, 301)  # path vertices and leaves interleaved
     src[1::2] = np.arange(1, 101)
-    order = M._groupby_order(A, src, 64)
+    order = M._groupby_order(A, src, 64, DEFAULT)
     assert sorted(order.tolist()) == list(range(200))
     # the 100 leaves (odd positions) come first, then the rest in order
     assert (order[:100] % 2 == 1).all()

@@ -20,23 +20,52 @@ def test_opcodes_match_scalar_cuh():
         assert int(found[name]) == getattr(opcodes, name), name
 
 
-def test_msbfs_constants_match():
-    """msbfs.py's counter slots, argument words, chunk and block sizes are
-    msbfs.cu's."""
-    from bitgraph.kernels.cuda import msbfs as km
+def test_generated_headers_are_current():
+    """Every constant a .cu shares with its launcher comes from
+    ``constants.py``: its generated header is up to date (``python -m
+    bitgraph.kernels.cuda.constants`` rewrites them) and is included by
+    its source."""
+    from bitgraph.kernels.cuda import constants
 
-    text = (CUDA / "msbfs.cu").read_text()
-    ns = text.split("namespace msbfs {")[1].split("}  // namespace msbfs")[0]
-    cu = {name: int(v) for name, v in re.findall(r"\b([A-Z][A-Z_]*)\s*=\s*(\d+)(?=[,;])", ns)}
-    py = {"C_NQ": km._NQ, "C_MF": km._MF, "C_ACTIVE": km._ACTIVE, "C_SCANNED": km._SCANNED,
-          "C_PULL": km._PULL, "C_PUSH": km._PUSH, "CTR": km._CTR, "A_BASE": km._A_BASE,
-          "A_LEVELS": km._A_LEVELS, "CHUNK": km._CHUNK, "BLOCK": km._BLOCK,
-          "STATS": km._STATS}
-    for name, value in py.items():
-        assert cu[name] == value, name
-    # the statistics (3 x 64 words, then the queue sizes) and the args
-    # (sources, rows, then the words past A_ROWS + 64) fit their buffers
-    assert cu["S_ECC"] + 64 == cu["S_QUEUE"] and cu["S_QUEUE"] + cu["S_LEVELS"] == km._STATS
-    # the first levels' flush finds their end among the recorded queue sizes
-    assert km.HEAD_LEVELS < cu["S_LEVELS"]
-    assert cu["A_ROWS"] + 64 <= cu["A_BASE"] < cu["A_LEVELS"] < km._ARGS
+    for source in constants.SOURCES:
+        path = constants.header_path(source)
+        assert path.read_text() == constants.header(source), f"{path.name} is stale"
+        assert f'#include "{path.name}"' in (CUDA / source).read_text(), source
+
+
+def test_no_constant_is_mirrored_by_hand():
+    """No .cu defines (``#define`` or ``constexpr``) a name its generated
+    header defines, and no launcher spells one of those values as a literal
+    assignment of its own: the value lives in ``constants.py`` only."""
+    from bitgraph.kernels.cuda import constants
+
+    for source, names in constants.SOURCES.items():
+        text = (CUDA / source).read_text()
+        for name in names:
+            assert not re.search(rf"#define\s+{name}\b", text), (source, name)
+            assert not re.search(rf"constexpr[^;=]*\b{name}\s*=", text), (source, name)
+        launcher = (CUDA / source.replace(".cu", ".py")).read_text()
+        assert "constants import" in launcher, source
+
+
+def test_msbfs_layout_fits():
+    """The statistics (3 x 64 words, then the queue sizes) and the args
+    (sources, rows, then the words past A_ROWS + 64) fit their buffers,
+    and the first levels' flush finds their end among the recorded queue
+    sizes."""
+    import bitgraph as bg
+    from bitgraph.kernels.cuda.constants import BFS_ASYNC, MSBFS as K
+
+    assert K["S_ECC"] + 64 == K["S_QUEUE"] and K["S_QUEUE"] + K["S_LEVELS"] == K["STATS"]
+    assert bg.settings.MSBFSCuda().head_levels < K["S_LEVELS"]
+    assert K["A_ROWS"] + 64 <= K["A_BASE"] < K["A_LEVELS"] < K["ARGS"]
+    assert BFS_ASYNC["A_ROWS"] + 64 <= BFS_ASYNC["ARGS"]
+    assert BFS_ASYNC["S_ECC"] + 64 <= BFS_ASYNC["STATS"]
+
+
+def test_bfs_fused_limits():
+    """The single-block levels' edge limit fits the kernel's vertex list."""
+    import bitgraph as bg
+    from bitgraph.kernels.cuda.constants import BFS_FUSED
+
+    assert bg.settings.BFSCuda().single_edges <= BFS_FUSED["LIST_CAP"]

@@ -1,6 +1,6 @@
 """The CUDA msbfs launcher's host side (``kernels/cuda/msbfs.py``: the levels'
 schedule, counter slots, queues, frontier planes and flushes, the replayed
-CUDA graph of the levels past ``GRAPH_LEVELS``) on an emulated GPU
+CUDA graph of the levels past ``settings.msbfs_cuda.graph_levels``) on an emulated GPU
 (``tests/fake_msbfs_gpu.py``), against the CPU batch: no GPU needed. The
 real kernels, and CuPy's capture, are the GPU tests' (tests/gpu)."""
 
@@ -72,7 +72,7 @@ def test_levels_around_the_replays(directed, monkeypatch):
     which is left zeroed; every replay runs the one capture."""
     km, emu = emulated_gpu(monkeypatch)
     cpu = _cpu()
-    L = km.GRAPH_LEVELS
+    L = bg.settings.MSBFSCuda().graph_levels
     for n in (L - 1, L, L + 1, 2 * L - 1, 2 * L, 2 * L + 1, 4 * L + 7):
         (a, ga), (t, gt) = _csrs(_path(n, directed), index64=n % 2 == 0)
         rng = np.random.default_rng(n)
@@ -84,12 +84,11 @@ def test_levels_around_the_replays(directed, monkeypatch):
             for graph, graph_pull, lead, head in ((True, False, 1, 10), (False, False, 1, 0),
                                                   (True, True, 1, 10), (True, False, 0, 12),
                                                   (False, False, 1, 3)):
-                monkeypatch.setattr(km, "GRAPH", graph)
-                monkeypatch.setattr(km, "GRAPH_PULL", graph_pull)
-                monkeypatch.setattr(km, "GRAPH_LEAD", lead)
-                monkeypatch.setattr(km, "HEAD_LEVELS", head)
+                cfg = bg.settings.MSBFSCuda(graph=graph, graph_pull=graph_pull,
+                                            graph_lead=lead, head_levels=head)
                 graphs, replays = emu.graphs, emu.replays
-                _check(km.batch_run(ga, gt, src, state=state), want)
+                with bg.settings.use(msbfs_cuda=cfg):
+                    _check(km.batch_run(ga, gt, src, state=state), want)
                 # the first levels' graph once, then levels 0 .. n - 1 from
                 # source 0 and one that finds nothing
                 heads = 1 if head else 0
@@ -98,7 +97,8 @@ def test_levels_around_the_replays(directed, monkeypatch):
                     assert emu.graphs - graphs <= 2
                 else:
                     assert emu.replays - replays == heads
-                _check_rows_and_statistics(km, ga, gt, src, want, state, rng, spare=2)
+                with bg.settings.use(msbfs_cuda=cfg):
+                    _check_rows_and_statistics(km, ga, gt, src, want, state, rng, spare=2)
         assert all(np.count_nonzero(x) == 0 for x in state[:4])
 
 
@@ -113,8 +113,7 @@ def test_traversals_ending_in_the_first_levels(head, flush, monkeypatch):
     zeroed."""
     km, emu = emulated_gpu(monkeypatch)
     cpu = _cpu()
-    monkeypatch.setattr(km, "HEAD_LEVELS", head)
-    monkeypatch.setattr(km, "HEAD_FLUSH", flush)
+    cfg = bg.settings.MSBFSCuda(head_levels=head, head_flush=flush)
     graphs = [_path(n, d) for n in (1, 2, head - 1, head, head + 1, head + 2)
               for d in (False, True) if n > 0]
     graphs += [_path(40, False), _path(40, True)]
@@ -130,8 +129,9 @@ def test_traversals_ending_in_the_first_levels(head, flush, monkeypatch):
             src = rng.integers(0, n, k)
             src[0] = 0
             want = cpu(a, t, src)
-            _check(km.batch_run(ga, gt, src, state=state), want)
-            _check_rows_and_statistics(km, ga, gt, src, want, state, rng, spare=1)
+            _check(km.batch_run(ga, gt, src, state=state, cfg=cfg), want)
+            with bg.settings.use(msbfs_cuda=cfg):
+                _check_rows_and_statistics(km, ga, gt, src, want, state, rng, spare=1)
             assert all(np.count_nonzero(x) == 0 for x in state[:4])
 
 
@@ -146,13 +146,11 @@ def test_grid_directions_and_planes(monkeypatch):
     (a, ga), (t, gt) = _csrs(A, index64=False)
     src = np.random.default_rng(1).integers(0, A.nrows, 64)
     want = cpu(a, t, src)
-    assert want[3].max() > 2 * km.GRAPH_LEVELS
-    monkeypatch.setattr(km, "GRAPH", True)
-    monkeypatch.setattr(km, "HEAD_LEVELS", 10)
+    assert want[3].max() > 2 * bg.settings.MSBFSCuda().graph_levels
     for graph_pull in (False, True):
-        monkeypatch.setattr(km, "GRAPH_PULL", graph_pull)
+        cfg = bg.settings.MSBFSCuda(graph=True, head_levels=10, graph_pull=graph_pull)
         for alpha, all_pull in ((0.0, None), (0.1, 1e18), (None, None), (1e18, 1e18), (1e18, 0.0)):
-            _check(km.batch_run(ga, gt, src, alpha=alpha, all_pull=all_pull), want)
+            _check(km.batch_run(ga, gt, src, alpha=alpha, all_pull=all_pull, cfg=cfg), want)
     assert emu.replays > 0
     for planes in (2, 3, 15):
         state = km.new_state(A.nrows, planes)
@@ -176,52 +174,50 @@ def _batches(km, index64, rng):
             yield ga, state, src, _cpu()(ha, ht, src)
 
 
-def _rows_and_statistics(km, ga, src, want, state, coop, rng):
-    """``batch_run(..., coop=coop)`` into a fresh result, into rows of a
-    bigger one (the others untouched), and statistics only: each equal to
-    ``want`` (the CPU's)."""
+def _rows_and_statistics(km, ga, src, want, state, schedule, rng):
+    """``batch_run(..., schedule=schedule)`` into a fresh result, into rows
+    of a bigger one (the others untouched), and statistics only: each equal
+    to ``want`` (the CPU's)."""
     k, n = src.size, ga.nrows
-    _check(km.batch_run(ga, None, src, state=state, coop=coop), want)
+    _check(km.batch_run(ga, None, src, state=state, schedule=schedule), want)
     out = np.full((k + 3, n), 9, np.int32).view(FakeArray)
     order = rng.permutation(k + 3)[:k]
-    km.batch_run(ga, None, src, levels=out, rows=order, state=state, coop=coop)
+    km.batch_run(ga, None, src, levels=out, rows=order, state=state, schedule=schedule)
     expect = np.full((k + 3, n), 9, np.int32)
     expect[order] = want[0]
     assert np.array_equal(np.asarray(out), expect)
-    _check(km.batch_run(ga, None, src, write=False, state=state, coop=coop), want, write=False)
+    _check(km.batch_run(ga, None, src, write=False, state=state, schedule=schedule), want,
+           write=False)
 
 
 @pytest.mark.parametrize("index64", [False, True])
 def test_cooperative_launch(index64, monkeypatch):
-    """``batch_run(..., coop=True)``: one launch of msbfs_coop (arguments
-    checked against msbfs.cu) per batch, on a path, a grid and kron: levels
-    into rows of a bigger result, statistics only, a reused state left
-    zeroed, and COOP_TRACE's per-level record."""
+    """``batch_run(..., schedule="coop")``: one launch of msbfs_coop
+    (arguments checked against msbfs.cu) per batch, on a path, a grid and
+    kron: levels into rows of a bigger result, statistics only, a reused
+    state left zeroed, and the per-level record a traced ``Stats`` gets."""
     km, emu = emulated_gpu(monkeypatch)
     rng = np.random.default_rng(3)
     for ga, state, src, want in _batches(km, index64, rng):
         launches = emu.launches
-        _rows_and_statistics(km, ga, src, want, state, True, rng)
+        _rows_and_statistics(km, ga, src, want, state, "coop", rng)
         assert emu.launches - launches == 3  # one a batch
         assert all(np.count_nonzero(x) == 0 for x in state[:4])
-        km.COOP_TRACE = []
-        try:
-            km.batch_run(ga, None, src, state=state, coop=True)
-            (tr,) = km.COOP_TRACE
-        finally:
-            km.COOP_TRACE = None
+        rec = bg.Stats(trace=True)
+        km.batch_run(ga, None, src, state=state, schedule="coop", stats=rec)
+        (tr,) = rec.traces
+        assert rec.kernels == [("msbfs", "csr", "cuda", "batch")]
+        assert rec.metrics["schedule"] == "coop" and tr["schedule"] == "coop"
         assert tr["levels"] == int(want[3].max()) + 1
         assert tr["queue"][0] == np.unique(src).size and np.all(tr["level_us"] == 1.0)
 
 
 @pytest.mark.parametrize("index64", [False, True])
 def test_side_by_side_launch(index64, monkeypatch):
-    """``batch_run(..., coop="async")``: bfs_async.cu's reset, start, run and
+    """``batch_run(..., schedule="async")``: bfs_async.cu's reset, start, run and
     statistics kernels (arguments checked against bfs_async.cu) per batch,
     into rows of a bigger result or scratch rows for statistics only; a
     work list too small falls back to the cooperative launch."""
-    from bitgraph.kernels.cuda import bfs_async as ka
-
     km, emu = emulated_gpu(monkeypatch)
     rng = np.random.default_rng(4)
     for ga, state, src, want in _batches(km, index64, rng):
@@ -230,18 +226,19 @@ def test_side_by_side_launch(index64, monkeypatch):
         assert emu.launches - launches == 3 * 4  # reset, start, run, statistics a batch
         if src.size == 1:
             continue  # the list's limits below: with the batch of 64
-        cap, min_cap = ka.BATCH_CAP_PER_VERTEX, ka.BATCH_MIN_CAP
-        monkeypatch.setattr(ka, "BATCH_CAP_PER_VERTEX", 0.0)
-        monkeypatch.setattr(ka, "BATCH_MIN_CAP", 0)
+        tiny = bg.settings.BFSAsync(batch_cap_per_vertex=0.0, batch_min_cap=0)
         launches = emu.launches
-        _check(km.batch_run(ga, None, src, state=state, coop="async"), want)
+        rec = bg.Stats()
+        _check(km.batch_run(ga, None, src, state=state, schedule="async", async_cfg=tiny,
+                            stats=rec), want)
         assert emu.launches - launches == 3 + 1  # reset, start, run; then msbfs_coop
+        assert rec.metrics["gave_up"] and rec.metrics["schedule"] == "coop"
         # a small graph's list holds k * n^2 slots whatever the cap per vertex
-        monkeypatch.setattr(ka, "BATCH_MIN_CAP", min_cap)
+        small = bg.settings.BFSAsync(batch_cap_per_vertex=0.0)
         launches = emu.launches
-        _check(km.batch_run(ga, None, src, state=state, coop="async"), want)
+        _check(km.batch_run(ga, None, src, state=state, schedule="async", async_cfg=small),
+               want)
         assert emu.launches - launches == 4
-        monkeypatch.setattr(ka, "BATCH_CAP_PER_VERTEX", cap)
 
 
 def test_side_by_side_without_the_memory(monkeypatch):
@@ -272,12 +269,11 @@ def test_side_by_side_without_the_memory(monkeypatch):
         monkeypatch.setattr(cp, "empty", empty)
         monkeypatch.setattr(ka, "_WORK", {})
         launches = emu.launches
-        _check(km.batch_run(ga, None, src, state=state, write=write, coop="async"), want,
+        _check(km.batch_run(ga, None, src, state=state, write=write, schedule="async"), want,
                write=write)
         assert emu.launches - launches == 1  # the cooperative launch alone
-    monkeypatch.setattr(ka, "CAP_PER_VERTEX", 1 << 20)
     with pytest.raises(DeviceError, match="bfs_async: CUDA out of memory: needed"):
-        ka.bfs_async(ga, 0)
+        ka.bfs_async(ga, 0, cfg=bg.settings.BFSAsync(cap_per_vertex=1 << 20))
 
 
 def test_single_async_bfs_launch(monkeypatch):
@@ -288,15 +284,16 @@ def test_single_async_bfs_launch(monkeypatch):
     km, emu = emulated_gpu(monkeypatch)
     A = bg.io.generators.grid2d(9, 13, drop=0.1, seed=2)
     (ha, ga), (ht, _) = _csrs(A, False)
+    cfg = bg.settings.BFSAsync()
     for s in (0, 50, A.nrows - 1):
-        lv = ka.bfs_async(ga, s)
+        rec = bg.Stats()
+        lv = ka.bfs_async(ga, s, cfg=cfg, stats=rec)
         assert np.array_equal(np.asarray(lv), _cpu()(ha, ht, np.array([s]))[0][0])
-    monkeypatch.setattr(ka, "CAP_PER_VERTEX", 0)  # 64 slots
-    assert ka.bfs_async(ga, 0) is None
+        assert rec.kernels == [("bfs", "csr", "cuda", "async")] and not rec.metrics["gave_up"]
+    assert ka.bfs_async(ga, 0, cfg=bg.settings.BFSAsync(cap_per_vertex=0)) is None  # 64 slots
     # the slots the first traversals wrote past those 64 are cleared before
     # the next traversal of a long list (the emulated kernel checks)
-    monkeypatch.setattr(ka, "CAP_PER_VERTEX", 4)
-    lv = ka.bfs_async(ga, 7)
+    lv = ka.bfs_async(ga, 7, cfg=cfg)
     assert np.array_equal(np.asarray(lv), _cpu()(ha, ht, np.array([7]))[0][0])
 
 
@@ -312,8 +309,9 @@ def test_emulated_kernels_take_the_cuda_parameters():
 
 
 def test_async_launcher_constants_are_the_kernels():
-    """bfs_async.py's copies of bfs_async.cu's constants: the args and
-    statistics layout, the item's vertex field and the run kernel's flags."""
+    """bfs_async.py's layout constants are those bfs_async.cu compiles with
+    (its generated header): the args and statistics layout, the item's
+    vertex field and the run kernel's flags."""
     from bitgraph.kernels.cuda import bfs_async as ka
     from fake_msbfs_gpu import KA
 

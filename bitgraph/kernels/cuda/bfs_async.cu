@@ -1,6 +1,6 @@
 // Asynchronous BFS (label-correcting): no barrier between levels, for
 // graphs of thousands of levels whose level-synchronous kernels are bound
-// by one grid-wide sync per level (bfs_bvss.cu: ~6.9 us a level on a 2D
+// by one grid-wide sync per level (bfs_fused.cu: ~6.9 us a level on a 2D
 // grid, ~8 dependent memory round trips). Up to 64 BFSs at once (msbfs on
 // such graphs): an item carries its source's index b, and each source has
 // its own row of levels. A single BFS on a mesh keeps only its wavefront's
@@ -64,24 +64,20 @@
 typedef unsigned long long u64;
 
 namespace bfs_async {
-constexpr int BLOCK = 256;
+// BLOCK, A_SOURCES, A_ROWS, ARGS, S_COUNT, S_TOTAL, S_ECC, STATS (per source
+// vertices reached, sum and max of their levels), SRC_AT (v < 2^SRC_AT),
+// F_PREFETCH, F_CHECK (bfs_async_run's flags), HEAD, TAIL, DONE, ERROR (the
+// counters, u64 words 128 bytes apart: 64 words in all)
+#include "bfs_async_constants.cuh"
 constexpr unsigned FULL = 0xffffffffu;
 constexpr u64 EMPTY = ~0ull;
 constexpr u64 NONE = ~0ull;  // a lane without a slot
 constexpr int VBITS = 40;    // x = d << VBITS | b << SRC_AT | v; y = start << LBITS | length
-constexpr int SRC_AT = 34;   // v < 2^34
 constexpr u64 V_MASK = (1ull << SRC_AT) - 1;
 constexpr int LBITS = 24;
 constexpr u64 DEG_MAX = (1ull << LBITS) - 1;
 constexpr int MAX_LEVEL = (1 << 24) - 2;
 constexpr int EDGES_PER_ROUND = 4;  // a 2D grid's degree; a 3D grid's 6 takes two rounds
-// counters: u64 index of each (16 words = 128 bytes apart)
-constexpr int HEAD = 0, TAIL = 16, DONE = 32, ERROR = 48;  // 64 words in all
-constexpr int A_SOURCES = 0, A_ROWS = 64;  // of args
-constexpr int F_PREFETCH = 1, F_CHECK = 2;  // bfs_async_run's flags
-// stats (int64): per source vertices reached, sum and max of their levels
-// (msbfs.cu's S_COUNT, S_TOTAL, S_ECC)
-constexpr int S_COUNT = 0, S_TOTAL = 64, S_ECC = 128, STATS = 192;
 
 __device__ __forceinline__ ulonglong2 item(long long v, int src, int d, long long b, long long e) {
   return make_ulonglong2(((u64)d << VBITS) | ((u64)src << SRC_AT) | (u64)v,

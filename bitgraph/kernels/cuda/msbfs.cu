@@ -40,11 +40,6 @@
 //     vertex with pull bits missing ORs the in-neighbours' cur words and
 //     stops once every needed bit (pull & ~seen[v]) is set; writes nxt[v]
 //     (its own word: no atomic; it runs before the push);
-//   - msbfs_bvss<MMA> (bottom-up over the BVSS of A', the pull bits only): a
-//     warp per virtual slice set whose 8 columns hold frontier bits; per
-//     slice the OR of the cur words its 8-bit mask selects, by a SIMT nibble
-//     table (MMA=false) or by m8n8k128 b1 and.popc MMAs, 8 sources as the
-//     columns of fragB (MMA=true); a non-zero result ORs into nxt[row];
 //   - msbfs_push (top-down, the push bits only): nxt[v] |= cur[u] & push &
 //     ~seen[v] over the out-edges of the queue vertices with push bits,
 //     block-level edge balancing (a block takes up to 256 queue vertices,
@@ -74,7 +69,13 @@
 typedef unsigned long long u64;
 
 namespace msbfs {
-constexpr int BLOCK = 256;
+// generated (constants.py): BLOCK, CHUNK (a queue vertex with more out-edges
+// is also listed as chunks of CHUNK edges, one block's work each), the
+// counter slot C_NQ, C_MF, C_ACTIVE, C_SCANNED, C_PULL, C_PUSH and its size
+// CTR, the statistics S_COUNT, S_TOTAL, S_ECC, S_QUEUE, S_LEVELS and their
+// size STATS, the arguments A_SOURCES, A_ROWS, A_BASE, A_LEVELS and ARGS,
+// COOP_THREADS (msbfs_coop's block)
+#include "msbfs_constants.cuh"
 constexpr int WARPS = BLOCK / 32;
 constexpr unsigned FULL = 0xffffffffu;
 // in-edges a lane of the CSR bottom-up reads before its group checks the
@@ -83,18 +84,12 @@ constexpr int PULL_UNROLL = 4;
 // out-edges a thread of the push walks with their loads in flight together
 constexpr int PUSH_UNROLL = 4;
 // counter slot: queue size, its out-edges, OR of its words, in-edges the
-// pull scanned, the next level's pull and push masks, settle blocks done,
-// chunk entries, per-bit new vertices and their out-edges
-constexpr int C_NQ = 0, C_MF = 1, C_ACTIVE = 2, C_SCANNED = 3, C_PULL = 4, C_PUSH = 5,
-              C_DONE = 6, C_NCHUNK = 7, C_CNT = 8, C_MFB = 72, CTR = 136;
-// a queue vertex with more out-edges than this is also listed as chunks of
-// CHUNK edges, one block's work each (a hub does not hold one block for
-// its whole row); the push's per-block part skips it
-constexpr long long CHUNK = 2048;
+// pull scanned, the next level's pull and push masks (generated), settle
+// blocks done, chunk entries, per-bit new vertices and their out-edges
+constexpr int C_DONE = 6, C_NCHUNK = 7, C_CNT = 8, C_MFB = 72;
 constexpr int CHUNK_BITS = 24;  // an entry: vertex << CHUNK_BITS | chunk
-// stats: per bit vertices reached, sum of their levels, largest level;
-// the queue size of each of levels 0 .. S_LEVELS - 1; words in all
-constexpr int S_COUNT = 0, S_TOTAL = 64, S_ECC = 128, S_QUEUE = 192, S_LEVELS = 64, STATS = 256;
+// stats (generated): per bit vertices reached, sum of their levels,
+// largest level; the queue size of each of levels 0 .. S_LEVELS - 1
 // a vertex's out-degree as added into the per-bit sums, at most: a word's
 // 32 add up in 32 bits (a larger frontier vertex turns its sources
 // bottom-up either way)
@@ -102,12 +97,11 @@ constexpr unsigned DEG_CAP = 1u << 26;
 // the settle adds a word's bits one by one (shared atomics) when no lane's
 // word has more than this many, and by transposes otherwise
 constexpr int SPARSE_BITS = 4;
-// the batch's device arguments (int64 words, msbfs.py's `args`): sources,
+// the batch's device arguments (int64 words, generated A_*): sources,
 // their rows of the result, the level base (a kernel's `level` and
 // `first` count from it: the replayed levels of msbfs.py's CUDA graph are
 // captured once and run at every base), and the result's address (so that
 // a replay writes the result of its own call)
-constexpr int A_SOURCES = 0, A_ROWS = 64, A_BASE = 128, A_LEVELS = 129;  // of msbfs.py _ARGS
 
 __device__ __forceinline__ u64 warp_or(u64 x) {
   const unsigned lo = __reduce_or_sync(FULL, (unsigned)x);
@@ -637,105 +631,6 @@ msbfs_pull(const I* __restrict__ tindptr, const I* __restrict__ tindices,
   if (lane == 0 && total) atomicAdd((u64*)(ctr + C_SCANNED), (u64)total);
 }
 
-// bottom-up over BVSS (sigma = 8) of A' (row u lists u's in-neighbours):
-// a warp per VSS whose slice set (columns 8i..8i+7) has frontier bits. Lane
-// l holds slices l, l+32, l+64, l+96 (mask word 32 v + l, byte s = slot s;
-// row_ids[v][l][s]). Per slice: the OR of the cur words of its mask's
-// columns, then nxt[row] |= that & ~seen[row] as the push does.
-// MMA=false: lane l (l < 16: columns 0-3, l >= 16: columns 4-7) holds the
-// OR of the columns of nibble l & 15; a slice's OR is two table lookups
-// (shuffles). MMA=true: per group g of 8 sources with frontier bits in
-// this slice set, 16 m8n8k128 and.popc MMAs: fragB = source 8g + l/4's
-// frontier byte (in every k chunk), fragA = one slice byte per row (lane
-// 4r + q, slot s for MMA (q, s), only in lanes l % 4 == q); C[r][j] > 0 iff
-// the slice of row r has a frontier column of source j. 16 MMAs per VSS for
-// 8 sources (one A row can carry one slice only: C sums over k), so the
-// tensor cores save no MMAs, only the loads, which both variants share.
-template <bool MMA>
-__global__ void __launch_bounds__(msbfs::BLOCK)
-msbfs_bvss(const int* __restrict__ virtual_to_real, const uint4* __restrict__ row_ids,
-           const unsigned* __restrict__ masks, long long n_vss, const u64* __restrict__ cur,
-           const u64* __restrict__ seen, u64* nxt, unsigned* touched, long long n,
-           const long long* __restrict__ ctr_prev) {
-  using namespace msbfs;
-  const u64 pull = (u64)ctr_prev[C_PULL];
-  if (!pull) return;
-  const int lane = threadIdx.x & 31;
-  const long long warps = (long long)gridDim.x * (blockDim.x >> 5);
-  for (long long vs = ((long long)blockIdx.x * blockDim.x + threadIdx.x) >> 5; vs < n_vss;
-       vs += warps) {
-    const long long col = (long long)__ldcs(virtual_to_real + vs) * 8 + (lane & 7);
-    const u64 f = col < n ? cur[col] & pull : 0ull;
-    if (!__any_sync(FULL, f != 0ull)) continue;  // warp-uniform
-    // the BVSS streams once (evict-first); cur, seen and nxt are gathered
-    const unsigned mw = __ldcs(masks + vs * 32 + lane);
-    const uint4 rid = __ldcs(row_ids + vs * 32 + lane);
-    u64 fc[8];
-#pragma unroll
-    for (int c = 0; c < 8; ++c) fc[c] = __shfl_sync(FULL, f, c);
-    u64 acc[4];
-    if constexpr (!MMA) {
-      const int nib = lane & 15;
-      u64 t = 0;
-#pragma unroll
-      for (int c = 0; c < 4; ++c)
-        if ((nib >> c) & 1) t |= (lane < 16) ? fc[c] : fc[4 + c];
-#pragma unroll
-      for (int s = 0; s < 4; ++s) {
-        const unsigned m = (mw >> (8 * s)) & 0xFFu;
-        acc[s] = __shfl_sync(FULL, t, m & 15) | __shfl_sync(FULL, t, 16 + (m >> 4));
-      }
-    } else {
-      u64 any = 0;
-#pragma unroll
-      for (int c = 0; c < 8; ++c) any |= fc[c];
-#pragma unroll
-      for (int s = 0; s < 4; ++s) acc[s] = 0;
-      const int q_me = lane & 3;
-      for (int g = 0; g < 8; ++g) {
-        if (((any >> (8 * g)) & 0xFFull) == 0) continue;  // warp-uniform
-        const int j = 8 * g + (lane >> 2);
-        unsigned fb = 0;
-#pragma unroll
-        for (int c = 0; c < 8; ++c) fb |= (unsigned)((fc[c] >> j) & 1ull) << c;
-        unsigned part[4];
-#pragma unroll
-        for (int q = 0; q < 4; ++q) {
-          part[q] = 0;
-#pragma unroll
-          for (int s = 0; s < 4; ++s) {
-            const unsigned a = (q_me == q) ? ((mw >> (8 * s)) & 0xFFu) : 0u;
-            int c0, c1;
-            asm volatile(
-                "mma.sync.aligned.m8n8k128.row.col.s32.b1.b1.s32.and.popc "
-                "{%0, %1}, {%2}, {%3}, {%4, %5};\n"
-                : "=r"(c0), "=r"(c1)
-                : "r"(a), "r"(fb), "r"(0), "r"(0));
-            part[q] |= ((c0 != 0 ? 1u : 0u) | (c1 != 0 ? 2u : 0u)) << (8 * s + 2 * q_me);
-          }
-        }
-        // the quad's 4 lanes hold 2 sources each of row r's slices
-#pragma unroll
-        for (int q = 0; q < 4; ++q) {
-          part[q] |= __shfl_xor_sync(FULL, part[q], 1);
-          part[q] |= __shfl_xor_sync(FULL, part[q], 2);
-        }
-        const unsigned mine = q_me == 0 ? part[0] : q_me == 1 ? part[1] : q_me == 2 ? part[2] : part[3];
-#pragma unroll
-        for (int s = 0; s < 4; ++s) acc[s] |= (u64)((mine >> (8 * s)) & 0xFFu) << (8 * g);
-      }
-    }
-    const unsigned r[4] = {rid.x, rid.y, rid.z, rid.w};
-#pragma unroll
-    for (int s = 0; s < 4; ++s) {
-      if (!acc[s]) continue;  // also every padding slot (mask 0)
-      const long long u = (long long)r[s];
-      const u64 bits = acc[s] & ~seen[u];
-      if (bits) msbfs::or_next(nxt, touched, u, bits, nxt[u]);
-    }
-  }
-}
-
 // levels out of the planes: bits that arrived at levels first .. first +
 // count - 1 (first = first_rel + the base in args; plane slots (first + j)
 // % R) become levels[rows[b] * n + v] (levels and rows from args),
@@ -977,7 +872,6 @@ msbfs_clear(u64* __restrict__ planes, long long n, int R, const long long* __res
 // trace (benchmarks; null: none): per level below trace_cap, the clock at
 // its start and its queue size; then the clock at the end.
 namespace msbfs {
-constexpr int COOP_THREADS = 1024;
 constexpr int COOP_ROUNDS = 4;
 constexpr int REC_SEEN = 0, REC_PLANE = 1, REC = 4;  // u64 words of a record (the row last)
 constexpr int DEG_BITS = 24;
@@ -1227,9 +1121,3 @@ __global__ void msbfs_advance(long long* args, int by) { args[msbfs::A_BASE] += 
                                          unsigned);
 MSBFS_INSTANTIATE(int)
 MSBFS_INSTANTIATE(long long)
-template __global__ void msbfs_bvss<false>(const int*, const uint4*, const unsigned*, long long,
-                                           const u64*, const u64*, u64*, unsigned*, long long,
-                                           const long long*);
-template __global__ void msbfs_bvss<true>(const int*, const uint4*, const unsigned*, long long,
-                                          const u64*, const u64*, u64*, unsigned*, long long,
-                                          const long long*);

@@ -1,64 +1,37 @@
 """Launcher of ``msbfs.cu``: one iBFS batch (up to 64 BFSs in one
 traversal) on the GPU, with the CPU launcher's signature and results
 (``kernels/cpu/msbfs.py::batch_run``; CuPy arrays in, ``levels`` a CuPy
-array, the per-source statistics numpy arrays).
+array, the per-source statistics numpy arrays). Knobs come in as ``cfg``
+(``bitgraph.settings.MSBFSCuda``; each field documents its rule and
+measurement); layout shared with the ``.cu`` from ``constants.MSBFS``.
 
-The host launches the levels without waiting for them: per level a pull
-step, a push step and a settle, which read the direction from the device
-(``msbfs.cu``: the settle's last block gives each source a direction from
-its own frontier: bottom-up when the frontier has more than ``alpha * m``
-out-edges, top-down otherwise, everyone bottom-up when the top-down union
-would walk more than ``all_pull * m`` edges). A step with nothing to do
-returns at once. The host checks a level's queue size (an asynchronous
-copy into page-locked memory) at most ``LEAD`` levels later and stops when
-a level found nothing; the levels launched past it do nothing.
+Schedule "levels": the host launches the levels without waiting for them:
+per level a pull step, a push step and a settle, which read the direction
+from the device (the settle's last block gives each source a direction
+from its own frontier: bottom-up when the frontier has more than
+``alpha * m`` out-edges, top-down otherwise, everyone bottom-up when the
+top-down union would walk more than ``all_pull * m`` edges). A step with
+nothing to do returns at once. The host checks a level's queue size (an
+asynchronous copy into page-locked memory) at most ``cfg.lead`` levels
+later and stops when a level found nothing; the levels launched past it do
+nothing. Levels 0 .. ``cfg.head_levels`` run as one captured CUDA graph
+(R-MAT's and urand's whole traversal); with ``cfg.graph``, from level
+``cfg.graph_levels`` on the levels run as a captured graph replayed until
+one's last level found nothing (a high-diameter graph's thousands of
+levels then cost the host nothing). The levels are written out of the
+frontier planes by ``msbfs_flush``, ``cfg.flush_span`` at a time, not per
+level; a traversal that ends within the head graph is written out by that
+graph's own final flush, and ``msbfs_clear`` zeroes the dense planes
+after it, so the host waits once and returns while that zeroing still
+runs on the stream: a state is used on one stream (``shared_state`` keeps
+one per stream).
 
-With ``GRAPH``, from level ``GRAPH_LEVELS`` on the levels run as a CUDA
-graph of ``GRAPH_LEVELS`` levels, top-down, captured once per state and
-graph and replayed until one's last level found nothing: a level then costs
-the GPU its kernels and the host nothing. It is for high-diameter graphs:
-64 random sources on grid-2048 take 3,931 joint levels and share almost
-nothing (``benchmarks/sim_msbfs_sharing.py``). H100, interleaved A/B:
-grid-2048 281 -> 223 ms, 3D grid 161^3 91 -> 72 ms, rgg 327 -> 306 ms;
-the rest of a mesh's level is its kernels (benchmarks/RESULTS.md).
-
-Per-source direction against the CPU's joint rule (one direction for the
-whole batch, ``kernels/cpu/msbfs.py``), counted on kron-20 and urand-20
-(degree 32), 64 sources, in-lists ordered by degree
-(``benchmarks/sim_msbfs_directions.py``; top-down edges counted twice: a
-test and an atomic each): 17.5 M and 41.7 M against 40.5 M and 71.9 M;
-alpha 0.02 was the best of 0.01-0.1 on kron and all were the same on
-urand, where the all-pull rule decides the peak level. Timed on the H100
-(``benchmarks/ab_msbfs_gpu.py``, 15 interleaved rounds, median call):
-all_pull 0.25 / 0.15 / 0.1 / 0.05 -> kron-22 2.82 / 2.71 / 2.69 / 11.5
-ms, kron-21 1.81 / 1.75 / 1.74 / 6.30, urand-22 4.47 / 4.46 / 4.42 /
-5.05, urand-21 2.36 / 2.35 / 2.31 / 2.33. At 0.05 kron's hub level (its
-top-down union walks 0.052 m edges) goes all bottom-up; 0.15 keeps a 3x
-margin from that cliff.
-
-The levels are written out of the frontier planes by ``msbfs_flush``
-(``msbfs.cu``), not per level. On the H100, 64 sources, kron-22: 11.8 ms
-before this design, 2.4-2.5 ms now (8.9-9.4x a loop of 64 single BFSs);
-its parts in benchmarks/RESULTS.md.
-
-With ``coop=True`` (chosen by ``algorithms.msbfs.CUDA_COOP``: graphs of
-long diameter) a batch is instead one cooperative launch of
+Schedule "coop" (graphs of long diameter): one cooperative launch of
 ``msbfs_coop``: the whole traversal, top-down, one grid barrier a level,
-no settle, the levels written as they are found. On the H100, 64
-sources, median call (benchmarks/RESULTS.md, "msbfs in one cooperative
-launch"): grid-2048 179 -> 86 ms, rgg 4.2M 274 -> 132 ms, 3D grid 161^3
-65 -> 67 ms. With ``coop="async"`` (road-like graphs of long diameter) the
-batch's BFSs run side by side in ``bfs_async.cu``'s work list, without
-barriers (``_side_by_side``); a batch whose list fills or does not fit
-runs the cooperative launch instead. grid-2048: 84.7 -> 58.4 ms.
-
-A traversal that ends within the first levels' graph (``HEAD_LEVELS``,
-``HEAD_FLUSH``: R-MAT's and urand's) is written out by that graph's own
-final flush, which finds the end from the queue sizes the settles record;
-the graph then copies the statistics to pinned memory, and ``msbfs_clear``
-zeroes the dense planes after it. So the host waits once, and returns
-while that zeroing still runs on the stream: a state is used on one
-stream (``shared_state`` keeps one per stream).
+no settle, the levels written as they are found. Schedule "async"
+(road-like graphs of long diameter): the batch's BFSs side by side in
+``bfs_async.cu``'s work list, without barriers; a batch whose list fills
+or does not fit runs "coop" instead.
 """
 
 from __future__ import annotations
@@ -70,85 +43,30 @@ import numpy as np
 
 from bitgraph.kernels.cpu import check_length
 from bitgraph.kernels.cuda import cooperative_blocks, module, multiprocessors
+from bitgraph.kernels.cuda.constants import MSBFS
 from bitgraph.kernels.registry import register
 
-__all__ = ["batch_run", "new_state", "shared_state", "PULLS", "DEFAULT_PULL", "ALPHA",
-           "ALL_PULL", "LEAD", "GRAPH", "GRAPH_LEVELS", "GRAPH_PULL", "HEAD_LEVELS", "HEAD_FLUSH",
-           "FLUSH_SPAN", "pull_lanes", "TRACE", "COOP_TRACE", "COOP_SWEEP"]
+__all__ = ["batch_run", "new_state", "shared_state", "pull_lanes"]
 
 SOURCE = "msbfs.cu"
 _INDEX = {np.dtype(np.int32): "int", np.dtype(np.int64): "long long"}
 _NAMES = tuple(f"msbfs_{k}<{i}>" for i in _INDEX.values()
                for k in ("start", "settle", "push", "pull", "coop")) + (
-    "msbfs_flush", "msbfs_advance", "msbfs_clear", "msbfs_bvss<false>", "msbfs_bvss<true>")
+    "msbfs_flush", "msbfs_advance", "msbfs_clear")
+SCHEDULES = ("levels", "coop", "async")
 
-# the bottom-up step: "csr" (transpose CSR, early exit), "bvss_simt" and
-# "bvss_mma" (BVSS of A', sigma = 8: nibble-table ORs on CUDA cores, or
-# m8n8k128 b1 MMAs with 8 sources as fragB's columns)
-PULLS = ("csr", "bvss_simt", "bvss_mma")
-# pull=None: this one when a BVSS is given, else "csr"
-DEFAULT_PULL = "bvss_simt"
-# the per-source direction (module docstring): a source goes bottom-up when
-# its frontier has more than ALPHA * m out-edges; all do when the top-down
-# sources' frontiers would walk more than ALL_PULL * m edges
-ALPHA = 0.02
-ALL_PULL = 0.15
-# levels the host launches before it waits for the oldest one's queue size
-# (H100, interleaved, median call: LEAD 3 / 2 / 1 -> kron-22 2.45 / 2.41 /
-# 2.39 ms, urand-22 4.22 / 4.19 / 4.26: fewer empty levels launched past
-# the last one, while the host still keeps ahead of the small levels)
-LEAD = 2
-
-# levels written out by one msbfs_flush (at most PLANES - 1: the window,
-# the frontier kept and the new level each need a plane)
-FLUSH_SPAN = 12
-# from level GRAPH_LEVELS on, the levels run as a CUDA graph of
-# GRAPH_LEVELS levels (push steps and settles, every FLUSH_SPAN a flush),
-# captured once and replayed until a level finds nothing: a level costs the
-# host no launches (a high-diameter graph's thousands of levels each took
-# tens of microseconds of Python, part of their time on grid-2048). A multiple of
-# the 2 queues, 3 counter slots, PLANES planes and FLUSH_SPAN, so that one
-# capture serves every replay; its levels go top-down (the capture has no
-# pull step, unless GRAPH_PULL): on such graphs each source's frontier
-# mostly stays far below ALPHA * m out-edges, a pull step that returns at
-# once still costs its launch, and both directions compute the same bits
-GRAPH_LEVELS = 48
-# (H100, 64 sources, interleaved A/B against GRAPH = False: grid-2048 259
-# -> 189 ms, 3D grid 161^3 86 -> 66.5 ms, rgg 4.2M 327 -> 306 ms; kron and
-# urand never reach level 48; with GRAPH_PULL the 3D grid took 85 ms)
-GRAPH = True
-GRAPH_PULL = False
-# replays in flight before the host reads the oldest one's last queue size
-GRAPH_LEAD = 1
-# levels 0 .. HEAD_LEVELS run as one CUDA graph (with their pull steps and
-# the direction rule), captured once per state and graph: R-MAT's and
-# urand's whole traversal (7-9 levels) without a launch from the host
-# between kernels, whose small first levels waited on the host's launches;
-# the levels past the last one cost their kernels' exits. 0: off. H100,
-# 64 sources, 9 interleaved rounds, median call, HEAD_LEVELS 0 / 10 / 8:
-# kron-22 2.504 / 2.456 / 2.500 ms, urand-22 4.535 / 4.452 / 4.515, kron-21
-# 1.774 / 1.708 / 1.724, urand-21 2.366 / 2.288 / 2.286
-HEAD_LEVELS = 10
-# the final flush of a traversal that ends within the first levels runs in
-# their graph (the host's wait for the last level, its check loop and the
-# flush's launch no longer fall between the last level and the flush)
-HEAD_FLUSH = True
-# counter slot (msbfs.cu): nq, mf, active, scanned, pull, push, done, spare,
-# cnt[64], out-edges[64]; stats: count[64], total[64], ecc[64], the queue
-# sizes of levels 0..63
-_NQ, _MF, _ACTIVE, _SCANNED, _PULL, _PUSH, _CTR, _STATS = 0, 1, 2, 3, 4, 5, 136, 256
-_RING = 16  # levels whose counters are in flight to the host (> HEAD_LEVELS)
-# frontier planes kept before their levels are written out (msbfs_flush; at
-# most 16: a level's offset in the window is 4 bits), fewer when the GPU's
-# free memory is short
-PLANES = 16
-_ARGS = 136  # words of args (msbfs.cu's A_*: sources, rows, level base, result address)
-_A_BASE, _A_LEVELS = 128, 129
-# the final flush zeroes the words it read of a plane whose level's queue
-# held fewer than n / DENSE_PLANE vertices; memsets clear the others
-DENSE_PLANE = 16
-_CHUNK = 2048  # msbfs::CHUNK: a hub's out-edges per chunk entry
-_BLOCK = 256  # threads per block: msbfs::BLOCK of the .cu (the block scans assume it)
+# layout shared with msbfs.cu (constants.MSBFS): counter slots (nq, mf,
+# active, scanned, pull, push, ..., cnt[64], out-edges[64]), statistics
+# (count[64], total[64], ecc[64], the queue sizes of levels 0..63),
+# arguments (sources, rows, level base, result address)
+_NQ, _MF, _ACTIVE, _SCANNED, _PULL, _PUSH = (MSBFS[c] for c in (
+    "C_NQ", "C_MF", "C_ACTIVE", "C_SCANNED", "C_PULL", "C_PUSH"))
+_CTR, _STATS, _ARGS = MSBFS["CTR"], MSBFS["STATS"], MSBFS["ARGS"]
+_S_TOTAL, _S_ECC, _S_LEVELS = MSBFS["S_TOTAL"], MSBFS["S_ECC"], MSBFS["S_LEVELS"]
+_A_ROWS, _A_BASE, _A_LEVELS = MSBFS["A_ROWS"], MSBFS["A_BASE"], MSBFS["A_LEVELS"]
+_CHUNK = MSBFS["CHUNK"]  # a hub's out-edges per chunk entry
+_BLOCK = MSBFS["BLOCK"]  # threads per block (the block scans assume it)
+_RING = 16  # levels whose counters are in flight to the host (> head_levels)
 
 
 def _grid(items, cap):
@@ -169,13 +87,13 @@ def _wave(fn, sms, smem=0):
     return per_sm * sms
 
 
-def _kernels(it, pull):
-    """The kernels of a batch (start, settle, flush, push, pull, the BVSS
-    pull or None, advance, clear) and the multiprocessor count, looked up once per device:
-    each lookup costs microseconds of the call, before its first kernel."""
+def _kernels(it):
+    """The kernels of a batch (start, settle, flush, push, pull, advance,
+    clear) and the multiprocessor count, looked up once per device: each
+    lookup costs microseconds of the call, before its first kernel."""
     import cupy
 
-    key = ("kernels", cupy.cuda.runtime.getDevice(), it, pull)
+    key = ("kernels", cupy.cuda.runtime.getDevice(), it)
     got = _BUFFERS.get(key)
     if got is None:
         mod, lowered = module(SOURCE, _NAMES)
@@ -183,11 +101,9 @@ def _kernels(it, pull):
         def fn(name):
             return mod.get_function(lowered[name])
 
-        bvss = None if pull == "csr" else \
-            fn(f"msbfs_bvss<{'true' if pull == 'bvss_mma' else 'false'}>")
         got = _BUFFERS[key] = (fn(f"msbfs_start<{it}>"), fn(f"msbfs_settle<{it}>"),
                                fn("msbfs_flush"), fn(f"msbfs_push<{it}>"),
-                               fn(f"msbfs_pull<{it}>"), bvss, fn("msbfs_advance"),
+                               fn(f"msbfs_pull<{it}>"), fn("msbfs_advance"),
                                fn("msbfs_clear"), multiprocessors())
         _allow_stage(got[2])
     return got
@@ -207,13 +123,6 @@ def _allow_stage(fn):
     driver.funcSetAttribute(fn.ptr, getattr(
         driver, "CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES", 8), _stage_bytes(16, True))
 
-# benchmarks: a list here receives one tuple per level of every batch:
-# (level, "start" or "pull P push Q" (how many sources went each way),
-# frontier size, frontier out-edges, steps ms, settle ms, in-edges the pull
-# scanned, the bottom-up step's part of steps ms), from CUDA events, and the
-# final flush's (its ms as settle ms);
-# tracing waits for every level
-TRACE = None
 _BUFFERS: dict = {}
 
 
@@ -312,10 +221,11 @@ def _graph(kind: str, key: tuple, work):
     return got
 
 
-def new_state(n: int, planes: int | None = None):
+def new_state(n: int, planes: int | None = None, cfg=None):
     """Device scratch of a batch, reusable by the next (``batch_run`` leaves
     it zeroed): the frontier planes uint64[R, n] (R = ``planes``, default
-    ``PLANES`` or what a quarter of the free GPU memory holds, at least 2),
+    ``cfg.planes`` of the ``MSBFSCuda`` settings, or what a quarter of the
+    free GPU memory holds, at least 2),
     seen uint64[n], touched and the flush's marks uint32[ceil(n / 32)],
     two queues int64[n] (viewed as int32 for int32 indices), counters
     int64[3, 136], statistics int64[256]. (8 R + 25) n bytes."""
@@ -324,8 +234,12 @@ def new_state(n: int, planes: int | None = None):
     from bitgraph.device import oom_guard
 
     if planes is None:
+        if cfg is None:
+            from bitgraph.settings import current
+
+            cfg = current().msbfs_cuda
         free = cupy.cuda.runtime.memGetInfo()[0]
-        planes = max(2, min(PLANES, free // 4 // max(8 * n, 1)))
+        planes = max(2, min(cfg.planes, free // 4 // max(8 * n, 1)))
     if not 2 <= planes <= 16:
         raise ValueError(f"msbfs new_state: planes={planes!r} must lie in 2..16")
     words = (n + 31) // 32
@@ -337,7 +251,7 @@ def new_state(n: int, planes: int | None = None):
 
 
 @contextlib.contextmanager
-def shared_state(n: int):
+def shared_state(n: int, cfg=None):
     """``new_state(n)`` kept between calls on the same device, stream and
     thread (one n at a time): a call reuses the zeroed scratch instead of
     allocating and clearing (8 R + 25) n bytes again (kron-22, 16 planes:
@@ -355,29 +269,9 @@ def shared_state(n: int):
            threading.get_ident())
     got = _BUFFERS.pop(key, None)  # popped: a nested call gets its own
     if got is None or got[0] != n:
-        got = (n, new_state(n))
+        got = (n, new_state(n, cfg=cfg))
     yield got[1]
     _BUFFERS[key] = got  # reached only when the batches returned: state zeroed
-
-
-def _bvss_arrays(cupy, t, bvss, n):
-    # the BVSS of A' on the device; built from t on the CPU when not given
-    if bvss is None:
-        from bitgraph.device import host
-        from bitgraph.formats import bvss as bv
-        from bitgraph.formats.csr import CSR
-
-        bvss = bv.from_csr(CSR(host(t.indptr), host(t.indices), None, t.nrows, t.ncols))
-    if bvss.sigma != 8 or bvss.nrows != n or bvss.ncols != n:
-        raise ValueError(f"msbfs(cuda): bvss must be the sigma=8 BVSS of the {n}x{n} transpose,"
-                         f" got {bvss!r}")
-    v2r = cupy.ascontiguousarray(cupy.asarray(bvss.virtual_to_real), dtype=np.int32)
-    rid = cupy.ascontiguousarray(cupy.asarray(bvss.row_ids), dtype=np.uint32).reshape(-1)
-    masks = cupy.ascontiguousarray(cupy.asarray(bvss.masks), dtype=np.uint32)
-    n_vss = v2r.shape[0]
-    check_length("msbfs(cuda)", "bvss.row_ids", rid, n_vss * 128)
-    check_length("msbfs(cuda)", "bvss.masks", masks, n_vss * 32)
-    return v2r, rid, masks, n_vss
 
 
 def _dummy_levels():
@@ -391,31 +285,24 @@ def _dummy_levels():
     return got
 
 
-# threads per block of msbfs_coop (msbfs::COOP_THREADS, its launch bounds)
-# and blocks per multiprocessor at most: as bfs_bvss.py's persistent
-# kernel, one block of 1,024 per multiprocessor keeps the arrivals at each
-# level's barrier few
-_COOP_THREADS = 1024
+# msbfs_coop: COOP_THREADS threads a block (its launch bounds) and one
+# block per multiprocessor at most: as bfs_fused.cu's persistent kernel,
+# few blocks keep the arrivals at each level's barrier few
+_COOP_THREADS = MSBFS["COOP_THREADS"]
 _COOP_PER_SM = 1
 # entries of a block's stage of the next queue (dynamic shared memory: 64
 # KiB of int32, 128 KiB of int64); past it a warp appends to the queue
 # itself
 _COOP_STAGE = 16384
-# a level whose queue holds at least COOP_SWEEP * n vertices (None: none)
-# builds the next queue by a sweep of a bitmap, in ascending order, at the
-# cost of a second grid barrier and the sweep (msbfs.cu)
-COOP_SWEEP = 1 / 8
-# benchmarks: a list here receives one dict per cooperative batch (levels,
-# blocks, per-level queue sizes and times from the kernel's own clock, and
-# the final sweep's time); traversals of up to _COOP_TRACE_CAP levels
-COOP_TRACE = None
-_COOP_TRACE_CAP = 1 << 15
+_COOP_TRACE_CAP = 1 << 15  # levels a traced cooperative batch records
 
 
-def _coop(a, state, src, rows_h, flat_ptr, write, levels):
-    """``batch_run(..., coop=True)``: msbfs_coop with the state's queues
-    and statistics, and its own vertex records (32 n bytes, kept for the
-    next call in this thread)."""
+def _coop(a, state, src, rows_h, flat_ptr, write, levels, cfg, stats):
+    """``batch_run(..., schedule="coop")``: msbfs_coop with the state's
+    queues and statistics, and its own vertex records (32 n bytes, kept for
+    the next call in this thread). A level whose queue holds at least
+    ``cfg.coop_sweep * n`` vertices builds the next queue by a sweep of a
+    bitmap, in ascending order (a second grid barrier and the sweep)."""
     import cupy
 
     k = src.size
@@ -424,8 +311,8 @@ def _coop(a, state, src, rows_h, flat_ptr, write, levels):
         else np.dtype(np.int32)
     indptr = cupy.ascontiguousarray(a.indptr, dtype=idx)
     indices = cupy.ascontiguousarray(a.indices, dtype=idx)
-    _, _, touched, _, qa, qb, _, stats = state
-    sweep_min = 1 << 62 if COOP_SWEEP is None else max(1, int(COOP_SWEEP * n))
+    _, _, touched, _, qa, qb, _, stats_d = state
+    sweep_min = 1 << 62 if cfg.coop_sweep is None else max(1, int(cfg.coop_sweep * n))
     if idx == np.int32:
         qa, qb = qa.view(np.int32), qb.view(np.int32)
     key = ("coop", cupy.cuda.runtime.getDevice(), threading.get_ident())
@@ -446,20 +333,23 @@ def _coop(a, state, src, rows_h, flat_ptr, write, levels):
     fn = fns[_INDEX[idx]]
     args_h, args_d, stats_h = (_pinned()[i] for i in (4, 5, 7))
     args_h[:k] = src
-    args_h[64:64 + k] = rows_h[:k]
+    args_h[_A_ROWS:_A_ROWS + k] = rows_h[:k]
     args_h[_A_LEVELS] = flat_ptr
     stream = cupy.cuda.get_current_stream()
     cupy.cuda.runtime.memcpyAsync(args_d.data.ptr, args_h.ctypes.data, _ARGS * 8, 1, stream.ptr)
     smem = _COOP_STAGE * idx.itemsize
     blocks = cooperative_blocks(fn, _COOP_THREADS, _COOP_PER_SM, smem)
-    trace = COOP_TRACE
+    if stats is not None:
+        stats.ran(("msbfs", "csr", "cuda", "batch"))
+        stats.metrics["schedule"] = "coop"
+    trace = stats.traces if stats is not None and stats.trace else None
     tcap = _COOP_TRACE_CAP if trace is not None else 0
     tbuf = cupy.zeros(max(2 * tcap, 1), np.int64)
     fn((blocks,), (_COOP_THREADS,),
-       (indptr, indices, np.int64(n), rec, qa, qb, ctl, stats, args_d, np.int32(k),
+       (indptr, indices, np.int64(n), rec, qa, qb, ctl, stats_d, args_d, np.int32(k),
         np.bool_(write), touched, np.int64(sweep_min), tbuf, np.int32(tcap),
         np.uint32(_COOP_STAGE)), shared_mem=smem, enable_cooperative_groups=True)
-    cupy.cuda.runtime.memcpyAsync(stats_h.ctypes.data, stats.data.ptr, _STATS * 8, 2, stream.ptr)
+    cupy.cuda.runtime.memcpyAsync(stats_h.ctypes.data, stats_d.data.ptr, _STATS * 8, 2, stream.ptr)
     stream.synchronize()
     if trace is not None:
         t = tbuf.get().reshape(-1, 2)
@@ -467,16 +357,17 @@ def _coop(a, state, src, rows_h, flat_ptr, write, levels):
         if nl < _COOP_TRACE_CAP:
             # per level: (level, queue size, us from the level's start to the next's)
             stamps = np.r_[t[:nl + 1, 0], t[nl, 1]]
-            trace.append({"levels": nl, "blocks": blocks, "queue": t[:nl, 1].copy(),
+            trace.append({"schedule": "coop", "levels": nl, "blocks": blocks,
+                          "queue": t[:nl, 1].copy(),
                           "level_us": np.diff(stamps[:nl + 1]) / 1e3,
                           "end_us": (stamps[-1] - stamps[nl]) / 1e3})
     st = stats_h
-    return (levels if write else None), st[0:k].copy(), st[64:64 + k].copy(), \
-        st[128:128 + k].copy()
+    return (levels if write else None), st[0:k].copy(), st[_S_TOTAL:_S_TOTAL + k].copy(), \
+        st[_S_ECC:_S_ECC + k].copy()
 
 
-def _side_by_side(a, src, rows_h, write, levels):
-    """``batch_run(..., coop="async")``: ``bfs_async.traverse`` into the
+def _side_by_side(a, src, rows_h, write, levels, async_cfg, stats):
+    """``batch_run(..., schedule="async")``: ``bfs_async.traverse`` into the
     result's rows, or into scratch rows (kept per device and thread) for
     statistics only; None when it gave up or its memory does not fit."""
     import cupy
@@ -501,14 +392,14 @@ def _side_by_side(a, src, rows_h, write, levels):
             except DeviceError:
                 return None
         levels, rows = scratch, np.arange(k, dtype=np.int64)
-    got = traverse("msbfs(cuda)", a, src, rows, levels, stats=True)
+    got = traverse("msbfs(cuda)", a, src, rows, levels, cfg=async_cfg, summary=True, stats=stats)
     if got is False:
         return None
     return ((levels if write else None), *got)
 
 
-def _prepare(a, t, state, pull, bvss, lanes, n, where, keep):
-    """What a batch derives from its graph, state and bottom-up step alone:
+def _prepare(a, t, state, lanes, n, where, keep):
+    """What a batch derives from its graph and state alone:
     index type, contiguous arrays, kernels, grids, views, and the part of
     the graphs' keys they fix. With ``keep`` (a state the caller reuses)
     it is kept for the next call with the same objects, one per device and
@@ -520,7 +411,7 @@ def _prepare(a, t, state, pull, bvss, lanes, n, where, keep):
     import cupy
 
     where_key = ("prepared", cupy.cuda.runtime.getDevice(), threading.get_ident())
-    ident = (id(a), id(t), id(bvss), id(state), pull, lanes, n)
+    ident = (id(a), id(t), id(state), lanes, n)
     got = _BUFFERS.get(where_key)
     if got is not None and got[0] == ident:
         return got[2]
@@ -532,42 +423,34 @@ def _prepare(a, t, state, pull, bvss, lanes, n, where, keep):
     indices = cupy.ascontiguousarray(a.indices, dtype=idx)
     m = int(indices.shape[0])
     planes, seen, touched, wtouched, qa, qb, ctr, stats = state
-    tindptr = tindices = v2r = rid = masks = None
-    n_vss = 0
-    if pull == "csr":
-        tindptr = cupy.ascontiguousarray(t.indptr, dtype=idx)
-        tindices = cupy.ascontiguousarray(t.indices, dtype=idx)
-        group = pull_lanes(n, int(tindices.shape[0])) if lanes is None else int(lanes)
-        if group not in (1, 2, 4, 8, 16, 32):
-            raise ValueError(f"{where}: lanes={lanes!r} must be a power of 2 up to 32")
-    else:
-        v2r, rid, masks, n_vss = _bvss_arrays(cupy, t, bvss, n)
-        group = 0
-    kern = _kernels(it, pull)
-    f_settle, f_push, f_pull, f_bvss, sms = kern[1], kern[3], kern[4], kern[5], kern[8]
+    tindptr = cupy.ascontiguousarray(t.indptr, dtype=idx)
+    tindices = cupy.ascontiguousarray(t.indices, dtype=idx)
+    group = pull_lanes(n, int(tindices.shape[0])) if lanes is None else int(lanes)
+    if group not in (1, 2, 4, 8, 16, 32):
+        raise ValueError(f"{where}: lanes={lanes!r} must be a power of 2 up to 32")
+    kern = _kernels(it)
+    f_settle, f_push, f_pull, sms = kern[1], kern[3], kern[4], kern[7]
     settle_grid = _grid(n, _wave(f_settle, sms))
     push_grid = _wave(f_push, sms)
-    pull_grid = _grid(n * group, _wave(f_pull, sms)) if pull == "csr" else \
-        _grid(32 * n_vss, _wave(f_bvss, sms))
+    pull_grid = _grid(n * group, _wave(f_pull, sms))
     views = _views(planes, ctr, qa, qb)
     chunks = _chunks(m)
     args_d = _pinned()[5]
     graph_key = ((it, n, planes.shape[0], settle_grid, push_grid, sms, tuple(
         x.data.ptr for x in (indptr, indices, chunks, planes, seen, touched, wtouched, qa, qb,
                              ctr, stats, args_d))),
-                 (pull, group, pull_grid) + tuple(x.data.ptr for x in (
-                     (tindptr, tindices) if pull == "csr" else (v2r, rid, masks))))
-    got = (idx, it, indptr, indices, m, tindptr, tindices, group, v2r, rid, masks, n_vss, kern,
+                 (group, pull_grid) + tuple(x.data.ptr for x in (tindptr, tindices)))
+    got = (idx, it, indptr, indices, m, tindptr, tindices, group, kern,
            settle_grid, push_grid, pull_grid, views, chunks, graph_key)
     if keep:
-        _BUFFERS[where_key] = (ident, (a, t, bvss, state), got)
+        _BUFFERS[where_key] = (ident, (a, t, state), got)
     return got
 
 
 @register("msbfs", fmt="csr", device="cuda", variant="batch")
 def batch_run(a, t, sources, *, levels=None, rows=None, write=True, alpha=None,
-              stop_work=1 << 62, nchunks=None, state=None, pull=None, bvss=None,
-              lanes=None, all_pull=None, coop=False):
+              stop_work=1 << 62, nchunks=None, state=None, lanes=None, all_pull=None,
+              schedule="levels", cfg=None, async_cfg=None, stats=None):
     """One iBFS batch on the GPU: BFS from each of ``sources`` (k <= 64) at
     once; arguments and results as ``kernels.cpu.msbfs.batch_run``.
 
@@ -578,27 +461,27 @@ def batch_run(a, t, sources, *, levels=None, rows=None, write=True, alpha=None,
     where unreached. Returns ``(levels, count, total, ecc)``: count, total,
     ecc numpy int64[k] (vertices reached, sum and max of their levels).
 
-    ``alpha`` and ``all_pull`` (fractions of m; None: ``ALPHA``,
-    ``ALL_PULL``): the per-source direction of the module docstring (alpha
-    0: bottom-up wherever a frontier has out-edges; both huge: top-down
-    only), for the levels the host launches and, with ``GRAPH_PULL``, the
-    replayed ones (``GRAPH``: otherwise those go top-down). ``stop_work``
-    and ``nchunks`` are accepted for the CPU signature and ignored (every
-    level runs on the whole GPU). ``state``:
+    cfg: the ``MSBFSCuda`` settings, async_cfg the ``BFSAsync`` ones (None:
+    the current settings'). ``alpha`` and ``all_pull`` (fractions of m;
+    None: ``cfg.alpha``, ``cfg.all_pull``): the per-source direction of the
+    module docstring (alpha 0: bottom-up wherever a frontier has out-edges;
+    both huge: top-down only), for the levels the host launches and, with
+    ``cfg.graph_pull``, the replayed ones (``cfg.graph``: otherwise those go
+    top-down). ``stop_work`` and ``nchunks`` are accepted for the CPU
+    signature and ignored (every level runs on the whole GPU). ``state``:
     ``new_state(n)`` to reuse across batches (``shared_state`` keeps one
-    between calls). ``pull``: the bottom-up step, one of ``PULLS`` (None:
-    ``DEFAULT_PULL`` when ``bvss`` is given, else "csr"); the BVSS ones use
-    ``bvss`` (the sigma=8 ``formats.bvss.BVSS`` of t, arrays on the GPU or
-    the CPU), built on the CPU from t when None (slow: pass it). ``lanes``:
-    lanes per vertex of the CSR bottom-up (None: ``pull_lanes``).
-    ``coop``: the whole traversal in one launch instead, for graphs of
-    long diameter, where the levels above cost their launches; ``t``, the
-    direction rule and the bottom-up step are then unused. True: one
-    cooperative launch (``msbfs_coop`` in msbfs.cu: top-down only, one
-    grid barrier a level). "async": the batch's BFSs side by side, each
-    label-correcting with no barrier at all (``bfs_async.traverse``; its
-    own rows of levels: the bit-parallel status words need levels in step),
-    falling back to the cooperative launch when its work list fills.
+    between calls). ``lanes``: lanes per vertex of the bottom-up step over
+    t (None: ``pull_lanes``). ``schedule``: "levels" (a launch per step,
+    the direction per source); "coop": the whole traversal in one
+    cooperative launch (``msbfs_coop``: top-down only, one grid barrier a
+    level), for graphs of long diameter, where the levels' launches cost
+    more than their work (``t`` unused); "async": the batch's BFSs side by
+    side, each label-correcting with no barrier at all
+    (``bfs_async.traverse``; its own rows of levels: the bit-parallel status
+    words need levels in step), falling back to "coop" when its work list
+    fills. ``stats``: a ``bitgraph.Stats`` to fill (its ``trace`` asks for
+    per-level records in ``stats.traces``, and makes the host wait for
+    every level).
 
     >>> lv, count, total, ecc = batch_run(a, t, [0, 5])  # doctest: +SKIP
     """
@@ -606,10 +489,13 @@ def batch_run(a, t, sources, *, levels=None, rows=None, write=True, alpha=None,
 
     where = "msbfs batch_run(cuda)"
     n = int(a.nrows)
-    if pull is None:
-        pull = DEFAULT_PULL if bvss is not None else "csr"
-    if pull not in PULLS:
-        raise ValueError(f"{where}: pull={pull!r}; expected one of {PULLS}")
+    if schedule not in SCHEDULES:
+        raise ValueError(f"{where}: schedule={schedule!r}; expected one of {SCHEDULES}")
+    if cfg is None or async_cfg is None:
+        from bitgraph.settings import current
+
+        cfg = current().msbfs_cuda if cfg is None else cfg
+        async_cfg = current().bfs_async if async_cfg is None else async_cfg
     src = np.asarray(sources.get() if hasattr(sources, "get") else sources).astype(
         np.int64, copy=False).reshape(-1)
     k = src.size
@@ -636,44 +522,49 @@ def batch_run(a, t, sources, *, levels=None, rows=None, write=True, alpha=None,
         flat_ptr = _dummy_levels().data.ptr
     keep = state is not None
     if state is None:
-        state = new_state(n)
-    if coop == "async":
-        got = _side_by_side(a, src, rows_h, write, levels)
+        state = new_state(n, cfg=cfg)
+    if schedule == "async":
+        got = _side_by_side(a, src, rows_h, write, levels, async_cfg, stats)
         if got is not None:
             return got
-    if coop:
-        return _coop(a, state, src, rows_h, flat_ptr, write, levels)
-    (idx, it, indptr, indices, m, tindptr, tindices, group, v2r, rid, masks, n_vss, kern,
+    if schedule != "levels":
+        return _coop(a, state, src, rows_h, flat_ptr, write, levels, cfg, stats)
+    if stats is not None:
+        stats.ran(("msbfs", "csr", "cuda", "batch"))
+        stats.metrics["schedule"] = "levels"
+    (idx, it, indptr, indices, m, tindptr, tindices, group, kern,
      settle_grid, push_grid, pull_grid, views, chunks, graph_key) = _prepare(
-        a, t, state, pull, bvss, lanes, n, where, keep)
-    planes, seen, touched, wtouched, qa, qb, ctr, stats = state
+        a, t, state, lanes, n, where, keep)
+    planes, seen, touched, wtouched, qa, qb, ctr, stats_d = state
     R = planes.shape[0]
-    f_start, f_settle, f_flush, f_push, f_pull, f_bvss, f_advance, f_clear, sms = kern
+    f_start, f_settle, f_flush, f_push, f_pull, f_advance, f_clear, sms = kern
     head_ptr, heads, events, ghead, args_h, args_d, _, stats_h = _pinned()
     plane, slot, slot_ptr, queues = views
     # level L's steps read queue[(L - 1) % 2], its settle fills queue[L % 2]
     queue = queues[idx == np.int32]
-    span = min(FLUSH_SPAN, R - 1)
+    span = min(cfg.flush_span, R - 1)
+    GRAPH_LEVELS, HEAD_LEVELS, HEAD_FLUSH = cfg.graph_levels, cfg.head_levels, cfg.head_flush
+    FLUSH_SPAN, DENSE_PLANE, LEAD = cfg.flush_span, cfg.dense_plane, cfg.lead
     # the arguments (msbfs.cu's A_*; the previous batch's copy is done: it
     # ended with a synchronous read)
     args_h[:k] = src
-    args_h[64:64 + k] = rows_h[:k]
+    args_h[_A_ROWS:_A_ROWS + k] = rows_h[:k]
     args_h[_A_BASE] = 0
     args_h[_A_LEVELS] = flat_ptr
     stream = cupy.cuda.get_current_stream()
     stream_ptr = stream.ptr
     cupy.cuda.runtime.memcpyAsync(args_d.data.ptr, args_h.ctypes.data, _ARGS * 8, 1, stream_ptr)
     big = 2.0**62
-    alpha = ALPHA if alpha is None else alpha
-    all_pull = ALL_PULL if all_pull is None else all_pull
+    alpha = cfg.alpha if alpha is None else alpha
+    all_pull = cfg.all_pull if all_pull is None else all_pull
     alpha_m = np.int64(min(max(alpha, 0.0) * m, big))
     all_pull_m = np.int64(min(max(all_pull, 0.0) * m, big))
     push_only = np.int64(big)
-    trace = TRACE
+    trace = stats.traces if stats is not None and stats.trace else None
     # the replayed levels need 16 planes (a state of fewer, when memory is
     # short, runs every level from the host) and no per-level trace
-    graph = GRAPH and trace is None and R == 16 and span == FLUSH_SPAN
-    graph_pull = bool(GRAPH_PULL)
+    graph = cfg.graph and trace is None and R == 16 and span == FLUSH_SPAN
+    graph_pull = bool(cfg.graph_pull)
     base = 0  # the level base in args (msbfs.cu: A_BASE) once the replays are done
 
     def settle(level, rel, direct=True):
@@ -683,7 +574,7 @@ def batch_run(a, t, sources, *, levels=None, rows=None, write=True, alpha=None,
         a_m, p_m = (alpha_m, all_pull_m) if direct else (push_only, push_only)
         f_settle((settle_grid,), (_BLOCK,),
                  (touched, wtouched, indptr, plane[level % R], seen, queue[level % 2], chunks,
-                  slot[level % 3], slot[(level + 1) % 3], slot[(level + 2) % 3], stats, args_d,
+                  slot[level % 3], slot[(level + 1) % 3], slot[(level + 2) % 3], stats_d, args_d,
                   np.int64(n), np.int32(k), np.int32(rel), a_m, p_m))
 
     def copy_head(level, sp):
@@ -700,7 +591,7 @@ def batch_run(a, t, sources, *, levels=None, rows=None, write=True, alpha=None,
         smem = _stage_bytes(abs(count), final)
         f_flush((_grid(n, _wave(f_flush, sms, smem)),), (_BLOCK,),
                 (planes, np.int64(n), np.int32(R), np.int32(first - at), np.int32(count),
-                 np.int32(keep), np.uint32(zmask), wtouched, seen, args_d, stats,
+                 np.int32(keep), np.uint32(zmask), wtouched, seen, args_d, stats_d,
                  np.int64(dense_q), np.int32(k), np.bool_(write), np.bool_(final)),
                 shared_mem=smem)
 
@@ -712,12 +603,8 @@ def batch_run(a, t, sources, *, levels=None, rows=None, write=True, alpha=None,
     def steps(level, mid=None):
         # the frontier is plane (level - 1) % R, the new bits go to level % R
         cur, nxt, prev = plane[(level - 1) % R], plane[level % R], slot[(level + 2) % 3]
-        if pull == "csr":
-            f_pull((pull_grid,), (_BLOCK,), (tindptr, tindices, cur, seen, nxt, touched,
-                                             np.int64(n), np.int32(group), prev, slot[level % 3]))
-        elif n_vss:
-            f_bvss((pull_grid,), (_BLOCK,), (v2r, rid, masks, np.int64(n_vss), cur, seen, nxt,
-                                             touched, np.int64(n), prev))
+        f_pull((pull_grid,), (_BLOCK,), (tindptr, tindices, cur, seen, nxt, touched,
+                                         np.int64(n), np.int32(group), prev, slot[level % 3]))
         if mid is not None:
             mid.record()
         push(level)
@@ -733,7 +620,7 @@ def batch_run(a, t, sources, *, levels=None, rows=None, write=True, alpha=None,
         # with levels to write, then the final flush of the traversal that
         # ends within them (msbfs.cu: count < 0; a longer one's is a no-op):
         # no wait for the host between the last level and the flush
-        f_start((1,), (64,), (args_d, np.int32(k), plane[0], touched, ctr, stats))
+        f_start((1,), (64,), (args_d, np.int32(k), plane[0], touched, ctr, stats_d))
         settle(0, 0)
         copy_head(0, sp)
         for lv in range(1, HEAD_LEVELS + 1):
@@ -742,7 +629,7 @@ def batch_run(a, t, sources, *, levels=None, rows=None, write=True, alpha=None,
             copy_head(lv, sp)
         if write and HEAD_FLUSH:
             flush(0, -HEAD_LEVELS, -1, True, 0, dense_q=n // DENSE_PLANE)
-            cupy.cuda.runtime.memcpyAsync(stats_h.ctypes.data, stats.data.ptr, _STATS * 8, 2, sp)
+            cupy.cuda.runtime.memcpyAsync(stats_h.ctypes.data, stats_d.data.ptr, _STATS * 8, 2, sp)
 
     def block_levels(sp):
         # levels GRAPH_LEVELS .. 2 * GRAPH_LEVELS - 1 as run by the loop
@@ -773,7 +660,7 @@ def batch_run(a, t, sources, *, levels=None, rows=None, write=True, alpha=None,
             flight.append(events[(at // GRAPH_LEVELS) % _RING])
             flight[-1].record(stream)
             at += GRAPH_LEVELS
-            if len(flight) > GRAPH_LEAD:
+            if len(flight) > cfg.graph_lead:
                 # the head is the oldest block's or a later one's: either
                 # way, 0 means every level launched after it does nothing
                 flight.pop(0).synchronize()
@@ -794,7 +681,7 @@ def batch_run(a, t, sources, *, levels=None, rows=None, write=True, alpha=None,
             # the dense planes of a traversal that ended in the graph: the
             # host returns without waiting for their zeroing
             f_clear((_grid(n, _wave(f_clear, sms)),), (_BLOCK,),
-                    (planes, np.int64(n), np.int32(R), stats, np.int64(n // DENSE_PLANE),
+                    (planes, np.int64(n), np.int32(R), stats_d, np.int64(n // DENSE_PLANE),
                      np.int32(HEAD_LEVELS)))
         events[0].synchronize()
         level = HEAD_LEVELS
@@ -802,7 +689,7 @@ def batch_run(a, t, sources, *, levels=None, rows=None, write=True, alpha=None,
         if trace is not None:
             ev = [cupy.cuda.Event() for _ in range(4)]
             ev[0].record()
-        f_start((1,), (64,), (args_d, np.int32(k), plane[0], touched, ctr, stats))
+        f_start((1,), (64,), (args_d, np.int32(k), plane[0], touched, ctr, stats_d))
         if trace is not None:
             ev[1].record()
         settle(0, 0)
@@ -887,8 +774,8 @@ def batch_run(a, t, sources, *, levels=None, rows=None, write=True, alpha=None,
         trace.append((level + 1, "final flush", 0, 0, 0.0, cupy.cuda.get_elapsed_time(ev[0], ev[1]),
                       0, 0.0))
     if st is None:
-        st = stats.get()
+        st = stats_d.get()
     count = st[0:k].copy()
-    total = st[64:64 + k].copy()
-    ecc = st[128:128 + k].copy()
+    total = st[_S_TOTAL:_S_TOTAL + k].copy()
+    ecc = st[_S_ECC:_S_ECC + k].copy()
     return (levels if write else None), count, total, ecc

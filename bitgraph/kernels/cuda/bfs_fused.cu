@@ -1,4 +1,4 @@
-// BFS in one persistent kernel (launcher: bfs_bvss.py): Blest's on BVSS,
+// BFS in one persistent kernel (launcher: bfs_fused.py): Blest's on BVSS,
 // or BFS-4K's / XBFS's over CSR.
 //
 // The graph is the BVSS of A' (row u lists the in-neighbours of u; sigma 8,
@@ -28,7 +28,7 @@
 // - single-block (BFS-4K's switch): small levels run in block 0 alone over
 //   A's CSR with a vertex list, block barriers only (see single_levels).
 //
-// With csr set, the same kernel runs without the BVSS (methods push and
+// With FMT = FMT_CSR, the same kernel runs without the BVSS (methods push and
 // direction): queue entries are frontier vertices with their out-degree
 // (hubs split into GIANT-edge chunks), and a top-down level expands them
 // BFS-4K's way over A's CSR, scan-free (eager: claim and enqueue) or
@@ -50,6 +50,7 @@
 
 #include "warp.cuh"
 #include "grid.cuh"
+#include "bfs_fused_constants.cuh"  // THREADS, SB_FRONTIER, LIST_CAP, GIANT, FMT_*
 
 typedef unsigned int u32;
 typedef unsigned long long u64;
@@ -263,7 +264,7 @@ __device__ __forceinline__ u64 settle_words(int* __restrict__ levels,
 // step. The warp owns the group's words: new bits gather in shared memory
 // and go to visited and F_{L+1} by plain stores. The lists (32 warps x
 // BU_GROUP * 32 shorts = 32 KiB) live in the single-block levels' dynamic
-// shared memory (bfs_bvss.py _smem: at least 64 KiB).
+// shared memory (bfs_fused.py _smem: at least 64 KiB).
 #define BU_STEPS 8  // in-neighbours a lane scans alone before its warp helps
 #define BU_SLOTS 4
 #define BU_GROUP 16
@@ -421,8 +422,8 @@ using namespace bfsb;
 // list, block barriers only; the other blocks wait at the grid barrier.
 // A grid level costs ~8 us of barrier and counter round trips whatever its
 // work: a road network's thousands of tiny levels would pay it each time.
-#define SB_FRONTIER 4096  // frontier vertices a single-block level takes
-#define LIST_CAP 65536    // vertex list capacity (>= the edge limit sb_edges)
+// SB_FRONTIER: frontier vertices a single-block level takes; LIST_CAP: its
+// vertex list's capacity (>= the edge limit sb_edges); both generated
 #define SINGLE 3
 #define SB_ILP 4  // edges in flight per thread (more spill registers at 64 a thread)
 #define HEAVY_BIN 256  // a block's bin of high-degree frontier vertices (CSR top-down)
@@ -497,7 +498,6 @@ __device__ __forceinline__ int block_scan(int* pre, SbShared& sb, int f) {
 // chunk k, so that a hub's edges spread over many blocks' bins (BFS-4K
 // gives hubs extra blocks). Entries name each vertex once by x >= 0 or by
 // chunk 0 (x == -1).
-#define GIANT 8192
 __device__ __forceinline__ int entry_vertex(int2 e) { return e.x >= 0 ? e.x : e.y; }
 
 // Clear F_{L-1} (buffer F0): the bytes of the blocks its queue Q0 (q0n
@@ -849,15 +849,16 @@ __device__ void single_levels(Stage& st, SbShared& sb, unsigned char* dyn, int L
 // alpha_m: a level runs bottom-up when its frontier's out-degree sum
 // exceeds it; bottom_up: 0 never, 1 by alpha_m (or bu_keep), 2 always;
 // lazy_min: levels whose queue holds at least this many VSSs use the lazy
-// update (-1 never). bu_keep (Beamer's beta rule; -1 off): after a
+// update (-1 never); scan_min (CSR): top-down levels scanning at least this
+// many out-edges run single-scan (-1 never). bu_keep (Beamer's beta rule; -1 off): after a
 // bottom-up level the next stays bottom-up while its frontier has more than
 // bu_keep vertices (its top-down level would expand that many vertices,
 // while the bottom-up one scans only the few still unvisited). dead (or
 // null): the bits of the vertices with no in-edges, which no level can
 // reach; they start visited, so that bottom-up levels skip their words
 // (R-MAT's ~40% isolated vertices), and leave the bitmap at the end.
-template <bool MMA, typename I>
-__global__ void __launch_bounds__(1024) bfs_bvss(
+template <int FMT, typename I>
+__global__ void __launch_bounds__(THREADS) bfs_fused(
     const int* __restrict__ real_ptrs,
     const uint4* __restrict__ rows4, const u32* __restrict__ masks,
     const I* __restrict__ in_ptr, const I* __restrict__ in_idx,
@@ -865,10 +866,13 @@ __global__ void __launch_bounds__(1024) bfs_bvss(
     const int* __restrict__ outdeg, int* __restrict__ levels, u32* visited, u32* front,
     int2* queue, u64* ctrl, u32* bar, long long* trace, u32* lists,
     long long n, long long nblocks, long long qcap, long long source, u64 alpha_m,
-    int bottom_up, long long lazy_min, long long sb_edges, long long trace_cap, int csr,
+    int bottom_up, long long lazy_min, long long scan_min, long long sb_edges,
+    long long trace_cap,
     const u32* __restrict__ dead, long long bu_keep)
 {
     using namespace bfsb;
+    constexpr bool csr = FMT == FMT_CSR;  // BFS-4K's top-down levels over A's CSR
+    constexpr bool MMA = FMT == FMT_BVSS_MMA;  // Blest's step on tensor cores
     __shared__ Stage st;
     __shared__ SbShared sb;
     __shared__ long long hv_start[HEAVY_BIN];
@@ -927,6 +931,9 @@ __global__ void __launch_bounds__(1024) bfs_bvss(
         // (CSR: on the frontier's out-degree sum, the edges the level scans)
         const long long qsize = csr ? (long long)ds
                               : (qn == NOQUEUE ? (long long)nf : (long long)qn);
+        // BVSS: Blest's lazy update on a large queue; CSR: XBFS's single scan
+        // on a level that scans many edges
+        const long long lazy_at = csr ? scan_min : lazy_min;
         const bool stay = bu_keep >= 0 && last_bu && (long long)nf > bu_keep;
         // a bottom-up level that left no vertex unvisited ends the
         // traversal: F_L's out-edges all lead to visited vertices (on urand
@@ -936,7 +943,7 @@ __global__ void __launch_bounds__(1024) bfs_bvss(
         const int mode = (sb_edges >= 0 && nf <= SB_FRONTIER && (long long)ds <= sb_edges)
                            ? SINGLE
                        : (bottom_up == 2 || (bottom_up == 1 && (ds > alpha_m || stay))) ? BOTTOM_UP
-                       : ((lazy_min >= 0 && qsize >= lazy_min) ? LAZY : EAGER);
+                       : ((lazy_at >= 0 && qsize >= lazy_at) ? LAZY : EAGER);
         last_bu = mode == BOTTOM_UP;
         if (tid == 0 && L < trace_cap) {
             trace[8 * L] = mode;
@@ -978,21 +985,21 @@ __global__ void __launch_bounds__(1024) bfs_bvss(
                 const long long w = base + lane;
                 u32 x = w < nwords ? ldcg(F + w) : 0u;
                 if (!__any_sync(FULL, x != 0)) continue;
-                if (csr) {  // a vertex per set bit, with its out-degree
+                if constexpr (csr) {  // a vertex per set bit, with its out-degree
                     while (__any_sync(FULL, x != 0)) {
                         const bool ok = x != 0;
                         const int u = ok ? (int)(w * 32 + __ffs(x) - 1) : 0;
                         x &= x - 1;
                         warp_push_vertex(st, ok, u, ok ? __ldg(outdeg + u) : 0, Qb, ctrl + CT(17));
                     }
-                    continue;
-                }
+                } else {  // a block's VSSs per non-empty byte
 #pragma unroll
-                for (int b = 0; b < 4; ++b) {
-                    const long long blk = w * 4 + b;
-                    const bool push = ((x >> (8 * b)) & 0xFFu) && blk < nblocks;
-                    if (__any_sync(FULL, push))
-                        warp_push(st, push ? blk : -1, real_ptrs, Qb, ctrl + CT(17));
+                    for (int b = 0; b < 4; ++b) {
+                        const long long blk = w * 4 + b;
+                        const bool push = ((x >> (8 * b)) & 0xFFu) && blk < nblocks;
+                        if (__any_sync(FULL, push))
+                            warp_push(st, push ? blk : -1, real_ptrs, Qb, ctrl + CT(17));
+                    }
                 }
             }
             flush(st, Qb, ctrl + CT(17), ctrl, next);
@@ -1008,7 +1015,7 @@ __global__ void __launch_bounds__(1024) bfs_bvss(
             if (blockIdx.x == 0)
                 single_levels<I>(st, sb, dyn, L, (long long)qn, F, Q, front, queue, qcap, nwords,
                                  real_ptrs, out_ptr, out_idx, outdeg, levels, visited, ctrl,
-                                 trace, trace_cap, lists, sb_edges, nblocks, csr != 0);
+                                 trace, trace_cap, lists, sb_edges, nblocks, csr);
             grid_barrier(bar, gen);
             L = (int)ldcg(ctrl + CT(16)) - 1;  // the level the grid resumes at
             continue;
@@ -1230,22 +1237,30 @@ __global__ void parents_from_levels(const I* __restrict__ in_ptr, const I* __res
     }
 }
 
-template __global__ void bfs_bvss<true, int>(const int*, const uint4*,
+template __global__ void bfs_fused<FMT_CSR, int>(const int*, const uint4*,
     const u32*, const int*, const int*, const int*, const int*, const int*, int*,
     u32*, u32*, int2*, u64*, u32*, long long*, u32*, long long, long long, long long,
-    long long, u64, int, long long, long long, long long, int, const u32*, long long);
-template __global__ void bfs_bvss<true, long long>(const int*, const uint4*,
+    long long, u64, int, long long, long long, long long, long long, const u32*, long long);
+template __global__ void bfs_fused<FMT_CSR, long long>(const int*, const uint4*,
     const u32*, const long long*, const long long*, const long long*, const long long*, const int*, int*,
     u32*, u32*, int2*, u64*, u32*, long long*, u32*, long long, long long, long long,
-    long long, u64, int, long long, long long, long long, int, const u32*, long long);
-template __global__ void bfs_bvss<false, int>(const int*, const uint4*,
+    long long, u64, int, long long, long long, long long, long long, const u32*, long long);
+template __global__ void bfs_fused<FMT_BVSS_SIMT, int>(const int*, const uint4*,
     const u32*, const int*, const int*, const int*, const int*, const int*, int*,
     u32*, u32*, int2*, u64*, u32*, long long*, u32*, long long, long long, long long,
-    long long, u64, int, long long, long long, long long, int, const u32*, long long);
-template __global__ void bfs_bvss<false, long long>(const int*, const uint4*,
+    long long, u64, int, long long, long long, long long, long long, const u32*, long long);
+template __global__ void bfs_fused<FMT_BVSS_SIMT, long long>(const int*, const uint4*,
     const u32*, const long long*, const long long*, const long long*, const long long*, const int*, int*,
     u32*, u32*, int2*, u64*, u32*, long long*, u32*, long long, long long, long long,
-    long long, u64, int, long long, long long, long long, int, const u32*, long long);
+    long long, u64, int, long long, long long, long long, long long, const u32*, long long);
+template __global__ void bfs_fused<FMT_BVSS_MMA, int>(const int*, const uint4*,
+    const u32*, const int*, const int*, const int*, const int*, const int*, int*,
+    u32*, u32*, int2*, u64*, u32*, long long*, u32*, long long, long long, long long,
+    long long, u64, int, long long, long long, long long, long long, const u32*, long long);
+template __global__ void bfs_fused<FMT_BVSS_MMA, long long>(const int*, const uint4*,
+    const u32*, const long long*, const long long*, const long long*, const long long*, const int*, int*,
+    u32*, u32*, int2*, u64*, u32*, long long*, u32*, long long, long long, long long,
+    long long, u64, int, long long, long long, long long, long long, const u32*, long long);
 template __global__ void parents_from_levels<int>(const int*, const int*, const int*,
                                                   long long*, long long, long long);
 template __global__ void parents_from_levels<long long>(const long long*, const long long*,

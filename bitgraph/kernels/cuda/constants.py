@@ -1,0 +1,117 @@
+"""Constants a CUDA source and its launcher share, defined once here.
+
+Each source's constants are generated into ``<source>_constants.cuh``
+(``constexpr`` lines, included by the ``.cu`` where they are used), so the
+``.cu`` files still compile alone with ``nvcc`` (as CI does) and nothing is
+copied by hand: ``tests/kernels/test_cuda_sources.py`` checks that every
+generated header equals ``header(source)``, and ``python -m
+bitgraph.kernels.cuda.constants`` rewrites them.
+
+These are layout facts (block sizes the kernels' scans assume, argument
+and counter slots, list capacities), not tunables: a tunable travels as a
+kernel argument from ``bitgraph.settings``.
+
+>>> BFS_FUSED["GIANT"]
+8192
+>>> "constexpr int GIANT = 8192;" in header("bfs_fused.cu")
+True
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+__all__ = ["BFS_FUSED", "BFS_ASYNC", "MSBFS", "SOURCES", "header", "header_path", "write"]
+
+# bfs_fused.cu
+BFS_FUSED = {
+    # threads per block of the persistent kernel (its __launch_bounds__)
+    "THREADS": 1024,
+    # frontier vertices a single-block level takes (its shared-memory lists)
+    "SB_FRONTIER": 4096,
+    # the single-block vertex list's capacity: the edge limit may not exceed it
+    "LIST_CAP": 65536,
+    # a CSR queue entry per GIANT out-edges of a hub
+    "GIANT": 8192,
+    # the template's format: CSR (push, direction), BVSS with the SIMT or the tensor-core step
+    "FMT_CSR": 0,
+    "FMT_BVSS_SIMT": 1,
+    "FMT_BVSS_MMA": 2,
+}
+
+# bfs_async.cu
+BFS_ASYNC = {
+    "BLOCK": 256,
+    # args: the sources at A_SOURCES.., their result rows at A_ROWS..
+    "A_SOURCES": 0,
+    "A_ROWS": 64,
+    "ARGS": 128,
+    # stats per source: reached, sum and max of levels
+    "S_COUNT": 0,
+    "S_TOTAL": 64,
+    "S_ECC": 128,
+    "STATS": 192,
+    # an item's vertex field: v < 2^SRC_AT
+    "SRC_AT": 34,
+    # bfs_async_run's flags
+    "F_PREFETCH": 1,
+    "F_CHECK": 2,
+    # counters (u64 words, 128 bytes apart): list head, tail, items done, gave up
+    "HEAD": 0,
+    "TAIL": 16,
+    "DONE": 32,
+    "ERROR": 48,
+}
+
+# msbfs.cu
+MSBFS = {
+    # threads per block of the level kernels (the block scans assume it)
+    "BLOCK": 256,
+    # a hub's out-edges per chunk entry
+    "CHUNK": 2048,
+    # counter slots: nq, mf, active, scanned, pull, push, done, spare, cnt[64], out-edges[64]
+    "C_NQ": 0, "C_MF": 1, "C_ACTIVE": 2, "C_SCANNED": 3, "C_PULL": 4, "C_PUSH": 5,
+    "CTR": 136,
+    # stats: count[64], total[64], ecc[64], the queue sizes of levels 0..63
+    "S_COUNT": 0, "S_TOTAL": 64, "S_ECC": 128, "S_QUEUE": 192, "S_LEVELS": 64, "STATS": 256,
+    # args: sources, result rows, level base, result address
+    "A_SOURCES": 0, "A_ROWS": 64, "A_BASE": 128, "A_LEVELS": 129, "ARGS": 136,
+    # threads per block of the cooperative launch
+    "COOP_THREADS": 1024,
+}
+
+SOURCES = {"bfs_fused.cu": BFS_FUSED, "bfs_async.cu": BFS_ASYNC, "msbfs.cu": MSBFS}
+
+_HERE = Path(__file__).resolve().parent
+
+
+def header(source: str) -> str:
+    """The text of ``source``'s generated header."""
+    lines = [f"// Generated from bitgraph/kernels/cuda/constants.py ({source}): do not edit;",
+             "// python -m bitgraph.kernels.cuda.constants rewrites it."]
+    for name, value in SOURCES[source].items():
+        ctype = "long long" if abs(value) >= 2**31 else "int"
+        lines.append(f"constexpr {ctype} {name} = {value};")
+    return "\n".join(lines) + "\n"
+
+
+def header_path(source: str) -> Path:
+    """Where ``source``'s header lives: ``<stem>_constants.cuh`` beside it."""
+    return _HERE / f"{Path(source).stem}_constants.cuh"
+
+
+def write() -> None:
+    """Rewrite every generated header (atomically)."""
+    import os
+
+    for source in SOURCES:
+        path = header_path(source)
+        tmp = path.with_suffix(".tmp")
+        tmp.write_text(header(source))
+        os.replace(tmp, path)
+
+
+if __name__ == "__main__":
+    write()
+    sys.exit(0)

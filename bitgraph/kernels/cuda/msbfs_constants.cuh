@@ -1,0 +1,23 @@
+// Generated from bitgraph/kernels/cuda/constants.py (msbfs.cu): do not edit;
+// python -m bitgraph.kernels.cuda.constants rewrites it.
+constexpr int BLOCK = 256;
+constexpr int CHUNK = 2048;
+constexpr int C_NQ = 0;
+constexpr int C_MF = 1;
+constexpr int C_ACTIVE = 2;
+constexpr int C_SCANNED = 3;
+constexpr int C_PULL = 4;
+constexpr int C_PUSH = 5;
+constexpr int CTR = 136;
+constexpr int S_COUNT = 0;
+constexpr int S_TOTAL = 64;
+constexpr int S_ECC = 128;
+constexpr int S_QUEUE = 192;
+constexpr int S_LEVELS = 64;
+constexpr int STATS = 256;
+constexpr int A_SOURCES = 0;
+constexpr int A_ROWS = 64;
+constexpr int A_BASE = 128;
+constexpr int A_LEVELS = 129;
+constexpr int ARGS = 136;
+constexpr int COOP_THREADS = 1024;
