@@ -26,9 +26,21 @@ def main(argv=None):
         _print([(f, k, repr(v), doc) for f, k, v, doc in settings.table()],
                ("family", "field", "value", "rule"))
         return 0
-    rows = registry.table(args.device)
-    _print(rows, ("op", "fmt", "device", "variant", "launcher"))
+    rows = [row + (_source(row[4]),) for row in registry.table(args.device)]
+    _print(rows, ("op", "fmt", "device", "variant", "launcher", "source"))
     return 0
+
+
+def _source(launcher: str) -> str:
+    """The file a launcher's kernels are in: the CUDA source beside a CUDA
+    launcher module, the numba module itself on the CPU."""
+    from pathlib import Path
+
+    module = launcher.rsplit(".", 1)[0]
+    rel = Path(*module.split("."))
+    here = Path(__file__).resolve().parents[2]
+    cu = (here / rel).with_suffix(".cu")
+    return str(cu.relative_to(here)) if cu.exists() else str(rel.with_suffix(".py"))
 
 
 if __name__ == "__main__":
