@@ -236,7 +236,7 @@ def _all_or(A, sources, where):
     return check_sources(A, sources, where)
 
 
-def closeness_centrality(A, sources=None, *, wf_improved=True):
+def closeness_centrality(A, sources=None, *, wf_improved=True, stats=None):
     """Closeness centrality of ``sources`` (all vertices when None), as
     ``networkx.closeness_centrality``.
 
@@ -246,7 +246,8 @@ def closeness_centrality(A, sources=None, *, wf_improved=True):
     ``(|R| - 1) / total``, times ``(|R| - 1) / (n - 1)`` when
     ``wf_improved`` (Wasserman-Faust, for disconnected graphs); 0.0 when
     nothing else reaches u. Runs msbfs on the reverse graph in batches of 64,
-    keeping only per-source sums (no n x n array).
+    keeping only per-source sums (no n x n array). stats: a
+    ``bitgraph.Stats`` to fill (the schedule and kernels run).
 
     Returns a float64 ``np.ndarray`` in the order of ``sources``.
 
@@ -264,7 +265,7 @@ def closeness_centrality(A, sources=None, *, wf_improved=True):
     if src.size == 0:
         return np.zeros(0, np.float64)
     # incoming distances to u = BFS from u in A'
-    count, total, _ = _run_batches(A.T, src, np.arange(src.size), 64)
+    count, total, _ = _run_batches(A.T, src, np.arange(src.size), 64, stats=stats)
     reached = count - 1.0
     out = np.zeros(src.size, np.float64)
     ok = (total > 0) & (n > 1)
@@ -275,8 +276,8 @@ def closeness_centrality(A, sources=None, *, wf_improved=True):
     return out
 
 
-def _eccentricities(A, src, where):
-    count, _, ecc = _run_batches(A, src, np.arange(src.size), 64)
+def _eccentricities(A, src, where, stats=None):
+    count, _, ecc = _run_batches(A, src, np.arange(src.size), 64, stats=stats)
     short = np.flatnonzero(count < A.nrows)
     if short.size:
         i = short[0]
@@ -288,14 +289,14 @@ def _eccentricities(A, src, where):
     return ecc
 
 
-def eccentricity(A, sources=None):
+def eccentricity(A, sources=None, *, stats=None):
     """Eccentricity of ``sources`` (all vertices when None): the largest BFS
     level from each, following out-edges, as ``networkx.eccentricity``.
 
     Raises ``InvalidValue`` when a source does not reach every vertex (the
     graph is not connected, or a digraph not strongly connected: some
     distance is infinite). Returns an int64 ``np.ndarray`` in the order of
-    ``sources``.
+    ``sources``. stats: a ``bitgraph.Stats`` to fill.
 
     >>> import bitgraph as bg
     >>> A = bg.io.generators.grid2d(2, 3)
@@ -307,12 +308,13 @@ def eccentricity(A, sources=None):
     src = _all_or(A, sources, where)
     if src.size == 0:
         return np.zeros(0, np.int64)
-    return _eccentricities(A, src, where)
+    return _eccentricities(A, src, where, stats)
 
 
-def diameter(A) -> int:
+def diameter(A, *, stats=None) -> int:
     """The exact diameter: the largest eccentricity, from a BFS of every
     vertex (msbfs batches of 64: O(n (n + m) / 64) word operations).
+    stats: a ``bitgraph.Stats`` to fill.
 
     Raises ``InvalidValue`` for a graph with no vertices or one that is not
     (strongly) connected, like ``networkx.diameter``.
@@ -325,7 +327,7 @@ def diameter(A) -> int:
     check_graph(A, where)
     if A.nrows == 0:
         raise InvalidValue(f"{where}: the graph has no vertices")
-    return int(_eccentricities(A, np.arange(A.nrows, dtype=np.int64), where).max())
+    return int(_eccentricities(A, np.arange(A.nrows, dtype=np.int64), where, stats).max())
 
 
 def diameter_bounds(A, *, samples=16, seed=0):
