@@ -57,7 +57,7 @@ from pathlib import Path
 import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
-if str(ROOT) not in sys.path:  # run from a checkout without installing
+if not os.environ.get("PYTHONPATH"):  # run from a checkout; PYTHONPATH may name another tree
     sys.path.insert(0, str(ROOT))
 
 
@@ -1100,10 +1100,15 @@ def card(device):
 
 
 def commit():
+    """The short commit of the tree whose bitgraph is imported ("+": its
+    bitgraph/ has uncommitted changes)."""
+    import bitgraph
+
+    tree = str(Path(bitgraph.__file__).resolve().parents[1])
     try:
-        out = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"],
+        out = subprocess.run(["git", "-C", tree, "rev-parse", "--short", "HEAD"],
                              capture_output=True, text=True, timeout=10)
-        dirty = subprocess.run(["git", "-C", str(ROOT), "status", "--porcelain", "--",
+        dirty = subprocess.run(["git", "-C", tree, "status", "--porcelain", "--",
                                 "bitgraph"], capture_output=True, text=True, timeout=10)
         return out.stdout.strip() + ("+" if dirty.stdout.strip() else "") or "-"
     except OSError:
@@ -1167,17 +1172,18 @@ def _row_key(cells):
 PAGE_HEAD = """# Benchmark results
 
 The current numbers, one table per algorithm and device, written by
-`python benchmarks/run.py --write benchmarks/RESULTS.md` (each row gives the
-command that regenerates it). "ms" is the user's whole call (median of
+`python benchmarks/run.py --write benchmarks/RESULTS.md` (each row gives
+the command that regenerates it). "ms" is the user's whole call (median of
 repeats after a warm-up; the mean over the sources for single-source
 algorithms; on CUDA between CUDA events); "kernel ms" is the kernels' own
 time where the call reports it (`stats=`); each baseline ran in the same
 run on the same graph, and "x best baseline" is the fastest baseline's
 time over ours (> 1: bitgraph faster). "checked": our answers equal every
 baseline's. Rows whose "checked" says "recorded" were measured before the
-driver existed and are carried from the project's records with the command
-that remeasures them. History is in git (`git log -p benchmarks/RESULTS.md`)
-and CHANGELOG.md.
+driver existed (answers checked then) and are carried from the project's
+records with the command that remeasures them; those without "ms" give
+kernel times, and their ratio compares kernels. History is in git
+(`git log -p benchmarks/RESULTS.md`) and CHANGELOG.md.
 """
 
 
@@ -1253,8 +1259,15 @@ def main(argv=None):
     p.add_argument("--no-baselines", action="store_true", help="time bitgraph only")
     p.add_argument("--anchors", default=os.environ.get("BITGRAPH_ANCHORS"),
                    help="folder of external anchor binaries ($BITGRAPH_ANCHORS)")
+    p.add_argument("--merge", metavar="PAGE",
+                   help="with --write: merge another results page's rows (a GPU run's) and exit")
     p.add_argument("--list", action="store_true", help="list the selected cases and exit")
     args = p.parse_args(argv)
+    if args.merge:
+        if not args.write:
+            raise SystemExit("run.py: --merge needs --write PATH")
+        write_page(args.write, read_page(args.merge))
+        return 0
     if args.smoke:
         args.device = "cpu"
         args.repeat = args.repeat or 1
