@@ -1,0 +1,1347 @@
+"""The benchmark suite: one table of cases, their baselines in the same run, one results page.
+
+    python benchmarks/run.py                                  # every CPU case
+    python benchmarks/run.py --algo bfs,msbfs --graph kron:16 --repeat 5
+    python benchmarks/run.py --device cuda --algo bfs,msbfs --write benchmarks/RESULTS.md
+    python benchmarks/run.py --smoke                          # CI: tiny graphs, results checked
+    python benchmarks/run.py --algo bfs --graph kron:16 --trace   # what each call ran
+
+A case is {algorithm, method, graph, device} (``CASES`` below). For each
+case the driver loads the graph once (a generator spec of
+``bitgraph.io.generators.from_spec`` or a file for ``bitgraph.io.read``),
+times the user's whole public call (one warm-up, then the median of
+``--repeat`` calls; on CUDA between CUDA events, then a synchronize), and
+runs the case's baselines on the same graph in the same run:
+python-graphblas (SuiteSparse:GraphBLAS), scipy.sparse.csgraph and, on
+graphs of at most ``NX_MAX_EDGES`` stored entries, networkx on the CPU;
+on CUDA the loop of single ``bfs`` calls (msbfs) and cuSPARSE through
+cupyx (mxv, mxm). Every answer is checked against every baseline's:
+levels equal, components as partitions, counts equal, floats within a
+tolerance; a mismatch is printed and the exit status is 1.
+
+"kernel ms" is filled where the call takes ``stats=`` and its
+``bitgraph.Stats().metrics`` has ``"kernel_ms"``; blank otherwise.
+External anchors (gapbs on the CPU, ECL-CC) run only when their binaries
+are in the folder ``--anchors`` or ``$BITGRAPH_ANCHORS`` names (never
+fetched; keep it out of git): ``ANCHORS`` says which binary, how it is
+called and how its time is read. Their time is their own timer's; their
+answers are checked by their own verifiers where they have one.
+
+``--graph`` takes specs: one that names a case's graph selects it; one
+that names no case's graph replaces the graph of every selected case of
+the same family (``--graph kron:20`` runs the kron cases at scale 20).
+``--write PATH`` merges the rows into the results page (one table per
+algorithm and device; a row is replaced only by a row of the same case
+on the same card, so a CPU run leaves GPU rows alone), written atomically.
+``--smoke`` runs every CPU case on a tiny graph of its family, once.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import inspect
+import os
+import platform
+import re
+import shlex
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+if not os.environ.get("PYTHONPATH"):  # run from a checkout; PYTHONPATH may name another tree
+    sys.path.insert(0, str(ROOT))
+
+
+@dataclass(frozen=True)
+class Case:
+    """One measured call: ``algo`` (a key of ``ALGOS``), the ``method`` it is
+    given, the ``graph`` (a generator spec or a file), the ``device`` and
+    the names of the baselines run beside it (keys of ``BASELINES``).
+
+    >>> Case("bfs", "auto", "kron:16", "cpu", ("scipy",)).key
+    ('bfs', 'cpu', 'auto', 'kron:16')
+    """
+    algo: str
+    method: str
+    graph: str
+    device: str = "cpu"
+    baselines: tuple = ()
+
+    @property
+    def key(self):
+        return (self.algo, self.device, self.method, self.graph)
+
+
+def _cases(algo, methods, graphs, device, baselines):
+    return [Case(algo, m, g, device, tuple(baselines)) for g in graphs for m in methods]
+
+
+CPU_GRAPHS = ("kron:16", "urand:16", "grid:256x256")
+RGG_22 = "rgg:4194304:0.00110193"  # mean degree ~16, ~1,100 levels
+CUDA_GRAPHS = ("kron:21", "kron:22", "urand:21:32", "grid:2048x2048:0.01", RGG_22,
+               "grid:161x161x161:0.0", "kron:24")
+CUDA_SPMV_GRAPHS = ("kron:22", "urand:22", "grid:2048x2048")
+
+CASES = [
+    # --- CPU -----------------------------------------------------------------------------
+    *_cases("bfs", ("auto", "push", "pull", "blest"), CPU_GRAPHS, "cpu",
+            ("SuiteSparse", "scipy", "gapbs")),
+    *_cases("msbfs", ("auto", "groupby"), CPU_GRAPHS, "cpu", ("SuiteSparse", "scipy")),
+    *_cases("sssp", ("auto", "bellman-ford"), CPU_GRAPHS, "cpu",
+            ("SuiteSparse", "scipy", "gapbs")),
+    *_cases("pagerank", ("auto",), CPU_GRAPHS, "cpu",
+            ("SuiteSparse", "scipy", "networkx", "gapbs")),
+    *_cases("connected_components", ("auto", "fastsv"), CPU_GRAPHS, "cpu",
+            ("scipy", "networkx", "gapbs")),
+    *_cases("triangle_count", ("auto", "mxm"), CPU_GRAPHS, "cpu",
+            ("SuiteSparse", "networkx", "gapbs")),
+    *_cases("closeness", ("auto",), CPU_GRAPHS, "cpu", ("scipy", "networkx")),
+    *_cases("mxv", ("plus_times", "bfs_step"), CPU_GRAPHS, "cpu", ("SuiteSparse", "scipy")),
+    *_cases("mxm", ("tc_masked",), CPU_GRAPHS, "cpu", ("SuiteSparse",)),
+    # --- CUDA ----------------------------------------------------------------------------
+    *_cases("bfs", ("auto",), CUDA_GRAPHS, "cuda", ()),
+    *_cases("msbfs", ("auto",), CUDA_GRAPHS, "cuda", ("loop of bfs",)),
+    *_cases("mxv", ("plus_times", "bfs_step"), CUDA_SPMV_GRAPHS, "cuda", ("cuSPARSE",)),
+    *_cases("mxm", ("tc_masked",), CUDA_SPMV_GRAPHS[1:], "cuda", ("cuSPARSE",)),
+]
+
+# --smoke: each family's tiny graph (a few hundred vertices)
+SMOKE_GRAPHS = {"kron": "kron:8", "urand": "urand:8", "grid": "grid:16x16", "rgg": "rgg:300:0.1"}
+NX_MAX_EDGES = 300_000  # networkx baselines on graphs of at most this many stored entries
+SOURCES = {"cpu": 4, "cuda": 16}  # sources of the single-source cases (the mean over them)
+BATCH = 64  # sources of msbfs and closeness
+REPEAT = {"cpu": 3, "cuda": 10}
+PAGERANK_TOL = 1e-4  # gapbs's rule: stop when the L1 change < 1e-4 (networkx tol = 1e-4 / n)
+
+
+# === graphs ===============================================================================
+class Graph:
+    """A case's graph, loaded once: ``A`` on the case's device, ``cpu`` its CPU
+    copy, and the derived inputs baselines share (made on first use)."""
+
+    def __init__(self, spec, device):
+        import bitgraph as bg
+
+        self.spec, self.device = spec, device
+        t0 = time.perf_counter()
+        if Path(spec).exists():
+            self.A = bg.io.read(spec, device=device)
+        else:
+            self.A = bg.io.generators.from_spec(spec, device=device)
+        # the baselines' copy (on the CPU: the graph itself)
+        self.cpu = self.A if device == "cpu" else self.A.to("cpu")
+        self.load_s = time.perf_counter() - t0
+        self.n, self.nvals = self.cpu.nrows, self.cpu.nvals
+        self._memo = {}
+
+    def memo(self, name, build):
+        if name not in self._memo:
+            self._memo[name] = build()
+        return self._memo[name]
+
+    def coo(self):
+        return self.memo("coo", lambda: self.cpu.to_coo()[:2])
+
+    def scipy(self, dtype=np.float64):
+        """The pattern as a scipy CSR array with ``dtype`` ones."""
+        import scipy.sparse as sp
+
+        def build():
+            r, c = self.coo()
+            return sp.csr_array((np.ones(r.size, dtype), (r, c)), shape=(self.n, self.n))
+
+        return self.memo(("scipy", np.dtype(dtype).str), build)
+
+    def graphblas(self):
+        import graphblas as gb
+
+        def build():
+            r, c = self.coo()
+            return gb.Matrix.from_coo(r, c, True, nrows=self.n, ncols=self.n)
+
+        return self.memo("graphblas", build)
+
+    def networkx(self):
+        import networkx as nx
+
+        def build():
+            r, c = self.coo()
+            G = nx.DiGraph()
+            G.add_nodes_from(range(self.n))
+            G.add_edges_from(zip(r.tolist(), c.tolist()))
+            return G
+
+        return self.memo("networkx", build)
+
+    def sources(self, k, seed=1):
+        """k seeded random vertices with out-degree > 0 (repeated if fewer exist)."""
+        deg = np.diff(self.scipy().indptr)
+        cand = np.flatnonzero(deg > 0)
+        if cand.size == 0:
+            cand = np.arange(self.n)
+        rng = np.random.default_rng(seed)
+        return rng.choice(cand, size=k, replace=cand.size < k).astype(np.int64)
+
+    def weights(self):
+        """int32 weights 1..255 from a hash of the undirected edge {r, c} (both
+        directions alike, the same on every machine), in COO order."""
+        def build():
+            r, c = self.coo()
+            lo = np.minimum(r, c).astype(np.uint64)
+            hi = np.maximum(r, c).astype(np.uint64)
+            z = lo * np.uint64(self.n) + hi
+            with np.errstate(over="ignore"):  # splitmix64
+                z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+                z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+                z = z ^ (z >> np.uint64(31))
+            return (z % np.uint64(255) + np.uint64(1)).astype(np.int32)
+
+        return self.memo("weights", build)
+
+
+def host(x):
+    """A numpy copy of a result: Vectors dense (-1 where absent), CuPy arrays fetched."""
+    from bitgraph.vector import Vector
+
+    if isinstance(x, Vector):
+        x = x.to("cpu").to_dense(-1)
+    get = getattr(x, "get", None)
+    return np.asarray(get() if callable(get) else x)
+
+
+# === checks ==================================================================================
+def same_levels(a, b):
+    return None if np.array_equal(a, b) else \
+        f"{int(np.count_nonzero(np.asarray(a) != np.asarray(b)))} levels differ"
+
+
+def same_partition(a, b):
+    """Labels compared as partitions: each label replaced by its smallest vertex."""
+    def canon(lab):
+        lab = np.asarray(lab)
+        _, inv = np.unique(lab, return_inverse=True)
+        first = np.full(inv.max() + 1 if inv.size else 0, lab.size, np.int64)
+        np.minimum.at(first, inv, np.arange(lab.size))
+        return first[inv]
+
+    return None if np.array_equal(canon(a), canon(b)) else "different partitions"
+
+
+def same_count(a, b):
+    return None if int(a) == int(b) else f"{int(a)} != {int(b)}"
+
+
+def close(rtol=1e-9, atol=0.0, l1=None):
+    def check(a, b):
+        a, b = np.asarray(a, np.float64), np.asarray(b, np.float64)
+        if a.shape != b.shape:
+            return f"shapes {a.shape} != {b.shape}"
+        if l1 is not None:
+            err = float(np.abs(a - b).sum())
+            return None if err <= l1 else f"L1 difference {err:.3g} > {l1:g}"
+        return None if np.allclose(a, b, rtol=rtol, atol=atol) else \
+            f"max difference {float(np.abs(a - b).max()):.3g}"
+
+    return check
+
+
+# === the algorithms: our call, its answer, its check ========================================
+@dataclass
+class Algo:
+    """``inputs(g, case)`` -> a list of per-call inputs (one per source, or one);
+    ``call(g, method, inp, **kw)`` runs the public call (kw: ``stats=``);
+    ``answer(result)`` -> numpy; ``check(ours, theirs)`` -> None or what differs."""
+    inputs: object
+    call: object
+    answer: object
+    check: object
+
+
+def _sources(g, case):
+    return [int(s) for s in g.sources(SOURCES[case.device])]
+
+
+def _batch(g, case):
+    return [g.sources(BATCH)]
+
+
+def _whole(g, case):
+    return [None]
+
+
+def _bfs_call(g, method, s, **kw):
+    import bitgraph as bg
+
+    return bg.algorithms.bfs(g.A, s, method=method, **kw)
+
+
+def _msbfs_call(g, method, src, **kw):
+    import bitgraph as bg
+
+    return bg.algorithms.msbfs(g.A, src, batch=BATCH, groupby=(method == "groupby"), **kw)
+
+
+def _weighted(g):
+    import bitgraph as bg
+
+    def build():
+        r, c = g.coo()
+        return bg.Matrix.from_coo(r, c, g.weights(), nrows=g.n, ncols=g.n)
+
+    return g.memo("weighted", build)
+
+
+def _sssp_call(g, method, s, **kw):
+    import bitgraph as bg
+
+    return bg.algorithms.sssp(_weighted(g), s, method=method, **kw)
+
+
+def _pagerank_call(g, method, _, **kw):
+    import bitgraph as bg
+
+    return bg.algorithms.pagerank(g.A, tol=PAGERANK_TOL / g.n, max_iter=100, **kw).ranks
+
+
+def _cc_call(g, method, _, **kw):
+    import bitgraph as bg
+
+    return bg.algorithms.connected_components(g.A, method=method, **kw)
+
+
+def _tc_call(g, method, _, **kw):
+    import bitgraph as bg
+
+    return bg.algorithms.triangle_count(g.A, method=method, **kw)
+
+
+def _closeness_call(g, method, src, **kw):
+    import bitgraph as bg
+
+    return bg.algorithms.closeness_centrality(g.A, src, **kw)
+
+
+def _mxv_inputs(g, case):
+    """(Made once per graph and method.) plus_times: A with float values (float32 on CUDA: cuSPARSE's type) times a
+    dense vector; bfs_step: the masked lor step at the BFS level with the most
+    vertices (frontier = that level, mask = not yet visited)."""
+    return g.memo(("mxv", case.method), lambda: _mxv_build(g, case))
+
+
+def _mxv_build(g, case):
+    import bitgraph as bg
+
+    rng = np.random.default_rng(0)
+    if case.method == "plus_times":
+        dtype = np.float32 if case.device == "cuda" else np.float64
+        r, c = g.coo()
+        w = rng.random(r.size).astype(dtype)
+        x = rng.random(g.n).astype(dtype)
+        Aw = bg.Matrix.from_coo(r, c, w, nrows=g.n, ncols=g.n, device=case.device)
+        return [{"A": Aw, "x": x, "w": w, "u": bg.Vector.from_dense(x, device=case.device)}]
+    from scipy.sparse.csgraph import breadth_first_order
+
+    deg = np.diff(g.scipy().indptr)
+    order, pred = breadth_first_order(g.scipy(), int(np.argmax(deg)), return_predecessors=True)
+    levels = _tree_levels(pred, order, g.n)
+    counts = np.bincount(levels[levels >= 0])
+    peak = int(np.argmax(counts))
+    front, seen = levels == peak, (levels >= 0) & (levels <= peak)
+    f_idx, v_idx = np.flatnonzero(front), np.flatnonzero(seen)
+    return [{"front": front, "seen": seen, "f_idx": f_idx, "v_idx": v_idx,
+             "f": bg.Vector.from_indices(f_idx, g.n, device=case.device),
+             "v": bg.Vector.from_indices(v_idx, g.n, device=case.device)}]
+
+
+def _mxv_call(g, method, inp, **kw):
+    import bitgraph as bg
+
+    if method == "plus_times":
+        return bg.mxv(inp["A"], inp["u"], bg.PLUS_TIMES)
+    # a BFS step on A': q<!visited> = A' any.pair f
+    return bg.mxv(g.A.T, inp["f"], bg.ANY_PAIR, mask=~inp["v"].S)
+
+
+def _mxv_answer(y):
+    from bitgraph.vector import Vector
+
+    if isinstance(y, Vector):
+        y = y.to("cpu")
+        if y.dtype == np.bool_:
+            return np.asarray(y.indices())
+        return y.to_dense(0)
+    return np.asarray(y)
+
+
+def _mxv_check(a, b):
+    if a.dtype.kind in "iu" or b.dtype.kind in "iu" or a.size != b.size:
+        return None if np.array_equal(a, b) else "structures differ"
+    return close(rtol=1e-4 if a.dtype == np.float32 or b.dtype == np.float32 else 1e-9,
+                 atol=1e-6)(a, b)
+
+
+def _mxm_inputs(g, case):
+    import bitgraph as bg
+
+    L = bg.select(g.A, "tril", -1)
+    return [{"L": L}]
+
+
+def _mxm_call(g, method, inp, **kw):
+    import bitgraph as bg
+
+    L = inp["L"]
+    # C<L> = L plus.pair L', summed: the triangles
+    return bg.reduce(bg.mxm(L, L.T, bg.PLUS_PAIR, mask=L.S))
+
+
+def _scalar(x):
+    """An int from a count: a Python or NumPy number, a CuPy scalar, or None (an
+    empty reduction: 0)."""
+    if x is None:
+        return 0
+    x = host(x) if not isinstance(x, (int, np.integer)) else x
+    return int(np.asarray(x).reshape(-1)[0]) if np.ndim(x) else int(x)
+
+
+ALGOS = {
+    "bfs": Algo(_sources, _bfs_call, host, same_levels),
+    "msbfs": Algo(_batch, _msbfs_call, host, same_levels),
+    "sssp": Algo(_sources, _sssp_call, host, same_levels),
+    "pagerank": Algo(_whole, _pagerank_call, host, close(l1=1e-5)),
+    "connected_components": Algo(_whole, _cc_call, host, same_partition),
+    "triangle_count": Algo(_whole, _tc_call, _scalar, same_count),
+    "closeness": Algo(_batch, _closeness_call, host, close(rtol=1e-9)),
+    "mxv": Algo(_mxv_inputs, _mxv_call, _mxv_answer, _mxv_check),
+    "mxm": Algo(_mxm_inputs, _mxm_call, _scalar, same_count),
+}
+
+
+# === baselines ==============================================================================
+# A baseline is make(g, case) -> (call(inp) -> raw, answer(raw) -> numpy), or None when it
+# does not apply to this graph (networkx on a large one). Setup (conversions) is untimed.
+def _tree_levels(pred, order, n):
+    """BFS levels from scipy's BFS tree, by pointer jumping (O(n log depth))."""
+    idx = np.arange(n)
+    p = np.where(pred >= 0, pred, idx)
+    d = (pred >= 0).astype(np.int64)
+    while True:
+        q = p[p]
+        if np.array_equal(q, p):
+            break
+        d = d + d[p]
+        p = q
+    out = np.full(n, -1, np.int64)
+    out[order] = d[order]
+    return out
+
+
+def _gb_bfs(G, s):
+    """SuiteSparse: q<!v, replace> = q any.pair A per level, v(q) = level."""
+    import graphblas as gb
+
+    v = gb.Vector(gb.dtypes.INT64, G.nrows)
+    q = gb.Vector(bool, G.nrows)
+    q[s] << True
+    level = 0
+    while q.nvals:
+        v(q.S) << level
+        q(~v.S, replace=True) << gb.semiring.any_pair[bool](q @ G)
+        level += 1
+    return v
+
+
+def _gb_dense(v, n, fill=-1):
+    idx, val = v.to_coo()
+    out = np.full(n, fill, np.float64 if np.asarray(val).dtype.kind == "f" else np.int64)
+    out[idx] = val
+    return out
+
+
+def b_bfs_suitesparse(g, case):
+    G = g.graphblas()
+    return (lambda s: _gb_bfs(G, s)), (lambda v: _gb_dense(v, g.n))
+
+
+def b_bfs_scipy(g, case):
+    from scipy.sparse.csgraph import breadth_first_order
+
+    S = g.scipy()
+    return ((lambda s: breadth_first_order(S, s, directed=True, return_predecessors=True)),
+            (lambda r: _tree_levels(r[1], r[0], g.n)))
+
+
+def b_msbfs_suitesparse(g, case):
+    import graphblas as gb
+
+    G = g.graphblas()
+
+    def run(src):
+        # F<!V, replace> = F lor.land A: every source's next frontier at once
+        k = len(src)
+        levels = np.full((k, g.n), -1, np.int32)
+        F = gb.Matrix.from_coo(np.arange(k), src, True, nrows=k, ncols=g.n)
+        V = F.dup()
+        levels[np.arange(k), src] = 0
+        level = 0
+        while F.nvals:
+            level += 1
+            F(~V.S, replace=True) << F.mxm(G, gb.semiring.lor_land)
+            V(F.S) << True
+            r, c, _ = F.to_coo()
+            levels[r, c] = level
+        return levels
+
+    return run, np.asarray
+
+
+def b_msbfs_scipy(g, case):
+    run, answer = b_bfs_scipy(g, case)
+    return (lambda src: [run(int(s)) for s in src]), (lambda rs: np.stack([answer(r) for r in rs]))
+
+
+def b_msbfs_loop(g, case):
+    """The same sources as single ``bfs`` calls (auto), one after another."""
+    import bitgraph as bg
+
+    return (lambda src: [bg.algorithms.bfs(g.A, int(s)) for s in src]), \
+        (lambda vs: np.stack([host(v) for v in vs]))
+
+
+def b_sssp_scipy(g, case):
+    import scipy.sparse as sp
+    from scipy.sparse.csgraph import dijkstra
+
+    def build():
+        r, c = g.coo()
+        return sp.csr_array((g.weights().astype(np.float64), (r, c)), shape=(g.n, g.n))
+
+    S = g.memo("scipy weighted", build)
+
+    def answer(d):
+        out = np.where(np.isfinite(d), d, -1)
+        return out.astype(np.int64)
+
+    return (lambda s: dijkstra(S, directed=True, indices=s)), answer
+
+
+def b_sssp_suitesparse(g, case):
+    import graphblas as gb
+
+    def build():
+        r, c = g.coo()
+        return gb.Matrix.from_coo(r, c, g.weights().astype(np.int64), nrows=g.n, ncols=g.n)
+
+    W = g.memo("graphblas weighted", build)
+
+    def run(s):
+        # frontier Bellman-Ford: t = f min.plus W; d = min(d, t); f = what improved
+        d = gb.Vector(gb.dtypes.INT64, g.n)
+        d[s] << 0
+        f = d.dup()
+        while f.nvals:
+            t = f.vxm(W, gb.semiring.min_plus).new()
+            dn = d.ewise_add(t, gb.binary.min).new()
+            lt = dn.ewise_mult(d, gb.binary.lt).new()
+            f = gb.Vector(gb.dtypes.INT64, g.n)
+            f(~d.S) << dn
+            f(lt.V) << dn
+            d = dn
+        return d
+
+    return run, (lambda v: _gb_dense(v, g.n))
+
+
+def _pagerank_power(P, xp, n, dangling, tol, max_iter=100, alpha=0.85):
+    """networkx's power iteration with y = x' A as ``P @ x`` (P = A', scaled)."""
+    x = xp.full(n, 1.0 / n)
+    for _ in range(max_iter):
+        last = x
+        x = alpha * (P @ x + float(last[dangling].sum()) / n) + (1 - alpha) / n
+        if float(xp.abs(x - last).sum()) < n * tol:
+            break
+    return x
+
+
+def b_pagerank_scipy(g, case):
+    import scipy.sparse as sp
+
+    S = g.scipy()
+    deg = np.asarray(S.sum(axis=1)).ravel()
+    inv = np.divide(1.0, deg, out=np.zeros_like(deg), where=deg > 0)
+    P = (sp.diags_array(inv) @ S).T.tocsr()  # the row-normalised A, transposed
+    dangling = np.flatnonzero(deg == 0)
+    return (lambda _: _pagerank_power(P, np, g.n, dangling, PAGERANK_TOL / g.n)), np.asarray
+
+
+def b_pagerank_suitesparse(g, case):
+    import graphblas as gb
+
+    n = g.n
+    G = g.graphblas()
+    deg = _gb_dense(G.reduce_rowwise(gb.agg.count).new(), n, 0).astype(np.float64)
+    inv = np.divide(1.0, deg, out=np.zeros_like(deg), where=deg > 0)
+    dangling = deg == 0
+    Gf = gb.Matrix.from_coo(*g.coo(), 1.0, nrows=n, ncols=n)
+
+    def run(_):
+        x = np.full(n, 1.0 / n)
+        tol = PAGERANK_TOL / n
+        for _ in range(100):
+            last = x
+            t = gb.Vector.from_dense(x * inv).vxm(Gf, gb.semiring.plus_times).new()
+            y = _gb_dense(t, n, 0.0)
+            x = 0.85 * (y + float(last[dangling].sum()) / n) + 0.15 / n
+            if np.abs(x - last).sum() < n * tol:
+                break
+        return x
+
+    return run, np.asarray
+
+
+def b_pagerank_networkx(g, case):
+    if g.nvals > NX_MAX_EDGES:
+        return None
+    import networkx as nx
+
+    G = g.networkx()
+    return (lambda _: nx.pagerank(G, tol=PAGERANK_TOL / g.n, max_iter=100)), \
+        (lambda d: np.array([d[i] for i in range(g.n)]))
+
+
+def b_cc_scipy(g, case):
+    from scipy.sparse.csgraph import connected_components
+
+    S = g.scipy()
+    return (lambda _: connected_components(S, directed=True, connection="weak")[1]), np.asarray
+
+
+def b_cc_networkx(g, case):
+    if g.nvals > NX_MAX_EDGES:
+        return None
+    import networkx as nx
+
+    G = g.networkx()
+
+    def answer(comps):
+        lab = np.empty(g.n, np.int64)
+        for i, comp in enumerate(comps):
+            lab[list(comp)] = i
+        return lab
+
+    return (lambda _: list(nx.weakly_connected_components(G))), answer
+
+
+def b_tc_suitesparse(g, case):
+    import graphblas as gb
+
+    def build():
+        L = gb.select.tril(g.graphblas(), -1).new()
+        return L
+
+    L = g.memo("graphblas L", build)
+
+    def run(_):
+        c = gb.semiring.plus_pair(L @ L.T).new(mask=L.S).reduce_scalar().get(0)
+        return 0 if c is None else int(c)
+
+    return run, int
+
+
+def b_tc_networkx(g, case):
+    if g.nvals > NX_MAX_EDGES:
+        return None
+    import networkx as nx
+
+    G = g.memo("networkx undirected", lambda: g.networkx().to_undirected())
+    return (lambda _: sum(nx.triangles(G).values()) // 3), int
+
+
+def b_closeness_scipy(g, case):
+    from scipy.sparse.csgraph import shortest_path
+
+    S = g.scipy()
+
+    def run(src):
+        # incoming distances: BFS distances in A' from each source
+        d = shortest_path(S.T.tocsr(), unweighted=True, indices=src)
+        out = np.zeros(len(src))
+        for i, row in enumerate(d):
+            fin = row[np.isfinite(row)]
+            reached, total = fin.size - 1.0, fin.sum()
+            if total > 0 and g.n > 1:
+                out[i] = reached / total * (reached / (g.n - 1))
+        return out
+
+    return run, np.asarray
+
+
+def b_closeness_networkx(g, case):
+    if g.nvals > NX_MAX_EDGES:
+        return None
+    import networkx as nx
+
+    # networkx's closeness of u: BFS distances *to* u (in the reverse graph), then
+    # (r - 1) / total * (r - 1) / (n - 1); nx.closeness_centrality(G, u) copies the
+    # reverse of a DiGraph on every call, so the view is made once here
+    R = g.memo("networkx reverse", lambda: g.networkx().reverse(copy=False))
+
+    def one(u):
+        d = nx.single_source_shortest_path_length(R, u)
+        reached, total = len(d) - 1.0, float(sum(d.values()))
+        return reached / total * (reached / (g.n - 1)) if total > 0 and g.n > 1 else 0.0
+
+    return (lambda src: [one(int(u)) for u in src]), np.asarray
+
+
+def b_mxv_suitesparse(g, case):
+    import graphblas as gb
+
+    inp = _mxv_inputs(g, case)[0]
+    r, c = g.coo()
+    if case.method == "plus_times":
+        Gw = gb.Matrix.from_coo(r, c, inp["w"], nrows=g.n, ncols=g.n)
+        gu = gb.Vector.from_dense(inp["x"])
+        return (lambda _: Gw.mxv(gu, gb.semiring.plus_times).new()), \
+            (lambda v: _gb_dense(v, g.n, 0.0))
+    G = g.graphblas()
+    gf = gb.Vector.from_coo(inp["f_idx"], True, size=g.n)
+    gv = gb.Vector.from_coo(inp["v_idx"], True, size=g.n)
+
+    def step(_):
+        out = gb.Vector(bool, g.n)
+        out(~gv.S) << G.T.mxv(gf, gb.semiring.any_pair)
+        return out
+
+    return step, (lambda v: np.asarray(v.to_coo()[0], np.int64))
+
+
+def b_mxv_scipy(g, case):
+    if case.method != "plus_times":
+        return None
+    import scipy.sparse as sp
+
+    inp = _mxv_inputs(g, case)[0]
+    S = sp.csr_array((inp["w"], g.coo()), shape=(g.n, g.n))
+    return (lambda _: S @ inp["x"]), np.asarray
+
+
+def b_mxv_cusparse(g, case):
+    import cupy
+    import cupyx.scipy.sparse as cusp
+
+    inp = _mxv_inputs(g, case)[0]
+    r, c = g.coo()
+    if case.method == "plus_times":
+        S = cusp.csr_matrix(cusp.coo_matrix((cupy.asarray(inp["w"]), (cupy.asarray(r),
+                                                                         cupy.asarray(c))),
+                                            shape=(g.n, g.n)))
+        x = cupy.asarray(inp["x"])
+        return (lambda _: S @ x), host
+    ST = cusp.csr_matrix(cusp.coo_matrix((cupy.ones(r.size, np.float32),
+                                          (cupy.asarray(c), cupy.asarray(r))), shape=(g.n, g.n)))
+    xf = cupy.asarray(inp["front"].astype(np.float32))
+    allowed = cupy.asarray(~inp["seen"])
+    # cuSPARSE's BFS step: the SpMV of the frontier, then the mask
+    return (lambda _: ((ST @ xf) != 0) & allowed), \
+        (lambda y: np.flatnonzero(host(y)).astype(np.int64))
+
+
+def b_mxm_suitesparse(g, case):
+    return b_tc_suitesparse(g, case)
+
+
+def b_mxm_cusparse(g, case):
+    """(L @ L') .* L summed by row blocks of at most 1e8 products, a block halved
+    when cuSPARSE refuses it (BASELINES.md: one expression fails or comes back
+    empty on large graphs)."""
+    import cupy
+    import cupyx.scipy.sparse as cusp
+    import scipy.sparse as sp
+
+    L0 = sp.tril(g.scipy(np.float32), -1, format="csr")
+    L = cusp.csr_matrix(L0)
+    LT = cusp.csr_matrix(L0.T.tocsr())
+    # products of row i of L @ L': the lengths of the rows of L' (columns of L) it meets
+    colcount = np.bincount(L0.indices, minlength=g.n)
+    rows = np.repeat(np.arange(g.n), np.diff(L0.indptr))
+    products = np.bincount(rows, weights=colcount[L0.indices], minlength=g.n).astype(np.int64)
+    cum = np.cumsum(products)
+    cuts = np.searchsorted(cum, np.arange(10**8, int(cum[-1]) if g.n else 0, 10**8),
+                           side="right")
+    bounds = np.unique(np.concatenate([[0, g.n], cuts])).tolist()
+
+    def run(_):
+        stack = [(bounds[i], bounds[i + 1]) for i in range(len(bounds) - 1)][::-1]
+        total = 0
+        while stack:
+            r0, r1 = stack.pop()
+            Lb = L[r0:r1]
+            try:
+                C = (Lb @ LT).multiply(Lb)
+            except Exception:  # CUSPARSE_STATUS_INSUFFICIENT_RESOURCES: halve the block
+                if r1 - r0 <= 1:
+                    raise
+                mid = (r0 + r1) // 2
+                stack += [(mid, r1), (r0, mid)]
+                continue
+            total += int(C.data.astype(cupy.int64).sum()) if C.nnz else 0
+        return total
+
+    return run, int
+
+
+BASELINES = {
+    ("bfs", "SuiteSparse"): b_bfs_suitesparse,
+    ("bfs", "scipy"): b_bfs_scipy,
+    ("msbfs", "SuiteSparse"): b_msbfs_suitesparse,
+    ("msbfs", "scipy"): b_msbfs_scipy,
+    ("msbfs", "loop of bfs"): b_msbfs_loop,
+    ("sssp", "SuiteSparse"): b_sssp_suitesparse,
+    ("sssp", "scipy"): b_sssp_scipy,
+    ("pagerank", "SuiteSparse"): b_pagerank_suitesparse,
+    ("pagerank", "scipy"): b_pagerank_scipy,
+    ("pagerank", "networkx"): b_pagerank_networkx,
+    ("connected_components", "scipy"): b_cc_scipy,
+    ("connected_components", "networkx"): b_cc_networkx,
+    ("triangle_count", "SuiteSparse"): b_tc_suitesparse,
+    ("triangle_count", "networkx"): b_tc_networkx,
+    ("closeness", "scipy"): b_closeness_scipy,
+    ("closeness", "networkx"): b_closeness_networkx,
+    ("mxv", "SuiteSparse"): b_mxv_suitesparse,
+    ("mxv", "scipy"): b_mxv_scipy,
+    ("mxv", "cuSPARSE"): b_mxv_cusparse,
+    ("mxm", "SuiteSparse"): b_mxm_suitesparse,
+    ("mxm", "cuSPARSE"): b_mxm_cusparse,
+}
+
+
+# === external anchors ======================================================================
+@dataclass(frozen=True)
+class Anchor:
+    """An external binary ``binary`` (relative to the anchors folder) run as
+    ``argv`` ({file}: the graph written in ``fmt``, {repeat}, {source}); its
+    time in seconds is the first group of ``time_re``; ``fail_re`` in its
+    output marks a wrong answer (its own verifier)."""
+    binary: str
+    fmt: str
+    argv: tuple
+    time_re: str
+    fail_re: str = r"FAIL"
+
+
+GAPBS_TIME = r"Average Time:\s+([0-9.eE+-]+)"
+ANCHORS = {
+    # gapbs (github.com/sbeamer/gapbs), built with `make`: -v runs its verifier per trial
+    ("bfs", "gapbs"): Anchor("gapbs/bfs", "el", ("-f", "{file}", "-n", "{repeat}", "-v"),
+                             GAPBS_TIME),
+    ("sssp", "gapbs"): Anchor("gapbs/sssp", "wel", ("-f", "{file}", "-n", "{repeat}", "-v"),
+                              GAPBS_TIME),
+    ("pagerank", "gapbs"): Anchor("gapbs/pr", "el", ("-f", "{file}", "-n", "{repeat}", "-i", "100",
+                                                     "-t", str(PAGERANK_TOL), "-v"), GAPBS_TIME),
+    ("connected_components", "gapbs"): Anchor("gapbs/cc", "el", ("-f", "{file}", "-s", "-n",
+                                                                 "{repeat}", "-v"), GAPBS_TIME),
+    ("triangle_count", "gapbs"): Anchor("gapbs/tc", "el", ("-f", "{file}", "-s", "-n", "{repeat}",
+                                                           "-v"), GAPBS_TIME),
+    # ECL-CC (burtscher/ECL-Suite ECL-CC_11.cu, nvcc -O3 -arch=sm_90): for a CUDA cc case
+    ("connected_components", "ECL-CC"): Anchor("ecl-cc", "egr", ("{file}", "{repeat}"),
+                                               r"(?:runtime|compute time):\s+([0-9.eE+-]+)"),
+}
+
+
+def _write_graph(g, fmt, folder):
+    path = Path(folder) / f"{re.sub(r'[^A-Za-z0-9_.-]', '_', g.spec)}.{fmt}"
+    if path.exists():
+        return path
+    r, c = g.coo()
+    if fmt == "el":
+        np.savetxt(path, np.stack([r, c], 1), fmt="%d")
+    elif fmt == "wel":
+        np.savetxt(path, np.stack([r, c, g.weights()], 1), fmt="%d")
+    elif fmt == "egr":  # int32 n, m, nindex[n + 1], nlist[m]
+        S = g.scipy()
+        with open(path, "wb") as f:
+            np.array([g.n, S.nnz], np.int32).tofile(f)
+            S.indptr.astype(np.int32).tofile(f)
+            S.indices.astype(np.int32).tofile(f)
+    return path
+
+
+def run_anchor(anchor, g, folder, repeat):
+    """(ms, None) or (None, why): the anchor's own time, or why it has none."""
+    exe = Path(folder) / anchor.binary
+    if not exe.exists():
+        return None, None
+    path = _write_graph(g, anchor.fmt, folder)
+    argv = [str(exe)] + [a.format(file=path, repeat=repeat) for a in anchor.argv]
+    out = subprocess.run(argv, capture_output=True, text=True, timeout=600)
+    text = out.stdout + out.stderr
+    if out.returncode != 0 or re.search(anchor.fail_re, text):
+        return None, f"{anchor.binary} failed ({out.returncode}): {text.strip()[-200:]}"
+    m = re.search(anchor.time_re, text)
+    if not m:
+        return None, f"{anchor.binary}: no time in its output"
+    return float(m.group(1)) * 1e3, None
+
+
+# === timing ================================================================================
+class Clock:
+    """Times one call: perf_counter on the CPU; on CUDA, CUDA events around the
+    call and a synchronize on the stop event (CuPy imported only here)."""
+
+    def __init__(self, device):
+        self.cuda = device == "cuda"
+        if self.cuda:
+            import cupy
+
+            self.cupy = cupy
+
+    def sync(self):
+        if self.cuda:
+            self.cupy.cuda.Device().synchronize()  # synchronize!
+
+    def once(self, f):
+        if not self.cuda:
+            t0 = time.perf_counter()
+            r = f()
+            return time.perf_counter() - t0, r
+        start, stop = self.cupy.cuda.Event(), self.cupy.cuda.Event()
+        start.record()
+        r = f()
+        stop.record()
+        stop.synchronize()  # synchronize!
+        return self.cupy.cuda.get_elapsed_time(start, stop) / 1e3, r
+
+    def median(self, f, repeat):
+        """(median seconds of ``repeat`` calls after one warm-up, last result)."""
+        r = f()
+        self.sync()
+        ts = []
+        for _ in range(max(1, repeat)):
+            t, r = self.once(f)
+            ts.append(t)
+        return statistics.median(ts), r
+
+    def calls(self, f, inputs, repeat):
+        """(mean over the inputs of each one's median seconds, the results)."""
+        ts, rs = [], []
+        for inp in inputs:
+            t, r = self.median(lambda: f(inp), repeat)
+            ts.append(t)
+            rs.append(r)
+        return statistics.fmean(ts), rs
+
+
+def _takes_stats(f):
+    try:
+        return "stats" in inspect.signature(f).parameters
+    except (TypeError, ValueError):
+        return False
+
+
+_PUBLIC = {"bfs": "bfs", "msbfs": "msbfs", "sssp": "sssp", "pagerank": "pagerank",
+           "connected_components": "connected_components", "triangle_count": "triangle_count",
+           "closeness": "closeness_centrality"}
+
+
+def public_call(algo):
+    """The public function a case calls (for its ``stats=`` support)."""
+    import bitgraph as bg
+
+    if algo in _PUBLIC:
+        return getattr(bg.algorithms, _PUBLIC[algo])
+    return getattr(bg, algo)
+
+
+def call_stats(algo, g, case, inp, trace=False):
+    """One untimed call with ``stats=bg.Stats(trace=...)``: the record, or None
+    where the public call takes no ``stats=`` yet."""
+    import bitgraph as bg
+
+    if not _takes_stats(public_call(algo)):
+        return None
+    rec = bg.Stats(trace=trace)
+    ALGOS[case.algo].call(g, case.method, inp, stats=rec)
+    return rec
+
+
+# === one case ==============================================================================
+@dataclass
+class Row:
+    case: Case
+    n: int = 0
+    nvals: int = 0
+    ms: float | None = None
+    kernel_ms: float | None = None
+    baselines: dict = dataclasses.field(default_factory=dict)  # name -> ms
+    problems: list = dataclasses.field(default_factory=list)
+    stats: object = None
+
+
+def run_case(case, g, args, clock):
+    algo = ALGOS[case.algo]
+    row = Row(case, g.n, g.nvals)
+    inputs = algo.inputs(g, case)
+    method = case.method
+    repeat = args.repeat or REPEAT[case.device]
+    t, results = clock.calls(lambda inp: algo.call(g, method, inp), inputs, repeat)
+    row.ms = t * 1e3
+    ours = [algo.answer(r) for r in results]
+    del results
+    kernel = []
+    for inp in inputs:
+        rec = call_stats(case.algo, g, case, inp, trace=args.trace)
+        if rec is None:
+            break
+        if args.trace:
+            row.stats = rec
+        if isinstance(rec.metrics.get("kernel_ms"), (int, float)):
+            kernel.append(rec.metrics["kernel_ms"])
+    if kernel and len(kernel) == len(inputs):
+        row.kernel_ms = statistics.fmean(kernel)
+    for name in case.baselines if not args.no_baselines else ():
+        if (case.algo, name) in ANCHORS:
+            if args.anchors and not args.smoke:
+                ms, why = run_anchor(ANCHORS[case.algo, name], g, args.anchors, repeat)
+                if why:
+                    row.problems.append(why)
+                elif ms is not None:
+                    row.baselines[name] = ms
+            continue
+        made = BASELINES[case.algo, name](g, case)
+        if made is None:
+            continue
+        f, answer = made
+        bt, theirs = clock.calls(f, inputs, repeat)
+        row.baselines[name] = bt * 1e3
+        for i, (a, raw) in enumerate(zip(ours, theirs)):
+            why = algo.check(a, answer(raw))
+            if why:
+                row.problems.append(f"{name} (input {i}): {why}")
+    return row
+
+
+# === cases selected ========================================================================
+def _family(spec):
+    return spec.split(":")[0] if not Path(spec).exists() else spec
+
+
+def select(args):
+    """The cases the filters pick, their graphs replaced as ``--graph`` and
+    ``--smoke`` say."""
+    def split(s):
+        return [x for x in s.split(",") if x] if s else None
+
+    algos, methods = split(args.algo), split(args.method)
+    devices = split(args.device) or ["cpu"]
+    graphs = split(args.graph)
+    for a in algos or ():
+        if a not in ALGOS:
+            raise SystemExit(f"run.py: unknown --algo {a!r}; algorithms: {', '.join(ALGOS)}")
+    out = []
+    for c in CASES:
+        if c.device not in devices or (algos and c.algo not in algos) or \
+                (methods and c.method not in methods):
+            continue
+        if graphs:
+            exact = [gr for gr in graphs if gr == c.graph]
+            other = [gr for gr in graphs if gr not in {x.graph for x in CASES}
+                     and _family(gr) == _family(c.graph)]
+            if exact:
+                pass
+            elif other:
+                c = dataclasses.replace(c, graph=other[0])
+            else:
+                continue
+        if args.smoke:
+            c = dataclasses.replace(c, graph=SMOKE_GRAPHS.get(_family(c.graph), c.graph))
+        if c not in out:
+            out.append(c)
+    return out
+
+
+# === the results page =====================================================================
+FIXED = ["graph", "n", "stored entries", "method", "ms", "kernel ms"]
+TAIL = ["x best baseline", "checked", "card", "date", "commit", "command"]
+HEADING = re.compile(r"^## (\S+) on (\S+)\s*$")
+
+
+def card(device):
+    """The CPU's model and core count, or the GPU's name (CuPy)."""
+    if device == "cuda":
+        import cupy
+
+        props = cupy.cuda.runtime.getDeviceProperties(cupy.cuda.Device().id)
+        return props["name"].decode() if isinstance(props["name"], bytes) else props["name"]
+    name = platform.processor() or platform.machine()
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                name = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    try:
+        from bitgraph.kernels.cpu import num_threads
+
+        threads = f", {num_threads()} threads"
+    except Exception:
+        threads = ""
+    return f"{name}, {os.cpu_count()} cores{threads}"
+
+
+def commit():
+    """The short commit of the tree whose bitgraph is imported ("+": its
+    bitgraph/ has uncommitted changes)."""
+    import bitgraph
+
+    tree = str(Path(bitgraph.__file__).resolve().parents[1])
+    try:
+        out = subprocess.run(["git", "-C", tree, "rev-parse", "--short", "HEAD"],
+                             capture_output=True, text=True, timeout=10)
+        dirty = subprocess.run(["git", "-C", tree, "status", "--porcelain", "--",
+                                "bitgraph"], capture_output=True, text=True, timeout=10)
+        return out.stdout.strip() + ("+" if dirty.stdout.strip() else "") or "-"
+    except OSError:
+        return "-"
+
+
+def _fmt(ms):
+    if ms is None:
+        return ""
+    return f"{ms:.3f}" if ms < 10 else f"{ms:.1f}"
+
+
+def page_row(row, card_name, date, sha, repeat):
+    c = row.case
+    best = min(row.baselines.values()) if row.baselines else None
+    cmd = (f"python benchmarks/run.py --device {c.device} --algo {c.algo} --method {c.method}"
+           f" --graph {c.graph}" + (f" --repeat {repeat}" if repeat else ""))
+    cells = {"graph": c.graph, "n": f"{row.n:,}", "stored entries": f"{row.nvals:,}",
+             "method": c.method, "ms": _fmt(row.ms), "kernel ms": _fmt(row.kernel_ms),
+             "x best baseline": f"{best / row.ms:.2f}" if best and row.ms else "",
+             "checked": "no: " + "; ".join(row.problems) if row.problems else
+             ("yes" if any((c.algo, b) in BASELINES for b in row.baselines) else "-"),
+             "card": card_name, "date": date, "commit": sha, "command": f"`{cmd}`"}
+    for name, ms in row.baselines.items():
+        cells[f"{name} ms"] = _fmt(ms)
+    return cells
+
+
+def read_page(path):
+    """{(algo, device): [row cells dict]} of an existing page (empty if none)."""
+    tables = {}
+    if not Path(path).exists():
+        return tables
+    key, header = None, None
+    for line in Path(path).read_text().splitlines():
+        m = HEADING.match(line)
+        if m:
+            key, header = (m.group(1), m.group(2)), None
+            tables.setdefault(key, [])
+            continue
+        if key is None or not line.startswith("|"):
+            if not line.strip():
+                continue
+            if not line.startswith("|"):
+                header = None if line.startswith("#") else header
+            continue
+        cells = [x.strip() for x in line.strip().strip("|").split(" | ")]
+        if header is None:
+            header = cells
+        elif set(line.replace("|", "").strip()) <= set("-: "):
+            continue
+        else:
+            tables[key].append(dict(zip(header, cells)))
+    return tables
+
+
+def _row_key(cells):
+    return (cells.get("method"), cells.get("graph"), cells.get("card"))
+
+
+PAGE_HEAD = """# Benchmark results
+
+The current numbers, one table per algorithm and device, written by
+`python benchmarks/run.py --write benchmarks/RESULTS.md` (each row gives
+the command that regenerates it). "ms" is the user's whole call (median of
+repeats after a warm-up; the mean over the sources for single-source
+algorithms; on CUDA between CUDA events); "kernel ms" is the kernels' own
+time where the call reports it (`stats=`); each baseline ran in the same
+run on the same graph, and "x best baseline" is the fastest baseline's
+time over ours (> 1: bitgraph faster). "checked": our answers equal every
+baseline's. Rows whose "checked" says "recorded" were measured before the
+driver existed (answers checked then) and are carried from the project's
+records with the command that remeasures them; those without "ms" give
+kernel times, and their ratio compares kernels. History is in git
+(`git log -p benchmarks/RESULTS.md`) and CHANGELOG.md.
+"""
+
+
+def write_page(path, rows_by_key):
+    """Merge ``{(algo, device): [cells]}`` into the page at ``path`` and write it
+    atomically (a temporary file beside it, then ``os.replace``)."""
+    tables = read_page(path)
+    for key, rows in rows_by_key.items():
+        old = tables.setdefault(key, [])
+        index = {_row_key(r): i for i, r in enumerate(old)}
+        for r in rows:
+            i = index.get(_row_key(r))
+            if i is None:
+                index[_row_key(r)] = len(old)
+                old.append(r)
+            else:
+                old[i] = r
+    order = list(ALGOS)
+    keys = sorted(tables, key=lambda k: (order.index(k[0]) if k[0] in order else len(order),
+                                         k[0], k[1] != "cpu", k[1]))
+    lines = [PAGE_HEAD]
+    for key in keys:
+        rows = tables[key]
+        if not rows:
+            continue
+        extra = []
+        for r in rows:
+            for col in r:
+                if col not in FIXED and col not in TAIL and col not in extra:
+                    extra.append(col)
+        cols = FIXED + extra + TAIL
+        lines.append(f"## {key[0]} on {key[1]}\n")
+        lines.append("| " + " | ".join(cols) + " |")
+        lines.append("|" + "|".join("---:" if c in ("n", "stored entries", "ms", "kernel ms",
+                                                     "x best baseline") or c in extra
+                                    else "---" for c in cols) + "|")
+        for r in rows:
+            lines.append("| " + " | ".join(r.get(c, "") for c in cols) + " |")
+        lines.append("")
+    path = Path(path)
+    fd, tmp = tempfile.mkstemp(prefix=path.name + ".", dir=path.parent)
+    with os.fdopen(fd, "w") as f:
+        f.write("\n".join(lines))
+    os.replace(tmp, path)
+
+
+# === main ==================================================================================
+def ncu_command(case, args):
+    cmd = ["ncu", "--set", "full", "--target-processes", "all", "-o",
+           f"ncu_{case.algo}_{_family(case.graph)}", sys.executable, str(Path(__file__)),
+           "--device", case.device, "--algo", case.algo, "--method", case.method,
+           "--graph", case.graph, "--repeat", "1", "--no-baselines"]
+    return cmd
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                formatter_class=argparse.RawDescriptionHelpFormatter,
+                                epilog="algorithms: " + ", ".join(ALGOS))
+    p.add_argument("--algo", help="comma-separated algorithms (default: all)")
+    p.add_argument("--method", help="comma-separated methods (default: all)")
+    p.add_argument("--graph", help="comma-separated graph specs or files (see above)")
+    p.add_argument("--device", default="cpu", help="cpu, cuda or cpu,cuda (default cpu)")
+    p.add_argument("--repeat", type=int, default=None,
+                   help=f"timed calls per input after the warm-up (default {REPEAT})")
+    p.add_argument("--smoke", action="store_true",
+                   help="every selected CPU case on a tiny graph, once: results checked")
+    p.add_argument("--write", metavar="PATH", help="merge the rows into this results page")
+    p.add_argument("--trace", action="store_true",
+                   help="one more call per input with stats=bg.Stats(trace=True); print it")
+    p.add_argument("--ncu", action="store_true",
+                   help="print (or, where ncu exists, run) the Nsight Compute command per case")
+    p.add_argument("--no-baselines", action="store_true", help="time bitgraph only")
+    p.add_argument("--anchors", default=os.environ.get("BITGRAPH_ANCHORS"),
+                   help="folder of external anchor binaries ($BITGRAPH_ANCHORS)")
+    p.add_argument("--merge", metavar="PAGE",
+                   help="with --write: merge another results page's rows (a GPU run's) and exit")
+    p.add_argument("--list", action="store_true", help="list the selected cases and exit")
+    args = p.parse_args(argv)
+    if args.merge:
+        if not args.write:
+            raise SystemExit("run.py: --merge needs --write PATH")
+        write_page(args.write, read_page(args.merge))
+        return 0
+    if args.smoke:
+        args.device = "cpu"
+        args.repeat = args.repeat or 1
+    cases = select(args)
+    if args.list:
+        for c in cases:
+            print(f"{c.algo:22} {c.method:14} {c.graph:26} {c.device:5} {', '.join(c.baselines)}")
+        return 0
+    if not cases:
+        print("run.py: no case matches the filters", file=sys.stderr)
+        return 2
+    if args.ncu:
+        for c in cases:
+            cmd = ncu_command(c, args)
+            print(shlex.join(cmd))
+            if shutil.which("ncu"):
+                subprocess.run(cmd, check=False)
+        return 0
+    t_start = time.perf_counter()
+    date, sha = time.strftime("%Y-%m-%d"), commit()
+    cards, clocks, failed = {}, {}, 0
+    rows_by_key = {}
+    graph, table = None, []
+    for c in sorted(cases, key=lambda c: (c.device, [x.graph for x in cases].index(c.graph))):
+        if graph is None or (graph.spec, graph.device) != (c.graph, c.device):
+            graph = None
+            if c.device == "cuda":
+                import cupy
+
+                cupy.get_default_memory_pool().free_all_blocks()
+            try:
+                graph = Graph(c.graph, c.device)
+            except Exception as e:
+                print(f"!! {c.graph} on {c.device}: {type(e).__name__}: {e}", file=sys.stderr)
+                failed += 1
+                continue
+            print(f"# {c.graph} on {c.device}: n = {graph.n:,}, stored entries = "
+                  f"{graph.nvals:,} (loaded in {graph.load_s:.1f} s)", file=sys.stderr, flush=True)
+        if c.device not in clocks:
+            clocks[c.device] = Clock(c.device)
+            cards[c.device] = card(c.device)
+        t0 = time.perf_counter()
+        try:
+            row = run_case(c, graph, args, clocks[c.device])
+        except Exception as e:
+            import traceback
+
+            traceback.print_exc()
+            row = Row(c, graph.n, graph.nvals, problems=[f"{type(e).__name__}: {e}"])
+        failed += bool(row.problems)
+        base = ", ".join(f"{k} {_fmt(v)}" for k, v in row.baselines.items())
+        print(f"{c.algo:22} {c.method:13} {c.graph:16} {c.device:4} {_fmt(row.ms):>9} ms"
+              f"{'' if row.kernel_ms is None else f' (kernel {_fmt(row.kernel_ms)})'}"
+              f"  | {base}  [{time.perf_counter() - t0:.1f} s]"
+              + ("" if not row.problems else "  MISMATCH: " + "; ".join(row.problems)),
+              flush=True)
+        if args.trace and row.stats is not None:
+            s = row.stats
+            print(f"    method {s.method}; kernels {s.kernels}\n    metrics {s.metrics}")
+            for i, tr in enumerate(s.traces):
+                print(f"    trace {i}: {tr}")
+        elif args.trace:
+            print("    (this call takes no stats= yet)")
+        table.append(row)
+        if row.ms is not None and not args.smoke:
+            rows_by_key.setdefault((c.algo, c.device), []).append(
+                page_row(row, cards[c.device], date, sha, args.repeat))
+    print(f"# {len(table)} cases, {failed} with a problem, "
+          f"{time.perf_counter() - t_start:.1f} s", file=sys.stderr)
+    if args.write and rows_by_key:
+        write_page(args.write, rows_by_key)
+        print(f"# wrote {args.write}", file=sys.stderr)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
