@@ -21,11 +21,9 @@ runs a few helpers on the CPU in every CI run, validator included.
 from __future__ import annotations
 
 import contextlib
-import importlib
 import os
 import sys
 from pathlib import Path
-from unittest import mock
 
 import numpy as np
 import pytest
@@ -138,10 +136,12 @@ def check_tree(A_cpu, s, levels, parents, keys=None):
     assert not bad.size, f"parent {p[bad[0]]} -> {v[bad[0]]} is not an edge"
 
 
-def run_bfs(A_dev, s, method, *, reorder="none", parents=False, alpha=None, device=DEVICE):
-    """bfs on the device; (levels int64 with -1, parents int64 with -1 or None)."""
+def run_bfs(A_dev, s, method, *, reorder="none", parents=False, alpha=None, device=DEVICE,
+            stats=None):
+    """bfs on the device; (levels int64 with -1, parents int64 with -1 or None).
+    stats: a ``bg.Stats`` the call fills."""
     kw = {} if alpha is None else {"alpha": alpha}
-    r = bfs(A_dev, int(s), parents=parents, method=method, reorder=reorder, **kw)
+    r = bfs(A_dev, int(s), parents=parents, method=method, reorder=reorder, stats=stats, **kw)
     lv, par = r if parents else (r, None)
     assert lv.device == device, f"levels came back on {lv.device}"
     assert lv.dtype == np.int32 and lv.size == A_dev.nrows
@@ -155,14 +155,17 @@ def run_bfs(A_dev, s, method, *, reorder="none", parents=False, alpha=None, devi
 
 
 def check_bfs(A_cpu, A_dev, s, method, *, reorder="none", alpha=None, ref=None, keys=None,
-              levels_only_too=True, device=DEVICE):
-    """Levels (with and without parents) equal the CPU's; parents a BFS tree."""
+              levels_only_too=True, device=DEVICE, stats=None):
+    """Levels (with and without parents) equal the CPU's; parents a BFS tree.
+    stats: a ``bg.Stats`` both calls fill (the last one's method stays)."""
     ref = cpu_levels(A_cpu, s) if ref is None else ref
     where = f"method={method} reorder={reorder} alpha={alpha} source={s} n={A_cpu.nrows}"
     if levels_only_too:
-        lv, _ = run_bfs(A_dev, s, method, reorder=reorder, alpha=alpha, device=device)
+        lv, _ = run_bfs(A_dev, s, method, reorder=reorder, alpha=alpha, device=device,
+                        stats=stats)
         _same_levels(lv, ref, where)
-    lv, par = run_bfs(A_dev, s, method, reorder=reorder, alpha=alpha, parents=True, device=device)
+    lv, par = run_bfs(A_dev, s, method, reorder=reorder, alpha=alpha, parents=True, device=device,
+                      stats=stats)
     _same_levels(lv, ref, where + " (parents=True)")
     check_tree(A_cpu, s, lv, par, keys)
 
@@ -196,35 +199,20 @@ def check_closeness(A_cpu, A_dev, sources=None, wf_improved=True):
     np.testing.assert_allclose(got, want, rtol=1e-12, atol=0)
 
 
-def _bvss_module():
-    try:
-        return importlib.import_module("bitgraph.kernels.cuda.bfs_bvss")
-    except Exception:  # no CuPy here, or not written yet
-        return None
-
-
 @contextlib.contextmanager
 def forced(update, bottom_up, mma=None, device=DEVICE, single=None):
-    """The persistent kernel with its update mode, bottom-up step, tensor
-    cores and single-block levels forced
-    (``bitgraph.kernels.cuda.bfs_bvss.FORCE``: "update" eager / lazy /
-    None, "bottom_up" True / False / "always" / None, "mma" True (tensor
-    cores) / False (the SIMT twin) / None, "single" False (never) / None);
-    a no-op on the CPU."""
-    mod = _bvss_module() if device == "cuda" else None
-    force = getattr(mod, "FORCE", None)
-    if force is None:
-        if device == "cuda":
-            pytest.skip("bitgraph.kernels.cuda.bfs_bvss.FORCE is not there")
+    """The persistent kernel (``bitgraph.kernels.cuda.bfs_fused``) with its
+    update mode, bottom-up step, tensor cores and single-block levels forced
+    through the ``bfs_cuda`` settings: ``force_update`` eager / lazy / None,
+    ``force_bottom_up`` True / False / "always" / None, ``force_mma`` True
+    (tensor cores) / False (the SIMT twin) / None, ``force_single`` False
+    (never) / None; a no-op on the CPU."""
+    if device != "cuda":
         yield
         return
-    old = dict(force)
-    force.update({"update": update, "bottom_up": bottom_up, "mma": mma, "single": single})
-    try:
+    with bg.settings.use(bfs_cuda={"force_update": update, "force_bottom_up": bottom_up,
+                                   "force_mma": mma, "force_single": single}):
         yield
-    finally:
-        force.clear()
-        force.update(old)
 
 
 # (update, bottom_up, mma, single) per kernel: the BVSS one (blest) and the
@@ -481,10 +469,10 @@ def test_forced_modes_path(method):
 @pytest.mark.parametrize("method", FORCED_METHODS)
 def test_single_block_limits(method):
     """Frontiers around the single-block limits (SB_FRONTIER = 4,096
-    vertices; SB_EDGES out-edges, the default and 16,384) and hubs past the
-    CSR kernel's heavy and giant degrees: a star
-    whose leaves each lead to a short path, a 2-level tree of fan-out 70,
-    and a wide grid."""
+    vertices; ``bfs_cuda.single_edges`` out-edges, the default and 16,384)
+    and hubs past the CSR kernel's heavy and giant degrees: a star whose
+    leaves each lead to a short path, a 2-level tree of fan-out 70, and a
+    wide grid."""
     n_leaf = 20_000  # the hub's out-degree: past GIANT (8,192), so chunked
     leaves = np.arange(1, n_leaf + 1)
     rows = np.concatenate([np.zeros(n_leaf, np.int64), leaves, leaves + n_leaf])
@@ -496,22 +484,16 @@ def test_single_block_limits(method):
     tree = coo(1 + fan + fan * fan, np.concatenate([np.zeros(fan, np.int64), np.repeat(kids, fan)]),
                np.concatenate([kids, grand]), undirected=True)
     wide = bg.io.generators.from_spec("grid:300x200:0.02")
-    mod = _bvss_module() if DEVICE == "cuda" else None
-    limits = (None, 16_384) if mod is not None else (None,)
+    limits = (None, 16_384) if DEVICE == "cuda" else (None,)
     for A_cpu in (star_paths, tree, wide):
         A = on(A_cpu)
         for s in (0, A_cpu.nrows - 1):
             ref = cpu_levels(A_cpu, s)
             for sb_edges in limits:
-                old = mod.SB_EDGES if mod is not None else None
-                if sb_edges is not None:
-                    mod.SB_EDGES = sb_edges
-                try:
+                edges = {} if sb_edges is None else {"bfs_cuda": {"single_edges": sb_edges}}
+                with bg.settings.use(**edges):
                     check_bfs(A_cpu, A, s, method, ref=ref, keys=_edge_keys(A_cpu))
                     check_forced(A_cpu, A, s, ref=ref, method=method)
-                finally:
-                    if mod is not None:
-                        mod.SB_EDGES = old
 
 
 # beta 0: off; 10**9: bu_keep 0 (a level after a bottom-up one stays bottom-up while its
@@ -520,8 +502,8 @@ BU_RULES = [(beta, dead) for beta in (0, 3, 10**9) for dead in (False, True)]
 
 
 def bottom_up_rules(beta, dead):
-    """``bfs.BETA_CUDA`` and ``bfs.DEAD_VISITED`` set for a with-block."""
-    return mock.patch.multiple(bfs_module, BETA_CUDA=beta, DEAD_VISITED=dead)
+    """``settings.bfs_cuda.beta`` and ``.dead_visited`` set for a with-block."""
+    return bg.settings.use(bfs_cuda={"beta": beta, "dead_visited": dead})
 
 
 @gpu
@@ -594,9 +576,10 @@ def test_groupby_order_same_on_the_device():
     M = sys.modules["bitgraph.algorithms.msbfs"]
     A_cpu = EXPLICIT["kron_12"]()
     src = np.random.default_rng(0).integers(0, A_cpu.nrows, 300)
-    want = M._groupby_order(A_cpu, src, 64)
+    cfg = bg.settings.MSBFS()
+    want = M._groupby_order(A_cpu, src, 64, cfg)
     assert (want != np.arange(src.size)).any()
-    assert np.array_equal(M._groupby_order(on(A_cpu), src, 64), want)
+    assert np.array_equal(M._groupby_order(on(A_cpu), src, 64, cfg), want)
 
 
 @gpu
@@ -672,29 +655,24 @@ def test_bfs_cpu_helpers_selfcheck():
 
 @gpu
 @pytest.mark.skipif(DEVICE != "cuda", reason="the asynchronous kernel runs on CUDA only")
-def test_async_gives_up_and_falls_back(monkeypatch):
+def test_async_gives_up_and_falls_back():
     """A work list too small for the traversal (or a warp out of patience)
     makes the asynchronous kernel give up: bfs runs push instead, says so
-    in STATS, and the levels are still right."""
-    import sys
-
+    in its Stats record's method, and the levels are still right."""
     ka = sys.modules["bitgraph.kernels.cuda.bfs_async"]
     A_cpu = bg.io.generators.grid2d(60, 100, drop=0.05, seed=1)
     A = on(A_cpu)
     keys = _edge_keys(A_cpu)
     ref = cpu_levels(A_cpu, 0)
-    mod = _bvss_module()
-    monkeypatch.setattr(ka, "CAP_PER_VERTEX", 0)  # 64 slots: full at once
-    old, mod.STATS = mod.STATS, {}
-    try:
+    with bg.settings.use(bfs_async={"cap_per_vertex": 0}):  # 64 slots: full at once
+        rec = bg.Stats()
+        check_bfs(A_cpu, A, 0, "async", ref=ref, keys=keys, stats=rec)
+        assert rec.method == "push (async gave up)"
+    tiny = bg.settings.BFSAsync(cap_per_vertex=0)
+    assert ka.bfs_async(bg.algorithms._common.out_csr(A), 0, cfg=tiny) is None
+    # gives up, or finishes first: right either way
+    with bg.settings.use(bfs_async={"cap_per_vertex": 4, "patience_s": 0.0}):
         check_bfs(A_cpu, A, 0, "async", ref=ref, keys=keys)
-        assert mod.STATS["method"] == "push (async gave up)"
-    finally:
-        mod.STATS = old
-    assert ka.bfs_async(bg.algorithms._common.out_csr(A), 0) is None
-    monkeypatch.setattr(ka, "CAP_PER_VERTEX", 4)
-    monkeypatch.setattr(ka, "PATIENCE_S", 0.0)  # gives up, or finishes first: right either way
-    check_bfs(A_cpu, A, 0, "async", ref=ref, keys=keys)
 
 
 @gpu
@@ -711,16 +689,12 @@ def test_async_chains(chain, g, data):
     A_cpu = g.matrix(bg)
     s = data.draw(st.integers(0, g.n - 1), label="source")
     prefetch = data.draw(st.booleans(), label="prefetch")
-    old = ka.CHAIN_MAX, ka.PREFETCH_ROWS
-    ka.CHAIN_MAX, ka.PREFETCH_ROWS = chain, prefetch
-    try:
+    with bg.settings.use(bfs_async={"chain_max": chain, "prefetch_rows": prefetch}) as cfg:
         check_bfs(A_cpu, on(A_cpu), s, "async", levels_only_too=False)
         grid = bg.io.generators.grid2d(40, 50, drop=0.05, seed=chain)
-        lv = ka.bfs_async(bg.algorithms._common.out_csr(on(grid)), 7)
-        assert lv is not None  # did not give up
-        _same_levels(to_numpy(lv), cpu_levels(grid, 7), f"async chain {chain} prefetch {prefetch}")
-    finally:
-        ka.CHAIN_MAX, ka.PREFETCH_ROWS = old
+        lv = ka.bfs_async(bg.algorithms._common.out_csr(on(grid)), 7, cfg=cfg.bfs_async)
+    assert lv is not None  # did not give up
+    _same_levels(to_numpy(lv), cpu_levels(grid, 7), f"async chain {chain} prefetch {prefetch}")
 
 
 @gpu
@@ -740,23 +714,19 @@ def test_auto_picks_async_for_a_long_diameter():
 
 @gpu
 def test_auto_runs_and_reports_bfs_method():
-    """method="auto" runs bfs_method(A), and says so in the kernel's STATS."""
+    """method="auto" runs bfs_method(A), and says so in its Stats record
+    (the method, and the kernel's metrics)."""
     A_cpu = bg.io.generators.from_spec("kron:10")
     A = on(A_cpu)
     chosen = bg.algorithms.bfs_method(A)
     assert chosen in AVAILABLE and chosen != "auto"
     ref = cpu_levels(A_cpu, 3)
-    mod = _bvss_module()
-    old, mod.STATS = mod.STATS, {}
-    try:
-        lv, _ = run_bfs(A, 3, "auto")
-        stats = mod.STATS
-    finally:
-        mod.STATS = old
+    rec = bg.Stats()
+    lv, _ = run_bfs(A, 3, "auto", stats=rec)
     _same_levels(lv, ref, "auto")
-    assert stats["method"] == chosen
-    assert stats["kernel"] == ("bvss" if chosen == "blest" else "csr")
-    assert stats["levels"] == int(ref.max()) + 1
+    assert rec.method == chosen
+    assert rec.metrics["kernel"] == ("bvss" if chosen == "blest" else "csr")
+    assert rec.metrics["levels"] == int(ref.max()) + 1
 
 
 
@@ -783,36 +753,27 @@ def test_traversal_ends_when_nothing_is_left(method, name):
     unvisited vertex left (the clique's tail) does not end it."""
     A_cpu = clique_tail() if name == "clique_tail" else EXPLICIT[name]()
     A = on(A_cpu)
-    mod = _bvss_module()
     for s in _sources(A_cpu, k=1):
         ref = cpu_levels(A_cpu, s)
         sizes = np.bincount(ref[ref >= 0]).tolist()
         for bottom_up in ("always", None):
             for rule in ((0, False), (3, True)):
-                old, mod.STATS = mod.STATS, {}
-                try:
-                    with forced(None, bottom_up, single=False), bottom_up_rules(*rule):
-                        lv, _ = run_bfs(A, s, method, alpha=0.0)
-                    stats = mod.STATS
-                finally:
-                    mod.STATS = old
+                rec = bg.Stats()
+                with forced(None, bottom_up, single=False), bottom_up_rules(*rule):
+                    lv, _ = run_bfs(A, s, method, alpha=0.0, stats=rec)
                 where = f"{method} {name} source={s} bottom_up={bottom_up} rule={rule}"
                 _same_levels(lv, ref, where)
-                assert stats["levels"] == len(sizes), where
-                assert stats["frontier"] == sizes, where
+                assert rec.metrics["levels"] == len(sizes), where
+                assert rec.metrics["frontier"] == sizes, where
+
 
 @gpu
 def test_gated_kernel_time_encloses_the_kernel():
-    """STATS' kernel time (events with the host's launch overhead gated
-    out) encloses the kernel's own span (its globaltimer, entry to exit)."""
-    mod = _bvss_module()
+    """The Stats record's kernel time (events with the host's launch
+    overhead gated out) encloses the kernel's own span (its globaltimer,
+    entry to exit)."""
     A = on(bg.io.generators.from_spec("kron:12"))
-    old = mod.STATS, mod.GATED
-    try:
-        for gated in (True, False):
-            mod.STATS, mod.GATED = {}, gated
-            bfs(A, 0, method="direction")
-            st = mod.STATS
-            assert 0 < st["init_ms"] < st["span_ms"] <= st["kernel_ms"] + 1e-3, st
-    finally:
-        mod.STATS, mod.GATED = old
+    rec = bg.Stats()
+    bfs(A, 0, method="direction", stats=rec)
+    st = rec.metrics
+    assert 0 < st["init_ms"] < st["span_ms"] <= st["kernel_ms"] + 1e-3, st

@@ -1,11 +1,11 @@
 """CUDA msbfs batch (kernels/cuda/msbfs.cu) equals the CPU batch_run: levels,
 count, total and ecc, on hypothesis graphs (directed and undirected,
 isolated vertices, self-loops, several components, one vertex), batches of
-1, 7 and 64 sources (repeats allowed), every bottom-up variant (CSR, BVSS
-SIMT, BVSS MMA), every direction rule (bottom-up whenever a frontier has
-out-edges, per source, the default, top-down only, everyone bottom-up by
-the union rule), and the whole traversal in one cooperative launch
-(``coop``), int32 and int64 indices."""
+1, 7 and 64 sources (repeats allowed), every direction rule (bottom-up
+whenever a frontier has out-edges, per source, the default, top-down only,
+everyone bottom-up by the union rule), the whole traversal in one
+cooperative launch (``schedule="coop"``) and the batch's BFSs side by side
+(``schedule="async"``), int32 and int64 indices."""
 
 from __future__ import annotations
 
@@ -16,14 +16,12 @@ from hypothesis import strategies as st
 
 import bitgraph as bg
 from bitgraph.algorithms._common import in_csr, out_csr
-from bitgraph.formats import bvss as bv
 from bitgraph.formats.csr import CSR
 from bitgraph.kernels import registry
 from graph_strategies import graphs
 
 pytestmark = pytest.mark.gpu
 
-PULLS = ("csr", "bvss_simt", "bvss_mma")
 # (alpha, all_pull) of the CUDA launcher: bottom-up wherever a frontier has
 # out-edges; per source; the defaults; top-down only; all bottom-up as soon
 # as a top-down level would walk an edge
@@ -55,13 +53,6 @@ def _device(cupy, c, index64):
                c.nrows, c.ncols)
 
 
-def _device_bvss(cupy, t):
-    b = bv.from_csr(t)
-    return b._replace(real_ptrs=cupy.asarray(b.real_ptrs),
-                      virtual_to_real=cupy.asarray(b.virtual_to_real),
-                      row_ids=cupy.asarray(b.row_ids), masks=cupy.asarray(b.masks))
-
-
 def _check(got, want, write=True):
     lv, c, s, e = got
     wlv, wc, ws, we = want
@@ -85,21 +76,19 @@ def test_batch_equals_cpu(spec, k, seed, index64):
     sources = rng.integers(0, spec.n, k)  # repeats allowed
     want = cpu(a, t, sources)
     ga, gt = _device(cupy, a, index64), _device(cupy, t, index64)
-    b = _device_bvss(cupy, t)
-    for pull in PULLS:
-        for alpha, all_pull in DIRECTIONS:
-            got = gpu(ga, gt, sources, alpha=alpha, all_pull=all_pull, pull=pull, bvss=b)
-            _check(got, want)
+    for alpha, all_pull in DIRECTIONS:
+        got = gpu(ga, gt, sources, alpha=alpha, all_pull=all_pull)
+        _check(got, want)
     from unittest import mock
 
     from bitgraph.kernels.cuda import msbfs as km
 
     for sweep in (None, 0.0, 0.05):  # the next queue by appends, by sweeps, both
-        with mock.patch.object(km, "COOP_SWEEP", sweep):
-            _check(gpu(ga, None, sources, coop=True), want)
+        cfg = bg.settings.MSBFSCuda(coop_sweep=sweep)
+        _check(gpu(ga, None, sources, schedule="coop", cfg=cfg), want)
     # the batch's BFSs side by side, asynchronous (bfs_async.cu)
     with mock.patch.object(km, "_coop", side_effect=AssertionError("fell back")):
-        _check(gpu(ga, None, sources, coop="async"), want)
+        _check(gpu(ga, None, sources, schedule="async"), want)
 
 
 @settings(max_examples=60)
@@ -121,38 +110,37 @@ def test_rows_state_and_statistics_only(spec, seed, lanes, index64):
     src = rng.integers(0, n, nsrc)
     order = rng.permutation(nsrc)
     ga, gt = _device(cupy, a, index64), _device(cupy, t, index64)
-    b = _device_bvss(cupy, t)
     want = np.empty((nsrc, n), np.int32)
     for i in range(0, nsrc, 64):
         rows = order[i:i + 64]
         cpu(a, t, src[rows], levels=want, rows=rows)
     state = new_state(n)
-    for pull in PULLS:
-        got = cupy.full((nsrc, n), 7, np.int32)
-        for i in range(0, nsrc, 64):
-            rows = order[i:i + 64]
-            alpha, all_pull = DIRECTIONS[int(rng.integers(len(DIRECTIONS)))]
-            _, c, s, e = gpu(ga, gt, src[rows], levels=got, rows=cupy.asarray(rows), alpha=alpha,
-                             all_pull=all_pull, state=state, pull=pull, bvss=b, lanes=lanes)
-            _, wc, ws, we = cpu(a, t, src[rows], write=False)
-            assert np.array_equal(c, wc) and np.array_equal(s, ws) and np.array_equal(e, we)
-            lv, c2, s2, e2 = gpu(ga, gt, cupy.asarray(src[rows]), write=False, alpha=alpha,
-                                 all_pull=all_pull, state=state, pull=pull, bvss=b, lanes=lanes)
-            assert lv is None
-            assert np.array_equal(c2, wc) and np.array_equal(s2, ws) and np.array_equal(e2, we)
-        assert np.array_equal(got.get(), want)
+    got = cupy.full((nsrc, n), 7, np.int32)
+    for i in range(0, nsrc, 64):
+        rows = order[i:i + 64]
+        alpha, all_pull = DIRECTIONS[int(rng.integers(len(DIRECTIONS)))]
+        _, c, s, e = gpu(ga, gt, src[rows], levels=got, rows=cupy.asarray(rows), alpha=alpha,
+                         all_pull=all_pull, state=state, lanes=lanes)
+        _, wc, ws, we = cpu(a, t, src[rows], write=False)
+        assert np.array_equal(c, wc) and np.array_equal(s, ws) and np.array_equal(e, we)
+        lv, c2, s2, e2 = gpu(ga, gt, cupy.asarray(src[rows]), write=False, alpha=alpha,
+                             all_pull=all_pull, state=state, lanes=lanes)
+        assert lv is None
+        assert np.array_equal(c2, wc) and np.array_equal(s2, ws) and np.array_equal(e2, we)
+    assert np.array_equal(got.get(), want)
     # one cooperative launch a batch (on the same state), then the batch's
     # BFSs side by side, asynchronously: rows of the big array, and
     # statistics only
-    for coop in (True, "async"):
+    for schedule in ("coop", "async"):
         got = cupy.full((nsrc, n), 7, np.int32)
         for i in range(0, nsrc, 64):
             rows = order[i:i + 64]
             _, c, s, e = gpu(ga, None, src[rows], levels=got, rows=cupy.asarray(rows),
-                             state=state, coop=coop)
+                             state=state, schedule=schedule)
             _, wc, ws, we = cpu(a, t, src[rows], write=False)
             assert np.array_equal(c, wc) and np.array_equal(s, ws) and np.array_equal(e, we)
-            lv, c2, s2, e2 = gpu(ga, None, src[rows], write=False, state=state, coop=coop)
+            lv, c2, s2, e2 = gpu(ga, None, src[rows], write=False, state=state,
+                                 schedule=schedule)
             assert lv is None
             assert np.array_equal(c2, wc) and np.array_equal(s2, ws) and np.array_equal(e2, we)
         assert np.array_equal(got.get(), want)
@@ -163,9 +151,8 @@ def test_rows_state_and_statistics_only(spec, seed, lanes, index64):
 @pytest.mark.parametrize("name", ["kron", "grid", "path", "star"])
 def test_generated_graphs(name, monkeypatch):
     """Bigger graphs: hubs (kron), high diameter (grid, a 3000-vertex path),
-    a star; 64 sources, every pull variant and direction rule with the
-    first levels as one graph (HEAD_LEVELS) and without, several group
-    widths."""
+    a star; 64 sources, every direction rule with the first levels as one
+    graph (``msbfs_cuda.head_levels``) and without, several group widths."""
     from bitgraph.kernels.cuda import msbfs as km
 
     import cupy
@@ -187,14 +174,10 @@ def test_generated_graphs(name, monkeypatch):
     sources[:3] = 0
     want = cpu(a, t, sources)
     ga, gt = _device(cupy, a, False), _device(cupy, t, False)
-    b = _device_bvss(cupy, t)
     for head, head_flush in ((0, True), (10, True), (10, False)):
-        monkeypatch.setattr(km, "HEAD_LEVELS", head)
-        monkeypatch.setattr(km, "HEAD_FLUSH", head_flush)
-        for pull in PULLS:
-            for alpha, all_pull in DIRECTIONS:
-                _check(gpu(ga, gt, sources, alpha=alpha, all_pull=all_pull, pull=pull, bvss=b),
-                       want)
+        cfg = bg.settings.MSBFSCuda(head_levels=head, head_flush=head_flush)
+        for alpha, all_pull in DIRECTIONS:
+            _check(gpu(ga, gt, sources, alpha=alpha, all_pull=all_pull, cfg=cfg), want)
     for lanes in (1, 4, 32):
         _check(gpu(ga, gt, sources, alpha=0.0, lanes=lanes), want)
     # fewer frontier planes: levels written out every level (2) or every
@@ -206,70 +189,62 @@ def test_generated_graphs(name, monkeypatch):
         _check(gpu(ga, gt, sources, state=state), want)
         _check(gpu(ga, gt, sources[:7], state=state), cpu(a, t, sources[:7]))
         assert all(int(cupy.count_nonzero(x)) == 0 for x in state[:4])
-    # the BVSS built on the CPU from t when not given
-    _check(gpu(ga, gt, sources, alpha=0.0, pull="bvss_simt"), want)
     # one cooperative launch (kron's hubs spread over a warp's lanes), int32
     # and int64 indices, a fresh and a reused state
     for index64 in (False, True):
         for sweep in (None, 0.0, 1 / 64):
-            monkeypatch.setattr(km, "COOP_SWEEP", sweep)
-            _check(gpu(_device(cupy, a, index64), None, sources, coop=True), want)
+            cfg = bg.settings.MSBFSCuda(coop_sweep=sweep)
+            _check(gpu(_device(cupy, a, index64), None, sources, schedule="coop", cfg=cfg), want)
     state = new_state(A.nrows)
     for k in (64, 1, 33):
-        _check(gpu(ga, None, sources[:k], coop=True, state=state), cpu(a, t, sources[:k]))
+        _check(gpu(ga, None, sources[:k], schedule="coop", cfg=cfg, state=state),
+               cpu(a, t, sources[:k]))
         assert all(int(cupy.count_nonzero(x)) == 0 for x in state[:4])
     # side by side, asynchronous: int32 and int64 indices, every chain
     # length, with and without the row prefetch and the level check; a work
     # list too small falls back to the cooperative launch
     from unittest import mock
 
-    from bitgraph.kernels.cuda import bfs_async as ka
-
     for index64 in (False, True):
         for chain in (0, 3, 64):
             for prefetch, check in ((True, False), (False, False), (True, True), (False, True)):
                 # a batch of 64 runs with the batch's settings, one of 4 with the single's
-                monkeypatch.setattr(ka, "BATCH_CHAIN_MAX", chain)
-                monkeypatch.setattr(ka, "BATCH_PREFETCH_ROWS", prefetch)
-                monkeypatch.setattr(ka, "BATCH_CHECK", check)
-                monkeypatch.setattr(ka, "CHAIN_MAX", chain)
-                monkeypatch.setattr(ka, "PREFETCH_ROWS", prefetch)
+                async_cfg = bg.settings.BFSAsync(
+                    batch_chain_max=chain, batch_prefetch_rows=prefetch, batch_check=check,
+                    chain_max=chain, prefetch_rows=prefetch)
                 for k in (64, 4):
-                    _check(gpu(_device(cupy, a, index64), None, sources[:k], coop="async"),
-                           cpu(a, t, sources[:k]))
-    cap, min_cap = ka.BATCH_CAP_PER_VERTEX, ka.BATCH_MIN_CAP
-    monkeypatch.setattr(ka, "BATCH_CAP_PER_VERTEX", 0.0)  # 64 slots: full at once
-    monkeypatch.setattr(ka, "BATCH_MIN_CAP", 0)
+                    _check(gpu(_device(cupy, a, index64), None, sources[:k], schedule="async",
+                               async_cfg=async_cfg), cpu(a, t, sources[:k]))
+    # 64 slots: full at once
+    tiny = bg.settings.BFSAsync(batch_cap_per_vertex=0.0, batch_min_cap=0)
     with mock.patch.object(km, "_coop", wraps=km._coop) as launch:
-        _check(gpu(ga, None, sources, coop="async"), want)
+        _check(gpu(ga, None, sources, schedule="async", async_cfg=tiny), want)
     assert launch.call_count == 1
-    monkeypatch.setattr(ka, "BATCH_CAP_PER_VERTEX", cap)
-    monkeypatch.setattr(ka, "BATCH_MIN_CAP", min_cap)
     # blocks' stages of 0 and 3 entries: the appends past a full stage go
     # straight to the queue
     for stage in (0, 3):
         monkeypatch.setattr(km, "_COOP_STAGE", stage)
         for sweep in (None, 0.0):
-            monkeypatch.setattr(km, "COOP_SWEEP", sweep)
-            _check(gpu(ga, None, sources, coop=True, state=state), want)
+            cfg = bg.settings.MSBFSCuda(coop_sweep=sweep)
+            _check(gpu(ga, None, sources, schedule="coop", cfg=cfg, state=state), want)
 
 
-@pytest.mark.parametrize("coop, max_degree", [(None, 6.0), (None, 3.0), (True, 6.0),
-                                              (False, 6.0), ("async", 6.0)])
-def test_cooperative_launch_by_the_probe(coop, max_degree, monkeypatch):
+@pytest.mark.parametrize("schedule, max_degree", [(None, 6.0), (None, 3.0), ("coop", 6.0),
+                                                  ("levels", 6.0), ("async", 6.0)])
+def test_cooperative_launch_by_the_probe(schedule, max_degree):
     """msbfs on a CUDA graph of long diameter (bfs.long_reach: a 400 x 400
     grid, 3.96 entries a row) runs each batch side by side, asynchronously,
-    or, above ``ASYNC_MAX_DEGREE`` entries a row, as one cooperative launch;
-    on kron the level kernels, unless ``CUDA_COOP`` says otherwise; the rows
-    equal the CPU's either way (130 sources: batches of 64, 64 and 2)."""
+    or, above ``msbfs_cuda.async_max_degree`` entries a row, as one
+    cooperative launch; on kron the level kernels, unless
+    ``msbfs_cuda.schedule`` says otherwise; the rows equal the CPU's either
+    way (130 sources: batches of 64, 64 and 2)."""
     import sys
     from unittest import mock
 
     from bitgraph.kernels.cuda import msbfs as km
 
     M = sys.modules["bitgraph.algorithms.msbfs"]
-    monkeypatch.setattr(M, "CUDA_COOP", coop)
-    monkeypatch.setattr(M, "ASYNC_MAX_DEGREE", max_degree)
+    knobs = {"schedule": schedule, "async_max_degree": max_degree}
     for spec, long_ in (("grid:400x400:0.01", True), ("kron:12", False)):
         A = bg.io.generators.from_spec(spec)
         src = np.random.default_rng(7).integers(0, A.nrows, 130)
@@ -282,22 +257,25 @@ def test_cooperative_launch_by_the_probe(coop, max_degree, monkeypatch):
             return got
 
         with mock.patch.object(km, "_coop", wraps=km._coop) as launch, \
-                mock.patch.object(km, "_side_by_side", side_effect=side_by_side):
+                mock.patch.object(km, "_side_by_side", side_effect=side_by_side), \
+                bg.settings.use(msbfs_cuda=knobs):
             got = bg.algorithms.msbfs(A.to("cuda"), src)
         assert np.array_equal(got.get(), want)
-        picked = (("async" if max_degree > 3.96 else True) if long_ else False) \
-            if coop is None else coop
+        picked = (("async" if max_degree > 3.96 else "coop") if long_ else "levels") \
+            if schedule is None else schedule
         assert len(gave_up) == (3 if picked == "async" else 0)
         # a side-by-side batch that gives up (its work list full) runs the
         # cooperative launch instead
-        assert launch.call_count == (3 if picked is True else sum(gave_up))
-        cc = bg.algorithms.closeness_centrality(A.to("cuda"), src[:70])
+        assert launch.call_count == (3 if picked == "coop" else sum(gave_up))
+        with bg.settings.use(msbfs_cuda=knobs):
+            assert M.msbfs_schedule(A.to("cuda")) == picked
+            cc = bg.algorithms.closeness_centrality(A.to("cuda"), src[:70])
         cc = cc.get() if hasattr(cc, "get") else cc
         assert np.allclose(cc, bg.algorithms.closeness_centrality(A, src[:70]))
 
 
 @pytest.mark.parametrize("head", [3, 10])
-def test_traversals_ending_in_the_first_levels(head, monkeypatch):
+def test_traversals_ending_in_the_first_levels(head):
     """Traversals that end before, at and just after the first levels'
     graph, whose final flush (msbfs.cu: count < 0) then runs in that graph
     or does nothing: paths (undirected and directed; short ones: every
@@ -307,7 +285,7 @@ def test_traversals_ending_in_the_first_levels(head, monkeypatch):
 
     from bitgraph.kernels.cuda import msbfs as km
 
-    monkeypatch.setattr(km, "HEAD_LEVELS", head)
+    cfg = bg.settings.MSBFSCuda(head_levels=head)
     gpu, cpu = _gpu(), _cpu()
     mats = []
     for n in (1, 2, head - 1, head, head + 1, head + 2, 40):
@@ -328,14 +306,14 @@ def test_traversals_ending_in_the_first_levels(head, monkeypatch):
             src = rng.integers(0, n, k)
             src[0] = 0
             want = cpu(a, t, src)
-            _check(gpu(ga, gt, src, state=state), want)
+            _check(gpu(ga, gt, src, state=state, cfg=cfg), want)
             out = cupy.full((k + 1, n), 9, np.int32)
             order = rng.permutation(k + 1)[:k]
-            gpu(ga, gt, src, levels=out, rows=order, state=state)
+            gpu(ga, gt, src, levels=out, rows=order, state=state, cfg=cfg)
             expect = np.full((k + 1, n), 9, np.int32)
             expect[order] = want[0]
             assert np.array_equal(out.get(), expect)
-            _, c, s, e = gpu(ga, gt, src, write=False, state=state)
+            _, c, s, e = gpu(ga, gt, src, write=False, state=state, cfg=cfg)
             assert np.array_equal(c, want[1]) and np.array_equal(e, want[3])
             assert all(int(cupy.count_nonzero(x)) == 0 for x in state[:4])
 
@@ -347,8 +325,6 @@ def test_direction_per_source():
     in-edges than pulling for all of them; the results are the CPU's."""
     import cupy
 
-    from bitgraph.kernels.cuda import msbfs as km
-
     gpu, cpu = _gpu(), _cpu()
     A = bg.io.generators.kron(14, seed=2)
     a, t = _host_csrs(A)
@@ -358,11 +334,9 @@ def test_direction_per_source():
     ga, gt = _device(cupy, a, False), _device(cupy, t, False)
     traces = {}
     for name, all_pull in (("mixed", 1e18), ("joint", 0.0)):
-        km.TRACE = []
-        try:
-            _check(gpu(ga, gt, sources, alpha=0.02, all_pull=all_pull, pull="csr"), want)
-        finally:
-            traces[name], km.TRACE = km.TRACE, None
+        rec = bg.Stats(trace=True)
+        _check(gpu(ga, gt, sources, alpha=0.02, all_pull=all_pull, stats=rec), want)
+        traces[name] = rec.traces
     mixed = [x for x in traces["mixed"] if x[1].startswith("pull")
              and int(x[1].split()[1]) > 0 and int(x[1].split()[3]) > 0]
     assert mixed, traces["mixed"]
@@ -380,8 +354,8 @@ def test_errors():
         gpu(ga, gt, np.arange(65) % 3)
     with pytest.raises(ValueError, match="sources"):
         gpu(ga, gt, np.array([3]))
-    with pytest.raises(ValueError, match="pull"):
-        gpu(ga, gt, np.array([0]), pull="nope")
+    with pytest.raises(ValueError, match="schedule"):
+        gpu(ga, gt, np.array([0]), schedule="nope")
     with pytest.raises(ValueError, match="levels"):
         gpu(ga, gt, np.array([0]), levels=np.zeros((1, 3), np.int32), rows=[0])
     from bitgraph.kernels.cuda.msbfs import new_state
@@ -419,9 +393,10 @@ def test_shared_state_between_calls():
 
 
 @pytest.mark.parametrize("directed", [False, True])
-def test_replayed_levels(directed, monkeypatch):
-    """From level GRAPH_LEVELS on the levels run as a replayed CUDA graph,
-    and with HEAD_LEVELS the first levels as one graph:
+def test_replayed_levels(directed):
+    """From level ``msbfs_cuda.graph_levels`` on the levels run as a
+    replayed CUDA graph, and with ``head_levels`` the first levels as one
+    graph:
     traversals that end just before, at and after the block boundaries, on
     paths (one way when directed: sources past the middle reach few) and on
     a long grid; levels written into rows of a bigger array, statistics
@@ -433,7 +408,7 @@ def test_replayed_levels(directed, monkeypatch):
     from bitgraph.kernels.cuda import msbfs as km
 
     gpu, cpu = _gpu(), _cpu()
-    L = km.GRAPH_LEVELS
+    L = bg.settings.MSBFSCuda().graph_levels
     for n in (L - 1, L, L + 1, L + 2, 2 * L - 1, 2 * L, 2 * L + 1, 3 * L + 5, 700):
         rows = np.arange(n - 1)
         A = bg.Matrix.from_coo(rows, rows + 1, nrows=n, ncols=n)
@@ -449,22 +424,18 @@ def test_replayed_levels(directed, monkeypatch):
             state = km.new_state(n)
             for graph, graph_pull, head in ((True, False, 0), (False, False, 10),
                                             (True, True, 10), (True, False, 12)):
-                monkeypatch.setattr(km, "GRAPH", graph)
-                monkeypatch.setattr(km, "GRAPH_PULL", graph_pull)
-                monkeypatch.setattr(km, "HEAD_LEVELS", head)
-                _check(gpu(ga, gt, src, state=state), want)
+                cfg = bg.settings.MSBFSCuda(graph=graph, graph_pull=graph_pull, head_levels=head)
+                _check(gpu(ga, gt, src, state=state, cfg=cfg), want)
                 out = cupy.full((k + 3, n), 9, np.int32)
                 order = rng.permutation(k + 3)[:k]
-                gpu(ga, gt, cupy.asarray(src), levels=out, rows=order, state=state)
+                gpu(ga, gt, cupy.asarray(src), levels=out, rows=order, state=state, cfg=cfg)
                 expect = np.full((k + 3, n), 9, np.int32)
                 expect[order] = want[0]
                 assert np.array_equal(out.get(), expect)
-                _check(gpu(ga, gt, src, write=False, state=state), want, write=False)
+                _check(gpu(ga, gt, src, write=False, state=state, cfg=cfg), want, write=False)
             assert all(int(cupy.count_nonzero(x)) == 0 for x in state[:4])
             assert all(int(cupy.count_nonzero(p)) == 0 for p in state[0])
-    monkeypatch.setattr(km, "GRAPH", True)
-    monkeypatch.setattr(km, "GRAPH_PULL", False)
-    monkeypatch.setattr(km, "HEAD_LEVELS", 10)
+    cfg = bg.settings.MSBFSCuda(graph=True, graph_pull=False, head_levels=10)
     A = bg.io.generators.grid2d(12, 300, drop=0.02, seed=2)
     if directed:
         r, c, _ = A.to_coo()
@@ -476,11 +447,9 @@ def test_replayed_levels(directed, monkeypatch):
     want = cpu(a, t, src)
     assert want[3].max() > 2 * L or directed  # ecc: the replays ran
     for _ in range(2):
-        _check(gpu(ga, gt, src), want)
+        _check(gpu(ga, gt, src, cfg=cfg), want)
     assert any(key[0] == "graph" for key in km._BUFFERS)
     # with the pull step in the graph, the direction rule per level
-    monkeypatch.setattr(km, "GRAPH_PULL", True)
-    b = _device_bvss(cupy, t)
-    for pull in PULLS:
-        for alpha, all_pull in DIRECTIONS:
-            _check(gpu(ga, gt, src, alpha=alpha, all_pull=all_pull, pull=pull, bvss=b), want)
+    cfg = bg.settings.MSBFSCuda(graph=True, graph_pull=True, head_levels=10)
+    for alpha, all_pull in DIRECTIONS:
+        _check(gpu(ga, gt, src, alpha=alpha, all_pull=all_pull, cfg=cfg), want)

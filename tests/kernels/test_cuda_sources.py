@@ -69,3 +69,14 @@ def test_bfs_fused_limits():
     from bitgraph.kernels.cuda.constants import BFS_FUSED
 
     assert bg.settings.BFSCuda().single_edges <= BFS_FUSED["LIST_CAP"]
+
+
+def test_sources_expand_every_local_include():
+    """What NVRTC compiles (``source_text``) has every local header inlined:
+    NVRTC gets no include path, so a ``#include "x.cuh"`` left in the text
+    cannot be found at run time (nvcc on the file alone would find it)."""
+    from bitgraph.kernels.cuda import source_text
+
+    for cu in sorted(CUDA.glob("*.cu")):
+        text = source_text(cu.name)
+        assert not re.search(r'^\s*#include\s+"', text, flags=re.M), cu.name

@@ -139,7 +139,8 @@ def source_text(source: str) -> str:
     stale binary)."""
     def expand(m):
         return (HERE / m.group(1)).read_text()
-    return re.sub(r'^#include "([\w.]+)"$', expand, (HERE / source).read_text(), flags=re.M)
+    return re.sub(r'^#include "([\w.]+)"[ \t]*(?://.*)?$', expand, (HERE / source).read_text(),
+                  flags=re.M)
 
 
 _COOPERATIVE = {}

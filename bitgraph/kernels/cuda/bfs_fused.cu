@@ -50,7 +50,8 @@
 
 #include "warp.cuh"
 #include "grid.cuh"
-#include "bfs_fused_constants.cuh"  // THREADS, SB_FRONTIER, LIST_CAP, GIANT, FMT_*
+// THREADS, SB_FRONTIER, LIST_CAP, GIANT, FMT_* (generated: constants.py)
+#include "bfs_fused_constants.cuh"
 
 typedef unsigned int u32;
 typedef unsigned long long u64;
