@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
 import pytest
 import scipy.sparse as sp
@@ -14,9 +12,9 @@ from hypothesis import strategies as st
 import bitgraph as bg
 from bitgraph.algorithms import bfs
 from graph_strategies import graphs
+from testdata import data_file
 
 METHODS = ("pull", "push", "direction", "blest", "auto")
-DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data"
 
 
 def ref_levels(S, s):
@@ -160,19 +158,15 @@ def test_matches_python_graphblas():
         assert np.array_equal(lv.to_coo()[1], vals)
 
 
-def _data_graphs():
-    if not DATA.is_dir():
-        return []
-    names = ["karate.mtx", "jagmesh7.mtx", "bcsstk13.mtx", "west0067.mtx",
-             "west0067_jumbled.mtx", "cryg2500.mtx", "pushpull.mtx", "olm1000.mtx",
-             "LFAT5_hypersparse.mtx", "ldbc-directed-example.mtx",
-             "ldbc-undirected-example.mtx", "tree-example.mtx", "msf1.mtx", "test_BF.mtx"]
-    return [n for n in names if (DATA / n).exists()]
+REAL = ["karate.mtx", "jagmesh7.mtx", "bcsstk13.mtx", "west0067.mtx",
+        "west0067_jumbled.mtx", "cryg2500.mtx", "pushpull.mtx", "olm1000.mtx",
+        "LFAT5_hypersparse.mtx", "ldbc-directed-example.mtx",
+        "ldbc-undirected-example.mtx", "tree-example.mtx", "msf1.mtx", "test_BF.mtx"]
 
 
-@pytest.mark.parametrize("name", _data_graphs())
+@pytest.mark.parametrize("name", REAL)
 def test_real_graphs(name):
-    A = bg.io.read(DATA / name)
+    A = bg.io.read(data_file(name))
     if A.nrows != A.ncols:
         pytest.skip("not square")
     S = A.to_scipy().tocsr()

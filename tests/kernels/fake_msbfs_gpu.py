@@ -34,7 +34,7 @@ from pathlib import Path
 
 import numpy as np
 
-_DIR = Path(__file__).resolve().parents[1] / "bitgraph" / "kernels" / "cuda"
+_DIR = Path(__file__).resolve().parents[2] / "bitgraph" / "kernels" / "cuda"
 _CU = (_DIR / "msbfs.cu").read_text()
 _ASYNC_CU = (_DIR / "bfs_async.cu").read_text()
 _NS = _CU.split("namespace msbfs {")[1].split("}  // namespace msbfs")[0]
