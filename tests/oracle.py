@@ -26,6 +26,10 @@ every elementwise op), except:
   pushed through accum / mask / typecast by evaluating the final result at the
   interval's ends (and at 0 / the old value where the interval contains them)
   and taking the hull. Positions whose finite terms could overflow are skipped.
+
+It also holds the device parameter (``DEVICES``, ``on_device``, ``to_host``):
+a test body written once runs on the CPU and, where CUDA is usable, on the
+GPU (STYLE.md 22).
 """
 
 from __future__ import annotations
@@ -37,11 +41,29 @@ import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
+import pytest
 
-with warnings.catch_warnings():
-    warnings.simplefilter("ignore")
-    import graphblas as gb
-    from graphblas import dtypes as gdt
+
+class _Missing:
+    """Stands for python-graphblas where it is not installed (the GPU machine
+    has none): importing the oracle for its device helpers works; using a
+    reference fails naming the package."""
+
+    def __init__(self, error):
+        self._error = error
+
+    def __getattr__(self, name):
+        raise ImportError(f"the test oracle needs python-graphblas (pip install -e '.[test]'): "
+                          f"{self._error}")
+
+
+try:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        import graphblas as gb
+        from graphblas import dtypes as gdt
+except ImportError as e:
+    gb = gdt = _Missing(e)
 
 # --------------------------------------------------------------------------------------
 # dtypes
@@ -1043,3 +1065,43 @@ def check_op(call_bg, call_ref, *, op_info="", out=None, inputs=(), parallel=Fal
         if snapshot(x) != s:
             _fail(op_info, f"an input was modified: {type(x).__name__}")
     return res
+
+
+# --------------------------------------------------------------------------------------
+# devices: one test body, on the CPU and on CUDA (CuPy's numpy_cupy_allclose idea)
+# --------------------------------------------------------------------------------------
+DEVICES = (
+    pytest.param("cpu", id="cpu"),
+    # the gpu marker: conftest skips it, with the reason, where CUDA is not usable
+    pytest.param("cuda", id="cuda", marks=pytest.mark.gpu),
+)
+"""The values of a ``device`` parameter: "cpu" always runs; "cuda" runs
+where CuPy sees a GPU (``bitgraph.device.cuda_status()`` is None) and is
+reported skipped elsewhere. Use it with ``@pytest.mark.parametrize("device",
+DEVICES)``, build the inputs on the CPU, move them with ``on_device`` and
+bring results back with ``to_host`` before comparing."""
+
+
+def on_device(x, device):
+    """A bitgraph Matrix or Vector on ``device`` (itself when already there).
+
+    >>> import bitgraph as bg
+    >>> v = bg.Vector.from_indices([1], size=3)
+    >>> on_device(v, "cpu") is v
+    True
+    """
+    return x.to(device)
+
+
+def to_host(x):
+    """``x`` on the CPU: a bitgraph Matrix or Vector (copied from the GPU if
+    it is there), or a numpy array (from a CuPy one); anything else as is.
+
+    >>> import bitgraph as bg
+    >>> to_host(bg.Vector.from_indices([1], size=3)).to_dense().tolist()
+    [False, True, False]
+    """
+    if hasattr(x, "to") and hasattr(x, "device"):
+        return x.to("cpu")
+    get = getattr(x, "get", None)  # a CuPy array
+    return np.asarray(get()) if get is not None else x

@@ -20,11 +20,10 @@ import bitgraph as bg
 import bitgraph.algorithms  # noqa: F401  (the bfs module, under sys.modules)
 from bitgraph import _progress, cli
 from bitgraph.cli import main
+from testdata import DATA, data_file
 
 ROOT = Path(__file__).resolve().parents[1]
 CUDA_REASON = bg.device.cuda_status()  # None: CUDA is usable here
-DATA = ROOT.parent / "shared" / "data"
-needs_data = pytest.mark.skipif(not DATA.is_dir(), reason=f"graph data not found at {DATA}")
 SPECS = ["kron:8", "grid:16x16"]
 
 
@@ -54,7 +53,7 @@ def unweighted_dist(A, sources):
 
 
 def data(name):
-    return str(DATA / name)
+    return str(data_file(name))
 
 
 # ----------------------------------------------------------------------------- bfs
@@ -82,7 +81,6 @@ def test_bfs_json_matches_scipy(capsys, spec, method):
         assert "bvss" in t["build_steps"]  # built apart from the compute
 
 
-@needs_data
 @pytest.mark.parametrize("name", ["karate.mtx", "west0067.mtx", "jagmesh7.mtx"])
 def test_bfs_files_check_and_output(capsys, tmp_path, name):
     A = bg.io.read(data(name))
@@ -179,7 +177,6 @@ def test_weights_symmetric_seeded_in_range():
     assert F.values.dtype == np.float64 and 0.5 <= F.values.min() and F.values.max() <= 2.5
 
 
-@needs_data
 def test_sssp_file_weights_and_unweighted(capsys):
     A = bg.io.read(data("cryg2500.mtx"))  # directed, weighted; some weights are negative?
     if A.values.min() >= 0:
@@ -192,7 +189,6 @@ def test_sssp_file_weights_and_unweighted(capsys):
 
 # ------------------------------------------------------------------------ pagerank
 
-@needs_data
 def test_pagerank_matches_networkx(capsys, tmp_path):
     nx = pytest.importorskip("networkx")
     A = bg.io.read(data("karate.mtx"))
@@ -228,7 +224,6 @@ def test_cc_matches_scipy(capsys, spec):
     assert r["result"]["check"] == "ok"
 
 
-@needs_data
 @pytest.mark.parametrize("name", ["west0067.mtx", "LFAT5_hypersparse.mtx", "ldbc-wcc-example.mtx"])
 def test_cc_files(capsys, tmp_path, name):
     A = bg.io.read(data(name))
@@ -262,7 +257,6 @@ def test_tc_matches_scipy(capsys, spec):
     assert r["result"]["max_per_vertex"] == per.max()
 
 
-@needs_data
 def test_tc_karate_networkx(capsys, tmp_path):
     nx = pytest.importorskip("networkx")
     G = nx.from_scipy_sparse_array(bg.io.read(data("karate.mtx")).to_scipy())
@@ -302,7 +296,6 @@ def test_info_specs(capsys, spec):
     assert "b2sr-8" in r["times"]["build_steps"] and "bvss" in r["times"]["build_steps"]
 
 
-@needs_data
 def test_info_files(capsys):
     r = run_json(capsys, "info", data("karate.mtx"), "--reorder")["result"]
     assert (r["nrows"], r["nvals"], r["symmetric"], r["undirected_edges"]) == (34, 156, True, 78)
@@ -338,7 +331,6 @@ def test_convert_roundtrip(capsys, tmp_path, suffix):
         assert "general" in out.read_text().splitlines()[0] and bg.io.read(out).isequal(A)
 
 
-@needs_data
 @pytest.mark.parametrize("name", ["west0067.mtx", "bcsstk13.mtx", "karate.mtx"])
 def test_convert_files(capsys, tmp_path, name):
     A = bg.io.read(data(name))
@@ -486,7 +478,6 @@ def test_device_resolution():
     assert cli._command_device("cpu", "bfs") == "cpu"
 
 
-@needs_data
 @pytest.mark.parametrize("name", ["mangled1.mtx", "mangled5.mtx", "mangled8.mtx", "mangled10.mtx"])
 @pytest.mark.parametrize("command", ["bfs", "info", "convert"])
 def test_mangled_files(capsys, tmp_path, name, command):
@@ -499,7 +490,6 @@ def test_mangled_files(capsys, tmp_path, name, command):
     assert not (tmp_path / "x.mtx").exists()
 
 
-@needs_data
 def test_data_errors(capsys):
     # olm1000 has negative weights; lp_afiro is not square
     rc, out, err = run(capsys, "sssp", data("olm1000.mtx"))
@@ -604,11 +594,10 @@ def test_subprocess_errors():
     assert p.stderr.count("\n") == 1 and "sssp runs on the CPU only" in p.stderr
     p = _python_m("nosuchcommand", "kron:8")
     assert p.returncode == 2 and "Traceback" not in p.stderr and p.stderr.count("\n") == 1
-    if DATA.is_dir():
-        p = _python_m("info", data("mangled8.mtx"))
-        assert p.returncode == 2 and "Traceback" not in p.stderr
-        assert p.stderr.strip() == f"bitgraph: error: {data('mangled8.mtx')}:4: " \
-            "the size line must hold 3 integers 'nrows ncols nnz', found 1: '3'"
+    p = _python_m("info", data("mangled8.mtx"))
+    assert p.returncode == 2 and "Traceback" not in p.stderr
+    assert p.stderr.strip() == f"bitgraph: error: {data('mangled8.mtx')}:4: " \
+        "the size line must hold 3 integers 'nrows ncols nnz', found 1: '3'"
 
 
 def test_subprocess_json_pipe():

@@ -26,5 +26,5 @@ def test_quickstart_notebook_runs():
                  if "image/png" in o.get("data", {}))
     assert images == 2, "the frontier-size and the B2SR-fill plots"
     out = "".join(o.get("text", "") for c in nb.cells if c.cell_type == "code" for o in c.outputs)
-    assert "frontier size per level" in out and "triangles" in out
+    assert "frontier size per level" in out and "karate: 45 triangles" in out
     assert seconds < 120, f"the notebook took {seconds:.0f} s; keep it small"

@@ -1,9 +1,7 @@
-"""Real graphs (LAGraph test data in ../shared/data) against python-graphblas:
+"""Real graphs (LAGraph test data in tests/data) against python-graphblas:
 mxv plus_times, masked any_pair (a BFS step), triangle counting
 (C<L> = L plus_pair L'), reduce and transpose. Read with scipy.io.mmread so
 these tests do not depend on bitgraph.io."""
-
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -12,8 +10,8 @@ import scipy.sparse as sp
 
 import bitgraph as bg
 import oracle as O
+from testdata import data_file, data_files
 
-DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 GRAPHS = [
     "karate.mtx", "jagmesh7.mtx", "bcsstk13.mtx", "west0067.mtx", "west0067_jumbled.mtx", "cryg2500.mtx",
     "pushpull.mtx", "ldbc-directed-example.mtx", "ldbc-undirected-example.mtx", "ldbc-wcc-example.mtx",
@@ -21,7 +19,9 @@ GRAPHS = [
     "LFAT5_hypersparse.mtx", "skew_fp64.mtx", "matrix_int8.mtx", "lp_afiro.mtx", "empty.mtx",
 ]
 
-pytestmark = pytest.mark.skipif(not DATA.is_dir(), reason=f"graph data not found at {DATA}")
+
+def test_graphs_are_every_wellformed_file():
+    assert sorted(GRAPHS) == data_files(exclude="mangled*")
 
 
 def _mmread(path):
@@ -49,9 +49,7 @@ def _mmread(path):
 
 
 def _load(name):
-    path = DATA / name
-    if not path.exists():
-        pytest.skip(f"{name} not in {DATA}")
+    path = data_file(name)
     S_ = _mmread(path)
     S_.sum_duplicates()
     r, c, v = S_.row.astype(np.int64), S_.col.astype(np.int64), S_.data

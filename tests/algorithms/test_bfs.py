@@ -1,8 +1,10 @@
-"""bfs: every method against scipy.sparse.csgraph and python-graphblas."""
+"""bfs: every method against scipy.sparse.csgraph and python-graphblas.
+
+The deterministic cases take a ``device`` parameter (``oracle.DEVICES``): the
+same body runs on the CPU and, where CUDA is usable, on a CUDA copy of the
+graph (marked ``gpu``); the hypothesis cases run on the CPU."""
 
 from __future__ import annotations
-
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -12,11 +14,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import bitgraph as bg
+import oracle as O
 from bitgraph.algorithms import bfs
 from graph_strategies import graphs
+from testdata import data_file
 
 METHODS = ("pull", "push", "direction", "blest", "auto")
-DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data"
 
 
 def ref_levels(S, s):
@@ -49,7 +52,10 @@ def _has_edges(P, rows, cols):
 
 
 def run(A, s, method, **kw):
+    """bfs with parents on A's device: (levels, parents) as numpy int64, -1 where none."""
     lv, par = bfs(A, s, parents=True, method=method, **kw)
+    assert lv.device == par.device == A.device
+    lv, par = O.to_host(lv), O.to_host(par)
     assert lv.dtype == np.int32 and par.dtype == np.int64
     assert np.array_equal(lv.indices(), par.indices())
     return lv.to_dense(-1).astype(np.int64), par.to_dense(-1)
@@ -95,12 +101,14 @@ def test_transposed_view(g, data):
         assert np.array_equal(bfs(A.T, s, method=method).to_dense(-1), ref), method
 
 
+@pytest.mark.parametrize("device", O.DEVICES)
 @pytest.mark.parametrize("spec", ["kron:13", "urand:13", "grid:60x70:0.05", "rgg:5000:0.03"])
-def test_generated_graphs_parallel_paths(spec):
+def test_generated_graphs_parallel_paths(spec, device):
     """Graphs big enough for the thread-pool steps (push and pull chunks,
     parallel parent pass), every method, several alphas and sources."""
-    A = bg.io.generators.from_spec(spec)
-    S = A.to_scipy().tocsr()
+    A_cpu = bg.io.generators.from_spec(spec)
+    S = A_cpu.to_scipy().tocsr()
+    A = O.on_device(A_cpu, device)
     rng = np.random.default_rng(7)
     for s in rng.choice(A.nrows, 3, replace=False).tolist():
         ref = ref_levels(S, s)
@@ -125,14 +133,15 @@ def test_large_levels_parallel_push():
     assert lv[5] == 0 and lv[0] == 1 and (np.delete(lv, [0, 5]) == -1).all()
 
 
-def test_int64_indices():
+@pytest.mark.parametrize("device", O.DEVICES)
+def test_int64_indices(device):
     """A CSR with int64 indices (as from scipy with int64) takes the int64
     specialisations and gives the same levels."""
     A32 = bg.io.generators.from_spec("kron:10")
     S = A32.to_scipy().tocsr()
     S64 = sp.csr_array((S.data, S.indices.astype(np.int64), S.indptr.astype(np.int64)),
                        shape=S.shape)
-    A64 = bg.Matrix.from_scipy(S64)
+    A64 = O.on_device(bg.Matrix.from_scipy(S64), device)
     ref = ref_levels(S, 3)
     for method in METHODS:
         lv, par = run(A64, 3, method)
@@ -140,10 +149,12 @@ def test_int64_indices():
         check_tree(S, 3, lv, par)
 
 
-def test_matches_python_graphblas():
+@pytest.mark.parametrize("device", O.DEVICES)
+def test_matches_python_graphblas(device):
     gb = pytest.importorskip("graphblas")
-    A = bg.io.generators.from_spec("urand:10:6")
-    G = A.to_graphblas()
+    A_cpu = bg.io.generators.from_spec("urand:10:6")
+    G = A_cpu.to_graphblas()
+    A = O.on_device(A_cpu, device)
     s = 17
     v = gb.Vector(gb.dtypes.INT32, A.nrows)
     q = gb.Vector(bool, A.nrows)
@@ -156,28 +167,28 @@ def test_matches_python_graphblas():
     idx, vals = v.to_coo()
     for method in METHODS:
         lv = bfs(A, s, method=method)
+        assert lv.device == device
+        lv = O.to_host(lv)
         assert np.array_equal(lv.indices(), idx)
         assert np.array_equal(lv.to_coo()[1], vals)
 
 
-def _data_graphs():
-    if not DATA.is_dir():
-        return []
-    names = ["karate.mtx", "jagmesh7.mtx", "bcsstk13.mtx", "west0067.mtx",
-             "west0067_jumbled.mtx", "cryg2500.mtx", "pushpull.mtx", "olm1000.mtx",
-             "LFAT5_hypersparse.mtx", "ldbc-directed-example.mtx",
-             "ldbc-undirected-example.mtx", "tree-example.mtx", "msf1.mtx", "test_BF.mtx"]
-    return [n for n in names if (DATA / n).exists()]
+REAL = ["karate.mtx", "jagmesh7.mtx", "bcsstk13.mtx", "west0067.mtx",
+        "west0067_jumbled.mtx", "cryg2500.mtx", "pushpull.mtx", "olm1000.mtx",
+        "LFAT5_hypersparse.mtx", "ldbc-directed-example.mtx",
+        "ldbc-undirected-example.mtx", "tree-example.mtx", "msf1.mtx", "test_BF.mtx"]
 
 
-@pytest.mark.parametrize("name", _data_graphs())
-def test_real_graphs(name):
-    A = bg.io.read(DATA / name)
-    if A.nrows != A.ncols:
+@pytest.mark.parametrize("device", O.DEVICES)
+@pytest.mark.parametrize("name", REAL)
+def test_real_graphs(name, device):
+    A_cpu = bg.io.read(data_file(name))
+    if A_cpu.nrows != A_cpu.ncols:
         pytest.skip("not square")
-    S = A.to_scipy().tocsr()
+    S = A_cpu.to_scipy().tocsr()
     deg = np.diff(S.indptr)
-    sources = [0, int(np.argmax(deg)), A.nrows - 1]
+    sources = [0, int(np.argmax(deg)), A_cpu.nrows - 1]
+    A = O.on_device(A_cpu, device)
     for s in sources:
         ref = ref_levels(S, s)
         for method in METHODS:

@@ -5,8 +5,6 @@ every method, on hypothesis graphs, the LAGraph test graphs and the
 generators; the Afforest kernel's serial and parallel paths and both index
 dtypes directly."""
 
-from pathlib import Path
-
 import numpy as np
 import pytest
 import scipy.sparse as sp
@@ -19,8 +17,8 @@ import bitgraph as bg
 from bitgraph.algorithms.components import (METHODS, connected_components,
                                             number_connected_components)
 from bitgraph.kernels.cpu import components as K
+from testdata import data_file
 
-DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data"
 
 
 def expected_labels(S):
@@ -156,9 +154,7 @@ GRAPHS = ["ldbc-wcc-example.mtx", "jagmesh7.mtx", "west0067.mtx", "LFAT5_hypersp
 
 @pytest.mark.parametrize("name", GRAPHS)
 def test_real_graphs(name):
-    path = DATA / name
-    if not path.exists():
-        pytest.skip(f"{name} not in {DATA}")
+    path = data_file(name)
     A = bg.io.read(path)
     if A.nrows != A.ncols:
         pytest.skip("not square")
@@ -169,9 +165,7 @@ def test_real_graphs(name):
 
 def test_ldbc_wcc_example():
     # hand-checked: its 15 edges join all 10 vertices (1-based ids 1..10)
-    path = DATA / "ldbc-wcc-example.mtx"
-    if not path.exists():
-        pytest.skip("ldbc-wcc-example.mtx missing")
+    path = data_file("ldbc-wcc-example.mtx")
     A = bg.io.read(path)
     for method in METHODS:
         assert connected_components(A, method=method).to_dense().tolist() == [0] * 10

@@ -3,16 +3,16 @@ levels vs scipy.sparse.csgraph (one BFS per source), closeness vs
 networkx.closeness_centrality, eccentricity/diameter vs networkx, diameter
 bounds around networkx's diameter. Hypothesis graphs (directed and not,
 self-loops, duplicates, isolated vertices, several components, hubs, long
-paths) and the LAGraph graphs of ../shared/data."""
+paths) and the LAGraph graphs of tests/data."""
 
 import importlib
 from contextlib import contextmanager
-from pathlib import Path
 
 import numpy as np
 import pytest
 import scipy.sparse.csgraph as csgraph
 from graph_strategies import GraphSpec, graphs
+from testdata import data_file
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -24,7 +24,6 @@ from bitgraph.algorithms.msbfs import (closeness_centrality, diameter,
 # re-exported function), for its tuning constants
 M = importlib.import_module("bitgraph.algorithms.msbfs")
 
-DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data"
 REAL = ["karate.mtx", "jagmesh7.mtx", "bcsstk13.mtx", "west0067.mtx", "cryg2500.mtx",
         "pushpull.mtx", "ldbc-directed-example.mtx", "ldbc-undirected-example.mtx",
         "ldbc-wcc-example.mtx", "test_BF.mtx", "olm1000.mtx", "A.mtx", "structure.mtx",
@@ -91,9 +90,7 @@ def test_msbfs_transpose_view_follows_in_edges(spec):
 
 @pytest.mark.parametrize("name", REAL)
 def test_msbfs_real_graphs(name):
-    path = DATA / name
-    if not path.exists():
-        pytest.skip(f"{name} not in {DATA}")
+    path = data_file(name)
     A = bg.io.read(path)
     r, c, _ = A.to_coo()
     import scipy.sparse as sp
@@ -230,10 +227,7 @@ def test_closeness_vs_networkx(spec, wf, subset):
 def test_closeness_real_graphs():
     import networkx as nx
     for name in ("karate.mtx", "ldbc-directed-example.mtx", "west0067.mtx", "jagmesh7.mtx"):
-        path = DATA / name
-        if not path.exists():
-            continue
-        A = bg.io.read(path)
+        A = bg.io.read(data_file(name))
         r, c, _ = A.to_coo()
         G = nx.DiGraph()
         G.add_nodes_from(range(A.nrows))

@@ -3,11 +3,9 @@
 Hypothesis graphs directed and undirected, weighted and structure-only,
 with dangling and isolated vertices and self-loops; personalization, nstart
 and dangling given as arrays or dicts; tight (tol=1e-10) and default
-tolerances; real graphs from ../shared/data; iteration counts and the
+tolerances; real graphs from tests/data; iteration counts and the
 errors.
 """
-
-from pathlib import Path
 
 import networkx as nx
 import numpy as np
@@ -20,8 +18,8 @@ import importlib
 import bitgraph as bg
 from bitgraph.algorithms.pagerank import PageRank
 from graph_strategies import graphs
+from testdata import data_file
 
-DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data"
 
 
 # the module (bitgraph.algorithms re-exports the function under its name)
@@ -236,9 +234,7 @@ REAL = ["karate.mtx", "west0067.mtx", "cryg2500.mtx", "jagmesh7.mtx", "ldbc-dire
 @pytest.mark.parametrize("fused", [True, False], ids=["fused", "public"])
 @pytest.mark.parametrize("name", REAL)
 def test_real_graphs(name, fused):
-    path = DATA / name
-    if not path.exists():
-        pytest.skip(f"{name} not in {DATA}")
+    path = data_file(name)
     A = bg.io.read(path)
     if A.values is not None and A.values.dtype.kind == "f" and (A.values < 0).any():
         r, c, v = A.to_coo()  # PageRank over |weights|

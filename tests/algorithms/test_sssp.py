@@ -3,10 +3,8 @@
 Weighted hypothesis graphs of every value dtype, with zero weights,
 self-loops, duplicates (combined with min), several components; each method;
 the delta kernel serial and with every frontier on the thread pool; real
-graphs from ../shared/data; the errors.
+graphs from tests/data; the errors.
 """
-
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -19,8 +17,8 @@ import bitgraph as bg
 from bitgraph.algorithms.sssp import default_delta, sssp
 from bitgraph.kernels.cpu import sssp as kernel
 from graph_strategies import graphs
+from testdata import data_file
 
-DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data"
 
 INT_DTYPES = ["int8", "uint8", "int16", "uint16", "int32", "uint32", "int64", "uint64"]
 FLOAT_DTYPES = ["float32", "float64"]
@@ -254,9 +252,7 @@ REAL = ["test_BF.mtx", "cryg2500.mtx", "bcsstk13.mtx", "west0067.mtx", "west0067
 
 
 def _real(name):
-    path = DATA / name
-    if not path.exists():
-        pytest.skip(f"{name} not in {DATA}")
+    path = data_file(name)
     A = bg.io.read(path)
     if A.values is not None and A.values.dtype.kind == "f" and (A.values < 0).any():
         r, c, v = A.to_coo()  # the shortest paths over |weights|
@@ -285,9 +281,7 @@ def test_real_graphs(name):
 
 
 def test_real_negative_weights_raise():
-    path = DATA / "olm1000.mtx"
-    if not path.exists():
-        pytest.skip(f"olm1000.mtx not in {DATA}")
+    path = data_file("olm1000.mtx")
     A = bg.io.read(path)
     with pytest.raises(bg.InvalidValue, match=r"sssp: edge weights must be >= 0; stored entry \d+ has weight -"):
         sssp(A, 0)

@@ -5,8 +5,6 @@ input symmetrised, self-loops, duplicates), the LAGraph test graphs,
 generator graphs and triangle-free graphs; the fused kernel's serial and
 parallel paths and both index dtypes directly."""
 
-from pathlib import Path
-
 import networkx as nx
 import numpy as np
 import pytest
@@ -18,8 +16,8 @@ from hypothesis import strategies as st
 import bitgraph as bg
 from bitgraph.algorithms.triangles import METHODS, triangle_count, worth_relabelling
 from bitgraph.kernels.cpu import components as K
+from testdata import data_file
 
-DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data"
 VARIANTS = [(m, r) for m in METHODS for r in (False, True, "auto")]
 
 
@@ -207,9 +205,7 @@ REAL = {"karate.mtx": 45, "jagmesh7.mtx": None, "bcsstk13.mtx": None, "pushpull.
 
 @pytest.mark.parametrize("name", sorted(REAL))
 def test_real_graphs(name):
-    path = DATA / name
-    if not path.exists():
-        pytest.skip(f"{name} not in {DATA}")
+    path = data_file(name)
     A = bg.io.read(path)
     rows, cols, _ = A.to_coo()
     U = undirected(sp.csr_array((np.ones(rows.size), (rows, cols)), shape=A.shape))

@@ -1,7 +1,5 @@
 """B2SR, BVSS and the sampling profile: exact round trips, the documented
-layout, statistics, on hypothesis graphs and on every graph in ../shared/data."""
-
-from pathlib import Path
+layout, statistics, on hypothesis graphs and on every graph in tests/data."""
 
 import numpy as np
 import pytest
@@ -10,11 +8,11 @@ from hypothesis import given, settings, strategies as st
 
 import bitgraph as bg
 import strategies as S
+from testdata import data_file, data_files
 from bitgraph.formats import b2sr, bvss, profile
 from bitgraph.formats.csr import CSR, from_coo, transpose
 
-DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data"
-REAL = sorted(p.name for p in DATA.glob("*.mtx") if not p.name.startswith("mangled")) if DATA.is_dir() else []
+REAL = data_files(exclude="mangled*")  # every well-formed graph of tests/data
 
 
 @st.composite
@@ -164,7 +162,7 @@ def test_bvss_several_vss_per_slice_set():
 
 @pytest.mark.parametrize("name", REAL)
 def test_real_graph_round_trips(name):
-    A = bg.io.read(DATA / name)._csr()
+    A = bg.io.read(data_file(name))._csr()
     for t in b2sr.TILE_SIZES:
         B = b2sr.from_csr(A, t)
         _same(b2sr.to_csr(B), A)

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from fractions import Fraction
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -21,8 +20,8 @@ from bitgraph.errors import DimensionMismatch
 from bitgraph.formats import reorder as R
 from bitgraph.formats.csr import CSR, from_coo
 from strategies import n_examples
+from testdata import data_file
 
-DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data"
 REAL = ["karate.mtx", "jagmesh7.mtx", "pushpull.mtx", "west0067.mtx", "bcsstk13.mtx"]
 
 # small windows so that several windows and short last clusters occur
@@ -77,9 +76,7 @@ def graph_specs(draw, max_n=60):
 
 
 def _read(name) -> CSR:
-    path = DATA / name
-    if not path.exists():
-        pytest.skip(f"{name} not in {DATA}")
+    path = data_file(name)
     return bg.io.read(path)._csr()
 
 

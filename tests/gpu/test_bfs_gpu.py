@@ -9,7 +9,7 @@ undirected, several components, isolated vertices, self-loops, duplicates,
 hubs, long paths, weighted or not), explicit awkward cases (one vertex, n
 not a multiple of 8 or 32, empty slice sets, a slice set of many VSSs, a
 path of 10,000 vertices, stars, grids, kron/urand/rgg) and the real graphs
-in ``tests/gpu/data`` (``../shared/data`` where present).
+in ``tests/data``.
 
 Every check is a helper taking the graph on ``DEVICE``: ``BG_TEST_DEVICE=cpu``
 runs the whole file on the CPU backend (no gpu marker then; for debugging
@@ -23,7 +23,6 @@ from __future__ import annotations
 import contextlib
 import os
 import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -33,6 +32,7 @@ from hypothesis import strategies as st
 import bitgraph as bg
 import bitgraph.algorithms  # noqa: F401  (bitgraph.algorithms.bfs the attribute is the function)
 from graph_strategies import graphs
+from testdata import data_file
 
 bfs_module = sys.modules["bitgraph.algorithms.bfs"]
 bfs = bfs_module.bfs
@@ -53,10 +53,6 @@ REORDERS = ("none", "rcm")
 # reorder changes only the BVSS layout: the other methods get "none" (and
 # must accept "rcm" too: checked once in test_reorder_accepted)
 USES_REORDER = ("auto", "blest")
-
-_SHARED = Path(__file__).resolve().parents[2].parent / "shared" / "data"
-# the device machine has this repository only: a few of the graphs travel in it
-DATA = _SHARED if _SHARED.is_dir() else Path(__file__).resolve().parent / "data"
 
 
 def examples(n):
@@ -322,17 +318,16 @@ LONG = {
 
 
 def _data_graphs():
-    """The LAGraph graphs tests/algorithms/test_bfs.py reads, those present
-    (tests/gpu/data holds five of them)."""
+    """The LAGraph graphs tests/algorithms/test_bfs.py reads."""
     names = ["karate.mtx", "jagmesh7.mtx", "bcsstk13.mtx", "west0067.mtx",
              "west0067_jumbled.mtx", "cryg2500.mtx", "pushpull.mtx", "olm1000.mtx",
              "LFAT5_hypersparse.mtx", "ldbc-directed-example.mtx",
              "ldbc-undirected-example.mtx", "tree-example.mtx", "msf1.mtx", "test_BF.mtx"]
-    return [n for n in names if (DATA / n).exists()]
+    return names
 
 
 def _read(name, pattern):
-    A = bg.io.read(DATA / name)
+    A = bg.io.read(data_file(name))
     if pattern and not A.iso:
         r, c, _ = A.to_coo()
         A = bg.Matrix.from_coo(r, c, nrows=A.nrows, ncols=A.ncols)

@@ -5,8 +5,6 @@ Matrix ewise; and ``device=`` on constructors and readers."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -14,6 +12,7 @@ from hypothesis import strategies as st
 
 import bitgraph as bg
 from bitgraph import plan
+from testdata import data_file
 from values import gen_values
 
 pytestmark = pytest.mark.gpu
@@ -22,9 +21,6 @@ DTYPES = ["bool", "int8", "int32", "int64", "uint16", "float32", "float64"]
 SEMIRINGS = ["plus_times", "min_plus", "max_times", "lor_land", "any_pair", "plus_pair",
              "min_second", "max_first", "plus_firsti", "min_secondj", "lxor_pair", "times_plus"]
 MASKS = [None, "S", "~S", "V", "~V"]
-_SHARED = Path(__file__).resolve().parents[2].parent / "shared" / "data"
-# the device machine has this repository only: a few of the graphs travel in it
-DATA = _SHARED if _SHARED.is_dir() else Path(__file__).resolve().parent / "data"
 
 
 def _matrix(rng, nrows, ncols, dtype, density, iso=False):
@@ -199,16 +195,14 @@ def test_constructors_and_readers_take_device():
         assert bg.Matrix.from_coo([0], [0], nrows=1, ncols=1, device="cpu").device == "cpu"
     finally:
         bg.set_device("cpu")
-    for path in [DATA / "karate.mtx", DATA / "west0067.mtx"]:
+    for path in [data_file("karate.mtx"), data_file("west0067.mtx")]:
         R = bg.io.read(path, device="cuda")
         assert R.device == "cuda" and R.to("cpu").isequal(bg.io.read(path), check_dtype=True)
 
 
 @pytest.mark.parametrize("name", ["karate", "jagmesh7", "olm1000", "cryg2500"])
 def test_triangles_by_mxm_on_real_graphs(name):
-    path = DATA / f"{name}.mtx"
-    if not path.exists():
-        pytest.skip(f"{path} not in the tree sent to the device")
+    path = data_file(f"{name}.mtx")
     A = bg.io.read(path)
     L = bg.select(A, "tril", -1)
     want = int(bg.reduce(bg.mxm(L, L.T, "plus_pair", mask=L.S)))

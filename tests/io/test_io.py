@@ -21,19 +21,10 @@ from bitgraph.errors import FormatError, InvalidValue
 from bitgraph.io import read, read_edgelist, read_mtx, write_mtx
 from bitgraph.io.edgelist import _read_edgelist_data
 from bitgraph.io.mtx import _read_mtx_data, _scan_py
+from testdata import data_file, data_files
 
-DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data"
-HAVE_DATA = DATA.is_dir()
-needs_data = pytest.mark.skipif(
-    not HAVE_DATA, reason=f"test data not found at {DATA} (../shared/data)")
-
-if HAVE_DATA:
-    DATA_FILES = sorted(p.name for p in DATA.glob("*.mtx")
-                        if not p.name.startswith("mangled"))
-    MANGLED = sorted(p.name for p in DATA.glob("mangled*.mtx"))
-else:
-    DATA_FILES = [pytest.param("-", marks=needs_data)]
-    MANGLED = [pytest.param("-", marks=needs_data)]
+DATA_FILES = data_files(exclude="mangled*")
+MANGLED = data_files("mangled*.mtx")
 
 
 def write(tmp_path, name, text):
@@ -62,7 +53,7 @@ def summed(rows, cols, vals, shape):
 
 def scipy_reference(name):
     ref = "west0067.mtx" if name == "west0067_jumbled.mtx" else name
-    return scipy.io.mmread(DATA / ref)  # scipy cannot read the jumbled file
+    return scipy.io.mmread(data_file(ref))  # scipy cannot read the jumbled file
 
 
 def header_of(path):
@@ -77,9 +68,10 @@ GB = {"int8_t": np.int8, "int32_t": np.int32, "double": np.float64, "bool": np.b
 
 @pytest.mark.parametrize("name", DATA_FILES)
 def test_data_file_raw_matches_scipy(name):
-    d = _read_mtx_data(DATA / name)
+    path = data_file(name)
+    d = _read_mtx_data(path)
     ref = scipy_reference(name)
-    field, symmetry, gb = header_of(DATA / name)
+    field, symmetry, gb = header_of(path)
     assert (d.nrows, d.ncols) == ref.shape
     got = sorted(zip(d.rows.tolist(), d.cols.tolist(),
                      [None] * len(d.rows) if d.values is None else d.values.tolist()))
@@ -108,9 +100,10 @@ def test_data_file_raw_matches_scipy(name):
 
 @pytest.mark.parametrize("name", DATA_FILES)
 def test_data_file_matrix(name):
-    A = read(DATA / name)
+    path = data_file(name)
+    A = read(path)
     ref = scipy_reference(name)
-    field, _, _ = header_of(DATA / name)
+    field, _, _ = header_of(path)
     assert (A.nrows, A.ncols) == ref.shape
     r, c, v = coo_of(A)
     wr, wc, wv = summed(ref.row, ref.col, None if field == "pattern" else ref.data, ref.shape)
@@ -122,23 +115,22 @@ def test_data_file_matrix(name):
         np.testing.assert_array_equal(v.astype(np.float64), wv)
 
 
-@needs_data
 def test_data_file_details():
-    d = _read_mtx_data(DATA / "matrix_int8.mtx")
+    d = _read_mtx_data(data_file("matrix_int8.mtx"))
     assert d.dtype == np.int8 and d.values.dtype == np.int8
     assert d.values.min() == -128 and d.values.max() == 127
-    d = _read_mtx_data(DATA / "empty.mtx")
+    d = _read_mtx_data(data_file("empty.mtx"))
     assert (d.nrows, d.ncols, len(d.rows), d.dtype) == (3, 4, 0, np.int32)
-    d = _read_mtx_data(DATA / "skew_fp64.mtx")
+    d = _read_mtx_data(data_file("skew_fp64.mtx"))
     vals = dict(zip(zip(d.rows.tolist(), d.cols.tolist()), d.values.tolist()))
     assert vals[(3, 0)] == -vals[(0, 3)] and vals[(4, 0)] == np.inf and vals[(0, 4)] == -np.inf
-    d = _read_mtx_data(DATA / "structure.mtx")  # pattern with 'type int32_t'
+    d = _read_mtx_data(data_file("structure.mtx"))  # pattern with 'type int32_t'
     assert d.values is None and d.dtype == np.bool_
-    A = read(DATA / "karate.mtx")
+    A = read(data_file("karate.mtx"))
     assert (A.nrows, A.nvals, A.dtype, A.iso) == (34, 156, np.bool_, True)
-    A = read(DATA / "matrix_int8.mtx", dtype=np.float32)
+    A = read(data_file("matrix_int8.mtx"), dtype=np.float32)
     assert A.dtype == np.float32
-    A = read(DATA / "karate.mtx", dtype=np.int32)
+    A = read(data_file("karate.mtx"), dtype=np.int32)
     assert A.dtype == np.int32 and set(coo_of(A)[2].tolist()) == {1}
 
 
@@ -147,27 +139,26 @@ def test_data_file_details():
     ("mangled5.mtx", 1, "pattern matrix cannot be hermitian"),
     ("mangled8.mtx", 4, "size line"),
     ("mangled10.mtx", 6, "2 of the 3 entries"),
-] if HAVE_DATA else [pytest.param("-", 0, "", marks=needs_data)])
+])
 def test_mangled_data_files(name, line, words):
+    path = data_file(name)
     with pytest.raises(FormatError) as e:
-        read(DATA / name)
+        read(path)
     msg = str(e.value)
-    assert msg.startswith(f"{DATA / name}:{line}: "), msg
+    assert msg.startswith(f"{path}:{line}: "), msg
     assert words in msg
-    assert e.value.line == line and e.value.path == str(DATA / name)
+    assert e.value.line == line and e.value.path == str(path)
 
 
-@needs_data
 def test_every_mangled_file_is_covered():
     assert MANGLED == ["mangled1.mtx", "mangled10.mtx", "mangled5.mtx", "mangled8.mtx"]
 
 
-@needs_data
 def test_gzip_and_bz2_mtx(tmp_path):
-    src = (DATA / "bcsstk13.mtx").read_bytes()
+    src = data_file("bcsstk13.mtx").read_bytes()
     write(tmp_path, "b.mtx.gz", gzip.compress(src))
     write(tmp_path, "b.mtx.bz2", bz2.compress(src))
-    ref = _read_mtx_data(DATA / "bcsstk13.mtx")
+    ref = _read_mtx_data(data_file("bcsstk13.mtx"))
     for name in ("b.mtx.gz", "b.mtx.bz2"):
         d = _read_mtx_data(tmp_path / name)
         np.testing.assert_array_equal(d.rows, ref.rows)
@@ -738,10 +729,9 @@ def test_write_symmetric(tmp_path):
         write_mtx(p, FakeMatrix([0], [1], np.array([1.0]), 2, 3), symmetric=True)
 
 
-@needs_data
 @pytest.mark.parametrize("name", ["karate.mtx", "bcsstk13.mtx", "matrix_int8.mtx", "lp_afiro.mtx"])
 def test_write_read_data_files(tmp_path, name):
-    A = read(DATA / name)
+    A = read(data_file(name))
     write_mtx(tmp_path / "x.mtx.gz", A)
     with gzip.open(tmp_path / "x.mtx.gz", "rb") as f:
         assert f.read(14) == b"%%MatrixMarket"

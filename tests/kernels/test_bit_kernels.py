@@ -2,8 +2,6 @@
 step as a whole BFS (natural and reordered order) against scipy, masked
 bmm_bin_bin_sum triangle counts on real graphs, and plan's choice rule."""
 
-from pathlib import Path
-
 import numpy as np
 import pytest
 import scipy.sparse as sp
@@ -12,6 +10,7 @@ from hypothesis import given, settings, strategies as st
 
 import bitgraph as bg
 import strategies as S
+from testdata import data_file
 from bitgraph import _array as ar
 from bitgraph import plan
 from bitgraph.formats import bvss
@@ -19,7 +18,6 @@ from bitgraph.formats.csr import from_coo
 from bitgraph.kernels import registry
 from bitgraph.semiring import lookup_semiring
 
-DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data"
 GRAPHS = ["karate.mtx", "jagmesh7.mtx", "bcsstk13.mtx", "west0067.mtx", "cryg2500.mtx", "pushpull.mtx",
           "LFAT5_hypersparse.mtx", "ldbc-directed-example.mtx", "tree-example.mtx"]
 
@@ -78,11 +76,10 @@ def test_bvss_bfs_equals_scipy(case):
     assert np.array_equal(bvss_bfs(A, s, sigma=sigma, parallel=True), want)
 
 
-@pytest.mark.skipif(not DATA.is_dir(), reason="no ../shared/data")
 @pytest.mark.parametrize("name", GRAPHS)
 @pytest.mark.parametrize("reorder", ["none", "rcm", "auto"])
 def test_bvss_bfs_real_graphs(name, reorder):
-    A = bg.io.read(DATA / name)
+    A = bg.io.read(data_file(name))
     if A.nrows != A.ncols:
         pytest.skip("not square")
     src = int(np.argmax(np.diff(A.indptr)))
@@ -96,13 +93,12 @@ def test_bvss_step_single_vertex_and_empty():
     assert bvss_bfs(A, 0).tolist() == [0]
 
 
-@pytest.mark.skipif(not DATA.is_dir(), reason="no ../shared/data")
 @pytest.mark.parametrize("name", ["karate.mtx", "jagmesh7.mtx", "bcsstk13.mtx", "pushpull.mtx"])
 @pytest.mark.parametrize("t", [4, 8, 16, 32])
 def test_triangles_on_bits_equal_networkx(name, t):
     import networkx as nx
 
-    A = bg.io.read(DATA / name)
+    A = bg.io.read(data_file(name))
     G = nx.from_scipy_sparse_array(A.to_scipy())
     G.remove_edges_from(nx.selfloop_edges(G))
     want = sum(nx.triangles(G).values()) // 3

@@ -1,8 +1,9 @@
 """The CUDA msbfs launcher's host side (``kernels/cuda/msbfs.py``: the levels'
 schedule, counter slots, queues, frontier planes and flushes, the replayed
-CUDA graph of the levels past ``settings.msbfs_cuda.graph_levels``) on an emulated GPU
-(``tests/fake_msbfs_gpu.py``), against the CPU batch: no GPU needed. The
-real kernels, and CuPy's capture, are the GPU tests' (tests/gpu)."""
+CUDA graph of the levels past ``settings.msbfs_cuda.graph_levels``) on an
+emulated GPU (``fake_msbfs_gpu.py``, beside this file), against the CPU
+batch: no GPU needed. The real kernels, and CuPy's capture, are the GPU
+tests' (tests/gpu)."""
 
 from __future__ import annotations
 
