@@ -19,6 +19,7 @@ from . import _array as ar
 from .errors import DimensionMismatch, InvalidValue
 from .formats import csr as csr_fmt
 from .formats.csr import CSR
+from . import _kinds as kinds
 from ._container import Container
 from .semiring import lookup_dtype
 from .vector import _combine_duplicates, _import_graphblas
@@ -68,14 +69,15 @@ class _MatrixOps(Container):
         >>> A.b2sr(8).tile_colind.tolist(), A.T.b2sr(8).ntiles
         ([0, 1], 2)
         """
-        from .formats import b2sr, profile
+        from .formats import profile
+        from .kernels import convert
 
         cache, tr = self._derived()
         if t == "auto":
             t = profile.choose_tile(self._csr(), self.profile())
         key = (t, reorder, tr)
         if key not in cache.b2sr:
-            cache.b2sr[key] = b2sr.build(self._csr(), t, reorder)
+            cache.b2sr[key] = convert.b2sr(self._csr(), t, reorder)
         return cache.b2sr[key]
 
     def bvss(self, sigma=8, reorder="none"):
@@ -89,12 +91,12 @@ class _MatrixOps(Container):
         >>> A.bvss().n_vss, A.bvss().perm is None
         (2, True)
         """
-        from .formats import bvss
+        from .kernels import convert
 
         cache, tr = self._derived()
         key = (sigma, reorder, tr)
         if key not in cache.bvss:
-            cache.bvss[key] = bvss.build(self._csr(), sigma, reorder)
+            cache.bvss[key] = convert.bvss(self._csr(), sigma, reorder)
         return cache.bvss[key]
 
     def profile(self):
@@ -175,6 +177,7 @@ class _MatrixOps(Container):
         return bool(np.array_equal(va, vb))
 
 
+@kinds.define(kinds.MATRIX)
 class Matrix(_MatrixOps):
     """A sparse ``nrows x ncols`` matrix over one dtype, stored as CSR.
 
@@ -449,6 +452,7 @@ class Matrix(_MatrixOps):
         return ops.assign(self, value, rows, cols, **kw)
 
 
+@kinds.define(kinds.TRANSPOSED)
 class TransposedMatrix(_MatrixOps):
     """``A.T``: reads A's cached transpose; ``A.T.T is A``."""
 

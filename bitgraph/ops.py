@@ -30,7 +30,7 @@ from .formats import csr as csr_fmt
 from .formats.csr import CSR
 from .kernels import opcodes as oc
 from .mask import Mask, as_mask
-from .matrix import Matrix, TransposedMatrix, _MatrixOps
+from . import _kinds as kinds
 from .semiring import (
     lookup_binary,
     lookup_dtype,
@@ -40,7 +40,6 @@ from .semiring import (
     scalar_dtype,
     unify,
 )
-from .vector import Vector
 
 __all__ = [
     "mxv", "vxm", "mxm", "ewise_add", "ewise_mult", "apply", "select", "reduce",
@@ -57,7 +56,7 @@ class Entries(NamedTuple):
 
 # --- conversions between objects and entries ------------------------------------------
 def _is_matrix(x):
-    return isinstance(x, _MatrixOps)
+    return kinds.is_matrix(x)
 
 
 def _stored_values(c: CSR):
@@ -68,7 +67,7 @@ def _stored_values(c: CSR):
 
 
 def _entries(x) -> Entries:
-    if isinstance(x, Vector):
+    if kinds.is_vector(x):
         idx = x.indices()
         return Entries(idx, x._values[idx])
     c = x._csr()
@@ -88,13 +87,13 @@ def _merge(*parts: Entries) -> Entries:
     return Entries(keys[order], vals[order])
 
 
-def _to_vector(e: Entries, size: int, dtype) -> Vector:
+def _to_vector(e: Entries, size: int, dtype):
     xp = ar.array_module(e.keys)
     present = xp.zeros(size, np.bool_)
     present[e.keys] = True
     vals = xp.zeros(size, dtype)
     vals[e.keys] = e.values
-    return Vector._from_parts(ar.pack_bits(present), vals, size)
+    return kinds.new(kinds.VECTOR)._from_parts(ar.pack_bits(present), vals, size)
 
 
 def _to_csr(e: Entries, nrows: int, ncols: int) -> CSR:
@@ -115,8 +114,10 @@ class Dense(NamedTuple):
 
 
 def _check_type(x, what, *, matrix=None):
-    ok = (Vector, _MatrixOps) if matrix is None else ((_MatrixOps,) if matrix else (Vector,))
-    if not isinstance(x, ok):
+    kind = kinds.kind_of(x)
+    ok = {None: (kinds.VECTOR, kinds.MATRIX, kinds.TRANSPOSED),
+          True: (kinds.MATRIX, kinds.TRANSPOSED), False: (kinds.VECTOR,)}[matrix]
+    if kind is None or kind not in ok:
         want = {None: "a Vector or Matrix", True: "a Matrix", False: "a Vector"}[matrix]
         raise DomainMismatch(f"{what} must be {want}, got {type(x).__name__}")
     _check_device(x, what)
@@ -152,7 +153,7 @@ class _MaskSet:
     def __init__(self, mask: Mask):
         p = mask.parent
         self.complement = mask.complement
-        if isinstance(p, Vector):
+        if kinds.is_vector(p):
             truth = p._present()
             if not mask.structure:
                 truth = truth & ar.truthy(p._values)
@@ -253,7 +254,7 @@ def _finish_dense(out, t: Dense, t_dtype, mask, accum, replace):
             keep = cp & ~allowed
             zv = xp.where(keep, out._values, zv)
             zp = zp | keep
-    v = Vector._from_present(zp, zv)
+    v = kinds.new(kinds.VECTOR)._from_present(zp, zv)
     if out is None:
         return v
     out._bitmap, out._values, out._dtype = v._bitmap, v._values, v._dtype
@@ -269,7 +270,7 @@ def _write(out, z: Entries, dtype, shape):
         return out
     csr = _to_csr(z, *shape)
     if out is None:
-        return Matrix._from_csr(csr, dtype)
+        return kinds.new(kinds.MATRIX)._from_csr(csr, dtype)
     out._set(csr, dtype)
     return out
 
@@ -282,7 +283,7 @@ def _check_out_mask(name, shape, mask, out, accum):
         if obj is None:
             continue
         _check_device(obj, f"{name}: {what}")
-        if len(shape) == 1 and not isinstance(obj, Vector) or len(shape) == 2 and not _is_matrix(obj):
+        if len(shape) == 1 and not kinds.is_vector(obj) or len(shape) == 2 and not _is_matrix(obj):
             kind = "Vector" if len(shape) == 1 else "Matrix"
             raise DimensionMismatch(f"{name}: {what} must be a {kind} for this result, got {type(obj).__name__}")
         if tuple(obj.shape) != tuple(want):
@@ -290,7 +291,7 @@ def _check_out_mask(name, shape, mask, out, accum):
                 f"{name}: {what} shape {_shape_str(obj)} must equal the result's "
                 f"{'x'.join(map(str, want)) if len(want) == 2 else f'size {want[0]}'}"
             )
-    if isinstance(out, TransposedMatrix):
+    if kinds.kind_of(out) == kinds.TRANSPOSED:
         raise InvalidValue(f"{name}: out must be a Matrix, not a transposed view")
     if accum is not None:
         lookup_binary(accum)
@@ -410,7 +411,7 @@ def _ewise(name, x, y, op, union, mask, accum, replace, out):
     mask = _check_out_mask(name, shape, mask, out, accum)
     tc, to = op.types(unify(x.dtype, y.dtype))
     _same_device(name, x, y, out, None if mask is None else mask.parent)
-    if isinstance(x, Vector):
+    if kinds.is_vector(x):
         return finish(out, _ewise_dense(x, y, op, union, to), to, mask, accum, replace, shape)
     a, b = _entries(x), _entries(y)
     if union:
@@ -422,7 +423,7 @@ def _ewise(name, x, y, op, union, mask, accum, replace, out):
     return finish(out, t, to, mask, accum, replace, shape)
 
 
-def _ewise_dense(x: Vector, y: Vector, op, union, to) -> Dense:
+def _ewise_dense(x, y, op, union, to) -> Dense:
     """The union or intersection of two Vectors on their dense arrays: O(n)
     array passes, no sort (a BFS's visited set is as large as the vector)."""
     xp = ar.array_module(x._values)
@@ -649,7 +650,7 @@ def extract(x, *index, mask=None, accum=None, replace=False, out=None):
     ([3, 1], [2])
     """
     _check_type(x, "extract: x")
-    if isinstance(x, Vector):
+    if kinds.is_vector(x):
         if len(index) > 1:
             raise InvalidValue("extract: a Vector takes one index")
         I, _ = _index(index[0] if index else None, x.size, "extract")
@@ -699,7 +700,7 @@ def assign(out, value, *index, mask=None, accum=None, replace=False):
     [0, 7, 0, 7]
     """
     _check_type(out, "assign: out")
-    if isinstance(out, TransposedMatrix):
+    if kinds.kind_of(out) == kinds.TRANSPOSED:
         raise InvalidValue("assign: out must be a Matrix, not a transposed view")
     is_mat = _is_matrix(out)
     nidx = 2 if is_mat else 1
@@ -714,7 +715,7 @@ def assign(out, value, *index, mask=None, accum=None, replace=False):
         if row_scalar != col_scalar:
             line = "row" if row_scalar else "col"
             m = as_mask(mask)
-            if m is None or isinstance(m.parent, Vector):
+            if m is None or kinds.is_vector(m.parent):
                 return _assign_line(out, value, I, J, line, m, accum, replace)
     else:
         I, _ = _index(index[0], out.size, "assign")
@@ -724,8 +725,8 @@ def assign(out, value, *index, mask=None, accum=None, replace=False):
     mask = _check_out_mask("assign", shape, mask, out, accum)
     ncols = out.ncols if is_mat else 1
     # the value's entries, mapped into C's positions
-    if isinstance(value, (Vector, _MatrixOps)):
-        if line is not None and isinstance(value, Vector):
+    if kinds.kind_of(value) is not None:
+        if line is not None and kinds.is_vector(value):
             # a Vector into one row/column of a Matrix (mask of C's shape)
             if value.size != (dims[1] if line == "row" else dims[0]):
                 raise DimensionMismatch(
@@ -774,13 +775,14 @@ def assign(out, value, *index, mask=None, accum=None, replace=False):
     return finish(out, z, out.dtype, mask, None, replace, shape)
 
 
-def _line_matrix(u: Vector, line: str) -> Matrix:
+def _line_matrix(u, line: str):
     """u as a 1 x n (row) or n x 1 (col) Matrix."""
     idx, vals = u.to_coo()
     zeros = np.zeros_like(idx)
     if line == "row":
-        return Matrix.from_coo(zeros, idx, vals, 1, u.size, dtype=u.dtype, device=u.device)
-    return Matrix.from_coo(idx, zeros, vals, u.size, 1, dtype=u.dtype, device=u.device)
+        return kinds.new(kinds.MATRIX).from_coo(zeros, idx, vals, 1, u.size, dtype=u.dtype,
+                                                device=u.device)
+    return kinds.new(kinds.MATRIX).from_coo(idx, zeros, vals, u.size, 1, dtype=u.dtype, device=u.device)
 
 
 def _assign_line(C, value, I, J, line, mask, accum, replace):

@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 from bitgraph.formats import b2sr
 from bitgraph.formats.csr import CSR
 from bitgraph.kernels import registry
+from bitgraph.kernels import convert
 
 pytestmark = pytest.mark.gpu
 
@@ -47,7 +48,7 @@ def _pattern(rng, nrows, ncols, density, hubs, empty_rows):
 
 
 def _bits(csr, t, it):
-    b = b2sr.from_csr(csr, t)
+    b = convert.b2sr(csr, t)
     return b2sr.B2SR(b.tile_rowptr.astype(it), b.tile_colind.astype(it), b.tiles, t,
                      b.nrows, b.ncols)
 

@@ -19,6 +19,7 @@ from bitgraph.algorithms._common import in_csr, out_csr
 from bitgraph.formats import bvss as bv
 from bitgraph.formats.csr import CSR
 from bitgraph.kernels import registry
+from bitgraph.kernels import convert
 from graph_strategies import graphs
 
 pytestmark = pytest.mark.gpu
@@ -56,7 +57,7 @@ def _device(cupy, c, index64):
 
 
 def _device_bvss(cupy, t):
-    b = bv.from_csr(t)
+    b = convert.bvss(t)
     return b._replace(real_ptrs=cupy.asarray(b.real_ptrs),
                       virtual_to_real=cupy.asarray(b.virtual_to_real),
                       row_ids=cupy.asarray(b.row_ids), masks=cupy.asarray(b.masks))

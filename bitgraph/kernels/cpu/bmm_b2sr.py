@@ -98,10 +98,10 @@ def _column_counts(rowptr, colind, tiles32, t, wb, out):
 def _warm_bmm(dtype, index_dtype):
     if dtype != np.bool_:
         return
-    from bitgraph.formats import b2sr
     from bitgraph.formats.csr import CSR
+    from bitgraph.kernels import convert
     A = CSR(np.array([0, 1, 2], index_dtype), np.array([1, 0], index_dtype), None, 2, 2)
-    B = b2sr.from_csr(A, 8)
+    B = convert.b2sr(A, 8)
     bmm_bin_bin_sum(B, B, A)
     bmm_bin_bin_sum(B, B, None)
 
@@ -116,10 +116,10 @@ def bmm_bin_bin_sum(A, BT, mask, *, parallel=None):
     bits of A and BT. Totals are Python ints.
 
     >>> import numpy as np
-    >>> from bitgraph.formats import b2sr
+    >>> from bitgraph.kernels import convert
     >>> from bitgraph.formats.csr import from_coo
     >>> L = from_coo(np.array([1, 2, 2]), np.array([0, 0, 1]), None, 3, 3)  # a triangle, lower part
-    >>> B = b2sr.from_csr(L, 4)
+    >>> B = convert.b2sr(L, 4)
     >>> counts, total = bmm_bin_bin_sum(B, B, L)    # C<L> = L plus.pair L'
     >>> counts.tolist(), total
     ([0, 0, 1], 1)

@@ -364,10 +364,10 @@ def _bvss_arrays(cupy, t, bvss, n):
     # the BVSS of A' on the device; built from t on the CPU when not given
     if bvss is None:
         from bitgraph.device import host
-        from bitgraph.formats import bvss as bv
         from bitgraph.formats.csr import CSR
+        from bitgraph.kernels import convert
 
-        bvss = bv.from_csr(CSR(host(t.indptr), host(t.indices), None, t.nrows, t.ncols))
+        bvss = convert.bvss(CSR(host(t.indptr), host(t.indices), None, t.nrows, t.ncols))
     if bvss.sigma != 8 or bvss.nrows != n or bvss.ncols != n:
         raise ValueError(f"msbfs(cuda): bvss must be the sigma=8 BVSS of the {n}x{n} transpose,"
                          f" got {bvss!r}")
