@@ -176,15 +176,14 @@ def top1_share(M) -> float:
     >>> round(top1_share(bg.Matrix.from_coo([0, 0, 0, 1], [0, 1, 2, 0], nrows=100, ncols=3)), 2)
     0.75
     """
-    cache, tr = M._derived()
-    key = ("top1_share", tr)
-    if key not in cache.graph:
+    slots = M._slots()
+    if slots.top1_share is None:
         c = M._csr()
         xp = ar.array_module(c.indptr)
         lens = xp.sort(xp.diff(c.indptr.astype(np.int64)))
         top = max(1, -(-c.nrows // 100))
-        cache.graph[key] = float(lens[-top:].sum()) / max(c.nnz, 1) if c.nrows else 0.0
-    return cache.graph[key]
+        slots.top1_share = float(lens[-top:].sum()) / max(c.nnz, 1) if c.nrows else 0.0
+    return slots.top1_share
 
 
 def mxm_bit_kind(spec):

@@ -261,5 +261,5 @@ def _operator(A):
         nz = S != 0
         inv_s[nz] = 1.0 / S[nz]
         return M, inv_s, np.flatnonzero(~nz)
-    return cached(A, "pagerank-operator", build)
+    return cached(A, "pagerank_operator", build)
 

@@ -76,7 +76,7 @@ def triangle_count(A, *, per_vertex=False, method="auto", relabel="auto"):
                          f" False, got {relabel!r}")
     U = undirected_csr(A, self_loops=False)
     if relabel == "auto":
-        relabel = cached(A, "tc-worth-relabelling", lambda: worth_relabelling(U.indptr))
+        relabel = cached(A, "tc_worth_relabelling", lambda: worth_relabelling(U.indptr))
     if method == "mxm":
         tri = _mxm(A, U, per_vertex, relabel)
     else:
@@ -115,11 +115,11 @@ def _ordered(A, U, per_vertex, relabel):
 
     count = registry.lookup("tc", fmt="csr", device="cpu", variant="ordered")
     if relabel:
-        rank, indptr, indices, mid = cached(A, "tc-degree-order",
+        rank, indptr, indices, mid = cached(A, "tc_degree_order",
                                             lambda: degree_order(U.indptr, U.indices))
         tri = count(indptr, indices, mid, per_vertex=per_vertex)
         return tri[rank] if per_vertex else tri  # back to the original ids
-    mid = cached(A, "tc-lower-ends", lambda: lower_ends(U.indptr, U.indices))
+    mid = cached(A, "tc_lower_ends", lambda: lower_ends(U.indptr, U.indices))
     return count(U.indptr, U.indices, mid, per_vertex=per_vertex)
 
 
@@ -151,7 +151,7 @@ def _mxm(A, U, per_vertex, relabel):
         L = Matrix._from_csr(CSR(L_indptr, L_indices, None, U.nrows, U.ncols))
         return rank, L
 
-    rank, L = cached(A, "tc-L-relabelled" if relabel else "tc-L", build)
+    rank, L = cached(A, "tc_L_relabelled" if relabel else "tc_L", build)
     # C<L> = L plus.pair L': C(u,v) = |{w < v : w ~ u, w ~ v}| for v < u
     C = bg.mxm(L, L.T, bg.PLUS_PAIR, mask=L.S)
     if not per_vertex:

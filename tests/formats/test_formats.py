@@ -197,7 +197,7 @@ def test_matrix_caches_derived_formats():
     assert A.bvss() is A.bvss() and A.T.bvss() is not A.bvss()
     assert A.b2sr("auto").t in b2sr.TILE_SIZES
     A.assign(bg.Vector.from_coo([0], [True], 3), 0)  # row assign: mutation drops the caches
-    assert 8 not in {k[0] for k in A._cache.b2sr}
+    assert 8 not in {k[0] for k in A._slots().b2sr}
 
 
 def test_bad_tile_size():
