@@ -178,6 +178,25 @@ def test_no_import_cycle(graph):
     assert not cycles, "import cycles:\n" + "\n".join(cycles)
 
 
+# CUDA launchers that still import kernels.cpu (for check_length, now in
+# kernels._launch); each names its file
+KNOWN_CUDA_TO_CPU = {
+    "bitgraph.kernels.cuda.msbfs",  # kernels/cuda/msbfs.py: check_length
+}
+
+
+def test_cuda_launchers_share_helpers_through_launch_not_cpu(graph):
+    """What a CUDA launcher shares with the CPU ones (checks, index dtype,
+    semiring scalars) comes from ``kernels._launch``, not the numba package."""
+    bad = sorted(m for m, deps in graph.items()
+                 if m.startswith("bitgraph.kernels.cuda") and m not in KNOWN_CUDA_TO_CPU
+                 and any(d.startswith("bitgraph.kernels.cpu") for d in deps))
+    assert not bad, f"CUDA launchers importing bitgraph.kernels.cpu: {bad}"
+    stale = [m for m in KNOWN_CUDA_TO_CPU
+             if not any(d.startswith("bitgraph.kernels.cpu") for d in graph.get(m, {}))]
+    assert not stale, f"KNOWN_CUDA_TO_CPU lists launchers that no longer import it: {stale}"
+
+
 def test_known_exceptions_still_exist(graph):
     """An exception that is gone is removed from ``KNOWN`` (so it cannot come back)."""
     stale = [pair for pair in KNOWN if pair[1] not in graph.get(pair[0], {})]

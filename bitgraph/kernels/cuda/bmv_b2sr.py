@@ -17,7 +17,7 @@ import weakref
 
 import numpy as np
 
-from bitgraph.kernels.cpu import check_bmv_vectors, semiring_args
+from bitgraph.kernels._launch import check_bmv_vectors, semiring_args
 from bitgraph.kernels.cuda import THREADS, c_type, module, multiprocessors
 from bitgraph.kernels import opcodes
 from bitgraph.kernels.registry import register
