@@ -24,7 +24,7 @@ from typing import NamedTuple
 import numpy as np
 
 from . import _array as ar
-from . import plan
+from . import plan, settings
 from .errors import DeviceError, DimensionMismatch, DomainMismatch, InvalidValue
 from .formats import csr as csr_fmt
 from .formats.csr import CSR
@@ -299,6 +299,15 @@ def _check_out_mask(name, shape, mask, out, accum):
 
 
 # --- semiring products ------------------------------------------------------------------
+def _check_method(name, method, methods):
+    if method not in methods:
+        import difflib
+
+        near = difflib.get_close_matches(str(method), methods, n=1)
+        hint = f" (did you mean {near[0]!r}?)" if near else ""
+        raise InvalidValue(f"{name}: unknown method {method!r}{hint}; expected one of {methods}")
+
+
 def _semiring_spec(sr, t):
     tc, to = sr.types(t)
     mon = sr.monoid
@@ -320,23 +329,36 @@ def _operand_csr(csr: CSR, tc, mult_code, first: bool) -> CSR:
     return csr._replace(values=ar.cast(csr.values, tc))
 
 
-def mxv(A, u, semiring="plus_times", *, mask=None, accum=None, replace=False, out=None):
+def mxv(A, u, semiring="plus_times", *, mask=None, accum=None, replace=False, out=None,
+        method="auto"):
     """w<mask> = accum(w, A ⊕.⊗ u).
+
+    ``method``: "auto" (the plan's choice by the vector's density and the
+    tile fill, ``settings.Plan``), "pull" (SpMV over A's rows), "push"
+    (SpMSpV over A''s rows of u's entries), "bits" (the B2SR bit kernel,
+    tile ``settings.Plan.bits_tile`` or the profile's; where the product
+    reads a value of A, the pull). Every method gives the same result.
 
     >>> import bitgraph as bg
     >>> A = bg.Matrix.from_coo([0, 0, 1], [0, 1, 1], [1.0, 2.0, 3.0], nrows=2, ncols=2)
     >>> bg.mxv(A, bg.Vector.from_dense([1.0, 10.0]), "min_plus").to_dense().tolist()
     [2.0, 13.0]
+    >>> P = bg.Matrix.from_coo([0, 1], [1, 0], nrows=2, ncols=2)
+    >>> bg.mxv(P, bg.Vector.from_indices([0], size=2), "lor_land", method="bits").indices().tolist()
+    [1]
     """
     _check_type(A, "mxv: A", matrix=True)
     _check_type(u, "mxv: u", matrix=False)
     if A.ncols != u.size:
         raise DimensionMismatch(f"mxv: A.ncols (={A.ncols}) must equal u.size (={u.size})")
-    return _matvec("mxv", A, u, semiring, flipped=False, mask=mask, accum=accum, replace=replace, out=out)
+    return _matvec("mxv", A, u, semiring, flipped=False, mask=mask, accum=accum, replace=replace, out=out,
+                   method=method)
 
 
-def vxm(u, A, semiring="plus_times", *, mask=None, accum=None, replace=False, out=None):
-    """w<mask> = accum(w, u ⊕.⊗ A), computed as A' rows against u.
+def vxm(u, A, semiring="plus_times", *, mask=None, accum=None, replace=False, out=None,
+        method="auto"):
+    """w<mask> = accum(w, u ⊕.⊗ A), computed as A' rows against u;
+    ``method`` as in ``mxv`` (over A').
 
     >>> import bitgraph as bg
     >>> A = bg.Matrix.from_coo([0, 1], [1, 2], nrows=3, ncols=3)
@@ -347,11 +369,14 @@ def vxm(u, A, semiring="plus_times", *, mask=None, accum=None, replace=False, ou
     _check_type(u, "vxm: u", matrix=False)
     if A.nrows != u.size:
         raise DimensionMismatch(f"vxm: u.size (={u.size}) must equal A.nrows (={A.nrows})")
-    return _matvec("vxm", A.T, u, semiring, flipped=True, mask=mask, accum=accum, replace=replace, out=out)
+    return _matvec("vxm", A.T, u, semiring, flipped=True, mask=mask, accum=accum, replace=replace, out=out,
+                   method=method)
 
 
-def _matvec(name, M, u, semiring, *, flipped, mask, accum, replace, out):
+def _matvec(name, M, u, semiring, *, flipped, mask, accum, replace, out, method):
     """t = M ⊕.⊗ u row by row (M is A for mxv, A' for vxm with operands flipped)."""
+    _check_method(name, method, plan.MXV_METHODS)
+    rules = settings.current().plan
     sr = lookup_semiring(semiring)
     mask = _check_out_mask(name, (M.nrows,), mask, out, accum)
     _same_device(name, M, u, out, None if mask is None else mask.parent)
@@ -361,12 +386,23 @@ def _matvec(name, M, u, semiring, *, flipped, mask, accum, replace, out):
     get_csr = lambda: _operand_csr(M._csr(), tc, sr.mult.code, first=not flipped)  # noqa: E731
     get_csr_t = lambda: _operand_csr(M._transposed_csr(), tc, sr.mult.code, first=not flipped)  # noqa: E731
     pattern_only = _values_unread(M.iso, sr.mult.code, first=not flipped)
-    t_vals, t_present = plan.matvec(get_csr, get_csr_t, M, u, x_vals, allowed, spec, flipped, pattern_only)
+    t_vals, t_present = plan.matvec(get_csr, get_csr_t, M, u, x_vals, allowed, spec, flipped, pattern_only,
+                                    method, rules)
     return finish(out, Dense(t_vals, t_present), to, mask, accum, replace, (M.nrows,))
 
 
-def mxm(A, B, semiring="plus_times", *, mask=None, accum=None, replace=False, out=None):
+def mxm(A, B, semiring="plus_times", *, mask=None, accum=None, replace=False, out=None,
+        method="auto"):
     """C<mask> = accum(C, A ⊕.⊗ B); a mask is pushed down into the kernel.
+
+    ``method``: "auto" (the plan's choice: the smaller work of the two CSR
+    methods, or B2SR where the tile fill pays, ``settings.Plan``), "dot"
+    (masked dot products), "gustavson" (SpGEMM by rows), "bits" (the B2SR
+    bit matrix product, on CUDA the tensor cores; tile
+    ``settings.Plan.bits_tile`` or the profile's). A request, as
+    SuiteSparse's GxB_AxB_METHOD: "dot" needs a mask, "bits" a masked
+    product of counts or ones that reads no value; otherwise the plan
+    chooses among the others. Every method gives the same result.
 
     >>> import bitgraph as bg
     >>> A = bg.Matrix.from_coo([0, 1, 0], [1, 2, 2], nrows=3, ncols=3)   # a triangle, upper part
@@ -376,6 +412,8 @@ def mxm(A, B, semiring="plus_times", *, mask=None, accum=None, replace=False, ou
     """
     _check_type(A, "mxm: A", matrix=True)
     _check_type(B, "mxm: B", matrix=True)
+    _check_method("mxm", method, plan.MXM_METHODS)
+    rules = settings.current().plan
     if A.ncols != B.nrows:
         raise DimensionMismatch(f"mxm: A.ncols (={A.ncols}) must equal B.nrows (={B.nrows})")
     sr = lookup_semiring(semiring)
@@ -393,7 +431,7 @@ def mxm(A, B, semiring="plus_times", *, mask=None, accum=None, replace=False, ou
     pattern_only = (_values_unread(A.iso, sr.mult.code, first=True)
                     and _values_unread(B.iso, sr.mult.code, first=False))
     bits = (A, B) if pattern_only else None
-    indptr, indices, values = plan.mxm(a, get_b, get_bt, pattern, complement, spec, bits)
+    indptr, indices, values = plan.mxm(a, get_b, get_bt, pattern, complement, spec, bits, method, rules)
     t = Entries(csr_fmt.keys_of(CSR(indptr, indices, None, *shape)), values)
     return finish(out, t, to, mask, accum, replace, shape)
 

@@ -109,12 +109,8 @@ def test_triangles_on_bits_equal_networkx(name, t):
     want = sum(nx.triangles(G).values()) // 3
     L = bg.select(A, "tril", -1)
     L = bg.Matrix.from_coo(*L.to_coo()[:2], nrows=A.nrows, ncols=A.ncols)  # structure only
-    old = plan.BITS, plan.BITS_TILE
-    plan.BITS, plan.BITS_TILE = "always", t
-    try:
-        C = bg.mxm(L, L.T, "plus_pair", mask=L.S)
-    finally:
-        plan.BITS, plan.BITS_TILE = old
+    with bg.settings.use(plan={"bits_tile": t}):
+        C = bg.mxm(L, L.T, "plus_pair", mask=L.S, method="bits")
     assert int(bg.reduce(C)) == want
     # and the kernel itself: one B2SR serves both operands
     counts, total = registry.lookup("mxm", fmt="b2sr", device="cpu", variant="bin_bin_sum")(
@@ -131,16 +127,17 @@ def test_plan_auto_rule():
     right, down = i[i % k < k - 1], i[i // k < k - 1]
     G = bg.Matrix.from_coo(np.r_[right, right + 1, down, down + k], np.r_[right + 1, right, down + k, down],
                            nrows=k * k, ncols=k * k)
-    assert plan.use_bits(G, "count", "mxm") == 8
-    assert G.profile()[8]["nnz_per_tile"] >= plan.BITS_MXM_MIN_PER_TILE
-    assert plan.use_bits(G, "ones", "mxv") == 32
-    assert plan.use_bits(G, "count", "mxv") == 0 and plan.use_bits(G, "full", "mxv") == 0
-    assert plan.use_bits(G, "full", "mxm") == 0
+    rules = bg.settings.current().plan
+    assert plan.use_bits(G, "count", "mxm", rules) == 8
+    assert G.profile()[8]["nnz_per_tile"] >= rules.bits_mxm_min_per_tile
+    assert plan.use_bits(G, "ones", "mxv", rules) == 32
+    assert plan.use_bits(G, "count", "mxv", rules) == 0 and plan.use_bits(G, "full", "mxv", rules) == 0
+    assert plan.use_bits(G, "full", "mxm", rules) == 0
     rng = np.random.default_rng(0)
     n = 4096
     R = bg.Matrix.from_coo(rng.integers(0, n, 8 * n), rng.integers(0, n, 8 * n), nrows=n, ncols=n, dup_op="any")
-    assert plan.use_bits(R, "count", "mxm") == 0
-    assert plan.use_bits(R, "ones", "mxv") == 0
+    assert plan.use_bits(R, "count", "mxm", rules) == 0
+    assert plan.use_bits(R, "ones", "mxv", rules) == 0
 
 
 def test_bit_kernel_classification():

@@ -107,13 +107,14 @@ def _warm_bmm(dtype, index_dtype):
 
 
 @register("mxm", fmt="b2sr", device="cpu", variant="bin_bin_sum", warmup=_warm_bmm)
-def bmm_bin_bin_sum(A, BT, mask, *, parallel=None):
+def bmm_bin_bin_sum(A, BT, mask, *, parallel=None, stats=None):
     """Masked: (counts uint64[mask.nnz], total) with counts[s] = C(i, j) for
     the s-th stored entry (i, j) of the CSR ``mask`` (in its order), where
     C = A plus.pair B and ``BT`` is the B2SR of B' (same t as ``A``).
     Unmasked (``mask=None``): (None, total) with total = the sum of every
     entry of A·B = sum_k |A(:,k)| * |B(k,:)|, from the column counts of the
-    bits of A and BT. Totals are Python ints.
+    bits of A and BT. Totals are Python ints. ``stats`` (a ``bitgraph.Stats``)
+    notes the kernel (the CUDA launcher also records its phases).
 
     >>> import numpy as np
     >>> from bitgraph.kernels import convert
@@ -124,6 +125,8 @@ def bmm_bin_bin_sum(A, BT, mask, *, parallel=None):
     >>> counts.tolist(), total
     ([0, 0, 1], 1)
     """
+    if stats is not None:
+        stats.ran(("mxm", "b2sr", "cpu", "bin_bin_sum"))
     if A.t != BT.t:
         raise ValueError(f"bmm_bin_bin_sum: tile sizes differ (A t={A.t}, BT t={BT.t})")
     if A.ncols != BT.ncols:
