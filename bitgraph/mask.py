@@ -38,10 +38,9 @@ def as_mask(mask):
     """Normalise ``mask=`` to a Mask or None: a bare Vector/Matrix is its value mask."""
     if mask is None or isinstance(mask, Mask):
         return mask
-    from .matrix import Matrix
-    from .vector import Vector
+    from . import _kinds as kinds
 
-    if isinstance(mask, (Vector, Matrix)):
+    if kinds.kind_of(mask) in (kinds.VECTOR, kinds.MATRIX):
         return Mask(mask, structure=False)
     from .errors import DomainMismatch
 

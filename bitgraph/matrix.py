@@ -19,22 +19,80 @@ from . import _array as ar
 from .errors import DimensionMismatch, InvalidValue
 from .formats import csr as csr_fmt
 from .formats.csr import CSR
+from . import _kinds as kinds
 from ._container import Container
 from .semiring import lookup_dtype
 from .vector import _combine_duplicates, _import_graphblas
 
 
-class _Cache:
-    """Derived formats of one Matrix; an attribute that is set is valid."""
+class Derived:
+    """Derived data of one orientation of a Matrix (``A`` or ``A.T``), in
+    named slots. Valid if present: a slot that is set (not None, or a key
+    that is in its dict) holds the truth about the current storage; the
+    Matrix drops every slot when its storage changes. Algorithms reach the
+    graph slots through ``bitgraph.algorithms._common.cached`` / ``known``
+    by their names (``SLOTS``); an unknown name is an error.
+    """
 
-    __slots__ = ("transpose", "b2sr", "bvss", "profile", "graph")
+    # formats and the plan's facts
+    b2sr: dict          # (t, reorder) -> formats.b2sr.B2SR
+    bvss: dict          # (sigma, reorder) -> formats.bvss.BVSS
+    profile: object     # formats.profile.estimate's dict, or None
+    top1_share: object  # float: share of entries in the 1% longest rows (plan)
+    # graph facts (algorithms._common)
+    out_degree: object          # int64[nrows]
+    undirected: object          # CSR of the pattern of A + A'
+    undirected_noloops: object  # the same without the diagonal
+    # triangle_count
+    tc_worth_relabelling: object  # bool: relabel by degree first
+    tc_degree_order: object       # (rank, indptr, indices, mid) of the relabelled graph
+    tc_lower_ends: object         # int64[nrows]: end of each row's lower part
+    tc_L: object                  # (rank, L): the strictly lower part, natural order
+    tc_L_relabelled: object       # (rank, L): the same after relabelling by degree
+    # connected_components, sssp, pagerank
+    cc_undirected_matrix: object  # Matrix of A + A'
+    sssp_weights: dict            # dtype -> CSR with values cast to it
+    sssp_matrix: dict             # dtype -> Matrix with values cast to it
+    pagerank_operator: object     # the fused iteration's arrays
+    # the traversals (bfs, msbfs): names as their code spells them
+    long_reach: object
+    blest_perm: dict         # reorder -> ...
+    blest_in_csr: dict       # reorder -> ...
+    blest_out_csr: dict      # reorder -> ...
+    blest_out_degree: dict   # reorder -> ...
+    blest_lazy: dict         # reorder -> ...
+    dead_bits: dict          # reorder -> ...
+    out_degree_int32: object
+    in_csr_by_degree: object
+
+    __slots__ = tuple(__annotations__)
+    KEYED = tuple(k for k, v in __annotations__.items() if v == "dict")
 
     def __init__(self):
-        self.transpose = None  # CSR of A.T
-        self.b2sr = {}  # (t, reorder, transposed) -> B2SR
-        self.bvss = {}  # (sigma, reorder, transposed) -> BVSS
-        self.profile = {}  # transposed -> formats.profile.estimate
-        self.graph = {}  # (name, transposed) -> derived by bitgraph.algorithms
+        for name in self.__slots__:
+            setattr(self, name, {} if name in self.KEYED else None)
+
+
+# the slots algorithms reach by name (``_common.cached``); "symmetric" is the
+# Matrix's own (one fact for A and A.T)
+SLOTS = ("symmetric",) + tuple(n for n in Derived.__slots__ if n not in ("b2sr", "bvss", "profile"))
+
+
+class _Cache:
+    """Derived data of one Matrix; a slot that is set is valid.
+
+    ``transpose``: CSR of A'; ``symmetric``: whether A's pattern equals
+    A''s (None: not known; carried by ``to()`` and ``copy()``); ``own`` and
+    ``tr``: the ``Derived`` slots of A and of A.T.
+    """
+
+    __slots__ = ("transpose", "symmetric", "own", "tr")
+
+    def __init__(self, symmetric=None):
+        self.transpose = None
+        self.symmetric = symmetric
+        self.own = Derived()
+        self.tr = Derived()
 
 
 class _MatrixOps(Container):
@@ -68,15 +126,15 @@ class _MatrixOps(Container):
         >>> A.b2sr(8).tile_colind.tolist(), A.T.b2sr(8).ntiles
         ([0, 1], 2)
         """
-        from .formats import b2sr, profile
+        from .formats import profile
+        from .kernels import convert
 
-        cache, tr = self._derived()
+        slots = self._slots()
         if t == "auto":
             t = profile.choose_tile(self._csr(), self.profile())
-        key = (t, reorder, tr)
-        if key not in cache.b2sr:
-            cache.b2sr[key] = b2sr.build(self._csr(), t, reorder)
-        return cache.b2sr[key]
+        if (t, reorder) not in slots.b2sr:
+            slots.b2sr[t, reorder] = convert.b2sr(self._csr(), t, reorder)
+        return slots.b2sr[t, reorder]
 
     def bvss(self, sigma=8, reorder="none"):
         """The BVSS of this matrix (``bitgraph.formats.bvss``; for a pull BFS
@@ -89,13 +147,12 @@ class _MatrixOps(Container):
         >>> A.bvss().n_vss, A.bvss().perm is None
         (2, True)
         """
-        from .formats import bvss
+        from .kernels import convert
 
-        cache, tr = self._derived()
-        key = (sigma, reorder, tr)
-        if key not in cache.bvss:
-            cache.bvss[key] = bvss.build(self._csr(), sigma, reorder)
-        return cache.bvss[key]
+        slots = self._slots()
+        if (sigma, reorder) not in slots.bvss:
+            slots.bvss[sigma, reorder] = convert.bvss(self._csr(), sigma, reorder)
+        return slots.bvss[sigma, reorder]
 
     def profile(self):
         """The sampling profile of the B2SR sizes (``formats.profile.estimate``),
@@ -107,10 +164,10 @@ class _MatrixOps(Container):
         """
         from .formats import profile
 
-        cache, tr = self._derived()
-        if tr not in cache.profile:
-            cache.profile[tr] = profile.estimate(self._csr())
-        return cache.profile[tr]
+        slots = self._slots()
+        if slots.profile is None:
+            slots.profile = profile.estimate(self._csr())
+        return slots.profile
 
     def mxm(self, B, semiring="plus_times", **kw):
         from . import ops
@@ -175,6 +232,7 @@ class _MatrixOps(Container):
         return bool(np.array_equal(va, vb))
 
 
+@kinds.define(kinds.MATRIX)
 class Matrix(_MatrixOps):
     """A sparse ``nrows x ncols`` matrix over one dtype, stored as CSR.
 
@@ -408,6 +466,10 @@ class Matrix(_MatrixOps):
         """(the cache of derived formats, whether they are of the transpose)"""
         return self._cache, False
 
+    def _slots(self) -> Derived:
+        """The derived-data slots of this orientation."""
+        return self._cache.own
+
     def _transposed_csr(self) -> CSR:
         if self._cache.transpose is None:
             self._cache.transpose = csr_fmt.transpose(self._data)
@@ -416,8 +478,9 @@ class Matrix(_MatrixOps):
     def to(self, device) -> "Matrix":
         """This matrix on ``device`` ("cpu", "cuda" or "auto"): itself when it
         is there already, else a copy there (derived formats are rebuilt on
-        the new device when used). ``DeviceError`` when CUDA is asked for
-        and CuPy or a GPU is missing, or the GPU is out of memory.
+        the new device when used; the graph facts known, its symmetry,
+        travel with it). ``DeviceError`` when CUDA is asked for and CuPy or
+        a GPU is missing, or the GPU is out of memory.
 
         >>> import bitgraph as bg
         >>> A = bg.Matrix.from_coo([0], [1], nrows=2, ncols=2)
@@ -432,12 +495,19 @@ class Matrix(_MatrixOps):
             return self
         c = self._data
         moved = [dev.asdevice(a, target, where) for a in (c.indptr, c.indices, c.values)]
-        return Matrix._from_csr(CSR(*moved, c.nrows, c.ncols), self._dtype)
+        return Matrix._from_csr(CSR(*moved, c.nrows, c.ncols), self._dtype)._known(self)
 
     def copy(self) -> "Matrix":
         c = self._data
         vals = None if c.values is None else c.values.copy()
-        return Matrix._from_csr(CSR(c.indptr.copy(), c.indices.copy(), vals, c.nrows, c.ncols), self._dtype)
+        return Matrix._from_csr(CSR(c.indptr.copy(), c.indices.copy(), vals, c.nrows, c.ncols),
+                                self._dtype)._known(self)
+
+    def _known(self, other) -> "Matrix":
+        """Take the graph facts known of ``other``, a matrix of the same
+        pattern (its symmetry), and return self."""
+        self._cache.symmetric = other._cache.symmetric
+        return self
 
     def __repr__(self):
         kind = "structure-only" if self.iso else str(self._dtype)
@@ -449,6 +519,7 @@ class Matrix(_MatrixOps):
         return ops.assign(self, value, rows, cols, **kw)
 
 
+@kinds.define(kinds.TRANSPOSED)
 class TransposedMatrix(_MatrixOps):
     """``A.T``: reads A's cached transpose; ``A.T.T is A``."""
 
@@ -494,6 +565,9 @@ class TransposedMatrix(_MatrixOps):
     def _derived(self):
         return self._parent._cache, True
 
+    def _slots(self) -> Derived:
+        return self._parent._cache.tr
+
     def to(self, device) -> "TransposedMatrix":
         """The transpose view of ``A.to(device)``."""
         return self._parent.to(device).T
@@ -502,7 +576,8 @@ class TransposedMatrix(_MatrixOps):
         """Materialise the transpose as a new Matrix."""
         c = self._csr()
         vals = None if c.values is None else c.values.copy()
-        return Matrix._from_csr(CSR(c.indptr.copy(), c.indices.copy(), vals, c.nrows, c.ncols), self.dtype)
+        return Matrix._from_csr(CSR(c.indptr.copy(), c.indices.copy(), vals, c.nrows, c.ncols),
+                                self.dtype)._known(self._parent)
 
     new = copy
 

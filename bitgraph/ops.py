@@ -24,13 +24,13 @@ from typing import NamedTuple
 import numpy as np
 
 from . import _array as ar
-from . import plan
+from . import plan, settings
 from .errors import DeviceError, DimensionMismatch, DomainMismatch, InvalidValue
 from .formats import csr as csr_fmt
 from .formats.csr import CSR
 from .kernels import opcodes as oc
 from .mask import Mask, as_mask
-from .matrix import Matrix, TransposedMatrix, _MatrixOps
+from . import _kinds as kinds
 from .semiring import (
     lookup_binary,
     lookup_dtype,
@@ -40,7 +40,6 @@ from .semiring import (
     scalar_dtype,
     unify,
 )
-from .vector import Vector
 
 __all__ = [
     "mxv", "vxm", "mxm", "ewise_add", "ewise_mult", "apply", "select", "reduce",
@@ -57,7 +56,7 @@ class Entries(NamedTuple):
 
 # --- conversions between objects and entries ------------------------------------------
 def _is_matrix(x):
-    return isinstance(x, _MatrixOps)
+    return kinds.is_matrix(x)
 
 
 def _stored_values(c: CSR):
@@ -68,7 +67,7 @@ def _stored_values(c: CSR):
 
 
 def _entries(x) -> Entries:
-    if isinstance(x, Vector):
+    if kinds.is_vector(x):
         idx = x.indices()
         return Entries(idx, x._values[idx])
     c = x._csr()
@@ -88,13 +87,13 @@ def _merge(*parts: Entries) -> Entries:
     return Entries(keys[order], vals[order])
 
 
-def _to_vector(e: Entries, size: int, dtype) -> Vector:
+def _to_vector(e: Entries, size: int, dtype):
     xp = ar.array_module(e.keys)
     present = xp.zeros(size, np.bool_)
     present[e.keys] = True
     vals = xp.zeros(size, dtype)
     vals[e.keys] = e.values
-    return Vector._from_parts(ar.pack_bits(present), vals, size)
+    return kinds.new(kinds.VECTOR)._from_parts(ar.pack_bits(present), vals, size)
 
 
 def _to_csr(e: Entries, nrows: int, ncols: int) -> CSR:
@@ -115,8 +114,10 @@ class Dense(NamedTuple):
 
 
 def _check_type(x, what, *, matrix=None):
-    ok = (Vector, _MatrixOps) if matrix is None else ((_MatrixOps,) if matrix else (Vector,))
-    if not isinstance(x, ok):
+    kind = kinds.kind_of(x)
+    ok = {None: (kinds.VECTOR, kinds.MATRIX, kinds.TRANSPOSED),
+          True: (kinds.MATRIX, kinds.TRANSPOSED), False: (kinds.VECTOR,)}[matrix]
+    if kind is None or kind not in ok:
         want = {None: "a Vector or Matrix", True: "a Matrix", False: "a Vector"}[matrix]
         raise DomainMismatch(f"{what} must be {want}, got {type(x).__name__}")
     _check_device(x, what)
@@ -152,7 +153,7 @@ class _MaskSet:
     def __init__(self, mask: Mask):
         p = mask.parent
         self.complement = mask.complement
-        if isinstance(p, Vector):
+        if kinds.is_vector(p):
             truth = p._present()
             if not mask.structure:
                 truth = truth & ar.truthy(p._values)
@@ -253,7 +254,7 @@ def _finish_dense(out, t: Dense, t_dtype, mask, accum, replace):
             keep = cp & ~allowed
             zv = xp.where(keep, out._values, zv)
             zp = zp | keep
-    v = Vector._from_present(zp, zv)
+    v = kinds.new(kinds.VECTOR)._from_present(zp, zv)
     if out is None:
         return v
     out._bitmap, out._values, out._dtype = v._bitmap, v._values, v._dtype
@@ -269,7 +270,7 @@ def _write(out, z: Entries, dtype, shape):
         return out
     csr = _to_csr(z, *shape)
     if out is None:
-        return Matrix._from_csr(csr, dtype)
+        return kinds.new(kinds.MATRIX)._from_csr(csr, dtype)
     out._set(csr, dtype)
     return out
 
@@ -282,7 +283,7 @@ def _check_out_mask(name, shape, mask, out, accum):
         if obj is None:
             continue
         _check_device(obj, f"{name}: {what}")
-        if len(shape) == 1 and not isinstance(obj, Vector) or len(shape) == 2 and not _is_matrix(obj):
+        if len(shape) == 1 and not kinds.is_vector(obj) or len(shape) == 2 and not _is_matrix(obj):
             kind = "Vector" if len(shape) == 1 else "Matrix"
             raise DimensionMismatch(f"{name}: {what} must be a {kind} for this result, got {type(obj).__name__}")
         if tuple(obj.shape) != tuple(want):
@@ -290,7 +291,7 @@ def _check_out_mask(name, shape, mask, out, accum):
                 f"{name}: {what} shape {_shape_str(obj)} must equal the result's "
                 f"{'x'.join(map(str, want)) if len(want) == 2 else f'size {want[0]}'}"
             )
-    if isinstance(out, TransposedMatrix):
+    if kinds.kind_of(out) == kinds.TRANSPOSED:
         raise InvalidValue(f"{name}: out must be a Matrix, not a transposed view")
     if accum is not None:
         lookup_binary(accum)
@@ -298,6 +299,15 @@ def _check_out_mask(name, shape, mask, out, accum):
 
 
 # --- semiring products ------------------------------------------------------------------
+def _check_method(name, method, methods):
+    if method not in methods:
+        import difflib
+
+        near = difflib.get_close_matches(str(method), methods, n=1)
+        hint = f" (did you mean {near[0]!r}?)" if near else ""
+        raise InvalidValue(f"{name}: unknown method {method!r}{hint}; expected one of {methods}")
+
+
 def _semiring_spec(sr, t):
     tc, to = sr.types(t)
     mon = sr.monoid
@@ -319,23 +329,36 @@ def _operand_csr(csr: CSR, tc, mult_code, first: bool) -> CSR:
     return csr._replace(values=ar.cast(csr.values, tc))
 
 
-def mxv(A, u, semiring="plus_times", *, mask=None, accum=None, replace=False, out=None):
+def mxv(A, u, semiring="plus_times", *, mask=None, accum=None, replace=False, out=None,
+        method="auto"):
     """w<mask> = accum(w, A ⊕.⊗ u).
+
+    ``method``: "auto" (the plan's choice by the vector's density and the
+    tile fill, ``settings.Plan``), "pull" (SpMV over A's rows), "push"
+    (SpMSpV over A''s rows of u's entries), "bits" (the B2SR bit kernel,
+    tile ``settings.Plan.bits_tile`` or the profile's; where the product
+    reads a value of A, the pull). Every method gives the same result.
 
     >>> import bitgraph as bg
     >>> A = bg.Matrix.from_coo([0, 0, 1], [0, 1, 1], [1.0, 2.0, 3.0], nrows=2, ncols=2)
     >>> bg.mxv(A, bg.Vector.from_dense([1.0, 10.0]), "min_plus").to_dense().tolist()
     [2.0, 13.0]
+    >>> P = bg.Matrix.from_coo([0, 1], [1, 0], nrows=2, ncols=2)
+    >>> bg.mxv(P, bg.Vector.from_indices([0], size=2), "lor_land", method="bits").indices().tolist()
+    [1]
     """
     _check_type(A, "mxv: A", matrix=True)
     _check_type(u, "mxv: u", matrix=False)
     if A.ncols != u.size:
         raise DimensionMismatch(f"mxv: A.ncols (={A.ncols}) must equal u.size (={u.size})")
-    return _matvec("mxv", A, u, semiring, flipped=False, mask=mask, accum=accum, replace=replace, out=out)
+    return _matvec("mxv", A, u, semiring, flipped=False, mask=mask, accum=accum, replace=replace, out=out,
+                   method=method)
 
 
-def vxm(u, A, semiring="plus_times", *, mask=None, accum=None, replace=False, out=None):
-    """w<mask> = accum(w, u ⊕.⊗ A), computed as A' rows against u.
+def vxm(u, A, semiring="plus_times", *, mask=None, accum=None, replace=False, out=None,
+        method="auto"):
+    """w<mask> = accum(w, u ⊕.⊗ A), computed as A' rows against u;
+    ``method`` as in ``mxv`` (over A').
 
     >>> import bitgraph as bg
     >>> A = bg.Matrix.from_coo([0, 1], [1, 2], nrows=3, ncols=3)
@@ -346,11 +369,14 @@ def vxm(u, A, semiring="plus_times", *, mask=None, accum=None, replace=False, ou
     _check_type(u, "vxm: u", matrix=False)
     if A.nrows != u.size:
         raise DimensionMismatch(f"vxm: u.size (={u.size}) must equal A.nrows (={A.nrows})")
-    return _matvec("vxm", A.T, u, semiring, flipped=True, mask=mask, accum=accum, replace=replace, out=out)
+    return _matvec("vxm", A.T, u, semiring, flipped=True, mask=mask, accum=accum, replace=replace, out=out,
+                   method=method)
 
 
-def _matvec(name, M, u, semiring, *, flipped, mask, accum, replace, out):
+def _matvec(name, M, u, semiring, *, flipped, mask, accum, replace, out, method):
     """t = M ⊕.⊗ u row by row (M is A for mxv, A' for vxm with operands flipped)."""
+    _check_method(name, method, plan.MXV_METHODS)
+    rules = settings.current().plan
     sr = lookup_semiring(semiring)
     mask = _check_out_mask(name, (M.nrows,), mask, out, accum)
     _same_device(name, M, u, out, None if mask is None else mask.parent)
@@ -360,12 +386,23 @@ def _matvec(name, M, u, semiring, *, flipped, mask, accum, replace, out):
     get_csr = lambda: _operand_csr(M._csr(), tc, sr.mult.code, first=not flipped)  # noqa: E731
     get_csr_t = lambda: _operand_csr(M._transposed_csr(), tc, sr.mult.code, first=not flipped)  # noqa: E731
     pattern_only = _values_unread(M.iso, sr.mult.code, first=not flipped)
-    t_vals, t_present = plan.matvec(get_csr, get_csr_t, M, u, x_vals, allowed, spec, flipped, pattern_only)
+    t_vals, t_present = plan.matvec(get_csr, get_csr_t, M, u, x_vals, allowed, spec, flipped, pattern_only,
+                                    method, rules)
     return finish(out, Dense(t_vals, t_present), to, mask, accum, replace, (M.nrows,))
 
 
-def mxm(A, B, semiring="plus_times", *, mask=None, accum=None, replace=False, out=None):
+def mxm(A, B, semiring="plus_times", *, mask=None, accum=None, replace=False, out=None,
+        method="auto"):
     """C<mask> = accum(C, A ⊕.⊗ B); a mask is pushed down into the kernel.
+
+    ``method``: "auto" (the plan's choice: the smaller work of the two CSR
+    methods, or B2SR where the tile fill pays, ``settings.Plan``), "dot"
+    (masked dot products), "gustavson" (SpGEMM by rows), "bits" (the B2SR
+    bit matrix product, on CUDA the tensor cores; tile
+    ``settings.Plan.bits_tile`` or the profile's). A request, as
+    SuiteSparse's GxB_AxB_METHOD: "dot" needs a mask, "bits" a masked
+    product of counts or ones that reads no value; otherwise the plan
+    chooses among the others. Every method gives the same result.
 
     >>> import bitgraph as bg
     >>> A = bg.Matrix.from_coo([0, 1, 0], [1, 2, 2], nrows=3, ncols=3)   # a triangle, upper part
@@ -375,6 +412,8 @@ def mxm(A, B, semiring="plus_times", *, mask=None, accum=None, replace=False, ou
     """
     _check_type(A, "mxm: A", matrix=True)
     _check_type(B, "mxm: B", matrix=True)
+    _check_method("mxm", method, plan.MXM_METHODS)
+    rules = settings.current().plan
     if A.ncols != B.nrows:
         raise DimensionMismatch(f"mxm: A.ncols (={A.ncols}) must equal B.nrows (={B.nrows})")
     sr = lookup_semiring(semiring)
@@ -392,7 +431,7 @@ def mxm(A, B, semiring="plus_times", *, mask=None, accum=None, replace=False, ou
     pattern_only = (_values_unread(A.iso, sr.mult.code, first=True)
                     and _values_unread(B.iso, sr.mult.code, first=False))
     bits = (A, B) if pattern_only else None
-    indptr, indices, values = plan.mxm(a, get_b, get_bt, pattern, complement, spec, bits)
+    indptr, indices, values = plan.mxm(a, get_b, get_bt, pattern, complement, spec, bits, method, rules)
     t = Entries(csr_fmt.keys_of(CSR(indptr, indices, None, *shape)), values)
     return finish(out, t, to, mask, accum, replace, shape)
 
@@ -410,7 +449,7 @@ def _ewise(name, x, y, op, union, mask, accum, replace, out):
     mask = _check_out_mask(name, shape, mask, out, accum)
     tc, to = op.types(unify(x.dtype, y.dtype))
     _same_device(name, x, y, out, None if mask is None else mask.parent)
-    if isinstance(x, Vector):
+    if kinds.is_vector(x):
         return finish(out, _ewise_dense(x, y, op, union, to), to, mask, accum, replace, shape)
     a, b = _entries(x), _entries(y)
     if union:
@@ -422,7 +461,7 @@ def _ewise(name, x, y, op, union, mask, accum, replace, out):
     return finish(out, t, to, mask, accum, replace, shape)
 
 
-def _ewise_dense(x: Vector, y: Vector, op, union, to) -> Dense:
+def _ewise_dense(x, y, op, union, to) -> Dense:
     """The union or intersection of two Vectors on their dense arrays: O(n)
     array passes, no sort (a BFS's visited set is as large as the vector)."""
     xp = ar.array_module(x._values)
@@ -649,7 +688,7 @@ def extract(x, *index, mask=None, accum=None, replace=False, out=None):
     ([3, 1], [2])
     """
     _check_type(x, "extract: x")
-    if isinstance(x, Vector):
+    if kinds.is_vector(x):
         if len(index) > 1:
             raise InvalidValue("extract: a Vector takes one index")
         I, _ = _index(index[0] if index else None, x.size, "extract")
@@ -699,7 +738,7 @@ def assign(out, value, *index, mask=None, accum=None, replace=False):
     [0, 7, 0, 7]
     """
     _check_type(out, "assign: out")
-    if isinstance(out, TransposedMatrix):
+    if kinds.kind_of(out) == kinds.TRANSPOSED:
         raise InvalidValue("assign: out must be a Matrix, not a transposed view")
     is_mat = _is_matrix(out)
     nidx = 2 if is_mat else 1
@@ -714,7 +753,7 @@ def assign(out, value, *index, mask=None, accum=None, replace=False):
         if row_scalar != col_scalar:
             line = "row" if row_scalar else "col"
             m = as_mask(mask)
-            if m is None or isinstance(m.parent, Vector):
+            if m is None or kinds.is_vector(m.parent):
                 return _assign_line(out, value, I, J, line, m, accum, replace)
     else:
         I, _ = _index(index[0], out.size, "assign")
@@ -724,8 +763,8 @@ def assign(out, value, *index, mask=None, accum=None, replace=False):
     mask = _check_out_mask("assign", shape, mask, out, accum)
     ncols = out.ncols if is_mat else 1
     # the value's entries, mapped into C's positions
-    if isinstance(value, (Vector, _MatrixOps)):
-        if line is not None and isinstance(value, Vector):
+    if kinds.kind_of(value) is not None:
+        if line is not None and kinds.is_vector(value):
             # a Vector into one row/column of a Matrix (mask of C's shape)
             if value.size != (dims[1] if line == "row" else dims[0]):
                 raise DimensionMismatch(
@@ -774,13 +813,14 @@ def assign(out, value, *index, mask=None, accum=None, replace=False):
     return finish(out, z, out.dtype, mask, None, replace, shape)
 
 
-def _line_matrix(u: Vector, line: str) -> Matrix:
+def _line_matrix(u, line: str):
     """u as a 1 x n (row) or n x 1 (col) Matrix."""
     idx, vals = u.to_coo()
     zeros = np.zeros_like(idx)
     if line == "row":
-        return Matrix.from_coo(zeros, idx, vals, 1, u.size, dtype=u.dtype, device=u.device)
-    return Matrix.from_coo(idx, zeros, vals, u.size, 1, dtype=u.dtype, device=u.device)
+        return kinds.new(kinds.MATRIX).from_coo(zeros, idx, vals, 1, u.size, dtype=u.dtype,
+                                                device=u.device)
+    return kinds.new(kinds.MATRIX).from_coo(idx, zeros, vals, u.size, 1, dtype=u.dtype, device=u.device)
 
 
 def _assign_line(C, value, I, J, line, mask, accum, replace):

@@ -6,14 +6,16 @@ The rules, each beside its switch:
 
 - ``matvec``: push (SpMSpV over the transposed operator, touching only the
   columns of u's entries) when u is sparse, pull (SpMV over the operator's
-  rows, skipping rows the mask forbids) otherwise. See ``PUSH_DENSITY``.
+  rows, skipping rows the mask forbids) otherwise (``Plan.push_density``).
 - ``mxm``: Gustavson SpGEMM on CSR with the mask's pattern pushed down, or
   masked dot products when the mask is sparse enough (see ``mxm``).
 - bit formats: a product that reads no matrix value may run on B2SR
   (``bit_kernel``/``mxm_bit_kind`` say which kernel computes it exactly,
   ``use_bits`` whether it pays: on this CPU, a BFS-like mxv or a masked
-  mxm on full tiles;
-  ``BITS`` forces either way).
+  mxm on full tiles; ``method="bits"`` asks for it).
+
+The rules' numbers are the ``settings.Plan`` family, which ``ops`` reads
+once per call and passes here as ``rules``.
 - element-wise ops, unary ops and reductions: dense value kernels.
 """
 
@@ -24,15 +26,9 @@ import numpy as np
 from . import _array as ar
 from .kernels import registry
 
-# push when nvals(u) <= PUSH_DENSITY * size(u): the push kernel's work is the
-# out-degree sum of u's entries, pull's is every (allowed) row; at 1/16 the
-# expected push work on a uniform graph is ~6% of pull's and the transposed
-# CSR (built once, cached on the matrix) amortises after a few calls.
-PUSH_DENSITY = 1 / 16
-
-# "auto" compares the two methods' work (see ``mxm``); "dot" or "gustavson"
-# forces one (tests do, to cover both on the same inputs).
-MXM_METHOD = "auto"
+# the methods a caller may ask for (``ops.mxv(..., method=)``, ``ops.mxm``)
+MXV_METHODS = ("auto", "pull", "push", "bits")
+MXM_METHODS = ("auto", "dot", "gustavson", "bits")
 
 
 def _kernel(op, fmt, variant, device="cpu"):
@@ -44,22 +40,27 @@ def semiring_spec(dtype, add, mult, identity, terminal):
     return registry.SemiringSpec(dtype, add, mult, identity, terminal)
 
 
-def matvec(get_csr, get_csr_t, M, u, x_values, allowed, spec, flipped, pattern_only=False):
+def matvec(get_csr, get_csr_t, M, u, x_values, allowed, spec, flipped, pattern_only, method,
+           rules):
     """t = M ⊕.⊗ u as (values, present) dense arrays of M.nrows entries.
 
     ``get_csr()``/``get_csr_t()`` give M's CSR / M's transpose's CSR with
     values ready for the kernel (built lazily: the transpose may be cached).
     ``pattern_only``: the product reads no value of M (every a_ik acts as
     1), so a bit format may serve (see ``bit_kernel`` and ``use_bits``).
+    ``method``: one of ``MXV_METHODS``; "bits" runs the B2SR BMV (tile
+    ``rules.bits_tile``, else the profile's) where the product is
+    pattern-only, the pull otherwise. ``rules``: the ``settings.Plan``.
     """
     device = M.device
-    nvals = u.nvals
-    if nvals <= PUSH_DENSITY * u.size:
+    # push when nvals(u) <= push_density * size(u): the push kernel's work is
+    # the out-degree sum of u's entries, pull's is every (allowed) row
+    if method == "push" or method == "auto" and u.nvals <= rules.push_density * u.size:
         push = _kernel("mxv", "csr", "push", device)
         return push(get_csr_t(), u.indices(), x_values, allowed, spec, flipped, M.nrows)
-    if pattern_only:
+    if pattern_only and method in ("auto", "bits"):
         kind = bit_kernel(spec, flipped)
-        t = use_bits(M, kind)
+        t = use_bits(M, kind, "mxv", rules, force=method == "bits")
         if t:
             return _bit_matvec(kind, M.b2sr(t), u, x_values, allowed, spec, flipped, device)
     pull = _kernel("mxv", "csr", "pull", device)
@@ -67,59 +68,31 @@ def matvec(get_csr, get_csr_t, M, u, x_values, allowed, spec, flipped, pattern_o
 
 
 # --- bit formats ----------------------------------------------------------------
-# "auto": B2SR where it pays (``use_bits``); "always"/"never" force it (tests
-# run every bit kernel against the CSR ones on the same inputs).
-BITS = "auto"
-# the tile size when BITS == "always"; None: the profile's choice
-BITS_TILE = None
-# "auto", from the measurements in benchmarks/RESULTS.md (2-core CPU):
-# - mxv: the bit-only BMV (bin_bin_bin: LOR/ANY-like monoids, a BFS step)
-#   on B2SR-32 when the profile estimates at least BITS_MXV_MIN_PER_TILE
-#   entries per 32x32 tile: a masked lor_land step on a mesh (26-32 per
-#   tile) or an RCM-ordered rgg (59) ran 1.0-1.4x faster than the CSR pull;
-#   on scattered graphs (~1 per tile) 0.03-0.3x. Counting (bin_bin_full)
-#   and value-reading semirings (bin_full_full, 0.03-0.27x on plus_times)
-#   stay on CSR: the CSR pull reads ~1 ns per entry, and bin_full_full
-#   walks the bits one by one.
-# - masked mxm (triangle counting) takes bmm_bin_bin_sum on B2SR-8 when the
-#   profile estimates at least BITS_MXM_MIN_PER_TILE entries per 8x8 tile:
-#   RCM-ordered rgg (9 per tile) 1.3-1.4x faster than masked dot products;
-#   kron after RCM (2.2 per tile, hubs make a tile row's tile list long) and
-#   scattered graphs (~1 per tile) 0.4-1.2x.
-BITS_MXV_TILE = 32
-BITS_MXV_MIN_PER_TILE = 16.0
-BITS_MXM_TILE = 8
-BITS_MXM_MIN_PER_TILE = 4.0
-# (op, kind) -> (tile size, least estimated entries per tile, most share of
-# the entries in the top 1% longest rows)
-CPU_BITS = {
-    ("mxv", "ones"): (BITS_MXV_TILE, BITS_MXV_MIN_PER_TILE, 1.0),
-    ("mxv", "lor_x"): (BITS_MXV_TILE, BITS_MXV_MIN_PER_TILE, 1.0),
-    ("mxm", "count"): (BITS_MXM_TILE, BITS_MXM_MIN_PER_TILE, 1.0),
-    ("mxm", "ones"): (BITS_MXM_TILE, BITS_MXM_MIN_PER_TILE, 1.0),
-    ("mxm", "parity"): (BITS_MXM_TILE, BITS_MXM_MIN_PER_TILE, 1.0),
-}
-# On the GPU (H100, benchmarks/bench_gpu.py and bench_tc_gpu.py; RESULTS.md
-# "CUDA kernels"):
-# - a masked lor_land BFS step (the level with the most vertices) took on
-#   B2SR-8 bin_bin_bin 0.10 ms on urand-22 and 0.061 ms on grid-2048, where
-#   the CSR pull took 0.34 and 0.12 ms; on kron-22 1.5 ms against 0.84: its
-#   hub tile rows serialise their lanes. So a BFS-like mxv runs on B2SR-8
-#   unless the top 1% of rows hold more than HUB_SHARE of the entries.
-# - counting and value-reading semirings (bin_bin_full, bin_full_full) stay
-#   on the CSR pull: bin_full_full plus_times ran at 0.4-1.0x cuSPARSE, no
-#   better than the pull (0.2-0.9x).
-# - masked mxm stays on CSR: the masked dot products (a thread per mask
-#   entry) counted triangles in 118 / 3.6 / 0.63 ms on kron-22 / urand-22 /
-#   grid-2048, the tensor-core bmm_bin_bin_sum in 362 / 33 / 4.2 ms (tiles
-#   fill 0.7-6%: an 8x8 tile holds ~1-4 entries, and the MMA's 8x128 bits
-#   are mostly zeros). It runs under BITS="always" only: no graph measured
-#   so far fills tiles enough for it to win.
-HUB_SHARE = 0.05
-CUDA_BITS = {
-    ("mxv", "ones"): (8, 0.0, HUB_SHARE),
-    ("mxv", "lor_x"): (8, 0.0, HUB_SHARE),
-}
+# "auto" takes B2SR where it pays, by the rules of ``settings.Plan`` (each
+# field gives its measurement):
+# - CPU mxv: the bit-only BMV (bin_bin_bin: LOR/ANY-like monoids, a BFS step)
+#   on B2SR-``bits_mxv_tile`` when the profile estimates at least
+#   ``bits_mxv_min_per_tile`` entries a tile. Counting (bin_bin_full) and
+#   value-reading semirings (bin_full_full) stay on CSR: the CSR pull reads
+#   ~1 ns per entry, and bin_full_full walks the bits one by one.
+# - CPU masked mxm (triangle counting): bmm_bin_bin_sum on
+#   B2SR-``bits_mxm_tile`` at ``bits_mxm_min_per_tile`` entries a tile.
+# - CUDA mxv: a BFS-like step on B2SR-``cuda_bits_tile`` unless the top 1% of
+#   rows hold more than ``hub_share`` of the entries; counting and valued
+#   semirings on the CSR pull. CUDA masked mxm stays on CSR: the masked dot
+#   products counted triangles in 118 / 3.6 / 0.63 ms on kron-22 / urand-22 /
+#   grid-2048 (H100), the tensor-core bmm_bin_bin_sum in 362 / 33 / 4.2 ms
+#   (tiles fill 0.7-6%); it runs when asked for (method="bits").
+def _bit_rules(rules, device):
+    """(op, kind) -> (tile size, least estimated entries per tile, most
+    share of the entries in the top 1% longest rows)."""
+    if device == "cuda":
+        mxv = (rules.cuda_bits_tile, 0.0, rules.hub_share)
+        return {("mxv", "ones"): mxv, ("mxv", "lor_x"): mxv}
+    mxv = (rules.bits_mxv_tile, rules.bits_mxv_min_per_tile, 1.0)
+    mxm = (rules.bits_mxm_tile, rules.bits_mxm_min_per_tile, 1.0)
+    return {("mxv", "ones"): mxv, ("mxv", "lor_x"): mxv,
+            ("mxm", "count"): mxm, ("mxm", "ones"): mxm, ("mxm", "parity"): mxm}
 
 
 def bit_kernel(spec, flipped):
@@ -150,16 +123,16 @@ def bit_kernel(spec, flipped):
     return "full"
 
 
-def use_bits(M, kind, op="mxv"):
-    """The tile size to run ``kind`` of ``op`` on B2SR with, or 0 for CSR
-    (see BITS and the measured rules above, and CUDA_BITS for a matrix on
-    the GPU)."""
-    if BITS == "never" or kind is None:
+def use_bits(M, kind, op, rules, *, force=False):
+    """The tile size to run ``kind`` of ``op`` on B2SR with, or 0 for CSR:
+    the measured rules above (``rules``: the ``settings.Plan``), or with
+    ``force`` (method="bits") ``rules.bits_tile`` or the profile's choice
+    whenever a bit kernel computes the product."""
+    if kind is None:
         return 0
-    if BITS == "always":
-        return BITS_TILE or M.b2sr("auto").t
-    rules = CUDA_BITS if M.device == "cuda" else CPU_BITS
-    rule = rules.get((op, kind))
+    if force:
+        return rules.bits_tile or M.b2sr("auto").t
+    rule = _bit_rules(rules, M.device).get((op, kind))
     if rule is None:
         return 0
     t, least, hubs = rule
@@ -176,15 +149,14 @@ def top1_share(M) -> float:
     >>> round(top1_share(bg.Matrix.from_coo([0, 0, 0, 1], [0, 1, 2, 0], nrows=100, ncols=3)), 2)
     0.75
     """
-    cache, tr = M._derived()
-    key = ("top1_share", tr)
-    if key not in cache.graph:
+    slots = M._slots()
+    if slots.top1_share is None:
         c = M._csr()
         xp = ar.array_module(c.indptr)
         lens = xp.sort(xp.diff(c.indptr.astype(np.int64)))
         top = max(1, -(-c.nrows // 100))
-        cache.graph[key] = float(lens[-top:].sum()) / max(c.nnz, 1) if c.nrows else 0.0
-    return cache.graph[key]
+        slots.top1_share = float(lens[-top:].sum()) / max(c.nnz, 1) if c.nrows else 0.0
+    return slots.top1_share
 
 
 def mxm_bit_kind(spec):
@@ -248,7 +220,7 @@ def _bit_matvec(kind, B, u, x_values, allowed, spec, flipped, device):
     return t_true.astype(T), present
 
 
-def mxm(a, get_b, get_bt, pattern, complement, spec, bits=None):
+def mxm(a, get_b, get_bt, pattern, complement, spec, bits, method, rules):
     """C = A ⊕.⊗ B (restricted by the mask pattern) as (indptr, indices, values).
 
     ``get_b()``/``get_bt()`` give B's CSR / B' 's CSR, values ready (built
@@ -258,18 +230,23 @@ def mxm(a, get_b, get_bt, pattern, complement, spec, bits=None):
     ``bits``: (A, B) when no value of either is read; then a masked product
     whose entries are counts or ones (see ``mxm_bit_kind``) may run as
     ``bmm_bin_bin_sum`` on the B2SR of A and of B' (see ``use_bits``).
+    ``method``: one of ``MXM_METHODS``, a request as SuiteSparse's
+    GxB_AxB_METHOD is: "dot" needs a mask, "bits" a masked product of
+    counts or ones that reads no value; where the request cannot compute
+    the product, the plan chooses among the others. ``rules``: the
+    ``settings.Plan``.
     """
     device = _device_of(a.indptr)
-    if bits is not None and pattern is not None and not complement:
+    if bits is not None and pattern is not None and not complement and method in ("auto", "bits"):
         kind = mxm_bit_kind(spec)
         A, B = bits
-        t = use_bits(A, kind, "mxm")
+        t = use_bits(A, kind, "mxm", rules, force=method == "bits")
         if t:
             return _bit_mxm(kind, A.b2sr(t), B.T.b2sr(t), pattern, spec, device)
-    if pattern is not None and not complement and MXM_METHOD != "gustavson":
+    if pattern is not None and not complement and method != "gustavson":
         bt = get_bt()
         dot = _kernel("mxm", "csr", "dot", device)
-        if MXM_METHOD == "dot":
+        if method == "dot":
             return dot(a, bt, pattern, spec)
         xp = ar.array_module(bt.indptr)
         col_len = xp.diff(bt.indptr.astype(np.int64))  # |B(:,j)|

@@ -16,10 +16,12 @@ import numpy as np
 
 from . import _array as ar
 from .errors import DimensionMismatch, InvalidValue
+from . import _kinds as kinds
 from ._container import Container
 from .semiring import lookup_binary, lookup_dtype
 
 
+@kinds.define(kinds.VECTOR)
 class Vector(Container):
     """A sparse vector of ``size`` entries over one dtype.
 

@@ -32,20 +32,15 @@ KERNELS = st.sampled_from(["auto", "dot", "gustavson", "bits8"])
 
 @contextlib.contextmanager
 def forced_kernel(kernel):
-    """Force plan's masked mxm method: dot products, Gustavson, or B2SR-t
+    """The ``method=`` of mxm: dot products, Gustavson, or B2SR-T
     bmm_bin_bin_sum ("bitsT", taken when no value is read and the entries
-    are counts or ones); 'auto': plan's choice."""
-    from bitgraph import plan
-
-    old = plan.MXM_METHOD, plan.BITS, plan.BITS_TILE
-    if kernel.startswith("bits"):
-        plan.BITS, plan.BITS_TILE = "always", int(kernel[4:])
-    else:
-        plan.MXM_METHOD, plan.BITS = kernel, "never" if kernel != "auto" else plan.BITS
-    try:
-        yield
-    finally:
-        plan.MXM_METHOD, plan.BITS, plan.BITS_TILE = old
+    are counts or ones; the tile through ``settings.use``); 'auto': plan's
+    choice."""
+    if not kernel.startswith("bits"):
+        yield kernel
+        return
+    with bg.settings.use(plan={"bits_tile": int(kernel[4:])}):
+        yield "bits"
 
 
 ALIAS = st.sampled_from([None] * 6 + ["A", "B", "mask=out"])
@@ -70,7 +65,8 @@ def run_mxm(c):
     Bop = B.T if c["tb"] else B
     kw = dict(mask=bm, accum=S.accum_arg(accum, bg), replace=replace, out=out)
     call = (lambda: Aop.mxm(Bop, sr, **kw)) if c["method"] else (lambda: bg.mxm(Aop, Bop, sr, **kw))
-    with forced_kernel(c.get("kernel", "auto")):
+    with forced_kernel(c.get("kernel", "auto")) as method:
+        kw["method"] = method
         O.check_op(call, lambda: O.ref_mxm(gA, gB, c["semiring"], transpose_a=c["ta"], transpose_b=c["tb"],
                                            mask=gm, accum=accum, replace=replace, out=gout),
                    op_info=f"mxm {c['semiring']} ta={c['ta']} tb={c['tb']} kernel={c.get('kernel')}",

@@ -16,8 +16,8 @@ import strategies as S
 
 RANDOM_SEMIRINGS = S.semirings
 MASK_ALIAS = st.sampled_from([None] * 6 + ["out", "u"])
-# "bitsT": pull on B2SR-T (plan.BITS = "always"), taken when the product reads
-# no matrix value (structure-only/iso matrices, PAIR/FIRST/SECOND...)
+# "bitsT": method="bits" on B2SR-T (settings.Plan.bits_tile = T), taken when
+# the product reads no matrix value (structure-only/iso matrices, PAIR/FIRST/SECOND...)
 PATHS = st.sampled_from(["auto", "auto", "push", "pull", "bits4", "bits8", "bits16", "bits32"])
 
 
@@ -44,24 +44,14 @@ def matvec_cases(draw, kind, semiring=None, dtype=None):
 
 @contextlib.contextmanager
 def forced_path(path):
-    """Force the push (SpMSpV), pull (SpMV) or B2SR pull kernel through
-    plan.PUSH_DENSITY and plan.BITS, the documented switches; 'auto' leaves
-    plan's choices (vector density, tile fill)."""
-    from bitgraph import plan
-
-    if path == "auto":
-        yield
+    """The ``method=`` of the push (SpMSpV), pull (SpMV) or B2SR-T kernel,
+    with the tile size set through ``settings.use``; 'auto' leaves plan's
+    choices (vector density, tile fill)."""
+    if not path.startswith("bits"):
+        yield path
         return
-    old = plan.PUSH_DENSITY, plan.BITS, plan.BITS_TILE
-    plan.PUSH_DENSITY = 2.0 if path == "push" else -1.0
-    if path.startswith("bits"):
-        plan.BITS, plan.BITS_TILE = "always", int(path[4:])
-    else:
-        plan.BITS = "never"
-    try:
-        yield
-    finally:
-        plan.PUSH_DENSITY, plan.BITS, plan.BITS_TILE = old
+    with bg.settings.use(plan={"bits_tile": int(path[4:])}):
+        yield "bits"
 
 
 def run_matvec(kind, c):
@@ -88,13 +78,14 @@ def run_matvec(kind, c):
     kw = dict(mask=bm, accum=S.accum_arg(c["accum"], bg), replace=c["replace"], out=out)
     gkw = dict(transpose=c["transpose"], mask=O.gb_mask(gm, mkind), accum=c["accum"],
                replace=c["replace"], out=gout)
-    if kind == "mxv":
-        call = (lambda: Aop.mxv(u, sr, **kw)) if c["method"] else (lambda: bg.mxv(Aop, u, sr, **kw))
-        ref = lambda: O.ref_mxv(gA, gu, c["semiring"], **gkw)  # noqa: E731
-    else:
-        call = lambda: bg.vxm(u, Aop, sr, **kw)  # noqa: E731
-        ref = lambda: O.ref_vxm(gu, gA, c["semiring"], **gkw)  # noqa: E731
-    with forced_path(c["path"]):
+    with forced_path(c["path"]) as method:
+        kw["method"] = method
+        if kind == "mxv":
+            call = (lambda: Aop.mxv(u, sr, **kw)) if c["method"] else (lambda: bg.mxv(Aop, u, sr, **kw))
+            ref = lambda: O.ref_mxv(gA, gu, c["semiring"], **gkw)  # noqa: E731
+        else:
+            call = lambda: bg.vxm(u, Aop, sr, **kw)  # noqa: E731
+            ref = lambda: O.ref_vxm(gu, gA, c["semiring"], **gkw)  # noqa: E731
         O.check_op(call, ref, op_info=f"{kind} {c['semiring']} path={c['path']}", out=out, inputs=(A, u),
                    parallel=c["parallel"])
 

@@ -276,3 +276,45 @@ def test_int64_indices_same_results(case):
         if via == "scipy64":
             assert A.to_scipy().indices.dtype == np.int64
     assert results[0] == results[1] == results[2]
+
+
+# --- derived data: named slots, valid if present -------------------------------------------
+def test_cache_slots_are_a_closed_set():
+    from bitgraph.algorithms._common import cached, known
+
+    A = bg.Matrix.from_coo([0, 1], [1, 0], nrows=2, ncols=2)
+    with pytest.raises(bg.InvalidValue, match="no cache slot 'out_degre'.*did you mean 'out_degree'"):
+        cached(A, "out_degre", lambda: 1)
+    with pytest.raises(bg.InvalidValue, match="needs key"):
+        known(A, "sssp_matrix")
+    with pytest.raises(bg.InvalidValue, match="takes no key"):
+        cached(A, "out_degree", lambda: 1, key="x")
+    # the traversals' spelling "slot:key" is the keyed slot
+    assert cached(A, "blest_perm:rcm", lambda: "p") == "p" == known(A, "blest_perm", key="rcm")
+
+
+def test_cache_slots_per_orientation_and_dropped_on_mutation():
+    from bitgraph.algorithms._common import cached, known, out_degree
+
+    A = bg.Matrix.from_coo([0, 0], [1, 2], nrows=3, ncols=3)
+    assert out_degree(A).tolist() == [2, 0, 0] and out_degree(A.T).tolist() == [0, 1, 1]
+    assert known(A, "out_degree") is not known(A.T, "out_degree")
+    b = A.b2sr(8)
+    assert A._slots().b2sr[8, "none"] is b and not A.T._slots().b2sr
+    A.assign(bg.Vector.from_coo([0], [True], 3), 1)  # row 1 := [T, ., .]
+    assert known(A, "out_degree") is None and not A._slots().b2sr
+    assert cached(A, "out_degree", lambda: "rebuilt") == "rebuilt"
+
+
+def test_symmetry_is_one_fact_carried_by_to_and_copy():
+    from bitgraph.algorithms._common import is_symmetric, known, record
+
+    A = bg.Matrix.from_coo([0, 1], [1, 0], nrows=2, ncols=2)
+    assert known(A, "symmetric") is None
+    assert is_symmetric(A.T) is True and known(A, "symmetric") is True
+    for B in (A.to("cpu"), A.copy(), A.T.copy()):
+        assert known(B, "symmetric") is True and known(B.T, "symmetric") is True
+    D = bg.Matrix.from_coo([0], [1], nrows=2, ncols=2)
+    assert is_symmetric(D) is False and known(D.copy(), "symmetric") is False
+    record(D, "out_degree", "x")
+    assert known(D, "out_degree") == "x"

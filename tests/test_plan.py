@@ -53,14 +53,18 @@ def test_pull_on_bits_where_tiles_are_full(chosen, monkeypatch):
     R = bg.Matrix.from_coo(rng.integers(0, n, 8 * n), rng.integers(0, n, 8 * n), nrows=n, ncols=n, dup_op="any")
     bg.mxv(R.T, bg.Vector.from_indices(np.arange(0, n, 2), n), bg.LOR_LAND)
     assert chosen[-1] == ("mxv", "pull")
-    monkeypatch.setattr(plan, "BITS", "never")
-    bg.mxv(ring(256).T, dense_u, bg.LOR_LAND)
+    bg.mxv(ring(256).T, dense_u, bg.LOR_LAND, method="pull")
     assert chosen[-1] == ("mxv", "pull")
-    monkeypatch.setattr(plan, "BITS", "always")
-    bg.mxv(ring(256).T, dense_u, bg.PLUS_PAIR)
+    bg.mxv(ring(256).T, dense_u, bg.LOR_LAND, method="push")
+    assert chosen[-1] == ("mxv", "push")
+    bg.mxv(ring(256).T, dense_u, bg.PLUS_PAIR, method="bits")
     assert chosen[-1] == ("mxv", "bin_bin_full")
-    bg.mxv(ring(256).T, bg.Vector.from_dense(np.ones(256)), bg.PLUS_TIMES)
+    bg.vxm(bg.Vector.from_dense(np.ones(256)), ring(256), bg.PLUS_TIMES, method="bits")
     assert chosen[-1] == ("mxv", "bin_full_full")
+    # the rules are settings: a threshold out of reach keeps a full ring on CSR
+    with bg.settings.use(plan={"bits_mxv_min_per_tile": np.inf}):
+        bg.mxv(ring(256).T, dense_u, bg.LOR_LAND)
+    assert chosen[-1] == ("mxv", "pull")
 
 
 def test_triangle_count_takes_the_dot_kernel(chosen, monkeypatch):
@@ -73,8 +77,8 @@ def test_triangle_count_takes_the_dot_kernel(chosen, monkeypatch):
     assert chosen == [("mxm", "bin_bin_sum")]
     assert int(bg.reduce(C)) == n * (n - 1) * (n - 2) // 6
     # ... and on CSR, masked dot products rather than Gustavson
-    monkeypatch.setattr(plan, "BITS", "never")
-    C = bg.mxm(L, L.T, bg.PLUS_PAIR, mask=L.S)
+    with bg.settings.use(plan={"bits_mxm_min_per_tile": np.inf}):
+        C = bg.mxm(L, L.T, bg.PLUS_PAIR, mask=L.S)
     assert chosen[-1] == ("mxm", "dot")
     assert int(bg.reduce(C)) == n * (n - 1) * (n - 2) // 6
 
@@ -94,9 +98,9 @@ def test_forced_methods_agree():
     M = bg.select(A, "offdiag")
     results = []
     for method in ("dot", "gustavson"):
-        old, plan.MXM_METHOD = plan.MXM_METHOD, method
-        try:
-            results.append(bg.mxm(A, A.T, bg.MIN_PLUS, mask=M.S))
-        finally:
-            plan.MXM_METHOD = old
+        results.append(bg.mxm(A, A.T, bg.MIN_PLUS, mask=M.S, method=method))
     assert results[0].isequal(results[1], check_dtype=True)
+    with pytest.raises(bg.InvalidValue, match="unknown method 'gustafson'.*did you mean 'gustavson'"):
+        bg.mxm(A, A.T, bg.MIN_PLUS, method="gustafson")
+    with pytest.raises(bg.InvalidValue, match="mxv: unknown method"):
+        bg.mxv(A, bg.Vector.from_dense(np.ones(n)), method="dot")

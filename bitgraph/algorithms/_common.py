@@ -2,10 +2,13 @@
 
 A graph is a square ``Matrix`` (or ``A.T``): entry (i, j) is an edge i -> j.
 Derived arrays (the symmetrised pattern, degrees) are cached on the matrix
-in ``_cache.graph`` next to its formats, and dropped with them on mutation.
+in named slots (``bitgraph.matrix.Derived``, names in ``bitgraph.matrix.SLOTS``)
+next to its formats, and dropped with them on mutation.
 """
 
 from __future__ import annotations
+
+import difflib
 
 import numpy as np
 
@@ -14,7 +17,7 @@ from bitgraph.formats.csr import CSR
 
 __all__ = ["check_graph", "check_source", "check_sources", "out_csr", "in_csr",
            "undirected_csr", "is_symmetric", "out_degree", "cached",
-           "check_nonnegative", "known"]
+           "check_nonnegative", "known", "record"]
 
 
 def check_graph(A, where: str, *, cuda: bool = False):
@@ -62,20 +65,82 @@ def check_sources(A, sources, where: str) -> np.ndarray:
     return s
 
 
-def cached(A, name: str, build):
-    """``build()`` cached on ``A`` under ``name`` (per transpose view)."""
-    cache, transposed = A._derived()
-    key = (name, transposed)
-    value = cache.graph.get(key)
-    if value is None:
-        value = cache.graph[key] = build()
-    return value
+def _slot(A, name: str, key, where: str):
+    """(the object holding slot ``name`` of A, the attribute, the key or None).
+
+    ``name`` is one of ``bitgraph.matrix.SLOTS``; a keyed slot (a dict, such
+    as ``sssp_matrix`` by dtype) takes ``key``. ``"slot:key"`` is the same
+    as ``(slot, key=key)`` (the form the traversals spell)."""
+    from bitgraph.matrix import SLOTS, Derived
+
+    if key is None and ":" in name:
+        name, key = name.split(":", 1)
+    if name not in SLOTS:
+        near = difflib.get_close_matches(name, SLOTS, n=3)
+        hint = f" (did you mean {', '.join(map(repr, near))}?)" if near else ""
+        raise InvalidValue(f"{where}: no cache slot {name!r}{hint}; the slots are"
+                           f" bitgraph.matrix.SLOTS: {', '.join(SLOTS)}")
+    if name == "symmetric":  # one fact for A and A.T
+        return A._derived()[0], name, None
+    keyed = name in Derived.KEYED
+    if keyed != (key is not None):
+        raise InvalidValue(f"{where}: cache slot {name!r} {'needs' if keyed else 'takes no'} key,"
+                           f" got {key!r}")
+    return A._slots(), name, key
 
 
-def known(A, name: str):
-    """What ``cached`` holds for ``A`` under ``name``, or None: never builds."""
-    cache, transposed = A._derived()
-    return cache.graph.get((name, transposed))
+def cached(A, name: str, build, *, key=None):
+    """``build()`` cached on ``A`` in slot ``name`` (per transpose view; a
+    keyed slot under ``key``): valid while present, dropped when A's storage
+    changes. ``name`` is one of ``bitgraph.matrix.SLOTS``.
+
+    >>> import bitgraph as bg
+    >>> A = bg.Matrix.from_coo([0, 1], [1, 0], nrows=2, ncols=2)
+    >>> cached(A, "out_degree", lambda: "built"), cached(A, "out_degree", lambda: "again")
+    ('built', 'built')
+    >>> cached(A, "sssp_matrix", lambda: 1, key="float32"), known(A, "sssp_matrix", key="int8")
+    (1, None)
+    """
+    holder, attr, key = _slot(A, name, key, "cached")
+    if key is None:
+        value = getattr(holder, attr)
+        if value is None:
+            value = build()
+            setattr(holder, attr, value)
+        return value
+    table = getattr(holder, attr)
+    if key not in table:
+        table[key] = build()
+    return table[key]
+
+
+def known(A, name: str, *, key=None):
+    """What ``cached`` holds for ``A`` in slot ``name``, or None: never builds.
+
+    >>> import bitgraph as bg
+    >>> known(bg.Matrix.from_coo([0], [1], nrows=2, ncols=2), "symmetric") is None
+    True
+    """
+    holder, attr, key = _slot(A, name, key, "known")
+    value = getattr(holder, attr)
+    return value if key is None else value.get(key)
+
+
+def record(A, name: str, value, *, key=None):
+    """Record ``value`` in slot ``name`` of A, for code that knows it by
+    construction (a generator knows its graph is symmetric). Present means
+    valid: record only what holds for A's current storage.
+
+    >>> import bitgraph as bg
+    >>> A = bg.Matrix.from_coo([0, 1], [1, 0], nrows=2, ncols=2)
+    >>> record(A, "symmetric", True); known(A.T, "symmetric"), known(A.to("cpu").copy(), "symmetric")
+    (True, True)
+    """
+    holder, attr, key = _slot(A, name, key, "record")
+    if key is None:
+        setattr(holder, attr, value)
+    else:
+        getattr(holder, attr)[key] = value
 
 
 def out_csr(A) -> CSR:
@@ -131,7 +196,7 @@ def undirected_csr(A, *, self_loops: bool = True) -> CSR:
                 indices = indices[keep]
         itype = np.int32 if indptr[-1] < 2**31 and a.nrows < 2**31 else np.int64
         return CSR(np.asarray(indptr, itype), np.asarray(indices, itype), None, a.nrows, a.ncols)
-    return cached(A, "undirected" if self_loops else "undirected-noloops", build)
+    return cached(A, "undirected" if self_loops else "undirected_noloops", build)
 
 
 def out_degree(A) -> np.ndarray:

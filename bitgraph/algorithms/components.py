@@ -112,7 +112,7 @@ def _graph(A):
 
     if is_symmetric(A):
         return A
-    return cached(A, "cc-undirected-matrix", lambda: Matrix._from_csr(undirected_csr(A)))
+    return cached(A, "cc_undirected_matrix", lambda: Matrix._from_csr(undirected_csr(A)))
 
 
 def _fastsv(A) -> np.ndarray:

@@ -18,7 +18,8 @@ is ever built (for a structure-only A the product reads no values at all;
 measured as fast as the product with a row-normalised float64 matrix, which
 also costs building it). Written with the public API (``vxm`` and numpy
 passes over dense length-n arrays, into buffers allocated once); on the CPU
-one fused kernel pass per iteration does the same arithmetic (``FUSED``).
+one fused kernel pass per iteration does the same arithmetic
+(``method="fused"``, the default there).
 
 Differences from networkx, on purpose: not converging within ``max_iter``
 returns ``converged=False`` (networkx raises
@@ -38,13 +39,13 @@ import numpy as np
 from bitgraph.algorithms._common import cached, check_graph, in_csr, out_csr, out_degree
 from bitgraph.errors import DimensionMismatch, InvalidIndex, InvalidValue
 
-__all__ = ["pagerank", "PageRank", "FUSED"]
+__all__ = ["pagerank", "PageRank", "METHODS"]
 
-# On the CPU each iteration is one pass of a fused kernel (the product, the
-# axpy, the error, the next scaled vector and dangling rank together;
-# measured 1.2-3x faster than the public-API iteration, bench_paths.py);
-# False runs the public-API loop everywhere (the tests run both).
-FUSED = True
+# "fused": on the CPU each iteration is one pass of a fused kernel (the
+# product, the axpy, the error, the next scaled vector and dangling rank
+# together; 1.2-3x faster than the public-API iteration, bench_paths.py);
+# "graphblas": the public-API loop (one vxm per iteration), on any device.
+METHODS = ("fused", "graphblas")
 
 
 class PageRank(NamedTuple):
@@ -62,7 +63,7 @@ class PageRank(NamedTuple):
 
 
 def pagerank(A, alpha=0.85, tol=1e-6, max_iter=100, personalization=None, *,
-             nstart=None, dangling=None) -> PageRank:
+             nstart=None, dangling=None, method="fused") -> PageRank:
     """PageRank of every vertex of A (edge i -> j of weight A(i, j)).
 
     alpha: damping factor in [0, 1]; tol: convergence when the L1 change of
@@ -71,8 +72,11 @@ def pagerank(A, alpha=0.85, tol=1e-6, max_iter=100, personalization=None, *,
     dict {vertex id: value} (missing ids count 0), each normalised to sum
     1: the teleport distribution (default uniform), the start vector
     (default uniform) and where dangling vertices' rank goes (default the
-    personalization). Returns a :class:`PageRank` (ranks, iterations,
-    converged, error); see the module docstring for networkx's semantics.
+    personalization). method: "fused" (one kernel pass an iteration on the
+    CPU; elsewhere the public-API loop) or "graphblas" (the public-API loop
+    everywhere): the same ranks. Returns a :class:`PageRank` (ranks,
+    iterations, converged, error); see the module docstring for networkx's
+    semantics.
 
     >>> import numpy as np, bitgraph as bg
     >>> from bitgraph.algorithms.pagerank import pagerank
@@ -82,9 +86,13 @@ def pagerank(A, alpha=0.85, tol=1e-6, max_iter=100, personalization=None, *,
     ([0.2046, 0.3785, 0.3693, 0.0476], True)
     >>> pagerank(A, max_iter=2).converged
     False
+    >>> np.allclose(pagerank(A, method="graphblas").ranks.to_dense(), pagerank(A).ranks.to_dense())
+    True
     """
     where = "pagerank"
     check_graph(A, where)
+    if method not in METHODS:
+        raise InvalidValue(f"{where}: unknown method {method!r}; expected one of {METHODS}")
     alpha = _number(alpha, "alpha", where)
     if not 0.0 <= alpha <= 1.0:
         raise InvalidValue(f"{where}: alpha must be in [0, 1], got {alpha}")
@@ -110,7 +118,7 @@ def pagerank(A, alpha=0.85, tol=1e-6, max_iter=100, personalization=None, *,
     if dw is None:
         dw = p
     M, inv_s, dangles = _operator(A)
-    if FUSED and A.device == "cpu":
+    if method == "fused" and A.device == "cpu":
         # uniform vectors go to the kernel as scalars (two fewer streams)
         tele = (1.0 - alpha) * (1.0 / n) if personalization is None else (1.0 - alpha) * p
         dws = 1.0 / n if dangling is None and personalization is None else dw
@@ -261,5 +269,5 @@ def _operator(A):
         nz = S != 0
         inv_s[nz] = 1.0 / S[nz]
         return M, inv_s, np.flatnonzero(~nz)
-    return cached(A, "pagerank-operator", build)
+    return cached(A, "pagerank_operator", build)
 

@@ -166,7 +166,7 @@ def _cast_weights(A, c, W):
     """A's CSR with values of dtype W (cast once, cached on A)."""
     if c.values.dtype == W:
         return c
-    return cached(A, f"sssp-weights-{W}", lambda: c._replace(values=c.values.astype(W)))
+    return cached(A, "sssp_weights", lambda: c._replace(values=c.values.astype(W)), key=np.dtype(W))
 
 
 def _delta(A, c, s, W, D, delta):
@@ -210,9 +210,9 @@ def _bellman_ford(A, c, s, D):
     Aw = A
     if A.dtype != D:  # the product in D: A's weights cast once (cached)
         cw = _cast_weights(A, c, D)
-        Aw = cached(A, f"sssp-matrix-{D}",
+        Aw = cached(A, "sssp_matrix",
                     lambda: bg.Matrix.from_csr(cw.indptr, cw.indices, cw.values,
-                                               ncols=n, check=False))
+                                               ncols=n, check=False), key=D)
     inf = D.type(np.inf) if D.kind == "f" else np.iinfo(D).max
     dist = np.full(n, inf, D)
     dist[s] = 0

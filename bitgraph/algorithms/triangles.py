@@ -16,6 +16,11 @@ ignored. Two methods:
   vertex v, as a w of L(u) stamped in a bitmap of L(v), for u > v among
   v's neighbours; it stops in L(u) at v. Work: the wedges of L, sum over
   u of |L(u)|^2 / 2, no output matrix, no mask.
+- ``"tensor_core"``: ``"mxm"`` with the product asked of the B2SR bit
+  matrix product (``mxm(..., method="bits")``): ``bmm_bin_bin_sum`` on
+  the GPU's tensor cores for a graph on CUDA (L is built on the host and
+  moved), the B2SR bit kernel on the CPU; tile ``settings.Plan.bits_tile``
+  or the sampling profile's.
 - ``"auto"``: ``"ordered"`` on the CPU: 4-6x faster than ``"mxm"`` on
   kron, urand and grids at scales 16-18 (benchmarks/bench_cc_tc.py);
   ``"mxm"`` builds C and merges it with the mask.
@@ -38,13 +43,7 @@ from bitgraph.algorithms._common import cached, check_graph, undirected_csr
 
 __all__ = ["triangle_count", "worth_relabelling", "METHODS"]
 
-METHODS = ("auto", "mxm", "ordered")
-
-# gapbs WorthRelabelling: at least this many undirected edges per vertex,
-# and a sampled mean degree above SKEW times the sampled median
-MIN_AVERAGE_DEGREE = 10
-SKEW = 1.3
-SAMPLES = 1000
+METHODS = ("auto", "mxm", "ordered", "tensor_core")
 
 
 def triangle_count(A, *, per_vertex=False, method="auto", relabel="auto"):
@@ -53,10 +52,12 @@ def triangle_count(A, *, per_vertex=False, method="auto", relabel="auto"):
     every vertex) of the triangles through each vertex, as
     ``networkx.triangles``.
 
-    method: ``"auto"``, ``"mxm"`` (masked ``L plus.pair L'``, public API)
-    or ``"ordered"`` (fused kernel); relabel: ``"auto"`` (gapbs's degree
-    skew test), True or False: count on the graph renumbered by descending
-    degree. See the module docstring.
+    method: ``"auto"``, ``"mxm"`` (masked ``L plus.pair L'``, public API),
+    ``"ordered"`` (fused kernel) or ``"tensor_core"`` (the mxm on the B2SR
+    bit product; the one method for a graph on CUDA); relabel: ``"auto"``
+    (gapbs's degree skew test, ``settings.Triangles``), True or False:
+    count on the graph renumbered by descending degree. See the module
+    docstring.
 
     >>> import bitgraph as bg
     >>> A = bg.Matrix.from_coo([0, 0, 1, 1, 2], [1, 2, 2, 3, 3], nrows=5, ncols=5)
@@ -64,21 +65,27 @@ def triangle_count(A, *, per_vertex=False, method="auto", relabel="auto"):
     2
     >>> triangle_count(A, per_vertex=True).to_dense().tolist()
     [1, 2, 2, 1, 0]
-    >>> triangle_count(A, method="mxm", relabel=True)
-    2
+    >>> triangle_count(A, method="mxm", relabel=True), triangle_count(A, method="tensor_core")
+    (2, 2)
     """
-    check_graph(A, "triangle_count")
+    from bitgraph import settings
+
+    check_graph(A, "triangle_count", cuda=method == "tensor_core")
     if method not in METHODS:
         raise ValueError(f"triangle_count: unknown method {method!r}; expected"
                          f" one of {METHODS}")
     if relabel not in ("auto", True, False):
         raise ValueError(f"triangle_count: relabel must be 'auto', True or"
                          f" False, got {relabel!r}")
+    rules = settings.current().triangles
+    device = A.device
+    if device != "cpu":  # the undirected pattern and L are built on the host
+        A = A.to("cpu")
     U = undirected_csr(A, self_loops=False)
     if relabel == "auto":
-        relabel = cached(A, "tc-worth-relabelling", lambda: worth_relabelling(U.indptr))
-    if method == "mxm":
-        tri = _mxm(A, U, per_vertex, relabel)
+        relabel = cached(A, "tc_worth_relabelling", lambda: worth_relabelling(U.indptr, rules=rules))
+    if method in ("mxm", "tensor_core"):
+        tri = _mxm(A, U, per_vertex, relabel, "bits" if method == "tensor_core" else "auto", device)
     else:
         tri = _ordered(A, U, per_vertex, relabel)
     if not per_vertex:
@@ -88,25 +95,30 @@ def triangle_count(A, *, per_vertex=False, method="auto", relabel="auto"):
     return Vector.from_dense(tri, device="cpu")
 
 
-def worth_relabelling(indptr, *, seed=0) -> bool:
+def worth_relabelling(indptr, *, seed=0, rules=None) -> bool:
     """gapbs's test for a dense enough, skewed enough degree distribution.
 
     indptr: the row pointer of a symmetric CSR without self-loops (each
-    undirected edge stored twice).
+    undirected edge stored twice); rules: the ``settings.Triangles`` (None:
+    the current ones).
 
     >>> import numpy as np
     >>> worth_relabelling(np.arange(0, 200, 20)), worth_relabelling(np.arange(0, 20, 2))
     (False, False)
     """
+    if rules is None:
+        from bitgraph import settings
+
+        rules = settings.current().triangles
     indptr = np.asarray(indptr)
     n = indptr.size - 1
-    if n <= 0 or (int(indptr[-1]) // 2) // n < MIN_AVERAGE_DEGREE:
+    if n <= 0 or (int(indptr[-1]) // 2) // n < rules.min_average_degree:
         return False
     degree = np.diff(indptr)
     nonzero = np.flatnonzero(degree)  # gapbs samples vertices with edges
     rng = np.random.default_rng(seed)
-    sample = np.sort(degree[nonzero[rng.integers(0, nonzero.size, min(SAMPLES, n))]])
-    return bool(sample.mean() / SKEW > sample[sample.size // 2])
+    sample = np.sort(degree[nonzero[rng.integers(0, nonzero.size, min(rules.samples, n))]])
+    return bool(sample.mean() / rules.skew > sample[sample.size // 2])
 
 
 def _ordered(A, U, per_vertex, relabel):
@@ -115,11 +127,11 @@ def _ordered(A, U, per_vertex, relabel):
 
     count = registry.lookup("tc", fmt="csr", device="cpu", variant="ordered")
     if relabel:
-        rank, indptr, indices, mid = cached(A, "tc-degree-order",
+        rank, indptr, indices, mid = cached(A, "tc_degree_order",
                                             lambda: degree_order(U.indptr, U.indices))
         tri = count(indptr, indices, mid, per_vertex=per_vertex)
         return tri[rank] if per_vertex else tri  # back to the original ids
-    mid = cached(A, "tc-lower-ends", lambda: lower_ends(U.indptr, U.indices))
+    mid = cached(A, "tc_lower_ends", lambda: lower_ends(U.indptr, U.indices))
     return count(U.indptr, U.indices, mid, per_vertex=per_vertex)
 
 
@@ -135,7 +147,8 @@ def _lower(indptr, indices, mid):
     return L_indptr.astype(indptr.dtype), indices[pos]
 
 
-def _mxm(A, U, per_vertex, relabel):
+def _mxm(A, U, per_vertex, relabel, method, device):
+    """The masked-product count; ``method`` the mxm's, ``device`` where it runs."""
     import bitgraph as bg
     from bitgraph.formats.csr import CSR
     from bitgraph.kernels.cpu.components import degree_order, lower_ends
@@ -151,17 +164,18 @@ def _mxm(A, U, per_vertex, relabel):
         L = Matrix._from_csr(CSR(L_indptr, L_indices, None, U.nrows, U.ncols))
         return rank, L
 
-    rank, L = cached(A, "tc-L-relabelled" if relabel else "tc-L", build)
+    rank, L = cached(A, "tc_L_relabelled" if relabel else "tc_L", build)
+    L = L.to(device)
     # C<L> = L plus.pair L': C(u,v) = |{w < v : w ~ u, w ~ v}| for v < u
-    C = bg.mxm(L, L.T, bg.PLUS_PAIR, mask=L.S)
+    C = bg.mxm(L, L.T, bg.PLUS_PAIR, mask=L.S, method=method)
     if not per_vertex:
         total = bg.reduce(C)
         return 0 if total is None else int(total)
     # D<U> = U plus.pair L', U = L': D(v,u) = |{v < w < u : w ~ v, w ~ u}|
     Ut = bg.transpose(L)
-    D = bg.mxm(Ut, L.T, bg.PLUS_PAIR, mask=Ut.S)
+    D = bg.mxm(Ut, L.T, bg.PLUS_PAIR, mask=Ut.S, method=method)
     # each triangle w < v < u: at u by C's rows, at v by C's columns, at w
     # by D's rows
-    tri = (bg.reduce(C, by="rows").to_dense(0) + bg.reduce(C, by="cols").to_dense(0)
-           + bg.reduce(D, by="rows").to_dense(0)).astype(np.int64)
+    tri = sum(bg.reduce(X, by=by).to("cpu").to_dense(0).astype(np.int64)
+              for X, by in ((C, "rows"), (C, "cols"), (D, "rows")))
     return tri[rank] if relabel else tri

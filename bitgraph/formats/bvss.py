@@ -20,14 +20,17 @@ in one 16-byte load. The last VSS of a slice set is padded with zero masks
 and row id ``0xFFFFFFFF``; empty slice sets have no VSS.
 
 >>> import numpy as np
->>> from bitgraph.formats import bvss
 >>> from bitgraph.formats.csr import from_coo
+>>> from bitgraph.kernels import convert
 >>> M = from_coo(np.array([0, 0, 2]), np.array([1, 9, 3]), None, 3, 10)
->>> b = bvss.from_csr(M)
+>>> b = convert.bvss(M)
 >>> b.real_ptrs.tolist(), b.virtual_to_real.tolist(), b.masks[[0, 1, 32]].tolist()
 ([0, 1, 2], [0, 1], [2, 8, 2])
 >>> b.row_ids[0, :2, 0].tolist(), b.row_ids[1, 0, 0].tolist()
 ([0, 2], 0)
+
+This module holds the data (the class, the layout, statistics);
+``bitgraph.kernels.convert`` builds it from a CSR and back.
 """
 
 from __future__ import annotations
@@ -36,13 +39,12 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ..kernels import registry
-from .csr import CSR
 
-__all__ = ["BVSS", "SIGMAS", "from_csr", "build", "to_csr", "stats", "frontier_words"]
+__all__ = ["BVSS", "SIGMAS", "PAD_ROW", "ARRAYS", "stats", "frontier_words", "update_divergence"]
 
 SIGMAS = (4, 8, 16, 32)
-_ARRAYS = ("real_ptrs", "virtual_to_real", "row_ids", "masks")
+ARRAYS = ("real_ptrs", "virtual_to_real", "row_ids", "masks")
+PAD_ROW = 0xFFFFFFFF  # the row id of a padding slot
 
 
 class BVSS(NamedTuple):
@@ -74,52 +76,14 @@ class BVSS(NamedTuple):
                 f"n_vss={self.n_vss}, nbytes={self.nbytes})")
 
 
-def _kernel(variant, array=None):
-    from .. import device as dev
-
-    device = "cuda" if array is not None and dev.on_gpu(array) else "cpu"
-    return registry.lookup("convert", fmt="bvss", device=device, variant=variant)
-
-
-def from_csr(csr: CSR, sigma: int = 8, *, perm=None) -> BVSS:
-    """The BVSS of a CSR's pattern, slices of ``sigma`` columns.
-
-    ``perm`` records a reordering already applied to ``csr``.
-
-    >>> import numpy as np
-    >>> from bitgraph.formats.csr import from_coo
-    >>> from_csr(from_coo(np.arange(200), np.zeros(200, int), None, 200, 8)).n_vss
-    2
-    """
-    real_ptrs, v2r, row_ids, masks = _kernel("from_csr", csr.indptr)(csr, sigma)
-    return BVSS(real_ptrs, v2r, row_ids, masks, sigma, csr.nrows, csr.ncols, perm)
-
-
-def to_csr(b: BVSS) -> CSR:
-    """The structure-only CSR of a BVSS (inverse of ``from_csr``).
-
-    >>> import numpy as np
-    >>> from bitgraph.formats.csr import from_coo
-    >>> to_csr(from_csr(from_coo(np.array([1, 1]), np.array([0, 8]), None, 2, 9))).indices.tolist()
-    [0, 8]
-    """
-    from .. import device as dev
-
-    if dev.on_gpu(b.masks):  # no GPU kernel: a host round trip
-        host = b._replace(**{f: dev.host(getattr(b, f)) for f in _ARRAYS})
-        c = _kernel("to_csr")(host)
-        return CSR(*(dev.asdevice(a, "cuda", "bvss.to_csr") for a in (c.indptr, c.indices)),
-                   None, c.nrows, c.ncols)
-    return _kernel("to_csr")(b)
-
-
 def frontier_words(bitmap, b: BVSS):
     """The sigma-bit frontier word of every slice set, from a packed uint32
     bitmap over the columns (bit j of word j // 32): uint8 for sigma = 8,
     uint16 for 16, uint32 for 32, uint8 nibbles (low 4 bits) for 4.
 
     >>> import numpy as np
-    >>> b = from_csr(CSR(np.array([0, 0]), np.zeros(0, np.int32), None, 1, 16))
+    >>> b = BVSS(np.zeros(3, np.int32), np.zeros(0, np.int32), np.zeros((0, 32, 4), np.uint32),
+    ...          np.zeros(0, np.uint32), 8, 1, 16)   # sigma 8: two slice sets, no VSS
     >>> frontier_words(np.array([0x0201], np.uint32), b).tolist()
     [1, 2]
     """
@@ -146,14 +110,14 @@ def stats(b: BVSS) -> dict:
 
     >>> import numpy as np
     >>> from bitgraph.formats.csr import from_coo
-    >>> s = stats(from_csr(from_coo(np.array([0, 0, 1]), np.array([0, 1, 0]), None, 2, 2)))
+    >>> from bitgraph.kernels.convert import bvss
+    >>> s = stats(bvss(from_coo(np.array([0, 0, 1]), np.array([0, 1, 0]), None, 2, 2)))
     >>> s["slices"], s["padded_slices"], s["compression"]
     (2, 126, 0.1875)
     """
     from .. import device as dev
-    from ..kernels.cpu.convert_bvss import update_divergence
 
-    b = b._replace(**{f: dev.host(getattr(b, f)) for f in _ARRAYS})
+    b = b._replace(**{f: dev.host(getattr(b, f)) for f in ARRAYS})
     masks = np.ascontiguousarray(b.masks)
     nnz = int(np.unpackbits(masks.view(np.uint8)).sum())
     nz_slots = (masks[:, None] >> (np.arange(0, 32, b.sigma, dtype=np.uint32))) & np.uint32((1 << b.sigma) - 1) \
@@ -168,44 +132,37 @@ def stats(b: BVSS) -> dict:
         "padded_slices": n_vss * b.tau - slices,
         "nnz": nnz,
         "compression": nnz / (slices * b.sigma) if slices else 0.0,
-        "update_divergence": update_divergence(b.row_ids, b.sigma) if n_vss else 0.0,
+        "update_divergence": update_divergence(b.row_ids, np),
         "nbytes": b.nbytes,
         "bytes_per_entry": b.nbytes / nnz if nnz else 0.0,
     }
 
 
-def build(csr: CSR, sigma: int = 8, reorder: str = "none") -> BVSS:
-    """The BVSS of ``csr`` after an optional reordering (``formats.reorder``
-    method name; square matrices only when not "none").
-
-    ``reorder="auto"`` builds the natural-order BVSS and the one of
-    ``reorder.reorder(csr, "auto")`` (Jaccard-with-windows after Gorder for
-    social-like graphs, RCM otherwise) and keeps the one with fewer VSSs
-    (less work per BFS step, fewer bytes): reordering hurts some graphs
-    (Blest saw it on 6 of 14).
+def update_divergence(row_ids, xp=np) -> float:
+    """Blest's U_div of a BVSS's ``row_ids`` by array operations of ``xp``
+    (numpy or cupy): per VSS the mean over its non-empty slot columns of
+    their row ids' population standard deviation, averaged over VSSs.
+    O(n_vss * 32 * 32 // sigma), in chunks of bounded temporaries.
 
     >>> import numpy as np
-    >>> from bitgraph.formats.csr import from_coo
-    >>> build(from_coo(np.array([0, 1]), np.array([1, 0]), None, 2, 2), reorder="rcm").perm.tolist()
-    [1, 0]
+    >>> rid = np.full((1, 32, 4), PAD_ROW, np.uint32); rid[0, :2, 0] = [0, 4]
+    >>> update_divergence(rid)
+    2.0
     """
-    if reorder in ("none", "natural", None):
-        return from_csr(csr, sigma)
-    from . import reorder as ro
-
-    from .. import device as dev
-
-    if dev.on_gpu(csr.indptr):  # orderings are computed on the host (numba)
-        host = CSR(dev.host(csr.indptr), dev.host(csr.indices), None, csr.nrows, csr.ncols)
-        perm = ro.reorder(host, reorder)
-        p = ro.permute(host, perm)
-        b = from_csr(CSR(*(dev.asdevice(a, "cuda", "bvss.build") for a in (p.indptr, p.indices)),
-                         None, p.nrows, p.ncols), sigma, perm=perm)
-    else:
-        perm = ro.reorder(csr, reorder)
-        b = from_csr(ro.permute(csr, perm), sigma, perm=perm)
-    if reorder == "auto":
-        natural = from_csr(csr, sigma)
-        if natural.n_vss <= b.n_vss:
-            return natural
-    return b
+    n_vss = int(row_ids.shape[0])
+    if n_vss == 0:
+        return 0.0
+    total = 0.0
+    step = max(1, (1 << 22) // (32 * row_ids.shape[2]))  # VSSs per chunk: bounded temporaries
+    for v0 in range(0, n_vss, step):
+        r = row_ids[v0:v0 + step]
+        valid = r != PAD_ROW
+        x = xp.where(valid, r.astype(xp.float64), 0.0)
+        cnt = valid.sum(axis=1)                          # (vss, spw)
+        mean = x.sum(axis=1) / xp.maximum(cnt, 1)
+        dev = xp.where(valid, x - mean[:, None, :], 0.0)
+        std = xp.sqrt((dev * dev).sum(axis=1) / xp.maximum(cnt, 1))
+        cols = (cnt > 0).sum(axis=1)
+        per = xp.where(cols > 0, (std * (cnt > 0)).sum(axis=1) / xp.maximum(cols, 1), 0.0)
+        total += float(per.sum())
+    return total / n_vss

@@ -158,7 +158,9 @@ def _to_matrix(n, indptr, indices):
     A = Matrix._from_csr(CSR(indptr, indices, None, n, n))
     # symmetric by construction: recorded where algorithms._common.is_symmetric
     # caches it, so the algorithms skip building A' to find out
-    A._cache.graph[("symmetric", False)] = A._cache.graph[("symmetric", True)] = True
+    from ..algorithms._common import record
+
+    record(A, "symmetric", True)
     return A
 
 
@@ -758,6 +760,4 @@ def from_spec(spec: str, *, device=None):
     A = globals()[name](**kwargs)
     if dev.resolve(device, "from_spec") == "cpu":
         return A
-    B = A.to(device)
-    B._cache.graph.update(A._cache.graph)  # the recorded symmetry holds there too
-    return B
+    return A.to(device)  # the recorded symmetry travels with it

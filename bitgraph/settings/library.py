@@ -35,6 +35,9 @@ class Plan:
         0.10 ms against the CSR pull's 0.34; grid-2048 0.061 against 0.12) ...""")
     hub_share: float = knob(0.05, """... unless the top 1% of rows hold more than this share of
         the entries (kron-22: 1.5 ms against 0.84: its hub tile rows serialise).""")
+    bits_tile: int = knob(0, """The tile size of a product run with method="bits" (mxv, vxm, mxm,
+        triangle_count's "tensor_core"); 0: the sampling profile's choice (the smallest
+        estimated B2SR).""")
 
 
 @dataclass(frozen=True)

@@ -28,12 +28,7 @@ pr_module = importlib.import_module("bitgraph.algorithms.pagerank")
 
 def pagerank(*args, fused=True, **kw):
     """bitgraph's pagerank through the fused kernel or the public-API loop."""
-    old = pr_module.FUSED
-    pr_module.FUSED = fused
-    try:
-        return pr_module.pagerank(*args, **kw)
-    finally:
-        pr_module.FUSED = old
+    return pr_module.pagerank(*args, method="fused" if fused else "graphblas", **kw)
 
 
 def _nx_ranks(G, n, **kw):

@@ -82,22 +82,17 @@ def test_against_graphblas(g):
 
 
 @settings(max_examples=60)
-@given(graphs(max_n=50), st.sampled_from(["always", "never"]), st.booleans())
-def test_mxm_on_b2sr_and_csr(g, bits, relabel):
-    # plan.BITS forces the masked product onto B2SR bmm_bin_bin_sum (tile
-    # from the profile) or keeps it on CSR dot products
-    from bitgraph import plan
-
+@given(graphs(max_n=50), st.sampled_from(["tensor_core", "mxm"]), st.sampled_from([0, 4, 8, 32]),
+       st.booleans())
+def test_mxm_on_b2sr_and_csr(g, method, tile, relabel):
+    # "tensor_core" asks the masked product of the B2SR bmm_bin_bin_sum (tile
+    # from settings.Plan.bits_tile, 0: the profile's); "mxm" leaves it to plan
     U = undirected(g.scipy())
     want = nx_triangles(U)
     A = g.matrix(bg)
-    old = plan.BITS
-    plan.BITS = bits
-    try:
-        assert triangle_count(A, method="mxm", relabel=relabel) == want.sum() // 3
-        pv = triangle_count(A, per_vertex=True, method="mxm", relabel=relabel)
-    finally:
-        plan.BITS = old
+    with bg.settings.use(plan={"bits_tile": tile}):
+        assert triangle_count(A, method=method, relabel=relabel) == want.sum() // 3
+        pv = triangle_count(A, per_vertex=True, method=method, relabel=relabel)
     np.testing.assert_array_equal(pv.to_dense(), want)
 
 

@@ -11,6 +11,7 @@ import strategies as S
 from testdata import data_file, data_files
 from bitgraph.formats import b2sr, bvss, profile
 from bitgraph.formats.csr import CSR, from_coo, transpose
+from bitgraph.kernels import convert
 
 REAL = data_files(exclude="mangled*")  # every well-formed graph of tests/data
 
@@ -44,9 +45,9 @@ def _dense(csr: CSR):
 
 
 def _check_b2sr(A: CSR, t: int):
-    B = b2sr.from_csr(A, t)
-    _same(b2sr.to_csr(B), A)
-    _same(b2sr.to_csr(b2sr.transpose(B)), transpose(A))
+    B = convert.b2sr(A, t)
+    _same(convert.b2sr_to_csr(B), A)
+    _same(convert.b2sr_to_csr(convert.b2sr_transpose(B)), transpose(A))
     # the documented bit order: bit c of tiles[p, r] is (t*I + r, t*J + c)
     D = np.zeros((-(-A.nrows // t) * t, -(-A.ncols // t) * t), bool)
     for I in range(B.tile_rowptr.size - 1):
@@ -76,8 +77,8 @@ def b2sr_word(t):
 
 
 def _check_bvss(A: CSR, sigma=8):
-    b = bvss.from_csr(A, sigma)
-    _same(bvss.to_csr(b), A)
+    b = convert.bvss(A, sigma)
+    _same(convert.bvss_to_csr(b), A)
     spw, tau = 32 // sigma, 32 * (32 // sigma)
     nblocks = -(-A.ncols // sigma)
     assert b.real_ptrs.shape == (nblocks + 1,) and b.real_ptrs.dtype == np.int32
@@ -153,7 +154,7 @@ def test_bvss_array_build_equals_numba(A, sigma, index64):
 def test_bvss_several_vss_per_slice_set():
     # 300 rows in one column block: 3 VSSs of 128, the last padded
     A = from_coo(np.arange(300), np.zeros(300, np.int64), None, 300, 8)
-    b = bvss.from_csr(A)
+    b = convert.bvss(A)
     assert b.real_ptrs.tolist() == [0, 3] and b.n_vss == 3
     s = bvss.stats(b)
     assert (s["slices"], s["padded_slices"], s["slice_sets"]) == (300, 84, 1)
@@ -164,11 +165,11 @@ def test_bvss_several_vss_per_slice_set():
 def test_real_graph_round_trips(name):
     A = bg.io.read(data_file(name))._csr()
     for t in b2sr.TILE_SIZES:
-        B = b2sr.from_csr(A, t)
-        _same(b2sr.to_csr(B), A)
-        _same(b2sr.to_csr(b2sr.transpose(B)), transpose(A))
+        B = convert.b2sr(A, t)
+        _same(convert.b2sr_to_csr(B), A)
+        _same(convert.b2sr_to_csr(convert.b2sr_transpose(B)), transpose(A))
     for sigma in bvss.SIGMAS:
-        _same(bvss.to_csr(bvss.from_csr(A, sigma)), A)
+        _same(convert.bvss_to_csr(convert.bvss(A, sigma)), A)
     if A.nnz and A.nrows <= 5000:
         _check_b2sr(A, 8)
         _check_bvss(A)
@@ -180,7 +181,7 @@ def test_frontier_words():
     bits[[0, 9, 17, 63, 69]] = True
     words = np.packbits(np.r_[bits, np.zeros(26, bool)], bitorder="little").view(np.uint32)
     for sigma in bvss.SIGMAS:
-        fw = bvss.frontier_words(words, bvss.from_csr(A, sigma))
+        fw = bvss.frontier_words(words, convert.bvss(A, sigma))
         want = [int(sum(1 << c for c in range(sigma) if sigma * i + c < 70 and bits[sigma * i + c]))
                 for i in range(-(-70 // sigma))]
         assert fw.tolist() == want
@@ -190,19 +191,19 @@ def test_matrix_caches_derived_formats():
     A = bg.Matrix.from_coo([0, 1, 2], [1, 2, 0], nrows=3, ncols=3)
     assert A.b2sr(8) is A.b2sr(8)
     assert A.T.b2sr(8) is not A.b2sr(8)
-    _same(b2sr.to_csr(A.T.b2sr(8)), transpose(A._csr()))
+    _same(convert.b2sr_to_csr(A.T.b2sr(8)), transpose(A._csr()))
     assert A.bvss() is A.bvss() and A.T.bvss() is not A.bvss()
     assert A.b2sr("auto").t in b2sr.TILE_SIZES
     A.assign(bg.Vector.from_coo([0], [True], 3), 0)  # row assign: mutation drops the caches
-    assert 8 not in {k[0] for k in A._cache.b2sr}
+    assert 8 not in {k[0] for k in A._slots().b2sr}
 
 
 def test_bad_tile_size():
     A = from_coo(np.array([0]), np.array([0]), None, 1, 1)
     with pytest.raises(ValueError, match="tile size"):
-        b2sr.from_csr(A, 5)
+        convert.b2sr(A, 5)
     with pytest.raises(ValueError, match="sigma"):
-        bvss.from_csr(A, 3)
+        convert.bvss(A, 3)
 
 
 # --- sampling profile -----------------------------------------------------------
@@ -212,7 +213,7 @@ def test_bad_tile_size():
 def test_profile_exact_when_every_row_is_sampled(A):
     est = profile.estimate(A, sample=10**6)
     for t in b2sr.TILE_SIZES:
-        exact = b2sr.stats(b2sr.from_csr(A, t), A.nnz)
+        exact = b2sr.stats(convert.b2sr(A, t), A.nnz)
         assert est[t]["ntiles"] == exact["ntiles"]
         assert est[t]["nbytes"] == pytest.approx(exact["nbytes"])
 
@@ -233,9 +234,9 @@ def test_profile_estimate_close_to_exact(kind):
     A = from_coo(s, d, None, n, n)
     est = profile.estimate(A)  # 256 groups of 32 rows
     for t in b2sr.TILE_SIZES:
-        exact = b2sr.stats(b2sr.from_csr(A, t), A.nnz)["ntiles"]
+        exact = b2sr.stats(convert.b2sr(A, t), A.nnz)["ntiles"]
         assert est[t]["ntiles"] == pytest.approx(exact, rel=0.05), t
-    best = min(b2sr.TILE_SIZES, key=lambda t: (b2sr.from_csr(A, t).nbytes, t))
+    best = min(b2sr.TILE_SIZES, key=lambda t: (convert.b2sr(A, t).nbytes, t))
     assert profile.choose_tile(A, est) == best
 
 
@@ -247,8 +248,8 @@ def test_int64_indices():
     A = from_coo(r, c, None, 300, 300)
     A64 = CSR(A.indptr.astype(np.int64), A.indices.astype(np.int64), None, 300, 300)
     for t in b2sr.TILE_SIZES:
-        B = b2sr.from_csr(A64, t)
+        B = convert.b2sr(A64, t)
         assert B.tile_colind.dtype == np.int32
-        _same(b2sr.to_csr(B), A)
-    _same(bvss.to_csr(bvss.from_csr(A64)), A)
+        _same(convert.b2sr_to_csr(B), A)
+    _same(convert.bvss_to_csr(convert.bvss(A64)), A)
     assert profile.estimate(A64)[8]["ntiles"] == profile.estimate(A)[8]["ntiles"]

@@ -11,9 +11,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import bitgraph as bg
 from bitgraph.formats import b2sr
 from bitgraph.formats.csr import CSR
 from bitgraph.kernels import registry
+from bitgraph.kernels import convert
 
 pytestmark = pytest.mark.gpu
 
@@ -47,7 +49,7 @@ def _pattern(rng, nrows, ncols, density, hubs, empty_rows):
 
 
 def _bits(csr, t, it):
-    b = b2sr.from_csr(csr, t)
+    b = convert.b2sr(csr, t)
     return b2sr.B2SR(b.tile_rowptr.astype(it), b.tile_colind.astype(it), b.tiles, t,
                      b.nrows, b.ncols)
 
@@ -61,9 +63,9 @@ def _to_gpu(x):
                       tile_colind=cupy.asarray(x.tile_colind), tiles=cupy.asarray(x.tiles))
 
 
-def _check(A, BT, M):
+def _check(A, BT, M, stats=None):
     want_c, want_t = _cpu()(A, BT, M)
-    got_c, got_t = _gpu()(_to_gpu(A), _to_gpu(BT), _to_gpu(M))
+    got_c, got_t = _gpu()(_to_gpu(A), _to_gpu(BT), _to_gpu(M), stats=stats)
     assert got_c.dtype == np.uint64 and got_c.shape == want_c.shape
     assert np.array_equal(got_c.get(), want_c)
     assert got_t == want_t and isinstance(got_t, int)
@@ -139,11 +141,10 @@ def test_hub_tile_rows_deferred(t):
     pb = rng.random((t + 5, k)) < 0.02
     pb[1] |= rng.random(k) < 0.8
     M = _csr(rng.random((pa.shape[0], pb.shape[0])) < 0.6, np.int32)
-    bmm_b2sr.STATS = stats = {}
-    try:
-        _check(_bits(_csr(pa, np.int32), t, np.int32), _bits(_csr(pb, np.int32), t, np.int32), M)
-    finally:
-        bmm_b2sr.STATS = None
+    rec = bg.Stats()
+    _check(_bits(_csr(pa, np.int32), t, np.int32), _bits(_csr(pb, np.int32), t, np.int32), M,
+           stats=rec)
+    stats = rec.metrics
     assert stats["deferred"] > 0 and stats["chunks"] > stats["deferred"]
 
 

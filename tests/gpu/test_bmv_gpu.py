@@ -21,6 +21,7 @@ from bitgraph.formats import b2sr
 from bitgraph.formats.b2sr import B2SR
 from bitgraph.formats.csr import CSR
 from bitgraph.kernels import registry
+from bitgraph.kernels import convert
 from values import gen_values, pack as _pack, semiring_spec
 
 pytestmark = pytest.mark.gpu
@@ -67,7 +68,7 @@ def _matrix(rng, nrows, ncols, density, t):
     rows, cols = np.nonzero(present)
     indptr = np.zeros(nrows + 1, np.int32)
     np.cumsum(np.bincount(rows, minlength=nrows), out=indptr[1:])
-    return b2sr.from_csr(CSR(indptr, cols.astype(np.int32), None, nrows, ncols), t)
+    return convert.b2sr(CSR(indptr, cols.astype(np.int32), None, nrows, ncols), t)
 
 
 def _gpu(B, index64):
@@ -214,7 +215,7 @@ def _check_graph(spec, t):
     csr = A._csr()
     csr = CSR(csr.indptr.astype(np.int32), csr.indices.astype(np.int32), None, csr.nrows,
               csr.ncols)
-    B = b2sr.from_csr(csr, t)
+    B = convert.b2sr(csr, t)
     rng = np.random.default_rng(t)
     n = A.nrows
     xp = _pack(rng.random(n) < 0.3)

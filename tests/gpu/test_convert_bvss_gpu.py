@@ -15,6 +15,7 @@ from bitgraph.formats import bvss
 from bitgraph.formats.csr import CSR
 from bitgraph.kernels.cpu.convert_bvss import update_divergence
 from bitgraph.kernels.cuda.convert_bvss import update_divergence_arrays
+from bitgraph.kernels import convert
 
 pytestmark = pytest.mark.gpu
 
@@ -44,8 +45,8 @@ def test_from_csr_equals_cpu(sigma, seed, nrows, ncols, density, index64):
 
     rng = np.random.default_rng(seed)
     A = _csr(rng, nrows, ncols, density, np.int64 if index64 else np.int32)
-    want = bvss.from_csr(A, sigma)
-    got = bvss.from_csr(_gpu(A), sigma)
+    want = convert.bvss(A, sigma)
+    got = convert.bvss(_gpu(A), sigma)
     for name in ("real_ptrs", "virtual_to_real", "row_ids", "masks"):
         w, g = getattr(want, name), getattr(got, name)
         assert isinstance(g, cupy.ndarray), name
@@ -53,7 +54,7 @@ def test_from_csr_equals_cpu(sigma, seed, nrows, ncols, density, index64):
         np.testing.assert_array_equal(w, cupy.asnumpy(g), err_msg=name)
     assert update_divergence_arrays(got.row_ids, cupy) == pytest.approx(
         update_divergence(want.row_ids, sigma), rel=1e-9, abs=1e-9)
-    back = bvss.to_csr(got)
+    back = convert.bvss_to_csr(got)
     assert isinstance(back.indptr, cupy.ndarray)
     np.testing.assert_array_equal(cupy.asnumpy(back.indptr), A.indptr)
     np.testing.assert_array_equal(cupy.asnumpy(back.indices), A.indices)
@@ -66,8 +67,8 @@ def test_build_with_a_reordering_on_the_gpu():
     import bitgraph as bg
 
     A = bg.io.generators.from_spec("grid:30x30:0.05")
-    want = bvss.build(A._csr(), 8, "rcm")
-    got = bvss.build(_gpu(A._csr()), 8, "rcm")
+    want = convert.bvss(A._csr(), 8, "rcm")
+    got = convert.bvss(_gpu(A._csr()), 8, "rcm")
     np.testing.assert_array_equal(want.perm, got.perm)
     np.testing.assert_array_equal(want.masks, cupy.asnumpy(got.masks))
     np.testing.assert_array_equal(want.row_ids, cupy.asnumpy(got.row_ids))

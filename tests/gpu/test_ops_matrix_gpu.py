@@ -11,7 +11,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import bitgraph as bg
-from bitgraph import plan
 from testdata import data_file
 from values import gen_values
 
@@ -56,10 +55,9 @@ def _same(got, want, inexact=False):
 @given(semiring=st.sampled_from(SEMIRINGS), dtype=st.sampled_from(DTYPES),
        seed=st.integers(0, 2**32 - 1), n=st.integers(1, 60), k=st.integers(1, 60),
        m=st.integers(1, 60), mask=st.sampled_from(MASKS), accum=st.sampled_from([None, "plus"]),
-       replace=st.booleans(), method=st.sampled_from(["auto", "dot", "gustavson"]),
-       bits=st.sampled_from(["auto", "always", "never"]), iso=st.booleans(),
-       transposed=st.booleans())
-def test_mxm_equals_cpu(semiring, dtype, seed, n, k, m, mask, accum, replace, method, bits, iso,
+       replace=st.booleans(), method=st.sampled_from(["auto", "dot", "gustavson", "bits"]),
+       iso=st.booleans(), transposed=st.booleans())
+def test_mxm_equals_cpu(semiring, dtype, seed, n, k, m, mask, accum, replace, method, iso,
                         transposed):
     rng = np.random.default_rng(seed)
     density = rng.choice([0.05, 0.2, 0.6])
@@ -68,16 +66,11 @@ def test_mxm_equals_cpu(semiring, dtype, seed, n, k, m, mask, accum, replace, me
         _matrix(rng, k, m, dtype, density, iso)
     M = _matrix(rng, n, m, "int8", 0.4) if mask else None
     out = _matrix(rng, n, m, dtype, 0.3) if accum else None
-    kw = dict(mask=_mask(M, mask), accum=accum, replace=replace)
-    old = plan.MXM_METHOD, plan.BITS
-    plan.MXM_METHOD, plan.BITS = method, bits
-    try:
-        want = bg.mxm(A, B, semiring, out=None if out is None else out.copy(), **kw)
-        gkw = dict(kw, mask=_mask(None if M is None else M.to("cuda"), mask))
-        got = bg.mxm(A.to("cuda"), B.to("cuda"), semiring,
-                     out=None if out is None else out.to("cuda"), **gkw)
-    finally:
-        plan.MXM_METHOD, plan.BITS = old
+    kw = dict(mask=_mask(M, mask), accum=accum, replace=replace, method=method)
+    want = bg.mxm(A, B, semiring, out=None if out is None else out.copy(), **kw)
+    gkw = dict(kw, mask=_mask(None if M is None else M.to("cuda"), mask))
+    got = bg.mxm(A.to("cuda"), B.to("cuda"), semiring,
+                 out=None if out is None else out.to("cuda"), **gkw)
     if semiring.startswith("any_") and semiring != "any_pair":
         assert np.array_equal(got.to("cpu").to_coo()[0], want.to_coo()[0])
         return
@@ -207,10 +200,10 @@ def test_triangles_by_mxm_on_real_graphs(name):
     L = bg.select(A, "tril", -1)
     want = int(bg.reduce(bg.mxm(L, L.T, "plus_pair", mask=L.S)))
     G = L.to("cuda")
-    for bits in ("always", "never"):
-        plan.BITS = bits
-        try:
-            got = bg.reduce(bg.mxm(G, G.T, "plus_pair", mask=G.S))
-        finally:
-            plan.BITS = "auto"
+    for method in ("bits", "dot"):
+        got = bg.reduce(bg.mxm(G, G.T, "plus_pair", mask=G.S, method=method))
         assert int(got) == want
+    tc = bg.algorithms.triangle_count
+    assert tc(A.to("cuda"), method="tensor_core") == tc(A)
+    assert np.array_equal(tc(A.to("cuda"), per_vertex=True, method="tensor_core").to_dense(),
+                          tc(A, per_vertex=True).to_dense())

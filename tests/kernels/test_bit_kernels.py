@@ -17,6 +17,7 @@ from bitgraph.formats import bvss
 from bitgraph.formats.csr import from_coo
 from bitgraph.kernels import registry
 from bitgraph.semiring import lookup_semiring
+from bitgraph.kernels import convert
 
 GRAPHS = ["karate.mtx", "jagmesh7.mtx", "bcsstk13.mtx", "west0067.mtx", "cryg2500.mtx", "pushpull.mtx",
           "LFAT5_hypersparse.mtx", "ldbc-directed-example.mtx", "tree-example.mtx"]
@@ -104,12 +105,8 @@ def test_triangles_on_bits_equal_networkx(name, t):
     want = sum(nx.triangles(G).values()) // 3
     L = bg.select(A, "tril", -1)
     L = bg.Matrix.from_coo(*L.to_coo()[:2], nrows=A.nrows, ncols=A.ncols)  # structure only
-    old = plan.BITS, plan.BITS_TILE
-    plan.BITS, plan.BITS_TILE = "always", t
-    try:
-        C = bg.mxm(L, L.T, "plus_pair", mask=L.S)
-    finally:
-        plan.BITS, plan.BITS_TILE = old
+    with bg.settings.use(plan={"bits_tile": t}):
+        C = bg.mxm(L, L.T, "plus_pair", mask=L.S, method="bits")
     assert int(bg.reduce(C)) == want
     # and the kernel itself: one B2SR serves both operands
     counts, total = registry.lookup("mxm", fmt="b2sr", device="cpu", variant="bin_bin_sum")(
@@ -126,16 +123,17 @@ def test_plan_auto_rule():
     right, down = i[i % k < k - 1], i[i // k < k - 1]
     G = bg.Matrix.from_coo(np.r_[right, right + 1, down, down + k], np.r_[right + 1, right, down + k, down],
                            nrows=k * k, ncols=k * k)
-    assert plan.use_bits(G, "count", "mxm") == 8
-    assert G.profile()[8]["nnz_per_tile"] >= plan.BITS_MXM_MIN_PER_TILE
-    assert plan.use_bits(G, "ones", "mxv") == 32
-    assert plan.use_bits(G, "count", "mxv") == 0 and plan.use_bits(G, "full", "mxv") == 0
-    assert plan.use_bits(G, "full", "mxm") == 0
+    rules = bg.settings.current().plan
+    assert plan.use_bits(G, "count", "mxm", rules) == 8
+    assert G.profile()[8]["nnz_per_tile"] >= rules.bits_mxm_min_per_tile
+    assert plan.use_bits(G, "ones", "mxv", rules) == 32
+    assert plan.use_bits(G, "count", "mxv", rules) == 0 and plan.use_bits(G, "full", "mxv", rules) == 0
+    assert plan.use_bits(G, "full", "mxm", rules) == 0
     rng = np.random.default_rng(0)
     n = 4096
     R = bg.Matrix.from_coo(rng.integers(0, n, 8 * n), rng.integers(0, n, 8 * n), nrows=n, ncols=n, dup_op="any")
-    assert plan.use_bits(R, "count", "mxm") == 0
-    assert plan.use_bits(R, "ones", "mxv") == 0
+    assert plan.use_bits(R, "count", "mxm", rules) == 0
+    assert plan.use_bits(R, "ones", "mxv", rules) == 0
 
 
 def test_bit_kernel_classification():
@@ -174,12 +172,11 @@ def bit_inputs(draw):
 @settings(max_examples=S.n_examples(300))
 @given(bit_inputs())
 def test_bmv_kernels_equal_csr_pull(case):
-    from bitgraph.formats import b2sr
     from bitgraph.kernels import opcodes as oc
     from bitgraph.kernels.registry import SemiringSpec
 
     A, present, true, allowed, xv, t = case
-    B = b2sr.from_csr(A, t)
+    B = convert.b2sr(A, t)
     xp, xt = ar.pack_bits(present), ar.pack_bits(true)
     pull = registry.lookup("mxv", fmt="csr", device="cpu", variant="pull")
     bbb = registry.lookup("mxv", fmt="b2sr", device="cpu", variant="bin_bin_bin")
@@ -210,7 +207,6 @@ def test_bmv_kernels_equal_csr_pull(case):
 @given(st.integers(0, 60), st.integers(0, 60), st.integers(0, 60), st.integers(0, 2**32 - 1),
        st.sampled_from([4, 8, 16, 32]))
 def test_bmm_kernel_equals_dense_product(m, k, n, seed, t):
-    from bitgraph.formats import b2sr
 
     rng = np.random.default_rng(seed)
     Ad = rng.random((m, k)) < rng.random()
@@ -220,8 +216,8 @@ def test_bmm_kernel_equals_dense_product(m, k, n, seed, t):
         Ad[:, rng.integers(k)] = True  # a hub column
         Bd[rng.integers(k), :] = True
     C = Ad.astype(np.int64) @ Bd.astype(np.int64)
-    A = b2sr.from_csr(from_coo(*np.nonzero(Ad), None, m, k), t)
-    BT = b2sr.from_csr(from_coo(*np.nonzero(Bd.T), None, n, k), t)
+    A = convert.b2sr(from_coo(*np.nonzero(Ad), None, m, k), t)
+    BT = convert.b2sr(from_coo(*np.nonzero(Bd.T), None, n, k), t)
     M = from_coo(*np.nonzero(Md), None, m, n)
     bmm = registry.lookup("mxm", fmt="b2sr", device="cpu", variant="bin_bin_sum")
     counts, total = bmm(A, BT, M)
@@ -234,7 +230,6 @@ def test_bmm_kernel_equals_dense_product(m, k, n, seed, t):
 def test_bmm_long_tile_rows_take_the_binary_search():
     """A column of B holding every row makes B's transpose have one tile row
     > 16x longer than A's: bmm then searches A's tiles in it."""
-    from bitgraph.formats import b2sr
 
     rng = np.random.default_rng(3)
     m, k, n = 40, 400, 40
@@ -244,8 +239,8 @@ def test_bmm_long_tile_rows_take_the_binary_search():
     Bd = rng.random((k, n)) < 0.02
     Bd[:, 5] = True
     C = Ad.astype(np.int64) @ Bd.astype(np.int64)
-    A = b2sr.from_csr(from_coo(*np.nonzero(Ad), None, m, k), 4)
-    BT = b2sr.from_csr(from_coo(*np.nonzero(Bd.T), None, n, k), 4)
+    A = convert.b2sr(from_coo(*np.nonzero(Ad), None, m, k), 4)
+    BT = convert.b2sr(from_coo(*np.nonzero(Bd.T), None, n, k), 4)
     lens_a, lens_b = np.diff(A.tile_rowptr), np.diff(BT.tile_rowptr)
     assert lens_b.max() > 16 * lens_a.max()
     Md = np.ones((m, n), bool)
@@ -256,12 +251,11 @@ def test_bmm_long_tile_rows_take_the_binary_search():
 
 def test_bit_kernels_name_bad_arguments():
     """The kernels read without bounds checks, so the launchers check sizes."""
-    from bitgraph.formats import b2sr
     from bitgraph.kernels import opcodes as oc
     from bitgraph.kernels.registry import SemiringSpec
 
     A = from_coo(np.arange(40), np.arange(40), None, 40, 70)
-    B = b2sr.from_csr(A, 8)
+    B = convert.b2sr(A, 8)
     short = np.zeros(1, np.uint32)  # 32 bits; 70 columns need 3 words
     ok = np.zeros(3, np.uint32)
     bbb = registry.lookup("mxv", fmt="b2sr", device="cpu", variant="bin_bin_bin")
@@ -272,7 +266,7 @@ def test_bit_kernels_name_bad_arguments():
     bff = registry.lookup("mxv", fmt="b2sr", device="cpu", variant="bin_full_full")
     with pytest.raises(ValueError, match="x_values has 5 entries, needs 70"):
         bff(B, np.zeros(5), ok, None, SemiringSpec(np.dtype(np.float64), oc.PLUS, oc.TIMES, 0.0))
-    b = bvss.from_csr(from_coo(np.arange(40), np.arange(40), None, 40, 40))
+    b = convert.bvss(from_coo(np.arange(40), np.arange(40), None, 40, 40))
     step = registry.lookup("bfs", fmt="bvss", device="cpu", variant="step")
     with pytest.raises(ValueError, match="queue holds VSS id 99"):
         step(b, np.zeros(2, np.uint32), np.zeros(2, np.uint32), np.array([0, 99], np.int32))

@@ -17,7 +17,9 @@ second specialisation at ~1.7 s each, doubling the warm-up (measured: 94 s
 
 Importing this package imports only numpy; ``registry.load("cpu")`` imports
 the kernel modules listed in ``MODULES`` (and with them numba). The helpers
-below are for the launchers (plain Python).
+below are for the numba launchers (plain Python): arrays as kernel
+arguments, dummies, the thread pool. The checks every launcher shares, CPU
+and CUDA alike, are in ``bitgraph.kernels._launch``.
 """
 
 import os
@@ -25,7 +27,12 @@ import threading
 
 import numpy as np
 
-from bitgraph.kernels import opcodes
+# the device-independent checks, at home in kernels._launch; re-exported for
+# the launchers that import them from here (the traversals' CUDA launchers)
+from bitgraph.kernels._launch import (  # noqa: F401
+    check_binary, check_bmv_vectors, check_dtype, check_length, check_monoid, index_dtype,
+    semiring_args,
+)
 
 # imported (in this order) by bitgraph.kernels.registry.load("cpu")
 MODULES = ("ewise", "reduce", "spmv_csr", "spmspv_csr", "spgemm_csr", "spgemm_dot",
@@ -85,83 +92,10 @@ def bitmap_arg(words):
     return arg(words, np.uint32), True
 
 
-def check_length(where, name, a, need, unit="entries"):
-    """Raise ``ValueError`` naming the argument when array ``a`` holds fewer
-    than ``need`` items: the kernels read without bounds checks."""
-    if a is not None and a.size < need:
-        raise ValueError(f"{where}: {name} has {a.size} {unit}, needs {need}")
-
-
-def check_bmv_vectors(where, B, x_present, allowed, x_true=None, x_values=None):
-    """The vectors of a B2SR BMV (CPU and CUDA launchers alike) are long
-    enough for B: bitmaps over its columns and rows, values over columns."""
-    words = lambda n: (n + 31) // 32  # noqa: E731
-    check_length(where, "x_present", x_present, words(B.ncols), "uint32 words")
-    check_length(where, "x_true", x_true, words(B.ncols), "uint32 words")
-    check_length(where, "allowed", allowed, words(B.nrows), "uint32 words")
-    check_length(where, "x_values", x_values, B.ncols)
-
-
-def index_dtype(*arrays):
-    """The one index dtype for a call: int64 if any array is int64."""
-    for a in arrays:
-        if a is not None and a.dtype.itemsize > 4:
-            return np.dtype(np.int64)
-    return np.dtype(np.int32)
-
-
 def index_args(*arrays):
     """The index arrays, contiguous, in one dtype (int64 if any is int64)."""
     dtype = index_dtype(*arrays)
     return tuple(arg(a, dtype) for a in arrays)
-
-
-def semiring_args(where, sr, flipped=False):
-    """(T, add, mult, identity, has_terminal, terminal) for the kernels.
-
-    Checks the codes; ``identity`` and ``terminal`` become numpy scalars of
-    T, the codes ints; ``flipped`` swaps the operands of the multiply (the
-    kernels never see the flag: see ``opcodes.flipped``).
-    """
-    dtype = check_dtype(where, sr.dtype)
-    add = check_monoid(where, sr.add)
-    mult = check_binary(where, sr.mult, positional_ok=True)
-    if flipped:
-        mult = opcodes.flipped(mult)
-    identity = dtype.type(sr.identity)
-    if sr.terminal is None:
-        return dtype, add, mult, identity, False, identity
-    return dtype, add, mult, identity, True, dtype.type(sr.terminal)
-
-
-def check_dtype(where, dtype):
-    dtype = np.dtype(dtype)
-    if dtype.kind not in "biuf" or dtype.itemsize > 8:
-        raise TypeError(f"{where}: unsupported dtype {dtype} (bool, int8..64,"
-                        f" uint8..64, float32, float64)")
-    return dtype
-
-
-def check_binary(where, code, positional_ok=False):
-    code = int(code)
-    if not 0 <= code <= opcodes.SECONDJ:
-        raise ValueError(f"{where}: unknown binary op code {code}")
-    if code in opcodes.POSITIONAL and not positional_ok:
-        raise ValueError(f"{where}: positional op code {code} is only valid "
-                         f"as the multiply of a semiring")
-    return code
-
-
-def check_monoid(where, code):
-    code = int(code)
-    if code not in _MONOIDS:
-        raise ValueError(f"{where}: op code {code} is not a monoid code "
-                         f"(PLUS, TIMES, MIN, MAX, ANY, LOR, LAND, LXOR, EQ)")
-    return code
-
-
-_MONOIDS = (opcodes.PLUS, opcodes.TIMES, opcodes.MIN, opcodes.MAX,
-            opcodes.ANY, opcodes.LOR, opcodes.LAND, opcodes.LXOR, opcodes.EQ)
 
 
 

@@ -134,9 +134,9 @@ def _finalize(found, visited, sigma, real_ptrs, next_bits):
 def _warm_step(dtype, index_dtype):
     if dtype != np.bool_:
         return
-    from bitgraph.formats import bvss
     from bitgraph.formats.csr import CSR
-    b = bvss.from_csr(CSR(np.array([0, 1, 2]), np.array([1, 0]), None, 2, 2))
+    from bitgraph.kernels import convert
+    b = convert.bvss(CSR(np.array([0, 1, 2]), np.array([1, 0]), None, 2, 2))
     bvss_step(b, np.array([1], np.uint32), np.array([1], np.uint32),
               np.array([0], np.int32))
 
@@ -154,10 +154,10 @@ def bvss_step(b, frontier, visited, queue, *, parallel=None):
     (for a square M, the queue of the next step). O(|queue| * 32 + found).
 
     >>> import numpy as np
-    >>> from bitgraph.formats import bvss
+    >>> from bitgraph.kernels import convert
     >>> from bitgraph.formats.csr import from_coo, transpose
     >>> A = from_coo(np.array([0, 0, 9]), np.array([1, 9, 3]), None, 10, 10)  # 0->1, 0->9, 9->3
-    >>> b = bvss.from_csr(transpose(A))                                     # rows: in-neighbours
+    >>> b = convert.bvss(transpose(A))                                     # rows: in-neighbours
     >>> f = np.array([1], np.uint32)                                         # frontier {0}
     >>> nxt, q = bvss_step(b, f, f, np.arange(b.real_ptrs[0], b.real_ptrs[1], dtype=np.int32))
     >>> np.flatnonzero(np.unpackbits(nxt.view(np.uint8), bitorder="little")).tolist(), q.tolist()

@@ -98,32 +98,35 @@ def _column_counts(rowptr, colind, tiles32, t, wb, out):
 def _warm_bmm(dtype, index_dtype):
     if dtype != np.bool_:
         return
-    from bitgraph.formats import b2sr
     from bitgraph.formats.csr import CSR
+    from bitgraph.kernels import convert
     A = CSR(np.array([0, 1, 2], index_dtype), np.array([1, 0], index_dtype), None, 2, 2)
-    B = b2sr.from_csr(A, 8)
+    B = convert.b2sr(A, 8)
     bmm_bin_bin_sum(B, B, A)
     bmm_bin_bin_sum(B, B, None)
 
 
 @register("mxm", fmt="b2sr", device="cpu", variant="bin_bin_sum", warmup=_warm_bmm)
-def bmm_bin_bin_sum(A, BT, mask, *, parallel=None):
+def bmm_bin_bin_sum(A, BT, mask, *, parallel=None, stats=None):
     """Masked: (counts uint64[mask.nnz], total) with counts[s] = C(i, j) for
     the s-th stored entry (i, j) of the CSR ``mask`` (in its order), where
     C = A plus.pair B and ``BT`` is the B2SR of B' (same t as ``A``).
     Unmasked (``mask=None``): (None, total) with total = the sum of every
     entry of A·B = sum_k |A(:,k)| * |B(k,:)|, from the column counts of the
-    bits of A and BT. Totals are Python ints.
+    bits of A and BT. Totals are Python ints. ``stats`` (a ``bitgraph.Stats``)
+    notes the kernel (the CUDA launcher also records its phases).
 
     >>> import numpy as np
-    >>> from bitgraph.formats import b2sr
+    >>> from bitgraph.kernels import convert
     >>> from bitgraph.formats.csr import from_coo
     >>> L = from_coo(np.array([1, 2, 2]), np.array([0, 0, 1]), None, 3, 3)  # a triangle, lower part
-    >>> B = b2sr.from_csr(L, 4)
+    >>> B = convert.b2sr(L, 4)
     >>> counts, total = bmm_bin_bin_sum(B, B, L)    # C<L> = L plus.pair L'
     >>> counts.tolist(), total
     ([0, 0, 1], 1)
     """
+    if stats is not None:
+        stats.ran(("mxm", "b2sr", "cpu", "bin_bin_sum"))
     if A.t != BT.t:
         raise ValueError(f"bmm_bin_bin_sum: tile sizes differ (A t={A.t}, BT t={BT.t})")
     if A.ncols != BT.ncols:

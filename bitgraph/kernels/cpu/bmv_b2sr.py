@@ -217,10 +217,10 @@ def _chunks(tile_rowptr, parallel, nwords):
 
 
 def _warm_bits(dtype, index_dtype):
-    from bitgraph.formats import b2sr
     from bitgraph.formats.csr import CSR
+    from bitgraph.kernels import convert
     A = CSR(np.array([0, 1, 2], index_dtype), np.array([0, 1], index_dtype), None, 2, 2)
-    B = b2sr.from_csr(A, 8)
+    B = convert.b2sr(A, 8)
     xb = np.array([3], np.uint32)
     if dtype == np.bool_:
         bmv_bin_bin_bin(B, xb, None, None)
@@ -256,9 +256,9 @@ def bmv_bin_bin_full(B, x_present, allowed, *, parallel=None):
     packed bitmap ``x_present`` (0 for rows not allowed). O(ntiles * t).
 
     >>> import numpy as np
-    >>> from bitgraph.formats import b2sr
+    >>> from bitgraph.kernels import convert
     >>> from bitgraph.formats.csr import from_coo
-    >>> B = b2sr.from_csr(from_coo(np.array([0, 0, 1]), np.array([0, 1, 1]), None, 2, 2), 8)
+    >>> B = convert.b2sr(from_coo(np.array([0, 0, 1]), np.array([0, 1, 1]), None, 2, 2), 8)
     >>> bmv_bin_bin_full(B, np.array([0b11], np.uint32), None).tolist()
     [2, 1]
     """
@@ -283,10 +283,10 @@ def bmv_bin_full_full(B, x_values, x_present, allowed, sr, flipped=False, *,
     CSR of B, bit for bit. O(ntiles * t + products).
 
     >>> import numpy as np
-    >>> from bitgraph.formats import b2sr
+    >>> from bitgraph.kernels import convert
     >>> from bitgraph.formats.csr import from_coo
     >>> from bitgraph.kernels import opcodes as oc
-    >>> B = b2sr.from_csr(from_coo(np.array([0, 0, 1]), np.array([0, 1, 1]), None, 2, 2), 8)
+    >>> B = convert.b2sr(from_coo(np.array([0, 0, 1]), np.array([0, 1, 1]), None, 2, 2), 8)
     >>> sr = SemiringSpec(np.dtype(np.float64), oc.MIN, oc.PLUS, np.inf)   # min.plus, a_ik = 1
     >>> bmv_bin_full_full(B, np.array([5.0, 2.0]), np.array([0b11], np.uint32), None, sr)[0].tolist()
     [3.0, 3.0]

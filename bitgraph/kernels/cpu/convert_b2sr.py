@@ -83,12 +83,12 @@ def _fill_tiles(b0, b1, indptr, indices, t, nrows, nbcols, tile_rowptr,
 def _warm_convert(dtype, index_dtype):
     if dtype != np.bool_:
         return
-    from bitgraph.formats import b2sr
+    from bitgraph.kernels import convert
 
     A = CSR(np.array([0, 1, 2], index_dtype), np.array([0, 1], index_dtype),
             None, 2, 2)
     for t in WORD_DTYPES:
-        b2sr.to_csr(b2sr.transpose(b2sr.from_csr(A, t)))
+        convert.b2sr_to_csr(convert.b2sr_transpose(convert.b2sr(A, t)))
 
 
 @register("convert", fmt="b2sr", device="cpu", variant="from_csr",

@@ -8,6 +8,7 @@ import numpy as np
 from numba import njit
 
 from bitgraph import _array as ar
+from bitgraph.formats import bvss as bvss_format
 from bitgraph.kernels.cpu import arg, index_args
 from bitgraph.kernels.cpu.bits import ctz, popcount
 from bitgraph.kernels.cpu.scalar import cast_like
@@ -16,7 +17,7 @@ from bitgraph.kernels.registry import CSR, register
 __all__ = ["bvss_from_csr", "bvss_to_csr", "update_divergence", "PAD_ROW"]
 
 # row id of a padding slot (its mask is 0, so no kernel ever uses the id)
-PAD_ROW = np.uint32(0xFFFFFFFF)
+PAD_ROW = np.uint32(bvss_format.PAD_ROW)
 _U1 = np.uint64(1)
 _U32 = np.uint64(32)
 
@@ -65,8 +66,7 @@ def _warm_convert(dtype, index_dtype):
     A = CSR(np.array([0, 1, 2], index_dtype), np.array([0, 9], index_dtype),
             None, 2, 10)
     bvss_from_csr(A, 8)
-    from bitgraph.formats import bvss
-    b = bvss.BVSS(*bvss_from_csr(A, 8), 8, 2, 10)
+    b = bvss_format.BVSS(*bvss_from_csr(A, 8), 8, 2, 10)
     bvss_to_csr(b)
     update_divergence(b.row_ids, b.sigma)
 

@@ -53,10 +53,10 @@ def c_type(dtype) -> str:
         raise ValueError(f"CUDA kernels: unsupported dtype {np.dtype(dtype)}") from None
 
 
-@functools.lru_cache(maxsize=None)
 def module(source: str, names: tuple):
     """``(module, lowered names)``: ``source`` (a file here) compiled for
-    this GPU with the kernels ``names`` (name expressions), once per process.
+    the current GPU with the kernels ``names`` (name expressions), once per
+    process and device (a loaded module belongs to one device's context).
 
     Compiled with NVRTC directly, not ``cupy.RawModule``: RawModule appends
     ``-ftz=true`` after the caller's options, and float32 results that are
@@ -66,9 +66,17 @@ def module(source: str, names: tuple):
     a module with many instantiations takes seconds to compile.
     """
     import cupy
+
+    return _module(source, names, cupy.cuda.runtime.getDevice())
+
+
+@functools.lru_cache(maxsize=None)
+def _module(source: str, names: tuple, device: int):
+    # device: the current device's id, part of the key (loaded while current)
+    import cupy
     from cupy_backends.cuda.libs import nvrtc
 
-    arch = "sm_%s" % cupy.cuda.Device().compute_capability
+    arch = "sm_%s" % cupy.cuda.Device(device).compute_capability
     text = source_text(source)
     options = list(OPTIONS) + [f"-arch={arch}"]
     version = list(getattr(nvrtc, "getVersion", tuple)())

@@ -33,11 +33,6 @@ STREAM = 1024
 HASH_MAX = 2048  # BG_HASH_MAX of the .cu: A(I) with more tiles is not hashed
 _WARPS = {4: 8, 8: 8, 16: 8, 32: 4}  # Geometry<t>::WARPS of the .cu
 
-# Benchmarks set this to a dict: a masked call then records its phases as
-# CUDA events ("events": [(name, event)], from "start") and "tasks" (output
-# tiles), "rows" (output tile rows), "deferred" (hub tasks), "chunks"
-# (their work items).
-STATS = None
 
 
 def _fn(name):
@@ -58,7 +53,7 @@ def _blocks(n, per_sm=16):
 
 
 @register("mxm", fmt="b2sr", device="cuda", variant="bin_bin_sum")
-def bmm_bin_bin_sum(A, BT, mask, *, parallel=None):
+def bmm_bin_bin_sum(A, BT, mask, *, parallel=None, stats=None):
     """Masked: (counts, total) with counts (uint64 CuPy array, mask.nnz) =
     C(i, j) for the s-th stored entry (i, j) of the CSR ``mask`` (in its
     order), C = A plus.pair B, ``BT`` the B2SR of B' (same t as ``A``);
@@ -118,16 +113,19 @@ def bmm_bin_bin_sum(A, BT, mask, *, parallel=None):
                 fn((grid(colind.size),), (THREADS,), (colind, tiles, np.int64(colind.size), out))
         return None, int((ca * cb).sum(dtype=np.uint64))
 
-    stats = STATS
-
+    # stats (a bitgraph.Stats): a masked call records its phases as CUDA
+    # events (metrics "events": [(name, event)], from "start") and "tasks"
+    # (output tiles), "rows" (output tile rows), "deferred" (hub tasks),
+    # "chunks" (their work items)
     def mark(name):
         if stats is not None:
             ev = cupy.cuda.Event()
             ev.record()
-            stats["events"].append((name, ev))
+            stats.metrics["events"].append((name, ev))
 
     if stats is not None:
-        stats.update(events=[], tasks=0, deferred=0, chunks=0)
+        stats.ran(("mxm", "b2sr", "cuda", "bin_bin_sum"))
+        stats.metrics.update(events=[], tasks=0, deferred=0, chunks=0)
     mark("start")
     m_indptr, m_indices = index_arg(mask.indptr), index_arg(mask.indices)
     nnz = int(m_indices.size)
@@ -191,5 +189,5 @@ def bmm_bin_bin_sum(A, BT, mask, *, parallel=None):
     total = int(counts.sum(dtype=np.uint64))
     mark("sum")
     if stats is not None:
-        stats.update(tasks=ntasks, rows=nwork, deferred=nheavy, chunks=items)
+        stats.metrics.update(tasks=ntasks, rows=nwork, deferred=nheavy, chunks=items)
     return counts, total

@@ -17,7 +17,7 @@ import weakref
 
 import numpy as np
 
-from bitgraph.kernels.cpu import check_bmv_vectors, semiring_args
+from bitgraph.kernels._launch import check_bmv_vectors, semiring_args
 from bitgraph.kernels.cuda import THREADS, c_type, module, multiprocessors
 from bitgraph.kernels import opcodes
 from bitgraph.kernels.registry import register
@@ -47,10 +47,6 @@ _PLANS: dict = {}  # (id(tile_rowptr), chunk) -> (weakref to tile_rowptr, plan)
 FAST_OPS = {(opcodes.PLUS, opcodes.TIMES), (opcodes.PLUS, opcodes.SECOND),
             (opcodes.MIN, opcodes.PLUS), (opcodes.MIN, opcodes.SECOND)}
 
-# benchmarks: a list here collects each launch (function, grid, block,
-# args, shared memory) so that the kernels can be timed without Python
-RECORD = None
-
 _FUNCS: dict = {}
 _DUMMIES: dict = {}
 
@@ -66,8 +62,6 @@ def _function(cupy, names, name):
 
 def _launch(fn, grid, args, smem=0):
     fn((grid,), (THREADS,), args, shared_mem=smem)
-    if RECORD is not None:
-        RECORD.append((fn, (grid,), (THREADS,), args, smem))
 
 
 def _dummy(cupy, dtype):

@@ -11,11 +11,10 @@ against the numba builder.
 from __future__ import annotations
 
 
+from bitgraph.formats.bvss import PAD_ROW, update_divergence
 from bitgraph.kernels.registry import register
 
-__all__ = ["bvss_from_csr", "from_csr_arrays"]
-
-PAD_ROW = 0xFFFFFFFF
+__all__ = ["bvss_from_csr", "from_csr_arrays", "update_divergence_arrays"]
 
 
 def from_csr_arrays(A, sigma, xp):
@@ -109,30 +108,12 @@ def bvss_from_csr(A, sigma=8):
 
 
 def update_divergence_arrays(row_ids, xp):
-    """Blest's U_div of a BVSS's ``row_ids`` (``kernels.cpu.convert_bvss.
-    update_divergence``) by array operations: per VSS the mean over its
-    non-empty slot columns of their row ids' population standard deviation,
-    averaged over VSSs. Same value to rounding.
+    """Blest's U_div of a BVSS's ``row_ids`` by array operations of ``xp``:
+    ``formats.bvss.update_divergence``.
 
     >>> import numpy as np
     >>> rid = np.full((1, 32, 4), PAD_ROW, np.uint32); rid[0, :2, 0] = [0, 4]
     >>> update_divergence_arrays(rid, np)
     2.0
     """
-    n_vss = int(row_ids.shape[0])
-    if n_vss == 0:
-        return 0.0
-    total = 0.0
-    step = max(1, (1 << 22) // (32 * row_ids.shape[2]))  # VSSs per chunk: bounded temporaries
-    for v0 in range(0, n_vss, step):
-        r = row_ids[v0:v0 + step]
-        valid = r != PAD_ROW
-        x = xp.where(valid, r.astype(xp.float64), 0.0)
-        cnt = valid.sum(axis=1)                          # (vss, spw)
-        mean = x.sum(axis=1) / xp.maximum(cnt, 1)
-        dev = xp.where(valid, x - mean[:, None, :], 0.0)
-        std = xp.sqrt((dev * dev).sum(axis=1) / xp.maximum(cnt, 1))
-        cols = (cnt > 0).sum(axis=1)
-        per = xp.where(cols > 0, (std * (cnt > 0)).sum(axis=1) / xp.maximum(cols, 1), 0.0)
-        total += float(per.sum())
-    return total / n_vss
+    return update_divergence(row_ids, xp)

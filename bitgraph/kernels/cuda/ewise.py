@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from bitgraph.kernels import opcodes
-from bitgraph.kernels.cpu import check_binary, check_dtype
+from bitgraph.kernels._launch import check_binary, check_dtype
 from bitgraph.kernels.cuda import THREADS, function, grid
 from bitgraph.kernels.registry import register
 

@@ -41,7 +41,7 @@ import threading
 
 import numpy as np
 
-from bitgraph.kernels.cpu import check_length
+from bitgraph.kernels._launch import check_length
 from bitgraph.kernels.cuda import cooperative_blocks, module, multiprocessors
 from bitgraph.kernels.cuda.constants import MSBFS
 from bitgraph.kernels.registry import register

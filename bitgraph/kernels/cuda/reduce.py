@@ -7,7 +7,7 @@ import functools
 
 import numpy as np
 
-from bitgraph.kernels.cpu import check_dtype, check_monoid
+from bitgraph.kernels._launch import check_dtype, check_monoid
 from bitgraph.kernels.cuda import C_TYPES, THREADS, grid, module
 from bitgraph.kernels.registry import register
 

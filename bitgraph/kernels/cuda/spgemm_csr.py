@@ -10,7 +10,7 @@ import functools
 import numpy as np
 
 from bitgraph import device
-from bitgraph.kernels.cpu import semiring_args
+from bitgraph.kernels._launch import semiring_args
 from bitgraph.kernels.cuda import C_TYPES, THREADS, grid, module
 from bitgraph.kernels.registry import register
 

@@ -9,7 +9,7 @@ import functools
 import numpy as np
 
 from bitgraph.kernels import opcodes as oc
-from bitgraph.kernels.cpu import check_length, semiring_args
+from bitgraph.kernels._launch import check_length, semiring_args
 from bitgraph.kernels.cuda import C_TYPES, THREADS, grid, module
 from bitgraph.kernels.registry import register
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from bitgraph.kernels import opcodes as oc
-from bitgraph.kernels.cpu import check_length, semiring_args
+from bitgraph.kernels._launch import check_length, semiring_args
 from bitgraph.kernels.cuda import C_TYPES, THREADS, grid, module
 from bitgraph.kernels.registry import register
 
@@ -23,7 +23,6 @@ FAST = {
     (oc.ANY, oc.PAIR): ("bool",),
     (oc.ANY, oc.SECONDI): ("long long",),
 }
-USE_FAST = True  # benchmarks set False to measure what the fixed codes buy
 
 
 def _name(t, i, add, mult):
@@ -82,7 +81,7 @@ def spmv_pull(A, x_values, x_bitmap, allowed, sr, flipped=False, *, lanes=None):
     if A.nrows:
         mod, lowered = module("spmv_csr.cu", _NAMES)
         t = C_TYPES[dtype]
-        fast = USE_FAST and t in FAST.get((add, mult), ())
+        fast = t in FAST.get((add, mult), ())
         name = _name(t, _INDEX[idx], add, mult) if fast else _name(t, _INDEX[idx], -1, -1)
         fn = mod.get_function(lowered[name])
         fn((grid(A.nrows * group),), (THREADS,),
