@@ -156,11 +156,9 @@ def _to_matrix(n, indptr, indices):
     from ..formats.csr import CSR
     from ..matrix import Matrix
 
-    A = Matrix._from_csr(CSR(indptr, indices, None, n, n))
-    # symmetric by construction: recorded where algorithms._common.is_symmetric
-    # caches it, so the algorithms skip building A' to find out
-    A._cache.graph[("symmetric", False)] = A._cache.graph[("symmetric", True)] = True
-    return A
+    # symmetric by construction: recorded, so the algorithms skip building A'
+    # to find out
+    return Matrix._from_csr(CSR(indptr, indices, None, n, n)).mark_symmetric()
 
 
 def _to_edges(n, indptr, indices):
@@ -822,6 +820,4 @@ def from_spec(spec: str, *, device=None):
     A = globals()[name](**kwargs)
     if dev.resolve(device, "from_spec") == "cpu":
         return A
-    B = A.to(device)
-    B._cache.graph.update(A._cache.graph)  # the recorded symmetry holds there too
-    return B
+    return A.to(device).mark_symmetric()  # symmetric there too

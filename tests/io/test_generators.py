@@ -432,3 +432,13 @@ def test_random_weights_errors(lo, hi, match):
         G.random_weights(G.grid2d(2, 2), lo, hi)
     with pytest.raises(bg.InvalidValue, match="seed"):
         G.random_weights(G.grid2d(2, 2), 1, 2, seed=-1)
+
+
+@pytest.mark.parametrize("spec", ["kron:6", "urand:6", "grid:5x6", "grid:3x3x3", "rgg:200:0.1"])
+def test_symmetry_is_recorded(spec):
+    """Every generated graph is known to be symmetric without a transpose built."""
+    from bitgraph.algorithms import _common
+
+    for A in (G.from_spec(spec), G.from_spec(spec, device="cpu")):
+        assert _common.known(A, "symmetric") is True and _common.known(A.T, "symmetric") is True
+        assert _common.in_csr(A) is A._csr()  # A' not built
