@@ -3,6 +3,7 @@
 library), errors (one line on stderr, exit 2, no traceback), the progress
 wrapper, and a few real ``python -m bitgraph`` subprocesses."""
 
+import importlib
 import io
 import json
 import os
@@ -17,9 +18,11 @@ import scipy.sparse as sp
 import scipy.sparse.csgraph as csg
 
 import bitgraph as bg
-import bitgraph.algorithms  # noqa: F401  (the bfs module, under sys.modules)
-from bitgraph import _progress, cli
+from bitgraph import _progress, cli, validate
+from bitgraph.algorithms.bfs import CUDA_ONLY
+from bitgraph.algorithms.bfs import METHODS as BFS_METHODS
 from bitgraph.cli import main
+from bitgraph.validate import reference_levels
 
 ROOT = Path(__file__).resolve().parents[1]
 CUDA_REASON = bg.device.cuda_status()  # None: CUDA is usable here
@@ -47,12 +50,6 @@ def graph_of(spec):
     return bg.io.read(spec) if os.path.exists(str(spec)) else bg.io.generators.from_spec(spec)
 
 
-def unweighted_dist(A, sources):
-    S = sp.csr_array((np.ones(A.nvals), A.indices, A.indptr), shape=A.shape)
-    d = csg.shortest_path(S, method="D", unweighted=True, indices=sources)
-    return np.where(np.isfinite(d), d, -1).astype(np.int64)
-
-
 def data(name):
     return str(DATA / name)
 
@@ -71,7 +68,7 @@ def test_bfs_json_matches_scipy(capsys, spec, method):
     assert (r["method"], r["device"]) == (method, "cuda" if on_gpu else "cpu")
     res = r["result"]
     assert res["source"] == int(np.argmax(deg))  # default: a vertex of largest out-degree
-    ref = unweighted_dist(A, res["source"])
+    ref = reference_levels(A, res["source"])
     assert res["reached"] == int((ref >= 0).sum())
     assert res["levels"] == int(ref.max()) + 1
     assert res["edges_traversed"] == int(deg[ref >= 0].sum())
@@ -91,11 +88,11 @@ def test_bfs_files_check_and_output(capsys, tmp_path, name):
     assert rc == 0, err
     assert "check:" in text and "match scipy" in text
     got = np.loadtxt(out, dtype=np.int64)
-    np.testing.assert_array_equal(got[:, 0], unweighted_dist(A, 3))
+    np.testing.assert_array_equal(got[:, 0], reference_levels(A, 3))
     assert got[3, 1] == 3  # the source is its own parent
     npy = tmp_path / "levels.npy"
     assert run(capsys, "bfs", data(name), "--source", 3, "-o", npy)[0] == 0
-    np.testing.assert_array_equal(np.load(npy), unweighted_dist(A, 3))
+    np.testing.assert_array_equal(np.load(npy), reference_levels(A, 3))
 
 
 def test_bfs_text_summary(capsys):
@@ -130,7 +127,7 @@ def test_demo_in_process(capsys):
 def test_msbfs_json_matches_scipy(capsys, spec):
     A = graph_of(spec)
     r = run_json(capsys, "msbfs", spec, "--sources", "0,7,200,7", "--check")
-    ref = unweighted_dist(A, [0, 7, 200, 7])
+    ref = reference_levels(A, [0, 7, 200, 7])
     res = r["result"]
     assert res["sources"] == 4 and res["check"] == "ok"
     assert res["mean_levels"] == pytest.approx((ref.max(axis=1) + 1).mean())
@@ -146,7 +143,7 @@ def test_msbfs_random_sources_and_output(capsys, tmp_path):
     # the sources are distinct vertices with out-edges; row i is the BFS from source i
     src = np.flatnonzero(got == 0) % 512
     assert np.unique(src).size == 20 and (np.diff(A.indptr)[src] > 0).all()
-    np.testing.assert_array_equal(got, unweighted_dist(A, src))
+    np.testing.assert_array_equal(got, reference_levels(A, src))
 
 
 # ---------------------------------------------------------------------------- sssp
@@ -186,7 +183,7 @@ def test_sssp_file_weights_and_unweighted(capsys):
         r = run_json(capsys, "sssp", data("cryg2500.mtx"), "--check")
         assert r["result"]["check"] == "ok"
     r = run_json(capsys, "sssp", data("karate.mtx"), "--source", 0, "--check")
-    ref = unweighted_dist(bg.io.read(data("karate.mtx")), 0)
+    ref = reference_levels(bg.io.read(data("karate.mtx")), 0)
     assert r["result"]["max_distance"] == ref.max() and r["result"]["reached"] == 34
 
 
@@ -453,15 +450,12 @@ def test_device_auto_picks_the_cpu_for_cpu_only_commands(capsys, argv):
     assert run_json(capsys, *argv, "--device", "cpu")["device"] == "cpu"
 
 
-BFS_METHODS = sys.modules["bitgraph.algorithms.bfs"].METHODS
-
-
 @pytest.mark.parametrize("method", ["pull", "blest"])
 def test_device_cuda_bfs_method_cpu_only(capsys, monkeypatch, method):
     """A bfs method that runs on the CPU only (every method runs on CUDA
     today: the CUDA list is cut here) is refused by --device cuda, runs
     with the default."""
-    bfs_mod = sys.modules["bitgraph.algorithms.bfs"]
+    bfs_mod = importlib.import_module("bitgraph.algorithms.bfs")  # the module, not the function
     monkeypatch.setattr(bfs_mod, "METHODS_CUDA",
                         tuple(m for m in bfs_mod.METHODS_CUDA if m != method))
     cuda = ", ".join(cli._cuda_methods("bfs"))
@@ -477,8 +471,17 @@ def test_device_resolution():
     auto_gpu = "cuda" if CUDA_REASON is None else "cpu"
     assert cli._command_device("auto", "bfs") == auto_gpu
     for method in BFS_METHODS:
+        if method in CUDA_ONLY and CUDA_REASON is not None:
+            with pytest.raises(bg.DeviceError, match=f"bfs --method {method} runs on CUDA only, "
+                                                     "and CUDA is not usable here"):
+                cli._command_device("auto", "bfs", method)
+            continue
         want = auto_gpu if method in cli._cuda_methods("bfs") else "cpu"
         assert cli._command_device("auto", "bfs", method) == want
+    for method in CUDA_ONLY:
+        with pytest.raises(bg.DeviceError, match=f"--device cpu: bfs --method {method} runs on "
+                                                 "CUDA only"):
+            cli._command_device("cpu", "bfs", method)
     assert cli._command_device("auto", "msbfs") == auto_gpu
     for command in ("sssp", "pagerank", "cc", "tc", "info", "convert"):
         assert cli._command_device("auto", command) == "cpu"
@@ -544,6 +547,147 @@ def test_check_failure_exits_1(capsys, monkeypatch):
     monkeypatch.setattr(cli._Algo, "call", wrong)
     rc, out, err = run(capsys, "bfs", "grid:5x5", "--source", 0, "--check")
     assert rc == 1 and "check failed: bfs level of vertex" in err
+
+
+def _bump_first_positive(d):
+    d = d.copy()
+    d.flat[int(np.flatnonzero(d > 0)[0])] += 1
+    return d
+
+
+# command line, how to spoil the result, the message expected
+SPOILED = [
+    (["msbfs", "kron:8", "--sources", "0,9"], lambda out: _bump_first_positive(np.asarray(out)),
+     "check failed: msbfs level of vertex "),
+    (["sssp", "kron:8", "--weights", "random:1:9", "--source", "3"],
+     lambda out: bg.Vector.from_coo(out.to_coo()[0], out.to_coo()[1] * 2, size=out.size),
+     "check failed: sssp distance of vertex "),
+    (["cc", "grid:4x4:0.7@2"], lambda out: bg.Vector.from_dense(np.zeros(out.size, np.int64)),
+     "check failed: components: vertices "),
+    (["cc", "grid:3x3"], lambda out: bg.Vector.from_dense(np.arange(out.size, dtype=np.int64)),
+     "check failed: components: vertex 1 has label 1 but vertex 0, in the same component, has label 0"),
+    (["tc", "kron:8"], lambda out: out + 1, "check failed: triangle count is "),
+    (["tc", "kron:8", "--per-vertex"],
+     lambda out: bg.Vector.from_dense(_bump_first_positive(out.to_dense(0))),
+     "check failed: triangles at vertex "),
+    (["pagerank", "kron:8"],
+     lambda out: out._replace(ranks=bg.Vector.from_dense(np.roll(out.ranks.to_dense(0.0), 1))),
+     "check failed: pagerank: the ranks are "),
+]
+
+
+@pytest.mark.parametrize("argv, spoil, expect", SPOILED, ids=[" ".join(a) for a, _, _ in SPOILED])
+def test_check_failures_name_the_vertex(capsys, monkeypatch, argv, spoil, expect):
+    """Every --check catches a wrong answer (bitgraph.validate): exit 1, one line."""
+    rc, out, err = run(capsys, *argv, "--check")
+    assert rc == 0 and "check:" in out, err
+    real = cli._Algo.call
+    monkeypatch.setattr(cli._Algo, "call", lambda self, source=None: spoil(real(self, source)))
+    rc, out, err = run(capsys, *argv, "--check")
+    assert rc == 1 and err.startswith("bitgraph: " + expect) and err.count("\n") == 1, err
+
+
+def test_pagerank_check(capsys):
+    r = run_json(capsys, "pagerank", "kron:9", "--check", "--tol", "1e-9")
+    assert r["result"]["check"] == "ok"
+    rc, out, err = run(capsys, "pagerank", "kron:8", "--check", "--max-iter", "2")
+    assert rc == 1 and "check failed: pagerank: the ranks are" in err  # stopped far from the fixpoint
+    rc, out, err = run(capsys, "pagerank", "kron:8", "--check", "--alpha", "1")
+    _assert_one_line_error(rc, out, err, "pagerank: --check needs --alpha < 1")
+
+
+# ---------------------------------------------------------------- tables, help, formats
+
+def _module(name):
+    return importlib.import_module(f"bitgraph.algorithms.{name}")  # the module, not the function
+
+
+def _help(capsys, *argv):
+    rc, out, _ = run(capsys, *argv, "--help")
+    assert rc == 0
+    return " ".join(out.split())
+
+
+def test_help_comes_from_the_algorithms_tables(capsys, monkeypatch):
+    bfs_mod = _module("bfs")
+    text = _help(capsys, "bfs")
+    assert f"--method METHOD {', '.join(bfs_mod.METHODS)} (default auto); async on CUDA only" in text
+    assert f"bfs (methods {', '.join(bfs_mod.METHODS_CUDA)}) and msbfs run on CUDA" in text
+    assert "The other commands (sssp, pagerank, cc, tc, info, convert) run on the CPU only" in text
+    for command, module in (("sssp", "sssp"), ("cc", "components"), ("tc", "triangles")):
+        methods = _module(module).METHODS
+        assert f"--method METHOD {', '.join(methods)} (default auto)" in _help(capsys, command)
+        assert cli._methods(command) == tuple(methods)
+    # the tables change, the help follows: nothing is copied
+    monkeypatch.setattr(bfs_mod, "METHODS", bfs_mod.METHODS + ("newer",))
+    monkeypatch.setattr(bfs_mod, "METHODS_CUDA", ("auto", "pull"))
+    text = _help(capsys, "bfs")
+    assert ", async, newer (default auto)" in text and "bfs (methods auto, pull) and msbfs" in text
+    rc, out, err = run(capsys, "bfs", "kron:8", "--method", "nope")
+    assert rc == 2 and "known: " + ", ".join(bfs_mod.METHODS) in err
+
+
+def test_docstring_tells_the_cuda_methods():
+    """The module docstring lists bfs's CUDA methods: every method today; a
+    change to METHODS_CUDA or CUDA_ONLY must change it too."""
+    bfs_mod = _module("bfs")
+    doc = " ".join(cli.__doc__.split())
+    assert set(bfs_mod.METHODS_CUDA) == set(bfs_mod.METHODS)
+    assert f"bfs (every method: {', '.join(bfs_mod.METHODS_CUDA)})" in doc
+    assert tuple(bfs_mod.CUDA_ONLY) == ("async",) and "``--method async`` runs on the GPU only" in doc
+    assert "bfs (every method" in cli._device_help() or "bfs (methods" in cli._device_help()
+
+
+class _Steps:
+    """A session that records the build steps; runs them, or returns
+    ``returns[key]`` instead."""
+
+    def __init__(self, returns=None):
+        self.keys, self.returns = [], returns
+
+    def build(self, key, label, fn):
+        self.keys.append(key)
+        return fn() if self.returns is None else self.returns.get(key)
+
+
+@pytest.mark.parametrize("command, method, parents, want", [
+    ("bfs", "auto", False, ["transpose"]),       # auto = direction on the CPU
+    ("bfs", "direction", True, ["transpose"]),
+    ("bfs", "pull", False, ["transpose"]),
+    ("bfs", "push", False, []),
+    ("bfs", "push", True, []),                   # the CPU's push records parents itself
+    ("bfs", "blest", False, ["bvss"]),
+    ("bfs", "blest", True, ["bvss", "transpose"]),
+    ("msbfs", "auto", False, ["transpose"]),
+    ("sssp", "auto", False, ["transpose"]),      # structure-only: bfs auto
+])
+def test_prepare_builds_what_the_method_reads_cpu(command, method, parents, want):
+    A = bg.io.read(io.BytesIO(b"0 1\n1 2\n2 0\n3 1\n"))  # directed: A' is its own format
+    s = _Steps()
+    cli.prepare(s, A, command, method, parents=parents)
+    assert s.keys == want
+
+
+@pytest.mark.parametrize("command, method, parents, auto, want", [
+    ("bfs", "auto", False, "direction", ["auto-method", "transpose"]),
+    ("bfs", "auto", False, "async", ["auto-method"]),
+    ("bfs", "auto", True, "async", ["auto-method", "transpose"]),
+    ("bfs", "blest", False, None, ["bvss", "transpose"]),
+    ("bfs", "push", False, None, []),
+    ("bfs", "push", True, None, ["transpose"]),    # CUDA parents read A'
+    ("bfs", "async", False, None, []),
+    ("bfs", "direction", False, None, ["transpose"]),
+    ("msbfs", "auto", False, None, ["transpose"]),  # no BVSS: msbfs reads A' as CSR
+])
+def test_prepare_builds_what_the_method_reads_cuda(command, method, parents, auto, want):
+    """The CUDA table, without a GPU: a stand-in matrix on "cuda", the steps
+    recorded, not run; the "auto-method" step (bfs_method) gives ``auto``."""
+    class OnCuda:
+        device, iso = "cuda", True
+
+    s = _Steps(returns={"auto-method": auto})
+    cli.prepare(s, OnCuda(), command, method, parents=parents)
+    assert s.keys == want
 
 
 # ------------------------------------------------------------------------ progress
