@@ -18,7 +18,7 @@ import scipy.sparse as sp
 import scipy.sparse.csgraph as csg
 
 import bitgraph as bg
-from bitgraph import _progress, cli, validate
+from bitgraph import _progress, cli
 from bitgraph.algorithms.bfs import CUDA_ONLY
 from bitgraph.algorithms.bfs import METHODS as BFS_METHODS
 from bitgraph.cli import main

@@ -11,7 +11,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-import scipy.sparse.csgraph as csgraph
 from graph_strategies import GraphSpec, graphs
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -19,6 +18,7 @@ from hypothesis import strategies as st
 import bitgraph as bg
 from bitgraph.algorithms.msbfs import (closeness_centrality, diameter,
                                        diameter_bounds, eccentricity, msbfs)
+from bitgraph.validate import reference_levels
 
 # the module itself (``bitgraph.algorithms.msbfs`` the attribute is the
 # re-exported function), for its tuning constants
@@ -30,14 +30,6 @@ REAL = ["karate.mtx", "jagmesh7.mtx", "bcsstk13.mtx", "west0067.mtx", "cryg2500.
         "ldbc-wcc-example.mtx", "test_BF.mtx", "olm1000.mtx", "A.mtx", "structure.mtx",
         "tree-example.mtx", "msf1.mtx", "LFAT5_hypersparse.mtx", "skew_fp64.mtx",
         "matrix_int8.mtx"]
-
-
-def ref_levels(S, sources):
-    """(len(sources) x n) int32 BFS levels from scipy, -1 unreached."""
-    if len(sources) == 0:
-        return np.zeros((0, S.shape[0]), np.int32)
-    D = csgraph.shortest_path(S, unweighted=True, directed=True, indices=np.asarray(sources))
-    return np.where(np.isinf(D), -1, D).astype(np.int32).reshape(len(sources), -1)
 
 
 @contextmanager
@@ -79,7 +71,7 @@ def test_msbfs_equals_single_bfs(case, parallel_work, alpha):
     with tuning(parallel_work, alpha):
         got = msbfs(A, sources, batch=batch, groupby=groupby)
     assert got.dtype == np.int32 and got.shape == (len(sources), spec.n)
-    np.testing.assert_array_equal(got, ref_levels(spec.scipy(), sources), err_msg=repr(spec))
+    np.testing.assert_array_equal(got, reference_levels(spec.scipy(), sources), err_msg=repr(spec))
 
 
 @settings(max_examples=50)
@@ -87,7 +79,7 @@ def test_msbfs_equals_single_bfs(case, parallel_work, alpha):
 def test_msbfs_transpose_view_follows_in_edges(spec):
     A = spec.matrix(bg)
     src = np.arange(spec.n)
-    np.testing.assert_array_equal(msbfs(A.T, src), ref_levels(spec.scipy().T.tocsr(), src))
+    np.testing.assert_array_equal(msbfs(A.T, src), reference_levels(spec.scipy().T.tocsr(), src))
 
 
 @pytest.mark.parametrize("name", REAL)
@@ -101,7 +93,7 @@ def test_msbfs_real_graphs(name):
     S = sp.csr_array((np.ones(r.size), (r, c)), shape=(A.nrows, A.ncols))
     rng = np.random.default_rng(7)
     sources = rng.integers(0, A.nrows, min(A.nrows, 150))
-    ref = ref_levels(S, sources)
+    ref = reference_levels(S, sources)
     for parallel_work in (M.PARALLEL_WORK, 0):
         with tuning(parallel_work, M.ALPHA):
             np.testing.assert_array_equal(msbfs(A, sources), ref)
@@ -116,7 +108,7 @@ def test_msbfs_generators_and_groupby():
         r, c, _ = A.to_coo()
         S = sp.csr_array((np.ones(r.size), (r, c)), shape=(A.nrows, A.nrows))
         sources = np.random.default_rng(3).integers(0, A.nrows, 200)
-        ref = ref_levels(S, sources)
+        ref = reference_levels(S, sources)
         for groupby in (False, True):
             np.testing.assert_array_equal(msbfs(A, sources, groupby=groupby), ref)
 
