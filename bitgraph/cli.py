@@ -576,13 +576,15 @@ def _command_device(name, command, method=None) -> str:
 
 
 def _to_cuda(A):
-    """``A`` on the GPU, with its symmetry, when known (the generators
-    record it), carried over, so the algorithms don't build A' to find out."""
+    """``A`` on the GPU, with what is known of its symmetry (the generators
+    record it) carried over, so the algorithms don't build A' to find out."""
     from .algorithms import _common
 
     D = A.to("cuda")
-    if _common.known(A, "symmetric"):
-        D.mark_symmetric()
+    for src, dst in ((A, D), (A.T, D.T)):
+        sym = _common.known(src, "symmetric")
+        if sym is not None:
+            _common.cached(dst, "symmetric", lambda sym=sym: sym)
     return D
 
 

@@ -112,20 +112,6 @@ class _MatrixOps(Container):
             cache.profile[tr] = profile.estimate(self._csr())
         return cache.profile[tr]
 
-    def mark_symmetric(self):
-        """Record that this matrix's pattern equals its transpose's (an
-        undirected graph), so algorithms skip building A' to find out (as
-        the generators do); not checked. Returns ``self``.
-
-        >>> import bitgraph as bg
-        >>> A = bg.Matrix.from_coo([0, 1], [1, 0], nrows=2, ncols=2).mark_symmetric()
-        >>> bg.algorithms._common.known(A, "symmetric"), bg.algorithms._common.known(A.T, "symmetric")
-        (True, True)
-        """
-        cache, _ = self._derived()
-        cache.graph[("symmetric", False)] = cache.graph[("symmetric", True)] = True
-        return self
-
     def mxm(self, B, semiring="plus_times", **kw):
         from . import ops
 

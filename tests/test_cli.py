@@ -18,11 +18,12 @@ import scipy.sparse as sp
 import scipy.sparse.csgraph as csg
 
 import bitgraph as bg
-from bitgraph import _progress, cli
 from bitgraph.algorithms.bfs import CUDA_ONLY
 from bitgraph.algorithms.bfs import METHODS as BFS_METHODS
-from bitgraph.cli import main
 from bitgraph.validate import reference_levels
+import bitgraph.algorithms  # noqa: F401  (the bfs module, under sys.modules)
+from bitgraph import _progress, cli
+from bitgraph.cli import main
 
 ROOT = Path(__file__).resolve().parents[1]
 CUDA_REASON = bg.device.cuda_status()  # None: CUDA is usable here
@@ -50,6 +51,11 @@ def graph_of(spec):
     return bg.io.read(spec) if os.path.exists(str(spec)) else bg.io.generators.from_spec(spec)
 
 
+def unweighted_dist(A, sources):
+    """BFS levels (-1 unreached) of the pattern: bitgraph.validate's reference."""
+    return reference_levels(A, sources)
+
+
 def data(name):
     return str(DATA / name)
 
@@ -68,7 +74,7 @@ def test_bfs_json_matches_scipy(capsys, spec, method):
     assert (r["method"], r["device"]) == (method, "cuda" if on_gpu else "cpu")
     res = r["result"]
     assert res["source"] == int(np.argmax(deg))  # default: a vertex of largest out-degree
-    ref = reference_levels(A, res["source"])
+    ref = unweighted_dist(A, res["source"])
     assert res["reached"] == int((ref >= 0).sum())
     assert res["levels"] == int(ref.max()) + 1
     assert res["edges_traversed"] == int(deg[ref >= 0].sum())
@@ -88,11 +94,11 @@ def test_bfs_files_check_and_output(capsys, tmp_path, name):
     assert rc == 0, err
     assert "check:" in text and "match scipy" in text
     got = np.loadtxt(out, dtype=np.int64)
-    np.testing.assert_array_equal(got[:, 0], reference_levels(A, 3))
+    np.testing.assert_array_equal(got[:, 0], unweighted_dist(A, 3))
     assert got[3, 1] == 3  # the source is its own parent
     npy = tmp_path / "levels.npy"
     assert run(capsys, "bfs", data(name), "--source", 3, "-o", npy)[0] == 0
-    np.testing.assert_array_equal(np.load(npy), reference_levels(A, 3))
+    np.testing.assert_array_equal(np.load(npy), unweighted_dist(A, 3))
 
 
 def test_bfs_text_summary(capsys):
@@ -127,7 +133,7 @@ def test_demo_in_process(capsys):
 def test_msbfs_json_matches_scipy(capsys, spec):
     A = graph_of(spec)
     r = run_json(capsys, "msbfs", spec, "--sources", "0,7,200,7", "--check")
-    ref = reference_levels(A, [0, 7, 200, 7])
+    ref = unweighted_dist(A, [0, 7, 200, 7])
     res = r["result"]
     assert res["sources"] == 4 and res["check"] == "ok"
     assert res["mean_levels"] == pytest.approx((ref.max(axis=1) + 1).mean())
@@ -143,7 +149,7 @@ def test_msbfs_random_sources_and_output(capsys, tmp_path):
     # the sources are distinct vertices with out-edges; row i is the BFS from source i
     src = np.flatnonzero(got == 0) % 512
     assert np.unique(src).size == 20 and (np.diff(A.indptr)[src] > 0).all()
-    np.testing.assert_array_equal(got, reference_levels(A, src))
+    np.testing.assert_array_equal(got, unweighted_dist(A, src))
 
 
 # ---------------------------------------------------------------------------- sssp
@@ -183,7 +189,7 @@ def test_sssp_file_weights_and_unweighted(capsys):
         r = run_json(capsys, "sssp", data("cryg2500.mtx"), "--check")
         assert r["result"]["check"] == "ok"
     r = run_json(capsys, "sssp", data("karate.mtx"), "--source", 0, "--check")
-    ref = reference_levels(bg.io.read(data("karate.mtx")), 0)
+    ref = unweighted_dist(bg.io.read(data("karate.mtx")), 0)
     assert r["result"]["max_distance"] == ref.max() and r["result"]["reached"] == 34
 
 

@@ -156,9 +156,11 @@ def _to_matrix(n, indptr, indices):
     from ..formats.csr import CSR
     from ..matrix import Matrix
 
-    # symmetric by construction: recorded, so the algorithms skip building A'
-    # to find out
-    return Matrix._from_csr(CSR(indptr, indices, None, n, n)).mark_symmetric()
+    A = Matrix._from_csr(CSR(indptr, indices, None, n, n))
+    # symmetric by construction: recorded where algorithms._common.is_symmetric
+    # caches it, so the algorithms skip building A' to find out
+    A._cache.graph[("symmetric", False)] = A._cache.graph[("symmetric", True)] = True
+    return A
 
 
 def _to_edges(n, indptr, indices):
@@ -820,4 +822,6 @@ def from_spec(spec: str, *, device=None):
     A = globals()[name](**kwargs)
     if dev.resolve(device, "from_spec") == "cpu":
         return A
-    return A.to(device).mark_symmetric()  # symmetric there too
+    B = A.to(device)
+    B._cache.graph.update(A._cache.graph)  # the recorded symmetry holds there too
+    return B

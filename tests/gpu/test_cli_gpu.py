@@ -8,10 +8,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from test_cli import _assert_one_line_error, graph_of, run, run_json
+from test_cli import _assert_one_line_error, graph_of, run, run_json, unweighted_dist
 
 from bitgraph import cli
-from bitgraph.validate import reference_levels as unweighted_dist
 
 pytestmark = pytest.mark.gpu
 

@@ -18,7 +18,7 @@ import scipy.sparse
 
 import bitgraph as bg
 from bitgraph.errors import FormatError, InvalidValue
-from bitgraph.io import read, read_edgelist, read_mtx, write_edgelist, write_mtx
+from bitgraph.io import read, read_edgelist, read_mtx, write_mtx
 from bitgraph.io.edgelist import _read_edgelist_data
 from bitgraph.io.mtx import _read_mtx_data
 from bitgraph.io.scan import scan_py
@@ -776,7 +776,7 @@ def test_write_edgelist_roundtrip(tmp_path):
                            dup_op="first")
     for A, name in ((S, "s.el"), (W, "w.txt.gz"), (W, "w.csv")):
         p = tmp_path / name
-        write_edgelist(p, A, delimiter="," if name.endswith(".csv") else " ")
+        bg.io.write_edgelist(p, A, delimiter="," if name.endswith(".csv") else " ")
         B = read(p, nrows=40)
         assert B.isequal(A, check_dtype=False) and B.iso == A.iso
         if not A.iso:
@@ -791,7 +791,7 @@ def test_write_edgelist_roundtrip(tmp_path):
 def test_write_edgelist_bool_values_and_rectangular(tmp_path):
     A = FakeMatrix([0, 1], [2, 0], np.array([True, False]), 2, 3)
     p = tmp_path / "b.el"
-    write_edgelist(p, A, delimiter="\t")
+    bg.io.write_edgelist(p, A, delimiter="\t")
     assert p.read_text().splitlines() == [
         "# bitgraph edge list: nrows=2 ncols=3 m=2, 0-based, src\tdst\tweight", "0\t2\t1", "1\t0\t0"]
 
@@ -808,7 +808,7 @@ def test_write_edgelist_is_atomic_and_reports_progress(tmp_path, monkeypatch):
         seen.append(total)
         yield from chunks
 
-    write_edgelist(p, A, progress=progress)
+    bg.io.write_edgelist(p, A, progress=progress)
     assert seen == [8] and read(p).isequal(A)
     before = p.read_bytes()
 
@@ -819,9 +819,9 @@ def test_write_edgelist_is_atomic_and_reports_progress(tmp_path, monkeypatch):
             yield c
 
     with pytest.raises(KeyboardInterrupt):
-        write_edgelist(p, bg.io.generators.grid2d(6, 6), progress=breaks)
+        bg.io.write_edgelist(p, bg.io.generators.grid2d(6, 6), progress=breaks)
     assert p.read_bytes() == before and sorted(x.name for x in tmp_path.iterdir()) == ["g.el"]
     for bad in ("", "ab", "1", "-", ".", "#", "\n"):
         with pytest.raises(InvalidValue, match="delimiter"):
-            write_edgelist(tmp_path / "x.el", A, delimiter=bad)
+            bg.io.write_edgelist(tmp_path / "x.el", A, delimiter=bad)
     assert not (tmp_path / "x.el").exists()
