@@ -6,7 +6,7 @@
     bitgraph bfs graph.mtx --method blest --source 0 --parents --json
     bitgraph msbfs urand:16 --sources 64
     bitgraph sssp road.el --weights random:1:100 --seed 3
-    bitgraph pagerank web.txt.gz             (--alpha, --tol, --max-iter)
+    bitgraph pagerank web.txt.gz --check     (--alpha, --tol, --max-iter)
     bitgraph cc graph.mtx                    connected components (weak if directed)
     bitgraph tc kron:14                      triangles
     bitgraph info graph.mtx                  sizes, degrees, B2SR / BVSS statistics
@@ -28,15 +28,22 @@ GTEPS = edges traversed / compute seconds, where the edges traversed are the
 stored entries in the rows of the reached vertices (the out-edges of the
 reached component; an undirected edge counts twice, once per direction).
 
-``--device``: bfs and msbfs (and ``bench --algo bfs|msbfs``) run on the
-GPU with ``cuda`` (bfs methods auto, pull and blest), and with ``auto`` (the
-default) when CUDA is usable; the graph is loaded on the host, copied to
-the GPU (a *build* step, ``to-cuda``) and the result copied back after the
-timed run, whose time ends with a device synchronisation. The other
-commands (and bfs ``--method push|direction``) run on the CPU only: ``auto``
-picks the CPU for them, and ``--device cuda`` is an error naming the command
-rather than a silent CPU run. ``--device cuda`` without a usable GPU is an
-error naming why (CuPy missing, no GPU).
+``--device``: bfs (every method: auto, pull, push, direction, blest,
+async) and msbfs (and ``bench --algo bfs|msbfs``) run on the GPU with
+``cuda``, and with ``auto`` (the default) when CUDA is usable; bfs
+``--method async`` runs on the GPU only. The graph is loaded on the host,
+copied to the GPU (a *build* step, ``to-cuda``) and the result copied back
+after the timed run, whose time ends with a device synchronisation. The
+other commands (sssp, pagerank, cc, tc, info, convert) run on the CPU only
+today: ``auto`` picks the CPU for them, and ``--device cuda`` is an error
+naming the command rather than a silent CPU run. ``--device cuda`` without
+a usable GPU is an error naming why (CuPy missing, no GPU). The methods and
+the CUDA lists are those of the algorithms' modules (``METHODS``,
+``bitgraph.algorithms.bfs.METHODS_CUDA``): the help text is built from them.
+
+``--check`` validates the result with :mod:`bitgraph.validate` (the
+checkers the tests use): levels against scipy.sparse.csgraph, parents as a
+BFS tree, components as a partition, and so on.
 
 ``--json`` prints one JSON object instead; ``--quiet`` only silences the
 progress display, which appears on stderr only when stderr is a terminal.
@@ -86,6 +93,7 @@ ALGORITHMS = ("bfs", "msbfs", "sssp", "pagerank", "cc", "tc")
 TRAVERSALS = ("bfs", "msbfs", "sssp")
 # commands whose algorithm takes a CUDA matrix (bfs: the methods of
 # bitgraph.algorithms.bfs.METHODS_CUDA); the others run on the CPU only
+# (their functions refuse a CUDA matrix)
 CUDA_COMMANDS = ("bfs", "msbfs")
 
 # command -> (module in bitgraph.algorithms, function)
@@ -97,15 +105,9 @@ _FUNCTIONS = {
     "cc": ("components", "connected_components"),
     "tc": ("triangles", "triangle_count"),
 }
-# commands with a method= keyword: api.md's methods where it lists them; a
-# module's own METHODS tuple, when it has one, wins (None: not checked here,
-# the function itself rejects an unknown one)
-_METHODS = {
-    "bfs": ("auto", "pull", "push", "direction", "blest"),
-    "sssp": None,
-    "cc": None,
-    "tc": None,
-}
+# commands with a method= keyword: those whose module has a METHODS tuple
+# (bitgraph.algorithms.bfs.METHODS, sssp.METHODS, ...), read from there
+_METHOD_COMMANDS = ("bfs", "sssp", "cc", "tc")
 
 _TIMES_NOTE = (
     "Prints the result and the time split: load (read or generate GRAPH), build (the "
@@ -120,15 +122,10 @@ _REORDERS = ("none", "natural", "auto", "rcm", "degree", "gorder", "jaccard", "b
 _SPEC_START = re.compile(r"(kron|urand|grid|rgg):", re.IGNORECASE)
 _MTX_OUT = (".mtx", ".mm")
 _EDGELIST_OUT = (".el", ".txt", ".edges", ".edgelist", ".tsv", ".csv", ".snap")
-_TEXT_CHUNK = 1 << 18  # lines formatted per step when writing text
 
 
 class UsageError(Exception):
     """A bad argument or input: one line on stderr, exit status 2."""
-
-
-class CheckFailed(Exception):
-    """``--check`` found a difference with the reference: exit status 1."""
 
 
 class _Parser(argparse.ArgumentParser):
@@ -146,7 +143,7 @@ def main(argv=None) -> int:
     the exit status (0 ok, 1 ``--check`` failed, 2 bad arguments or input,
     130 interrupted)."""
     argv = sys.argv[1:] if argv is None else [str(a) for a in argv]
-    from .errors import BitgraphError
+    from .errors import BitgraphError, ValidationError
 
     try:
         return _run(argv)
@@ -154,8 +151,8 @@ def main(argv=None) -> int:
         return 130
     except SystemExit as e:  # --help, --version
         return e.code if isinstance(e.code, int) else (0 if e.code is None else 2)
-    except CheckFailed as e:
-        _say(f"{PROG}: check failed: {e}")
+    except ValidationError as e:  # --check found a difference
+        _say(f"{PROG}: check failed: {_one_line(e)}")
         return 1
     except (UsageError, BitgraphError) as e:
         _say(f"{PROG}: error: {_one_line(e)}")
@@ -243,12 +240,7 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--json", action="store_true", help="print one JSON object (no progress, no text)")
     c.add_argument("-q", "--quiet", action="store_true", help="no progress display on stderr")
     c.add_argument("--device", default="auto", choices=("auto", "cpu", "cuda"),
-                   help="where the algorithm runs. bfs (methods auto, pull, blest) and msbfs "
-                        "run on CUDA: auto (default) picks the GPU for them when CUDA is "
-                        "usable, else the CPU; cuda requires it (an error naming why when it "
-                        "is not usable). The other commands, and bfs --method push or "
-                        "direction, run on the CPU only: auto picks the CPU, and cuda is an "
-                        "error naming the command (never a silent CPU run)")
+                   help=_device_help())
 
     run = _Parser(add_help=False)
     r = run.add_argument_group("run")
@@ -276,7 +268,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = add("bfs", run)
     source(p)
-    p.add_argument("--method", default="auto", help="auto, pull, push, direction, blest (default auto)")
+    p.add_argument("--method", default="auto", help=_method_help("bfs"))
     p.add_argument("--alpha", type=float, default=None,
                    help="direction: bottom-up when the frontier's out-edges exceed alpha * m")
     p.add_argument("--reorder", default=None, choices=_REORDERS,
@@ -296,7 +288,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = add("sssp", run)
     source(p)
-    p.add_argument("--method", default="auto", help="the sssp method (default auto)")
+    p.add_argument("--method", default="auto", help=_method_help("sssp"))
     p.add_argument("--delta", type=float, default=None, help="delta-stepping bucket width")
     p.add_argument("--weights", default=None, metavar="random:LO:HI",
                    help="random edge weights in [LO, HI] (integers if both are, else floats; "
@@ -309,15 +301,16 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--tol", type=float, default=1e-6, help="L1 tolerance, times n (default 1e-6)")
     p.add_argument("--max-iter", type=_pos_int, default=100, help="iteration limit (default 100)")
     p.add_argument("--top", type=_nonneg_int, default=5, help="vertices listed (default 5)")
+    check(p, "a reference power iteration (L1 distance within 2 alpha / (1 - alpha) * n * tol)")
     output(p, "the ranks")
 
     p = add("cc", run)
-    p.add_argument("--method", default="auto", help="the components method (default auto)")
+    p.add_argument("--method", default="auto", help=_method_help("cc"))
     check(p, "scipy.sparse.csgraph connected_components (weak)")
     output(p, "the labels (smallest vertex id of the component)")
 
     p = add("tc", run)
-    p.add_argument("--method", default="auto", help="the triangle-count method (default auto)")
+    p.add_argument("--method", default="auto", help=_method_help("tc"))
     p.add_argument("--relabel", default="auto", choices=("auto", "yes", "no"),
                    help="count on the graph renumbered by degree (default auto: gapbs's test)")
     p.add_argument("--per-vertex", action="store_true", help="also count per vertex (as networkx.triangles)")
@@ -337,7 +330,8 @@ def build_parser() -> argparse.ArgumentParser:
     p = add("bench", run)
     p.add_argument("--algo", required=True, choices=ALGORITHMS, help="the algorithm to time")
     p.add_argument("--repeat", type=_pos_int, default=10, help="timed runs (default 10)")
-    p.add_argument("--method", default=None, help="bfs, sssp, cc, tc: the method (default auto)")
+    p.add_argument("--method", default=None,
+                   help=f"{', '.join(_METHOD_COMMANDS)}: the method, as for the command (default auto)")
     p.add_argument("--reorder", default=None, choices=_REORDERS, help="bfs --method blest: as for bfs")
     p.add_argument("--source", default=None,
                    help="bfs, sssp: a vertex id, 'max-degree' (default) or 'random' (a new "
@@ -345,6 +339,37 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--sources", default="64", help="msbfs: N or a list (default 64)")
     p.add_argument("--weights", default=None, metavar="random:LO:HI", help="sssp: as for sssp")
     return top
+
+
+def _device_help() -> str:
+    """--device's help, from the algorithms' CUDA method lists."""
+    try:
+        from .algorithms.bfs import CUDA_ONLY, METHODS_CUDA
+    except ImportError:  # pragma: no cover - a build without the bfs module
+        CUDA_ONLY, METHODS_CUDA = (), ()
+    others = [c for c in (*ALGORITHMS, "info", "convert") if c not in CUDA_COMMANDS]
+    only = f"; bfs --method {' and '.join(CUDA_ONLY)} runs on CUDA only" if CUDA_ONLY else ""
+    return (f"where the algorithm runs. bfs (methods {', '.join(METHODS_CUDA)}) and "
+            f"{', '.join(c for c in CUDA_COMMANDS if c != 'bfs')} run on CUDA: auto (default) picks "
+            f"the GPU for them when CUDA is usable, else the CPU; cuda requires it (an error "
+            f"naming why when it is not usable){only}. The other commands ({', '.join(others)}) "
+            f"run on the CPU only: auto picks the CPU, and cuda is an error naming the command "
+            f"(never a silent CPU run)")
+
+
+def _method_help(command) -> str:
+    """A --method's help, from the algorithm module's METHODS."""
+    try:
+        methods = _methods(command)
+    except UsageError:  # pragma: no cover - a build without the module
+        return "the method (default auto)"
+    text = f"{', '.join(methods)} (default auto)"
+    if command == "bfs":
+        from .algorithms.bfs import CUDA_ONLY
+
+        if CUDA_ONLY:
+            text += f"; {', '.join(CUDA_ONLY)} on CUDA only"
+    return text
 
 
 def _int_at_least(lo, what):
@@ -498,7 +523,20 @@ def _cuda_methods(command):
     method); ``KeyError`` for a command that runs on the CPU only."""
     if command not in CUDA_COMMANDS:
         raise KeyError(command)
-    return tuple(_module("bfs").METHODS_CUDA) if command == "bfs" else None
+    if command != "bfs":
+        return None
+    from .algorithms.bfs import METHODS_CUDA  # read now: the table, not a copy
+
+    return tuple(METHODS_CUDA)
+
+
+def _cuda_only(command):
+    """The methods of ``command`` that run on CUDA only (bfs: ``CUDA_ONLY``)."""
+    if command != "bfs":
+        return ()
+    from .algorithms.bfs import CUDA_ONLY
+
+    return tuple(CUDA_ONLY)
 
 
 def _command_device(name, command, method=None) -> str:
@@ -510,7 +548,7 @@ def _command_device(name, command, method=None) -> str:
     from . import device as dev
     from .errors import DeviceError
 
-    if name == "cpu":
+    if name == "cpu" and (method is None or method not in _cuda_only(command)):
         return "cpu"
     try:
         methods = _cuda_methods(command)
@@ -522,10 +560,18 @@ def _command_device(name, command, method=None) -> str:
         capable = methods is None or m in methods
         why = (f"{command} --method {m} runs on the CPU only (on CUDA: {', '.join(methods)})"
                if not capable else "")
-    if name == "auto":
-        return dev.resolve("auto", f"{command} --device") if capable else "cpu"
     if name == "cuda" and not capable:
         raise DeviceError(f"--device cuda: {why}; use --device cpu or auto")
+    if method is not None and method in _cuda_only(command):
+        if name == "cpu":
+            raise DeviceError(f"--device cpu: {command} --method {method} runs on CUDA only; "
+                              "use --device cuda or auto")
+        status = dev.cuda_status()
+        if status is not None:
+            raise DeviceError(f"{command} --method {method} runs on CUDA only, and CUDA is not "
+                              f"usable here: {status}")
+    if name == "auto":
+        return dev.resolve("auto", f"{command} --device") if capable else "cpu"
     return dev.resolve(name, f"{command} --device")
 
 
@@ -581,21 +627,23 @@ def load_graph(s: _Session):
     return A
 
 
-def _symmetric(A):
-    """Whether A's pattern is symmetric, when that is known without a
-    transpose (built by the command's formats), else None."""
+def _symmetric(A, transposed=False):
+    """Whether A's pattern is symmetric, when that is known (the generators
+    record it) or cheap to find out (``transposed``: A' was built for the
+    command, on the host), else None."""
     from .algorithms import _common
 
     if A.nrows != A.ncols:
         return False
-    if A._derived()[0].transpose is None:
-        return None
-    return _common.is_symmetric(A)
+    sym = _common.known(A, "symmetric")
+    if sym is None and transposed:
+        sym = _common.is_symmetric(A)
+    return sym
 
 
-def _graph_line(A, s: _Session) -> str:
+def _graph_line(A, s: _Session, transposed=False) -> str:
     shape = f"n={A.nrows:,}" if A.nrows == A.ncols else f"{A.nrows:,} x {A.ncols:,}"
-    sym = _symmetric(A)
+    sym = _symmetric(A, transposed)
     s.record["symmetric"] = sym
     kind = {True: ", symmetric", False: ", directed", None: ""}[sym] if A.nrows == A.ncols else ""
     vals = "structure-only" if A.iso else f"{A.dtype} weights"
@@ -626,12 +674,20 @@ def _function(command):
     return getattr(_module(command), _FUNCTIONS[command][1])
 
 
+def _methods(command):
+    """The methods of ``command``'s algorithm: its module's ``METHODS``
+    (None for a command without a method)."""
+    if command not in _METHOD_COMMANDS:
+        return None
+    return tuple(_module(command).METHODS)
+
+
 def _check_method(command, method):
-    """The method name, checked against the module's METHODS (or api.md's)."""
+    """The method name, checked against the module's METHODS."""
     if method is None:
         return "auto"
-    known = getattr(_module(command), "METHODS", None) or _METHODS.get(command)
-    if known is not None and method not in known:
+    known = _methods(command)
+    if method not in known:
         raise UsageError(f"{command}: unknown method {method!r}; known: {', '.join(known)}")
     return method
 
@@ -695,10 +751,10 @@ _WEIGHTS_RE = re.compile(r"random:([-+]?[0-9.eE+-]+):([-+]?[0-9.eE+-]+)")
 
 
 def _weighted(A, spec, seed, progress=None):
-    """A with random weights in [LO, HI]: a hash of (min(i,j), max(i,j), seed),
-    so both directions of an undirected edge get the same weight, and the
-    same seed gives the same weights everywhere."""
-    from .matrix import Matrix
+    """--weights random:LO:HI: A with :func:`bitgraph.io.generators.random_weights`
+    (integers if LO and HI both are, else floats; the same weight both ways),
+    timed as "weights"."""
+    from .io.generators import random_weights
 
     m = _WEIGHTS_RE.fullmatch(str(spec).strip())
     if m is None:
@@ -713,26 +769,8 @@ def _weighted(A, spec, seed, progress=None):
         raise UsageError(f"--weights random:LO:HI needs finite LO <= HI, got {spec!r}")
     progress = Progress(False) if progress is None else progress
     with progress.step("weights", "drawing weights"):
-        c = A._csr()
-        rows = np.repeat(np.arange(A.nrows, dtype=np.uint64), np.diff(c.indptr).astype(np.int64))
-        cols = c.indices.astype(np.uint64)
-        a, b = np.minimum(rows, cols), np.maximum(rows, cols)
-        h = _splitmix64(_splitmix64(a ^ _splitmix64(np.uint64(seed) + b)))
-        if integer:
-            w = (h % np.uint64(hi - lo + 1)).astype(np.int64) + lo
-        else:
-            w = lo + (h >> np.uint64(11)).astype(np.float64) * (2.0 ** -53) * (hi - lo)
-        B = Matrix.from_csr(c.indptr, c.indices, w, ncols=A.ncols, check=False, device=A.device)
+        B = random_weights(A, lo, hi, seed=seed)
     return B, {"weights": str(spec), "integer": integer, "lo": lo, "hi": hi, "seed": seed}
-
-
-def _splitmix64(x):
-    x = np.asarray(x, np.uint64)
-    with np.errstate(over="ignore"):
-        x = x + np.uint64(0x9E3779B97F4A7C15)
-        x = (x ^ (x >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
-        x = (x ^ (x >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-    return x ^ (x >> np.uint64(31))
 
 
 def prepare(s: _Session, A, command, method, reorder="none", parents=False):
@@ -743,34 +781,16 @@ def prepare(s: _Session, A, command, method, reorder="none", parents=False):
     with --warmup 0. ``A`` is the matrix the algorithm gets (on the GPU
     for a CUDA run: the formats are built there)."""
     from .algorithms import _common
-    from .algorithms.bfs import blest_layout
 
-    def transpose():  # in_csr(A): in-neighbours (pull, bottom-up levels, symmetry test)
+    def transpose():  # in_csr(A): in-neighbours (pull, bottom-up levels, parents)
         s.build("transpose", "transposing", lambda: _common.in_csr(A))
 
-    if A.device == "cuda":
-        # CUDA bfs auto = blest (reorder none); it and msbfs read A' (the
-        # bottom-up levels, parents) and the BVSS of A'; pull and direction A'
-        if command == "msbfs" or (command == "bfs" and method in ("auto", "blest")):
-            transpose()
-            label = "building BVSS of A'" + (f" (reorder {reorder})" if reorder != "none" else "")
-            s.build("bvss", label, lambda: blest_layout(A, reorder))
-        elif command == "bfs" and method != "push":
-            transpose()
-        return
+    if command == "sssp" and A.iso:  # structure-only: sssp runs bfs (auto)
+        command, method = "bfs", "auto"
     if command == "bfs":
-        if method == "blest":
-            label = "building BVSS of A'" + (f" (reorder {reorder})" if reorder != "none" else "")
-            s.build("bvss", label, lambda: blest_layout(A, reorder))
-            if parents:
-                transpose()
-        elif method != "push":  # auto = direction: bottom-up levels read A'
-            transpose()
+        _prepare_bfs(s, A, method, reorder, parents, transpose)
     elif command == "msbfs":
-        transpose()
-    elif command == "sssp":
-        if A.iso:  # structure-only: sssp runs bfs (auto), whose bottom-up levels read A'
-            transpose()
+        transpose()  # bottom-up levels (CUDA: unless the batches run cooperatively)
     elif command == "pagerank":
         transpose()
         s.build("degrees", "out-degrees", lambda: _common.out_degree(A))
@@ -781,6 +801,30 @@ def prepare(s: _Session, A, command, method, reorder="none", parents=False):
     elif command == "tc":
         transpose()
         s.build("symmetrise", "symmetrising", lambda: _common.undirected_csr(A, self_loops=False))
+
+
+def _prepare_bfs(s, A, method, reorder, parents, transpose):
+    """The formats bfs ``method`` reads on A's device (bitgraph.algorithms.bfs):
+    auto is the method ``bfs_method(A)`` picks (on CUDA a probe of the
+    diameter, cached on A, timed as a build step); blest the BVSS of A'
+    (and A': on CUDA its bottom-up levels, on the CPU the parents' pass);
+    pull and direction A' (pull's products, the bottom-up levels); push and
+    async A' only for the parents, on CUDA."""
+    from .algorithms.bfs import bfs_method, blest_layout
+
+    cuda = A.device == "cuda"
+    if method == "auto":
+        if cuda:
+            method = s.build("auto-method", "choosing the bfs method", lambda: bfs_method(A))
+        else:
+            method = bfs_method(A)
+    if method == "blest":
+        label = "building BVSS of A'" + (f" (reorder {reorder})" if reorder != "none" else "")
+        s.build("bvss", label, lambda: blest_layout(A, reorder))
+        if cuda or parents:
+            transpose()
+    elif method in ("pull", "direction") or (cuda and parents):
+        transpose()
 
 
 def _edges_of(A, reached_mask):
@@ -801,7 +845,7 @@ class _Algo:
         self.s, self.A, self.command = s, A, command
         self.run_A, self.device = A, "cpu"
         self.fn = _function(command)
-        self.method = _check_method(command, method) if command in _METHODS else None
+        self.method = _check_method(command, method) if command in _METHOD_COMMANDS else None
         self.rng = rng
         a = s.args
         self.source = self.sources = None
@@ -833,6 +877,9 @@ class _Algo:
         elif command == "pagerank":
             self.kwargs = {"alpha": getattr(a, "alpha", 0.85), "tol": getattr(a, "tol", 1e-6),
                            "max_iter": getattr(a, "max_iter", 100)}
+            if getattr(a, "check", False) and not self.kwargs["alpha"] < 1:
+                raise UsageError("pagerank: --check needs --alpha < 1 (the error bound it "
+                                 "allows grows as 1 / (1 - alpha))")
         elif command == "cc":
             self.kwargs = {"method": self.method}
         elif command == "tc":
@@ -1010,7 +1057,7 @@ def _rng(args):
 def _algorithm_setup(s, command, *, method=None, source_text=None, sources_text=None):
     """Load the graph, weights, source(s) and formats: the Algo, ready."""
     a = s.args
-    if command in _METHODS and method is not None:
+    if command in _METHOD_COMMANDS and method is not None:
         _check_method(command, method)  # before the (maybe long) load
     else:
         _module(command)
@@ -1032,7 +1079,7 @@ def _algorithm_setup(s, command, *, method=None, source_text=None, sources_text=
     algo.to_device(device)
     prepare(s, algo.run_A, command, algo.method or "auto",
             reorder=algo.kwargs.get("reorder", "none"), parents=bool(algo.kwargs.get("parents")))
-    s.print(_graph_line(A, s))
+    s.print(_graph_line(A, s, transposed=algo.run_A is A and "transpose" in s.build_keys))
     return algo
 
 
@@ -1074,104 +1121,35 @@ def cmd_algorithm(args) -> int:
 # -------------------------------------------------------------------- checks
 
 def _check(algo, out) -> str:
-    """Compare ``out`` with scipy; raise CheckFailed on a difference."""
-    import scipy.sparse.csgraph as csg
-
-    import scipy.sparse as sp
+    """Validate ``out`` (:mod:`bitgraph.validate`); a difference raises
+    ``ValidationError`` (exit status 1). Returns what was checked."""
+    from . import validate
 
     A, c = algo.A, algo.command
-    S = A.to_scipy()
-    if c in ("bfs", "msbfs") or (c == "sssp" and A.iso):
-        # hops only: a pattern with weight 1 (stored zeros and negative values stay edges)
-        csr = A._csr()
-        S = sp.csr_array((np.ones(A.nvals), csr.indices, csr.indptr), shape=A.shape)
     if c == "bfs":
-        levels = (out[0] if algo.kwargs.get("parents") else out).to_dense(-1)
-        ref = csg.shortest_path(S, method="D", unweighted=True, indices=algo.source)
-        ref = np.where(np.isfinite(ref), ref, -1).astype(np.int64)
-        bad = np.flatnonzero(levels != ref)
-        if bad.size:
-            v = int(bad[0])
-            raise CheckFailed(f"bfs level of vertex {v} is {levels[v]}, scipy says {ref[v]} "
-                              f"({bad.size} vertices differ)")
-        if algo.kwargs.get("parents"):
-            _check_parents(A, levels, out[1], algo.source)
-            return "levels match scipy.sparse.csgraph; parents form a valid BFS tree"
-        return "levels match scipy.sparse.csgraph"
+        parents = algo.kwargs.get("parents")
+        levels, par = out if parents else (out, None)
+        validate.check_bfs(A, algo.source, levels, par)
+        return "levels match scipy.sparse.csgraph" + ("; parents form a valid BFS tree" if parents else "")
     if c == "msbfs":
-        ref = csg.shortest_path(S, method="D", unweighted=True, indices=algo.sources)
-        ref = np.where(np.isfinite(ref), ref, -1).astype(np.int64).reshape(len(algo.sources), -1)
-        got = np.asarray(out)
-        bad = np.argwhere(got != ref)
-        if bad.size:
-            i, v = (int(x) for x in bad[0])
-            raise CheckFailed(f"msbfs level of vertex {v} from source {algo.sources[i]} is "
-                              f"{got[i, v]}, scipy says {ref[i, v]}")
+        validate.check_msbfs(A, algo.sources, out)
         return f"levels of all {len(algo.sources)} sources match scipy.sparse.csgraph"
     if c == "sssp":
-        if A.iso:
-            ref = csg.shortest_path(S, method="D", unweighted=True, indices=algo.source)
-        else:
-            ref = csg.dijkstra(S, indices=algo.source)
-        got = _distances(out)
-        ok = np.isclose(got, ref, rtol=1e-9, atol=0) | (np.isinf(got) & np.isinf(ref))
-        if not ok.all():
-            v = int(np.flatnonzero(~ok)[0])
-            raise CheckFailed(f"sssp distance of vertex {v} is {got[v]}, scipy says {ref[v]}")
+        validate.check_sssp(A, algo.source, out)
         return "distances match scipy.sparse.csgraph"
+    if c == "pagerank":
+        alpha, tol = algo.kwargs["alpha"], algo.kwargs["tol"]
+        # the L1 error after a change below n * tol: at most alpha / (1 - alpha) times it
+        atol = 2 * alpha / (1 - alpha) * A.nrows * tol + 1e-9
+        validate.check_pagerank(A, out, alpha=alpha, atol=atol)
+        return f"ranks within {atol:.3g} (L1) of a reference power iteration"
     if c == "cc":
-        ncomp, ref = csg.connected_components(S, directed=True, connection="weak")
-        labels = out.to_dense(-1)
-        # same partition: the pairs (ours, scipy's) are as many as either's labels
-        pairs = np.unique(np.stack([labels, ref]), axis=1).shape[1] if labels.size else 0
-        ours = np.unique(labels).size
-        if not (pairs == ours == ncomp):
-            raise CheckFailed(f"cc found {ours} components, scipy {ncomp}, "
-                              f"{pairs} distinct (ours, scipy) label pairs")
-        mins = np.full(ncomp, A.nrows, np.int64)
-        np.minimum.at(mins, ref, np.arange(A.nrows))
-        if not np.array_equal(labels, mins[ref]):
-            raise CheckFailed("cc labels are not the smallest vertex id of each component")
+        validate.check_components(A, out, smallest=True)
         return "components match scipy.sparse.csgraph"
     if c == "tc":
-        U = (S != 0).astype(np.int64)
-        U = ((U + U.T) != 0).astype(np.int64)
-        U.setdiag(0)
-        U.eliminate_zeros()
-        U = sp.csr_array(U)
-        per = np.asarray((U @ U).multiply(U).sum(axis=1)).ravel() // 2
-        total = int(per.sum()) // 3
-        got_total = int(out.to_dense(0).sum()) // 3 if algo.kwargs["per_vertex"] else int(out)
-        if got_total != total:
-            raise CheckFailed(f"tc counted {got_total} triangles, scipy {total}")
-        if algo.kwargs["per_vertex"]:
-            got = out.to_dense(0)
-            bad = np.flatnonzero(got != per)
-            if bad.size:
-                v = int(bad[0])
-                raise CheckFailed(f"tc: vertex {v} is in {got[v]} triangles, scipy says {per[v]}")
+        validate.check_triangles(A, out)
         return "triangles match a scipy sparse product"
     return "no check for this command"  # pragma: no cover
-
-
-def _check_parents(A, levels, parents, source):
-    """Each reached vertex's parent is an in-neighbour one level up."""
-    p = parents.to_dense(-1)
-    reached = levels >= 0
-    if not np.array_equal(p >= 0, reached):
-        raise CheckFailed("bfs parents are not present exactly on the reached vertices")
-    if p[source] != source:
-        raise CheckFailed(f"bfs parent of the source {source} is {p[source]}, not itself")
-    v = np.flatnonzero(reached)
-    v = v[v != source]
-    u = p[v]
-    if np.any(levels[u] != levels[v] - 1):
-        raise CheckFailed("bfs: a parent is not one level above its child")
-    c = A._csr()
-    ok = np.array([u_ in c.indices[c.indptr[x]:c.indptr[x + 1]] for u_, x in
-                   zip(v.tolist(), u.tolist())], bool) if v.size else np.zeros(0, bool)
-    if not ok.all():
-        raise CheckFailed(f"bfs: parent {u[~ok][0]} of vertex {v[~ok][0]} has no edge to it")
 
 
 # -------------------------------------------------------------------- output
@@ -1211,8 +1189,8 @@ def cmd_bench(args) -> int:
     s = _Session(args)
     c = args.algo
     s.record["algo"] = c
-    if args.method is not None and c not in _METHODS:
-        raise UsageError(f"bench: --method applies to {', '.join(_METHODS)}, not to {c}")
+    if args.method is not None and c not in _METHOD_COMMANDS:
+        raise UsageError(f"bench: --method applies to {', '.join(_METHOD_COMMANDS)}, not to {c}")
     random_source = args.source == "random"
     algo = _algorithm_setup(s, c, method=args.method, source_text=args.source,
                             sources_text=args.sources)
@@ -1383,42 +1361,13 @@ def cmd_convert(args) -> int:
         what = "Matrix Market, " + ("symmetric (lower triangle)" if sym else "general")
     else:
         with s.progress.step("write", spin=False):  # track() shows the chunks
-            _write_edgelist(out, A, s, delimiter="," if base.endswith(".csv") else " ")
+            io.write_edgelist(out, A, delimiter="," if base.endswith(".csv") else " ",
+                              progress=lambda chunks, total: s.progress.track(
+                                  chunks, "writing edges", total=total))
         what = "edge list, 0-based 'src dst" + ("'" if A.iso else " weight'")
     s.print(f"wrote:  {out}: {what} ({_dur(s.progress.times['write'])})")
     r = {"output": out, "format": kind, "bytes": os.path.getsize(out) if os.path.exists(out) else None}
     return s.finish(r, extra={"times_write": s.progress.times["write"]})
-
-
-def _write_edgelist(path, A, s, delimiter=" "):
-    """src dst [weight] per stored entry, 0-based; a '#' header gives n and
-    m (the reader takes n = largest id + 1, so trailing isolated vertices
-    are lost: use .mtx to keep them)."""
-    from .io.mtx import _atomic_write
-
-    c = A._csr()
-    rows = np.repeat(np.arange(A.nrows, dtype=np.int64), np.diff(c.indptr).astype(np.int64))
-    cols = np.asarray(c.indices, np.int64)
-    vals = None if A.iso else np.asarray(A.values)
-    m = rows.shape[0]
-    d = delimiter
-
-    def writer(f):
-        head = f"# bitgraph edge list: n={A.nrows} m={m}, 0-based, src{d}dst{'' if vals is None else d + 'weight'}\n"
-        f.write(head.encode())
-        chunks = range(0, m, _TEXT_CHUNK)
-        for lo in s.progress.track(chunks, "writing edges", total=len(chunks)):
-            hi = min(m, lo + _TEXT_CHUNK)
-            r, cc = rows[lo:hi].tolist(), cols[lo:hi].tolist()
-            if vals is None:
-                text = "".join([f"{a}{d}{b}\n" for a, b in zip(r, cc)])
-            else:
-                w = vals[lo:hi]
-                w = w.astype(np.int64).tolist() if w.dtype.kind == "b" else w.tolist()
-                text = "".join([f"{a}{d}{b}{d}{x!r}\n" for a, b, x in zip(r, cc, w)])
-            f.write(text.encode())
-
-    _atomic_write(path, writer)
 
 
 _COMMANDS = {name: cmd_algorithm for name in ALGORITHMS}

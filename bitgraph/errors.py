@@ -19,6 +19,7 @@ __all__ = [
     "InvalidValue",
     "FormatError",
     "DeviceError",
+    "ValidationError",
 ]
 
 
@@ -57,3 +58,8 @@ class FormatError(BitgraphError, ValueError):
 
 class DeviceError(BitgraphError, RuntimeError):
     """No GPU, CuPy missing, or out of device memory (names bytes needed/free)."""
+
+
+class ValidationError(BitgraphError, AssertionError):
+    """A result failed a check of :mod:`bitgraph.validate` (names the first
+    bad vertex, the value found and the value expected)."""

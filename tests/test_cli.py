@@ -3,6 +3,7 @@
 library), errors (one line on stderr, exit 2, no traceback), the progress
 wrapper, and a few real ``python -m bitgraph`` subprocesses."""
 
+import importlib
 import io
 import json
 import os
@@ -17,6 +18,9 @@ import scipy.sparse as sp
 import scipy.sparse.csgraph as csg
 
 import bitgraph as bg
+from bitgraph.algorithms.bfs import CUDA_ONLY
+from bitgraph.algorithms.bfs import METHODS as BFS_METHODS
+from bitgraph.validate import reference_levels
 import bitgraph.algorithms  # noqa: F401  (the bfs module, under sys.modules)
 from bitgraph import _progress, cli
 from bitgraph.cli import main
@@ -47,9 +51,8 @@ def graph_of(spec):
 
 
 def unweighted_dist(A, sources):
-    S = sp.csr_array((np.ones(A.nvals), A.indices, A.indptr), shape=A.shape)
-    d = csg.shortest_path(S, method="D", unweighted=True, indices=sources)
-    return np.where(np.isfinite(d), d, -1).astype(np.int64)
+    """BFS levels (-1 unreached) of the pattern: bitgraph.validate's reference."""
+    return reference_levels(A, sources)
 
 
 def data(name):
@@ -445,15 +448,12 @@ def test_device_auto_picks_the_cpu_for_cpu_only_commands(capsys, argv):
     assert run_json(capsys, *argv, "--device", "cpu")["device"] == "cpu"
 
 
-BFS_METHODS = sys.modules["bitgraph.algorithms.bfs"].METHODS
-
-
 @pytest.mark.parametrize("method", ["pull", "blest"])
 def test_device_cuda_bfs_method_cpu_only(capsys, monkeypatch, method):
     """A bfs method that runs on the CPU only (every method runs on CUDA
     today: the CUDA list is cut here) is refused by --device cuda, runs
     with the default."""
-    bfs_mod = sys.modules["bitgraph.algorithms.bfs"]
+    bfs_mod = importlib.import_module("bitgraph.algorithms.bfs")  # the module, not the function
     monkeypatch.setattr(bfs_mod, "METHODS_CUDA",
                         tuple(m for m in bfs_mod.METHODS_CUDA if m != method))
     cuda = ", ".join(cli._cuda_methods("bfs"))
@@ -469,8 +469,17 @@ def test_device_resolution():
     auto_gpu = "cuda" if CUDA_REASON is None else "cpu"
     assert cli._command_device("auto", "bfs") == auto_gpu
     for method in BFS_METHODS:
+        if method in CUDA_ONLY and CUDA_REASON is not None:
+            with pytest.raises(bg.DeviceError, match=f"bfs --method {method} runs on CUDA only, "
+                                                     "and CUDA is not usable here"):
+                cli._command_device("auto", "bfs", method)
+            continue
         want = auto_gpu if method in cli._cuda_methods("bfs") else "cpu"
         assert cli._command_device("auto", "bfs", method) == want
+    for method in CUDA_ONLY:
+        with pytest.raises(bg.DeviceError, match=f"--device cpu: bfs --method {method} runs on "
+                                                 "CUDA only"):
+            cli._command_device("cpu", "bfs", method)
     assert cli._command_device("auto", "msbfs") == auto_gpu
     for command in ("sssp", "pagerank", "cc", "tc", "info", "convert"):
         assert cli._command_device("auto", command) == "cpu"
@@ -534,6 +543,147 @@ def test_check_failure_exits_1(capsys, monkeypatch):
     monkeypatch.setattr(cli._Algo, "call", wrong)
     rc, out, err = run(capsys, "bfs", "grid:5x5", "--source", 0, "--check")
     assert rc == 1 and "check failed: bfs level of vertex" in err
+
+
+def _bump_first_positive(d):
+    d = d.copy()
+    d.flat[int(np.flatnonzero(d > 0)[0])] += 1
+    return d
+
+
+# command line, how to spoil the result, the message expected
+SPOILED = [
+    (["msbfs", "kron:8", "--sources", "0,9"], lambda out: _bump_first_positive(np.asarray(out)),
+     "check failed: msbfs level of vertex "),
+    (["sssp", "kron:8", "--weights", "random:1:9", "--source", "3"],
+     lambda out: bg.Vector.from_coo(out.to_coo()[0], out.to_coo()[1] * 2, size=out.size),
+     "check failed: sssp distance of vertex "),
+    (["cc", "grid:4x4:0.7@2"], lambda out: bg.Vector.from_dense(np.zeros(out.size, np.int64)),
+     "check failed: components: vertices "),
+    (["cc", "grid:3x3"], lambda out: bg.Vector.from_dense(np.arange(out.size, dtype=np.int64)),
+     "check failed: components: vertex 1 has label 1 but vertex 0, in the same component, has label 0"),
+    (["tc", "kron:8"], lambda out: out + 1, "check failed: triangle count is "),
+    (["tc", "kron:8", "--per-vertex"],
+     lambda out: bg.Vector.from_dense(_bump_first_positive(out.to_dense(0))),
+     "check failed: triangles at vertex "),
+    (["pagerank", "kron:8"],
+     lambda out: out._replace(ranks=bg.Vector.from_dense(np.roll(out.ranks.to_dense(0.0), 1))),
+     "check failed: pagerank: the ranks are "),
+]
+
+
+@pytest.mark.parametrize("argv, spoil, expect", SPOILED, ids=[" ".join(a) for a, _, _ in SPOILED])
+def test_check_failures_name_the_vertex(capsys, monkeypatch, argv, spoil, expect):
+    """Every --check catches a wrong answer (bitgraph.validate): exit 1, one line."""
+    rc, out, err = run(capsys, *argv, "--check")
+    assert rc == 0 and "check:" in out, err
+    real = cli._Algo.call
+    monkeypatch.setattr(cli._Algo, "call", lambda self, source=None: spoil(real(self, source)))
+    rc, out, err = run(capsys, *argv, "--check")
+    assert rc == 1 and err.startswith("bitgraph: " + expect) and err.count("\n") == 1, err
+
+
+def test_pagerank_check(capsys):
+    r = run_json(capsys, "pagerank", "kron:9", "--check", "--tol", "1e-9")
+    assert r["result"]["check"] == "ok"
+    rc, out, err = run(capsys, "pagerank", "kron:8", "--check", "--max-iter", "2")
+    assert rc == 1 and "check failed: pagerank: the ranks are" in err  # stopped far from the fixpoint
+    rc, out, err = run(capsys, "pagerank", "kron:8", "--check", "--alpha", "1")
+    _assert_one_line_error(rc, out, err, "pagerank: --check needs --alpha < 1")
+
+
+# ---------------------------------------------------------------- tables, help, formats
+
+def _module(name):
+    return importlib.import_module(f"bitgraph.algorithms.{name}")  # the module, not the function
+
+
+def _help(capsys, *argv):
+    rc, out, _ = run(capsys, *argv, "--help")
+    assert rc == 0
+    return " ".join(out.split())
+
+
+def test_help_comes_from_the_algorithms_tables(capsys, monkeypatch):
+    bfs_mod = _module("bfs")
+    text = _help(capsys, "bfs")
+    assert f"--method METHOD {', '.join(bfs_mod.METHODS)} (default auto); async on CUDA only" in text
+    assert f"bfs (methods {', '.join(bfs_mod.METHODS_CUDA)}) and msbfs run on CUDA" in text
+    assert "The other commands (sssp, pagerank, cc, tc, info, convert) run on the CPU only" in text
+    for command, module in (("sssp", "sssp"), ("cc", "components"), ("tc", "triangles")):
+        methods = _module(module).METHODS
+        assert f"--method METHOD {', '.join(methods)} (default auto)" in _help(capsys, command)
+        assert cli._methods(command) == tuple(methods)
+    # the tables change, the help follows: nothing is copied
+    monkeypatch.setattr(bfs_mod, "METHODS", bfs_mod.METHODS + ("newer",))
+    monkeypatch.setattr(bfs_mod, "METHODS_CUDA", ("auto", "pull"))
+    text = _help(capsys, "bfs")
+    assert ", async, newer (default auto)" in text and "bfs (methods auto, pull) and msbfs" in text
+    rc, out, err = run(capsys, "bfs", "kron:8", "--method", "nope")
+    assert rc == 2 and "known: " + ", ".join(bfs_mod.METHODS) in err
+
+
+def test_docstring_tells_the_cuda_methods():
+    """The module docstring lists bfs's CUDA methods: every method today; a
+    change to METHODS_CUDA or CUDA_ONLY must change it too."""
+    bfs_mod = _module("bfs")
+    doc = " ".join(cli.__doc__.split())
+    assert set(bfs_mod.METHODS_CUDA) == set(bfs_mod.METHODS)
+    assert f"bfs (every method: {', '.join(bfs_mod.METHODS_CUDA)})" in doc
+    assert tuple(bfs_mod.CUDA_ONLY) == ("async",) and "``--method async`` runs on the GPU only" in doc
+    assert "bfs (every method" in cli._device_help() or "bfs (methods" in cli._device_help()
+
+
+class _Steps:
+    """A session that records the build steps; runs them, or returns
+    ``returns[key]`` instead."""
+
+    def __init__(self, returns=None):
+        self.keys, self.returns = [], returns
+
+    def build(self, key, label, fn):
+        self.keys.append(key)
+        return fn() if self.returns is None else self.returns.get(key)
+
+
+@pytest.mark.parametrize("command, method, parents, want", [
+    ("bfs", "auto", False, ["transpose"]),       # auto = direction on the CPU
+    ("bfs", "direction", True, ["transpose"]),
+    ("bfs", "pull", False, ["transpose"]),
+    ("bfs", "push", False, []),
+    ("bfs", "push", True, []),                   # the CPU's push records parents itself
+    ("bfs", "blest", False, ["bvss"]),
+    ("bfs", "blest", True, ["bvss", "transpose"]),
+    ("msbfs", "auto", False, ["transpose"]),
+    ("sssp", "auto", False, ["transpose"]),      # structure-only: bfs auto
+])
+def test_prepare_builds_what_the_method_reads_cpu(command, method, parents, want):
+    A = bg.io.read(io.BytesIO(b"0 1\n1 2\n2 0\n3 1\n"))  # directed: A' is its own format
+    s = _Steps()
+    cli.prepare(s, A, command, method, parents=parents)
+    assert s.keys == want
+
+
+@pytest.mark.parametrize("command, method, parents, auto, want", [
+    ("bfs", "auto", False, "direction", ["auto-method", "transpose"]),
+    ("bfs", "auto", False, "async", ["auto-method"]),
+    ("bfs", "auto", True, "async", ["auto-method", "transpose"]),
+    ("bfs", "blest", False, None, ["bvss", "transpose"]),
+    ("bfs", "push", False, None, []),
+    ("bfs", "push", True, None, ["transpose"]),    # CUDA parents read A'
+    ("bfs", "async", False, None, []),
+    ("bfs", "direction", False, None, ["transpose"]),
+    ("msbfs", "auto", False, None, ["transpose"]),  # no BVSS: msbfs reads A' as CSR
+])
+def test_prepare_builds_what_the_method_reads_cuda(command, method, parents, auto, want):
+    """The CUDA table, without a GPU: a stand-in matrix on "cuda", the steps
+    recorded, not run; the "auto-method" step (bfs_method) gives ``auto``."""
+    class OnCuda:
+        device, iso = "cuda", True
+
+    s = _Steps(returns={"auto-method": auto})
+    cli.prepare(s, OnCuda(), command, method, parents=parents)
+    assert s.keys == want
 
 
 # ------------------------------------------------------------------------ progress

@@ -1,4 +1,4 @@
-"""Reading and writing graphs: Matrix Market and edge lists.
+"""Reading and writing graphs: Matrix Market and edge lists; generators.
 
 >>> import bitgraph as bg
 >>> A = bg.io.read("karate.mtx")            # doctest: +SKIP
@@ -14,10 +14,10 @@ import os
 
 from ..errors import InvalidValue
 from . import generators  # noqa: F401  (bitgraph.io.generators; numpy only)
-from .edgelist import read_edgelist
+from .edgelist import read_edgelist, write_edgelist
 from .mtx import read_mtx, write_mtx
 
-__all__ = ["read", "read_mtx", "write_mtx", "read_edgelist"]
+__all__ = ["read", "read_mtx", "write_mtx", "read_edgelist", "write_edgelist"]
 
 _MTX_EXT = (".mtx", ".mm")
 _EDGELIST_EXT = (".txt", ".el", ".tsv", ".csv", ".edges", ".edge", ".snap", ".edgelist")

@@ -5,7 +5,7 @@ One edge per line, ``src dst`` or ``src dst weight``, separated by whitespace
 bz2 compressed files are read transparently.
 
 The fast path is one numba pass over the bytes (the scanner of
-:mod:`bitgraph.io.mtx`): it checks every token and line, parses the vertex
+:mod:`bitgraph.io.scan`): it checks every token and line, parses the vertex
 ids and copies the weights one per line, which scipy's multithreaded Matrix
 Market engine then parses (as a dense ``m x 1`` array: float parsing is left
 to it). The line the scanner stops at is checked again in Python, which
@@ -20,20 +20,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import FormatError, InvalidValue
-from .mtx import (
-    _INT_RE,
-    _REAL_RE,
-    _as_array,
-    _lines_from,
-    _read_bytes,
-    _scan,
-    _scipy_read,
-    _show,
-    _source_name,
-    _to_matrix,
-)
+from .scan import (INT_RE, REAL_RE, as_array, lines_from, read_bytes, scan, scipy_read, show,
+                   source_name, to_matrix)
 
-__all__ = ["read_edgelist"]
+__all__ = ["read_edgelist", "write_edgelist"]
 
 _MAX_ID = 2 ** 62  # ids at or above this are refused
 
@@ -75,8 +65,8 @@ def _split(s, delim, path, lineno):
     toks = [t.strip() for t in s.split(delim)]
     if any(not t for t in toks):
         raise FormatError(
-            f"empty field in {_show(s)!r} (fields are separated by "
-            f"{_show(delim)!r})", path=path, line=lineno)
+            f"empty field in {show(s)!r} (fields are separated by "
+            f"{show(delim)!r})", path=path, line=lineno)
     return toks
 
 
@@ -89,7 +79,7 @@ def _python_edges(data, path, *, offset, line, k, base, nrows, comments,
     """Per-line scan from ``offset`` (line ``line``): raise the first
     FormatError; with ``collect`` return (src, dst, weights) lists."""
     src, dst, wts = ([], [], []) if collect else (None, None, None)
-    for lineno, _, raw in _lines_from(data, offset, line):
+    for lineno, _, raw in lines_from(data, offset, line):
         s = raw.strip()
         if not s or (comments and s.startswith(comments)):
             continue
@@ -97,22 +87,22 @@ def _python_edges(data, path, *, offset, line, k, base, nrows, comments,
         if len(toks) != k:
             raise FormatError(
                 f"expected {_what(k)} like the first edge, found "
-                f"{len(toks)}: {_show(s)!r}", path=path, line=lineno)
+                f"{len(toks)}: {show(s)!r}", path=path, line=lineno)
         ids = []
         for name, tok in (("source", toks[0]), ("target", toks[1])):
-            if not _INT_RE.match(tok):
-                what = "an integer" if _REAL_RE.match(tok) else "a number"
+            if not INT_RE.match(tok):
+                what = "an integer" if REAL_RE.match(tok) else "a number"
                 raise FormatError(
-                    f"{name} vertex id {_show(tok)!r} is not {what}",
+                    f"{name} vertex id {show(tok)!r} is not {what}",
                     path=path, line=lineno)
             v = int(tok)
             if v >= _MAX_ID:
                 raise FormatError(
-                    f"{name} vertex id {_show(tok)} is too large",
+                    f"{name} vertex id {show(tok)} is too large",
                     path=path, line=lineno)
             if v < 0:
                 raise FormatError(
-                    f"{name} vertex id {_show(tok)} is negative",
+                    f"{name} vertex id {show(tok)} is negative",
                     path=path, line=lineno)
             if v < base:
                 raise FormatError(
@@ -121,13 +111,13 @@ def _python_edges(data, path, *, offset, line, k, base, nrows, comments,
             v -= base
             if nrows is not None and v >= nrows:
                 raise FormatError(
-                    f"{name} vertex id {_show(tok)} is out of range for "
+                    f"{name} vertex id {show(tok)} is out of range for "
                     f"nrows={nrows}" + (" (one_based)" if base else ""),
                     path=path, line=lineno)
             ids.append(v)
-        if k == 3 and not _REAL_RE.match(toks[2]):
+        if k == 3 and not REAL_RE.match(toks[2]):
             raise FormatError(
-                f"weight {_show(toks[2])!r} is not a number",
+                f"weight {show(toks[2])!r} is not a number",
                 path=path, line=lineno)
         if collect:
             src.append(ids[0])
@@ -139,7 +129,7 @@ def _python_edges(data, path, *, offset, line, k, base, nrows, comments,
 
 def _read_edgelist_data(source, *, one_based=False, nrows=None,
                         comments=("#", "%"), delimiter=None) -> _EdgeData:
-    path = _source_name(source)
+    path = source_name(source)
     if delimiter is None and path.lower().removesuffix(".gz").removesuffix(".bz2").endswith(".csv"):
         delimiter = ","
     comments, delim = _options(comments, delimiter)
@@ -148,7 +138,7 @@ def _read_edgelist_data(source, *, one_based=False, nrows=None,
         if nrows < 0:
             raise InvalidValue(f"read_edgelist: nrows={nrows} is negative")
     base = 1 if one_based else 0
-    data = _read_bytes(source)
+    data = read_bytes(source)
     bom = 3 if data[:3] == b"\xef\xbb\xbf" else 0
     if data[bom:bom + 14] == b"%%MatrixMarket":
         raise FormatError(
@@ -159,14 +149,14 @@ def _read_edgelist_data(source, *, one_based=False, nrows=None,
     k = None
     start = line = 0
     pos = 0
-    for lineno, after, raw in _lines_from(data, 0, 1):
+    for lineno, after, raw in lines_from(data, 0, 1):
         s = raw.strip()
         if s and not (comments and s.startswith(comments)):
             k = len(_split(s, delim, path, lineno))
             if k not in (2, 3):
                 raise FormatError(
                     f"expected 2 values 'src dst' or 3 'src dst weight', "
-                    f"found {k}: {_show(s)!r}", path=path, line=lineno)
+                    f"found {k}: {show(s)!r}", path=path, line=lineno)
             start, line = pos, lineno
             break
         pos = after
@@ -202,28 +192,28 @@ def _fast_edges(data, start, line, k, base, nrows, comments, delim,
     Python scan (which raises if something is wrong)."""
     if any(len(c) != 1 for c in comments):
         return None
-    a = _as_array(data)
+    a = as_array(data)
     room = 64  # for the header scipy needs before the weights
     hi = 2 ** 62 if nrows is None else nrows - 1 + base
-    scan = _scan(a, start, line, k=k, nidx=2, vkind=2 if k == 3 else 0,
+    res = scan(a, start, line, k=k, nidx=2, vkind=2 if k == 3 else 0,
                  base=base, hi0=hi, hi1=hi, comment_chars=b"".join(comments),
                  sep=delim, store=True, out_room=room)
-    if scan.status != 0:
-        python_scan(scan.offset, scan.line)
+    if res.status != 0:
+        python_scan(res.offset, res.line)
         return None
-    m = scan.entries
+    m = res.entries
     weights = None
     if k == 3:
         head = b"%%MatrixMarket matrix array real general\n%d 1\n" % m
-        out = scan.out
+        out = res.out
         out[room - len(head):room] = np.frombuffer(head, np.uint8)
         try:
-            weights = _scipy_read([out[room - len(head):room + scan.out_len]])
+            weights = scipy_read([out[room - len(head):room + res.out_len]])
         except (ValueError, OverflowError, RuntimeError):
             python_scan()
             return None
         weights = weights.reshape(m)
-    return scan.rows, scan.cols, weights
+    return res.rows, res.cols, weights
 
 
 def read_edgelist(path, *, dtype=None, directed=True, one_based=False,
@@ -264,6 +254,71 @@ def read_edgelist(path, *, dtype=None, directed=True, one_based=False,
     if w is not None and dtype is not None:
         dt = np.dtype(dtype)
         w = (w != 0) if dt.kind == "b" else w.astype(dt)
-    return _to_matrix(rows, cols, w, d.n, d.n,
+    return to_matrix(rows, cols, w, d.n, d.n,
                       dtype if dtype is not None else (None if w is None else w.dtype),
                       dup_op=dup_op, device=device)
+
+
+_TEXT_CHUNK = 1 << 18  # edges formatted per step of write_edgelist
+
+
+def write_edgelist(path, A, *, delimiter=" ", progress=None):
+    """Write ``A``'s stored entries as an edge list: ``src dst`` per line
+    (0-based, in row-major order), ``src dst weight`` when ``A`` has values
+    (bool written as 0/1, floats as ``repr``, which reads back exactly).
+
+    A first ``#`` line gives the sizes. :func:`read_edgelist` reads the file
+    back, with ``n`` = the largest id + 1, so trailing vertices without
+    edges are lost unless it is given ``nrows=`` (Matrix Market keeps
+    them). ``delimiter`` separates the values (``","`` for a CSV file). The
+    file is written beside its target and renamed into place
+    (:func:`~bitgraph.io.atomic.atomic_write`): a failed write leaves no
+    partial file. A name ending in ``.gz`` is gzip-compressed. ``progress``:
+    None, or a wrapper around the iterable of chunks written, called as
+    ``progress(chunks, total=count)`` (``tqdm.tqdm`` fits).
+
+    >>> import os, tempfile
+    >>> import bitgraph as bg
+    >>> A = bg.Matrix.from_coo([0, 1, 2], [1, 2, 0], [1.5, 2.0, -1.0], nrows=3, ncols=3)
+    >>> path = os.path.join(tempfile.mkdtemp(), "g.el")
+    >>> write_edgelist(path, A)
+    >>> print(open(path).read(), end="")
+    # bitgraph edge list: n=3 m=3, 0-based, src dst weight
+    0 1 1.5
+    1 2 2.0
+    2 0 -1.0
+    >>> bg.io.read(path).isequal(A)
+    True
+    """
+    from ..device import host
+    from .atomic import atomic_write
+
+    if isinstance(delimiter, bytes):
+        delimiter = delimiter.decode()
+    if not isinstance(delimiter, str) or len(delimiter) != 1 or delimiter in "\n\r#%" \
+            or delimiter.isalnum() or delimiter in "+-.":
+        raise InvalidValue(f"write_edgelist: delimiter must be one character that cannot be told"
+                           f" from a number, a comment or a line end, got {delimiter!r}")
+    rows, cols, vals = (host(a) for a in A.to_coo())
+    if A.iso:  # structure-only: to_coo gives all-True
+        vals = None
+    m = int(rows.shape[0])
+    d = delimiter
+    shape = f"n={A.nrows}" if A.nrows == A.ncols else f"nrows={A.nrows} ncols={A.ncols}"
+    head = f"# bitgraph edge list: {shape} m={m}, 0-based, src{d}dst{'' if vals is None else d + 'weight'}\n"
+
+    def writer(f):
+        f.write(head.encode())
+        chunks = range(0, m, _TEXT_CHUNK)
+        for lo in (chunks if progress is None else progress(chunks, total=len(chunks))):
+            hi = min(m, lo + _TEXT_CHUNK)
+            r, c = rows[lo:hi].tolist(), cols[lo:hi].tolist()
+            if vals is None:
+                text = "".join([f"{a}{d}{b}\n" for a, b in zip(r, c)])
+            else:
+                w = vals[lo:hi]
+                w = w.astype(np.int64).tolist() if w.dtype.kind == "b" else w.tolist()
+                text = "".join([f"{a}{d}{b}{d}{x!r}\n" for a, b, x in zip(r, c, w)])
+            f.write(text.encode())
+
+    atomic_write(path, writer)

@@ -20,6 +20,7 @@ row-major order.
 ``grid3d(nx, ny, nz, drop=0, seed=0)``    6-neighbour mesh
 ``rgg(n, radius, seed=0)``                random geometric graph in the unit square
 ``from_spec("kron:20@3")``                the CLI's generator specs
+``random_weights(A, lo, hi, seed=0)``     A with random weights, the same both ways
 ========================================  ===========================================
 
 Same seed, same graph, on every machine and with any number of threads: the
@@ -61,7 +62,7 @@ from ..errors import InvalidValue
 __all__ = [
     "kron", "kron_edges", "urand", "urand_edges", "grid2d", "grid2d_edges",
     "grid3d", "grid3d_edges", "rgg", "rgg_edges", "rgg_points",
-    "parse_spec", "from_spec",
+    "random_weights", "parse_spec", "from_spec",
 ]
 
 MAX_SCALE = 40
@@ -667,6 +668,69 @@ def rgg_edges(n, radius, seed=0):
     """
     n, radius, seed = _check_rgg(n, radius, seed, "rgg_edges")
     return _to_edges(*_rgg_csr(n, radius, seed))
+
+
+# --- weights -------------------------------------------------------------------------------------
+
+def random_weights(A, lo, hi, seed=0):
+    """``A``'s pattern with random weights in ``[lo, hi]``: int64 when both
+    bounds are integers (every integer in the range equally likely), else
+    float64 (uniform on [lo, hi)).
+
+    The weight of entry (i, j) is a hash (splitmix64) of ``(min(i, j),
+    max(i, j), seed)``, not a draw from a stream: both directions of an
+    undirected edge get the same weight, the same seed gives the same
+    weights on every machine and in any order, and a subgraph keeps its
+    edges' weights. Values of ``A`` are ignored; the result is on ``A``'s
+    device.
+
+    >>> import bitgraph as bg
+    >>> A = bg.io.generators.grid2d(2, 2)
+    >>> W = random_weights(A, 1, 9, seed=3)
+    >>> W.dtype, W.to_coo()[2].tolist()
+    (dtype('int64'), [6, 2, 6, 8, 2, 2, 8, 2])
+    >>> W.isequal(W.T.copy()), random_weights(A, 1, 9, seed=3).isequal(W)
+    (True, True)
+    >>> random_weights(A, 0.5, 1.0).dtype
+    dtype('float64')
+    """
+    from ..device import host
+    from ..matrix import Matrix
+
+    where = "random_weights"
+    integer = all(isinstance(x, (int, np.integer)) and not isinstance(x, (bool, np.bool_))
+                  for x in (lo, hi))
+    if integer:
+        lo, hi = int(lo), int(hi)
+        if hi - lo >= 2 ** 63:
+            raise InvalidValue(f"{where}: the range [{lo}, {hi}] is wider than int64")
+    else:
+        lo, hi = _float("lo", lo, where=where), _float("hi", hi, where=where)
+    if not lo <= hi:
+        raise InvalidValue(f"{where}: needs lo <= hi, got lo={lo}, hi={hi}")
+    seed = _seed(seed, where)
+    if not hasattr(A, "indptr"):  # a transpose view
+        A = A.copy()
+    indptr, indices = host(A.indptr), host(A.indices)
+    rows = np.repeat(np.arange(A.nrows, dtype=np.uint64), np.diff(indptr).astype(np.int64))
+    cols = indices.astype(np.uint64)
+    a, b = np.minimum(rows, cols), np.maximum(rows, cols)
+    h = _splitmix64(_splitmix64(a ^ _splitmix64(np.uint64(seed) + b)))
+    if integer:
+        w = (h % np.uint64(hi - lo + 1)).astype(np.int64) + lo
+    else:
+        w = lo + (h >> np.uint64(11)).astype(np.float64) * (2.0 ** -53) * (hi - lo)
+    return Matrix.from_csr(indptr, indices, w, ncols=A.ncols, check=False, device=A.device)
+
+
+def _splitmix64(x):
+    """splitmix64's output function on uint64 arrays (wrapping arithmetic)."""
+    x = np.asarray(x, np.uint64)
+    with np.errstate(over="ignore"):
+        x = x + np.uint64(0x9E3779B97F4A7C15)
+        x = (x ^ (x >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+        x = (x ^ (x >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    return x ^ (x >> np.uint64(31))
 
 
 # --- specs ---------------------------------------------------------------------------------------

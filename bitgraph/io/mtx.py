@@ -5,7 +5,7 @@ fast_matrix_market engine). That engine is fast but lenient: it ignores extra
 tokens on a line, reads ``1.5`` in an integer file as ``1`` and ``1.5.5`` as
 ``1.5``, and cannot read a comment line between entries. So the banner and
 size line are checked here in Python (a few lines), then the body in one
-numba pass (:func:`_scan_py`, compiled on first use and cached): every
+numba pass (:func:`bitgraph.io.scan.scan`, compiled on first use and cached): every
 token's grammar, every index's range, every line's token count, the number
 of entries; comment lines in the body are blanked (in a copy-on-write map of
 the file, line numbers kept). Where the pass stops, that line is checked again
@@ -30,509 +30,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import FormatError, InvalidValue
+from .atomic import atomic_write
+from .scan import (INT_RE, REAL_RE, as_array, last_line_number, lines_from, read_bytes, scan,
+                   scipy_read, show, source_name, to_matrix)
 
 __all__ = ["read_mtx", "write_mtx"]
-
-
-# --------------------------------------------------------------- file access
-
-def _source_name(source):
-    if isinstance(source, (str, bytes, os.PathLike)):
-        return os.fsdecode(source)
-    return str(getattr(source, "name", "<stream>"))
-
-
-def _read_bytes(source):
-    """The whole (decompressed) content of a path or a readable object, as a
-    writable buffer (the scanner blanks comment lines in place): a plain file
-    is memory-mapped copy-on-write (nothing is copied, the file never
-    changes), a compressed one or a stream is read into a bytearray. The
-    buffer supports ``len``, ``find`` and slicing to bytes.
-
-    gzip and bz2 are recognised by their magic bytes, so ``.gz``/``.bz2``
-    files need no special name.
-    """
-    if hasattr(source, "read"):
-        data = source.read()
-        if isinstance(data, str):
-            data = data.encode("utf-8")
-        data = bytearray(data)
-    else:
-        with open(os.fspath(source), "rb") as f:
-            magic = f.read(3)
-            if magic[:2] == b"\x1f\x8b" or magic == b"BZh":
-                f.seek(0)
-                data = bytearray(f.read())
-            else:
-                size = os.fstat(f.fileno()).st_size
-                if size == 0:
-                    return bytearray()
-                import mmap
-
-                return mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_COPY)
-    if data[:2] == b"\x1f\x8b":
-        import gzip
-
-        data = bytearray(gzip.decompress(data))
-    elif data[:3] == b"BZh":
-        import bz2
-
-        try:
-            data = bytearray(bz2.decompress(data))
-        except (OSError, ValueError):
-            pass  # not bz2 after all: a text file starting with 'BZh'
-    return data
-
-
-def _as_array(data):
-    return np.frombuffer(data, dtype=np.uint8) if len(data) else np.zeros(0, np.uint8)
-
-
-class _ChainReader(io.RawIOBase):
-    """A read-only stream over several buffers, so scipy can read a patched
-    header followed by the body without copying the body."""
-
-    def __init__(self, parts):
-        self._parts = [memoryview(p).cast("B") for p in parts if len(p)]
-        self._i = 0
-        self._pos = 0
-
-    def readable(self):
-        return True
-
-    def readinto(self, b):
-        while self._i < len(self._parts):
-            part = self._parts[self._i]
-            n = min(len(b), len(part) - self._pos)
-            if n > 0:
-                b[:n] = part[self._pos:self._pos + n]
-                self._pos += n
-                return n
-            self._i += 1
-            self._pos = 0
-        return 0
-
-
-def _scipy_read(parts):
-    """``scipy.io.mmread`` of the concatenated buffers (or of a path): a
-    dense array or a COO (``row``, ``col``, ``data``)."""
-    import inspect
-
-    import scipy.io
-
-    if not isinstance(parts, (str, os.PathLike)):
-        parts = io.BufferedReader(_ChainReader(parts), buffer_size=1 << 22)
-    # scipy >= 1.18 warns unless told which COO type to return
-    if "spmatrix" in inspect.signature(scipy.io.mmread).parameters:
-        return scipy.io.mmread(parts, spmatrix=False)
-    return scipy.io.mmread(parts)
-
-
-def _to_matrix(rows, cols, values, nrows, ncols, dtype, dup_op="plus", device=None):
-    """The one place the readers build a Matrix (``values=None``: structure
-    only). Duplicates: collapsed when structure-only, else ``dup_op``."""
-    from ..matrix import Matrix
-
-    return Matrix.from_coo(
-        rows, cols, values, nrows, ncols, dtype=dtype,
-        dup_op=None if values is None else dup_op, device=device,
-    )
-
-
-# ------------------------------------------------------------- the scanner
-#
-# One pass over the body in numba (imported on first use). Per line: skip
-# blanks; a blank line or a comment line (first non-blank byte in
-# ``is_comment``) is skipped (and with ``blank`` overwritten with spaces, so
-# scipy, which cannot read comments between entries, sees a blank line with
-# the same number); else exactly ``k`` tokens: the first ``nidx`` are indices
-# (digits only, ``base <= v <= hi0`` / ``hi1``), the next a value (``vkind`` 1: integer
-# ``-?digits``, 2: real ``[+-]?(digits[.digits]|.digits)([eE][+-]?digits)``
-# or inf/infinity/nan), each ended by a blank, a newline, the end or (with
-# ``sep`` >= 0) that byte between tokens. With ``store`` the indices go to
-# ``rows``/``cols`` (minus ``base``) and each real value to ``out`` on a line
-# of its own (a leading '+' dropped). ``res``: status (0 ok, 1 bad line,
-# 2 more than ``limit`` data lines), data lines, byte offset and line (from
-# 0) of the bad line, bytes written to ``out``, largest index of each column.
-
-
-def _scan_py(a, start, k, nidx, base, hi0, hi1, vkind, is_comment, sep,
-             blank, store, rows, cols, out, limit, res):
-    n = a.shape[0]
-    i = start
-    line = 0
-    m = 0
-    o = 0
-    mx0 = -1
-    mx1 = -1
-    status = 0
-    ls = start
-    while i < n:
-        ls = i
-        c = a[i]
-        while c == 32 or c == 9 or c == 13 or c == 11 or c == 12:
-            i += 1
-            if i == n:
-                break
-            c = a[i]
-        if i == n:
-            break
-        if c == 10:
-            i += 1
-            line += 1
-            continue
-        if is_comment[c]:
-            while i < n and a[i] != 10:
-                if blank:
-                    a[i] = 32
-                i += 1
-            i += 1
-            line += 1
-            continue
-        if m >= limit:
-            status = 2
-            break
-        t = 0
-        ok = True
-        while True:
-            if t >= k:
-                ok = False
-                break
-            if t < nidx:
-                v = 0
-                nd = 0
-                while i < n:
-                    c = a[i]
-                    if c < 48 or c > 57:
-                        break
-                    v = v * 10 + (c - 48)
-                    nd += 1
-                    i += 1
-                if nd == 0 or nd > 18 or v < base:
-                    ok = False
-                    break
-                if t == 0:
-                    if v > hi0:
-                        ok = False
-                        break
-                    if store:
-                        rows[m] = v - base
-                    if v > mx0:
-                        mx0 = v
-                else:
-                    if v > hi1:
-                        ok = False
-                        break
-                    if store:
-                        cols[m] = v - base
-                    if v > mx1:
-                        mx1 = v
-            elif vkind == 1:
-                if a[i] == 45:
-                    i += 1
-                nd = 0
-                while i < n and a[i] >= 48 and a[i] <= 57:
-                    nd += 1
-                    i += 1
-                if nd == 0:
-                    ok = False
-                    break
-            else:
-                s = i
-                j = i
-                if a[j] == 43 or a[j] == 45:
-                    j += 1
-                c = a[j] | 32 if j < n else 0
-                if c == 105:  # i: inf, infinity
-                    if (j + 2 < n and (a[j + 1] | 32) == 110
-                            and (a[j + 2] | 32) == 102):
-                        j += 3
-                        if (j + 4 < n and (a[j] | 32) == 105
-                                and (a[j + 1] | 32) == 110
-                                and (a[j + 2] | 32) == 105
-                                and (a[j + 3] | 32) == 116
-                                and (a[j + 4] | 32) == 121):
-                            j += 5
-                    else:
-                        ok = False
-                        break
-                elif c == 110:  # n: nan
-                    if (j + 2 < n and (a[j + 1] | 32) == 97
-                            and (a[j + 2] | 32) == 110):
-                        j += 3
-                    else:
-                        ok = False
-                        break
-                else:
-                    nd = 0
-                    while j < n and a[j] >= 48 and a[j] <= 57:
-                        nd += 1
-                        j += 1
-                    if j < n and a[j] == 46:
-                        j += 1
-                        while j < n and a[j] >= 48 and a[j] <= 57:
-                            nd += 1
-                            j += 1
-                    if nd == 0:
-                        ok = False
-                        break
-                    if j < n and (a[j] | 32) == 101:
-                        j += 1
-                        if j < n and (a[j] == 43 or a[j] == 45):
-                            j += 1
-                        ne = 0
-                        while j < n and a[j] >= 48 and a[j] <= 57:
-                            ne += 1
-                            j += 1
-                        if ne == 0:
-                            ok = False
-                            break
-                if store:
-                    if a[s] == 43:
-                        s += 1
-                    for q in range(s, j):
-                        out[o] = a[q]
-                        o += 1
-                    out[o] = 10
-                    o += 1
-                i = j
-            t += 1
-            # the token must end here: blank, newline, end (or comma)
-            if i == n:
-                break
-            c = a[i]
-            if not (c == 32 or c == 9 or c == 13 or c == 11 or c == 12
-                    or c == 10 or c == sep):
-                ok = False
-                break
-            while c == 32 or c == 9 or c == 13 or c == 11 or c == 12:
-                i += 1
-                if i == n:
-                    break
-                c = a[i]
-            if i == n or c == 10:
-                break
-            if sep >= 0:
-                if c != sep:
-                    ok = False
-                    break
-                i += 1
-                while i < n:
-                    c = a[i]
-                    if not (c == 32 or c == 9 or c == 13 or c == 11 or c == 12):
-                        break
-                    i += 1
-                if i == n or c == 10 or c == sep:
-                    ok = False
-                    break
-        if not ok or t != k:
-            status = 1
-            break
-        m += 1
-        i += 1  # the newline
-        line += 1
-    res[0] = status
-    res[1] = m
-    res[2] = ls
-    res[3] = line
-    res[4] = o
-    res[5] = mx0
-    res[6] = mx1
-
-
-def _scan_chunks_py(a, bounds, k, nidx, base, hi0, hi1, vkind, is_comment,
-                    sep, blank, store, rows, cols, row_at, out, res):
-    """``_scan_py`` over the line-aligned chunks ``bounds[c]:bounds[c + 1]``
-    in parallel; chunk ``c`` stores its indices from ``row_at[c]`` and its
-    values from ``bounds[c] - bounds[0]``, its results in ``res[c]``."""
-    for c in _prange(bounds.shape[0] - 1):
-        lo = bounds[c]
-        _serial_scan(a[:bounds[c + 1]], lo, k, nidx, base, hi0, hi1, vkind,
-                     is_comment, sep, blank, store, rows[row_at[c]:],
-                     cols[row_at[c]:], out[lo - bounds[0]:], 2 ** 62, res[c])
-
-
-_prange = range
-_serial_scan = _scan_py
-_SCAN = None
-_SCAN_CHUNKS = None
-_PARALLEL_MIN = 1 << 23  # bodies from 8 MiB are scanned in parallel
-
-
-def _scanner():
-    """The scanners compiled by numba (cached on disk): (serial, parallel);
-    plain Python where numba is missing."""
-    global _SCAN, _SCAN_CHUNKS, _prange, _serial_scan
-    if _SCAN is None:
-        try:
-            import numba
-        except ImportError:  # pragma: no cover - numba is a dependency
-            _SCAN, _SCAN_CHUNKS = _scan_py, None
-        else:
-            _serial_scan = numba.njit(cache=True, nogil=True)(_scan_py)
-            _prange = numba.prange
-            _SCAN = _serial_scan
-            _SCAN_CHUNKS = numba.njit(cache=True, parallel=True)(_scan_chunks_py)
-    return _SCAN, _SCAN_CHUNKS
-
-
-_NO_INDEX = np.zeros(1, dtype=np.int64)
-_NO_BYTES = np.zeros(1, dtype=np.uint8)
-
-
-@dataclass
-class _ScanResult:
-    status: int        # 0 ok, 1 bad line, 2 too many data lines
-    entries: int
-    offset: int        # byte offset of the bad line
-    line: int          # its line number
-    out_len: int       # bytes of values in out
-    max0: int
-    max1: int
-    rows: np.ndarray | None = None   # the stored indices (store mode)
-    cols: np.ndarray | None = None
-    out: np.ndarray | None = None    # the values, one per line
-
-
-def _threads():
-    try:
-        import numba
-
-        return numba.get_num_threads()
-    except ImportError:  # pragma: no cover
-        return 1
-
-
-def _scan(a, start, start_line, *, k, nidx, vkind, base=1, hi0=2 ** 62,
-          hi1=2 ** 62, comment_chars=b"", sep=None, blank=False, store=False,
-          out_room=0, limit=None):
-    """Run the scanner over ``a[start:]`` (line ``start_line``), in parallel
-    chunks for a large body. With ``store``, the result holds the indices
-    (``rows``, ``cols``) and the values one per line in ``out``, after
-    ``out_room`` spare bytes."""
-    is_comment = np.zeros(256, dtype=np.bool_)
-    for ch in comment_chars:
-        is_comment[ch] = True
-    sep = -1 if sep is None else ord(sep)
-    limit = 2 ** 62 if limit is None else int(limit)
-    serial, chunked = _scanner()
-    n = len(a)
-    nthreads = _threads() if chunked is not None else 1
-    nchunks = min(4 * nthreads, (n - start) // (_PARALLEL_MIN // 4))
-    cuts = [start]
-    if nthreads > 1 and n - start >= _PARALLEL_MIN:
-        for c in range(1, nchunks):
-            nl = _find_newline(a, start + (n - start) * c // nchunks)
-            if nl > cuts[-1] and nl < n:
-                cuts.append(nl)
-    cuts.append(n)
-    bounds = np.array(cuts, dtype=np.int64)
-    nch = len(bounds) - 1
-    if store:
-        counts = [int(np.count_nonzero(a[lo:hi] == 10))
-                  for lo, hi in zip(cuts[:-1], cuts[1:])]
-        row_at = np.zeros(nch, dtype=np.int64)
-        row_at[1:] = np.cumsum(counts[:-1])
-        rows = np.empty(sum(counts) + 1, dtype=np.int64)
-        cols = np.empty(sum(counts) + 1, dtype=np.int64)
-        out = (np.empty(out_room + n - start + 1, dtype=np.uint8)
-               if vkind == 2 else _NO_BYTES)
-        out_body = out[out_room:] if vkind == 2 else out
-    else:
-        row_at = np.zeros(nch, dtype=np.int64)
-        rows = cols = _NO_INDEX
-        out = out_body = _NO_BYTES
-    res = np.zeros((nch, 8), dtype=np.int64)
-    if nch == 1:
-        serial(a, start, k, nidx, base, hi0, hi1, vkind, is_comment, sep,
-               blank, store, rows, cols, out_body, limit, res[0])
-    else:
-        chunked(a, bounds, k, nidx, base, hi0, hi1, vkind, is_comment, sep,
-                blank, store, rows, cols, row_at, out_body, res)
-    # combine the chunks: the first bad line, the entry count, the limit
-    entries = lines = 0
-    for c in range(nch):
-        st, m, off, ln = (int(x) for x in res[c, :4])
-        if entries + m > limit or (st == 1 and entries + m == limit):
-            # the serial scan says which comes first: an extra line or a bad one
-            sub = np.zeros(8, dtype=np.int64)
-            serial(a[:cuts[c + 1]], cuts[c], k, nidx, base, hi0, hi1, vkind,
-                   is_comment, sep, blank, False, _NO_INDEX, _NO_INDEX,
-                   _NO_BYTES, limit - entries, sub)
-            st, off, ln = int(sub[0]), int(sub[2]), int(sub[3])
-        if st != 0:
-            return _ScanResult(st, entries + m, off, start_line + lines + ln,
-                               0, -1, -1)
-        entries += m
-        lines += ln
-    result = _ScanResult(0, entries, n, start_line + lines, 0,
-                         int(res[:, 5].max()), int(res[:, 6].max()))
-    if store:
-        ms = res[:, 1]
-        if nch == 1:
-            result.rows, result.cols = rows[:entries], cols[:entries]
-        else:
-            result.rows = np.concatenate([rows[r:r + m] for r, m in zip(row_at, ms)])
-            result.cols = np.concatenate([cols[r:r + m] for r, m in zip(row_at, ms)])
-        if vkind == 2:
-            lens = res[:, 4]
-            if nch > 1:  # close the gaps between the chunks' values
-                pos = int(lens[0])
-                for c in range(1, nch):
-                    lo = cuts[c] - start
-                    out_body[pos:pos + lens[c]] = out_body[lo:lo + lens[c]]
-                    pos += int(lens[c])
-            result.out_len = int(lens.sum())
-            result.out = out
-    return result
-
-
-def _find_newline(a, pos):
-    """Offset just after the first newline at or after ``pos`` (or len)."""
-    n = len(a)
-    step = 1 << 16
-    while pos < n:
-        hit = np.flatnonzero(a[pos:pos + step] == 10)
-        if len(hit):
-            return pos + int(hit[0]) + 1
-        pos += step
-    return n
-
-
-# ------------------------------------------------------------ token grammar
-
-_INT_RE = re.compile(rb"[+-]?\d+\Z")
-_REAL_RE = re.compile(
-    rb"[+-]?(?:(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?|inf|infinity|nan)\Z",
-    re.IGNORECASE,
-)
-
-
-def _show(tok):
-    if isinstance(tok, (bytes, bytearray)):
-        return tok.decode("latin-1")
-    return str(tok)
-
-
-def _lines_from(data, offset, line):
-    """(line number, offset after the line, raw line) from byte ``offset``
-    (line ``line``) on."""
-    n = len(data)
-    while offset < n:
-        nl = data.find(b"\n", offset)
-        if nl < 0:
-            nl = n
-        yield line, nl + 1, bytes(data[offset:nl])
-        offset = nl + 1
-        line += 1
-
-
-def _last_line_number(data):
-    """Number of the last line (a trailing newline opens no new line)."""
-    if not len(data):
-        return 1
-    newlines = int(np.count_nonzero(_as_array(data) == 10))
-    return newlines + (0 if data[-1:] == b"\n" else 1)
 
 
 # ------------------------------------------------------------------- header
@@ -594,11 +96,11 @@ def _gb_type(name, path, line):
 
 
 def _parse_header(data, path) -> _Header:
-    if not len(data) or not (_as_array(data) > 32).any():
+    if not len(data) or not (as_array(data) > 32).any():
         raise FormatError(
             f"empty file; expected the banner {_EXPECTED_BANNER}",
             path=path, line=1)
-    lines = _lines_from(data, 0, 1)
+    lines = lines_from(data, 0, 1)
     lineno, banner_end, raw = next(lines)
     text = raw.decode("latin-1").lstrip("\ufeff\xef\xbb\xbf").strip()
     words = text.split()
@@ -684,7 +186,7 @@ def _parse_header(data, path) -> _Header:
                        raw_banner=bytes(data[:banner_end]).rstrip())
     raise FormatError(
         f"the file ends before the size line {what}",
-        path=path, line=_last_line_number(data))
+        path=path, line=last_line_number(data))
 
 
 # ------------------------------------------------------------ body checking
@@ -722,14 +224,14 @@ def _check_line(toks, lineno, hdr, path, vdtype):
             what = "3 values 'row col value'"
         raise FormatError(
             f"expected {what}, found {len(toks)}: "
-            f"{_show(b' '.join(toks))!r}", path=path, line=lineno)
+            f"{show(b' '.join(toks))!r}", path=path, line=lineno)
     idx = []
     if hdr.format == "coordinate":
         for name, tok, bound in (("row", toks[0], hdr.nrows),
                                  ("column", toks[1], hdr.ncols)):
-            if not _INT_RE.match(tok):
+            if not INT_RE.match(tok):
                 raise FormatError(
-                    f"{name} index {_show(tok)!r} is not an integer",
+                    f"{name} index {show(tok)!r} is not an integer",
                     path=path, line=lineno)
             i = int(tok)
             if not 1 <= i <= bound:
@@ -741,27 +243,27 @@ def _check_line(toks, lineno, hdr, path, vdtype):
         return idx[0], idx[1], None
     tok = toks[-1]
     if hdr.field == "integer":
-        if not _INT_RE.match(tok):
+        if not INT_RE.match(tok):
             raise FormatError(
-                f"value {_show(tok)!r} is not an integer (the banner says "
+                f"value {show(tok)!r} is not an integer (the banner says "
                 f"'integer')", path=path, line=lineno)
         v = int(tok)
     else:
-        if not _REAL_RE.match(tok):
+        if not REAL_RE.match(tok):
             raise FormatError(
-                f"value {_show(tok)!r} is not a number", path=path, line=lineno)
+                f"value {show(tok)!r} is not a number", path=path, line=lineno)
         v = float(tok)
     kind = vdtype.kind
     if kind in "iu":
         if hdr.field == "real" and not (np.isfinite(v) and v == int(v)):
             raise FormatError(
-                f"value {_show(tok)!r} is not an integer, as the "
+                f"value {show(tok)!r} is not an integer, as the "
                 f"%%GraphBLAS type {vdtype.name} requires",
                 path=path, line=lineno)
         lo, hi = _int_range(vdtype)
         if not lo <= int(v) <= hi:
             raise FormatError(
-                f"value {_show(tok)} does not fit in {vdtype.name}"
+                f"value {show(tok)} does not fit in {vdtype.name}"
                 + (" (the %%GraphBLAS type line)" if hdr.gb_type is not None else ""),
                 path=path, line=lineno)
         v = int(v)
@@ -776,7 +278,7 @@ def _python_scan(data, hdr, path):
     vdtype = _value_dtype(hdr) or np.dtype(bool)
     acc = _Entries()
     count = 0
-    for lineno, _, raw in _lines_from(data, hdr.body_offset, hdr.size_line + 1):
+    for lineno, _, raw in lines_from(data, hdr.body_offset, hdr.size_line + 1):
         s = raw.strip()
         if not s or s.startswith(b"%"):
             continue
@@ -793,7 +295,7 @@ def _python_scan(data, hdr, path):
         raise FormatError(
             f"the file ends after {count} of the {hdr.nnz} entries declared "
             f"on the size line (line {hdr.size_line})",
-            path=path, line=_last_line_number(data))
+            path=path, line=last_line_number(data))
     return acc
 
 
@@ -867,8 +369,8 @@ def _read_mtx_data(source, *, dtype=None) -> _MTXData:
         dtype = np.dtype(dtype)
         if dtype.kind not in "biuf":
             raise InvalidValue(f"read_mtx: dtype {dtype} is not supported")
-    path = _source_name(source)
-    data = _read_bytes(source)
+    path = source_name(source)
+    data = read_bytes(source)
     hdr = _parse_header(data, path)
     vdtype = _value_dtype(hdr)
     fast = _fast_body(data, hdr, path, vdtype, source)
@@ -904,27 +406,27 @@ def _fast_body(data, hdr, path, vdtype, source):
     scipy cannot hold)."""
     coord = hdr.format == "coordinate"
     k = (2 if hdr.field == "pattern" else 3) if coord else 1
-    a = _as_array(data)
+    a = as_array(data)
     # comment lines are blanked in place (copy-on-write): scipy cannot read them
     has_comments = data.find(b"%", hdr.body_offset) >= 0
-    scan = _scan(a, hdr.body_offset, hdr.size_line + 1, k=k,
+    res = scan(a, hdr.body_offset, hdr.size_line + 1, k=k,
                  nidx=2 if coord else 0,
                  vkind={"pattern": 0, "integer": 1, "real": 2}[hdr.field],
                  base=1, hi0=hdr.nrows, hi1=hdr.ncols, comment_chars=b"%",
                  blank=has_comments, limit=hdr.nnz)
-    if scan.status == 2:
+    if res.status == 2:
         raise FormatError(
             f"more entries than the {hdr.nnz} declared on the size line "
-            f"(line {hdr.size_line})", path=path, line=scan.line)
-    if scan.status == 1:
-        s = _line_at(data, scan.offset).strip()
-        _check_line(s.split(), scan.line, hdr, path, vdtype or np.dtype(bool))
+            f"(line {hdr.size_line})", path=path, line=res.line)
+    if res.status == 1:
+        s = _line_at(data, res.offset).strip()
+        _check_line(s.split(), res.line, hdr, path, vdtype or np.dtype(bool))
         return None
-    if scan.entries < hdr.nnz:
+    if res.entries < hdr.nnz:
         raise FormatError(
-            f"the file ends after {scan.entries} of the {hdr.nnz} entries "
+            f"the file ends after {res.entries} of the {hdr.nnz} entries "
             f"declared on the size line (line {hdr.size_line})",
-            path=path, line=_last_line_number(data))
+            path=path, line=last_line_number(data))
     field = hdr.field
     if vdtype is not None and vdtype == np.uint64 and field == "integer":
         field = "unsigned-integer"
@@ -946,7 +448,7 @@ def _fast_body(data, hdr, path, vdtype, source):
         else:
             target = [head, body]
     try:
-        m = _scipy_read(target)
+        m = scipy_read(target)
     except (ValueError, OverflowError, RuntimeError):
         return None
     if not coord:
@@ -990,7 +492,7 @@ def read_mtx(path, *, dtype=None, device=None):
     line and what was expected.
     """
     d = _read_mtx_data(path, dtype=dtype)
-    return _to_matrix(d.rows, d.cols, d.values, d.nrows, d.ncols, d.dtype, device=device)
+    return to_matrix(d.rows, d.cols, d.values, d.nrows, d.ncols, d.dtype, device=device)
 
 
 # -------------------------------------------------------------------- write
@@ -1082,34 +584,4 @@ def write_mtx(path, A, *, symmetric=False, comment=""):
         writer = lambda f: f.write(text)  # noqa: E731
     else:
         writer = lambda f: scipy.io.mmwrite(f, S, **kw)  # noqa: E731
-    _atomic_write(path, writer)
-
-
-def _atomic_write(path, writer):
-    if hasattr(path, "write"):
-        writer(path)
-        return
-    path = os.fspath(path)
-    d = os.path.dirname(os.path.abspath(path))
-    import tempfile
-
-    fd, tmp = tempfile.mkstemp(prefix=".bitgraph-", suffix=".tmp", dir=d)
-    try:
-        with os.fdopen(fd, "wb") as raw:
-            if str(path).endswith(".gz"):
-                import gzip
-
-                with gzip.GzipFile(fileobj=raw, mode="wb") as f:
-                    writer(f)
-            else:
-                writer(raw)
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
+    atomic_write(path, writer)

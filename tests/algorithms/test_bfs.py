@@ -9,7 +9,6 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import scipy.sparse as sp
-import scipy.sparse.csgraph as csg
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -23,32 +22,19 @@ METHODS = ("pull", "push", "direction", "blest", "auto")
 
 
 def ref_levels(S, s):
-    """scipy's hop counts from s (-1 unreached) on the pattern of S."""
-    P = sp.csr_array((np.ones(S.nnz), S.indices, S.indptr), shape=S.shape)
-    d = csg.shortest_path(P, unweighted=True, indices=[s], directed=True)[0]
-    return np.where(np.isinf(d), -1, d).astype(np.int64)
+    """Hop counts from s (-1 unreached) on the pattern of S: bitgraph.validate's reference."""
+    from bitgraph.validate import reference_levels
+
+    return reference_levels(S, s)
 
 
 def check_tree(S, s, levels, parents):
     """parents: the source is its own parent; every other reached vertex's
-    parent is an in-neighbour one level up; unreached vertices have none."""
-    P = S.tocsr()
-    assert parents[s] == s
-    reached = np.flatnonzero(levels > 0)
-    p = parents[reached]
-    assert (p >= 0).all()
-    assert (levels[p] == levels[reached] - 1).all()
-    assert _has_edges(P, p, reached)
-    assert (parents[levels < 0] == -1).all()
+    parent is an in-neighbour one level up; unreached vertices have none
+    (bitgraph.validate.check_parents)."""
+    from bitgraph.validate import check_parents
 
-
-def _has_edges(P, rows, cols):
-    # the pattern (an explicit zero is an edge too)
-    for r, c in zip(rows.tolist(), cols.tolist()):
-        row = P.indices[P.indptr[r]:P.indptr[r + 1]]
-        if c not in row:
-            return False
-    return True
+    check_parents(S, s, levels, parents)
 
 
 def run(A, s, method, **kw):

@@ -10,7 +10,6 @@ from contextlib import contextmanager
 
 import numpy as np
 import pytest
-import scipy.sparse.csgraph as csgraph
 from graph_strategies import GraphSpec, graphs
 from testdata import data_file
 from hypothesis import given, settings
@@ -19,6 +18,7 @@ from hypothesis import strategies as st
 import bitgraph as bg
 from bitgraph.algorithms.msbfs import (closeness_centrality, diameter,
                                        diameter_bounds, eccentricity, msbfs)
+from bitgraph.validate import reference_levels
 
 # the module itself (``bitgraph.algorithms.msbfs`` the attribute is the
 # re-exported function), for its tuning constants
@@ -32,11 +32,8 @@ REAL = ["karate.mtx", "jagmesh7.mtx", "bcsstk13.mtx", "west0067.mtx", "cryg2500.
 
 
 def ref_levels(S, sources):
-    """(len(sources) x n) int32 BFS levels from scipy, -1 unreached."""
-    if len(sources) == 0:
-        return np.zeros((0, S.shape[0]), np.int32)
-    D = csgraph.shortest_path(S, unweighted=True, directed=True, indices=np.asarray(sources))
-    return np.where(np.isinf(D), -1, D).astype(np.int32).reshape(len(sources), -1)
+    """(len(sources) x n) BFS levels, -1 unreached: bitgraph.validate's reference."""
+    return reference_levels(S, np.asarray(sources, np.int64).reshape(-1))
 
 
 DEFAULT = bg.settings.MSBFS()

@@ -389,3 +389,56 @@ def test_bad_arguments(call):
 def test_integral_floats_accepted():
     assert same_graph(G.kron(5.0, edgefactor=4.0), G.kron(5, edgefactor=4))
     assert same_graph(G.grid2d(np.int64(3), 4), G.grid2d(3, 4))
+
+
+# --- random weights ------------------------------------------------------------------------------
+
+def test_random_weights_symmetric_seeded_in_range():
+    A = G.from_spec("kron:9@1")
+    W = G.random_weights(A, 3, 9, seed=7)
+    S = W.to_scipy()
+    assert W.dtype == np.int64 and same_graph(W, A)
+    assert (S != S.T).nnz == 0  # both directions of an edge weigh the same
+    assert np.unique(W.values).tolist() == list(range(3, 10))  # every value, none outside
+    assert W.isequal(G.random_weights(A, 3, 9, seed=7))
+    assert not W.isequal(G.random_weights(A, 3, 9, seed=8))
+    # pinned: the weights are part of what a seed means (the CLI's --weights)
+    assert W.values[:8].tolist() == [9, 9, 5, 9, 8, 8, 3, 6]
+    F = G.random_weights(A, 0.5, 2.5, seed=7)
+    assert F.dtype == np.float64 and 0.5 <= F.values.min() and F.values.max() < 2.5
+    f = F.to_scipy()
+    assert (f != f.T).nnz == 0
+    assert G.random_weights(A, 5, 5).values.tolist() == [5] * A.nvals
+
+
+def test_random_weights_directed_and_views():
+    A = bg.Matrix.from_coo([0, 1, 2, 2], [1, 0, 0, 3], nrows=4, ncols=4)
+    W = G.random_weights(A, 0, 1000, seed=1)
+    w = dict(zip(zip(*(x.tolist() for x in W.to_coo()[:2])), W.values.tolist()))
+    assert w[(0, 1)] == w[(1, 0)] and w[(2, 0)] != w[(0, 1)]
+    # the weight belongs to the unordered pair: the transpose's entries keep theirs
+    WT = G.random_weights(A.T, 0, 1000, seed=1)
+    assert WT.isequal(W.T.copy())
+    V = G.random_weights(bg.Matrix.from_coo([0], [1], [9.5], nrows=2, ncols=2), 1, 2)
+    assert V.dtype == np.int64  # A's values are replaced
+
+
+@pytest.mark.parametrize("lo, hi, match", [
+    (5, 1, "lo <= hi"), (1.0, float("inf"), "finite"), (True, 3, "number"),
+    ("1", 2, "number"), (-(2 ** 63), 2 ** 63 - 1, "wider than int64"),
+])
+def test_random_weights_errors(lo, hi, match):
+    with pytest.raises(bg.InvalidValue, match=match):
+        G.random_weights(G.grid2d(2, 2), lo, hi)
+    with pytest.raises(bg.InvalidValue, match="seed"):
+        G.random_weights(G.grid2d(2, 2), 1, 2, seed=-1)
+
+
+@pytest.mark.parametrize("spec", ["kron:6", "urand:6", "grid:5x6", "grid:3x3x3", "rgg:200:0.1"])
+def test_symmetry_is_recorded(spec):
+    """Every generated graph is known to be symmetric without a transpose built."""
+    from bitgraph.algorithms import _common
+
+    for A in (G.from_spec(spec), G.from_spec(spec, device="cpu")):
+        assert _common.known(A, "symmetric") is True and _common.known(A.T, "symmetric") is True
+        assert _common.in_csr(A) is A._csr()  # A' not built

@@ -20,7 +20,8 @@ import bitgraph as bg
 from bitgraph.errors import FormatError, InvalidValue
 from bitgraph.io import read, read_edgelist, read_mtx, write_mtx
 from bitgraph.io.edgelist import _read_edgelist_data
-from bitgraph.io.mtx import _read_mtx_data, _scan_py
+from bitgraph.io.mtx import _read_mtx_data
+from bitgraph.io.scan import scan_py
 from testdata import data_file, data_files
 
 DATA_FILES = data_files(exclude="mangled*")
@@ -384,9 +385,9 @@ def test_scanner_in_plain_python_agrees():
         res = np.zeros(8, dtype=np.int64)
         is_comment = np.zeros(256, dtype=bool)
         is_comment[ord("%")] = True
-        _scan_py(a, 0, k, 2, 1, 9, 9, vkind, is_comment, -1, False, False,
-                 np.zeros(1, np.int64), np.zeros(1, np.int64), np.zeros(1, np.uint8),
-                 100, res)
+        scan_py(a, 0, k, 2, 1, 9, 9, vkind, is_comment, -1, False, False,
+                np.zeros(1, np.int64), np.zeros(1, np.int64), np.zeros(1, np.uint8),
+                100, res)
         return int(res[0]), int(res[1]), int(res[3])
     assert scan("1 1 1.5\n% c\n2 2 -3e-2\n") == (0, 2, 3)
     assert scan("1 1 1.5\n2 2 1.5.5\n") == (1, 1, 1)
@@ -551,9 +552,9 @@ def test_edgelist_options_validated(tmp_path):
 @pytest.fixture
 def chunked(monkeypatch):
     """Scan every body in parallel chunks, however small."""
-    import bitgraph.io.mtx as mtx
+    import bitgraph.io.scan as scan
 
-    monkeypatch.setattr(mtx, "_PARALLEL_MIN", 32)
+    monkeypatch.setattr(scan, "PARALLEL_MIN", 32)
 
 
 @pytest.mark.parametrize("name,text,line,words", MANGLED_CASES,
@@ -579,7 +580,7 @@ def test_chunked_reads_agree(tmp_path, chunked):
 
 
 def test_chunked_big_reads(tmp_path, monkeypatch):
-    import bitgraph.io.mtx as mtx
+    import bitgraph.io.scan as scan
 
     rng = np.random.default_rng(5)
     n = 50_000
@@ -591,7 +592,7 @@ def test_chunked_big_reads(tmp_path, monkeypatch):
     mt = write(tmp_path, "w.mtx", f"{H}500 500 {n}\n% c\n"
                + "\n".join(f"{a + 1} {b + 1} {x!r}" for a, b, x in zip(R, C, W)) + "\n")
     serial_el, serial_mt = _read_edgelist_data(el), _read_mtx_data(mt)
-    monkeypatch.setattr(mtx, "_PARALLEL_MIN", 1024)
+    monkeypatch.setattr(scan, "PARALLEL_MIN", 1024)
     par_el, par_mt = _read_edgelist_data(el), _read_mtx_data(mt)
     for a, b in ((serial_el.rows, par_el.rows), (serial_el.cols, par_el.cols),
                  (serial_el.weights, par_el.weights), (serial_mt.rows, par_mt.rows),
@@ -753,3 +754,64 @@ def test_write_overwrites_atomically(tmp_path):
     write_mtx(p, FakeMatrix([0], [0], np.array([2.0]), 1, 1))
     assert _read_mtx_data(p).values.tolist() == [2.0]
     assert [q.name for q in tmp_path.iterdir()] == ["o.mtx"]
+
+
+# ------------------------------------------------------------ edge lists out
+
+def test_write_edgelist_roundtrip(tmp_path):
+    rng = np.random.default_rng(3)
+    r, c = rng.integers(0, 40, 300), rng.integers(0, 40, 300)
+    S = bg.Matrix.from_coo(r, c, nrows=40, ncols=40, dup_op=None)
+    W = bg.Matrix.from_coo(r, c, rng.standard_normal(300) * 1e5, nrows=40, ncols=40,
+                           dup_op="first")
+    for A, name in ((S, "s.el"), (W, "w.txt.gz"), (W, "w.csv")):
+        p = tmp_path / name
+        bg.io.write_edgelist(p, A, delimiter="," if name.endswith(".csv") else " ")
+        B = read(p, nrows=40)
+        assert B.isequal(A, check_dtype=False) and B.iso == A.iso
+        if not A.iso:
+            np.testing.assert_array_equal(B.values, A.values)  # repr reads back exactly
+    first = (tmp_path / "s.el").read_text().splitlines()
+    assert first[0] == f"# bitgraph edge list: n=40 m={S.nvals}, 0-based, src dst"
+    rows, cols, _ = S.to_coo()
+    assert first[1:] == [f"{a} {b}" for a, b in zip(rows.tolist(), cols.tolist())]
+    assert (tmp_path / "w.csv").read_text().splitlines()[1].count(",") == 2
+
+
+def test_write_edgelist_bool_values_and_rectangular(tmp_path):
+    A = FakeMatrix([0, 1], [2, 0], np.array([True, False]), 2, 3)
+    p = tmp_path / "b.el"
+    bg.io.write_edgelist(p, A, delimiter="\t")
+    assert p.read_text().splitlines() == [
+        "# bitgraph edge list: nrows=2 ncols=3 m=2, 0-based, src\tdst\tweight", "0\t2\t1", "1\t0\t0"]
+
+
+def test_write_edgelist_is_atomic_and_reports_progress(tmp_path, monkeypatch):
+    import bitgraph.io.edgelist as el
+
+    monkeypatch.setattr(el, "_TEXT_CHUNK", 10)
+    A = bg.io.generators.grid2d(5, 5)  # 80 entries: 8 chunks
+    p = tmp_path / "g.el"
+    seen = []
+
+    def progress(chunks, total):
+        seen.append(total)
+        yield from chunks
+
+    bg.io.write_edgelist(p, A, progress=progress)
+    assert seen == [8] and read(p).isequal(A)
+    before = p.read_bytes()
+
+    def breaks(chunks, total):
+        for i, c in enumerate(chunks):
+            if i == 3:
+                raise KeyboardInterrupt
+            yield c
+
+    with pytest.raises(KeyboardInterrupt):
+        bg.io.write_edgelist(p, bg.io.generators.grid2d(6, 6), progress=breaks)
+    assert p.read_bytes() == before and sorted(x.name for x in tmp_path.iterdir()) == ["g.el"]
+    for bad in ("", "ab", "1", "-", ".", "#", "\n"):
+        with pytest.raises(InvalidValue, match="delimiter"):
+            bg.io.write_edgelist(tmp_path / "x.el", A, delimiter=bad)
+    assert not (tmp_path / "x.el").exists()
