@@ -5,7 +5,7 @@ is read, module-level and function-level alike (a lazy import is still a
 dependency). Each module belongs to one layer, highest first::
 
     edge      the package's public surface (``bitgraph/__init__``), the
-              algorithms, io, the CLI, the NetworkX backend, the kernels'
+              algorithms, io, the CLI, validate, the NetworkX backend, the kernels'
               command-line tools (``kernels.__main__``, ``kernels.warmup``)
     objects   matrix, vector, _container: what users touch
     ops       ops (GraphBLAS semantics), mask (the mask ops normalises)
@@ -52,6 +52,7 @@ PLACES = {
     "bitgraph.algorithms": "edge",
     "bitgraph.io": "edge",
     "bitgraph.cli": "edge",
+    "bitgraph.validate": "edge",  # checkers of non-unique answers, for tests, CLI and benchmarks
     "bitgraph.nx": "edge",
     "bitgraph.matrix": "objects",
     "bitgraph.vector": "objects",
