@@ -249,7 +249,8 @@ def closeness_centrality(A, sources=None, *, wf_improved=True, stats=None):
     keeping only per-source sums (no n x n array). stats: a
     ``bitgraph.Stats`` to fill (the schedule and kernels run).
 
-    Returns a float64 ``np.ndarray`` in the order of ``sources``.
+    Returns a float64 array in the order of ``sources``, on the graph's
+    device (numpy, or CuPy for a graph on CUDA).
 
     >>> import bitgraph as bg
     >>> A = bg.Matrix.from_coo([0, 1, 1, 2], [1, 0, 2, 1], nrows=4, ncols=4)  # path 0-1-2, 3 alone
@@ -258,12 +259,14 @@ def closeness_centrality(A, sources=None, *, wf_improved=True, stats=None):
     >>> closeness_centrality(A, [1], wf_improved=False).tolist()
     [1.0]
     """
+    from bitgraph.device import asdevice
+
     where = "closeness_centrality"
     check_graph(A, where, cuda=True)
     src = _all_or(A, sources, where)
     n = A.nrows
     if src.size == 0:
-        return np.zeros(0, np.float64)
+        return asdevice(np.zeros(0, np.float64), A.device, where)
     # incoming distances to u = BFS from u in A'
     count, total, _ = _run_batches(A.T, src, np.arange(src.size), 64, stats=stats)
     reached = count - 1.0
@@ -273,7 +276,7 @@ def closeness_centrality(A, sources=None, *, wf_improved=True, stats=None):
     out[ok] = reached[ok] / total[ok]
     if wf_improved:
         out[ok] *= reached[ok] / (n - 1)
-    return out
+    return asdevice(out, A.device, where)
 
 
 def _eccentricities(A, src, where, stats=None):
