@@ -1238,30 +1238,19 @@ __global__ void parents_from_levels(const I* __restrict__ in_ptr, const I* __res
     }
 }
 
-template __global__ void bfs_fused<FMT_CSR, int>(const int*, const uint4*,
-    const u32*, const int*, const int*, const int*, const int*, const int*, int*,
-    u32*, u32*, int2*, u64*, u32*, long long*, u32*, long long, long long, long long,
-    long long, u64, int, long long, long long, long long, long long, const u32*, long long);
-template __global__ void bfs_fused<FMT_CSR, long long>(const int*, const uint4*,
-    const u32*, const long long*, const long long*, const long long*, const long long*, const int*, int*,
-    u32*, u32*, int2*, u64*, u32*, long long*, u32*, long long, long long, long long,
-    long long, u64, int, long long, long long, long long, long long, const u32*, long long);
-template __global__ void bfs_fused<FMT_BVSS_SIMT, int>(const int*, const uint4*,
-    const u32*, const int*, const int*, const int*, const int*, const int*, int*,
-    u32*, u32*, int2*, u64*, u32*, long long*, u32*, long long, long long, long long,
-    long long, u64, int, long long, long long, long long, long long, const u32*, long long);
-template __global__ void bfs_fused<FMT_BVSS_SIMT, long long>(const int*, const uint4*,
-    const u32*, const long long*, const long long*, const long long*, const long long*, const int*, int*,
-    u32*, u32*, int2*, u64*, u32*, long long*, u32*, long long, long long, long long,
-    long long, u64, int, long long, long long, long long, long long, const u32*, long long);
-template __global__ void bfs_fused<FMT_BVSS_MMA, int>(const int*, const uint4*,
-    const u32*, const int*, const int*, const int*, const int*, const int*, int*,
-    u32*, u32*, int2*, u64*, u32*, long long*, u32*, long long, long long, long long,
-    long long, u64, int, long long, long long, long long, long long, const u32*, long long);
-template __global__ void bfs_fused<FMT_BVSS_MMA, long long>(const int*, const uint4*,
-    const u32*, const long long*, const long long*, const long long*, const long long*, const int*, int*,
-    u32*, u32*, int2*, u64*, u32*, long long*, u32*, long long, long long, long long,
-    long long, u64, int, long long, long long, long long, long long, const u32*, long long);
+// instantiations nvcc compiles standalone (CI); at run time the launcher
+// compiles the ones a process uses, by name expression
+#define BFS_FUSED_INSTANTIATE(F, I)                                                           \
+    template __global__ void bfs_fused<F, I>(const int*, const uint4*, const u32*, const I*, \
+        const I*, const I*, const I*, const int*, int*, u32*, u32*, int2*, u64*, u32*,       \
+        long long*, u32*, long long, long long, long long, long long, u64, int, long long,   \
+        long long, long long, long long, const u32*, long long);
+BFS_FUSED_INSTANTIATE(FMT_CSR, int)
+BFS_FUSED_INSTANTIATE(FMT_CSR, long long)
+BFS_FUSED_INSTANTIATE(FMT_BVSS_SIMT, int)
+BFS_FUSED_INSTANTIATE(FMT_BVSS_SIMT, long long)
+BFS_FUSED_INSTANTIATE(FMT_BVSS_MMA, int)
+BFS_FUSED_INSTANTIATE(FMT_BVSS_MMA, long long)
 template __global__ void parents_from_levels<int>(const int*, const int*, const int*,
                                                   long long*, long long, long long);
 template __global__ void parents_from_levels<long long>(const long long*, const long long*,
