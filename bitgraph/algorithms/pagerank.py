@@ -54,6 +54,11 @@ class PageRank(NamedTuple):
     ranks: float64 Vector with every vertex (sums to 1); iterations: power
     iterations run; converged: whether the L1 change of the last one fell
     below ``n * tol``; error: that L1 change (inf if none ran).
+
+    >>> import bitgraph as bg
+    >>> pr = bg.algorithms.pagerank(bg.Matrix.from_coo([0, 1], [1, 0], nrows=2, ncols=2))
+    >>> pr.ranks.to_dense().tolist(), pr.iterations, pr.converged, pr.error
+    ([0.5, 0.5], 1, True, 0.0)
     """
 
     ranks: object
