@@ -43,7 +43,8 @@ __all__ = ["pagerank", "PageRank", "METHODS"]
 
 # "fused": on the CPU each iteration is one pass of a fused kernel (the
 # product, the axpy, the error, the next scaled vector and dangling rank
-# together; 1.2-3x faster than the public-API iteration, bench_paths.py);
+# together; 1.2-3x faster than the public-API iteration: python
+# benchmarks/run.py --algo pagerank);
 # "graphblas": the public-API loop (one vxm per iteration), on any device.
 METHODS = ("fused", "graphblas")
 
