@@ -93,7 +93,14 @@ def set_device(device) -> str:
 
 
 def get_device() -> str:
-    """The device new objects go to when none is given (``set_device``)."""
+    """The device new objects go to when none is given (``set_device``).
+
+    >>> import bitgraph as bg
+    >>> before = bg.get_device()
+    >>> bg.set_device("cpu"), bg.get_device()
+    ('cpu', 'cpu')
+    >>> _ = bg.set_device(before)
+    """
     return _default
 
 

@@ -100,6 +100,12 @@ class _MatrixOps(Container):
 
     @property
     def shape(self):
+        """``(nrows, ncols)``.
+
+        >>> import bitgraph as bg
+        >>> bg.Matrix.from_coo([0], [2], nrows=2, ncols=3).T.shape
+        (3, 2)
+        """
         return (self.nrows, self.ncols)
 
     def mxv(self, u, semiring="plus_times", **kw):
@@ -170,11 +176,26 @@ class _MatrixOps(Container):
         return slots.profile
 
     def mxm(self, B, semiring="plus_times", **kw):
+        """``A @ B`` over a semiring; see :func:`bitgraph.ops.mxm`.
+
+        >>> import bitgraph as bg
+        >>> A = bg.Matrix.from_coo([0, 1], [1, 2], nrows=3, ncols=3)
+        >>> A.mxm(A, "plus_pair").to_coo()[:2]
+        (array([0]), array([2]))
+        """
         from . import ops
 
         return ops.mxm(self, B, semiring, **kw)
 
     def extract(self, rows=None, cols=None, **kw):
+        """The sub-matrix ``A(rows, cols)`` (an int gives a Vector); see
+        :func:`bitgraph.ops.extract`.
+
+        >>> import bitgraph as bg
+        >>> A = bg.Matrix.from_coo([0, 1], [1, 2], [5, 6], nrows=3, ncols=3)
+        >>> A.extract([1], [1, 2]).to_coo()[2].tolist(), A.extract(0, None).to_coo()[0].tolist()
+        ([6], [1])
+        """
         from . import ops
 
         return ops.extract(self, rows, cols, **kw)
@@ -207,7 +228,12 @@ class _MatrixOps(Container):
         return cls((vals.copy(), c.indices.copy(), c.indptr.copy()), shape=(c.nrows, c.ncols))
 
     def to_graphblas(self):
-        """A ``graphblas.Matrix`` (needs python-graphblas: the ``test`` extra)."""
+        """A ``graphblas.Matrix`` (needs python-graphblas: the ``test`` extra).
+
+        >>> import bitgraph as bg
+        >>> bg.Matrix.from_coo([0], [1], [2.5], nrows=2, ncols=2).to_graphblas().nvals
+        1
+        """
         gb = _import_graphblas()
         r, c, v = self.to_coo()
         return gb.Matrix.from_coo(r, c, v, nrows=self.nrows, ncols=self.ncols, dtype=v.dtype)
@@ -387,7 +413,13 @@ class Matrix(_MatrixOps):
 
     @classmethod
     def from_graphblas(cls, G, *, device=None):
-        """From a ``graphblas.Matrix`` (python-graphblas)."""
+        """From a ``graphblas.Matrix`` (python-graphblas).
+
+        >>> import graphblas as gb
+        >>> G = gb.Matrix.from_coo([0, 1], [1, 0], [1.5, 2.5], nrows=2, ncols=2)
+        >>> Matrix.from_graphblas(G).to_coo()[2].tolist()
+        [1.5, 2.5]
+        """
         r, c, v = G.to_coo()
         return cls.from_coo(r, c, v, G.nrows, G.ncols, dtype=np.dtype(G.dtype.np_type), device=device)
 
@@ -417,46 +449,100 @@ class Matrix(_MatrixOps):
     # --- properties -----------------------------------------------------------------
     @property
     def nrows(self) -> int:
+        """Number of rows.
+
+        >>> Matrix.from_coo([0], [2], nrows=2, ncols=3).nrows
+        2
+        """
         return self._data.nrows
 
     @property
     def ncols(self) -> int:
+        """Number of columns.
+
+        >>> Matrix.from_coo([0], [2], nrows=2, ncols=3).ncols
+        3
+        """
         return self._data.ncols
 
     @property
     def dtype(self) -> np.dtype:
+        """The numpy dtype of the values (bool for a structure-only matrix).
+
+        >>> Matrix.from_coo([0], [1], [2.5], nrows=2, ncols=2).dtype
+        dtype('float64')
+        """
         return self._dtype
 
     @property
     def nvals(self) -> int:
+        """Number of stored entries.
+
+        >>> Matrix.from_coo([0, 1], [1, 0], nrows=2, ncols=2).nvals
+        2
+        """
         return self._data.nnz
 
     @property
     def iso(self) -> bool:
-        """True when structure-only: no values array, every entry True."""
+        """True when structure-only: no values array, every entry True.
+
+        >>> Matrix.from_coo([0], [1], nrows=2, ncols=2).iso
+        True
+        >>> Matrix.from_coo([0], [1], [3], nrows=2, ncols=2).iso
+        False
+        """
         return self._data.values is None
 
     @property
     def device(self) -> str:
+        """Where the arrays live: "cpu" or "cuda".
+
+        >>> Matrix.from_coo([0], [1], nrows=2, ncols=2, device="cpu").device
+        'cpu'
+        """
         return "cpu" if ar.array_module(self._data.indptr) is np else "cuda"
 
     @property
     def indptr(self):
+        """The CSR row pointers, ``indptr[nrows + 1]`` (read-only view).
+
+        >>> Matrix.from_coo([0, 0, 2], [1, 2, 0], nrows=3, ncols=3).indptr.tolist()
+        [0, 2, 2, 3]
+        """
         return _readonly(self._data.indptr)
 
     @property
     def indices(self):
+        """The CSR column indices, ``indices[nvals]``, sorted in each row
+        (read-only view).
+
+        >>> Matrix.from_coo([0, 0, 2], [2, 1, 0], nrows=3, ncols=3).indices.tolist()
+        [1, 2, 0]
+        """
         return _readonly(self._data.indices)
 
     @property
     def values(self):
-        """Stored values, or None for a structure-only matrix."""
+        """Stored values in CSR order, or None for a structure-only matrix
+        (read-only view).
+
+        >>> Matrix.from_coo([1, 0], [0, 1], [5, 6], nrows=2, ncols=2).values.tolist()
+        [6, 5]
+        >>> Matrix.from_coo([0], [1], nrows=2, ncols=2).values is None
+        True
+        """
         v = self._data.values
         return None if v is None else _readonly(v)
 
     @property
     def T(self) -> "TransposedMatrix":
-        """The transpose, as a view (its CSR is built once and cached)."""
+        """The transpose, as a view (its CSR is built once and cached).
+
+        >>> A = Matrix.from_coo([0], [2], nrows=2, ncols=3)
+        >>> A.T.shape, A.T.to_coo()[:2], A.T.T is A
+        ((3, 2), (array([2]), array([0])), True)
+        """
         return TransposedMatrix(self)
 
     def _csr(self) -> CSR:
@@ -498,6 +584,14 @@ class Matrix(_MatrixOps):
         return Matrix._from_csr(CSR(*moved, c.nrows, c.ncols), self._dtype)._known(self)
 
     def copy(self) -> "Matrix":
+        """A new Matrix with its own copy of the arrays (derived formats are
+        not copied; known graph facts are).
+
+        >>> A = Matrix.from_coo([0], [1], [2], nrows=2, ncols=2)
+        >>> B = A.copy()
+        >>> B is A, B.isequal(A)
+        (False, True)
+        """
         c = self._data
         vals = None if c.values is None else c.values.copy()
         return Matrix._from_csr(CSR(c.indptr.copy(), c.indices.copy(), vals, c.nrows, c.ncols),
@@ -514,6 +608,13 @@ class Matrix(_MatrixOps):
         return f"Matrix({self.nrows}x{self.ncols}, nvals={self.nvals}, {kind})"
 
     def assign(self, value, rows=None, cols=None, **kw):
+        """``A(rows, cols) = value`` in place (returns A); see
+        :func:`bitgraph.ops.assign`.
+
+        >>> A = Matrix(dtype="int64", nrows=2, ncols=2)
+        >>> A.assign(7, [0], [1]).to_coo()
+        (array([0]), array([1]), array([7]))
+        """
         from . import ops
 
         return ops.assign(self, value, rows, cols, **kw)

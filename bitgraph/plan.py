@@ -79,10 +79,10 @@ def matvec(get_csr, get_csr_t, M, u, x_values, allowed, spec, flipped, pattern_o
 #   B2SR-``bits_mxm_tile`` at ``bits_mxm_min_per_tile`` entries a tile.
 # - CUDA mxv: a BFS-like step on B2SR-``cuda_bits_tile`` unless the top 1% of
 #   rows hold more than ``hub_share`` of the entries; counting and valued
-#   semirings on the CSR pull. CUDA masked mxm stays on CSR: the masked dot
-#   products counted triangles in 118 / 3.6 / 0.63 ms on kron-22 / urand-22 /
-#   grid-2048 (H100), the tensor-core bmm_bin_bin_sum in 362 / 33 / 4.2 ms
-#   (tiles fill 0.7-6%); it runs when asked for (method="bits").
+#   semirings on the CSR pull. CUDA masked mxm stays on CSR: its tiles fill
+#   0.7-6%, and on kron-22 (H100) the masked dot products count the
+#   triangles in 118 ms, the tensor-core bmm_bin_bin_sum in 362; it runs
+#   when asked for (method="bits").
 def _bit_rules(rules, device):
     """(op, kind) -> (tile size, least estimated entries per tile, most
     share of the entries in the top 1% longest rows)."""

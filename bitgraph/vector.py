@@ -141,12 +141,22 @@ class Vector(Container):
 
     @classmethod
     def from_graphblas(cls, g, *, device=None):
-        """From a ``graphblas.Vector`` (python-graphblas)."""
+        """From a ``graphblas.Vector`` (python-graphblas).
+
+        >>> import graphblas as gb
+        >>> Vector.from_graphblas(gb.Vector.from_coo([2], [1.5], size=4)).to_dense().tolist()
+        [0.0, 0.0, 1.5, 0.0]
+        """
         idx, vals = g.to_coo()
         return cls.from_coo(idx, vals, size=g.size, dtype=np.dtype(g.dtype.np_type), device=device)
 
     def to_graphblas(self):
-        """To a ``graphblas.Vector`` (needs the ``test`` extra: python-graphblas)."""
+        """To a ``graphblas.Vector`` (needs the ``test`` extra: python-graphblas).
+
+        >>> g = Vector.from_coo([1, 3], [5, 6], size=4).to_graphblas()
+        >>> g.size, g.nvals
+        (4, 2)
+        """
         gb = _import_graphblas()
         idx, vals = self.to_coo()
         return gb.Vector.from_coo(idx, vals, size=self._size, dtype=vals.dtype)
@@ -154,27 +164,57 @@ class Vector(Container):
     # --- properties -----------------------------------------------------------------
     @property
     def size(self) -> int:
+        """Number of positions (present or not).
+
+        >>> Vector.from_indices([1], size=5).size
+        5
+        """
         return self._size
 
     @property
     def shape(self):
+        """``(size,)``.
+
+        >>> Vector.from_indices([1], size=5).shape
+        (5,)
+        """
         return (self._size,)
 
     @property
     def dtype(self) -> np.dtype:
+        """The numpy dtype of the values.
+
+        >>> Vector.from_coo([0], [1.5], size=2).dtype
+        dtype('float64')
+        """
         return self._dtype
 
     @property
     def device(self) -> str:
+        """Where the arrays live: "cpu" or "cuda".
+
+        >>> Vector.from_indices([0], size=2, device="cpu").device
+        'cpu'
+        """
         return "cpu" if ar.array_module(self._values) is np else "cuda"
 
     @property
     def nvals(self) -> int:
+        """Number of entries present.
+
+        >>> Vector.from_coo([0, 3], [1, 2], size=5).nvals
+        2
+        """
         return ar.popcount_words(self._bitmap)
 
     @property
     def bitmap(self):
-        """The structure as packed uint32 words (read-only view)."""
+        """The structure as packed uint32 words (read-only view): bit i of
+        word i // 32 is set when entry i is present.
+
+        >>> Vector.from_indices([0, 3, 33], size=40).bitmap.tolist()
+        [9, 2]
+        """
         b = self._bitmap.view()
         if ar.array_module(b) is np:  # CuPy arrays have no read-only flag
             b.flags.writeable = False
@@ -193,7 +233,12 @@ class Vector(Container):
         return xp.flatnonzero(self._present()).astype(np.int64)
 
     def to_coo(self):
-        """``(indices, values)``, sorted by index."""
+        """``(indices, values)``, sorted by index.
+
+        >>> idx, vals = Vector.from_coo([3, 1], [7, 8], size=4).to_coo()
+        >>> idx.tolist(), vals.tolist()
+        ([1, 3], [8, 7])
+        """
         idx = self.indices()
         return idx, self._values[idx]
 
@@ -212,6 +257,13 @@ class Vector(Container):
         return out
 
     def copy(self) -> "Vector":
+        """A new Vector with its own copy of the arrays.
+
+        >>> u = Vector.from_coo([1], [2], size=3)
+        >>> w = u.copy()
+        >>> w is u, w.isequal(u)
+        (False, True)
+        """
         return Vector._from_parts(self._bitmap.copy(), self._values.copy(), self._size)
 
     def to(self, device) -> "Vector":
@@ -255,17 +307,35 @@ class Vector(Container):
 
     # --- operations (the math lives in bitgraph.ops) --------------------------------
     def vxm(self, A, semiring="plus_times", **kw):
-        """``u @ A`` over a semiring; see :func:`bitgraph.ops.vxm`."""
+        """``u @ A`` over a semiring; see :func:`bitgraph.ops.vxm`.
+
+        >>> import bitgraph as bg
+        >>> A = bg.Matrix.from_coo([0, 0], [1, 2], [2, 3], nrows=3, ncols=3)
+        >>> Vector.from_coo([0], [10], size=3).vxm(A).to_dense().tolist()
+        [0, 20, 30]
+        """
         from . import ops
 
         return ops.vxm(self, A, semiring, **kw)
 
     def extract(self, index=None, **kw):
+        """The sub-vector ``u(index)`` (indices may repeat; None: all); see
+        :func:`bitgraph.ops.extract`.
+
+        >>> Vector.from_coo([0, 2], [5, 6], size=3).extract([2, 1, 2]).to_dense(-1).tolist()
+        [6, -1, 6]
+        """
         from . import ops
 
         return ops.extract(self, index, **kw)
 
     def assign(self, value, index=None, **kw):
+        """``w(index) = value`` in place (returns w); see
+        :func:`bitgraph.ops.assign`.
+
+        >>> Vector(dtype="int64", size=4).assign(7, [1, 3]).to_dense().tolist()
+        [0, 7, 0, 7]
+        """
         from . import ops
 
         return ops.assign(self, value, index, **kw)

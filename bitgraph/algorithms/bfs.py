@@ -142,12 +142,13 @@ def bfs_method(A) -> str:
 
     On CUDA: ``"async"`` for a sparse graph of long diameter (mean
     out-degree at most ``settings.bfs_cuda.async_max_degree`` and the probe
-    of :func:`long_reach`), else ``"direction"``. On the H100: async, with
-    no barrier between levels, took grid-2048 (2,731 levels) from 18.9 to
-    6.5 ms, but is 35-70x slower than direction on R-MAT, where a few huge
-    levels want the bottom-up steps; direction was the fastest
-    level-synchronous method, or within 4% of it, on every graph family
-    measured. On the CPU: ``"direction"``.
+    of :func:`long_reach`), else ``"direction"``, the fastest
+    level-synchronous method (or within 4% of it) on every graph family.
+    Async has no barrier between levels: on grid-2048 (2,731 levels, H100)
+    it takes 6.5 ms against direction's 18.9; on R-MAT, where a few huge
+    levels want the bottom-up steps, it is 35-70x slower than direction.
+    On the CPU: ``"direction"``. ``python benchmarks/run.py --algo bfs
+    --device cuda`` times every method.
 
     >>> import bitgraph as bg
     >>> bg.algorithms.bfs_method(bg.io.generators.from_spec("grid:4x4"))
@@ -512,9 +513,9 @@ def _permuted(csr, perm):
 def _lazy_rule(A, b, cfg):
     """Blest's choice of the lazy update: the BVSS's update divergence above
     ``cfg.lazy_udiv``. Blest also asks for a social-like graph, since lazy
-    lost on its many-level graphs; here lazy only runs on levels whose
-    queue is large (``cfg.lazy_min_queue``), and it won on urand-21 as on
-    kron-22, so the degree test is dropped."""
+    loses on many-level graphs; here lazy only runs on levels whose queue
+    is large (``cfg.lazy_min_queue``), where it pays on urand as on kron,
+    so the degree test is dropped."""
     import cupy
 
     from bitgraph.kernels.cuda.convert_bvss import update_divergence_arrays

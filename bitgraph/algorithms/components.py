@@ -26,8 +26,9 @@ Two methods:
   ignores direction, so no symmetrised copy is needed.
 - ``"auto"``: ``"afforest"`` on the CPU: at most one pass over the edges
   against FastSV's several ``mxv`` and vector ops per round, 10-50x
-  faster at scales 16-20 (benchmarks/bench_cc_tc.py). FastSV is kept
-  for devices without the fused kernel.
+  faster at scales 16-20 (``python benchmarks/run.py --algo
+  connected_components``). FastSV is kept for devices without the fused
+  kernel.
 
 Both give the smallest id of each component with no relabel pass: in
 FastSV every f(u) only decreases and stays an id of u's component, so the

@@ -43,7 +43,8 @@ __all__ = ["pagerank", "PageRank", "METHODS"]
 
 # "fused": on the CPU each iteration is one pass of a fused kernel (the
 # product, the axpy, the error, the next scaled vector and dangling rank
-# together; 1.2-3x faster than the public-API iteration, bench_paths.py);
+# together; 1.2-3x faster than the public-API iteration: python
+# benchmarks/run.py --algo pagerank);
 # "graphblas": the public-API loop (one vxm per iteration), on any device.
 METHODS = ("fused", "graphblas")
 
@@ -54,6 +55,11 @@ class PageRank(NamedTuple):
     ranks: float64 Vector with every vertex (sums to 1); iterations: power
     iterations run; converged: whether the L1 change of the last one fell
     below ``n * tol``; error: that L1 change (inf if none ran).
+
+    >>> import bitgraph as bg
+    >>> pr = bg.algorithms.pagerank(bg.Matrix.from_coo([0, 1], [1, 0], nrows=2, ncols=2))
+    >>> pr.ranks.to_dense().tolist(), pr.iterations, pr.converged, pr.error
+    ([0.5, 0.5], 1, True, 0.0)
     """
 
     ranks: object

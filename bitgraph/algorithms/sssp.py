@@ -17,18 +17,18 @@ vertex it reaches. The methods:
   (``kernels/cpu/sssp.py``): buckets of width ``delta``, serial while a
   bucket's frontier is small, large frontiers on the thread pool.
 - ``"auto"``: ``"delta"`` where the fused kernel exists (the CPU), else
-  ``"bellman-ford"``. Measured (``benchmarks/bench_paths.py``, scale 16,
-  weights 1..255): the fused kernel is 3-5x faster than Bellman-Ford on
-  kron and urand, 30x on a 256x256 grid (hundreds of rounds), and 1.7-2.6x
-  faster than scipy's Dijkstra.
+  ``"bellman-ford"``: at scale 16 with weights 1..255 the fused kernel is
+  3-5x faster than Bellman-Ford on kron and urand, 30x on a 256x256 grid,
+  which takes hundreds of rounds. ``python benchmarks/run.py --algo sssp``
+  times it against scipy's Dijkstra.
 
 Default delta: the mean weight over the average out-degree (Meyer &
 Sanders' Θ(1/d) for weights in [0, 1], scaled by the weights), at least 1
-for integer weights. Measured with weights uniform in 1..255 and in
-[0, 1) on kron, urand and 2-D grids: 1.00-1.05 relaxations per reached
-vertex (delta 4-5x larger: 1.06-1.7), with few enough buckets that
-scanning them costs nothing; time within the noise for 1/3 to 3x the
-default, 1.2-1.4x slower at 10x (kron, scale 18).
+for integer weights. With weights uniform in 1..255 or in [0, 1) on
+kron, urand and 2-D grids it makes 1.00-1.05 relaxations per reached
+vertex, with few enough buckets that scanning them costs nothing; the
+time is flat from 1/3 to 3x the default and 1.2-1.4x slower at 10x
+(kron, scale 18).
 
 Distances have A's dtype, as ``min_plus`` on A's type gives them in
 GraphBLAS; they are computed wider where they might not fit (small

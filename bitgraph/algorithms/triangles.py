@@ -22,8 +22,8 @@ ignored. Two methods:
   moved), the B2SR bit kernel on the CPU; tile ``settings.Plan.bits_tile``
   or the sampling profile's.
 - ``"auto"``: ``"ordered"`` on the CPU: 4-6x faster than ``"mxm"`` on
-  kron, urand and grids at scales 16-18 (benchmarks/bench_cc_tc.py);
-  ``"mxm"`` builds C and merges it with the mask.
+  kron, urand and grids at scales 16-18 (``python benchmarks/run.py
+  --algo triangle_count``); ``"mxm"`` builds C and merges it with the mask.
 
 Relabelling by degree (gapbs ``tc.cc``, ``WorthRelabelling``): on a
 skewed graph, vertices renumbered by descending degree make L(u) the

@@ -229,11 +229,11 @@ __device__ __forceinline__ u32 slot_hits(u32 w, u32 alpha, int lane) {
 
 // Levels and out-degrees of the new vertices d of the W words held by the
 // warp's first W lanes (lane i: vertices v0 + 32 i ..), a word at a time,
-// a lane per vertex: coalesced stores and loads (a lane per word wrote a
-// scattered sector per vertex, and the big levels that find most vertices
+// a lane per vertex: coalesced stores and loads (a lane per word would write
+// a scattered sector per vertex, and the big levels that find most vertices
 // are bound by their sectors). A fixed, unrolled loop, not one over the
 // non-zero words: its out-degree loads are in flight together (skipping
-// the empty words made each load wait for the one before). Returns the
+// the empty words would make each load wait for the one before). Returns the
 // lane's part of the out-degree sum.
 template <int W>
 __device__ __forceinline__ u64 settle_words(int* __restrict__ levels,
@@ -259,7 +259,7 @@ __device__ __forceinline__ u64 settle_words(int* __restrict__ levels,
 // of each a step (2 loads: the edge, then its frontier word), and a slot
 // whose vertex is done takes the list's next one at once. So a warp's lanes
 // are not held by the slowest of a fixed set of vertices (lock-step rounds
-// waited for the longest in-list among 128 vertices). Once the list is
+// would wait for the longest in-list among 128 vertices). Once the list is
 // drained, a vertex still unresolved after BU_STEPS in-neighbours goes to
 // the warp's long list, which the whole warp scans 32 in-neighbours a
 // step. The warp owns the group's words: new bits gather in shared memory
@@ -288,7 +288,7 @@ __device__ __forceinline__ void bottom_up_level(
     // the group's list: the single-block levels' lists, unused in a grid level
     unsigned short* pool = reinterpret_cast<unsigned short*>(dyn) + wib * (BU_GROUP * 32);
     // the lane's words' new vertices (low 32 bits) and those left unvisited
-    // (high 32): one accumulator, since a second one spilled in the hot loop
+    // (high 32): one accumulator, since a second one spills in the hot loop
     u64 tally = 0, nd = 0, scanned = 0;
     for (long long g = warp * BU_GROUP; g < nwords; g += nwarps * BU_GROUP) {  // warp-uniform
         const long long w = g + lane;
@@ -356,7 +356,7 @@ __device__ __forceinline__ void bottom_up_level(
                 // only once the list is drained: until then a slow vertex
                 // holds one slot of 128, not the warp (on urand a vertex past
                 // BU_STEPS is no longer than the others: scanning it alone
-                // serialised ~20 a warp)
+                // serialises ~20 a warp)
                 const bool lng = taken >= total && ready[k] && act[k] && steps[k] >= BU_STEPS;
                 const u32 lm = __ballot_sync(FULL, lng);
                 if (lm && nlong < BU_LONG) {  // warp-uniform
@@ -397,7 +397,7 @@ __device__ __forceinline__ void bottom_up_level(
         }
         __syncwarp();
         // the group's new bits into visited and F_{L+1}, then their levels
-        // and out-degrees (written at discovery they were 2 scattered
+        // and out-degrees (written at discovery they would be 2 scattered
         // sectors per vertex: urand's big level is bound by its sectors)
         const u32 nb = own ? fb[lane] : 0u;
         if (nb) {
@@ -938,7 +938,7 @@ __global__ void __launch_bounds__(THREADS) bfs_fused(
         const bool stay = bu_keep >= 0 && last_bu && (long long)nf > bu_keep;
         // a bottom-up level that left no vertex unvisited ends the
         // traversal: F_L's out-edges all lead to visited vertices (on urand
-        // the level after the last big one cost a queue rebuild and a
+        // the level after the last big one would cost a queue rebuild and a
         // single-block level, ~15 us, for nothing)
         const bool done = last_bu && ldcg(left(ctrl, L)) == 0;
         const int mode = (sb_edges >= 0 && nf <= SB_FRONTIER && (long long)ds <= sb_edges)

@@ -22,9 +22,9 @@
 //
 // A level is a pull step, a push step, then msbfs_settle, all launched
 // without a host sync: the direction is chosen per source on the device.
-// Past the first msbfs.py GRAPH_LEVELS levels they run as a replayed CUDA
-// graph (by default push steps and settles only, whose settles then choose
-// top-down for all);
+// Past the first settings.msbfs_cuda.graph_levels levels they run as a
+// replayed CUDA graph (by default push steps and settles only, whose
+// settles then choose top-down for all);
 // the graph's kernels take the same arguments at every replay, so `level`
 // and `first` count from a base in the args buffer (A_BASE) that
 // msbfs_advance moves on, and the flush finds the result's address there.
@@ -55,8 +55,8 @@
 //     last one.
 // The levels are not written per level: a sector of the (sources x n)
 // result would then be written partially at every level that reaches one
-// of its 8 vertices (measured: the settles took 2.3-2.9 ms of 5.8-6.8 ms
-// on kron-22 and urand-22), but by msbfs_flush from the planes, each
+// of its 8 vertices (the settles then took 2.3 ms of 5.8 on kron-22), but
+// by msbfs_flush from the planes, each
 // sector once per flush.
 // Both directions compute the same bits (the union of the frontier bits of
 // the in-neighbours, less seen), so the direction never changes results.
@@ -99,7 +99,7 @@ constexpr unsigned DEG_CAP = 1u << 26;
 constexpr int SPARSE_BITS = 4;
 // the batch's device arguments (int64 words, generated A_*): sources,
 // their rows of the result, the level base (a kernel's `level` and
-// `first` count from it: the replayed levels of msbfs.py's CUDA graph are
+// `first` count from it: the replayed levels of the launcher's CUDA graph are
 // captured once and run at every base), and the result's address (so that
 // a replay writes the result of its own call)
 
@@ -288,7 +288,7 @@ msbfs_settle(unsigned* __restrict__ touched, unsigned* __restrict__ wtouched,
   // the queue positions come from one atomicAdd per block and round (its
   // warps' groups: ascending inside them), the totals below from one atomic
   // per block (a mesh touches nearly every group each level, and on
-  // grid-2048 the same-address atomics of every group and warp made a
+  // grid-2048 the same-address atomics of every group and warp make a
   // settle with little work take 22 us); then a lane per vertex of each
   // non-zero word
   const long long nwords = (n + 31) / 32;
@@ -302,7 +302,7 @@ msbfs_settle(unsigned* __restrict__ touched, unsigned* __restrict__ wtouched,
     // mesh a word holds one or two, and all 32 lanes' loads read 41 MB a
     // settle on grid-2048) are issued while the word before is processed,
     // the first word's before the queue's atomic (kron-22's dense settles:
-    // 113 -> 107 us; they are bound by instructions, the per-bit sums below)
+    // 107 us against 113; they are bound by instructions, the per-bit sums below)
     unsigned rest = nz;
     int j = nz ? __ffs(rest) - 1 : 0;
     rest &= rest - 1;
@@ -371,8 +371,8 @@ msbfs_settle(unsigned* __restrict__ touched, unsigned* __restrict__ wtouched,
       // warp's 32 words by a transpose, and the out-edges are summed
       // bit-sliced: sum over t of 2^t * |vertices with bit c and bit t of
       // their degree| (one ballot per degree bit, not a warp sum per
-      // source bit: this loop was the settle's cost on kron; on grid-2048
-      // the transposes of one-bit words made the settle 17 M instructions)
+      // source bit, which would dominate the settle on kron; on grid-2048 the
+      // transposes of one-bit words cost a settle 17 M instructions)
       const int pmax = __reduce_max_sync(FULL, (unsigned)__popcll(nw));
       if (pmax && pmax <= SPARSE_BITS) {
         for (u64 x = nw; x; x &= x - 1) {
@@ -567,7 +567,8 @@ msbfs_pull(const I* __restrict__ tindptr, const I* __restrict__ tindices,
   const long long per_warp = 32 / group;
   const long long warps = (long long)gridDim.x * (blockDim.x >> 5);
   // edge offsets and counts are I wide: for int graphs, 32-bit arithmetic
-  // (kron-22's biggest pull: 167 M -> 127 M instructions, 394 -> 324 us)
+  // (kron-22's biggest pull: 127 M instructions and 324 us against 167 M
+  // and 394 us in 64-bit)
   I scanned = 0;
   const long long stride = warps * per_warp;
   // the next vertex's seen word and row bounds are loaded before this
@@ -644,16 +645,16 @@ msbfs_pull(const I* __restrict__ tindptr, const I* __restrict__ tindices,
 // state is clean for the next batch. A window that starts at level 0 holds
 // every bit seen, so seen is not read then.
 // count < 0 (final only): the first levels' flush, captured with them in
-// msbfs.py's CUDA graph before the host knows where the traversal ends:
+// the launcher's CUDA graph before the host knows where the traversal ends:
 // the window is levels first .. e - 1, e the first of levels first + 1 ..
 // first - count whose queue was empty (stats[S_QUEUE + level]), and zmask
 // the window's levels that queued fewer than dense_q vertices (the host
 // clears the others: the rule it applies to a final flush it launches);
 // no such e (the traversal goes on): the flush does nothing.
 // A lane's plane words (and seen) reach shared memory by cp.async one word
-// ahead of their use (dynamic shared memory: msbfs.py's _stage_bytes(count,
-// final) a block): the final flush is a stream of stores, and with the
-// loads in registers, issued per word, its warps waited on them (ncu on
+// ahead of their use (dynamic shared memory, sized by the launcher from
+// count and final): the final flush is a stream of stores, and with the
+// loads in registers, issued per word, its warps wait on them (ncu on
 // kron-22: 46% of the stalls, 56% of the DRAM bandwidth used). At most 64
 // registers: 4 blocks a multiprocessor where the shared memory allows.
 __global__ void __launch_bounds__(msbfs::BLOCK, 4)
@@ -766,7 +767,7 @@ msbfs_flush(u64* __restrict__ planes, long long n, int R, int first_rel, int cou
     // offset (o3 o2 o1 o0) plus first where levels stay below 128, 0xFF
     // where it did not arrive in this window, so that a sign-extended byte
     // is the level or -1 (one prmt a store; with the offsets spread by
-    // field extracts and nibble shuffles, the flush took ~29 instructions
+    // field extracts and nibble shuffles, the flush would take ~29 instructions
     // a store). The byte loop is not unrolled: the kernel keeps to 64
     // registers
     const bool small = first + 15 < 128;
@@ -807,7 +808,7 @@ msbfs_flush(u64* __restrict__ planes, long long n, int R, int first_rel, int cou
   cp_async_wait_all();  // no copy outlives the kernel
 }
 
-// after the first levels' graph (msbfs.py: launched before the host waits
+// after the first levels' graph (the launcher: launched before the host waits
 // for it, so that the host returns without waiting for this): zero the
 // planes that graph's final flush left to the host, those of the levels
 // 0 .. e - 1 that queued at least dense_q vertices, e the first of levels
@@ -834,10 +835,11 @@ msbfs_clear(u64* __restrict__ planes, long long n, int R, const long long* __res
 
 // ---------------------------------------------------------------------------
 // msbfs_coop: a batch's whole traversal in one cooperative launch, for
-// graphs of long diameter (algorithms/msbfs.py CUDA_COOP). On a 2D grid a batch runs
+// graphs of long diameter (schedule "coop": settings.msbfs_cuda.schedule,
+// algorithms/msbfs.py msbfs_schedule). On a 2D grid a batch runs
 // thousands of levels, each with a small frontier per source, and the
 // kernels above cost ~45 us a level there (a settle, a push, a flush every
-// FLUSH_SPAN levels, their launches); here a level is one pass over the
+// flush_span levels, their launches); here a level is one pass over the
 // queue and one grid barrier (grid.cuh).
 //
 // A vertex's state is one 32-byte record (one sector): seen, the two
@@ -1097,7 +1099,7 @@ msbfs_coop(const I* __restrict__ indptr, const I* __restrict__ indices, long lon
   }
 }
 
-// the level base of the replayed levels (msbfs.py's CUDA graph) moves on
+// the level base of the replayed levels (the launcher's CUDA graph) moves on
 // by `by` levels: the graph's last node
 __global__ void msbfs_advance(long long* args, int by) { args[msbfs::A_BASE] += by; }
 
