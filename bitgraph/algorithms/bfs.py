@@ -518,6 +518,6 @@ def _lazy_rule(A, b, cfg):
     so the degree test is dropped."""
     import cupy
 
-    from bitgraph.kernels.cuda.convert_bvss import update_divergence_arrays
+    from bitgraph.formats.bvss import update_divergence
 
-    return update_divergence_arrays(b.row_ids, cupy) > cfg.lazy_udiv
+    return update_divergence(b.row_ids, cupy) > cfg.lazy_udiv
