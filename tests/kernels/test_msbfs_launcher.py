@@ -41,6 +41,12 @@ def _path(n, directed):
     return bg.Matrix.from_coo(np.r_[r, r + 1], np.r_[r + 1, r], nrows=n, ncols=n)
 
 
+def _zeroed(state):
+    # a state's frontier planes, seen and both bitmaps hold no bit
+    return all(np.count_nonzero(x) == 0
+               for x in (state.planes, state.seen, state.touched, state.wtouched))
+
+
 def _check(got, want, write=True):
     lv, c, s, e = got
     wlv, wc, ws, we = want
@@ -100,7 +106,7 @@ def test_levels_around_the_replays(directed, monkeypatch):
                     assert emu.replays - replays == heads
                 with bg.settings.use(msbfs_cuda=cfg):
                     _check_rows_and_statistics(km, ga, gt, src, want, state, rng, spare=2)
-        assert all(np.count_nonzero(x) == 0 for x in state[:4])
+        assert _zeroed(state)
 
 
 @pytest.mark.parametrize("head,flush", [(3, True), (10, True), (12, True), (10, False)])
@@ -133,7 +139,7 @@ def test_traversals_ending_in_the_first_levels(head, flush, monkeypatch):
             _check(km.batch_run(ga, gt, src, state=state, cfg=cfg), want)
             with bg.settings.use(msbfs_cuda=cfg):
                 _check_rows_and_statistics(km, ga, gt, src, want, state, rng, spare=1)
-            assert all(np.count_nonzero(x) == 0 for x in state[:4])
+            assert _zeroed(state)
 
 
 def test_grid_directions_and_planes(monkeypatch):
@@ -159,7 +165,7 @@ def test_grid_directions_and_planes(monkeypatch):
         _check(km.batch_run(ga, gt, src, state=state), want)
         # 15 planes: the first levels' graph only (the blocks need 16)
         assert emu.replays - replays == (planes == 15)
-        assert all(np.count_nonzero(x) == 0 for x in state[:4])
+        assert _zeroed(state)
 
 
 def _batches(km, index64, rng):
@@ -203,7 +209,7 @@ def test_cooperative_launch(index64, monkeypatch):
         launches = emu.launches
         _rows_and_statistics(km, ga, src, want, state, "coop", rng)
         assert emu.launches - launches == 3  # one a batch
-        assert all(np.count_nonzero(x) == 0 for x in state[:4])
+        assert _zeroed(state)
         rec = bg.Stats(trace=True)
         km.batch_run(ga, None, src, state=state, schedule="coop", stats=rec)
         (tr,) = rec.traces
