@@ -56,25 +56,25 @@ def batch_run(a, t, sources, *, levels=None, rows=None, write=True, alpha=None,
 
     cfg: the ``MSBFSCuda`` settings, async_cfg the ``BFSAsync`` ones (None:
     the current settings'). ``alpha`` and ``all_pull`` (fractions of m;
-    None: ``cfg.alpha``, ``cfg.all_pull``): the per-source direction of the
-    module docstring (alpha 0: bottom-up wherever a frontier has out-edges;
+    None: ``cfg.alpha``, ``cfg.all_pull``): the per-source direction of
+    ``msbfs_levels`` (alpha 0: bottom-up wherever a frontier has out-edges;
     both huge: top-down only), for the levels the host launches and, with
     ``cfg.graph_pull``, the replayed ones (``cfg.graph``: otherwise those go
     top-down). ``stop_work`` and ``nchunks`` are accepted for the CPU
-    signature and ignored (every level runs on the whole GPU). ``state``:
-    ``new_state(n)`` to reuse across batches (``shared_state`` keeps one
-    between calls). ``lanes``: lanes per vertex of the bottom-up step over
-    t (None: ``pull_lanes``). ``schedule``: "levels" (a launch per step,
-    the direction per source); "coop": the whole traversal in one
-    cooperative launch (``msbfs_coop``: top-down only, one grid barrier a
-    level), for graphs of long diameter, where the levels' launches cost
-    more than their work (``t`` unused); "async": the batch's BFSs side by
-    side, each label-correcting with no barrier at all
-    (``bfs_async.traverse``; its own rows of levels: the bit-parallel status
-    words need levels in step), falling back to "coop" when its work list
-    fills. ``stats``: a ``bitgraph.Stats`` to fill (its ``trace`` asks for
-    per-level records in ``stats.traces``, and makes the host wait for
-    every level).
+    signature and ignored (every level runs on the whole GPU). ``state``: a
+    ``State`` (``new_state(n)``) to reuse across batches (``shared_state``
+    keeps one between calls). ``lanes``: lanes per vertex of the bottom-up
+    step over t (None: ``pull_lanes``). ``schedule``: "levels"
+    (``msbfs_levels``: a launch per step, the direction per source);
+    "coop" (``msbfs_coop``): the whole traversal in one cooperative launch
+    (top-down only, one grid barrier a level), for graphs of long diameter,
+    where the levels' launches cost more than their work (``t`` unused);
+    "async" (``msbfs_async``): the batch's BFSs side by side, each
+    label-correcting with no barrier at all (``bfs_async.traverse``; its
+    own rows of levels: the bit-parallel status words need levels in step),
+    falling back to "coop" when its work list fills. ``stats``: a
+    ``bitgraph.Stats`` to fill (its ``trace`` asks for per-level records in
+    ``stats.traces``, and makes the host wait for every level).
 
     >>> lv, count, total, ecc = batch_run(a, t, [0, 5])  # doctest: +SKIP
     """
@@ -116,6 +116,7 @@ def batch_run(a, t, sources, *, levels=None, rows=None, write=True, alpha=None,
     keep = state is not None
     if state is None:
         state = new_state(n, cfg=cfg)
+    # the schedule; "async" runs "coop" when it gives up or does not fit
     if schedule == "async":
         got = msbfs_async.side_by_side_batch(a, src, rows_h, write, levels, async_cfg, stats)
         if got is not None:
@@ -125,6 +126,7 @@ def batch_run(a, t, sources, *, levels=None, rows=None, write=True, alpha=None,
     else:
         st = msbfs_levels.levels_batch(a, t, state, src, rows_h, flat_ptr, write, alpha,
                                        all_pull, lanes, keep, cfg, stats, where)
+    # the per-source summary out of the schedule's statistics words
     count = st[_S_COUNT:_S_COUNT + k].copy()
     total = st[_S_TOTAL:_S_TOTAL + k].copy()
     ecc = st[_S_ECC:_S_ECC + k].copy()

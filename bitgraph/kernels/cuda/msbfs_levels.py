@@ -28,11 +28,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from bitgraph.kernels.cuda.constants import MSBFS
+from bitgraph.kernels.cuda import msbfs_state
 from bitgraph.kernels.cuda.msbfs_state import (A_BASE, A_LEVELS, A_ROWS, ARGS, BLOCK, INDEX,
                                                MF, NQ, PULL, PUSH, RING, SCANNED, STATS,
                                                captured, grid, kernels, stage_bytes, workspace)
-from bitgraph.kernels.cuda import msbfs_state
 
 __all__ = ["levels_batch", "pull_lanes", "Prepared", "Launches"]
 
@@ -87,7 +86,12 @@ def prepare(ws, a, t, state, lanes, n, where, keep) -> Prepared:
     ``keep`` (a state the caller reuses) kept in ``ws.prepared`` for the
     next call with the same objects (the last graph's arrays and state then
     stay referenced until a batch on another graph or state in that
-    thread)."""
+    thread).
+
+    >>> prep = prepare(workspace(), a, t, state, None, a.nrows, "msbfs", True)  # doctest: +SKIP
+    >>> prepare(workspace(), a, t, state, None, a.nrows, "msbfs", True) is prep  # doctest: +SKIP
+    True
+    """
     import cupy
 
     ident = (id(a), id(t), id(state), lanes, n)

@@ -79,7 +79,11 @@ class State:
 
     def views(self) -> Views:
         """The state's planes, counter slots and queues as arrays of their
-        own (``Views``), made on first use and kept with the state."""
+        own (``Views``), made on first use and kept with the state.
+
+        >>> state.views().plane[0].shape  # doctest: +SKIP
+        (1000,)
+        """
         if self._views is None:
             self._views = Views(self)
         return self._views
@@ -90,7 +94,11 @@ class Views:
     its address ``slot_ptr[i]``) of a state as its own array, and its two
     queues as int64 and as int32 (``queues[int32-ness]``), made once per
     state: a CuPy slice costs microseconds of host time, and each level
-    took eight, which the GPU waited for on the small levels."""
+    took eight, which the GPU waited for on the small levels.
+
+    >>> views = Views(new_state(1000, 4)); len(views.plane)  # doctest: +SKIP
+    4
+    """
 
     __slots__ = ("plane", "slot", "slot_ptr", "queues")
 
@@ -164,7 +172,11 @@ class Kernels:
     """The kernels of a batch of one index type on one device (start,
     settle, flush, push, pull, advance, clear) and the multiprocessor count
     ``sms``, looked up once per device: each lookup costs microseconds of
-    the call, before its first kernel."""
+    the call, before its first kernel.
+
+    >>> kernels("int").sms  # doctest: +SKIP
+    132
+    """
 
     __slots__ = ("start", "settle", "flush", "push", "pull", "advance", "clear", "sms",
                  "occupancy")
@@ -187,7 +199,10 @@ class Kernels:
         resident on the whole GPU at once: the grids of the grid-stride
         kernels, so that no partial second wave of blocks runs after the
         first (measured: the flush at 1,056 blocks and 6 per multiprocessor
-        ran 1.33 waves)."""
+        ran 1.33 waves).
+
+        >>> kern.wave(kern.flush, stage_bytes(15, False))  # doctest: +SKIP
+        """
         per_sm = self.occupancy.get((fn.ptr, smem))
         if per_sm is None:
             from cupy.cuda import driver
@@ -199,7 +214,11 @@ class Kernels:
 
 def stage_bytes(count, final):
     """msbfs_flush's dynamic shared memory: per warp two stages of a word
-    per lane for each of the ``count`` planes (and seen when ``final``)."""
+    per lane for each of the ``count`` planes (and seen when ``final``).
+
+    >>> stage_bytes(16, True)  # the largest: 16 planes and seen
+    69632
+    """
     return (BLOCK // 32) * 2 * (count + bool(final)) * 32 * 8
 
 
@@ -213,7 +232,12 @@ def _allow_stage(fn):
 
 
 def grid(items, cap):
-    """Blocks for ``items`` threads' work, at most ``cap`` (a wave)."""
+    """Blocks of BLOCK threads for ``items`` threads' work, at least 1, at
+    most ``cap`` (a wave).
+
+    >>> grid(1000, 2), grid(1000, 100), grid(0, 8)
+    (2, 4, 1)
+    """
     return max(1, min((items + BLOCK - 1) // BLOCK, cap))
 
 
@@ -221,7 +245,11 @@ class Device:
     """One device's cache: ``kernels`` (index C type -> ``Kernels``),
     ``occupancy`` ((kernel address, shared memory) -> blocks per
     multiprocessor), ``coop`` (index C type -> msbfs_coop), ``dummy`` (the
-    result address of a batch that writes no levels: never stored to)."""
+    result address of a batch that writes no levels: never stored to).
+
+    >>> sorted(device().kernels)  # doctest: +SKIP
+    ['int']
+    """
 
     __slots__ = ("kernels", "occupancy", "coop", "dummy")
 
@@ -236,7 +264,11 @@ class Pinned:
     level (``ghead``), the batch's arguments (``args``: ARGS words, msbfs.cu's
     A_*) on their way to the device buffer ``args_d`` (no synchronous copy
     before the first kernel), and the statistics (``stats``) copied by the
-    first levels' graph or the cooperative launch."""
+    first levels' graph or the cooperative launch.
+
+    >>> workspace().pinned().args.size == ARGS  # doctest: +SKIP
+    True
+    """
 
     __slots__ = ("mem", "heads", "head_ptr", "events", "ghead", "args", "args_d", "stats")
 
@@ -259,7 +291,11 @@ class Workspace:
     ``coop_ctl`` (msbfs_coop's queue sizes, level count and grid barrier)
     and ``coop_records`` (its vertices' 32-byte records), ``async_rows``
     (the side-by-side schedule's scratch rows of levels) and ``prepared``
-    (the last batch's ``msbfs_levels.Prepared``)."""
+    (the last batch's ``msbfs_levels.Prepared``).
+
+    >>> workspace().prepared is None  # doctest: +SKIP
+    True
+    """
 
     __slots__ = ("_pinned", "chunks", "coop_ctl", "coop_records", "async_rows", "prepared")
 
@@ -268,13 +304,22 @@ class Workspace:
         self.async_rows = self.prepared = None
 
     def pinned(self) -> Pinned:
+        """The ``Pinned`` buffers, made on first use.
+
+        >>> workspace().pinned().heads.shape  # doctest: +SKIP
+        (16, 8)
+        """
         if self._pinned is None:
             self._pinned = Pinned()
         return self._pinned
 
     def chunk_list(self, m: int):
         """The chunk list of the hubs (msbfs.cu): at most 2 m / CHUNK
-        entries, grown on demand."""
+        entries, grown on demand.
+
+        >>> workspace().chunk_list(1 << 20).size >= (1 << 21) // CHUNK  # doctest: +SKIP
+        True
+        """
         import cupy
 
         need = 2 * m // CHUNK + 2
@@ -286,7 +331,11 @@ class Workspace:
 class Graphs:
     """Captured CUDA graphs by kind: ``head`` (the first levels) and
     ``block`` (a block of replayed levels), each a dict from the values the
-    launches bake in to the graph."""
+    launches bake in to the graph.
+
+    >>> len(Graphs().block)
+    0
+    """
 
     __slots__ = ("head", "block")
 
@@ -298,7 +347,11 @@ class Caches:
     """Every cache of the msbfs launcher (module docstring): ``devices``
     (device -> ``Device``), ``workspaces`` ((device, thread) ->
     ``Workspace``), ``states`` ((device, stream, thread) -> (n, ``State``)),
-    ``graphs`` (``Graphs``)."""
+    ``graphs`` (``Graphs``).
+
+    >>> Caches().states
+    {}
+    """
 
     __slots__ = ("devices", "workspaces", "states", "graphs")
 
@@ -310,7 +363,11 @@ CACHES = Caches()
 
 
 def device() -> Device:
-    """The current device's ``Device`` cache."""
+    """The current device's ``Device`` cache.
+
+    >>> device().occupancy  # doctest: +SKIP
+    {}
+    """
     import cupy
 
     dev = cupy.cuda.runtime.getDevice()
@@ -321,7 +378,11 @@ def device() -> Device:
 
 
 def kernels(it: str) -> Kernels:
-    """The current device's ``Kernels`` of index C type ``it``."""
+    """The current device's ``Kernels`` of index C type ``it``.
+
+    >>> kern = kernels("int"); kern.wave(kern.settle)  # doctest: +SKIP
+    264
+    """
     dev = device()
     got = dev.kernels.get(it)
     if got is None:
@@ -330,7 +391,10 @@ def kernels(it: str) -> Kernels:
 
 
 def coop_kernel(it: str):
-    """The current device's msbfs_coop of index C type ``it``."""
+    """The current device's msbfs_coop of index C type ``it``.
+
+    >>> fn = coop_kernel("long long")  # doctest: +SKIP
+    """
     dev = device()
     got = dev.coop.get(it)
     if got is None:
@@ -340,7 +404,10 @@ def coop_kernel(it: str):
 
 
 def dummy_levels():
-    """The result's address when no levels are written (never stored to)."""
+    """The result's address when no levels are written (never stored to).
+
+    >>> ptr = dummy_levels().data.ptr  # doctest: +SKIP
+    """
     import cupy
 
     dev = device()
@@ -350,7 +417,10 @@ def dummy_levels():
 
 
 def workspace() -> Workspace:
-    """The current device's and thread's ``Workspace``."""
+    """The current device's and thread's ``Workspace``.
+
+    >>> args = workspace().pinned().args  # doctest: +SKIP
+    """
     import cupy
 
     key = (cupy.cuda.runtime.getDevice(), threading.get_ident())
@@ -366,7 +436,10 @@ def captured(kept: dict, key: tuple, work):
     and kept: ``key`` names every value the launches bake in (pointers,
     sizes, constants). A few graphs of each kind are kept (closeness
     alternates batches of 64 and its last one); a capture costs its
-    launches' host time and an instantiation."""
+    launches' host time and an instantiation.
+
+    >>> captured(CACHES.graphs.head, key, lambda sp: None).launch(stream)  # doctest: +SKIP
+    """
     import cupy
 
     got = kept.get(key)
