@@ -1,4 +1,5 @@
-"""The CUDA msbfs launcher's host side (``kernels/cuda/msbfs.py``: the levels'
+"""The CUDA msbfs launcher's host side (``kernels/cuda/msbfs.py`` and its
+modules ``msbfs_levels``, ``msbfs_coop``, ``msbfs_async``, ``msbfs_state``: the levels'
 schedule, counter slots, queues, frontier planes and flushes, the replayed
 CUDA graph of the levels past ``settings.msbfs_cuda.graph_levels``) on an
 emulated GPU (``fake_msbfs_gpu.py``, beside this file), against the CPU
