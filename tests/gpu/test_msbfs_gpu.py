@@ -63,6 +63,11 @@ def _check(got, want, write=True):
         assert np.array_equal(lv.get(), wlv)
 
 
+def _scratch(state):
+    # what a batch leaves zeroed: the frontier planes, seen and both bitmaps
+    return state.planes, state.seen, state.touched, state.wtouched
+
+
 @settings(max_examples=250)
 @given(spec=graphs(max_n=90, weighted=False), k=st.sampled_from([1, 7, 64]),
        seed=st.integers(0, 2**32 - 1), index64=st.booleans())
@@ -81,13 +86,13 @@ def test_batch_equals_cpu(spec, k, seed, index64):
         _check(got, want)
     from unittest import mock
 
-    from bitgraph.kernels.cuda import msbfs as km
+    from bitgraph.kernels.cuda import msbfs_coop as kc
 
     for sweep in (None, 0.0, 0.05):  # the next queue by appends, by sweeps, both
         cfg = bg.settings.MSBFSCuda(coop_sweep=sweep)
         _check(gpu(ga, None, sources, schedule="coop", cfg=cfg), want)
     # the batch's BFSs side by side, asynchronous (bfs_async.cu)
-    with mock.patch.object(km, "_coop", side_effect=AssertionError("fell back")):
+    with mock.patch.object(kc, "coop_batch", side_effect=AssertionError("fell back")):
         _check(gpu(ga, None, sources, schedule="async"), want)
 
 
@@ -145,7 +150,7 @@ def test_rows_state_and_statistics_only(spec, seed, lanes, index64):
             assert np.array_equal(c2, wc) and np.array_equal(s2, ws) and np.array_equal(e2, we)
         assert np.array_equal(got.get(), want)
     # the state is left zeroed
-    assert all(int(cupy.count_nonzero(x)) == 0 for x in state[:4])
+    assert all(int(cupy.count_nonzero(x)) == 0 for x in _scratch(state))
 
 
 @pytest.mark.parametrize("name", ["kron", "grid", "path", "star"])
@@ -153,7 +158,7 @@ def test_generated_graphs(name, monkeypatch):
     """Bigger graphs: hubs (kron), high diameter (grid, a 3000-vertex path),
     a star; 64 sources, every direction rule with the first levels as one
     graph (``msbfs_cuda.head_levels``) and without, several group widths."""
-    from bitgraph.kernels.cuda import msbfs as km
+    from bitgraph.kernels.cuda import msbfs_coop as kc
 
     import cupy
 
@@ -188,7 +193,7 @@ def test_generated_graphs(name, monkeypatch):
         state = new_state(A.nrows, planes)
         _check(gpu(ga, gt, sources, state=state), want)
         _check(gpu(ga, gt, sources[:7], state=state), cpu(a, t, sources[:7]))
-        assert all(int(cupy.count_nonzero(x)) == 0 for x in state[:4])
+        assert all(int(cupy.count_nonzero(x)) == 0 for x in _scratch(state))
     # one cooperative launch (kron's hubs spread over a warp's lanes), int32
     # and int64 indices, a fresh and a reused state
     for index64 in (False, True):
@@ -199,7 +204,7 @@ def test_generated_graphs(name, monkeypatch):
     for k in (64, 1, 33):
         _check(gpu(ga, None, sources[:k], schedule="coop", cfg=cfg, state=state),
                cpu(a, t, sources[:k]))
-        assert all(int(cupy.count_nonzero(x)) == 0 for x in state[:4])
+        assert all(int(cupy.count_nonzero(x)) == 0 for x in _scratch(state))
     # side by side, asynchronous: int32 and int64 indices, every chain
     # length, with and without the row prefetch and the level check; a work
     # list too small falls back to the cooperative launch
@@ -217,13 +222,13 @@ def test_generated_graphs(name, monkeypatch):
                                async_cfg=async_cfg), cpu(a, t, sources[:k]))
     # 64 slots: full at once
     tiny = bg.settings.BFSAsync(batch_cap_per_vertex=0.0, batch_min_cap=0)
-    with mock.patch.object(km, "_coop", wraps=km._coop) as launch:
+    with mock.patch.object(kc, "coop_batch", wraps=kc.coop_batch) as launch:
         _check(gpu(ga, None, sources, schedule="async", async_cfg=tiny), want)
     assert launch.call_count == 1
     # blocks' stages of 0 and 3 entries: the appends past a full stage go
     # straight to the queue
     for stage in (0, 3):
-        monkeypatch.setattr(km, "_COOP_STAGE", stage)
+        monkeypatch.setattr(kc, "STAGE", stage)
         for sweep in (None, 0.0):
             cfg = bg.settings.MSBFSCuda(coop_sweep=sweep)
             _check(gpu(ga, None, sources, schedule="coop", cfg=cfg, state=state), want)
@@ -243,7 +248,8 @@ def test_cooperative_launch_by_the_probe(schedule, max_degree):
 
     import cupy
 
-    from bitgraph.kernels.cuda import msbfs as km
+    from bitgraph.kernels.cuda import msbfs_async as ka
+    from bitgraph.kernels.cuda import msbfs_coop as kc
 
     M = sys.modules["bitgraph.algorithms.msbfs"]
     knobs = {"schedule": schedule, "async_max_degree": max_degree}
@@ -253,13 +259,13 @@ def test_cooperative_launch_by_the_probe(schedule, max_degree):
         want = bg.algorithms.msbfs(A, src)
         gave_up = []  # per side-by-side batch: whether it gave up
 
-        def side_by_side(*args, _real=km._side_by_side):
+        def side_by_side(*args, _real=ka.side_by_side_batch):
             got = _real(*args)
             gave_up.append(got is None)
             return got
 
-        with mock.patch.object(km, "_coop", wraps=km._coop) as launch, \
-                mock.patch.object(km, "_side_by_side", side_effect=side_by_side), \
+        with mock.patch.object(kc, "coop_batch", wraps=kc.coop_batch) as launch, \
+                mock.patch.object(ka, "side_by_side_batch", side_effect=side_by_side), \
                 bg.settings.use(msbfs_cuda=knobs):
             got = bg.algorithms.msbfs(A.to("cuda"), src)
         assert np.array_equal(got.get(), want)
@@ -317,7 +323,7 @@ def test_traversals_ending_in_the_first_levels(head):
             assert np.array_equal(out.get(), expect)
             _, c, s, e = gpu(ga, gt, src, write=False, state=state, cfg=cfg)
             assert np.array_equal(c, want[1]) and np.array_equal(e, want[3])
-            assert all(int(cupy.count_nonzero(x)) == 0 for x in state[:4])
+            assert all(int(cupy.count_nonzero(x)) == 0 for x in _scratch(state))
 
 
 def test_direction_per_source():
@@ -386,7 +392,7 @@ def test_shared_state_between_calls():
         pass
     with shared_state(n) as again:
         assert again is first
-        assert all(int(cupy.count_nonzero(x)) == 0 for x in again[:4])
+        assert all(int(cupy.count_nonzero(x)) == 0 for x in _scratch(again))
     with pytest.raises(RuntimeError):
         with shared_state(n) as state:
             raise RuntimeError("a batch failed")
@@ -408,6 +414,7 @@ def test_replayed_levels(directed):
     import cupy
 
     from bitgraph.kernels.cuda import msbfs as km
+    from bitgraph.kernels.cuda import msbfs_state as ks
 
     gpu, cpu = _gpu(), _cpu()
     L = bg.settings.MSBFSCuda().graph_levels
@@ -435,8 +442,8 @@ def test_replayed_levels(directed):
                 expect[order] = want[0]
                 assert np.array_equal(out.get(), expect)
                 _check(gpu(ga, gt, src, write=False, state=state, cfg=cfg), want, write=False)
-            assert all(int(cupy.count_nonzero(x)) == 0 for x in state[:4])
-            assert all(int(cupy.count_nonzero(p)) == 0 for p in state[0])
+            assert all(int(cupy.count_nonzero(x)) == 0 for x in _scratch(state))
+            assert all(int(cupy.count_nonzero(p)) == 0 for p in state.planes)
     cfg = bg.settings.MSBFSCuda(graph=True, graph_pull=False, head_levels=10)
     A = bg.io.generators.grid2d(12, 300, drop=0.02, seed=2)
     if directed:
@@ -450,7 +457,7 @@ def test_replayed_levels(directed):
     assert want[3].max() > 2 * L or directed  # ecc: the replays ran
     for _ in range(2):
         _check(gpu(ga, gt, src, cfg=cfg), want)
-    assert any(key[0] == "graph" for key in km._BUFFERS)
+    assert ks.CACHES.graphs.block  # the replayed blocks' graphs were captured
     # with the pull step in the graph, the direction rule per level
     cfg = bg.settings.MSBFSCuda(graph=True, graph_pull=True, head_levels=10)
     for alpha, all_pull in DIRECTIONS:

@@ -1,5 +1,6 @@
-"""An emulated GPU for the msbfs launcher (``kernels/cuda/msbfs.py``, and
-``kernels/cuda/bfs_async.py`` for its side-by-side batches), so that
+"""An emulated GPU for the msbfs launcher (``kernels/cuda/msbfs.py`` and its
+modules ``msbfs_state``, ``msbfs_levels``, ``msbfs_coop``, ``msbfs_async``,
+and ``kernels/cuda/bfs_async.py`` for its side-by-side batches), so that
 its host side runs on the CPU: the levels' schedule (steps, settles,
 counter slots, queues, frontier planes, flushes), the CUDA graph of the
 replayed levels (captured, then replayed) and the level base in the args
@@ -556,10 +557,12 @@ def emulated_gpu(monkeypatch):
     for name, mod in (("cupy", cp), ("cupy.cuda", cuda), ("cupy.cuda.runtime", runtime),
                       ("cupy.cuda.driver", driver)):
         monkeypatch.setitem(sys.modules, name, mod)
-    monkeypatch.setattr(km, "module", lambda source, names: (_Module(), {x: x for x in names}))
-    monkeypatch.setattr(km, "multiprocessors", lambda: 4)
+    from bitgraph.kernels.cuda import msbfs_state as ks
+
+    monkeypatch.setattr(ks, "module", lambda source, names: (_Module(), {x: x for x in names}))
+    monkeypatch.setattr(ks, "multiprocessors", lambda: 4)
     monkeypatch.setattr(sys.modules["bitgraph.kernels.cuda"], "multiprocessors", lambda: 4)
-    monkeypatch.setattr(km, "_BUFFERS", {})
+    monkeypatch.setattr(ks, "CACHES", ks.Caches())
     from bitgraph.kernels.cuda import bfs_async as ka
 
     monkeypatch.setattr(ka, "module", lambda source, names: (_Module(), {x: x for x in names}))

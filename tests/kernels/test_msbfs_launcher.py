@@ -1,4 +1,5 @@
-"""The CUDA msbfs launcher's host side (``kernels/cuda/msbfs.py``: the levels'
+"""The CUDA msbfs launcher's host side (``kernels/cuda/msbfs.py`` and its
+modules ``msbfs_levels``, ``msbfs_coop``, ``msbfs_async``, ``msbfs_state``: the levels'
 schedule, counter slots, queues, frontier planes and flushes, the replayed
 CUDA graph of the levels past ``settings.msbfs_cuda.graph_levels``) on an
 emulated GPU (``fake_msbfs_gpu.py``, beside this file), against the CPU
@@ -39,6 +40,12 @@ def _path(n, directed):
     if directed:
         return bg.Matrix.from_coo(r, r + 1, nrows=n, ncols=n)
     return bg.Matrix.from_coo(np.r_[r, r + 1], np.r_[r + 1, r], nrows=n, ncols=n)
+
+
+def _zeroed(state):
+    # a state's frontier planes, seen and both bitmaps hold no bit
+    return all(np.count_nonzero(x) == 0
+               for x in (state.planes, state.seen, state.touched, state.wtouched))
 
 
 def _check(got, want, write=True):
@@ -100,7 +107,7 @@ def test_levels_around_the_replays(directed, monkeypatch):
                     assert emu.replays - replays == heads
                 with bg.settings.use(msbfs_cuda=cfg):
                     _check_rows_and_statistics(km, ga, gt, src, want, state, rng, spare=2)
-        assert all(np.count_nonzero(x) == 0 for x in state[:4])
+        assert _zeroed(state)
 
 
 @pytest.mark.parametrize("head,flush", [(3, True), (10, True), (12, True), (10, False)])
@@ -133,7 +140,7 @@ def test_traversals_ending_in_the_first_levels(head, flush, monkeypatch):
             _check(km.batch_run(ga, gt, src, state=state, cfg=cfg), want)
             with bg.settings.use(msbfs_cuda=cfg):
                 _check_rows_and_statistics(km, ga, gt, src, want, state, rng, spare=1)
-            assert all(np.count_nonzero(x) == 0 for x in state[:4])
+            assert _zeroed(state)
 
 
 def test_grid_directions_and_planes(monkeypatch):
@@ -159,7 +166,7 @@ def test_grid_directions_and_planes(monkeypatch):
         _check(km.batch_run(ga, gt, src, state=state), want)
         # 15 planes: the first levels' graph only (the blocks need 16)
         assert emu.replays - replays == (planes == 15)
-        assert all(np.count_nonzero(x) == 0 for x in state[:4])
+        assert _zeroed(state)
 
 
 def _batches(km, index64, rng):
@@ -203,7 +210,7 @@ def test_cooperative_launch(index64, monkeypatch):
         launches = emu.launches
         _rows_and_statistics(km, ga, src, want, state, "coop", rng)
         assert emu.launches - launches == 3  # one a batch
-        assert all(np.count_nonzero(x) == 0 for x in state[:4])
+        assert _zeroed(state)
         rec = bg.Stats(trace=True)
         km.batch_run(ga, None, src, state=state, schedule="coop", stats=rec)
         (tr,) = rec.traces
