@@ -24,27 +24,82 @@ __all__ = [
 
 
 class BitgraphError(Exception):
-    """Base class of every error bitgraph raises on purpose."""
+    """Base class of every error bitgraph raises on purpose.
+
+    >>> import bitgraph as bg
+    >>> try:
+    ...     bg.Vector.from_indices([5], size=3)
+    ... except bg.BitgraphError as e:
+    ...     type(e).__name__, isinstance(e, IndexError)
+    ('InvalidIndex', True)
+    """
 
 
 class DimensionMismatch(BitgraphError, ValueError):
-    """Shapes of the operands do not agree (names both shapes)."""
+    """Shapes of the operands do not agree (names both shapes).
+
+    >>> import bitgraph as bg
+    >>> A = bg.Matrix.from_coo([0, 1], [1, 2], nrows=2, ncols=3)
+    >>> u = bg.Vector.from_coo([0], [1.0], size=2)
+    >>> try:
+    ...     A.mxv(u)
+    ... except bg.DimensionMismatch as e:
+    ...     print(e, isinstance(e, ValueError))
+    mxv: A.ncols (=3) must equal u.size (=2) True
+    """
 
 
 class DomainMismatch(BitgraphError, TypeError):
-    """An operator is not defined for a dtype, or dtypes cannot be combined."""
+    """An operator is not defined for a dtype, or dtypes cannot be combined.
+
+    >>> import bitgraph as bg
+    >>> x = bg.Vector.from_coo([0], [1.5], size=2)
+    >>> try:
+    ...     x.apply("bnot")
+    ... except bg.DomainMismatch as e:
+    ...     print(e, isinstance(e, TypeError))
+    unary op 'bnot' is not defined for float64 True
+    """
 
 
 class InvalidIndex(BitgraphError, IndexError):
-    """An index is negative or out of range (names the index and the bound)."""
+    """An index is negative or out of range (names the index and the bound).
+
+    >>> import bitgraph as bg
+    >>> try:
+    ...     bg.Vector.from_indices([5], size=3)
+    ... except bg.InvalidIndex as e:
+    ...     print(e, isinstance(e, IndexError))
+    Vector.from_indices: index 5 is out of range for size 3 True
+    """
 
 
 class InvalidValue(BitgraphError, ValueError):
-    """A value or argument is not allowed (negative weights, bad options, ...)."""
+    """A value or argument is not allowed (negative weights, bad options, ...).
+
+    >>> import bitgraph as bg
+    >>> A = bg.Matrix.from_coo([0], [1], nrows=2, ncols=2)
+    >>> try:
+    ...     A.select("trill")
+    ... except bg.InvalidValue as e:
+    ...     print(e, isinstance(e, ValueError))
+    select: unknown select op 'trill'; did you mean 'tril' or 'triu'? True
+    """
 
 
 class FormatError(BitgraphError, ValueError):
-    """A file is malformed. Names the file, the line and what was expected."""
+    """A file is malformed. Names the file, the line and what was expected.
+
+    >>> import io
+    >>> import bitgraph as bg
+    >>> try:
+    ...     bg.io.read_edgelist(io.StringIO("0 1\\n0 x\\n"))
+    ... except bg.FormatError as e:
+    ...     print(e)
+    ...     e.path, e.line, isinstance(e, ValueError)
+    <stream>:2: target vertex id 'x' is not a number
+    ('<stream>', 2, True)
+    """
 
     def __init__(self, message, *, path=None, line=None):
         self.path = None if path is None else str(path)
@@ -57,7 +112,23 @@ class FormatError(BitgraphError, ValueError):
 
 
 class DeviceError(BitgraphError, RuntimeError):
-    """No GPU, CuPy missing, or out of device memory (names bytes needed/free)."""
+    """No GPU, CuPy missing, or out of device memory (names bytes needed/free).
+
+    Where CUDA is not usable, asking for it raises one that says why (where
+    it is, the copy is made):
+
+    >>> import bitgraph as bg
+    >>> v = bg.Vector.from_indices([1], size=3)
+    >>> try:
+    ...     where = v.to("cuda").device
+    ... except bg.DeviceError as e:
+    ...     where = str(e)
+    >>> where == "cuda" or where == (
+    ...     "Vector.to: device 'cuda' was asked for, but " + bg.device.cuda_status())
+    True
+    >>> issubclass(bg.DeviceError, RuntimeError)
+    True
+    """
 
 
 class ValidationError(BitgraphError, AssertionError):

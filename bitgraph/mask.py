@@ -17,7 +17,17 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True, eq=False)
 class Mask:
-    """``parent`` read as a mask: structural or by value, maybe complemented."""
+    """``parent`` read as a mask: structural or by value, maybe complemented.
+
+    >>> import bitgraph as bg
+    >>> v = bg.Vector.from_coo([0, 2], [1, 0], size=3)
+    >>> m = ~v.S
+    >>> m, m.parent is v, m.structure, m.complement
+    (~Vector.S, True, True, True)
+    >>> x = bg.Vector.from_coo([0, 1, 2], [5, 6, 7], size=3)
+    >>> x.apply("identity", mask=m).to_coo()[0].tolist()   # where v has no entry
+    [1]
+    """
 
     parent: object
     structure: bool

@@ -45,6 +45,14 @@ class Stats:
     traces: list = field(default_factory=list)
 
     def ran(self, key: tuple) -> None:
-        """Note that the kernel registered under ``key`` ran."""
+        """Note that the kernel registered under ``key`` ran (once, however
+        often it is noted).
+
+        >>> rec = Stats()
+        >>> rec.ran(("mxv", "csr", "cpu", "push"))
+        >>> rec.ran(("mxv", "csr", "cpu", "push"))
+        >>> rec.kernels
+        [('mxv', 'csr', 'cpu', 'push')]
+        """
         if key not in self.kernels:
             self.kernels.append(tuple(key))

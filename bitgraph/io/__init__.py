@@ -61,6 +61,18 @@ def read(path, *, format=None, dtype=None, device=None, **kwargs):
     Other keywords go to the reader (``directed=``, ``one_based=``,
     ``nrows=``, ... for edge lists). ``device``: where the Matrix goes
     ("cpu", "cuda", "auto"; None: ``bitgraph.set_device``'s).
+
+    >>> import os, tempfile
+    >>> import bitgraph as bg
+    >>> with tempfile.TemporaryDirectory() as d:
+    ...     with open(os.path.join(d, "g.txt"), "w") as f:
+    ...         _ = f.write("%%MatrixMarket matrix coordinate pattern general\\n3 3 2\\n1 2\\n3 1\\n")
+    ...     with open(os.path.join(d, "g.el"), "w") as f:
+    ...         _ = f.write("1 2\\n3 1\\n")
+    ...     A = bg.io.read(os.path.join(d, "g.txt"))     # a banner: Matrix Market
+    ...     B = bg.io.read(os.path.join(d, "g.el"), one_based=True)
+    >>> A.shape, A.isequal(B), [a.tolist() for a in A.to_coo()[:2]]
+    ((3, 3), True, [[0, 2], [1, 0]])
     """
     if format is None:
         if hasattr(path, "read"):  # a stream: look at its start

@@ -241,6 +241,19 @@ def read_edgelist(path, *, dtype=None, directed=True, one_based=False,
     Malformed lines (wrong number of values, a non-number, a negative or
     non-integral id) raise :class:`~bitgraph.FormatError` naming the file, the
     line and the token.
+
+    >>> import os, tempfile
+    >>> import bitgraph as bg
+    >>> with tempfile.TemporaryDirectory() as d:
+    ...     path = os.path.join(d, "g.el")
+    ...     with open(path, "w") as f:
+    ...         _ = f.write("# src dst weight\\n0 1 2.5\\n1 2 1.0\\n0 1 0.5\\n")
+    ...     A = read_edgelist(path)
+    ...     U = read_edgelist(path, directed=False, dup_op="min")
+    >>> A.shape, [a.tolist() for a in A.to_coo()]
+    ((3, 3), [[0, 1], [1, 2], [3.0, 1.0]])
+    >>> [a.tolist() for a in U.to_coo()]
+    [[0, 1, 1, 2], [1, 0, 2, 1], [0.5, 0.5, 1.0, 1.0]]
     """
     d = _read_edgelist_data(path, one_based=one_based, nrows=nrows,
                             comments=comments, delimiter=delimiter)

@@ -490,6 +490,19 @@ def read_mtx(path, *, dtype=None, device=None):
 
     Malformed files raise :class:`~bitgraph.FormatError` naming the file, the
     line and what was expected.
+
+    >>> import os, tempfile
+    >>> import bitgraph as bg
+    >>> with tempfile.TemporaryDirectory() as d:
+    ...     path = os.path.join(d, "g.mtx")
+    ...     with open(path, "w") as f:
+    ...         _ = f.write("%%MatrixMarket matrix coordinate real symmetric\\n"
+    ...                     "3 3 2\\n2 1 0.5\\n3 3 2.0\\n")
+    ...     A = read_mtx(path)
+    >>> A.shape, A.dtype, A.nvals
+    ((3, 3), dtype('float64'), 3)
+    >>> [a.tolist() for a in A.to_coo()]
+    [[0, 1, 2], [1, 0, 2], [0.5, 0.5, 2.0]]
     """
     d = _read_mtx_data(path, dtype=dtype)
     return to_matrix(d.rows, d.cols, d.values, d.nrows, d.ncols, d.dtype, device=device)
@@ -521,6 +534,19 @@ def write_mtx(path, A, *, symmetric=False, comment=""):
     equal to its transpose). ``comment`` lines follow the banner. The file is
     written beside its target and renamed into place, so a failed write
     leaves no partial file; a name ending in ``.gz`` is gzip-compressed.
+
+    >>> import os, tempfile
+    >>> import bitgraph as bg
+    >>> A = bg.Matrix.from_coo([0, 1, 2], [1, 0, 2], [7, 7, 1], nrows=4, ncols=4, dtype="int32")
+    >>> with tempfile.TemporaryDirectory() as d:
+    ...     path = os.path.join(d, "g.mtx")
+    ...     write_mtx(path, A, symmetric=True)
+    ...     lines = open(path).read().splitlines()
+    ...     B = read_mtx(path)
+    >>> lines[:2]
+    ['%%MatrixMarket matrix coordinate integer symmetric', '%%GraphBLAS type int32_t']
+    >>> B.isequal(A), B.dtype
+    (True, dtype('int32'))
     """
     import scipy.io
     import scipy.sparse

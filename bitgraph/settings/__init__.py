@@ -85,7 +85,13 @@ class Settings:
 
 
 def family_names() -> tuple:
-    """The names of the families, in the order ``table()`` lists them."""
+    """The names of the families, in the order ``table()`` lists them.
+
+    >>> family_names()[:2]
+    ('plan', 'cpu')
+    >>> "bfs_cuda" in family_names()
+    True
+    """
     return tuple(f.name for f in fields(Settings))
 
 
