@@ -26,8 +26,10 @@ the direction rule (``bitgraph.algorithms.bfs``) compares with m.
 import numpy as np
 from numba import njit
 
-from bitgraph.kernels.cpu import (serial_below, arg, check_length, even_chunks,
-                                  index_args, num_threads, parallel_map, row_chunks)
+from bitgraph.kernels.cpu import (
+    arg, check_length, even_chunks, index_args, num_threads, parallel_map, row_chunks,
+    serial_below,
+)
 from bitgraph.kernels.cpu.bits import atomic_or, ctz
 from bitgraph.kernels.cpu.scalar import cast_like
 from bitgraph.kernels.registry import register

@@ -15,7 +15,7 @@ import numpy as np
 from numba import njit
 
 from bitgraph.kernels.cpu import (
-    serial_below, arg, parallel_for, row_chunks,
+    arg, parallel_for, row_chunks, serial_below,
 )
 from bitgraph.kernels.cpu.bits import bits_at, ctz, popcount
 from bitgraph.kernels.cpu.bmv_b2sr import tile_args

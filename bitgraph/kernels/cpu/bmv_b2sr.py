@@ -26,8 +26,8 @@ from numba import njit
 
 from bitgraph.kernels import opcodes
 from bitgraph.kernels.cpu import (
-    serial_below, arg, bitmap_arg, check_bmv_vectors, index_args, parallel_for,
-    row_chunks, semiring_args,
+    arg, bitmap_arg, check_bmv_vectors, index_args, parallel_for, row_chunks, semiring_args,
+    serial_below,
 )
 from bitgraph.kernels.cpu.bits import bits_at, ctz, popcount
 from bitgraph.kernels.cpu.scalar import binop, cast_like, multop

@@ -43,8 +43,7 @@ import numpy as np
 from numba import njit
 
 from bitgraph.kernels.cpu import (
-    serial_below, even_chunks, index_args, indptr_chunks, num_threads,
-    parallel_for, parallel_map,
+    even_chunks, index_args, indptr_chunks, num_threads, parallel_for, parallel_map, serial_below,
 )
 from bitgraph.kernels.cpu.bits import cas, fetch_add, prefetch
 from bitgraph.kernels.registry import register

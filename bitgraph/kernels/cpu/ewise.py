@@ -9,8 +9,7 @@ from numba import njit
 
 from bitgraph.kernels import opcodes
 from bitgraph.kernels.cpu import (
-    serial_below, arg, check_binary, check_dtype, even_chunks, num_threads,
-    parallel_for,
+    arg, check_binary, check_dtype, even_chunks, num_threads, parallel_for, serial_below,
 )
 from bitgraph.kernels.cpu.scalar import binop, unop
 from bitgraph.kernels.registry import register

@@ -5,8 +5,9 @@
 import numpy as np
 from numba import njit
 
-from bitgraph.kernels.cpu import (serial_below, arg, check_length, dummy, index_args,
-                                  indptr_chunks, parallel_map, values_arg)
+from bitgraph.kernels.cpu import (
+    arg, check_length, dummy, index_args, indptr_chunks, parallel_map, serial_below, values_arg,
+)
 from bitgraph.kernels.registry import register
 
 __all__ = ["pagerank_step"]

@@ -5,8 +5,7 @@ from numba import njit
 
 from bitgraph.kernels import opcodes
 from bitgraph.kernels.cpu import (
-    serial_below, arg, check_dtype, check_monoid, index_args, indptr_chunks,
-    parallel_for,
+    arg, check_dtype, check_monoid, index_args, indptr_chunks, parallel_for, serial_below,
 )
 from bitgraph.kernels.cpu.scalar import binop
 from bitgraph.kernels.registry import register

@@ -15,8 +15,7 @@ from numba import njit
 
 from bitgraph.kernels import opcodes
 from bitgraph.kernels.cpu import (
-    serial_below, index_args, parallel_for, row_chunks, semiring_args,
-    values_arg,
+    index_args, parallel_for, row_chunks, semiring_args, serial_below, values_arg,
 )
 from bitgraph.kernels.cpu.scalar import binop, cast_like, multop
 from bitgraph.kernels.registry import CSR, SemiringSpec, register

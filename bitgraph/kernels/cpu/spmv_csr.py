@@ -11,8 +11,8 @@ from numba import njit
 
 from bitgraph.kernels import opcodes
 from bitgraph.kernels.cpu import (
-    serial_below, arg, bitmap_arg, index_args, indptr_chunks, parallel_for,
-    semiring_args, values_arg,
+    arg, bitmap_arg, index_args, indptr_chunks, parallel_for, semiring_args, serial_below,
+    values_arg,
 )
 from bitgraph.kernels.cpu.scalar import binop, bitmap_get, cast_like, multop
 from bitgraph.kernels.registry import CSR, SemiringSpec, register
