@@ -58,7 +58,9 @@ class CPU:
 
 @dataclass(frozen=True)
 class Cuda:
-    """Launch shapes of the CUDA elementwise and reduction kernels.
+    """Launch shapes and work splits of the CUDA kernels other than the
+    traversals (elementwise, SpMV, SpMSpV, SpGEMM, reductions, conversions,
+    the B2SR products).
 
     >>> Cuda().threads
     256
@@ -88,13 +90,13 @@ class Cuda:
     reduce_items: int = knob(32, """Values one lane of a segment reduction folds per unit at most
         (a unit is lanes * reduce_items values; longer segments are reduced again).""")
     reduce_host_segments: int = knob(4096, """A reduction over at most this many segments counts
-        its units on the host (no launches). Lanes per unit: about sqrt(mean length) / 2; H100,
-        f32 plus over urand rows, 64M values: mean 128 -> 8 lanes 0.23 ms (32 lanes 0.36).""")
+        its units on the host from a copy of indptr (no launches, one small transfer).""")
 
 
 @dataclass(frozen=True)
 class Formats:
-    """The formats' heuristics: sampling profile, social-likeness, orderings.
+    """The formats' heuristics: the sampling profile (the orderings' are
+    ``Reorder``).
 
     >>> Formats().profile_sample
     256
