@@ -1002,26 +1002,15 @@ def snapshot(x):
 @contextlib.contextmanager
 def forced_parallel(on=True):
     """Run bitgraph's CPU kernels in their parallel (thread-pool, row-chunk)
-    variants even on tiny inputs: every loaded kernel module's SERIAL_BELOW
-    threshold is set to 0 for the duration."""
+    variants even on tiny inputs: ``settings.cpu.serial_below`` is 0 for
+    the duration."""
     if not on:
         yield
         return
-    import sys
+    import bitgraph as bg
 
-    from bitgraph.kernels import registry
-
-    registry.load("cpu")
-    mods = [m for n, m in list(sys.modules.items())
-            if n.startswith("bitgraph.kernels.cpu") and hasattr(m, "SERIAL_BELOW")]
-    old = {m: m.SERIAL_BELOW for m in mods}
-    try:
-        for m in mods:
-            m.SERIAL_BELOW = 0
+    with bg.settings.use(cpu={"serial_below": 0}):
         yield
-    finally:
-        for m, v in old.items():
-            m.SERIAL_BELOW = v
 
 
 def check_op(call_bg, call_ref, *, op_info="", out=None, inputs=(), parallel=False):

@@ -91,6 +91,7 @@ def number_connected_components(A) -> int:
 
 
 def _afforest(A) -> np.ndarray:
+    from bitgraph import settings
     from bitgraph.kernels import registry
     from bitgraph.matrix import TransposedMatrix
 
@@ -103,7 +104,8 @@ def _afforest(A) -> np.ndarray:
     # ~0.1 s, so it is used only when already known.
     c = A._csr()
     kernel = registry.lookup("cc", fmt="csr", device="cpu", variant="afforest")
-    comp = kernel(c.indptr, c.indices, skip_largest=bool(known(A, "symmetric")))
+    comp = kernel(c.indptr, c.indices, skip_largest=bool(known(A, "symmetric")),
+                  cfg=settings.current().components)
     return comp.astype(np.int64, copy=False)
 
 

@@ -175,14 +175,15 @@ def _power(M, x, dw, alpha, teleport, inv_s, dangles, tol, max_iter):
 def _fused(M, x, dw, alpha, teleport, inv_s, dangles, tol, max_iter):
     """The same iteration, each one a single pass of the fused kernel over
     A' (``kernels/cpu/pagerank.py::pagerank_step``)."""
+    from bitgraph import settings
     from bitgraph.kernels import registry
-    from bitgraph.kernels.cpu import SERIAL_BELOW, indptr_chunks
+    from bitgraph.kernels.cpu import indptr_chunks
 
     step = registry.lookup("pagerank", fmt="csr", device="cpu", variant="pull")
     AT = in_csr(M)
     n = x.size
-    # the pool's row ranges, once per run (serial below SERIAL_BELOW entries)
-    chunks = (indptr_chunks(AT.indptr) if AT.indices.size >= SERIAL_BELOW
+    # the pool's row ranges, once per run (serial below settings.cpu.serial_below entries)
+    chunks = (indptr_chunks(AT.indptr) if AT.indices.size >= settings.current().cpu.serial_below
               else np.array([0, n], np.int64))
     y = x * inv_s
     x_new, y_new = np.empty(n), np.empty(n)

@@ -105,22 +105,25 @@ def sssp(A, source, *, method="auto", delta=None):
     return _result(dist, reached, A.dtype)
 
 
-def default_delta(A):
+def default_delta(A, cfg=None):
     """The bucket width ``sssp(A, s, method="delta")`` uses by default: the
     mean weight over the average out-degree of the vertices with edges, at
-    least 1 for integer weights, and at least max weight / 65532 (the
-    kernel's window of buckets).
+    least 1 for integer weights, and at least max weight / (max_bins - 4)
+    (the kernel's window of buckets; cfg: the ``SSSP`` settings, None:
+    those in force).
 
     >>> import bitgraph as bg
     >>> A = bg.Matrix.from_coo([0, 0, 1, 2], [1, 2, 2, 3], [4, 1, 2, 5], nrows=4, ncols=4)
     >>> default_delta(A)   # mean weight 3, 3 edges per vertex with edges: 3 / (4 / 3)
     2.0
     """
+    if cfg is None:
+        from bitgraph import settings
+        cfg = settings.current().sssp
     c = out_csr(A)
     w = c.values
     if w is None or w.size == 0:
         return 1.0
-    from bitgraph.kernels.cpu.sssp import MAX_BINS
 
     rows = int(np.count_nonzero(np.diff(c.indptr)))
     finite = w[np.isfinite(w)] if w.dtype.kind == "f" else w
@@ -129,7 +132,7 @@ def default_delta(A):
     if w.dtype.kind in "iu":
         delta = float(max(1, round(delta)))
     wmax = float(finite.max()) if finite.size else 0.0
-    delta = max(delta, wmax / (MAX_BINS - 4))
+    delta = max(delta, wmax / (cfg.max_bins - 4))
     return delta if delta > 0 else 1.0
 
 
@@ -170,19 +173,21 @@ def _cast_weights(A, c, W):
 
 
 def _delta(A, c, s, W, D, delta):
+    from bitgraph import settings
     from bitgraph.kernels import registry
-    from bitgraph.kernels.cpu.sssp import MAX_BINS
 
+    cfg = settings.current().sssp
+    bins = cfg.max_bins - 4
     if delta is None:
-        delta = default_delta(A)
+        delta = default_delta(A, cfg)
     else:
         wmax = float(c.values.max()) if c.values.size else 0.0
-        if np.isfinite(wmax) and wmax / float(delta) > MAX_BINS - 4:
+        if np.isfinite(wmax) and wmax / float(delta) > bins:
             raise InvalidValue(f"sssp: delta={delta} is too small for the largest weight"
-                               f" {wmax}: at most {MAX_BINS - 4} buckets of width delta"
-                               f" may span one edge (delta >= {wmax / (MAX_BINS - 4):.6g})")
+                               f" {wmax}: at most {bins} buckets of width delta"
+                               f" may span one edge (delta >= {wmax / bins:.6g})")
     run = registry.lookup("sssp", fmt="csr", device="cpu", variant="delta")
-    dist, _ = run(_cast_weights(A, c, W), s, float(delta), D)
+    dist, _ = run(_cast_weights(A, c, W), s, float(delta), D, cfg=cfg)
     if D.kind == "f":
         reached = np.isfinite(dist)
     else:

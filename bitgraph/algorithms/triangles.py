@@ -87,7 +87,7 @@ def triangle_count(A, *, per_vertex=False, method="auto", relabel="auto"):
     if method in ("mxm", "tensor_core"):
         tri = _mxm(A, U, per_vertex, relabel, "bits" if method == "tensor_core" else "auto", device)
     else:
-        tri = _ordered(A, U, per_vertex, relabel)
+        tri = _ordered(A, U, per_vertex, relabel, rules)
     if not per_vertex:
         return int(tri)
     from bitgraph.vector import Vector
@@ -121,7 +121,7 @@ def worth_relabelling(indptr, *, seed=0, rules=None) -> bool:
     return bool(sample.mean() / rules.skew > sample[sample.size // 2])
 
 
-def _ordered(A, U, per_vertex, relabel):
+def _ordered(A, U, per_vertex, relabel, rules):
     from bitgraph.kernels import registry
     from bitgraph.kernels.cpu.components import degree_order, lower_ends
 
@@ -129,10 +129,10 @@ def _ordered(A, U, per_vertex, relabel):
     if relabel:
         rank, indptr, indices, mid = cached(A, "tc_degree_order",
                                             lambda: degree_order(U.indptr, U.indices))
-        tri = count(indptr, indices, mid, per_vertex=per_vertex)
+        tri = count(indptr, indices, mid, per_vertex=per_vertex, grain=rules.grain)
         return tri[rank] if per_vertex else tri  # back to the original ids
     mid = cached(A, "tc_lower_ends", lambda: lower_ends(U.indptr, U.indices))
-    return count(U.indptr, U.indices, mid, per_vertex=per_vertex)
+    return count(U.indptr, U.indices, mid, per_vertex=per_vertex, grain=rules.grain)
 
 
 def _lower(indptr, indices, mid):

@@ -26,19 +26,21 @@ import numpy as np
 from .b2sr import TILE_SIZES, csr_int32_bytes
 from .csr import CSR
 
-__all__ = ["estimate", "choose_tile", "SAMPLE"]
+__all__ = ["estimate", "choose_tile"]
 
-# 32-row groups sampled: ~0.1% of a 10^7-vertex graph, error ~1-2% (tests)
-SAMPLE = 256
 _WORD_BYTES = {4: 1, 8: 1, 16: 2, 32: 4}
 
 
-def estimate(csr: CSR, sample: int = SAMPLE, seed: int = 0) -> dict:
+def estimate(csr: CSR, sample: int | None = None, seed: int = 0) -> dict:
     """{t: {"ntiles", "nnz_per_tile", "fill", "nbytes", "compression"}}
     estimated from ``sample`` random groups of 32 rows (all rows when the
-    matrix has no more). ``nbytes`` and ``compression`` (int32-CSR bytes /
+    matrix has no more; None: ``settings.formats.profile_sample``). ``nbytes`` and ``compression`` (int32-CSR bytes /
     B2SR bytes) as in ``b2sr.stats``. O(sampled nnz + sample log).
     """
+    if sample is None:
+        from bitgraph.settings import current
+        sample = current().formats.profile_sample
+    sample = int(sample)
     nrows, ncols = csr.nrows, csr.ncols
     ngroups = -(-nrows // 32)
     from ..device import host, on_gpu

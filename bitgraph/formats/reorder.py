@@ -58,33 +58,21 @@ __all__ = [
 
 METHODS = ("none", "natural", "rcm", "degree", "gorder", "jaccard", "blest", "auto")
 
-# Social-likeness (Blest section 3.2.1): heavy-tail shares ...
-TOP1_SHARE = 0.05  # the top 1% of vertices by degree hold more than 5% of the edge ends
-TOP10_SHARE = 0.40  # ... and the top 10% hold more than 40%
-# ... or a power-law tail: discrete MLE exponent in (ALPHA_LO, ALPHA_HI), the
-# range of scale-free networks (Barabasi; Clauset-Shalizi-Newman 2009 find
-# 2 < alpha < 3 for most social/web graphs), over a tail of at least
-# TAIL_MIN vertices spanning at least TAIL_DECADES decades of degree, with a
-# Kolmogorov-Smirnov distance at most KS_MAX (the tail must look straight on
-# log-log, not just decay).
-ALPHA_LO, ALPHA_HI = 2.0, 3.0
-TAIL_MIN = 50
-TAIL_DECADES = 1.0
-KS_MAX = 0.1
-
-
-# Jaccard-with-windows leaves out of the similarity the elements adjacent to
-# more than max(window, JACCARD_HUB) vertices (see jaccard_windows).
-JACCARD_HUB = 1 << 16
-
-# Gorder's 2-hop expansion skips in-neighbours of out-degree above
-# max(isqrt(n), GORDER_HUB_MIN) (Gorder's code: sqrt(n); see gorder).
-GORDER_HUB_MIN = 64
+# The thresholds of the social-likeness test and the hub limits of Gorder
+# and Jaccard-with-windows are the ``settings.Reorder`` family; a function
+# takes them as ``rules`` (None: the settings in force).
 
 
 # --------------------------------------------------------------------------------------
 # permutations
 # --------------------------------------------------------------------------------------
+def _rules(rules):
+    if rules is None:
+        from bitgraph.settings import current
+        rules = current().reorder
+    return rules
+
+
 def _as_csr(a, where: str) -> CSR:
     c = a._csr() if hasattr(a, "_csr") else a
     if c.nrows != c.ncols:
@@ -420,7 +408,7 @@ def _gorder_kernel(out_ptr, out_idx, in_ptr, in_idx, fallback, window, hub):
     return perm
 
 
-def gorder(csr, window: int = 5, hub: int | None = None) -> np.ndarray:
+def gorder(csr, window: int = 5, hub: int | None = None, *, rules=None) -> np.ndarray:
     """Gorder (Wei et al., SIGMOD 2016): greedily append the vertex ``u``
     maximising ``sum over the last `window` placed v of S(u, v)``, with
     ``S(u, v)`` = common in-neighbours of u and v + edges between them (0, 1
@@ -430,7 +418,7 @@ def gorder(csr, window: int = 5, hub: int | None = None) -> np.ndarray:
     its out- and in-neighbours and of its in-neighbours' out-neighbours grow
     by one; when it leaves they drop, lazily (the paper's scheme). The 2-hop
     (sibling) expansion skips an in-neighbour ``u`` of out-degree above
-    ``hub`` (default ``max(isqrt(n), 64)``; the authors' code uses sqrt(n),
+    ``hub`` (default ``max(isqrt(n), rules.gorder_hub_min)``, 64; the authors' code uses sqrt(n),
     the floor keeps small graphs exact), so S leaves out common in-neighbours
     that are hubs. Unlike the authors' code, direct edges always count (it
     also drops edges to and from hubs), and the start and every pick while all
@@ -461,7 +449,7 @@ def gorder(csr, window: int = 5, hub: int | None = None) -> np.ndarray:
                            f"must stay below {_SCORE_MAX}")
     deg = np.diff(g.out_ptr) + indeg
     fallback = np.argsort(-deg, kind="stable").astype(np.int64, copy=False)
-    hub = max(math.isqrt(n), GORDER_HUB_MIN) if hub is None else int(hub)
+    hub = max(math.isqrt(n), _rules(rules).gorder_hub_min) if hub is None else int(hub)
     return _gorder_kernel(g.out_ptr, g.out_idx, g.in_ptr, g.in_idx, fallback, np.int64(window), np.int64(hub))
 
 
@@ -579,7 +567,8 @@ def _jaccard_kernel(col_ptr, col_idx, row_ptr, row_idx, deg, is_hub, sigma, wind
     return perm
 
 
-def jaccard_windows(csr, sigma: int = 8, window: int = 65536, hub: int | None = None) -> np.ndarray:
+def jaccard_windows(csr, sigma: int = 8, window: int = 65536, hub: int | None = None, *,
+                    rules=None) -> np.ndarray:
     """Blest's JaccardWithWindows (Algorithm 1): within each window of
     ``window`` consecutive ids, build clusters of ``sigma`` vertices: seed =
     the first unclustered vertex; then ``sigma - 1`` times add the
@@ -599,7 +588,8 @@ def jaccard_windows(csr, sigma: int = 8, window: int = 65536, hub: int | None = 
 
     ``hub``: elements y that appear in more than ``hub`` neighbour sets (row
     y of A longer than ``hub``) are left out of every set (U and every N(x)),
-    as stop words are in text similarity. Default ``max(window, 65536)``: such
+    as stop words are in text similarity. Default ``max(window,
+    rules.jaccard_hub)`` (65536; rules: the ``settings.Reorder``): such
     an element alone would touch a whole window at every step (a star's
     centre makes the cost O(n * w * sigma)) and says little about similarity.
     Pass ``hub >= n`` for the exact Algorithm 1 (kron scale 19, max degree
@@ -624,7 +614,7 @@ def jaccard_windows(csr, sigma: int = 8, window: int = 65536, hub: int | None = 
     g = _graph(c)
     # N(x) = column x = row x of A' (in_*); row y of A (out_*) = {x : y in N(x)}
     row_len = np.diff(g.out_ptr)
-    hub = max(window, JACCARD_HUB) if hub is None else int(hub)
+    hub = max(window, _rules(rules).jaccard_hub) if hub is None else int(hub)
     is_hub = row_len > hub
     deg = np.diff(g.in_ptr)
     if is_hub.any():  # |N(x)| without the hub elements
@@ -635,7 +625,7 @@ def jaccard_windows(csr, sigma: int = 8, window: int = 65536, hub: int | None = 
 
 
 def blest_order(csr, sigma: int = 8, window: int = 65536, *, gorder_window: int = 5,
-                hub: int | None = None) -> np.ndarray:
+                hub: int | None = None, rules=None) -> np.ndarray:
     """Blest's order for social-like graphs: Gorder, then Jaccard-with-windows
     on the Gorder-permuted graph, composed into one ``perm`` in original ids
     (``perm = p_gorder[p_jaccard]``). ``gorder_window`` goes to
@@ -653,29 +643,32 @@ def blest_order(csr, sigma: int = 8, window: int = 65536, *, gorder_window: int 
         raise InvalidValue(f"blest_order: window (={window}) must be a positive multiple of sigma (={sigma})")
     if c.nrows <= 1:
         return _identity(c.nrows)
-    p1 = gorder(c, window=gorder_window)
-    p2 = jaccard_windows(permute(CSR(c.indptr, c.indices, None, c.nrows, c.ncols), p1), sigma, window, hub)
+    rules = _rules(rules)
+    p1 = gorder(c, window=gorder_window, rules=rules)
+    p2 = jaccard_windows(permute(CSR(c.indptr, c.indices, None, c.nrows, c.ncols), p1), sigma, window, hub,
+                         rules=rules)
     return p1[p2]
 
 
 # --------------------------------------------------------------------------------------
 # social-likeness
 # --------------------------------------------------------------------------------------
-def _power_law_fit(deg: np.ndarray):
+def _power_law_fit(deg: np.ndarray, rules):
     """Discrete power-law tail fit (Clauset, Shalizi, Newman 2009): for each
     candidate d_min the MLE ``alpha = 1 + n_tail / sum(ln(d / (d_min - 0.5)))``
     over degrees >= d_min, and the KS distance between the tail's empirical
     CCDF and the fitted ``(d / d_min) ** (1 - alpha)``; d_min is the candidate
-    of smallest KS among those leaving at least TAIL_MIN vertices and
-    TAIL_DECADES decades of degree above it. Returns (alpha, d_min, n_tail, ks),
+    of smallest KS among those leaving at least ``rules.tail_min`` vertices
+    and ``rules.tail_decades`` decades of degree above it. Returns (alpha, d_min, n_tail, ks),
     NaNs when no candidate qualifies."""
     d = np.sort(deg[deg > 0])[::-1].astype(np.float64)  # descending
     best = (math.nan, math.nan, 0, math.nan)
-    if d.shape[0] < TAIL_MIN:
+    tail_min = int(rules.tail_min)
+    if d.shape[0] < tail_min:
         return best
     dmax = d[0]
-    cands = np.unique(d[TAIL_MIN - 1:])  # d_min values keeping >= TAIL_MIN vertices
-    cands = cands[(cands >= 1) & (dmax >= cands * 10.0 ** TAIL_DECADES)]
+    cands = np.unique(d[tail_min - 1:])  # d_min values keeping >= tail_min vertices
+    cands = cands[(cands >= 1) & (dmax >= cands * 10.0 ** rules.tail_decades)]
     if cands.shape[0] > 64:  # log-spaced subset: the fit is cheap, keep it bounded
         pick = np.unique(np.geomspace(1, cands.shape[0], 64).astype(np.int64) - 1)
         cands = cands[pick]
@@ -697,9 +690,10 @@ def _power_law_fit(deg: np.ndarray):
     return best
 
 
-def degree_profile(csr) -> dict:
+def degree_profile(csr, *, rules=None) -> dict:
     """Degree statistics of the symmetrised pattern (self-loops ignored) and
-    Blest's social-likeness verdict:
+    Blest's social-likeness verdict, by the thresholds of ``rules`` (the
+    ``settings.Reorder``; None: those in force):
 
     - ``top1_share``, ``top10_share``: fraction of the edge ends (sum of
       degrees) held by the ceil(1%) and ceil(10%) highest-degree vertices;
@@ -715,6 +709,7 @@ def degree_profile(csr) -> dict:
     >>> p = degree_profile(ring); p["top10_share"], p["social_like"]
     (0.1, False)
     """
+    rules = _rules(rules)
     c = _as_csr(csr, "degree_profile")
     n = c.nrows
     deg = _sym_degree(c) if n else np.zeros(0, np.int64)
@@ -725,26 +720,27 @@ def degree_profile(csr) -> dict:
         top10 = float(d[: max(1, math.ceil(0.10 * n))].sum() / total)
     else:
         top1 = top10 = 0.0
-    heavy = top1 > TOP1_SHARE and top10 > TOP10_SHARE
-    alpha, dmin, ntail, ks = _power_law_fit(deg)
-    power = bool(ALPHA_LO < alpha < ALPHA_HI and ks <= KS_MAX)
+    heavy = top1 > rules.top1_share and top10 > rules.top10_share
+    alpha, dmin, ntail, ks = _power_law_fit(deg, rules)
+    power = bool(rules.alpha_lo < alpha < rules.alpha_hi and ks <= rules.ks_max)
     return {"n": n, "edge_ends": total, "max_degree": int(d[0]) if n else 0,
             "top1_share": top1, "top10_share": top10, "heavy_tail": bool(heavy),
             "alpha": alpha, "d_min": dmin, "n_tail": ntail, "ks": ks, "power_law": power,
             "social_like": bool(heavy or power)}
 
 
-def is_social_like(csr) -> bool:
+def is_social_like(csr, *, rules=None) -> bool:
     """Blest's test (section 3.2.1): heavy-tailed degrees (top 1% of the
     vertices hold > 5% of the edges and the top 10% hold > 40%) or a
-    power-law degree tail with exponent in (2, 3). See :func:`degree_profile`.
+    power-law degree tail with exponent in (2, 3); ``rules``: the
+    ``settings.Reorder`` (None: those in force). See :func:`degree_profile`.
 
     >>> from bitgraph.formats.csr import from_coo
     >>> star = from_coo(np.zeros(99, np.int64), np.arange(1, 100), None, 100, 100)
     >>> is_social_like(star)
     True
     """
-    return degree_profile(csr)["social_like"]
+    return degree_profile(csr, rules=rules)["social_like"]
 
 
 # --------------------------------------------------------------------------------------
@@ -756,7 +752,8 @@ def reorder(csr, method: str = "auto", **kw) -> np.ndarray:
     ``"jaccard"`` (Jaccard-with-windows alone), ``"blest"`` (Gorder then
     Jaccard-with-windows) or ``"auto"``: ``"blest"`` when the graph is
     social-like (:func:`is_social_like`), else ``"rcm"`` (Blest's rule).
-    Keywords go to the method (with ``"auto"``, to ``blest_order`` only).
+    Keywords go to the method (with ``"auto"``, to ``blest_order`` only);
+    the thresholds and hub limits are ``settings.Reorder``'s (read here).
 
     >>> from bitgraph.formats.csr import from_coo
     >>> A = from_coo(np.array([0, 1]), np.array([1, 2]), None, 3, 3)
@@ -767,8 +764,9 @@ def reorder(csr, method: str = "auto", **kw) -> np.ndarray:
     m = str(method).lower()
     if m not in METHODS:
         raise InvalidValue(f"reorder: unknown method {method!r}; known: {', '.join(METHODS)}")
+    rules = _rules(kw.pop("rules", None))
     if m == "auto":  # keywords are for "blest"; "rcm" takes none
-        if not is_social_like(c):
+        if not is_social_like(c, rules=rules):
             return rcm(c)
         m = "blest"
     if m in ("none", "natural"):
@@ -778,7 +776,7 @@ def reorder(csr, method: str = "auto", **kw) -> np.ndarray:
     if m == "degree":
         return degree_sort(c, **kw)
     if m == "gorder":
-        return gorder(c, **kw)
+        return gorder(c, rules=rules, **kw)
     if m == "jaccard":
-        return jaccard_windows(c, **kw)
-    return blest_order(c, **kw)
+        return jaccard_windows(c, rules=rules, **kw)
+    return blest_order(c, rules=rules, **kw)

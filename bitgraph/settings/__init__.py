@@ -35,12 +35,12 @@ from dataclasses import dataclass, field, fields
 
 from bitgraph.settings.families import (
     BFS, BFSAsync, BFSCuda, Components, CPU, Cuda, Formats, MSBFS, MSBFSCuda, Plan,
-    SSSP, Triangles,
+    Reorder, SSSP, Triangles,
 )
 
 __all__ = ["Settings", "current", "use", "table", "family_names",
            "BFS", "BFSCuda", "BFSAsync", "MSBFS", "MSBFSCuda", "Plan", "CPU", "Cuda",
-           "Formats", "Triangles", "Components", "SSSP"]
+           "Formats", "Reorder", "Triangles", "Components", "SSSP"]
 
 
 @dataclass(frozen=True)
@@ -54,6 +54,7 @@ class Settings:
     cpu: CPU = field(default_factory=CPU)
     cuda: Cuda = field(default_factory=Cuda)
     formats: Formats = field(default_factory=Formats)
+    reorder: Reorder = field(default_factory=Reorder)
     bfs: BFS = field(default_factory=BFS)
     bfs_cuda: BFSCuda = field(default_factory=BFSCuda)
     bfs_async: BFSAsync = field(default_factory=BFSAsync)

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 from bitgraph.settings._knob import knob
 
-__all__ = ["Plan", "CPU", "Cuda", "Formats", "Triangles", "Components", "SSSP"]
+__all__ = ["Plan", "CPU", "Cuda", "Formats", "Reorder", "Triangles", "Components", "SSSP"]
 
 
 @dataclass(frozen=True)
@@ -47,31 +47,89 @@ class CPU:
     >>> CPU().serial_below
     50000
     """
-    serial_below: int = knob(50_000, """Kernels run serially below this much work (stored entries):
-        a round on the thread pool costs ~20-50 us.""")
+    serial_below: int = knob(50_000, """Kernels run serially below this much work (stored entries;
+        the elementwise kernels below 4x this many entries): a round on the thread pool costs
+        ~20-50 us.""")
+    bvss_parallel_queue: int = knob(4096, """Blest's CPU step (``bvss_step``) runs a queue of at
+        least this many VSSs in parallel chunks with bitmaps, below it serially with a list: the
+        pool's dispatch (8 chunks, ~0.4 ms) outweighs a small level (a 1024x1024 grid BFS 2.4 s
+        at 256, 0.63 s at 4096; kron-18 unchanged).""")
 
 
 @dataclass(frozen=True)
 class Cuda:
-    """Launch shapes of the CUDA elementwise and reduction kernels.
+    """Launch shapes and work splits of the CUDA kernels other than the
+    traversals (elementwise, SpMV, SpMSpV, SpGEMM, reductions, conversions,
+    the B2SR products).
 
     >>> Cuda().threads
     256
     """
-    threads: int = knob(256, "Threads per block of the elementwise launches.")
+    threads: int = knob(256, """Threads per block of the grid-stride launches (elementwise,
+        SpMV, SpMSpV, SpGEMM, reductions, conversions; at most 1024, a multiple of 32).""")
     blocks_per_sm: int = knob(32, """Blocks per multiprocessor at most (grid-stride loops do the
         rest).""")
+    bmv_blocks_per_sm: int = knob(8, """The B2SR BMV's blocks per multiprocessor at most: its
+        tile-row groups are handed out by a grid-stride loop, so a few resident blocks keep the
+        loads in flight.""")
+    bmv_steps: int = knob(8, """The B2SR BMV cuts a tile row longer than this many of its group's
+        steps into chunks that run in parallel (their partial results folded after).""")
+    bmm_heavy: int = knob(1024, """The B2SR BMM defers an output tile of the binary-search path
+        (A's tile row too long for the shared-memory hash table) whose shorter list of tiles is
+        longer than this, and cuts it into chunks of bmm_chunk tiles, a warp each: one hub's tile
+        row then spreads over the GPU instead of holding one warp.""")
+    bmm_chunk: int = knob(256, "See bmm_heavy.")
+    bmm_stream: int = knob(1024, """A hashed A(I) streams BT(J) while |BT(J)| <= bmm_stream *
+        ceil(|A(I)| / 32), else the lanes binary-search the shorter list in the longer.""")
+    spgemm_max_products: int = knob(1 << 26, """Gustavson's SpGEMM expands at most this many
+        products at once (plus one B row): ~(2 key + value + 24) bytes each, 2.7 GB for float64
+        at 2^26; larger products run as chunks of A's entries.""")
+    spgemm_key32_chunks: int = knob(256, """An unmasked SpGEMM is cut at rows into chunks whose
+        keys fit uint32 when that takes at most this many chunks (radix sort of 4-byte keys:
+        1.35x faster than 8-byte ones on A @ A).""")
+    reduce_items: int = knob(32, """Values one lane of a segment reduction folds per unit at most
+        (a unit is lanes * reduce_items values; longer segments are reduced again).""")
+    reduce_host_segments: int = knob(4096, """A reduction over at most this many segments counts
+        its units on the host from a copy of indptr (no launches, one small transfer).""")
 
 
 @dataclass(frozen=True)
 class Formats:
-    """The formats' heuristics: sampling profile, social-likeness, orderings.
+    """The formats' heuristics: the sampling profile (the orderings' are
+    ``Reorder``).
 
     >>> Formats().profile_sample
     256
     """
     profile_sample: int = knob(256, """32-row groups the sampling profile reads: ~0.1% of a
         10^7-vertex graph, error ~1-2%.""")
+
+
+@dataclass(frozen=True)
+class Reorder:
+    """The orderings (``formats/reorder.py``): Blest's social-likeness test,
+    which picks Jaccard-with-windows (social) or RCM (others), and the hub
+    limits of Gorder and Jaccard-with-windows.
+
+    >>> Reorder().top1_share
+    0.05
+    """
+    top1_share: float = knob(0.05, """Social-like by its heavy tail (Blest 3.2.1): the top 1% of
+        vertices by degree hold more than this share of the edge ends ...""")
+    top10_share: float = knob(0.40, "... and the top 10% more than this share.")
+    alpha_lo: float = knob(2.0, """... or by a power-law tail: the discrete MLE exponent lies in
+        (alpha_lo, alpha_hi), the range of scale-free networks (Clauset-Shalizi-Newman 2009 find
+        2 < alpha < 3 for most social and web graphs) ...""")
+    alpha_hi: float = knob(3.0, "See alpha_lo.")
+    tail_min: int = knob(50, """... fitted over a tail of at least this many vertices ...""")
+    tail_decades: float = knob(1.0, """... spanning at least this many decades of degree ...""")
+    ks_max: float = knob(0.1, """... with a Kolmogorov-Smirnov distance at most this (the tail must
+        look straight on log-log, not just decay).""")
+    jaccard_hub: int = knob(1 << 16, """Jaccard-with-windows leaves out of the similarity the
+        elements adjacent to more than max(window, jaccard_hub) vertices.""")
+    gorder_hub_min: int = knob(64, """Gorder's 2-hop expansion skips in-neighbours of out-degree
+        above max(isqrt(n), gorder_hub_min) (Gorder's code: sqrt(n)); kron-19 (hub 724) takes
+        ~23 s here.""")
 
 
 @dataclass(frozen=True)
@@ -85,6 +143,9 @@ class Triangles:
         are at least this many undirected edges a vertex ...""")
     skew: float = knob(1.3, "... and the sampled mean degree is above skew times the median.")
     samples: int = knob(1000, "Vertices sampled for that test.")
+    grain: int = knob(64, """Rows per grab from the shared counter of the CPU ordered count (a
+        task per thread; gapbs's schedule(dynamic, 64)): a row's work is far from its length on
+        skewed graphs.""")
 
 
 @dataclass(frozen=True)
@@ -95,6 +156,9 @@ class Components:
     2
     """
     rounds: int = knob(2, "Afforest's sampling rounds (gapbs's neighbor_rounds).")
+    serial_below: int = knob(1 << 20, """Afforest runs serially below this many stored entries +
+        vertices: it touches few of them in 6 passes, and each pooled pass costs a dispatch
+        (busy 2-core box: grid-256 0.6-1 ms serial, 1.6 ms pooled).""")
 
 
 @dataclass(frozen=True)
@@ -106,3 +170,5 @@ class SSSP:
     """
     max_bins: int = knob(1 << 16, """Delta-stepping's circular window holds at most this many
         buckets (delta is widened so that max_weight / delta fits).""")
+    par_edges: int = knob(100_000, """Delta-stepping runs a frontier whose out-edges reach this
+        many on the thread pool (a round there costs ~50-100 us of Python and thread hand-off).""")

@@ -108,7 +108,7 @@ def test_delta_widths(case, data):
     base = default_delta(A)
     wmax = float(spec.weights.max()) if spec.weights.size else 0.0
     scale = data.draw(st.sampled_from([0.25, 1.0, 4.0, 1e9]), label="scale")
-    delta = max(base * scale, wmax / (kernel.MAX_BINS - 4), 1e-12)
+    delta = max(base * scale, wmax / (bg.settings.SSSP().max_bins - 4), 1e-12)
     _expect(spec, dtype, s, method="delta", delta=delta)
 
 

@@ -80,17 +80,15 @@ class _Split:
     chunked (atomic) hub kernel, chunks of 3 tiles."""
 
     def __init__(self, on):
-        from bitgraph.kernels.cuda import bmm_b2sr
-
-        self.mod, self.on = bmm_b2sr, on
+        self.on = on
+        self.use = bg.settings.use(cuda={"bmm_heavy": 2, "bmm_chunk": 3, "bmm_stream": 0}
+                                   if on else {})
 
     def __enter__(self):
-        self.saved = self.mod.HEAVY, self.mod.CHUNK, self.mod.STREAM
-        if self.on:
-            self.mod.HEAVY, self.mod.CHUNK, self.mod.STREAM = 2, 3, 0
+        self.use.__enter__()
 
     def __exit__(self, *exc):
-        self.mod.HEAVY, self.mod.CHUNK, self.mod.STREAM = self.saved
+        return self.use.__exit__(*exc)
 
 
 @settings(max_examples=380)
@@ -130,12 +128,12 @@ def test_triangle_case_equals_cpu(t, seed, n, density, hubs, index64, split):
 @pytest.mark.parametrize("t", TILES)
 def test_hub_tile_rows_deferred(t):
     # tile rows past HASH_MAX tiles (not hashed) whose shorter lists exceed
-    # HEAVY, at the default thresholds: the chunked kernel with atomics on
+    # settings.cuda.bmm_heavy, at the defaults: the chunked kernel with atomics on
     # real hub-sized rows, beside streamed and binary-searched tasks
     from bitgraph.kernels.cuda import bmm_b2sr
 
     rng = np.random.default_rng(t)
-    k = (max(bmm_b2sr.HASH_MAX, bmm_b2sr.HEAVY) + 300) * t
+    k = (max(bmm_b2sr.HASH_MAX, bg.settings.current().cuda.bmm_heavy) + 300) * t
     pa = rng.random((2 * t + 3, k)) < 0.02
     pa[:3] |= rng.random((3, k)) < 0.7
     pb = rng.random((t + 5, k)) < 0.02

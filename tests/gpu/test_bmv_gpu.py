@@ -1,7 +1,7 @@
 """CUDA B2SR bit matrix-vector kernels (kernels/cuda/bmv_b2sr.cu) equal
 their CPU twins (kernels/cpu/bmv_b2sr.py) on random matrices: every tile
 size, masked and unmasked, int32 and int64 tile indices, every group width
-(``lanes``) and long tile rows cut into chunks (a small ``_STEPS``), and for
+(``lanes``) and long tile rows cut into chunks (a small ``settings.cuda.bmv_steps``), and for
 ``bin_full_full`` every semiring family and dtype.
 
 The CPU side always runs on the int32 B2SR (one numba specialisation per
@@ -10,18 +10,18 @@ int32 or int64 copies of the same arrays."""
 
 from __future__ import annotations
 
-import contextlib
-
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import bitgraph as bg
 from bitgraph.formats import b2sr
 from bitgraph.formats.b2sr import B2SR
 from bitgraph.formats.csr import CSR
 from bitgraph.kernels import registry
 from bitgraph.kernels import convert
+from bitgraph.kernels.cuda.constants import BMV_B2SR, per_tile
 from values import gen_values, pack as _pack, semiring_spec
 
 pytestmark = pytest.mark.gpu
@@ -33,7 +33,7 @@ MULTS = ["times", "plus", "first", "second", "pair", "min", "max", "minus", "div
 NAMED = [("min", "plus"), ("max", "times"), ("plus", "times"), ("any", "pair"),
          ("lor", "land"), ("min", "firsti"), ("plus", "secondj"), ("max", "secondi")]
 DTYPES = registry.DTYPES
-GEO_L = {4: 1, 8: 1, 16: 2, 32: 8}  # lanes per tile (bmv_b2sr._GEO)
+GEO_L = per_tile(BMV_B2SR, "GEO_L")  # lanes per tile
 # (t, dtype) of the bin_full_full cases: every dtype with one tile size,
 # floats with two (each pair is an NVRTC instantiation, about 1.5 s at its
 # first call on the H100 machine, one per op-code variant: all 44 pairs
@@ -85,18 +85,10 @@ def _d(a):
     return None if a is None else cupy.asarray(a)
 
 
-@contextlib.contextmanager
 def _steps(n):
-    """Chunks of n group steps (the launcher's _STEPS): small n cuts even
-    short tile rows into chunks, so the fixup path runs."""
-    from bitgraph.kernels.cuda import bmv_b2sr as mod
-
-    old = mod._STEPS
-    mod._STEPS = n
-    try:
-        yield
-    finally:
-        mod._STEPS = old
+    """Chunks of n group steps (``settings.cuda.bmv_steps``): small n cuts
+    even short tile rows into chunks, so the fixup path runs."""
+    return bg.settings.use(cuda={"bmv_steps": n})
 
 
 def _lanes(t, lanes):

@@ -5,8 +5,6 @@ the GPU B2SR -> CSR equals the CPU one (a round trip to the input)."""
 
 from __future__ import annotations
 
-import contextlib
-
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -21,20 +19,6 @@ pytestmark = pytest.mark.gpu
 
 def _kernel(variant, device):
     return registry.lookup("convert", fmt="b2sr", device=device, variant=variant)
-
-
-@contextlib.contextmanager
-def _pack_bits(n):
-    """The launcher's limit for one-word sort keys: a small one forces the
-    path that sorts keys and in-tile bits apart (huge matrices)."""
-    from bitgraph.kernels.cuda import convert_b2sr as mod
-
-    old = mod._PACK_BITS
-    mod._PACK_BITS = n
-    try:
-        yield
-    finally:
-        mod._PACK_BITS = old
 
 
 def _csr(rng, nrows, ncols, density, it):
@@ -59,8 +43,8 @@ def test_from_csr_and_back_equal_cpu(t, seed, nrows, ncols, density, index64, ap
     A = _csr(rng, nrows, ncols, density, np.int64 if index64 else np.int32)
     want = _kernel("from_csr", "cpu")(A, t)
     G = CSR(cupy.asarray(A.indptr), cupy.asarray(A.indices), None, nrows, ncols)
-    with _pack_bits(0 if apart else 64):
-        got = _kernel("from_csr", "cuda")(G, t)
+    # pack_bits 0 forces the path that sorts keys and in-tile bits apart (huge matrices)
+    got = _kernel("from_csr", "cuda")(G, t, pack_bits=0 if apart else 64)
     for g, w in zip(got, want):
         assert g.dtype == w.dtype and g.shape == w.shape
         assert np.array_equal(g.get(), w)

@@ -9,6 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import bitgraph as bg
 from bitgraph.kernels import registry
 from bitgraph.semiring import lookup_monoid
 from values import gen_values
@@ -52,8 +53,6 @@ def _lengths(rng, nseg, shape):
 def test_segments_equal_cpu(monoid, dtype, seed, nseg, shape, index64, where):
     import cupy
 
-    from bitgraph.kernels.cuda import reduce as cuda_reduce
-
     m = lookup_monoid(monoid)
     dt = np.dtype(m.types(np.dtype(dtype))[0])
     rng = np.random.default_rng(seed)
@@ -66,14 +65,11 @@ def test_segments_equal_cpu(monoid, dtype, seed, nseg, shape, index64, where):
     cpu = registry.lookup("reduce", fmt="csr", device="cpu", variant="segments")
     gpu = registry.lookup("reduce", fmt="csr", device="cuda", variant="segments")
     want = cpu(indptr, values, m.code, identity, terminal, parallel=False)
-    saved = cuda_reduce.HOST_SEGMENTS
-    if where == "cupy-device-units":  # units counted on the GPU, as for many segments
-        cuda_reduce.HOST_SEGMENTS = -1
-    try:
+    # cupy-device-units: units counted on the GPU, as for many segments
+    host_segments = -1 if where == "cupy-device-units" else bg.settings.Cuda().reduce_host_segments
+    with bg.settings.use(cuda={"reduce_host_segments": host_segments}):
         got = gpu(indptr if where == "numpy" else cupy.asarray(indptr), cupy.asarray(values),
                   m.code, identity, terminal)
-    finally:
-        cuda_reduce.HOST_SEGMENTS = saved
     assert got.dtype == want.dtype and got.shape == want.shape
     got = got.get()
     if dt.kind == "f":

@@ -11,6 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import bitgraph as bg
 from bitgraph.formats.csr import CSR
 from bitgraph.kernels import registry
 from values import gen_values, semiring_spec
@@ -121,8 +122,6 @@ def test_dot_equals_cpu(add, mult, dtype, seed, nrows, ninner, ncols, density, i
        key32=st.sampled_from([None, None, 0, 150]))
 def test_gustavson_equals_cpu(add, mult, dtype, seed, nrows, ninner, ncols, density, iso_a,
                               iso_b, mask, index64, chunks, key32):
-    from bitgraph.kernels.cuda import spgemm_csr
-
     spec = semiring_spec(add, mult, dtype, eq_any_type=True)
     if spec is None:
         return
@@ -135,17 +134,15 @@ def test_gustavson_equals_cpu(add, mult, dtype, seed, nrows, ninner, ncols, dens
     cpu = registry.lookup("mxm", fmt="csr", device="cpu", variant="gustavson")
     gpu = registry.lookup("mxm", fmt="csr", device="cuda", variant="gustavson")
     want = cpu(A, B, M, mask == "complement", spec, parallel=False)
-    saved = spgemm_csr.MAX_PRODUCTS, spgemm_csr.KEY32_MAX
+    limit = bg.settings.Cuda().spgemm_max_products
     if chunks > 1:  # several chunks: rows cut between chunks carry their partial rows
         flops = int(np.diff(B.indptr)[A.indices].sum())
-        spgemm_csr.MAX_PRODUCTS = max(1, flops // chunks)
-    if key32 is not None:  # 0: uint64 keys; 150: chunks cut every few rows for uint32 keys
-        spgemm_csr.KEY32_MAX = key32
-    try:
+        limit = max(1, flops // chunks)
+    # key32 0: uint64 keys; 150: chunks cut every few rows for uint32 keys
+    keys = {} if key32 is None else {"key32_max": key32}
+    with bg.settings.use(cuda={"spgemm_max_products": limit}):
         got = gpu(_gpu(A, it), _gpu(B, it), None if M is None else _gpu(M, it),
-                  mask == "complement", spec)
-    finally:
-        spgemm_csr.MAX_PRODUCTS, spgemm_csr.KEY32_MAX = saved
+                  mask == "complement", spec, **keys)
     _check(got, want, dt, it)
 
 

@@ -39,9 +39,6 @@ MODULES = ("ewise", "reduce", "spmv_csr", "spmspv_csr", "spgemm_csr", "spgemm_do
            "convert_b2sr", "convert_bvss", "bmv_b2sr", "bmm_b2sr", "bfs_bvss",
            "bfs_csr", "msbfs", "sssp", "pagerank", "components")
 
-# below this much work (stored entries touched) the launchers run serially
-SERIAL_BELOW = 50_000
-
 _DUMMIES = {}
 
 
@@ -116,6 +113,22 @@ def _forget_pool():
 
 if hasattr(os, "register_at_fork"):
     os.register_at_fork(after_in_child=_forget_pool)
+
+
+def serial_below(cpu=None) -> int:
+    """The work (stored entries touched) below which a launcher called with
+    ``parallel=None`` runs serially: ``cpu.serial_below`` of the ``CPU``
+    settings given, else of the settings in force (``bitgraph.settings``).
+
+    >>> from bitgraph import settings
+    >>> with settings.use(cpu={"serial_below": 0}):
+    ...     serial_below()
+    0
+    """
+    if cpu is None:
+        from bitgraph.settings import current
+        cpu = current().cpu
+    return int(cpu.serial_below)
 
 
 def num_threads():

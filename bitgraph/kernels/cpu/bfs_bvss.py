@@ -11,7 +11,7 @@ row, if unvisited, joins the next frontier.
 
 Two ways to gather the discovered rows, as Blest's two update modes:
 
-- a small queue (< ``BITMAP_QUEUE`` VSSs; high-diameter graphs spend most
+- a small queue (< ``settings.cpu.bvss_parallel_queue`` VSSs; high-diameter graphs spend most
   levels here) runs serially and lists the rows it finds; a serial pass sets
   their next-frontier bits once and pushes the VSSs of every slice set whose
   frontier word became non-zero (eager, Algorithm 2): O(found) besides
@@ -38,12 +38,6 @@ _U1 = np.uint64(1)
 _U5 = np.uint64(5)
 _U31 = np.uint64(31)
 _U32 = np.uint64(32)
-
-# queues of at least this many VSSs run in parallel chunks with bitmaps;
-# below it the pool's dispatch (8 chunks, ~0.4 ms) outweighs the level:
-# measured a 1024x1024 grid BFS 2.4 s at 256 -> 0.63 s at 4096, kron:18
-# unchanged (40-43 ms; its queues hold 10^4-10^5 VSSs)
-BITMAP_QUEUE = 4096
 
 
 @njit(inline="always")
@@ -152,6 +146,8 @@ def bvss_step(b, frontier, visited, queue, *, parallel=None):
     visited), packed uint32 over the rows; next_queue: int32 VSS ids of the
     slice sets whose frontier word in ``next_bits`` is non-zero, ascending
     (for a square M, the queue of the next step). O(|queue| * 32 + found).
+    parallel: None runs a queue of at least ``settings.cpu.bvss_parallel_queue``
+    VSSs on the thread pool.
 
     >>> import numpy as np
     >>> from bitgraph.kernels import convert
@@ -178,7 +174,8 @@ def bvss_step(b, frontier, visited, queue, *, parallel=None):
             arg(b.masks, np.uint32), np.uint64(sigma), np.uint64(spw),
             frontier, visited)
     if parallel is None:
-        parallel = queue.size >= BITMAP_QUEUE
+        from bitgraph.settings import current
+        parallel = queue.size >= current().cpu.bvss_parallel_queue
     if not parallel or queue.size == 0:
         found = _discover_list(np.uint64(0), np.uint64(queue.size), *args)
         next_bits = np.zeros(visited.size, np.uint32)

@@ -26,8 +26,10 @@ the direction rule (``bitgraph.algorithms.bfs``) compares with m.
 import numpy as np
 from numba import njit
 
-from bitgraph.kernels.cpu import (SERIAL_BELOW, arg, check_length, even_chunks,
-                                  index_args, num_threads, parallel_map, row_chunks)
+from bitgraph.kernels.cpu import (
+    arg, check_length, even_chunks, index_args, num_threads, parallel_map, row_chunks,
+    serial_below,
+)
 from bitgraph.kernels.cpu.bits import atomic_or, ctz
 from bitgraph.kernels.cpu.scalar import cast_like
 from bitgraph.kernels.registry import register
@@ -224,7 +226,7 @@ def push_step(csr, queue, visited, levels, parents, level, *, parallel=None):
     visited, levels, par, has = _state_args(visited, levels, parents, n)
     deg = indptr[queue.astype(np.int64) + 1] - indptr[queue]
     if parallel is None:
-        parallel = int(deg.sum()) >= SERIAL_BELOW and num_threads() > 1
+        parallel = int(deg.sum()) >= serial_below() and num_threads() > 1
     chunks = row_chunks(deg + 1) if parallel else np.array([0, queue.size], np.int64)
     parts = parallel_map(_push_chunk, chunks, indptr, indices, queue, visited, levels,
                          par, has, np.int32(level))
@@ -251,7 +253,7 @@ def pull_step(in_csr, out_indptr, frontier, visited, levels, parents, level, *,
     nwords = (n + 31) // 32
     next_bits = np.empty(nwords, np.uint32)
     if parallel is None:
-        parallel = in_csr.indices.size >= SERIAL_BELOW and num_threads() > 1
+        parallel = in_csr.indices.size >= serial_below() and num_threads() > 1
     chunks = even_chunks(nwords, num_threads() * 8) if parallel else np.array([0, nwords], np.int64)
     parts = parallel_map(_pull_chunk, chunks, in_indptr, in_indices, out_indptr, frontier,
                          visited, next_bits, levels, par, has, np.int32(level), np.uint64(n))
@@ -287,7 +289,7 @@ def parents_from_levels(in_csr, levels, parents=None):
     levels = arg(levels, np.int32)
     if parents is None:
         parents = np.full(n, -1, np.int64)
-    chunks = row_chunks(np.diff(in_indptr) + 1) if in_indices.size >= SERIAL_BELOW \
+    chunks = row_chunks(np.diff(in_indptr) + 1) if in_indices.size >= serial_below() \
         else np.array([0, n], np.int64)
     parallel_map(_parents_chunk, chunks, in_indptr, in_indices, levels, parents)
     return parents

@@ -15,7 +15,7 @@ import numpy as np
 from numba import njit
 
 from bitgraph.kernels.cpu import (
-    SERIAL_BELOW, arg, parallel_for, row_chunks,
+    arg, parallel_for, row_chunks, serial_below,
 )
 from bitgraph.kernels.cpu.bits import bits_at, ctz, popcount
 from bitgraph.kernels.cpu.bmv_b2sr import tile_args
@@ -148,7 +148,7 @@ def bmm_bin_bin_sum(A, BT, mask, *, parallel=None, stats=None):
     counts = np.empty(m_indices.size, np.uint64)
     nbrows = a_rowptr.size - 1
     if parallel is None:
-        parallel = m_indices.size >= SERIAL_BELOW
+        parallel = m_indices.size >= serial_below()
     if parallel:
         ends = m_indptr[np.minimum(np.arange(1, nbrows + 1) * A.t, A.nrows)]
         chunks = row_chunks(np.diff(ends, prepend=0).astype(np.int64) + 1)

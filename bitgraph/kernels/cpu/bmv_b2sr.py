@@ -26,8 +26,8 @@ from numba import njit
 
 from bitgraph.kernels import opcodes
 from bitgraph.kernels.cpu import (
-    SERIAL_BELOW, arg, bitmap_arg, check_bmv_vectors, index_args, parallel_for,
-    row_chunks, semiring_args,
+    arg, bitmap_arg, check_bmv_vectors, index_args, parallel_for, row_chunks, semiring_args,
+    serial_below,
 )
 from bitgraph.kernels.cpu.bits import bits_at, ctz, popcount
 from bitgraph.kernels.cpu.scalar import binop, cast_like, multop
@@ -210,7 +210,7 @@ def tile_args(B):
 def _chunks(tile_rowptr, parallel, nwords):
     nbrows = tile_rowptr.size - 1
     if parallel is None:
-        parallel = nwords >= SERIAL_BELOW
+        parallel = nwords >= serial_below()
     if not parallel:
         return np.array([0, nbrows], np.int64)
     return row_chunks(np.diff(tile_rowptr).astype(np.int64) + 1)

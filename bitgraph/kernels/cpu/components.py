@@ -11,7 +11,7 @@ its component's smallest vertex id, with no relabel pass. A link ignores
 the edge's direction, so any CSR gives the weakly connected components.
 Rounds:
 
-1. ``ROUNDS`` sampling rounds: every vertex links to its r-th neighbour
+1. ``settings.components.rounds`` sampling rounds: every vertex links to its r-th neighbour
    only, then a compress pass (pointer jumping to the root);
 2. every vertex links its remaining neighbours. On a symmetric graph
    (``skip_largest``) the vertices of the largest partial component c
@@ -27,7 +27,7 @@ bytes: 128 KB at n = 1M), and for each neighbour u > v the w < v of
 L(u) are tested against it, stopping at the first w >= v. The work is the
 wedges of L, sum over u of |L(u)|^2 / 2, which is what gapbs's
 ``OrderedCount`` merge also pays besides scanning every L(v) per edge
-(3x more work on kron). Rows are handed out ``GRAIN`` at a time from an
+(3x more work on kron). Rows are handed out ``settings.triangles.grain`` at a time from an
 atomic counter (gapbs's ``schedule(dynamic, 64)``): a row's work is far
 from its length on skewed graphs. ``degree_order`` relabels the vertices
 by descending degree first (gapbs's ``RelabelByDegree``): L(u) then lists
@@ -43,14 +43,13 @@ import numpy as np
 from numba import njit
 
 from bitgraph.kernels.cpu import (
-    SERIAL_BELOW, even_chunks, index_args, indptr_chunks, num_threads,
-    parallel_for, parallel_map,
+    even_chunks, index_args, indptr_chunks, num_threads, parallel_for, parallel_map, serial_below,
 )
 from bitgraph.kernels.cpu.bits import cas, fetch_add, prefetch
 from bitgraph.kernels.registry import register
 
 __all__ = ["afforest", "degree_order", "lower_ends",
-           "ordered_count", "ROUNDS", "GRAIN"]
+           "ordered_count"]
 
 _U0 = np.uint64(0)
 _U1 = np.uint64(1)
@@ -61,16 +60,6 @@ _AHEAD = np.uint64(2)
 _AHEAD2 = np.uint64(4)
 _CC_AHEAD = np.uint64(8)
 _RANK_AHEAD = np.uint64(16)
-
-# Afforest's sampling rounds (gapbs's neighbor_rounds default)
-ROUNDS = 2
-# rows per grab from the shared counter of the triangle kernels
-GRAIN = 64
-# Afforest runs serially below this many stored entries + vertices: it
-# touches few of them (2 per vertex, then the edges outside the largest
-# component) in 6 passes, and each pooled pass costs a dispatch (~0.3 ms
-# measured on a busy 2-core box: grid-256 0.6-1 ms serial, 1.6 ms pooled)
-CC_SERIAL_BELOW = 1 << 20
 
 
 # ----------------------------------------------------------------------------
@@ -164,29 +153,33 @@ def _warm_afforest(dtype, index_dtype):
 
 
 @register("cc", fmt="csr", device="cpu", variant="afforest", warmup=_warm_afforest)
-def afforest(indptr, indices, *, rounds=ROUNDS, skip_largest=True, parallel=None):
+def afforest(indptr, indices, *, rounds=None, skip_largest=True, parallel=None, cfg=None):
     """Weakly connected components by Afforest.
 
     indptr[n+1], indices[nnz]: a square CSR, int32 or int64; self-loops,
     duplicates and unsorted rows are fine. skip_largest: the CSR holds
     both directions of every edge (a symmetric graph), so the largest
     partial component may skip its edges in the last round (False for a
-    directed graph: every edge is linked). rounds: sampling rounds.
-    Returns comp[n] of the index dtype: comp[u] = the smallest vertex id
-    of u's component. parallel: None picks serial below
-    ``CC_SERIAL_BELOW`` stored entries + vertices. Cost O(n + nnz) link
+    directed graph: every edge is linked). cfg: the ``Components``
+    settings (None: those in force); rounds: sampling rounds (None:
+    ``cfg.rounds``). Returns comp[n] of the index dtype: comp[u] = the
+    smallest vertex id of u's component. parallel: None picks serial below
+    ``cfg.serial_below`` stored entries + vertices. Cost O(n + nnz) link
     attempts (the trees stay shallow), no workspace besides comp.
     """
+    if cfg is None:
+        from bitgraph.settings import current
+        cfg = current().components
     indptr, indices = index_args(indptr, indices)
     n = indptr.size - 1
     comp = np.arange(n, dtype=indptr.dtype)
     if n == 0:
         return comp
-    rounds = max(0, int(rounds))
+    rounds = max(0, int(cfg.rounds if rounds is None else rounds))
     if rounds == 0:
         skip_largest = False  # no sample to find the largest component in
     if parallel is None:
-        parallel = int(indptr[-1]) + n >= CC_SERIAL_BELOW
+        parallel = int(indptr[-1]) + n >= cfg.serial_below
     whole = np.array([0, n], np.int64)
     vchunks = even_chunks(n) if parallel else whole
     for r in range(rounds):
@@ -226,7 +219,7 @@ def lower_ends(indptr, indices, *, parallel=None):
     n = indptr.size - 1
     ends = np.empty(n, indptr.dtype)
     if parallel is None:
-        parallel = n >= SERIAL_BELOW
+        parallel = n >= serial_below()
     chunks = even_chunks(n) if parallel else np.array([0, n], np.int64)
     if n:
         parallel_for(_lower_ends, chunks, indptr, indices, ends)
@@ -319,7 +312,7 @@ def degree_order(indptr, indices, *, parallel=None):
     out_indices = np.empty(indices.size, itype)
     out_mid = np.empty(n, itype)
     if parallel is None:
-        parallel = int(indptr[-1]) + n >= SERIAL_BELOW
+        parallel = int(indptr[-1]) + n >= serial_below()
     chunks = indptr_chunks(indptr) if parallel else np.array([0, n], np.int64)
     if n:
         parallel_for(_relabel_rows, chunks, indptr, indices, rank, out_indptr,
@@ -414,7 +407,7 @@ def _warm_count(dtype, index_dtype):
 
 
 @register("tc", fmt="csr", device="cpu", variant="ordered", warmup=_warm_count)
-def ordered_count(indptr, indices, mid, *, per_vertex=False, parallel=None):
+def ordered_count(indptr, indices, mid, *, per_vertex=False, parallel=None, grain=None):
     """Triangles of an undirected graph, each found once at its middle
     vertex.
 
@@ -422,9 +415,9 @@ def ordered_count(indptr, indices, mid, *, per_vertex=False, parallel=None):
     neighbours below v come first, sorted, and end at mid[v] (a sorted CSR
     with ``lower_ends``, or ``degree_order``'s output); int32 or int64.
     Returns the total (int), or with ``per_vertex`` an int64 array of each
-    vertex's triangles. parallel: None picks serial below ``SERIAL_BELOW``
-    stored entries; else one task per thread, each pulling ``GRAIN`` rows
-    at a time from a shared counter.
+    vertex's triangles. parallel: None picks serial below ``settings.cpu.serial_below``
+    stored entries; else one task per thread, each pulling ``grain`` rows
+    at a time from a shared counter (None: ``settings.triangles.grain``).
     Cost O(n + nnz + sum over u of d<(u)^2 / 2), d<(u) = |neighbours
     below u| (the wedges of the lower triangle: sqrt(2m) bounds d< after
     ``degree_order``); workspace n/8 bytes per thread (+ 8n bytes per
@@ -433,11 +426,14 @@ def ordered_count(indptr, indices, mid, *, per_vertex=False, parallel=None):
     indptr, mid, indices = index_args(indptr, mid, indices)
     n = mid.size
     if parallel is None:
-        parallel = int(indptr[-1]) + n >= SERIAL_BELOW
+        parallel = int(indptr[-1]) + n >= serial_below()
     workers = num_threads() if parallel else 1
     chunks = np.arange(workers + 1, dtype=np.int64)
     next_row = np.zeros(1, np.int64)
-    grain = np.int64(GRAIN)
+    if grain is None:
+        from bitgraph.settings import current
+        grain = current().triangles.grain
+    grain = np.int64(max(1, int(grain)))
     if not per_vertex:
         if n == 0:
             return 0

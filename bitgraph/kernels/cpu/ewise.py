@@ -9,8 +9,7 @@ from numba import njit
 
 from bitgraph.kernels import opcodes
 from bitgraph.kernels.cpu import (
-    SERIAL_BELOW, arg, check_binary, check_dtype, even_chunks, num_threads,
-    parallel_for,
+    arg, check_binary, check_dtype, even_chunks, num_threads, parallel_for, serial_below,
 )
 from bitgraph.kernels.cpu.scalar import binop, unop
 from bitgraph.kernels.registry import register
@@ -34,7 +33,7 @@ def _unary(p0, p1, code, x, out):
 
 def _chunks(n, parallel):
     if parallel is None:
-        parallel = n >= 4 * SERIAL_BELOW
+        parallel = n >= 4 * serial_below()
     if not parallel:
         return np.array([0, n], np.int64)
     return even_chunks(n, num_threads())
@@ -56,7 +55,7 @@ def ewise(code, x, y, *, parallel=None):
 
     x[n], y[n] of dtype T (y is converted to T); returns z[n] of dtype T.
     ``code``: a non-positional binary op code. parallel: None picks serial
-    below 4 * ``SERIAL_BELOW`` entries. Cost O(n).
+    below 4 * ``settings.cpu.serial_below`` entries. Cost O(n).
     """
     code = check_binary("ewise", code)
     x, y = np.asarray(x), np.asarray(y)

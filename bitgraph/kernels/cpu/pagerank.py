@@ -5,8 +5,9 @@
 import numpy as np
 from numba import njit
 
-from bitgraph.kernels.cpu import (SERIAL_BELOW, arg, check_length, dummy, index_args,
-                                  indptr_chunks, parallel_map, values_arg)
+from bitgraph.kernels.cpu import (
+    arg, check_length, dummy, index_args, indptr_chunks, parallel_map, serial_below, values_arg,
+)
 from bitgraph.kernels.registry import register
 
 __all__ = ["pagerank_step"]
@@ -76,7 +77,7 @@ def pagerank_step(AT, y, x, dw, lost, alpha, teleport, inv_s, x_new, y_new, *,
     lost * dw) + teleport and y_new[n] = x_new * inv_s (the next
     iteration's y). The pull over A' reads y at the in-neighbours, no
     bitmap, no op codes: 1.2-3x faster than the public-API iteration. parallel: None
-    picks the thread pool from ``SERIAL_BELOW`` stored entries; chunks: the
+    picks the thread pool from ``settings.cpu.serial_below`` stored entries; chunks: the
     row ranges (``indptr_chunks(AT.indptr)``; pass them to skip recomputing
     them on every iteration). O(n + nnz)
     """
@@ -93,7 +94,7 @@ def pagerank_step(AT, y, x, dw, lost, alpha, teleport, inv_s, x_new, y_new, *,
         check_length("pagerank_step", name, a, n)
     if chunks is None:
         if parallel is None:
-            parallel = indices.size >= SERIAL_BELOW
+            parallel = indices.size >= serial_below()
         chunks = indptr_chunks(indptr) if parallel else np.array([0, n], np.int64)
     parts = parallel_map(_pagerank_rows, chunks, indptr, indices, values, iso,
                          arg(y, np.float64), arg(x, np.float64), dw_arr, dw_uniform,

@@ -5,8 +5,7 @@ from numba import njit
 
 from bitgraph.kernels import opcodes
 from bitgraph.kernels.cpu import (
-    SERIAL_BELOW, arg, check_dtype, check_monoid, index_args, indptr_chunks,
-    parallel_for,
+    arg, check_dtype, check_monoid, index_args, indptr_chunks, parallel_for, serial_below,
 )
 from bitgraph.kernels.cpu.scalar import binop
 from bitgraph.kernels.registry import register
@@ -50,7 +49,7 @@ def reduce_segments(indptr, values, code, identity, terminal=None, *,
     code; identity, terminal (or None): scalars of T (a segment stops once
     its accumulator equals terminal; ANY takes the first value). Returns
     out[nseg] of T. For a whole vector pass ``indptr = [0, n]`` (one
-    segment: serial). parallel: None picks serial below ``SERIAL_BELOW``
+    segment: serial). parallel: None picks serial below ``settings.cpu.serial_below``
     values; chunks of segments run on the thread pool.
     Cost O(nseg + nnz), less with a terminal.
     """
@@ -65,7 +64,7 @@ def reduce_segments(indptr, values, code, identity, terminal=None, *,
     nseg = indptr.size - 1
     out = np.empty(nseg, dtype)
     if parallel is None:
-        parallel = values.size >= SERIAL_BELOW
+        parallel = values.size >= serial_below()
     if parallel and nseg > 1:
         chunks = indptr_chunks(indptr)
     else:

@@ -28,8 +28,7 @@ from numba import njit
 
 from bitgraph.kernels import opcodes
 from bitgraph.kernels.cpu import (
-    SERIAL_BELOW, index_args, parallel_for, row_chunks, semiring_args,
-    values_arg,
+    index_args, parallel_for, row_chunks, semiring_args, serial_below, values_arg,
 )
 from bitgraph.kernels.cpu.scalar import binop, cast_like, multop
 from bitgraph.kernels.registry import CSR, SemiringSpec, register
@@ -235,7 +234,7 @@ def spgemm(A, B, M, mask_complement, sr, *, parallel=None):
     None (iso); M: CSR (nrows x ncols), values ignored, or None.
     mask_complement: compute only entries absent from M (else only those
     present). sr: SemiringSpec; positional (i, k, j) of a(i,k)*b(k,j).
-    parallel: None picks serial below ``SERIAL_BELOW`` flops.
+    parallel: None picks serial below ``settings.cpu.serial_below`` flops.
     Returns (indptr[nrows+1], indices[nnz], values[nnz] of T), columns
     sorted within rows; the index dtype is the inputs' (int64 if any input
     or C's nnz needs it). Cost O(nrows + flops + nnz(M)) plus the sort of
@@ -261,7 +260,7 @@ def spgemm(A, B, M, mask_complement, sr, *, parallel=None):
 
     flops = _row_flops(arrays[0], arrays[1], arrays[2])
     if parallel is None:
-        parallel = int(flops.sum()) >= SERIAL_BELOW
+        parallel = int(flops.sum()) >= serial_below()
     if parallel:
         work = flops + 1
         if M is not None:

@@ -15,8 +15,7 @@ from numba import njit
 
 from bitgraph.kernels import opcodes
 from bitgraph.kernels.cpu import (
-    SERIAL_BELOW, index_args, parallel_for, row_chunks, semiring_args,
-    values_arg,
+    index_args, parallel_for, row_chunks, semiring_args, serial_below, values_arg,
 )
 from bitgraph.kernels.cpu.scalar import binop, cast_like, multop
 from bitgraph.kernels.registry import CSR, SemiringSpec, register
@@ -95,7 +94,7 @@ def spgemm_dot(A, BT, M, sr, *, parallel=None):
     values of dtype T or None (iso); M: CSR (nrows x ncols) structural mask
     (values ignored, not complemented). sr: SemiringSpec; positional
     (i, k, j) of a(i,k)*b(k,j). parallel: None picks serial below
-    ``SERIAL_BELOW`` work. Returns (indptr[nrows+1], indices[nnz],
+    ``settings.cpu.serial_below`` work. Returns (indptr[nrows+1], indices[nnz],
     values[nnz] of T), C's pattern a subset of M's, columns sorted.
     Cost O(nrows + nnz(A) + sum over M(i,j) of |BT(j,:)|); workspace
     O(n_inner) per thread.
@@ -116,7 +115,7 @@ def spgemm_dot(A, BT, M, sr, *, parallel=None):
                     CSR(bt_indptr, bt_indices, None, BT.nrows, BT.ncols))
     work += np.diff(a_indptr.astype(np.int64)) + 1
     if parallel is None:
-        parallel = int(work.sum()) >= SERIAL_BELOW
+        parallel = int(work.sum()) >= serial_below()
     chunks = row_chunks(work) if parallel else np.array([0, nrows], np.int64)
     size = int(m_indptr[-1])
     out_indices = np.empty(size, m_indices.dtype)

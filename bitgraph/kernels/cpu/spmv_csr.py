@@ -11,8 +11,8 @@ from numba import njit
 
 from bitgraph.kernels import opcodes
 from bitgraph.kernels.cpu import (
-    SERIAL_BELOW, arg, bitmap_arg, index_args, indptr_chunks, parallel_for,
-    semiring_args, values_arg,
+    arg, bitmap_arg, index_args, indptr_chunks, parallel_for, semiring_args, serial_below,
+    values_arg,
 )
 from bitgraph.kernels.cpu.scalar import binop, bitmap_get, cast_like, multop
 from bitgraph.kernels.registry import CSR, SemiringSpec, register
@@ -124,7 +124,7 @@ def spmv_pull(A, x_values, x_bitmap, allowed, sr, flipped=False, *,
     sr: SemiringSpec. flipped=False: t_i = ADD_k MULT(a_ik, x_k) with
     positional (i, k, j) = (i, k, 0); flipped=True: MULT(x_k, a_ik) with
     (0, k, i) (vxm u @ B computed on A = B').
-    parallel: None picks serial below ``SERIAL_BELOW`` stored entries; the
+    parallel: None picks serial below ``settings.cpu.serial_below`` stored entries; the
     parallel variant runs chunks of rows of equal nnz on a thread pool.
     Returns (t_values[nrows] T, t_present[nrows] bool); absent rows hold the
     identity. Cost O(nnz + nrows), less with a terminal.
@@ -140,7 +140,7 @@ def spmv_pull(A, x_values, x_bitmap, allowed, sr, flipped=False, *,
     t_values = np.empty(A.nrows, dtype)
     t_present = np.empty(A.nrows, np.bool_)
     if parallel is None:
-        parallel = indices.size >= SERIAL_BELOW
+        parallel = indices.size >= serial_below()
     if parallel:
         chunks = indptr_chunks(indptr)
     else:

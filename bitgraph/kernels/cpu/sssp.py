@@ -60,7 +60,7 @@ from numba import njit
 from bitgraph.kernels.cpu import arg, check_length, index_args, num_threads, parallel_map
 from bitgraph.kernels.registry import register
 
-__all__ = ["delta_stepping", "bucket_count", "KERNEL_DTYPES", "MAX_BINS"]
+__all__ = ["delta_stepping", "bucket_count", "KERNEL_DTYPES"]
 
 # (weights dtype, distances dtype) pairs the kernels are compiled for
 KERNEL_DTYPES = (
@@ -71,14 +71,8 @@ KERNEL_DTYPES = (
     (np.dtype(np.float64), np.dtype(np.float64)),
 )
 
-# the circular window holds at most this many buckets (the caller widens
-# delta so that max_weight / delta fits)
-MAX_BINS = 1 << 16
-# vertex ids per chunk of a bucket's list
+# vertex ids per chunk of a bucket's list (the lists' layout)
 _CHUNK = 64
-# a frontier whose out-edges reach this many goes to the thread pool (a
-# round there costs ~50-100 us of Python and thread hand-off)
-PAR_EDGES = 100_000
 
 # ctl[] slots: the driver's scalars, kept between calls
 _FREE, _NFREE, _USED, _NONEMPTY, _CUR, _RELAXED, _RESUME, _WORK = range(8)
@@ -268,13 +262,14 @@ def _warm(dtype, index_dtype):
 
 @register("sssp", fmt="csr", device="cpu", variant="delta", warmup=_warm)
 def delta_stepping(A, source, delta, dist_dtype, *, parallel=None,
-                   par_edges=None, initial_chunks=None):
+                   par_edges=None, initial_chunks=None, cfg=None):
     """Shortest-path distances from ``source`` by delta-stepping.
 
     A: CSR (n x n) with values W >= 0 (no NaN; the caller checks), W one of
     ``KERNEL_DTYPES`` for ``dist_dtype`` D. delta > 0: the bucket width;
-    ``max(weights) / delta`` must stay below ``MAX_BINS``. parallel: None
-    runs frontiers with at least ``par_edges`` (default ``PAR_EDGES``)
+    ``max(weights) / delta`` must stay below ``cfg.max_bins`` (cfg: the
+    ``SSSP`` settings; None: those in force). parallel: None
+    runs frontiers with at least ``par_edges`` (default ``cfg.par_edges``)
     out-edges on the thread pool when there is more than one thread, True
     even with one thread; False never. initial_chunks: the bucket lists'
     first pool size in chunks (tests make it 1 to grow it often).
@@ -284,6 +279,9 @@ def delta_stepping(A, source, delta, dist_dtype, *, parallel=None,
     vertices for a work-efficient run). O(m * relaxations per vertex + n +
     max distance / delta).
     """
+    if cfg is None:
+        from bitgraph.settings import current
+        cfg = current().sssp
     D = np.dtype(dist_dtype)
     W = np.dtype(A.values.dtype)
     if (W, D) not in KERNEL_DTYPES:
@@ -304,16 +302,16 @@ def delta_stepping(A, source, delta, dist_dtype, *, parallel=None,
         finite = weights[np.isfinite(weights)]
         max_w = finite.max() if finite.size else 0
     nbins = bucket_count(max_w, inv_delta)
-    if nbins > MAX_BINS:
+    if nbins > cfg.max_bins:
         raise ValueError(f"delta_stepping: delta {delta} is too small for the largest"
-                         f" weight {max_w} ({nbins} buckets > {MAX_BINS})")
+                         f" weight {max_w} ({nbins} buckets > {cfg.max_bins})")
     infinity = D.type(np.inf) if D.kind == "f" else D.type(np.iinfo(D).max)
     saturated = infinity if D.kind == "f" else D.type(infinity - 1)
     threads = num_threads()
     if parallel is None:
         parallel = threads > 1
     if par_edges is None:
-        par_edges = PAR_EDGES
+        par_edges = cfg.par_edges
     if not parallel:
         par_edges = np.iinfo(np.int64).max
 

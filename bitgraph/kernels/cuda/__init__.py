@@ -39,11 +39,6 @@ C_TYPES = {
 # rounded division and square root, no fused multiply-add contraction
 OPTIONS = ("-std=c++17", "-ftz=false", "-prec-div=true", "-prec-sqrt=true", "-fmad=false")
 
-# threads per block of the elementwise launches; blocks: enough for n,
-# at most BLOCKS_PER_SM per multiprocessor (grid-stride loops do the rest)
-THREADS = 256
-BLOCKS_PER_SM = 32
-
 
 def c_type(dtype) -> str:
     """The C type of a numpy dtype (``ValueError`` for one with no kernel)."""
@@ -187,9 +182,33 @@ def cooperative_blocks(fn, threads: int, per_sm_max: int, smem: int = 0) -> int:
     return got
 
 
-def grid(n: int) -> int:
-    """Blocks for a grid-stride launch over n items."""
-    return max(1, min((n + THREADS - 1) // THREADS, multiprocessors() * BLOCKS_PER_SM))
+def settings(cfg=None):
+    """The ``Cuda`` settings of a launch: ``cfg``, or those in force
+    (``bitgraph.settings.current().cuda``) when None.
+
+    >>> settings().threads
+    256
+    """
+    if cfg is None:
+        from bitgraph.settings import current
+        cfg = current().cuda
+    return cfg
+
+
+def grid(n: int, cfg=None) -> int:
+    """Blocks for a grid-stride launch over n items: enough for n at
+    ``cfg.threads`` a block, at most ``cfg.blocks_per_sm`` per
+    multiprocessor (cfg: the ``Cuda`` settings; None: those in force)."""
+    cfg = settings(cfg)
+    threads = int(cfg.threads)
+    return max(1, min((n + threads - 1) // threads, multiprocessors() * int(cfg.blocks_per_sm)))
+
+
+def shape(n: int, cfg=None) -> tuple:
+    """``((blocks,), (threads,))`` of a grid-stride launch over n items, by
+    the ``Cuda`` settings ``cfg`` (None: those in force): ``fn(*shape(n), args)``."""
+    cfg = settings(cfg)
+    return (grid(n, cfg),), (int(cfg.threads),)
 
 
 def multiprocessors() -> int:

@@ -44,10 +44,13 @@
 // I: the index type (int or long long); W: the tile word (uint8 for t = 4
 // (low nibble) and 8, uint16, uint32).
 
+// HASH_MAX (A(I) up to this many tiles is hashed, load <= 1/2) and the
+// warps per block of each t are shared with the launcher:
+#include "bmm_b2sr_constants.cuh"
+
 #define BG_FULL 0xffffffffu
 #define BG_EMPTY 0xffffffffu  // a free slot of the hash table
 #define BG_HCAP 4096          // hash slots per block (keys 16 KB, values 8 KB)
-#define BG_HASH_MAX 2048      // A(I) up to this many tiles is hashed (load <= 1/2)
 #define BG_MCAP 1024          // mask entries of a tile row staged in shared memory (4 KB)
 
 template <typename I>
@@ -66,10 +69,9 @@ struct Geometry {
   static constexpr int SUB = TS >= 8 ? TS / 8 : 1;  // 8x8 MMA blocks per tile side
   static constexpr int PPL = 32 / TS;               // pairs in one lane's .b32
   static constexpr int PPM = 4 * PPL;               // pairs per MMA (128 / t)
-  // warps per block of the task kernels: shared memory of t = 32 (a 4 KB C
-  // tile per warp) stays under the 48 KB static limit with the hash table
-  // and the staged mask columns
-  static constexpr int WARPS = TS == 32 ? 4 : 8;
+  // warps per block of the task kernels (generated: the launcher reads them)
+  static constexpr int WARPS = TS == 4 ? WARPS_T4 : TS == 8 ? WARPS_T8 : TS == 16 ? WARPS_T16
+                                                                                  : WARPS_T32;
   // resident blocks per SM bmm_rows is built for (up to 64 registers for
   // 256 threads: the streamed tile words of t <= 8 take 16)
   static constexpr int BLOCKS = 4;
@@ -400,7 +402,7 @@ bmm_rows(const I* __restrict__ a_rowptr, const I* __restrict__ a_colind,
     const long long la = a1 - a0;
     const long long m0 = (long long)m_indptr[ti * TS];
     const long long m1 = (long long)m_indptr[ti * TS + TS < nrows ? ti * TS + TS : nrows];
-    const bool use_hash = hash_ok && la > 0 && la <= BG_HASH_MAX;
+    const bool use_hash = hash_ok && la > 0 && la <= HASH_MAX;
     const bool staged = stage_ok && m1 - m0 <= BG_MCAP;
     int bits = 5;
     while ((1ll << bits) < 2 * la && bits < 12) ++bits;

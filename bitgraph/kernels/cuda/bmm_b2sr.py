@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from bitgraph.kernels.cuda import THREADS, grid, module
+from bitgraph.kernels.cuda import module, settings, shape
+from bitgraph.kernels.cuda.constants import BMM_B2SR, per_tile
 from bitgraph.kernels.registry import register
 
 __all__ = ["bmm_bin_bin_sum"]
@@ -21,18 +22,11 @@ _NAMES = tuple(
     + [f"{k}<{t}, {w}, {i}>" for k in ("bmm_rows", "bmm_heavy", "column_counts")
        for t, w in _WORD.items() for i in _INDEX.values()])
 
-# A task (output tile) of the binary-search path (A's tile row too long for
-# the shared-memory hash table) whose shorter list of tiles is longer than
-# HEAVY is deferred and cut into chunks of CHUNK tiles, a warp each: one
-# hub's tile row then spreads over the GPU instead of holding one warp.
-HEAVY = 1024
-CHUNK = 256
-# A hashed A(I) streams BT(J) while |BT(J)| <= STREAM * ceil(|A(I)| / 32),
-# else lanes binary-search the shorter list in the longer (bmm_b2sr.cu)
-STREAM = 1024
-HASH_MAX = 2048  # BG_HASH_MAX of the .cu: A(I) with more tiles is not hashed
-_WARPS = {4: 8, 8: 8, 16: 8, 32: 4}  # Geometry<t>::WARPS of the .cu
-
+# The deferral of heavy tasks and the streaming rule are the Cuda settings'
+# bmm_heavy, bmm_chunk and bmm_stream; the layout (tiles a hashed A(I) may
+# hold, warps per block) is generated into the .cu (constants.BMM_B2SR).
+HASH_MAX = BMM_B2SR["HASH_MAX"]  # A(I) with more tiles is not hashed
+_WARPS = per_tile(BMM_B2SR, "WARPS")  # Geometry<t>::WARPS
 
 
 def _fn(name):
@@ -68,12 +62,15 @@ def bmm_bin_bin_sum(A, BT, mask, *, parallel=None, stats=None):
     tile row, A's tile row hashed in shared memory, BT's tile rows
     streamed (for t <= 8 with their tiles' bits): see ``bmm_b2sr.cu``.
     Counts are exact integers (int32 accumulators: at most A.ncols < 2^31).
+    Hub tasks are deferred and chunked by ``settings.cuda.bmm_heavy`` and
+    ``bmm_chunk``; ``bmm_stream`` picks streaming over binary search.
     """
     import cupy
 
     from bitgraph.device import oom_guard
 
     where = "mxm(bin_bin_sum, cuda)"
+    cfg = settings()
     if A.t != BT.t:
         raise ValueError(f"bmm_bin_bin_sum: tile sizes differ (A t={A.t}, BT t={BT.t})")
     if A.ncols != BT.ncols:
@@ -110,7 +107,7 @@ def bmm_bin_bin_sum(A, BT, mask, *, parallel=None, stats=None):
         fn = _fn(f"column_counts<{t}, {wc}, {ic}>")
         for colind, tiles, out in ((a_colind, a_tiles, ca), (bt_colind, bt_tiles, cb)):
             if colind.size:
-                fn((grid(colind.size),), (THREADS,), (colind, tiles, np.int64(colind.size), out))
+                fn(*shape(colind.size, cfg), (colind, tiles, np.int64(colind.size), out))
         return None, int((ca * cb).sum(dtype=np.uint64))
 
     # stats (a bitgraph.Stats): a masked call records its phases as CUDA
@@ -139,8 +136,8 @@ def bmm_bin_bin_sum(A, BT, mask, *, parallel=None, stats=None):
         counters = cupy.zeros(2, np.uint64)  # tile rows taken, deferred tasks
     # the output tiles: their leading entries, in CSR order, so the tasks
     # come grouped by tile row
-    _fn(f"mask_rows<{ic}>")((grid(nrows * 32),), (THREADS,), (m_indptr, np.int64(nrows), rows))
-    _fn(f"tile_leaders<{t}, {ic}>")((grid(nnz),), (THREADS,),
+    _fn(f"mask_rows<{ic}>")(*shape(nrows * 32, cfg), (m_indptr, np.int64(nrows), rows))
+    _fn(f"tile_leaders<{t}, {ic}>")(*shape(nnz, cfg),
                                     (m_indptr, m_indices, rows, np.int64(nnz), lead))
     with oom_guard(where, nnz * (8 + 4 * idx.itemsize)):
         leaders = cupy.flatnonzero(lead)
@@ -168,23 +165,24 @@ def bmm_bin_bin_sum(A, BT, mask, *, parallel=None, stats=None):
         (_blocks(nwork),), (warps * 32,),
         (a_rowptr, a_colind, a_tiles, bt_rowptr, bt_colind, bt_tiles, m_indptr, m_indices,
          np.int64(nrows), task_ptr, task_j, task_b0, task_b1, row_order, np.int64(nwork),
-         counters[0:1], np.bool_(hash_ok), np.bool_(stage_ok), np.int64(STREAM),
-         np.int64(HEAVY), heavy_list, counters[1:2], counts))
+         counters[0:1], np.bool_(hash_ok), np.bool_(stage_ok), np.int64(cfg.bmm_stream),
+         np.int64(cfg.bmm_heavy), heavy_list, counters[1:2], counts))
     nheavy = int(counters[1:2].get()[0])
     mark("bmm_rows")
     items = 0
+    chunk = max(1, int(cfg.bmm_chunk))
     if nheavy:
         heavy = heavy_list[:nheavy]
         ti, tj = task_i[heavy].astype(np.int64), task_j[heavy].astype(np.int64)
         short = cupy.minimum(a_rowptr[ti + 1] - a_rowptr[ti], bt_rowptr[tj + 1] - bt_rowptr[tj])
         chunk_ptr = cupy.zeros(nheavy + 1, np.int64)
-        cupy.cumsum((short.astype(np.int64) + CHUNK - 1) // CHUNK, out=chunk_ptr[1:])
+        cupy.cumsum((short.astype(np.int64) + chunk - 1) // chunk, out=chunk_ptr[1:])
         items = int(chunk_ptr[-1:].get()[0])
         _fn(f"bmm_heavy<{t}, {wc}, {ic}>")(
             (_blocks(-(-items // warps), 32),), (warps * 32,),
             (a_rowptr, a_colind, a_tiles, bt_rowptr, bt_colind, bt_tiles, m_indptr, m_indices,
              np.int64(nrows), task_i, task_j, heavy, chunk_ptr, np.int64(nheavy),
-             np.int64(CHUNK), counts))
+             np.int64(chunk), counts))
     mark("bmm_heavy")
     total = int(counts.sum(dtype=np.uint64))
     mark("sum")

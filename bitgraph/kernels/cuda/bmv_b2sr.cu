@@ -38,6 +38,8 @@
 // e = its extra index); a fixup kernel (a warp, for bin_full_full a block,
 // per long tile row) folds the chunks' partials and writes the rows.
 #include "scalar.cuh"
+// THREADS (the kernels' __launch_bounds__) and the Geo<t> numbers the launcher reads
+#include "bmv_b2sr_constants.cuh"
 
 namespace bmv {
 
@@ -46,10 +48,10 @@ typedef unsigned long long u64;
 template <int TT> struct Geo;
 // L lanes per tile, R rows per lane, FW bits per row field, NW 64-bit words
 // per lane, U tiles per lane per step (loads in flight)
-template <> struct Geo<4>  { enum { L = 1, R = 4, FW = 8,  NW = 1, U = 4 }; };
-template <> struct Geo<8>  { enum { L = 1, R = 8, FW = 8,  NW = 1, U = 4 }; };
-template <> struct Geo<16> { enum { L = 2, R = 8, FW = 16, NW = 2, U = 2 }; };
-template <> struct Geo<32> { enum { L = 8, R = 4, FW = 32, NW = 2, U = 2 }; };
+template <> struct Geo<4>  { enum { L = GEO_L_T4,  R = GEO_R_T4,  FW = 8,  NW = 1, U = GEO_U_T4 }; };
+template <> struct Geo<8>  { enum { L = GEO_L_T8,  R = GEO_R_T8,  FW = 8,  NW = 1, U = GEO_U_T8 }; };
+template <> struct Geo<16> { enum { L = GEO_L_T16, R = GEO_R_T16, FW = 16, NW = 2, U = GEO_U_T16 }; };
+template <> struct Geo<32> { enum { L = GEO_L_T32, R = GEO_R_T32, FW = 32, NW = 2, U = GEO_U_T32 }; };
 
 template <int TT> struct G : Geo<TT> {
   enum { RPW = 64 / Geo<TT>::FW };  // row fields per 64-bit word
@@ -356,7 +358,7 @@ using namespace bmv;
 // x_present & x_true != 0 (x_true = x_present when `same`)
 // ---------------------------------------------------------------------------
 template <int TT>
-__global__ void __launch_bounds__(256)
+__global__ void __launch_bounds__(THREADS)
 bmv_bin_bin_bin(const void* __restrict__ rowptr, const void* __restrict__ colind, bool idx64,
                 const void* __restrict__ tiles, long long nbrows, long long nrows,
                 const unsigned* __restrict__ xp, const unsigned* __restrict__ xt, bool same,
@@ -451,7 +453,7 @@ __global__ void bmv_bin_bin_bin_fixup(const long long* __restrict__ long_rows,
 // bin_bin_full: counts[r] = popcount(row r & x_present) (PLUS_PAIR)
 // ---------------------------------------------------------------------------
 template <int TT>
-__global__ void __launch_bounds__(256)
+__global__ void __launch_bounds__(THREADS)
 bmv_bin_bin_full(const void* __restrict__ rowptr, const void* __restrict__ colind, bool idx64,
                  const void* __restrict__ tiles, long long nbrows, long long nrows,
                  const unsigned* __restrict__ xp, const unsigned* __restrict__ allowed,
@@ -542,7 +544,7 @@ __global__ void bmv_bin_bin_full_fixup(const long long* __restrict__ long_rows,
 // (1 (x) x[c]), any semiring by op codes
 // ---------------------------------------------------------------------------
 template <int TT, typename T, int ADD, int MULT>
-__global__ void __launch_bounds__(256)
+__global__ void __launch_bounds__(THREADS)
 bmv_bin_full_full(const void* __restrict__ rowptr, const void* __restrict__ colind, bool idx64,
                   const void* __restrict__ tiles, long long nbrows, long long nrows,
                   const T* __restrict__ x_values, const unsigned* __restrict__ xp,

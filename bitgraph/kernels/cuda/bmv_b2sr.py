@@ -18,7 +18,8 @@ import weakref
 import numpy as np
 
 from bitgraph.kernels._launch import check_bmv_vectors, semiring_args
-from bitgraph.kernels.cuda import THREADS, c_type, module, multiprocessors
+from bitgraph.kernels.cuda import c_type, module, multiprocessors, settings
+from bitgraph.kernels.cuda.constants import BMV_B2SR, per_tile
 from bitgraph.kernels import opcodes
 from bitgraph.kernels.registry import register
 
@@ -26,12 +27,15 @@ __all__ = ["bmv_bin_bin_bin", "bmv_bin_bin_full", "bmv_bin_full_full", "group_la
 
 SOURCE = "bmv_b2sr.cu"
 TILE_SIZES = (4, 8, 16, 32)
-# per t: lanes holding one tile (L), rows per lane (R), tiles per lane per step (U)
-_GEO = {4: (1, 4, 4), 8: (1, 8, 4), 16: (2, 8, 2), 32: (8, 4, 2)}
-# a group takes at most this many steps on one item: longer tile rows are chunked
-_STEPS = 8
-# blocks per multiprocessor of a launch (grid-stride loops do the rest)
-_BLOCKS_PER_SM = 8
+# threads per block (the kernels' __launch_bounds__), and per t: lanes
+# holding one tile (L), rows per lane (R), tiles per lane per step (U), as
+# generated into the .cu (constants.BMV_B2SR). A group takes at most
+# settings.cuda.bmv_steps steps on one item (longer tile rows are chunked);
+# a launch has at most settings.cuda.bmv_blocks_per_sm blocks per
+# multiprocessor (grid-stride loops do the rest).
+_THREADS = BMV_B2SR["THREADS"]
+_GEO = {t: (L, per_tile(BMV_B2SR, "GEO_R")[t], per_tile(BMV_B2SR, "GEO_U")[t])
+        for t, L in per_tile(BMV_B2SR, "GEO_L").items()}
 
 _BITS_NAMES = {
     kind: tuple(f"bmv_{kind}{suffix}<{t}>" for t in TILE_SIZES for suffix in ("", "_fixup"))
@@ -61,7 +65,7 @@ def _function(cupy, names, name):
 
 
 def _launch(fn, grid, args, smem=0):
-    fn((grid,), (THREADS,), args, shared_mem=smem)
+    fn((grid,), (_THREADS,), args, shared_mem=smem)
 
 
 def _dummy(cupy, dtype):
@@ -79,7 +83,7 @@ def group_lanes(t: int, ntiles: int, nbrows: int) -> int:
     t = 16 mean / (32 U)), a power of two from 1 to 32 / L. Fewer slots
     that each take several steps beat one step each: a group's final
     combine costs about a few steps, and a tile row longer than
-    ``_STEPS`` steps is cut into chunks that run in parallel anyway
+    ``settings.cuda.bmv_steps`` steps is cut into chunks that run in parallel anyway
     (measured on an H100 with kron/urand scale 20 and grid 2048^2)."""
     L, _, U = _GEO[t]
     want = ntiles / max(nbrows, 1) / ((32 if t == 16 else 4) * U)
@@ -125,9 +129,11 @@ def _plan(cupy, rowptr, chunk):
 
 def _setup(where, B, lanes):
     """Common launch arguments: (cupy, rowptr, colind, tiles, idx64, nbrows,
-    S, chunk, plan args)."""
+    S, chunk, plan args, blocks per multiprocessor), by the Cuda settings in
+    force."""
     import cupy
 
+    cfg = settings()
     t = B.t
     if t not in _GEO:
         raise ValueError(f"{where}: tile size t={t!r} must be one of {TILE_SIZES}")
@@ -141,21 +147,21 @@ def _setup(where, B, lanes):
     S = group_lanes(t, colind.size, nbrows) if lanes is None else int(lanes)
     if S < L or S > 32 or S & (S - 1):
         raise ValueError(f"{where}: lanes={S} must be a power of two from {L} to 32 for t={t}")
-    chunk = (S // L) * U * _STEPS
+    chunk = (S // L) * U * max(1, int(cfg.bmv_steps))
     plan = _plan(cupy, rowptr, chunk) if nbrows else None
     if plan is None:
         none = _dummy(cupy, np.int64)
         plan = (0, none, none, 0, none, none)
-    return cupy, rowptr, colind, tiles, idx64, nbrows, S, chunk, plan
+    return cupy, rowptr, colind, tiles, idx64, nbrows, S, chunk, plan, int(cfg.bmv_blocks_per_sm)
 
 
-def _grid(ngroups, S):
-    per_block = THREADS // S
-    return max(1, min(-(-ngroups // per_block), multiprocessors() * _BLOCKS_PER_SM))
+def _grid(ngroups, S, per_sm):
+    per_block = _THREADS // S
+    return max(1, min(-(-ngroups // per_block), multiprocessors() * per_sm))
 
 
-def _fixup_grid(nlong):
-    return max(1, min(-(-nlong // (THREADS // 32)), multiprocessors() * _BLOCKS_PER_SM))
+def _fixup_grid(nlong, per_sm):
+    return max(1, min(-(-nlong // (_THREADS // 32)), multiprocessors() * per_sm))
 
 
 def _bitmap(cupy, words):
@@ -174,7 +180,7 @@ def bmv_bin_bin_bin(B, x_present, x_true, allowed, *, lanes=None):
     per tile row (default ``group_lanes``)."""
     where = "mxv(bin_bin_bin, cuda)"
     check_bmv_vectors(where, B, x_present, allowed, x_true)
-    cupy, rowptr, colind, tiles, idx64, nbrows, S, chunk, plan = _setup(where, B, lanes)
+    cupy, rowptr, colind, tiles, idx64, nbrows, S, chunk, plan, per_sm = _setup(where, B, lanes)
     nextra, ex_row, ex_first, nlong, long_rows, slot0 = plan
     xp = cupy.ascontiguousarray(x_present, dtype=np.uint32)
     same = x_true is None
@@ -185,13 +191,13 @@ def bmv_bin_bin_bin(B, x_present, x_true, allowed, *, lanes=None):
     if nbrows:
         names = _BITS_NAMES["bin_bin_bin"]
         scratch = cupy.empty(max(2 * nextra, 1), np.uint32)
-        _launch(_function(cupy, names, f"bmv_bin_bin_bin<{B.t}>"), _grid(nbrows + nextra, S),
+        _launch(_function(cupy, names, f"bmv_bin_bin_bin<{B.t}>"), _grid(nbrows + nextra, S, per_sm),
                 (rowptr, colind, np.bool_(idx64), tiles, np.int64(nbrows), np.int64(B.nrows), xp,
                  xt, np.bool_(same), allowed, np.bool_(has_allowed), np.int32(S),
                  np.int64(chunk), ex_row, ex_first, np.int64(nextra), scratch, t_true,
                  t_present))
         if nlong:
-            _launch(_function(cupy, names, f"bmv_bin_bin_bin_fixup<{B.t}>"), _fixup_grid(nlong),
+            _launch(_function(cupy, names, f"bmv_bin_bin_bin_fixup<{B.t}>"), _fixup_grid(nlong, per_sm),
                     (long_rows, slot0, np.int64(nlong), np.int64(B.nrows), scratch, t_true,
                      t_present))
     return t_true, t_present
@@ -204,7 +210,7 @@ def bmv_bin_bin_full(B, x_present, allowed, *, lanes=None):
     ``kernels.cpu.bmv_b2sr.bmv_bin_bin_full``, equal results."""
     where = "mxv(bin_bin_full, cuda)"
     check_bmv_vectors(where, B, x_present, allowed)
-    cupy, rowptr, colind, tiles, idx64, nbrows, S, chunk, plan = _setup(where, B, lanes)
+    cupy, rowptr, colind, tiles, idx64, nbrows, S, chunk, plan, per_sm = _setup(where, B, lanes)
     nextra, ex_row, ex_first, nlong, long_rows, slot0 = plan
     xp = cupy.ascontiguousarray(x_present, dtype=np.uint32)
     allowed, has_allowed = _bitmap(cupy, allowed)
@@ -212,12 +218,12 @@ def bmv_bin_bin_full(B, x_present, allowed, *, lanes=None):
     if nbrows:
         names = _BITS_NAMES["bin_bin_full"]
         scratch = cupy.empty(max(B.t * nextra, 1), np.uint32)
-        _launch(_function(cupy, names, f"bmv_bin_bin_full<{B.t}>"), _grid(nbrows + nextra, S),
+        _launch(_function(cupy, names, f"bmv_bin_bin_full<{B.t}>"), _grid(nbrows + nextra, S, per_sm),
                 (rowptr, colind, np.bool_(idx64), tiles, np.int64(nbrows), np.int64(B.nrows),
                  xp, allowed, np.bool_(has_allowed), np.int32(S), np.int64(chunk), ex_row,
                  ex_first, np.int64(nextra), scratch, counts))
         if nlong:
-            _launch(_function(cupy, names, f"bmv_bin_bin_full_fixup<{B.t}>"), _fixup_grid(nlong),
+            _launch(_function(cupy, names, f"bmv_bin_bin_full_fixup<{B.t}>"), _fixup_grid(nlong, per_sm),
                     (long_rows, slot0, np.int64(nlong), np.int64(B.nrows), scratch, counts))
     return counts
 
@@ -237,7 +243,7 @@ def bmv_bin_full_full(B, x_values, x_present, allowed, sr, flipped=False, *, lan
     where = "mxv(bin_full_full, cuda)"
     dtype, add, mult, identity, has_term, terminal = semiring_args(where, sr, flipped)
     check_bmv_vectors(where, B, x_present, allowed, x_values=x_values)
-    cupy, rowptr, colind, tiles, idx64, nbrows, S, chunk, plan = _setup(where, B, lanes)
+    cupy, rowptr, colind, tiles, idx64, nbrows, S, chunk, plan, per_sm = _setup(where, B, lanes)
     nextra, ex_row, ex_first, nlong, long_rows, slot0 = plan
     x_values = cupy.ascontiguousarray(x_values, dtype=dtype)
     xp = cupy.ascontiguousarray(x_present, dtype=np.uint32)
@@ -251,17 +257,17 @@ def bmv_bin_full_full(B, x_values, x_present, allowed, sr, flipped=False, *, lan
         names = (f"bmv_bin_full_full<{t}, {c}, {a}, {m}>", f"bmv_bin_full_full_fixup<{t}, {c}>")
         scr_values = cupy.empty(max(t * nextra, 1), dtype)
         scr_found = cupy.empty(max(nextra, 1), np.uint32)
-        smem = THREADS * _GEO[t][1] * (dtype.itemsize + 1)
-        _launch(_function(cupy, names, names[0]), _grid(nbrows + nextra, S),
+        smem = _THREADS * _GEO[t][1] * (dtype.itemsize + 1)
+        _launch(_function(cupy, names, names[0]), _grid(nbrows + nextra, S, per_sm),
                 (rowptr, colind, np.bool_(idx64), tiles, np.int64(nbrows), np.int64(B.nrows),
                  x_values, xp, allowed, np.bool_(has_allowed), np.int32(add), np.int32(mult),
                  dtype.type(identity), np.bool_(has_term), dtype.type(terminal), np.int32(S),
                  np.int64(chunk), ex_row, ex_first, np.int64(nextra), scr_values, scr_found,
                  t_values, t_present), smem)
         if nlong:  # a block per long tile row
-            _launch(_function(cupy, names, names[1]), max(1, min(nlong, multiprocessors() * _BLOCKS_PER_SM)),
+            _launch(_function(cupy, names, names[1]), max(1, min(nlong, multiprocessors() * per_sm)),
                     (long_rows, slot0, np.int64(nlong), np.int64(B.nrows), np.int32(add),
                      dtype.type(identity), scr_values, scr_found, t_values, t_present),
-                    THREADS * (dtype.itemsize + 1))
+                    _THREADS * (dtype.itemsize + 1))
     return t_values, t_present
 

@@ -22,7 +22,8 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-__all__ = ["BFS_FUSED", "BFS_ASYNC", "MSBFS", "SOURCES", "header", "header_path", "write"]
+__all__ = ["BFS_FUSED", "BFS_ASYNC", "MSBFS", "BMM_B2SR", "BMV_B2SR", "SOURCES", "header",
+           "header_path", "write", "per_tile"]
 
 # bfs_fused.cu
 BFS_FUSED = {
@@ -81,9 +82,44 @@ MSBFS = {
     "COOP_THREADS": 1024,
 }
 
-SOURCES = {"bfs_fused.cu": BFS_FUSED, "bfs_async.cu": BFS_ASYNC, "msbfs.cu": MSBFS}
+# bmm_b2sr.cu
+BMM_B2SR = {
+    # A(I) up to this many tiles is hashed in shared memory (HCAP 4096 slots: load <= 1/2)
+    "HASH_MAX": 2048,
+    # warps per block of the task kernels, per tile size (Geometry<t>::WARPS): the shared
+    # memory of t = 32 (a 4 KB C tile per warp) stays under the 48 KB static limit with
+    # the hash table and the staged mask columns
+    "WARPS_T4": 8,
+    "WARPS_T8": 8,
+    "WARPS_T16": 8,
+    "WARPS_T32": 4,
+}
+
+# bmv_b2sr.cu
+BMV_B2SR = {
+    # threads per block of the BMV kernels (their __launch_bounds__)
+    "THREADS": 256,
+    # per tile size (Geo<t>): L lanes per tile, R rows per lane, U tiles per lane per step
+    "GEO_L_T4": 1, "GEO_R_T4": 4, "GEO_U_T4": 4,
+    "GEO_L_T8": 1, "GEO_R_T8": 8, "GEO_U_T8": 4,
+    "GEO_L_T16": 2, "GEO_R_T16": 8, "GEO_U_T16": 2,
+    "GEO_L_T32": 8, "GEO_R_T32": 4, "GEO_U_T32": 2,
+}
+
+SOURCES = {"bfs_fused.cu": BFS_FUSED, "bfs_async.cu": BFS_ASYNC, "msbfs.cu": MSBFS,
+           "bmm_b2sr.cu": BMM_B2SR, "bmv_b2sr.cu": BMV_B2SR}
 
 _HERE = Path(__file__).resolve().parent
+
+
+def per_tile(constants: dict, prefix: str) -> dict:
+    """``{t: value}`` of a per-tile-size table generated as ``<prefix>_T<t>``.
+
+    >>> per_tile(BMM_B2SR, "WARPS")
+    {4: 8, 8: 8, 16: 8, 32: 4}
+    """
+    head = f"{prefix}_T"
+    return {int(k[len(head):]): v for k, v in constants.items() if k.startswith(head)}
 
 
 def header(source: str) -> str:

@@ -16,7 +16,7 @@ import numpy as np
 
 from bitgraph import _array as ar
 from bitgraph.device import oom_guard
-from bitgraph.kernels.cuda import grid, module
+from bitgraph.kernels.cuda import module, shape
 from bitgraph.kernels.registry import CSR, register
 
 __all__ = ["b2sr_from_csr", "b2sr_to_csr"]
@@ -29,9 +29,6 @@ _NAMES = tuple(
     [f"b2sr_keys<{i}>" for i in _IDX.values()] + ["b2sr_or_bits"]
     + [f"b2sr_row_counts<{i}>" for i in _IDX.values()]
     + [f"b2sr_unpack<{i}, {j}>" for i in _IDX.values() for j in _IDX.values()])
-_THREADS = 256
-# key and in-tile bit share one 64-bit word (one sort) when they fit here
-_PACK_BITS = 64
 
 
 def _fn(name):
@@ -44,13 +41,15 @@ def _index_dtype(*arrays):
 
 
 @register("convert", fmt="b2sr", device="cuda", variant="from_csr")
-def b2sr_from_csr(A, t):
+def b2sr_from_csr(A, t, *, pack_bits=64):
     """B2SR arrays of CSR ``A`` (CuPy arrays) with t x t tiles, on the GPU:
     (tile_rowptr, tile_colind, tiles[ntiles, t]), identical to
     ``kernels.cpu.convert_b2sr.b2sr_from_csr`` (index dtype int32 while
     ntiles and the block counts fit, int64 beyond; tiles ascending per tile
     row). O(nnz) memory traffic plus one sort of nnz 64-bit words; two
-    device syncs (the tile count)."""
+    device syncs (the tile count). The tile key and the in-tile bit share
+    one sort word when they fit in ``pack_bits`` bits (the word's 64; tests
+    pass 0 to run the path that sorts keys and bits apart)."""
     import cupy
 
     if t not in WORD_DTYPES:
@@ -65,13 +64,13 @@ def b2sr_from_csr(A, t):
     nnz = int(indices.size)
     bp = (t * t).bit_length() - 1  # bits of the in-tile position
     # keys and bits in one word when they fit (one sort of nnz words), else apart
-    packed = (max(nbrows * nbcols - 1, 1)).bit_length() + bp <= _PACK_BITS
+    packed = (max(nbrows * nbcols - 1, 1)).bit_length() + bp <= pack_bits
     with oom_guard(where, nnz * (8 if packed else 18) * 2):
         keys = cupy.empty(nnz, np.uint64)
         bits = None if packed else cupy.empty(nnz, np.uint16)
         if nnz:
             _fn(f"b2sr_keys<{_IDX[idx]}>")(
-                (grid(nnz),), (_THREADS,),
+                *shape(nnz),
                 (indptr, indices, np.int64(nrows), np.int64(nnz), np.int32(t), np.int64(nbcols),
                  np.int32(bp), keys, bits if bits is not None else np.uint64(0)))
         if packed:
@@ -99,7 +98,7 @@ def b2sr_from_csr(A, t):
         tiles = cupy.zeros(ntiles * t, word)
         if nnz:
             _fn("b2sr_or_bits")(
-                (grid(nnz),), (_THREADS,),
+                *shape(nnz),
                 (keys, bits if bits is not None else np.uint64(0), tile_id, np.int64(nnz),
                  np.int32(t), np.int32(bp), np.int32(word.itemsize), tiles.view(np.uint32)))
     return tile_rowptr, tile_colind, tiles.reshape(ntiles, t)
@@ -129,7 +128,7 @@ def b2sr_to_csr(B):
         counts = cupy.zeros(ntiles * t + 1, np.int64)
         if ntiles:
             _fn(f"b2sr_row_counts<{_IDX[idx]}>")(
-                (grid(ntiles),), (_THREADS,),
+                *shape(ntiles),
                 (rowptr, tile_row, tiles, np.int64(ntiles), np.int32(t), wb, counts))
         # exclusive scan: offsets[k] = entries before CSR slot k
         offsets = cupy.empty_like(counts)
@@ -150,7 +149,7 @@ def b2sr_to_csr(B):
         indices = cupy.empty(nnz, jdt)
         if ntiles:
             _fn(f"b2sr_unpack<{_IDX[idx]}, {_IDX[jdt]}>")(
-                (grid(ntiles),), (_THREADS,),
+                *shape(ntiles),
                 (rowptr, colind, tile_row, tiles, np.int64(ntiles), np.int32(t), wb, offsets,
                  indices))
     return CSR(indptr, indices, None, B.nrows, B.ncols)

@@ -7,7 +7,7 @@ import numpy as np
 
 from bitgraph.kernels import opcodes
 from bitgraph.kernels._launch import check_binary, check_dtype
-from bitgraph.kernels.cuda import THREADS, function, grid
+from bitgraph.kernels.cuda import function, shape
 from bitgraph.kernels.registry import register
 
 __all__ = ["ewise", "unary"]
@@ -31,7 +31,7 @@ def ewise(code, x, y):
     z = cupy.empty_like(x)
     if x.size:
         fn = function("ewise.cu", "ewise", dtype, _TEMPLATES)
-        fn((grid(x.size),), (THREADS,), (np.int32(code), x, y, z, np.int64(x.size)))
+        fn(*shape(x.size), (np.int32(code), x, y, z, np.int64(x.size)))
     return z
 
 
@@ -50,5 +50,5 @@ def unary(code, x):
     z = cupy.empty_like(x)
     if x.size:
         fn = function("ewise.cu", "unary", dtype, _TEMPLATES)
-        fn((grid(x.size),), (THREADS,), (np.int32(code), x, z, np.int64(x.size)))
+        fn(*shape(x.size), (np.int32(code), x, z, np.int64(x.size)))
     return z

@@ -8,23 +8,19 @@ import functools
 import numpy as np
 
 from bitgraph.kernels._launch import check_dtype, check_monoid
-from bitgraph.kernels.cuda import C_TYPES, THREADS, grid, module
+from bitgraph.kernels.cuda import C_TYPES, module, settings, shape
 from bitgraph.kernels.registry import register
 
 __all__ = ["reduce_segments"]
 
 _INDEX = {np.dtype(np.int32): "int", np.dtype(np.int64): "long long"}
 
-# values one lane folds per unit at most: a unit is group * ITEMS values
-ITEMS = 32
-# Lanes per unit: the power of 2 at or above sqrt(mean length) / 2, 1..32.
-# Measured on the H100 (f32 plus over the rows of urand graphs, 64M
-# values): mean 2 -> 1 lane (0.38 ms; 2 lanes 0.46), mean 16 -> 2 (0.27 ms;
-# 16 lanes 0.87), mean 128 -> 8 (0.23 ms; 32 lanes 0.36): fewer lanes per
-# row, more values each, more loads in flight and fewer shuffle steps, as
-# long as a warp's lanes still read a few neighbouring rows.
-# segments up to this many: the units are counted on the host (no launches)
-HOST_SEGMENTS = 4096
+# A unit is group * cfg.reduce_items values (cfg: the Cuda settings).
+# Lanes per unit (group): the power of 2 at or above sqrt(mean length) / 2,
+# 1..32: fewer lanes per row, more values each, more loads in flight and
+# fewer shuffle steps, as long as a warp's lanes still read a few
+# neighbouring rows (H100, f32 plus over urand rows: mean 16 -> 2 lanes
+# 0.27 ms, 16 lanes 0.87).
 
 
 @functools.lru_cache(maxsize=None)
@@ -44,12 +40,12 @@ def _group(mean):
     return g
 
 
-def _reduce(cupy, indptr, host, values, code, identity, has_term, terminal):
-    # indptr on the GPU; host: the same on the host, or None
+def _reduce(cupy, indptr, host, values, code, identity, has_term, terminal, cfg):
+    # indptr on the GPU; host: the same on the host, or None; cfg: the Cuda settings
     nseg = indptr.size - 1
     dtype = values.dtype
     group = _group(values.size / max(nseg, 1))
-    chunk = group * ITEMS
+    chunk = group * max(1, int(cfg.reduce_items))
     direct, units, nunits = True, None, nseg
     if values.size > chunk:  # some segment may hold more than one unit
         if host is not None:
@@ -68,7 +64,7 @@ def _reduce(cupy, indptr, host, values, code, identity, has_term, terminal):
                 nunits, direct = int(units[-1]), False
     out = cupy.empty(nunits, dtype)
     fn = _kernels(dtype)[f"reduce_units<{C_TYPES[dtype]}, {_INDEX[indptr.dtype]}>"]
-    fn((grid(nunits * group),), (THREADS,),
+    fn(*shape(nunits * group, cfg),
        (indptr, values, units if not direct else indptr, np.bool_(direct), np.int64(nseg),
         np.int64(nunits), np.int64(chunk), np.int32(group), np.int32(code), identity,
         np.bool_(has_term), terminal, out))
@@ -77,7 +73,7 @@ def _reduce(cupy, indptr, host, values, code, identity, has_term, terminal):
     # the units' partial results, one segment per original segment (each
     # non-empty: an empty segment's unit holds the identity)
     return _reduce(cupy, units, host_units if host is not None else None, out, code,
-                   identity, has_term, terminal)
+                   identity, has_term, terminal, cfg)
 
 
 @register("reduce", fmt="csr", device="cuda", variant="segments")
@@ -87,9 +83,9 @@ def reduce_segments(indptr, values, code, identity, terminal=None):
     (values a CuPy array, indptr CuPy or NumPy; out a CuPy array).
 
     Groups of 1-32 lanes (about sqrt(mean segment length) / 2) fold units
-    of at most 32 values per lane; long segments' units
-    are reduced again (reduce.cu); units are counted on the host when indptr
-    is there or short.
+    of at most ``settings.cuda.reduce_items`` values per lane; long
+    segments' units are reduced again (reduce.cu); units are counted on the
+    host when indptr is there or short (``settings.cuda.reduce_host_segments``).
     Exact for integers, bool, MIN/MAX, LOR/LAND/LXOR, ANY (the first value);
     float PLUS/TIMES add in another order than the CPU (last bits may
     differ). Cost O(nseg + nnz) work, O(log nnz) launches for long segments.
@@ -97,13 +93,14 @@ def reduce_segments(indptr, values, code, identity, terminal=None):
     import cupy
 
     where = "reduce_segments(cuda)"
+    cfg = settings()
     values = cupy.asarray(values)
     dtype = check_dtype(where, values.dtype)
     code = check_monoid(where, code)
     host = None  # indptr on the host, where units are counted without launches
     if not hasattr(indptr, "__cuda_array_interface__"):
         host = indptr = np.ascontiguousarray(indptr).reshape(-1)
-    elif indptr.size <= HOST_SEGMENTS + 1:
+    elif indptr.size <= cfg.reduce_host_segments + 1:
         host = cupy.asnumpy(indptr).reshape(-1)
     idx = np.dtype(np.int64) if indptr.dtype.itemsize > 4 else np.dtype(np.int32)
     indptr = cupy.ascontiguousarray(cupy.asarray(indptr), dtype=idx).reshape(-1)
@@ -114,4 +111,4 @@ def reduce_segments(indptr, values, code, identity, terminal=None):
     nseg = indptr.size - 1
     if nseg <= 0:
         return cupy.empty(0, dtype)
-    return _reduce(cupy, indptr, host, values, code, identity, has_term, terminal)
+    return _reduce(cupy, indptr, host, values, code, identity, has_term, terminal, cfg)

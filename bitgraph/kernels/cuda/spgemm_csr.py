@@ -11,27 +11,22 @@ import numpy as np
 
 from bitgraph import device
 from bitgraph.kernels._launch import semiring_args
-from bitgraph.kernels.cuda import C_TYPES, THREADS, grid, module
+from bitgraph.kernels.cuda import C_TYPES, module, settings, shape
 from bitgraph.kernels.registry import register
 
-__all__ = ["spgemm_dot", "spgemm", "MAX_PRODUCTS", "KEY32_MAX"]
+__all__ = ["spgemm_dot", "spgemm"]
 
 _INDEX = {np.dtype(np.int32): "int", np.dtype(np.int64): "long long"}
 _INT32_MAX = np.iinfo(np.int32).max
+_KEY32_MAX = np.iinfo(np.uint32).max
 
-# Gustavson: products expanded at once, at most (plus one B row): the
-# workspace is ~(2 key + value + 24) bytes per product, 2.7 GB for float64
-# at 2^26; larger products run as several chunks of A's entries (a row cut
-# between two chunks carries its partial row into the next). Read at each
-# call, so tests may lower it.
-MAX_PRODUCTS = 1 << 26
-
-# A chunk spanning r rows keys its products by (row - first row) * ncols +
-# col in uint32 when r * ncols <= KEY32_MAX (radix sort: 4 passes of 12
-# bytes instead of 8 of 16 with uint64 keys); chunks are cut at rows for
-# that when it takes at most KEY32_CHUNKS of them.
-KEY32_MAX = 0xFFFFFFFF
-KEY32_CHUNKS = 256
+# Gustavson expands at most cfg.spgemm_max_products products at once (plus
+# one B row); larger products run as several chunks of A's entries (a row
+# cut between two chunks carries its partial row into the next). A chunk
+# spanning r rows keys its products by (row - first row) * ncols + col in
+# uint32 when r * ncols fits (radix sort: 4 passes of 12 bytes instead of 8
+# of 16 with uint64 keys); chunks are cut at rows for that when it takes at
+# most cfg.spgemm_key32_chunks of them (cfg: the Cuda settings).
 
 # mask modes of esc_expand
 _NONE, _MASK, _COMPLEMENT = 0, 1, 2
@@ -97,7 +92,7 @@ def spgemm_dot(A, BT, M, sr):
         values = cupy.empty(nnz_m, dtype)
         found = cupy.empty(nnz_m, np.bool_)
         fn = _kernels(dtype)[f"spgemm_dot<{C_TYPES[dtype]}, {_INDEX[idx]}>"]
-        fn((grid(nnz_m),), (THREADS,),
+        fn(*shape(nnz_m),
            (a_indptr, a_indices, a_values, np.bool_(a_iso), bt_indptr, bt_indices, bt_values,
             np.bool_(bt_iso), m_indptr, m_indices, np.int64(nrows), np.int64(nnz_m),
             np.int32(add), np.int32(mult), np.bool_(has_term),
@@ -111,13 +106,14 @@ def spgemm_dot(A, BT, M, sr):
 
 
 @register("mxm", fmt="csr", device="cuda", variant="gustavson")
-def spgemm(A, B, M, mask_complement, sr):
+def spgemm(A, B, M, mask_complement, sr, *, key32_max=_KEY32_MAX):
     """C<M> = A (+).(x) B on the GPU by expand-sort-compress, M a structural
     mask or None (complemented when ``mask_complement``); arguments and
     results as ``kernels.cpu.spgemm_csr.spgemm`` (CuPy arrays; columns
     sorted, index dtype int64 if any input or C's nnz needs it).
 
-    Per chunk of A's entries (at most ``MAX_PRODUCTS`` products): one
+    Per chunk of A's entries (at most ``settings.cuda.spgemm_max_products``
+    products): one
     thread per product A(i,k) * B(k,j) writes the key (i,j) and the product
     (dropped at once where the mask rules (i,j) out: a binary search of M's
     row), a stable sort by key (CuPy's radix argsort; uint32 keys where the
@@ -125,12 +121,15 @@ def spgemm(A, B, M, mask_complement, sr):
     uint64 on A@A) keeps each (i,j)'s products in ascending k, and one thread per (i,j) folds them in that order with the
     terminal's early exit: results are bit-identical with the CPU's, floats
     included. Cost O(flops) work plus the sort of the kept products;
-    workspace O(min(flops, MAX_PRODUCTS)) (``DeviceError`` with the bytes
-    if the GPU has not that much).
+    workspace O(min(flops, spgemm_max_products)) (``DeviceError`` with the
+    bytes if the GPU has not that much). key32_max: the largest key of a
+    uint32-keyed chunk (the type's; tests lower it to cut chunks every few
+    rows, or pass 0 for uint64 keys only).
     """
     import cupy
 
     where = "mxm(gustavson, cuda)"
+    cfg = settings()
     if A.ncols != B.nrows:
         raise ValueError(f"{where}: A.ncols (={A.ncols}) must equal B.nrows "
                          f"(={B.nrows})")
@@ -164,17 +163,18 @@ def spgemm(A, B, M, mask_complement, sr):
 
     # chunks of A's entries: an entry goes to the chunk its first product
     # falls in, so a chunk holds < limit + one B row of products
-    limit = max(1, int(MAX_PRODUCTS))
+    limit = max(1, int(cfg.spgemm_max_products))
     nchunks = -(-flops // limit)
     cuts = [np.array([0, nnz_a], np.int64)]
     if nchunks > 1:
         cuts.append(cupy.asnumpy(cupy.searchsorted(
             cum[:-1], cupy.arange(1, nchunks, dtype=np.int64) * limit, side="left")))
-    span = int(KEY32_MAX) // max(ncols, 1)  # rows per chunk with uint32 keys
+    key32_max = min(int(key32_max), _KEY32_MAX)
+    span = key32_max // max(ncols, 1)  # rows per chunk with uint32 keys
     # (not under a mask: it keeps few products, their sort is cheap, and
     # more chunks cost more than the narrower keys save: measured 16 vs 6
     # ms for C<L> = L plus_pair L' on urand n=2^18, deg 32)
-    if mode != _MASK and 1 <= span < nrows and -(-nrows // span) <= KEY32_CHUNKS:
+    if mode != _MASK and 1 <= span < nrows and -(-nrows // span) <= cfg.spgemm_key32_chunks:
         cuts.append(cupy.asnumpy(a_indptr[span:nrows:span]).astype(np.int64))
     bounds = np.unique(np.concatenate(cuts))
     bounds_d = cupy.asarray(bounds)
@@ -192,7 +192,7 @@ def spgemm(A, B, M, mask_complement, sr):
         p0, p1 = int(bounds[ch]), int(bounds[ch + 1])
         nprod = int(cum_at[ch + 1] - cum_at[ch])
         row0, row1 = int(first_row[ch]), int(last_row[ch])
-        kdt = np.dtype(np.uint32) if (row1 - row0 + 1) * ncols <= int(KEY32_MAX) \
+        kdt = np.dtype(np.uint32) if (row1 - row0 + 1) * ncols <= key32_max \
             else np.dtype(np.uint64)
         drop = kdt.type(np.iinfo(kdt).max)
         need = nprod * (2 * kdt.itemsize + dtype.itemsize + 24)
@@ -201,7 +201,7 @@ def spgemm(A, B, M, mask_complement, sr):
             prods = cupy.empty(nprod, dtype)
             if nprod:
                 expand = kernels[f"esc_expand<{c}, {_INDEX[idx]}>"]
-                expand((grid(nprod),), (THREADS,),
+                expand(*shape(nprod, cfg),
                        (a_indices, a_rows, a_values, np.bool_(a_iso), b_indptr, b_indices,
                         b_values, np.bool_(b_iso), cum, np.int64(p0), np.int64(p1),
                         np.int64(row0), np.int64(ncols), m_indptr, m_indices, np.int32(mode),
@@ -223,7 +223,7 @@ def spgemm(A, B, M, mask_complement, sr):
                                        cupy.full(1, n, np.int64)))
             nseg = int(starts.size) - 1
             vals = cupy.empty(nseg, dtype)
-            fold((grid(nseg),), (THREADS,),
+            fold(*shape(nseg, cfg),
                  (starts, np.int64(nseg), perm, prods, np.int32(add), np.bool_(has_term),
                   term, vals))
             ukeys = skeys[starts[:-1]].astype(np.int64)

@@ -10,7 +10,7 @@ import numpy as np
 
 from bitgraph.kernels import opcodes as oc
 from bitgraph.kernels._launch import check_length, semiring_args
-from bitgraph.kernels.cuda import C_TYPES, THREADS, grid, module
+from bitgraph.kernels.cuda import C_TYPES, module, shape
 from bitgraph.kernels.registry import register
 
 __all__ = ["spmspv_push"]
@@ -114,7 +114,7 @@ def spmspv_push(AT, x_indices, x_values, allowed, sr, flipped, nout):
     deg = cupy.empty(nx, np.int64)
     offsets = cupy.empty(nx + 1, np.int64)
     k[f"push_prepare<{c}, {i}>"](
-        (grid(max(nx, nout)),), (THREADS,),
+        *shape(max(nx, nout)),
         (indptr, x_indices, np.int64(nx), deg, offsets, t_values, t_present, start,
          np.int64(nout)))
     cupy.cumsum(deg, out=offsets[1:])
@@ -125,13 +125,13 @@ def spmspv_push(AT, x_indices, x_values, allowed, sr, flipped, nout):
         cnt = norm = deg  # unused
     # the grid covers at most nnz(AT) edges, without reading E back to the host
     k[f"spmspv_push<{c}, {i}>"](
-        (grid(int(indices.size)),), (THREADS,),
+        *shape(int(indices.size)),
         (indptr, indices, values, np.bool_(iso), x_indices, offsets, np.int64(nx), x_values,
          allowed, np.bool_(has_allowed), np.int32(how), np.int32(add), np.int32(mult),
          np.bool_(has_term), dtype.type(terminal), t_values, t_present, cnt, norm))
     if how == S_COUNT or np.asarray(start).tobytes() != np.asarray(identity).tobytes():
         k[f"push_finish<{c}>"](
-            (grid(nout),), (THREADS,),
+            *shape(nout),
             (np.int32(how), np.int32(add), t_values, t_present, cnt, norm,
              dtype.type(identity), np.int64(nout)))
     return t_values, t_present

@@ -7,7 +7,7 @@ import numpy as np
 
 from bitgraph.kernels import opcodes as oc
 from bitgraph.kernels._launch import check_length, semiring_args
-from bitgraph.kernels.cuda import C_TYPES, THREADS, grid, module
+from bitgraph.kernels.cuda import C_TYPES, module, shape
 from bitgraph.kernels.registry import register
 
 __all__ = ["spmv_pull"]
@@ -84,7 +84,7 @@ def spmv_pull(A, x_values, x_bitmap, allowed, sr, flipped=False, *, lanes=None):
         fast = t in FAST.get((add, mult), ())
         name = _name(t, _INDEX[idx], add, mult) if fast else _name(t, _INDEX[idx], -1, -1)
         fn = mod.get_function(lowered[name])
-        fn((grid(A.nrows * group),), (THREADS,),
+        fn(*shape(A.nrows * group),
            (indptr, indices, values, np.bool_(iso), x_values, x_bitmap, allowed,
             np.bool_(has_allowed), np.int32(add), np.int32(mult), dtype.type(identity),
             np.bool_(has_term), dtype.type(terminal), t_values, t_present,
