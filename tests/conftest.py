@@ -20,6 +20,7 @@ import sys
 import warnings
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, settings
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -83,3 +84,15 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):
     terminalreporter.write_sep(
         "=", f"hypothesis: {_CASES['n']} generated cases in {_CASES['tests']} property tests "
              f"(profile {PROFILE!r})")
+
+
+@pytest.fixture
+def knobs():
+    """``knobs(family={field: value}, ...)``: the test runs the rest of its
+    body with those settings (``bitgraph.settings.use``), restored after."""
+    import contextlib
+
+    import bitgraph
+
+    with contextlib.ExitStack() as stack:
+        yield lambda **changes: stack.enter_context(bitgraph.settings.use(**changes))

@@ -46,6 +46,7 @@ FACTS = {
     ("bitgraph/kernels/cpu/msbfs.py", "LEVEL"): "slots of the kernel's state array",
     ("bitgraph/kernels/cpu/msbfs.py", "MF"): "slots of the kernel's state array",
     ("bitgraph/kernels/cpu/msbfs.py", "ALPHA_M"): "slots of the kernel's state array",
+    ("bitgraph/kernels/cpu/msbfs.py", "BU_FAIL"): "slots of the kernel's state array",
     ("bitgraph/io/edgelist.py", "_MAX_ID"): "vertex ids past 2^62 are refused (a format limit)",
     ("bitgraph/io/generators.py", "MAX_SCALE"): "the generators' largest scale",
     ("bitgraph/io/generators.py", "_KRON_BLOCK"): "fixes the random streams: part of the graphs",
@@ -54,23 +55,20 @@ FACTS = {
     ("bitgraph/_progress.py", "DELAY"): "what a user sees of a progress line, not speed",
     ("bitgraph/_progress.py", "_TICK"): "what a user sees of a progress line, not speed",
     ("bitgraph/cli.py", "_MAX_MESSAGE"): "characters of a bad line quoted in an error",
+    ("bitgraph/kernels/cuda/bfs_fused.py", "_TRACE_CAP"): "rows of the kernel's level trace",
+    ("bitgraph/kernels/cuda/msbfs_coop.py", "TRACE_CAP"): "rows of a traced batch's level trace",
+    ("bitgraph/kernels/cuda/msbfs_state.py", "RING"):
+        "counter heads in flight to the host: a capacity above head_levels",
+    ("bitgraph/kernels/cuda/msbfs_levels.py", "_BIG"): "the direction rule's 'never' (2^62)",
+    ("bitgraph/kernels/cuda/timing.py", "GATE_LIMIT_NS"):
+        "the timing gate opens by itself after 2 s: a safety limit, not a speed knob",
+    ("bitgraph/validate.py", "_REFERENCE_CELLS"):
+        "the checkers' reference BFS holds at most this many levels at once (memory)",
 }
 
-# (file, name) -> the change that moves it; tunables in files this change
-# does not own
-KNOWN = {
-    ("bitgraph/kernels/cpu/msbfs.py", "BU_FAIL"): "msbfs: settings.msbfs.bottom_up_fail exists",
-    ("bitgraph/kernels/cuda/msbfs.py", "_RING"): "the msbfs launcher's split",
-    ("bitgraph/kernels/cuda/msbfs.py", "_COOP_PER_SM"): "the msbfs launcher's split",
-    ("bitgraph/kernels/cuda/msbfs.py", "_COOP_STAGE"): "the msbfs launcher's split",
-    ("bitgraph/kernels/cuda/msbfs.py", "_COOP_TRACE_CAP"): "the msbfs launcher's split",
-    ("bitgraph/kernels/cuda/bfs_fused.py", "_TRACE_CAP"): "the traversals' conversion",
-    ("bitgraph/kernels/cuda/timing.py", "GATE_LIMIT_NS"): "the traversals' conversion",
-    ("bitgraph/io/mtx.py", "_PARALLEL_MIN"): "io",
-    ("bitgraph/io/generators.py", "_CHUNK"): "io",
-    ("bitgraph/nx/traversal.py", "_APSP_CHUNK"): "the NetworkX backend",
-    ("bitgraph/cli.py", "_TEXT_CHUNK"): "the CLI",
-}
+# (file, name) -> the change that moves it: tunables not in a family yet
+# (empty: every tunable is one)
+KNOWN: dict = {}
 
 
 def _numeric(node) -> bool:
@@ -185,3 +183,19 @@ def test_reorder_rules_change_the_verdict():
     with bg.settings.use(reorder=strict):
         assert not reorder.is_social_like(star)
     assert not reorder.is_social_like(star, rules=bg.settings.Reorder(**strict))
+
+
+def test_pool_threads_see_the_callers_settings():
+    """Work the CPU kernels hand to their thread pool runs under the
+    caller's settings (``use`` sets a ContextVar; each task gets a copy)."""
+    import numpy as np
+
+    from bitgraph.kernels.cpu import parallel_map
+
+    def seen(r0, r1):
+        return bg.settings.current().msbfs.alpha
+
+    chunks = np.array([0, 1, 2, 3, 4], np.uint64)
+    with bg.settings.use(msbfs={"alpha": 0.5}):
+        assert parallel_map(seen, chunks) == [0.5] * 4
+    assert parallel_map(seen, chunks) == [bg.settings.MSBFS().alpha] * 4

@@ -82,6 +82,7 @@ def _run_batches(A, src, order, batch, levels=None, stats=None):
             rows = order[starts[i]:starts[i] + batch]
             _, c, s, e = batch_run(a, t, src[rows], levels=levels, rows=rows,
                                    write=write, alpha=cfg.msbfs.alpha,
+                                   bu_fail=cfg.msbfs.bottom_up_fail,
                                    stop_work=stop_work, state=state)
             count[rows], total[rows], ecc[rows] = c, s, e
 

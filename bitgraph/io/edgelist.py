@@ -272,7 +272,6 @@ def read_edgelist(path, *, dtype=None, directed=True, one_based=False,
                       dup_op=dup_op, device=device)
 
 
-_TEXT_CHUNK = 1 << 18  # edges formatted per step of write_edgelist
 
 
 def write_edgelist(path, A, *, delimiter=" ", progress=None):
@@ -320,11 +319,15 @@ def write_edgelist(path, A, *, delimiter=" ", progress=None):
     shape = f"n={A.nrows}" if A.nrows == A.ncols else f"nrows={A.nrows} ncols={A.ncols}"
     head = f"# bitgraph edge list: {shape} m={m}, 0-based, src{d}dst{'' if vals is None else d + 'weight'}\n"
 
+    from bitgraph.settings import current
+
+    step = current().io.write_chunk
+
     def writer(f):
         f.write(head.encode())
-        chunks = range(0, m, _TEXT_CHUNK)
+        chunks = range(0, m, step)
         for lo in (chunks if progress is None else progress(chunks, total=len(chunks))):
-            hi = min(m, lo + _TEXT_CHUNK)
+            hi = min(m, lo + step)
             r, c = rows[lo:hi].tolist(), cols[lo:hi].tolist()
             if vals is None:
                 text = "".join([f"{a}{d}{b}\n" for a, b in zip(r, c)])

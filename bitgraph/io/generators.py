@@ -74,7 +74,6 @@ _KRON_WEIGHTS = (57, 19, 19, 5)
 _KRON_BLOCK = 1 << 16
 _KRON_PIECE = 1 << 14  # edges per vectorised step (also fixes the order of the draws)
 _URAND_BLOCK = 1 << 20
-_CHUNK = 1 << 20  # keys per step of the deduplication pass (speed only)
 _SENTINEL = np.uint64(0xFFFF_FFFF_FFFF_FFFF)  # a dropped (self-loop) key
 _LE = sys.byteorder == "little"
 
@@ -141,10 +140,12 @@ def _run(fn, items):
     nt = min(_num_threads(), len(items))
     if nt <= 1:
         return [fn(x) for x in items]
+    import contextvars
     from concurrent.futures import ThreadPoolExecutor
 
     with ThreadPoolExecutor(nt, thread_name_prefix="bitgraph-gen") as ex:
-        return list(ex.map(fn, items))
+        # each item in a copy of the caller's context (its settings)
+        return list(ex.map(lambda x: contextvars.copy_context().run(fn, x), items))
 
 
 def _raw(bitgen, count):
@@ -265,12 +266,15 @@ def _csr_from_keys(n, keys, segments=None):
     halves = keys.view(np.uint32)
     cols_all, rows_all = (halves[0::2], halves[1::2]) if _LE else (halves[1::2], halves[0::2])
     counts = np.zeros(n + 1, idt)  # row lengths, then indptr; pieces touch disjoint rows
+    from bitgraph.settings import current
+
+    step = current().io.dedup_chunk  # keys per step: bounds the temporaries
 
     def compact(seg):  # -> entries written at out[lo * per_key:]
         lo, hi = segments[seg], min(segments[seg + 1], end)
         pos, last = lo * per_key, None
-        for start in range(lo, hi, _CHUNK):
-            stop = min(hi, start + _CHUNK)
+        for start in range(lo, hi, step):
+            stop = min(hi, start + step)
             k = keys[start:stop]
             f = np.empty(stop - start, np.bool_)  # first of each run of equal keys
             np.not_equal(k[1:], k[:-1], out=f[1:])

@@ -4,7 +4,7 @@ the token grammar, and the Matrix they become.
 :mod:`bitgraph.io.mtx` and :mod:`bitgraph.io.edgelist` read a file the same
 way: :func:`read_bytes` gives its (decompressed) content as a writable
 buffer; :func:`scan` checks every line of the body in one numba pass (in
-parallel chunks from ``PARALLEL_MIN`` bytes) and, asked to, stores the
+parallel chunks from ``settings.io.parallel_scan_min`` bytes) and, asked to, stores the
 indices and copies the values one per line for :func:`scipy_read` to parse;
 where it stops, the reader re-checks that line in Python (:func:`lines_from`,
 ``INT_RE``, ``REAL_RE``, :func:`show`) and raises a
@@ -32,7 +32,7 @@ from dataclasses import dataclass
 import numpy as np
 
 __all__ = ["source_name", "read_bytes", "as_array", "scipy_read", "to_matrix", "scan",
-           "ScanResult", "scan_py", "PARALLEL_MIN", "INT_RE", "REAL_RE", "show", "lines_from",
+           "ScanResult", "scan_py", "INT_RE", "REAL_RE", "show", "lines_from",
            "last_line_number"]
 
 
@@ -362,7 +362,6 @@ _prange = range
 _serial_scan = scan_py
 _SCAN = None
 _SCAN_CHUNKS = None
-PARALLEL_MIN = 1 << 23  # bodies from 8 MiB are scanned in parallel
 
 
 def _scanner():
@@ -426,9 +425,12 @@ def scan(a, start, start_line, *, k, nidx, vkind, base=1, hi0=2 ** 62,
     serial, chunked = _scanner()
     n = len(a)
     nthreads = _threads() if chunked is not None else 1
-    nchunks = min(4 * nthreads, (n - start) // (PARALLEL_MIN // 4))
+    from bitgraph.settings import current
+
+    parallel_min = current().io.parallel_scan_min
+    nchunks = min(4 * nthreads, (n - start) // max(parallel_min // 4, 1))
     cuts = [start]
-    if nthreads > 1 and n - start >= PARALLEL_MIN:
+    if nthreads > 1 and n - start >= parallel_min:
         for c in range(1, nchunks):
             nl = _find_newline(a, start + (n - start) * c // nchunks)
             if nl > cuts[-1] and nl < n:

@@ -42,7 +42,6 @@ __all__ = [
 
 # sources per msbfs call in all_pairs_shortest_path_length: 4 batches of 64
 # amortise the call overhead while keeping the (sources x n) int32 block small.
-_APSP_CHUNK = 256
 
 
 def _nx():
@@ -256,8 +255,11 @@ def all_pairs_shortest_path_length(G, cutoff=None):
     """
     n = len(G)
     A = G.matrix  # msbfs runs on either device
-    for start in range(0, n, _APSP_CHUNK):
-        ids = np.arange(start, min(n, start + _APSP_CHUNK))
+    from bitgraph.settings import current
+
+    rows = current().io.all_pairs_rows
+    for start in range(0, n, rows):
+        ids = np.arange(start, min(n, start + rows))
         block = bgdev.host(alg.msbfs(A, ids))  # one copy per block off the GPU
         for row, s in enumerate(ids.tolist()):
             lev = block[row]

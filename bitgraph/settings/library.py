@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 from bitgraph.settings._knob import knob
 
-__all__ = ["Plan", "CPU", "Cuda", "Formats", "Reorder", "Triangles", "Components", "SSSP"]
+__all__ = ["Plan", "CPU", "Cuda", "Formats", "IO", "Reorder", "Triangles", "Components", "SSSP"]
 
 
 @dataclass(frozen=True)
@@ -172,3 +172,23 @@ class SSSP:
         buckets (delta is widened so that max_weight / delta fits).""")
     par_edges: int = knob(100_000, """Delta-stepping runs a frontier whose out-edges reach this
         many on the thread pool (a round there costs ~50-100 us of Python and thread hand-off).""")
+
+
+@dataclass(frozen=True)
+class IO:
+    """Readers, writers and generators: chunk sizes (speed and memory, never
+    the result).
+
+    >>> IO().parallel_scan_min
+    8388608
+    """
+    parallel_scan_min: int = knob(1 << 23, """Text bodies from this many bytes are scanned in
+        parallel chunks (one per thread, cut at newlines); below it one serial scan costs less
+        than starting the pool.""")
+    write_chunk: int = knob(1 << 18, """Edges formatted per step when writing an edge list (a
+        step's text is built in memory, then written).""")
+    dedup_chunk: int = knob(1 << 20, """Keys per step of the generators' deduplication pass
+        (bounds its temporaries).""")
+    all_pairs_rows: int = knob(256, """Sources per msbfs call of the NetworkX backend's all-pairs
+        path lengths (bounds the rows x n levels held at once).""")
+

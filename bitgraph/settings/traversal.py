@@ -179,5 +179,11 @@ class MSBFSCuda:
         pull steps (0: off). kron-22: 2.456 ms at 10 against 2.504 ms off.""")
     head_flush: bool = knob(True, """The final flush of a traversal that ends within the head
         levels runs in their graph.""")
+    coop_blocks_per_sm: int = knob(1, """Blocks of the cooperative launch per multiprocessor at
+        most: every block arrives at each level's barrier, so few blocks keep a barrier cheap
+        (as bfs_cuda.blocks_per_sm).""")
+    coop_stage: int = knob(16384, """Entries of a block's stage of the next queue in the
+        cooperative launch (dynamic shared memory: 64 KiB of int32, 128 KiB of int64); past it a
+        warp appends to the queue itself (0: always).""")
     coop_sweep: float = knob(1 / 8, """The cooperative launch builds a level's queue by one sweep
         of the bitmap when the level found more than this share of n (else by atomics).""")

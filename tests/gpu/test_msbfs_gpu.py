@@ -228,9 +228,8 @@ def test_generated_graphs(name, monkeypatch):
     # blocks' stages of 0 and 3 entries: the appends past a full stage go
     # straight to the queue
     for stage in (0, 3):
-        monkeypatch.setattr(kc, "STAGE", stage)
         for sweep in (None, 0.0):
-            cfg = bg.settings.MSBFSCuda(coop_sweep=sweep)
+            cfg = bg.settings.MSBFSCuda(coop_sweep=sweep, coop_stage=stage)
             _check(gpu(ga, None, sources, schedule="coop", cfg=cfg, state=state), want)
 
 

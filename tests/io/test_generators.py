@@ -156,11 +156,11 @@ def test_kron_quadrant_frequencies():
 
 @pytest.mark.parametrize("threads", [1, 2])
 @pytest.mark.parametrize("chunk", [None, 1000])
-def test_kron_against_unique(monkeypatch, chunk, threads):
+def test_kron_against_unique(monkeypatch, knobs, chunk, threads):
     """kron = the R-MAT edges of the documented streams, relabelled, both
     directions, deduplicated (here with np.unique; chunk: small dedup steps)."""
     if chunk:
-        monkeypatch.setattr(G, "_CHUNK", chunk)
+        knobs(io={"dedup_chunk": chunk})
     monkeypatch.setattr(G, "_num_threads", lambda: threads)
     scale, ef, seed = 12, 20, 4
     n, m = 1 << scale, ef << scale

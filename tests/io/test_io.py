@@ -550,11 +550,10 @@ def test_edgelist_options_validated(tmp_path):
 # ------------------------------------------------------------ parallel scan
 
 @pytest.fixture
-def chunked(monkeypatch):
+def chunked():
     """Scan every body in parallel chunks, however small."""
-    import bitgraph.io.scan as scan
-
-    monkeypatch.setattr(scan, "PARALLEL_MIN", 32)
+    with bg.settings.use(io={"parallel_scan_min": 32}):
+        yield
 
 
 @pytest.mark.parametrize("name,text,line,words", MANGLED_CASES,
@@ -592,8 +591,8 @@ def test_chunked_big_reads(tmp_path, monkeypatch):
     mt = write(tmp_path, "w.mtx", f"{H}500 500 {n}\n% c\n"
                + "\n".join(f"{a + 1} {b + 1} {x!r}" for a, b, x in zip(R, C, W)) + "\n")
     serial_el, serial_mt = _read_edgelist_data(el), _read_mtx_data(mt)
-    monkeypatch.setattr(scan, "PARALLEL_MIN", 1024)
-    par_el, par_mt = _read_edgelist_data(el), _read_mtx_data(mt)
+    with bg.settings.use(io={"parallel_scan_min": 1024}):
+        par_el, par_mt = _read_edgelist_data(el), _read_mtx_data(mt)
     for a, b in ((serial_el.rows, par_el.rows), (serial_el.cols, par_el.cols),
                  (serial_el.weights, par_el.weights), (serial_mt.rows, par_mt.rows),
                  (serial_mt.values, par_mt.values)):
@@ -786,11 +785,9 @@ def test_write_edgelist_bool_values_and_rectangular(tmp_path):
         "# bitgraph edge list: nrows=2 ncols=3 m=2, 0-based, src\tdst\tweight", "0\t2\t1", "1\t0\t0"]
 
 
-def test_write_edgelist_is_atomic_and_reports_progress(tmp_path, monkeypatch):
-    import bitgraph.io.edgelist as el
-
-    monkeypatch.setattr(el, "_TEXT_CHUNK", 10)
-    A = bg.io.generators.grid2d(5, 5)  # 80 entries: 8 chunks
+def test_write_edgelist_is_atomic_and_reports_progress(tmp_path, knobs):
+    knobs(io={"write_chunk": 10})
+    A = bg.io.generators.grid2d(5, 5)  # 80 entries: 8 chunks of 10
     p = tmp_path / "g.el"
     seen = []
 

@@ -203,6 +203,14 @@ def even_chunks(n, nchunks=None):
     return np.unique(np.linspace(0, n, nchunks + 1).astype(np.int64))
 
 
+def _submit(fn, *args):
+    # each task runs in a copy of the caller's context: a worker thread sees
+    # the caller's settings (bitgraph.settings.use), not the defaults
+    import contextvars
+
+    return _pool().submit(contextvars.copy_context().run, fn, *args)
+
+
 def parallel_for(kernel, chunks, *args):
     """``kernel(r0, r1, *args)`` for each range of ``chunks``, on the pool.
 
@@ -214,7 +222,7 @@ def parallel_for(kernel, chunks, *args):
     if len(bounds) == 1:
         kernel(*bounds[0], *args)
         return
-    futures = [_pool().submit(kernel, r0, r1, *args) for r0, r1 in bounds]
+    futures = [_submit(kernel, r0, r1, *args) for r0, r1 in bounds]
     errors = [f.exception() for f in futures]  # waits for every chunk
     for e in errors:
         if e is not None:
@@ -231,7 +239,7 @@ def parallel_map(kernel, chunks, *args):
               for c in range(len(chunks) - 1)]
     if len(bounds) == 1:
         return [kernel(*bounds[0], *args)]
-    futures = [_pool().submit(kernel, r0, r1, *args) for r0, r1 in bounds]
+    futures = [_submit(kernel, r0, r1, *args) for r0, r1 in bounds]
     errors = [f.exception() for f in futures]
     for e in errors:
         if e is not None:

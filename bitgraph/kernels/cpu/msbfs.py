@@ -11,7 +11,7 @@ source b (duplicate sources are simply two bits):
 - ``touched[n/64]`` bitmap of the vertices the current top-down level found
                    first (zero between levels);
 - ``st[4]`` int64  level, mf (out-edges of the queue), alpha_m (the
-                   direction threshold, see below), spare.
+                   direction threshold, see below), bu_fail (below).
 
 A level is one of two steps:
 
@@ -30,8 +30,8 @@ Direction (XBFS, adapted): bottom-up when ``mf > alpha_m`` (alpha_m starts
 at alpha * m). With many sources the early exit only pays where a vertex's
 missing bits arrive together (low-diameter graphs); on a grid a vertex gets
 its 64 bits over ~64 levels and scans all its in-edges each time. So a
-bottom-up level that scanned more than ``BU_FAIL`` times the edges the
-top-down one would have pushed (mf) raises alpha_m to BU_FAIL * mf: the next
+bottom-up level that scanned more than ``bu_fail`` times the edges the
+top-down one would have pushed (mf) raises alpha_m to bu_fail * mf: the next
 try needs a much larger frontier.
 
 ``_settle`` then moves nxt into frontier and seen and records the level of
@@ -64,14 +64,9 @@ _U6 = np.uint64(6)
 _U63 = np.uint64(63)
 _EMIT_BLOCK = np.uint64(64)  # vertices per block of the vlev -> rows transpose
 
-# a bottom-up level that scanned more than BU_FAIL * mf in-edges lost to
-# top-down (a scanned edge costs less than a pushed one: sequential index
-# reads, no atomics; measured break-even 3-4x on kron/urand/grid scale 16);
-# the next bottom-up try then needs mf > BU_FAIL * this mf
-BU_FAIL = 4
 
 # st[] slots
-LEVEL, MF, ALPHA_M = 0, 1, 2
+LEVEL, MF, ALPHA_M, BU_FAIL = 0, 1, 2, 3
 
 
 @njit(inline="always")
@@ -242,8 +237,8 @@ def msbfs_run(queue, active, st, indptr, indices, tindptr, tindices, nxt,
         if bottom_up:
             nf, scanned = _pull(_U0, n, tindptr, tindices, frontier, seen,
                                 nxt, active, buf)
-            if np.int64(scanned) > BU_FAIL * mf:  # top-down was cheaper
-                st[ALPHA_M] = BU_FAIL * mf
+            if np.int64(scanned) > st[BU_FAIL] * mf:  # top-down was cheaper
+                st[ALPHA_M] = st[BU_FAIL] * mf
         else:
             nf = _push(0, queue.size, queue, indptr, indices, frontier, seen,
                        nxt, touched, buf, True, False)
@@ -354,7 +349,7 @@ def _warm(dtype, index_dtype):
 
 @register("msbfs", fmt="csr", device="cpu", variant="batch", warmup=_warm)
 def batch_run(a, t, sources, *, levels=None, rows=None, write=True,
-              alpha=0.1, stop_work=1 << 62, nchunks=None, state=None):
+              alpha=0.1, stop_work=1 << 62, nchunks=None, state=None, bu_fail=None):
     """One iBFS batch: BFS from each of ``sources`` (k <= 64) at once.
 
     a: CSR of the graph (out-edges); t: CSR of its transpose (in-edges);
@@ -369,8 +364,10 @@ def batch_run(a, t, sources, *, levels=None, rows=None, write=True,
     ``stop_work`` run as ``nchunks`` pool chunks (``parallel_map``); the
     others run serially, many in one call. ``alpha``: the first bottom-up
     level comes when the frontier's out-edges exceed alpha * m (module
-    docstring). ``state``: the scratch arrays of ``new_state(n, k)``, to
-    reuse across batches (left ready for the next). O(levels * n + m) time;
+    docstring); ``bu_fail``: the retreat rule's factor (module docstring;
+    None: ``settings.msbfs.bottom_up_fail``). ``state``: the scratch arrays
+    of ``new_state(n, k)``, to reuse across batches (left ready for the
+    next). O(levels * n + m) time;
     32 n bytes of state, plus 4 n k bytes of vertex-major levels when
     writing.
 
@@ -405,8 +402,13 @@ def batch_run(a, t, sources, *, levels=None, rows=None, write=True,
         raise ValueError(f"msbfs batch_run: state holds levels for {vlev.size // max(n, 1)}"
                          f" sources, needs {k}")
     uk = np.uint64(k)
+    if bu_fail is None:
+        from bitgraph.settings import current
+
+        bu_fail = current().msbfs.bottom_up_fail
     st = np.zeros(4, np.int64)
     st[ALPHA_M] = min(alpha * int(indptr[-1]), 2.0**62)
+    st[BU_FAIL] = bu_fail
     count = np.zeros(64, np.int64)
     total = np.zeros(64, np.int64)
     ecc = np.zeros(64, np.int64)
@@ -430,8 +432,8 @@ def batch_run(a, t, sources, *, levels=None, rows=None, write=True,
             res = parallel_map(msbfs_pull, pull_chunks, tindptr, tindices,
                                frontier, seen, nxt, np.uint64(active))
             parts = [r[0] for r in res]
-            if sum(int(r[1]) for r in res) > BU_FAIL * mf:
-                st[ALPHA_M] = BU_FAIL * mf
+            if sum(int(r[1]) for r in res) > st[BU_FAIL] * mf:
+                st[ALPHA_M] = st[BU_FAIL] * mf
             msbfs_clear(np.uint64(0), np.uint64(queue.size), queue, frontier)
         else:
             deg = np.diff(indptr)[queue].astype(np.int64) + 1

@@ -14,15 +14,9 @@ from bitgraph.kernels.cuda.msbfs_state import (A_LEVELS, A_ROWS, ARGS, INDEX, ST
 
 __all__ = ["coop_batch"]
 
-# msbfs_coop: THREADS threads a block (its launch bounds) and one block
-# per multiprocessor at most: as bfs_fused.cu's persistent kernel, few
-# blocks keep the arrivals at each level's barrier few
+# msbfs_coop: THREADS threads a block (its launch bounds); blocks a
+# multiprocessor and the stage of the next queue: settings.msbfs_cuda
 THREADS = MSBFS["COOP_THREADS"]
-PER_SM = 1
-# entries of a block's stage of the next queue (dynamic shared memory: 64
-# KiB of int32, 128 KiB of int64); past it a warp appends to the queue
-# itself
-STAGE = 16384
 TRACE_CAP = 1 << 15  # levels a traced cooperative batch records
 
 
@@ -69,8 +63,8 @@ def coop_batch(a, state, src, rows_h, flat_ptr, write, cfg, stats):
     args_h[A_LEVELS] = flat_ptr
     stream = cupy.cuda.get_current_stream()
     cupy.cuda.runtime.memcpyAsync(args_d.data.ptr, args_h.ctypes.data, ARGS * 8, 1, stream.ptr)
-    smem = STAGE * idx.itemsize
-    blocks = cooperative_blocks(fn, THREADS, PER_SM, smem)
+    smem = cfg.coop_stage * idx.itemsize
+    blocks = cooperative_blocks(fn, THREADS, cfg.coop_blocks_per_sm, smem)
     if stats is not None:
         stats.ran(("msbfs", "csr", "cuda", "batch"))
         stats.metrics["schedule"] = "coop"
@@ -80,7 +74,7 @@ def coop_batch(a, state, src, rows_h, flat_ptr, write, cfg, stats):
     fn((blocks,), (THREADS,),
        (indptr, indices, np.int64(n), rec, qa, qb, ctl, stats_d, args_d, np.int32(k),
         np.bool_(write), touched, np.int64(sweep_min), tbuf, np.int32(tcap),
-        np.uint32(STAGE)), shared_mem=smem, enable_cooperative_groups=True)
+        np.uint32(cfg.coop_stage)), shared_mem=smem, enable_cooperative_groups=True)
     cupy.cuda.runtime.memcpyAsync(stats_h.ctypes.data, stats_d.data.ptr, STATS * 8, 2, stream.ptr)
     stream.synchronize()  # synchronize! the statistics, and the levels written
     if trace is not None:
