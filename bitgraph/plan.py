@@ -27,6 +27,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import _array as ar
+from .errors import InvalidValue
 from .kernels import registry
 
 # the methods a caller may ask for (``ops.mxv(..., method=)``, ``ops.mxm``)
@@ -62,7 +63,8 @@ def matvec(get_csr, get_csr_t, M, u, x_values, allowed, spec, flipped, pattern_o
     if method == "tensor_core":
         kind = tensor_core_kind(spec, flipped, pattern_only)
         if kind is None:
-            raise ValueError("plan.matvec: method='tensor_core' cannot compute this product")
+            raise InvalidValue("plan.matvec: method='tensor_core' cannot compute this product"
+                               " (not Boolean-like, or it reads the matrix's values)")
         step = _kernel("mxv", "bvss", "tensor_core", device)
         t_true, present = step(M.bvss(8, "none"), u._bitmap, _true_bits(kind, u, x_values), allowed)
         return t_true.astype(spec.dtype), present

@@ -223,4 +223,4 @@ def test_bfs_as_tensor_core_steps():
         frontier = Ad.T.mxv(frontier, bg.ANY_PAIR, mask=~visited.S, method="tensor_core")
         visited = bg.ewise_add(visited, frontier, "lor")
         level += 1
-    assert np.array_equal(levels, want)
+    assert want.max() >= 3 and np.array_equal(levels, want)
