@@ -110,7 +110,8 @@ CASES = [
     # --- CUDA ----------------------------------------------------------------------------
     *_cases("bfs", ("auto",), CUDA_GRAPHS, "cuda", ()),
     *_cases("msbfs", ("auto",), CUDA_GRAPHS, "cuda", ("loop of bfs",)),
-    *_cases("mxv", ("plus_times", "bfs_step"), CUDA_SPMV_GRAPHS, "cuda", ("cuSPARSE",)),
+    *_cases("mxv", ("plus_times", "bfs_step", "tensor_core"), CUDA_SPMV_GRAPHS, "cuda",
+            ("cuSPARSE",)),
     *_cases("mxm", ("tc_masked",), CUDA_SPMV_GRAPHS[1:], "cuda", ("cuSPARSE",)),
 ]
 
@@ -332,8 +333,10 @@ def _closeness_call(g, method, src, **kw):
 
 def _mxv_inputs(g, case):
     """(Made once per graph and method.) plus_times: A with float values (float32 on CUDA: cuSPARSE's type) times a
-    dense vector; bfs_step: the masked lor step at the BFS level with the most
-    vertices (frontier = that level, mask = not yet visited)."""
+    dense vector; bfs_step (and tensor_core, the same step with
+    method="tensor_core": Blest's step on the BVSS of A'): the masked lor step
+    at the BFS level with the most vertices (frontier = that level, mask =
+    not yet visited)."""
     return g.memo(("mxv", case.method), lambda: _mxv_build(g, case))
 
 
@@ -367,8 +370,10 @@ def _mxv_call(g, method, inp, **kw):
 
     if method == "plus_times":
         return bg.mxv(inp["A"], inp["u"], bg.PLUS_TIMES)
-    # a BFS step on A': q<!visited> = A' any.pair f
-    return bg.mxv(g.A.T, inp["f"], bg.ANY_PAIR, mask=~inp["v"].S)
+    # a BFS step on A': q<!visited> = A' any.pair f (the plan's method, or
+    # Blest's tensor-core step on the BVSS of A')
+    return bg.mxv(g.A.T, inp["f"], bg.ANY_PAIR, mask=~inp["v"].S,
+                  method="tensor_core" if method == "tensor_core" else "auto")
 
 
 def _mxv_answer(y):

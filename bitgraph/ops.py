@@ -337,7 +337,11 @@ def mxv(A, u, semiring="plus_times", *, mask=None, accum=None, replace=False, ou
     tile fill, ``settings.Plan``), "pull" (SpMV over A's rows), "push"
     (SpMSpV over A''s rows of u's entries), "bits" (the B2SR bit kernel,
     tile ``settings.Plan.bits_tile`` or the profile's; where the product
-    reads a value of A, the pull). Every method gives the same result.
+    reads a value of A, the pull), "tensor_core" (Blest's step on the
+    BVSS of A: two m8n8k128 b1 MMAs per 128 row slices on CUDA, their
+    bitwise twin on the CPU; Boolean-like products of A's pattern only,
+    as lor_land, any_pair, lor_pair: ``InvalidValue`` for the others).
+    Every method gives the same result.
 
     >>> import bitgraph as bg
     >>> A = bg.Matrix.from_coo([0, 0, 1], [0, 1, 1], [1.0, 2.0, 3.0], nrows=2, ncols=2)
@@ -345,6 +349,9 @@ def mxv(A, u, semiring="plus_times", *, mask=None, accum=None, replace=False, ou
     [2.0, 13.0]
     >>> P = bg.Matrix.from_coo([0, 1], [1, 0], nrows=2, ncols=2)
     >>> bg.mxv(P, bg.Vector.from_indices([0], size=2), "lor_land", method="bits").indices().tolist()
+    [1]
+    >>> f = bg.Vector.from_indices([0], size=2)
+    >>> P.T.mxv(f, "lor_land", mask=~f.S, method="tensor_core").indices().tolist()
     [1]
     """
     _check_type(A, "mxv: A", matrix=True)
@@ -386,9 +393,24 @@ def _matvec(name, M, u, semiring, *, flipped, mask, accum, replace, out, method)
     get_csr = lambda: _operand_csr(M._csr(), tc, sr.mult.code, first=not flipped)  # noqa: E731
     get_csr_t = lambda: _operand_csr(M._transposed_csr(), tc, sr.mult.code, first=not flipped)  # noqa: E731
     pattern_only = _values_unread(M.iso, sr.mult.code, first=not flipped)
+    if method == "tensor_core" and plan.tensor_core_kind(spec, flipped, pattern_only) is None:
+        _no_tensor_core(name, sr, tc, M, pattern_only)
     t_vals, t_present = plan.matvec(get_csr, get_csr_t, M, u, x_vals, allowed, spec, flipped, pattern_only,
                                     method, rules)
     return finish(out, Dense(t_vals, t_present), to, mask, accum, replace, (M.nrows,))
+
+
+def _no_tensor_core(name, sr, tc, M, pattern_only):
+    others = tuple(m for m in plan.MXV_METHODS if m != "tensor_core")
+    if pattern_only:
+        why = (f"semiring {sr.name!r} on {np.dtype(tc)} is not Boolean-like: its result is not"
+               f" 'some entry of u meets the row' (as lor_land, any_pair, lor_pair)")
+    else:
+        why = (f"semiring {sr.name!r} reads the values of the {M.dtype} matrix; the tensor-core"
+               f" step reads its pattern only (a structure-only matrix, or a multiply that"
+               f" ignores the matrix, as pair)")
+    raise InvalidValue(f"{name}: method='tensor_core' cannot compute this product: {why};"
+                       f" use one of {others}")
 
 
 def mxm(A, B, semiring="plus_times", *, mask=None, accum=None, replace=False, out=None,

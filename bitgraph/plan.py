@@ -12,7 +12,10 @@ The rules, each beside its switch:
 - bit formats: a product that reads no matrix value may run on B2SR
   (``bit_kernel``/``mxm_bit_kind`` say which kernel computes it exactly,
   ``use_bits`` whether it pays: on this CPU, a BFS-like mxv or a masked
-  mxm on full tiles; ``method="bits"`` asks for it).
+  mxm on full tiles; ``method="bits"`` asks for it). Blest's BVSS step
+  (tensor cores on CUDA) computes the Boolean-like matvecs
+  (``tensor_core_kind``) when ``method="tensor_core"`` asks for it; "auto"
+  never picks it.
 
 The rules' numbers are the ``settings.Plan`` family, which ``ops`` reads
 once per call and passes here as ``rules``.
@@ -24,10 +27,11 @@ from __future__ import annotations
 import numpy as np
 
 from . import _array as ar
+from .errors import InvalidValue
 from .kernels import registry
 
 # the methods a caller may ask for (``ops.mxv(..., method=)``, ``ops.mxm``)
-MXV_METHODS = ("auto", "pull", "push", "bits")
+MXV_METHODS = ("auto", "pull", "push", "bits", "tensor_core")
 MXM_METHODS = ("auto", "dot", "gustavson", "bits")
 
 
@@ -50,9 +54,20 @@ def matvec(get_csr, get_csr_t, M, u, x_values, allowed, spec, flipped, pattern_o
     1), so a bit format may serve (see ``bit_kernel`` and ``use_bits``).
     ``method``: one of ``MXV_METHODS``; "bits" runs the B2SR BMV (tile
     ``rules.bits_tile``, else the profile's) where the product is
-    pattern-only, the pull otherwise. ``rules``: the ``settings.Plan``.
+    pattern-only, the pull otherwise; "tensor_core" Blest's step on M's
+    BVSS (sigma 8, natural order), for the products ``tensor_core_kind``
+    accepts only (``ops`` raises for the others). ``rules``: the
+    ``settings.Plan``.
     """
     device = M.device
+    if method == "tensor_core":
+        kind = tensor_core_kind(spec, flipped, pattern_only)
+        if kind is None:
+            raise InvalidValue("plan.matvec: method='tensor_core' cannot compute this product"
+                               " (not Boolean-like, or it reads the matrix's values)")
+        step = _kernel("mxv", "bvss", "tensor_core", device)
+        t_true, present = step(M.bvss(8, "none"), u._bitmap, _true_bits(kind, u, x_values), allowed)
+        return t_true.astype(spec.dtype), present
     # push when nvals(u) <= push_density * size(u): the push kernel's work is
     # the out-degree sum of u's entries, pull's is every (allowed) row
     if method == "push" or method == "auto" and u.nvals <= rules.push_density * u.size:
@@ -121,6 +136,26 @@ def bit_kernel(spec, flipped):
     if is_bool and m in (oc.SECOND, oc.TIMES, oc.LAND, oc.MIN) and add in (oc.LOR, oc.PLUS, oc.MAX):
         return "lor_x"
     return "full"
+
+
+def tensor_core_kind(spec, flipped, pattern_only):
+    """The ``bit_kernel`` kind of t = M ⊕.⊗ x when Blest's BVSS step
+    computes it ("ones" or "lor_x": a row is present, or true, when it has
+    a column in common with x's entries, or with its true entries), else
+    None: a product that reads M's values (``pattern_only`` False), counts
+    (PLUS_PAIR) or combines values (PLUS_TIMES, MIN_PLUS, ...).
+
+    >>> from bitgraph.kernels import opcodes as oc
+    >>> import numpy as np
+    >>> tensor_core_kind(semiring_spec(np.bool_, oc.LOR, oc.LAND, False, True), False, True)
+    'lor_x'
+    >>> tensor_core_kind(semiring_spec(np.int64, oc.PLUS, oc.PAIR, 0, None), False, True) is None
+    True
+    """
+    if not pattern_only:
+        return None
+    kind = bit_kernel(spec, flipped)
+    return kind if kind in ("ones", "lor_x") else None
 
 
 def use_bits(M, kind, op, rules, *, force=False):
@@ -213,11 +248,17 @@ def _bit_matvec(kind, B, u, x_values, allowed, spec, flipped, device):
         if kind == "parity":
             counts = counts & np.uint64(1)
         return counts.astype(T), present  # wraps like repeated PLUS
-    x_true = None
-    if kind == "lor_x":
-        x_true = ar.pack_bits(ar.unpack_bits(u._bitmap, u.size) & (x_values != 0))
+    x_true = _true_bits(kind, u, x_values)
     t_true, present = _kernel("mxv", "b2sr", "bin_bin_bin", device)(B, u._bitmap, x_true, allowed)
     return t_true.astype(T), present
+
+
+def _true_bits(kind, u, x_values):
+    """For "lor_x", u's true entries as a packed bitmap; else None (a bit
+    kernel's ``x_true``: the same as u's entries)."""
+    if kind != "lor_x":
+        return None
+    return ar.pack_bits(ar.unpack_bits(u._bitmap, u.size) & (x_values != 0))
 
 
 def mxm(a, get_b, get_bt, pattern, complement, spec, bits, method, rules):

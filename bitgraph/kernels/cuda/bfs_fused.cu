@@ -50,6 +50,7 @@
 
 #include "warp.cuh"
 #include "grid.cuh"
+#include "bvss_step.cuh"
 // THREADS, SB_FRONTIER, LIST_CAP, GIANT, FMT_* (generated: constants.py)
 #include "bfs_fused_constants.cuh"
 
@@ -192,38 +193,7 @@ __device__ __forceinline__ void flush(Stage& st, int2* __restrict__ q, u64* len,
     for (u32 i = threadIdx.x; i < n; i += blockDim.x) q[base + i] = st.q[i];
 }
 
-// The 4 slot hits of lane's word w against frontier byte alpha: bit s set
-// when slice s (bits 8s..8s+7 of w) meets alpha.
-template <bool MMA>
-__device__ __forceinline__ u32 slot_hits(u32 w, u32 alpha, int lane) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
-    // b1 MMAs with .and need sm_80: older GPUs (Turing) take the SIMT twin
-    if (false) {
-#else
-    if (MMA) {
-#endif
-        // Blest's no-waste layout: fragA = two masks in the low 16 bits;
-        // fragB = alpha in lanes t % 9 == 0, alpha << 8 in lanes t % 9 == 4;
-        // lane t then owns C[t/4][2(t%4)], C[t/4][2(t%4)+1] = the popcounts
-        // of its own two slices (SEEDS.md, Blest).
-        const u32 b = (lane % 9 == 0) ? alpha : ((lane % 9 == 4) ? (alpha << 8) : 0u);
-        const u32 a0 = w & 0xFFFFu, a1 = w >> 16;
-        int c0, c1, c2, c3;
-        asm volatile(
-            "mma.sync.aligned.m8n8k128.row.col.s32.b1.b1.s32.and.popc "
-            "{%0, %1}, {%2}, {%3}, {%4, %5};"
-            : "=r"(c0), "=r"(c1) : "r"(a0), "r"(b), "r"(0), "r"(0));
-        asm volatile(
-            "mma.sync.aligned.m8n8k128.row.col.s32.b1.b1.s32.and.popc "
-            "{%0, %1}, {%2}, {%3}, {%4, %5};"
-            : "=r"(c2), "=r"(c3) : "r"(a1), "r"(b), "r"(0), "r"(0));
-        return (c0 ? 1u : 0u) | (c1 ? 2u : 0u) | (c2 ? 4u : 0u) | (c3 ? 8u : 0u);
-    } else {
-        const u32 h = w & (alpha * 0x01010101u);
-        return ((h & 0xFFu) ? 1u : 0u) | ((h & 0xFF00u) ? 2u : 0u)
-             | ((h & 0xFF0000u) ? 4u : 0u) | ((h & 0xFF000000u) ? 8u : 0u);
-    }
-}
+using bg::slot_hits;  // bvss_step.cuh
 
 
 
