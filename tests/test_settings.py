@@ -62,6 +62,7 @@ FACTS = {
     ("bitgraph/kernels/cuda/msbfs_levels.py", "_BIG"): "the direction rule's 'never' (2^62)",
     ("bitgraph/kernels/cuda/timing.py", "GATE_LIMIT_NS"):
         "the timing gate opens by itself after 2 s: a safety limit, not a speed knob",
+    ("bitgraph/kernels/cuda/bmv_bvss.py", "SIGMA"): "the BVSS slice width the kernel reads (8)",
     ("bitgraph/validate.py", "_REFERENCE_CELLS"):
         "the checkers' reference BFS holds at most this many levels at once (memory)",
 }

@@ -22,7 +22,7 @@ import numpy as np
 from numba import njit
 
 from bitgraph.kernels.cpu import (
-    SERIAL_BELOW, arg, bitmap_arg, check_bmv_vectors, even_chunks, parallel_for,
+    arg, bitmap_arg, check_bmv_vectors, even_chunks, parallel_for, serial_below,
 )
 from bitgraph.kernels.cpu.bits import bits_at
 from bitgraph.kernels.cpu.scalar import bitmap_get
@@ -139,7 +139,7 @@ def bmv_bvss(b, x_present, x_true, allowed, *, parallel=None):
             arg(b.masks, np.uint32), np.uint64(sigma), np.uint64(spw), x_present, x_true,
             same, allowed, has_allowed, t_present, t_true)
     if parallel is None:
-        parallel = queue.size * 32 >= SERIAL_BELOW
+        parallel = queue.size * 32 >= serial_below()
     chunks = even_chunks(queue.size) if parallel else np.array([0, queue.size], np.int64)
     parallel_for(_bvss_rows, chunks, *args)
     return t_true, t_present

@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from bitgraph.kernels._launch import check_bmv_vectors
-from bitgraph.kernels.cuda import THREADS, grid, module
+from bitgraph.kernels.cuda import module, shape
 from bitgraph.kernels.registry import register
 
 __all__ = ["bmv_bvss"]
@@ -90,7 +90,7 @@ def bmv_bvss(b, x_present, x_true, allowed, *, mma=True):
         allowed, has_allowed = cupy.ascontiguousarray(allowed, dtype=np.uint32), True
     out_true = _dummy(cupy, np.bool_) if same else t_true
     # a thread per VSS of a sweep: a warp takes 32 VSSs per grid-stride step
-    _function(cupy, mma)((grid(n_vss),), (THREADS,),
+    _function(cupy, mma)(*shape(n_vss),
                          (v2r, masks, rows, np.int64(n_vss), xp, xt, np.bool_(same), allowed,
                           np.bool_(has_allowed), t_present, out_true))
     return t_true, t_present
