@@ -25,7 +25,9 @@ def test_bfs_cuda_matches_cpu_and_scipy(capsys, spec, method, parents):
         pytest.skip(f"bfs --method {method} runs on the CPU only")
     extra = ["--parents"] if parents else []
     r = run_json(capsys, "bfs", spec, "--method", method, "--check", "--source", 1, *extra)
-    c = run_json(capsys, "bfs", spec, "--method", method, "--device", "cpu", "--source", 1, *extra)
+    # the CPU reference: the same method, or direction for a CUDA-only one (levels are unique)
+    on_cpu = "direction" if method in cli._cuda_only("bfs") else method
+    c = run_json(capsys, "bfs", spec, "--method", on_cpu, "--device", "cpu", "--source", 1, *extra)
     assert (r["device"], c["device"]) == ("cuda", "cpu")  # auto: the GPU
     assert r["result"]["check"] == "ok"
     for key in ("source", "levels", "reached", "edges_traversed"):
