@@ -5,6 +5,7 @@
 #   bash benchmarks/gpu_check.sh ab OLD_TREE [RUN.PY ARGS]  the same cases with OLD_TREE's bitgraph
 #                  and this tree's, alternately, $ROUNDS (2) times each: same machine, same run
 #                  (OLD_TREE: e.g. `git archive main | tar -x -C /tmp/old` before the call)
+# Set BITGRAPH_COMMIT=$(git rev-parse --short HEAD) in the call where the copy's git is not the tree's.
 set -uo pipefail
 cd "$(dirname "$0")/.." && here="$PWD"
 export NUMBA_CACHE_DIR=/tmp/bitgraph_numba PYTHONUNBUFFERED=1

@@ -1106,8 +1106,13 @@ def card(device):
 
 def commit():
     """The short commit of the tree whose bitgraph is imported ("+": its
-    bitgraph/ has uncommitted changes)."""
+    bitgraph/ has uncommitted changes), or ``$BITGRAPH_COMMIT`` where set (a
+    copy of the tree whose git metadata is not its own, as on a lent GPU
+    machine)."""
     import bitgraph
+
+    if os.environ.get("BITGRAPH_COMMIT"):
+        return os.environ["BITGRAPH_COMMIT"]
 
     tree = str(Path(bitgraph.__file__).resolve().parents[1])
     try:
