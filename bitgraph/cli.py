@@ -39,7 +39,7 @@ today: ``auto`` picks the CPU for them, and ``--device cuda`` is an error
 naming the command rather than a silent CPU run. ``--device cuda`` without
 a usable GPU is an error naming why (CuPy missing, no GPU). The methods and
 the CUDA lists are those of the algorithms' modules (``METHODS``,
-``bitgraph.algorithms.bfs.METHODS_CUDA``): the help text is built from them.
+``bitgraph.algorithms.breadth_first.METHODS_CUDA``): the help text is built from them.
 
 ``--check`` validates the result with :mod:`bitgraph.validate` (the
 checkers the tests use): levels against scipy.sparse.csgraph, parents as a
@@ -92,21 +92,21 @@ COMMANDS = {
 ALGORITHMS = ("bfs", "msbfs", "sssp", "pagerank", "cc", "tc")
 TRAVERSALS = ("bfs", "msbfs", "sssp")
 # commands whose algorithm takes a CUDA matrix (bfs: the methods of
-# bitgraph.algorithms.bfs.METHODS_CUDA); the others run on the CPU only
+# bitgraph.algorithms.breadth_first.METHODS_CUDA); the others run on the CPU only
 # (their functions refuse a CUDA matrix)
 CUDA_COMMANDS = ("bfs", "msbfs")
 
 # command -> (module in bitgraph.algorithms, function)
 _FUNCTIONS = {
-    "bfs": ("bfs", "bfs"),
-    "msbfs": ("msbfs", "msbfs"),
-    "sssp": ("sssp", "sssp"),
-    "pagerank": ("pagerank", "pagerank"),
+    "bfs": ("breadth_first", "bfs"),
+    "msbfs": ("multi_source", "msbfs"),
+    "sssp": ("shortest_paths", "sssp"),
+    "pagerank": ("link_analysis", "pagerank"),
     "cc": ("components", "connected_components"),
     "tc": ("triangles", "triangle_count"),
 }
 # commands with a method= keyword: those whose module has a METHODS tuple
-# (bitgraph.algorithms.bfs.METHODS, sssp.METHODS, ...), read from there
+# (bitgraph.algorithms.breadth_first.METHODS, shortest_paths.METHODS, ...), read from there
 _METHOD_COMMANDS = ("bfs", "sssp", "cc", "tc")
 
 _TIMES_NOTE = (
@@ -344,7 +344,7 @@ def build_parser() -> argparse.ArgumentParser:
 def _device_help() -> str:
     """--device's help, from the algorithms' CUDA method lists."""
     try:
-        from .algorithms.bfs import CUDA_ONLY, METHODS_CUDA
+        from .algorithms.breadth_first import CUDA_ONLY, METHODS_CUDA
     except ImportError:  # pragma: no cover - a build without the bfs module
         CUDA_ONLY, METHODS_CUDA = (), ()
     others = [c for c in (*ALGORITHMS, "info", "convert") if c not in CUDA_COMMANDS]
@@ -365,7 +365,7 @@ def _method_help(command) -> str:
         return "the method (default auto)"
     text = f"{', '.join(methods)} (default auto)"
     if command == "bfs":
-        from .algorithms.bfs import CUDA_ONLY
+        from .algorithms.breadth_first import CUDA_ONLY
 
         if CUDA_ONLY:
             text += f"; {', '.join(CUDA_ONLY)} on CUDA only"
@@ -525,7 +525,7 @@ def _cuda_methods(command):
         raise KeyError(command)
     if command != "bfs":
         return None
-    from .algorithms.bfs import METHODS_CUDA  # read now: the table, not a copy
+    from .algorithms.breadth_first import METHODS_CUDA  # read now: the table, not a copy
 
     return tuple(METHODS_CUDA)
 
@@ -534,7 +534,7 @@ def _cuda_only(command):
     """The methods of ``command`` that run on CUDA only (bfs: ``CUDA_ONLY``)."""
     if command != "bfs":
         return ()
-    from .algorithms.bfs import CUDA_ONLY
+    from .algorithms.breadth_first import CUDA_ONLY
 
     return tuple(CUDA_ONLY)
 
@@ -804,13 +804,13 @@ def prepare(s: _Session, A, command, method, reorder="none", parents=False):
 
 
 def _prepare_bfs(s, A, method, reorder, parents, transpose):
-    """The formats bfs ``method`` reads on A's device (bitgraph.algorithms.bfs):
+    """The formats bfs ``method`` reads on A's device (bitgraph.algorithms.breadth_first):
     auto is the method ``bfs_method(A)`` picks (on CUDA a probe of the
     diameter, cached on A, timed as a build step); blest the BVSS of A'
     (and A': on CUDA its bottom-up levels, on the CPU the parents' pass);
     pull and direction A' (pull's products, the bottom-up levels); push and
     async A' only for the parents, on CUDA."""
-    from .algorithms.bfs import bfs_method, blest_layout
+    from .algorithms.breadth_first import bfs_method, blest_layout
 
     cuda = A.device == "cuda"
     if method == "auto":

@@ -427,7 +427,7 @@ def check_pagerank(A, ranks, *, alpha=0.85, personalization=None, atol=1e-4):
     the personalization, uniform by default): the L1 distance to a
     reference power iteration run to convergence (a change below 1e-13)
     is at most ``atol``. ``ranks``: a Vector, an array, or the result of
-    :func:`~bitgraph.algorithms.pagerank` itself. The message names the
+    :func:`~bitgraph.algorithms.link_analysis` itself. The message names the
     vertex of the largest difference.
 
     >>> import bitgraph as bg

@@ -18,8 +18,8 @@ import scipy.sparse as sp
 import scipy.sparse.csgraph as csg
 
 import bitgraph as bg
-from bitgraph.algorithms.bfs import CUDA_ONLY
-from bitgraph.algorithms.bfs import METHODS as BFS_METHODS
+from bitgraph.algorithms.breadth_first import CUDA_ONLY
+from bitgraph.algorithms.breadth_first import METHODS as BFS_METHODS
 from bitgraph.validate import reference_levels
 import bitgraph.algorithms  # noqa: F401  (the bfs module, under sys.modules)
 from bitgraph import _progress, cli
@@ -453,7 +453,7 @@ def test_device_cuda_bfs_method_cpu_only(capsys, monkeypatch, method):
     """A bfs method that runs on the CPU only (every method runs on CUDA
     today: the CUDA list is cut here) is refused by --device cuda, runs
     with the default."""
-    bfs_mod = importlib.import_module("bitgraph.algorithms.bfs")  # the module, not the function
+    bfs_mod = importlib.import_module("bitgraph.algorithms.breadth_first")  # the module, not the function
     monkeypatch.setattr(bfs_mod, "METHODS_CUDA",
                         tuple(m for m in bfs_mod.METHODS_CUDA if m != method))
     cuda = ", ".join(cli._cuda_methods("bfs"))
@@ -605,12 +605,12 @@ def _help(capsys, *argv):
 
 
 def test_help_comes_from_the_algorithms_tables(capsys, monkeypatch):
-    bfs_mod = _module("bfs")
+    bfs_mod = _module("breadth_first")
     text = _help(capsys, "bfs")
     assert f"--method METHOD {', '.join(bfs_mod.METHODS)} (default auto); async on CUDA only" in text
     assert f"bfs (methods {', '.join(bfs_mod.METHODS_CUDA)}) and msbfs run on CUDA" in text
     assert "The other commands (sssp, pagerank, cc, tc, info, convert) run on the CPU only" in text
-    for command, module in (("sssp", "sssp"), ("cc", "components"), ("tc", "triangles")):
+    for command, module in (("sssp", "shortest_paths"), ("cc", "components"), ("tc", "triangles")):
         methods = _module(module).METHODS
         assert f"--method METHOD {', '.join(methods)} (default auto)" in _help(capsys, command)
         assert cli._methods(command) == tuple(methods)
@@ -626,7 +626,7 @@ def test_help_comes_from_the_algorithms_tables(capsys, monkeypatch):
 def test_docstring_tells_the_cuda_methods():
     """The module docstring lists bfs's CUDA methods: every method today; a
     change to METHODS_CUDA or CUDA_ONLY must change it too."""
-    bfs_mod = _module("bfs")
+    bfs_mod = _module("breadth_first")
     doc = " ".join(cli.__doc__.split())
     assert set(bfs_mod.METHODS_CUDA) == set(bfs_mod.METHODS)
     assert f"bfs (every method: {', '.join(bfs_mod.METHODS_CUDA)})" in doc

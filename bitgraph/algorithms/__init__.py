@@ -13,11 +13,11 @@ count) the algorithm makes one call into it.
 (0, 1)
 """
 
-from .bfs import bfs, bfs_method
+from .breadth_first import bfs, bfs_method
 from .components import connected_components, number_connected_components
-from .msbfs import closeness_centrality, diameter, diameter_bounds, eccentricity, msbfs
-from .pagerank import PageRank, pagerank
-from .sssp import sssp
+from .multi_source import closeness_centrality, diameter, diameter_bounds, eccentricity, msbfs
+from .link_analysis import PageRank, pagerank
+from .shortest_paths import sssp
 from .triangles import triangle_count
 
 __all__ = [

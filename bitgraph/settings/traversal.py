@@ -18,7 +18,7 @@ __all__ = ["BFS", "BFSCuda", "BFSAsync", "MSBFS", "MSBFSCuda"]
 
 @dataclass(frozen=True)
 class BFS:
-    """``bfs`` on the CPU (``algorithms/bfs.py``), and the ``auto`` rule's probe.
+    """``bfs`` on the CPU (``algorithms/breadth_first.py``), and the ``auto`` rule's probe.
 
     >>> BFS().alpha
     0.02

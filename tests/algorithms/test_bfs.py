@@ -229,7 +229,7 @@ def test_long_diameter_probe():
     from bitgraph.algorithms._common import out_csr
     from bitgraph.io.generators import from_spec
 
-    mod = sys.modules["bitgraph.algorithms.bfs"]
+    mod = sys.modules["bitgraph.algorithms.breadth_first"]
 
     def probe(A):
         a = out_csr(A)

@@ -16,13 +16,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import bitgraph as bg
-from bitgraph.algorithms.msbfs import (closeness_centrality, diameter,
+from bitgraph.algorithms.multi_source import (closeness_centrality, diameter,
                                        diameter_bounds, eccentricity, msbfs)
 from bitgraph.validate import reference_levels
 
-# the module itself (``bitgraph.algorithms.msbfs`` the attribute is the
+# the module itself (``bitgraph.algorithms.multi_source`` the attribute is the
 # re-exported function), for its tuning constants
-M = importlib.import_module("bitgraph.algorithms.msbfs")
+M = importlib.import_module("bitgraph.algorithms.multi_source")
 
 REAL = ["karate.mtx", "jagmesh7.mtx", "bcsstk13.mtx", "west0067.mtx", "cryg2500.mtx",
         "pushpull.mtx", "ldbc-directed-example.mtx", "ldbc-undirected-example.mtx",

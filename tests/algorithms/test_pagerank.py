@@ -16,14 +16,14 @@ from hypothesis import strategies as st
 import importlib
 
 import bitgraph as bg
-from bitgraph.algorithms.pagerank import PageRank
+from bitgraph.algorithms.link_analysis import PageRank
 from graph_strategies import graphs
 from testdata import data_file
 
 
 
 # the module (bitgraph.algorithms re-exports the function under its name)
-pr_module = importlib.import_module("bitgraph.algorithms.pagerank")
+pr_module = importlib.import_module("bitgraph.algorithms.link_analysis")
 
 
 def pagerank(*args, fused=True, **kw):

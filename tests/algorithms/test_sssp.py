@@ -14,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import bitgraph as bg
-from bitgraph.algorithms.sssp import default_delta, sssp
+from bitgraph.algorithms.shortest_paths import default_delta, sssp
 from bitgraph.kernels.cpu import sssp as kernel
 from graph_strategies import graphs
 from testdata import data_file

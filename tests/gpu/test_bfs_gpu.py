@@ -30,11 +30,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import bitgraph as bg
-import bitgraph.algorithms  # noqa: F401  (bitgraph.algorithms.bfs the attribute is the function)
+import bitgraph.algorithms  # noqa: F401  (bitgraph.algorithms.breadth_first the attribute is the function)
 from graph_strategies import graphs
 from testdata import data_file
 
-bfs_module = sys.modules["bitgraph.algorithms.bfs"]
+bfs_module = sys.modules["bitgraph.algorithms.breadth_first"]
 bfs = bfs_module.bfs
 msbfs = bg.algorithms.msbfs
 closeness_centrality = bg.algorithms.closeness_centrality
@@ -565,7 +565,7 @@ def test_msbfs_explicit(name, k):
 def test_groupby_order_same_on_the_device():
     """GroupBy's batches computed on the graph's device (only the rows it
     reads are gathered) are the CPU's: on kron, where hubs make it reorder."""
-    M = sys.modules["bitgraph.algorithms.msbfs"]
+    M = sys.modules["bitgraph.algorithms.multi_source"]
     A_cpu = EXPLICIT["kron_12"]()
     src = np.random.default_rng(0).integers(0, A_cpu.nrows, 300)
     cfg = bg.settings.MSBFS()

@@ -250,7 +250,7 @@ def test_cooperative_launch_by_the_probe(schedule, max_degree):
     from bitgraph.kernels.cuda import msbfs_async as ka
     from bitgraph.kernels.cuda import msbfs_coop as kc
 
-    M = sys.modules["bitgraph.algorithms.msbfs"]
+    M = sys.modules["bitgraph.algorithms.multi_source"]
     knobs = {"schedule": schedule, "async_max_degree": max_degree}
     for spec, long_ in (("grid:400x400:0.01", True), ("kron:12", False)):
         A = bg.io.generators.from_spec(spec)

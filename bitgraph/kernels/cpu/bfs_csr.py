@@ -20,7 +20,7 @@ a queue of vertex ids (top-down) or a packed bitmap (bottom-up);
   early exit); chunks own whole bitmap words, so no atomics are needed.
 
 Each step also returns the out-edge count of the frontier it found, which
-the direction rule (``bitgraph.algorithms.bfs``) compares with m.
+the direction rule (``bitgraph.algorithms.breadth_first``) compares with m.
 """
 
 import numpy as np

@@ -1,5 +1,5 @@
 """PageRank's fused power iteration on A' (pull), numba: the kernel of
-``bitgraph.algorithms.pagerank`` on the CPU (``pagerank_step``).
+``bitgraph.algorithms.link_analysis`` on the CPU (``pagerank_step``).
 """
 
 import numpy as np

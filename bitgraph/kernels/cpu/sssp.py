@@ -12,7 +12,7 @@ each vertex is relaxed once (Dial's algorithm).
 
 Light and heavy edges are not split (as in gapbs): a vertex relaxes all its
 edges each time it leaves a bucket improved, which with the default delta
-(``bitgraph.algorithms.sssp``) happens ~1.0-1.1 times per vertex; a split
+(``bitgraph.algorithms.shortest_paths``) happens ~1.0-1.1 times per vertex; a split
 would read every row twice.
 
 The state lives in arrays the launcher owns, so one search alternates

@@ -70,7 +70,7 @@ def sssp(A, source, *, method="auto", delta=None):
     :func:`default_delta`).
 
     >>> import bitgraph as bg
-    >>> from bitgraph.algorithms.sssp import sssp
+    >>> from bitgraph.algorithms.shortest_paths import sssp
     >>> A = bg.Matrix.from_coo([0, 0, 1, 2], [1, 2, 2, 3], [4, 1, 2, 5], nrows=5, ncols=5)
     >>> sssp(A, 0).to_dense(-1).tolist()
     [0, 4, 1, 6, -1]
@@ -88,7 +88,7 @@ def sssp(A, source, *, method="auto", delta=None):
                                   and np.isfinite(delta) and delta > 0):
         raise InvalidValue(f"sssp: delta must be a finite number > 0, got {delta!r}")
     if A.iso or A.dtype == np.bool_:
-        from bitgraph.algorithms.bfs import bfs
+        from bitgraph.algorithms.breadth_first import bfs
 
         return bfs(A, s)
     c = out_csr(A)

@@ -118,7 +118,7 @@ def msbfs_schedule(A) -> str:
 
 
 def _schedule(A, cfg):
-    from bitgraph.algorithms.bfs import long_reach
+    from bitgraph.algorithms.breadth_first import long_reach
 
     if A.device != "cuda":
         return "levels"
@@ -133,7 +133,7 @@ def _run_batches_cuda(A, src, order, batch, levels, cfg, stats):
     """``_run_batches`` on the GPU (``kernels/cuda/msbfs``): ``levels`` a
     CuPy (len(src) x n) int32 array or None. The bottom-up steps read A' as
     CSR in degree order (``bfs.in_lists_cuda``), cached on A."""
-    from bitgraph.algorithms.bfs import in_lists_cuda
+    from bitgraph.algorithms.breadth_first import in_lists_cuda
     from bitgraph.kernels.cuda.msbfs import shared_state
     from bitgraph.kernels.registry import lookup
 

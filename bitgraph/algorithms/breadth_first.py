@@ -174,7 +174,7 @@ def long_reach(A, cfg=None) -> bool:
     cooperative launch.
 
     >>> import bitgraph as bg
-    >>> from bitgraph.algorithms.bfs import long_reach
+    >>> from bitgraph.algorithms.breadth_first import long_reach
     >>> long_reach(bg.io.generators.from_spec("grid:400x400"))
     True
     """

@@ -85,7 +85,7 @@ def pagerank(A, alpha=0.85, tol=1e-6, max_iter=100, personalization=None, *,
     semantics.
 
     >>> import numpy as np, bitgraph as bg
-    >>> from bitgraph.algorithms.pagerank import pagerank
+    >>> from bitgraph.algorithms.link_analysis import pagerank
     >>> A = bg.Matrix.from_coo([0, 1, 2, 2], [1, 2, 0, 1], nrows=4, ncols=4)
     >>> pr = pagerank(A, tol=1e-10)
     >>> np.round(pr.ranks.to_dense(), 4).tolist(), pr.converged
