@@ -92,7 +92,7 @@ def triangle_count(A, *, per_vertex=False, method="auto", relabel="auto"):
         return int(tri)
     from bitgraph.vector import Vector
 
-    return Vector.from_dense(tri, device="cpu")
+    return Vector.from_dense(tri, device=device)  # on the graph's device
 
 
 def worth_relabelling(indptr, *, seed=0, rules=None) -> bool:

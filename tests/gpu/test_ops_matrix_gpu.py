@@ -205,5 +205,6 @@ def test_triangles_by_mxm_on_real_graphs(name):
         assert int(got) == want
     tc = bg.algorithms.triangle_count
     assert tc(A.to("cuda"), method="tensor_core") == tc(A)
-    assert np.array_equal(tc(A.to("cuda"), per_vertex=True, method="tensor_core").to_dense(),
-                          tc(A, per_vertex=True).to_dense())
+    per_vertex = tc(A.to("cuda"), per_vertex=True, method="tensor_core")
+    assert per_vertex.device == "cuda"  # a vertex-valued result on the graph's device
+    assert np.array_equal(per_vertex.to("cpu").to_dense(), tc(A, per_vertex=True).to_dense())
