@@ -575,19 +575,6 @@ def _command_device(name, command, method=None) -> str:
     return dev.resolve(name, f"{command} --device")
 
 
-def _to_cuda(A):
-    """``A`` on the GPU, with what is known of its symmetry (the generators
-    record it) carried over, so the algorithms don't build A' to find out."""
-    from .algorithms import _common
-
-    D = A.to("cuda")
-    for src, dst in ((A, D), (A.T, D.T)):
-        sym = _common.known(src, "symmetric")
-        if sym is not None:
-            _common.cached(dst, "symmetric", lambda sym=sym: sym)
-    return D
-
-
 def _synchronize():
     """Wait for the GPU (its kernels run asynchronously to the host)."""
     import cupy
@@ -894,7 +881,7 @@ class _Algo:
         timed build step)."""
         if device == "cuda":
             self.run_A = self.s.build("to-cuda", "copying the graph to the GPU",
-                                      lambda: _to_cuda(self.A))
+                                      lambda: self.A.to("cuda"))  # symmetry travels with it
         self.device = device
 
     def call(self, source=None):
