@@ -200,3 +200,26 @@ def test_pool_threads_see_the_callers_settings():
     with bg.settings.use(msbfs={"alpha": 0.5}):
         assert parallel_map(seen, chunks) == [0.5] * 4
     assert parallel_map(seen, chunks) == [bg.settings.MSBFS().alpha] * 4
+
+
+HOOKS = ("STATS", "FORCE", "TRACE", "COOP_TRACE", "GATED", "RECORD", "USE_FAST", "BITS", "FUSED")
+
+
+def test_no_module_level_hook_changes_behaviour():
+    """No module binds a public UPPERCASE name to None (a slot for callers
+    to fill) or to one of the old hook names: instrumentation comes back
+    through ``stats=``, forcing goes through ``bitgraph.settings``.
+    Module-level caches (compiled kernels, work buffers, the thread pool)
+    are private (``_NAME``) and never change a result."""
+    bad = []
+    for rel, path in _modules():
+        for node in ast.parse(path.read_text()).body:
+            targets = node.targets if isinstance(node, ast.Assign) else (
+                [node.target] if isinstance(node, ast.AnnAssign) else [])
+            value = getattr(node, "value", None)
+            for t in targets:
+                name = getattr(t, "id", "")
+                if name in HOOKS or (name.isupper() and not name.startswith("_")
+                                     and isinstance(value, ast.Constant) and value.value is None):
+                    bad.append(f"{rel}:{node.lineno} {name}")
+    assert not bad, f"module-level hooks: {bad}"

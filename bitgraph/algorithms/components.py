@@ -48,10 +48,11 @@ __all__ = ["connected_components", "number_connected_components", "METHODS"]
 METHODS = ("auto", "fastsv", "afforest")
 
 
-def connected_components(A, *, method="auto"):
+def connected_components(A, *, method="auto", stats=None):
     """Component labels: an int64 Vector with an entry for every vertex, the
     smallest vertex id of its (weakly) connected component.
 
+    stats: a ``bitgraph.Stats`` to fill with the method run (and its kernel).
     method: ``"auto"``, ``"fastsv"`` (public-API FastSV) or ``"afforest"``
     (fused union-find kernel); see the module docstring.
 
@@ -66,6 +67,12 @@ def connected_components(A, *, method="auto"):
     if method not in METHODS:
         raise ValueError(f"connected_components: unknown method {method!r};"
                          f" expected one of {METHODS}")
+    if method == "auto":
+        method = "afforest"
+    if stats is not None:  # what ran (bitgraph.Stats)
+        stats.method = method
+        if method == "afforest":
+            stats.ran(("cc", "csr", "cpu", "afforest"))
     if method == "fastsv":
         labels = _fastsv(A)
     else:

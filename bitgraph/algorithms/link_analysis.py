@@ -69,7 +69,7 @@ class PageRank(NamedTuple):
 
 
 def pagerank(A, alpha=0.85, tol=1e-6, max_iter=100, personalization=None, *,
-             nstart=None, dangling=None, method="fused") -> PageRank:
+             nstart=None, dangling=None, method="fused", stats=None) -> PageRank:
     """PageRank of every vertex of A (edge i -> j of weight A(i, j)).
 
     alpha: damping factor in [0, 1]; tol: convergence when the L1 change of
@@ -80,7 +80,8 @@ def pagerank(A, alpha=0.85, tol=1e-6, max_iter=100, personalization=None, *,
     (default uniform) and where dangling vertices' rank goes (default the
     personalization). method: "fused" (one kernel pass an iteration on the
     CPU; elsewhere the public-API loop) or "graphblas" (the public-API loop
-    everywhere): the same ranks. Returns a :class:`PageRank` (ranks,
+    everywhere): the same ranks; stats: a ``bitgraph.Stats`` to fill with
+    the method run. Returns a :class:`PageRank` (ranks,
     iterations, converged, error); see the module docstring for networkx's
     semantics.
 
@@ -124,7 +125,12 @@ def pagerank(A, alpha=0.85, tol=1e-6, max_iter=100, personalization=None, *,
     if dw is None:
         dw = p
     M, inv_s, dangles = _operator(A)
-    if method == "fused" and A.device == "cpu":
+    fused = method == "fused" and A.device == "cpu"
+    if stats is not None:  # what ran (bitgraph.Stats)
+        stats.method = "fused" if fused else "graphblas"
+        if fused:
+            stats.ran(("pagerank", "csr", "cpu", "pull"))
+    if fused:
         # uniform vectors go to the kernel as scalars (two fewer streams)
         tele = (1.0 - alpha) * (1.0 / n) if personalization is None else (1.0 - alpha) * p
         dws = 1.0 / n if dangling is None and personalization is None else dw

@@ -55,7 +55,7 @@ METHODS = ("auto", "bellman-ford", "delta")
 _INT32_MAX = np.iinfo(np.int32).max
 
 
-def sssp(A, source, *, method="auto", delta=None):
+def sssp(A, source, *, method="auto", delta=None, stats=None):
     """Shortest-path distances from ``source`` over A's edge weights.
 
     Returns a Vector of A's dtype holding the distance of every vertex
@@ -65,6 +65,7 @@ def sssp(A, source, *, method="auto", delta=None):
     (``InvalidValue`` names the first bad stored entry); zero weights and
     self-loops are fine; an edge of weight +inf reaches nothing.
 
+    stats: a ``bitgraph.Stats`` to fill with the method run (and its kernel).
     method: ``"auto"``, ``"bellman-ford"`` or ``"delta"`` (see the module
     docstring). delta: the bucket width of ``"delta"`` (> 0; default
     :func:`default_delta`).
@@ -90,7 +91,7 @@ def sssp(A, source, *, method="auto", delta=None):
     if A.iso or A.dtype == np.bool_:
         from bitgraph.algorithms.breadth_first import bfs
 
-        return bfs(A, s)
+        return bfs(A, s, stats=stats)  # unweighted: hops (stats names the bfs method)
     c = out_csr(A)
     weights = c.values
     _check_weights(weights)
@@ -98,6 +99,10 @@ def sssp(A, source, *, method="auto", delta=None):
     W, D = _kernel_dtypes(A.dtype, weights, n)
     if method == "auto":
         method = "delta" if A.device == "cpu" else "bellman-ford"
+    if stats is not None:  # what ran (bitgraph.Stats)
+        stats.method = method
+        if method == "delta":
+            stats.ran(("sssp", "csr", "cpu", "delta"))
     if method == "delta":
         dist, reached = _delta(A, c, s, W, D, delta)
     else:

@@ -46,12 +46,13 @@ __all__ = ["triangle_count", "worth_relabelling", "METHODS"]
 METHODS = ("auto", "mxm", "ordered", "tensor_core")
 
 
-def triangle_count(A, *, per_vertex=False, method="auto", relabel="auto"):
+def triangle_count(A, *, per_vertex=False, method="auto", relabel="auto", stats=None):
     """The number of triangles of the undirected graph A + A' (self-loops
     ignored): an int, or with ``per_vertex`` an int64 Vector (an entry for
     every vertex) of the triangles through each vertex, as
     ``networkx.triangles``.
 
+    stats: a ``bitgraph.Stats`` to fill with the method run (and its kernel).
     method: ``"auto"``, ``"mxm"`` (masked ``L plus.pair L'``, public API),
     ``"ordered"`` (fused kernel) or ``"tensor_core"`` (the mxm on the B2SR
     bit product; the one method for a graph on CUDA); relabel: ``"auto"``
@@ -84,6 +85,11 @@ def triangle_count(A, *, per_vertex=False, method="auto", relabel="auto"):
     U = undirected_csr(A, self_loops=False)
     if relabel == "auto":
         relabel = cached(A, "tc_worth_relabelling", lambda: worth_relabelling(U.indptr, rules=rules))
+    if stats is not None:  # what ran (bitgraph.Stats), LAGraph's reported method
+        stats.method = "ordered" if method == "auto" else method
+        stats.metrics["relabel"] = bool(relabel)
+        if stats.method == "ordered":
+            stats.ran(("tc", "csr", "cpu", "ordered"))
     if method in ("mxm", "tensor_core"):
         tri = _mxm(A, U, per_vertex, relabel, "bits" if method == "tensor_core" else "auto", device)
     else:
