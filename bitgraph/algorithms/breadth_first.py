@@ -275,7 +275,8 @@ def _fused(A, s, want_parents, alpha, cfg):
         return registry.lookup("bfs", fmt="csr", device="cpu", variant=variant)
 
     push_levels, push_step, pull_step = kernel("push_levels"), kernel("push"), kernel("pull")
-    from bitgraph.kernels.cpu.bfs_csr import bits_to_queue, queue_to_bits
+    bits_to_queue = registry.lookup("convert", fmt="bitmap", device="cpu", variant="to_queue")
+    queue_to_bits = registry.lookup("convert", fmt="queue", device="cpu", variant="to_bitmap")
 
     out = out_csr(A)
     n, m = A.nrows, A.nvals
@@ -337,8 +338,8 @@ def blest_layout(A, reorder="none"):
 def _blest(A, s, reorder):
     """Levels from Blest steps on the BVSS of A' (original vertex ids)."""
     from bitgraph.kernels import registry
-    from bitgraph.kernels.cpu.bfs_csr import bits_to_queue
 
+    bits_to_queue = registry.lookup("convert", fmt="bitmap", device="cpu", variant="to_queue")
     step = registry.lookup("bfs", fmt="bvss", device="cpu", variant="step")
     b = blest_layout(A, reorder)
     n = b.nrows

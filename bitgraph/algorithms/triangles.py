@@ -129,7 +129,9 @@ def worth_relabelling(indptr, *, seed=0, rules=None) -> bool:
 
 def _ordered(A, U, per_vertex, relabel, rules):
     from bitgraph.kernels import registry
-    from bitgraph.kernels.cpu.components import degree_order, lower_ends
+
+    degree_order = registry.lookup("tc", fmt="csr", device="cpu", variant="degree_order")
+    lower_ends = registry.lookup("tc", fmt="csr", device="cpu", variant="lower_ends")
 
     count = registry.lookup("tc", fmt="csr", device="cpu", variant="ordered")
     if relabel:
@@ -157,8 +159,11 @@ def _mxm(A, U, per_vertex, relabel, method, device):
     """The masked-product count; ``method`` the mxm's, ``device`` where it runs."""
     import bitgraph as bg
     from bitgraph.formats.csr import CSR
-    from bitgraph.kernels.cpu.components import degree_order, lower_ends
+    from bitgraph.kernels import registry
     from bitgraph.matrix import Matrix
+
+    degree_order = registry.lookup("tc", fmt="csr", device="cpu", variant="degree_order")
+    lower_ends = registry.lookup("tc", fmt="csr", device="cpu", variant="lower_ends")
 
     def build():
         if relabel:

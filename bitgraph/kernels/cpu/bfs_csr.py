@@ -262,16 +262,26 @@ def pull_step(in_csr, out_indptr, frontier, visited, levels, parents, level, *,
     return next_bits, found, work
 
 
+@register("convert", fmt="queue", device="cpu", variant="to_bitmap")
 def queue_to_bits(queue, n):
-    """The packed uint32 bitmap of n bits with the ids of ``queue`` set."""
+    """The packed uint32 bitmap of n bits with the ids of ``queue`` set.
+
+    >>> queue_to_bits(np.array([0, 3, 33]), 40).tolist()
+    [9, 2]
+    """
     bits = np.zeros((n + 31) // 32, np.uint32)
     q = np.asarray(queue)
     _queue_to_bits(arg(q, np.int64 if q.dtype.itemsize > 4 else np.int32), bits)
     return bits
 
 
+@register("convert", fmt="bitmap", device="cpu", variant="to_queue")
 def bits_to_queue(bits, n, dtype=np.int32):
-    """The ids of the set bits of a packed bitmap, ascending, as ``dtype``."""
+    """The ids of the set bits of a packed bitmap, ascending, as ``dtype``.
+
+    >>> bits_to_queue(np.array([9, 2], np.uint32), 40).tolist()
+    [0, 3, 33]
+    """
     bits = arg(bits, np.uint32)
     queue = np.empty(n, np.dtype(dtype))
     k = _bits_to_queue(bits, queue)

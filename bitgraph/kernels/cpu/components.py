@@ -212,6 +212,7 @@ def _lower_ends(r0, r1, indptr, indices, ends):
         ends[u] = lo
 
 
+@register("tc", fmt="csr", device="cpu", variant="lower_ends")
 def lower_ends(indptr, indices, *, parallel=None):
     """mid[n] (index dtype): the columns < u of row u are
     ``indices[indptr[u]:mid[u]]`` (rows sorted, no copy). O(n log d)."""
@@ -288,6 +289,7 @@ def _relabel_rows(r0, r1, indptr, indices, rank, out_indptr, out_indices, out_mi
             out_indices[start:lo].sort()
 
 
+@register("tc", fmt="csr", device="cpu", variant="degree_order")
 def degree_order(indptr, indices, *, parallel=None):
     """(rank, indptr', indices', mid'): the graph relabelled by descending
     degree, rank[u] = the new id of u (ties by id). Row i of the new CSR
