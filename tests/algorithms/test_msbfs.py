@@ -10,6 +10,7 @@ from contextlib import contextmanager
 
 import numpy as np
 import pytest
+import oracle as O
 from graph_strategies import GraphSpec, graphs
 from testdata import data_file
 from hypothesis import given, settings
@@ -101,17 +102,26 @@ def test_msbfs_real_graphs(name):
             np.testing.assert_array_equal(msbfs(A, sources, batch=17, groupby=True), ref)
 
 
-def test_msbfs_generators_and_groupby():
-    # kron has hubs of out-degree > 128: GroupBy really reorders there
+@pytest.mark.parametrize("device", O.DEVICES)
+def test_msbfs_generators_and_groupby(device):
+    # kron has hubs of out-degree > 128: GroupBy really reorders there; on
+    # CUDA the levels come back on the GPU
     import scipy.sparse as sp
     for spec in ("kron:10", "urand:10", "grid:20x30"):
-        A = bg.io.generators.from_spec(spec)
-        r, c, _ = A.to_coo()
+        A_cpu = bg.io.generators.from_spec(spec)
+        A = O.on_device(A_cpu, device)
+        r, c, _ = A_cpu.to_coo()
         S = sp.csr_array((np.ones(r.size), (r, c)), shape=(A.nrows, A.nrows))
         sources = np.random.default_rng(3).integers(0, A.nrows, 200)
         ref = ref_levels(S, sources)
         for groupby in (False, True):
-            np.testing.assert_array_equal(msbfs(A, sources, groupby=groupby), ref)
+            got = msbfs(A, sources, groupby=groupby)
+            # per-source results: an array on the graph's device
+            assert type(got).__module__.split(".")[0] == ("cupy" if device == "cuda" else "numpy")
+            np.testing.assert_array_equal(O.to_host(got), ref)
+        cc = closeness_centrality(A, sources[:70])
+        assert type(cc).__module__.split(".")[0] == ("cupy" if device == "cuda" else "numpy")
+        np.testing.assert_allclose(O.to_host(cc), closeness_centrality(A_cpu, sources[:70]))
 
 
 def test_groupby_order_puts_sharing_sources_together():
