@@ -14,7 +14,7 @@ from __future__ import annotations
 from bitgraph.formats.bvss import PAD_ROW, update_divergence
 from bitgraph.kernels.registry import register
 
-__all__ = ["bvss_from_csr", "from_csr_arrays", "update_divergence_arrays"]
+__all__ = ["bvss_from_csr", "from_csr_arrays"]
 
 
 def from_csr_arrays(A, sigma, xp):
@@ -105,15 +105,3 @@ def bvss_from_csr(A, sigma=8):
     # the sort keys, the prefix sums and the slots: ~40 bytes per entry at peak
     with oom_guard("BVSS from CSR", 40 * nnz + 16 * A.ncols):
         return from_csr_arrays(A, sigma, cupy)
-
-
-def update_divergence_arrays(row_ids, xp):
-    """Blest's U_div of a BVSS's ``row_ids`` by array operations of ``xp``:
-    ``formats.bvss.update_divergence``.
-
-    >>> import numpy as np
-    >>> rid = np.full((1, 32, 4), PAD_ROW, np.uint32); rid[0, :2, 0] = [0, 4]
-    >>> update_divergence_arrays(rid, np)
-    2.0
-    """
-    return update_divergence(row_ids, xp)
