@@ -16,6 +16,7 @@ from .errors import (
     DomainMismatch,
     FormatError,
     InvalidIndex,
+    InvalidType,
     InvalidValue,
 )
 from .mask import Mask
@@ -61,5 +62,5 @@ __all__ = [
     "LOR_LAND", "ANY_PAIR", "PLUS_TIMES", "PLUS_PAIR", "MIN_PLUS", "MAX_PLUS",
     "MAX_TIMES", "MIN_TIMES", "MIN_FIRST", "MIN_SECOND", "ANY_SECONDI", "PLUS_SECOND",
     "BitgraphError", "DimensionMismatch", "DomainMismatch", "InvalidIndex",
-    "InvalidValue", "FormatError", "DeviceError",
+    "InvalidValue", "InvalidType", "FormatError", "DeviceError",
 ]

@@ -122,8 +122,74 @@ def isin_sorted(keys, sorted_set):
     return sorted_set[pos] == keys
 
 
-def as_index_array(idx, what: str, bound: int):
-    """A 1-D int64 array from a list/array of indices, checked against ``bound``."""
+def as_dim(value, what: str, name: str) -> int:
+    """A dimension argument (``nrows``, ``ncols``, ``size``) as an int >= 0.
+
+    Only integers are dimensions: a float (even 3.0), a bool or a string is
+    ``InvalidType`` naming the argument; a negative one is ``InvalidValue``.
+
+    >>> as_dim(np.int32(3), "Vector", "size")
+    3
+    """
+    from .errors import InvalidType, InvalidValue
+
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+        raise InvalidType(f"{what}: {name} must be an integer, got {type(value).__name__} {value!r}")
+    n = int(value)
+    if n < 0:
+        raise InvalidValue(f"{what}: {name} must be >= 0, got {n}")
+    return n
+
+
+def check_shape(nrows: int, ncols: int, what: str):
+    """Raise ``InvalidValue`` unless every entry of an ``nrows x ncols``
+    matrix has an int64 key ``row * ncols + col``.
+
+    Entries are addressed by that key throughout (``ops``, ``formats.csr``,
+    the algorithms, the CUDA paths), so ``nrows * ncols`` must be at most
+    2**63 - 1 (each dimension too). A clear error at construction was chosen
+    over keys that cannot overflow (pairs sorted lexicographically, or
+    uint64 keys with checks) because it is one check in one place, where
+    safe keys would change every key computation of the library and its
+    kernels; and a CSR needs ``nrows + 1`` row pointers in memory, so the
+    shapes given up are those with over 2**63 / (memory) columns.
+
+    >>> check_shape(2**31, 2**31, "Matrix")
+    >>> try:
+    ...     check_shape(5, 2**62 + 1, "Matrix")
+    ... except ValueError as e:
+    ...     print(e)
+    Matrix: a 5 x 4611686018427387905 matrix has too many positions to address: nrows * ncols must be < 2**63
+    """
+    from .errors import InvalidValue
+
+    if int(nrows) * int(ncols) > np.iinfo(np.int64).max or max(nrows, ncols) > np.iinfo(np.int64).max:
+        raise InvalidValue(f"{what}: a {nrows} x {ncols} matrix has too many positions to address:"
+                           f" nrows * ncols must be < 2**63")
+
+
+def _first_bad(a, bad):
+    """The given value of the first element of ``a`` where ``bad`` holds (a
+    python int when it is integral, else the number as given)."""
+    v = a[int(np.argmax(bad))]
+    v = v.item() if hasattr(v, "item") else v
+    if isinstance(v, float) and v.is_integer():
+        v = int(v)
+    return v
+
+
+def as_index_array(idx, what: str, bound):
+    """A 1-D int64 array from a list/array of indices, checked against
+    ``bound`` (None: no bound check; ``check_bounds`` later).
+
+    Integers, and floats with integral values (2.0) are indices; any other
+    float (1.5, inf, nan), a bool or a string is ``InvalidValue`` naming
+    it; an index outside [0, bound) is ``InvalidIndex`` naming the index as
+    given (``np.inf`` is reported as inf, 2**64 as 2**64).
+
+    >>> as_index_array([2.0, 0], "f", 3).tolist()
+    [2, 0]
+    """
     from .errors import InvalidIndex, InvalidValue
 
     a = np.asarray(idx)
@@ -131,17 +197,49 @@ def as_index_array(idx, what: str, bound: int):
         a = a.reshape(1)
     if a.ndim != 1:
         raise InvalidValue(f"{what}: indices must be 1-D, got shape {a.shape}")
+    if a.size and a.dtype.kind == "O":  # python ints beyond 64 bits, or mixed objects
+        if not all(isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_)) for v in a):
+            bad = [not isinstance(v, (int, np.integer)) or isinstance(v, (bool, np.bool_)) for v in a]
+            raise InvalidValue(f"{what}: indices must be integers, got {_first_bad(a, np.array(bad))!r}")
+        big = np.array([not -2**63 <= int(v) < 2**63 for v in a])
+        if big.any():
+            raise InvalidIndex(f"{what}: index {_first_bad(a, big)} is out of range{_size(bound)}")
+        a = a.astype(np.int64)
     if a.size and a.dtype.kind not in "iu":
-        if a.dtype.kind == "f" and np.all(a == np.trunc(a)):
-            a = a.astype(np.int64)
-        elif a.dtype == np.bool_:
+        if a.dtype == np.bool_:
             raise InvalidValue(f"{what}: indices must be integers, got bool")
-        else:
+        if a.dtype.kind != "f":
             raise InvalidValue(f"{what}: indices must be integers, got {a.dtype}")
+        with np.errstate(invalid="ignore"):
+            frac = ~np.isfinite(a) | (a != np.trunc(a))
+        if frac.any():
+            v = _first_bad(a, frac)
+            if np.isnan(v) or np.isfinite(v):
+                raise InvalidValue(f"{what}: indices must be integers, got {v!r}")
+            raise InvalidIndex(f"{what}: index {v} is out of range{_size(bound)}")
+        big = (a < -2.0**63) | (a >= 2.0**63)
+        if big.any():
+            raise InvalidIndex(f"{what}: index {_first_bad(a, big)} is out of range{_size(bound)}")
+    if a.size and a.dtype.kind == "u" and a.dtype.itemsize == 8:
+        big = a > np.uint64(np.iinfo(np.int64).max)
+        if big.any():
+            raise InvalidIndex(f"{what}: index {_first_bad(a, big)} is out of range{_size(bound)}")
     a = a.astype(np.int64, copy=False)
+    if bound is not None:
+        check_bounds(a, what, bound)
+    return a
+
+
+def _size(bound) -> str:
+    return " (of int64)" if bound is None else f" for size {bound}"
+
+
+def check_bounds(a, what: str, bound: int):
+    """Raise ``InvalidIndex`` naming the first int64 index of ``a`` outside [0, bound)."""
+    from .errors import InvalidIndex
+
     if a.size:
         bad = (a < 0) | (a >= bound)
         if bad.any():
             i = int(a[np.argmax(bad)])
             raise InvalidIndex(f"{what}: index {i} is out of range for size {bound}")
-    return a

@@ -17,6 +17,7 @@ __all__ = [
     "DomainMismatch",
     "InvalidIndex",
     "InvalidValue",
+    "InvalidType",
     "FormatError",
     "DeviceError",
     "ValidationError",
@@ -84,6 +85,20 @@ class InvalidValue(BitgraphError, ValueError):
     ... except bg.InvalidValue as e:
     ...     print(e, isinstance(e, ValueError))
     select: unknown select op 'trill'; did you mean 'tril' or 'triu'? True
+    """
+
+
+class InvalidType(BitgraphError, TypeError):
+    """An argument has the wrong type (names the argument, what it must be
+    and what was given): a float where a dimension or a vertex id goes, a
+    list of lists where a list of vertex ids goes.
+
+    >>> import bitgraph as bg
+    >>> try:
+    ...     bg.Vector(size=3.7)
+    ... except bg.InvalidType as e:
+    ...     print(e, isinstance(e, TypeError))
+    Vector: size must be an integer, got float 3.7 True
     """
 
 

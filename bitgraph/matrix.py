@@ -16,12 +16,12 @@ from __future__ import annotations
 import numpy as np
 
 from . import _array as ar
-from .errors import DimensionMismatch, InvalidValue
+from .errors import BitgraphError, DimensionMismatch, InvalidIndex, InvalidValue
 from .formats import csr as csr_fmt
 from .formats.csr import CSR
 from . import _kinds as kinds
 from ._container import Container
-from .semiring import lookup_dtype
+from .semiring import lookup_binary, lookup_dtype
 from .vector import _combine_duplicates, _import_graphblas
 
 
@@ -269,16 +269,17 @@ class Matrix(_MatrixOps):
     def __init__(self, dtype=bool, nrows=0, ncols=0, *, device=None):
         from . import device as dev
 
-        nrows, ncols = int(nrows), int(ncols)
-        if nrows < 0 or ncols < 0:
-            raise InvalidValue(f"Matrix: dimensions must be >= 0, got {nrows} x {ncols}")
+        nrows, ncols = ar.as_dim(nrows, "Matrix", "nrows"), ar.as_dim(ncols, "Matrix", "ncols")
+        ar.check_shape(nrows, ncols, "Matrix")
         dt = lookup_dtype(dtype)
         idt = ar.index_dtype(nrows, ncols)
         xp = dev.require_cuda("Matrix") if dev.resolve(device, "Matrix") == "cuda" else np
         self._set(CSR(xp.zeros(nrows + 1, idt), xp.zeros(0, idt), xp.zeros(0, dt), nrows, ncols), dt)
 
     def _set(self, csr: CSR, dtype):
-        """Replace the storage (and drop every derived format)."""
+        """Replace the storage (and drop every derived format). Every Matrix
+        comes through here: its shape has int64 keys (``_array.check_shape``)."""
+        ar.check_shape(csr.nrows, csr.ncols, "Matrix")
         self._data = csr
         self._dtype = lookup_dtype(dtype)
         self._cache = _Cache()
@@ -314,15 +315,21 @@ class Matrix(_MatrixOps):
 
     @classmethod
     def _from_coo(cls, r, c, values, nrows, ncols, dtype, dup_op):
+        where = "Matrix.from_coo"
+        _check_dup_op(dup_op, where)
+        nrows = None if nrows is None else ar.as_dim(nrows, where, "nrows")
+        ncols = None if ncols is None else ar.as_dim(ncols, where, "ncols")
+        r = ar.as_index_array(r, f"{where} (rows)", nrows)
+        c = ar.as_index_array(c, f"{where} (cols)", ncols)
         if r.shape != c.shape:
-            raise DimensionMismatch(f"Matrix.from_coo: {r.size} rows but {c.size} cols")
+            raise DimensionMismatch(f"{where}: {r.size} rows but {c.size} cols")
         if nrows is None:
             nrows = int(r.max()) + 1 if r.size else 0
+            ar.check_bounds(r, f"{where} (rows)", nrows)
         if ncols is None:
             ncols = int(c.max()) + 1 if c.size else 0
-        nrows, ncols = int(nrows), int(ncols)
-        r = ar.as_index_array(r, "Matrix.from_coo (rows)", nrows)
-        c = ar.as_index_array(c, "Matrix.from_coo (cols)", ncols)
+            ar.check_bounds(c, f"{where} (cols)", ncols)
+        ar.check_shape(nrows, ncols, where)
         if values is None:
             if dtype is not None and lookup_dtype(dtype) != np.bool_:
                 vals, dup_op = np.ones(r.shape[0], lookup_dtype(dtype)), "any"
@@ -364,13 +371,33 @@ class Matrix(_MatrixOps):
             indptr, indices = cupy.asarray(indptr), cupy.asarray(indices)
             values = None if values is None else cupy.asarray(values)
         xp = ar.array_module(indptr)
+        where = "Matrix.from_csr"
+        indptr = _csr_index_array(indptr, "indptr", xp)
+        indices = _csr_index_array(indices, "indices", xp)
+        if indptr.shape[0] == 0:
+            raise InvalidValue(f"{where}: indptr must have nrows + 1 >= 1 entries, got 0")
         nrows = indptr.shape[0] - 1
-        ncols = int(indices.max()) + 1 if ncols is None and indices.size else int(ncols or 0)
-        idt = ar.index_dtype(indices.shape[0], nrows, ncols)
+        nnz = indices.shape[0]
+        if values is not None:
+            if values.ndim != 1 or values.shape[0] != nnz:
+                raise DimensionMismatch(f"{where}: values has shape {tuple(values.shape)}, for"
+                                        f" {nnz} entries (len(indices) = {nnz}): lengths must be equal")
+        if ncols is None:
+            ncols = int(indices.max()) + 1 if nnz else 0
+        else:
+            ncols = ar.as_dim(ncols, where, "ncols")
+        ar.check_shape(nrows, ncols, where)
+        first, last = int(indptr[0]), int(indptr[-1])
+        if first != 0 or last != nnz:
+            raise DimensionMismatch(f"{where}: indptr must run from 0 to len(indices) = {nnz},"
+                                    f" got indptr[0] = {first}, indptr[-1] = {last}")
+        idt = ar.index_dtype(nnz, nrows, ncols)
         if check:
-            if int(indptr[0]) != 0 or int(indptr[-1]) != indices.shape[0] or bool(xp.any(xp.diff(indptr) < 0)):
-                raise InvalidValue("Matrix.from_csr: indptr is not a valid row pointer")
-            if indices.size and (int(indices.min()) < 0 or int(indices.max()) >= ncols):
+            if bool(xp.any(xp.diff(indptr) < 0)):
+                bad = int(xp.argmax(xp.diff(indptr) < 0))
+                raise InvalidValue(f"{where}: indptr is not a valid row pointer: it decreases at"
+                                   f" indptr[{bad + 1}] = {int(indptr[bad + 1])}")
+            if nnz and (int(indices.min()) < 0 or int(indices.max()) >= ncols):
                 bad = int(indices[(indices < 0) | (indices >= ncols)][0])
                 raise ar_invalid_index(bad, ncols)
             rows = ar.rows_of(indptr)
@@ -405,6 +432,7 @@ class Matrix(_MatrixOps):
         vals = S.data
         dt = lookup_dtype(dtype if dtype is not None else vals.dtype)
         nrows, ncols = S.shape
+        ar.check_shape(nrows, ncols, "Matrix.from_scipy")
         idt = np.int64 if S.indices.dtype == np.int64 else ar.index_dtype(S.nnz, nrows, ncols)
         csr = CSR(S.indptr.astype(idt), S.indices.astype(idt), ar.cast(vals, dt), nrows, ncols)
         from . import device as dev
@@ -690,6 +718,44 @@ def _readonly(a):
     v = a.view()
     v.flags.writeable = False
     return v
+
+
+def _csr_index_array(a, name, xp):
+    """A CSR index argument as a 1-D integer array: integers as they are,
+    floats only with integral values (never truncated); else ``InvalidValue``
+    naming the argument and the value."""
+    where = "Matrix.from_csr"
+    if a.ndim != 1:
+        raise InvalidValue(f"{where}: {name} must be 1-D, got shape {tuple(a.shape)}")
+    kind = a.dtype.kind
+    if kind in "iu" and not (kind == "u" and a.dtype.itemsize == 8):
+        return a
+    if a.shape[0] == 0:
+        return a.astype(np.int64)
+    if kind == "u":  # uint64: beyond int64 is out of range
+        big = a > np.uint64(np.iinfo(np.int64).max)
+        if bool(xp.any(big)):
+            raise InvalidIndex(f"{where}: {name} holds {int(a[int(xp.argmax(big))])}, beyond int64")
+        return a.astype(np.int64)
+    if kind != "f":
+        raise InvalidValue(f"{where}: {name} must be integers, got {a.dtype}")
+    with np.errstate(invalid="ignore"):
+        bad = ~xp.isfinite(a) | (a != xp.trunc(a)) | (xp.abs(a) >= 2.0**63)
+    if bool(xp.any(bad)):
+        i = int(xp.argmax(bad))
+        raise InvalidValue(f"{where}: {name} must be integers, got {name}[{i}] = {float(a[i])!r}")
+    return a.astype(np.int64)
+
+
+def _check_dup_op(dup_op, where):
+    """Look ``dup_op`` up before anything runs, so a bad name is an error
+    whether or not there are duplicates; the error names the argument."""
+    if dup_op is None:
+        return
+    try:
+        lookup_binary(dup_op)
+    except BitgraphError as e:
+        raise type(e)(f"{where}: dup_op: {e}") from None
 
 
 def ar_invalid_index(i, bound):

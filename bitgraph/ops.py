@@ -25,7 +25,7 @@ import numpy as np
 
 from . import _array as ar
 from . import plan, settings
-from .errors import DeviceError, DimensionMismatch, DomainMismatch, InvalidValue
+from .errors import DeviceError, DimensionMismatch, DomainMismatch, InvalidType, InvalidValue
 from .formats import csr as csr_fmt
 from .formats.csr import CSR
 from .kernels import opcodes as oc
@@ -40,6 +40,26 @@ from .semiring import (
     scalar_dtype,
     unify,
 )
+
+
+def _scalar(value, what: str):
+    """A scalar argument and its dtype as python-graphblas infers it (bool,
+    int64, float64, or a numpy scalar's own); a python int beyond int64 is
+    uint64 when it fits (as numpy and python-graphblas type it), else
+    ``InvalidValue`` naming it. Cast to the operand's type by the library's
+    rule (``_array.cast``) afterwards.
+
+    >>> _scalar(2**63, "assign: value")
+    (9223372036854775808, dtype('uint64'))
+    """
+    if isinstance(value, int) and not isinstance(value, bool) and not -2**63 <= value < 2**63:
+        if 0 <= value < 2**64:
+            return value, np.dtype(np.uint64)
+        raise InvalidValue(f"{what}: {value} does not fit a 64-bit integer (int64 or uint64)")
+    try:
+        return value, scalar_dtype(value)
+    except DomainMismatch as e:
+        raise DomainMismatch(f"{what}: {e}") from None
 
 __all__ = [
     "mxv", "vxm", "mxm", "ewise_add", "ewise_mult", "apply", "select", "reduce",
@@ -440,6 +460,7 @@ def mxm(A, B, semiring="plus_times", *, mask=None, accum=None, replace=False, ou
         raise DimensionMismatch(f"mxm: A.ncols (={A.ncols}) must equal B.nrows (={B.nrows})")
     sr = lookup_semiring(semiring)
     shape = (A.nrows, B.ncols)
+    ar.check_shape(*shape, "mxm: the result")
     mask = _check_out_mask("mxm", shape, mask, out, accum)
     _same_device("mxm", A, B, out, None if mask is None else mask.parent)
     spec, tc, to = _semiring_spec(sr, unify(A.dtype, B.dtype))
@@ -545,8 +566,7 @@ def apply(x, op, *, left=None, right=None, mask=None, accum=None, replace=False,
         vals = ar.cast(plan.unary(uop.code, ar.cast(e.values, tc)), to)
     else:
         bop = lookup_binary(op)
-        s = left if left is not None else right
-        sdt = scalar_dtype(s)
+        s, sdt = _scalar(left if left is not None else right, f"apply: {'left' if left is not None else 'right'}")
         t = unify(x.dtype, sdt)
         svec = ar.array_module(e.values).full(e.values.shape[0], s, sdt)
         a, b = (svec, e.values) if left is not None else (e.values, svec)
@@ -596,6 +616,9 @@ def select(x, op, thunk=0, *, mask=None, accum=None, replace=False, out=None):
     xp = ar.array_module(e.keys)
     name = op.lower() if isinstance(op, str) else op
     if name in _SELECT_INDEX:
+        if isinstance(thunk, (bool, np.bool_)) or not isinstance(thunk, (int, np.integer)):
+            raise InvalidType(f"select: thunk of the index op {name!r} must be an integer,"
+                              f" got {type(thunk).__name__} {thunk!r}")
         k = int(thunk)
         if _is_matrix(x):
             i, j = xp.divmod(e.keys, max(x.ncols, 1))
@@ -603,8 +626,9 @@ def select(x, op, thunk=0, *, mask=None, accum=None, replace=False, out=None):
             i, j = e.keys, xp.zeros_like(e.keys)
         keep = _SELECT_INDEX[name](i, j, k)
     elif name in _SELECT_VALUE:
-        t = unify(x.dtype, scalar_dtype(thunk))
-        k = ar.cast(np.full(1, thunk, scalar_dtype(thunk)), t)[0]
+        thunk, tdt = _scalar(thunk, "select: thunk")
+        t = unify(x.dtype, tdt)
+        k = ar.cast(np.full(1, thunk, tdt), t)[0]
         with np.errstate(invalid="ignore"):
             keep = _SELECT_VALUE[name](ar.cast(e.values, t), k)
     else:
@@ -669,7 +693,14 @@ def _index(idx, n, what):
     if idx is None:
         return np.arange(n, dtype=np.int64), False
     if isinstance(idx, slice):
-        return np.arange(n, dtype=np.int64)[idx], False
+        for part in ("start", "stop", "step"):
+            v = getattr(idx, part)
+            if v is not None and (isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, np.integer))):
+                raise InvalidType(f"{what}: slice {part} must be an integer or None,"
+                                  f" got {type(v).__name__} {v!r}")
+        if idx.step is not None and int(idx.step) == 0:
+            raise InvalidValue(f"{what}: slice step must not be zero, got {idx!r}")
+        return np.arange(*idx.indices(n), dtype=np.int64), False
     if isinstance(idx, (int, np.integer)) and not isinstance(idx, (bool, np.bool_)):
         return ar.as_index_array([idx], what, n), True
     return ar.as_index_array(idx, what, n), False
@@ -728,6 +759,8 @@ def extract(x, *index, mask=None, accum=None, replace=False, out=None):
     J, col_scalar = _index(cols, x.ncols, "extract (cols)")
     if row_scalar and col_scalar:
         raise InvalidValue("extract: for a single element use two lists, or extract a row and index it")
+    if not (row_scalar or col_scalar):
+        ar.check_shape(I.shape[0], J.shape[0], "extract: the result")
     c = x._csr()
     p, col, src = _gather_rows(c, I)
     if cols is None:
@@ -806,7 +839,7 @@ def assign(out, value, *index, mask=None, accum=None, replace=False):
             p, q = e.keys, np.zeros_like(e.keys)
         vvals = e.values
     else:
-        vdt = scalar_dtype(value)
+        value, vdt = _scalar(value, "assign: value")
         p = np.repeat(np.arange(dims[0], dtype=np.int64), J.shape[0])
         q = np.tile(np.arange(J.shape[0], dtype=np.int64), dims[0])
         vvals = np.full(p.shape[0], value, vdt)

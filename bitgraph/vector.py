@@ -33,9 +33,7 @@ class Vector(Container):
     def __init__(self, dtype=bool, size=0, *, device=None):
         from . import device as dev
 
-        size = int(size)
-        if size < 0:
-            raise InvalidValue(f"Vector: size must be >= 0, got {size}")
+        size = ar.as_dim(size, "Vector", "size")
         xp = dev.require_cuda("Vector") if dev.resolve(device, "Vector") == "cuda" else np
         self._dtype = lookup_dtype(dtype)
         self._size = size
@@ -78,10 +76,16 @@ class Vector(Container):
         return dev.place(v, device, "Vector.from_coo", indices, values)
 
     @classmethod
-    def _from_coo(cls, idx, values, size, dtype, dup_op):
+    def _from_coo(cls, idx, values, size, dtype, dup_op, where="Vector.from_coo"):
+        if dup_op is not None:
+            from .matrix import _check_dup_op
+
+            _check_dup_op(dup_op, where)
+        size = None if size is None else ar.as_dim(size, where, "size")
+        idx = ar.as_index_array(idx, where, size)
         if size is None:
             size = int(idx.max()) + 1 if idx.size else 0
-        idx = ar.as_index_array(idx, "Vector.from_coo", int(size))
+            ar.check_bounds(idx, where, size)  # negative indices
         if values is None:
             vals = np.ones(idx.shape[0], np.bool_)
             if dup_op is None:
@@ -92,7 +96,7 @@ class Vector(Container):
                 vals = np.full(idx.shape[0], vals)
             if vals.shape != idx.shape:
                 raise DimensionMismatch(
-                    f"Vector.from_coo: {vals.shape[0]} values for {idx.shape[0]} indices"
+                    f"{where}: {vals.shape[0] if vals.ndim else 0} values for {idx.shape[0]} indices"
                 )
             if dtype is None and vals.size == 0 and vals.dtype == np.float64:
                 vals = vals.astype(np.float64)
@@ -115,8 +119,10 @@ class Vector(Container):
         """
         from . import device as dev
 
-        idx = ar.as_index_array(dev.host(indices), "Vector.from_indices", int(size))
-        v = cls._from_coo(idx, np.ones(idx.shape[0], lookup_dtype(dtype)), size, None, "any")
+        where = "Vector.from_indices"
+        size = ar.as_dim(size, where, "size")
+        idx = ar.as_index_array(dev.host(indices), where, size)
+        v = cls._from_coo(idx, np.ones(idx.shape[0], lookup_dtype(dtype)), size, None, "any", where)
         return dev.place(v, device, "Vector.from_indices", indices)
 
     @classmethod

@@ -12,7 +12,7 @@ import difflib
 
 import numpy as np
 
-from bitgraph.errors import DeviceError, DimensionMismatch, InvalidIndex, InvalidValue
+from bitgraph.errors import DeviceError, DimensionMismatch, InvalidIndex, InvalidType, InvalidValue
 from bitgraph.formats.csr import CSR
 
 __all__ = ["check_graph", "check_source", "check_sources", "out_csr", "in_csr",
@@ -26,7 +26,7 @@ def check_graph(A, where: str, *, cuda: bool = False):
     from bitgraph.matrix import Matrix, TransposedMatrix
 
     if not isinstance(A, (Matrix, TransposedMatrix)):
-        raise TypeError(f"{where}: expected a bitgraph Matrix, got {type(A).__name__}")
+        raise InvalidType(f"{where}: expected a bitgraph Matrix, got {type(A).__name__}")
     if A.device != "cpu" and not (cuda and A.device == "cuda"):
         raise DeviceError(f"{where}: the graph is on {A.device!r}, and {where} runs on the"
                           f" CPU only; use A.to('cpu')")
@@ -37,10 +37,23 @@ def check_graph(A, where: str, *, cuda: bool = False):
 
 
 def check_source(A, source, where: str, name: str = "source") -> int:
-    """``source`` as an int in [0, n), else ``InvalidIndex`` naming it."""
+    """``source`` as an int in [0, n): not an integer (a float, a bool) is
+    ``InvalidType`` (a ``TypeError``), out of range ``InvalidIndex``, each
+    naming the argument and the value.
+
+    >>> import bitgraph as bg
+    >>> A = bg.Matrix.from_coo([0], [1], nrows=2, ncols=2)
+    >>> check_source(A, 1, "bfs")
+    1
+    >>> try:
+    ...     check_source(A, 1.0, "bfs")
+    ... except TypeError as e:
+    ...     print(type(e).__name__, e)
+    InvalidType bfs: source must be an integer vertex id, got 1.0
+    """
     if isinstance(source, (bool, np.bool_)) or not isinstance(source, (int, np.integer)):
-        raise TypeError(f"{where}: {name} must be an integer vertex id,"
-                        f" got {source!r}")
+        raise InvalidType(f"{where}: {name} must be an integer vertex id,"
+                          f" got {source!r}")
     s = int(source)
     if not 0 <= s < A.nrows:
         raise InvalidIndex(f"{where}: {name} {s} is out of range for a graph"
@@ -49,14 +62,26 @@ def check_source(A, source, where: str, name: str = "source") -> int:
 
 
 def check_sources(A, sources, where: str) -> np.ndarray:
-    """``sources`` as a 1-d int64 array of vertex ids, each in [0, n)."""
-    s = np.asarray(sources)
+    """``sources`` as a 1-d int64 array of vertex ids, each in [0, n):
+    anything else (a list of lists, floats, bools) is ``InvalidType`` (a
+    ``TypeError``), an id out of range ``InvalidIndex``.
+
+    >>> import bitgraph as bg
+    >>> A = bg.Matrix.from_coo([0], [1], nrows=2, ncols=2)
+    >>> check_sources(A, [1, 0], "msbfs").tolist()
+    [1, 0]
+    """
+    try:
+        s = np.asarray(sources)
+    except ValueError:  # ragged
+        raise InvalidType(f"{where}: sources must be a 1-d list of integer vertex ids,"
+                          f" got {repr(sources)[:200]}") from None
     if s.ndim == 0:
         s = s.reshape(1)
-    if s.ndim != 1 or (s.size and s.dtype.kind not in "iu"):
-        raise TypeError(f"{where}: sources must be a 1-d list of integer vertex"
-                        f" ids, got {np.asarray(sources).dtype} of shape"
-                        f" {np.asarray(sources).shape}")
+    if s.ndim != 1 or (s.size and s.dtype.kind not in "iu") or (s.dtype.kind == "u" and s.size
+                                                                and s.max() > np.iinfo(np.int64).max):
+        raise InvalidType(f"{where}: sources must be a 1-d list of integer vertex ids,"
+                          f" got {repr(sources)[:200]} ({s.dtype} of shape {s.shape})")
     s = s.astype(np.int64)
     if s.size and (s.min() < 0 or s.max() >= A.nrows):  # two reductions: no mask made
         bad = np.flatnonzero((s < 0) | (s >= A.nrows))
