@@ -16,13 +16,13 @@ from __future__ import annotations
 import numpy as np
 
 from . import _array as ar
-from .errors import BitgraphError, DimensionMismatch, InvalidIndex, InvalidValue
+from .errors import DimensionMismatch, InvalidIndex, InvalidValue
 from .formats import csr as csr_fmt
 from .formats.csr import CSR
 from . import _kinds as kinds
 from ._container import Container
-from .semiring import lookup_binary, lookup_dtype
-from .vector import _combine_duplicates, _import_graphblas
+from .semiring import lookup_dtype
+from .vector import _check_dup_op, _combine_duplicates, _import_graphblas
 
 
 class Derived:
@@ -745,17 +745,6 @@ def _csr_index_array(a, name, xp):
         i = int(xp.argmax(bad))
         raise InvalidValue(f"{where}: {name} must be integers, got {name}[{i}] = {float(a[i])!r}")
     return a.astype(np.int64)
-
-
-def _check_dup_op(dup_op, where):
-    """Look ``dup_op`` up before anything runs, so a bad name is an error
-    whether or not there are duplicates; the error names the argument."""
-    if dup_op is None:
-        return
-    try:
-        lookup_binary(dup_op)
-    except BitgraphError as e:
-        raise type(e)(f"{where}: dup_op: {e}") from None
 
 
 def ar_invalid_index(i, bound):

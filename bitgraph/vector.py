@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import _array as ar
-from .errors import DimensionMismatch, InvalidValue
+from .errors import BitgraphError, DimensionMismatch, InvalidValue
 from . import _kinds as kinds
 from ._container import Container
 from .semiring import lookup_binary, lookup_dtype
@@ -77,10 +77,7 @@ class Vector(Container):
 
     @classmethod
     def _from_coo(cls, idx, values, size, dtype, dup_op, where="Vector.from_coo"):
-        if dup_op is not None:
-            from .matrix import _check_dup_op
-
-            _check_dup_op(dup_op, where)
+        _check_dup_op(dup_op, where)
         size = None if size is None else ar.as_dim(size, where, "size")
         idx = ar.as_index_array(idx, where, size)
         if size is None:
@@ -345,6 +342,17 @@ class Vector(Container):
         from . import ops
 
         return ops.assign(self, value, index, **kw)
+
+
+def _check_dup_op(dup_op, where):
+    """Look ``dup_op`` up before anything runs, so a bad name is an error
+    whether or not there are duplicates; the error names the argument."""
+    if dup_op is None:
+        return
+    try:
+        lookup_binary(dup_op)
+    except BitgraphError as e:
+        raise type(e)(f"{where}: dup_op: {e}") from None
 
 
 def _combine_duplicates(keys, vals, dup_op, where):
