@@ -47,6 +47,12 @@ BFS tree, components as a partition, and so on.
 
 ``--json`` prints one JSON object instead; ``--quiet`` only silences the
 progress display, which appears on stderr only when stderr is a terminal.
+``-o FILE`` (the result of an algorithm command, convert's graph) is
+checked before any work (its directory exists and is writable, it is not a
+directory) and written all at once (:func:`bitgraph.io.atomic.atomic_write`:
+a temporary file beside it, fsync, rename; an existing file keeps its
+permissions, a symbolic link is written through): a full disk or Ctrl-C
+leaves the old file intact and no temporary file, and the error names FILE.
 Bad arguments and bad files end with one line on stderr and exit status 2;
 a failed ``--check`` exits 1; Ctrl-C exits 130.
 
@@ -1073,6 +1079,8 @@ def _algorithm_setup(s, command, *, method=None, source_text=None, sources_text=
 def cmd_algorithm(args) -> int:
     s = _Session(args)
     c = args.command
+    if args.output is not None:
+        _check_output(c, args.output)  # before the (maybe long) load and compute
     algo = _algorithm_setup(s, c, method=getattr(args, "method", None),
                             source_text=getattr(args, "source", None),
                             sources_text=getattr(args, "sources", None))
@@ -1099,7 +1107,7 @@ def cmd_algorithm(args) -> int:
             what = _check(algo, out)
         result["check"] = "ok"
         s.print(f"check:  {what}")
-    if getattr(args, "output", None):
+    if args.output is not None:
         _write_result(args.output, algo, out)
         s.print(f"output: {args.output}")
     return s.finish(result, seconds, {"warmup": args.warmup})
@@ -1141,6 +1149,36 @@ def _check(algo, out) -> str:
 
 # -------------------------------------------------------------------- output
 
+def _check_output(command, path):
+    """``-o path`` can be written (:func:`bitgraph.io.atomic.check_writable`:
+    its directory exists and is writable, it is not a directory), checked
+    before any work; else a one-line error naming the file."""
+    from .io.atomic import check_writable
+
+    try:
+        check_writable(path)
+    except OSError as e:
+        raise UsageError(f"{command}: cannot write {path}: {e.strerror or e}") from None
+
+
+class _Writing:
+    """Around a write of ``-o path``: an ``OSError`` (a full disk, no
+    permission) becomes one line naming the file. The writes themselves go
+    through :func:`bitgraph.io.atomic.atomic_write` (temporary file, fsync,
+    rename), so a failed or interrupted one leaves the old file intact."""
+
+    def __init__(self, command, path):
+        self.command, self.path = command, path
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, kind, e, tb):
+        if kind is not None and issubclass(kind, OSError):
+            raise UsageError(f"{self.command}: cannot write {self.path}: {e.strerror or e}") from None
+        return False
+
+
 def _write_result(path, algo, out):
     c = algo.command
     fmt, header = "%d", ""
@@ -1161,13 +1199,21 @@ def _write_result(path, algo, out):
         arr, header = out.to_dense(-1).astype(np.int64), "component label (smallest vertex id)"
     else:
         arr, header = out.to_dense(0).astype(np.int64), "triangles at the vertex"
+    from .io.atomic import atomic_write
+
     if str(path).endswith(".npy"):
-        np.save(path, arr)
-        return
-    if arr.ndim == 2 and c == "msbfs":
-        fmt = "%d"
-    np.savetxt(path, arr, fmt=fmt, header=f"bitgraph {c}: {header}; line i+1 = vertex i"
-               if c != "msbfs" else f"bitgraph msbfs: sources {algo.sources}; {header}")
+        def writer(f):
+            np.save(f, arr)
+    else:
+        if arr.ndim == 2 and c == "msbfs":
+            fmt = "%d"
+        head = (f"bitgraph {c}: {header}; line i+1 = vertex i" if c != "msbfs"
+                else f"bitgraph msbfs: sources {algo.sources}; {header}")
+
+        def writer(f):
+            np.savetxt(f, arr, fmt=fmt, header=head)
+    with _Writing(c, path):
+        atomic_write(path, writer)
 
 
 # ---------------------------------------------------------------------- bench
@@ -1321,9 +1367,7 @@ def cmd_convert(args) -> int:
     s = _Session(args)
     _command_device(args.device, "convert")
     out = args.output
-    folder = os.path.dirname(os.path.abspath(out))
-    if not os.path.isdir(folder):
-        raise UsageError(f"convert: cannot write {out}: no such directory {folder}")
+    _check_output("convert", out)  # before the load
     low = out.lower()
     base = low[:-3] if low.endswith(".gz") else low
     if base.endswith(_MTX_OUT):
@@ -1337,7 +1381,7 @@ def cmd_convert(args) -> int:
     s.print(_graph_line(A, s))
     if kind == "mtx":
         sym = (not args.general) and A.nrows == A.ncols and _common.is_symmetric(A)
-        with s.step("write", f"writing {os.path.basename(out)}"):
+        with _Writing("convert", out), s.step("write", f"writing {os.path.basename(out)}"):
             if sym:
                 try:
                     io.write_mtx(out, A, symmetric=True)
@@ -1347,7 +1391,7 @@ def cmd_convert(args) -> int:
                 io.write_mtx(out, A)
         what = "Matrix Market, " + ("symmetric (lower triangle)" if sym else "general")
     else:
-        with s.progress.step("write", spin=False):  # track() shows the chunks
+        with _Writing("convert", out), s.progress.step("write", spin=False):  # track() shows the chunks
             io.write_edgelist(out, A, delimiter="," if base.endswith(".csv") else " ",
                               progress=lambda chunks, total: s.progress.track(
                                   chunks, "writing edges", total=total))
