@@ -142,7 +142,7 @@ def sssp(A, source, *, method="auto", delta=None, stats=None):
     return _result(dist, reached, A.dtype)
 
 
-def negative_cycle(A, source=None):
+def negative_cycle(A, source=None, *, stats=None):
     """Whether A has a cycle of negative total weight reachable from
     ``source`` (None: anywhere in A), as networkx's ``negative_edge_cycle``.
 
@@ -150,6 +150,8 @@ def negative_cycle(A, source=None):
     every vertex at distance 0 (a virtual source with a 0 edge to each).
     Structure-only, bool and unsigned A have none. NaN or -inf weights
     raise ``InvalidValue``; a negative self-loop is a negative cycle.
+    stats: a ``bitgraph.Stats`` whose method becomes ``"bellman-ford"``
+    when the rounds ran, ``"none"`` when A has no negative weight.
 
     >>> import bitgraph as bg
     >>> A = bg.Matrix.from_coo([0, 1, 2, 3], [1, 2, 1, 3], [5, 1, -2, -1], nrows=5, ncols=5)
@@ -161,12 +163,16 @@ def negative_cycle(A, source=None):
     """
     check_graph(A, "negative_cycle")
     s = None if source is None else check_source(A, source, "negative_cycle")
+    if stats is not None:
+        stats.method = "none"
     if A.iso or A.dtype == np.bool_ or A.dtype.kind == "u":
         return False
     c = out_csr(A)
     neg = _check_weights(c.values, "negative_cycle")
     if neg is None:  # a negative cycle has a negative edge
         return False
+    if stats is not None:
+        stats.method = "bellman-ford"
     _, D = _kernel_dtypes(A.dtype, c.values, A.nrows, True)
     return bool(_bellman_ford(A, c, s, D, True)[2])
 

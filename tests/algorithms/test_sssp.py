@@ -438,6 +438,12 @@ def test_negative_self_loop():
 def test_negative_cycle_no_negative_weights():
     A = bg.Matrix.from_coo([0, 1], [1, 0], np.array([1, 2], np.uint8), nrows=2, ncols=2)
     assert not negative_cycle(A) and not negative_cycle(A, 1)
+    rec = bg.Stats()
+    assert not negative_cycle(A, stats=rec) and rec.method == "none"
+    C = bg.Matrix.from_coo([0, 1], [1, 0], [1, -2], nrows=2, ncols=2)
+    assert negative_cycle(C, stats=rec) and rec.method == "bellman-ford"
+    D = bg.Matrix.from_coo([0], [1], [-2], nrows=2, ncols=2)  # auto: Bellman-Ford
+    assert sssp(D, 0, stats=rec).to_dense().tolist() == [0, -2] and rec.method == "bellman-ford"
     assert not negative_cycle(bg.Matrix.from_coo([0, 1], [1, 0], nrows=2, ncols=2))
     assert not negative_cycle(bg.Matrix.from_coo([], [], np.array([], np.float64), nrows=0, ncols=0))
     B = bg.Matrix.from_coo([0, 1], [1, 0], [1.0, 0.5], nrows=2, ncols=2)
