@@ -477,3 +477,17 @@ def test_negative_weights_int64_large():
     with pytest.raises(NegativeCycle, match="total weight -1\\)"):
         sssp(C, 0)
     assert negative_cycle(C) and negative_cycle(C, 1)
+
+
+def test_negative_weights_transposed_view():
+    """sssp(A.T, s) with negative weights: cycles and distances along A.T's edges."""
+    A = bg.Matrix.from_coo([1, 2, 3, 0], [0, 1, 2, 3], [5, 2, -4, 1], nrows=5, ncols=5)
+    assert sssp(A.T, 0).to_dense(-99).tolist() == [0, 5, 7, 3, -99]  # cycle 0-1-2-3-0 weighs 4
+    assert not negative_cycle(A.T)
+    B = bg.Matrix.from_coo([1, 2, 3, 1], [0, 1, 2, 3], [5, 2, -4, 1], nrows=5, ncols=5)
+    with pytest.raises(NegativeCycle) as info:  # B.T: 1 -> 2 -> 3 -> 1 weighs -1
+        sssp(B.T, 0)
+    assert info.value.cycle == [1, 2, 3] and info.value.weight == -1
+    _assert_on_negative_cycle(info.value, B.to_scipy().T.tocsr(), 0)
+    # B itself: 1 -> 3 -> 2 -> 1 weighs -1 too, but 0 has no out-edge in B
+    assert negative_cycle(B.T, 0) and negative_cycle(B) and not negative_cycle(B, 0)
