@@ -24,6 +24,12 @@ _FUNCTIONS = {'all_pairs_shortest_path_length': {'additional_docs': 'Batches of 
                                            'clustering.',
                         'additional_parameters': {},
                         'url': 'https://networkx.org/documentation/stable/reference/generated/networkx.algorithms.cluster.average_clustering.html'},
+ 'bellman_ford_path_length': {'additional_docs': 'bitgraph.algorithms.sssp from source '
+                                                 '(Bellman-Ford with negative weights); a '
+                                                 'reachable negative cycle raises '
+                                                 'NetworkXUnbounded.',
+                              'additional_parameters': {},
+                              'url': 'https://networkx.org/documentation/stable/reference/generated/networkx.algorithms.shortest_paths.weighted.bellman_ford_path_length.html'},
  'bfs_edges': {'additional_docs': "NetworkX's exact edge order; sort_neighbors, and reverse on "
                                   'directed graphs, fall back to NetworkX.',
                'additional_parameters': {},
@@ -63,6 +69,11 @@ _FUNCTIONS = {'all_pairs_shortest_path_length': {'additional_docs': 'Batches of 
  'is_connected': {'additional_docs': 'Afforest union-find; one component or not.',
                   'additional_parameters': {},
                   'url': 'https://networkx.org/documentation/stable/reference/generated/networkx.algorithms.components.is_connected.html'},
+ 'negative_edge_cycle': {'additional_docs': 'bitgraph.algorithms.negative_cycle (Bellman-Ford '
+                                            'rounds from every vertex at once); heuristic is '
+                                            'ignored.',
+                         'additional_parameters': {},
+                         'url': 'https://networkx.org/documentation/stable/reference/generated/networkx.algorithms.shortest_paths.weighted.negative_edge_cycle.html'},
  'node_connected_component': {'additional_docs': 'Labels every vertex by component (Afforest), '
                                                  "then picks n's.",
                               'additional_parameters': {},
@@ -85,12 +96,15 @@ _FUNCTIONS = {'all_pairs_shortest_path_length': {'additional_docs': 'Batches of 
             'url': 'https://networkx.org/documentation/stable/reference/generated/networkx.algorithms.distance_measures.radius.html'},
  'shortest_path_length': {'additional_docs': 'Unweighted through BFS (on the GPU when the graph is '
                                              'there), weighted through bitgraph.algorithms.sssp '
-                                             '(CPU); negative weights fall back.',
+                                             '(CPU); negative weights run with '
+                                             "method='bellman-ford' (a negative cycle raises "
+                                             "NetworkXUnbounded) and fall back with 'dijkstra'.",
                           'additional_parameters': {},
                           'url': 'https://networkx.org/documentation/stable/reference/generated/networkx.algorithms.shortest_paths.generic.shortest_path_length.html'},
- 'single_source_bellman_ford_path_length': {'additional_docs': 'bitgraph.algorithms.sssp; negative '
-                                                               'weights (and cycles) fall back to '
-                                                               'NetworkX.',
+ 'single_source_bellman_ford_path_length': {'additional_docs': 'bitgraph.algorithms.sssp '
+                                                               '(Bellman-Ford with negative '
+                                                               'weights); a reachable negative '
+                                                               'cycle raises NetworkXUnbounded.',
                                             'additional_parameters': {},
                                             'url': 'https://networkx.org/documentation/stable/reference/generated/networkx.algorithms.shortest_paths.weighted.single_source_bellman_ford_path_length.html'},
  'single_source_dijkstra_path_length': {'additional_docs': 'bitgraph.algorithms.sssp '

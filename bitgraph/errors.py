@@ -18,6 +18,7 @@ __all__ = [
     "InvalidIndex",
     "InvalidValue",
     "InvalidType",
+    "NegativeCycle",
     "FormatError",
     "DeviceError",
     "ValidationError",
@@ -100,6 +101,28 @@ class InvalidType(BitgraphError, TypeError):
     ...     print(e, isinstance(e, TypeError))
     Vector: size must be an integer, got float 3.7 True
     """
+
+class NegativeCycle(InvalidValue):
+    """Shortest paths are unbounded: a cycle of negative total weight is
+    reachable. ``vertex`` is a vertex on such a cycle, ``cycle`` the
+    vertices of one in order (each has an edge to the next, the last to the
+    first) and ``weight`` its total weight.
+
+    >>> import bitgraph as bg
+    >>> from bitgraph.errors import NegativeCycle
+    >>> A = bg.Matrix.from_coo([0, 1, 2], [1, 2, 1], [1, -3, 1], nrows=3, ncols=3)
+    >>> try:
+    ...     bg.algorithms.sssp(A, 0)
+    ... except NegativeCycle as e:
+    ...     e.vertex in (1, 2), sorted(e.cycle), e.weight, isinstance(e, bg.InvalidValue)
+    (True, [1, 2], -2, True)
+    """
+
+    def __init__(self, message, *, vertex=None, cycle=None, weight=None):
+        self.vertex = vertex
+        self.cycle = cycle
+        self.weight = weight
+        super().__init__(message)
 
 
 class FormatError(BitgraphError, ValueError):

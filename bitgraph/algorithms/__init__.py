@@ -17,11 +17,11 @@ from .breadth_first import bfs, bfs_method
 from .components import connected_components, number_connected_components
 from .multi_source import closeness_centrality, diameter, diameter_bounds, eccentricity, msbfs
 from .link_analysis import PageRank, pagerank
-from .shortest_paths import sssp
+from .shortest_paths import negative_cycle, sssp
 from .triangles import triangle_count
 
 __all__ = [
-    "bfs", "bfs_method", "msbfs", "sssp", "pagerank", "PageRank", "connected_components",
+    "bfs", "bfs_method", "msbfs", "sssp", "negative_cycle", "pagerank", "PageRank", "connected_components",
     "number_connected_components", "triangle_count", "closeness_centrality",
     "eccentricity", "diameter", "diameter_bounds",
 ]

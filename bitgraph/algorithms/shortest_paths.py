@@ -16,11 +16,31 @@ vertex it reaches. The methods:
 - ``"delta"``: delta-stepping (Meyer & Sanders) in one fused kernel
   (``kernels/cpu/sssp.py``): buckets of width ``delta``, serial while a
   bucket's frontier is small, large frontiers on the thread pool.
-- ``"auto"``: ``"delta"`` where the fused kernel exists (the CPU), else
+- ``"auto"``: ``"bellman-ford"`` when a weight is negative; else
+  ``"delta"`` where the fused kernel exists (the CPU), else
   ``"bellman-ford"``: at scale 16 with weights 1..255 the fused kernel is
   3-5x faster than Bellman-Ford on kron and urand, 30x on a 256x256 grid,
   which takes hundreds of rounds. ``python benchmarks/run.py --algo sssp``
   times it against scipy's Dijkstra.
+
+Negative weights (``"bellman-ford"`` only; ``"delta"`` refuses them):
+the rounds go on until no distance changes, at most n of them. After
+round k every distance is at most the shortest walk of k edges, and every
+distance is the length of a walk, so an improvement in round n (a walk of
+n edges shorter than every shorter walk) means a negative cycle is
+reachable: :class:`~bitgraph.errors.NegativeCycle` is raised, naming a
+vertex on one. It is found by running the rounds again with each
+improvement's predecessor kept (numpy, over A's CSR): from a vertex still
+improving in round n, n predecessor steps land on a cycle of the
+predecessor graph, and every such cycle has negative weight (a
+predecessor edge (p, v) keeps d(v) >= d(p) + w(p, v), strictly from the
+round that closed the cycle on). ``negative_cycle(A, source)`` answers
+the same question as a bool; ``source=None`` asks about the whole graph
+(every vertex starts at distance 0: a virtual source with a 0 edge to
+each). Integer distances with negative weights are computed where every
+walk of n edges fits (int32 or int64); int64 weights too large for that
+are relaxed by the numpy rounds, which raise ``OverflowError`` when a sum
+wraps.
 
 Default delta: the mean weight over the average out-degree (Meyer &
 Sanders' Θ(1/d) for weights in [0, 1], scaled by the weights), at least 1
@@ -44,11 +64,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from bitgraph.algorithms._common import (cached, check_graph, check_nonnegative,
-                                         check_source, out_csr)
-from bitgraph.errors import InvalidValue
+from bitgraph.algorithms._common import cached, check_graph, check_source, out_csr
+from bitgraph.errors import InvalidValue, NegativeCycle
 
-__all__ = ["sssp", "METHODS", "default_delta"]
+__all__ = ["sssp", "negative_cycle", "METHODS", "default_delta"]
 
 METHODS = ("auto", "bellman-ford", "delta")
 
@@ -61,9 +80,13 @@ def sssp(A, source, *, method="auto", delta=None, stats=None):
     Returns a Vector of A's dtype holding the distance of every vertex
     reachable from ``source`` (the source at 0; unreached vertices absent:
     ``to_dense(-1)`` gives -1 for them). A structure-only (or bool) A gives
-    the BFS levels as int32. Weights must be >= 0 and not NaN
+    the BFS levels as int32. Weights must not be NaN or -inf
     (``InvalidValue`` names the first bad stored entry); zero weights and
-    self-loops are fine; an edge of weight +inf reaches nothing.
+    self-loops are fine; an edge of weight +inf reaches nothing. Negative
+    weights run Bellman-Ford (``method="delta"`` refuses them); a negative
+    cycle reachable from ``source`` raises
+    :class:`~bitgraph.errors.NegativeCycle` (an ``InvalidValue``) naming a
+    vertex on it.
 
     stats: a ``bitgraph.Stats`` to fill with the method run (and its kernel).
     method: ``"auto"``, ``"bellman-ford"`` or ``"delta"`` (see the module
@@ -79,6 +102,9 @@ def sssp(A, source, *, method="auto", delta=None, stats=None):
     [0, 4, 1, 6, -1]
     >>> sssp(A, 0).dtype, sssp(A.T, 3).to_dense(-1).tolist()
     (dtype('int64'), [6, 7, 5, 0, -1])
+    >>> B = bg.Matrix.from_coo([0, 0, 1, 2], [1, 2, 2, 3], [4, 1, -5, 2], nrows=4, ncols=4)
+    >>> sssp(B, 0).to_dense().tolist()   # negative weights: Bellman-Ford
+    [0, 4, -1, 1]
     """
     check_graph(A, "sssp")
     s = check_source(A, source, "sssp")
@@ -94,11 +120,15 @@ def sssp(A, source, *, method="auto", delta=None, stats=None):
         return bfs(A, s, stats=stats)  # unweighted: hops (stats names the bfs method)
     c = out_csr(A)
     weights = c.values
-    _check_weights(weights)
+    neg = _check_weights(weights)
     n = A.nrows
-    W, D = _kernel_dtypes(A.dtype, weights, n)
+    if neg is not None and method == "delta":
+        raise InvalidValue(f"sssp: method='delta' needs edge weights >= 0; stored entry"
+                           f" {neg} has weight {weights[neg]}: use method='bellman-ford'"
+                           f" (or 'auto') for negative weights")
+    W, D = _kernel_dtypes(A.dtype, weights, n, neg is not None)
     if method == "auto":
-        method = "delta" if A.device == "cpu" else "bellman-ford"
+        method = "delta" if A.device == "cpu" and neg is None else "bellman-ford"
     if stats is not None:  # what ran (bitgraph.Stats)
         stats.method = method
         if method == "delta":
@@ -106,8 +136,45 @@ def sssp(A, source, *, method="auto", delta=None, stats=None):
     if method == "delta":
         dist, reached = _delta(A, c, s, W, D, delta)
     else:
-        dist, reached = _bellman_ford(A, c, s, D)
+        dist, reached, cycle = _bellman_ford(A, c, s, D, neg is not None)
+        if cycle:
+            _raise_cycle(c, s, D)
     return _result(dist, reached, A.dtype)
+
+
+def negative_cycle(A, source=None, *, stats=None):
+    """Whether A has a cycle of negative total weight reachable from
+    ``source`` (None: anywhere in A), as networkx's ``negative_edge_cycle``.
+
+    Bellman-Ford rounds (see the module docstring); ``source=None`` starts
+    every vertex at distance 0 (a virtual source with a 0 edge to each).
+    Structure-only, bool and unsigned A have none. NaN or -inf weights
+    raise ``InvalidValue``; a negative self-loop is a negative cycle.
+    stats: a ``bitgraph.Stats`` whose method becomes ``"bellman-ford"``
+    when the rounds ran, ``"none"`` when A has no negative weight.
+
+    >>> import bitgraph as bg
+    >>> A = bg.Matrix.from_coo([0, 1, 2, 3], [1, 2, 1, 3], [5, 1, -2, -1], nrows=5, ncols=5)
+    >>> negative_cycle(A), negative_cycle(A, 0), negative_cycle(A, 3), negative_cycle(A, 4)
+    (True, True, True, False)
+    >>> B = bg.Matrix.from_coo([0, 1, 2], [1, 2, 1], [5, 1, -1], nrows=3, ncols=3)
+    >>> negative_cycle(B)   # the cycle 1 -> 2 -> 1 weighs 0
+    False
+    """
+    check_graph(A, "negative_cycle")
+    s = None if source is None else check_source(A, source, "negative_cycle")
+    if stats is not None:
+        stats.method = "none"
+    if A.iso or A.dtype == np.bool_ or A.dtype.kind == "u":
+        return False
+    c = out_csr(A)
+    neg = _check_weights(c.values, "negative_cycle")
+    if neg is None:  # a negative cycle has a negative edge
+        return False
+    if stats is not None:
+        stats.method = "bellman-ford"
+    _, D = _kernel_dtypes(A.dtype, c.values, A.nrows, True)
+    return bool(_bellman_ford(A, c, s, D, True)[2])
 
 
 def default_delta(A, cfg=None):
@@ -141,20 +208,26 @@ def default_delta(A, cfg=None):
     return delta if delta > 0 else 1.0
 
 
-def _check_weights(weights):
-    check_nonnegative(weights, "sssp")
+def _check_weights(weights, where="sssp"):
+    """The first stored entry with a negative weight (None: none);
+    ``InvalidValue`` for a NaN or -inf weight."""
     if weights.dtype.kind == "f":
-        bad = np.flatnonzero(np.isnan(weights))
+        bad = np.flatnonzero(np.isnan(weights) | (weights == -np.inf))
         if bad.size:
-            raise InvalidValue(f"sssp: edge weights must not be NaN; stored entry"
+            raise InvalidValue(f"{where}: edge weights must not be NaN or -inf; stored entry"
                                f" {bad[0]} has weight {weights[bad[0]]}")
+    if weights.dtype.kind in "bu":
+        return None
+    neg = np.flatnonzero(weights < 0)
+    return int(neg[0]) if neg.size else None
 
 
-def _kernel_dtypes(dtype, weights, n):
+def _kernel_dtypes(dtype, weights, n, negative=False):
     """(W, D): the kernel's weight and distance dtypes for A's dtype.
 
     Small integers run as int32 when every path fits (max weight * (n - 1)
-    below the int32 maximum, which is the kernel's "unreached"), else as
+    below the int32 maximum, which is the kernel's "unreached"; with
+    negative weights: max |weight| * n, every walk of n edges), else as
     int64 (weights cast once, cached), as do uint32 and int64; uint64 as
     uint64; floats as themselves (f32 sums rounded in f32, as GraphBLAS's
     min_plus on FP32)."""
@@ -166,7 +239,11 @@ def _kernel_dtypes(dtype, weights, n):
     if dtype.itemsize >= 4 and dtype != np.int32:  # int64, uint32
         return np.dtype(np.int64), np.dtype(np.int64)
     wmax = int(weights.max()) if weights.size else 0
-    D = np.dtype(np.int32 if wmax * max(n - 1, 1) < _INT32_MAX - 1 else np.int64)
+    steps = max(n - 1, 1)
+    if negative:
+        wmax = max(wmax, -int(weights.min()))
+        steps = max(n, 1)
+    D = np.dtype(np.int32 if wmax * steps < _INT32_MAX - 1 else np.int64)
     return D, D
 
 
@@ -205,8 +282,11 @@ def _delta(A, c, s, W, D, delta):
     return dist, reached
 
 
-def _bellman_ford(A, c, s, D):
-    """Frontier Bellman-Ford: one ``vxm`` with MIN_PLUS per round."""
+def _bellman_ford(A, c, s, D, negative):
+    """Frontier Bellman-Ford: one ``vxm`` with MIN_PLUS per round, at most
+    n rounds. s: the source, or None for every vertex at 0. Returns (dist,
+    reached, cycle): cycle is True when a vertex still improved in round n
+    (a negative cycle is reachable; dist is then not final)."""
     import bitgraph as bg
     from bitgraph.vector import Vector
 
@@ -217,6 +297,11 @@ def _bellman_ford(A, c, s, D):
             raise InvalidValue(f"sssp: method='bellman-ford' takes uint64 weights below"
                                f" 2**63 (largest: {wmax}); method='delta' takes any")
         D = np.dtype(np.int64)
+    if negative and D.kind == "i":
+        wabs = max(int(c.values.max()), -int(c.values.min()))
+        if wabs * max(n, 1) >= np.iinfo(D).max:  # a walk of n edges might wrap
+            dist, _, cycle = _bellman_ford_numpy(c, s, D)
+            return dist, dist != np.iinfo(D).max, cycle >= 0
     Aw = A
     if A.dtype != D:  # the product in D: A's weights cast once (cached)
         cw = _cast_weights(A, c, D)
@@ -224,16 +309,24 @@ def _bellman_ford(A, c, s, D):
                     lambda: bg.Matrix.from_csr(cw.indptr, cw.indices, cw.values,
                                                ncols=n, check=False), key=D)
     inf = D.type(np.inf) if D.kind == "f" else np.iinfo(D).max
-    dist = np.full(n, inf, D)
-    dist[s] = 0
-    present = np.zeros(n, np.bool_)
-    present[s] = True
+    if s is None:
+        dist = np.zeros(n, D)
+        present = np.ones(n, np.bool_)
+    else:
+        dist = np.full(n, inf, D)
+        dist[s] = 0
+        present = np.zeros(n, np.bool_)
+        present[s] = True
     f = Vector._from_present(present, dist.copy())
+    rounds = 0
     while f.nvals:
+        if rounds == n:  # an improvement in round n: a negative cycle
+            return dist, dist != inf, True
+        rounds += 1
         # t(j) = min_i f(i) + A(i, j): every path one edge longer than f's
         t = bg.vxm(f, Aw, bg.MIN_PLUS)
         idx, vals = t.to_coo()
-        if D.kind == "i" and vals.size and vals.min() < 0:
+        if not negative and D.kind == "i" and vals.size and vals.min() < 0:
             j = idx[np.argmax(vals < 0)]
             raise OverflowError(f"sssp: a path sum to vertex {j} passed the range of"
                                 f" {D}; method='delta' saturates such sums")
@@ -247,7 +340,94 @@ def _bellman_ford(A, c, s, D):
         nxt[idx] = vals
         f = Vector._from_present(present, nxt)
     reached = dist != inf
-    return dist, reached
+    return dist, reached, False
+
+
+def _bellman_ford_numpy(c, s, D):
+    """The rounds of :func:`_bellman_ford` in numpy over A's CSR, keeping
+    each improvement's predecessor edge, with integer sums checked for
+    wrapping (``OverflowError``). Returns (dist, pred, x): pred[v] the CSR
+    position of the edge that last improved v (-1: none); x a vertex on a
+    negative cycle of the predecessor graph, or -1 when there is none
+    reachable. O(rounds * (frontier edges) log)."""
+    from bitgraph import device as bgdev
+
+    indptr = bgdev.host(c.indptr).astype(np.int64)
+    indices = bgdev.host(c.indices).astype(np.int64)
+    weights = bgdev.host(c.values).astype(D)
+    n = indptr.size - 1
+    src = np.repeat(np.arange(n, dtype=np.int64), np.diff(indptr))  # each edge's tail
+    inf = D.type(np.inf) if D.kind == "f" else np.iinfo(D).max
+    pred = np.full(n, -1, np.int64)
+    if s is None:
+        dist = np.zeros(n, D)
+        front = np.arange(n, dtype=np.int64)
+    else:
+        dist = np.full(n, inf, D)
+        dist[s] = 0
+        front = np.array([s], np.int64)
+    for _ in range(n):
+        starts = indptr[front]
+        counts = indptr[front + 1] - starts
+        total = int(counts.sum())
+        if total == 0:
+            return dist, pred, -1
+        pos = np.repeat(starts - (np.cumsum(counts) - counts), counts) + np.arange(total)
+        tail = src[pos]
+        du, w = dist[tail], weights[pos]
+        with np.errstate(over="ignore"):
+            cand = du + w
+        if D.kind == "i":
+            wrapped = np.flatnonzero(((w > 0) & (cand < du)) | ((w < 0) & (cand > du)))
+            if wrapped.size:
+                raise OverflowError(f"sssp: a path sum to vertex {indices[pos[wrapped[0]]]}"
+                                    f" passed the range of {D}")
+        head = indices[pos]
+        order = np.lexsort((cand, head))  # by head, then by length
+        first = order[np.r_[True, head[order[1:]] != head[order[:-1]]]]
+        v, best = head[first], cand[first]
+        better = best < dist[v]
+        front = v[better]
+        dist[front] = best[better]
+        pred[front] = pos[first[better]]
+    if front.size == 0:
+        return dist, pred, -1
+    # still improving in round n: n predecessor steps land on a cycle
+    x = int(front[0])
+    for _ in range(n):
+        x = int(src[pred[x]])
+    return dist, pred, x
+
+
+def _raise_cycle(c, s, D):
+    """Raise NegativeCycle naming a vertex on a negative cycle reachable
+    from s (the caller's rounds found one)."""
+    from bitgraph import device as bgdev
+
+    if D == np.uint64:
+        D = np.dtype(np.int64)
+    dist, pred, x = _bellman_ford_numpy(c, s, D)
+    if x < 0:  # float rounding made the two passes disagree; should not happen
+        raise NegativeCycle(f"sssp: a negative cycle is reachable from source {s}")
+    indices = bgdev.host(c.indices)
+    weights = bgdev.host(c.values)
+    indptr = bgdev.host(c.indptr)
+    cycle, edges, v = [x], [], x
+    while True:  # walk the predecessors back to x
+        p = int(pred[v])
+        edges.append(p)
+        v = int(np.searchsorted(indptr, p, side="right") - 1)
+        if v == x:
+            break
+        cycle.append(v)
+    cycle.reverse()
+    ws = weights[np.array(edges)]
+    weight = int(ws.astype(object).sum()) if ws.dtype.kind in "iu" else float(ws.sum(dtype=np.float64))
+    shown = " -> ".join(map(str, cycle[:10])) + (" -> ..." if len(cycle) > 10 else "")
+    raise NegativeCycle(f"sssp: a negative cycle is reachable from source {s}: vertex {x}"
+                        f" lies on it ({len(cycle)} vertices: {shown} -> {cycle[0]};"
+                        f" total weight {weight}); shortest paths are unbounded",
+                        vertex=x, cycle=cycle, weight=weight)
 
 
 def _result(dist, reached, dtype):
@@ -255,7 +435,8 @@ def _result(dist, reached, dtype):
 
     dtype = np.dtype(dtype)
     if dtype.kind in "iu" and dist.dtype != dtype and reached.any():
-        big = np.flatnonzero(reached & (dist > np.iinfo(dtype).max))
+        info = np.iinfo(dtype)
+        big = np.flatnonzero(reached & ((dist > info.max) | (dist < info.min)))
         if big.size:
             v = big[0]
             raise OverflowError(f"sssp: the distance to vertex {v} is {dist[v]}, which"

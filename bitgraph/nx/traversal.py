@@ -38,6 +38,7 @@ __all__ = [
     "single_source_shortest_path_length", "single_target_shortest_path_length",
     "all_pairs_shortest_path_length", "shortest_path_length",
     "single_source_dijkstra_path_length", "single_source_bellman_ford_path_length",
+    "bellman_ford_path_length", "negative_edge_cycle",
 ]
 
 # sources per msbfs call in all_pairs_shortest_path_length: 4 batches of 64
@@ -115,17 +116,18 @@ def _rev(G):
     return G.matrix.T if G.is_directed() else G.matrix
 
 
-def _weights(G, weight):
+def _weights(G, weight, negative=False):
     """(weighted matrix on the CPU, for ``sssp``; integral):
-    NotImplementedError for negative or NaN weights, which the kernels don't
-    take (NetworkX then runs itself). ``weight=None`` is NetworkX's unit
-    weight (``data.get(None, 1)``): the pattern, whose shortest paths are
-    BFS levels."""
+    NotImplementedError for NaN weights, and for negative ones unless
+    ``negative`` (the Bellman-Ford functions; Dijkstra's are NetworkX's to
+    answer), which the kernels don't take (NetworkX then runs itself).
+    ``weight=None`` is NetworkX's unit weight (``data.get(None, 1)``): the
+    pattern, whose shortest paths are BFS levels."""
     if weight is None:
         return G.cpu_matrix, True
     W = G.weighted(weight, 1)
     vals = np.asarray(W.values)
-    if vals.size and (np.isnan(vals).any() or vals.min() < 0):
+    if vals.size and (np.isnan(vals).any() or (not negative and vals.min() < 0)):
         raise NotImplementedError("bitgraph: negative or NaN edge weights")
     # integer weights give NetworkX integer sums: return ints then
     integral = bool(vals.size == 0 or (np.all(np.isfinite(vals)) and np.all(vals == np.floor(vals))
@@ -134,8 +136,16 @@ def _weights(G, weight):
 
 
 def _sssp_dict(G, W, integral, source, cutoff=None):
-    """{label: distance} from ``sssp`` (CPU only: ``W`` from :func:`_weights`)."""
-    d = np.asarray(bgdev.host(alg.sssp(W, source).to_dense(np.nan)), dtype=np.float64)
+    """{label: distance} from ``sssp`` (CPU only: ``W`` from :func:`_weights`);
+    a negative cycle reachable from ``source`` raises NetworkX's
+    ``NetworkXUnbounded``, as its Bellman-Ford does."""
+    from bitgraph.errors import NegativeCycle
+
+    try:
+        vec = alg.sssp(W, source)
+    except NegativeCycle:
+        raise _nx().NetworkXUnbounded("Negative cycle detected.") from None
+    d = np.asarray(bgdev.host(vec.to_dense(np.nan)), dtype=np.float64)
     reached = ~np.isnan(d) & (d < np.inf)
     if cutoff is not None:
         reached &= d <= cutoff
@@ -289,8 +299,8 @@ def single_source_dijkstra_path_length(G, source, cutoff=None, weight="weight"):
 
 def single_source_bellman_ford_path_length(G, source, weight="weight"):
     """{node: weighted distance from source}, as
-    ``networkx.single_source_bellman_ford_path_length`` (non-negative
-    weights; negative ones make NetworkX run itself).
+    ``networkx.single_source_bellman_ford_path_length`` (negative weights
+    too; a reachable negative cycle raises ``NetworkXUnbounded``).
 
     >>> import networkx as nx
     >>> from bitgraph.nx.convert import from_networkx
@@ -300,8 +310,53 @@ def single_source_bellman_ford_path_length(G, source, weight="weight"):
     """
     if source not in G:
         raise _nx().NodeNotFound(f"Source {source} not in G")
-    W, integral = _weights(G, weight)
+    W, integral = _weights(G, weight, negative=True)
     return _sssp_dict(G, W, integral, G.index[source])
+
+
+def bellman_ford_path_length(G, source, target, weight="weight"):
+    """The weighted distance from ``source`` to ``target``, as
+    ``networkx.bellman_ford_path_length`` (negative weights too; a negative
+    cycle reachable from ``source`` raises ``NetworkXUnbounded``).
+
+    >>> import networkx as nx
+    >>> from bitgraph.nx.convert import from_networkx
+    >>> G = nx.DiGraph([(0, 1, {"weight": 4}), (1, 2, {"weight": -3}), (0, 2, {"weight": 2})])
+    >>> bellman_ford_path_length(from_networkx(G, {"weight": 1}), 0, 2)
+    1
+    """
+    nx = _nx()
+    if source == target:
+        if source not in G:
+            raise nx.NodeNotFound(f"Node {source} not found in graph")
+        return 0
+    if source not in G:
+        raise nx.NodeNotFound(f"Source {source} not in G")
+    W, integral = _weights(G, weight, negative=True)
+    dist = _sssp_dict(G, W, integral, G.index[source])
+    try:
+        return dist[target]
+    except (KeyError, TypeError):
+        raise nx.NetworkXNoPath(f"node {target} not reachable from {source}") from None
+
+
+def negative_edge_cycle(G, weight="weight", heuristic=True):
+    """Whether G has a cycle of negative total weight anywhere, as
+    ``networkx.negative_edge_cycle`` (through
+    :func:`bitgraph.algorithms.negative_cycle` with every vertex a source;
+    ``heuristic`` changes nothing here). An undirected edge of negative
+    weight is such a cycle (there and back), as in NetworkX.
+
+    >>> import networkx as nx
+    >>> from bitgraph.nx.convert import from_networkx
+    >>> G = nx.DiGraph([(0, 1, {"weight": 2}), (1, 2, {"weight": -1}), (2, 1, {"weight": -1})])
+    >>> negative_edge_cycle(from_networkx(G, {"weight": 1}))
+    True
+    """
+    W, _ = _weights(G, weight, negative=True)
+    if W.nvals == 0:
+        return False
+    return alg.negative_cycle(W)
 
 
 def _all_pairs_weighted(G, W, integral):
@@ -325,7 +380,7 @@ def shortest_path_length(G, source=None, target=None, weight=None, method="dijks
         raise ValueError(f"method not supported: {method}")
     method = "unweighted" if weight is None else method
     if method != "unweighted":
-        W, integral = _weights(G, weight)
+        W, integral = _weights(G, weight, negative=method == "bellman-ford")
     if source is None:
         if target is None:
             if method == "unweighted":
@@ -381,6 +436,7 @@ FUNCTIONS = {f.__name__: f for f in (
     single_source_shortest_path_length, single_target_shortest_path_length,
     all_pairs_shortest_path_length, shortest_path_length,
     single_source_dijkstra_path_length, single_source_bellman_ford_path_length,
+    bellman_ford_path_length, negative_edge_cycle,
 )}
 
 _URL = "https://networkx.org/documentation/stable/reference/generated/networkx.algorithms."
@@ -392,9 +448,11 @@ _NOTES = {
     "single_source_shortest_path_length": ("shortest_paths.unweighted", "BFS levels through bitgraph.algorithms.bfs (on the GPU when the graph is there); cutoff supported."),
     "single_target_shortest_path_length": ("shortest_paths.unweighted", "BFS over the transposed adjacency (on the GPU when the graph is there); cutoff supported."),
     "all_pairs_shortest_path_length": ("shortest_paths.unweighted", "Batches of 64-source bit-parallel BFS (msbfs, on the GPU when the graph is there); cutoff supported."),
-    "shortest_path_length": ("shortest_paths.generic", "Unweighted through BFS (on the GPU when the graph is there), weighted through bitgraph.algorithms.sssp (CPU); negative weights fall back."),
+    "shortest_path_length": ("shortest_paths.generic", "Unweighted through BFS (on the GPU when the graph is there), weighted through bitgraph.algorithms.sssp (CPU); negative weights run with method='bellman-ford' (a negative cycle raises NetworkXUnbounded) and fall back with 'dijkstra'."),
     "single_source_dijkstra_path_length": ("shortest_paths.weighted", "bitgraph.algorithms.sssp (delta-stepping / Bellman-Ford); negative weights fall back."),
-    "single_source_bellman_ford_path_length": ("shortest_paths.weighted", "bitgraph.algorithms.sssp; negative weights (and cycles) fall back to NetworkX."),
+    "single_source_bellman_ford_path_length": ("shortest_paths.weighted", "bitgraph.algorithms.sssp (Bellman-Ford with negative weights); a reachable negative cycle raises NetworkXUnbounded."),
+    "bellman_ford_path_length": ("shortest_paths.weighted", "bitgraph.algorithms.sssp from source (Bellman-Ford with negative weights); a reachable negative cycle raises NetworkXUnbounded."),
+    "negative_edge_cycle": ("shortest_paths.weighted", "bitgraph.algorithms.negative_cycle (Bellman-Ford rounds from every vertex at once); heuristic is ignored."),
 }
 INFO = {
     name: {"url": f"{_URL}{mod}.{name}.html", "note": note, "extra_parameters": {}}
@@ -439,4 +497,6 @@ CAN_RUN = {
     "shortest_path_length": _weight_can_run(shortest_path_length),
     "single_source_dijkstra_path_length": _weight_can_run(single_source_dijkstra_path_length),
     "single_source_bellman_ford_path_length": _weight_can_run(single_source_bellman_ford_path_length),
+    "bellman_ford_path_length": _weight_can_run(bellman_ford_path_length),
+    "negative_edge_cycle": _weight_can_run(negative_edge_cycle),
 }

@@ -14,7 +14,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import bitgraph as bg
-from bitgraph.algorithms.shortest_paths import default_delta, sssp
+from bitgraph.algorithms.shortest_paths import default_delta, negative_cycle, sssp
+from bitgraph.errors import NegativeCycle
 from bitgraph.kernels.cpu import sssp as kernel
 from graph_strategies import graphs
 from testdata import data_file
@@ -57,7 +58,7 @@ def _check(result, ref, dtype, *, exact=True):
     """result Vector vs a dense csgraph distance row (inf = unreached)."""
     reached = np.isfinite(ref)
     assert result.size == ref.size
-    np.testing.assert_array_equal(result.to_dense(-1) >= 0, reached)
+    np.testing.assert_array_equal(result.to_coo()[0], np.flatnonzero(reached))
     assert result.dtype == dtype
     got = result.to_coo()[1].astype(np.float64)
     if exact:
@@ -209,16 +210,25 @@ def test_small_int_dtype_kept():
 
 
 # --- errors --------------------------------------------------------------------------------
-def test_negative_weight_names_entry():
+def test_negative_weight_delta_names_entry():
     A = bg.Matrix.from_coo([0, 1, 2], [1, 2, 0], [1.0, -2.0, 3.0], nrows=3, ncols=3)
-    with pytest.raises(bg.InvalidValue, match=r"sssp: edge weights must be >= 0; stored entry 1 has weight -2"):
-        sssp(A, 0)
+    with pytest.raises(bg.InvalidValue, match=r"sssp: method='delta' needs edge weights >= 0;"
+                       r" stored entry 1 has weight -2.0: use method='bellman-ford'"):
+        sssp(A, 0, method="delta")
+    # auto and bellman-ford take them: 0 -> 1 (1), 1 -> 2 (-2), 2 -> 0 (3): cycle weight 2
+    for method in ("auto", "bellman-ford"):
+        assert sssp(A, 0, method=method).to_dense().tolist() == [0.0, 1.0, -1.0]
 
 
 def test_nan_weight_raises():
     A = bg.Matrix.from_coo([0, 1], [1, 2], [1.0, np.nan], nrows=3, ncols=3)
-    with pytest.raises(bg.InvalidValue, match="sssp: edge weights must not be NaN; stored entry 1"):
+    with pytest.raises(bg.InvalidValue, match="sssp: edge weights must not be NaN or -inf; stored entry 1"):
         sssp(A, 0, method="bellman-ford")
+    with pytest.raises(bg.InvalidValue, match="negative_cycle: edge weights must not be NaN or -inf"):
+        negative_cycle(A)
+    B = bg.Matrix.from_coo([0, 1], [1, 2], [1.0, -np.inf], nrows=3, ncols=3)
+    with pytest.raises(bg.InvalidValue, match="sssp: edge weights must not be NaN or -inf; stored entry 1 has weight -inf"):
+        sssp(B, 0)
 
 
 @pytest.mark.parametrize("source", [-1, 5, 100])
@@ -280,8 +290,204 @@ def test_real_graphs(name):
                 np.testing.assert_allclose(got.to_coo()[1], ref[i][np.isfinite(ref[i])], rtol=1e-12)
 
 
-def test_real_negative_weights_raise():
-    path = data_file("olm1000.mtx")
-    A = bg.io.read(path)
-    with pytest.raises(bg.InvalidValue, match=r"sssp: edge weights must be >= 0; stored entry \d+ has weight -"):
+def test_real_negative_weights():
+    """olm1000 (negative entries): delta refuses it; Bellman-Ford agrees with
+    scipy's (a negative cycle, named by a vertex really on one, or equal
+    distances)."""
+    A = bg.io.read(data_file("olm1000.mtx"))
+    with pytest.raises(bg.InvalidValue, match=r"sssp: method='delta' needs edge weights >= 0; stored entry \d+ has weight -"):
+        sssp(A, 0, method="delta")
+    S = A.to_scipy()
+    S = sp.csr_array((S.data.astype(np.float64), S.indices, S.indptr), shape=S.shape)
+    for s in (0, A.nrows // 2, A.nrows - 1):
+        try:
+            ref = csgraph.bellman_ford(S, directed=True, indices=s)
+        except csgraph.NegativeCycleError:
+            with pytest.raises(NegativeCycle) as info:
+                sssp(A, s)
+            _assert_on_negative_cycle(info.value, S, s)
+            assert negative_cycle(A, s) and negative_cycle(A)
+        else:
+            _check(sssp(A, s), ref, A.dtype, exact=False)
+            assert not negative_cycle(A, s)
+
+
+# --- negative weights -------------------------------------------------------------------------
+def _assert_on_negative_cycle(err, S, s):
+    """err.cycle is a cycle of S (distinct vertices, each with an edge to
+    the next) of negative total weight, through err.vertex, reachable from s."""
+    S = sp.csr_array(S)
+    cyc = list(err.cycle)
+    assert err.vertex in cyc and len(set(cyc)) == len(cyc)
+    total = 0.0
+    for u, v in zip(cyc, cyc[1:] + cyc[:1]):
+        row = slice(S.indptr[u], S.indptr[u + 1])
+        hit = np.flatnonzero(S.indices[row] == v)
+        assert hit.size == 1, (u, v)
+        total += float(S.data[row][hit[0]])
+    assert total < 0 and np.isclose(total, float(err.weight))
+    reach = csgraph.breadth_first_order(S, s, directed=True, return_predecessors=False)
+    assert err.vertex in set(reach.tolist())
+    assert f"vertex {err.vertex} lies on it" in str(err)
+
+
+@st.composite
+def negative_graphs(draw, max_n=25):
+    """(n, rows, cols, weights, dtype): a directed graph (self-loops, no
+    duplicates) with negative weights; half of them w = base + p[u] - p[v]
+    with base >= 0 (negative edges, no negative cycle), half raw weights in
+    [-lo, hi] (negative cycles likely)."""
+    n = draw(st.integers(1, max_n))
+    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
+    m = draw(st.integers(0, min(n * n, 4 * n)))
+    keys = rng.choice(n * n, size=m, replace=False)
+    rows, cols = keys // n, keys % n
+    dtype = np.dtype(draw(st.sampled_from(["int8", "int16", "int32", "int64", "float32", "float64"])))
+    if draw(st.booleans()):
+        p = rng.integers(0, 20, n)
+        w = rng.integers(0, 10, m) + p[rows] - p[cols]
+        if dtype == np.int8:
+            dtype = np.dtype(np.int16)
+    else:
+        lo = draw(st.sampled_from([1, 3, 10]))
+        w = rng.integers(-lo, 20, m)
+    return n, rows, cols, w.astype(dtype), dtype
+
+
+@given(negative_graphs(), st.data())
+@settings(max_examples=150, deadline=None)
+def test_negative_weights_vs_scipy(g, data):
+    n, rows, cols, w, dtype = g
+    s = data.draw(st.integers(0, n - 1), label="source")
+    A = bg.Matrix.from_coo(rows, cols, w, nrows=n, ncols=n)
+    S = sp.csr_array((w.astype(np.float64), (rows, cols)), shape=(n, n))
+    try:
+        ref = csgraph.bellman_ford(S, directed=True, indices=s)
+    except csgraph.NegativeCycleError:
+        ref = None
+    for method in ("auto", "bellman-ford"):
+        if ref is None:
+            with pytest.raises(NegativeCycle) as info:
+                sssp(A, s, method=method)
+            _assert_on_negative_cycle(info.value, S, s)
+        else:
+            finite = ref[np.isfinite(ref)]
+            if dtype.kind == "i" and finite.size and finite.min() < np.iinfo(dtype).min:
+                with pytest.raises(OverflowError):
+                    sssp(A, s, method=method)
+                continue
+            _check(sssp(A, s, method=method), ref, dtype, exact=dtype != np.float32)
+    assert negative_cycle(A, s) == (ref is None)
+    try:  # anywhere: johnson raises for any negative cycle
+        csgraph.johnson(S, directed=True, indices=[0])
+        anywhere = False
+    except csgraph.NegativeCycleError:
+        anywhere = True
+    assert negative_cycle(A) == anywhere
+    if (w < 0).any():
+        with pytest.raises(bg.InvalidValue, match="use method='bellman-ford'"):
+            sssp(A, s, method="delta")
+
+
+def test_negative_cycle_lagraph_like():
+    # LAGraph test_BF-like: 0 -> 1 -> 2 -> 3 -> 1 with 1 -> 2 -> 3 -> 1 weighing -1
+    r, c = [0, 1, 2, 3, 0], [1, 2, 3, 1, 4]
+    for dtype in ("int32", "int64", "float32", "float64"):
+        w = np.array([5, 2, -4, 1, 7], dtype)
+        A = bg.Matrix.from_coo(r, c, w, nrows=6, ncols=6)
+        with pytest.raises(NegativeCycle, match=r"sssp: a negative cycle is reachable from"
+                           r" source 0: vertex [123] lies on it \(3 vertices") as info:
+            sssp(A, 0)
+        assert sorted(info.value.cycle) == [1, 2, 3] and info.value.weight == -1
+        assert type(info.value.weight) is (float if dtype[0] == "f" else int)
+        assert isinstance(info.value, bg.InvalidValue) and isinstance(info.value, ValueError)
+        _assert_on_negative_cycle(info.value, A.to_scipy(), 0)
+        # unreachable from 4 and 5: no error
+        assert sssp(A, 4).to_dense(-9).tolist() == [-9, -9, -9, -9, 0, -9]
+        assert not negative_cycle(A, 4) and negative_cycle(A, 0) and negative_cycle(A, 2)
+        assert negative_cycle(A)
+    # the same cycle at weight 0: distances, no cycle
+    A = bg.Matrix.from_coo(r, c, [5, 2, -3, 1, 7], nrows=6, ncols=6)
+    assert sssp(A, 0).to_dense(-9).tolist() == [0, 5, 7, 4, 7, -9]
+    assert not negative_cycle(A)
+
+
+def test_unreachable_negative_cycle():
+    # 0 -> 1 (2); 2 <-> 3 weighing -3 in all; 3 -> 1 (1): reached only from 2 and 3
+    A = bg.Matrix.from_coo([0, 2, 3, 3], [1, 3, 2, 1], [2.0, -1.0, -2.0, 1.0], nrows=4, ncols=4)
+    assert sssp(A, 0).to_dense(-1).tolist() == [0.0, 2.0, -1.0, -1.0]
+    assert sssp(A, 1).to_dense(-1).tolist() == [-1.0, 0.0, -1.0, -1.0]
+    with pytest.raises(NegativeCycle, match="vertex [23] lies on it"):
+        sssp(A, 2)
+    assert negative_cycle(A) and not negative_cycle(A, 0) and negative_cycle(A, 3)
+
+
+def test_negative_self_loop():
+    A = bg.Matrix.from_coo([0, 1, 2], [1, 1, 2], [1, -1, 4], nrows=3, ncols=3)
+    with pytest.raises(NegativeCycle, match=r"vertex 1 lies on it \(1 vertices: 1 -> 1;"
+                       r" total weight -1\)") as info:
         sssp(A, 0)
+    assert info.value.vertex == 1 and info.value.cycle == [1]
+    assert sssp(A, 2).to_dense(-1).tolist() == [-1, -1, 0]
+    assert negative_cycle(A) and negative_cycle(A, 0) and not negative_cycle(A, 2)
+    one = bg.Matrix.from_coo([0], [0], [-0.5], nrows=1, ncols=1)
+    with pytest.raises(NegativeCycle, match="vertex 0 lies on it"):
+        sssp(one, 0)
+
+
+def test_negative_cycle_no_negative_weights():
+    A = bg.Matrix.from_coo([0, 1], [1, 0], np.array([1, 2], np.uint8), nrows=2, ncols=2)
+    assert not negative_cycle(A) and not negative_cycle(A, 1)
+    rec = bg.Stats()
+    assert not negative_cycle(A, stats=rec) and rec.method == "none"
+    C = bg.Matrix.from_coo([0, 1], [1, 0], [1, -2], nrows=2, ncols=2)
+    assert negative_cycle(C, stats=rec) and rec.method == "bellman-ford"
+    D = bg.Matrix.from_coo([0], [1], [-2], nrows=2, ncols=2)  # auto: Bellman-Ford
+    assert sssp(D, 0, stats=rec).to_dense().tolist() == [0, -2] and rec.method == "bellman-ford"
+    assert not negative_cycle(bg.Matrix.from_coo([0, 1], [1, 0], nrows=2, ncols=2))
+    assert not negative_cycle(bg.Matrix.from_coo([], [], np.array([], np.float64), nrows=0, ncols=0))
+    B = bg.Matrix.from_coo([0, 1], [1, 0], [1.0, 0.5], nrows=2, ncols=2)
+    assert not negative_cycle(B)
+    with pytest.raises(bg.InvalidIndex, match="negative_cycle: source 2 is out of range"):
+        negative_cycle(B, 2)
+    with pytest.raises(bg.DimensionMismatch, match="negative_cycle"):
+        negative_cycle(bg.Matrix.from_coo([0], [1], [1.0], nrows=2, ncols=3))
+
+
+def test_negative_weights_small_int_dtype():
+    # int8 distances that fit, and one below the range of int8
+    A = bg.Matrix.from_coo([0, 1], [1, 2], np.array([-100, -20], np.int8), nrows=3, ncols=3)
+    B = bg.Matrix.from_coo([0, 1], [1, 2], np.array([-100, -100], np.int8), nrows=3, ncols=3)
+    with pytest.raises(OverflowError, match="the distance to vertex 2 is -200.*int8"):
+        sssp(B, 0)
+    d = sssp(A, 0)
+    assert d.dtype == np.int8 and d.to_dense().tolist() == [0, -100, -120]
+
+
+def test_negative_weights_int64_large():
+    # |w| * n past int64: the numpy rounds check every sum for wrapping
+    big = np.array([-(2**62), -(2**62) - 1, 5], np.int64)
+    A = bg.Matrix.from_coo([0, 1, 0], [1, 2, 2], big, nrows=3, ncols=3)
+    with pytest.raises(OverflowError, match="path sum to vertex 2 passed the range of int64"):
+        sssp(A, 0)
+    ok = np.array([-(2**62), 2**62, 5], np.int64)
+    B = bg.Matrix.from_coo([0, 1, 0], [1, 2, 2], ok, nrows=3, ncols=3)
+    assert sssp(B, 0).to_dense().tolist() == [0, -(2**62), 0]
+    C = bg.Matrix.from_coo([0, 1], [1, 0], np.array([2**62, -(2**62) - 1], np.int64), nrows=2, ncols=2)
+    with pytest.raises(NegativeCycle, match="total weight -1\\)"):
+        sssp(C, 0)
+    assert negative_cycle(C) and negative_cycle(C, 1)
+
+
+def test_negative_weights_transposed_view():
+    """sssp(A.T, s) with negative weights: cycles and distances along A.T's edges."""
+    A = bg.Matrix.from_coo([1, 2, 3, 0], [0, 1, 2, 3], [5, 2, -4, 1], nrows=5, ncols=5)
+    assert sssp(A.T, 0).to_dense(-99).tolist() == [0, 5, 7, 3, -99]  # cycle 0-1-2-3-0 weighs 4
+    assert not negative_cycle(A.T)
+    B = bg.Matrix.from_coo([1, 2, 3, 1], [0, 1, 2, 3], [5, 2, -4, 1], nrows=5, ncols=5)
+    with pytest.raises(NegativeCycle) as info:  # B.T: 1 -> 2 -> 3 -> 1 weighs -1
+        sssp(B.T, 0)
+    assert info.value.cycle == [1, 2, 3] and info.value.weight == -1
+    _assert_on_negative_cycle(info.value, B.to_scipy().T.tocsr(), 0)
+    # B itself: 1 -> 3 -> 2 -> 1 weighs -1 too, but 0 has no out-edge in B
+    assert negative_cycle(B.T, 0) and negative_cycle(B) and not negative_cycle(B, 0)

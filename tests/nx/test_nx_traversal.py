@@ -6,7 +6,7 @@ from __future__ import annotations
 import networkx as nx
 import pytest
 from conftest_backend import close_dicts, nx_graphs
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 BK = {"backend": "bitgraph"}
@@ -132,11 +132,91 @@ def test_fallbacks_and_refusals():
     assert isinstance(iface.can_run("shortest_path_length", (G, 0),
                                     {"weight": lambda u, v, d: 1}), str)
     assert iface.can_run("bfs_edges", (G.to_undirected(), 0), {"reverse": True}) is True
-    # negative weights: the backend declines (NetworkX's own answer when it may fall back)
+    # negative weights: Dijkstra's functions decline (NetworkX's own answer when it may
+    # fall back); Bellman-Ford's run them
     with pytest.raises(NotImplementedError):
-        nx.single_source_bellman_ford_path_length(G, 0, **BK)
+        nx.single_source_dijkstra_path_length(G, 0, **BK)
+    with pytest.raises(NotImplementedError):
+        nx.shortest_path_length(G, 0, weight="weight", method="dijkstra", **BK)
     with nx.config(backend_priority=["bitgraph"], fallback_to_nx=True):
-        assert nx.single_source_bellman_ford_path_length(G, 0) == {0: 0, 1: -1, 2: 0}
+        assert nx.single_source_dijkstra_path_length(G, 0) == {0: 0, 1: -1, 2: 0}
+    assert nx.single_source_bellman_ford_path_length(G, 0, **BK) == {0: 0, 1: -1, 2: 0}
+    assert isinstance(iface.can_run("negative_edge_cycle", (G,), {"weight": lambda u, v, d: 1}), str)
+    assert isinstance(iface.can_run("bellman_ford_path_length", (G, 0, 1),
+                                    {"weight": lambda u, v, d: 1}), str)
+
+
+def _outcome(f, *args, **kw):
+    try:
+        r = f(*args, **kw)
+    except Exception as e:  # noqa: BLE001 - comparing errors
+        return type(e), str(e)
+    return "ok", dict(r) if isinstance(r, dict) else r
+
+
+def _same(name, *args, **kw):
+    """nx.<name> and the backend: the same error, or equal results."""
+    a = _outcome(getattr(nx, name), *args, **kw)
+    b = _outcome(getattr(nx, name), *args, **kw, **BK)
+    assert a[0] == b[0], (a, b)
+    if a[0] != "ok":
+        assert a == b
+    elif isinstance(a[1], dict):
+        assert close_dicts(a[1], b[1])
+    else:
+        assert close_dicts({0: a[1]}, {0: b[1]})
+    return a
+
+
+@given(nx_graphs(multigraph=None, weighted=True), st.data())
+@settings(max_examples=80, deadline=None)
+def test_negative_weights_bellman_ford(G, data):
+    """Negative weights (negative cycles often): the Bellman-Ford functions and
+    negative_edge_cycle answer as NetworkX (NetworkXUnbounded for a reachable
+    negative cycle, the same distances otherwise)."""
+    offset = data.draw(st.sampled_from([0, 1, 3, 0.5]))
+    for *_, d in G.edges(data=True):
+        if "weight" in d:
+            d["weight"] -= offset
+    s, t = pick(data, G), pick(data, G)
+    _same("single_source_bellman_ford_path_length", G, s)
+    _same("bellman_ford_path_length", G, s, t)
+    _same("shortest_path_length", G, s, weight="weight", method="bellman-ford")
+    _same("shortest_path_length", G, s, t, weight="weight", method="bellman-ford")
+    _same("shortest_path_length", G, target=t, weight="weight", method="bellman-ford")
+    _same("negative_edge_cycle", G)
+    _same("negative_edge_cycle", G, weight=None)
+
+
+def test_negative_edge_cycle_cases():
+    G = nx.DiGraph([(0, 1, {"weight": 5}), (1, 2, {"weight": 2}), (2, 3, {"weight": -4}),
+                    (3, 1, {"weight": 1}), (0, 4, {"weight": 7})])
+    G.add_node(5)
+    assert nx.negative_edge_cycle(G, **BK) is True is nx.negative_edge_cycle(G)
+    for s in (0, 1):
+        with pytest.raises(nx.NetworkXUnbounded, match="Negative cycle detected."):
+            nx.bellman_ford_path_length(G, s, 4, **BK)
+    assert nx.bellman_ford_path_length(G, 4, 4, **BK) == 0
+    with pytest.raises(nx.NetworkXNoPath, match="node 0 not reachable from 4"):
+        nx.bellman_ford_path_length(G, 4, 0, **BK)
+    with pytest.raises(nx.NodeNotFound, match="Source 9 not in G"):
+        nx.bellman_ford_path_length(G, 9, 0, **BK)
+    with pytest.raises(nx.NodeNotFound, match="Node 9 not found in graph"):
+        nx.bellman_ford_path_length(G, 9, 9, **BK)
+    G.add_edge(2, 3, weight=-3)  # the cycle weighs 0 (add_edge clears the conversion cache)
+    assert nx.negative_edge_cycle(G, **BK) is False is nx.negative_edge_cycle(G)
+    assert nx.bellman_ford_path_length(G, 0, 3, **BK) == 4 == nx.bellman_ford_path_length(G, 0, 3)
+    # an unreachable negative self-loop: distances from 0, yet a cycle in G
+    G.add_edge(5, 5, weight=-1)
+    assert nx.single_source_bellman_ford_path_length(G, 0, **BK) == \
+        nx.single_source_bellman_ford_path_length(G, 0)
+    assert nx.negative_edge_cycle(G, **BK) is True
+    with pytest.raises(nx.NetworkXUnbounded):
+        nx.single_source_bellman_ford_path_length(G, 5, **BK)
+    # undirected: a negative edge is a negative cycle; no edges: none
+    U = nx.Graph([(0, 1, {"weight": -1}), (1, 2, {"weight": 3})])
+    assert nx.negative_edge_cycle(U, **BK) is True is nx.negative_edge_cycle(U)
+    assert nx.negative_edge_cycle(nx.empty_graph(3), **BK) is False
 
 
 def test_path_lengths_on_larger_graph():
