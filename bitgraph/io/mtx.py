@@ -427,11 +427,17 @@ def _fast_body(data, hdr, path, vdtype, source):
             f"the file ends after {res.entries} of the {hdr.nnz} entries "
             f"declared on the size line (line {hdr.size_line})",
             path=path, line=last_line_number(data))
+    if not coord and hdr.nnz == 0:  # scipy's reader dies (SIGFPE) on 0 rows
+        dense = np.zeros((hdr.nrows, hdr.ncols), dtype=vdtype or np.float64)
+        return _dense_to_coo(dense)
+    # scipy's reader dies (SIGSEGV) on a last line ending in a blank without
+    # a newline: it is always given a body that ends in one
+    ends_nl = not len(data) or data[-1:] == b"\n"
     field = hdr.field
     if vdtype is not None and vdtype == np.uint64 and field == "integer":
         field = "unsigned-integer"
     banner = f"%%MatrixMarket matrix {hdr.format} {field} {hdr.symmetry}".encode()
-    if (not has_comments and banner == hdr.raw_banner
+    if (not has_comments and ends_nl and banner == hdr.raw_banner
             and isinstance(source, (str, os.PathLike))
             and not os.fspath(source).endswith((".gz", ".bz2"))
             and not isinstance(data, bytearray)):  # a plain file: scipy reads it
@@ -447,6 +453,8 @@ def _fast_body(data, hdr, path, vdtype, source):
             target = [memoryview(data)[start:]]
         else:
             target = [head, body]
+        if not ends_nl:
+            target.append(b"\n")
     try:
         m = scipy_read(target)
     except (ValueError, OverflowError, RuntimeError):
