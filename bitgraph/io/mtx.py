@@ -83,13 +83,13 @@ def _gb_type(name, path, line):
     key = name.strip().lower()
     if "complex" in key or key.startswith("gxb_fc"):
         raise FormatError(
-            f"%%GraphBLAS type {name!r}: complex matrices are not supported",
+            f"%%GraphBLAS type {show(name)!r}: complex matrices are not supported",
             path=path, line=line)
     if key.endswith("_t"):
         key = key[:-2]
     if key not in _GB_TYPES:
         raise FormatError(
-            f"%%GraphBLAS type {name!r} is not a known type (expected one of "
+            f"%%GraphBLAS type {show(name)!r} is not a known type (expected one of "
             f"bool, int8_t..int64_t, uint8_t..uint64_t, float, double)",
             path=path, line=line)
     return np.dtype(_GB_TYPES[key])
@@ -111,24 +111,24 @@ def _parse_header(data, path) -> _Header:
     if len(words) != 5:
         raise FormatError(
             f"the banner must have 5 words {_EXPECTED_BANNER}, "
-            f"found {len(words)}: {text!r}", path=path, line=1)
+            f"found {len(words)}: {show(text)!r}", path=path, line=1)
     obj, fmt, field, sym = (w.lower() for w in words[1:])
     if obj != "matrix":
         raise FormatError(
-            f"the banner's object must be 'matrix', found {words[1]!r}",
+            f"the banner's object must be 'matrix', found {show(words[1])!r}",
             path=path, line=1)
     if fmt not in _FORMATS:
         raise FormatError(
             f"the banner's format must be 'coordinate' or 'array', "
-            f"found {words[2]!r}", path=path, line=1)
+            f"found {show(words[2])!r}", path=path, line=1)
     if field not in _FIELDS:
         raise FormatError(
             f"the banner's field must be one of real, integer, pattern, "
-            f"found {words[3]!r}", path=path, line=1)
+            f"found {show(words[3])!r}", path=path, line=1)
     if sym not in _SYMMETRIES:
         raise FormatError(
             f"the banner's symmetry must be one of general, symmetric, "
-            f"skew-symmetric, hermitian, found {words[4]!r}",
+            f"skew-symmetric, hermitian, found {show(words[4])!r}",
             path=path, line=1)
     if field == "complex":
         raise FormatError(
@@ -157,16 +157,16 @@ def _parse_header(data, path) -> _Header:
         if len(toks) != ndims:
             raise FormatError(
                 f"the size line must hold {ndims} integers {what}, found "
-                f"{len(toks)}: {text!r}", path=path, line=lineno)
+                f"{len(toks)}: {show(text)!r}", path=path, line=lineno)
         dims = []
         for t in toks:
             if not re.fullmatch(r"[0-9]+", t):
                 raise FormatError(
                     f"the size line must hold {ndims} non-negative integers "
-                    f"{what}, found {t!r}", path=path, line=lineno)
+                    f"{what}, found {show(t)!r}", path=path, line=lineno)
             if int(t) >= 2 ** 62:
                 raise FormatError(
-                    f"the size line's {t} is too large", path=path, line=lineno)
+                    f"the size line's {show(t)} is too large", path=path, line=lineno)
             dims.append(int(t))
         nrows, ncols = dims[0], dims[1]
         if sym != "general" and nrows != ncols:

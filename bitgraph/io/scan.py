@@ -514,16 +514,22 @@ def _find_newline(a, pos):
 # one token of a line (bytes), what the Python re-check of a line accepts
 INT_RE = re.compile(rb"[+-]?\d+\Z")
 REAL_RE = re.compile(
-    rb"[+-]?(?:(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?|inf|infinity|nan)\Z",
+    # no nested or adjacent overlapping quantifiers: linear time on any token
+    rb"[+-]?(?:(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?|inf|infinity|nan)\Z",
     re.IGNORECASE,
 )
 
 
-def show(tok):
-    """A token (bytes or str) as text for an error message."""
-    if isinstance(tok, (bytes, bytearray)):
-        return tok.decode("latin-1")
-    return str(tok)
+def show(tok, limit=200):
+    """A token or line (bytes or str) as text for an error message, cut to
+    about ``limit`` characters (its start, its length and its end)."""
+    if isinstance(tok, (bytes, bytearray, memoryview)):
+        tok = bytes(tok).decode("latin-1")
+    tok = str(tok)
+    if len(tok) > limit:
+        half = limit // 2 - 10
+        tok = f"{tok[:half]}...({len(tok)} characters)...{tok[-half:]}"
+    return tok
 
 
 def lines_from(data, offset, line):

@@ -68,3 +68,43 @@ def test_scipy_crashers_load_in_a_child(tmp_path, name):
     """)
     assert r.returncode == 0, (r.returncode, r.stderr[-2000:])
     assert r.stdout.strip() == f"{shape} {want[0]} {want[1]} {want[2]}"
+
+
+# ------------------------------------------- repro 6: linear tokenising
+
+@pytest.mark.parametrize("line", [
+    "0 1 " + "1" * 200_000 + "x\n",          # a weight that is almost a number
+    "0 1 " + "1" * 100_000 + "." + "1" * 100_000 + "e\n",
+    "0 " + "1" * 200_000 + "x 2\n",          # an id
+])
+def test_long_bad_token_is_rejected_fast(tmp_path, line):
+    p = write(tmp_path, "r.el", "0 1 1.0\n" + line)
+    with pytest.raises(FormatError):  # warm: numba compiled
+        read_edgelist(write(tmp_path, "w.el", "0 1 1.0\n0 x 2\n"))
+    t = time.perf_counter()
+    with pytest.raises(FormatError) as e:
+        read_edgelist(p)
+    assert time.perf_counter() - t < 2.0
+    assert "line 2" in str(e.value) or ":2:" in str(e.value)
+    assert len(str(e.value)) < 400  # the token is quoted cut short
+
+
+def test_real_re_is_linear():
+    from bitgraph.io.scan import REAL_RE
+
+    t = time.perf_counter()
+    assert not REAL_RE.match(b"1" * 100_000 + b"x")
+    assert REAL_RE.match(b"1" * 1000 + b".5e-3") and REAL_RE.match(b"-.5") and REAL_RE.match(b"7.")
+    assert time.perf_counter() - t < 1.0
+
+
+def test_long_lines_quoted_short(tmp_path):
+    p = write(tmp_path, "a.mtx", "%%MatrixMarket matrix coordinate real general\n2 2 1\n1 1 "
+              + "9" * 50_000 + "q\n")
+    with pytest.raises(FormatError) as e:
+        read_mtx(p)
+    assert len(str(e.value)) < 400
+    p = write(tmp_path, "b.mtx", "%%MatrixMarket matrix coordinate real " + "x" * 50_000 + "\n")
+    with pytest.raises(FormatError) as e:
+        read_mtx(p)
+    assert len(str(e.value)) < 400
