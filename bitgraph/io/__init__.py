@@ -26,23 +26,28 @@ _COMPRESSED = (".gz", ".bz2")
 
 def _sniff_mtx(path) -> bool:
     """Does the (possibly compressed) file start with a Matrix Market banner?"""
+    import zlib
+
+    from .scan import compression
+
     try:
         with open(os.fspath(path), "rb") as f:
             head = f.read(64)
-            if head[:2] == b"\x1f\x8b":
+            kind = compression(head)
+            if kind == "gzip":
                 import gzip
 
                 f.seek(0)
                 with gzip.GzipFile(fileobj=f) as g:
                     head = g.read(64)
-            elif head[:3] == b"BZh":
+            elif kind == "bz2":
                 import bz2
 
                 f.seek(0)
                 with bz2.BZ2File(f) as g:
                     head = g.read(64)
-    except (OSError, EOFError):
-        return False
+    except (OSError, EOFError, ValueError, zlib.error):
+        return False  # the reader names what is wrong
     return _is_banner(head)
 
 
@@ -78,10 +83,10 @@ def read(path, *, format=None, dtype=None, device=None, **kwargs):
         if hasattr(path, "read"):  # a stream: look at its start
             import io
 
-            content = path.read()
-            if isinstance(content, str):
-                content = content.encode("utf-8")
-            name = getattr(path, "name", "<stream>")
+            from .scan import read_bytes, source_name
+
+            name = source_name(path)
+            content = bytes(read_bytes(path))  # decompressed: sniff the text
             path = io.BytesIO(content)
             path.name = name
             format = "mtx" if _is_banner(content[:64]) else "edgelist"

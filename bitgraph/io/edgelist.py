@@ -20,8 +20,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import FormatError, InvalidValue
-from .scan import (INT_RE, REAL_RE, as_array, lines_from, read_bytes, scan, scipy_read, show,
-                   source_name, to_matrix)
+from .scan import (INT_RE, REAL_RE, as_array, lines_from, parse_int, read_bytes, scan,
+                   scipy_read, show, source_name, to_matrix)
 
 __all__ = ["read_edgelist", "write_edgelist"]
 
@@ -95,7 +95,7 @@ def _python_edges(data, path, *, offset, line, k, base, nrows, comments,
                 raise FormatError(
                     f"{name} vertex id {show(tok)!r} is not {what}",
                     path=path, line=lineno)
-            v = int(tok)
+            v = parse_int(tok)
             if v >= _MAX_ID:
                 raise FormatError(
                     f"{name} vertex id {show(tok)} is too large",

@@ -31,8 +31,8 @@ import numpy as np
 
 from ..errors import FormatError, InvalidValue
 from .atomic import atomic_write
-from .scan import (INT_RE, REAL_RE, as_array, last_line_number, lines_from, read_bytes, scan,
-                   scipy_read, show, source_name, to_matrix)
+from .scan import (INT_RE, REAL_RE, as_array, last_line_number, lines_from, parse_int, read_bytes,
+                   scan, scipy_read, show, source_name, to_matrix)
 
 __all__ = ["read_mtx", "write_mtx"]
 
@@ -164,10 +164,10 @@ def _parse_header(data, path) -> _Header:
                 raise FormatError(
                     f"the size line must hold {ndims} non-negative integers "
                     f"{what}, found {show(t)!r}", path=path, line=lineno)
-            if int(t) >= 2 ** 62:
+            if parse_int(t) >= 2 ** 62:
                 raise FormatError(
                     f"the size line's {show(t)} is too large", path=path, line=lineno)
-            dims.append(int(t))
+            dims.append(parse_int(t))
         nrows, ncols = dims[0], dims[1]
         if sym != "general" and nrows != ncols:
             raise FormatError(
@@ -233,10 +233,10 @@ def _check_line(toks, lineno, hdr, path, vdtype):
                 raise FormatError(
                     f"{name} index {show(tok)!r} is not an integer",
                     path=path, line=lineno)
-            i = int(tok)
+            i = parse_int(tok)
             if not 1 <= i <= bound:
                 raise FormatError(
-                    f"{name} index {i} is out of range 1..{bound}",
+                    f"{name} index {show(tok)} is out of range 1..{bound}",
                     path=path, line=lineno)
             idx.append(i - 1)
     if hdr.field == "pattern":
@@ -247,7 +247,7 @@ def _check_line(toks, lineno, hdr, path, vdtype):
             raise FormatError(
                 f"value {show(tok)!r} is not an integer (the banner says "
                 f"'integer')", path=path, line=lineno)
-        v = int(tok)
+        v = parse_int(tok)
     else:
         if not REAL_RE.match(tok):
             raise FormatError(
@@ -413,7 +413,7 @@ def _fast_body(data, hdr, path, vdtype, source):
                  nidx=2 if coord else 0,
                  vkind={"pattern": 0, "integer": 1, "real": 2}[hdr.field],
                  base=1, hi0=hdr.nrows, hi1=hdr.ncols, comment_chars=b"%",
-                 blank=has_comments, limit=hdr.nnz)
+                 blank=has_comments, limit=min(hdr.nnz, 2 ** 62))
     if res.status == 2:
         raise FormatError(
             f"more entries than the {hdr.nnz} declared on the size line "

@@ -31,8 +31,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["source_name", "read_bytes", "as_array", "scipy_read", "to_matrix", "scan",
-           "ScanResult", "scan_py", "INT_RE", "REAL_RE", "show", "lines_from",
+__all__ = ["source_name", "read_bytes", "compression", "as_array", "scipy_read", "to_matrix", "scan",
+           "ScanResult", "scan_py", "INT_RE", "REAL_RE", "parse_int", "show", "lines_from",
            "last_line_number"]
 
 
@@ -53,7 +53,9 @@ def read_bytes(source):
     buffer supports ``len``, ``find`` and slicing to bytes.
 
     gzip and bz2 are recognised by their magic bytes, so ``.gz``/``.bz2``
-    files need no special name.
+    files (and streams of them) need no special name. A truncated or corrupt
+    one raises :class:`~bitgraph.FormatError` naming the file and the line
+    the text stops at.
     """
     if hasattr(source, "read"):
         data = source.read()
@@ -62,8 +64,8 @@ def read_bytes(source):
         data = bytearray(data)
     else:
         with open(os.fspath(source), "rb") as f:
-            magic = f.read(3)
-            if magic[:2] == b"\x1f\x8b" or magic == b"BZh":
+            magic = f.read(10)
+            if compression(magic) is not None:
                 f.seek(0)
                 data = bytearray(f.read())
             else:
@@ -73,18 +75,50 @@ def read_bytes(source):
                 import mmap
 
                 return mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_COPY)
-    if data[:2] == b"\x1f\x8b":
-        import gzip
-
-        data = bytearray(gzip.decompress(data))
-    elif data[:3] == b"BZh":
-        import bz2
-
-        try:
-            data = bytearray(bz2.decompress(data))
-        except (OSError, ValueError):
-            pass  # not bz2 after all: a text file starting with 'BZh'
+    if compression(data[:10]) is not None:
+        data = _decompress(data, source_name(source))
     return data
+
+
+def compression(head):
+    """"gzip" or "bz2" when ``head`` (the first 10 bytes or more) starts a
+    compressed stream, else None (a text file may start with 'BZh')."""
+    head = bytes(head[:10])
+    if head[:2] == b"\x1f\x8b":
+        return "gzip"
+    if (head[:3] == b"BZh" and head[3:4] in b"123456789"
+            and head[4:10] in (b"1AY&SY", b"\x17rE8P\x90")):
+        return "bz2"
+    return None
+
+
+def _decompress(raw, path):
+    """Decompressed ``raw`` (gzip or bz2); FormatError at the line where
+    the text stops when the stream is truncated or corrupt."""
+    import bz2
+    import gzip
+    import zlib
+
+    kind = compression(raw)
+    stream = io.BytesIO(raw)
+    f = gzip.GzipFile(fileobj=stream) if kind == "gzip" else bz2.BZ2File(stream)
+    out = bytearray()
+    try:
+        with f:
+            while True:
+                chunk = f.read(1 << 24)
+                if not chunk:
+                    break
+                out += chunk
+    except (OSError, EOFError, zlib.error, ValueError) as e:
+        from ..errors import FormatError
+
+        why = "truncated" if isinstance(e, EOFError) else "corrupt"
+        raise FormatError(
+            f"the {kind} data is {why} after {len(out)} bytes of text "
+            f"({type(e).__name__}: {show(str(e))})",
+            path=path, line=out.count(b"\n") + 1) from None
+    return out
 
 
 def as_array(data):
@@ -518,6 +552,18 @@ REAL_RE = re.compile(
     rb"[+-]?(?:(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?|inf|infinity|nan)\Z",
     re.IGNORECASE,
 )
+
+
+def parse_int(tok):
+    """The integer a token matching ``INT_RE`` spells, exactly; one of more
+    than 40 significant digits comes back as +-10**40 (past every range a
+    reader accepts, so the caller's range check names it; Python's int()
+    refuses more than 4,300 digits)."""
+    t = bytes(tok).strip() if isinstance(tok, (bytes, bytearray, memoryview)) else str(tok).strip().encode()
+    neg = t[:1] == b"-"
+    digits = t.lstrip(b"+-").lstrip(b"0") or b"0"
+    v = 10 ** 40 if len(digits) > 40 else int(digits)
+    return -v if neg else v
 
 
 def show(tok, limit=200):

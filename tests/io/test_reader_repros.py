@@ -108,3 +108,75 @@ def test_long_lines_quoted_short(tmp_path):
     with pytest.raises(FormatError) as e:
         read_mtx(p)
     assert len(str(e.value)) < 400
+
+
+# ------------------------------------------------ repro 7: raw exceptions
+
+GOOD_MTX = b"%%MatrixMarket matrix coordinate real general\n3 3 3\n1 1 1.0\n2 2 2.0\n3 3 3.0\n"
+
+
+def _corruptions():
+    gz = gzip.compress(GOOD_MTX)
+    bz = bz2.compress(GOOD_MTX)
+    flipped = bytearray(gz)
+    flipped[len(gz) // 2] ^= 0xFF
+    bad_header = bytearray(gz)
+    bad_header[3] = 0xFF  # reserved flag bits
+    return {
+        "gz_truncated": gz[:len(gz) - 12],
+        "gz_cut_short": gz[:12],
+        "gz_flipped": bytes(flipped),
+        "gz_bad_crc": gz[:-8] + b"\0\0\0\0" + gz[-4:],
+        "gz_bad_header": bytes(bad_header),
+        "bz2_truncated": bz[:len(bz) // 2],
+        "bz2_flipped": bz[:20] + bytes(b ^ 0x55 for b in bz[20:30]) + bz[30:],
+    }
+
+
+@pytest.mark.parametrize("kind", sorted(_corruptions()))
+@pytest.mark.parametrize("how", ["path_mtx", "path_el", "stream"])
+def test_corrupt_compressed_is_format_error(tmp_path, kind, how):
+    raw = _corruptions()[kind]
+    ext = ".gz" if kind.startswith("gz") else ".bz2"
+    p = write(tmp_path, ("a.mtx" if how == "path_mtx" else "a.el") + ext, raw)
+    with pytest.raises(FormatError) as e:
+        if how == "stream":
+            with open(p, "rb") as f:
+                read(f)
+        else:
+            read(p)
+    assert e.value.line is not None and e.value.path is not None
+    assert str(p.name) in str(e.value)
+
+
+def test_text_file_starting_with_BZh_is_text(tmp_path):
+    p = write(tmp_path, "a.el", "BZh 1\n")
+    with pytest.raises(FormatError, match="not a number"):
+        read_edgelist(p)
+
+
+HUGE = "1" * 5000
+
+
+@pytest.mark.parametrize("text", [
+    f"%%MatrixMarket matrix coordinate real general\n{HUGE} 3 1\n1 1 1\n",
+    f"%%MatrixMarket matrix coordinate real general\n3 3 1\n{HUGE} 1 1\n",
+    f"%%MatrixMarket matrix coordinate integer general\n3 3 1\n1 1 {HUGE}\n",
+    f"%%MatrixMarket matrix coordinate integer general\n3 3 1\n1 1 -{HUGE}\n",
+    "%%MatrixMarket matrix array real general\n4611686018427387903 4611686018427387903\n1\n",
+    "%%MatrixMarket matrix array real symmetric\n4611686018427387903 4611686018427387903\n1\n",
+])
+def test_huge_numbers_mtx(tmp_path, text):
+    p = write(tmp_path, "a.mtx", text)
+    with pytest.raises(FormatError) as e:
+        read_mtx(p)
+    assert e.value.line in (2, 3) and len(str(e.value)) < 400
+
+
+def test_huge_numbers_edgelist(tmp_path):
+    with pytest.raises(FormatError, match="too large") as e:
+        read_edgelist(write(tmp_path, "a.el", f"0 1\n{HUGE} 1\n"))
+    assert e.value.line == 2
+    # leading zeros are still the number
+    A = read_edgelist(write(tmp_path, "b.el", "0 1\n" + "0" * 5000 + "2 1\n"))
+    assert coo(A)[:2] == ([0, 2], [1, 1])
