@@ -20,7 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import FormatError, InvalidValue
-from .scan import (INT_RE, REAL_RE, as_array, lines_from, parse_int, read_bytes, scan,
+from .scan import (INT_RE, REAL_RE, as_array, check_claim, lines_from, parse_int, read_bytes, scan,
                    scipy_read, show, source_name, to_matrix)
 
 __all__ = ["read_edgelist", "write_edgelist"]
@@ -180,9 +180,28 @@ def _read_edgelist_data(source, *, one_based=False, nrows=None,
         rows, cols, weights = fast
     if nrows is None:
         n = int(max(rows.max(), cols.max())) + 1 if len(rows) else 0
+        if n > len(rows):  # the cheap test first; the line only on failure
+            try:
+                check_claim(n, len(rows), path, None, "the largest vertex id + 1")
+            except FormatError:
+                big = np.flatnonzero((rows == n - 1) | (cols == n - 1))[0]
+                check_claim(n, len(rows), path,
+                            _line_of_edge(data, start, line, int(big), comments, delim),
+                            "the largest vertex id + 1")
     else:
         n = nrows
     return _EdgeData(rows, cols, weights, n)
+
+
+def _line_of_edge(data, offset, line, e, comments, delim):
+    """The line number of edge ``e`` (from 0) counting from ``offset``."""
+    for lineno, _, raw in lines_from(data, offset, line):
+        s = raw.strip()
+        if s and not (comments and s.startswith(comments)):
+            if e == 0:
+                return lineno
+            e -= 1
+    return None
 
 
 def _fast_edges(data, start, line, k, base, nrows, comments, delim,
@@ -227,7 +246,11 @@ def read_edgelist(path, *, dtype=None, directed=True, one_based=False,
     - Vertex ids are non-negative integers, 0-based unless
       ``one_based=True`` (then ids start at 1 and 1 is subtracted). The
       matrix is ``n x n`` with ``n = max id + 1`` unless ``nrows`` is given
-      (ids must then be below it).
+      (ids must then be below it). Without ``nrows``, ``n`` may be up to
+      ``max(settings.io.claim_rows, 64 x edges)`` (2^26 by default); a larger
+      id is a :class:`~bitgraph.FormatError` naming its line, ``n`` and the
+      bytes the CSR's row pointers would take (``0 1`` and
+      ``300000000 5`` would need 2.2 GiB), instead of allocating them.
     - ``directed=False`` adds the reverse of every edge.
     - Repeated edges (and, undirected, an edge given in both directions) are
       combined with ``dup_op`` (``"plus"``, ``"min"``, ``"max"``, ``"first"``,

@@ -31,8 +31,8 @@ import numpy as np
 
 from ..errors import FormatError, InvalidValue
 from .atomic import atomic_write
-from .scan import (INT_RE, REAL_RE, as_array, last_line_number, lines_from, parse_int, read_bytes,
-                   scan, scipy_read, show, source_name, to_matrix)
+from .scan import (INT_RE, REAL_RE, as_array, check_claim, last_line_number, lines_from,
+                   parse_int, read_bytes, scan, scipy_read, show, source_name, to_matrix)
 
 __all__ = ["read_mtx", "write_mtx"]
 
@@ -181,6 +181,8 @@ def _parse_header(data, path) -> _Header:
             nnz = nrows * (nrows - 1) // 2
         else:
             nnz = nrows * (nrows + 1) // 2
+        for d, name in ((nrows, "rows"), (ncols, "columns")):
+            check_claim(d, nnz, path, lineno, f"the size line's number of {name}")
         return _Header(fmt, field, "symmetric" if sym == "hermitian" else sym,
                        nrows, ncols, nnz, gb_type, lineno, min(after, len(data)),
                        raw_banner=bytes(data[:banner_end]).rstrip())
@@ -428,8 +430,8 @@ def _fast_body(data, hdr, path, vdtype, source):
             f"declared on the size line (line {hdr.size_line})",
             path=path, line=last_line_number(data))
     if not coord and hdr.nnz == 0:  # scipy's reader dies (SIGFPE) on 0 rows
-        dense = np.zeros((hdr.nrows, hdr.ncols), dtype=vdtype or np.float64)
-        return _dense_to_coo(dense)
+        e = np.zeros(0, dtype=np.int64)
+        return e, e.copy(), np.zeros(0, dtype=vdtype or np.float64)
     # scipy's reader dies (SIGSEGV) on a last line ending in a blank without
     # a newline: it is always given a body that ends in one
     ends_nl = not len(data) or data[-1:] == b"\n"
@@ -494,6 +496,11 @@ def read_mtx(path, *, dtype=None, device=None):
       gets value 1 everywhere). A ``%%GraphBLAS type`` line in a pattern file
       is ignored: a pattern is structure-only.
     - ``complex`` files are not supported.
+    - A size line may claim a dimension up to
+      ``max(settings.io.claim_rows, 64 x entries)`` (2^26 rows by default);
+      beyond, a :class:`~bitgraph.FormatError` names the dimension and the
+      bytes the CSR's row pointers would take, instead of allocating them
+      (a 2^40 x 2^40 file with 2 entries is refused, not 8 TiB).
     - ``device``: "cpu", "cuda" or "auto" (None: ``bitgraph.set_device``'s).
 
     Malformed files raise :class:`~bitgraph.FormatError` naming the file, the

@@ -31,7 +31,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["source_name", "read_bytes", "compression", "as_array", "scipy_read", "to_matrix", "scan",
+__all__ = ["source_name", "read_bytes", "compression", "check_claim", "as_array", "scipy_read", "to_matrix", "scan",
            "ScanResult", "scan_py", "INT_RE", "REAL_RE", "parse_int", "show", "lines_from",
            "last_line_number"]
 
@@ -164,6 +164,33 @@ def scipy_read(parts):
     if "spmatrix" in inspect.signature(scipy.io.mmread).parameters:
         return scipy.io.mmread(parts, spmatrix=False)
     return scipy.io.mmread(parts)
+
+
+def check_claim(n, entries, path, line, what):
+    """FormatError when a file claims a dimension ``n`` far beyond its
+    ``entries``: above ``max(settings.io.claim_rows, 64 * entries)`` (the
+    CSR's ``n + 1`` row pointers would dwarf the data). ``what`` says where
+    the claim is (``"the size line's 2^40 rows"``)."""
+    from bitgraph.settings import current
+
+    budget = current().io.claim_rows
+    allowed = max(budget, 64 * int(entries))
+    if n > allowed:
+        from ..errors import FormatError
+
+        need = 8 * (n + 1)
+        raise FormatError(
+            f"{what} = {n} with {entries} entries: the CSR's row pointers alone "
+            f"would take {_bytes(need)}; bitgraph reads a dimension up to "
+            f"max(settings.io.claim_rows = {budget}, 64 x entries) = {allowed}",
+            path=path, line=line)
+
+
+def _bytes(n):
+    for unit in ("bytes", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"):
+        if n < 1024 or unit == "EiB":
+            return f"{n:.1f} {unit}" if unit != "bytes" else f"{n} bytes"
+        n /= 1024
 
 
 def to_matrix(rows, cols, values, nrows, ncols, dtype, dup_op="plus", device=None):

@@ -180,3 +180,40 @@ def test_huge_numbers_edgelist(tmp_path):
     # leading zeros are still the number
     A = read_edgelist(write(tmp_path, "b.el", "0 1\n" + "0" * 5000 + "2 1\n"))
     assert coo(A)[:2] == ([0, 2], [1, 1])
+
+
+# ------------------------------------------ repro 8: a header's claim
+
+@pytest.mark.parametrize("text,line", [
+    ("%%MatrixMarket matrix coordinate real general\n1099511627776 1099511627776 2\n"
+     "1 1 1.0\n1099511627776 5 2.0\n", 2),
+    ("%%MatrixMarket matrix coordinate pattern symmetric\n%c\n1099511627776 1099511627776 1\n"
+     "1 1\n", 3),
+    ("%%MatrixMarket matrix coordinate real general\n3 1099511627776 1\n1 1 1.0\n", 2),
+    ("%%MatrixMarket matrix array real general\n0 1099511627776\n", 2),
+])
+def test_mtx_claim_refused(tmp_path, text, line):
+    p = write(tmp_path, "big.mtx", text)
+    with pytest.raises(FormatError, match=r"1099511627776 .*8\.0 TiB") as e:
+        read_mtx(p)
+    assert e.value.line == line and "big.mtx" in str(e.value)
+
+
+def test_edgelist_claim_refused(tmp_path):
+    p = write(tmp_path, "big.el", "# c\n0 1\n\n300000000 5\n1 2\n")
+    with pytest.raises(FormatError, match=r"300000001 .*2\.2 GiB") as e:
+        read_edgelist(p)
+    assert e.value.line == 4 and "big.el" in str(e.value)
+
+
+def test_claim_budget_is_a_setting(tmp_path):
+    p = write(tmp_path, "g.el", "0 1\n1000 5\n")
+    assert read_edgelist(p).nrows == 1001
+    with bg.settings.use(io={"claim_rows": 100}):
+        with pytest.raises(FormatError, match="claim_rows = 100"):
+            read_edgelist(p)
+        # 64 x entries is allowed whatever the setting
+        assert read_edgelist(write(tmp_path, "h.el", "0 1\n127 5\n")).nrows == 128
+        m = "%%MatrixMarket matrix coordinate real general\n500 2 1\n1 1 1.0\n"
+        with pytest.raises(FormatError, match="rows = 500"):
+            read_mtx(write(tmp_path, "a.mtx", m))
