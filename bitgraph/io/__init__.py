@@ -63,8 +63,8 @@ def read(path, *, format=None, dtype=None, device=None, **kwargs):
     ``.mtx.gz``: Matrix Market; ``.txt``, ``.el``, ``.tsv``, ``.csv``,
     ``.edges``, ``.snap`` and their ``.gz``: edge list) and, whatever the
     name, a file starting with ``%%MatrixMarket`` is read as Matrix Market.
-    Other keywords go to the reader (``directed=``, ``one_based=``,
-    ``nrows=``, ... for edge lists). ``device``: where the Matrix goes
+    Other keywords go to the reader (``dup_op=``; ``directed=``,
+    ``one_based=``, ``nrows=``, ... for edge lists). ``device``: where the Matrix goes
     ("cpu", "cuda", "auto"; None: ``bitgraph.set_device``'s).
 
     >>> import os, tempfile
@@ -98,10 +98,11 @@ def read(path, *, format=None, dtype=None, device=None, **kwargs):
             format = "mtx" if mtx else "edgelist"
     fmt = str(format).lower()
     if fmt in ("mtx", "matrixmarket", "matrix-market", "mm"):
+        dup_op = kwargs.pop("dup_op", None)
         if kwargs:
             raise InvalidValue(
                 f"read: {sorted(kwargs)} are not options of a Matrix Market read")
-        return read_mtx(path, dtype=dtype, device=device)
+        return read_mtx(path, dtype=dtype, dup_op=dup_op, device=device)
     if fmt in ("edgelist", "edge-list", "edges", "snap"):
         return read_edgelist(path, dtype=dtype, device=device, **kwargs)
     raise InvalidValue(f"read: format must be 'mtx' or 'edgelist', got {format!r}")

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import FormatError, InvalidValue
-from .scan import (INT_RE, REAL_RE, as_array, check_claim, lines_from, parse_int, read_bytes, scan,
+from .scan import (INT_RE, REAL_RE, as_array, check_claim, data_lines, lines_from, parse_int, read_bytes, scan,
                    scipy_read, show, source_name, to_matrix)
 
 __all__ = ["read_edgelist", "write_edgelist"]
@@ -34,6 +34,15 @@ class _EdgeData:
     cols: np.ndarray
     weights: np.ndarray | None  # None: two columns (structure-only)
     n: int
+    data: object = None         # the file's bytes, name and first edge, for errors
+    path: str = ""
+    start: int = 0
+    line: int = 1
+    comments: tuple = ()
+
+    def lines(self, edges):
+        """{edge index (from 0, as the file lists them): its line}."""
+        return data_lines(self.data, self.start, self.line, edges, self.comments)
 
 
 def _options(comments, delimiter):
@@ -190,7 +199,30 @@ def _read_edgelist_data(source, *, one_based=False, nrows=None,
                             "the largest vertex id + 1")
     else:
         n = nrows
-    return _EdgeData(rows, cols, weights, n)
+    return _EdgeData(rows, cols, weights, n, data, path, start, line, comments)
+
+
+def _drop_reverse_twins(rows, cols, w):
+    """The edges to keep of an undirected list: where an edge is given once
+    each way (equal weights), the second is dropped; None when none is."""
+    lo, hi = np.minimum(rows, cols), np.maximum(rows, cols)
+    m = len(rows)
+    order = np.lexsort((np.arange(m), hi, lo))
+    same = (lo[order][1:] == lo[order][:-1]) & (hi[order][1:] == hi[order][:-1])
+    if not same.any():
+        return None
+    # a pair (order[k], order[k + 1]) forming a group of exactly two
+    pad = np.concatenate(([False], same, [False]))
+    two = same & ~pad[:-2] & ~pad[2:]
+    x, y = order[:-1][two], order[1:][two]
+    ok = rows[x] != rows[y]
+    if w is not None:
+        ok &= w[x] == w[y]
+    if not ok.any():
+        return None
+    drop = np.zeros(m, dtype=bool)
+    drop[y[ok]] = True
+    return np.flatnonzero(~drop)
 
 
 def _line_of_edge(data, offset, line, e, comments, delim):
@@ -237,7 +269,7 @@ def _fast_edges(data, start, line, k, base, nrows, comments, delim,
 
 def read_edgelist(path, *, dtype=None, directed=True, one_based=False,
                   nrows=None, comments=("#", "%"), delimiter=None,
-                  dup_op="plus", device=None):
+                  dup_op=None, device=None):
     """Read an edge list into a square :class:`~bitgraph.Matrix`.
 
     - Each line is ``src dst`` (a structure-only Matrix, bool) or
@@ -252,9 +284,12 @@ def read_edgelist(path, *, dtype=None, directed=True, one_based=False,
       bytes the CSR's row pointers would take (``0 1`` and
       ``300000000 5`` would need 2.2 GiB), instead of allocating them.
     - ``directed=False`` adds the reverse of every edge.
-    - Repeated edges (and, undirected, an edge given in both directions) are
-      combined with ``dup_op`` (``"plus"``, ``"min"``, ``"max"``, ``"first"``,
-      ``"second"``, ``"any"``); structure-only edges simply collapse.
+    - An edge listed twice is a :class:`~bitgraph.FormatError` naming the
+      line of the second (GraphBLAS's rule), unless ``dup_op`` (``"plus"``,
+      ``"min"``, ``"max"``, ``"first"``, ``"second"``, ``"any"``) says how to
+      combine repeated edges (structure-only ones collapse). Undirected, an
+      edge may be given in both directions (with equal weights): it is one
+      edge; with ``dup_op`` the two directions are combined by it.
     - Lines whose first non-blank character starts with one of ``comments``
       and blank lines are skipped; ``delimiter=None`` splits on whitespace
       (``","`` for a ``.csv`` name); another ``delimiter`` (``","``, ``";"``,
@@ -281,18 +316,45 @@ def read_edgelist(path, *, dtype=None, directed=True, one_based=False,
     d = _read_edgelist_data(path, one_based=one_based, nrows=nrows,
                             comments=comments, delimiter=delimiter)
     rows, cols, w = d.rows, d.cols, d.weights
+    listed = keep = None  # expanded entry -> file edge (None: the same)
     if not directed:
+        if dup_op is None:  # an edge given both ways is one edge
+            keep = _drop_reverse_twins(rows, cols, w)
+            if keep is not None:
+                rows, cols = rows[keep], cols[keep]
+                w = None if w is None else w[keep]
         off = rows != cols
+        listed = (np.arange(len(rows)) if keep is None else keep,
+                  np.flatnonzero(off))
         rows, cols = (np.concatenate((rows, cols[off])),
                       np.concatenate((cols, rows[off])))
         if w is not None:
             w = np.concatenate((w, w[off]))
+
+    def duplicate(later, earlier):
+        def file_edge(i):
+            if listed is None:
+                return i
+            base, off = listed
+            m = len(base)
+            return int(base[i]) if i < m else int(base[off[i - m]])
+
+        a, b = file_edge(later), file_edge(earlier)
+        a, b = max(a, b), min(a, b)
+        lines = d.lines({a, b})
+        raise FormatError(
+            f"edge {d.rows[a] + base_id} {d.cols[a] + base_id} is listed again (first on "
+            f"line {lines[b]}" + ("" if directed else ", in either direction")
+            + "); repeated edges are an error unless dup_op= says how to combine them",
+            path=d.path, line=lines[a])
+
+    base_id = 1 if one_based else 0
     if w is not None and dtype is not None:
         dt = np.dtype(dtype)
         w = (w != 0) if dt.kind == "b" else w.astype(dt)
     return to_matrix(rows, cols, w, d.n, d.n,
                       dtype if dtype is not None else (None if w is None else w.dtype),
-                      dup_op=dup_op, device=device)
+                      dup_op=dup_op, device=device, duplicate=duplicate)
 
 
 

@@ -16,8 +16,8 @@ scipy cannot hold) are read by a per-line Python scan.
 Rules (see :func:`read_mtx`): symmetric files are expanded (off-diagonal
 entries mirrored), skew-symmetric mirrored with negated values; ``pattern`` is
 structure-only (bool); ``integer`` is int64 and ``real`` float64 unless a
-``%%GraphBLAS type <t>`` line names the type; duplicate entries are summed
-(pattern: collapsed).
+``%%GraphBLAS type <t>`` line names the type; duplicate entries are an
+error unless ``dup_op=`` combines them.
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ import numpy as np
 
 from ..errors import FormatError, InvalidValue
 from .atomic import atomic_write
-from .scan import (INT_RE, REAL_RE, as_array, check_claim, last_line_number, lines_from,
+from .scan import (INT_RE, REAL_RE, as_array, check_claim, data_lines, last_line_number, lines_from,
                    parse_int, read_bytes, scan, scipy_read, show, source_name, to_matrix)
 
 __all__ = ["read_mtx", "write_mtx"]
@@ -141,7 +141,7 @@ def _parse_header(data, path) -> _Header:
         raise FormatError(
             "an array (dense) matrix cannot be a pattern", path=path, line=1)
 
-    gb_type = None
+    gb_type = gb_line = None
     ndims = 3 if fmt == "coordinate" else 2
     what = "'nrows ncols nnz'" if ndims == 3 else "'nrows ncols'"
     for lineno, after, raw in lines:
@@ -152,7 +152,14 @@ def _parse_header(data, path) -> _Header:
             w = text.split()
             if w[0].lower() == "%%graphblas" and len(w) >= 2 and w[1].lower() == "type":
                 gb_type = _gb_type(" ".join(w[2:]), path, lineno)
+                gb_line = lineno
             continue
+        if (sym == "skew-symmetric" and field != "pattern" and gb_type is not None
+                and gb_type.kind in "bu"):
+            raise FormatError(
+                f"a skew-symmetric matrix cannot have the %%GraphBLAS type "
+                f"{gb_type.name} (its mirrored entries are negated)",
+                path=path, line=gb_line)
         toks = text.split()
         if len(toks) != ndims:
             raise FormatError(
@@ -256,6 +263,10 @@ def _check_line(toks, lineno, hdr, path, vdtype):
                 f"value {show(tok)!r} is not a number", path=path, line=lineno)
         v = float(tok)
     kind = vdtype.kind
+    if kind == "b" and hdr.gb_type is not None and v not in (0, 1):
+        raise FormatError(
+            f"value {show(tok)} is not 0 or 1, as the %%GraphBLAS type bool requires",
+            path=path, line=lineno)
     if kind in "iu":
         if hdr.field == "real" and not (np.isfinite(v) and v == int(v)):
             raise FormatError(
@@ -314,6 +325,41 @@ class _MTXData:
     dtype: np.dtype             # the Matrix's dtype (bool for a pattern
                                 # unless dtype= asks for another)
     header: _Header
+    data: object = None         # the file's bytes and name, for errors
+    path: str = ""
+
+    def lines(self, entries):
+        """{entry index (as the file lists them, from 0): its line}."""
+        h = self.header
+        return data_lines(self.data, h.body_offset, h.size_line + 1, entries, (b"%",))
+
+    def duplicate(self, later, earlier):
+        """Raise the FormatError for entries ``later`` and ``earlier`` (of
+        the expanded lists) at the same place."""
+        m = self.header.nnz
+        off = None
+
+        def listed(i):  # (file entry, mirrored?)
+            nonlocal off
+            if i < m:
+                return i, False
+            if off is None:
+                off = np.flatnonzero(self.rows[:m] != self.cols[:m])
+            return int(off[i - m]), True
+
+        (a, am), (b, bm) = listed(later), listed(earlier)
+        lines = self.lines({a, b})
+        i, j = int(self.rows[later]) + 1, int(self.cols[later]) + 1
+        if am or bm:
+            first, second = sorted((a, b))
+            raise FormatError(
+                f"entries ({j}, {i}) and ({i}, {j}) (line {lines[first]}) are the same entry "
+                f"of a {self.header.symmetry} matrix, whose file must list one triangle "
+                f"(pass dup_op= to combine them)", path=self.path, line=lines[second])
+        raise FormatError(
+            f"entry ({i}, {j}) is listed again (first on line {lines[b]}); duplicates are "
+            f"an error unless dup_op= says how to combine them", path=self.path,
+            line=lines[a])
 
 
 def _expand(rows, cols, vals, symmetry):
@@ -362,6 +408,8 @@ def _cast_values(vals, hdr, vdtype):
             if vals.min() < lo or vals.max() > hi:
                 return None
     if vdtype.kind == "b":
+        if len(vals) and not ((vals == 0) | (vals == 1)).all():
+            return None
         return vals != 0
     return vals.astype(vdtype, copy=False)
 
@@ -388,13 +436,22 @@ def _read_mtx_data(source, *, dtype=None) -> _MTXData:
             rows, cols, vals = _expand(rows, cols, vals, hdr.symmetry)
     else:
         rows, cols, vals = fast
+    if hdr.symmetry == "skew-symmetric" and hdr.format == "coordinate" and vals is not None:
+        m = hdr.nnz
+        bad = np.flatnonzero((rows[:m] == cols[:m]) & (vals[:m] != 0))
+        if len(bad):
+            d = _MTXData(rows, cols, vals, hdr.nrows, hdr.ncols, vdtype, hdr, data, path)
+            raise FormatError(
+                f"entry ({rows[bad[0]] + 1}, {cols[bad[0]] + 1}) on the diagonal of a "
+                f"skew-symmetric matrix must be 0, found {vals[bad[0]]}",
+                path=path, line=d.lines([int(bad[0])])[int(bad[0])])
     out_dtype = np.dtype(bool) if vdtype is None else vdtype
     if dtype is not None:
         if vals is not None:  # pattern stays structure-only: from_coo
             # gives it value 1 of a non-bool dtype
             vals = (vals != 0) if dtype.kind == "b" else vals.astype(dtype)
         out_dtype = dtype
-    return _MTXData(rows, cols, vals, hdr.nrows, hdr.ncols, out_dtype, hdr)
+    return _MTXData(rows, cols, vals, hdr.nrows, hdr.ncols, out_dtype, hdr, data, path)
 
 
 def _line_at(data, offset):
@@ -478,7 +535,7 @@ def _fast_body(data, hdr, path, vdtype, source):
     return rows, cols, vals
 
 
-def read_mtx(path, *, dtype=None, device=None):
+def read_mtx(path, *, dtype=None, dup_op=None, device=None):
     """Read a Matrix Market file (``.mtx``, or gzip/bz2 compressed) into a
     :class:`~bitgraph.Matrix`.
 
@@ -490,8 +547,13 @@ def read_mtx(path, *, dtype=None, device=None):
     - ``symmetric`` (and ``hermitian``, for real data the same): off-diagonal
       entries are mirrored; ``skew-symmetric``: mirrored with negated values.
     - ``array`` (dense) files give a Matrix with every entry present.
-    - Duplicate entries are summed (``scipy`` sums them when it converts);
-      in a pattern file they collapse into one.
+    - GraphBLAS's rules (LAGraph's reader): an entry listed twice is a
+      :class:`~bitgraph.FormatError` naming the line of the second, unless
+      ``dup_op=`` (``"plus"``, ``"min"``, ``"max"``, ``"first"``, ...) says how
+      to combine duplicates (a pattern's collapse into one); a symmetric file
+      lists one triangle (an entry and its mirror both listed are
+      duplicates); a skew-symmetric file's diagonal is 0 and its type is
+      signed; ``%%GraphBLAS type bool`` values are 0 or 1.
     - ``dtype=`` casts the result (a pattern file read with a non-bool dtype
       gets value 1 everywhere). A ``%%GraphBLAS type`` line in a pattern file
       is ignored: a pattern is structure-only.
@@ -520,7 +582,8 @@ def read_mtx(path, *, dtype=None, device=None):
     [[0, 1, 2], [1, 0, 2], [0.5, 0.5, 2.0]]
     """
     d = _read_mtx_data(path, dtype=dtype)
-    return to_matrix(d.rows, d.cols, d.values, d.nrows, d.ncols, d.dtype, device=device)
+    return to_matrix(d.rows, d.cols, d.values, d.nrows, d.ncols, d.dtype, dup_op=dup_op,
+                     device=device, duplicate=d.duplicate)
 
 
 # -------------------------------------------------------------------- write

@@ -31,8 +31,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["source_name", "read_bytes", "compression", "check_claim", "as_array", "scipy_read", "to_matrix", "scan",
-           "ScanResult", "scan_py", "INT_RE", "REAL_RE", "parse_int", "show", "lines_from",
+__all__ = ["source_name", "read_bytes", "compression", "check_claim", "first_duplicate",
+           "data_lines", "as_array", "scipy_read", "to_matrix", "scan", "ScanResult", "scan_py", "INT_RE", "REAL_RE", "parse_int", "show", "lines_from",
            "last_line_number"]
 
 
@@ -193,15 +193,57 @@ def _bytes(n):
         n /= 1024
 
 
-def to_matrix(rows, cols, values, nrows, ncols, dtype, dup_op="plus", device=None):
+def to_matrix(rows, cols, values, nrows, ncols, dtype, dup_op=None, device=None,
+              duplicate=None):
     """The one place the readers build a Matrix (``values=None``: structure
-    only). Duplicates: collapsed when structure-only, else ``dup_op``."""
+    only). Duplicates are combined with ``dup_op``; with ``dup_op=None``
+    (GraphBLAS's rule: ``GrB_Matrix_build`` without a dup operator) they are
+    an error: ``duplicate(later, earlier)`` gets the indices of the first
+    entry that repeats an earlier one and raises."""
     from ..matrix import Matrix
 
-    return Matrix.from_coo(
+    strict = dup_op is None
+    A = Matrix.from_coo(
         rows, cols, values, nrows, ncols, dtype=dtype,
-        dup_op=None if values is None else dup_op, device=device,
+        dup_op=None if values is None else ("first" if strict else dup_op), device=device,
     )
+    if strict and A.nvals != len(rows):
+        later, earlier = first_duplicate(np.asarray(rows), np.asarray(cols))
+        duplicate(later, earlier)
+    return A
+
+
+def first_duplicate(rows, cols):
+    """``(later, earlier)``: the first entry (in input order) whose (row,
+    col) an earlier one has, and that earlier one; None when all differ."""
+    m = len(rows)
+    order = np.lexsort((np.arange(m), cols, rows))
+    r, c = rows[order], cols[order]
+    same = (r[1:] == r[:-1]) & (c[1:] == c[:-1])
+    if not same.any():
+        return None
+    later, earlier = order[1:][same], order[:-1][same]
+    k = int(np.argmin(later))
+    return int(later[k]), int(earlier[k])
+
+
+def data_lines(data, offset, line, wanted, comments):
+    """{entry index: line number} for the ``wanted`` entries (data lines
+    from 0, counting from byte ``offset`` of line ``line``; blank lines and
+    lines starting with one of ``comments`` are not entries)."""
+    wanted = set(int(w) for w in wanted)
+    found = {}
+    e = 0
+    for lineno, _, raw in lines_from(data, offset, line):
+        s = raw.strip()
+        if not s or (comments and s.startswith(comments)):
+            continue
+        if e in wanted:
+            found[e] = lineno
+            if len(found) == len(wanted):
+                break
+        e += 1
+    return found
 
 
 # ------------------------------------------------------------- the scanner

@@ -217,3 +217,98 @@ def test_claim_budget_is_a_setting(tmp_path):
         m = "%%MatrixMarket matrix coordinate real general\n500 2 1\n1 1 1.0\n"
         with pytest.raises(FormatError, match="rows = 500"):
             read_mtx(write(tmp_path, "a.mtx", m))
+
+
+# ------------------------------------- repro 2: GraphBLAS's strict rules
+
+H = "%%MatrixMarket matrix coordinate real general\n"
+
+
+def test_mtx_duplicates_are_an_error(tmp_path):
+    # LAGraph's mangled14.mtx: (1,1) twice
+    p = write(tmp_path, "d.mtx", H + "% c\n3 3 3\n1 1 10\n2 2 1\n1 1 0.5\n")
+    with pytest.raises(FormatError, match=r"entry \(1, 1\) is listed again \(first on line 4\)") as e:
+        read_mtx(p)
+    assert e.value.line == 6 and "d.mtx" in str(e.value)
+    assert coo(read_mtx(p, dup_op="plus"))[2] == [10.5, 1.0]
+    assert coo(read(p, dup_op="max"))[2] == [10.0, 1.0]
+    p = write(tmp_path, "p.mtx", "%%MatrixMarket matrix coordinate pattern general\n2 2 3\n"
+              "2 1\n1 2\n2 1\n")
+    with pytest.raises(FormatError, match="listed again") as e:
+        read_mtx(p)
+    assert e.value.line == 5
+    assert read_mtx(p, dup_op="any").nvals == 2
+
+
+def test_mtx_symmetric_both_triangles(tmp_path):
+    p = write(tmp_path, "s.mtx", "%%MatrixMarket matrix coordinate real symmetric\n3 3 3\n"
+              "2 1 1.5\n3 3 1\n1 2 1.5\n")
+    with pytest.raises(FormatError, match="one triangle") as e:
+        read_mtx(p)
+    assert e.value.line == 5
+    # the valid form still loads
+    p = write(tmp_path, "t.mtx", "%%MatrixMarket matrix coordinate real symmetric\n3 3 2\n"
+              "2 1 1.5\n3 3 1\n")
+    assert coo(read_mtx(p)) == ([0, 1, 2], [1, 0, 2], [1.5, 1.5, 1.0])
+
+
+@pytest.mark.parametrize("value", ["2", "-1", "0.5"])
+def test_mtx_bool_values_are_0_or_1(tmp_path, value):
+    field = "real" if "." in value else "integer"
+    p = write(tmp_path, "b.mtx", f"%%MatrixMarket matrix coordinate {field} general\n"
+              f"%%GraphBLAS type bool\n3 3 2\n1 1 1\n2 2 {value}\n")
+    with pytest.raises(FormatError, match="not 0 or 1") as e:
+        read_mtx(p)
+    assert e.value.line == 5
+
+
+def test_mtx_bool_0_1_loads(tmp_path):
+    p = write(tmp_path, "b.mtx", "%%MatrixMarket matrix coordinate integer general\n"
+              "%%GraphBLAS type bool\n3 3 2\n1 1 1\n2 2 0\n")
+    A = read_mtx(p)
+    assert A.dtype == bool and coo(A)[2] == [True, False]
+
+
+@pytest.mark.parametrize("t", ["uint8_t", "uint64_t", "bool"])
+def test_mtx_unsigned_skew_refused(tmp_path, t):
+    # LAGraph's mangled_skew.mtx: 12 mirrored as 244
+    p = write(tmp_path, "k.mtx", "%%MatrixMarket matrix coordinate integer skew-symmetric\n"
+              f"%%GraphBLAS type {t}\n3 3 1\n2 1 1\n")
+    with pytest.raises(FormatError, match="skew-symmetric") as e:
+        read_mtx(p)
+    assert e.value.line == 2
+
+
+def test_mtx_skew_diagonal_zero(tmp_path):
+    p = write(tmp_path, "k.mtx", "%%MatrixMarket matrix coordinate real skew-symmetric\n"
+              "3 3 2\n2 1 1\n3 3 4\n")
+    with pytest.raises(FormatError, match="diagonal") as e:
+        read_mtx(p)
+    assert e.value.line == 4
+    p = write(tmp_path, "z.mtx", "%%MatrixMarket matrix coordinate real skew-symmetric\n"
+              "3 3 2\n2 1 1\n3 3 0\n")
+    assert coo(read_mtx(p))[2] == [-1.0, 1.0, 0.0]
+
+
+def test_edgelist_duplicates_are_an_error(tmp_path):
+    p = write(tmp_path, "d.el", "# x\n0 1 1.0\n1 2 5\n0 1 2.5\n")
+    with pytest.raises(FormatError, match=r"edge 0 1 is listed again \(first on line 2\)") as e:
+        read_edgelist(p)
+    assert e.value.line == 4
+    assert coo(read_edgelist(p, dup_op="plus"))[2] == [3.5, 5.0]
+    p = write(tmp_path, "o.el", "1 2\n2 3\n1 2\n")
+    with pytest.raises(FormatError) as e:
+        read_edgelist(p, one_based=True)
+    assert e.value.line == 3 and "edge 1 2" in str(e.value)
+
+
+def test_edgelist_undirected_both_directions(tmp_path):
+    # an edge given once each way, same weight: one undirected edge
+    p = write(tmp_path, "u.el", "0 1 2.0\n1 0 2.0\n1 2 3.0\n")
+    assert coo(read_edgelist(p, directed=False)) == ([0, 1, 1, 2], [1, 0, 2, 1], [2.0, 2.0, 3.0, 3.0])
+    # different weights, or given twice the same way: an error
+    for text, line in (("0 1 2.0\n1 0 3.0\n", 2), ("0 1 2.0\n1 2 1\n0 1 2.0\n", 3),
+                       ("0 1\n1 0\n0 1\n", 3), ("2 2\n2 2\n", 2)):
+        with pytest.raises(FormatError, match="listed again") as e:
+            read_edgelist(write(tmp_path, "v.el", text), directed=False)
+        assert e.value.line == line, text
