@@ -150,10 +150,17 @@ def _parse_header(data, path) -> _Header:
             continue
         if text.startswith("%"):
             w = text.split()
-            if w[0].lower() == "%%graphblas" and len(w) >= 2 and w[1].lower() == "type":
-                gb_type = _gb_type(" ".join(w[2:]), path, lineno)
+            if w[0].lower() == "%%graphblas" and len(w) >= 2 and (
+                    w[1].lower() == "type"
+                    or (len(w) == 2 and w[1].lower().removesuffix("_t") in _GB_TYPES)):
+                # '%%GraphBLAS type <t>', or '%%GraphBLAS <t>' (LAGraph's
+                # matrix_fp32.mtx): the type line decides the type
+                gb_type = _gb_type(" ".join(w[2:] if w[1].lower() == "type" else w[1:]),
+                                   path, lineno)
                 gb_line = lineno
             continue
+        if field == "integer" and gb_type is not None and gb_type.kind == "f":
+            field = "real"  # float values (inf too) in an 'integer' file
         if (sym == "skew-symmetric" and field != "pattern" and gb_type is not None
                 and gb_type.kind in "bu"):
             raise FormatError(
@@ -263,6 +270,16 @@ def _check_line(toks, lineno, hdr, path, vdtype):
                 f"value {show(tok)!r} is not a number", path=path, line=lineno)
         v = float(tok)
     kind = vdtype.kind
+    if kind == "f" and np.isinf(v) and not _INF_RE.match(tok):
+        raise FormatError(
+            f"value {show(tok)} does not fit in {vdtype.name} (it overflows to inf)",
+            path=path, line=lineno)
+    if kind == "f" and vdtype != np.float64 and np.isfinite(v):
+        with np.errstate(over="ignore"):
+            if not np.isfinite(vdtype.type(v)):
+                raise FormatError(
+                    f"value {show(tok)} does not fit in {vdtype.name}"
+                    " (the %%GraphBLAS type line)", path=path, line=lineno)
     if kind == "b" and hdr.gb_type is not None and v not in (0, 1):
         raise FormatError(
             f"value {show(tok)} is not 0 or 1, as the %%GraphBLAS type bool requires",
@@ -283,6 +300,9 @@ def _check_line(toks, lineno, hdr, path, vdtype):
     if hdr.format == "array":
         return None, None, v
     return idx[0], idx[1], v
+
+
+_INF_RE = re.compile(rb"[+-]?inf(?:inity)?\Z", re.IGNORECASE)
 
 
 def _python_scan(data, hdr, path):
@@ -407,6 +427,12 @@ def _cast_values(vals, hdr, vdtype):
             lo, hi = _int_range(vdtype)
             if vals.min() < lo or vals.max() > hi:
                 return None
+    if vdtype.kind == "f" and vals.dtype.kind == "f" and len(vals):
+        with np.errstate(over="ignore"):
+            out = vals.astype(vdtype, copy=False)
+        if np.isinf(out).any():  # an 'inf' token, or a number that overflows?
+            return None          # the Python scan tells them apart
+        return out
     if vdtype.kind == "b":
         if len(vals) and not ((vals == 0) | (vals == 1)).all():
             return None

@@ -312,3 +312,63 @@ def test_edgelist_undirected_both_directions(tmp_path):
         with pytest.raises(FormatError, match="listed again") as e:
             read_edgelist(write(tmp_path, "v.el", text), directed=False)
         assert e.value.line == line, text
+
+
+# --------------------------- repro 3: the %%GraphBLAS type line decides
+
+# LAGraph's data/matrix_fp32.mtx (BSD-2-Clause); matrix_fp64.mtx says 'double'
+LAGRAPH_FP32 = """%%MatrixMarket matrix coordinate integer general
+%%GraphBLAS float
+% Matrix from the cover of "Graph Algorithms in the Language of Linear
+% Algebra", Kepner and Gilbert.  Note that cover shows A'.  This is A,
+% but with different values for some entries.
+7 7 12
+4 1 -inf
+1 2 inf
+4 3 0
+6 3 5
+7 3 9
+1 4 7
+7 4 1
+2 5 5
+7 5 1
+3 6 1
+5 6 7
+2 7 8
+"""
+
+
+@pytest.mark.parametrize("name,dtype", [("matrix_fp32.mtx", np.float32),
+                                        ("matrix_fp64.mtx", np.float64)])
+def test_lagraph_fp_files_load(tmp_path, name, dtype):
+    text = LAGRAPH_FP32 if dtype == np.float32 else LAGRAPH_FP32.replace(
+        "%%GraphBLAS float", "%%GraphBLAS double")
+    A = read_mtx(write(tmp_path, name, text))
+    assert A.shape == (7, 7) and A.nvals == 12 and A.dtype == dtype
+    r, c, v = coo(A)
+    got = dict(zip(zip(r, c), v))
+    assert got[(3, 0)] == -np.inf and got[(0, 1)] == np.inf and got[(6, 2)] == 9.0
+
+
+def test_type_line_forms(tmp_path):
+    for line in ("%%GraphBLAS type double", "%%GraphBLAS double", "%%GraphBLAS type float64"):
+        p = write(tmp_path, "a.mtx", "%%MatrixMarket matrix coordinate integer general\n"
+                  f"{line}\n2 2 2\n1 1 -inf\n2 2 1e3\n")
+        A = read_mtx(p)
+        assert A.dtype == np.float64 and coo(A)[2] == [-np.inf, 1000.0], line
+
+
+@pytest.mark.parametrize("t,value", [("float", "1e300"), ("float", "-3.5e38"),
+                                     ("double", "1e400"), ("float", "1e400")])
+def test_values_must_fit_the_type(tmp_path, t, value):
+    p = write(tmp_path, "f.mtx", "%%MatrixMarket matrix coordinate real general\n"
+              f"%%GraphBLAS type {t}\n2 2 2\n1 1 1\n2 2 {value}\n")
+    with pytest.raises(FormatError, match="does not fit") as e:
+        read_mtx(p)
+    assert e.value.line == 5
+
+
+def test_float_extremes_that_fit(tmp_path):
+    p = write(tmp_path, "f.mtx", "%%MatrixMarket matrix coordinate real general\n"
+              "%%GraphBLAS type float\n2 2 2\n1 1 3.4e38\n2 2 -Infinity\n")
+    assert coo(read_mtx(p))[2] == [np.float32(3.4e38), -np.inf]
