@@ -23,6 +23,7 @@ error unless ``dup_op=`` combines them.
 from __future__ import annotations
 
 import io
+import math
 import os
 import re
 from dataclasses import dataclass
@@ -268,13 +269,16 @@ def _check_line(toks, lineno, hdr, path, vdtype):
         if not REAL_RE.match(tok):
             raise FormatError(
                 f"value {show(tok)!r} is not a number", path=path, line=lineno)
-        v = float(tok)
+        if vdtype.kind in "iu":  # exactly: 9007199254740993 is not a float64
+            v = _exact_integer(tok, vdtype, path, lineno)
+        else:
+            v = float(tok)
     kind = vdtype.kind
-    if kind == "f" and np.isinf(v) and not _INF_RE.match(tok):
+    if kind == "f" and math.isinf(v) and not _INF_RE.match(tok):
         raise FormatError(
             f"value {show(tok)} does not fit in {vdtype.name} (it overflows to inf)",
             path=path, line=lineno)
-    if kind == "f" and vdtype != np.float64 and np.isfinite(v):
+    if kind == "f" and vdtype != np.float64 and math.isfinite(v):
         with np.errstate(over="ignore"):
             if not np.isfinite(vdtype.type(v)):
                 raise FormatError(
@@ -285,11 +289,6 @@ def _check_line(toks, lineno, hdr, path, vdtype):
             f"value {show(tok)} is not 0 or 1, as the %%GraphBLAS type bool requires",
             path=path, line=lineno)
     if kind in "iu":
-        if hdr.field == "real" and not (np.isfinite(v) and v == int(v)):
-            raise FormatError(
-                f"value {show(tok)!r} is not an integer, as the "
-                f"%%GraphBLAS type {vdtype.name} requires",
-                path=path, line=lineno)
         lo, hi = _int_range(vdtype)
         if not lo <= int(v) <= hi:
             raise FormatError(
@@ -300,6 +299,26 @@ def _check_line(toks, lineno, hdr, path, vdtype):
     if hdr.format == "array":
         return None, None, v
     return idx[0], idx[1], v
+
+
+def _exact_integer(tok, vdtype, path, lineno):
+    """The integer a real token spells (``12``, ``1.2e1``), exactly."""
+    if INT_RE.match(tok):
+        return parse_int(tok)
+    import decimal
+
+    try:
+        d = decimal.Decimal(show(tok, limit=1 << 62))
+        if d.is_finite() and d.adjusted() >= 40:  # past every integer type
+            return 10 ** 40 if d > 0 else -10 ** 40
+        ok = d.is_finite() and d == d.to_integral_value()
+    except decimal.DecimalException:
+        ok = False
+    if not ok:
+        raise FormatError(
+            f"value {show(tok)!r} is not an integer, as the %%GraphBLAS type "
+            f"{vdtype.name} requires", path=path, line=lineno)
+    return int(d)
 
 
 _INF_RE = re.compile(rb"[+-]?inf(?:inity)?\Z", re.IGNORECASE)
@@ -494,9 +513,12 @@ def _fast_body(data, hdr, path, vdtype, source):
     a = as_array(data)
     # comment lines are blanked in place (copy-on-write): scipy cannot read them
     has_comments = data.find(b"%", hdr.body_offset) >= 0
+    # integer types in a 'real' file: read as 'integer' when every value is
+    # written as one (scipy's float64 would round 2^53 + 1); else the Python scan
+    exact = hdr.field == "real" and vdtype is not None and vdtype.kind in "iu"
     res = scan(a, hdr.body_offset, hdr.size_line + 1, k=k,
                  nidx=2 if coord else 0,
-                 vkind={"pattern": 0, "integer": 1, "real": 2}[hdr.field],
+                 vkind=1 if exact else {"pattern": 0, "integer": 1, "real": 2}[hdr.field],
                  base=1, hi0=hdr.nrows, hi1=hdr.ncols, comment_chars=b"%",
                  blank=has_comments, limit=min(hdr.nnz, 2 ** 62))
     if res.status == 2:
@@ -504,6 +526,8 @@ def _fast_body(data, hdr, path, vdtype, source):
             f"more entries than the {hdr.nnz} declared on the size line "
             f"(line {hdr.size_line})", path=path, line=res.line)
     if res.status == 1:
+        if exact:
+            return None
         s = _line_at(data, res.offset).strip()
         _check_line(s.split(), res.line, hdr, path, vdtype or np.dtype(bool))
         return None
@@ -518,7 +542,7 @@ def _fast_body(data, hdr, path, vdtype, source):
     # scipy's reader dies (SIGSEGV) on a last line ending in a blank without
     # a newline: it is always given a body that ends in one
     ends_nl = not len(data) or data[-1:] == b"\n"
-    field = hdr.field
+    field = "integer" if exact else hdr.field
     if vdtype is not None and vdtype == np.uint64 and field == "integer":
         field = "unsigned-integer"
     banner = f"%%MatrixMarket matrix {hdr.format} {field} {hdr.symmetry}".encode()

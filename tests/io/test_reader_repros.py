@@ -372,3 +372,43 @@ def test_float_extremes_that_fit(tmp_path):
     p = write(tmp_path, "f.mtx", "%%MatrixMarket matrix coordinate real general\n"
               "%%GraphBLAS type float\n2 2 2\n1 1 3.4e38\n2 2 -Infinity\n")
     assert coo(read_mtx(p))[2] == [np.float32(3.4e38), -np.inf]
+
+
+# ------------------------------------------- repro 4: exact integers
+
+@pytest.mark.parametrize("field", ["integer", "real"])
+@pytest.mark.parametrize("t,value,want", [
+    ("int64_t", "9223372036854775808", None),
+    ("int64_t", "9223372036854775807", 9223372036854775807),
+    ("int64_t", "-9223372036854775808", -9223372036854775808),
+    ("int64_t", "9007199254740993", 9007199254740993),
+    ("uint64_t", "18446744073709551616", None),
+    ("uint64_t", "18446744073709551615", 18446744073709551615),
+    ("uint64_t", "-1", None),
+    ("int32_t", "2147483648", None),
+])
+def test_integers_are_exact(tmp_path, field, t, value, want):
+    p = write(tmp_path, "i.mtx", f"%%MatrixMarket matrix coordinate {field} general\n"
+              f"%%GraphBLAS type {t}\n2 2 2\n1 1 3\n2 2 {value}\n")
+    if want is None:
+        with pytest.raises(FormatError, match="does not fit") as e:
+            read_mtx(p)
+        assert e.value.line == 5
+    else:
+        assert coo(read_mtx(p))[2] == [3, want]
+
+
+@pytest.mark.parametrize("value,want", [("9.007199254740993e15", 9007199254740993),
+                                        ("1.0", 1), ("0e-100", 0), ("1e50", None),
+                                        ("1.5", "integer"), ("inf", "integer")])
+def test_real_tokens_of_integer_types(tmp_path, value, want):
+    p = write(tmp_path, "i.mtx", "%%MatrixMarket matrix coordinate real general\n"
+              f"%%GraphBLAS type int64_t\n2 2 2\n1 1 3\n2 2 {value}\n")
+    if want is None:
+        with pytest.raises(FormatError, match="does not fit"):
+            read_mtx(p)
+    elif want == "integer":
+        with pytest.raises(FormatError, match="is not an integer"):
+            read_mtx(p)
+    else:
+        assert coo(read_mtx(p))[2] == [3, want]
