@@ -412,3 +412,18 @@ def test_real_tokens_of_integer_types(tmp_path, value, want):
             read_mtx(p)
     else:
         assert coo(read_mtx(p))[2] == [3, want]
+
+
+# ----------------------------- repro 5: a stream is sniffed decompressed
+
+@pytest.mark.parametrize("compress", [gzip.compress, bz2.compress])
+@pytest.mark.parametrize("banner", ["%%MatrixMarket", "%%matrixmarket"])
+def test_compressed_stream_is_sniffed_after_decompression(tmp_path, compress, banner):
+    text = f"{banner} matrix coordinate real general\n5 5 2\n1 2 0.5\n4 5 2.0\n"
+    p = write(tmp_path, "u.mtx.gz", compress(text.encode()))
+    with open(p, "rb") as f:
+        A = read(f)
+    assert A.shape == (5, 5) and coo(A) == ([0, 3], [1, 4], [0.5, 2.0])
+    e = write(tmp_path, "u.el.gz", compress(b"0 1\n2 3\n"))
+    with open(e, "rb") as f:
+        assert coo(read(f)) == ([0, 2], [1, 3], None)
