@@ -15,6 +15,7 @@ token.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 import numpy as np
@@ -26,6 +27,8 @@ from .scan import (INT_RE, REAL_RE, as_array, check_claim, data_lines, lines_fro
 __all__ = ["read_edgelist", "write_edgelist"]
 
 _MAX_ID = 2 ** 62  # ids at or above this are refused
+# SNAP's header of an undirected graph ('# Undirected graph: roadNet-PA.txt')
+_UNDIRECTED = re.compile(rb"\s*undirected graph\b", re.IGNORECASE)
 
 
 @dataclass
@@ -39,6 +42,7 @@ class _EdgeData:
     start: int = 0
     line: int = 1
     comments: tuple = ()
+    undirected: bool = False    # a SNAP '# Undirected graph' header line
 
     def lines(self, edges):
         """{edge index (from 0, as the file lists them): its line}."""
@@ -158,8 +162,11 @@ def _read_edgelist_data(source, *, one_based=False, nrows=None,
     k = None
     start = line = 0
     pos = 0
+    undirected = False
     for lineno, after, raw in lines_from(data, 0, 1):
         s = raw.strip()
+        if comments and s.startswith(comments) and _UNDIRECTED.match(s.lstrip(b"#%")):
+            undirected = True
         if s and not (comments and s.startswith(comments)):
             k = len(_split(s, delim, path, lineno))
             if k not in (2, 3):
@@ -171,7 +178,7 @@ def _read_edgelist_data(source, *, one_based=False, nrows=None,
         pos = after
     if k is None:  # no edges
         e = np.zeros(0, dtype=np.int64)
-        return _EdgeData(e, e.copy(), None, nrows or 0)
+        return _EdgeData(e, e.copy(), None, nrows or 0, undirected=undirected)
 
     def python_scan(offset=start, at_line=line, collect=False):
         return _python_edges(data, path, offset=offset, line=at_line, k=k,
@@ -199,7 +206,7 @@ def _read_edgelist_data(source, *, one_based=False, nrows=None,
                             "the largest vertex id + 1")
     else:
         n = nrows
-    return _EdgeData(rows, cols, weights, n, data, path, start, line, comments)
+    return _EdgeData(rows, cols, weights, n, data, path, start, line, comments, undirected)
 
 
 def _drop_reverse_twins(rows, cols, w):
@@ -267,7 +274,7 @@ def _fast_edges(data, start, line, k, base, nrows, comments, delim,
     return res.rows, res.cols, weights
 
 
-def read_edgelist(path, *, dtype=None, directed=True, one_based=False,
+def read_edgelist(path, *, dtype=None, directed=None, one_based=False,
                   nrows=None, comments=("#", "%"), delimiter=None,
                   dup_op=None, device=None):
     """Read an edge list into a square :class:`~bitgraph.Matrix`.
@@ -283,7 +290,11 @@ def read_edgelist(path, *, dtype=None, directed=True, one_based=False,
       id is a :class:`~bitgraph.FormatError` naming its line, ``n`` and the
       bytes the CSR's row pointers would take (``0 1`` and
       ``300000000 5`` would need 2.2 GiB), instead of allocating them.
-    - ``directed=False`` adds the reverse of every edge.
+    - ``directed=False`` adds the reverse of every edge. By default
+      (``directed=None``) a graph is directed unless a comment line before
+      the first edge says ``Undirected graph`` (SNAP's header, as in
+      ``# Undirected graph: roadNet-PA.txt``); ``directed=True`` or ``False``
+      overrides the header.
     - An edge listed twice is a :class:`~bitgraph.FormatError` naming the
       line of the second (GraphBLAS's rule), unless ``dup_op`` (``"plus"``,
       ``"min"``, ``"max"``, ``"first"``, ``"second"``, ``"any"``) says how to
@@ -315,6 +326,8 @@ def read_edgelist(path, *, dtype=None, directed=True, one_based=False,
     """
     d = _read_edgelist_data(path, one_based=one_based, nrows=nrows,
                             comments=comments, delimiter=delimiter)
+    if directed is None:
+        directed = not d.undirected
     rows, cols, w = d.rows, d.cols, d.weights
     listed = keep = None  # expanded entry -> file edge (None: the same)
     if not directed:

@@ -427,3 +427,36 @@ def test_compressed_stream_is_sniffed_after_decompression(tmp_path, compress, ba
     e = write(tmp_path, "u.el.gz", compress(b"0 1\n2 3\n"))
     with open(e, "rb") as f:
         assert coo(read(f)) == ([0, 2], [1, 3], None)
+
+
+# ------------------------------------ repro 14: SNAP's undirected header
+
+SNAP_UNDIRECTED = ("# Undirected graph: ../../data/output/roadNet-PA.txt\n"
+                   "# Pennsylvania road network\n# Nodes: 4 Edges: 3\n"
+                   "# FromNodeId\tToNodeId\n0\t1\n1\t2\n3\t2\n")
+
+
+def test_snap_undirected_header(tmp_path):
+    p = write(tmp_path, "roads.txt", SNAP_UNDIRECTED)
+    A = read_edgelist(p)
+    assert A.nvals == 6 and A.isequal(A.T)
+    assert read(p).nvals == 6
+    assert read_edgelist(p, directed=True).nvals == 3  # the caller decides
+    # both directions listed (as SNAP's road networks do): still one edge each
+    both = SNAP_UNDIRECTED + "1\t0\n2\t1\n2\t3\n"
+    assert read_edgelist(write(tmp_path, "both.txt", both)).nvals == 6
+    # a BFS reaches every vertex from 0
+    from bitgraph.algorithms import bfs
+    assert bfs(A, 0).nvals == 4 and bfs(read_edgelist(p, directed=True), 0).nvals == 3
+
+
+@pytest.mark.parametrize("head", ["# Directed graph (each unordered pair of nodes is saved once): x\n",
+                                  "# a graph, undirected graph mentioned mid-line\n", ""])
+def test_other_headers_stay_directed(tmp_path, head):
+    A = read_edgelist(write(tmp_path, "d.txt", head + "0 1\n1 2\n"))
+    assert A.nvals == 2
+
+
+def test_undirected_after_first_edge_is_not_a_header(tmp_path):
+    A = read_edgelist(write(tmp_path, "d.txt", "0 1\n# Undirected graph\n1 2\n"))
+    assert A.nvals == 2
