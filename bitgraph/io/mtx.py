@@ -731,10 +731,15 @@ def write_mtx(path, A, *, symmetric=False, comment=""):
     S = scipy.sparse.coo_array((data, (rows, cols)), shape=(nrows, ncols))
     kw = dict(comment="\n".join(lines), symmetry=symmetry,
               field=None if field != "pattern" else "pattern")
-    if field == "integer" and data.dtype == np.uint64:
+    if (field == "integer" and data.dtype == np.uint64) or len(rows) == 0:
+        # scipy writes uint64 as 'unsigned-integer' (not Matrix Market) and
+        # an empty matrix as 'real' whatever its field: the banner is ours
         buf = io.BytesIO()
         scipy.io.mmwrite(buf, S, **kw)
-        text = buf.getvalue().replace(b"unsigned-integer", b"integer", 1)
+        text = buf.getvalue()
+        nl = text.index(b"\n")
+        banner = f"%%MatrixMarket matrix coordinate {field} {symmetry}".encode()
+        text = banner + text[nl:]
         writer = lambda f: f.write(text)  # noqa: E731
     else:
         writer = lambda f: scipy.io.mmwrite(f, S, **kw)  # noqa: E731

@@ -460,3 +460,22 @@ def test_other_headers_stay_directed(tmp_path, head):
 def test_undirected_after_first_edge_is_not_a_header(tmp_path):
     A = read_edgelist(write(tmp_path, "d.txt", "0 1\n# Undirected graph\n1 2\n"))
     assert A.nvals == 2
+
+
+# ------------------------------- repro 13: round trips of empty matrices
+
+@pytest.mark.parametrize("values,dtype", [(None, None), ([], "int32"), ([], "float32"),
+                                          ([], "uint64"), ([], "bool"), ([], "float64")])
+@pytest.mark.parametrize("symmetric", [False, True])
+def test_write_empty_round_trip(tmp_path, values, dtype, symmetric):
+    e = np.zeros(0, np.int64)
+    A = bg.Matrix.from_coo(e, e, None if values is None else np.array(values, dtype=dtype),
+                           nrows=3, ncols=3, dtype=dtype)
+    p = tmp_path / "e.mtx"
+    write_mtx(p, A, symmetric=symmetric)
+    banner = p.read_text().splitlines()[0]
+    want = "pattern" if values is None else ("real" if "float" in dtype else "integer")
+    assert banner == (f"%%MatrixMarket matrix coordinate {want} "
+                      f"{'symmetric' if symmetric else 'general'}")
+    B = read_mtx(p)
+    assert B.shape == (3, 3) and B.nvals == 0 and B.dtype == A.dtype and B.iso == A.iso
