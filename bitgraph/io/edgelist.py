@@ -20,6 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .._array import cast
 from ..errors import FormatError, InvalidValue
 from .scan import (INT_RE, REAL_RE, as_array, check_claim, data_lines, lines_from, parse_int, read_bytes, scan,
                    scipy_read, show, source_name, to_matrix)
@@ -280,8 +281,9 @@ def read_edgelist(path, *, dtype=None, directed=None, one_based=False,
     """Read an edge list into a square :class:`~bitgraph.Matrix`.
 
     - Each line is ``src dst`` (a structure-only Matrix, bool) or
-      ``src dst weight`` (float64 weights; ``dtype=`` casts them). Every edge
-      line must have as many values as the first.
+      ``src dst weight`` (float64 weights; ``dtype=`` casts them with the
+      library's rule: truncate and saturate, NaN gives 0). Every edge line
+      must have as many values as the first.
     - Vertex ids are non-negative integers, 0-based unless
       ``one_based=True`` (then ids start at 1 and 1 is subtracted). The
       matrix is ``n x n`` with ``n = max id + 1`` unless ``nrows`` is given
@@ -364,7 +366,7 @@ def read_edgelist(path, *, dtype=None, directed=None, one_based=False,
     base_id = 1 if one_based else 0
     if w is not None and dtype is not None:
         dt = np.dtype(dtype)
-        w = (w != 0) if dt.kind == "b" else w.astype(dt)
+        w = cast(w, dt)  # the library's rule: saturate, NaN -> 0
     return to_matrix(rows, cols, w, d.n, d.n,
                       dtype if dtype is not None else (None if w is None else w.dtype),
                       dup_op=dup_op, device=device, duplicate=duplicate)

@@ -30,6 +30,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .._array import cast
 from ..errors import FormatError, InvalidValue
 from .atomic import atomic_write
 from .scan import (INT_RE, REAL_RE, as_array, check_claim, data_lines, last_line_number, lines_from,
@@ -494,7 +495,7 @@ def _read_mtx_data(source, *, dtype=None) -> _MTXData:
     if dtype is not None:
         if vals is not None:  # pattern stays structure-only: from_coo
             # gives it value 1 of a non-bool dtype
-            vals = (vals != 0) if dtype.kind == "b" else vals.astype(dtype)
+            vals = cast(vals, dtype)  # the library's rule: saturate, NaN -> 0
         out_dtype = dtype
     return _MTXData(rows, cols, vals, hdr.nrows, hdr.ncols, out_dtype, hdr, data, path)
 
@@ -604,8 +605,10 @@ def read_mtx(path, *, dtype=None, dup_op=None, device=None):
       lists one triangle (an entry and its mirror both listed are
       duplicates); a skew-symmetric file's diagonal is 0 and its type is
       signed; ``%%GraphBLAS type bool`` values are 0 or 1.
-    - ``dtype=`` casts the result (a pattern file read with a non-bool dtype
-      gets value 1 everywhere). A ``%%GraphBLAS type`` line in a pattern file
+    - ``dtype=`` casts the result as every bitgraph cast does
+      (SuiteSparse's rule: float to integer truncates and saturates, NaN
+      gives 0; anything to bool is ``x != 0``); a pattern file read with a
+      non-bool dtype gets value 1 everywhere. A ``%%GraphBLAS type`` line in a pattern file
       is ignored: a pattern is structure-only.
     - ``complex`` files are not supported.
     - A size line may claim a dimension up to

@@ -479,3 +479,21 @@ def test_write_empty_round_trip(tmp_path, values, dtype, symmetric):
                       f"{'symmetric' if symmetric else 'general'}")
     B = read_mtx(p)
     assert B.shape == (3, 3) and B.nvals == 0 and B.dtype == A.dtype and B.iso == A.iso
+
+
+# ---------------------------- repro 11: dtype= casts with the library's rule
+
+def test_reader_dtype_casts_like_from_coo(tmp_path):
+    vals = [np.inf, -np.inf, np.nan, 300.7, -2.9, 1e30]
+    body = "".join(f"{i + 1} {i + 1} {v!r}\n" for i, v in enumerate(vals))
+    m = write(tmp_path, "c.mtx", H + f"6 6 6\n{body}")
+    el = write(tmp_path, "c.el", "".join(f"{i} {i} {v!r}\n" for i, v in enumerate(vals)))
+    for dt in ("int8", "int32", "uint8", "uint64", "int64", "bool", "float32"):
+        want = coo(bg.Matrix.from_coo(list(range(6)), list(range(6)), np.array(vals),
+                                      nrows=6, ncols=6, dtype=dt))
+        for A in (read_mtx(m, dtype=dt), read_edgelist(el, dtype=dt)):
+            assert A.dtype == np.dtype(dt)
+            got = coo(A)
+            assert got[:2] == want[:2]
+            np.testing.assert_array_equal(np.array(got[2]), np.array(want[2]))
+    assert coo(read_mtx(m, dtype="int8"))[2] == [127, -128, 0, 127, -2, 127]
