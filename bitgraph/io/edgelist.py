@@ -319,7 +319,7 @@ def read_edgelist(path, *, dtype=None, directed=None, one_based=False,
     ...     path = os.path.join(d, "g.el")
     ...     with open(path, "w") as f:
     ...         _ = f.write("# src dst weight\\n0 1 2.5\\n1 2 1.0\\n0 1 0.5\\n")
-    ...     A = read_edgelist(path)
+    ...     A = read_edgelist(path, dup_op="plus")  # '0 1' is listed twice
     ...     U = read_edgelist(path, directed=False, dup_op="min")
     >>> A.shape, [a.tolist() for a in A.to_coo()]
     ((3, 3), [[0, 1], [1, 2], [3.0, 1.0]])
