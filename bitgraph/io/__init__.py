@@ -26,23 +26,28 @@ _COMPRESSED = (".gz", ".bz2")
 
 def _sniff_mtx(path) -> bool:
     """Does the (possibly compressed) file start with a Matrix Market banner?"""
+    import zlib
+
+    from .scan import compression
+
     try:
         with open(os.fspath(path), "rb") as f:
             head = f.read(64)
-            if head[:2] == b"\x1f\x8b":
+            kind = compression(head)
+            if kind == "gzip":
                 import gzip
 
                 f.seek(0)
                 with gzip.GzipFile(fileobj=f) as g:
                     head = g.read(64)
-            elif head[:3] == b"BZh":
+            elif kind == "bz2":
                 import bz2
 
                 f.seek(0)
                 with bz2.BZ2File(f) as g:
                     head = g.read(64)
-    except (OSError, EOFError):
-        return False
+    except (OSError, EOFError, ValueError, zlib.error):
+        return False  # the reader names what is wrong
     return _is_banner(head)
 
 
@@ -58,8 +63,8 @@ def read(path, *, format=None, dtype=None, device=None, **kwargs):
     ``.mtx.gz``: Matrix Market; ``.txt``, ``.el``, ``.tsv``, ``.csv``,
     ``.edges``, ``.snap`` and their ``.gz``: edge list) and, whatever the
     name, a file starting with ``%%MatrixMarket`` is read as Matrix Market.
-    Other keywords go to the reader (``directed=``, ``one_based=``,
-    ``nrows=``, ... for edge lists). ``device``: where the Matrix goes
+    Other keywords go to the reader (``dup_op=``; ``directed=``,
+    ``one_based=``, ``nrows=``, ... for edge lists). ``device``: where the Matrix goes
     ("cpu", "cuda", "auto"; None: ``bitgraph.set_device``'s).
 
     >>> import os, tempfile
@@ -78,10 +83,10 @@ def read(path, *, format=None, dtype=None, device=None, **kwargs):
         if hasattr(path, "read"):  # a stream: look at its start
             import io
 
-            content = path.read()
-            if isinstance(content, str):
-                content = content.encode("utf-8")
-            name = getattr(path, "name", "<stream>")
+            from .scan import read_bytes, source_name
+
+            name = source_name(path)
+            content = bytes(read_bytes(path))  # decompressed: sniff the text
             path = io.BytesIO(content)
             path.name = name
             format = "mtx" if _is_banner(content[:64]) else "edgelist"
@@ -93,10 +98,11 @@ def read(path, *, format=None, dtype=None, device=None, **kwargs):
             format = "mtx" if mtx else "edgelist"
     fmt = str(format).lower()
     if fmt in ("mtx", "matrixmarket", "matrix-market", "mm"):
+        dup_op = kwargs.pop("dup_op", None)
         if kwargs:
             raise InvalidValue(
                 f"read: {sorted(kwargs)} are not options of a Matrix Market read")
-        return read_mtx(path, dtype=dtype, device=device)
+        return read_mtx(path, dtype=dtype, dup_op=dup_op, device=device)
     if fmt in ("edgelist", "edge-list", "edges", "snap"):
         return read_edgelist(path, dtype=dtype, device=device, **kwargs)
     raise InvalidValue(f"read: format must be 'mtx' or 'edgelist', got {format!r}")

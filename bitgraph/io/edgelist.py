@@ -15,17 +15,21 @@ token.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 import numpy as np
 
+from .._array import cast
 from ..errors import FormatError, InvalidValue
-from .scan import (INT_RE, REAL_RE, as_array, lines_from, read_bytes, scan, scipy_read, show,
-                   source_name, to_matrix)
+from .scan import (INT_RE, REAL_RE, as_array, check_claim, data_lines, lines_from, parse_int, read_bytes, scan,
+                   scipy_read, show, source_name, to_matrix)
 
 __all__ = ["read_edgelist", "write_edgelist"]
 
 _MAX_ID = 2 ** 62  # ids at or above this are refused
+# SNAP's header of an undirected graph ('# Undirected graph: roadNet-PA.txt')
+_UNDIRECTED = re.compile(rb"\s*undirected graph\b", re.IGNORECASE)
 
 
 @dataclass
@@ -34,6 +38,16 @@ class _EdgeData:
     cols: np.ndarray
     weights: np.ndarray | None  # None: two columns (structure-only)
     n: int
+    data: object = None         # the file's bytes, name and first edge, for errors
+    path: str = ""
+    start: int = 0
+    line: int = 1
+    comments: tuple = ()
+    undirected: bool = False    # a SNAP '# Undirected graph' header line
+
+    def lines(self, edges):
+        """{edge index (from 0, as the file lists them): its line}."""
+        return data_lines(self.data, self.start, self.line, edges, self.comments)
 
 
 def _options(comments, delimiter):
@@ -95,7 +109,7 @@ def _python_edges(data, path, *, offset, line, k, base, nrows, comments,
                 raise FormatError(
                     f"{name} vertex id {show(tok)!r} is not {what}",
                     path=path, line=lineno)
-            v = int(tok)
+            v = parse_int(tok)
             if v >= _MAX_ID:
                 raise FormatError(
                     f"{name} vertex id {show(tok)} is too large",
@@ -149,8 +163,11 @@ def _read_edgelist_data(source, *, one_based=False, nrows=None,
     k = None
     start = line = 0
     pos = 0
+    undirected = False
     for lineno, after, raw in lines_from(data, 0, 1):
         s = raw.strip()
+        if comments and s.startswith(comments) and _UNDIRECTED.match(s.lstrip(b"#%")):
+            undirected = True
         if s and not (comments and s.startswith(comments)):
             k = len(_split(s, delim, path, lineno))
             if k not in (2, 3):
@@ -162,7 +179,7 @@ def _read_edgelist_data(source, *, one_based=False, nrows=None,
         pos = after
     if k is None:  # no edges
         e = np.zeros(0, dtype=np.int64)
-        return _EdgeData(e, e.copy(), None, nrows or 0)
+        return _EdgeData(e, e.copy(), None, nrows or 0, undirected=undirected)
 
     def python_scan(offset=start, at_line=line, collect=False):
         return _python_edges(data, path, offset=offset, line=at_line, k=k,
@@ -180,9 +197,51 @@ def _read_edgelist_data(source, *, one_based=False, nrows=None,
         rows, cols, weights = fast
     if nrows is None:
         n = int(max(rows.max(), cols.max())) + 1 if len(rows) else 0
+        if n > len(rows):  # the cheap test first; the line only on failure
+            try:
+                check_claim(n, len(rows), path, None, "the largest vertex id + 1")
+            except FormatError:
+                big = np.flatnonzero((rows == n - 1) | (cols == n - 1))[0]
+                check_claim(n, len(rows), path,
+                            _line_of_edge(data, start, line, int(big), comments, delim),
+                            "the largest vertex id + 1")
     else:
         n = nrows
-    return _EdgeData(rows, cols, weights, n)
+    return _EdgeData(rows, cols, weights, n, data, path, start, line, comments, undirected)
+
+
+def _drop_reverse_twins(rows, cols, w):
+    """The edges to keep of an undirected list: where an edge is given once
+    each way (equal weights), the second is dropped; None when none is."""
+    lo, hi = np.minimum(rows, cols), np.maximum(rows, cols)
+    m = len(rows)
+    order = np.lexsort((np.arange(m), hi, lo))
+    same = (lo[order][1:] == lo[order][:-1]) & (hi[order][1:] == hi[order][:-1])
+    if not same.any():
+        return None
+    # a pair (order[k], order[k + 1]) forming a group of exactly two
+    pad = np.concatenate(([False], same, [False]))
+    two = same & ~pad[:-2] & ~pad[2:]
+    x, y = order[:-1][two], order[1:][two]
+    ok = rows[x] != rows[y]
+    if w is not None:
+        ok &= w[x] == w[y]
+    if not ok.any():
+        return None
+    drop = np.zeros(m, dtype=bool)
+    drop[y[ok]] = True
+    return np.flatnonzero(~drop)
+
+
+def _line_of_edge(data, offset, line, e, comments, delim):
+    """The line number of edge ``e`` (from 0) counting from ``offset``."""
+    for lineno, _, raw in lines_from(data, offset, line):
+        s = raw.strip()
+        if s and not (comments and s.startswith(comments)):
+            if e == 0:
+                return lineno
+            e -= 1
+    return None
 
 
 def _fast_edges(data, start, line, k, base, nrows, comments, delim,
@@ -216,22 +275,34 @@ def _fast_edges(data, start, line, k, base, nrows, comments, delim,
     return res.rows, res.cols, weights
 
 
-def read_edgelist(path, *, dtype=None, directed=True, one_based=False,
+def read_edgelist(path, *, dtype=None, directed=None, one_based=False,
                   nrows=None, comments=("#", "%"), delimiter=None,
-                  dup_op="plus", device=None):
+                  dup_op=None, device=None):
     """Read an edge list into a square :class:`~bitgraph.Matrix`.
 
     - Each line is ``src dst`` (a structure-only Matrix, bool) or
-      ``src dst weight`` (float64 weights; ``dtype=`` casts them). Every edge
-      line must have as many values as the first.
+      ``src dst weight`` (float64 weights; ``dtype=`` casts them with the
+      library's rule: truncate and saturate, NaN gives 0). Every edge line
+      must have as many values as the first.
     - Vertex ids are non-negative integers, 0-based unless
       ``one_based=True`` (then ids start at 1 and 1 is subtracted). The
       matrix is ``n x n`` with ``n = max id + 1`` unless ``nrows`` is given
-      (ids must then be below it).
-    - ``directed=False`` adds the reverse of every edge.
-    - Repeated edges (and, undirected, an edge given in both directions) are
-      combined with ``dup_op`` (``"plus"``, ``"min"``, ``"max"``, ``"first"``,
-      ``"second"``, ``"any"``); structure-only edges simply collapse.
+      (ids must then be below it). Without ``nrows``, ``n`` may be up to
+      ``max(settings.io.claim_rows, 64 x edges)`` (2^26 by default); a larger
+      id is a :class:`~bitgraph.FormatError` naming its line, ``n`` and the
+      bytes the CSR's row pointers would take (``0 1`` and
+      ``300000000 5`` would need 2.2 GiB), instead of allocating them.
+    - ``directed=False`` adds the reverse of every edge. By default
+      (``directed=None``) a graph is directed unless a comment line before
+      the first edge says ``Undirected graph`` (SNAP's header, as in
+      ``# Undirected graph: roadNet-PA.txt``); ``directed=True`` or ``False``
+      overrides the header.
+    - An edge listed twice is a :class:`~bitgraph.FormatError` naming the
+      line of the second (GraphBLAS's rule), unless ``dup_op`` (``"plus"``,
+      ``"min"``, ``"max"``, ``"first"``, ``"second"``, ``"any"``) says how to
+      combine repeated edges (structure-only ones collapse). Undirected, an
+      edge may be given in both directions (with equal weights): it is one
+      edge; with ``dup_op`` the two directions are combined by it.
     - Lines whose first non-blank character starts with one of ``comments``
       and blank lines are skipped; ``delimiter=None`` splits on whitespace
       (``","`` for a ``.csv`` name); another ``delimiter`` (``","``, ``";"``,
@@ -248,7 +319,7 @@ def read_edgelist(path, *, dtype=None, directed=True, one_based=False,
     ...     path = os.path.join(d, "g.el")
     ...     with open(path, "w") as f:
     ...         _ = f.write("# src dst weight\\n0 1 2.5\\n1 2 1.0\\n0 1 0.5\\n")
-    ...     A = read_edgelist(path)
+    ...     A = read_edgelist(path, dup_op="plus")  # '0 1' is listed twice
     ...     U = read_edgelist(path, directed=False, dup_op="min")
     >>> A.shape, [a.tolist() for a in A.to_coo()]
     ((3, 3), [[0, 1], [1, 2], [3.0, 1.0]])
@@ -257,19 +328,48 @@ def read_edgelist(path, *, dtype=None, directed=True, one_based=False,
     """
     d = _read_edgelist_data(path, one_based=one_based, nrows=nrows,
                             comments=comments, delimiter=delimiter)
+    if directed is None:
+        directed = not d.undirected
     rows, cols, w = d.rows, d.cols, d.weights
+    listed = keep = None  # expanded entry -> file edge (None: the same)
     if not directed:
+        if dup_op is None:  # an edge given both ways is one edge
+            keep = _drop_reverse_twins(rows, cols, w)
+            if keep is not None:
+                rows, cols = rows[keep], cols[keep]
+                w = None if w is None else w[keep]
         off = rows != cols
+        listed = (np.arange(len(rows)) if keep is None else keep,
+                  np.flatnonzero(off))
         rows, cols = (np.concatenate((rows, cols[off])),
                       np.concatenate((cols, rows[off])))
         if w is not None:
             w = np.concatenate((w, w[off]))
+
+    def duplicate(later, earlier):
+        def file_edge(i):
+            if listed is None:
+                return i
+            base, off = listed
+            m = len(base)
+            return int(base[i]) if i < m else int(base[off[i - m]])
+
+        a, b = file_edge(later), file_edge(earlier)
+        a, b = max(a, b), min(a, b)
+        lines = d.lines({a, b})
+        raise FormatError(
+            f"edge {d.rows[a] + base_id} {d.cols[a] + base_id} is listed again (first on "
+            f"line {lines[b]}" + ("" if directed else ", in either direction")
+            + "); repeated edges are an error unless dup_op= says how to combine them",
+            path=d.path, line=lines[a])
+
+    base_id = 1 if one_based else 0
     if w is not None and dtype is not None:
         dt = np.dtype(dtype)
-        w = (w != 0) if dt.kind == "b" else w.astype(dt)
+        w = cast(w, dt)  # the library's rule: saturate, NaN -> 0
     return to_matrix(rows, cols, w, d.n, d.n,
                       dtype if dtype is not None else (None if w is None else w.dtype),
-                      dup_op=dup_op, device=device)
+                      dup_op=dup_op, device=device, duplicate=duplicate)
 
 
 

@@ -16,23 +16,25 @@ scipy cannot hold) are read by a per-line Python scan.
 Rules (see :func:`read_mtx`): symmetric files are expanded (off-diagonal
 entries mirrored), skew-symmetric mirrored with negated values; ``pattern`` is
 structure-only (bool); ``integer`` is int64 and ``real`` float64 unless a
-``%%GraphBLAS type <t>`` line names the type; duplicate entries are summed
-(pattern: collapsed).
+``%%GraphBLAS type <t>`` line names the type; duplicate entries are an
+error unless ``dup_op=`` combines them.
 """
 
 from __future__ import annotations
 
 import io
+import math
 import os
 import re
 from dataclasses import dataclass
 
 import numpy as np
 
+from .._array import cast
 from ..errors import FormatError, InvalidValue
 from .atomic import atomic_write
-from .scan import (INT_RE, REAL_RE, as_array, last_line_number, lines_from, read_bytes, scan,
-                   scipy_read, show, source_name, to_matrix)
+from .scan import (INT_RE, REAL_RE, as_array, check_claim, data_lines, last_line_number, lines_from,
+                   parse_int, read_bytes, scan, scipy_read, show, source_name, to_matrix)
 
 __all__ = ["read_mtx", "write_mtx"]
 
@@ -83,13 +85,13 @@ def _gb_type(name, path, line):
     key = name.strip().lower()
     if "complex" in key or key.startswith("gxb_fc"):
         raise FormatError(
-            f"%%GraphBLAS type {name!r}: complex matrices are not supported",
+            f"%%GraphBLAS type {show(name)!r}: complex matrices are not supported",
             path=path, line=line)
     if key.endswith("_t"):
         key = key[:-2]
     if key not in _GB_TYPES:
         raise FormatError(
-            f"%%GraphBLAS type {name!r} is not a known type (expected one of "
+            f"%%GraphBLAS type {show(name)!r} is not a known type (expected one of "
             f"bool, int8_t..int64_t, uint8_t..uint64_t, float, double)",
             path=path, line=line)
     return np.dtype(_GB_TYPES[key])
@@ -111,24 +113,24 @@ def _parse_header(data, path) -> _Header:
     if len(words) != 5:
         raise FormatError(
             f"the banner must have 5 words {_EXPECTED_BANNER}, "
-            f"found {len(words)}: {text!r}", path=path, line=1)
+            f"found {len(words)}: {show(text)!r}", path=path, line=1)
     obj, fmt, field, sym = (w.lower() for w in words[1:])
     if obj != "matrix":
         raise FormatError(
-            f"the banner's object must be 'matrix', found {words[1]!r}",
+            f"the banner's object must be 'matrix', found {show(words[1])!r}",
             path=path, line=1)
     if fmt not in _FORMATS:
         raise FormatError(
             f"the banner's format must be 'coordinate' or 'array', "
-            f"found {words[2]!r}", path=path, line=1)
+            f"found {show(words[2])!r}", path=path, line=1)
     if field not in _FIELDS:
         raise FormatError(
             f"the banner's field must be one of real, integer, pattern, "
-            f"found {words[3]!r}", path=path, line=1)
+            f"found {show(words[3])!r}", path=path, line=1)
     if sym not in _SYMMETRIES:
         raise FormatError(
             f"the banner's symmetry must be one of general, symmetric, "
-            f"skew-symmetric, hermitian, found {words[4]!r}",
+            f"skew-symmetric, hermitian, found {show(words[4])!r}",
             path=path, line=1)
     if field == "complex":
         raise FormatError(
@@ -141,7 +143,7 @@ def _parse_header(data, path) -> _Header:
         raise FormatError(
             "an array (dense) matrix cannot be a pattern", path=path, line=1)
 
-    gb_type = None
+    gb_type = gb_line = None
     ndims = 3 if fmt == "coordinate" else 2
     what = "'nrows ncols nnz'" if ndims == 3 else "'nrows ncols'"
     for lineno, after, raw in lines:
@@ -150,24 +152,38 @@ def _parse_header(data, path) -> _Header:
             continue
         if text.startswith("%"):
             w = text.split()
-            if w[0].lower() == "%%graphblas" and len(w) >= 2 and w[1].lower() == "type":
-                gb_type = _gb_type(" ".join(w[2:]), path, lineno)
+            if w[0].lower() == "%%graphblas" and len(w) >= 2 and (
+                    w[1].lower() == "type"
+                    or (len(w) == 2 and w[1].lower().removesuffix("_t") in _GB_TYPES)):
+                # '%%GraphBLAS type <t>', or '%%GraphBLAS <t>' (LAGraph's
+                # matrix_fp32.mtx): the type line decides the type
+                gb_type = _gb_type(" ".join(w[2:] if w[1].lower() == "type" else w[1:]),
+                                   path, lineno)
+                gb_line = lineno
             continue
+        if field == "integer" and gb_type is not None and gb_type.kind == "f":
+            field = "real"  # float values (inf too) in an 'integer' file
+        if (sym == "skew-symmetric" and field != "pattern" and gb_type is not None
+                and gb_type.kind in "bu"):
+            raise FormatError(
+                f"a skew-symmetric matrix cannot have the %%GraphBLAS type "
+                f"{gb_type.name} (its mirrored entries are negated)",
+                path=path, line=gb_line)
         toks = text.split()
         if len(toks) != ndims:
             raise FormatError(
                 f"the size line must hold {ndims} integers {what}, found "
-                f"{len(toks)}: {text!r}", path=path, line=lineno)
+                f"{len(toks)}: {show(text)!r}", path=path, line=lineno)
         dims = []
         for t in toks:
             if not re.fullmatch(r"[0-9]+", t):
                 raise FormatError(
                     f"the size line must hold {ndims} non-negative integers "
-                    f"{what}, found {t!r}", path=path, line=lineno)
-            if int(t) >= 2 ** 62:
+                    f"{what}, found {show(t)!r}", path=path, line=lineno)
+            if parse_int(t) >= 2 ** 62:
                 raise FormatError(
-                    f"the size line's {t} is too large", path=path, line=lineno)
-            dims.append(int(t))
+                    f"the size line's {show(t)} is too large", path=path, line=lineno)
+            dims.append(parse_int(t))
         nrows, ncols = dims[0], dims[1]
         if sym != "general" and nrows != ncols:
             raise FormatError(
@@ -181,6 +197,8 @@ def _parse_header(data, path) -> _Header:
             nnz = nrows * (nrows - 1) // 2
         else:
             nnz = nrows * (nrows + 1) // 2
+        for d, name in ((nrows, "rows"), (ncols, "columns")):
+            check_claim(d, nnz, path, lineno, f"the size line's number of {name}")
         return _Header(fmt, field, "symmetric" if sym == "hermitian" else sym,
                        nrows, ncols, nnz, gb_type, lineno, min(after, len(data)),
                        raw_banner=bytes(data[:banner_end]).rstrip())
@@ -233,10 +251,10 @@ def _check_line(toks, lineno, hdr, path, vdtype):
                 raise FormatError(
                     f"{name} index {show(tok)!r} is not an integer",
                     path=path, line=lineno)
-            i = int(tok)
+            i = parse_int(tok)
             if not 1 <= i <= bound:
                 raise FormatError(
-                    f"{name} index {i} is out of range 1..{bound}",
+                    f"{name} index {show(tok)} is out of range 1..{bound}",
                     path=path, line=lineno)
             idx.append(i - 1)
     if hdr.field == "pattern":
@@ -247,19 +265,31 @@ def _check_line(toks, lineno, hdr, path, vdtype):
             raise FormatError(
                 f"value {show(tok)!r} is not an integer (the banner says "
                 f"'integer')", path=path, line=lineno)
-        v = int(tok)
+        v = parse_int(tok)
     else:
         if not REAL_RE.match(tok):
             raise FormatError(
                 f"value {show(tok)!r} is not a number", path=path, line=lineno)
-        v = float(tok)
+        if vdtype.kind in "iu":  # exactly: 9007199254740993 is not a float64
+            v = _exact_integer(tok, vdtype, path, lineno)
+        else:
+            v = float(tok)
     kind = vdtype.kind
+    if kind == "f" and math.isinf(v) and not _INF_RE.match(tok):
+        raise FormatError(
+            f"value {show(tok)} does not fit in {vdtype.name} (it overflows to inf)",
+            path=path, line=lineno)
+    if kind == "f" and vdtype != np.float64 and math.isfinite(v):
+        with np.errstate(over="ignore"):
+            if not np.isfinite(vdtype.type(v)):
+                raise FormatError(
+                    f"value {show(tok)} does not fit in {vdtype.name}"
+                    " (the %%GraphBLAS type line)", path=path, line=lineno)
+    if kind == "b" and hdr.gb_type is not None and v not in (0, 1):
+        raise FormatError(
+            f"value {show(tok)} is not 0 or 1, as the %%GraphBLAS type bool requires",
+            path=path, line=lineno)
     if kind in "iu":
-        if hdr.field == "real" and not (np.isfinite(v) and v == int(v)):
-            raise FormatError(
-                f"value {show(tok)!r} is not an integer, as the "
-                f"%%GraphBLAS type {vdtype.name} requires",
-                path=path, line=lineno)
         lo, hi = _int_range(vdtype)
         if not lo <= int(v) <= hi:
             raise FormatError(
@@ -270,6 +300,29 @@ def _check_line(toks, lineno, hdr, path, vdtype):
     if hdr.format == "array":
         return None, None, v
     return idx[0], idx[1], v
+
+
+def _exact_integer(tok, vdtype, path, lineno):
+    """The integer a real token spells (``12``, ``1.2e1``), exactly."""
+    if INT_RE.match(tok):
+        return parse_int(tok)
+    import decimal
+
+    try:
+        d = decimal.Decimal(show(tok, limit=1 << 62))
+        if d.is_finite() and d.adjusted() >= 40:  # past every integer type
+            return 10 ** 40 if d > 0 else -10 ** 40
+        ok = d.is_finite() and d == d.to_integral_value()
+    except decimal.DecimalException:
+        ok = False
+    if not ok:
+        raise FormatError(
+            f"value {show(tok)!r} is not an integer, as the %%GraphBLAS type "
+            f"{vdtype.name} requires", path=path, line=lineno)
+    return int(d)
+
+
+_INF_RE = re.compile(rb"[+-]?inf(?:inity)?\Z", re.IGNORECASE)
 
 
 def _python_scan(data, hdr, path):
@@ -312,6 +365,41 @@ class _MTXData:
     dtype: np.dtype             # the Matrix's dtype (bool for a pattern
                                 # unless dtype= asks for another)
     header: _Header
+    data: object = None         # the file's bytes and name, for errors
+    path: str = ""
+
+    def lines(self, entries):
+        """{entry index (as the file lists them, from 0): its line}."""
+        h = self.header
+        return data_lines(self.data, h.body_offset, h.size_line + 1, entries, (b"%",))
+
+    def duplicate(self, later, earlier):
+        """Raise the FormatError for entries ``later`` and ``earlier`` (of
+        the expanded lists) at the same place."""
+        m = self.header.nnz
+        off = None
+
+        def listed(i):  # (file entry, mirrored?)
+            nonlocal off
+            if i < m:
+                return i, False
+            if off is None:
+                off = np.flatnonzero(self.rows[:m] != self.cols[:m])
+            return int(off[i - m]), True
+
+        (a, am), (b, bm) = listed(later), listed(earlier)
+        lines = self.lines({a, b})
+        i, j = int(self.rows[later]) + 1, int(self.cols[later]) + 1
+        if am or bm:
+            first, second = sorted((a, b))
+            raise FormatError(
+                f"entries ({j}, {i}) and ({i}, {j}) (line {lines[first]}) are the same entry "
+                f"of a {self.header.symmetry} matrix, whose file must list one triangle "
+                f"(pass dup_op= to combine them)", path=self.path, line=lines[second])
+        raise FormatError(
+            f"entry ({i}, {j}) is listed again (first on line {lines[b]}); duplicates are "
+            f"an error unless dup_op= says how to combine them", path=self.path,
+            line=lines[a])
 
 
 def _expand(rows, cols, vals, symmetry):
@@ -359,7 +447,15 @@ def _cast_values(vals, hdr, vdtype):
             lo, hi = _int_range(vdtype)
             if vals.min() < lo or vals.max() > hi:
                 return None
+    if vdtype.kind == "f" and vals.dtype.kind == "f" and len(vals):
+        with np.errstate(over="ignore"):
+            out = vals.astype(vdtype, copy=False)
+        if np.isinf(out).any():  # an 'inf' token, or a number that overflows?
+            return None          # the Python scan tells them apart
+        return out
     if vdtype.kind == "b":
+        if len(vals) and not ((vals == 0) | (vals == 1)).all():
+            return None
         return vals != 0
     return vals.astype(vdtype, copy=False)
 
@@ -386,13 +482,22 @@ def _read_mtx_data(source, *, dtype=None) -> _MTXData:
             rows, cols, vals = _expand(rows, cols, vals, hdr.symmetry)
     else:
         rows, cols, vals = fast
+    if hdr.symmetry == "skew-symmetric" and hdr.format == "coordinate" and vals is not None:
+        m = hdr.nnz
+        bad = np.flatnonzero((rows[:m] == cols[:m]) & (vals[:m] != 0))
+        if len(bad):
+            d = _MTXData(rows, cols, vals, hdr.nrows, hdr.ncols, vdtype, hdr, data, path)
+            raise FormatError(
+                f"entry ({rows[bad[0]] + 1}, {cols[bad[0]] + 1}) on the diagonal of a "
+                f"skew-symmetric matrix must be 0, found {vals[bad[0]]}",
+                path=path, line=d.lines([int(bad[0])])[int(bad[0])])
     out_dtype = np.dtype(bool) if vdtype is None else vdtype
     if dtype is not None:
         if vals is not None:  # pattern stays structure-only: from_coo
             # gives it value 1 of a non-bool dtype
-            vals = (vals != 0) if dtype.kind == "b" else vals.astype(dtype)
+            vals = cast(vals, dtype)  # the library's rule: saturate, NaN -> 0
         out_dtype = dtype
-    return _MTXData(rows, cols, vals, hdr.nrows, hdr.ncols, out_dtype, hdr)
+    return _MTXData(rows, cols, vals, hdr.nrows, hdr.ncols, out_dtype, hdr, data, path)
 
 
 def _line_at(data, offset):
@@ -409,16 +514,21 @@ def _fast_body(data, hdr, path, vdtype, source):
     a = as_array(data)
     # comment lines are blanked in place (copy-on-write): scipy cannot read them
     has_comments = data.find(b"%", hdr.body_offset) >= 0
+    # integer types in a 'real' file: read as 'integer' when every value is
+    # written as one (scipy's float64 would round 2^53 + 1); else the Python scan
+    exact = hdr.field == "real" and vdtype is not None and vdtype.kind in "iu"
     res = scan(a, hdr.body_offset, hdr.size_line + 1, k=k,
                  nidx=2 if coord else 0,
-                 vkind={"pattern": 0, "integer": 1, "real": 2}[hdr.field],
+                 vkind=1 if exact else {"pattern": 0, "integer": 1, "real": 2}[hdr.field],
                  base=1, hi0=hdr.nrows, hi1=hdr.ncols, comment_chars=b"%",
-                 blank=has_comments, limit=hdr.nnz)
+                 blank=has_comments, limit=min(hdr.nnz, 2 ** 62))
     if res.status == 2:
         raise FormatError(
             f"more entries than the {hdr.nnz} declared on the size line "
             f"(line {hdr.size_line})", path=path, line=res.line)
     if res.status == 1:
+        if exact:
+            return None
         s = _line_at(data, res.offset).strip()
         _check_line(s.split(), res.line, hdr, path, vdtype or np.dtype(bool))
         return None
@@ -427,11 +537,17 @@ def _fast_body(data, hdr, path, vdtype, source):
             f"the file ends after {res.entries} of the {hdr.nnz} entries "
             f"declared on the size line (line {hdr.size_line})",
             path=path, line=last_line_number(data))
-    field = hdr.field
+    if not coord and hdr.nnz == 0:  # scipy's reader dies (SIGFPE) on 0 rows
+        e = np.zeros(0, dtype=np.int64)
+        return e, e.copy(), np.zeros(0, dtype=vdtype or np.float64)
+    # scipy's reader dies (SIGSEGV) on a last line ending in a blank without
+    # a newline: it is always given a body that ends in one
+    ends_nl = not len(data) or data[-1:] == b"\n"
+    field = "integer" if exact else hdr.field
     if vdtype is not None and vdtype == np.uint64 and field == "integer":
         field = "unsigned-integer"
     banner = f"%%MatrixMarket matrix {hdr.format} {field} {hdr.symmetry}".encode()
-    if (not has_comments and banner == hdr.raw_banner
+    if (not has_comments and ends_nl and banner == hdr.raw_banner
             and isinstance(source, (str, os.PathLike))
             and not os.fspath(source).endswith((".gz", ".bz2"))
             and not isinstance(data, bytearray)):  # a plain file: scipy reads it
@@ -447,6 +563,8 @@ def _fast_body(data, hdr, path, vdtype, source):
             target = [memoryview(data)[start:]]
         else:
             target = [head, body]
+        if not ends_nl:
+            target.append(b"\n")
     try:
         m = scipy_read(target)
     except (ValueError, OverflowError, RuntimeError):
@@ -468,7 +586,7 @@ def _fast_body(data, hdr, path, vdtype, source):
     return rows, cols, vals
 
 
-def read_mtx(path, *, dtype=None, device=None):
+def read_mtx(path, *, dtype=None, dup_op=None, device=None):
     """Read a Matrix Market file (``.mtx``, or gzip/bz2 compressed) into a
     :class:`~bitgraph.Matrix`.
 
@@ -480,12 +598,24 @@ def read_mtx(path, *, dtype=None, device=None):
     - ``symmetric`` (and ``hermitian``, for real data the same): off-diagonal
       entries are mirrored; ``skew-symmetric``: mirrored with negated values.
     - ``array`` (dense) files give a Matrix with every entry present.
-    - Duplicate entries are summed (``scipy`` sums them when it converts);
-      in a pattern file they collapse into one.
-    - ``dtype=`` casts the result (a pattern file read with a non-bool dtype
-      gets value 1 everywhere). A ``%%GraphBLAS type`` line in a pattern file
+    - GraphBLAS's rules (LAGraph's reader): an entry listed twice is a
+      :class:`~bitgraph.FormatError` naming the line of the second, unless
+      ``dup_op=`` (``"plus"``, ``"min"``, ``"max"``, ``"first"``, ...) says how
+      to combine duplicates (a pattern's collapse into one); a symmetric file
+      lists one triangle (an entry and its mirror both listed are
+      duplicates); a skew-symmetric file's diagonal is 0 and its type is
+      signed; ``%%GraphBLAS type bool`` values are 0 or 1.
+    - ``dtype=`` casts the result as every bitgraph cast does
+      (SuiteSparse's rule: float to integer truncates and saturates, NaN
+      gives 0; anything to bool is ``x != 0``); a pattern file read with a
+      non-bool dtype gets value 1 everywhere. A ``%%GraphBLAS type`` line in a pattern file
       is ignored: a pattern is structure-only.
     - ``complex`` files are not supported.
+    - A size line may claim a dimension up to
+      ``max(settings.io.claim_rows, 64 x entries)`` (2^26 rows by default);
+      beyond, a :class:`~bitgraph.FormatError` names the dimension and the
+      bytes the CSR's row pointers would take, instead of allocating them
+      (a 2^40 x 2^40 file with 2 entries is refused, not 8 TiB).
     - ``device``: "cpu", "cuda" or "auto" (None: ``bitgraph.set_device``'s).
 
     Malformed files raise :class:`~bitgraph.FormatError` naming the file, the
@@ -505,7 +635,8 @@ def read_mtx(path, *, dtype=None, device=None):
     [[0, 1, 2], [1, 0, 2], [0.5, 0.5, 2.0]]
     """
     d = _read_mtx_data(path, dtype=dtype)
-    return to_matrix(d.rows, d.cols, d.values, d.nrows, d.ncols, d.dtype, device=device)
+    return to_matrix(d.rows, d.cols, d.values, d.nrows, d.ncols, d.dtype, dup_op=dup_op,
+                     device=device, duplicate=d.duplicate)
 
 
 # -------------------------------------------------------------------- write
@@ -603,10 +734,15 @@ def write_mtx(path, A, *, symmetric=False, comment=""):
     S = scipy.sparse.coo_array((data, (rows, cols)), shape=(nrows, ncols))
     kw = dict(comment="\n".join(lines), symmetry=symmetry,
               field=None if field != "pattern" else "pattern")
-    if field == "integer" and data.dtype == np.uint64:
+    if (field == "integer" and data.dtype == np.uint64) or len(rows) == 0:
+        # scipy writes uint64 as 'unsigned-integer' (not Matrix Market) and
+        # an empty matrix as 'real' whatever its field: the banner is ours
         buf = io.BytesIO()
         scipy.io.mmwrite(buf, S, **kw)
-        text = buf.getvalue().replace(b"unsigned-integer", b"integer", 1)
+        text = buf.getvalue()
+        nl = text.index(b"\n")
+        banner = f"%%MatrixMarket matrix coordinate {field} {symmetry}".encode()
+        text = banner + text[nl:]
         writer = lambda f: f.write(text)  # noqa: E731
     else:
         writer = lambda f: scipy.io.mmwrite(f, S, **kw)  # noqa: E731

@@ -31,8 +31,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["source_name", "read_bytes", "as_array", "scipy_read", "to_matrix", "scan",
-           "ScanResult", "scan_py", "INT_RE", "REAL_RE", "show", "lines_from",
+__all__ = ["source_name", "read_bytes", "compression", "check_claim", "first_duplicate",
+           "data_lines", "as_array", "scipy_read", "to_matrix", "scan", "ScanResult", "scan_py", "INT_RE", "REAL_RE", "parse_int", "show", "lines_from",
            "last_line_number"]
 
 
@@ -53,7 +53,9 @@ def read_bytes(source):
     buffer supports ``len``, ``find`` and slicing to bytes.
 
     gzip and bz2 are recognised by their magic bytes, so ``.gz``/``.bz2``
-    files need no special name.
+    files (and streams of them) need no special name. A truncated or corrupt
+    one raises :class:`~bitgraph.FormatError` naming the file and the line
+    the text stops at.
     """
     if hasattr(source, "read"):
         data = source.read()
@@ -62,8 +64,8 @@ def read_bytes(source):
         data = bytearray(data)
     else:
         with open(os.fspath(source), "rb") as f:
-            magic = f.read(3)
-            if magic[:2] == b"\x1f\x8b" or magic == b"BZh":
+            magic = f.read(10)
+            if compression(magic) is not None:
                 f.seek(0)
                 data = bytearray(f.read())
             else:
@@ -73,18 +75,50 @@ def read_bytes(source):
                 import mmap
 
                 return mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_COPY)
-    if data[:2] == b"\x1f\x8b":
-        import gzip
-
-        data = bytearray(gzip.decompress(data))
-    elif data[:3] == b"BZh":
-        import bz2
-
-        try:
-            data = bytearray(bz2.decompress(data))
-        except (OSError, ValueError):
-            pass  # not bz2 after all: a text file starting with 'BZh'
+    if compression(data[:10]) is not None:
+        data = _decompress(data, source_name(source))
     return data
+
+
+def compression(head):
+    """"gzip" or "bz2" when ``head`` (the first 10 bytes or more) starts a
+    compressed stream, else None (a text file may start with 'BZh')."""
+    head = bytes(head[:10])
+    if head[:2] == b"\x1f\x8b":
+        return "gzip"
+    if (head[:3] == b"BZh" and head[3:4] in b"123456789"
+            and head[4:10] in (b"1AY&SY", b"\x17rE8P\x90")):
+        return "bz2"
+    return None
+
+
+def _decompress(raw, path):
+    """Decompressed ``raw`` (gzip or bz2); FormatError at the line where
+    the text stops when the stream is truncated or corrupt."""
+    import bz2
+    import gzip
+    import zlib
+
+    kind = compression(raw)
+    stream = io.BytesIO(raw)
+    f = gzip.GzipFile(fileobj=stream) if kind == "gzip" else bz2.BZ2File(stream)
+    out = bytearray()
+    try:
+        with f:
+            while True:
+                chunk = f.read(1 << 24)
+                if not chunk:
+                    break
+                out += chunk
+    except (OSError, EOFError, zlib.error, ValueError) as e:
+        from ..errors import FormatError
+
+        why = "truncated" if isinstance(e, EOFError) else "corrupt"
+        raise FormatError(
+            f"the {kind} data is {why} after {len(out)} bytes of text "
+            f"({type(e).__name__}: {show(str(e))})",
+            path=path, line=out.count(b"\n") + 1) from None
+    return out
 
 
 def as_array(data):
@@ -132,15 +166,84 @@ def scipy_read(parts):
     return scipy.io.mmread(parts)
 
 
-def to_matrix(rows, cols, values, nrows, ncols, dtype, dup_op="plus", device=None):
+def check_claim(n, entries, path, line, what):
+    """FormatError when a file claims a dimension ``n`` far beyond its
+    ``entries``: above ``max(settings.io.claim_rows, 64 * entries)`` (the
+    CSR's ``n + 1`` row pointers would dwarf the data). ``what`` says where
+    the claim is (``"the size line's 2^40 rows"``)."""
+    from bitgraph.settings import current
+
+    budget = current().io.claim_rows
+    allowed = max(budget, 64 * int(entries))
+    if n > allowed:
+        from ..errors import FormatError
+
+        need = 8 * (n + 1)
+        raise FormatError(
+            f"{what} = {n} with {entries} entries: the CSR's row pointers alone "
+            f"would take {_bytes(need)}; bitgraph reads a dimension up to "
+            f"max(settings.io.claim_rows = {budget}, 64 x entries) = {allowed}",
+            path=path, line=line)
+
+
+def _bytes(n):
+    for unit in ("bytes", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"):
+        if n < 1024 or unit == "EiB":
+            return f"{n:.1f} {unit}" if unit != "bytes" else f"{n} bytes"
+        n /= 1024
+
+
+def to_matrix(rows, cols, values, nrows, ncols, dtype, dup_op=None, device=None,
+              duplicate=None):
     """The one place the readers build a Matrix (``values=None``: structure
-    only). Duplicates: collapsed when structure-only, else ``dup_op``."""
+    only). Duplicates are combined with ``dup_op``; with ``dup_op=None``
+    (GraphBLAS's rule: ``GrB_Matrix_build`` without a dup operator) they are
+    an error: ``duplicate(later, earlier)`` gets the indices of the first
+    entry that repeats an earlier one and raises."""
     from ..matrix import Matrix
 
-    return Matrix.from_coo(
+    strict = dup_op is None
+    A = Matrix.from_coo(
         rows, cols, values, nrows, ncols, dtype=dtype,
-        dup_op=None if values is None else dup_op, device=device,
+        dup_op=None if values is None else ("first" if strict else dup_op), device=device,
     )
+    if strict and A.nvals != len(rows):
+        later, earlier = first_duplicate(np.asarray(rows), np.asarray(cols))
+        duplicate(later, earlier)
+    return A
+
+
+def first_duplicate(rows, cols):
+    """``(later, earlier)``: the first entry (in input order) whose (row,
+    col) an earlier one has, and that earlier one; None when all differ."""
+    m = len(rows)
+    order = np.lexsort((np.arange(m), cols, rows))
+    r, c = rows[order], cols[order]
+    same = (r[1:] == r[:-1]) & (c[1:] == c[:-1])
+    if not same.any():
+        return None
+    later, earlier = order[1:][same], order[:-1][same]
+    k = int(np.argmin(later))
+    return int(later[k]), int(earlier[k])
+
+
+def data_lines(data, offset, line, wanted, comments):
+    """{entry index: line number} for the ``wanted`` entries (data lines
+    from 0, counting from byte ``offset`` of line ``line``; blank lines and
+    lines starting with one of ``comments`` are not entries)."""
+    wanted = set(int(w) for w in wanted)
+    found = {}
+    e = 0
+    for lineno, _, raw in lines_from(data, offset, line):
+        s = raw.strip()
+        if not s or (comments and s.startswith(comments)):
+            continue
+        if e in wanted:
+            found[e] = lineno
+            if len(found) == len(wanted):
+                break
+        e += 1
+    return found
 
 
 # ------------------------------------------------------------- the scanner
@@ -514,16 +617,34 @@ def _find_newline(a, pos):
 # one token of a line (bytes), what the Python re-check of a line accepts
 INT_RE = re.compile(rb"[+-]?\d+\Z")
 REAL_RE = re.compile(
-    rb"[+-]?(?:(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?|inf|infinity|nan)\Z",
+    # no nested or adjacent overlapping quantifiers: linear time on any token
+    rb"[+-]?(?:(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?|inf|infinity|nan)\Z",
     re.IGNORECASE,
 )
 
 
-def show(tok):
-    """A token (bytes or str) as text for an error message."""
-    if isinstance(tok, (bytes, bytearray)):
-        return tok.decode("latin-1")
-    return str(tok)
+def parse_int(tok):
+    """The integer a token matching ``INT_RE`` spells, exactly; one of more
+    than 40 significant digits comes back as +-10**40 (past every range a
+    reader accepts, so the caller's range check names it; Python's int()
+    refuses more than 4,300 digits)."""
+    t = bytes(tok).strip() if isinstance(tok, (bytes, bytearray, memoryview)) else str(tok).strip().encode()
+    neg = t[:1] == b"-"
+    digits = t.lstrip(b"+-").lstrip(b"0") or b"0"
+    v = 10 ** 40 if len(digits) > 40 else int(digits)
+    return -v if neg else v
+
+
+def show(tok, limit=200):
+    """A token or line (bytes or str) as text for an error message, cut to
+    about ``limit`` characters (its start, its length and its end)."""
+    if isinstance(tok, (bytes, bytearray, memoryview)):
+        tok = bytes(tok).decode("latin-1")
+    tok = str(tok)
+    if len(tok) > limit:
+        half = limit // 2 - 10
+        tok = f"{tok[:half]}...({len(tok)} characters)...{tok[-half:]}"
+    return tok
 
 
 def lines_from(data, offset, line):

@@ -189,6 +189,11 @@ class IO:
         step's text is built in memory, then written).""")
     dedup_chunk: int = knob(1 << 20, """Keys per step of the generators' deduplication pass
         (bounds its temporaries).""")
+    claim_rows: int = knob(1 << 26, """A file may claim (size line, largest vertex id) a
+        dimension up to max(this, 64 x its entries); beyond, the reader raises a FormatError naming
+        the dimension and the bytes its CSR row pointers (8 x (n + 1)) would take, instead of
+        allocating them: 2^26 rows are 512 MiB of pointers, and 64 pointers per entry keep the
+        structure within ~5x the entries' own 24 bytes.""")
     all_pairs_rows: int = knob(256, """Sources per msbfs call of the NetworkX backend's all-pairs
         path lengths (bounds the rows x n levels held at once).""")
 
