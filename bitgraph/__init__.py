@@ -18,6 +18,7 @@ from .errors import (
     InvalidIndex,
     InvalidType,
     InvalidValue,
+    NegativeCycle,
 )
 from .mask import Mask
 from .matrix import Matrix
@@ -62,5 +63,5 @@ __all__ = [
     "LOR_LAND", "ANY_PAIR", "PLUS_TIMES", "PLUS_PAIR", "MIN_PLUS", "MAX_PLUS",
     "MAX_TIMES", "MIN_TIMES", "MIN_FIRST", "MIN_SECOND", "ANY_SECONDI", "PLUS_SECOND",
     "BitgraphError", "DimensionMismatch", "DomainMismatch", "InvalidIndex",
-    "InvalidValue", "InvalidType", "FormatError", "DeviceError",
+    "InvalidValue", "NegativeCycle", "InvalidType", "FormatError", "DeviceError",
 ]
