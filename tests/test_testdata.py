@@ -8,9 +8,9 @@ import pytest
 from testdata import DATA, MissingTestData, data_file, data_files
 
 
-def _readme_rows():
+def _readme_rows(folder=DATA):
     rows = {}
-    for line in (DATA / "README.md").read_text().splitlines():
+    for line in (folder / "README.md").read_text().splitlines():
         m = re.match(r"\| ([\w.-]+\.mtx) \| (\d+) \|", line)
         if m:
             rows[m.group(1)] = int(m.group(2))
@@ -20,7 +20,11 @@ def _readme_rows():
 def test_readme_lists_every_file_with_its_size():
     on_disk = {p.name: p.stat().st_size for p in DATA.glob("*.mtx")}
     assert _readme_rows() == on_disk
-    assert set(p.name for p in DATA.iterdir()) == set(on_disk) | {"README.md"}
+    assert set(p.name for p in DATA.iterdir()) == set(on_disk) | {"README.md", "lagraph"}
+    # tests/data/lagraph: LAGraph's reader conformance files, with their own list
+    sub = DATA / "lagraph"
+    assert _readme_rows(sub) == {p.name: p.stat().st_size for p in sub.glob("*.mtx")}
+    assert set(p.name for p in sub.iterdir()) == set(_readme_rows(sub)) | {"README.md"}
 
 
 def test_missing_file_fails_loudly():

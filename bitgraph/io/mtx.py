@@ -492,6 +492,10 @@ def _read_mtx_data(source, *, dtype=None) -> _MTXData:
                 f"skew-symmetric matrix must be 0, found {vals[bad[0]]}",
                 path=path, line=d.lines([int(bad[0])])[int(bad[0])])
     out_dtype = np.dtype(bool) if vdtype is None else vdtype
+    if vdtype is None and hdr.gb_type is not None and dtype is None:
+        # a pattern with a %%GraphBLAS type: value 1 of that type, as LAGraph
+        # reads it (structure.mtx: int32_t)
+        dtype = hdr.gb_type
     if dtype is not None:
         if vals is not None:  # pattern stays structure-only: from_coo
             # gives it value 1 of a non-bool dtype
@@ -608,8 +612,8 @@ def read_mtx(path, *, dtype=None, dup_op=None, device=None):
     - ``dtype=`` casts the result as every bitgraph cast does
       (SuiteSparse's rule: float to integer truncates and saturates, NaN
       gives 0; anything to bool is ``x != 0``); a pattern file read with a
-      non-bool dtype gets value 1 everywhere. A ``%%GraphBLAS type`` line in a pattern file
-      is ignored: a pattern is structure-only.
+      non-bool dtype gets value 1 everywhere, and so does a pattern file with a
+      ``%%GraphBLAS type`` line other than bool (LAGraph's reader does the same).
     - ``complex`` files are not supported.
     - A size line may claim a dimension up to
       ``max(settings.io.claim_rows, 64 x entries)`` (2^26 rows by default);

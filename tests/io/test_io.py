@@ -86,11 +86,12 @@ def test_data_file_raw_matches_scipy(name):
         wr = np.array([w[2] for w in want], dtype=np.float64)
         assert [g[:2] for g in got] == [w[:2] for w in want]
         np.testing.assert_array_equal(gr, wr)
-    # dtype rules: pattern -> bool structure-only; a type line names the dtype
-    if field == "pattern":
-        assert d.dtype == np.bool_
-    elif gb is not None:
+    # dtype rules: a type line names the dtype (a pattern's too, as LAGraph
+    # reads it: value 1 of that type); else pattern -> bool structure-only
+    if gb is not None:
         assert d.dtype == GB[gb]
+    elif field == "pattern":
+        assert d.dtype == np.bool_
     else:
         assert d.dtype == EXPECTED_DTYPE[field]
     # symmetric expansion: every off-diagonal entry has its mirror
@@ -110,8 +111,10 @@ def test_data_file_matrix(name):
     wr, wc, wv = summed(ref.row, ref.col, None if field == "pattern" else ref.data, ref.shape)
     np.testing.assert_array_equal(r, wr)
     np.testing.assert_array_equal(c, wc)
-    if field == "pattern":
-        assert A.iso and A.dtype == np.bool_
+    if field == "pattern" and A.dtype == np.bool_:
+        assert A.iso
+    elif field == "pattern":  # a typed pattern (LAGraph's structure.mtx): value 1 of its type
+        assert header_of(path)[0] == "pattern" and set(np.asarray(v).tolist()) == {1}
     else:
         np.testing.assert_array_equal(v.astype(np.float64), wv)
 
@@ -125,8 +128,10 @@ def test_data_file_details():
     d = _read_mtx_data(data_file("skew_fp64.mtx"))
     vals = dict(zip(zip(d.rows.tolist(), d.cols.tolist()), d.values.tolist()))
     assert vals[(3, 0)] == -vals[(0, 3)] and vals[(4, 0)] == np.inf and vals[(0, 4)] == -np.inf
-    d = _read_mtx_data(data_file("structure.mtx"))  # pattern with 'type int32_t'
-    assert d.values is None and d.dtype == np.bool_
+    d = _read_mtx_data(data_file("structure.mtx"))  # pattern with 'type int32_t': as LAGraph
+    assert d.values is None and d.dtype == np.int32
+    A = read(data_file("structure.mtx"))
+    assert (A.dtype, A.nvals, set(coo_of(A)[2].tolist())) == (np.int32, 12, {1})
     A = read(data_file("karate.mtx"))
     assert (A.nrows, A.nvals, A.dtype, A.iso) == (34, 156, np.bool_, True)
     A = read(data_file("matrix_int8.mtx"), dtype=np.float32)
