@@ -240,6 +240,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="edge-list files: add the reverse of every edge")
     g.add_argument("--one-based", action="store_true",
                    help="edge-list files: vertex ids start at 1")
+    g.add_argument("--dup-op", default=None, metavar="OP",
+                   help="files: combine an entry or edge listed twice with OP (plus, min, max, "
+                        "first, ...); without it a repeat is an error, as in GraphBLAS")
 
     common = _Parser(add_help=False)
     c = common.add_argument_group("output")
@@ -598,6 +601,8 @@ def load_graph(s: _Session):
         opts["directed"] = False
     if getattr(s.args, "one_based", False):
         opts["one_based"] = True
+    if getattr(s.args, "dup_op", None) is not None:
+        opts["dup_op"] = s.args.dup_op
     if os.path.exists(spec):
         if os.path.isdir(spec):
             raise UsageError(f"{spec}: is a directory, not a graph file")
@@ -606,7 +611,7 @@ def load_graph(s: _Session):
         s.record["input"] = "file"
     elif _SPEC_START.match(spec.strip()):
         if opts:
-            raise UsageError("--undirected and --one-based apply to edge-list files, "
+            raise UsageError("--undirected, --one-based and --dup-op apply to graph files, "
                              f"not to the generator spec {spec!r}")
         io.generators.parse_spec(spec)  # a bad spec fails before any work
         with s.step("load", f"generating {spec}"):

@@ -404,7 +404,7 @@ ERRORS = [
     (["sssp", "kron:8", "--weights", "random:-5:3"], "sssp: "),
     (["sssp", "kron:8", "--weights", "gauss:1:2"], "--weights must be random:LO:HI"),
     (["sssp", "kron:8", "--weights", "random:5:1"], "LO <= HI"),
-    (["bfs", "kron:8", "--undirected"], "apply to edge-list files"),
+    (["bfs", "kron:8", "--undirected"], "apply to graph files"),
     (["convert", "kron:8", "-o", "x.foo"], "cannot tell the format"),
     (["convert", "kron:8", "-o", "no/such/dir/x.mtx"], "no such directory"),
     (["cc", "kron:8", "-o", "no/such/dir/x.txt"], "cc: cannot write no/such/dir/x.txt: no such directory"),

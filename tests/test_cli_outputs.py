@@ -307,3 +307,18 @@ def test_atomic_write_dangling_symlink_creates_the_target(tmp_path):
     os.symlink("made.txt", link)
     atomic.atomic_write(link, lambda f: f.write(b"new"))
     assert link.is_symlink() and (tmp_path / "made.txt").read_bytes() == b"new"
+
+
+def test_dup_op_combines_a_repeated_edge(capsys, tmp_path):
+    """A file listing an edge twice is an error naming the line unless
+    --dup-op says how to combine the two (the readers' GraphBLAS rule)."""
+    from test_cli import run, run_json
+
+    f = tmp_path / "dup.el"
+    f.write_text("0 1\n1 2\n0 1\n")
+    rc, out, err = run(capsys, "bfs", str(f), "--device", "cpu")
+    assert rc != 0 and "dup.el" in err and "3" in err
+    r = run_json(capsys, "bfs", str(f), "--device", "cpu", "--dup-op", "first", "--source", 0)
+    assert r["result"]["reached"] == 3
+    rc, out, err = run(capsys, "bfs", "kron:6", "--dup-op", "plus")
+    assert rc == 2 and "--dup-op" in err
