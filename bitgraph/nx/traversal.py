@@ -409,25 +409,17 @@ def shortest_path_length(G, source=None, target=None, weight=None, method="dijks
         if d < 0:
             raise nx.NetworkXNoPath(f"No path between {source} and {target}.")
         return d
-    if method == "dijkstra":
-        if source not in G:
-            raise nx.NodeNotFound(f"Node {source} not found in graph")
-        if source == target:
-            return 0
-        msg = f"Node {target} not reachable from {source}"
-    else:
-        if source == target:
-            if source not in G:
-                raise nx.NodeNotFound(f"Node {source} not found in graph")
-            return 0
-        if source not in G:
-            raise nx.NodeNotFound(f"Source {source} not in G")
-        msg = f"node {target} not reachable from {source}"
+    if method == "bellman-ford":
+        return bellman_ford_path_length(G, source, target, weight=weight)
+    if source not in G:
+        raise nx.NodeNotFound(f"Node {source} not found in graph")
+    if source == target:
+        return 0
     dist = _sssp_dict(G, W, integral, G.index[source])
     try:
         return dist[target]
     except (KeyError, TypeError):
-        raise nx.NetworkXNoPath(msg) from None
+        raise nx.NetworkXNoPath(f"Node {target} not reachable from {source}") from None
 
 
 # --- registration tables ------------------------------------------------------------
