@@ -15,15 +15,10 @@ import pytest
 import bitgraph as bg
 from bitgraph.errors import FormatError
 from bitgraph.io import read, read_edgelist, read_mtx, write_mtx
+from test_io import write  # noqa: E402  (the io tests' file helper)
 from testdata import data_file
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-
-
-def write(tmp_path, name, text):
-    p = tmp_path / name
-    p.write_bytes(text.encode() if isinstance(text, str) else text)
-    return p
 
 
 def coo(A):
