@@ -112,6 +112,23 @@ def rows_of(indptr):
     return xp.repeat(xp.arange(n, dtype=np.int64), xp.diff(indptr).astype(np.int64))
 
 
+def segment_ids(counts):
+    """For segments of the given lengths laid end to end, the segment of
+    every position (int64): ``numpy.repeat(arange(len(counts)), counts)``
+    on either device (CuPy's ``repeat`` takes no array of counts).
+
+    >>> segment_ids(np.array([2, 0, 1])).tolist()
+    [0, 0, 2]
+    """
+    xp = array_module(counts)
+    counts = counts.astype(np.int64, copy=False)
+    if xp is np:
+        return np.repeat(np.arange(counts.shape[0], dtype=np.int64), counts)
+    ends = xp.cumsum(counts)
+    total = int(ends[-1]) if counts.shape[0] else 0
+    return xp.searchsorted(ends, xp.arange(total, dtype=np.int64), side="right").astype(np.int64)
+
+
 def isin_sorted(keys, sorted_set):
     """keys[i] in sorted_set, for a sorted unique ``sorted_set``."""
     xp = array_module(keys, sorted_set)

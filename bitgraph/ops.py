@@ -143,10 +143,9 @@ def _check_type(x, what, *, matrix=None):
     _check_device(x, what)
 
 
-# the operations with a CUDA path (extract and assign gather by index lists
-# on the host: on CUDA objects they say so rather than fail inside numpy)
+# the operations with a CUDA path (all of them)
 _ON_CUDA = ("mxv", "vxm", "mxm", "ewise_add", "ewise_mult", "apply", "select", "reduce",
-            "transpose")
+            "extract", "assign", "transpose")
 
 
 def _check_device(x, what):
@@ -687,11 +686,17 @@ def reduce(x, monoid="plus", *, by=None, allow_empty=True, mask=None, accum=None
 
 
 # --- extract, assign, transpose ---------------------------------------------------------
-def _index(idx, n, what):
-    """An index argument (None, slice, int or list) as int64 positions; and
-    whether it was a scalar int."""
+def _xp(x):
+    """The array module of a bitgraph object's arrays."""
+    return ar.array_module(x._values if kinds.is_vector(x) else x._csr().indptr)
+
+
+def _index(idx, n, what, xp=np):
+    """An index argument (None, slice, int, list or array) as int64
+    positions on ``xp``'s device; and whether it was a scalar int. A device
+    (CuPy) array indexes an object on that device only."""
     if idx is None:
-        return np.arange(n, dtype=np.int64), False
+        return xp.arange(n, dtype=np.int64), False
     if isinstance(idx, slice):
         for part in ("start", "stop", "step"):
             v = getattr(idx, part)
@@ -700,40 +705,68 @@ def _index(idx, n, what):
                                   f" got {type(v).__name__} {v!r}")
         if idx.step is not None and int(idx.step) == 0:
             raise InvalidValue(f"{what}: slice step must not be zero, got {idx!r}")
-        return np.arange(*idx.indices(n), dtype=np.int64), False
+        return xp.arange(*idx.indices(n), dtype=np.int64), False
     if isinstance(idx, (int, np.integer)) and not isinstance(idx, (bool, np.bool_)):
-        return ar.as_index_array([idx], what, n), True
-    return ar.as_index_array(idx, what, n), False
+        return xp.asarray(ar.as_index_array([idx], what, n)), True
+    if ar.array_module(idx) is not np:
+        if xp is np:
+            raise DeviceError(f"{what}: the index array is on 'cuda' and the object on 'cpu';"
+                              f" move one of them")
+        return _device_index(idx, n, what), False
+    return xp.asarray(ar.as_index_array(idx, what, n)), False
+
+
+def _device_index(idx, n, what):
+    """A CuPy index array checked on the device (one reduction, one read):
+    integers (or integral floats) in [0, n), as int64."""
+    if idx.ndim != 1:
+        raise InvalidValue(f"{what}: indices must be 1-D, got shape {idx.shape}")
+    if idx.size and idx.dtype.kind not in "iuf":
+        raise InvalidValue(f"{what}: indices must be integers, got {idx.dtype}")
+    if idx.size and idx.dtype.kind == "f":
+        bad = ~ar.array_module(idx).isfinite(idx) | (idx != ar.array_module(idx).trunc(idx))
+        if bool(bad.any()):
+            return ar.as_index_array(idx.get(), what, n)  # names the bad value on the host
+        idx = idx.astype(np.int64)
+    a = idx.astype(np.int64, copy=False)
+    if idx.dtype.kind == "u" and idx.dtype.itemsize == 8:
+        big = idx > np.uint64(np.iinfo(np.int64).max)
+        a = ar.array_module(idx).where(big, -1, a)
+    if a.size and bool(((a < 0) | (a >= n)).any()):
+        ar.check_bounds(a.get(), what, n)
+    return a
 
 
 def _gather_rows(c: CSR, rows):
     """Entries of the given rows (in that order, duplicates allowed):
     (position p of the row in ``rows``, column, value index)."""
+    xp = ar.array_module(rows)
     starts = c.indptr[rows].astype(np.int64)
     lens = (c.indptr[rows + 1] - c.indptr[rows]).astype(np.int64)
-    total = int(lens.sum())
-    p = np.repeat(np.arange(rows.shape[0], dtype=np.int64), lens)
-    offs = np.arange(total, dtype=np.int64) - np.repeat(np.cumsum(lens) - lens, lens)
-    src = np.repeat(starts, lens) + offs
+    p = ar.segment_ids(lens)
+    offs = xp.arange(p.shape[0], dtype=np.int64) - (xp.cumsum(lens) - lens)[p]
+    src = starts[p] + offs
     return p, c.indices[src].astype(np.int64), src
 
 
 def _map_cols(cols, J, ncols):
     """For entries with column ``cols``, every position q with J[q] == col:
     returns (entry index, q)."""
-    order = np.argsort(J, kind="stable")
+    xp = ar.array_module(cols, J)
+    order = xp.argsort(J, kind="stable")
     js = J[order]
-    lo = np.searchsorted(js, cols, "left")
-    hi = np.searchsorted(js, cols, "right")
-    cnt = hi - lo
-    ent = np.repeat(np.arange(cols.shape[0], dtype=np.int64), cnt)
-    offs = np.arange(ent.shape[0], dtype=np.int64) - np.repeat(np.cumsum(cnt) - cnt, cnt)
-    return ent, order[np.repeat(lo, cnt) + offs]
+    lo = xp.searchsorted(js, cols, "left")
+    hi = xp.searchsorted(js, cols, "right")
+    cnt = (hi - lo).astype(np.int64)
+    ent = ar.segment_ids(cnt)
+    offs = xp.arange(ent.shape[0], dtype=np.int64) - (xp.cumsum(cnt) - cnt)[ent]
+    return ent, order[lo[ent] + offs]
 
 
 def extract(x, *index, mask=None, accum=None, replace=False, out=None):
     """Sub-vector ``u(I)`` or sub-matrix ``A(I, J)``; an int row or column of a
-    Matrix gives a Vector. Indices may repeat; ``None`` means all.
+    Matrix gives a Vector. Indices may repeat; ``None`` means all. On a CUDA
+    object the index lists may be lists or arrays of either device.
 
     >>> import bitgraph as bg
     >>> A = bg.Matrix.from_coo([0, 1, 2], [0, 1, 2], [1, 2, 3], nrows=3, ncols=3)
@@ -741,22 +774,24 @@ def extract(x, *index, mask=None, accum=None, replace=False, out=None):
     ([3, 1], [2])
     """
     _check_type(x, "extract: x")
+    xp = _xp(x)
     if kinds.is_vector(x):
         if len(index) > 1:
             raise InvalidValue("extract: a Vector takes one index")
-        I, _ = _index(index[0] if index else None, x.size, "extract")
+        I, _ = _index(index[0] if index else None, x.size, "extract", xp)
         present = x._present()[I]
-        keys = np.flatnonzero(present).astype(np.int64)
+        keys = xp.flatnonzero(present).astype(np.int64)
         t = Entries(keys, x._values[I[keys]])
         shape = (I.shape[0],)
         mask = _check_out_mask("extract", shape, mask, out, accum)
+        _same_device("extract", x, out, None if mask is None else mask.parent)
         return finish(out, t, x.dtype, mask, accum, replace, shape)
     rows = index[0] if len(index) > 0 else None
     cols = index[1] if len(index) > 1 else None
     if len(index) > 2:
         raise InvalidValue("extract: a Matrix takes at most two indices")
-    I, row_scalar = _index(rows, x.nrows, "extract (rows)")
-    J, col_scalar = _index(cols, x.ncols, "extract (cols)")
+    I, row_scalar = _index(rows, x.nrows, "extract (rows)", xp)
+    J, col_scalar = _index(cols, x.ncols, "extract (cols)", xp)
     if row_scalar and col_scalar:
         raise InvalidValue("extract: for a single element use two lists, or extract a row and index it")
     if not (row_scalar or col_scalar):
@@ -765,21 +800,21 @@ def extract(x, *index, mask=None, accum=None, replace=False, out=None):
     p, col, src = _gather_rows(c, I)
     if cols is None:
         q, keep_src = col, src
-        ent = np.arange(p.shape[0])
+        ent = xp.arange(p.shape[0])
     else:
         ent, q = _map_cols(col, J, x.ncols)
         keep_src = src[ent]
     p = p[ent]
     keys = p * J.shape[0] + q
-    vals = np.ones(keys.shape[0], np.bool_) if c.values is None else c.values[keep_src]
-    order = np.argsort(keys, kind="stable")
+    vals = xp.ones(keys.shape[0], np.bool_) if c.values is None else c.values[keep_src]
+    order = xp.argsort(keys, kind="stable")
     t = Entries(keys[order], vals[order])
     if row_scalar or col_scalar:
         shape = (J.shape[0],) if row_scalar else (I.shape[0],)
-        mask = _check_out_mask("extract", shape, mask, out, accum)
-        return finish(out, t, x.dtype, mask, accum, replace, shape)
-    shape = (I.shape[0], J.shape[0])
+    else:
+        shape = (I.shape[0], J.shape[0])
     mask = _check_out_mask("extract", shape, mask, out, accum)
+    _same_device("extract", x, out, None if mask is None else mask.parent)
     return finish(out, t, x.dtype, mask, accum, replace, shape)
 
 
@@ -795,24 +830,29 @@ def assign(out, value, *index, mask=None, accum=None, replace=False):
     _check_type(out, "assign: out")
     if kinds.kind_of(out) == kinds.TRANSPOSED:
         raise InvalidValue("assign: out must be a Matrix, not a transposed view")
+    xp = _xp(out)
     is_mat = _is_matrix(out)
     nidx = 2 if is_mat else 1
     if len(index) > nidx:
         raise InvalidValue(f"assign: a {type(out).__name__} takes at most {nidx} indices")
     index = tuple(index) + (None,) * (nidx - len(index))
+    if kinds.kind_of(value) is not None:
+        _check_type(value, "assign: value")
+    m = as_mask(mask)
+    _same_device("assign", out, value if kinds.kind_of(value) is not None else None,
+                 None if m is None else m.parent)
     line = None  # a Matrix with an int row (or column) index: C(i, J) or C(I, j)
     if is_mat:
-        I, row_scalar = _index(index[0], out.nrows, "assign (rows)")
-        J, col_scalar = _index(index[1], out.ncols, "assign (cols)")
+        I, row_scalar = _index(index[0], out.nrows, "assign (rows)", xp)
+        J, col_scalar = _index(index[1], out.ncols, "assign (cols)", xp)
         dims = (I.shape[0], J.shape[0])
         if row_scalar != col_scalar:
             line = "row" if row_scalar else "col"
-            m = as_mask(mask)
             if m is None or kinds.is_vector(m.parent):
                 return _assign_line(out, value, I, J, line, m, accum, replace)
     else:
-        I, _ = _index(index[0], out.size, "assign")
-        J = np.zeros(1, np.int64)
+        I, _ = _index(index[0], out.size, "assign", xp)
+        J = xp.zeros(1, np.int64)
         dims = (I.shape[0],)
     shape = tuple(out.shape)
     mask = _check_out_mask("assign", shape, mask, out, accum)
@@ -834,20 +874,20 @@ def assign(out, value, *index, mask=None, accum=None, replace=False):
             )
         e = _entries(value)
         if is_mat:
-            p, q = np.divmod(e.keys, max(value.ncols, 1))
+            p, q = xp.divmod(e.keys, max(value.ncols, 1))
         else:
-            p, q = e.keys, np.zeros_like(e.keys)
+            p, q = e.keys, xp.zeros_like(e.keys)
         vvals = e.values
     else:
         value, vdt = _scalar(value, "assign: value")
-        p = np.repeat(np.arange(dims[0], dtype=np.int64), J.shape[0])
-        q = np.tile(np.arange(J.shape[0], dtype=np.int64), dims[0])
-        vvals = np.full(p.shape[0], value, vdt)
+        p = xp.repeat(xp.arange(dims[0], dtype=np.int64), J.shape[0])
+        q = xp.tile(xp.arange(J.shape[0], dtype=np.int64), dims[0])
+        vvals = xp.full(p.shape[0], value, vdt)
     keys = I[p] * ncols + J[q]
-    order = np.argsort(keys, kind="stable")
+    order = xp.argsort(keys, kind="stable")
     keys, vvals = keys[order], vvals[order]
     if keys.shape[0] > 1:  # repeated indices: the last one wins
-        last = np.ones(keys.shape[0], np.bool_)
+        last = xp.ones(keys.shape[0], np.bool_)
         last[:-1] = keys[1:] != keys[:-1]
         keys, vvals = keys[last], vvals[last]
     a = Entries(keys, vvals)
@@ -855,12 +895,12 @@ def assign(out, value, *index, mask=None, accum=None, replace=False):
     if accum is not None:
         z = _union(c, a, lookup_binary(accum), out.dtype)
     else:
-        rows_in = np.zeros(out.shape[0], np.bool_)
+        rows_in = xp.zeros(out.shape[0], np.bool_)
         rows_in[I] = True
         if is_mat:
-            cols_in = np.zeros(out.ncols, np.bool_)
+            cols_in = xp.zeros(out.ncols, np.bool_)
             cols_in[J] = True
-            ci, cj = np.divmod(c.keys, max(ncols, 1))
+            ci, cj = xp.divmod(c.keys, max(ncols, 1))
             region = rows_in[ci] & cols_in[cj]
         else:
             region = rows_in[c.keys]
@@ -869,13 +909,11 @@ def assign(out, value, *index, mask=None, accum=None, replace=False):
 
 
 def _line_matrix(u, line: str):
-    """u as a 1 x n (row) or n x 1 (col) Matrix."""
-    idx, vals = u.to_coo()
-    zeros = np.zeros_like(idx)
-    if line == "row":
-        return kinds.new(kinds.MATRIX).from_coo(zeros, idx, vals, 1, u.size, dtype=u.dtype,
-                                                device=u.device)
-    return kinds.new(kinds.MATRIX).from_coo(idx, zeros, vals, u.size, 1, dtype=u.dtype, device=u.device)
+    """u as a 1 x n (row) or n x 1 (col) Matrix, on u's device (a row's key
+    is its column, a column's its row: u's own indices)."""
+    e = _entries(u)
+    shape = (1, u.size) if line == "row" else (u.size, 1)
+    return _write(None, e, u.dtype, shape)
 
 
 def _assign_line(C, value, I, J, line, mask, accum, replace):
@@ -895,7 +933,7 @@ def _assign_line(C, value, I, J, line, mask, accum, replace):
         w = extract(C, None, j)
         assign(w, value, I, mask=mask, accum=accum, replace=replace)
         c = _entries(C)
-        keep = (c.keys % max(ncols, 1)) != j if ncols else np.ones(c.keys.shape[0], np.bool_)
+        keep = (c.keys % max(ncols, 1)) != j if ncols else ar.array_module(c.keys).ones(c.keys.shape[0], np.bool_)
         wi = w.indices()
         new_keys = wi * ncols + j
     return _write(C, _merge(Entries(c.keys[keep], c.values[keep]), Entries(new_keys, w._values[wi])), C.dtype, tuple(C.shape))

@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import os
 import math
 import warnings
 from dataclasses import dataclass, field
@@ -985,9 +986,10 @@ def _assert_scalar(ours, exp, op_info):
 # snapshots (a failed call leaves out unchanged; inputs are never modified)
 # --------------------------------------------------------------------------------------
 def snapshot(x):
-    """A comparable snapshot of a bitgraph object (shape, dtype, coo)."""
+    """A comparable snapshot of a bitgraph object (shape, dtype, coo), on either device."""
     if x is None:
         return None
+    x = to_host(x)
     if is_bg_vector(x):
         idx, vals = x.to_coo()
         return ("V", x.size, str(x.dtype), np.array(idx).tobytes(), np.array(vals).tobytes())
@@ -1044,12 +1046,14 @@ def check_op(call_bg, call_ref, *, op_info="", out=None, inputs=(), parallel=Fal
                 _fail(op_info, "a call that raised DomainMismatch modified out")
             return None
         if res is not None and not isinstance(res, np.generic):
-            check_invariants(res, op_info=op_info + " (operator undefined in python-graphblas)")
+            _check_device(res, op_info)
+            check_invariants(to_host(res), op_info=op_info + " (operator undefined in python-graphblas)")
         return res
     res = call_bg()
     if out is not None and res is not out:
         _fail(op_info, "with out=, the call must return out itself")
-    assert_same(res, exp, op_info=op_info)
+    _check_device(res, op_info)
+    assert_same(to_host(res), exp, op_info=op_info)
     for x, s in snaps:
         if snapshot(x) != s:
             _fail(op_info, f"an input was modified: {type(x).__name__}")
@@ -1069,6 +1073,20 @@ where CuPy sees a GPU (``bitgraph.device.cuda_status()`` is None) and is
 reported skipped elsewhere. Use it with ``@pytest.mark.parametrize("device",
 DEVICES)``, build the inputs on the CPU, move them with ``on_device`` and
 bring results back with ``to_host`` before comparing."""
+
+
+CONFORMANCE_DEVICE = os.environ.get("BG_CONFORMANCE_DEVICE", "cpu")
+"""Where the conformance tests' operands live (``strategies``' specs build
+them there): ``BG_CONFORMANCE_DEVICE=cuda`` reruns every conformance body
+on CUDA objects against python-graphblas (on the GPU machine, with the
+python-graphblas wheels carried there)."""
+
+
+def _check_device(res, op_info):
+    """A bitgraph result lives where the operands do."""
+    dev = getattr(res, "device", None)
+    if dev is not None and hasattr(res, "to") and dev != CONFORMANCE_DEVICE:
+        _fail(op_info, f"the result is on {dev!r}, the operands on {CONFORMANCE_DEVICE!r}")
 
 
 def on_device(x, device):

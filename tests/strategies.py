@@ -88,6 +88,9 @@ class MatSpec:
                                     dtype=O.gbt(self.dtype), dup_op=dup)
 
     def bg(self, bg):
+        return self._bg(bg).to(O.CONFORMANCE_DEVICE)
+
+    def _bg(self, bg):
         if self.via == "coo":
             iso = self.values is None and self.dtype != O.BOOL
             return bg.Matrix.from_coo(self.rows, self.cols, self.values, self.nrows, self.ncols,
@@ -141,6 +144,9 @@ class VecSpec:
                                     dtype=O.gbt(self.dtype), dup_op=dup)
 
     def bg(self, bg):
+        return self._bg(bg).to(O.CONFORMANCE_DEVICE)
+
+    def _bg(self, bg):
         if self.via == "dense":
             g = self.gb()
             assert g.nvals == self.size

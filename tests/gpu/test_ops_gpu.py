@@ -95,5 +95,32 @@ def test_mixed_devices_and_cpu_only_ops():
         bg.mxv(A.to("cuda"), u, bg.LOR_LAND)
     with pytest.raises(bg.DeviceError, match="different devices"):
         bg.mxm(A.to("cuda"), A, bg.PLUS_PAIR)
-    with pytest.raises(bg.DeviceError, match="on the CPU only"):
-        bg.extract(A.to("cuda"), [0, 1], None)
+    with pytest.raises(bg.DeviceError, match="different devices"):
+        bg.extract(A.to("cuda"), [0, 1], None, out=bg.Matrix(bool, 2, 16))
+    with pytest.raises(bg.DeviceError, match="different devices"):
+        bg.assign(A.to("cuda"), u, 0, None)
+    with pytest.raises(bg.DeviceError, match="index array is on 'cuda'"):
+        bg.extract(u, u.to("cuda").indices())
+
+
+def test_extract_assign_take_device_index_arrays():
+    """Index lists given as CuPy arrays (FastSV's ``f(f)``), checked on the
+    device: the same results as numpy indices, and the same errors."""
+    import cupy
+
+    rng = np.random.default_rng(5)
+    f = bg.Vector.from_dense(rng.integers(0, 50, 50))
+    g = f.to("cuda")
+    idx = g.to_dense()
+    got = bg.extract(g, idx)
+    assert got.device == "cuda"
+    _same(got, bg.extract(f, f.to_dense()), False)
+    for bad, err in ((cupy.array([0, 50]), bg.InvalidIndex), (cupy.array([-1]), bg.InvalidIndex),
+                     (cupy.array([0.5]), bg.InvalidValue), (cupy.array([[0]]), bg.InvalidValue)):
+        with pytest.raises(err):
+            bg.extract(g, bad)
+    w = g.copy()
+    bg.assign(w, 7, cupy.array([3, 1], np.uint64))
+    want = f.copy()
+    bg.assign(want, 7, [3, 1])
+    _same(w, want, False)
