@@ -96,3 +96,24 @@ def knobs():
 
     with contextlib.ExitStack() as stack:
         yield lambda **changes: stack.enter_context(bitgraph.settings.use(**changes))
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _conformance_device(request):
+    """With ``BG_CONFORMANCE_DEVICE=cuda`` the conformance modules make every
+    object on CUDA (``bg.set_device``): the bodies that build operands
+    themselves run there too, not only those drawn from ``strategies``."""
+    import oracle
+
+    name = Path(str(request.node.fspath)).name
+    if oracle.CONFORMANCE_DEVICE == "cpu" or not name.startswith("test_conformance_"):
+        yield
+        return
+    import bitgraph as bg
+
+    before = bg.get_device()
+    bg.set_device(oracle.CONFORMANCE_DEVICE)
+    try:
+        yield
+    finally:
+        bg.set_device(before)
