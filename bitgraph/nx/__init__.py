@@ -14,14 +14,11 @@ not usable), ``should_run_min_edges`` (with automatic dispatch through
 ``nx.config.backend_priority``, graphs with fewer edges stay with NetworkX,
 whose per-call cost is lower on tiny graphs).
 
-On CUDA the converted graph's matrix is on the GPU, and the functions built
-on ``bfs``, ``msbfs`` and ``closeness_centrality`` (the shortest path
-lengths without weights, ``descendants_at_distance``,
-``closeness_centrality``) run there; the rest (weighted paths, PageRank,
-components, triangles and clustering, eccentricity, diameter, radius, and
-``bfs_layers`` / ``bfs_edges`` / ``bfs_tree``, which follow NetworkX's
-neighbour order on the host) run on the CPU, on ``BitGraph.cpu_matrix``, a
-copy made once per graph. The answers are the same on either device. The
+On CUDA the converted graph's matrix is on the GPU, and every function
+runs its bitgraph algorithm there (``bfs_layers`` / ``bfs_edges`` /
+``bfs_tree``, which follow NetworkX's neighbour order, and the degree
+counts of clustering run on the host, on ``BitGraph.cpu_matrix``, a copy
+made once per graph). The answers are the same on either device. The
 device is read when a graph is converted: NetworkX then caches the
 conversion on the graph, so changing ``device`` later applies to graphs
 converted afterwards.

@@ -33,10 +33,10 @@ def _device():
     and sees a GPU), else the CPU; "cuda" must be usable (``DeviceError``
     naming why it is not); "cpu" is the CPU.
 
-    On CUDA, the functions whose bitgraph algorithm runs there (``bfs``,
-    ``msbfs``, ``closeness_centrality``) use the CUDA matrix and the others
-    :attr:`BitGraph.cpu_matrix <bitgraph.nx.graph.BitGraph.cpu_matrix>` (a
-    CPU copy made once per graph); the answers are the same either way.
+    On CUDA every function runs its bitgraph algorithm there, on the CUDA
+    matrix; host arithmetic reads :attr:`BitGraph.cpu_matrix
+    <bitgraph.nx.graph.BitGraph.cpu_matrix>` (a CPU copy made once per
+    graph); the answers are the same either way.
 
     >>> import bitgraph as bg
     >>> _device() == ("cuda" if bg.device.cuda_status() is None else "cpu")

@@ -7,10 +7,11 @@ second call with the same graph pays no conversion.
 
 Devices: ``matrix`` is on the device the conversion chose
 (``nx.config.backends.bitgraph.device``, :func:`bitgraph.nx.convert._device`).
-A function whose bitgraph algorithm runs on CUDA (``bfs``, ``msbfs``,
-``closeness_centrality``) hands ``matrix`` to it; one whose algorithm runs
-on the CPU only hands :attr:`BitGraph.cpu_matrix`, ``matrix`` itself on the
-CPU and otherwise a copy made on first use and kept on the BitGraph. Results
+Every bitgraph algorithm runs on either device, so the functions hand
+``matrix`` (or :meth:`BitGraph.weighted`, on the same device) to it; host
+arithmetic (degrees, the directed clustering's GraphBLAS operations) reads
+:attr:`BitGraph.cpu_matrix`, ``matrix`` itself on the CPU and otherwise a
+copy made on first use and kept on the BitGraph. Results
 come back to the host (``bitgraph.device.host``, once per array) before any
 Python dict is built.
 
@@ -126,10 +127,9 @@ class BitGraph:
 
     @property
     def cpu_matrix(self):
-        """``matrix`` on the CPU, for the functions whose bitgraph algorithm
-        runs on the CPU only (``sssp``, ``pagerank``, ``connected_components``,
-        ``triangle_count``, ``eccentricity``, the GraphBLAS operations of the
-        directed clustering): ``matrix`` itself when it is on the CPU, else a
+        """``matrix`` on the CPU, for the host-side arithmetic (degrees, the
+        GraphBLAS operations of the directed clustering, the weighted
+        matrices built on the host): ``matrix`` itself when it is on the CPU, else a
         copy made on the first use and kept (``_cpu_matrix``), so later calls
         copy nothing.
 
@@ -179,12 +179,12 @@ class BitGraph:
         return arr[np.asarray(ids, dtype=np.int64)].tolist()
 
     # --- weights --------------------------------------------------------------
-    def weighted(self, attr="weight", default=1.0, dtype=np.float64):
+    def weighted(self, attr="weight", default=1.0, dtype=np.float64, *, device=None):
         """The adjacency with edge attribute ``attr`` as values (edges
-        without it get ``default``), on the CPU (``sssp`` and ``pagerank``,
-        which read it, run there), made once per (attr, default, dtype) and
-        cached; ``KeyError(attr)`` when ``attr`` was not converted (not in
-        ``edge_attrs``).
+        without it get ``default``), on ``device`` (None: ``matrix``'s,
+        where ``sssp`` and ``pagerank`` run), made once per (attr, default,
+        dtype, device) and cached; ``KeyError(attr)`` when ``attr`` was not
+        converted (not in ``edge_attrs``).
 
         >>> import networkx as nx
         >>> from bitgraph.nx.convert import from_networkx
@@ -196,24 +196,39 @@ class BitGraph:
 
         if attr not in self._weights:
             raise KeyError(attr)
-        key = (attr, default, np.dtype(dtype))
+        device = self.device if device is None else device
+        key = (attr, default, np.dtype(dtype), device)
         cache = self.__dict__.setdefault("_weighted_cache", {})
         if key in cache:
             return cache[key]
+        vals = self.weight_values(attr, default, dtype)
+        # the structure of the matrix on that device (no CPU copy of a CUDA
+        # matrix for a CUDA result), the values from the host
+        A = self.matrix if self.matrix.device == device else self.cpu_matrix
+        W = bg.Matrix.from_csr(A.indptr, A.indices, vals, ncols=A.ncols, check=False,
+                               device=device)
+        # undirected: the values are symmetric too (both directions read one
+        # NetworkX edge dict)
+        cache[key] = W = W if self._directed else _symmetric(W)
+        return W
+
+    def weight_values(self, attr="weight", default=1.0, dtype=np.float64):
+        """Edge attribute ``attr`` in the matrix's CSR order as a host array
+        of ``dtype`` (``default`` where an edge lacks it); ``KeyError(attr)``
+        when ``attr`` was not converted.
+
+        >>> import networkx as nx
+        >>> from bitgraph.nx.convert import from_networkx
+        >>> from_networkx(nx.DiGraph([(0, 1, {"w": 2})]), {"w": None}).weight_values("w").tolist()
+        [2.0]
+        """
         values, missing = self._weights[attr]
         vals = np.array(values, dtype=np.float64 if values.dtype == object else values.dtype)
         if missing is not None and missing.any():
             vals = vals.astype(np.result_type(vals.dtype, np.asarray(default).dtype)) \
                 if np.asarray(default).dtype.kind in "fc" else vals
             vals[missing] = default
-        vals = vals.astype(dtype, copy=False)
-        A = self.cpu_matrix
-        W = bg.Matrix.from_csr(A.indptr, A.indices, vals, ncols=A.ncols, check=False,
-                               device="cpu")
-        # undirected: the values are symmetric too (both directions read one
-        # NetworkX edge dict)
-        cache[key] = W = W if self._directed else _symmetric(W)
-        return W
+        return vals.astype(dtype, copy=False)
 
     def has_weights(self, attr) -> bool:
         return attr in self._weights

@@ -12,10 +12,10 @@ inputs the bitgraph algorithm rejects but NetworkX accepts (negative
 PageRank weights, an all-zero ``nstart``) raise ``NotImplementedError``,
 which makes NetworkX fall back as well.
 
-Devices: ``closeness_centrality`` hands ``G.matrix`` to bitgraph's (it
-runs on CUDA when the graph is there); the others run on the CPU only and
-read ``G.cpu_matrix`` (``G.weighted(...)`` for a weighted PageRank), a copy
-made once per graph when ``G.matrix`` is on the GPU.
+Devices: the bitgraph algorithms get ``G.matrix`` (``G.weighted(...)`` for
+a weighted PageRank, on the same device) and run where it is, on CUDA when
+the conversion put it there; their results come back to the host once to
+build the dict. The degree counts of clustering read ``G.cpu_matrix``.
 
 >>> import networkx as nx
 >>> from bitgraph.nx.convert import from_networkx
@@ -95,7 +95,7 @@ def _cc_labels(G) -> np.ndarray:
 
     cache = G.__dict__.setdefault("_measures_cache", {})
     if "cc" not in cache:
-        cache["cc"] = _host(cc(G.cpu_matrix).to_dense())
+        cache["cc"] = _host(cc(G.matrix).to_dense())
     return cache["cc"]
 
 
@@ -192,7 +192,7 @@ def pagerank(G, alpha=0.85, personalization=None, max_iter=100, tol=1.0e-6,
     # an attribute not converted counts 1 on every edge (what NetworkX reads
     # from a graph without it); the dispatcher always converts ``weight``
     if weight is None or not G.has_weights(weight):
-        A = G.cpu_matrix
+        A = G.matrix
     else:
         A = G.weighted(weight, default=1.0)
     try:
@@ -308,7 +308,7 @@ def _triangle_counts(G) -> np.ndarray:
 
     cache = G.__dict__.setdefault("_measures_cache", {})
     if "tri" not in cache:
-        cache["tri"] = _host(triangle_count(G.cpu_matrix, per_vertex=True).to_dense())
+        cache["tri"] = _host(triangle_count(G.matrix, per_vertex=True).to_dense())
     return cache["tri"]
 
 
@@ -455,7 +455,7 @@ def _eccentricities(G, ids):
     from bitgraph.errors import InvalidValue
 
     try:
-        return bg_eccentricity(G.cpu_matrix, np.asarray(ids, np.int64))
+        return _host(bg_eccentricity(G.matrix, np.asarray(ids, np.int64)))
     except InvalidValue:
         if G.is_directed():
             msg = ("Found infinite path length because the digraph is not"

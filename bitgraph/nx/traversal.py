@@ -10,10 +10,10 @@ discoverer.  Distance dictionaries come from the bitgraph kernels
 order is by distance (NetworkX's is by discovery, which dict equality
 ignores).
 
-Devices: ``bfs`` and ``msbfs`` run where ``G.matrix`` is (on CUDA when
-the conversion put it there); ``sssp`` runs on the CPU only and gets
-``G.cpu_matrix`` or ``G.weighted(...)`` (both on the CPU, made once per
-graph). The order-sensitive BFS family reads the host adjacency arrays.
+Devices: ``bfs``, ``msbfs`` and ``sssp`` run where ``G.matrix`` is (on
+CUDA when the conversion put it there; ``G.weighted(...)`` is made there
+too, once per graph and attribute). The order-sensitive BFS family reads
+the host adjacency arrays.
 
 >>> import networkx as nx
 >>> from bitgraph.nx.convert import from_networkx
@@ -117,26 +117,25 @@ def _rev(G):
 
 
 def _weights(G, weight, negative=False):
-    """(weighted matrix on the CPU, for ``sssp``; integral):
+    """(weighted matrix on G's device, for ``sssp``; integral):
     NotImplementedError for NaN weights, and for negative ones unless
     ``negative`` (the Bellman-Ford functions; Dijkstra's are NetworkX's to
     answer), which the kernels don't take (NetworkX then runs itself).
     ``weight=None`` is NetworkX's unit weight (``data.get(None, 1)``): the
     pattern, whose shortest paths are BFS levels."""
     if weight is None:
-        return G.cpu_matrix, True
-    W = G.weighted(weight, 1)
-    vals = np.asarray(W.values)
+        return G.matrix, True
+    vals = G.weight_values(weight, 1)
     if vals.size and (np.isnan(vals).any() or (not negative and vals.min() < 0)):
         raise NotImplementedError("bitgraph: negative or NaN edge weights")
     # integer weights give NetworkX integer sums: return ints then
     integral = bool(vals.size == 0 or (np.all(np.isfinite(vals)) and np.all(vals == np.floor(vals))
                                         and np.abs(vals).max() < 2**52))
-    return W, integral
+    return G.weighted(weight, 1), integral
 
 
 def _sssp_dict(G, W, integral, source, cutoff=None):
-    """{label: distance} from ``sssp`` (CPU only: ``W`` from :func:`_weights`);
+    """{label: distance} from ``sssp`` (``W`` from :func:`_weights`);
     a negative cycle reachable from ``source`` raises NetworkX's
     ``NetworkXUnbounded``, as its Bellman-Ford does."""
     from bitgraph.errors import NegativeCycle

@@ -267,6 +267,22 @@ def check_single_source_bellman_ford_path_length(G):
         assert close_dicts(a, b)
 
 
+def check_bellman_ford_path_length(G):
+    s, t, u = nodes_of(G)
+    for src, dst in ((s, t), (s, u), (t, s), (s, s)):
+        same_error("bellman_ford_path_length", G, src, dst)
+
+
+def check_negative_edge_cycle(G):
+    a, b = both("negative_edge_cycle", G)
+    assert a == b is False
+    H = G.copy()
+    u, v = next(iter(H.edges))
+    H[u][v]["weight"] = -1  # undirected: a negative cycle there and back; directed: none
+    a, b = both("negative_edge_cycle", H)
+    assert a == b
+
+
 def check_pagerank(G):
     for weight in ("weight", None):
         a, b = both("pagerank", G, weight=weight, tol=1e-12, max_iter=1000)
@@ -392,9 +408,12 @@ def test_converted_matrix_is_on_cuda():
 
 
 @pytest.mark.parametrize("directed", [False, True])
-def test_bfs_functions_make_no_cpu_copy(directed):
-    """The functions on bfs / msbfs / closeness read the CUDA matrix; the
-    first CPU-only one makes the CPU copy, the next ones reuse it."""
+def test_algorithms_run_on_the_device_with_no_cpu_copy(directed):
+    """Every function built on a bitgraph algorithm (bfs, msbfs, closeness,
+    sssp, pagerank, components, triangles, eccentricity) reads the CUDA
+    matrix, weighted ones a weighted copy made on the device: no CPU copy.
+    The directed clustering (GraphBLAS operations on the host) makes it,
+    once."""
     from bitgraph.nx import measures as M
     from bitgraph.nx import traversal as T
 
@@ -407,11 +426,23 @@ def test_bfs_functions_make_no_cpu_copy(directed):
     assert dict(T.all_pairs_shortest_path_length(BG)) == dict(nx.all_pairs_shortest_path_length(G))
     assert T.shortest_path_length(BG, target=t) == nx.shortest_path_length(G, target=t)
     assert close_dicts(M.closeness_centrality(BG), nx.closeness_centrality(G))
-    assert "_cpu_matrix" not in BG.__dict__
     a, b = M.pagerank(BG, tol=1e-12), nx.pagerank(G, tol=1e-12)
     assert all(abs(a[k] - b[k]) < 1e-9 for k in b)
-    cpu = BG.cpu_matrix
-    assert cpu.device == "cpu" and (cpu is BG.matrix) == (DEVICE == "cpu")
-    M.transitivity(BG)
-    T.single_source_dijkstra_path_length(BG, s)
-    assert BG.cpu_matrix is cpu
+    assert close_dicts(T.single_source_dijkstra_path_length(BG, s),
+                       nx.single_source_dijkstra_path_length(G, s))
+    if directed:
+        assert M.number_weakly_connected_components(BG) == nx.number_weakly_connected_components(G)
+    else:
+        assert M.number_connected_components(BG) == nx.number_connected_components(G)
+        assert M.triangles(BG) == nx.triangles(G)
+    H = nx.cycle_graph(9, create_using=nx.DiGraph if directed else nx.Graph)
+    BH = bnx.BackendInterface.convert_from_nx(H)
+    assert M.eccentricity(BH) == nx.eccentricity(H)
+    assert "_cpu_matrix" not in BG.__dict__ and "_cpu_matrix" not in BH.__dict__
+    assert BG.weighted("weight", 1).device == DEVICE
+    if directed:
+        M.clustering(BG)
+        cpu = BG.cpu_matrix
+        assert cpu.device == "cpu" and (cpu is BG.matrix) == (DEVICE == "cpu")
+        M.average_clustering(BG)
+        assert BG.cpu_matrix is cpu
