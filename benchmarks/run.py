@@ -90,6 +90,13 @@ RGG_22 = "rgg:4194304:0.00110193"  # mean degree ~16, ~1,100 levels
 CUDA_GRAPHS = ("kron:21", "kron:22", "urand:21:32", "grid:2048x2048:0.01", RGG_22,
                "grid:161x161x161:0.0", "kron:24")
 CUDA_SPMV_GRAPHS = ("kron:22", "urand:22", "grid:2048x2048")
+# triangle_count, eccentricity/diameter on CUDA (issue 28's graphs). The exact
+# diameter is a BFS from every vertex (n / 64 msbfs batches) until bound
+# pruning comes: its cases use graphs of 2^14-2^16 vertices; the bounds run
+# on kron-21 and grid-2048 (each on its largest strongly connected component)
+CUDA_TC_GRAPHS = ("kron:22", "urand:22", RGG_22)
+CUDA_DIAMETER_GRAPHS = ("kron:16", "grid:128x128")
+CUDA_BOUNDS_GRAPHS = ("kron:21", "grid:2048x2048:0.01")
 
 CASES = [
     # --- CPU -----------------------------------------------------------------------------
@@ -113,6 +120,10 @@ CASES = [
     *_cases("mxv", ("plus_times", "bfs_step", "tensor_core"), CUDA_SPMV_GRAPHS, "cuda",
             ("cuSPARSE",)),
     *_cases("mxm", ("tc_masked",), CUDA_SPMV_GRAPHS[1:], "cuda", ("cuSPARSE",)),
+    *_cases("triangle_count", ("auto", "mxm", "tensor_core"), CUDA_TC_GRAPHS, "cuda",
+            ("cuSPARSE",)),
+    *_cases("diameter", ("auto",), CUDA_DIAMETER_GRAPHS, "cuda", ("bitgraph CPU",)),
+    *_cases("diameter_bounds", ("auto",), CUDA_BOUNDS_GRAPHS, "cuda", ("bitgraph CPU",)),
 ]
 
 # --smoke: each family's tiny graph (a few hundred vertices)
@@ -325,6 +336,41 @@ def _tc_call(g, method, _, **kw):
     return bg.algorithms.triangle_count(g.A, method=method, **kw)
 
 
+def _largest_component(g):
+    """(on the CPU, on the case's device): the subgraph of the largest
+    strongly connected component (a diameter is infinite otherwise), built
+    once per graph, untimed."""
+    def build():
+        import bitgraph as bg
+        from scipy.sparse.csgraph import connected_components
+
+        S = g.scipy()
+        _, label = connected_components(S, directed=True, connection="strong")
+        keep = np.flatnonzero(label == np.bincount(label).argmax())
+        sub = S[keep][:, keep].tocoo()
+        cpu = bg.Matrix.from_coo(sub.row, sub.col, nrows=keep.size, ncols=keep.size)
+        return cpu, cpu.to(g.device)
+
+    return g.memo("largest component", build)
+
+
+def _component_input(g, case):
+    _largest_component(g)  # built here, before the timed calls
+    return [None]
+
+
+def _diameter_call(g, method, _, **kw):
+    import bitgraph as bg
+
+    return bg.algorithms.diameter(_largest_component(g)[1], **kw)  # one method
+
+
+def _bounds_call(g, method, _, **kw):
+    import bitgraph as bg
+
+    return bg.algorithms.diameter_bounds(_largest_component(g)[1], **kw)
+
+
 def _closeness_call(g, method, src, **kw):
     import bitgraph as bg
 
@@ -425,6 +471,8 @@ ALGOS = {
     "pagerank": Algo(_whole, _pagerank_call, host, close(l1=1e-5)),
     "connected_components": Algo(_whole, _cc_call, host, same_partition),
     "triangle_count": Algo(_whole, _tc_call, _scalar, same_count),
+    "diameter": Algo(_component_input, _diameter_call, _scalar, same_count),
+    "diameter_bounds": Algo(_component_input, _bounds_call, host, same_levels),
     "closeness": Algo(_batch, _closeness_call, host, close(rtol=1e-9)),
     "mxv": Algo(_mxv_inputs, _mxv_call, _mxv_answer, _mxv_check),
     "mxm": Algo(_mxm_inputs, _mxm_call, _scalar, same_count),
@@ -671,6 +719,21 @@ def b_tc_networkx(g, case):
     return (lambda _: sum(nx.triangles(G).values()) // 3), int
 
 
+def b_tc_cusparse(g, case):
+    """The row-blocked cuSPARSE count (``b_mxm_cusparse``) of the graph's
+    lower triangle (the graphs are symmetric)."""
+    return b_mxm_cusparse(g, case)
+
+
+def b_diameter_cpu(g, case):
+    """bitgraph's own CPU call on the host copy: the answer a CUDA call must equal."""
+    import bitgraph as bg
+
+    f = bg.algorithms.diameter if case.algo == "diameter" else bg.algorithms.diameter_bounds
+    cpu = _largest_component(g)[0]
+    return (lambda _: f(cpu)), (int if case.algo == "diameter" else host)
+
+
 def b_closeness_scipy(g, case):
     from scipy.sparse.csgraph import shortest_path
 
@@ -820,6 +883,9 @@ BASELINES = {
     ("connected_components", "networkx"): b_cc_networkx,
     ("triangle_count", "SuiteSparse"): b_tc_suitesparse,
     ("triangle_count", "networkx"): b_tc_networkx,
+    ("triangle_count", "cuSPARSE"): b_tc_cusparse,
+    ("diameter", "bitgraph CPU"): b_diameter_cpu,
+    ("diameter_bounds", "bitgraph CPU"): b_diameter_cpu,
     ("closeness", "scipy"): b_closeness_scipy,
     ("closeness", "networkx"): b_closeness_networkx,
     ("mxv", "SuiteSparse"): b_mxv_suitesparse,
@@ -955,7 +1021,8 @@ def _takes_stats(f):
 
 _PUBLIC = {"bfs": "bfs", "msbfs": "msbfs", "sssp": "sssp", "pagerank": "pagerank",
            "connected_components": "connected_components", "triangle_count": "triangle_count",
-           "closeness": "closeness_centrality"}
+           "closeness": "closeness_centrality", "diameter": "diameter",
+           "diameter_bounds": "diameter_bounds"}
 
 
 def public_call(algo):

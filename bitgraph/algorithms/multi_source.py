@@ -299,26 +299,31 @@ def eccentricity(A, sources=None, *, stats=None):
 
     Raises ``InvalidValue`` when a source does not reach every vertex (the
     graph is not connected, or a digraph not strongly connected: some
-    distance is infinite). Returns an int64 ``np.ndarray`` in the order of
-    ``sources``. stats: a ``bitgraph.Stats`` to fill.
+    distance is infinite). Returns an int64 array in the order of
+    ``sources``, on the graph's device (numpy, or CuPy for a graph on CUDA,
+    where the BFSs run as GPU msbfs batches). stats: a ``bitgraph.Stats``
+    to fill.
 
     >>> import bitgraph as bg
     >>> A = bg.io.generators.grid2d(2, 3)
     >>> eccentricity(A).tolist()
     [3, 2, 3, 3, 2, 3]
     """
+    from bitgraph.device import asdevice
+
     where = "eccentricity"
-    check_graph(A, where)
+    check_graph(A, where, cuda=True)
     src = _all_or(A, sources, where)
     if src.size == 0:
-        return np.zeros(0, np.int64)
-    return _eccentricities(A, src, where, stats)
+        return asdevice(np.zeros(0, np.int64), A.device, where)
+    # the per-source maxima come back to the host with each batch (k words)
+    return asdevice(_eccentricities(A, src, where, stats), A.device, where)
 
 
 def diameter(A, *, stats=None) -> int:
     """The exact diameter: the largest eccentricity, from a BFS of every
-    vertex (msbfs batches of 64: O(n (n + m) / 64) word operations).
-    stats: a ``bitgraph.Stats`` to fill.
+    vertex (msbfs batches of 64: O(n (n + m) / 64) word operations; on
+    the GPU for a graph on CUDA). stats: a ``bitgraph.Stats`` to fill.
 
     Raises ``InvalidValue`` for a graph with no vertices or one that is not
     (strongly) connected, like ``networkx.diameter``.
@@ -328,7 +333,7 @@ def diameter(A, *, stats=None) -> int:
     5
     """
     where = "diameter"
-    check_graph(A, where)
+    check_graph(A, where, cuda=True)
     if A.nrows == 0:
         raise InvalidValue(f"{where}: the graph has no vertices")
     return int(_eccentricities(A, np.arange(A.nrows, dtype=np.int64), where, stats).max())
@@ -358,14 +363,18 @@ def diameter_bounds(A, *, samples=16, seed=0):
     where they do not reach every vertex (in both directions, directed)
     raises ``InvalidValue`` (its diameter is infinite), as ``diameter`` does.
     Cost: about 2 msbfs batches of ``samples`` sources (directed: 4) and 3
-    more batches.
+    more batches; on the GPU for a graph on CUDA (each batch's levels are
+    reduced there, and only per-source maxima and the two single-source
+    level arrays of the third sweep come to the host).
 
     >>> import bitgraph as bg
     >>> diameter_bounds(bg.io.generators.grid2d(9, 9), samples=4)
     (16, 16)
     """
+    from bitgraph.device import host
+
     where = "diameter_bounds"
-    check_graph(A, where)
+    check_graph(A, where, cuda=True)
     if isinstance(samples, (bool, np.bool_)) or not isinstance(samples, (int, np.integer)):
         raise TypeError(f"{where}: samples must be a positive integer, got {samples!r}")
     if samples < 1:
@@ -381,15 +390,19 @@ def diameter_bounds(A, *, samples=16, seed=0):
         # out-eccentricity and one farthest vertex of each of V, 64 at a time
         ecc = np.empty(V.size, np.int64)
         far = np.empty(V.size, np.int64)
+        # (levels on the graph's device, reduced there: argmax is the first
+        # farthest vertex on numpy and CuPy alike)
         for i in range(0, V.size, 64):
             L = msbfs(A, V[i:i + 64])
-            if (L < 0).any():
-                r, v = np.argwhere(L < 0)[0]
+            short = host((L < 0).any(axis=1))
+            if short.any():
+                r = int(np.flatnonzero(short)[0])
+                v = int(np.flatnonzero(host(L[r]) < 0)[0])
                 kind = "digraph is not strongly connected" if directed else "graph is not connected"
                 raise InvalidValue(f"{where}: the diameter is infinite: the {kind}"
                                    f" (vertex {v} is not reachable from {V[i + r]})")
-            ecc[i:i + 64] = L.max(axis=1)
-            far[i:i + 64] = L.argmax(axis=1)
+            ecc[i:i + 64] = host(L.max(axis=1))
+            far[i:i + 64] = host(L.argmax(axis=1))
         return ecc, far
 
     ecc_s, far = sweep(S)
@@ -405,9 +418,9 @@ def diameter_bounds(A, *, samples=16, seed=0):
     upper = int(2 * ecc_out.min())
     # third sweep: w -> z, then the middle of that shortest path
     w = V[np.argmax(ecc_out)]
-    Lw = msbfs(A, [w])[0]
+    Lw = host(msbfs(A, [w])[0])  # n levels each: on the host for the path's middle
     z = int(Lw.argmax())
-    Lz = msbfs(A, [z])[0]
+    Lz = host(msbfs(A, [z])[0])
     d = int(Lw[z])
     lower = max(lower, int(Lz.max()))
     mid = np.flatnonzero((Lw + Lz == d) & (Lw == d // 2))

@@ -24,6 +24,18 @@ ignored. Two methods:
 - ``"auto"``: ``"ordered"`` on the CPU: 4-6x faster than ``"mxm"`` on
   kron, urand and grids at scales 16-18 (``python benchmarks/run.py
   --algo triangle_count``); ``"mxm"`` builds C and merges it with the mask.
+  On CUDA ``settings.Triangles.cuda_method`` (``"ordered"``: no output
+  matrix, no mask, one pass over L's edges; not yet measured against the
+  masked product on a GPU).
+
+On a CUDA graph every method runs on the GPU. L (natural or degree order)
+is built on the host once, from a host copy of A, and kept on the GPU in
+A's slots (``tc_L``, ``tc_L_relabelled``, see ``lower_matrix``);
+``"mxm"`` and ``"tensor_core"`` run the same masked products there, and
+``"ordered"`` is the fused kernel ``kernels/cuda/triangles.cu``: a thread
+per edge (u, v) of L intersects L(u) before v with L(v) (merge, or binary
+search of the shorter list in the longer), totals summed in int64, per
+vertex by atomics on an int64 array (each triangle at its three vertices).
 
 Relabelling by degree (gapbs ``tc.cc``, ``WorthRelabelling``): on a
 skewed graph, vertices renumbered by descending degree make L(u) the
@@ -41,7 +53,7 @@ import numpy as np
 
 from bitgraph.algorithms._common import cached, check_graph, undirected_csr
 
-__all__ = ["triangle_count", "worth_relabelling", "METHODS"]
+__all__ = ["triangle_count", "worth_relabelling", "lower_matrix", "METHODS"]
 
 METHODS = ("auto", "mxm", "ordered", "tensor_core")
 
@@ -49,16 +61,17 @@ METHODS = ("auto", "mxm", "ordered", "tensor_core")
 def triangle_count(A, *, per_vertex=False, method="auto", relabel="auto", stats=None):
     """The number of triangles of the undirected graph A + A' (self-loops
     ignored): an int, or with ``per_vertex`` an int64 Vector (an entry for
-    every vertex) of the triangles through each vertex, as
-    ``networkx.triangles``.
+    every vertex, on the graph's device) of the triangles through each
+    vertex, as ``networkx.triangles``.
 
-    stats: a ``bitgraph.Stats`` to fill with the method run (and its kernel).
+    stats: a ``bitgraph.Stats`` to fill with the method run (and its kernel;
+    on CUDA the ordered kernel's ``kernel_ms``).
     method: ``"auto"``, ``"mxm"`` (masked ``L plus.pair L'``, public API),
     ``"ordered"`` (fused kernel) or ``"tensor_core"`` (the mxm on the B2SR
-    bit product; the one method for a graph on CUDA); relabel: ``"auto"``
-    (gapbs's degree skew test, ``settings.Triangles``), True or False:
-    count on the graph renumbered by descending degree. See the module
-    docstring.
+    bit product); every method runs on a graph on CUDA too. relabel:
+    ``"auto"`` (gapbs's degree skew test, ``settings.Triangles``), True or
+    False: count on the graph renumbered by descending degree. See the
+    module docstring.
 
     >>> import bitgraph as bg
     >>> A = bg.Matrix.from_coo([0, 0, 1, 1, 2], [1, 2, 2, 3, 3], nrows=5, ncols=5)
@@ -71,34 +84,63 @@ def triangle_count(A, *, per_vertex=False, method="auto", relabel="auto", stats=
     """
     from bitgraph import settings
 
-    check_graph(A, "triangle_count", cuda=method == "tensor_core")
+    check_graph(A, "triangle_count", cuda=True)
     if method not in METHODS:
         raise ValueError(f"triangle_count: unknown method {method!r}; expected"
                          f" one of {METHODS}")
     if relabel not in ("auto", True, False):
         raise ValueError(f"triangle_count: relabel must be 'auto', True or"
                          f" False, got {relabel!r}")
-    rules = settings.current().triangles
+    cfg = settings.current()
+    rules = cfg.triangles
     device = A.device
-    if device != "cpu":  # the undirected pattern and L are built on the host
-        A = A.to("cpu")
-    U = undirected_csr(A, self_loops=False)
+    if method == "auto":
+        method = rules.cuda_method if device == "cuda" else "ordered"
+        if method not in METHODS[1:]:
+            raise ValueError(f"triangle_count: settings.triangles.cuda_method must be one of"
+                             f" {METHODS[1:]}, got {method!r}")
+    # the undirected pattern without loops, built on the host (a CUDA graph
+    # is copied there once per derived array not yet cached on it)
+    host = _Host(A)
     if relabel == "auto":
-        relabel = cached(A, "tc_worth_relabelling", lambda: worth_relabelling(U.indptr, rules=rules))
+        relabel = cached(A, "tc_worth_relabelling",
+                         lambda: worth_relabelling(host.U().indptr, rules=rules))
+    relabel = bool(relabel)
     if stats is not None:  # what ran (bitgraph.Stats), LAGraph's reported method
-        stats.method = "ordered" if method == "auto" else method
-        stats.metrics["relabel"] = bool(relabel)
-        if stats.method == "ordered":
-            stats.ran(("tc", "csr", "cpu", "ordered"))
+        stats.method = method
+        stats.metrics["relabel"] = relabel
+        if method == "ordered":
+            stats.ran(("tc", "csr", device, "ordered"))
     if method in ("mxm", "tensor_core"):
-        tri = _mxm(A, U, per_vertex, relabel, "bits" if method == "tensor_core" else "auto", device)
+        tri = _mxm(A, host, per_vertex, relabel, "bits" if method == "tensor_core" else "auto")
+    elif device == "cuda":
+        tri = _ordered_cuda(A, host, per_vertex, relabel, cfg, stats)
     else:
-        tri = _ordered(A, U, per_vertex, relabel, rules)
+        tri = _ordered(A, host.U(), per_vertex, relabel, rules)
     if not per_vertex:
         return int(tri)
     from bitgraph.vector import Vector
 
     return Vector.from_dense(tri, device=device)  # on the graph's device
+
+
+class _Host:
+    """The host side of A for one call: A itself on the CPU, else its copy
+    there, made on first use (only when something is not cached on A)."""
+
+    def __init__(self, A):
+        self.A = A
+        self._cpu = A if A.device == "cpu" else None
+
+    def cpu(self):
+        if self._cpu is None:
+            self._cpu = self.A.to("cpu")
+        return self._cpu
+
+    def U(self):
+        """The pattern of A + A' without the diagonal, sorted rows (cached
+        on A for a CPU graph; on the host copy of a CUDA one)."""
+        return undirected_csr(self.cpu(), self_loops=False)
 
 
 def worth_relabelling(indptr, *, seed=0, rules=None) -> bool:
@@ -155,28 +197,64 @@ def _lower(indptr, indices, mid):
     return L_indptr.astype(indptr.dtype), indices[pos]
 
 
-def _mxm(A, U, per_vertex, relabel, method, device):
-    """The masked-product count; ``method`` the mxm's, ``device`` where it runs."""
-    import bitgraph as bg
+def lower_matrix(A, relabel, host=None):
+    """(rank, L): L the strictly lower triangle of the undirected pattern of
+    A (rows sorted) as a structure-only Matrix on A's device, renumbered by
+    descending degree when ``relabel`` (rank[u] the new id of u, on A's
+    device; None without relabelling). Built on the host (``degree_order``
+    or ``lower_ends``), moved, cached on A (slots ``tc_L``,
+    ``tc_L_relabelled``): a CUDA graph keeps its L on the GPU.
+
+    >>> import bitgraph as bg
+    >>> A = bg.Matrix.from_coo([0, 0, 1], [1, 2, 2], nrows=3, ncols=3)
+    >>> rank, L = lower_matrix(A, False)
+    >>> rank is None, L.to_coo()[:2]
+    (True, (array([1, 2, 2]), array([0, 0, 1])))
+    """
     from bitgraph.formats.csr import CSR
     from bitgraph.kernels import registry
     from bitgraph.matrix import Matrix
 
-    degree_order = registry.lookup("tc", fmt="csr", device="cpu", variant="degree_order")
-    lower_ends = registry.lookup("tc", fmt="csr", device="cpu", variant="lower_ends")
+    host = _Host(A) if host is None else host
 
     def build():
+        degree_order = registry.lookup("tc", fmt="csr", device="cpu", variant="degree_order")
+        lower_ends = registry.lookup("tc", fmt="csr", device="cpu", variant="lower_ends")
+        U = host.U()
         if relabel:
             rank, indptr, indices, mid = degree_order(U.indptr, U.indices)
         else:
             rank, indptr, indices = None, U.indptr, U.indices
             mid = lower_ends(indptr, indices)
         L_indptr, L_indices = _lower(indptr, indices, mid)
-        L = Matrix._from_csr(CSR(L_indptr, L_indices, None, U.nrows, U.ncols))
+        L = Matrix._from_csr(CSR(L_indptr, L_indices, None, U.nrows, U.ncols)).to(A.device)
+        if rank is not None and A.device != "cpu":
+            from bitgraph.device import asdevice
+
+            rank = asdevice(rank, A.device, "triangle_count")
         return rank, L
 
-    rank, L = cached(A, "tc_L_relabelled" if relabel else "tc_L", build)
-    L = L.to(device)
+    return cached(A, "tc_L_relabelled" if relabel else "tc_L", build)
+
+
+def _ordered_cuda(A, host, per_vertex, relabel, cfg, stats):
+    """The ordered count on the GPU over L's edges (``kernels/cuda/triangles``)."""
+    from bitgraph.kernels import registry
+
+    count = registry.lookup("tc", fmt="csr", device="cuda", variant="ordered")
+    rank, L = lower_matrix(A, relabel, host)
+    c = L._csr()
+    # L compacted: row u's lower part is all of it, mid = indptr[1:]
+    tri = count(c.indptr, c.indices, c.indptr[1:], per_vertex=per_vertex,
+                merge_ratio=cfg.triangles.merge_ratio, cfg=cfg.cuda, stats=stats)
+    return tri[rank] if per_vertex and relabel else tri  # back to the original ids
+
+
+def _mxm(A, host, per_vertex, relabel, method):
+    """The masked-product count on A's device; ``method`` the mxm's."""
+    import bitgraph as bg
+
+    rank, L = lower_matrix(A, relabel, host)
     # C<L> = L plus.pair L': C(u,v) = |{w < v : w ~ u, w ~ v}| for v < u
     C = bg.mxm(L, L.T, bg.PLUS_PAIR, mask=L.S, method=method)
     if not per_vertex:
@@ -186,7 +264,7 @@ def _mxm(A, U, per_vertex, relabel, method, device):
     Ut = bg.transpose(L)
     D = bg.mxm(Ut, L.T, bg.PLUS_PAIR, mask=Ut.S, method=method)
     # each triangle w < v < u: at u by C's rows, at v by C's columns, at w
-    # by D's rows
-    tri = sum(bg.reduce(X, by=by).to("cpu").to_dense(0).astype(np.int64)
+    # by D's rows (dense int64 arrays on A's device)
+    tri = sum(bg.reduce(X, by=by).to_dense(0).astype(np.int64)
               for X, by in ((C, "rows"), (C, "cols"), (D, "rows")))
     return tri[rank] if relabel else tri

@@ -146,6 +146,13 @@ class Triangles:
     grain: int = knob(64, """Rows per grab from the shared counter of the CPU ordered count (a
         task per thread; gapbs's schedule(dynamic, 64)): a row's work is far from its length on
         skewed graphs.""")
+    cuda_method: str = knob("ordered", """The method ``"auto"`` runs on a CUDA graph: ``"ordered"``
+        (the fused kernel, ``kernels/cuda/triangles.cu``: one pass over L's edges, no output
+        matrix, no mask) or ``"mxm"``/``"tensor_core"`` (the masked plus_pair product). Not yet
+        measured on a GPU; ordered as on the CPU, where it is 4-6x faster than mxm.""")
+    merge_ratio: int = knob(4, """CUDA ordered count: an edge's two lists are merged when neither
+        is longer than this times the other, else the shorter one's entries are binary-searched
+        in the longer one. Not yet measured on a GPU.""")
 
 
 @dataclass(frozen=True)

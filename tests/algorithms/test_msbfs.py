@@ -265,20 +265,28 @@ def _nx_connected(G):
     return nx.is_strongly_connected(G) if G.is_directed() else nx.is_connected(G)
 
 
+def _array_on(x, device):
+    """x is an array of the device's module (numpy, or CuPy for cuda)."""
+    assert type(x).__module__.split(".")[0] == ("cupy" if device == "cuda" else "numpy")
+    return O.to_host(x)
+
+
+@pytest.mark.parametrize("device", O.DEVICES)
 @settings(max_examples=150)
 @given(spec=st.one_of(connected_graphs(), graphs(max_n=40, weighted=False)))
-def test_eccentricity_and_diameter_vs_networkx(spec):
+def test_eccentricity_and_diameter_vs_networkx(device, spec):
     import networkx as nx
-    A = spec.matrix(bg)
+    A = O.on_device(spec.matrix(bg), device)
     G = spec.networkx()
     if _nx_connected(G):
         ref = nx.eccentricity(G)
-        ecc = eccentricity(A)
+        ecc = _array_on(eccentricity(A), device)
         assert ecc.dtype == np.int64
         assert ecc.tolist() == [ref[v] for v in range(spec.n)]
         sources = np.r_[np.arange(spec.n)[::-1], 0]
-        assert eccentricity(A, sources).tolist() == [ref[int(v)] for v in sources]
-        assert diameter(A) == nx.diameter(G)
+        assert _array_on(eccentricity(A, sources), device).tolist() == [ref[int(v)] for v in sources]
+        d = diameter(A)
+        assert type(d) is int and d == nx.diameter(G)
     else:
         S = spec.scipy()
         # bitgraph has no directed flag: a symmetric pattern is a graph
@@ -296,27 +304,77 @@ def test_eccentricity_and_diameter_vs_networkx(spec):
             diameter_bounds(A, samples=spec.n)
 
 
+@pytest.mark.parametrize("device", O.DEVICES)
 @settings(max_examples=150)
 @given(spec=connected_graphs(max_n=60), samples=st.integers(1, 70), seed=st.integers(0, 9))
-def test_diameter_bounds_bracket(spec, samples, seed):
+def test_diameter_bounds_bracket(device, spec, samples, seed):
     import networkx as nx
-    A = spec.matrix(bg)
+    A_cpu = spec.matrix(bg)
+    A = O.on_device(A_cpu, device)
     lower, upper = diameter_bounds(A, samples=samples, seed=seed)
     d = nx.diameter(spec.networkx())
-    assert isinstance(lower, int) and isinstance(upper, int)
+    assert type(lower) is int and type(upper) is int
+    if device == "cuda":  # the same sweeps, so the same bounds as the CPU
+        assert (lower, upper) == diameter_bounds(A_cpu, samples=samples, seed=seed)
     assert lower <= d <= upper
     if samples >= spec.n:  # every vertex sampled: the lower bound is exact
         assert lower == d
 
 
-def test_diameter_bounds_tight_on_grids_and_paths():
+@pytest.mark.parametrize("device", O.DEVICES)
+def test_diameter_bounds_tight_on_grids_and_paths(device):
     # the double sweep finds the diameter r + c - 2 of an r x c grid; the
     # middle of a longest path has eccentricity ceil(d / 2)
     for r, c in ((1, 30), (1, 31), (9, 9), (7, 12)):
-        A = bg.io.generators.grid2d(r, c)
+        A = O.on_device(bg.io.generators.grid2d(r, c), device)
         d = r + c - 2
         assert diameter_bounds(A, samples=3) == (d, d + d % 2)
+        assert diameter(A) == d
     # directed: a cycle 0 -> 1 -> ... -> 9 -> 0 (every eccentricity is 9)
-    A = bg.Matrix.from_coo(np.arange(10), np.roll(np.arange(10), -1), nrows=10, ncols=10)
+    A = O.on_device(bg.Matrix.from_coo(np.arange(10), np.roll(np.arange(10), -1),
+                                       nrows=10, ncols=10), device)
     assert diameter_bounds(A, samples=2) == (9, 18)
     assert diameter(A) == 9
+    assert _array_on(eccentricity(A), device).tolist() == [9] * 10
+
+
+@pytest.mark.parametrize("device", O.DEVICES)
+@pytest.mark.parametrize("spec", ["kron:9", "grid:30x41", "urand:9"])
+def test_eccentricity_and_diameter_on_generators(device, spec):
+    # bigger graphs (more than one batch of 64 sources, hubs, a mesh; on
+    # CUDA each msbfs schedule the graph picks), the largest component
+    # only: equal to the CPU's, on the graph's device
+    import scipy.sparse as sp
+    from scipy.sparse.csgraph import connected_components
+
+    G = bg.io.generators.from_spec(spec)
+    r, c, _ = G.to_coo()
+    S = sp.csr_array((np.ones(r.size), (r, c)), shape=G.shape)
+    _, label = connected_components(S, directed=False)
+    keep = np.flatnonzero(label == np.bincount(label).argmax())
+    A_cpu = bg.Matrix.from_scipy(S[keep][:, keep])
+    A = O.on_device(A_cpu, device)
+    want = eccentricity(A_cpu)
+    assert want.size == keep.size
+    assert np.array_equal(_array_on(eccentricity(A), device), want)
+    sources = np.arange(0, keep.size, 7)
+    assert np.array_equal(_array_on(eccentricity(A, sources), device), want[sources])
+    assert diameter(A) == int(want.max())
+    assert diameter_bounds(A, samples=5) == diameter_bounds(A_cpu, samples=5)
+
+
+@pytest.mark.parametrize("device", O.DEVICES)
+def test_eccentricity_empty_and_one_vertex(device):
+    E = O.on_device(bg.Matrix.from_coo([], [], nrows=0, ncols=0), device)
+    assert _array_on(eccentricity(E), device).shape == (0,)
+    with pytest.raises(bg.InvalidValue, match=r"^diameter: the graph has no vertices"):
+        diameter(E)
+    one = O.on_device(bg.Matrix.from_coo([], [], nrows=1, ncols=1), device)
+    assert _array_on(eccentricity(one), device).tolist() == [0]
+    assert diameter(one) == 0 and diameter_bounds(one) == (0, 0)
+    two = O.on_device(bg.Matrix.from_coo([0], [1], nrows=2, ncols=2), device)  # 1 -/-> 0
+    with pytest.raises(bg.InvalidValue, match=r"^eccentricity: found infinite path length"
+                                              r" because the digraph is not strongly"):
+        eccentricity(two)
+    with pytest.raises(bg.InvalidValue, match=r"^diameter_bounds: the diameter is infinite"):
+        diameter_bounds(two, samples=2)

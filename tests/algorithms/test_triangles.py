@@ -3,7 +3,11 @@ python-graphblas (C<L> = L plus.pair L' on the same L), for every method,
 with and without the degree relabelling, on hypothesis graphs (directed
 input symmetrised, self-loops, duplicates), the LAGraph test graphs,
 generator graphs and triangle-free graphs; the fused kernel's serial and
-parallel paths and both index dtypes directly."""
+parallel paths and both index dtypes directly. Every body that takes a
+graph runs with the ``device`` parameter too (on CUDA: every method on the
+GPU, the per-vertex Vector on the graph's device), and the CUDA ordered
+kernel alone on each of its branches (merge, search, upper parts skipped,
+int32/int64, hubs, empty rows, n not a multiple of 32)."""
 
 import networkx as nx
 import numpy as np
@@ -14,6 +18,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import bitgraph as bg
+import oracle as O
+from bitgraph.algorithms._common import known
 from bitgraph.algorithms.triangles import METHODS, triangle_count, worth_relabelling
 from bitgraph.kernels.cpu import components as K
 from testdata import data_file
@@ -52,47 +58,58 @@ def gb_total(U):
     return 0 if c is None else int(c)
 
 
-def check(A, want, where=""):
+def count(A, **kw):
+    """triangle_count's per-vertex Vector, checked to be on A's device, on the host."""
+    pv = triangle_count(A, per_vertex=True, **kw)
+    assert pv.device == A.device and pv.dtype == np.int64
+    return O.to_host(pv)
+
+
+def check(A, want, where="", device="cpu"):
+    A = O.on_device(A, device)
     for method, relabel in VARIANTS:
         got = triangle_count(A, method=method, relabel=relabel)
-        assert isinstance(got, int)
+        assert type(got) is int
         assert got == int(want.sum()) // 3, (method, relabel, where)
-        pv = triangle_count(A, per_vertex=True, method=method, relabel=relabel)
+        pv = count(A, method=method, relabel=relabel)
         assert pv.size == A.nrows and pv.nvals == A.nrows and pv.dtype == np.int64
         np.testing.assert_array_equal(pv.to_dense(), want, err_msg=f"{method} {relabel} {where}")
 
 
+@pytest.mark.parametrize("device", O.DEVICES)
 @settings(max_examples=300)
 @given(graphs(max_n=60))
-def test_hypothesis_graphs(g):
+def test_hypothesis_graphs(device, g):
     U = undirected(g.scipy())
     want = nx_triangles(U)
-    check(g.matrix(bg), want, repr(g))
+    check(g.matrix(bg), want, repr(g), device)
 
 
+@pytest.mark.parametrize("device", O.DEVICES)
 @settings(max_examples=100)
 @given(graphs(max_n=40))
-def test_against_graphblas(g):
+def test_against_graphblas(device, g):
     U = undirected(g.scipy())
-    A = g.matrix(bg)
+    A = O.on_device(g.matrix(bg), device)
     total = gb_total(U)
     for method in METHODS:
         assert triangle_count(A, method=method) == total
     assert triangle_count(A.T) == total
 
 
+@pytest.mark.parametrize("device", O.DEVICES)
 @settings(max_examples=60)
 @given(graphs(max_n=50), st.sampled_from(["tensor_core", "mxm"]), st.sampled_from([0, 4, 8, 32]),
        st.booleans())
-def test_mxm_on_b2sr_and_csr(g, method, tile, relabel):
+def test_mxm_on_b2sr_and_csr(device, g, method, tile, relabel):
     # "tensor_core" asks the masked product of the B2SR bmm_bin_bin_sum (tile
     # from settings.Plan.bits_tile, 0: the profile's); "mxm" leaves it to plan
     U = undirected(g.scipy())
     want = nx_triangles(U)
-    A = g.matrix(bg)
+    A = O.on_device(g.matrix(bg), device)
     with bg.settings.use(plan={"bits_tile": tile}):
         assert triangle_count(A, method=method, relabel=relabel) == want.sum() // 3
-        pv = triangle_count(A, per_vertex=True, method=method, relabel=relabel)
+        pv = count(A, method=method, relabel=relabel)
     np.testing.assert_array_equal(pv.to_dense(), want)
 
 
@@ -121,27 +138,37 @@ def test_ordered_kernel(g, itype, parallel, relabel):
     np.testing.assert_array_equal(pv[rank], want)
 
 
-def test_examples():
+@pytest.mark.parametrize("device", O.DEVICES)
+def test_examples(device):
     # K4 with a pendant vertex, a self-loop, a duplicate, one direction only
-    A = bg.Matrix.from_coo([0, 0, 0, 1, 1, 2, 3, 3, 0], [1, 2, 3, 2, 3, 3, 4, 3, 1],
-                           nrows=6, ncols=6)
+    A = O.on_device(bg.Matrix.from_coo([0, 0, 0, 1, 1, 2, 3, 3, 0], [1, 2, 3, 2, 3, 3, 4, 3, 1],
+                                       nrows=6, ncols=6), device)
     for method, relabel in VARIANTS:
         assert triangle_count(A, method=method, relabel=relabel) == 4
-        assert triangle_count(A, per_vertex=True, method=method,
-                              relabel=relabel).to_dense().tolist() == [3, 3, 3, 3, 0, 0]
+        assert count(A, method=method, relabel=relabel).to_dense().tolist() == [3, 3, 3, 3, 0, 0]
 
 
-def test_empty_and_tiny():
-    for n in (0, 1, 2, 3):
-        A = bg.Matrix.from_coo([], [], nrows=n, ncols=n)
+@pytest.mark.parametrize("device", O.DEVICES)
+def test_empty_and_tiny(device):
+    for n in (0, 1, 2, 3, 33):
+        A = O.on_device(bg.Matrix.from_coo([], [], nrows=n, ncols=n), device)
         for method, relabel in VARIANTS:
             assert triangle_count(A, method=method, relabel=relabel) == 0
-            assert triangle_count(A, per_vertex=True, method=method,
-                                  relabel=relabel).to_dense().tolist() == [0] * n
+            assert count(A, method=method, relabel=relabel).to_dense().tolist() == [0] * n
+    # one vertex with a self-loop; a lone triangle among 37 vertices
+    loop = O.on_device(bg.Matrix.from_coo([0], [0], nrows=1, ncols=1), device)
+    A = O.on_device(bg.Matrix.from_coo([36, 36, 20], [20, 5, 5], nrows=37, ncols=37), device)
+    want = np.zeros(37, np.int64)
+    want[[5, 20, 36]] = 1
+    for method, relabel in VARIANTS:
+        assert triangle_count(loop, method=method, relabel=relabel) == 0
+        assert triangle_count(A, method=method, relabel=relabel) == 1
+        assert count(A, method=method, relabel=relabel).to_dense().tolist() == want.tolist()
 
 
+@pytest.mark.parametrize("device", O.DEVICES)
 @pytest.mark.parametrize("kind", ["tree", "grid", "star", "bipartite"])
-def test_triangle_free(kind):
+def test_triangle_free(kind, device):
     rng = np.random.default_rng(7)
     if kind == "tree":
         n = 500
@@ -156,20 +183,21 @@ def test_triangle_free(kind):
     else:  # complete bipartite K(20, 30): dense, skewed enough, no triangle
         r, c = np.meshgrid(np.arange(20), np.arange(20, 50))
         A = bg.Matrix.from_coo(r.ravel(), c.ravel(), nrows=50, ncols=50)
+    A = O.on_device(A, device)
     for method, relabel in VARIANTS:
         assert triangle_count(A, method=method, relabel=relabel) == 0
-        assert not triangle_count(A, per_vertex=True, method=method,
-                                  relabel=relabel).to_dense().any()
+        assert not count(A, method=method, relabel=relabel).to_dense().any()
 
 
+@pytest.mark.parametrize("device", O.DEVICES)
 @pytest.mark.parametrize("spec", ["kron:10", "urand:11", "grid:60x70"])
-def test_generators(spec):
+def test_generators(spec, device):
     # big enough for the pooled paths; kron relabels under "auto"
     A = bg.io.generators.from_spec(spec)
     rows, cols, _ = A.to_coo()
     U = undirected(sp.csr_array((np.ones(rows.size), (rows, cols)), shape=A.shape))
-    check(A, nx_triangles(U), spec)
-    assert triangle_count(A) == gb_total(U)
+    check(A, nx_triangles(U), spec, device)
+    assert triangle_count(O.on_device(A, device)) == gb_total(U)
 
 
 def test_worth_relabelling():
@@ -182,14 +210,16 @@ def test_worth_relabelling():
     assert not worth_relabelling(np.zeros(1, np.int64))
 
 
-def test_clique_counts_no_overflow():
-    # K_n: C(n, 3) triangles, (n-1)(n-2)/2 per vertex
+@pytest.mark.parametrize("device", O.DEVICES)
+def test_clique_counts_no_overflow(device):
+    # K_n: C(n, 3) triangles, (n-1)(n-2)/2 per vertex (on CUDA: long rows,
+    # the kernel's merge and search branches both)
     n = 120
     r, c = np.nonzero(~np.eye(n, dtype=bool))
-    A = bg.Matrix.from_coo(r, c, nrows=n, ncols=n)
+    A = O.on_device(bg.Matrix.from_coo(r, c, nrows=n, ncols=n), device)
     for method, relabel in VARIANTS:
         assert triangle_count(A, method=method, relabel=relabel) == n * (n - 1) * (n - 2) // 6
-        pv = triangle_count(A, per_vertex=True, method=method, relabel=relabel).to_dense()
+        pv = count(A, method=method, relabel=relabel).to_dense()
         assert (pv == (n - 1) * (n - 2) // 2).all()
 
 
@@ -198,8 +228,9 @@ REAL = {"karate.mtx": 45, "jagmesh7.mtx": None, "bcsstk13.mtx": None, "pushpull.
         "tree-example.mtx": 0, "olm1000.mtx": None, "LFAT5_hypersparse.mtx": None}
 
 
+@pytest.mark.parametrize("device", O.DEVICES)
 @pytest.mark.parametrize("name", sorted(REAL))
-def test_real_graphs(name):
+def test_real_graphs(name, device):
     path = data_file(name)
     A = bg.io.read(path)
     rows, cols, _ = A.to_coo()
@@ -207,8 +238,8 @@ def test_real_graphs(name):
     want = nx_triangles(U)
     if REAL[name] is not None:
         assert want.sum() // 3 == REAL[name]
-    check(A, want, name)
-    assert triangle_count(A) == gb_total(U)
+    check(A, want, name, device)
+    assert triangle_count(O.on_device(A, device)) == gb_total(U)
 
 
 def test_errors():
@@ -221,3 +252,109 @@ def test_errors():
         triangle_count(A, method="cusparse")
     with pytest.raises(ValueError, match="^triangle_count: relabel"):
         triangle_count(A, relabel="yes")
+
+
+# --- the ordered kernel of each device, alone ------------------------------------
+
+def ordered_kernel(device):
+    """The registered ordered count of ``device`` over host arrays: (total,
+    per-vertex numpy array), each kernel's own keyword arguments in ``kw``."""
+    from bitgraph.kernels import registry
+
+    run = registry.lookup("tc", fmt="csr", device=device, variant="ordered")
+
+    def call(indptr, indices, mid, **kw):
+        if device == "cuda":
+            import cupy
+
+            indptr, indices, mid = (cupy.asarray(a) for a in (indptr, indices, mid))
+        total = run(indptr, indices, mid, **kw)
+        pv = run(indptr, indices, mid, per_vertex=True, **kw)
+        if device == "cuda":
+            import cupy
+
+            assert isinstance(pv, cupy.ndarray)
+        assert type(total) is int and pv.dtype == np.int64
+        return total, O.to_host(pv)
+    return call
+
+
+def kernel_graphs():
+    """(name, scipy CSR of an undirected loop-free pattern, sorted rows)."""
+    rng = np.random.default_rng(5)
+    out = []
+    n = 40  # a clique: rows of 39, every intersection long
+    r, c = np.nonzero(~np.eye(n, dtype=bool))
+    out.append(("clique", r, c, n))
+    n = 100  # a star with a few rim edges: one hub row, short others
+    r = np.r_[np.zeros(n - 1, np.int64), np.arange(1, n - 1)]
+    c = np.r_[np.arange(1, n), np.arange(2, n)]
+    out.append(("star", r, c, n))
+    n = 45  # random, n not a multiple of 32, isolated vertices
+    r, c = rng.integers(0, n - 5, 200), rng.integers(0, n - 5, 200)
+    out.append(("random45", r, c, n))
+    n = 1000  # a long path closed into triangles every 10 vertices
+    r = np.r_[np.arange(n - 1), np.arange(0, n - 2, 10)]
+    c = np.r_[np.arange(1, n), np.arange(2, n, 10)]
+    out.append(("path", r, c, n))
+    K = bg.io.generators.from_spec("kron:8")
+    r, c, _ = K.to_coo()
+    out.append(("kron8", r, c, K.nrows))
+    out.append(("one", np.zeros(0, np.int64), np.zeros(0, np.int64), 1))
+    out.append(("empty", np.zeros(0, np.int64), np.zeros(0, np.int64), 0))
+    return [(name, undirected(sp.csr_array((np.ones(len(r)), (r, c)), shape=(n, n))))
+            for name, r, c, n in out]
+
+
+@pytest.mark.parametrize("device", O.DEVICES)
+@pytest.mark.parametrize("itype", [np.int32, np.int64])
+@pytest.mark.parametrize("name, U", kernel_graphs(), ids=lambda x: x if isinstance(x, str) else "")
+def test_ordered_kernel_branches(device, itype, name, U):
+    # three layouts: the symmetric CSR with lower_ends (upper parts skipped
+    # on CUDA, walked on the CPU), degree_order's rows (upper parts
+    # unsorted), and on CUDA L compacted (mid = indptr[1:]: the CPU kernel
+    # finds a triangle at its middle vertex through the upper parts, so it
+    # needs them); on CUDA merge_ratio 1 (mostly binary search) and 1000 (merge)
+    from bitgraph.algorithms.triangles import _lower
+
+    want = nx_triangles(U)
+    call = ordered_kernel(device)
+    indptr, indices = U.indptr.astype(itype), U.indices.astype(itype)
+    mid = K.lower_ends(indptr, indices, parallel=False)
+    L_indptr, L_indices = _lower(indptr, indices, mid)
+    rank, r_indptr, r_indices, r_mid = K.degree_order(indptr, indices, parallel=False)
+    layouts = [(indptr, indices, mid, None), (r_indptr, r_indices, r_mid, rank)]
+    if device == "cuda":
+        layouts.append((L_indptr, L_indices, L_indptr[1:], None))
+    ratios = [{}] if device == "cpu" else [{"merge_ratio": 1}, {"merge_ratio": 1000}, {}]
+    for a, b, m, perm in layouts:
+        assert a.dtype == itype and b.dtype == itype and m.dtype == itype
+        for kw in ratios:
+            total, pv = call(a, b, m, **kw)
+            assert total == int(want.sum()) // 3, (name, kw)
+            np.testing.assert_array_equal(pv if perm is None else pv[perm], want,
+                                          err_msg=f"{name} {kw}")
+
+
+@pytest.mark.parametrize("device", O.DEVICES)
+def test_stats_and_device_cache(device):
+    # what ran is reported; on CUDA L is built once and kept on the GPU
+    A = O.on_device(bg.io.generators.from_spec("kron:8"), device)
+    rec = bg.Stats()
+    want = triangle_count(bg.io.generators.from_spec("kron:8"))
+    assert triangle_count(A, method="ordered", relabel=True, stats=rec) == want
+    assert rec.method == "ordered" and rec.metrics["relabel"] is True
+    assert ("tc", "csr", device, "ordered") in rec.kernels
+    if device == "cuda":
+        assert rec.metrics["kernel_ms"] >= 0
+        rank, L = known(A, "tc_L_relabelled")
+        assert L.device == "cuda" and type(rank).__module__.split(".")[0] == "cupy"
+        assert triangle_count(A, method="mxm", relabel=True) == want  # the same cached L
+        assert known(A, "tc_L_relabelled")[1] is L
+    rec = bg.Stats()
+    assert triangle_count(A, stats=rec) == want
+    assert rec.method == ("ordered" if device == "cpu" else bg.settings.current().triangles.cuda_method)
+    with bg.settings.use(triangles={"cuda_method": "mxm"}):
+        rec = bg.Stats()
+        assert triangle_count(A, stats=rec) == want
+        assert rec.method == ("ordered" if device == "cpu" else "mxm")
