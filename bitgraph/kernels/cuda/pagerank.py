@@ -5,8 +5,8 @@ which the host loop calls once an iteration; here the loop queues
 
 A ``stats`` (``bitgraph.Stats``) receives ``kernel_ms`` (GPU time of the
 iterations, events around the loop: it includes the host's batch reads),
-``lanes``, ``blocks`` and ``launches`` (iterations queued, including those
-that returned at once after convergence).
+``iterations``, ``lanes``, ``blocks`` and ``launches`` (iterations queued,
+including those that returned at once after convergence).
 """
 
 from __future__ import annotations
@@ -127,5 +127,5 @@ def pagerank_run(AT, x, inv_s, dw, teleport, alpha, threshold, max_iter, *, cfg,
         end.record()
         end.synchronize()
         stats.metrics.update(kernel_ms=cupy.cuda.get_elapsed_time(start, end), lanes=group,
-                             blocks=blocks, launches=launches)
+                             blocks=blocks, launches=launches, iterations=it)
     return xs[it & 1], it, converged, err
