@@ -15,7 +15,7 @@ runs the case's baselines on the same graph in the same run:
 python-graphblas (SuiteSparse:GraphBLAS), scipy.sparse.csgraph and, on
 graphs of at most ``NX_MAX_EDGES`` stored entries, networkx on the CPU;
 on CUDA the loop of single ``bfs`` calls (msbfs) and cuSPARSE through
-cupyx (mxv, mxm). Every answer is checked against every baseline's:
+cupyx (mxv, mxm, pagerank). Every answer is checked against every baseline's:
 levels equal, components as partitions, counts equal, floats within a
 tolerance; a mismatch is printed and the exit status is 1.
 
@@ -124,6 +124,12 @@ CASES = [
             ("cuSPARSE",)),
     *_cases("diameter", ("auto",), CUDA_DIAMETER_GRAPHS, "cuda", ("bitgraph CPU",)),
     *_cases("diameter_bounds", ("auto",), CUDA_BOUNDS_GRAPHS, "cuda", ("bitgraph CPU",)),
+    # the fused kernel (auto) and the public-API loop over CuPy; anchors: the same power
+    # iteration on cuSPARSE's SpMV through cupyx, float64 and float32 (the issue's anchor,
+    # per iteration: every side stops by the same rule, so whole-run ratios are per-iteration
+    # ratios; "kernel ms" / stats.metrics["iterations"] is ours per iteration)
+    *_cases("pagerank", ("auto", "graphblas"), CUDA_GRAPHS, "cuda",
+            ("cuSPARSE", "cuSPARSE f32")),
 ]
 
 # --smoke: each family's tiny graph (a few hundred vertices)
@@ -321,6 +327,8 @@ def _sssp_call(g, method, s, **kw):
 def _pagerank_call(g, method, _, **kw):
     import bitgraph as bg
 
+    if method != "auto":  # auto: the library's default method
+        kw["method"] = method
     return bg.algorithms.pagerank(g.A, tol=PAGERANK_TOL / g.n, max_iter=100, **kw).ranks
 
 
@@ -614,9 +622,10 @@ def b_sssp_suitesparse(g, case):
     return run, (lambda v: _gb_dense(v, g.n))
 
 
-def _pagerank_power(P, xp, n, dangling, tol, max_iter=100, alpha=0.85):
-    """networkx's power iteration with y = x' A as ``P @ x`` (P = A', scaled)."""
-    x = xp.full(n, 1.0 / n)
+def _pagerank_power(P, xp, n, dangling, tol, max_iter=100, alpha=0.85, dtype=np.float64):
+    """networkx's power iteration with y = x' A as ``P @ x`` (P = A', scaled;
+    x of ``dtype``)."""
+    x = xp.full(n, 1.0 / n, dtype)
     for _ in range(max_iter):
         last = x
         x = alpha * (P @ x + float(last[dangling].sum()) / n) + (1 - alpha) / n
@@ -634,6 +643,26 @@ def b_pagerank_scipy(g, case):
     P = (sp.diags_array(inv) @ S).T.tocsr()  # the row-normalised A, transposed
     dangling = np.flatnonzero(deg == 0)
     return (lambda _: _pagerank_power(P, np, g.n, dangling, PAGERANK_TOL / g.n)), np.asarray
+
+
+def _pagerank_cusparse(dtype):
+    """The power iteration of ``b_pagerank_scipy`` on the GPU: cuSPARSE's
+    SpMV through cupyx on P = (D^-1 A)' of ``dtype``, one host read of the
+    error (and the dangling sum) an iteration."""
+    def make(g, case):
+        import cupy
+        import cupyx.scipy.sparse as cusp
+        import scipy.sparse as sp
+
+        S = g.scipy()
+        deg = np.asarray(S.sum(axis=1)).ravel()
+        inv = np.divide(1.0, deg, out=np.zeros_like(deg), where=deg > 0)
+        P = cusp.csr_matrix((sp.diags_array(inv) @ S).T.tocsr().astype(dtype))
+        dangling = cupy.asarray(np.flatnonzero(deg == 0))
+        return (lambda _: _pagerank_power(P, cupy, g.n, dangling, PAGERANK_TOL / g.n,
+                                          dtype=dtype)), host
+
+    return make
 
 
 def b_pagerank_suitesparse(g, case):
@@ -879,6 +908,8 @@ BASELINES = {
     ("pagerank", "SuiteSparse"): b_pagerank_suitesparse,
     ("pagerank", "scipy"): b_pagerank_scipy,
     ("pagerank", "networkx"): b_pagerank_networkx,
+    ("pagerank", "cuSPARSE"): _pagerank_cusparse(np.float64),
+    ("pagerank", "cuSPARSE f32"): _pagerank_cusparse(np.float32),
     ("connected_components", "scipy"): b_cc_scipy,
     ("connected_components", "networkx"): b_cc_networkx,
     ("triangle_count", "SuiteSparse"): b_tc_suitesparse,

@@ -17,9 +17,15 @@ Scaling the vector instead of the matrix means no row-normalised copy of A
 is ever built (for a structure-only A the product reads no values at all;
 measured as fast as the product with a row-normalised float64 matrix, which
 also costs building it). Written with the public API (``vxm`` and numpy
-passes over dense length-n arrays, into buffers allocated once); on the CPU
-one fused kernel pass per iteration does the same arithmetic
-(``method="fused"``, the default there).
+passes over dense length-n arrays, into buffers allocated once, over numpy
+or CuPy: the same loop runs on a CUDA graph); one fused kernel pass per
+iteration does the same arithmetic (``method="fused"``, the default: numba
+on the CPU, ``kernels/cuda/pagerank.cu`` on the GPU).
+
+On a CUDA graph every argument works as on the CPU: arrays and dicts are
+moved to the GPU, CuPy arrays taken as they are; a bitgraph Vector must be
+on the graph's device (``DeviceError`` otherwise). The ranks come back on
+the graph's device.
 
 Differences from networkx, on purpose: not converging within ``max_iter``
 returns ``converged=False`` (networkx raises
@@ -36,15 +42,17 @@ from typing import NamedTuple
 
 import numpy as np
 
-from bitgraph.algorithms._common import cached, check_graph, in_csr, out_csr, out_degree
-from bitgraph.errors import DimensionMismatch, InvalidIndex, InvalidValue
+from bitgraph import _array as ar
+from bitgraph.algorithms._common import cached, check_graph, in_csr, out_csr
+from bitgraph.errors import DeviceError, DimensionMismatch, InvalidIndex, InvalidValue
 
 __all__ = ["pagerank", "PageRank", "METHODS"]
 
-# "fused": on the CPU each iteration is one pass of a fused kernel (the
-# product, the axpy, the error, the next scaled vector and dangling rank
-# together; 1.2-3x faster than the public-API iteration: python
-# benchmarks/run.py --algo pagerank);
+# "fused": each iteration is one pass of a fused kernel (the product, the
+# axpy, the error, the next scaled vector and dangling rank together; on
+# the CPU 1.2-3x faster than the public-API iteration: python
+# benchmarks/run.py --algo pagerank; on the GPU one launch, the errors
+# read once every settings.pagerank.cuda_check_every iterations);
 # "graphblas": the public-API loop (one vxm per iteration), on any device.
 METHODS = ("fused", "graphblas")
 
@@ -78,12 +86,14 @@ def pagerank(A, alpha=0.85, tol=1e-6, max_iter=100, personalization=None, *,
     dict {vertex id: value} (missing ids count 0), each normalised to sum
     1: the teleport distribution (default uniform), the start vector
     (default uniform) and where dangling vertices' rank goes (default the
-    personalization). method: "fused" (one kernel pass an iteration on the
-    CPU; elsewhere the public-API loop) or "graphblas" (the public-API loop
-    everywhere): the same ranks; stats: a ``bitgraph.Stats`` to fill with
-    the method run. Returns a :class:`PageRank` (ranks,
-    iterations, converged, error); see the module docstring for networkx's
-    semantics.
+    personalization); on a CUDA graph each may also be a CuPy array, and a
+    bitgraph Vector (absent entries 0) must be on the graph's device.
+    method: "fused" (one kernel pass an iteration, CPU or GPU) or
+    "graphblas" (the public-API loop): the same ranks; stats: a
+    ``bitgraph.Stats`` to fill with the method run (and on the GPU
+    ``metrics["kernel_ms"]``). Returns a :class:`PageRank` (ranks on A's
+    device, iterations, converged, error); see the module docstring for
+    networkx's semantics.
 
     >>> import numpy as np, bitgraph as bg
     >>> from bitgraph.algorithms.link_analysis import pagerank
@@ -97,7 +107,7 @@ def pagerank(A, alpha=0.85, tol=1e-6, max_iter=100, personalization=None, *,
     True
     """
     where = "pagerank"
-    check_graph(A, where)
+    check_graph(A, where, cuda=True)
     if method not in METHODS:
         raise InvalidValue(f"{where}: unknown method {method!r}; expected one of {METHODS}")
     alpha = _number(alpha, "alpha", where)
@@ -110,67 +120,80 @@ def pagerank(A, alpha=0.85, tol=1e-6, max_iter=100, personalization=None, *,
         raise TypeError(f"{where}: max_iter must be an int, got {max_iter!r}")
     if max_iter < 0:
         raise InvalidValue(f"{where}: max_iter must be >= 0, got {max_iter}")
+    from bitgraph import settings
     from bitgraph.vector import Vector
 
+    cfg = settings.current()
+    device = A.device
+    xp = _xp(device, where)
     n = A.nrows
-    p = _distribution(personalization, n, "personalization", where)
-    x = _distribution(nstart, n, "nstart", where)
-    dw = _distribution(dangling, n, "dangling", where)
+    p = _distribution(personalization, n, "personalization", where, device)
+    x = _distribution(nstart, n, "nstart", where, device)
+    dw = _distribution(dangling, n, "dangling", where, device)
     if n == 0:
-        return PageRank(Vector(np.float64, 0), 0, True, 0.0)
+        return PageRank(Vector(np.float64, 0, device=device), 0, True, 0.0)
     if p is None:
-        p = np.full(n, 1.0 / n)
+        p = xp.full(n, 1.0 / n)
     if x is None:
-        x = np.full(n, 1.0 / n)
+        x = xp.full(n, 1.0 / n)
     if dw is None:
         dw = p
     M, inv_s, dangles = _operator(A)
-    fused = method == "fused" and A.device == "cpu"
+    fused = method == "fused"
+    key = ("pagerank", "csr", device, "pull")
     if stats is not None:  # what ran (bitgraph.Stats)
         stats.method = "fused" if fused else "graphblas"
         if fused:
-            stats.ran(("pagerank", "csr", "cpu", "pull"))
+            stats.ran(key)
     if fused:
         # uniform vectors go to the kernel as scalars (two fewer streams)
         tele = (1.0 - alpha) * (1.0 / n) if personalization is None else (1.0 - alpha) * p
         dws = 1.0 / n if dangling is None and personalization is None else dw
-        x, it, converged, err = _fused(M, x, dws, alpha, tele, inv_s, dangles, tol, max_iter)
+        if device == "cpu":
+            x, it, converged, err = _fused(M, x, dws, alpha, tele, inv_s, dangles, tol, max_iter)
+        else:
+            from bitgraph.kernels import registry
+
+            run = registry.lookup("pagerank", fmt="csr", device="cuda", variant="pull")
+            # converged when an iteration's L1 change is below n * tol, as on the CPU
+            x, it, converged, err = run(_pull_csr(M), x, inv_s, dws, tele, alpha, n * tol,
+                                        max_iter, cfg=cfg.pagerank, cuda_cfg=cfg.cuda,
+                                        stats=stats)
     else:
         x, it, converged, err = _power(M, x, dw, alpha, (1.0 - alpha) * p, inv_s, dangles,
                                        tol, max_iter)
-    from bitgraph import _array as ar
-
-    return PageRank(Vector._from_parts(ar.pack_bits(np.ones(n, np.bool_)), x, n),
-                    it, converged, err)
+    return PageRank(Vector._from_parts(ar.pack_bits(xp.ones(n, np.bool_)), x, n),
+                    int(it), bool(converged), float(err))
 
 
 def _power(M, x, dw, alpha, teleport, inv_s, dangles, tol, max_iter):
-    """The power iteration with one public-API product per iteration."""
+    """The power iteration with one public-API product per iteration, over
+    numpy or CuPy (x's array module)."""
     import bitgraph as bg
-    from bitgraph import _array as ar
     from bitgraph.vector import Vector
 
+    xp = ar.array_module(x)
     n = x.size
     # buffers for the whole run: y = x * inv_s feeds the product as a full
     # Vector sharing y's memory
-    y = np.empty(n)
-    u = Vector._from_parts(ar.pack_bits(np.ones(n, np.bool_)), y, n)
-    x_new = np.empty(n)
-    diff = np.empty(n)
+    y = xp.empty(n)
+    u = Vector._from_parts(ar.pack_bits(xp.ones(n, np.bool_)), y, n)
+    x_new = xp.empty(n)
+    diff = xp.empty(n)
     err = np.inf
     it = 0
     while it < max_iter:
-        np.multiply(x, inv_s, out=y)
+        xp.multiply(x, inv_s, out=y)
         # t(j) = sum_i x(i) / S(i) * A(i, j)
         t = bg.vxm(u, M, bg.PLUS_TIMES)
         # x' = alpha * (t + (x . dangles) * dw) + (1 - alpha) * p
-        lost = float(x[dangles].sum()) if dangles.size else 0.0
-        np.multiply(dw, lost, out=x_new)
+        lost = float(x[dangles].sum()) if dangles.size else 0.0  # synchronize! (CuPy)
+        xp.multiply(dw, lost, out=x_new)
         x_new += t._values
         x_new *= alpha
         x_new += teleport
-        np.subtract(x_new, x, out=diff)
-        err = float(np.abs(diff, out=diff).sum())
+        xp.subtract(x_new, x, out=diff)
+        err = float(xp.abs(diff, out=diff).sum())  # synchronize! (CuPy)
         it += 1
         x, x_new = x_new, x
         if err < n * tol:
@@ -186,7 +209,7 @@ def _fused(M, x, dw, alpha, teleport, inv_s, dangles, tol, max_iter):
     from bitgraph.kernels.cpu import indptr_chunks
 
     step = registry.lookup("pagerank", fmt="csr", device="cpu", variant="pull")
-    AT = in_csr(M)
+    AT = _pull_csr(M)
     n = x.size
     # the pool's row ranges, once per run (serial below settings.cpu.serial_below entries)
     chunks = (indptr_chunks(AT.indptr) if AT.indices.size >= settings.current().cpu.serial_below
@@ -208,6 +231,22 @@ def _fused(M, x, dw, alpha, teleport, inv_s, dangles, tol, max_iter):
     return x, it, False, err
 
 
+def _pull_csr(M):
+    """The CSR of M' the fused kernels pull over: M's own CSR when M is a
+    pattern known to be symmetric (``in_csr``); a valued M always its
+    transpose (a symmetric pattern may hold A(i, j) != A(j, i))."""
+    return in_csr(M) if M.iso else M._transposed_csr()
+
+
+def _xp(device, where):
+    """numpy, or CuPy for a CUDA graph."""
+    if device == "cpu":
+        return np
+    from bitgraph import device as dev
+
+    return dev.require_cuda(where)
+
+
 def _number(value, name, where):
     if isinstance(value, (bool, np.bool_)) or not isinstance(
             value, (int, float, np.integer, np.floating)):
@@ -218,11 +257,27 @@ def _number(value, name, where):
     return v
 
 
-def _distribution(values, n, name, where):
-    """An array or {vertex: value} dict as float64[n] summing to 1 (or None)."""
+def _distribution(values, n, name, where, device="cpu"):
+    """An array, CuPy array, Vector or {vertex: value} dict as float64[n]
+    on ``device`` summing to 1 (or None). Checked on the device; one host
+    read of the sum (and of the first bad entry, to name it)."""
+    from bitgraph import device as dev
+    from bitgraph.vector import Vector
+
     if values is None:
         return None
-    if isinstance(values, dict):
+    xp = _xp(device, where)
+    if isinstance(values, Vector):
+        if values.device != device:
+            raise DeviceError(f"{where}: {name} is a Vector on {values.device!r} and the graph"
+                              f" is on {device!r}; move it with .to({device!r})")
+        if values.size != n:
+            raise DimensionMismatch(f"{where}: {name} must have one value per vertex"
+                                    f" ({n}), got a Vector of size {values.size}")
+        if values.dtype.kind not in "biuf":
+            raise TypeError(f"{where}: {name} must hold numbers, got {values.dtype}")
+        a = values.to_dense(0).astype(np.float64)
+    elif isinstance(values, dict):
         a = np.zeros(n)
         for k, v in values.items():
             if isinstance(k, (bool, np.bool_)) or not isinstance(k, (int, np.integer)):
@@ -232,18 +287,22 @@ def _distribution(values, n, name, where):
                                    f" of {n} vertices")
             a[int(k)] = v
     else:
-        a = np.asarray(values)
+        a = values if dev.on_gpu(values) else np.asarray(values)
         if a.ndim != 1 or a.shape[0] != n:
             raise DimensionMismatch(f"{where}: {name} must have one value per vertex"
                                     f" ({n}), got shape {a.shape}")
         if a.dtype.kind not in "biuf":
             raise TypeError(f"{where}: {name} must hold numbers, got {a.dtype}")
         a = a.astype(np.float64)
-    bad = np.flatnonzero(np.isnan(a) | (a < 0))
+    # on the graph's device (a host array or dict moved to the GPU, a CuPy
+    # array with a CPU graph brought back)
+    a = dev.asdevice(a, device, where)
+    bad = xp.flatnonzero(xp.isnan(a) | (a < 0))
     if bad.size:
-        raise InvalidValue(f"{where}: {name} must be >= 0 and not NaN; vertex {bad[0]}"
-                           f" has {a[bad[0]]}")
-    total = a.sum()
+        v = int(bad[0])
+        raise InvalidValue(f"{where}: {name} must be >= 0 and not NaN; vertex {v}"
+                           f" has {float(a[v])}")
+    total = float(a.sum())  # synchronize! (CuPy)
     if n and not total > 0:
         raise InvalidValue(f"{where}: {name} sums to {total}; it needs a positive entry")
     if not np.isfinite(total):
@@ -254,33 +313,37 @@ def _distribution(values, n, name, where):
 def _operator(A):
     """(M, inv_s, dangles): the matrix the product reads (A, or A with its
     weights as float64, cached), 1 / weighted out-degree (0 where it is 0)
-    and the dangling vertices' ids. Cached on A."""
+    and the dangling vertices' ids, on A's device (numpy or CuPy arrays).
+    Cached on A."""
     def build():
         import bitgraph as bg
 
+        c = out_csr(A)
+        xp = ar.array_module(c.indptr)
         if A.iso:
-            S = out_degree(A).astype(np.float64)
+            S = xp.diff(c.indptr).astype(np.float64)  # out-degree
             M = A
         else:
-            c = out_csr(A)
             w = c.values
             if w.dtype.kind == "f":
-                bad = np.flatnonzero(np.isnan(w) | (w < 0))
+                bad = xp.flatnonzero(xp.isnan(w) | (w < 0))
             else:
-                bad = np.flatnonzero(w < 0) if w.dtype.kind == "i" else np.zeros(0, np.int64)
+                bad = xp.flatnonzero(w < 0) if w.dtype.kind == "i" else xp.zeros(0, np.int64)
             if bad.size:
+                e = int(bad[0])
                 raise InvalidValue(f"pagerank: edge weights must be >= 0 and not NaN;"
-                                   f" stored entry {bad[0]} has weight {w[bad[0]]}")
+                                   f" stored entry {e} has weight {w[e].item()}")
             M = A if w.dtype == np.float64 else bg.Matrix.from_csr(
                 c.indptr, c.indices, w.astype(np.float64), ncols=c.ncols, check=False)
+            # S(i) = sum_j M(i, j)
             S = bg.reduce(M, "plus", by="rows").to_dense(0.0)
-        if not np.isfinite(S).all():
-            v = int(np.flatnonzero(~np.isfinite(S))[0])
+        finite = xp.isfinite(S)
+        if not bool(finite.all()):
+            v = int(xp.flatnonzero(~finite)[0])
             raise InvalidValue(f"pagerank: the weighted out-degree of vertex {v} is"
-                               f" {S[v]}; weights must sum to a finite number")
-        inv_s = np.zeros(S.size)  # 0 exactly on the dangling vertices
+                               f" {float(S[v])}; weights must sum to a finite number")
+        inv_s = xp.zeros(S.size)  # 0 exactly on the dangling vertices
         nz = S != 0
         inv_s[nz] = 1.0 / S[nz]
-        return M, inv_s, np.flatnonzero(~nz)
+        return M, inv_s, xp.flatnonzero(~nz)
     return cached(A, "pagerank_operator", build)
-

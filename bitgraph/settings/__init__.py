@@ -34,13 +34,13 @@ import difflib
 from dataclasses import dataclass, field, fields
 
 from bitgraph.settings.families import (
-    BFS, IO, BFSAsync, BFSCuda, Components, CPU, Cuda, Formats, MSBFS, MSBFSCuda, Plan,
-    Reorder, SSSP, Triangles,
+    BFS, IO, BFSAsync, BFSCuda, Components, CPU, Cuda, Formats, MSBFS, MSBFSCuda, PageRank,
+    Plan, Reorder, SSSP, Triangles,
 )
 
 __all__ = ["Settings", "current", "use", "table", "family_names",
            "BFS", "BFSCuda", "BFSAsync", "MSBFS", "MSBFSCuda", "Plan", "CPU", "Cuda",
-           "Formats", "Reorder", "Triangles", "Components", "SSSP", "IO"]
+           "Formats", "Reorder", "Triangles", "Components", "SSSP", "PageRank", "IO"]
 
 
 @dataclass(frozen=True)
@@ -63,6 +63,7 @@ class Settings:
     triangles: Triangles = field(default_factory=Triangles)
     components: Components = field(default_factory=Components)
     sssp: SSSP = field(default_factory=SSSP)
+    pagerank: PageRank = field(default_factory=PageRank)
     io: IO = field(default_factory=IO)
 
     def replace(self, **changes) -> "Settings":

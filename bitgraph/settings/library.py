@@ -10,7 +10,8 @@ from dataclasses import dataclass
 
 from bitgraph.settings._knob import knob
 
-__all__ = ["Plan", "CPU", "Cuda", "Formats", "IO", "Reorder", "Triangles", "Components", "SSSP"]
+__all__ = ["Plan", "CPU", "Cuda", "Formats", "IO", "Reorder", "Triangles", "Components", "SSSP",
+           "PageRank"]
 
 
 @dataclass(frozen=True)
@@ -179,6 +180,21 @@ class SSSP:
         buckets (delta is widened so that max_weight / delta fits).""")
     par_edges: int = knob(100_000, """Delta-stepping runs a frontier whose out-edges reach this
         many on the thread pool (a round there costs ~50-100 us of Python and thread hand-off).""")
+
+
+@dataclass(frozen=True)
+class PageRank:
+    """``pagerank``'s fused GPU iteration (``kernels/cuda/pagerank.py``).
+
+    >>> PageRank().cuda_check_every
+    8
+    """
+    cuda_check_every: int = knob(8, """The GPU run queues this many iterations, then reads their L1
+        errors in one host sync; an iteration launched after the run converged returns at once
+        and leaves the ranks as they were (the iteration count stays exact). Not yet measured on
+        a GPU.""")
+    cuda_lanes: int = knob(0, """Lanes per row of A' (1-32, a power of 2); 0: spmv_csr.group_size's
+        rule (the power of 2 at or above the mean row length). Not yet measured on a GPU.""")
 
 
 @dataclass(frozen=True)

@@ -2,33 +2,51 @@
 
 Hypothesis graphs directed and undirected, weighted and structure-only,
 with dangling and isolated vertices and self-loops; personalization, nstart
-and dangling given as arrays or dicts; tight (tol=1e-10) and default
-tolerances; real graphs from tests/data; iteration counts and the
-errors.
+and dangling given as arrays, dicts or Vectors; tight (tol=1e-10) and
+default tolerances; real graphs from tests/data; iteration counts and the
+errors. Every body takes a ``device`` parameter (``oracle.DEVICES``): the
+same body on a CUDA copy of the graph runs the GPU's fused kernel
+(``kernels/cuda/pagerank.cu``) and the public-API loop over CuPy; the
+kernel's branches (long in-rows, n not a multiple of 32, all-dangling
+graphs, self-loops, int64 indices, batch boundaries) have their own cases.
 """
+
+import importlib
 
 import networkx as nx
 import numpy as np
 import pytest
+import scipy.sparse as sp
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import importlib
-
 import bitgraph as bg
+import oracle as O
+from bitgraph.algorithms._common import in_csr, is_symmetric
 from bitgraph.algorithms.link_analysis import PageRank
+from bitgraph.formats.csr import CSR
 from graph_strategies import graphs
 from testdata import data_file
-
-
 
 # the module (bitgraph.algorithms re-exports the function under its name)
 pr_module = importlib.import_module("bitgraph.algorithms.link_analysis")
 
+DEVICES = O.DEVICES
 
-def pagerank(*args, fused=True, **kw):
-    """bitgraph's pagerank through the fused kernel or the public-API loop."""
-    return pr_module.pagerank(*args, method="fused" if fused else "graphblas", **kw)
+
+def pagerank(A, *args, fused=True, device="cpu", **kw):
+    """bitgraph's pagerank through the fused kernel or the public-API loop,
+    on a copy of A (and of any Vector argument) on ``device``; checks the
+    result's types and device, and returns it with the ranks on the host."""
+    A = O.on_device(A, device)
+    kw = {k: O.on_device(v, device) if isinstance(v, bg.Vector) else v for k, v in kw.items()}
+    res = pr_module.pagerank(A, *args, method="fused" if fused else "graphblas", **kw)
+    assert isinstance(res, PageRank)
+    assert isinstance(res.ranks, bg.Vector) and res.ranks.device == device
+    assert res.ranks.dtype == np.float64 and res.ranks.size == A.nrows
+    assert type(res.iterations) is int and type(res.converged) is bool
+    assert type(res.error) is float
+    return res._replace(ranks=O.to_host(res.ranks))
 
 
 def _nx_ranks(G, n, **kw):
@@ -42,9 +60,11 @@ def _l1(result, ref):
 
 @st.composite
 def distribution(draw, n, allow_none=True):
-    """None, an array of n values >= 0 (some zero, sum > 0), or a dict
-    {vertex: value} naming some vertices (the rest count 0)."""
-    kind = draw(st.sampled_from(["none", "array", "dict"] if allow_none else ["array", "dict"]))
+    """None, an array of n values >= 0 (some zero, sum > 0), a dict
+    {vertex: value} naming some vertices (the rest count 0), or a Vector
+    holding those entries (absent ones count 0)."""
+    kinds = ["array", "dict", "vector"]
+    kind = draw(st.sampled_from(["none"] + kinds if allow_none else kinds))
     if kind == "none":
         return None
     rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
@@ -52,16 +72,23 @@ def distribution(draw, n, allow_none=True):
     a[rng.integers(0, n)] += 0.5  # sum > 0
     if kind == "array":
         return a
+    if kind == "vector":
+        idx = np.flatnonzero(a)
+        return bg.Vector.from_coo(idx, a[idx], size=n)
     return {int(i): float(a[i]) for i in np.flatnonzero(a)}
 
 
 def _as_nx(d):
+    if isinstance(d, bg.Vector):
+        idx, vals = d.to_coo()
+        return dict(zip(idx.tolist(), vals.tolist()))
     return None if d is None else (dict(enumerate(d.tolist())) if isinstance(d, np.ndarray) else d)
 
 
+@pytest.mark.parametrize("device", DEVICES)
 @given(graphs(max_n=50), st.data())
 @settings(max_examples=300)
-def test_vs_networkx_tight(spec, data):
+def test_vs_networkx_tight(device, spec, data):
     n = spec.n
     p = data.draw(distribution(n), label="personalization")
     x0 = data.draw(distribution(n), label="nstart")
@@ -70,7 +97,8 @@ def test_vs_networkx_tight(spec, data):
     fused = data.draw(st.booleans(), label="fused")
     G = spec.networkx()
     kw = dict(alpha=alpha, tol=1e-10, max_iter=300)
-    res = pagerank(spec.matrix(bg), personalization=p, nstart=x0, dangling=dw, fused=fused, **kw)
+    res = pagerank(spec.matrix(bg), personalization=p, nstart=x0, dangling=dw, fused=fused,
+                   device=device, **kw)
     assert res.ranks.dtype == np.float64 and res.ranks.nvals == n
     try:
         ref = _nx_ranks(G, n, personalization=_as_nx(p), nstart=_as_nx(x0),
@@ -84,23 +112,27 @@ def test_vs_networkx_tight(spec, data):
     assert abs(res.ranks.to_dense().sum() - 1.0) < 1e-9
 
 
+@pytest.mark.parametrize("device", DEVICES)
 @given(graphs(max_n=50), st.data())
 @settings(max_examples=200)
-def test_vs_networkx_default_tol(spec, data):
+def test_vs_networkx_default_tol(device, spec, data):
     n = spec.n
     p = data.draw(distribution(n), label="personalization")
     G = spec.networkx()
     ref = _nx_ranks(G, n, personalization=_as_nx(p))
-    res = pagerank(spec.matrix(bg), personalization=p, fused=data.draw(st.booleans(), label="fused"))
+    res = pagerank(spec.matrix(bg), personalization=p, fused=data.draw(st.booleans(), label="fused"),
+                   device=device)
     assert res.converged
     assert _l1(res, ref) < 1e-6
 
 
+@pytest.mark.parametrize("device", DEVICES)
 @given(graphs(max_n=40), st.data())
 @settings(max_examples=100)
-def test_iterations_match_reference(spec, data):
+def test_iterations_match_reference(device, spec, data):
     """The iteration count and the error are those of networkx's loop
-    (replayed here with numpy: networkx does not report them)."""
+    (replayed here with numpy: networkx does not report them); on the GPU
+    whatever the batch of iterations queued between reads of the errors."""
     n = spec.n
     tol = data.draw(st.sampled_from([1e-3, 1e-6, 1e-10]), label="tol")
     max_iter = data.draw(st.integers(0, 60), label="max_iter")
@@ -120,104 +152,165 @@ def test_iterations_match_reference(spec, data):
             conv = True
             break
     fused = data.draw(st.booleans(), label="fused")
-    res = pagerank(spec.matrix(bg), tol=tol, max_iter=max_iter, fused=fused)
+    every = data.draw(st.sampled_from([1, 2, 3, 8, 100]), label="cuda_check_every")
+    with bg.settings.use(pagerank={"cuda_check_every": every}):
+        res = pagerank(spec.matrix(bg), tol=tol, max_iter=max_iter, fused=fused, device=device)
     assert (res.iterations, res.converged) == (it, conv)
     assert res.error == pytest.approx(err, rel=1e-6, abs=1e-15) if np.isfinite(err) else res.error == np.inf
     assert np.abs(res.ranks.to_dense() - x).sum() < 1e-9
 
 
-def test_not_converged():
+@pytest.mark.parametrize("device", DEVICES)
+def test_not_converged(device):
     A = bg.io.generators.grid2d(5, 5)
-    res = pagerank(A, tol=1e-12, max_iter=2)
+    res = pagerank(A, tol=1e-12, max_iter=2, device=device)
     assert isinstance(res, PageRank)
     assert res.iterations == 2 and res.converged is False and res.error > 0
     assert res.ranks.nvals == 25
     with pytest.raises(nx.PowerIterationFailedConvergence):
         nx.pagerank(nx.grid_2d_graph(5, 5), tol=1e-12, max_iter=2)
-    zero = pagerank(A, max_iter=0)
-    assert (zero.iterations, zero.converged, zero.error) == (0, False, np.inf)
-    np.testing.assert_allclose(zero.ranks.to_dense(), 1 / 25)
+    for fused in (True, False):
+        zero = pagerank(A, max_iter=0, fused=fused, device=device)
+        assert (zero.iterations, zero.converged, zero.error) == (0, False, np.inf)
+        np.testing.assert_allclose(zero.ranks.to_dense(), 1 / 25)
+        x0 = np.arange(1.0, 26.0)
+        start = pagerank(A, max_iter=0, nstart=x0, fused=fused, device=device)
+        np.testing.assert_allclose(start.ranks.to_dense(), x0 / x0.sum())
 
 
+@pytest.mark.parametrize("device", DEVICES)
 @pytest.mark.parametrize("fused", [True, False], ids=["fused", "public"])
-def test_weights_and_dtypes(fused):
-    """Any value dtype reads as float weights; structure-only as 1."""
+def test_weights_and_dtypes(fused, device):
+    """Any value dtype reads as float weights (bool: 1); structure-only as 1."""
     r, c = [0, 0, 1, 2, 3], [1, 2, 2, 0, 0]
     w = [1, 3, 2, 5, 1]
     G = nx.DiGraph()
     G.add_nodes_from(range(5))
     G.add_weighted_edges_from(zip(r, c, w))
     ref = _nx_ranks(G, 5, tol=1e-12)
-    for dt in ("int8", "uint16", "int64", "float32", "float64"):
-        A = bg.Matrix.from_coo(r, c, np.array(w, dt), nrows=5, ncols=5)
-        assert _l1(pagerank(A, tol=1e-12, fused=fused), ref) < 1e-9
     ref1 = _nx_ranks(G, 5, tol=1e-12, weight=None)
-    assert _l1(pagerank(bg.Matrix.from_coo(r, c, nrows=5, ncols=5), tol=1e-12, fused=fused), ref1) < 1e-9
+    for dt in bg.kernels.registry.DTYPES:
+        A = bg.Matrix.from_coo(r, c, np.array(w, dt), nrows=5, ncols=5)
+        assert not A.iso
+        want = ref1 if dt == np.bool_ else ref
+        assert _l1(pagerank(A, tol=1e-12, fused=fused, device=device), want) < 1e-9, dt
+    assert _l1(pagerank(bg.Matrix.from_coo(r, c, nrows=5, ncols=5), tol=1e-12, fused=fused,
+                        device=device), ref1) < 1e-9
     # a zero-weight row dangles, as in networkx
     G0 = nx.DiGraph()
     G0.add_nodes_from(range(3))
     G0.add_weighted_edges_from([(0, 1, 0.0), (1, 2, 1.0)])
     A0 = bg.Matrix.from_coo([0, 1], [1, 2], [0.0, 1.0], nrows=3, ncols=3)
-    assert _l1(pagerank(A0, tol=1e-12, fused=fused), _nx_ranks(G0, 3, tol=1e-12)) < 1e-9
+    assert _l1(pagerank(A0, tol=1e-12, fused=fused, device=device),
+               _nx_ranks(G0, 3, tol=1e-12)) < 1e-9
 
 
+@pytest.mark.parametrize("device", DEVICES)
 @pytest.mark.parametrize("fused", [True, False], ids=["fused", "public"])
-def test_transposed_view(fused):
+def test_transposed_view(fused, device):
     G = nx.gnp_random_graph(30, 0.1, seed=3, directed=True)
     A = bg.Matrix.from_networkx(G)
     ref = _nx_ranks(G.reverse(), 30, tol=1e-12)
-    assert _l1(pagerank(A.T, tol=1e-12, fused=fused), ref) < 1e-9
+    assert _l1(pagerank(A.T, tol=1e-12, fused=fused, device=device), ref) < 1e-9
 
 
-def test_empty_and_single():
-    res = pagerank(bg.Matrix(bool, 0, 0))
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("fused", [True, False], ids=["fused", "public"])
+def test_symmetric_pattern_asymmetric_weights(fused, device):
+    """A weighted graph whose pattern is known symmetric still pulls A(i, j)
+    (its transpose), not A(j, i) (the fused CPU kernel read its own CSR)."""
+    r, c, w = [0, 1, 1, 2], [1, 0, 2, 1], [1.0, 5.0, 1.0, 3.0]
+    A = bg.Matrix.from_coo(r, c, w, nrows=3, ncols=3)
+    assert is_symmetric(A)  # the fact is cached (and travels to the GPU)
+    G = nx.DiGraph()
+    G.add_weighted_edges_from(zip(r, c, w))
+    assert _l1(pagerank(A, tol=1e-12, max_iter=500, fused=fused, device=device),
+               _nx_ranks(G, 3, tol=1e-12, max_iter=500)) < 1e-9
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("fused", [True, False], ids=["fused", "public"])
+def test_empty_and_single(fused, device):
+    res = pagerank(bg.Matrix(bool, 0, 0), fused=fused, device=device)
     assert res.ranks.size == 0 and res.converged and res.iterations == 0
-    one = pagerank(bg.Matrix(bool, 1, 1))
+    one = pagerank(bg.Matrix(bool, 1, 1), fused=fused, device=device)
     assert one.ranks.to_dense().tolist() == [1.0]
+    assert one.converged and one.iterations == 1
+    loop = pagerank(bg.Matrix.from_coo([0], [0], nrows=1, ncols=1), fused=fused, device=device)
+    assert loop.ranks.to_dense().tolist() == [1.0] and loop.converged
 
 
 # --- errors --------------------------------------------------------------------------------
-def test_errors():
+@pytest.mark.parametrize("device", DEVICES)
+def test_errors(device):
     A = bg.Matrix.from_coo([0, 1], [1, 2], nrows=3, ncols=3)
     for bad in (-0.1, 1.5):
         with pytest.raises(bg.InvalidValue, match="pagerank: alpha must be in"):
-            pagerank(A, alpha=bad)
+            pagerank(A, device=device, alpha=bad)
     with pytest.raises(TypeError, match="pagerank: alpha must be a real number"):
-        pagerank(A, alpha="0.85")
+        pagerank(A, device=device, alpha="0.85")
     with pytest.raises(bg.InvalidValue, match="pagerank: alpha must not be NaN"):
-        pagerank(A, alpha=np.nan)
+        pagerank(A, device=device, alpha=np.nan)
     with pytest.raises(bg.InvalidValue, match="pagerank: tol must be >= 0"):
-        pagerank(A, tol=-1)
+        pagerank(A, device=device, tol=-1)
     with pytest.raises(bg.InvalidValue, match="pagerank: max_iter must be >= 0"):
-        pagerank(A, max_iter=-1)
+        pagerank(A, device=device, max_iter=-1)
     with pytest.raises(TypeError, match="pagerank: max_iter must be an int"):
-        pagerank(A, max_iter=2.5)
+        pagerank(A, device=device, max_iter=2.5)
     # networkx raises ZeroDivisionError for an all-zero personalization
     with pytest.raises(ZeroDivisionError):
         nx.pagerank(nx.path_graph(3), personalization={0: 0})
     for name in ("personalization", "nstart", "dangling"):
         with pytest.raises(bg.InvalidValue, match=f"pagerank: {name} sums to 0"):
-            pagerank(A, **{name: np.zeros(3)})
+            pagerank(A, device=device, **{name: np.zeros(3)})
         with pytest.raises(bg.InvalidValue, match=f"pagerank: {name} sums to 0"):
-            pagerank(A, **{name: {1: 0.0}})
+            pagerank(A, device=device, **{name: {1: 0.0}})
         with pytest.raises(bg.InvalidValue, match=f"pagerank: {name} must be >= 0 and not NaN; vertex 1"):
-            pagerank(A, **{name: [1.0, -1.0, 2.0]})
+            pagerank(A, device=device, **{name: [1.0, -1.0, 2.0]})
         with pytest.raises(bg.InvalidValue, match=f"pagerank: {name} must be >= 0 and not NaN; vertex 2"):
-            pagerank(A, **{name: [1.0, 1.0, np.nan]})
+            pagerank(A, device=device, **{name: [1.0, 1.0, np.nan]})
         with pytest.raises(bg.DimensionMismatch, match=f"pagerank: {name} must have one value per vertex \\(3\\)"):
-            pagerank(A, **{name: [1.0, 2.0]})
+            pagerank(A, device=device, **{name: [1.0, 2.0]})
         with pytest.raises(bg.InvalidIndex, match=f"pagerank: {name} key 3 is out of range"):
-            pagerank(A, **{name: {3: 1.0}})
+            pagerank(A, device=device, **{name: {3: 1.0}})
         with pytest.raises(TypeError, match=f"pagerank: {name} keys must be vertex ids"):
-            pagerank(A, **{name: {"a": 1.0}})
+            pagerank(A, device=device, **{name: {"a": 1.0}})
+        with pytest.raises(bg.DimensionMismatch, match=f"pagerank: {name} must have one value per vertex \\(3\\)"):
+            pagerank(A, device=device, **{name: bg.Vector.from_coo([0], [1.0], size=2)})
+    with pytest.raises(bg.InvalidValue, match="pagerank: unknown method 'pull'"):
+        pr_module.pagerank(O.on_device(A, device), method="pull")
     Winf = bg.Matrix.from_coo([0, 1], [1, 2], [1.0, np.inf], nrows=3, ncols=3)
     with pytest.raises(bg.InvalidValue, match="pagerank: the weighted out-degree of vertex 1 is inf"):
-        pagerank(Winf)
+        pagerank(Winf, device=device)
     W = bg.Matrix.from_coo([0, 1], [1, 2], [1.0, -2.0], nrows=3, ncols=3)
-    with pytest.raises(bg.InvalidValue, match="pagerank: edge weights must be >= 0 and not NaN; stored entry 1"):
-        pagerank(W)
+    with pytest.raises(bg.InvalidValue, match="pagerank: edge weights must be >= 0 and not NaN; stored entry 1 has weight -2.0"):
+        pagerank(W, device=device)
     with pytest.raises(bg.DimensionMismatch, match="pagerank: a graph's adjacency"):
-        pagerank(bg.Matrix.from_coo([0], [1], nrows=2, ncols=3))
+        pagerank(bg.Matrix.from_coo([0], [1], nrows=2, ncols=3), device=device)
+
+
+@pytest.mark.gpu
+def test_vector_on_another_device():
+    """A bitgraph Vector argument on the other device than the graph is a
+    DeviceError naming both; host arrays, dicts and CuPy arrays move."""
+    cupy = pytest.importorskip("cupy")
+    A = bg.Matrix.from_coo([0, 1, 2], [1, 2, 0], nrows=4, ncols=4)
+    p = np.array([1.0, 0.0, 2.0, 1.0])
+    for name in ("personalization", "nstart", "dangling"):
+        with pytest.raises(bg.DeviceError, match=f"pagerank: {name} is a Vector on 'cpu' and the graph is on 'cuda'"):
+            pr_module.pagerank(A.to("cuda"), **{name: bg.Vector.from_dense(p)})
+        with pytest.raises(bg.DeviceError, match=f"pagerank: {name} is a Vector on 'cuda' and the graph is on 'cpu'"):
+            pr_module.pagerank(A, **{name: bg.Vector.from_dense(p).to("cuda")})
+    ref = pr_module.pagerank(A, personalization=p, tol=1e-12).ranks.to_dense()
+    for arg in (p, cupy.asarray(p), {0: 1.0, 2: 2.0, 3: 1.0}, bg.Vector.from_dense(p, device="cuda")):
+        for method in pr_module.METHODS:
+            got = pr_module.pagerank(A.to("cuda"), personalization=arg, tol=1e-12, method=method)
+            assert got.ranks.device == "cuda"
+            np.testing.assert_allclose(O.to_host(got.ranks).to_dense(), ref, rtol=0, atol=1e-12)
+    # a CuPy array with a CPU graph comes to the host
+    got = pr_module.pagerank(A, personalization=cupy.asarray(p), tol=1e-12)
+    assert got.ranks.device == "cpu"
+    np.testing.assert_allclose(got.ranks.to_dense(), ref, rtol=0, atol=1e-12)
 
 
 # --- real graphs -----------------------------------------------------------------------------
@@ -226,9 +319,10 @@ REAL = ["karate.mtx", "west0067.mtx", "cryg2500.mtx", "jagmesh7.mtx", "ldbc-dire
         "test_BF.mtx", "LFAT5_hypersparse.mtx", "tree-example.mtx"]
 
 
+@pytest.mark.parametrize("device", DEVICES)
 @pytest.mark.parametrize("fused", [True, False], ids=["fused", "public"])
 @pytest.mark.parametrize("name", REAL)
-def test_real_graphs(name, fused):
+def test_real_graphs(name, fused, device):
     path = data_file(name)
     A = bg.io.read(path)
     if A.values is not None and A.values.dtype.kind == "f" and (A.values < 0).any():
@@ -243,6 +337,152 @@ def test_real_graphs(name, fused):
         G.add_weighted_edges_from(zip(r.tolist(), c.tolist(), v.astype(float).tolist()))
     for tol in (1e-10, 1e-6):
         ref = _nx_ranks(G, A.nrows, tol=tol, max_iter=500)
-        res = pagerank(A, tol=tol, max_iter=500, fused=fused)
+        res = pagerank(A, tol=tol, max_iter=500, fused=fused, device=device)
         assert res.converged
         assert _l1(res, ref) < 1e-6
+
+
+# --- the fused kernels' branches (CPU numba, CUDA pagerank.cu) ---------------------------------
+def _nx_of(A):
+    """networkx DiGraph of a CPU Matrix (weights as 'weight', structure-only: none)."""
+    r, c, v = A.to_coo()
+    G = nx.DiGraph()
+    G.add_nodes_from(range(A.nrows))
+    if A.iso:
+        G.add_edges_from(zip(r.tolist(), c.tolist()))
+    else:
+        G.add_weighted_edges_from(zip(r.tolist(), c.tolist(), v.astype(float).tolist()))
+    return G
+
+
+def _check_both(A, device, tol=1e-10, **kw):
+    """Both methods on ``device`` against networkx and against each other
+    (same iteration count: the fused kernel and the public-API loop add in
+    other orders, not other iterations)."""
+    ref = _nx_ranks(_nx_of(A), A.nrows, tol=tol, max_iter=500, **kw)
+    got = [pagerank(A, tol=tol, max_iter=500, fused=f, device=device, **kw) for f in (True, False)]
+    for res in got:
+        assert res.converged
+        assert _l1(res, ref) < 1e-6
+        assert abs(res.ranks.to_dense().sum() - 1.0) < 1e-9
+    assert got[0].iterations == got[1].iterations
+    return got[0]
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_hub_with_a_long_in_row(device):
+    """Every vertex points to vertex 0 (an in-row of n - 1 entries, looped
+    over by one group of lanes) and the mean row is short (1-lane groups)."""
+    n = 20_000
+    src = np.arange(1, n)
+    rows = np.concatenate([src, [0, 0]])
+    cols = np.concatenate([np.zeros(n - 1, np.int64), [1, 2]])
+    A = bg.Matrix.from_coo(rows, cols, nrows=n, ncols=n)
+    res = _check_both(A, device)
+    assert res.ranks.to_dense().argmax() == 0
+    W = bg.Matrix.from_coo(rows, cols, np.arange(1, rows.size + 1, dtype=np.float32),
+                           nrows=n, ncols=n)
+    _check_both(W, device)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("n", [2, 31, 33, 63, 65, 1000, 4099])
+def test_n_not_a_multiple_of_32(n, device):
+    """Rows past n in the last warp are idle groups; every lane count."""
+    rng = np.random.default_rng(n)
+    m = 6 * n
+    A = bg.Matrix.from_coo(rng.integers(0, n, m), rng.integers(0, n, m), nrows=n, ncols=n)
+    ref = _check_both(A, device)
+    for lanes in (1, 4, 32):
+        with bg.settings.use(pagerank={"cuda_lanes": lanes}):
+            res = pagerank(A, tol=1e-10, max_iter=500, device=device)
+        assert res.iterations == ref.iterations
+        assert np.abs(res.ranks.to_dense() - ref.ranks.to_dense()).sum() < 1e-12
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("fused", [True, False], ids=["fused", "public"])
+def test_all_dangling(fused, device):
+    """No edge (or only zero weights): every vertex dangles, the ranks are
+    the personalization (dangling rank goes to p) from the first iteration."""
+    n = 70
+    p = np.arange(1.0, n + 1)
+    for A in (bg.Matrix(bool, n, n),
+              bg.Matrix.from_coo(np.arange(n), (np.arange(n) + 1) % n, np.zeros(n), nrows=n,
+                                 ncols=n)):
+        res = pagerank(A, fused=fused, device=device)
+        np.testing.assert_allclose(res.ranks.to_dense(), 1 / n, rtol=1e-12)
+        assert res.converged and res.iterations == 1
+        res = pagerank(A, personalization=p, tol=1e-12, fused=fused, device=device)
+        assert res.converged
+        np.testing.assert_allclose(res.ranks.to_dense(), p / p.sum(), rtol=0, atol=1e-12)
+        ref = _nx_ranks(_nx_of(A), n, personalization=dict(enumerate(p)), tol=1e-12)
+        assert _l1(res, ref) < 1e-9
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_self_loops(device):
+    """Self-loops count in the out-degree and feed a vertex its own rank."""
+    n = 50
+    rng = np.random.default_rng(5)
+    r = np.concatenate([np.arange(n), rng.integers(0, n, 3 * n)])
+    c = np.concatenate([np.arange(n), rng.integers(0, n, 3 * n)])
+    _check_both(bg.Matrix.from_coo(r, c, nrows=n, ncols=n), device)
+    w = rng.integers(1, 9, r.size).astype(np.int16)
+    _check_both(bg.Matrix.from_coo(r, c, w, nrows=n, ncols=n, dup_op="plus"), device)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_int64_indices(device):
+    """CSRs with int64 indices (as from scipy with int64) take the kernels'
+    int64 specialisations: a structure-only graph known symmetric pulls
+    over its own CSR; a weighted A.T over A's own CSR."""
+    A32 = bg.io.generators.from_spec("kron:9")
+    S = A32.to_scipy().tocsr()
+    S64 = sp.csr_array((S.data, S.indices.astype(np.int64), S.indptr.astype(np.int64)),
+                       shape=S.shape)
+    A64 = bg.Matrix._from_csr(CSR(S64.indptr, S64.indices, None, S.shape[0], S.shape[1]))
+    assert A64.indices.dtype == np.int64 and A64.iso
+    assert is_symmetric(A64) and in_csr(A64).indices.dtype == np.int64
+    ref = _check_both(A32, device)
+    res = _check_both(A64, device)
+    assert res.iterations == ref.iterations
+    rng = np.random.default_rng(9)
+    W64 = bg.Matrix.from_scipy(sp.csr_array(
+        (rng.random(S.nnz) + 0.5, S.indices.astype(np.int64), S.indptr.astype(np.int64)),
+        shape=S.shape))
+    assert W64.indices.dtype == np.int64
+    _check_both(W64.T.copy(), device)  # a weighted graph (its in-CSR: a transpose)
+    G = _nx_of(W64).reverse()
+    for fused in (True, False):
+        got = pagerank(W64.T, tol=1e-10, max_iter=500, fused=fused, device=device)
+        assert _l1(got, _nx_ranks(G, W64.nrows, tol=1e-10, max_iter=500)) < 1e-6
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_options_on_a_larger_graph(device):
+    """Personalization, nstart and dangling together, as arrays, on a graph
+    past one block of the GPU launch; alpha 0 and 1."""
+    A = bg.io.generators.from_spec("urand:12:4")
+    n = A.nrows
+    rng = np.random.default_rng(1)
+    p, x0, dw = rng.random(n), rng.random(n), rng.random(n) * (rng.random(n) < 0.2)
+    dw[0] += 1.0
+    for alpha in (0.85, 0.0, 0.5):
+        _check_both(A, device, alpha=alpha, personalization=dict(enumerate(p)),
+                    nstart=dict(enumerate(x0)), dangling=dict(enumerate(dw)))
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_stats(device):
+    """stats: the method and the kernel that ran (and the GPU's kernel time)."""
+    A = bg.io.generators.from_spec("kron:8")
+    st_ = bg.Stats()
+    pagerank(A, stats=st_, device=device)
+    assert st_.method == "fused" and st_.kernels == [("pagerank", "csr", device, "pull")]
+    if device == "cuda":
+        assert st_.metrics["kernel_ms"] > 0 and st_.metrics["lanes"] in (1, 2, 4, 8, 16, 32)
+        assert st_.metrics["launches"] >= 1
+    st_ = bg.Stats()
+    pagerank(A, stats=st_, fused=False, device=device)
+    assert st_.method == "graphblas"
