@@ -98,9 +98,9 @@ COMMANDS = {
 ALGORITHMS = ("bfs", "msbfs", "sssp", "pagerank", "cc", "tc")
 TRAVERSALS = ("bfs", "msbfs", "sssp")
 # commands whose algorithm takes a CUDA matrix (bfs: the methods of
-# bitgraph.algorithms.breadth_first.METHODS_CUDA); the others run on the CPU only
-# (their functions refuse a CUDA matrix)
-CUDA_COMMANDS = ("bfs", "msbfs")
+# bitgraph.algorithms.breadth_first.METHODS_CUDA; the others: every method);
+# info and convert run on the CPU only
+CUDA_COMMANDS = ALGORITHMS
 
 # command -> (module in bitgraph.algorithms, function)
 _FUNCTIONS = {
@@ -358,8 +358,8 @@ def _device_help() -> str:
         CUDA_ONLY, METHODS_CUDA = (), ()
     others = [c for c in (*ALGORITHMS, "info", "convert") if c not in CUDA_COMMANDS]
     only = f"; bfs --method {' and '.join(CUDA_ONLY)} runs on CUDA only" if CUDA_ONLY else ""
-    return (f"where the algorithm runs. bfs (methods {', '.join(METHODS_CUDA)}) and "
-            f"{', '.join(c for c in CUDA_COMMANDS if c != 'bfs')} run on CUDA: auto (default) picks "
+    return (f"where the algorithm runs. bfs (methods {', '.join(METHODS_CUDA)}), "
+            f"{', '.join(c for c in CUDA_COMMANDS if c != 'bfs')} (every method) run on CUDA: auto (default) picks "
             f"the GPU for them when CUDA is usable, else the CPU; cuda requires it (an error "
             f"naming why when it is not usable){only}. The other commands ({', '.join(others)}) "
             f"run on the CPU only: auto picks the CPU, and cuda is an error naming the command "
@@ -928,6 +928,10 @@ class _Algo:
 
         if self.command == "msbfs":
             return dev.host(out)
+        if self.command == "pagerank":  # ranks on the device, the rest Python numbers
+            return out._replace(ranks=out.ranks.to("cpu"))
+        if isinstance(out, (int, np.integer)):  # tc's total
+            return out
         if isinstance(out, tuple):  # bfs levels, parents
             return tuple(v.to("cpu") for v in out)
         return out.to("cpu")
