@@ -128,19 +128,19 @@ __global__ void cc_compress(V* comp, long long* __restrict__ labels, long long n
 }
 
 // the root of the largest partial component: the most frequent of comp[x]
-// over `samples` (<= SAMPLE_CAP) vertices x drawn by a hash of (seed, i);
+// over `samples` (<= SAMPLE_CAP) vertices x drawn by a hash of SAMPLE_SEED + i;
 // ties to the smaller root. One block of LARGEST_THREADS threads; each
 // sample is counted against all of them in shared memory
 // (O(samples^2 / threads)). Writes ctrl[C_SKIP].
 template <typename V>
 __global__ void __launch_bounds__(LARGEST_THREADS)
-cc_largest(const V* __restrict__ comp, long long n, int samples, unsigned long long seed,
+cc_largest(const V* __restrict__ comp, long long n, int samples,
            unsigned long long* __restrict__ ctrl) {
   __shared__ V picks[SAMPLE_CAP];
   __shared__ int best_count[LARGEST_THREADS / 32];
   __shared__ V best_root[LARGEST_THREADS / 32];
   for (int i = threadIdx.x; i < samples; i += blockDim.x)
-    picks[i] = comp[splitmix64(seed + (unsigned long long)i) % (unsigned long long)n];
+    picks[i] = comp[splitmix64((unsigned long long)(SAMPLE_SEED + i)) % (unsigned long long)n];
   __syncthreads();
   int count = 0;
   V root = picks[0];
@@ -255,10 +255,9 @@ template __global__ void cc_sample<int, int>(const int*, const int*, int*, long 
 template __global__ void cc_sample<long long, long long>(const long long*, const long long*,
                                                          long long*, long long, long long);
 template __global__ void cc_compress<int>(int*, long long*, long long);
-template __global__ void cc_largest<int>(const int*, long long, int, unsigned long long,
-                                         unsigned long long*);
+template __global__ void cc_largest<int>(const int*, long long, int, unsigned long long*);
 template __global__ void cc_largest<long long>(const long long*, long long, int,
-                                               unsigned long long, unsigned long long*);
+                                               unsigned long long*);
 template __global__ void cc_final_thread<int, int>(const int*, const int*, int*, int*,
                                                    unsigned long long*, long long, long long, int,
                                                    long long, long long);

@@ -33,7 +33,6 @@ _NAMES = (tuple(f"{k}<{v}>" for k in ("cc_init", "cc_compress", "cc_largest") fo
 _SAMPLE_CAP = COMPONENTS["SAMPLE_CAP"]
 _LARGEST_THREADS = COMPONENTS["LARGEST_THREADS"]
 _CTRL = COMPONENTS["CTRL"]
-_SEED = 0x5EED  # the sampled vertices: a hash of (seed, i), the same every call
 
 
 def _fn(name):
@@ -108,8 +107,7 @@ def afforest(indptr, indices, *, rounds=None, skip_largest=True, cfg=None, stats
             sample(grid, block, (indptr, indices, comp, n64, np.int64(r)))
             compress(grid, block, (comp, null, n64))
         if skip_largest:
-            largest((1,), (_LARGEST_THREADS,), (comp, n64, np.int32(samples),
-                                                np.uint64(_SEED), ctrl))
+            largest((1,), (_LARGEST_THREADS,), (comp, n64, np.int32(samples), ctrl))
         final_thread(grid, block, (indptr, indices, comp, wl, ctrl, n64, np.int64(rounds),
                                    np.int32(1 if skip_largest else 0),
                                    np.int64(cfg.cuda_warp_degree),

@@ -112,6 +112,8 @@ COMPONENTS = {
     "LARGEST_THREADS": 1024,
     # samples it takes at most (a shared-memory array of SAMPLE_CAP vertex ids: 32 KB of int64)
     "SAMPLE_CAP": 4096,
+    # the sampled vertices are a hash of (SAMPLE_SEED + i): the same every call
+    "SAMPLE_SEED": 24301,
     # ctrl words (unsigned long long): warp-list length, block-list length, the block list's
     # next entry, the largest component's root
     "C_WARP": 0, "C_BLOCK": 1, "C_BLOCK_NEXT": 2, "C_SKIP": 3, "CTRL": 4,
