@@ -169,9 +169,9 @@ def _fastsv(A):
 
     G = _graph(A)
     n = G.nrows
-    xp = ar.array_module(G._csr().indptr)
-    f = bg.Vector.from_dense(xp.arange(n, dtype=np.int64), device=A.device)
+    f = bg.Vector.from_dense(np.arange(n, dtype=np.int64), device=A.device)
     gf = f.copy()
+    xp = ar.array_module(f.to_dense())  # numpy, or CuPy on a CUDA graph
     while True:
         # mngf = min(gf, A min.second gf): the smallest grandparent among
         # u and its neighbours (LAGraph starts mngf at gf and accumulates)

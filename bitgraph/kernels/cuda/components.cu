@@ -112,18 +112,22 @@ __global__ void cc_sample(const I* __restrict__ indptr, const V* __restrict__ in
 }
 
 // pointer jumping: every vertex points at its root (no link runs meanwhile,
-// so the roots are fixed; a concurrent write only shortens a walk). With
-// labels, the root is written there as int64 and comp is left as it is.
-// O(n + the walks)
+// so the roots are fixed). comp[u] is rewritten at each step of u's walk
+// and the walks read comp from L2, so a walk that passes u jumps as far as
+// u's own walk has come: the sampling rounds leave chains (on a grid every
+// vertex hooks under the one above it: 2,048 deep at grid-2048), and a
+// walk that only wrote its end would cost O(n * depth). With labels, the
+// root is also written there as int64. O(n log depth) in practice
 template <typename V>
 __global__ void cc_compress(V* comp, long long* __restrict__ labels, long long n) {
   const long long stride = (long long)gridDim.x * blockDim.x;
   for (long long u = (long long)blockIdx.x * blockDim.x + threadIdx.x; u < n; u += stride) {
-    const V first = comp[u];
-    V c = first;
-    for (V g = comp[c]; g != c; g = comp[c]) c = g;
+    V c = load_l2(comp + u);
+    for (V g = load_l2(comp + c); g != c; g = load_l2(comp + c)) {
+      c = g;
+      comp[u] = c;
+    }
     if (labels) labels[u] = (long long)c;
-    else if (c != first) comp[u] = c;
   }
 }
 
