@@ -130,6 +130,10 @@ CASES = [
     # ratios; "kernel ms" / stats.metrics["iterations"] is ours per iteration)
     *_cases("pagerank", ("auto", "graphblas"), CUDA_GRAPHS, "cuda",
             ("cuSPARSE", "cuSPARSE f32")),
+    # connected components on the GPU: the host's scipy and gapbs (Afforest, every core),
+    # ECL-CC on the same GPU (its count checked against ours)
+    *_cases("connected_components", ("auto", "fastsv"), CUDA_GRAPHS, "cuda",
+            ("scipy", "gapbs", "ECL-CC")),
 ]
 
 # --smoke: each family's tiny graph (a few hundred vertices)
@@ -939,6 +943,7 @@ class Anchor:
     argv: tuple
     time_re: str
     fail_re: str = r"FAIL"
+    count_re: str = ""  # its printed count (components, triangles): compared with ours
 
 
 GAPBS_TIME = r"Average Time:\s+([0-9.eE+-]+)"
@@ -954,9 +959,12 @@ ANCHORS = {
                                                                  "{repeat}", "-v"), GAPBS_TIME),
     ("triangle_count", "gapbs"): Anchor("gapbs/tc", "el", ("-f", "{file}", "-s", "-n", "{repeat}",
                                                            "-v"), GAPBS_TIME),
-    # ECL-CC (burtscher/ECL-Suite ECL-CC_11.cu, nvcc -O3 -arch=sm_90): for a CUDA cc case
-    ("connected_components", "ECL-CC"): Anchor("ecl-cc", "egr", ("{file}", "{repeat}"),
-                                               r"(?:runtime|compute time):\s+([0-9.eE+-]+)"),
+    # ECL-CC (burtscher/ECL-Suite ECL-CC_11.cu, nvcc -O3 -arch=sm_90): for a CUDA cc case.
+    # It takes the file alone (any other argument is a usage error) and runs once; its
+    # verifier exits non-zero on a wrong labelling; its component count is checked against ours
+    ("connected_components", "ECL-CC"): Anchor("ecl-cc", "egr", ("{file}",),
+                                               r"(?:runtime|compute time):\s+([0-9.eE+-]+)",
+                                               count_re=r"number of connected components:\s+(\d+)"),
 }
 
 
@@ -979,20 +987,36 @@ def _write_graph(g, fmt, folder):
 
 
 def run_anchor(anchor, g, folder, repeat):
-    """(ms, None) or (None, why): the anchor's own time, or why it has none."""
+    """(ms, None, count) or (None, why, None): the anchor's own time and the
+    count it printed (None where it prints none), or why it has no time."""
     exe = Path(folder) / anchor.binary
     if not exe.exists():
-        return None, None
+        return None, None, None
     path = _write_graph(g, anchor.fmt, folder)
     argv = [str(exe)] + [a.format(file=path, repeat=repeat) for a in anchor.argv]
     out = subprocess.run(argv, capture_output=True, text=True, timeout=600)
     text = out.stdout + out.stderr
     if out.returncode != 0 or re.search(anchor.fail_re, text):
-        return None, f"{anchor.binary} failed ({out.returncode}): {text.strip()[-200:]}"
+        return None, f"{anchor.binary} failed ({out.returncode}): {text.strip()[-200:]}", None
     m = re.search(anchor.time_re, text)
     if not m:
-        return None, f"{anchor.binary}: no time in its output"
-    return float(m.group(1)) * 1e3, None
+        return None, f"{anchor.binary}: no time in its output", None
+    c = re.search(anchor.count_re, text) if anchor.count_re else None
+    if anchor.count_re and not c:
+        return None, f"{anchor.binary}: no count in its output", None
+    return float(m.group(1)) * 1e3, None, int(c.group(1)) if c else None
+
+
+def answer_count(algo, ours):
+    """The count an anchor prints, from our answer: components (distinct labels) or
+    the count itself.
+
+    >>> answer_count("connected_components", np.array([0, 0, 2, 3, 3]))
+    3
+    """
+    if algo == "connected_components":
+        return int(np.unique(np.asarray(ours)).size)
+    return int(ours)
 
 
 # === timing ================================================================================
@@ -1114,11 +1138,14 @@ def run_case(case, g, args, clock):
     for name in case.baselines if not args.no_baselines else ():
         if (case.algo, name) in ANCHORS:
             if args.anchors and not args.smoke:
-                ms, why = run_anchor(ANCHORS[case.algo, name], g, args.anchors, repeat)
+                ms, why, count = run_anchor(ANCHORS[case.algo, name], g, args.anchors, repeat)
                 if why:
                     row.problems.append(why)
                 elif ms is not None:
                     row.baselines[name] = ms
+                    mine = answer_count(case.algo, ours[0]) if count is not None else None
+                    if count is not None and mine != count:
+                        row.problems.append(f"{name}: count {count} != ours {mine}")
             continue
         made = BASELINES[case.algo, name](g, case)
         if made is None:

@@ -129,6 +129,26 @@ def segment_ids(counts):
     return xp.searchsorted(ends, xp.arange(total, dtype=np.int64), side="right").astype(np.int64)
 
 
+def scatter_min(target, index, values):
+    """``target[index[k]] = min(target[index[k]], values[k])`` for every k, in
+    place, repeated indices included (every value counts, unlike a fancy
+    assignment, which keeps one): ``np.minimum.at`` on the CPU,
+    ``cupyx.scatter_min`` on the GPU. Returns ``target``.
+
+    >>> t = np.array([5, 5, 5])
+    >>> scatter_min(t, np.array([0, 0, 2]), np.array([3, 1, 7])).tolist()
+    [1, 5, 5]
+    """
+    xp = array_module(target, index, values)
+    if xp is np:
+        np.minimum.at(target, index, values)
+    else:
+        import cupyx
+
+        cupyx.scatter_min(target, index, values)
+    return target
+
+
 def isin_sorted(keys, sorted_set):
     """keys[i] in sorted_set, for a sorted unique ``sorted_set``."""
     xp = array_module(keys, sorted_set)

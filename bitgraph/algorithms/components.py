@@ -24,11 +24,15 @@ Two methods:
   only those of vertices outside the largest partial component); one
   numba kernel (``kernels/cpu/components.py``) on A's own CSR: a link
   ignores direction, so no symmetrised copy is needed.
-- ``"auto"``: ``"afforest"`` on the CPU: at most one pass over the edges
-  against FastSV's several ``mxv`` and vector ops per round, 10-50x
-  faster at scales 16-20 (``python benchmarks/run.py --algo
-  connected_components``). FastSV is kept for devices without the fused
-  kernel.
+- ``"auto"``: ``"afforest"``: at most one pass over the edges against
+  FastSV's several ``mxv`` and vector ops per round, 10-50x faster on the
+  CPU at scales 16-20 (``python benchmarks/run.py --algo
+  connected_components``).
+
+On a CUDA graph both run on the GPU and give the same labels: Afforest is
+``kernels/cuda/components.cu`` (the same rounds; a thread, warp or block
+per vertex in the last one), FastSV the same public-API code over CuPy
+(its symmetrised matrix is built on the host once, cached on A, and moved).
 
 Both give the smallest id of each component with no relabel pass: in
 FastSV every f(u) only decreases and stays an id of u's component, so the
@@ -41,7 +45,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from bitgraph.algorithms._common import cached, check_graph, is_symmetric, known, undirected_csr
+from bitgraph import _array as ar
+from bitgraph.algorithms._common import (cached, check_graph, is_symmetric, known, record,
+                                         undirected_csr)
 
 __all__ = ["connected_components", "number_connected_components", "METHODS"]
 
@@ -52,9 +58,11 @@ def connected_components(A, *, method="auto", stats=None):
     """Component labels: an int64 Vector with an entry for every vertex, the
     smallest vertex id of its (weakly) connected component.
 
-    stats: a ``bitgraph.Stats`` to fill with the method run (and its kernel).
+    stats: a ``bitgraph.Stats`` to fill with the method run (and its kernel;
+    on CUDA ``metrics["kernel_ms"]``, the kernels' GPU time).
     method: ``"auto"``, ``"fastsv"`` (public-API FastSV) or ``"afforest"``
-    (fused union-find kernel); see the module docstring.
+    (fused union-find kernel); see the module docstring. A CUDA graph gives
+    a Vector on the GPU.
 
     >>> import bitgraph as bg
     >>> A = bg.Matrix.from_coo([1, 3, 4], [4, 2, 1], nrows=6, ncols=6)
@@ -63,7 +71,7 @@ def connected_components(A, *, method="auto", stats=None):
     >>> connected_components(A, method="fastsv").to_dense().tolist()
     [0, 1, 2, 2, 1, 5]
     """
-    check_graph(A, "connected_components")
+    check_graph(A, "connected_components", cuda=True)
     if method not in METHODS:
         raise ValueError(f"connected_components: unknown method {method!r};"
                          f" expected one of {METHODS}")
@@ -72,14 +80,14 @@ def connected_components(A, *, method="auto", stats=None):
     if stats is not None:  # what ran (bitgraph.Stats)
         stats.method = method
         if method == "afforest":
-            stats.ran(("cc", "csr", "cpu", "afforest"))
+            stats.ran(("cc", "csr", A.device, "afforest"))
     if method == "fastsv":
         labels = _fastsv(A)
     else:
-        labels = _afforest(A)
+        labels = _afforest(A, stats=stats)
     from bitgraph.vector import Vector
 
-    return Vector.from_dense(labels)
+    return Vector.from_dense(labels, device=A.device)
 
 
 def number_connected_components(A) -> int:
@@ -90,14 +98,17 @@ def number_connected_components(A) -> int:
     >>> number_connected_components(A)
     3
     """
-    check_graph(A, "number_connected_components")
+    check_graph(A, "number_connected_components", cuda=True)
     labels = _afforest(A)
+    xp = ar.array_module(labels)
     # a component's label is its smallest id: one vertex per component has
     # label == id
-    return int(np.count_nonzero(labels == np.arange(labels.size)))
+    return int(xp.count_nonzero(labels == xp.arange(labels.shape[0])))  # synchronize!
 
 
-def _afforest(A) -> np.ndarray:
+def _afforest(A, stats=None):
+    """int64 labels (numpy, or CuPy on a CUDA graph) from the fused kernel
+    of A's device."""
     from bitgraph import settings
     from bitgraph.kernels import registry
     from bitgraph.matrix import TransposedMatrix
@@ -110,45 +121,75 @@ def _afforest(A) -> np.ndarray:
     # symmetry here would cost a transpose (seconds on kron-20) to save
     # ~0.1 s, so it is used only when already known.
     c = A._csr()
+    cfg = settings.current().components
+    skip = bool(known(A, "symmetric"))
+    if A.device == "cuda":
+        kernel = registry.lookup("cc", fmt="csr", device="cuda", variant="afforest")
+        return kernel(c.indptr, c.indices, skip_largest=skip, cfg=cfg, stats=stats)
     kernel = registry.lookup("cc", fmt="csr", device="cpu", variant="afforest")
-    comp = kernel(c.indptr, c.indices, skip_largest=bool(known(A, "symmetric")),
-                  cfg=settings.current().components)
+    comp = kernel(c.indptr, c.indices, skip_largest=skip, cfg=cfg)
     return comp.astype(np.int64, copy=False)
 
 
 def _graph(A):
-    """A as a symmetric Matrix (A itself when it is symmetric)."""
+    """A as a symmetric Matrix on A's device (A itself when it is symmetric).
+
+    On CUDA the pattern of A + A' is built on the host from ``A.to("cpu")``
+    (``undirected_csr`` is numpy), moved to the GPU once and cached on A
+    (slot ``cc_undirected_matrix``); A's symmetry, found on the way, is
+    recorded on A too."""
     from bitgraph.matrix import Matrix
 
-    if is_symmetric(A):
+    if A.device == "cpu":
+        if is_symmetric(A):
+            return A
+        return cached(A, "cc_undirected_matrix", lambda: Matrix._from_csr(undirected_csr(A)))
+    if known(A, "symmetric"):
         return A
-    return cached(A, "cc_undirected_matrix", lambda: Matrix._from_csr(undirected_csr(A)))
+    G = known(A, "cc_undirected_matrix")
+    if G is not None:
+        return G
+    H = A.to("cpu")
+    symmetric = is_symmetric(H)
+    record(A, "symmetric", symmetric)
+    if symmetric:
+        return A
+
+    def build():
+        U = Matrix._from_csr(undirected_csr(H))
+        record(U, "symmetric", True)
+        return U.to(A.device)
+    return cached(A, "cc_undirected_matrix", build)
 
 
-def _fastsv(A) -> np.ndarray:
+def _fastsv(A):
+    """int64 labels by FastSV, written once over the array module of A's
+    device (numpy or CuPy)."""
     import bitgraph as bg
 
     G = _graph(A)
     n = G.nrows
-    f = bg.Vector.from_dense(np.arange(n, dtype=np.int64))
+    f = bg.Vector.from_dense(np.arange(n, dtype=np.int64), device=A.device)
     gf = f.copy()
+    xp = ar.array_module(f.to_dense())  # numpy, or CuPy on a CUDA graph
     while True:
         # mngf = min(gf, A min.second gf): the smallest grandparent among
         # u and its neighbours (LAGraph starts mngf at gf and accumulates)
         mngf = bg.mxv(G, gf, bg.MIN_SECOND, accum=bg.binary.MIN, out=gf.copy())
-        # stochastic hooking: f(f(u)) = min(f(f(u)), mngf(u)). A numpy
-        # scatter-min (np.minimum.at): GrB_assign leaves repeated indices
-        # undefined (bg.assign keeps the last), and here f repeats a lot.
+        # stochastic hooking: f(f(u)) = min(f(f(u)), mngf(u)). A scatter-min:
+        # GrB_assign leaves repeated indices undefined (bg.assign keeps the
+        # last), and here f repeats a lot.
         fv = f.to_dense()
-        np.minimum.at(fv, fv.copy(), mngf.to_dense())
-        f = bg.Vector.from_dense(fv)
+        ar.scatter_min(fv, fv.copy(), mngf.to_dense())
+        f = bg.Vector.from_dense(fv, device=A.device)
         # aggressive hooking: f = min(f, mngf)
         f = bg.ewise_add(f, mngf, bg.binary.MIN)
         # shortcutting: f = min(f, gf)
         f = bg.ewise_add(f, gf, bg.binary.MIN)
         # gf = f(f) (an extract with f's values as the index list)
         new_gf = bg.extract(f, f.to_dense())
-        if new_gf.isequal(gf):
+        # every vector here is full: compare the dense values
+        if bool(xp.array_equal(new_gf.to_dense(), gf.to_dense())):  # synchronize!
             break
         gf = new_gf
     return f.to_dense()

@@ -3,7 +3,14 @@ scipy.sparse.csgraph.connected_components (connection="weak"): same
 partition and every label the smallest vertex id of its component, for
 every method, on hypothesis graphs, the LAGraph test graphs and the
 generators; the Afforest kernel's serial and parallel paths and both index
-dtypes directly."""
+dtypes directly.
+
+The bodies take a ``device`` parameter (``oracle.DEVICES``): on "cuda" the
+graph moves to the GPU, every method runs there (afforest: the CUDA kernel,
+fastsv: the public-API code over CuPy) and the labels must equal the CPU's
+exactly; the ``test_cuda_kernel_*`` cases drive each branch of the CUDA
+Afforest kernel (and the CPU kernel on the same inputs).
+"""
 
 import numpy as np
 import pytest
@@ -14,6 +21,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import bitgraph as bg
+import oracle as O
 from bitgraph.algorithms.components import (METHODS, connected_components,
                                             number_connected_components)
 from bitgraph.kernels.cpu import components as K
@@ -30,33 +38,49 @@ def expected_labels(S):
     return smallest[comp], ncomp
 
 
-def check(A, S, where=""):
+def labels(A, method, device=None, **kw):
+    """connected_components as numpy int64, checking the result's type and
+    device (A's)."""
+    got = connected_components(A, method=method, **kw)
+    assert isinstance(got, bg.Vector) and got.device == A.device
+    assert got.size == A.nrows and got.nvals == A.nrows, method
+    assert got.dtype == np.int64
+    return O.to_host(got).to_dense()
+
+
+def count(A):
+    c = number_connected_components(A)
+    assert type(c) is int
+    return c
+
+
+def check(A, S, where="", device="cpu"):
     want, ncomp = expected_labels(S)
+    A = O.on_device(A, device)
     for method in METHODS:
-        got = connected_components(A, method=method)
-        assert got.size == A.nrows and got.nvals == A.nrows, (method, where)
-        assert got.dtype == np.int64
-        np.testing.assert_array_equal(got.to_dense(), want, err_msg=f"{method} {where}")
-    assert number_connected_components(A) == ncomp
+        np.testing.assert_array_equal(labels(A, method), want, err_msg=f"{method} {where}")
+    assert count(A) == ncomp
 
 
+@pytest.mark.parametrize("device", O.DEVICES)
 @settings(max_examples=400)
-@given(graphs(max_n=60))
-def test_hypothesis_graphs(g):
-    check(g.matrix(bg), g.scipy(), repr(g))
+@given(g=graphs(max_n=60))
+def test_hypothesis_graphs(g, device):
+    check(g.matrix(bg), g.scipy(), repr(g), device)
 
 
+@pytest.mark.parametrize("device", O.DEVICES)
 @settings(max_examples=100)
-@given(graphs(max_n=60), st.booleans())
-def test_transposed_and_weighted_input(g, transpose):
+@given(g=graphs(max_n=60), transpose=st.booleans())
+def test_transposed_and_weighted_input(g, transpose, device):
     # A' has the same weak components; values never matter
-    A = g.matrix(bg)
+    A = O.on_device(g.matrix(bg), device)
     S = g.scipy()
     if transpose:
         A, S = A.T, S.T.tocsr()
     want, _ = expected_labels(S)
     for method in METHODS:
-        np.testing.assert_array_equal(connected_components(A, method=method).to_dense(), want)
+        np.testing.assert_array_equal(labels(A, method), want)
 
 
 @settings(max_examples=300)
@@ -79,71 +103,86 @@ def test_afforest_kernel(g, itype, parallel, rounds, symmetrise):
     np.testing.assert_array_equal(comp, want)
 
 
-def test_known_symmetric_skips():
+@pytest.mark.parametrize("device", O.DEVICES)
+def test_known_symmetric_skips(device):
     # once A is known symmetric the skipping variant runs: same labels
     from bitgraph.algorithms import _common
 
-    G = bg.io.generators.grid2d(50, 60, drop=0.4, seed=2)
-    assert _common.known(G, "symmetric")  # the generators record it
-    A = bg.Matrix.from_csr(G.indptr, G.indices, ncols=G.ncols)
-    first = connected_components(A).to_dense()
+    G_cpu = bg.io.generators.grid2d(50, 60, drop=0.4, seed=2)
+    G = O.on_device(G_cpu, device)
+    assert _common.known(G, "symmetric")  # the generators record it (to() carries it)
+    A = O.on_device(bg.Matrix.from_csr(G_cpu.indptr, G_cpu.indices, ncols=G_cpu.ncols), device)
+    first = labels(A, "auto")
     assert not _common.known(A, "symmetric")
-    assert _common.is_symmetric(A) and _common.known(A, "symmetric")
-    np.testing.assert_array_equal(connected_components(A).to_dense(), first)
-    np.testing.assert_array_equal(connected_components(G).to_dense(), first)
-    D = bg.Matrix.from_coo([0, 2], [1, 1], nrows=3, ncols=3)
-    assert not _common.is_symmetric(D) and _common.known(D, "symmetric") is False
-    assert connected_components(D).to_dense().tolist() == [0, 0, 0]
+    H = A.to("cpu")
+    assert _common.is_symmetric(H) and _common.known(H, "symmetric")
+    _common.record(A, "symmetric", True)
+    for method in METHODS:
+        np.testing.assert_array_equal(labels(A, method), first)
+        np.testing.assert_array_equal(labels(G, method), first)
+    D_cpu = bg.Matrix.from_coo([0, 2], [1, 1], nrows=3, ncols=3)
+    assert not _common.is_symmetric(D_cpu.copy())
+    D = O.on_device(D_cpu, device)
+    for method in METHODS:
+        assert labels(D, method).tolist() == [0, 0, 0]
+    # fastsv found D directed on the way (its A + A' built once, cached)
+    assert _common.known(D, "symmetric") is False
 
 
-def test_examples():
+@pytest.mark.parametrize("device", O.DEVICES)
+def test_examples(device):
     # isolated vertices, a self-loop, duplicates, a directed chain
-    A = bg.Matrix.from_coo([5, 5, 2, 2, 7, 6], [5, 3, 3, 3, 6, 2], nrows=9, ncols=9)
+    A = O.on_device(bg.Matrix.from_coo([5, 5, 2, 2, 7, 6], [5, 3, 3, 3, 6, 2], nrows=9, ncols=9),
+                    device)
     for method in METHODS:
-        assert connected_components(A, method=method).to_dense().tolist() == \
-            [0, 1, 2, 2, 4, 2, 2, 2, 8]
-    assert number_connected_components(A) == 5
-    one = bg.Matrix.from_coo([0], [0], nrows=1, ncols=1)
+        assert labels(A, method).tolist() == [0, 1, 2, 2, 4, 2, 2, 2, 8]
+    assert count(A) == 5
+    one = O.on_device(bg.Matrix.from_coo([0], [0], nrows=1, ncols=1), device)
     for method in METHODS:
-        assert connected_components(one, method=method).to_dense().tolist() == [0]
+        assert labels(one, method).tolist() == [0]
+    assert count(one) == 1
 
 
-def test_empty_graph():
-    A = bg.Matrix.from_coo([], [], nrows=0, ncols=0)
+@pytest.mark.parametrize("device", O.DEVICES)
+def test_empty_graph(device):
+    A = O.on_device(bg.Matrix.from_coo([], [], nrows=0, ncols=0), device)
     for method in METHODS:
-        assert connected_components(A, method=method).size == 0
-    assert number_connected_components(A) == 0
-    E = bg.Matrix.from_coo([], [], nrows=4, ncols=4)
+        assert labels(A, method).size == 0
+    assert count(A) == 0
+    E = O.on_device(bg.Matrix.from_coo([], [], nrows=4, ncols=4), device)
     for method in METHODS:
-        assert connected_components(E, method=method).to_dense().tolist() == [0, 1, 2, 3]
-    assert number_connected_components(E) == 4
+        assert labels(E, method).tolist() == [0, 1, 2, 3]
+    assert count(E) == 4
 
 
-def test_long_path():
+@pytest.mark.parametrize("device", O.DEVICES)
+def test_long_path(device):
     # high diameter: FastSV needs many rounds, Afforest's chains get long
     n = 3000
     perm = np.random.default_rng(1).permutation(n)
-    A = bg.Matrix.from_coo(perm[:-1], perm[1:], nrows=n, ncols=n)
+    A = O.on_device(bg.Matrix.from_coo(perm[:-1], perm[1:], nrows=n, ncols=n), device)
     for method in METHODS:
-        assert (connected_components(A, method=method).to_dense() == 0).all()
+        assert (labels(A, method) == 0).all()
 
 
+@pytest.mark.parametrize("device", O.DEVICES)
 @pytest.mark.parametrize("spec", ["kron:12", "urand:12", "grid:60x70"])
-def test_generators(spec):
+def test_generators(spec, device):
     # big enough for the pooled (parallel) paths
     A = bg.io.generators.from_spec(spec)
     rows, cols, _ = A.to_coo()
     S = sp.csr_array((np.ones(rows.size), (rows, cols)), shape=A.shape)
-    check(A, S, spec)
+    check(A, S, spec, device)
 
 
-def test_generator_many_components():
+@pytest.mark.parametrize("device", O.DEVICES)
+def test_generator_many_components(device):
     A = bg.io.generators.grid2d(120, 150, drop=0.45, seed=3)
     rows, cols, _ = A.to_coo()
     S = sp.csr_array((np.ones(rows.size), (rows, cols)), shape=A.shape)
     want, ncomp = expected_labels(S)
     assert ncomp > 100
-    check(A, S, "grid2d drop")
+    check(A, S, "grid2d drop", device)
 
 
 GRAPHS = ["ldbc-wcc-example.mtx", "jagmesh7.mtx", "west0067.mtx", "LFAT5_hypersparse.mtx",
@@ -152,32 +191,217 @@ GRAPHS = ["ldbc-wcc-example.mtx", "jagmesh7.mtx", "west0067.mtx", "LFAT5_hypersp
           "structure.mtx", "test_BF.mtx"]
 
 
+@pytest.mark.parametrize("device", O.DEVICES)
 @pytest.mark.parametrize("name", GRAPHS)
-def test_real_graphs(name):
+def test_real_graphs(name, device):
     path = data_file(name)
     A = bg.io.read(path)
     if A.nrows != A.ncols:
         pytest.skip("not square")
     rows, cols, _ = A.to_coo()
     S = sp.csr_array((np.ones(rows.size), (rows, cols)), shape=A.shape)
-    check(A, S, name)
+    check(A, S, name, device)
 
 
-def test_ldbc_wcc_example():
+@pytest.mark.parametrize("device", O.DEVICES)
+def test_ldbc_wcc_example(device):
     # hand-checked: its 15 edges join all 10 vertices (1-based ids 1..10)
     path = data_file("ldbc-wcc-example.mtx")
-    A = bg.io.read(path)
+    A = O.on_device(bg.io.read(path), device)
     for method in METHODS:
-        assert connected_components(A, method=method).to_dense().tolist() == [0] * 10
-    assert number_connected_components(A) == 1
+        assert labels(A, method).tolist() == [0] * 10
+    assert count(A) == 1
 
 
-def test_errors():
+@pytest.mark.parametrize("device", O.DEVICES)
+def test_errors(device):
     with pytest.raises(bg.DimensionMismatch, match="^connected_components: "):
-        connected_components(bg.Matrix.from_coo([0], [1], nrows=2, ncols=3))
+        connected_components(O.on_device(bg.Matrix.from_coo([0], [1], nrows=2, ncols=3), device))
     with pytest.raises(TypeError, match="^connected_components: "):
         connected_components(np.eye(3))
     with pytest.raises(ValueError, match="^connected_components: unknown method"):
         connected_components(bg.Matrix.from_coo([0], [1], nrows=2, ncols=2), method="bfs")
     with pytest.raises(bg.DimensionMismatch, match="^number_connected_components: "):
-        number_connected_components(bg.Matrix.from_coo([0], [1], nrows=2, ncols=3))
+        number_connected_components(O.on_device(bg.Matrix.from_coo([0], [1], nrows=2, ncols=3),
+                                                device))
+
+
+# ----------------------------------------------------------------------------
+# the Afforest kernels alone, each branch of the CUDA one (and the CPU one on
+# the same inputs): labels equal scipy's smallest ids exactly
+# ----------------------------------------------------------------------------
+
+def run_kernel(device, S, *, skip_largest, itype=np.int32, rounds=None, cfg=None):
+    """The ("cc", "csr", device, "afforest") kernel on scipy CSR S: numpy int64."""
+    from bitgraph.kernels import registry
+
+    S = sp.csr_array(S)
+    indptr, indices = S.indptr.astype(itype), S.indices.astype(itype)
+    kernel = registry.lookup("cc", fmt="csr", device=device, variant="afforest")
+    if device == "cuda":
+        import cupy
+
+        got = kernel(cupy.asarray(indptr), cupy.asarray(indices), skip_largest=skip_largest,
+                     rounds=rounds, cfg=cfg)
+        assert isinstance(got, cupy.ndarray) and got.dtype == np.int64
+        return got.get()
+    return kernel(indptr, indices, skip_largest=skip_largest, rounds=rounds,
+                  cfg=cfg).astype(np.int64)
+
+
+def check_kernel(device, S, **kw):
+    want, _ = expected_labels(S)
+    for itype in (np.int32, np.int64):
+        np.testing.assert_array_equal(run_kernel(device, S, itype=itype, **kw), want,
+                                      err_msg=f"{itype.__name__} {kw}")
+
+
+def symmetric(rows, cols, n):
+    rows, cols = np.asarray(rows, np.int64), np.asarray(cols, np.int64)
+    r, c = np.concatenate([rows, cols]), np.concatenate([cols, rows])
+    return sp.csr_array((np.ones(r.size), (r, c)), shape=(n, n))
+
+
+def directed(rows, cols, n):
+    return sp.csr_array((np.ones(len(rows)), (np.asarray(rows, np.int64),
+                                               np.asarray(cols, np.int64))), shape=(n, n))
+
+
+@pytest.mark.parametrize("device", O.DEVICES)
+@pytest.mark.parametrize("hub_degree", [5, 100, 400, 5000])
+@pytest.mark.parametrize("hub", [0, 4321])
+def test_cuda_kernel_star(device, hub_degree, hub):
+    # a hub's remaining entries at each of the thread / warp / block tiers
+    # (16 and 352 by default), the hub first or last in id order, plus a
+    # second star; directed (the leaves' edges stored one way) and symmetric
+    n = 10_000
+    leaves = np.random.default_rng(hub_degree).choice(
+        np.setdiff1d(np.arange(n), [hub]), hub_degree + 50, replace=False)
+    rows = np.concatenate([np.full(hub_degree, hub), leaves[hub_degree:-1]])
+    cols = np.concatenate([leaves[:hub_degree], np.full(49, leaves[-1])])
+    check_kernel(device, directed(rows, cols, n), skip_largest=False)
+    check_kernel(device, directed(cols, rows, n), skip_largest=False)
+    check_kernel(device, symmetric(rows, cols, n), skip_largest=True)
+
+
+@pytest.mark.parametrize("device", O.DEVICES)
+@pytest.mark.parametrize("tiers", [(0, 0), (1, 3), (16, 352), (10**9, 10**9)])
+def test_cuda_kernel_degree_tiers(device, tiers):
+    # every vertex through the thread, the warp or the block tier (and the
+    # warp tier capped by the block one): same labels on a kron graph
+    # (directed orientation: every edge stored once) and its symmetric form
+    cfg = bg.settings.Components(cuda_warp_degree=tiers[0], cuda_block_degree=tiers[1])
+    A = bg.io.generators.from_spec("kron:10")
+    rows, cols, _ = A.to_coo()
+    keep = rows < cols
+    check_kernel(device, directed(rows[keep], cols[keep], A.nrows), skip_largest=False, cfg=cfg)
+    check_kernel(device, symmetric(rows[keep], cols[keep], A.nrows), skip_largest=True, cfg=cfg)
+
+
+@pytest.mark.parametrize("device", O.DEVICES)
+@pytest.mark.parametrize("rounds", [0, 1, 2, 5])
+def test_cuda_kernel_long_path(device, rounds):
+    # a path of 20,000 vertices in random id order: deep trees, long
+    # hook chains; stored one way (weak components need both directions)
+    n = 20_000
+    perm = np.random.default_rng(rounds).permutation(n)
+    check_kernel(device, directed(perm[:-1], perm[1:], n), skip_largest=False, rounds=rounds)
+    check_kernel(device, symmetric(perm[:-1], perm[1:], n), skip_largest=True, rounds=rounds)
+
+
+@pytest.mark.parametrize("device", O.DEVICES)
+@pytest.mark.parametrize("n", [1, 2, 31, 33, 1000, 4097])
+def test_cuda_kernel_sizes(device, n):
+    # n not a multiple of 32, one vertex, no edges (every vertex isolated),
+    # and a few edges among many isolated vertices
+    empty = sp.csr_array((n, n))
+    check_kernel(device, empty, skip_largest=False)
+    check_kernel(device, empty, skip_largest=True)
+    rng = np.random.default_rng(n)
+    m = max(1, n // 20)
+    rows, cols = rng.integers(0, n, m), rng.integers(0, n, m)
+    check_kernel(device, directed(rows, cols, n), skip_largest=False)
+    check_kernel(device, symmetric(rows, cols, n), skip_largest=True)
+
+
+@pytest.mark.parametrize("device", O.DEVICES)
+def test_cuda_kernel_empty(device):
+    for skip in (False, True):
+        got = run_kernel(device, sp.csr_array((0, 0)), skip_largest=skip)
+        assert got.shape == (0,) and got.dtype == np.int64
+
+
+@pytest.mark.parametrize("device", O.DEVICES)
+def test_cuda_kernel_directed_needs_both_directions(device):
+    # 5 -> 0 and 5 -> 9 only: 0, 5 and 9 are one weak component, found only
+    # by linking against the stored direction; in-stars (many u -> hub) too
+    n = 64
+    rows = [5, 5, 40, 41, 42, 43] + list(range(10, 30))
+    cols = [0, 9, 63, 63, 63, 63] + [30] * 20
+    check_kernel(device, directed(rows, cols, n), skip_largest=False)
+    check_kernel(device, directed(rows, cols, n), skip_largest=False, rounds=0)
+
+
+@pytest.mark.parametrize("device", O.DEVICES)
+def test_cuda_kernel_largest_not_vertex_0(device):
+    # the largest component (a grid of ids 1000..) is not vertex 0's, and
+    # its smallest id is not its first sampled root; smaller components
+    # (pairs, a triangle) at ids below and above it; symmetric, so the
+    # largest component's vertices skip their last-round edges
+    G = bg.io.generators.grid2d(60, 60)
+    r, c, _ = G.to_coo()
+    n = 1000 + G.nrows + 100
+    rows = np.concatenate([r + 1000, [0, 2, 3, 4, n - 2, n - 5]])
+    cols = np.concatenate([c + 1000, [1, 3, 4, 2, n - 1, n - 4]])
+    S = directed(rows, cols, n)
+    S = (S + S.T).tocsr()
+    check_kernel(device, S, skip_largest=True)
+    check_kernel(device, S, skip_largest=True, rounds=1)
+    check_kernel(device, S, skip_largest=False)
+    A = O.on_device(bg.Matrix.from_scipy(S), device)
+    from bitgraph.algorithms import _common
+
+    _common.record(A, "symmetric", True)
+    want, ncomp = expected_labels(S)
+    for method in METHODS:
+        np.testing.assert_array_equal(labels(A, method), want)
+    assert count(A) == ncomp
+
+
+@pytest.mark.parametrize("device", O.DEVICES)
+@pytest.mark.parametrize("samples", [1, 7, 1024, 4096, 100_000])
+def test_cuda_kernel_samples(device, samples):
+    # any sample count (capped at SAMPLE_CAP) gives the same labels
+    cfg = bg.settings.Components(cuda_samples=samples)
+    S = symmetric(*np.random.default_rng(samples).integers(0, 3000, (2, 2500)), 3000)
+    check_kernel(device, S, skip_largest=True, cfg=cfg)
+
+
+@pytest.mark.parametrize("device", O.DEVICES)
+def test_int64_index_matrix(device):
+    # a Matrix whose CSR holds int64 indices (as scipy's with int64) takes the
+    # int64 kernels and gives the same labels
+    A32 = bg.io.generators.grid2d(40, 50, drop=0.4, seed=5)
+    S = A32.to_scipy().tocsr()
+    S64 = sp.csr_array((S.data, S.indices.astype(np.int64), S.indptr.astype(np.int64)),
+                       shape=S.shape)
+    A64 = O.on_device(bg.Matrix.from_scipy(S64), device)
+    want, ncomp = expected_labels(S)
+    for method in METHODS:
+        np.testing.assert_array_equal(labels(A64, method), want)
+    assert count(A64) == ncomp
+
+
+@pytest.mark.parametrize("device", O.DEVICES)
+def test_stats(device):
+    # the method and the kernel key run; on CUDA the kernels' time
+    A = O.on_device(bg.io.generators.from_spec("kron:8"), device)
+    rec = bg.Stats()
+    connected_components(A, stats=rec)
+    assert rec.method == "afforest"
+    assert ("cc", "csr", device, "afforest") in rec.kernels
+    if device == "cuda":
+        assert rec.metrics["kernel_ms"] > 0
+    rec = bg.Stats()
+    connected_components(A, method="fastsv", stats=rec)
+    assert rec.method == "fastsv"

@@ -22,7 +22,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-__all__ = ["BFS_FUSED", "BFS_ASYNC", "MSBFS", "BMM_B2SR", "BMV_B2SR", "SOURCES", "header",
+__all__ = ["BFS_FUSED", "BFS_ASYNC", "MSBFS", "BMM_B2SR", "BMV_B2SR", "COMPONENTS", "SOURCES", "header",
            "header_path", "write", "per_tile"]
 
 # bfs_fused.cu
@@ -106,8 +106,21 @@ BMV_B2SR = {
     "GEO_L_T32": 8, "GEO_R_T32": 4, "GEO_U_T32": 2,
 }
 
+# components.cu
+COMPONENTS = {
+    # threads of the one block that finds the largest partial component (its __launch_bounds__)
+    "LARGEST_THREADS": 1024,
+    # samples it takes at most (a shared-memory array of SAMPLE_CAP vertex ids: 32 KB of int64)
+    "SAMPLE_CAP": 4096,
+    # the sampled vertices are a hash of (SAMPLE_SEED + i): the same every call
+    "SAMPLE_SEED": 24301,
+    # ctrl words (unsigned long long): warp-list length, block-list length, the block list's
+    # next entry, the largest component's root
+    "C_WARP": 0, "C_BLOCK": 1, "C_BLOCK_NEXT": 2, "C_SKIP": 3, "CTRL": 4,
+}
+
 SOURCES = {"bfs_fused.cu": BFS_FUSED, "bfs_async.cu": BFS_ASYNC, "msbfs.cu": MSBFS,
-           "bmm_b2sr.cu": BMM_B2SR, "bmv_b2sr.cu": BMV_B2SR}
+           "bmm_b2sr.cu": BMM_B2SR, "bmv_b2sr.cu": BMV_B2SR, "components.cu": COMPONENTS}
 
 _HERE = Path(__file__).resolve().parent
 
