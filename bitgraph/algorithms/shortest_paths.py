@@ -230,14 +230,14 @@ def _check_weights(weights, where="sssp"):
     if weights.dtype.kind == "f":
         bad = xp.isnan(weights) | (weights == -np.inf)
         if bool(bad.any()):
-            i = int(xp.argmax(bad))
+            i = int(xp.flatnonzero(bad)[0])
             raise InvalidValue(f"{where}: edge weights must not be NaN or -inf; stored entry"
                                f" {i} has weight {_entry(weights, i)}")
     if weights.dtype.kind in "bu":
         return None
     if not bool(weights.min() < 0):
         return None
-    return int(xp.argmax(weights < 0))
+    return int(xp.flatnonzero(weights < 0)[0])
 
 
 def _entry(values, i):
@@ -303,7 +303,8 @@ def _delta(A, c, s, W, D, delta, settings, stats):
         reached = dist != inf
         over = dist == inf - 1
         if bool(over.any()):  # a saturated sum: the distance passed D's range
-            raise OverflowError(f"sssp: the distance to vertex {int(xp.argmax(over))} exceeds"
+            v = int(xp.flatnonzero(over)[0])
+            raise OverflowError(f"sssp: the distance to vertex {v} exceeds"
                                 f" {inf - 2}, the range of {D} distances")
     return dist, reached
 
@@ -355,7 +356,7 @@ def _bellman_ford(A, c, s, D, negative):
         t = bg.vxm(f, Aw, bg.MIN_PLUS)
         idx, vals = t.to_coo()
         if not negative and D.kind == "i" and vals.size and bool(vals.min() < 0):
-            j = int(idx[int(xp.argmax(vals < 0))])
+            j = int(idx[int(xp.flatnonzero(vals < 0)[0])])
             raise OverflowError(f"sssp: a path sum to vertex {j} passed the range of"
                                 f" {D}; method='delta' saturates such sums")
         # d = min(d, t); the next frontier: the entries of t that improved d
@@ -471,7 +472,7 @@ def _result(dist, reached, dtype, device="cpu"):
         info = np.iinfo(dtype)
         big = reached & ((dist > info.max) | (dist < info.min))
         if bool(big.any()):
-            v = int(xp.argmax(big))
+            v = int(xp.flatnonzero(big)[0])
             raise OverflowError(f"sssp: the distance to vertex {v} is {_entry(dist, v)}, which"
                                 f" {dtype} (the weights' dtype) cannot hold; give A"
                                 f" wider weights")
