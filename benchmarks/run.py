@@ -134,6 +134,10 @@ CASES = [
     # ECL-CC on the same GPU (its count checked against ours)
     *_cases("connected_components", ("auto", "fastsv"), CUDA_GRAPHS, "cuda",
             ("scipy", "gapbs", "ECL-CC")),
+    # sssp: the suite's weights 1..255; "-float": the same weights / 255 as float64;
+    # Bellman-Ford (a vxm per round) only where the rounds are few (kron, urand)
+    *_cases("sssp", ("auto", "auto-float"), CUDA_GRAPHS, "cuda", ("scipy",)),
+    *_cases("sssp", ("bellman-ford",), CUDA_GRAPHS[:3], "cuda", ("scipy",)),
 ]
 
 # --smoke: each family's tiny graph (a few hundred vertices)
@@ -312,20 +316,24 @@ def _msbfs_call(g, method, src, **kw):
     return bg.algorithms.msbfs(g.A, src, batch=BATCH, groupby=(method == "groupby"), **kw)
 
 
-def _weighted(g):
+def _weighted(g, floats=False):
+    """The graph with the suite's weights on its device (``floats``: / 255 as float64)."""
     import bitgraph as bg
 
     def build():
         r, c = g.coo()
-        return bg.Matrix.from_coo(r, c, g.weights(), nrows=g.n, ncols=g.n)
+        w = g.weights() / 255.0 if floats else g.weights()
+        return bg.Matrix.from_coo(r, c, w, nrows=g.n, ncols=g.n, device=g.device)
 
-    return g.memo("weighted", build)
+    return g.memo(("weighted", floats), build)
 
 
 def _sssp_call(g, method, s, **kw):
     import bitgraph as bg
 
-    return bg.algorithms.sssp(_weighted(g), s, method=method, **kw)
+    floats = method.endswith("-float")
+    return bg.algorithms.sssp(_weighted(g, floats), s, method=method[:-6] if floats else method,
+                              **kw)
 
 
 def _pagerank_call(g, method, _, **kw):
@@ -586,15 +594,18 @@ def b_sssp_scipy(g, case):
     import scipy.sparse as sp
     from scipy.sparse.csgraph import dijkstra
 
+    floats = case.method.endswith("-float")  # the weights / 255, distances compared as floats
+
     def build():
         r, c = g.coo()
-        return sp.csr_array((g.weights().astype(np.float64), (r, c)), shape=(g.n, g.n))
+        w = g.weights() / 255.0 if floats else g.weights().astype(np.float64)
+        return sp.csr_array((w, (r, c)), shape=(g.n, g.n))
 
-    S = g.memo("scipy weighted", build)
+    S = g.memo(("scipy weighted", floats), build)
 
     def answer(d):
         out = np.where(np.isfinite(d), d, -1)
-        return out.astype(np.int64)
+        return out if floats else out.astype(np.int64)
 
     return (lambda s: dijkstra(S, directed=True, indices=s)), answer
 

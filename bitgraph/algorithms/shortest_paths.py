@@ -15,13 +15,20 @@ vertex it reaches. The methods:
   it is the reference the fused method is tested against.
 - ``"delta"``: delta-stepping (Meyer & Sanders) in one fused kernel
   (``kernels/cpu/sssp.py``): buckets of width ``delta``, serial while a
-  bucket's frontier is small, large frontiers on the thread pool.
-- ``"auto"``: ``"bellman-ford"`` when a weight is negative; else
-  ``"delta"`` where the fused kernel exists (the CPU), else
-  ``"bellman-ford"``: at scale 16 with weights 1..255 the fused kernel is
-  3-5x faster than Bellman-Ford on kron and urand, 30x on a 256x256 grid,
-  which takes hundreds of rounds. ``python benchmarks/run.py --algo sssp``
-  times it against scipy's Dijkstra.
+  bucket's frontier is small, large frontiers on the thread pool. On a
+  CUDA graph, near-far delta-stepping (``kernels/cuda/sssp.cu``): a near
+  list relaxed a round at a time with atomicMin, a far pile split at each
+  threshold (the same distances, dtype and overflow rule).
+- ``"auto"``: ``"bellman-ford"`` when a weight is negative, else
+  ``"delta"`` (on both devices): at scale 16 with weights 1..255 the CPU's
+  fused kernel is 3-5x faster than Bellman-Ford on kron and urand, 30x on
+  a 256x256 grid, which takes hundreds of rounds. ``python
+  benchmarks/run.py --algo sssp`` times it against scipy's Dijkstra.
+
+A CUDA graph (``A.to("cuda")``) runs every method there and returns its
+Vector on the GPU; the weight checks reduce on the device, and only the
+error paths (naming a negative cycle, int64 sums that might wrap with
+negative weights) copy A to the host.
 
 Negative weights (``"bellman-ford"`` only; ``"delta"`` refuses them):
 the rounds go on until no distance changes, at most n of them. After
@@ -64,6 +71,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from bitgraph import _array as ar
 from bitgraph.algorithms._common import cached, check_graph, check_source, out_csr
 from bitgraph.errors import InvalidValue, NegativeCycle
 
@@ -106,7 +114,7 @@ def sssp(A, source, *, method="auto", delta=None, stats=None):
     >>> sssp(B, 0).to_dense().tolist()   # negative weights: Bellman-Ford
     [0, 4, -1, 1]
     """
-    check_graph(A, "sssp")
+    check_graph(A, "sssp", cuda=True)
     s = check_source(A, source, "sssp")
     if method not in METHODS:
         raise InvalidValue(f"sssp: unknown method {method!r}; expected one of {METHODS}")
@@ -118,28 +126,31 @@ def sssp(A, source, *, method="auto", delta=None, stats=None):
         from bitgraph.algorithms.breadth_first import bfs
 
         return bfs(A, s, stats=stats)  # unweighted: hops (stats names the bfs method)
+    from bitgraph import settings
+
+    cfg = settings.current()
     c = out_csr(A)
     weights = c.values
     neg = _check_weights(weights)
     n = A.nrows
     if neg is not None and method == "delta":
         raise InvalidValue(f"sssp: method='delta' needs edge weights >= 0; stored entry"
-                           f" {neg} has weight {weights[neg]}: use method='bellman-ford'"
+                           f" {neg} has weight {_entry(weights, neg)}: use method='bellman-ford'"
                            f" (or 'auto') for negative weights")
     W, D = _kernel_dtypes(A.dtype, weights, n, neg is not None)
-    if method == "auto":
-        method = "delta" if A.device == "cpu" and neg is None else "bellman-ford"
+    if method == "auto":  # the fused kernel runs on both devices
+        method = "delta" if neg is None else "bellman-ford"
     if stats is not None:  # what ran (bitgraph.Stats)
         stats.method = method
         if method == "delta":
-            stats.ran(("sssp", "csr", "cpu", "delta"))
+            stats.ran(("sssp", "csr", A.device, "delta"))
     if method == "delta":
-        dist, reached = _delta(A, c, s, W, D, delta)
+        dist, reached = _delta(A, c, s, W, D, delta, cfg, stats)
     else:
         dist, reached, cycle = _bellman_ford(A, c, s, D, neg is not None)
         if cycle:
             _raise_cycle(c, s, D)
-    return _result(dist, reached, A.dtype)
+    return _result(dist, reached, A.dtype, A.device)
 
 
 def negative_cycle(A, source=None, *, stats=None):
@@ -161,7 +172,7 @@ def negative_cycle(A, source=None, *, stats=None):
     >>> negative_cycle(B)   # the cycle 1 -> 2 -> 1 weighs 0
     False
     """
-    check_graph(A, "negative_cycle")
+    check_graph(A, "negative_cycle", cuda=True)
     s = None if source is None else check_source(A, source, "negative_cycle")
     if stats is not None:
         stats.method = "none"
@@ -197,8 +208,9 @@ def default_delta(A, cfg=None):
     if w is None or w.size == 0:
         return 1.0
 
-    rows = int(np.count_nonzero(np.diff(c.indptr)))
-    finite = w[np.isfinite(w)] if w.dtype.kind == "f" else w
+    xp = ar.array_module(w)
+    rows = int(xp.count_nonzero(xp.diff(c.indptr)))
+    finite = w[xp.isfinite(w)] if w.dtype.kind == "f" else w
     mean = float(finite.mean(dtype=np.float64)) if finite.size else 0.0
     delta = mean * rows / w.size
     if w.dtype.kind in "iu":
@@ -210,16 +222,29 @@ def default_delta(A, cfg=None):
 
 def _check_weights(weights, where="sssp"):
     """The first stored entry with a negative weight (None: none);
-    ``InvalidValue`` for a NaN or -inf weight."""
+    ``InvalidValue`` for a NaN or -inf weight. Over numpy or CuPy weights
+    (reductions on the device; the entry is looked up only when there is one)."""
+    xp = ar.array_module(weights)
+    if weights.size == 0:
+        return None
     if weights.dtype.kind == "f":
-        bad = np.flatnonzero(np.isnan(weights) | (weights == -np.inf))
-        if bad.size:
+        bad = xp.isnan(weights) | (weights == -np.inf)
+        if bool(bad.any()):
+            i = int(xp.flatnonzero(bad)[0])
             raise InvalidValue(f"{where}: edge weights must not be NaN or -inf; stored entry"
-                               f" {bad[0]} has weight {weights[bad[0]]}")
+                               f" {i} has weight {_entry(weights, i)}")
     if weights.dtype.kind in "bu":
         return None
-    neg = np.flatnonzero(weights < 0)
-    return int(neg[0]) if neg.size else None
+    if not bool(weights.min() < 0):
+        return None
+    return int(xp.flatnonzero(weights < 0)[0])
+
+
+def _entry(values, i):
+    """values[i] as a numpy scalar (from the host when values is a CuPy array)."""
+    from bitgraph import device as bgdev
+
+    return bgdev.host(values[i:i + 1])[0]
 
 
 def _kernel_dtypes(dtype, weights, n, negative=False):
@@ -254,11 +279,10 @@ def _cast_weights(A, c, W):
     return cached(A, "sssp_weights", lambda: c._replace(values=c.values.astype(W)), key=np.dtype(W))
 
 
-def _delta(A, c, s, W, D, delta):
-    from bitgraph import settings
+def _delta(A, c, s, W, D, delta, settings, stats):
     from bitgraph.kernels import registry
 
-    cfg = settings.current().sssp
+    cfg = settings.sssp
     bins = cfg.max_bins - 4
     if delta is None:
         delta = default_delta(A, cfg)
@@ -268,16 +292,19 @@ def _delta(A, c, s, W, D, delta):
             raise InvalidValue(f"sssp: delta={delta} is too small for the largest weight"
                                f" {wmax}: at most {bins} buckets of width delta"
                                f" may span one edge (delta >= {wmax / bins:.6g})")
-    run = registry.lookup("sssp", fmt="csr", device="cpu", variant="delta")
-    dist, _ = run(_cast_weights(A, c, W), s, float(delta), D, cfg=cfg)
+    run = registry.lookup("sssp", fmt="csr", device=A.device, variant="delta")
+    extra = {"cuda": settings.cuda, "stats": stats} if A.device == "cuda" else {}
+    dist, _ = run(_cast_weights(A, c, W), s, float(delta), D, cfg=cfg, **extra)
+    xp = ar.array_module(dist)
     if D.kind == "f":
-        reached = np.isfinite(dist)
+        reached = xp.isfinite(dist)
     else:
         inf = np.iinfo(D).max
         reached = dist != inf
-        over = np.flatnonzero(dist == inf - 1)
-        if over.size:  # a saturated sum: the distance passed D's range
-            raise OverflowError(f"sssp: the distance to vertex {over[0]} exceeds"
+        over = dist == inf - 1
+        if bool(over.any()):  # a saturated sum: the distance passed D's range
+            v = int(xp.flatnonzero(over)[0])
+            raise OverflowError(f"sssp: the distance to vertex {v} exceeds"
                                 f" {inf - 2}, the range of {D} distances")
     return dist, reached
 
@@ -291,6 +318,7 @@ def _bellman_ford(A, c, s, D, negative):
     from bitgraph.vector import Vector
 
     n = A.nrows
+    xp = ar.array_module(c.indptr)
     if D == np.uint64:
         wmax = int(c.values.max()) if c.values.size else 0
         if wmax >= 2**63:
@@ -301,6 +329,7 @@ def _bellman_ford(A, c, s, D, negative):
         wabs = max(int(c.values.max()), -int(c.values.min()))
         if wabs * max(n, 1) >= np.iinfo(D).max:  # a walk of n edges might wrap
             dist, _, cycle = _bellman_ford_numpy(c, s, D)
+            dist = xp.asarray(dist)  # the host's rounds, back on A's device
             return dist, dist != np.iinfo(D).max, cycle >= 0
     Aw = A
     if A.dtype != D:  # the product in D: A's weights cast once (cached)
@@ -310,12 +339,12 @@ def _bellman_ford(A, c, s, D, negative):
                                                ncols=n, check=False), key=D)
     inf = D.type(np.inf) if D.kind == "f" else np.iinfo(D).max
     if s is None:
-        dist = np.zeros(n, D)
-        present = np.ones(n, np.bool_)
+        dist = xp.zeros(n, D)
+        present = xp.ones(n, np.bool_)
     else:
-        dist = np.full(n, inf, D)
+        dist = xp.full(n, inf, D)
         dist[s] = 0
-        present = np.zeros(n, np.bool_)
+        present = xp.zeros(n, np.bool_)
         present[s] = True
     f = Vector._from_present(present, dist.copy())
     rounds = 0
@@ -326,17 +355,17 @@ def _bellman_ford(A, c, s, D, negative):
         # t(j) = min_i f(i) + A(i, j): every path one edge longer than f's
         t = bg.vxm(f, Aw, bg.MIN_PLUS)
         idx, vals = t.to_coo()
-        if not negative and D.kind == "i" and vals.size and vals.min() < 0:
-            j = idx[np.argmax(vals < 0)]
+        if not negative and D.kind == "i" and vals.size and bool(vals.min() < 0):
+            j = int(idx[int(xp.flatnonzero(vals < 0)[0])])
             raise OverflowError(f"sssp: a path sum to vertex {j} passed the range of"
                                 f" {D}; method='delta' saturates such sums")
         # d = min(d, t); the next frontier: the entries of t that improved d
         better = vals < dist[idx]
         idx, vals = idx[better], vals[better]
         dist[idx] = vals
-        present = np.zeros(n, np.bool_)
+        present = xp.zeros(n, np.bool_)
         present[idx] = True
-        nxt = np.zeros(n, D)
+        nxt = xp.zeros(n, D)
         nxt[idx] = vals
         f = Vector._from_present(present, nxt)
     reached = dist != inf
@@ -430,16 +459,21 @@ def _raise_cycle(c, s, D):
                         vertex=x, cycle=cycle, weight=weight)
 
 
-def _result(dist, reached, dtype):
+def _result(dist, reached, dtype, device="cpu"):
     from bitgraph.vector import Vector
 
+    if device == "cuda" and ar.array_module(dist) is np:  # a host pass's distances
+        from bitgraph import device as bgdev
+        cupy = bgdev.require_cuda("sssp")
+        dist, reached = cupy.asarray(dist), cupy.asarray(reached)
+    xp = ar.array_module(dist)
     dtype = np.dtype(dtype)
-    if dtype.kind in "iu" and dist.dtype != dtype and reached.any():
+    if dtype.kind in "iu" and dist.dtype != dtype and bool(reached.any()):
         info = np.iinfo(dtype)
-        big = np.flatnonzero(reached & ((dist > info.max) | (dist < info.min)))
-        if big.size:
-            v = big[0]
-            raise OverflowError(f"sssp: the distance to vertex {v} is {dist[v]}, which"
+        big = reached & ((dist > info.max) | (dist < info.min))
+        if bool(big.any()):
+            v = int(xp.flatnonzero(big)[0])
+            raise OverflowError(f"sssp: the distance to vertex {v} is {_entry(dist, v)}, which"
                                 f" {dtype} (the weights' dtype) cannot hold; give A"
                                 f" wider weights")
     return Vector._from_present(reached, dist.astype(dtype, copy=False))

@@ -191,6 +191,9 @@ class SSSP:
         buckets (delta is widened so that max_weight / delta fits).""")
     par_edges: int = knob(100_000, """Delta-stepping runs a frontier whose out-edges reach this
         many on the thread pool (a round there costs ~50-100 us of Python and thread hand-off).""")
+    cuda_warp_degree: int = knob(32, """CUDA delta-stepping: a near vertex with this many out-edges
+        or more is relaxed by a whole warp (lanes over its row), one with fewer by one lane (a
+        warp's lanes on 32 rows); not yet measured on a GPU.""")
 
 
 @dataclass(frozen=True)

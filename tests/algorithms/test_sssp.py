@@ -3,7 +3,11 @@
 Weighted hypothesis graphs of every value dtype, with zero weights,
 self-loops, duplicates (combined with min), several components; each method;
 the delta kernel serial and with every frontier on the thread pool; real
-graphs from tests/data; the errors.
+graphs from tests/data; the errors. The bodies that make sense on a GPU
+take the ``device`` parameter (``oracle.DEVICES``: the "cuda" cases run
+where CuPy sees a GPU), and the CUDA kernel's branches have their own
+cases (zero and +inf weights, many buckets, a star past the warp degree,
+tiny and huge delta, int64 indices, saturated sums).
 """
 
 import numpy as np
@@ -14,6 +18,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import bitgraph as bg
+import oracle as O
 from bitgraph.algorithms.shortest_paths import default_delta, negative_cycle, sssp
 from bitgraph.errors import NegativeCycle
 from bitgraph.kernels.cpu import sssp as kernel
@@ -67,10 +72,22 @@ def _check(result, ref, dtype, *, exact=True):
         np.testing.assert_allclose(got, ref[reached], rtol=2e-6, atol=0)
 
 
-def _expect(spec, dtype, source, **kw):
-    """Run sssp and compare with dijkstra, or expect OverflowError when a
-    true distance does not fit in ``dtype``."""
-    A = spec.matrix(bg)
+def _run(A, source, device, **kw):
+    """sssp of A moved to ``device``, its result checked to be there, on the host."""
+    got = sssp(O.on_device(A, device), source, **kw)
+    assert isinstance(got, bg.Vector) and got.device == device
+    return O.to_host(got)
+
+
+def _dense(v, fill=0):
+    """A result Vector of any device as a list, ``fill`` where absent."""
+    return O.to_host(v).to_dense(fill).tolist()
+
+
+def _expect(spec, dtype, source, device="cpu", **kw):
+    """Run sssp on ``device`` and compare with dijkstra, or expect
+    OverflowError when a true distance does not fit in ``dtype``."""
+    A = O.on_device(spec.matrix(bg), device)
     ref = csgraph.dijkstra(_scipy_graph(spec), directed=True, indices=source)
     finite = ref[np.isfinite(ref)]
     if dtype.kind in "iu" and finite.max() > np.iinfo(dtype).max:
@@ -79,28 +96,31 @@ def _expect(spec, dtype, source, **kw):
         return
     # float32: sums rounded in float32 (as GraphBLAS's min_plus on FP32)
     exact = dtype == np.float64 or bool(np.all(spec.weights == spec.weights.astype(np.float16)))
-    _check(sssp(A, source, **kw), ref, dtype, exact=exact)
+    _check(_run(A, source, device, **kw), ref, dtype, exact=exact)
 
 
+@pytest.mark.parametrize("device", O.DEVICES)
 @given(weighted(), st.data())
 @settings(max_examples=500)
-def test_delta_vs_dijkstra(case, data):
+def test_delta_vs_dijkstra(device, case, data):
     spec, dtype = case
     s = data.draw(st.integers(0, spec.n - 1), label="source")
-    _expect(spec, dtype, s, method="delta")
+    _expect(spec, dtype, s, device, method="delta")
 
 
+@pytest.mark.parametrize("device", O.DEVICES)
 @given(weighted(), st.data())
 @settings(max_examples=300)
-def test_bellman_ford_vs_dijkstra(case, data):
+def test_bellman_ford_vs_dijkstra(device, case, data):
     spec, dtype = case
     s = data.draw(st.integers(0, spec.n - 1), label="source")
-    _expect(spec, dtype, s, method="bellman-ford")
+    _expect(spec, dtype, s, device, method="bellman-ford")
 
 
+@pytest.mark.parametrize("device", O.DEVICES)
 @given(weighted(dtypes=["int32", "float64", "float32"]), st.data())
 @settings(max_examples=200)
-def test_delta_widths(case, data):
+def test_delta_widths(device, case, data):
     """Any bucket width gives the exact distances: narrow (Dial), the
     default, and one bucket for everything (label-correcting)."""
     spec, dtype = case
@@ -110,7 +130,7 @@ def test_delta_widths(case, data):
     wmax = float(spec.weights.max()) if spec.weights.size else 0.0
     scale = data.draw(st.sampled_from([0.25, 1.0, 4.0, 1e9]), label="scale")
     delta = max(base * scale, wmax / (bg.settings.SSSP().max_bins - 4), 1e-12)
-    _expect(spec, dtype, s, method="delta", delta=delta)
+    _expect(spec, dtype, s, device, method="delta", delta=delta)
 
 
 @given(weighted(dtypes=["int32", "int64", "uint64", "float32", "float64"], max_n=80), st.data())
@@ -135,105 +155,119 @@ def test_kernel_parallel_rounds(case, data):
     np.testing.assert_array_equal(np.isfinite(ref), serial != inf)
 
 
+@pytest.mark.parametrize("device", O.DEVICES)
 @given(graphs(max_n=60, weighted=False), st.data())
 @settings(max_examples=120)
-def test_structure_only_gives_bfs_levels(spec, data):
+def test_structure_only_gives_bfs_levels(device, spec, data):
     s = data.draw(st.integers(0, spec.n - 1), label="source")
     A = spec.matrix(bg)
     ref = csgraph.shortest_path(spec.scipy(), directed=True, unweighted=True, indices=s)
     for method in ("auto", "delta", "bellman-ford"):
-        _check(sssp(A, s, method=method), ref, np.dtype(np.int32))
+        _check(_run(A, s, device, method=method), ref, np.dtype(np.int32))
 
 
+@pytest.mark.parametrize("device", O.DEVICES)
 @given(graphs(max_n=40, weighted=True), st.data())
 @settings(max_examples=60)
-def test_transposed_view(spec, data):
+def test_transposed_view(device, spec, data):
     """sssp(A.T, s) follows A's in-edges: the distances *to* s in A."""
     s = data.draw(st.integers(0, spec.n - 1), label="source")
-    A = spec.matrix(bg)
+    A = O.on_device(spec.matrix(bg), device)
     ref = csgraph.dijkstra(_scipy_graph(spec).T.tocsr(), directed=True, indices=s)
     for method in ("delta", "bellman-ford"):
-        _check(sssp(A.T, s, method=method), ref, np.dtype(np.float64))
+        got = sssp(A.T, s, method=method)
+        assert got.device == device
+        _check(O.to_host(got), ref, np.dtype(np.float64))
 
 
-def test_zero_weights_and_self_loops():
+@pytest.mark.parametrize("device", O.DEVICES)
+def test_zero_weights_and_self_loops(device):
     # 0 -0-> 1 -0-> 2, 2 -> 2 (5), 1 -3-> 3, 3 -0-> 1; 4 unreached
     A = bg.Matrix.from_coo([0, 1, 2, 1, 3], [1, 2, 2, 3, 1], [0.0, 0.0, 5.0, 3.0, 0.0],
                            nrows=5, ncols=5)
     for method in ("delta", "bellman-ford", "auto"):
-        d = sssp(A, 0, method=method)
+        d = _run(A, 0, device, method=method)
         assert d.to_dense(-1).tolist() == [0.0, 0.0, 0.0, 3.0, -1.0]
 
 
-def test_inf_weight_reaches_nothing():
+@pytest.mark.parametrize("device", O.DEVICES)
+def test_inf_weight_reaches_nothing(device):
     A = bg.Matrix.from_coo([0, 0], [1, 2], [np.inf, 1.0], nrows=3, ncols=3)
     for method in ("delta", "bellman-ford"):
-        assert sssp(A, 0, method=method).to_dense(-1).tolist() == [0.0, -1.0, 1.0]
+        assert _run(A, 0, device, method=method).to_dense(-1).tolist() == [0.0, -1.0, 1.0]
 
 
-def test_overflow_raises():
+@pytest.mark.parametrize("device", O.DEVICES)
+def test_overflow_raises(device):
     # int8: 0 -> 1 -> 2 with weights 100: distance 200 does not fit
-    A = bg.Matrix.from_coo([0, 1], [1, 2], np.array([100, 100], np.int8), nrows=3, ncols=3)
+    A = O.on_device(bg.Matrix.from_coo([0, 1], [1, 2], np.array([100, 100], np.int8),
+                                       nrows=3, ncols=3), device)
     for method in ("delta", "bellman-ford"):
         with pytest.raises(OverflowError, match="vertex 2 is 200.*int8"):
             sssp(A, 0, method=method)
-        assert sssp(A, 1, method=method).to_dense(-1).tolist() == [-1, 0, 100]
+        assert _dense(sssp(A, 1, method=method), -1) == [-1, 0, 100]
     # int64 sums past 2**63: the delta kernel saturates and reports
     big = np.array([2**62, 2**62, 2**62], np.int64)
-    B = bg.Matrix.from_coo([0, 1, 2], [1, 2, 3], big, nrows=4, ncols=4)
+    B = O.on_device(bg.Matrix.from_coo([0, 1, 2], [1, 2, 3], big, nrows=4, ncols=4), device)
     with pytest.raises(OverflowError, match="sssp: the distance to vertex 2 exceeds"):
         sssp(B, 0, method="delta")
     with pytest.raises(OverflowError, match="sssp: a path sum to vertex 2 passed"):
         sssp(B, 0, method="bellman-ford")
     # ... but a long path that overflows loses to a short one that fits
     w = np.array([2**62, 2**62 - 10, 2**62, 7], np.int64)
-    C = bg.Matrix.from_coo([0, 1, 2, 0], [1, 2, 3, 3], w, nrows=4, ncols=4)
-    assert sssp(C, 0, method="delta").to_dense(-1).tolist() == [0, 2**62, 2**63 - 10, 7]
+    C = O.on_device(bg.Matrix.from_coo([0, 1, 2, 0], [1, 2, 3, 3], w, nrows=4, ncols=4), device)
+    assert _dense(sssp(C, 0, method="delta"), -1) == [0, 2**62, 2**63 - 10, 7]
     with pytest.raises(OverflowError, match="path sum to vertex 3 passed the range of int64"):
         sssp(C, 0, method="bellman-ford")
 
 
-def test_uint64_large_weights():
+@pytest.mark.parametrize("device", O.DEVICES)
+def test_uint64_large_weights(device):
     w = np.array([2**63 + 5, 3], np.uint64)
-    A = bg.Matrix.from_coo([0, 1], [1, 2], w, nrows=3, ncols=3)
+    A = O.on_device(bg.Matrix.from_coo([0, 1], [1, 2], w, nrows=3, ncols=3), device)
     d = sssp(A, 0, method="delta")
-    assert d.dtype == np.uint64 and d.to_dense(0).tolist() == [0, 2**63 + 5, 2**63 + 8]
+    assert d.dtype == np.uint64 and _dense(d) == [0, 2**63 + 5, 2**63 + 8]
     with pytest.raises(bg.InvalidValue, match="bellman-ford.*2\\*\\*63"):
         sssp(A, 0, method="bellman-ford")
 
 
-def test_small_int_dtype_kept():
+@pytest.mark.parametrize("device", O.DEVICES)
+def test_small_int_dtype_kept(device):
     A = bg.Matrix.from_coo([0, 1], [1, 2], np.array([3, 4], np.uint8), nrows=3, ncols=3)
     for method in ("delta", "bellman-ford"):
-        d = sssp(A, 0, method=method)
+        d = _run(A, 0, device, method=method)
         assert d.dtype == np.uint8 and d.to_dense().tolist() == [0, 3, 7]
 
 
 # --- errors --------------------------------------------------------------------------------
-def test_negative_weight_delta_names_entry():
-    A = bg.Matrix.from_coo([0, 1, 2], [1, 2, 0], [1.0, -2.0, 3.0], nrows=3, ncols=3)
+@pytest.mark.parametrize("device", O.DEVICES)
+def test_negative_weight_delta_names_entry(device):
+    A = O.on_device(bg.Matrix.from_coo([0, 1, 2], [1, 2, 0], [1.0, -2.0, 3.0], nrows=3, ncols=3),
+                    device)
     with pytest.raises(bg.InvalidValue, match=r"sssp: method='delta' needs edge weights >= 0;"
                        r" stored entry 1 has weight -2.0: use method='bellman-ford'"):
         sssp(A, 0, method="delta")
     # auto and bellman-ford take them: 0 -> 1 (1), 1 -> 2 (-2), 2 -> 0 (3): cycle weight 2
     for method in ("auto", "bellman-ford"):
-        assert sssp(A, 0, method=method).to_dense().tolist() == [0.0, 1.0, -1.0]
+        assert _dense(sssp(A, 0, method=method)) == [0.0, 1.0, -1.0]
 
 
-def test_nan_weight_raises():
-    A = bg.Matrix.from_coo([0, 1], [1, 2], [1.0, np.nan], nrows=3, ncols=3)
+@pytest.mark.parametrize("device", O.DEVICES)
+def test_nan_weight_raises(device):
+    A = O.on_device(bg.Matrix.from_coo([0, 1], [1, 2], [1.0, np.nan], nrows=3, ncols=3), device)
     with pytest.raises(bg.InvalidValue, match="sssp: edge weights must not be NaN or -inf; stored entry 1"):
         sssp(A, 0, method="bellman-ford")
     with pytest.raises(bg.InvalidValue, match="negative_cycle: edge weights must not be NaN or -inf"):
         negative_cycle(A)
-    B = bg.Matrix.from_coo([0, 1], [1, 2], [1.0, -np.inf], nrows=3, ncols=3)
+    B = O.on_device(bg.Matrix.from_coo([0, 1], [1, 2], [1.0, -np.inf], nrows=3, ncols=3), device)
     with pytest.raises(bg.InvalidValue, match="sssp: edge weights must not be NaN or -inf; stored entry 1 has weight -inf"):
         sssp(B, 0)
 
 
+@pytest.mark.parametrize("device", O.DEVICES)
 @pytest.mark.parametrize("source", [-1, 5, 100])
-def test_bad_source(source):
-    A = bg.Matrix.from_coo([0], [1], [1.0], nrows=5, ncols=5)
+def test_bad_source(source, device):
+    A = O.on_device(bg.Matrix.from_coo([0], [1], [1.0], nrows=5, ncols=5), device)
     with pytest.raises(bg.InvalidIndex, match=f"sssp: source {source} is out of range for a graph of 5 vertices"):
         sssp(A, source)
 
@@ -270,8 +304,9 @@ def _real(name):
     return A
 
 
+@pytest.mark.parametrize("device", O.DEVICES)
 @pytest.mark.parametrize("name", REAL)
-def test_real_graphs(name):
+def test_real_graphs(name, device):
     A = _real(name)
     S = A.to_scipy()
     if A.iso:
@@ -284,13 +319,14 @@ def test_real_graphs(name):
     dtype = np.dtype(np.int32) if A.iso else A.dtype
     for i, s in enumerate(sources):
         for method in ("delta", "bellman-ford"):
-            got = sssp(A, int(s), method=method)
+            got = _run(A, int(s), device, method=method)
             _check(got, ref[i], dtype, exact=dtype.kind != "f")
             if dtype.kind == "f":  # float64 sums: same fixpoint, same rounding
                 np.testing.assert_allclose(got.to_coo()[1], ref[i][np.isfinite(ref[i])], rtol=1e-12)
 
 
-def test_real_negative_weights():
+@pytest.mark.parametrize("device", O.DEVICES)
+def test_real_negative_weights(device):
     """olm1000 (negative entries): delta refuses it; Bellman-Ford agrees with
     scipy's (a negative cycle, named by a vertex really on one, or equal
     distances)."""
@@ -299,6 +335,7 @@ def test_real_negative_weights():
         sssp(A, 0, method="delta")
     S = A.to_scipy()
     S = sp.csr_array((S.data.astype(np.float64), S.indices, S.indptr), shape=S.shape)
+    A = O.on_device(A, device)
     for s in (0, A.nrows // 2, A.nrows - 1):
         try:
             ref = csgraph.bellman_ford(S, directed=True, indices=s)
@@ -308,7 +345,7 @@ def test_real_negative_weights():
             _assert_on_negative_cycle(info.value, S, s)
             assert negative_cycle(A, s) and negative_cycle(A)
         else:
-            _check(sssp(A, s), ref, A.dtype, exact=False)
+            _check(_run(A, s, device), ref, A.dtype, exact=False)
             assert not negative_cycle(A, s)
 
 
@@ -354,12 +391,13 @@ def negative_graphs(draw, max_n=25):
     return n, rows, cols, w.astype(dtype), dtype
 
 
+@pytest.mark.parametrize("device", O.DEVICES)
 @given(negative_graphs(), st.data())
 @settings(max_examples=150, deadline=None)
-def test_negative_weights_vs_scipy(g, data):
+def test_negative_weights_vs_scipy(device, g, data):
     n, rows, cols, w, dtype = g
     s = data.draw(st.integers(0, n - 1), label="source")
-    A = bg.Matrix.from_coo(rows, cols, w, nrows=n, ncols=n)
+    A = O.on_device(bg.Matrix.from_coo(rows, cols, w, nrows=n, ncols=n), device)
     S = sp.csr_array((w.astype(np.float64), (rows, cols)), shape=(n, n))
     try:
         ref = csgraph.bellman_ford(S, directed=True, indices=s)
@@ -376,7 +414,7 @@ def test_negative_weights_vs_scipy(g, data):
                 with pytest.raises(OverflowError):
                     sssp(A, s, method=method)
                 continue
-            _check(sssp(A, s, method=method), ref, dtype, exact=dtype != np.float32)
+            _check(_run(A, s, device, method=method), ref, dtype, exact=dtype != np.float32)
     assert negative_cycle(A, s) == (ref is None)
     try:  # anywhere: johnson raises for any negative cycle
         csgraph.johnson(S, directed=True, indices=[0])
@@ -389,64 +427,71 @@ def test_negative_weights_vs_scipy(g, data):
             sssp(A, s, method="delta")
 
 
-def test_negative_cycle_lagraph_like():
+@pytest.mark.parametrize("device", O.DEVICES)
+def test_negative_cycle_lagraph_like(device):
     # LAGraph test_BF-like: 0 -> 1 -> 2 -> 3 -> 1 with 1 -> 2 -> 3 -> 1 weighing -1
     r, c = [0, 1, 2, 3, 0], [1, 2, 3, 1, 4]
     for dtype in ("int32", "int64", "float32", "float64"):
         w = np.array([5, 2, -4, 1, 7], dtype)
-        A = bg.Matrix.from_coo(r, c, w, nrows=6, ncols=6)
+        A = O.on_device(bg.Matrix.from_coo(r, c, w, nrows=6, ncols=6), device)
         with pytest.raises(NegativeCycle, match=r"sssp: a negative cycle is reachable from"
                            r" source 0: vertex [123] lies on it \(3 vertices") as info:
             sssp(A, 0)
         assert sorted(info.value.cycle) == [1, 2, 3] and info.value.weight == -1
         assert type(info.value.weight) is (float if dtype[0] == "f" else int)
         assert isinstance(info.value, bg.InvalidValue) and isinstance(info.value, ValueError)
-        _assert_on_negative_cycle(info.value, A.to_scipy(), 0)
+        _assert_on_negative_cycle(info.value, O.to_host(A).to_scipy(), 0)
         # unreachable from 4 and 5: no error
-        assert sssp(A, 4).to_dense(-9).tolist() == [-9, -9, -9, -9, 0, -9]
+        assert _dense(sssp(A, 4), -9) == [-9, -9, -9, -9, 0, -9]
         assert not negative_cycle(A, 4) and negative_cycle(A, 0) and negative_cycle(A, 2)
         assert negative_cycle(A)
     # the same cycle at weight 0: distances, no cycle
-    A = bg.Matrix.from_coo(r, c, [5, 2, -3, 1, 7], nrows=6, ncols=6)
-    assert sssp(A, 0).to_dense(-9).tolist() == [0, 5, 7, 4, 7, -9]
+    A = O.on_device(bg.Matrix.from_coo(r, c, [5, 2, -3, 1, 7], nrows=6, ncols=6), device)
+    assert _dense(sssp(A, 0), -9) == [0, 5, 7, 4, 7, -9]
     assert not negative_cycle(A)
 
 
-def test_unreachable_negative_cycle():
+@pytest.mark.parametrize("device", O.DEVICES)
+def test_unreachable_negative_cycle(device):
     # 0 -> 1 (2); 2 <-> 3 weighing -3 in all; 3 -> 1 (1): reached only from 2 and 3
-    A = bg.Matrix.from_coo([0, 2, 3, 3], [1, 3, 2, 1], [2.0, -1.0, -2.0, 1.0], nrows=4, ncols=4)
-    assert sssp(A, 0).to_dense(-1).tolist() == [0.0, 2.0, -1.0, -1.0]
-    assert sssp(A, 1).to_dense(-1).tolist() == [-1.0, 0.0, -1.0, -1.0]
+    A = O.on_device(bg.Matrix.from_coo([0, 2, 3, 3], [1, 3, 2, 1], [2.0, -1.0, -2.0, 1.0],
+                                       nrows=4, ncols=4), device)
+    assert _dense(sssp(A, 0), -1) == [0.0, 2.0, -1.0, -1.0]
+    assert _dense(sssp(A, 1), -1) == [-1.0, 0.0, -1.0, -1.0]
     with pytest.raises(NegativeCycle, match="vertex [23] lies on it"):
         sssp(A, 2)
     assert negative_cycle(A) and not negative_cycle(A, 0) and negative_cycle(A, 3)
 
 
-def test_negative_self_loop():
-    A = bg.Matrix.from_coo([0, 1, 2], [1, 1, 2], [1, -1, 4], nrows=3, ncols=3)
+@pytest.mark.parametrize("device", O.DEVICES)
+def test_negative_self_loop(device):
+    A = O.on_device(bg.Matrix.from_coo([0, 1, 2], [1, 1, 2], [1, -1, 4], nrows=3, ncols=3), device)
     with pytest.raises(NegativeCycle, match=r"vertex 1 lies on it \(1 vertices: 1 -> 1;"
                        r" total weight -1\)") as info:
         sssp(A, 0)
     assert info.value.vertex == 1 and info.value.cycle == [1]
-    assert sssp(A, 2).to_dense(-1).tolist() == [-1, -1, 0]
+    assert _dense(sssp(A, 2), -1) == [-1, -1, 0]
     assert negative_cycle(A) and negative_cycle(A, 0) and not negative_cycle(A, 2)
-    one = bg.Matrix.from_coo([0], [0], [-0.5], nrows=1, ncols=1)
+    one = O.on_device(bg.Matrix.from_coo([0], [0], [-0.5], nrows=1, ncols=1), device)
     with pytest.raises(NegativeCycle, match="vertex 0 lies on it"):
         sssp(one, 0)
 
 
-def test_negative_cycle_no_negative_weights():
-    A = bg.Matrix.from_coo([0, 1], [1, 0], np.array([1, 2], np.uint8), nrows=2, ncols=2)
+@pytest.mark.parametrize("device", O.DEVICES)
+def test_negative_cycle_no_negative_weights(device):
+    on = lambda M: O.on_device(M, device)  # noqa: E731
+    A = on(bg.Matrix.from_coo([0, 1], [1, 0], np.array([1, 2], np.uint8), nrows=2, ncols=2))
     assert not negative_cycle(A) and not negative_cycle(A, 1)
     rec = bg.Stats()
     assert not negative_cycle(A, stats=rec) and rec.method == "none"
-    C = bg.Matrix.from_coo([0, 1], [1, 0], [1, -2], nrows=2, ncols=2)
+    C = on(bg.Matrix.from_coo([0, 1], [1, 0], [1, -2], nrows=2, ncols=2))
     assert negative_cycle(C, stats=rec) and rec.method == "bellman-ford"
-    D = bg.Matrix.from_coo([0], [1], [-2], nrows=2, ncols=2)  # auto: Bellman-Ford
-    assert sssp(D, 0, stats=rec).to_dense().tolist() == [0, -2] and rec.method == "bellman-ford"
-    assert not negative_cycle(bg.Matrix.from_coo([0, 1], [1, 0], nrows=2, ncols=2))
-    assert not negative_cycle(bg.Matrix.from_coo([], [], np.array([], np.float64), nrows=0, ncols=0))
-    B = bg.Matrix.from_coo([0, 1], [1, 0], [1.0, 0.5], nrows=2, ncols=2)
+    D = on(bg.Matrix.from_coo([0], [1], [-2], nrows=2, ncols=2))  # auto: Bellman-Ford
+    assert _dense(sssp(D, 0, stats=rec)) == [0, -2] and rec.method == "bellman-ford"
+    assert not negative_cycle(on(bg.Matrix.from_coo([0, 1], [1, 0], nrows=2, ncols=2)))
+    assert not negative_cycle(on(bg.Matrix.from_coo([], [], np.array([], np.float64), nrows=0,
+                                                    ncols=0)))
+    B = on(bg.Matrix.from_coo([0, 1], [1, 0], [1.0, 0.5], nrows=2, ncols=2))
     assert not negative_cycle(B)
     with pytest.raises(bg.InvalidIndex, match="negative_cycle: source 2 is out of range"):
         negative_cycle(B, 2)
@@ -454,40 +499,201 @@ def test_negative_cycle_no_negative_weights():
         negative_cycle(bg.Matrix.from_coo([0], [1], [1.0], nrows=2, ncols=3))
 
 
-def test_negative_weights_small_int_dtype():
+@pytest.mark.parametrize("device", O.DEVICES)
+def test_negative_weights_small_int_dtype(device):
     # int8 distances that fit, and one below the range of int8
     A = bg.Matrix.from_coo([0, 1], [1, 2], np.array([-100, -20], np.int8), nrows=3, ncols=3)
     B = bg.Matrix.from_coo([0, 1], [1, 2], np.array([-100, -100], np.int8), nrows=3, ncols=3)
     with pytest.raises(OverflowError, match="the distance to vertex 2 is -200.*int8"):
-        sssp(B, 0)
-    d = sssp(A, 0)
+        sssp(O.on_device(B, device), 0)
+    d = _run(A, 0, device)
     assert d.dtype == np.int8 and d.to_dense().tolist() == [0, -100, -120]
 
 
-def test_negative_weights_int64_large():
+@pytest.mark.parametrize("device", O.DEVICES)
+def test_negative_weights_int64_large(device):
     # |w| * n past int64: the numpy rounds check every sum for wrapping
+    on = lambda M: O.on_device(M, device)  # noqa: E731
     big = np.array([-(2**62), -(2**62) - 1, 5], np.int64)
-    A = bg.Matrix.from_coo([0, 1, 0], [1, 2, 2], big, nrows=3, ncols=3)
+    A = on(bg.Matrix.from_coo([0, 1, 0], [1, 2, 2], big, nrows=3, ncols=3))
     with pytest.raises(OverflowError, match="path sum to vertex 2 passed the range of int64"):
         sssp(A, 0)
     ok = np.array([-(2**62), 2**62, 5], np.int64)
     B = bg.Matrix.from_coo([0, 1, 0], [1, 2, 2], ok, nrows=3, ncols=3)
-    assert sssp(B, 0).to_dense().tolist() == [0, -(2**62), 0]
-    C = bg.Matrix.from_coo([0, 1], [1, 0], np.array([2**62, -(2**62) - 1], np.int64), nrows=2, ncols=2)
+    assert _run(B, 0, device).to_dense().tolist() == [0, -(2**62), 0]
+    C = on(bg.Matrix.from_coo([0, 1], [1, 0], np.array([2**62, -(2**62) - 1], np.int64),
+                              nrows=2, ncols=2))
     with pytest.raises(NegativeCycle, match="total weight -1\\)"):
         sssp(C, 0)
     assert negative_cycle(C) and negative_cycle(C, 1)
 
 
-def test_negative_weights_transposed_view():
+@pytest.mark.parametrize("device", O.DEVICES)
+def test_negative_weights_transposed_view(device):
     """sssp(A.T, s) with negative weights: cycles and distances along A.T's edges."""
-    A = bg.Matrix.from_coo([1, 2, 3, 0], [0, 1, 2, 3], [5, 2, -4, 1], nrows=5, ncols=5)
-    assert sssp(A.T, 0).to_dense(-99).tolist() == [0, 5, 7, 3, -99]  # cycle 0-1-2-3-0 weighs 4
+    A = O.on_device(bg.Matrix.from_coo([1, 2, 3, 0], [0, 1, 2, 3], [5, 2, -4, 1], nrows=5, ncols=5),
+                    device)
+    assert _dense(sssp(A.T, 0), -99) == [0, 5, 7, 3, -99]  # cycle 0-1-2-3-0 weighs 4
     assert not negative_cycle(A.T)
-    B = bg.Matrix.from_coo([1, 2, 3, 1], [0, 1, 2, 3], [5, 2, -4, 1], nrows=5, ncols=5)
+    B = O.on_device(bg.Matrix.from_coo([1, 2, 3, 1], [0, 1, 2, 3], [5, 2, -4, 1], nrows=5, ncols=5),
+                    device)
     with pytest.raises(NegativeCycle) as info:  # B.T: 1 -> 2 -> 3 -> 1 weighs -1
         sssp(B.T, 0)
     assert info.value.cycle == [1, 2, 3] and info.value.weight == -1
-    _assert_on_negative_cycle(info.value, B.to_scipy().T.tocsr(), 0)
+    _assert_on_negative_cycle(info.value, O.to_host(B).to_scipy().T.tocsr(), 0)
     # B itself: 1 -> 3 -> 2 -> 1 weighs -1 too, but 0 has no out-edge in B
     assert negative_cycle(B.T, 0) and negative_cycle(B) and not negative_cycle(B, 0)
+
+
+# --- the delta kernels' branches (the CUDA one's above all) ----------------------------------
+def _dijkstra_case(rows, cols, w, n, s, device, **kw):
+    """sssp on ``device`` against dijkstra for one explicit graph (duplicates: the least)."""
+    A = bg.Matrix.from_coo(rows, cols, w, nrows=n, ncols=n, dup_op="min")
+    S = A.to_scipy()
+    S = sp.csr_array((S.data.astype(np.float64), S.indices, S.indptr), shape=(n, n))
+    ref = csgraph.dijkstra(S, directed=True, indices=s)
+    dtype = np.dtype(np.asarray(w).dtype)
+    _check(_run(A, s, device, method="delta", **kw), ref, dtype, exact=dtype != np.float32)
+    return A
+
+
+@pytest.mark.parametrize("device", O.DEVICES)
+@pytest.mark.parametrize("dtype", ["int32", "int64", "uint64", "float32", "float64"])
+def test_kernel_long_path(device, dtype):
+    """A path of 3000 vertices (plus shortcuts): thousands of buckets and
+    rounds, every empty-bucket jump; Dial's width (delta 1) and the default."""
+    rng = np.random.default_rng(5)
+    n = 3000
+    r = np.r_[np.arange(n - 1), rng.integers(0, n - 1, 300)]
+    c = np.r_[np.arange(1, n), rng.integers(0, n, 300)]
+    w = rng.integers(1, 256, r.size).astype(dtype)
+    for delta in (None, 1.0, 1000.0):
+        _dijkstra_case(r, c, w, n, 0, device, delta=delta)
+        _dijkstra_case(r, c, w, n, n // 2, device, delta=delta)
+
+
+@pytest.mark.parametrize("device", O.DEVICES)
+@pytest.mark.parametrize("warp_degree", [1, 32, 1 << 30])
+def test_kernel_star_past_warp_degree(device, warp_degree):
+    """A hub of 5000 out-edges (a warp's row) next to rows of 1-40 (a
+    lane's), with every vertex on one side of the warp degree or the other."""
+    rng = np.random.default_rng(6)
+    n = 5001
+    r = np.r_[np.zeros(n - 1, np.int64), rng.integers(1, n, 4000)]
+    c = np.r_[np.arange(1, n), rng.integers(0, n, 4000)]
+    w = rng.random(r.size)
+    with bg.settings.use(sssp={"cuda_warp_degree": warp_degree}):
+        _dijkstra_case(r, c, w, n, 0, device)
+        _dijkstra_case(r, c, w, n, n - 1, device)
+
+
+@pytest.mark.parametrize("device", O.DEVICES)
+def test_kernel_zero_and_inf_weights(device):
+    """Zero weights (and -0.0) keep a vertex in its bucket; +inf reaches nothing."""
+    r = [0, 1, 2, 0, 3, 4, 1]
+    c = [1, 2, 3, 3, 4, 5, 5]
+    w = np.array([0.0, -0.0, 0.0, np.inf, 2.5, 0.0, np.inf])
+    for dtype in (np.float32, np.float64):
+        A = _dijkstra_case(r, c, w.astype(dtype), 7, 0, device)
+        got = _run(A, 0, device)
+        assert got.to_dense(-1).tolist() == [0, 0, 0, 0, 2.5, 2.5, -1]
+        assert not np.signbit(got.to_coo()[1]).any()  # no -0.0 distance
+    wi = np.array([0, 0, 0, 7, 3, 0, 9], np.int64)
+    _dijkstra_case(r, c, wi, 7, 0, device)
+
+
+@pytest.mark.parametrize("device", O.DEVICES)
+def test_kernel_delta_tiny_and_huge(device):
+    """The smallest delta the window takes (one bucket per weight unit /
+    65532) and one bucket for everything give the same distances."""
+    rng = np.random.default_rng(7)
+    n, m = 700, 4000
+    r, c = rng.integers(0, n, m), rng.integers(0, n, m)
+    for w in (rng.random(m) * 50, rng.integers(1, 256, m).astype(np.int32)):
+        wmax = float(w.max())
+        for delta in (wmax / (bg.settings.SSSP().max_bins - 4), 1e30):
+            _dijkstra_case(r, c, w, n, 3, device, delta=delta)
+
+
+@pytest.mark.parametrize("device", O.DEVICES)
+@pytest.mark.parametrize("n", [1, 2, 31, 33, 65, 1000])
+def test_kernel_sizes_and_unreached(device, n):
+    """n = 1 (with and without a self-loop), n not a multiple of 32, and
+    a half of the vertices no path reaches."""
+    rng = np.random.default_rng(n)
+    half = max(1, n // 2)
+    m = 3 * n
+    r, c = rng.integers(0, half, m), rng.integers(0, half, m)  # edges among the first half
+    r = np.r_[r, rng.integers(half, n, n // 4)] if n > 1 else r  # edges out of the second
+    c = np.r_[c, rng.integers(0, n, r.size - c.size)]
+    w = rng.integers(0, 20, r.size).astype(np.int64)
+    _dijkstra_case(r, c, w, n, 0, device)
+    one = bg.Matrix.from_coo([], [], np.array([], np.float64), nrows=1, ncols=1)
+    assert _run(one, 0, device, method="delta").to_dense(-1).tolist() == [0.0]
+    loop = bg.Matrix.from_coo([0], [0], [2.0], nrows=1, ncols=1)
+    assert _run(loop, 0, device, method="delta").to_dense(-1).tolist() == [0.0]
+
+
+@pytest.mark.parametrize("device", O.DEVICES)
+def test_kernel_small_ints_computed_wider(device):
+    """uint8 and int16 weights run in int32 distances: a sum past the
+    weights' range is computed exactly and then refused; one that fits is kept."""
+    for dtype, big in ((np.uint8, 200), (np.int16, 30000)):
+        A = bg.Matrix.from_coo([0, 1, 0], [1, 2, 3], np.array([big, big, 1], dtype),
+                               nrows=4, ncols=4)
+        with pytest.raises(OverflowError, match=f"vertex 2 is {2 * big}.*{np.dtype(dtype)}"):
+            _run(A, 0, device, method="delta")
+        d = _run(A, 1, device, method="delta")
+        assert d.dtype == dtype and d.to_dense(-1).tolist() == [-1, 0, big, -1]
+
+
+@pytest.mark.parametrize("device", O.DEVICES)
+def test_kernel_int64_indices(device):
+    """A CSR with int64 indices takes the int64 specialisations."""
+    A32 = bg.io.generators.from_spec("kron:9")
+    S = A32.to_scipy().tocsr()
+    rng = np.random.default_rng(9)
+    w = rng.integers(1, 256, S.nnz).astype(np.int32)
+    S64 = sp.csr_array((w, S.indices.astype(np.int64), S.indptr.astype(np.int64)),
+                       shape=S.shape)
+    A64 = bg.Matrix.from_scipy(S64)
+    ref = csgraph.dijkstra(sp.csr_array((w.astype(np.float64), S.indices, S.indptr),
+                                        shape=S.shape), directed=True, indices=5)
+    for method in ("delta", "bellman-ford"):
+        _check(_run(A64, 5, device, method=method), ref, np.dtype(np.int32))
+
+
+@pytest.mark.gpu
+@given(weighted(dtypes=["int32", "int64", "uint64", "float32", "float64"], max_n=80), st.data())
+@settings(max_examples=200)
+def test_cuda_kernel_equals_cpu_kernel(case, data):
+    """The CUDA launcher's raw distances (unreached, saturated) equal the CPU
+    kernel's exactly, for int32 and int64 indices and any width."""
+    import cupy
+
+    from bitgraph.kernels import registry
+
+    spec, dtype = case
+    s = data.draw(st.integers(0, spec.n - 1), label="source")
+    A = spec.matrix(bg)
+    W = {"int32": np.int32, "int64": np.int64, "uint64": np.uint64}.get(dtype.name, dtype)
+    c = A._csr()._replace(values=A._csr().values.astype(W))
+    idx = data.draw(st.sampled_from([np.int32, np.int64]), label="index")
+    g = c._replace(indptr=cupy.asarray(c.indptr.astype(idx)),
+                   indices=cupy.asarray(c.indices.astype(idx)), values=cupy.asarray(c.values))
+    delta = data.draw(st.sampled_from([default_delta(A), 1.0, 1e9]), label="delta")
+    ref, _ = kernel.delta_stepping(c, s, delta, W, parallel=False)
+    run = registry.lookup("sssp", fmt="csr", device="cuda", variant="delta")
+    stats = bg.Stats()
+    got, rounds = run(g, s, delta, np.dtype(W), stats=stats)
+    np.testing.assert_array_equal(cupy.asnumpy(got), ref)
+    assert rounds >= 1 and stats.metrics["kernel_ms"] >= 0
+
+
+@pytest.mark.parametrize("device", O.DEVICES)
+def test_stats_name_the_kernel(device):
+    A = O.on_device(bg.Matrix.from_coo([0, 1], [1, 2], [1.0, 2.0], nrows=3, ncols=3), device)
+    rec = bg.Stats()
+    assert _dense(sssp(A, 0, stats=rec)) == [0.0, 1.0, 3.0]
+    assert rec.method == "delta"
+    assert ("sssp", "csr", device, "delta") in rec.kernels

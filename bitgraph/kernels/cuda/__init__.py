@@ -23,7 +23,7 @@ import numpy as np
 # imported (in this order) by bitgraph.kernels.registry.load("cuda")
 MODULES = ("ewise", "spmv_csr", "spmspv_csr", "spgemm_csr", "reduce", "bmv_b2sr", "bmv_bvss",
            "convert_b2sr", "bmm_b2sr", "convert_bvss", "bfs_fused", "bfs_async", "msbfs",
-           "triangles", "pagerank", "components")
+           "triangles", "pagerank", "components", "sssp")
 
 HERE = Path(__file__).resolve().parent
 

@@ -22,7 +22,8 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-__all__ = ["BFS_FUSED", "BFS_ASYNC", "MSBFS", "BMM_B2SR", "BMV_B2SR", "COMPONENTS", "SOURCES", "header",
+__all__ = ["BFS_FUSED", "BFS_ASYNC", "MSBFS", "BMM_B2SR", "BMV_B2SR", "COMPONENTS", "SSSP", "SOURCES",
+           "header",
            "header_path", "write", "per_tile"]
 
 # bfs_fused.cu
@@ -119,8 +120,20 @@ COMPONENTS = {
     "C_WARP": 0, "C_BLOCK": 1, "C_BLOCK_NEXT": 2, "C_SKIP": 3, "CTRL": 4,
 }
 
+# sssp.cu
+SSSP = {
+    # a vertex's flags word: queued in the near list, held in the far pile
+    "F_NEAR": 1,
+    "F_FAR": 2,
+    # counter slots (u64): the near list being filled, the two far piles, the least kept
+    # far distance (its order-preserving bits)
+    "C_NEAR": 0, "C_FAR0": 1, "C_FAR1": 2, "C_MIN": 3,
+    "COUNTERS": 4,
+}
+
 SOURCES = {"bfs_fused.cu": BFS_FUSED, "bfs_async.cu": BFS_ASYNC, "msbfs.cu": MSBFS,
-           "bmm_b2sr.cu": BMM_B2SR, "bmv_b2sr.cu": BMV_B2SR, "components.cu": COMPONENTS}
+           "bmm_b2sr.cu": BMM_B2SR, "bmv_b2sr.cu": BMV_B2SR, "components.cu": COMPONENTS,
+           "sssp.cu": SSSP}
 
 _HERE = Path(__file__).resolve().parent
 

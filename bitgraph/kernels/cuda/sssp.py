@@ -1,0 +1,198 @@
+"""Launcher of ``sssp.cu``: delta-stepping shortest paths on the GPU (near
+list and far pile), with the CPU launcher's signature and distances
+(``kernels/cpu/sssp.py``: the same D, the same saturation, the same
+unreached value).
+
+The host drives the buckets: a round (``sssp_relax``) per near list, one
+read of the counters after it (a sync per round), and when the near list
+is empty a split of the far pile (``sssp_split``) at the next threshold,
+``delta`` higher; when that bucket holds nothing the threshold jumps to
+the bucket of the least far distance and the pile is split again. Knobs
+come in as ``cfg`` (``bitgraph.settings.SSSP``: ``cuda_warp_degree``) and
+``cuda`` (``bitgraph.settings.Cuda``: the grid); a ``stats``
+(``bitgraph.Stats``) receives ``rounds``, ``splits`` and ``kernel_ms``
+(CUDA events around the whole loop, so the host's gaps between rounds
+count).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from bitgraph.kernels.cuda import module, shape
+from bitgraph.kernels.cuda.constants import SSSP
+from bitgraph.kernels.registry import register
+
+__all__ = ["delta_stepping", "KERNEL_DTYPES"]
+
+_SOURCE = "sssp.cu"
+_INDEX = {np.dtype(np.int32): "int", np.dtype(np.int64): "long long"}
+_DIST = {np.dtype(np.int32): "int", np.dtype(np.int64): "long long",
+         np.dtype(np.uint64): "unsigned long long", np.dtype(np.float32): "float",
+         np.dtype(np.float64): "double"}
+# (weights dtype, distances dtype) pairs, as the CPU kernel's
+KERNEL_DTYPES = tuple((d, d) for d in _DIST)
+_NAMES = tuple(f"sssp_{k}<{d}, {i}>" for k in ("relax", "split") for d in _DIST.values()
+               for i in _INDEX.values())
+_F_NEAR = SSSP["F_NEAR"]
+_C_NEAR, _C_FAR, _C_MIN = SSSP["C_NEAR"], (SSSP["C_FAR0"], SSSP["C_FAR1"]), SSSP["C_MIN"]
+_COUNTERS = SSSP["COUNTERS"]
+
+
+def _threshold(t: float, D: np.dtype):
+    """The bucket end t as a D threshold (``d < threshold`` is near): the
+    integers' ceiling, capped at D's maximum (unreached); floats rounded
+    up to D."""
+    if D.kind == "f":
+        if not math.isfinite(t):
+            return D.type(np.inf)
+        x = D.type(t)
+        return x if float(x) >= t else np.nextafter(x, D.type(np.inf))
+    top = int(np.iinfo(D).max)
+    if not math.isfinite(t) or t >= top:
+        return D.type(top)
+    return D.type(min(top, math.ceil(t)))
+
+
+def _above(d, D: np.dtype):
+    """The least D threshold that makes distance d near (d + 1 or the next float)."""
+    if D.kind == "f":
+        return np.nextafter(D.type(d), D.type(np.inf))
+    return D.type(min(int(d) + 1, int(np.iinfo(D).max)))
+
+
+def _decode(bits: int, D: np.dtype):
+    """A distance from its order bits (``C_MIN``)."""
+    if D == np.float32:
+        return np.array([bits], np.uint32).view(np.float32)[0]
+    if D == np.float64:
+        return np.array([bits], np.uint64).view(np.float64)[0]
+    return D.type(bits)
+
+
+@register("sssp", fmt="csr", device="cuda", variant="delta")
+def delta_stepping(A, source, delta, dist_dtype, *, cfg=None, cuda=None, stats=None):
+    """Shortest-path distances from ``source`` by near-far delta-stepping
+    on the GPU.
+
+    A: CSR (n x n, CuPy arrays, int32 or int64 indices) with values W >= 0
+    (no NaN; the caller checks), W == ``dist_dtype`` D, one of
+    ``KERNEL_DTYPES``. delta > 0: the bucket width. cfg: the ``SSSP``
+    settings, cuda: the ``Cuda`` settings (None: those in force); stats: a
+    ``bitgraph.Stats``. Returns (dist[n] D as a CuPy array, rounds):
+    unreached vertices hold D's infinity (inf or the integer maximum), an
+    integer sum past the maximum saturates at maximum - 1, as the CPU
+    kernel's.
+
+    >>> import cupy, numpy as np                                  # doctest: +SKIP
+    >>> from bitgraph.formats.csr import CSR                      # doctest: +SKIP
+    >>> a = CSR(cupy.asarray([0, 2, 3, 3]), cupy.asarray([1, 2, 2]),
+    ...         cupy.asarray([1, 5, 2]), 3, 3)                    # doctest: +SKIP
+    >>> delta_stepping(a, 0, 1.0, np.int64)[0].tolist()           # doctest: +SKIP
+    [0, 1, 3]
+    """
+    import cupy
+
+    from bitgraph.device import oom_guard
+    from bitgraph.kernels.cuda import settings as cuda_settings
+
+    if cfg is None:
+        from bitgraph.settings import current
+        cfg = current().sssp
+    cuda = cuda_settings(cuda)
+    D = np.dtype(dist_dtype)
+    if D not in _DIST or A.values is None or np.dtype(A.values.dtype) != D:
+        got = None if A.values is None else np.dtype(A.values.dtype)
+        raise TypeError(f"delta_stepping(cuda): no kernel for weights {got} and distances {D};"
+                        f" pairs: {[(str(a), str(b)) for a, b in KERNEL_DTYPES]}")
+    n = int(A.nrows)
+    if not 0 <= source < n:
+        raise ValueError(f"delta_stepping(cuda): source {source} outside [0, {n})")
+    if not delta > 0:
+        raise ValueError(f"delta_stepping(cuda): delta must be > 0, got {delta}")
+    idx = np.dtype(np.int64) if max(A.indptr.dtype.itemsize, A.indices.dtype.itemsize) > 4 \
+        else np.dtype(np.int32)
+    indptr = cupy.ascontiguousarray(A.indptr, dtype=idx)
+    indices = cupy.ascontiguousarray(A.indices, dtype=idx)
+    weights = cupy.ascontiguousarray(A.values, dtype=D)
+    infinity = D.type(np.inf) if D.kind == "f" else D.type(np.iinfo(D).max)
+    saturated = infinity if D.kind == "f" else D.type(int(infinity) - 1)
+    with oom_guard("sssp(cuda)", n * (D.itemsize + 4 + 4 * idx.itemsize)):
+        dist = cupy.full(n, infinity, D)
+        flags = cupy.zeros(n, np.uint32)
+        near = [cupy.empty(n, idx), cupy.empty(n, idx)]
+        far = [cupy.empty(n, idx), cupy.empty(n, idx)]
+    ctr = cupy.zeros(_COUNTERS, np.uint64)
+    dist[source] = 0
+    flags[source] = _F_NEAR
+    near[0][0] = source
+
+    mod, lowered = module(_SOURCE, _NAMES)
+    names = (_DIST[D], _INDEX[idx])
+    relax = mod.get_function(lowered["sssp_relax<%s, %s>" % names])
+    split = mod.get_function(lowered["sssp_split<%s, %s>" % names])
+    warp_min = np.int64(max(1, int(cfg.cuda_warp_degree)))
+    stream = cupy.cuda.get_current_stream()
+    step = float(delta)
+    bucket = 0  # the near list holds distances below (bucket + 1) * delta
+    threshold = _threshold(step, D)
+    count = 1  # the near list's length (the source)
+    pile = 0  # the far pile in use, and its length
+    far_count = 0
+    rounds = splits = 0
+    ev = None
+    if stats is not None:
+        ev = (cupy.cuda.Event(), cupy.cuda.Event())
+        ev[0].record()
+    while True:
+        while count:
+            cupy.cuda.runtime.memsetAsync(ctr.data.ptr + 8 * _C_NEAR, 0, 8, stream.ptr)
+            relax(*shape(count, cuda), (indptr, indices, weights, dist, flags, near[0],
+                                        np.int64(count), near[1], far[pile],
+                                        np.int32(_C_FAR[pile]), ctr, threshold, saturated,
+                                        warp_min))
+            near.reverse()
+            counts = ctr.get()
+            count = int(counts[_C_NEAR])
+            far_count = int(counts[_C_FAR[pile]])
+            rounds += 1
+        if far_count == 0:
+            break
+        # the next bucket; past an empty one, the bucket of the least far distance
+        low = threshold
+        bucket += 1
+        threshold = _threshold((bucket + 1) * step, D)
+        for attempt in range(2):
+            if not threshold > low:  # float rounding: the threshold moves on
+                threshold = _above(low, D)
+            out = 1 - pile
+            ctr[_C_NEAR] = 0
+            ctr[_C_FAR[out]] = 0
+            ctr[_C_MIN] = np.uint64(0xFFFFFFFFFFFFFFFF)
+            split(*shape(far_count, cuda), (dist, flags, far[pile], np.int64(far_count), far[out],
+                                            np.int32(_C_FAR[out]), near[0], ctr, low,
+                                            threshold))
+            splits += 1
+            pile = out
+            counts = ctr.get()
+            count = int(counts[_C_NEAR])
+            far_count = int(counts[_C_FAR[pile]])
+            if count or not far_count:
+                break
+            least = _decode(int(counts[_C_MIN]), D)
+            low = threshold
+            bucket = max(bucket + 1, int(math.floor(float(least) / step)))
+            threshold = max(_threshold((bucket + 1) * step, D), _above(least, D))
+        if not count:  # every far entry was stale; else the least one moved
+            if far_count:
+                raise RuntimeError(f"delta_stepping(cuda): {far_count} far vertices and none"
+                                   f" below the threshold {threshold}")
+            break
+    if ev is not None:
+        ev[1].record()
+        ev[1].synchronize()
+        stats.metrics.update(rounds=rounds, splits=splits,
+                             kernel_ms=cupy.cuda.get_elapsed_time(ev[0], ev[1]))
+    return dist, rounds
