@@ -23,8 +23,7 @@ import sys
 from pathlib import Path
 
 __all__ = ["BFS_FUSED", "BFS_ASYNC", "MSBFS", "BMM_B2SR", "BMV_B2SR", "COMPONENTS", "SSSP", "SOURCES",
-           "header",
-           "header_path", "write", "per_tile"]
+           "header", "header_path", "write", "per_tile"]
 
 # bfs_fused.cu
 BFS_FUSED = {
