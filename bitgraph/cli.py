@@ -794,11 +794,12 @@ def prepare(s: _Session, A, command, method, reorder="none", parents=False):
         s.build("degrees", "out-degrees", lambda: _common.out_degree(A))
     elif command == "cc":
         transpose()
-        if not _common.is_symmetric(A):
+        if A.device == "cpu" and not _common.is_symmetric(A):  # CUDA: built by the warm-up run
             s.build("symmetrise", "symmetrising", lambda: _common.undirected_csr(A))
     elif command == "tc":
         transpose()
-        s.build("symmetrise", "symmetrising", lambda: _common.undirected_csr(A, self_loops=False))
+        if A.device == "cpu":  # CUDA: L is built on the host by the warm-up run, kept on the GPU
+            s.build("symmetrise", "symmetrising", lambda: _common.undirected_csr(A, self_loops=False))
 
 
 def _prepare_bfs(s, A, method, reorder, parents, transpose):

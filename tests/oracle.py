@@ -234,7 +234,9 @@ def gb_matrix(rows, cols, values, nrows, ncols, dtype):
 
 
 def to_gb(x):
-    """bitgraph Vector / Matrix (or a .T view) -> python-graphblas, through to_coo."""
+    """bitgraph Vector / Matrix (or a .T view) -> python-graphblas, through to_coo
+    (a CUDA object's copy on the host)."""
+    x = to_host(x)
     if is_bg_vector(x):
         idx, vals = x.to_coo()
         return gb_vector(idx, vals, x.size, x.dtype)

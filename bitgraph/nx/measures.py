@@ -427,7 +427,7 @@ def transitivity(G):
 
 # --- closeness and distances -------------------------------------------------------------
 
-def closeness_centrality(G, u=None, distance=None, wf_improved=True):
+def closeness_centrality(G, u=None, distance=None, wf_improved=True, *, sp=None):
     """``networkx.closeness_centrality`` (unweighted: ``distance`` None),
     from BFSs over incoming edges in msbfs batches of 64.
 
@@ -438,7 +438,7 @@ def closeness_centrality(G, u=None, distance=None, wf_improved=True):
     """
     from bitgraph.algorithms import closeness_centrality as bg_closeness
 
-    if distance is not None:
+    if distance is not None or sp is not None:  # sp: NetworkX 3.7's precomputed lengths
         raise NotImplementedError("bitgraph closeness_centrality is unweighted only")
     # bitgraph's runs on either device: G.matrix where it is
     if u is not None:
@@ -567,7 +567,8 @@ CAN_RUN = {
     "average_clustering": _refuse(average_clustering, _MULTI, _WEIGHT),
     "closeness_centrality": _refuse(
         closeness_centrality,
-        (lambda a: a["distance"] is not None, "weighted distances not implemented")),
+        (lambda a: a["distance"] is not None, "weighted distances not implemented"),
+        (lambda a: a["sp"] is not None, "precomputed shortest paths (sp) not used")),
     "eccentricity": _refuse(
         eccentricity, _WEIGHT,
         (lambda a: a["sp"] is not None, "precomputed shortest paths (sp) not used")),
