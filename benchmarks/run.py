@@ -91,11 +91,10 @@ CUDA_GRAPHS = ("kron:21", "kron:22", "urand:21:32", "grid:2048x2048:0.01", RGG_2
                "grid:161x161x161:0.0", "kron:24")
 CUDA_SPMV_GRAPHS = ("kron:22", "urand:22", "grid:2048x2048")
 # triangle_count, eccentricity/diameter on CUDA (issue 28's graphs). The exact
-# diameter is a BFS from every vertex (n / 64 msbfs batches) until bound
-# pruning comes: its cases use graphs of 2^14-2^16 vertices; the bounds run
-# on kron-21 and grid-2048 (each on its largest strongly connected component)
+# diameter (Takes-Kosters bounds, a few msbfs batches) and the bounds run on
+# each graph's largest strongly connected component
 CUDA_TC_GRAPHS = ("kron:22", "urand:22", RGG_22)
-CUDA_DIAMETER_GRAPHS = ("kron:16", "grid:128x128")
+CUDA_DIAMETER_GRAPHS = ("kron:22", "grid:2048x2048:0.01")
 CUDA_BOUNDS_GRAPHS = ("kron:21", "grid:2048x2048:0.01")
 
 CASES = [

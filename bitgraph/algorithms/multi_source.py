@@ -320,23 +320,102 @@ def eccentricity(A, sources=None, *, stats=None):
     return asdevice(_eccentricities(A, src, where, stats), A.device, where)
 
 
-def diameter(A, *, stats=None) -> int:
-    """The exact diameter: the largest eccentricity, from a BFS of every
-    vertex (msbfs batches of 64: O(n (n + m) / 64) word operations; on
-    the GPU for a graph on CUDA). stats: a ``bitgraph.Stats`` to fill.
+DIAMETER_METHODS = ("auto", "bounds", "all")
 
-    Raises ``InvalidValue`` for a graph with no vertices or one that is not
-    (strongly) connected, like ``networkx.diameter``.
+
+def diameter(A, *, method="auto", stats=None) -> int:
+    """The exact diameter: the largest eccentricity. Raises ``InvalidValue``
+    for a graph with no vertices or one that is not (strongly) connected,
+    like ``networkx.diameter``. stats: a ``bitgraph.Stats`` to fill
+    (``metrics["bfs_sources"]``: the BFSs run).
+
+    method: ``"all"``, a BFS of every vertex (msbfs batches of 64: O(n (n +
+    m) / 64) word operations); ``"bounds"`` (undirected graphs), the
+    eccentricity bounds of Takes and Kosters ("Determining the diameter of
+    small world networks", CIKM 2011; the idea F-Diam refines): every BFS
+    from v bounds every w by ``max(ecc(v) - d(v, w), d(v, w)) <= ecc(w) <=
+    ecc(v) + d(v, w)``; the diameter lies between the largest lower and the
+    largest upper bound, and BFSs run from the vertices whose upper bound
+    is still above the largest lower bound (those of largest upper and of
+    smallest lower bound, as one msbfs batch: ``settings.msbfs.diameter_batch``
+    sources, then twice as many each step up to 64) until the two meet: a handful of BFSs on kron, urand and
+    grids instead of n. ``"auto"``: ``"bounds"`` for an undirected graph,
+    else ``"all"``. Both run on the GPU for a graph on CUDA.
 
     >>> import bitgraph as bg
-    >>> diameter(bg.io.generators.grid2d(3, 4))
-    5
+    >>> A = bg.io.generators.grid2d(3, 4)
+    >>> diameter(A), diameter(A, method="all")
+    (5, 5)
     """
     where = "diameter"
     check_graph(A, where, cuda=True)
+    if method not in DIAMETER_METHODS:
+        raise InvalidValue(f"{where}: unknown method {method!r}; expected one of {DIAMETER_METHODS}")
     if A.nrows == 0:
         raise InvalidValue(f"{where}: the graph has no vertices")
-    return int(_eccentricities(A, np.arange(A.nrows, dtype=np.int64), where, stats).max())
+    symmetric = is_symmetric(A)
+    if method == "auto":
+        method = "bounds" if symmetric else "all"
+    if method == "bounds" and not symmetric:
+        raise InvalidValue(f"{where}: method 'bounds' needs an undirected (symmetric) graph;"
+                           f" use 'all' or 'auto'")
+    if method == "all":
+        d = int(_eccentricities(A, np.arange(A.nrows, dtype=np.int64), where, stats).max())
+        runs = A.nrows
+    else:
+        d, runs = _bounded_diameter(A, where, _settings.current().msbfs.diameter_batch, stats)
+    if stats is not None:  # after the msbfs calls, which record their schedule
+        stats.method = method
+        stats.metrics["bfs_sources"] = runs
+    return d
+
+
+def _bounded_diameter(A, where, batch, stats):
+    """(diameter, BFSs run) by Takes and Kosters' bounds (see ``diameter``),
+    the bound arrays on A's device (one msbfs batch a step, its levels
+    reduced there); one host read of the two bounds a step."""
+    xp = _array.array_module(A._csr().indptr)
+    n = A.nrows
+    lo = xp.zeros(n, np.int64)           # ecc(w) >= lo[w]
+    hi = xp.full(n, np.iinfo(np.int64).max, np.int64)  # ecc(w) <= hi[w]
+    done = xp.zeros(n, np.bool_)         # a BFS ran from w: lo[w] == hi[w] == ecc(w)
+    deg = xp.asarray(out_degree(A))
+    # the first BFSs: vertices of largest degree (central: small eccentricity, tight bounds)
+    V = xp.argsort(-deg, kind="stable")[:min(batch, n)]
+    runs = 0
+    while True:
+        L = msbfs(A, _array_to_host(V), stats=stats)
+        runs += V.shape[0]
+        if bool((L < 0).any()):
+            r = int(xp.flatnonzero((L < 0).any(axis=1))[0])
+            v = int(xp.flatnonzero(L[r] < 0)[0])
+            raise InvalidValue(f"{where}: found infinite path length because the graph is not"
+                               f" connected (vertex {v} is not reachable from {int(V[r])})")
+        for i in range(V.shape[0]):
+            d = L[i].astype(np.int64)
+            e = d.max()
+            xp.maximum(lo, xp.maximum(e - d, d), out=lo)
+            xp.minimum(hi, e + d, out=hi)
+        done[V] = True
+        lower, upper = int(lo.max()), int(hi.max())
+        if lower == upper:
+            break
+        # the vertices that may still have an eccentricity above the lower bound
+        cand = xp.flatnonzero((hi > lower) & ~done)
+        batch = min(64, 2 * batch)  # few steps where the bounds prune, full batches where not
+        k = min(batch, int(cand.shape[0]))
+        by_hi = cand[xp.argsort(-hi[cand], kind="stable")[:(k + 1) // 2]]
+        by_lo = cand[xp.argsort(lo[cand], kind="stable")[:k]]
+        V = xp.unique(xp.concatenate([by_hi, by_lo]))[:max(k, 1)]
+        if by_hi.shape[0] and not bool(xp.isin(by_hi[:1], V)[0]):
+            V = xp.concatenate([by_hi[:1], V[:-1]])  # the largest upper bound always runs
+    return lower, runs
+
+
+def _array_to_host(a):
+    from bitgraph.device import host
+
+    return host(a).astype(np.int64)
 
 
 def diameter_bounds(A, *, samples=16, seed=0):

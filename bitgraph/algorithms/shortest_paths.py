@@ -120,8 +120,10 @@ def sssp(A, source, *, method="auto", delta=None, stats=None):
         raise InvalidValue(f"sssp: unknown method {method!r}; expected one of {METHODS}")
     if delta is not None and not (isinstance(delta, (int, float, np.integer, np.floating))
                                   and not isinstance(delta, (bool, np.bool_))
-                                  and np.isfinite(delta) and delta > 0):
-        raise InvalidValue(f"sssp: delta must be a finite number > 0, got {delta!r}")
+                                  and np.isfinite(delta) and delta > 0
+                                  and np.isfinite(1.0 / float(delta))):
+        raise InvalidValue(f"sssp: delta must be a finite number > 0 (1 / delta finite too),"
+                           f" got {delta!r}")
     if A.iso or A.dtype == np.bool_:
         from bitgraph.algorithms.breadth_first import bfs
 
@@ -217,7 +219,10 @@ def default_delta(A, cfg=None):
         delta = float(max(1, round(delta)))
     wmax = float(finite.max()) if finite.size else 0.0
     delta = max(delta, wmax / (cfg.max_bins - 4))
-    return delta if delta > 0 else 1.0
+    if delta > 0 and np.isfinite(1.0 / delta):
+        return delta
+    # every weight 0, or so small (subnormal) that 1 / delta overflows: one bucket
+    return wmax if wmax > 0 and np.isfinite(1.0 / wmax) else 1.0
 
 
 def _check_weights(weights, where="sssp"):

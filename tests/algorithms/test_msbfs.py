@@ -287,6 +287,11 @@ def test_eccentricity_and_diameter_vs_networkx(device, spec):
         assert _array_on(eccentricity(A, sources), device).tolist() == [ref[int(v)] for v in sources]
         d = diameter(A)
         assert type(d) is int and d == nx.diameter(G)
+        assert diameter(A, method="all") == d
+        if not G.is_directed() or (spec.scipy() != spec.scipy().T).nnz == 0:
+            st_ = bg.Stats()
+            assert diameter(A, method="bounds", stats=st_) == d
+            assert st_.method == "bounds" and 1 <= st_.metrics["bfs_sources"] <= spec.n
     else:
         S = spec.scipy()
         # bitgraph has no directed flag: a symmetric pattern is a graph
@@ -336,6 +341,32 @@ def test_diameter_bounds_tight_on_grids_and_paths(device):
     assert diameter_bounds(A, samples=2) == (9, 18)
     assert diameter(A) == 9
     assert _array_on(eccentricity(A), device).tolist() == [9] * 10
+
+
+@pytest.mark.parametrize("device", O.DEVICES)
+@pytest.mark.parametrize("first", [1, 3, 64])
+@pytest.mark.parametrize("spec", ["kron:12", "grid:60x70:0.02", "urand:10", "rgg:3000:0.04"])
+def test_bounded_diameter_equals_every_bfs(device, first, spec):
+    """Takes-Kosters bounds give the diameter of the largest component with
+    fewer BFSs than vertices on kron and grids; every step size."""
+    A = bg.io.generators.from_spec(spec)
+    cc = bg.algorithms.connected_components(A).to_dense()
+    keep = np.flatnonzero(cc == np.bincount(cc).argmax())
+    B = O.on_device(bg.extract(A, keep, keep), device)
+    with bg.settings.use(msbfs={"diameter_batch": first}):
+        st_ = bg.Stats()
+        d = diameter(B, method="bounds", stats=st_)
+    assert d == diameter(B, method="all") == int(eccentricity(B.to("cpu")).max())
+    if spec.startswith(("kron", "grid")):
+        assert st_.metrics["bfs_sources"] < keep.size // 4
+
+
+def test_diameter_methods_checked():
+    A = bg.Matrix.from_coo([0], [1], nrows=2, ncols=2)  # directed
+    with pytest.raises(bg.InvalidValue, match=r"^diameter: unknown method 'bfs'"):
+        diameter(A, method="bfs")
+    with pytest.raises(bg.InvalidValue, match=r"^diameter: method 'bounds' needs an undirected"):
+        diameter(A, method="bounds")
 
 
 @pytest.mark.parametrize("device", O.DEVICES)

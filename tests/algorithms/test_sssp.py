@@ -697,3 +697,12 @@ def test_stats_name_the_kernel(device):
     assert _dense(sssp(A, 0, stats=rec)) == [0.0, 1.0, 3.0]
     assert rec.method == "delta"
     assert ("sssp", "csr", device, "delta") in rec.kernels
+
+
+def test_subnormal_weights_and_delta():
+    """Weights so small that 1 / (their mean) overflows: the default delta
+    falls back to one bucket; a delta like that is refused by name."""
+    A = bg.Matrix.from_coo([0, 1], [1, 2], [1e-310, 2e-310], nrows=4, ncols=4)
+    assert sssp(A, 0).to_dense(-1).tolist() == [0.0, 1e-310, 3e-310, -1.0]
+    with pytest.raises(bg.InvalidValue, match=r"^sssp: delta must be a finite number > 0"):
+        sssp(A, 0, delta=1e-310)
