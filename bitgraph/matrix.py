@@ -53,6 +53,7 @@ class Derived:
     cc_undirected_matrix: object  # Matrix of A + A'
     sssp_weights: dict            # dtype -> CSR with values cast to it
     sssp_matrix: dict             # dtype -> Matrix with values cast to it
+    sssp_work: object             # CUDA delta-stepping's workspaces: (n, index, dtype) -> arrays
     pagerank_operator: object     # the fused iteration's arrays
     # the traversals (bfs, msbfs): names as their code spells them
     long_reach: object

@@ -291,6 +291,8 @@ def _delta(A, c, s, W, D, delta, settings, stats):
     bins = cfg.max_bins - 4
     if delta is None:
         delta = default_delta(A, cfg)
+        if A.device == "cuda":  # a round's work is cheap on a GPU: wider buckets, fewer rounds
+            delta *= max(1.0, float(cfg.cuda_delta_scale))
     else:
         wmax = float(c.values.max()) if c.values.size else 0.0
         if np.isfinite(wmax) and wmax / float(delta) > bins:
@@ -298,7 +300,9 @@ def _delta(A, c, s, W, D, delta, settings, stats):
                                f" {wmax}: at most {bins} buckets of width delta"
                                f" may span one edge (delta >= {wmax / bins:.6g})")
     run = registry.lookup("sssp", fmt="csr", device=A.device, variant="delta")
-    extra = {"cuda": settings.cuda, "stats": stats} if A.device == "cuda" else {}
+    extra = {}
+    if A.device == "cuda":  # the device workspaces are kept on A between calls
+        extra = {"cuda": settings.cuda, "stats": stats, "work": cached(A, "sssp_work", dict)}
     dist, _ = run(_cast_weights(A, c, W), s, float(delta), D, cfg=cfg, **extra)
     xp = ar.array_module(dist)
     if D.kind == "f":

@@ -191,9 +191,18 @@ class SSSP:
         buckets (delta is widened so that max_weight / delta fits).""")
     par_edges: int = knob(100_000, """Delta-stepping runs a frontier whose out-edges reach this
         many on the thread pool (a round there costs ~50-100 us of Python and thread hand-off).""")
-    cuda_warp_degree: int = knob(32, """CUDA delta-stepping: a near vertex with this many out-edges
-        or more is relaxed by a whole warp (lanes over its row), one with fewer by one lane (a
-        warp's lanes on 32 rows); not yet measured on a GPU.""")
+    cuda_delta_scale: float = knob(16.0, """CUDA delta-stepping's default delta is default_delta
+        (the CPU's) times this: on kron-21 (int weights 1-255, default_delta 3) the old GPU kernel
+        took 45.6 ms at 1x (219 rounds), 35.9 ms at 16x (30 rounds), 34.6 ms at 256x (14 rounds);
+        an edge-balanced round costs ~its edges, so past ~16x the saved rounds buy little and the
+        re-relaxed edges grow. Not yet measured with the edge-balanced kernel.""")
+    cuda_rounds_per_read: int = knob(8, """CUDA delta-stepping queues up to this many rounds
+        between two reads of its counters (the batch doubles from 1 while the near list stays
+        full; a round queued after the list emptied returns at once). Not yet measured on a
+        GPU.""")
+    cuda_blocks_per_sm: int = knob(8, """CUDA delta-stepping's rounds launch at most this many
+        blocks per multiprocessor (a grid-stride loop over the edges does the rest; a round queued
+        without a read launches that many). Not yet measured on a GPU.""")
 
 
 @dataclass(frozen=True)

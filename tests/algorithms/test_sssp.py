@@ -6,8 +6,10 @@ the delta kernel serial and with every frontier on the thread pool; real
 graphs from tests/data; the errors. The bodies that make sense on a GPU
 take the ``device`` parameter (``oracle.DEVICES``: the "cuda" cases run
 where CuPy sees a GPU), and the CUDA kernel's branches have their own
-cases (zero and +inf weights, many buckets, a star past the warp degree,
-tiny and huge delta, int64 indices, saturated sums).
+cases (zero and +inf weights, many buckets, a hub over many warps' edge
+chunks beside rows of one edge or none, batches of rounds between reads,
+the GPU's default delta, reused workspaces, tiny and huge delta, int64
+indices, saturated sums).
 """
 
 import numpy as np
@@ -573,18 +575,72 @@ def test_kernel_long_path(device, dtype):
 
 
 @pytest.mark.parametrize("device", O.DEVICES)
-@pytest.mark.parametrize("warp_degree", [1, 32, 1 << 30])
-def test_kernel_star_past_warp_degree(device, warp_degree):
-    """A hub of 5000 out-edges (a warp's row) next to rows of 1-40 (a
-    lane's), with every vertex on one side of the warp degree or the other."""
+@pytest.mark.parametrize("knobs", [{"cuda_rounds_per_read": 1, "cuda_blocks_per_sm": 1},
+                                   {"cuda_rounds_per_read": 3, "cuda_blocks_per_sm": 8},
+                                   {"cuda_rounds_per_read": 64, "cuda_blocks_per_sm": 1}])
+def test_kernel_hub_and_short_rows(device, knobs):
+    """A hub of 5000 out-edges (spread over many warps' edge chunks) whose
+    heads have 1 out-edge each (a chunk spans 256 rows: the lanes' row
+    search), 1-40 more, or none (never queued), with one block per
+    multiprocessor (the grid-stride loop over chunks) and batches of 1, 3
+    and 64 rounds between reads (rounds queued after the list emptied)."""
     rng = np.random.default_rng(6)
-    n = 5001
-    r = np.r_[np.zeros(n - 1, np.int64), rng.integers(1, n, 4000)]
-    c = np.r_[np.arange(1, n), rng.integers(0, n, 4000)]
+    n = 10001
+    leaves = np.arange(1, 5001)
+    r = np.r_[np.zeros(5000, np.int64), leaves[:3000], rng.integers(3000, 5001, 4000)]
+    c = np.r_[leaves, leaves[:3000] + 5000, rng.integers(0, n, 4000)]
     w = rng.random(r.size)
-    with bg.settings.use(sssp={"cuda_warp_degree": warp_degree}):
+    with bg.settings.use(sssp=knobs):
         _dijkstra_case(r, c, w, n, 0, device)
         _dijkstra_case(r, c, w, n, n - 1, device)
+        _dijkstra_case(r, c, w, n, 4000, device)
+        _dijkstra_case(r, c, (w * 200).astype(np.int32), n, 0, device)
+
+
+@pytest.mark.parametrize("device", O.DEVICES)
+@pytest.mark.parametrize("scale", [1.0, 16.0, 1e6])
+def test_kernel_default_delta_scale(device, scale):
+    """The GPU's default delta (default_delta times cuda_delta_scale) changes
+    the rounds, never the distances; a CUDA graph runs in fewer rounds at
+    a larger scale."""
+    rng = np.random.default_rng(8)
+    n, m = 2000, 12000
+    r, c = rng.integers(0, n, m), rng.integers(0, n, m)
+    w = rng.integers(1, 256, m).astype(np.int32)
+    with bg.settings.use(sssp={"cuda_delta_scale": scale}):
+        _dijkstra_case(r, c, w, n, 0, device)
+        if device == "cuda" and scale > 1:
+            A = O.on_device(bg.Matrix.from_coo(r, c, w, nrows=n, ncols=n, dup_op="min"), device)
+            rec = bg.Stats()
+            sssp(A, 0, stats=rec)
+            with bg.settings.use(sssp={"cuda_delta_scale": 1.0}):
+                base = bg.Stats()
+                sssp(A, 0, stats=base)
+            assert rec.metrics["rounds"] <= base.metrics["rounds"]
+
+
+@pytest.mark.parametrize("device", O.DEVICES)
+def test_kernel_workspace_reused(device):
+    """Calls on one graph (other sources, other weight dtypes, the transposed
+    view) reuse or separate their device workspaces and each gives its own
+    distances; a result is not overwritten by the next call."""
+    rng = np.random.default_rng(10)
+    n, m = 300, 1500
+    r, c = rng.integers(0, n, m), rng.integers(0, n, m)
+    w = rng.integers(0, 50, m).astype(np.int64)
+    A = bg.Matrix.from_coo(r, c, w, nrows=n, ncols=n, dup_op="min")
+    S = A.to_scipy().astype(np.float64)
+    G = O.on_device(A, device)
+    first = sssp(G, 0)
+    for s in (0, 5, 17, 5):
+        ref = csgraph.dijkstra(S, directed=True, indices=s)
+        _check(O.to_host(sssp(G, s)), ref, np.dtype(np.int64))
+        ref_t = csgraph.dijkstra(S.T.tocsr(), directed=True, indices=s)
+        _check(O.to_host(sssp(G.T, s)), ref_t, np.dtype(np.int64))
+        Gf = O.on_device(bg.Matrix.from_coo(r, c, w.astype(np.float32), nrows=n, ncols=n,
+                                            dup_op="min"), device)
+        _check(O.to_host(sssp(Gf, s)), ref, np.dtype(np.float32))
+    _check(O.to_host(first), csgraph.dijkstra(S, directed=True, indices=0), np.dtype(np.int64))
 
 
 @pytest.mark.parametrize("device", O.DEVICES)
@@ -685,9 +741,14 @@ def test_cuda_kernel_equals_cpu_kernel(case, data):
     ref, _ = kernel.delta_stepping(c, s, delta, W, parallel=False)
     run = registry.lookup("sssp", fmt="csr", device="cuda", variant="delta")
     stats = bg.Stats()
-    got, rounds = run(g, s, delta, np.dtype(W), stats=stats)
-    np.testing.assert_array_equal(cupy.asnumpy(got), ref)
-    assert rounds >= 1 and stats.metrics["kernel_ms"] >= 0
+    work = {}
+    for _ in range(2):  # the second run reuses the first's workspace
+        got, rounds = run(g, s, delta, np.dtype(W), stats=stats, work=work)
+        np.testing.assert_array_equal(cupy.asnumpy(got), ref)
+        assert len(work) == 1
+    # a round per non-empty near list: the source's, when it has an out-edge
+    assert (rounds >= 1) == bool(c.indptr[s + 1] > c.indptr[s])
+    assert stats.metrics["kernel_ms"] >= 0 and stats.metrics["reads"] >= 1
 
 
 @pytest.mark.parametrize("device", O.DEVICES)

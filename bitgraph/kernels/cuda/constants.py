@@ -121,13 +121,15 @@ COMPONENTS = {
 
 # sssp.cu
 SSSP = {
-    # a vertex's flags word: queued in the near list, held in the far pile
+    # a vertex's flags word: queued in a near list, held in the far pile
     "F_NEAR": 1,
     "F_FAR": 2,
-    # counter slots (u64): the near list being filled, the two far piles, the least kept
-    # far distance (its order-preserving bits)
-    "C_NEAR": 0, "C_FAR0": 1, "C_FAR1": 2, "C_MIN": 3,
-    "COUNTERS": 4,
+    # counter slots (u64): the two near lists (packed: edges << shift | vertices), the two far
+    # piles, the least kept far distance (its order-preserving bits), the rounds that relaxed
+    "C_NEAR0": 0, "C_NEAR1": 1, "C_FAR0": 2, "C_FAR1": 3, "C_MIN": 4, "C_ROUNDS": 5,
+    "COUNTERS": 6,
+    # the edge-balanced relax: a warp takes LB_STEPS x 32 consecutive edges of the near list
+    "LB_STEPS": 8,
 }
 
 SOURCES = {"bfs_fused.cu": BFS_FUSED, "bfs_async.cu": BFS_ASYNC, "msbfs.cu": MSBFS,

@@ -11,26 +11,38 @@
 // relaxes (a sum of -0.0 is stored as +0.0).
 //
 // The launcher's loop: a near list holds the vertices improved below the
-// threshold T, to relax in the next round (sssp_relax); an improvement at
-// or past T goes to the far pile. A round relaxes every near vertex's
-// out-edges with its current distance; when the near list comes back
-// empty, T advances by delta and sssp_split moves the far pile's vertices
-// below it to the near list (those below the previous T were relaxed when
-// they got there and are dropped), keeping the others and their least
-// distance (the launcher jumps T past it when the next bucket is empty).
-// Every improvement is relaxed again, so the fixpoint is exact for any
-// increasing T; delta only trades rounds against re-relaxations.
+// threshold T, to relax in the next round (sssp_take, then sssp_relax); an
+// improvement at or past T goes to the far pile. A round relaxes every near
+// vertex's out-edges with its distance when the round began; when the near
+// list comes back empty, T advances by delta and sssp_split moves the far
+// pile's vertices below it to the near list (those below the previous T were
+// relaxed when they got there and are dropped), keeping the others and their
+// least distance (the launcher jumps T past it when the next bucket is
+// empty). Every improvement of a vertex with out-edges is relaxed again, so
+// the fixpoint is exact for any increasing T; delta only trades rounds
+// against re-relaxations. A vertex without out-edges is never queued.
 //
-// flags[v] (F_NEAR, F_FAR) keep a vertex at most once in the near list and
-// once in the far pile: each holds at most n entries. The near bit is
-// cleared when the vertex is taken from the list, before its distance is
-// read (a fence between); an improver writes the distance, fences, then
-// sets the bit: either it sees the bit clear and queues the vertex again,
-// or the reader's load comes after its write.
+// flags[v] (F_NEAR, F_FAR) keep a vertex at most once in a near list and
+// once in the far pile: each holds at most n entries. sssp_take clears the
+// near bit of each vertex of the list, fences, then reads its distance; an
+// improver writes the distance, fences, then sets the bit: either it sees
+// the bit clear and queues the vertex again, or sssp_take's read comes after
+// its write. sssp_relax reads the distances sssp_take kept (a launch later).
 //
-// Work balance: a lane per near vertex; vertices of warp_min out-edges or
-// more are relaxed by the whole warp, one at a time (lanes over the row).
+// Work balance (edge-balanced, no scan pass): a near list is written with
+// each vertex's first edge in the list's edge space (offs, ascending with
+// the position): one 64-bit atomicAdd of (out-degree << shift | 1) on the
+// list's counter gives both the position (low field) and the offset (high
+// field), warp-aggregated. sssp_relax then gives each warp LB_STEPS x 32
+// consecutive edges of that space, whatever the rows' lengths (a hub of
+// 100k edges spreads over ~400 warps, a row of 1 edge costs one lane-step):
+// the warp finds the row of its first edge by a 32-way search over offs,
+// each lane the row of its edge by a binary search of at most 32 rows
+// forward (every queued row has an edge). The host knows a list's edges from
+// the counter it reads, or launches the grid of settings when it queues
+// rounds without reading (a round of an empty list returns at once).
 #include "sssp_constants.cuh"
+
 
 namespace sssp_detail {
 
@@ -98,71 +110,175 @@ __device__ __forceinline__ unsigned long long extend(unsigned long long du, unsi
   return w > saturated - du ? saturated : du + w;
 }
 
-// relax the edge at p from a vertex at distance du; queue its head if improved
-template <typename D, typename I>
-__device__ __forceinline__ void relax(long long p, D du, const I* __restrict__ indices,
-                                      const D* __restrict__ weights, D* dist,
-                                      unsigned int* flags, I* near_out, I* far, int far_slot,
-                                      unsigned long long* ctr, D threshold, D saturated) {
-  const I v = indices[p];
-  const D cand = extend(du, weights[p], saturated);
-  if (!(cand < load_dist(dist + v))) return;
-  const D old = atomic_min_dist(dist + v, cand);
-  if (!(cand < old)) return;
-  __threadfence();  // the distance before the flag (see the header)
-  if (cand < threshold) {
-    if (!(atomicOr(flags + v, (unsigned)F_NEAR) & F_NEAR))
-      near_out[atomicAdd(ctr + C_NEAR, 1ull)] = v;
-  } else if (!(atomicOr(flags + v, (unsigned)F_FAR) & F_FAR)) {
-    far[atomicAdd(ctr + far_slot, 1ull)] = v;
+
+// the low field of a near list's packed counter: its vertices
+__device__ __forceinline__ unsigned long long low_mask(int shift) {
+  return (1ull << shift) - 1ull;
+}
+
+// an inclusive sum over the warp's lanes
+__device__ __forceinline__ unsigned long long warp_scan(unsigned long long x, int lane) {
+  for (int o = 1; o < 32; o <<= 1) {
+    const unsigned long long y = __shfl_up_sync(FULL, x, o);
+    if (lane >= o) x += y;
   }
+  return x;
+}
+
+// the lanes that want append v (of deg out-edges) to a near list: its
+// position and its first edge from one atomicAdd per warp (all lanes call)
+template <typename I>
+__device__ __forceinline__ void append_near(bool want, I v, unsigned long long deg, int lane,
+                                            unsigned long long* slot, int shift, I* list,
+                                            I* offs) {
+  if (!__ballot_sync(FULL, want)) return;
+  const unsigned long long x = want ? (deg << shift) | 1ull : 0ull;
+  const unsigned long long incl = warp_scan(x, lane);
+  unsigned long long at = 0;
+  if (lane == 31) at = atomicAdd(slot, incl);
+  at = __shfl_sync(FULL, at, 31) + incl - x;
+  if (want) {
+    list[at & low_mask(shift)] = v;
+    offs[at & low_mask(shift)] = (I)(at >> shift);
+  }
+}
+
+// the lanes that want append v to a far pile (all lanes call)
+template <typename I>
+__device__ __forceinline__ void append_far(bool want, I v, int lane, unsigned long long* slot,
+                                           I* list) {
+  const unsigned int m = __ballot_sync(FULL, want);
+  if (!m) return;
+  const int leader = __ffs(m) - 1;
+  unsigned long long at = 0;
+  if (lane == leader) at = atomicAdd(slot, (unsigned long long)__popc(m));
+  at = __shfl_sync(FULL, at, leader);
+  if (want) list[at + __popc(m & ((1u << lane) - 1u))] = v;
 }
 
 }  // namespace sssp_detail
 
 using namespace sssp_detail;
 
-// One round: relax the out-edges of near_in[0..count) (each at its current
-// distance) into dist; improved heads go to near_out (below threshold,
-// counter C_NEAR) or to the far pile far (counter far_slot).
+// Start a run: dist[] = infinity but dist[source] = 0, flags[] = 0, the
+// counters reset (C_MIN all ones), and the source alone in the near list
+// near_slot when it has out-edges.
+template <typename D, typename I>
+__global__ void sssp_init(const I* __restrict__ indptr, D* dist, unsigned int* flags,
+                          long long n, long long source, I* near, I* offs,
+                          unsigned long long* ctr, int near_slot, int shift, D infinity) {
+  const long long stride = (long long)gridDim.x * blockDim.x;
+  for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
+    if (i != source) {
+      dist[i] = infinity;
+      flags[i] = 0u;
+      continue;
+    }
+    const unsigned long long deg = (unsigned long long)((long long)indptr[i + 1] -
+                                                        (long long)indptr[i]);
+    dist[i] = (D)0;
+    flags[i] = deg ? (unsigned)F_NEAR : 0u;
+    for (int c = 0; c < COUNTERS; ++c) ctr[c] = c == C_MIN ? ~0ull : 0ull;
+    if (deg) {
+      near[0] = (I)i;
+      offs[0] = (I)0;
+      ctr[near_slot] = (deg << shift) | 1ull;
+    }
+  }
+}
+
+// Take the near list near_in (counter in_slot) for a round: clear each
+// vertex's near bit, then keep its distance (du_out) and its row's start
+// less its first edge in the list (base_out: edge e of the list is CSR
+// entry base_out[r] + e); reset the counter out_slot, which the round fills.
+template <typename D, typename I>
+__global__ void sssp_take(const I* __restrict__ indptr, const D* dist, unsigned int* flags,
+                          const I* __restrict__ near_in, const I* __restrict__ offs_in,
+                          I* base_out, D* du_out, unsigned long long* ctr, int in_slot,
+                          int out_slot, int shift) {
+  const long long count = (long long)(ctr[in_slot] & low_mask(shift));
+  const long long t = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+  if (t == 0) ctr[out_slot] = 0ull;
+  const long long stride = (long long)gridDim.x * blockDim.x;
+  for (long long i = t; i < count; i += stride) {
+    const I u = near_in[i];
+    atomicAnd(flags + u, ~(unsigned)F_NEAR);
+    __threadfence();  // the flag before the distance (see the header)
+    du_out[i] = load_dist(dist + u);
+    base_out[i] = (I)((long long)indptr[u] - (long long)offs_in[i]);
+  }
+}
+
+// One round: relax the edges of the near list taken by sssp_take (counter
+// in_slot: its vertices and edges; offs_in, base_in, du_in) into dist;
+// improved heads with out-edges go to the near list near_out (below
+// threshold, counter out_slot, with their first edges in offs_out) or to the
+// far pile far (counter far_slot). Counts the round (C_ROUNDS) when the list
+// has a vertex.
 template <typename D, typename I>
 __global__ void sssp_relax(const I* __restrict__ indptr, const I* __restrict__ indices,
                            const D* __restrict__ weights, D* dist, unsigned int* flags,
-                           const I* __restrict__ near_in, long long count, I* near_out,
-                           I* far, int far_slot, unsigned long long* ctr, D threshold,
-                           D saturated, long long warp_min) {
+                           const I* __restrict__ offs_in, const I* __restrict__ base_in,
+                           const D* __restrict__ du_in, I* near_out, I* offs_out, I* far,
+                           unsigned long long* ctr, int in_slot, int out_slot, int far_slot,
+                           D threshold, D saturated, int shift) {
+  constexpr long long CHUNK = 32LL * LB_STEPS;
+  const unsigned long long packed = ctr[in_slot];
+  const long long count = (long long)(packed & low_mask(shift));
+  const long long edges = (long long)(packed >> shift);
   const int lane = threadIdx.x & 31;
+  if (count > 0 && blockIdx.x == 0 && threadIdx.x == 0) ctr[C_ROUNDS] += 1ull;
   const long long warps = (long long)gridDim.x * (blockDim.x >> 5);
-  const long long first = (((long long)blockIdx.x * blockDim.x + threadIdx.x) >> 5) << 5;
-  // the whole warp runs every iteration (the ballot and shuffles need it)
-  for (long long base = first; base < count; base += warps << 5) {
-    const long long i = base + lane;
-    long long start = 0, end = 0;
-    D du = 0;
-    if (i < count) {
-      const I u = near_in[i];
-      atomicAnd(flags + u, ~(unsigned)F_NEAR);
-      __threadfence();  // the flag before the distance (see the header)
-      du = load_dist(dist + u);
-      start = (long long)indptr[u];
-      end = (long long)indptr[u + 1];
+  const long long warp = ((long long)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
+  // the whole warp runs every step (the ballots and shuffles need it)
+  for (long long start = warp * CHUNK; start < edges; start += warps * CHUNK) {
+    // the row of edge `start`: the last r with offs_in[r] <= start (offs_in[0] = 0)
+    long long lo = 0, hi = count - 1;
+    while (hi > lo) {
+      const long long step = (hi - lo + 32) >> 5;  // 32 probes cover [lo, hi]
+      const long long probe = lo + lane * step;
+      const bool ok = probe <= hi && (long long)offs_in[probe] <= start;
+      const unsigned int m = __ballot_sync(FULL, ok);  // lane 0's probe (lo) holds
+      lo += (31 - __clz(m)) * step;
+      hi = lo + step - 1 < hi ? lo + step - 1 : hi;
     }
-    const bool big = end - start >= warp_min;
-    unsigned int wide = __ballot_sync(FULL, big);
-    while (wide) {  // the warp over each long row in turn
-      const int leader = __ffs(wide) - 1;
-      wide &= wide - 1;
-      const long long s = __shfl_sync(FULL, start, leader);
-      const long long e = __shfl_sync(FULL, end, leader);
-      const D d = __shfl_sync(FULL, du, leader);
-      for (long long p = s + lane; p < e; p += 32)
-        relax(p, d, indices, weights, dist, flags, near_out, far, far_slot, ctr, threshold,
-              saturated);
-    }
-    if (!big) {
-      for (long long p = start; p < end; ++p)
-        relax(p, du, indices, weights, dist, flags, near_out, far, far_slot, ctr, threshold,
-              saturated);
+    long long r = lo;
+    for (int j = 0; j < LB_STEPS; ++j) {
+      const long long e = start + 32LL * j + lane;
+      if (start + 32LL * j >= edges) break;  // the same for every lane
+      bool to_near = false, to_far = false;
+      I v = 0;
+      unsigned long long deg = 0;
+      if (e < edges) {
+        // every row holds an edge: e's row is at most 32 rows past the last one
+        const long long h = r + 32 < count - 1 ? r + 32 : count - 1;
+        if (h > r && (long long)offs_in[r + 1] <= e) {
+          long long a = r + 1, b = h;
+          while (a < b) {
+            const long long mid = (a + b + 1) >> 1;
+            if ((long long)offs_in[mid] <= e) a = mid; else b = mid - 1;
+          }
+          r = a;
+        }
+        const long long p = (long long)base_in[r] + e;
+        v = indices[p];
+        const D cand = extend(du_in[r], weights[p], saturated);
+        if (cand < load_dist(dist + v)) {
+          const D old = atomic_min_dist(dist + v, cand);
+          if (cand < old) {
+            deg = (unsigned long long)((long long)indptr[v + 1] - (long long)indptr[v]);
+            if (deg) {
+              __threadfence();  // the distance before the flag (see the header)
+              if (cand < threshold)
+                to_near = !(atomicOr(flags + v, (unsigned)F_NEAR) & F_NEAR);
+              else
+                to_far = !(atomicOr(flags + v, (unsigned)F_FAR) & F_FAR);
+            }
+          }
+        }
+      }
+      append_near(to_near, v, deg, lane, ctr + out_slot, shift, near_out, offs_out);
+      append_far(to_far, v, lane, ctr + far_slot, far);
     }
   }
 }
@@ -170,15 +286,16 @@ __global__ void sssp_relax(const I* __restrict__ indptr, const I* __restrict__ i
 // Advance the threshold to `threshold` (from `low`, the previous one): each
 // vertex of the far pile far_in[0..count) at distance >= threshold stays
 // (far_out, counter out_slot; the least such distance's bits into C_MIN);
-// one in [low, threshold) goes to the near list (counter C_NEAR); one below
-// low was relaxed when it got there and is dropped.
+// one in [low, threshold) goes to the near list near_out (counter near_slot,
+// first edges in offs_out); one below low was relaxed when it got there and
+// is dropped. The launcher resets the counters out_slot and near_slot, and
+// C_MIN to all ones.
 template <typename D, typename I>
-__global__ void sssp_split(const D* __restrict__ dist, unsigned int* flags,
-                           const I* __restrict__ far_in, long long count, I* far_out,
-                           int out_slot, I* near_out, unsigned long long* ctr, D low,
-                           D threshold) {
+__global__ void sssp_split(const I* __restrict__ indptr, const D* __restrict__ dist,
+                           unsigned int* flags, const I* __restrict__ far_in, long long count,
+                           I* far_out, int out_slot, I* near_out, I* offs_out, int near_slot,
+                           unsigned long long* ctr, int shift, D low, D threshold) {
   const int lane = threadIdx.x & 31;
-  const unsigned int below = (1u << lane) - 1u;
   const long long warps = (long long)gridDim.x * (blockDim.x >> 5);
   const long long first = (((long long)blockIdx.x * blockDim.x + threadIdx.x) >> 5) << 5;
   unsigned long long least = ~0ull;
@@ -186,6 +303,7 @@ __global__ void sssp_split(const D* __restrict__ dist, unsigned int* flags,
     const long long i = base + lane;
     bool keep = false, near = false;
     I v = 0;
+    unsigned long long deg = 0;
     if (i < count) {
       v = far_in[i];
       const D d = dist[v];
@@ -196,20 +314,11 @@ __global__ void sssp_split(const D* __restrict__ dist, unsigned int* flags,
       } else {
         atomicAnd(flags + v, ~(unsigned)F_FAR);
         near = !(d < low) && !(atomicOr(flags + v, (unsigned)F_NEAR) & F_NEAR);
+        if (near) deg = (unsigned long long)((long long)indptr[v + 1] - (long long)indptr[v]);
       }
     }
-    // one counter update per warp and list
-    const unsigned int kept = __ballot_sync(FULL, keep);
-    const unsigned int moved = __ballot_sync(FULL, near);
-    unsigned long long at_k = 0, at_n = 0;
-    if (lane == 0) {
-      if (kept) at_k = atomicAdd(ctr + out_slot, (unsigned long long)__popc(kept));
-      if (moved) at_n = atomicAdd(ctr + C_NEAR, (unsigned long long)__popc(moved));
-    }
-    at_k = __shfl_sync(FULL, at_k, 0);
-    at_n = __shfl_sync(FULL, at_n, 0);
-    if (keep) far_out[at_k + __popc(kept & below)] = v;
-    if (near) near_out[at_n + __popc(moved & below)] = v;
+    append_far(keep, v, lane, ctr + out_slot, far_out);
+    append_near(near, v, deg, lane, ctr + near_slot, shift, near_out, offs_out);
   }
   for (int o = 16; o > 0; o >>= 1) {
     const unsigned long long other = __shfl_xor_sync(FULL, least, o);
@@ -220,14 +329,24 @@ __global__ void sssp_split(const D* __restrict__ dist, unsigned int* flags,
 
 // instantiations nvcc compiles standalone (CI); at run time the launcher
 // compiles the ones a process uses, by name expression
+template __global__ void sssp_init<double, long long>(const long long*, double*, unsigned int*,
+    long long, long long, long long*, long long*, unsigned long long*, int, int, double);
+template __global__ void sssp_take<float, int>(const int*, const float*, unsigned int*,
+    const int*, const int*, int*, float*, unsigned long long*, int, int, int);
 template __global__ void sssp_relax<float, int>(const int*, const int*, const float*, float*,
-    unsigned int*, const int*, long long, int*, int*, int, unsigned long long*, float, float,
-    long long);
+    unsigned int*, const int*, const int*, const float*, int*, int*, int*, unsigned long long*,
+    int, int, int, float, float, int);
 template __global__ void sssp_relax<long long, long long>(const long long*, const long long*,
-    const long long*, long long*, unsigned int*, const long long*, long long, long long*,
-    long long*, int, unsigned long long*, long long, long long, long long);
-template __global__ void sssp_split<double, int>(const double*, unsigned int*, const int*,
-    long long, int*, int, int*, unsigned long long*, double, double);
-template __global__ void sssp_split<unsigned long long, long long>(const unsigned long long*,
-    unsigned int*, const long long*, long long, long long*, int, long long*,
-    unsigned long long*, unsigned long long, unsigned long long);
+    const long long*, long long*, unsigned int*, const long long*, const long long*,
+    const long long*, long long*, long long*, long long*, unsigned long long*, int, int, int,
+    long long, long long, int);
+template __global__ void sssp_relax<unsigned long long, int>(const int*, const int*,
+    const unsigned long long*, unsigned long long*, unsigned int*, const int*, const int*,
+    const unsigned long long*, int*, int*, int*, unsigned long long*, int, int, int,
+    unsigned long long, unsigned long long, int);
+template __global__ void sssp_split<double, int>(const int*, const double*, unsigned int*,
+    const int*, long long, int*, int, int*, int*, int, unsigned long long*, int, double, double);
+template __global__ void sssp_split<unsigned long long, long long>(const long long*,
+    const unsigned long long*, unsigned int*, const long long*, long long, long long*, int,
+    long long*, long long*, int, unsigned long long*, int, unsigned long long,
+    unsigned long long);

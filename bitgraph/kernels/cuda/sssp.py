@@ -3,16 +3,22 @@ list and far pile), with the CPU launcher's signature and distances
 (``kernels/cpu/sssp.py``: the same D, the same saturation, the same
 unreached value).
 
-The host drives the buckets: a round (``sssp_relax``) per near list, one
-read of the counters after it (a sync per round), and when the near list
-is empty a split of the far pile (``sssp_split``) at the next threshold,
-``delta`` higher; when that bucket holds nothing the threshold jumps to
-the bucket of the least far distance and the pile is split again. Knobs
-come in as ``cfg`` (``bitgraph.settings.SSSP``: ``cuda_warp_degree``) and
-``cuda`` (``bitgraph.settings.Cuda``: the grid); a ``stats``
-(``bitgraph.Stats``) receives ``rounds``, ``splits`` and ``kernel_ms``
-(CUDA events around the whole loop, so the host's gaps between rounds
-count).
+The host drives the buckets: rounds (``sssp_take`` then ``sssp_relax``,
+edge-balanced: see ``sssp.cu``) are queued in batches with one read of
+the counters after each batch (the batch doubles while the near list
+stays full, up to ``cfg.cuda_rounds_per_read``; a round queued after the
+list emptied returns at once), and when the near list is empty a split of
+the far pile (``sssp_split``) at the next threshold, ``delta`` higher;
+when that bucket holds nothing the threshold jumps to the bucket of the
+least far distance and the pile is split again. Knobs come in as ``cfg``
+(``bitgraph.settings.SSSP``: ``cuda_rounds_per_read``,
+``cuda_blocks_per_sm``) and ``cuda`` (``bitgraph.settings.Cuda``: the
+threads a block); the device workspaces (flags, lists, counters) live in
+``work`` (a dict the caller keeps per graph; None: fresh ones) and are
+taken out of it while a call runs, so two calls never share one. A
+``stats`` (``bitgraph.Stats``) receives ``rounds``, ``splits``, ``reads``
+and ``kernel_ms`` (CUDA events around the whole loop, so the host's gaps
+between rounds count).
 """
 
 from __future__ import annotations
@@ -34,11 +40,12 @@ _DIST = {np.dtype(np.int32): "int", np.dtype(np.int64): "long long",
          np.dtype(np.float64): "double"}
 # (weights dtype, distances dtype) pairs, as the CPU kernel's
 KERNEL_DTYPES = tuple((d, d) for d in _DIST)
-_NAMES = tuple(f"sssp_{k}<{d}, {i}>" for k in ("relax", "split") for d in _DIST.values()
+_KERNELS = ("init", "take", "relax", "split")
+_NAMES = tuple(f"sssp_{k}<{d}, {i}>" for k in _KERNELS for d in _DIST.values()
                for i in _INDEX.values())
-_F_NEAR = SSSP["F_NEAR"]
-_C_NEAR, _C_FAR, _C_MIN = SSSP["C_NEAR"], (SSSP["C_FAR0"], SSSP["C_FAR1"]), SSSP["C_MIN"]
-_COUNTERS = SSSP["COUNTERS"]
+_C_NEAR, _C_FAR = (SSSP["C_NEAR0"], SSSP["C_NEAR1"]), (SSSP["C_FAR0"], SSSP["C_FAR1"])
+_C_MIN, _C_ROUNDS, _COUNTERS = SSSP["C_MIN"], SSSP["C_ROUNDS"], SSSP["COUNTERS"]
+_CHUNK = 32 * SSSP["LB_STEPS"]  # the edges a warp of sssp_relax takes at once
 
 
 def _threshold(t: float, D: np.dtype):
@@ -72,8 +79,26 @@ def _decode(bits: int, D: np.dtype):
     return D.type(bits)
 
 
+def _workspace(work, n, idx, D):
+    """The device arrays of a run over n vertices: flags, the two near lists
+    with their first edges, the two far piles, the taken list's bases and
+    distances, the counters; from ``work`` (removed while in use) or new."""
+    import cupy
+
+    key = (n, idx.str, D.str)
+    ws = None if work is None else work.pop(key, None)
+    if ws is None:
+        ws = {"flags": cupy.empty(n, np.uint32),
+              "near": (cupy.empty(n, idx), cupy.empty(n, idx)),
+              "offs": (cupy.empty(n, idx), cupy.empty(n, idx)),
+              "far": (cupy.empty(n, idx), cupy.empty(n, idx)),
+              "base": cupy.empty(n, idx), "du": cupy.empty(n, D),
+              "ctr": cupy.empty(_COUNTERS, np.uint64)}
+    return key, ws
+
+
 @register("sssp", fmt="csr", device="cuda", variant="delta")
-def delta_stepping(A, source, delta, dist_dtype, *, cfg=None, cuda=None, stats=None):
+def delta_stepping(A, source, delta, dist_dtype, *, cfg=None, cuda=None, stats=None, work=None):
     """Shortest-path distances from ``source`` by near-far delta-stepping
     on the GPU.
 
@@ -81,10 +106,11 @@ def delta_stepping(A, source, delta, dist_dtype, *, cfg=None, cuda=None, stats=N
     (no NaN; the caller checks), W == ``dist_dtype`` D, one of
     ``KERNEL_DTYPES``. delta > 0: the bucket width. cfg: the ``SSSP``
     settings, cuda: the ``Cuda`` settings (None: those in force); stats: a
-    ``bitgraph.Stats``. Returns (dist[n] D as a CuPy array, rounds):
-    unreached vertices hold D's infinity (inf or the integer maximum), an
-    integer sum past the maximum saturates at maximum - 1, as the CPU
-    kernel's.
+    ``bitgraph.Stats``; work: a dict that keeps the device workspaces
+    between calls (None: allocated for this call). Returns (dist[n] D as a
+    CuPy array, rounds): unreached vertices hold D's infinity (inf or the
+    integer maximum), an integer sum past the maximum saturates at maximum
+    - 1, as the CPU kernel's.
 
     >>> import cupy, numpy as np                                  # doctest: +SKIP
     >>> from bitgraph.formats.csr import CSR                      # doctest: +SKIP
@@ -96,6 +122,7 @@ def delta_stepping(A, source, delta, dist_dtype, *, cfg=None, cuda=None, stats=N
     import cupy
 
     from bitgraph.device import oom_guard
+    from bitgraph.kernels.cuda import multiprocessors
     from bitgraph.kernels.cuda import settings as cuda_settings
 
     if cfg is None:
@@ -114,50 +141,73 @@ def delta_stepping(A, source, delta, dist_dtype, *, cfg=None, cuda=None, stats=N
         raise ValueError(f"delta_stepping(cuda): delta must be > 0, got {delta}")
     idx = np.dtype(np.int64) if max(A.indptr.dtype.itemsize, A.indices.dtype.itemsize) > 4 \
         else np.dtype(np.int32)
+    nnz = int(A.indices.size)
+    # a near list's counter packs its vertices (< 2**shift) under its edges (<= nnz)
+    shift = max(1, n.bit_length())
+    if nnz >= 1 << (64 - shift):
+        raise ValueError(f"delta_stepping(cuda): {n} vertices and {nnz} edges do not pack in"
+                         f" a 64-bit list counter (n * nnz must stay below 2**64)")
     indptr = cupy.ascontiguousarray(A.indptr, dtype=idx)
     indices = cupy.ascontiguousarray(A.indices, dtype=idx)
     weights = cupy.ascontiguousarray(A.values, dtype=D)
     infinity = D.type(np.inf) if D.kind == "f" else D.type(np.iinfo(D).max)
     saturated = infinity if D.kind == "f" else D.type(int(infinity) - 1)
-    with oom_guard("sssp(cuda)", n * (D.itemsize + 4 + 4 * idx.itemsize)):
-        dist = cupy.full(n, infinity, D)
-        flags = cupy.zeros(n, np.uint32)
-        near = [cupy.empty(n, idx), cupy.empty(n, idx)]
-        far = [cupy.empty(n, idx), cupy.empty(n, idx)]
-    ctr = cupy.zeros(_COUNTERS, np.uint64)
-    dist[source] = 0
-    flags[source] = _F_NEAR
-    near[0][0] = source
+    with oom_guard("sssp(cuda)", n * (2 * D.itemsize + 4 + 8 * idx.itemsize)):
+        dist = cupy.empty(n, D)
+        key, ws = _workspace(work, n, idx, D)
+    flags, near, offs, far = ws["flags"], ws["near"], ws["offs"], ws["far"]
+    base, du, ctr = ws["base"], ws["du"], ws["ctr"]
 
     mod, lowered = module(_SOURCE, _NAMES)
     names = (_DIST[D], _INDEX[idx])
-    relax = mod.get_function(lowered["sssp_relax<%s, %s>" % names])
-    split = mod.get_function(lowered["sssp_split<%s, %s>" % names])
-    warp_min = np.int64(max(1, int(cfg.cuda_warp_degree)))
+    init, take, relax, split = (mod.get_function(lowered["sssp_%s<%s, %s>" % ((k,) + names)])
+                                for k in _KERNELS)
+    threads = int(cuda.threads)
+    full = max(1, multiprocessors() * int(cfg.cuda_blocks_per_sm))  # a round of unknown size
+    most = max(1, int(cfg.cuda_rounds_per_read))
     stream = cupy.cuda.get_current_stream()
-    step = float(delta)
-    bucket = 0  # the near list holds distances below (bucket + 1) * delta
-    threshold = _threshold(step, D)
-    count = 1  # the near list's length (the source)
-    pile = 0  # the far pile in use, and its length
-    far_count = 0
-    rounds = splits = 0
+    i32, i64 = np.int32, np.int64
     ev = None
     if stats is not None:
         ev = (cupy.cuda.Event(), cupy.cuda.Event())
         ev[0].record()
+    cur = 0  # the near list (and counter) the next round takes
+    init(*shape(n, cuda), (indptr, dist, flags, i64(n), i64(source), near[cur], offs[cur], ctr,
+                           i32(_C_NEAR[cur]), i32(shift), infinity))
+    step = float(delta)
+    bucket = 0  # the near list holds distances below (bucket + 1) * delta
+    threshold = _threshold(step, D)
+    count = edges = None  # the next round's list, when known
+    pile = 0  # the far pile in use, and its length
+    far_count = 0
+    batch = 1
+    splits = reads = 0
+    mask = (1 << shift) - 1
     while True:
-        while count:
-            cupy.cuda.runtime.memsetAsync(ctr.data.ptr + 8 * _C_NEAR, 0, 8, stream.ptr)
-            relax(*shape(count, cuda), (indptr, indices, weights, dist, flags, near[0],
-                                        np.int64(count), near[1], far[pile],
-                                        np.int32(_C_FAR[pile]), ctr, threshold, saturated,
-                                        warp_min))
-            near.reverse()
+        while True:
+            for _ in range(batch):
+                out = 1 - cur
+                tgrid = (max(1, min(full, -(-count // threads))) if count is not None
+                         else full,)
+                take(tgrid, (threads,), (indptr, dist, flags, near[cur], offs[cur], base, du,
+                                         ctr, i32(_C_NEAR[cur]), i32(_C_NEAR[out]), i32(shift)))
+                rgrid = (max(1, min(full, -(-edges // (_CHUNK * (threads // 32)))))
+                         if edges is not None else full,)
+                relax(rgrid, (threads,), (indptr, indices, weights, dist, flags, offs[cur],
+                                          base, du, near[out], offs[out], far[pile], ctr,
+                                          i32(_C_NEAR[cur]), i32(_C_NEAR[out]),
+                                          i32(_C_FAR[pile]), threshold, saturated, i32(shift)))
+                cur = out
+                count = edges = None
             counts = ctr.get()
-            count = int(counts[_C_NEAR])
+            reads += 1
+            packed = int(counts[_C_NEAR[cur]])
+            count, edges = packed & mask, packed >> shift
             far_count = int(counts[_C_FAR[pile]])
-            rounds += 1
+            if not count:
+                break
+            batch = min(2 * batch, most)
+        batch = 1
         if far_count == 0:
             break
         # the next bucket; past an empty one, the bucket of the least far distance
@@ -168,16 +218,18 @@ def delta_stepping(A, source, delta, dist_dtype, *, cfg=None, cuda=None, stats=N
             if not threshold > low:  # float rounding: the threshold moves on
                 threshold = _above(low, D)
             out = 1 - pile
-            ctr[_C_NEAR] = 0
-            ctr[_C_FAR[out]] = 0
-            ctr[_C_MIN] = np.uint64(0xFFFFFFFFFFFFFFFF)
-            split(*shape(far_count, cuda), (dist, flags, far[pile], np.int64(far_count), far[out],
-                                            np.int32(_C_FAR[out]), near[0], ctr, low,
-                                            threshold))
+            for slot in (_C_NEAR[cur], _C_FAR[out]):
+                cupy.cuda.runtime.memsetAsync(ctr.data.ptr + 8 * slot, 0, 8, stream.ptr)
+            cupy.cuda.runtime.memsetAsync(ctr.data.ptr + 8 * _C_MIN, 0xFF, 8, stream.ptr)
+            split(*shape(far_count, cuda), (indptr, dist, flags, far[pile], i64(far_count),
+                                            far[out], i32(_C_FAR[out]), near[cur], offs[cur],
+                                            i32(_C_NEAR[cur]), ctr, i32(shift), low, threshold))
             splits += 1
             pile = out
             counts = ctr.get()
-            count = int(counts[_C_NEAR])
+            reads += 1
+            packed = int(counts[_C_NEAR[cur]])
+            count, edges = packed & mask, packed >> shift
             far_count = int(counts[_C_FAR[pile]])
             if count or not far_count:
                 break
@@ -190,9 +242,12 @@ def delta_stepping(A, source, delta, dist_dtype, *, cfg=None, cuda=None, stats=N
                 raise RuntimeError(f"delta_stepping(cuda): {far_count} far vertices and none"
                                    f" below the threshold {threshold}")
             break
+    rounds = int(counts[_C_ROUNDS])
+    if work is not None:
+        work[key] = ws
     if ev is not None:
         ev[1].record()
         ev[1].synchronize()
-        stats.metrics.update(rounds=rounds, splits=splits,
+        stats.metrics.update(rounds=rounds, splits=splits, reads=reads,
                              kernel_ms=cupy.cuda.get_elapsed_time(ev[0], ev[1]))
     return dist, rounds

@@ -2,8 +2,11 @@
 // python -m bitgraph.kernels.cuda.constants rewrites it.
 constexpr int F_NEAR = 1;
 constexpr int F_FAR = 2;
-constexpr int C_NEAR = 0;
-constexpr int C_FAR0 = 1;
-constexpr int C_FAR1 = 2;
-constexpr int C_MIN = 3;
-constexpr int COUNTERS = 4;
+constexpr int C_NEAR0 = 0;
+constexpr int C_NEAR1 = 1;
+constexpr int C_FAR0 = 2;
+constexpr int C_FAR1 = 3;
+constexpr int C_MIN = 4;
+constexpr int C_ROUNDS = 5;
+constexpr int COUNTERS = 6;
+constexpr int LB_STEPS = 8;
