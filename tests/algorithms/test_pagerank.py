@@ -389,11 +389,12 @@ def test_hub_with_a_long_in_row(device):
 @pytest.mark.parametrize("device", DEVICES)
 @pytest.mark.parametrize("weighted", [False, True])
 def test_heavy_rows_cut_into_chunks(weighted, device):
-    """Forced small settings.pagerank.cuda_split_above / cuda_chunk: on the
-    GPU every row over the split (here most rows, or all) is cut into
-    chunks whose sums the last chunk adds; a chunk of one entry, chunks not
+    """Forced small settings.pagerank.cuda_split_above / cuda_chunk /
+    cuda_warp_above / cuda_lanes: on the GPU every row over the split (here
+    most rows, or all) is cut into chunks whose sums the last chunk adds,
+    rows over warp_above take a warp each; a chunk of one entry, chunks not
     dividing the row, a split above every row. Same iterations as the
-    default split, ranks within 1e-12, networkx within 1e-6."""
+    default settings, ranks within 1e-12, networkx within 1e-6."""
     rng = np.random.default_rng(28)
     n = 1000
     # two hubs (in-rows of n - 1 and n / 2 entries), a long path, random edges
@@ -405,10 +406,13 @@ def test_heavy_rows_cut_into_chunks(weighted, device):
                             ncols=n, dup_op="plus")
          if weighted else bg.Matrix.from_coo(r, c, nrows=n, ncols=n))
     ref = _check_both(A, device)
-    for split, chunk in ((0, 1), (1, 3), (4, 4), (8, 64), (100, 7), (n, 5)):
-        with bg.settings.use(pagerank={"cuda_split_above": split, "cuda_chunk": chunk}):
+    for split, chunk, warp_above, lanes in ((0, 1, 0, 0), (1, 3, 0, 0), (4, 4, 2, 0),
+                                            (8, 64, 3, 1), (100, 7, 4, 2), (n, 5, 0, 0),
+                                            (n, 5, 6, 8), (1024, 2048, 32, 32)):
+        with bg.settings.use(pagerank={"cuda_split_above": split, "cuda_chunk": chunk,
+                                       "cuda_warp_above": warp_above, "cuda_lanes": lanes}):
             res = pagerank(A, tol=1e-10, max_iter=500, device=device)
-            assert res.iterations == ref.iterations, (split, chunk)
+            assert res.iterations == ref.iterations, (split, chunk, warp_above, lanes)
             assert np.abs(res.ranks.to_dense() - ref.ranks.to_dense()).sum() < 1e-12
             p = rng.random(n)
             res = pagerank(A, tol=1e-10, max_iter=500, personalization=p, device=device)

@@ -120,7 +120,7 @@ class _Pull:
     def __call__(self, grid, block, args):
         _check_args(_PULL, args, self.index)
         (indptr, indices, values, heavy_rows, heavy_first, chunk_heavy, nheavy, nchunks, chunk,
-         split, y, x, inv_s, dw, dw_c, dw_uniform, teleport, tele_c, tele_uniform, alpha, n,
+         medium_rows, nmedium, light_max, y, x, inv_s, dw, dw_c, dw_uniform, teleport, tele_c, tele_uniform, alpha, n,
          group, x_new, y_new, lost, parity, partials, chunk_sums, heavy_parts, row_arrived,
          arrived, errs, slot, threshold, stop) = args
         assert 2 * grid[0] <= partials.size and block[0] % 32 == 0
@@ -161,9 +161,17 @@ class _Pull:
                     r, chunk_sums[first:first + count].sum())
                 done[r] += 1
         err = dangling = 0.0
+        for r in medium_rows[:nmedium]:  # a warp each
+            start, end = int(indptr[r]), int(indptr[r + 1])
+            assert end - start > light_max
+            covered[start:end] += 1
+            e, d = finish(r, np.sum(w[start:end] * y[indices[start:end]]))
+            err += e
+            dangling += d
+            done[r] += 1
         for r in range(n):
             start, end = int(indptr[r]), int(indptr[r + 1])
-            if end - start <= split:
+            if end - start <= light_max:
                 covered[start:end] += 1
                 e, d = finish(r, np.sum(w[start:end] * y[indices[start:end]]))
                 err += e
@@ -202,8 +210,9 @@ def _inputs(A, personalization=None):
 
 @pytest.mark.parametrize("every", [1, 2, 3, 7, 64])
 @pytest.mark.parametrize("weighted", [False, True])
-@pytest.mark.parametrize("split, chunk", [(1024, 2048), (0, 1), (2, 3), (4, 2), (5, 100)])
-def test_batches_keep_the_cpu_iterations(launcher, every, weighted, split, chunk):
+@pytest.mark.parametrize("split, chunk, warp_above", [(1024, 2048, 32), (0, 1, 0), (2, 3, 1),
+                                                      (4, 2, 0), (5, 100, 2), (9, 4, 3)])
+def test_batches_keep_the_cpu_iterations(launcher, every, weighted, split, chunk, warp_above):
     from bitgraph.algorithms import link_analysis as la
 
     kp, log = launcher
@@ -218,7 +227,8 @@ def test_batches_keep_the_cpu_iterations(launcher, every, weighted, split, chunk
     lens = np.diff(AT.indptr)
     p = rng.random(n)
     p /= p.sum()
-    cfg = bg.settings.PageRank(cuda_check_every=every, cuda_split_above=split, cuda_chunk=chunk)
+    cfg = bg.settings.PageRank(cuda_check_every=every, cuda_split_above=split, cuda_chunk=chunk,
+                               cuda_warp_above=warp_above)
     cache = {}  # the plan and workspaces, reused by every run below
     kept = []
     for tol, max_iter in ((1e-3, 100), (1e-8, 100), (1e-12, 5), (1e-12, 0), (0.0, 9)):
@@ -238,6 +248,9 @@ def test_batches_keep_the_cpu_iterations(launcher, every, weighted, split, chunk
             assert log == ["init"] + [s % every for s in range(launches)]
             assert st.metrics["heavy_rows"] == int((lens > split).sum())
             assert st.metrics["chunks"] == int(-(-lens[lens > split] // chunk).sum())
+            medium = (lens > warp_above) & (lens <= split)
+            assert st.metrics["medium_rows"] == (int(medium.sum()) if st.metrics["lanes"] < 32
+                                                 else 0)
             assert type(got[1]) is int and type(got[2]) is bool and type(got[3]) is float
             assert np.asarray(x).tolist() == [1.0 / n] * n  # the start vector is not written
             kept.append((np.asarray(got[0]).copy(), got[0]))
@@ -251,7 +264,8 @@ def test_batches_keep_the_cpu_iterations(launcher, every, weighted, split, chunk
 def test_plan_cuts_heavy_rows(launcher):
     """The plan: rows over cuda_split_above entries, cut into chunks of
     cuda_chunk entries (the last shorter), chunk_heavy naming each chunk's
-    row; one plan per (split, chunk) in the cache."""
+    row; rows over cuda_warp_above (and at most the split) listed for a
+    warp each unless the light rows' group is a warp already."""
     kp, _ = launcher
     from bitgraph.formats.csr import CSR
 
@@ -259,20 +273,31 @@ def test_plan_cuts_heavy_rows(launcher):
     indptr = np.concatenate([[0], np.cumsum(lens)]).astype(np.int32)
     AT = CSR(indptr, np.zeros(indptr[-1], np.int32), None, lens.size, lens.size)
     cp = sys.modules["cupy"]
-    (ip, ix, vals, rows, first, chunk_heavy, nheavy, nchunks, light) = kp._plan(cp, AT, 3, 4)
+    (ip, ix, vals, rows, first, chunk_heavy, nheavy, nchunks, medium, nmedium, light_max,
+     group) = kp._plan(cp, AT, 3, 4, 1, 0)
     assert ip.dtype == ix.dtype == np.int32 and vals.shape == (1,)
     assert rows.tolist() == [1, 3, 6] and nheavy == 3
     assert first.tolist() == [0, 2, 5, 6] and nchunks == 6
     assert chunk_heavy.tolist() == [0, 0, 1, 1, 1, 2]
-    assert light == 3 + 1
-    none = kp._plan(cp, AT, 10, 4)
-    assert none[6:] == (0, 0, 25) and none[3].shape == (1,) and none[5].shape == (1,)
-    everything = kp._plan(cp, AT, 0, 1)
+    # rows of at most 1 entry: 1 / 7 entries a row, one lane; rows 2 (3 entries) a warp
+    assert (medium.tolist(), nmedium, light_max, group) == ([2], 1, 1, 1)
+    # no medium rows when the split is at most warp_above: light rows up to the split,
+    # their group from their mean (4 / 7)
+    got = kp._plan(cp, AT, 3, 4, 3, 0)
+    assert got[8].shape == (1,) and got[9:] == (0, 3, 1)
+    # ... or when the light rows' group is a warp: lanes forced to 32
+    got = kp._plan(cp, AT, 3, 4, 1, 32)
+    assert got[9:] == (0, 3, 32)
+    none = kp._plan(cp, AT, 10, 4, 32, 0)
+    assert none[6:8] == (0, 0) and none[3].shape == (1,) and none[5].shape == (1,)
+    assert none[9:] == (0, 10, 4)  # 25 / 7 entries a row: 4 lanes
+    everything = kp._plan(cp, AT, 0, 1, 0, 0)
     assert everything[3].tolist() == [1, 2, 3, 4, 6] and everything[7] == 25
     assert everything[5].tolist() == [0] * 7 + [1] * 3 + [2] * 10 + [3] + [4] * 4
-    for bad in ({"cuda_split_above": -1}, {"cuda_chunk": 0}):
-        with pytest.raises(ValueError, match="cuda_split_above = .* must be >= 0 and"
-                                             " cuda_chunk = .* >= 1"):
+    assert everything[9:] == (0, 0, 1)
+    for bad in ({"cuda_split_above": -1}, {"cuda_chunk": 0}, {"cuda_warp_above": -1}):
+        with pytest.raises(ValueError, match="cuda_split_above = .* and cuda_warp_above = .*"
+                                             " must be >= 0 and cuda_chunk = .* >= 1"):
             kp.pagerank_run(AT, np.full(7, 1 / 7), np.ones(7), 0.1, 0.1, 0.85, 1e-3, 10,
                             cfg=bg.settings.PageRank(**bad))
 

@@ -18,20 +18,27 @@
 // errors (one read a batch) and still reports the exact iteration at which
 // the run converged, with the ranks of that iteration.
 //
-// Work balance, two kinds of rows (the launcher's plan, cached per graph):
-// - heavy rows (more than `split` entries: a power-law hub holds 10^5) are
-//   cut into chunks of `chunk` entries; each chunk is a whole block's (its
-//   threads stride the chunk, four independent gathers in flight each).
+// Work balance, three kinds of rows (the launcher's plan, cached per graph):
+// - heavy rows (more than the launcher's split, a setting: a power-law hub
+//   holds 10^5 entries) are cut into chunks of `chunk` entries; each chunk
+//   is a whole block's (its threads stride the chunk, four independent
+//   gathers in flight each).
 //   A block writes its chunk's sum to chunk_sums[c] and counts itself in
 //   row_arrived[h]; the last chunk of row h to arrive adds the row's chunk
 //   sums in chunk order (a per-row second pass, no float atomics: the sum
 //   does not depend on the order the chunks ran in) and finishes the row;
 //   its error and dangling terms go to heavy_parts[h], [nheavy + h].
-// - the other rows: a group of G lanes each (G a power of 2 up to 32, the
-//   launcher's choice from the mean length of these rows, as spmv_csr.cu);
-//   lane l adds the row's entries start + l, start + l + G, ... (four
-//   gathers in flight), then the group folds its sums by shuffles.
-// Blocks first take chunks (grid-stride), then rows (grid-stride by warps).
+// - medium rows (listed in medium_rows: more than light_max entries, at
+//   most split): a warp each, its lanes striding the row.
+// - light rows (at most light_max entries): a group of G lanes each (G a
+//   power of 2 up to 32, the launcher's choice from the mean length of
+//   these rows, as spmv_csr.cu); lane l adds the row's entries start + l,
+//   start + l + G, ... (four gathers in flight), then the group folds its
+//   sums by shuffles. A kron graph's rows are mostly a few entries (median
+//   5) among rows of hundreds: narrow groups for the first, warps for the
+//   second. With no medium rows light_max is split.
+// Blocks first take chunks (grid-stride), then warps take medium rows,
+// then groups light rows (grid-stride).
 // The error and dangling sums are deterministic for a fixed launch shape:
 // each block writes its partial sums, the last block to arrive (a counter;
 // CUDA's threadFenceReduction sample) adds the blocks' partials in block
@@ -41,7 +48,8 @@
 // (float64 weights A(i, j); not read when ISO, a structure-only graph:
 // every weight 1); heavy_rows[nheavy] (row ids), heavy_first[nheavy + 1]
 // (row h's chunks are heavy_first[h] .. heavy_first[h + 1] - 1),
-// chunk_heavy[nchunks] (the heavy row of each chunk); y[n], x[n], inv_s[n]
+// chunk_heavy[nchunks] (the heavy row of each chunk), medium_rows[nmedium]
+// (row ids); y[n], x[n], inv_s[n]
 // (0 exactly on dangling vertices), x_new[n], y_new[n]; dw[n] and
 // teleport[n] (read unless dw_uniform / tele_uniform: then the scalars dw_c
 // / tele_c); lost[2]; partials[2 * gridDim.x]; chunk_sums[nchunks];
@@ -108,7 +116,9 @@ __global__ void pagerank_pull(const I* __restrict__ indptr, const I* __restrict_
                               const long long* __restrict__ heavy_rows,
                               const long long* __restrict__ heavy_first,
                               const long long* __restrict__ chunk_heavy, long long nheavy,
-                              long long nchunks, long long chunk, long long split,
+                              long long nchunks, long long chunk,
+                              const long long* __restrict__ medium_rows, long long nmedium,
+                              long long light_max,
                               const double* __restrict__ y, const double* __restrict__ x,
                               const double* __restrict__ inv_s,
                               const double* __restrict__ dw, double dw_c, bool dw_uniform,
@@ -163,22 +173,40 @@ __global__ void pagerank_pull(const I* __restrict__ indptr, const I* __restrict_
       }
     }
   }
-  // the other rows, a group of `group` lanes each
+  const long long warps = (long long)gridDim.x * (blockDim.x >> 5);
+  const long long warp_id = ((long long)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
+  double err = 0.0, dangling = 0.0;
+  // the medium rows, a warp each (warp-uniform loop: the shuffles need the
+  // whole warp)
+  for (long long m = warp_id; m < nmedium; m += warps) {
+    const long long r = medium_rows[m];
+    const long long start = (long long)indptr[r], end = (long long)indptr[r + 1];
+    double acc = strided_sum<I, ISO>(indices, values, y, start + (threadIdx.x & 31), end, 32,
+                                     0.0);
+    acc = warp_sum(acc, 32);
+    if ((threadIdx.x & 31) == 0) {
+      const double xn = alpha * (acc + lost_now * (dw_uniform ? dw_c : dw[r])) +
+                        (tele_uniform ? tele_c : teleport[r]);
+      err += fabs(xn - x[r]);
+      x_new[r] = xn;
+      const double s = inv_s[r];
+      y_new[r] = xn * s;
+      if (s == 0.0) dangling += xn;
+    }
+  }
+  // the light rows, a group of `group` lanes each
   const int lane = threadIdx.x & (group - 1);
   const long long per_warp = 32 / group;
-  const long long warps = (long long)gridDim.x * (blockDim.x >> 5);
-  double err = 0.0, dangling = 0.0;
   // every lane of a warp runs the same iterations (the shuffles need the
-  // whole warp); rows past the end and heavy rows are idle groups
-  for (long long base = (((long long)blockIdx.x * blockDim.x + threadIdx.x) >> 5) * per_warp;
-       base < n; base += warps * per_warp) {
+  // whole warp); rows past the end, medium and heavy rows are idle groups
+  for (long long base = warp_id * per_warp; base < n; base += warps * per_warp) {
     const long long r = base + (threadIdx.x & 31) / group;
     long long start = 0, end = 0;
     if (r < n) {
       start = (long long)indptr[r];
       end = (long long)indptr[r + 1];
     }
-    const bool mine = r < n && end - start <= split;
+    const bool mine = r < n && end - start <= light_max;
     double acc = 0.0;
     if (mine) acc = strided_sum<I, ISO>(indices, values, y, start + lane, end, group, 0.0);
     acc = warp_sum(acc, group);  // lane 0 of the group holds the row's sum
@@ -265,11 +293,13 @@ __global__ void pagerank_init(const double* __restrict__ x, const double* __rest
 // compiles the four it uses, by name expression
 template __global__ void pagerank_pull<int, true>(const int*, const int*, const double*,
     const long long*, const long long*, const long long*, long long, long long, long long,
-    long long, const double*, const double*, const double*, const double*, double, bool,
-    const double*, double, bool, double, long long, int, double*, double*, double*, int,
-    double*, double*, double*, unsigned int*, unsigned int*, double*, long long, double, int*);
+    const long long*, long long, long long, const double*, const double*, const double*,
+    const double*, double, bool, const double*, double, bool, double, long long, int, double*,
+    double*, double*, int, double*, double*, double*, unsigned int*, unsigned int*, double*,
+    long long, double, int*);
 template __global__ void pagerank_pull<long long, false>(const long long*, const long long*,
     const double*, const long long*, const long long*, const long long*, long long, long long,
-    long long, long long, const double*, const double*, const double*, const double*, double,
-    bool, const double*, double, bool, double, long long, int, double*, double*, double*, int,
-    double*, double*, double*, unsigned int*, unsigned int*, double*, long long, double, int*);
+    long long, const long long*, long long, long long, const double*, const double*,
+    const double*, const double*, double, bool, const double*, double, bool, double, long long,
+    int, double*, double*, double*, int, double*, double*, double*, unsigned int*, unsigned int*,
+    double*, long long, double, int*);

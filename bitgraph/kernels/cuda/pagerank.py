@@ -3,8 +3,8 @@ one fused launch an iteration (the CUDA twin of ``kernels/cpu/pagerank.py``,
 which the host loop calls once an iteration; here the loop queues
 ``cfg.cuda_check_every`` launches and reads their errors at once).
 
-The plan (the heavy rows of A' cut into chunks, the index arrays of the
-kernel's dtype) and the workspaces (y, partial sums, counters) are built
+The plan (the heavy rows of A' cut into chunks, the medium rows a warp
+each, the lanes of the light rows, the index arrays of the kernel's dtype) and the workspaces (y, partial sums, counters) are built
 once per graph and settings and kept in ``cache`` (the graph's
 ``pagerank_cuda`` slot); a run allocates only its two rank buffers (the
 result is one of them) and launches one initialisation and one kernel an
@@ -12,9 +12,9 @@ iteration.
 
 A ``stats`` (``bitgraph.Stats``) receives ``kernel_ms`` (GPU time of the
 iterations, events around the loop: it includes the host's batch reads),
-``iterations``, ``lanes``, ``blocks``, ``heavy_rows``, ``chunks`` and
-``launches`` (iterations queued, including those that returned at once
-after convergence; the initialisation not counted).
+``iterations``, ``lanes``, ``blocks``, ``heavy_rows``, ``chunks``,
+``medium_rows`` and ``launches`` (iterations queued, including those that
+returned at once after convergence; the initialisation not counted).
 """
 
 from __future__ import annotations
@@ -40,15 +40,20 @@ def _kernels(index, iso):
     return mod.get_function(lowered["pagerank_init"]), mod.get_function(pull)
 
 
-def _plan(cupy, AT, split, chunk):
+def _plan(cupy, AT, split, chunk, warp_above, lanes):
     """The kernel's view of AT: (indptr, indices, values, heavy_rows,
-    heavy_first, chunk_heavy, nheavy, nchunks, light_nnz). Heavy rows: more
-    than ``split`` entries, cut into chunks of ``chunk`` entries; the
-    arrays of no entries are one-element dummies. Two host reads (the
-    counts), once per graph and settings. O(n + nnz) (a cast of the index
-    arrays only where their dtypes differ)."""
+    heavy_first, chunk_heavy, nheavy, nchunks, medium_rows, nmedium,
+    light_max, group). Heavy rows: more than ``split`` entries, cut into
+    chunks of ``chunk`` entries. Light rows: at most ``warp_above``
+    entries, a group of ``lanes`` each (0: ``group_size`` of their mean
+    length); the rows between (medium) a warp each, unless that group is
+    already a warp (then light_max is ``split``, no medium rows). The arrays
+    of no entries are one-element dummies. A few host reads (the counts),
+    once per graph and settings. O(n + nnz) (a cast of the index arrays
+    only where their dtypes differ)."""
     index = np.dtype(np.int64) if max(AT.indptr.dtype.itemsize,
                                       AT.indices.dtype.itemsize) > 4 else np.dtype(np.int32)
+    n = int(AT.nrows)
     indptr = cupy.ascontiguousarray(AT.indptr, dtype=index)
     indices = cupy.ascontiguousarray(AT.indices, dtype=index)
     values = (cupy.zeros(1, np.float64) if AT.values is None
@@ -60,9 +65,11 @@ def _plan(cupy, AT, split, chunk):
     counts = (heavy_len + (chunk - 1)) // chunk  # >= 1: a heavy row has > split >= 0 entries
     heavy_first = cupy.zeros(nheavy + 1, np.int64)
     heavy_first[1:] = cupy.cumsum(counts)
+    short = lens <= min(warp_above, split)
     # synchronize! (once per graph and settings)
-    nchunks, heavy_nnz = (int(v) for v in cupy.stack(
-        [heavy_first[nheavy], cupy.sum(heavy_len, dtype=np.int64)]).get())
+    nchunks, heavy_nnz, short_nnz = (int(v) for v in cupy.stack(
+        [heavy_first[nheavy], cupy.sum(heavy_len, dtype=np.int64),
+         cupy.sum(lens * short, dtype=np.int64)]).get())
     # chunk c's heavy row: the count of row starts at or before c, less one
     marks = cupy.zeros(max(nchunks, 1), np.int64)
     if nheavy > 1:
@@ -70,8 +77,19 @@ def _plan(cupy, AT, split, chunk):
     chunk_heavy = cupy.ascontiguousarray(cupy.cumsum(marks), dtype=np.int64)
     if nheavy == 0:
         heavy_rows = cupy.zeros(1, np.int64)
+    group = int(lanes) or group_size(n, short_nnz)
+    medium_rows, nmedium, light_max = None, 0, split
+    if warp_above < split and group < 32:
+        medium_rows = cupy.ascontiguousarray(cupy.flatnonzero(~short & (lens <= split)),
+                                             dtype=np.int64)
+        nmedium = int(medium_rows.shape[0])
+        light_max = warp_above
+    elif not lanes:
+        group = group_size(n, int(indices.shape[0]) - heavy_nnz)
+    if nmedium == 0:
+        medium_rows = cupy.zeros(1, np.int64)
     return (indptr, indices, values, heavy_rows, heavy_first, chunk_heavy, nheavy, nchunks,
-            int(indices.shape[0]) - heavy_nnz)
+            medium_rows, nmedium, light_max, group)
 
 
 def _workspace(cupy, n, blocks, nheavy, nchunks, every):
@@ -107,7 +125,7 @@ def pagerank_run(AT, x, inv_s, dw, teleport, alpha, threshold, max_iter, *, cfg,
     threshold: converged once an iteration's L1 change is below it (``n *
     tol``); max_iter: most iterations. cfg: the ``PageRank`` settings
     (``cuda_check_every``, ``cuda_lanes``, ``cuda_split_above``,
-    ``cuda_chunk``); cuda_cfg: the ``Cuda`` settings (launch shape; None:
+    ``cuda_chunk``, ``cuda_warp_above``); cuda_cfg: the ``Cuda`` settings (launch shape; None:
     those in force); cache: a dict kept with the graph (AT must not change
     while it is): the plan and workspaces are built on the first run and
     reused (None: built for this run). Iteration s reads y = x * inv_s and
@@ -129,20 +147,21 @@ def pagerank_run(AT, x, inv_s, dw, teleport, alpha, threshold, max_iter, *, cfg,
         raise ValueError(f"{where}: a square AT and x, inv_s of its {n} rows expected, got"
                          f" {AT.nrows}x{AT.ncols}, {x.shape}, {inv_s.shape}")
     split, chunk = int(cfg.cuda_split_above), int(cfg.cuda_chunk)
-    if split < 0 or chunk < 1:
-        raise ValueError(f"{where}: settings.pagerank.cuda_split_above = {split} must be >= 0"
-                         f" and cuda_chunk = {chunk} >= 1")
-    if cfg.cuda_lanes and int(cfg.cuda_lanes) not in (1, 2, 4, 8, 16, 32):
+    warp_above, lanes = int(cfg.cuda_warp_above), int(cfg.cuda_lanes)
+    if split < 0 or chunk < 1 or warp_above < 0:
+        raise ValueError(f"{where}: settings.pagerank.cuda_split_above = {split} and"
+                         f" cuda_warp_above = {warp_above} must be >= 0 and cuda_chunk ="
+                         f" {chunk} >= 1")
+    if lanes not in (0, 1, 2, 4, 8, 16, 32):
         raise ValueError(f"{where}: settings.pagerank.cuda_lanes = {cfg.cuda_lanes!r} must be 0"
                          f" or a power of 2 up to 32")
     cache = {} if cache is None else cache
-    key = ("plan", split, chunk)
+    key = ("plan", split, chunk, warp_above, lanes)
     if key not in cache:
-        with oom_guard(where, 16 * n + 8 * int(AT.indices.shape[0])):
-            cache[key] = _plan(cupy, AT, split, chunk)
+        with oom_guard(where, 24 * n + 8 * int(AT.indices.shape[0])):
+            cache[key] = _plan(cupy, AT, split, chunk, warp_above, lanes)
     (indptr, indices, values, heavy_rows, heavy_first, chunk_heavy, nheavy, nchunks,
-     light_nnz) = cache[key]
-    group = group_size(n, light_nnz) if not cfg.cuda_lanes else int(cfg.cuda_lanes)
+     medium_rows, nmedium, light_max, group) = cache[key]
     every = max(1, int(cfg.cuda_check_every))
     (blocks,), (threads,) = shape(n * group, cuda_cfg)
     wkey = ("work", n, blocks, nheavy, nchunks, every)
@@ -170,7 +189,8 @@ def pagerank_run(AT, x, inv_s, dw, teleport, alpha, threshold, max_iter, *, cfg,
     init((blocks,), (threads,), (x0, inv_s, np.int64(n), ys[0], lost, partials, row_arrived,
                                  np.int64(nheavy), arrived, stop))
     head = (indptr, indices, values, heavy_rows, heavy_first, chunk_heavy, np.int64(nheavy),
-            np.int64(nchunks), np.int64(chunk), np.int64(split))
+            np.int64(nchunks), np.int64(chunk), medium_rows, np.int64(nmedium),
+            np.int64(light_max))
     scalars = (dw_arr, np.float64(dw if dw_uniform else 0.0), np.bool_(dw_uniform),
                tele_arr, np.float64(teleport if tele_uniform else 0.0), np.bool_(tele_uniform),
                np.float64(alpha), np.int64(n), np.int32(group))
@@ -206,5 +226,5 @@ def pagerank_run(AT, x, inv_s, dw, teleport, alpha, threshold, max_iter, *, cfg,
         end.synchronize()
         stats.metrics.update(kernel_ms=cupy.cuda.get_elapsed_time(start, end), lanes=group,
                              blocks=blocks, launches=launches, iterations=it,
-                             heavy_rows=nheavy, chunks=nchunks)
+                             heavy_rows=nheavy, chunks=nchunks, medium_rows=nmedium)
     return (x0 if it == 0 else xs[it & 1]), it, converged, err
