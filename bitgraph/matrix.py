@@ -55,6 +55,7 @@ class Derived:
     sssp_matrix: dict             # dtype -> Matrix with values cast to it
     sssp_work: object             # CUDA delta-stepping's workspaces: (n, index, dtype) -> arrays
     pagerank_operator: object     # the fused iteration's arrays
+    pagerank_cuda: object         # dict: the GPU run's plan and workspaces (kernels/cuda/pagerank.py)
     # the traversals (bfs, msbfs): names as their code spells them
     long_reach: object
     blest_perm: dict         # reorder -> ...

@@ -156,9 +156,11 @@ def pagerank(A, alpha=0.85, tol=1e-6, max_iter=100, personalization=None, *,
 
             run = registry.lookup("pagerank", fmt="csr", device="cuda", variant="pull")
             # converged when an iteration's L1 change is below n * tol, as on the CPU
+            # the kernel's plan (heavy rows cut into chunks) and workspaces,
+            # built on the first run and kept with M
             x, it, converged, err = run(_pull_csr(M), x, inv_s, dws, tele, alpha, n * tol,
                                         max_iter, cfg=cfg.pagerank, cuda_cfg=cfg.cuda,
-                                        stats=stats)
+                                        stats=stats, cache=cached(M, "pagerank_cuda", dict))
     else:
         x, it, converged, err = _power(M, x, dw, alpha, (1.0 - alpha) * p, inv_s, dangles,
                                        tol, max_iter)

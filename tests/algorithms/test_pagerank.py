@@ -371,8 +371,9 @@ def _check_both(A, device, tol=1e-10, **kw):
 
 @pytest.mark.parametrize("device", DEVICES)
 def test_hub_with_a_long_in_row(device):
-    """Every vertex points to vertex 0 (an in-row of n - 1 entries, looped
-    over by one group of lanes) and the mean row is short (1-lane groups)."""
+    """Every vertex points to vertex 0 (an in-row of n - 1 entries: on the
+    GPU a heavy row, cut into chunks of settings.pagerank.cuda_chunk) and
+    the mean row is short (1-lane groups)."""
     n = 20_000
     src = np.arange(1, n)
     rows = np.concatenate([src, [0, 0]])
@@ -383,6 +384,64 @@ def test_hub_with_a_long_in_row(device):
     W = bg.Matrix.from_coo(rows, cols, np.arange(1, rows.size + 1, dtype=np.float32),
                            nrows=n, ncols=n)
     _check_both(W, device)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("weighted", [False, True])
+def test_heavy_rows_cut_into_chunks(weighted, device):
+    """Forced small settings.pagerank.cuda_split_above / cuda_chunk /
+    cuda_warp_above / cuda_lanes: on the GPU every row over the split (here
+    most rows, or all) is cut into chunks whose sums the last chunk adds,
+    rows over warp_above take a warp each; a chunk of one entry, chunks not
+    dividing the row, a split above every row. Same iterations as the
+    default settings, ranks within 1e-12, networkx within 1e-6."""
+    rng = np.random.default_rng(28)
+    n = 1000
+    # two hubs (in-rows of n - 1 and n / 2 entries), a long path, random edges
+    r = np.concatenate([np.arange(1, n), np.arange(0, n, 2), np.arange(n - 1),
+                        rng.integers(0, n, 4 * n)])
+    c = np.concatenate([np.zeros(n - 1, np.int64), np.full(n // 2, 7), np.arange(1, n),
+                        rng.integers(0, n, 4 * n)])
+    A = (bg.Matrix.from_coo(r, c, rng.integers(1, 5, r.size).astype(np.float32), nrows=n,
+                            ncols=n, dup_op="plus")
+         if weighted else bg.Matrix.from_coo(r, c, nrows=n, ncols=n))
+    ref = _check_both(A, device)
+    for split, chunk, warp_above, lanes in ((0, 1, 0, 0), (1, 3, 0, 0), (4, 4, 2, 0),
+                                            (8, 64, 3, 1), (100, 7, 4, 2), (n, 5, 0, 0),
+                                            (n, 5, 6, 8), (1024, 2048, 32, 32)):
+        with bg.settings.use(pagerank={"cuda_split_above": split, "cuda_chunk": chunk,
+                                       "cuda_warp_above": warp_above, "cuda_lanes": lanes}):
+            res = pagerank(A, tol=1e-10, max_iter=500, device=device)
+            assert res.iterations == ref.iterations, (split, chunk, warp_above, lanes)
+            assert np.abs(res.ranks.to_dense() - ref.ranks.to_dense()).sum() < 1e-12
+            p = rng.random(n)
+            res = pagerank(A, tol=1e-10, max_iter=500, personalization=p, device=device)
+            want = _nx_ranks(_nx_of(A), n, tol=1e-10, max_iter=500,
+                             personalization=dict(enumerate(p)))
+            assert _l1(res, want) < 1e-6, (split, chunk)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_repeated_runs(device):
+    """Runs on one graph reuse its cached plan and workspaces: the same call
+    gives bit-identical ranks, iterations and error (the GPU's sums are in a
+    fixed order), and a later run never changes an earlier result."""
+    A = bg.io.generators.from_spec("kron:10")
+    n = A.nrows
+    A = O.on_device(A, device)
+    first = pr_module.pagerank(A, tol=1e-9)
+    kept = O.to_host(first.ranks).to_dense().copy()
+    p = np.random.default_rng(3).random(n)
+    for kw in ({"personalization": p}, {"max_iter": 3}, {"tol": 1e-9}, {"max_iter": 0},
+               {"alpha": 0.5}):
+        pr_module.pagerank(A, **kw)
+        with bg.settings.use(pagerank={"cuda_split_above": 16, "cuda_check_every": 3}):
+            pr_module.pagerank(A, **kw)
+    again = pr_module.pagerank(A, tol=1e-9)
+    assert np.array_equal(O.to_host(first.ranks).to_dense(), kept)
+    assert np.array_equal(O.to_host(again.ranks).to_dense(), kept)
+    assert (again.iterations, again.converged, again.error) == (
+        first.iterations, first.converged, first.error)
 
 
 @pytest.mark.parametrize("device", DEVICES)

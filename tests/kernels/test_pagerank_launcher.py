@@ -1,15 +1,19 @@
 """The host side of the GPU PageRank launcher (``kernels/cuda/pagerank.py``)
 on an emulated GPU: a stand-in ``cupy`` (numpy arrays with ``.get()``) and
-a ``pagerank_pull`` that computes what ``pagerank.cu``'s kernel computes
-(one iteration from buffers ``s & 1`` into ``(s + 1) & 1``, the error into
-its slot, the dangling rank into the other ``lost`` slot, the stop flag;
-a launch after the stop flag returns at once), with every launch's
-arguments checked against the kernel's parameters in the .cu (count,
-pointee dtypes, scalar types). It checks the batches of launches between
-reads of the errors: the iteration count, the error and the ranks are
-those of the CPU's fused loop for any batch size and max_iter. What it
-cannot tell: whether the real kernel computes this (the GPU tests,
-``tests/algorithms/test_pagerank.py`` on cuda).
+a ``pagerank_init`` / ``pagerank_pull`` that compute what ``pagerank.cu``'s
+kernels compute, step by step by the kernel's own index logic (the heavy
+rows' chunks in a shuffled order, each block's arrival on its row's
+counter, the last chunk adding the row's chunk sums; the other rows by
+their groups; one iteration from buffers ``s & 1`` into ``(s + 1) & 1``, the
+error into its slot, the dangling rank into the other ``lost`` slot, the
+stop flag; a launch after the stop flag returns at once), with every
+launch's arguments checked against the kernel's parameters in the .cu
+(count, pointee dtypes, scalar types). It checks the batches of launches
+between reads of the errors and the plan of heavy rows and chunks: the
+iteration count, the error and the ranks are those of the CPU's fused loop
+for any batch size, max_iter, split and chunk, on repeated runs that reuse
+the cached workspaces. What it cannot tell: whether the real kernels
+compute this (the GPU tests, ``tests/algorithms/test_pagerank.py`` on cuda).
 """
 
 from __future__ import annotations
@@ -26,8 +30,14 @@ from bitgraph.algorithms._common import is_symmetric
 from bitgraph.kernels.cuda import source_text
 
 _CU = source_text("pagerank.cu")
-_PARAMS = [p.strip() for p in re.search(r"__global__ void pagerank_pull\((.*?)\)\s*\{", _CU,
+
+
+def _params(name):
+    return [p.strip() for p in re.search(rf"__global__ void {name}\((.*?)\)\s*\{{", _CU,
                                          re.S).group(1).split(",")]
+
+
+_PULL, _INIT = _params("pagerank_pull"), _params("pagerank_init")
 _C = {"double": np.float64, "bool": np.bool_, "long long": np.int64, "int": np.int32,
       "unsigned int": np.uint32}
 
@@ -50,12 +60,16 @@ def _cupy():
     cp.zeros = lambda *a, **kw: _fa(np.zeros(*a, **kw))
 
     def empty(shape, dtype=np.float64):
-        # NaN in float buffers: a value read before the kernel writes it shows
+        # NaN in float buffers, 7 in integer ones: a value read before a
+        # kernel writes it shows
         dtype = np.dtype(dtype)
-        return _fa(np.full(shape, np.nan, dtype) if dtype.kind == "f" else np.zeros(shape, dtype))
+        return _fa(np.full(shape, np.nan if dtype.kind == "f" else 7, dtype))
 
     cp.empty = empty
-    cp.sum = lambda a: _fa(np.sum(a))
+    cp.sum = lambda a, **kw: _fa(np.sum(a, **kw))
+    cp.stack = lambda a: _fa(np.stack(a))
+    cp.cumsum = lambda a: _fa(np.cumsum(a))
+    cp.flatnonzero = lambda a: _fa(np.flatnonzero(a))
 
     class Event:
         def record(self):
@@ -70,49 +84,117 @@ def _cupy():
     return cp
 
 
-class _Kernel:
-    def __init__(self, index, iso, log):
-        self.index, self.iso, self.log = index, iso, log
+def _check_args(params, args, index):
+    assert len(args) == len(params), (len(args), params)
+    for a, p in zip(args, params):
+        ctype = re.sub(r"\b(const|__restrict__)\b|\*|\w+$", "", p).strip()
+        want = index if ctype == "I" else np.dtype(_C[ctype])
+        if "*" in p:
+            assert isinstance(a, np.ndarray) and a.dtype == want and a.flags.c_contiguous, p
+            assert a.size >= 1, p  # no empty device arrays: one-element dummies
+        else:
+            assert type(a) is np.dtype(want).type, (p, type(a))
+
+
+class _Init:
+    def __init__(self, log):
+        self.log = log
 
     def __call__(self, grid, block, args):
-        assert len(args) == len(_PARAMS), (len(args), _PARAMS)
-        for a, p in zip(args, _PARAMS):
-            ctype = re.sub(r"\b(const|__restrict__)\b|\*|\w+$", "", p).strip()
-            want = self.index if ctype == "I" else np.dtype(_C[ctype])
-            if "*" in p:
-                assert isinstance(a, np.ndarray) and a.dtype == want and a.flags.c_contiguous, p
-            else:
-                assert type(a) is np.dtype(want).type, (p, type(a))
-        (indptr, indices, values, y, x, inv_s, dw, dw_c, dw_uniform, teleport, tele_c,
-         tele_uniform, alpha, n, group, x_new, y_new, lost, parity, partials, arrived, errs,
-         slot, threshold, stop) = args
+        _check_args(_INIT, args, None)
+        x, inv_s, n, y, lost, partials, row_arrived, nheavy, arrived, stop = args
+        assert grid[0] <= partials.size and block[0] % 32 == 0 and arrived[0] == 0
+        assert x.size == inv_s.size == y.size == n and row_arrived.size >= max(nheavy, 1)
+        self.log.append("init")
+        y[:] = x * inv_s
+        lost[0] = x[inv_s == 0].sum()
+        row_arrived[:nheavy] = 0
+        stop[0] = 0
+
+
+class _Pull:
+    def __init__(self, index, iso, log, seed=0):
+        self.index, self.iso, self.log = index, iso, log
+        self.rng = np.random.default_rng(seed)
+
+    def __call__(self, grid, block, args):
+        _check_args(_PULL, args, self.index)
+        (indptr, indices, values, heavy_rows, heavy_first, chunk_heavy, nheavy, nchunks, chunk,
+         medium_rows, nmedium, light_max, y, x, inv_s, dw, dw_c, dw_uniform, teleport, tele_c, tele_uniform, alpha, n,
+         group, x_new, y_new, lost, parity, partials, chunk_sums, heavy_parts, row_arrived,
+         arrived, errs, slot, threshold, stop) = args
         assert 2 * grid[0] <= partials.size and block[0] % 32 == 0
         assert group in (1, 2, 4, 8, 16, 32)
+        assert chunk_sums.size >= nchunks and heavy_parts.size >= 2 * nheavy
+        assert not (np.shares_memory(x, x_new) or np.shares_memory(y, y_new))
         self.log.append(int(slot))
         if stop[0]:
             return
-        assert arrived[0] == 0
-        rows = np.repeat(np.arange(n), np.diff(indptr))
+        assert arrived[0] == 0 and not row_arrived[:nheavy].any()
         w = np.ones(indices.size) if self.iso else values
-        acc = np.bincount(rows, weights=w * y[indices], minlength=n)
-        xn = alpha * (acc + lost[parity] * (dw_c if dw_uniform else dw)) + (
-            tele_c if tele_uniform else teleport)
-        err = np.abs(xn - x).sum()
-        x_new[:] = xn
-        y_new[:] = xn * inv_s
+
+        def finish(r, acc):
+            xn = alpha * (acc + lost[parity] * (dw_c if dw_uniform else dw[r])) + (
+                tele_c if tele_uniform else teleport[r])
+            x_new[r] = xn
+            y_new[r] = xn * inv_s[r]
+            return abs(xn - x[r]), (xn if inv_s[r] == 0.0 else 0.0)
+
+        done = np.zeros(n, np.int64)
+        covered = np.zeros(indices.size, np.int64)
+        # the heavy rows' chunks, in any order (blocks run in any order)
+        for c in self.rng.permutation(int(nchunks)):
+            h = int(chunk_heavy[c])
+            first = int(heavy_first[h])
+            count = int(heavy_first[h + 1]) - first
+            assert first <= c < first + count
+            r = int(heavy_rows[h])
+            start = int(indptr[r]) + (c - first) * int(chunk)
+            end = min(start + int(chunk), int(indptr[r + 1]))
+            assert start < end  # no empty chunk
+            covered[start:end] += 1
+            chunk_sums[c] = np.sum(w[start:end] * y[indices[start:end]])
+            row_arrived[h] += 1
+            if row_arrived[h] == count:
+                row_arrived[h] = 0
+                heavy_parts[h], heavy_parts[nheavy + h] = finish(
+                    r, chunk_sums[first:first + count].sum())
+                done[r] += 1
+        err = dangling = 0.0
+        for r in medium_rows[:nmedium]:  # a warp each
+            start, end = int(indptr[r]), int(indptr[r + 1])
+            assert end - start > light_max
+            covered[start:end] += 1
+            e, d = finish(r, np.sum(w[start:end] * y[indices[start:end]]))
+            err += e
+            dangling += d
+            done[r] += 1
+        for r in range(n):
+            start, end = int(indptr[r]), int(indptr[r + 1])
+            if end - start <= light_max:
+                covered[start:end] += 1
+                e, d = finish(r, np.sum(w[start:end] * y[indices[start:end]]))
+                err += e
+                dangling += d
+                done[r] += 1
+        # every row finished once, every entry added once
+        assert (done == 1).all() and (covered == 1).all()
+        err += heavy_parts[:nheavy].sum()
+        dangling += heavy_parts[nheavy:2 * nheavy].sum()
         errs[slot] = err
-        lost[parity ^ 1] = xn[inv_s == 0].sum()
+        lost[parity ^ 1] = dangling
         stop[0] = err < threshold
 
 
 @pytest.fixture
 def launcher(monkeypatch):
-    """The launcher module on the emulated GPU, and the launches' slots."""
+    """The launcher module on the emulated GPU, and the launches' log
+    ("init", then each pull launch's slot)."""
     monkeypatch.setitem(sys.modules, "cupy", _cupy())
     from bitgraph.kernels.cuda import pagerank as kp
 
     log = []
-    monkeypatch.setattr(kp, "_fn", lambda index, iso: _Kernel(index, iso, log))
+    monkeypatch.setattr(kp, "_kernels", lambda index, iso: (_Init(log), _Pull(index, iso, log)))
     monkeypatch.setattr(kp, "shape", lambda n, cfg=None: ((3,), (64,)))
     return kp, log
 
@@ -128,35 +210,96 @@ def _inputs(A, personalization=None):
 
 @pytest.mark.parametrize("every", [1, 2, 3, 7, 64])
 @pytest.mark.parametrize("weighted", [False, True])
-def test_batches_keep_the_cpu_iterations(launcher, every, weighted):
+@pytest.mark.parametrize("split, chunk, warp_above", [(1024, 2048, 32), (0, 1, 0), (2, 3, 1),
+                                                      (4, 2, 0), (5, 100, 2), (9, 4, 3)])
+def test_batches_keep_the_cpu_iterations(launcher, every, weighted, split, chunk, warp_above):
     from bitgraph.algorithms import link_analysis as la
 
     kp, log = launcher
     rng = np.random.default_rng(every)
     n = 40
-    r, c = rng.integers(0, n, 90), rng.integers(0, n, 90)
-    A = (bg.Matrix.from_coo(r, c, rng.random(90) + 0.1, nrows=n, ncols=n, dup_op="plus")
+    # a hub (vertex 0: an in-row of 30 entries) among short rows
+    r = np.concatenate([rng.integers(0, n, 90), np.arange(10, n)])
+    c = np.concatenate([rng.integers(0, n, 90), np.zeros(n - 10, np.int64)])
+    A = (bg.Matrix.from_coo(r, c, rng.random(r.size) + 0.1, nrows=n, ncols=n, dup_op="plus")
          if weighted else bg.Matrix.from_coo(r, c, nrows=n, ncols=n))
     AT, M, x, inv_s, dangles = _inputs(A)
+    lens = np.diff(AT.indptr)
     p = rng.random(n)
     p /= p.sum()
-    cfg = bg.settings.PageRank(cuda_check_every=every)
+    cfg = bg.settings.PageRank(cuda_check_every=every, cuda_split_above=split, cuda_chunk=chunk,
+                               cuda_warp_above=warp_above)
+    cache = {}  # the plan and workspaces, reused by every run below
+    kept = []
     for tol, max_iter in ((1e-3, 100), (1e-8, 100), (1e-12, 5), (1e-12, 0), (0.0, 9)):
         for dw, tele in ((1.0 / n, 0.15 / n), (p, 0.15 * p)):
             want = la._fused(M, x.copy(), dw, 0.85, tele, inv_s, dangles, tol, max_iter)
             log.clear()
             st = bg.Stats()
             got = kp.pagerank_run(AT, x, inv_s, dw, tele, 0.85, n * tol, max_iter, cfg=cfg,
-                                  stats=st)
+                                  stats=st, cache=cache)
             assert got[1:3] == want[1:3], (tol, max_iter)
             assert got[3] == pytest.approx(want[3], rel=1e-9) or got[3] == want[3] == np.inf
             np.testing.assert_allclose(np.asarray(got[0]), want[0], rtol=0, atol=1e-14)
-            # launches: whole batches up to the one that converged, never past max_iter
+            # launches: the initialisation, then whole batches up to the one that
+            # converged, never past max_iter
             launches = min(max_iter, -(-want[1] // every) * every)
-            assert len(log) == st.metrics["launches"] == launches
-            assert log == [s % every for s in range(launches)]
+            assert st.metrics["launches"] == launches
+            assert log == ["init"] + [s % every for s in range(launches)]
+            assert st.metrics["heavy_rows"] == int((lens > split).sum())
+            assert st.metrics["chunks"] == int(-(-lens[lens > split] // chunk).sum())
+            medium = (lens > warp_above) & (lens <= split)
+            assert st.metrics["medium_rows"] == (int(medium.sum()) if st.metrics["lanes"] < 32
+                                                 else 0)
             assert type(got[1]) is int and type(got[2]) is bool and type(got[3]) is float
             assert np.asarray(x).tolist() == [1.0 / n] * n  # the start vector is not written
+            kept.append((np.asarray(got[0]).copy(), got[0]))
+    # a later run reuses the workspaces, never an earlier result's buffer
+    for copy, res in kept:
+        assert np.array_equal(copy, np.asarray(res))
+    assert sum(k[0] == "plan" for k in cache) == 1 and sum(k[0] == "work" for k in cache
+                                                          if isinstance(k, tuple)) == 1
+
+
+def test_plan_cuts_heavy_rows(launcher):
+    """The plan: rows over cuda_split_above entries, cut into chunks of
+    cuda_chunk entries (the last shorter), chunk_heavy naming each chunk's
+    row; rows over cuda_warp_above (and at most the split) listed for a
+    warp each unless the light rows' group is a warp already."""
+    kp, _ = launcher
+    from bitgraph.formats.csr import CSR
+
+    lens = np.array([0, 7, 3, 10, 1, 0, 4])
+    indptr = np.concatenate([[0], np.cumsum(lens)]).astype(np.int32)
+    AT = CSR(indptr, np.zeros(indptr[-1], np.int32), None, lens.size, lens.size)
+    cp = sys.modules["cupy"]
+    (ip, ix, vals, rows, first, chunk_heavy, nheavy, nchunks, medium, nmedium, light_max,
+     group) = kp._plan(cp, AT, 3, 4, 1, 0)
+    assert ip.dtype == ix.dtype == np.int32 and vals.shape == (1,)
+    assert rows.tolist() == [1, 3, 6] and nheavy == 3
+    assert first.tolist() == [0, 2, 5, 6] and nchunks == 6
+    assert chunk_heavy.tolist() == [0, 0, 1, 1, 1, 2]
+    # rows of at most 1 entry: 1 / 7 entries a row, one lane; rows 2 (3 entries) a warp
+    assert (medium.tolist(), nmedium, light_max, group) == ([2], 1, 1, 1)
+    # no medium rows when the split is at most warp_above: light rows up to the split,
+    # their group from their mean (4 / 7)
+    got = kp._plan(cp, AT, 3, 4, 3, 0)
+    assert got[8].shape == (1,) and got[9:] == (0, 3, 1)
+    # ... or when the light rows' group is a warp: lanes forced to 32
+    got = kp._plan(cp, AT, 3, 4, 1, 32)
+    assert got[9:] == (0, 3, 32)
+    none = kp._plan(cp, AT, 10, 4, 32, 0)
+    assert none[6:8] == (0, 0) and none[3].shape == (1,) and none[5].shape == (1,)
+    assert none[9:] == (0, 10, 4)  # 25 / 7 entries a row: 4 lanes
+    everything = kp._plan(cp, AT, 0, 1, 0, 0)
+    assert everything[3].tolist() == [1, 2, 3, 4, 6] and everything[7] == 25
+    assert everything[5].tolist() == [0] * 7 + [1] * 3 + [2] * 10 + [3] + [4] * 4
+    assert everything[9:] == (0, 0, 1)
+    for bad in ({"cuda_split_above": -1}, {"cuda_chunk": 0}, {"cuda_warp_above": -1}):
+        with pytest.raises(ValueError, match="cuda_split_above = .* and cuda_warp_above = .*"
+                                             " must be >= 0 and cuda_chunk = .* >= 1"):
+            kp.pagerank_run(AT, np.full(7, 1 / 7), np.ones(7), 0.1, 0.1, 0.85, 1e-3, 10,
+                            cfg=bg.settings.PageRank(**bad))
 
 
 def test_int64_indices_and_lanes(launcher):

@@ -2,12 +2,14 @@
 // kernels/cpu/pagerank.py (one launch an iteration), a pull over AT, the
 // CSR of A' (row j: the in-neighbours i of j).
 //
-// Launch s (iteration s of the run, 0-based) reads x = xs[s & 1], y =
-// ys[s & 1] (y = x * inv_s, x scaled by 1 / weighted out-degree) and the
-// rank x holds on dangling vertices, lost[s & 1]; it writes
+// pagerank_init (once a run) writes y = x0 * inv_s into ys[0], the rank x0
+// holds on dangling vertices into lost[0], clears *stop and the heavy rows'
+// arrival counters. Launch s of pagerank_pull (iteration s, 0-based) reads
+// x (x0 at s = 0, then the previous launch's x'), y = ys[s & 1] (x scaled
+// by 1 / weighted out-degree) and lost[s & 1]; it writes
 //   x'(j) = alpha * (sum_i y(i) AT(j, i) + lost * dw(j)) + teleport(j)
 //   y'(j) = x'(j) * inv_s(j)
-// into xs[(s + 1) & 1], ys[(s + 1) & 1], and reduces on the device
+// into x_new and ys[(s + 1) & 1], and reduces on the device
 //   errs[slot]           = sum_j |x'(j) - x(j)|       (the L1 change)
 //   lost[(s + 1) & 1]    = sum of x'(j) over inv_s(j) == 0 (the next iteration's dangling rank)
 //   *stop                = errs[slot] < threshold     (converged: n * tol)
@@ -16,21 +18,45 @@
 // errors (one read a batch) and still reports the exact iteration at which
 // the run converged, with the ranks of that iteration.
 //
-// Work balance: a group of G lanes per row (G a power of 2 up to 32, the
-// launcher's choice from the mean row length, as spmv_csr.cu); lane l of a
-// group adds the row's entries p = start + l, start + l + G, ..., then the
-// group folds its partial sums by shuffles. The reduction is deterministic
-// for a fixed launch shape: each block writes its partial sums, the last
-// block to arrive (a counter; CUDA's threadFenceReduction sample) adds the
-// partials in block order and resets the counter for the next launch.
+// Work balance, three kinds of rows (the launcher's plan, cached per graph):
+// - heavy rows (more than the launcher's split, a setting: a power-law hub
+//   holds 10^5 entries) are cut into chunks of `chunk` entries; each chunk
+//   is a whole block's (its threads stride the chunk, four independent
+//   gathers in flight each).
+//   A block writes its chunk's sum to chunk_sums[c] and counts itself in
+//   row_arrived[h]; the last chunk of row h to arrive adds the row's chunk
+//   sums in chunk order (a per-row second pass, no float atomics: the sum
+//   does not depend on the order the chunks ran in) and finishes the row;
+//   its error and dangling terms go to heavy_parts[h], [nheavy + h].
+// - medium rows (listed in medium_rows: more than light_max entries, at
+//   most split): a warp each, its lanes striding the row.
+// - light rows (at most light_max entries): a group of G lanes each (G a
+//   power of 2 up to 32, the launcher's choice from the mean length of
+//   these rows, as spmv_csr.cu); lane l adds the row's entries start + l,
+//   start + l + G, ... (four gathers in flight), then the group folds its
+//   sums by shuffles. A kron graph's rows are mostly a few entries (median
+//   5) among rows of hundreds: narrow groups for the first, warps for the
+//   second. With no medium rows light_max is split.
+// Blocks first take chunks (grid-stride), then warps take medium rows,
+// then groups light rows (grid-stride).
+// The error and dangling sums are deterministic for a fixed launch shape:
+// each block writes its partial sums, the last block to arrive (a counter;
+// CUDA's threadFenceReduction sample) adds the blocks' partials in block
+// order and the heavy rows' in row order, and resets the counter.
 //
 // Arrays: indptr[n + 1], indices[nnz] (I: int or long long), values[nnz]
 // (float64 weights A(i, j); not read when ISO, a structure-only graph:
-// every weight 1); y[n], x[n], inv_s[n] (0 exactly on dangling vertices),
-// x_new[n], y_new[n]; dw[n] and teleport[n] (read unless dw_uniform /
-// tele_uniform: then the scalars dw_c / tele_c); lost[2]; partials[2 *
-// gridDim.x]; arrived[1] (0 between launches); errs[slot + 1]; stop[1].
-// O(n + nnz) a launch; blockDim.x a multiple of 32, at most 1024.
+// every weight 1); heavy_rows[nheavy] (row ids), heavy_first[nheavy + 1]
+// (row h's chunks are heavy_first[h] .. heavy_first[h + 1] - 1),
+// chunk_heavy[nchunks] (the heavy row of each chunk), medium_rows[nmedium]
+// (row ids); y[n], x[n], inv_s[n]
+// (0 exactly on dangling vertices), x_new[n], y_new[n]; dw[n] and
+// teleport[n] (read unless dw_uniform / tele_uniform: then the scalars dw_c
+// / tele_c); lost[2]; partials[2 * gridDim.x]; chunk_sums[nchunks];
+// heavy_parts[2 * nheavy]; row_arrived[nheavy] and arrived[1] (0 between
+// launches); errs[slot + 1]; stop[1]. Arrays of no entries are passed as
+// one-element dummies. O(n + nnz) a launch; blockDim.x a multiple of 32, at
+// most 1024.
 
 template <typename T>
 __device__ __forceinline__ T warp_sum(T v, int width) {
@@ -52,43 +78,139 @@ __device__ __forceinline__ double block_sum(double v, double* scratch) {
   return v;
 }
 
+// acc plus y(indices[q]) (times values[q] unless ISO) for q = p, p + step,
+// ... < end, added in that order; four gathers issued before their adds
+template <typename I, bool ISO>
+__device__ __forceinline__ double strided_sum(const I* __restrict__ indices,
+                                              const double* __restrict__ values,
+                                              const double* __restrict__ y, long long p,
+                                              long long end, long long step, double acc) {
+  for (; p + 3 * step < end; p += 4 * step) {
+    const long long i0 = (long long)indices[p], i1 = (long long)indices[p + step];
+    const long long i2 = (long long)indices[p + 2 * step];
+    const long long i3 = (long long)indices[p + 3 * step];
+    const double y0 = y[i0], y1 = y[i1], y2 = y[i2], y3 = y[i3];
+    if constexpr (ISO) {
+      acc += y0;
+      acc += y1;
+      acc += y2;
+      acc += y3;
+    } else {
+      acc += values[p] * y0;
+      acc += values[p + step] * y1;
+      acc += values[p + 2 * step] * y2;
+      acc += values[p + 3 * step] * y3;
+    }
+  }
+  for (; p < end; p += step) {
+    const double yi = y[(long long)indices[p]];
+    if constexpr (ISO) acc += yi;
+    else acc += values[p] * yi;
+  }
+  return acc;
+}
+
 template <typename I, bool ISO>
 __global__ void pagerank_pull(const I* __restrict__ indptr, const I* __restrict__ indices,
-                              const double* __restrict__ values, const double* __restrict__ y,
-                              const double* __restrict__ x, const double* __restrict__ inv_s,
+                              const double* __restrict__ values,
+                              const long long* __restrict__ heavy_rows,
+                              const long long* __restrict__ heavy_first,
+                              const long long* __restrict__ chunk_heavy, long long nheavy,
+                              long long nchunks, long long chunk,
+                              const long long* __restrict__ medium_rows, long long nmedium,
+                              long long light_max,
+                              const double* __restrict__ y, const double* __restrict__ x,
+                              const double* __restrict__ inv_s,
                               const double* __restrict__ dw, double dw_c, bool dw_uniform,
                               const double* __restrict__ teleport, double tele_c,
                               bool tele_uniform, double alpha, long long n, int group,
                               double* __restrict__ x_new, double* __restrict__ y_new,
-                              double* lost, int parity, double* partials,
+                              double* lost, int parity, double* partials, double* chunk_sums,
+                              double* heavy_parts, unsigned int* row_arrived,
                               unsigned int* arrived, double* errs, long long slot,
                               double threshold, int* stop) {
   __shared__ double scratch[32];
+  __shared__ bool row_last;
   __shared__ bool last;
   // converged at an earlier launch: every thread reads the same flag (set
   // by an earlier launch on this stream), so the whole grid returns
   if (*stop) return;
   const double lost_now = lost[parity];
-  const int lane = threadIdx.x & (group - 1);
-  const long long per_warp = 32 / group;
-  const long long warps = (long long)gridDim.x * (blockDim.x >> 5);
-  double err = 0.0, dangling = 0.0;
-  // every lane of a warp runs the same iterations (the shuffles need the
-  // whole warp); rows past the end are idle groups
-  for (long long base = (((long long)blockIdx.x * blockDim.x + threadIdx.x) >> 5) * per_warp;
-       base < n; base += warps * per_warp) {
-    const long long r = base + (threadIdx.x & 31) / group;
-    double acc = 0.0;
-    if (r < n) {
-      const long long end = (long long)indptr[r + 1];
-      for (long long p = (long long)indptr[r] + lane; p < end; p += group) {
-        const double yi = y[(long long)indices[p]];
-        if constexpr (ISO) acc += yi;
-        else acc += values[p] * yi;
+  // the heavy rows' chunks, a whole block each (block-uniform control flow:
+  // block_sum and __syncthreads below are reached by every thread)
+  for (long long c = blockIdx.x; c < nchunks; c += gridDim.x) {
+    const long long h = chunk_heavy[c];
+    const long long first = heavy_first[h];
+    const long long count = heavy_first[h + 1] - first;
+    const long long r = heavy_rows[h];
+    const long long start = (long long)indptr[r] + (c - first) * chunk;
+    const long long end = min(start + chunk, (long long)indptr[r + 1]);
+    double acc = strided_sum<I, ISO>(indices, values, y, start + threadIdx.x, end,
+                                     (long long)blockDim.x, 0.0);
+    acc = block_sum(acc, scratch);
+    if (threadIdx.x == 0) {
+      chunk_sums[c] = acc;
+      __threadfence();  // the chunk's sum is visible before its arrival is
+      row_last = atomicAdd(row_arrived + h, 1u) == (unsigned int)(count - 1);
+    }
+    __syncthreads();
+    if (row_last) {
+      // every chunk of row h is summed: add them in chunk order (read past
+      // L1: other SMs wrote them)
+      double s = 0.0;
+      for (long long k = threadIdx.x; k < count; k += blockDim.x)
+        s += __ldcg(chunk_sums + first + k);
+      s = block_sum(s, scratch);
+      if (threadIdx.x == 0) {
+        row_arrived[h] = 0u;  // for the next launch
+        const double xn = alpha * (s + lost_now * (dw_uniform ? dw_c : dw[r])) +
+                          (tele_uniform ? tele_c : teleport[r]);
+        x_new[r] = xn;
+        const double sv = inv_s[r];
+        y_new[r] = xn * sv;
+        heavy_parts[h] = fabs(xn - x[r]);
+        heavy_parts[nheavy + h] = sv == 0.0 ? xn : 0.0;
       }
     }
+  }
+  const long long warps = (long long)gridDim.x * (blockDim.x >> 5);
+  const long long warp_id = ((long long)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
+  double err = 0.0, dangling = 0.0;
+  // the medium rows, a warp each (warp-uniform loop: the shuffles need the
+  // whole warp)
+  for (long long m = warp_id; m < nmedium; m += warps) {
+    const long long r = medium_rows[m];
+    const long long start = (long long)indptr[r], end = (long long)indptr[r + 1];
+    double acc = strided_sum<I, ISO>(indices, values, y, start + (threadIdx.x & 31), end, 32,
+                                     0.0);
+    acc = warp_sum(acc, 32);
+    if ((threadIdx.x & 31) == 0) {
+      const double xn = alpha * (acc + lost_now * (dw_uniform ? dw_c : dw[r])) +
+                        (tele_uniform ? tele_c : teleport[r]);
+      err += fabs(xn - x[r]);
+      x_new[r] = xn;
+      const double s = inv_s[r];
+      y_new[r] = xn * s;
+      if (s == 0.0) dangling += xn;
+    }
+  }
+  // the light rows, a group of `group` lanes each
+  const int lane = threadIdx.x & (group - 1);
+  const long long per_warp = 32 / group;
+  // every lane of a warp runs the same iterations (the shuffles need the
+  // whole warp); rows past the end, medium and heavy rows are idle groups
+  for (long long base = warp_id * per_warp; base < n; base += warps * per_warp) {
+    const long long r = base + (threadIdx.x & 31) / group;
+    long long start = 0, end = 0;
+    if (r < n) {
+      start = (long long)indptr[r];
+      end = (long long)indptr[r + 1];
+    }
+    const bool mine = r < n && end - start <= light_max;
+    double acc = 0.0;
+    if (mine) acc = strided_sum<I, ISO>(indices, values, y, start + lane, end, group, 0.0);
     acc = warp_sum(acc, group);  // lane 0 of the group holds the row's sum
-    if (lane == 0 && r < n) {
+    if (lane == 0 && mine) {
       const double xn = alpha * (acc + lost_now * (dw_uniform ? dw_c : dw[r])) +
                         (tele_uniform ? tele_c : teleport[r]);
       err += fabs(xn - x[r]);
@@ -103,17 +225,22 @@ __global__ void pagerank_pull(const I* __restrict__ indptr, const I* __restrict_
   if (threadIdx.x == 0) {
     partials[blockIdx.x] = err;
     partials[gridDim.x + blockIdx.x] = dangling;
-    __threadfence();  // the partials are visible before the arrival is
+    __threadfence();  // the partials (and heavy_parts) are visible before the arrival is
     last = atomicAdd(arrived, 1u) == gridDim.x - 1;
   }
   __syncthreads();
   if (!last) return;
   // the last block: every other block's partials are written; read them
-  // past L1 (another SM wrote them), in block order
+  // past L1 (another SM wrote them), blocks in block order, then the heavy
+  // rows in row order
   double e = 0.0, d = 0.0;
   for (long long b = threadIdx.x; b < gridDim.x; b += blockDim.x) {
     e += __ldcg(partials + b);
     d += __ldcg(partials + gridDim.x + b);
+  }
+  for (long long h = threadIdx.x; h < nheavy; h += blockDim.x) {
+    e += __ldcg(heavy_parts + h);
+    d += __ldcg(heavy_parts + nheavy + h);
   }
   e = block_sum(e, scratch);
   d = block_sum(d, scratch);
@@ -125,13 +252,54 @@ __global__ void pagerank_pull(const I* __restrict__ indptr, const I* __restrict_
   }
 }
 
+// y = x * inv_s, lost[0] = sum of x over inv_s == 0 (deterministic, as the
+// pull's reduction), *stop = 0, row_arrived[0 .. nheavy) = 0. Arrays: x[n],
+// inv_s[n], y[n], lost[2], partials[gridDim.x], row_arrived[nheavy],
+// arrived[1] (0 between launches), stop[1]. O(n + nheavy)
+__global__ void pagerank_init(const double* __restrict__ x, const double* __restrict__ inv_s,
+                              long long n, double* __restrict__ y, double* lost,
+                              double* partials, unsigned int* row_arrived, long long nheavy,
+                              unsigned int* arrived, int* stop) {
+  __shared__ double scratch[32];
+  __shared__ bool last;
+  const long long stride = (long long)gridDim.x * blockDim.x;
+  const long long t = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+  double dangling = 0.0;
+  for (long long i = t; i < n; i += stride) {
+    const double xi = x[i], s = inv_s[i];
+    y[i] = xi * s;
+    if (s == 0.0) dangling += xi;
+  }
+  for (long long h = t; h < nheavy; h += stride) row_arrived[h] = 0u;
+  dangling = block_sum(dangling, scratch);
+  if (threadIdx.x == 0) {
+    partials[blockIdx.x] = dangling;
+    __threadfence();
+    last = atomicAdd(arrived, 1u) == gridDim.x - 1;
+  }
+  __syncthreads();
+  if (!last) return;
+  double d = 0.0;
+  for (long long b = threadIdx.x; b < gridDim.x; b += blockDim.x) d += __ldcg(partials + b);
+  d = block_sum(d, scratch);
+  if (threadIdx.x == 0) {
+    lost[0] = d;
+    *stop = 0;
+    *arrived = 0u;
+  }
+}
+
 // instantiations nvcc compiles standalone (CI); at run time the launcher
 // compiles the four it uses, by name expression
 template __global__ void pagerank_pull<int, true>(const int*, const int*, const double*,
-    const double*, const double*, const double*, const double*, double, bool, const double*,
-    double, bool, double, long long, int, double*, double*, double*, int, double*,
-    unsigned int*, double*, long long, double, int*);
+    const long long*, const long long*, const long long*, long long, long long, long long,
+    const long long*, long long, long long, const double*, const double*, const double*,
+    const double*, double, bool, const double*, double, bool, double, long long, int, double*,
+    double*, double*, int, double*, double*, double*, unsigned int*, unsigned int*, double*,
+    long long, double, int*);
 template __global__ void pagerank_pull<long long, false>(const long long*, const long long*,
-    const double*, const double*, const double*, const double*, const double*, double, bool,
-    const double*, double, bool, double, long long, int, double*, double*, double*, int,
-    double*, unsigned int*, double*, long long, double, int*);
+    const double*, const long long*, const long long*, const long long*, long long, long long,
+    long long, const long long*, long long, long long, const double*, const double*,
+    const double*, const double*, double, bool, const double*, double, bool, double, long long,
+    int, double*, double*, double*, int, double*, double*, double*, unsigned int*, unsigned int*,
+    double*, long long, double, int*);

@@ -3,10 +3,18 @@ one fused launch an iteration (the CUDA twin of ``kernels/cpu/pagerank.py``,
 which the host loop calls once an iteration; here the loop queues
 ``cfg.cuda_check_every`` launches and reads their errors at once).
 
+The plan (the heavy rows of A' cut into chunks, the medium rows a warp
+each, the lanes of the light rows, the index arrays of the kernel's dtype) and the workspaces (y, partial sums, counters) are built
+once per graph and settings and kept in ``cache`` (the graph's
+``pagerank_cuda`` slot); a run allocates only its two rank buffers (the
+result is one of them) and launches one initialisation and one kernel an
+iteration.
+
 A ``stats`` (``bitgraph.Stats``) receives ``kernel_ms`` (GPU time of the
 iterations, events around the loop: it includes the host's batch reads),
-``iterations``, ``lanes``, ``blocks`` and ``launches`` (iterations queued,
-including those that returned at once after convergence).
+``iterations``, ``lanes``, ``blocks``, ``heavy_rows``, ``chunks``,
+``medium_rows`` and ``launches`` (iterations queued, including those that
+returned at once after convergence; the initialisation not counted).
 """
 
 from __future__ import annotations
@@ -21,30 +29,107 @@ __all__ = ["pagerank_run"]
 
 _SOURCE = "pagerank.cu"
 _INDEX = {np.dtype(np.int32): "int", np.dtype(np.int64): "long long"}
-_NAMES = tuple(f"pagerank_pull<{i}, {iso}>" for i in _INDEX.values() for iso in ("true", "false"))
+_NAMES = tuple(f"pagerank_pull<{i}, {iso}>" for i in _INDEX.values()
+               for iso in ("true", "false")) + ("pagerank_init",)
 
 
-def _fn(index, iso):
+def _kernels(index, iso):
+    """(pagerank_init, pagerank_pull<I, ISO>) of the current device."""
     mod, lowered = module(_SOURCE, _NAMES)
-    return mod.get_function(lowered[f"pagerank_pull<{_INDEX[index]}, {'true' if iso else 'false'}>"])
+    pull = lowered[f"pagerank_pull<{_INDEX[index]}, {'true' if iso else 'false'}>"]
+    return mod.get_function(lowered["pagerank_init"]), mod.get_function(pull)
+
+
+def _plan(cupy, AT, split, chunk, warp_above, lanes):
+    """The kernel's view of AT: (indptr, indices, values, heavy_rows,
+    heavy_first, chunk_heavy, nheavy, nchunks, medium_rows, nmedium,
+    light_max, group). Heavy rows: more than ``split`` entries, cut into
+    chunks of ``chunk`` entries. Light rows: at most ``warp_above``
+    entries, a group of ``lanes`` each (0: ``group_size`` of their mean
+    length); the rows between (medium) a warp each, unless that group is
+    already a warp (then light_max is ``split``, no medium rows). The arrays
+    of no entries are one-element dummies. A few host reads (the counts),
+    once per graph and settings. O(n + nnz) (a cast of the index arrays
+    only where their dtypes differ)."""
+    index = np.dtype(np.int64) if max(AT.indptr.dtype.itemsize,
+                                      AT.indices.dtype.itemsize) > 4 else np.dtype(np.int32)
+    n = int(AT.nrows)
+    indptr = cupy.ascontiguousarray(AT.indptr, dtype=index)
+    indices = cupy.ascontiguousarray(AT.indices, dtype=index)
+    values = (cupy.zeros(1, np.float64) if AT.values is None
+              else cupy.ascontiguousarray(AT.values, dtype=np.float64))
+    lens = indptr[1:].astype(np.int64) - indptr[:-1].astype(np.int64)
+    heavy_rows = cupy.ascontiguousarray(cupy.flatnonzero(lens > split), dtype=np.int64)
+    nheavy = int(heavy_rows.shape[0])
+    heavy_len = lens[heavy_rows]
+    counts = (heavy_len + (chunk - 1)) // chunk  # >= 1: a heavy row has > split >= 0 entries
+    heavy_first = cupy.zeros(nheavy + 1, np.int64)
+    heavy_first[1:] = cupy.cumsum(counts)
+    short = lens <= min(warp_above, split)
+    # synchronize! (once per graph and settings)
+    nchunks, heavy_nnz, short_nnz = (int(v) for v in cupy.stack(
+        [heavy_first[nheavy], cupy.sum(heavy_len, dtype=np.int64),
+         cupy.sum(lens * short, dtype=np.int64)]).get())
+    # chunk c's heavy row: the count of row starts at or before c, less one
+    marks = cupy.zeros(max(nchunks, 1), np.int64)
+    if nheavy > 1:
+        marks[heavy_first[1:nheavy]] = 1
+    chunk_heavy = cupy.ascontiguousarray(cupy.cumsum(marks), dtype=np.int64)
+    if nheavy == 0:
+        heavy_rows = cupy.zeros(1, np.int64)
+    group = int(lanes) or group_size(n, short_nnz)
+    medium_rows, nmedium, light_max = None, 0, split
+    if warp_above < split and group < 32:
+        medium_rows = cupy.ascontiguousarray(cupy.flatnonzero(~short & (lens <= split)),
+                                             dtype=np.int64)
+        nmedium = int(medium_rows.shape[0])
+        light_max = warp_above
+    elif not lanes:
+        group = group_size(n, int(indices.shape[0]) - heavy_nnz)
+    if nmedium == 0:
+        medium_rows = cupy.zeros(1, np.int64)
+    return (indptr, indices, values, heavy_rows, heavy_first, chunk_heavy, nheavy, nchunks,
+            medium_rows, nmedium, light_max, group)
+
+
+def _workspace(cupy, n, blocks, nheavy, nchunks, every):
+    """The buffers a run reuses: ys (2 x float64[n]), lost[2],
+    partials[2 * blocks], chunk_sums[nchunks], heavy_parts[2 * nheavy],
+    row_arrived[nheavy] (cleared by pagerank_init), arrived[1] (0 between
+    launches), errs[every], stop[1] (one-element dummies for none)."""
+    return (
+        (cupy.empty(n, np.float64), cupy.empty(n, np.float64)),
+        cupy.empty(2, np.float64),
+        cupy.empty(2 * blocks, np.float64),
+        cupy.empty(max(nchunks, 1), np.float64),
+        cupy.empty(2 * max(nheavy, 1), np.float64),
+        cupy.empty(max(nheavy, 1), np.uint32),
+        cupy.zeros(1, np.uint32),
+        cupy.empty(every, np.float64),
+        cupy.empty(1, np.int32),
+    )
 
 
 @register("pagerank", fmt="csr", device="cuda", variant="pull")
 def pagerank_run(AT, x, inv_s, dw, teleport, alpha, threshold, max_iter, *, cfg, cuda_cfg=None,
-                 stats=None):
+                 stats=None, cache=None):
     """Run PageRank's power iteration from ``x`` on the GPU: returns
     ``(x, iterations, converged, error)`` as ``link_analysis._fused`` does
     on the CPU (x a float64 CuPy array, the others Python numbers).
 
     AT: CSR of A' (CuPy arrays; values float64 A(i, j), or None: every
     weight 1 and no values read); x, inv_s: float64[n] CuPy (inv_s 0
-    exactly on the dangling vertices); dw, teleport: float64[n] CuPy or a
+    exactly on the dangling vertices; x is read, never written, and comes
+    back itself when max_iter is 0); dw, teleport: float64[n] CuPy or a
     float (the same for every vertex: no stream read); alpha: the damping;
     threshold: converged once an iteration's L1 change is below it (``n *
     tol``); max_iter: most iterations. cfg: the ``PageRank`` settings
-    (``cuda_check_every``, ``cuda_lanes``); cuda_cfg: the ``Cuda`` settings
-    (launch shape; None: those in force). Iteration s reads x, y = x * inv_s
-    and the dangling rank from buffers s & 1 and writes buffers (s + 1) & 1;
+    (``cuda_check_every``, ``cuda_lanes``, ``cuda_split_above``,
+    ``cuda_chunk``, ``cuda_warp_above``); cuda_cfg: the ``Cuda`` settings (launch shape; None:
+    those in force); cache: a dict kept with the graph (AT must not change
+    while it is): the plan and workspaces are built on the first run and
+    reused (None: built for this run). Iteration s reads y = x * inv_s and
+    the dangling rank from buffers s & 1 and writes buffers (s + 1) & 1;
     the iteration that converges sets a flag that makes every later launch
     return at once, so the final ranks are those of that iteration.
     O(n + nnz) an iteration, one host read per ``cuda_check_every``.
@@ -61,49 +146,62 @@ def pagerank_run(AT, x, inv_s, dw, teleport, alpha, threshold, max_iter, *, cfg,
     if AT.ncols != n or x.shape != (n,) or inv_s.shape != (n,):
         raise ValueError(f"{where}: a square AT and x, inv_s of its {n} rows expected, got"
                          f" {AT.nrows}x{AT.ncols}, {x.shape}, {inv_s.shape}")
-    index = np.dtype(np.int64) if max(AT.indptr.dtype.itemsize,
-                                      AT.indices.dtype.itemsize) > 4 else np.dtype(np.int32)
-    indptr = cupy.ascontiguousarray(AT.indptr, dtype=index)
-    indices = cupy.ascontiguousarray(AT.indices, dtype=index)
-    iso = AT.values is None
-    values = cupy.zeros(1, np.float64) if iso else cupy.ascontiguousarray(AT.values, np.float64)
+    split, chunk = int(cfg.cuda_split_above), int(cfg.cuda_chunk)
+    warp_above, lanes = int(cfg.cuda_warp_above), int(cfg.cuda_lanes)
+    if split < 0 or chunk < 1 or warp_above < 0:
+        raise ValueError(f"{where}: settings.pagerank.cuda_split_above = {split} and"
+                         f" cuda_warp_above = {warp_above} must be >= 0 and cuda_chunk ="
+                         f" {chunk} >= 1")
+    if lanes not in (0, 1, 2, 4, 8, 16, 32):
+        raise ValueError(f"{where}: settings.pagerank.cuda_lanes = {cfg.cuda_lanes!r} must be 0"
+                         f" or a power of 2 up to 32")
+    cache = {} if cache is None else cache
+    key = ("plan", split, chunk, warp_above, lanes)
+    if key not in cache:
+        with oom_guard(where, 24 * n + 8 * int(AT.indices.shape[0])):
+            cache[key] = _plan(cupy, AT, split, chunk, warp_above, lanes)
+    (indptr, indices, values, heavy_rows, heavy_first, chunk_heavy, nheavy, nchunks,
+     medium_rows, nmedium, light_max, group) = cache[key]
+    every = max(1, int(cfg.cuda_check_every))
+    (blocks,), (threads,) = shape(n * group, cuda_cfg)
+    wkey = ("work", n, blocks, nheavy, nchunks, every)
+    if wkey not in cache:
+        with oom_guard(where, 16 * n + 16 * blocks + 8 * nchunks + 20 * nheavy):
+            cache[wkey] = _workspace(cupy, n, blocks, nheavy, nchunks, every)
+    ys, lost, partials, chunk_sums, heavy_parts, row_arrived, arrived, errs, stop = cache[wkey]
     dw_uniform, tele_uniform = np.ndim(dw) == 0, np.ndim(teleport) == 0
-    dw_arr = cupy.zeros(1, np.float64) if dw_uniform else cupy.ascontiguousarray(dw, np.float64)
-    tele_arr = (cupy.zeros(1, np.float64) if tele_uniform
-                else cupy.ascontiguousarray(teleport, np.float64))
+    if dw_uniform or tele_uniform:
+        dummy = cache.get("dummy")
+        if dummy is None:
+            dummy = cache["dummy"] = cupy.zeros(1, np.float64)
+    dw_arr = dummy if dw_uniform else cupy.ascontiguousarray(dw, np.float64)
+    tele_arr = dummy if tele_uniform else cupy.ascontiguousarray(teleport, np.float64)
     for name, a in (("dw", dw_arr), ("teleport", tele_arr)):
         if a.shape != (n,) and a.shape != (1,):
             raise ValueError(f"{where}: {name} must have {n} values, got shape {a.shape}")
     inv_s = cupy.ascontiguousarray(inv_s, np.float64)
-    group = group_size(n, int(indices.shape[0])) if not cfg.cuda_lanes else int(cfg.cuda_lanes)
-    if group not in (1, 2, 4, 8, 16, 32):
-        raise ValueError(f"{where}: settings.pagerank.cuda_lanes = {cfg.cuda_lanes!r} must be 0"
-                         f" or a power of 2 up to 32")
-    every = max(1, int(cfg.cuda_check_every))
-    (blocks,), (threads,) = shape(n * group, cuda_cfg)
-    with oom_guard(where, 32 * n + 16 * blocks):
-        xs = (cupy.ascontiguousarray(x, np.float64).copy(), cupy.empty(n, np.float64))
-        ys = (xs[0] * inv_s, cupy.empty(n, np.float64))
-        # lost[0]: the rank x holds on dangling vertices (on the device: no read)
-        lost = cupy.zeros(2, np.float64)
-        lost[0] = cupy.sum(xs[0] * (inv_s == 0))
-        partials = cupy.empty(2 * blocks, np.float64)
-        arrived = cupy.zeros(1, np.uint32)
-        errs = cupy.empty(every, np.float64)
-        stop = cupy.zeros(1, np.int32)
-    fn = _fn(index, iso)
-    args_head = (indptr, indices, values)
+    x0 = cupy.ascontiguousarray(x, np.float64)
+    with oom_guard(where, 16 * n):
+        # the ranks of odd / even iterations (the result is one of them)
+        xs = (cupy.empty(n, np.float64), cupy.empty(n, np.float64))
+    init, fn = _kernels(indptr.dtype, AT.values is None)
+    # ys[0] = x0 * inv_s, lost[0], *stop = 0, row_arrived = 0
+    init((blocks,), (threads,), (x0, inv_s, np.int64(n), ys[0], lost, partials, row_arrived,
+                                 np.int64(nheavy), arrived, stop))
+    head = (indptr, indices, values, heavy_rows, heavy_first, chunk_heavy, np.int64(nheavy),
+            np.int64(nchunks), np.int64(chunk), medium_rows, np.int64(nmedium),
+            np.int64(light_max))
     scalars = (dw_arr, np.float64(dw if dw_uniform else 0.0), np.bool_(dw_uniform),
                tele_arr, np.float64(teleport if tele_uniform else 0.0), np.bool_(tele_uniform),
                np.float64(alpha), np.int64(n), np.int32(group))
+    tail = (partials, chunk_sums, heavy_parts, row_arrived, arrived, errs)
     threshold = np.float64(threshold)
 
     def launch(s, slot):
         a, b = s & 1, (s + 1) & 1
         fn((blocks,), (threads,),
-           args_head + (ys[a], xs[a], inv_s) + scalars +
-           (xs[b], ys[b], lost, np.int32(a), partials, arrived, errs, np.int64(slot), threshold,
-            stop))
+           head + (ys[a], x0 if s == 0 else xs[a], inv_s) + scalars +
+           (xs[b], ys[b], lost, np.int32(a)) + tail + (np.int64(slot), threshold, stop))
 
     timed = stats is not None
     if timed:
@@ -127,5 +225,6 @@ def pagerank_run(AT, x, inv_s, dw, teleport, alpha, threshold, max_iter, *, cfg,
         end.record()
         end.synchronize()
         stats.metrics.update(kernel_ms=cupy.cuda.get_elapsed_time(start, end), lanes=group,
-                             blocks=blocks, launches=launches, iterations=it)
-    return xs[it & 1], it, converged, err
+                             blocks=blocks, launches=launches, iterations=it,
+                             heavy_rows=nheavy, chunks=nchunks, medium_rows=nmedium)
+    return (x0 if it == 0 else xs[it & 1]), it, converged, err
