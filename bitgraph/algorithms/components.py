@@ -30,7 +30,8 @@ Two methods:
   connected_components``).
 
 On a CUDA graph both run on the GPU and give the same labels: Afforest is
-``kernels/cuda/components.cu`` (the same rounds; a thread, warp or block
+``kernels/cuda/components.cu`` (each vertex first hooked to the smallest of
+its first ``rounds`` entries, then the same rounds; a thread, warp or block
 per vertex in the last one), FastSV the same public-API code over CuPy
 (its symmetrised matrix is built on the host once, cached on A, and moved).
 

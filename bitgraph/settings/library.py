@@ -176,8 +176,9 @@ class Components:
     cuda_block_degree: int = knob(352, """CUDA Afforest's last round: a vertex with more remaining
         entries than this is linked by a whole block of ``cuda_block_threads`` (ECL-CC's 352).
         Not yet measured on a GPU.""")
-    cuda_block_threads: int = knob(256, """Threads of a block that links one high-degree vertex
-        (a multiple of 32, at most 1024). Not yet measured on a GPU.""")
+    cuda_block_threads: int = knob(256, """Threads of a block of the last round's list launch
+        (its warps take the warp list, the whole block one vertex of the block list; a multiple
+        of 32, at most 1024, else a ValueError). Not yet measured on a GPU.""")
 
 
 @dataclass(frozen=True)
