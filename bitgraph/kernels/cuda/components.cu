@@ -71,8 +71,8 @@ __device__ __forceinline__ long long atomic_min<long long>(long long* p, long lo
 }
 
 // join the trees of u and v. With high the larger of the two current
-// pointers and low the smaller: if comp[high] is already below low, join its
-// parent with low instead (halving high's path on the way); else lower
+// pointers and low the smaller: if comp[high] is already below low, join
+// that parent with low instead (halving high's path on the way); else lower
 // comp[high] to low with one atomicMin. That min is the hook when high is a
 // root; when it displaced a parent p (low < p < high) the loop goes on to
 // join p with low, and when someone lowered comp[high] below low first it
@@ -90,7 +90,7 @@ __device__ __forceinline__ void link(V* comp, V u, V v) {
     const V low = p1 > p2 ? p2 : p1;
     const V p_high = load_l2(comp + high);
     if (p_high == low) return;  // already hooked there
-    if (p_high < low) {         // high hangs below low's level: go on from its parent
+    if (p_high < low) {         // high already points below low: join its parent with low
       const V g = load_l2(comp + p_high);
       if (g != p_high) comp[high] = g;  // halve: high skips to its grandparent
       p1 = g;
