@@ -369,7 +369,7 @@ def test_cuda_kernel_largest_not_vertex_0(device):
 
 
 @pytest.mark.parametrize("device", O.DEVICES)
-@pytest.mark.parametrize("samples", [1, 7, 1024, 4096, 100_000])
+@pytest.mark.parametrize("samples", [1, 7, 256, 1024, 4096, 100_000])
 def test_cuda_kernel_samples(device, samples):
     # any sample count (capped at SAMPLE_CAP) gives the same labels
     cfg = bg.settings.Components(cuda_samples=samples)

@@ -14,12 +14,12 @@
 //                      to the one above it); zeroes ctrl
 //   cc_compress        every vertex -> its root
 //   cc_sample          every vertex links its first `rounds` entries
-//   cc_compress
 //   cc_largest         the most frequent root of SAMPLE_CAP at most
 //                      sampled vertices -> ctrl[C_SKIP] (symmetric only)
-//   cc_final_thread    every vertex outside that root's tree links its
-//                      remaining edges; a vertex with more than warp_degree
-//                      of them is handed to a list
+//   cc_final_thread    every vertex finds its root (no compress pass before:
+//                      the walk is the same, done once) and, outside that
+//                      root's tree, links its remaining edges; a vertex with
+//                      more than warp_degree of them is handed to a list
 //   cc_final_lists     those lists: a warp, or a block, per vertex
 //   cc_compress        every vertex -> its root, written as int64 labels
 //                      (and the words of a full vector's bitmap)
@@ -37,9 +37,10 @@
 // later vertices walk chains whose blocks have not started (on grid-2048,
 // hundreds of dependent loads each).
 //
-// Loads of comp inside link and compress go to L2 (__ldcg): another SM's
+// Loads of comp inside link and the walks go to L2 (__ldcg): another SM's
 // write must be seen within the kernel (L1 is not coherent). A plain store
-// in link (the path-halving one) may race an atomicMin on the same word:
+// of an ancestor (link's path halving, cc_final_thread's vertex -> the root
+// it found) may race an atomicMin on the same word:
 // either value is a smaller id joined (or being joined) to the same tree,
 // and a non-root never becomes a root again, so no hook is lost.
 //
@@ -102,6 +103,13 @@ __device__ __forceinline__ void link(V* comp, V u, V v) {
     p1 = seen;  // displaced (seen > low) or beaten (seen < low): join seen with low
     p2 = low;
   }
+}
+
+// the root of x's tree: a read-only walk (from L2: links may run meanwhile)
+template <typename V>
+__device__ __forceinline__ V find(const V* comp, V x) {
+  for (V g = load_l2(comp + x); g != x; g = load_l2(comp + x)) x = g;
+  return x;
 }
 
 __device__ __forceinline__ unsigned long long splitmix64(unsigned long long z) {
@@ -177,7 +185,8 @@ __global__ void cc_compress(V* comp, long long* __restrict__ labels,
 
 // the root of the largest partial component: the most frequent of comp[x]
 // over `samples` (<= SAMPLE_CAP) vertices x drawn by a hash of SAMPLE_SEED + i;
-// ties to the smaller root. One block of LARGEST_THREADS threads; each
+// ties to the smaller root (each sample's root found by a read-only walk:
+// no link runs meanwhile). One block of LARGEST_THREADS threads; each
 // sample is counted against all of them in shared memory
 // (O(samples^2 / threads)). Writes ctrl[C_SKIP].
 template <typename V>
@@ -188,7 +197,8 @@ cc_largest(const V* __restrict__ comp, long long n, int samples,
   __shared__ int best_count[LARGEST_THREADS / 32];
   __shared__ V best_root[LARGEST_THREADS / 32];
   for (int i = threadIdx.x; i < samples; i += blockDim.x)
-    picks[i] = comp[splitmix64((unsigned long long)(SAMPLE_SEED + i)) % (unsigned long long)n];
+    picks[i] = find(comp, (V)(splitmix64((unsigned long long)(SAMPLE_SEED + i)) %
+                              (unsigned long long)n));
   __syncthreads();
   int count = 0;
   V root = picks[0];
@@ -226,10 +236,15 @@ cc_largest(const V* __restrict__ comp, long long n, int samples,
   }
 }
 
-// the last round, a thread per vertex: u (unless its root is ctrl[C_SKIP]
-// and skip is set) links its entries from indptr[u] + rounds on; one with
-// more than warp_degree of them goes to the warp list, more than
-// block_degree to the block list. O(n + the low-degree vertices' edges)
+// the last round, a thread per vertex: with skip, u walks to its root and
+// skips when that is ctrl[C_SKIP] (else it points at the root it found:
+// links run meanwhile, so that may be an ancestor that has since been
+// hooked lower, which only costs u the skip: a vertex that reaches
+// C_SKIP's root is in its tree, so the skipped set stays inside one
+// component); every other u links its entries from indptr[u] + rounds on;
+// one with more than warp_degree of them goes to the warp list, more than
+// block_degree to the block list. O(n * depth + the low-degree vertices'
+// edges)
 template <typename I, typename V>
 __global__ void cc_final_thread(const I* __restrict__ indptr, const V* __restrict__ indices,
                                 V* comp, V* __restrict__ wl,
@@ -239,7 +254,12 @@ __global__ void cc_final_thread(const I* __restrict__ indptr, const V* __restric
   const long long stride = (long long)gridDim.x * blockDim.x;
   const long long largest = skip ? (long long)ctrl[C_SKIP] : -1;
   for (long long u = (long long)blockIdx.x * blockDim.x + threadIdx.x; u < n; u += stride) {
-    if ((long long)comp[u] == largest) continue;
+    if (skip) {
+      const V c0 = load_l2(comp + u);
+      const V c = find(comp, c0);
+      if ((long long)c == largest) continue;
+      if (c != c0) comp[u] = c;
+    }
     const long long begin = (long long)indptr[u] + rounds;
     const long long end = (long long)indptr[u + 1];
     const long long rest = end - begin;

@@ -4,7 +4,7 @@ GPU, with the CPU launcher's signature where it applies
 skip_largest, cfg)``) and the same labels: every vertex labelled by the
 smallest id of its weak component.
 
-A call is eight launches on the current stream with no host
+A call is seven launches on the current stream with no host
 synchronisation (the largest partial component is found on the device and
 read there by the last round) and the allocations of what it returns (the
 labels, and with ``bitmap`` a full vector's bitmap words, both written by
@@ -157,7 +157,6 @@ def afforest(indptr, indices, *, rounds=None, skip_largest=True, cfg=None, stats
         if rounds:
             compress(*vertices, (comp, null, null, n64))
             sample(*vertices, (indptr, indices, comp, n64, r64))
-            compress(*vertices, (comp, null, null, n64))
         if skip_largest:
             largest((1,), (_LARGEST_THREADS,), (comp, n64, np.int32(samples), ctrl))
         final_thread(*vertices, final_args)
