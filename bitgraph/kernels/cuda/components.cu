@@ -183,7 +183,7 @@ __global__ void cc_compress(V* comp, long long* __restrict__ labels,
   }
 }
 
-// the root of the largest partial component: the most frequent of comp[x]
+// the root of the largest partial component: the most frequent root of x
 // over `samples` (<= SAMPLE_CAP) vertices x drawn by a hash of SAMPLE_SEED + i;
 // ties to the smaller root (each sample's root found by a read-only walk:
 // no link runs meanwhile). One block of LARGEST_THREADS threads; each
