@@ -30,7 +30,8 @@ Two methods:
   connected_components``).
 
 On a CUDA graph both run on the GPU and give the same labels: Afforest is
-``kernels/cuda/components.cu`` (the same rounds; a thread, warp or block
+``kernels/cuda/components.cu`` (each vertex first hooked to the smallest of
+its first ``rounds`` entries, then the same rounds; a thread, warp or block
 per vertex in the last one), FastSV the same public-API code over CuPy
 (its symmetrised matrix is built on the host once, cached on A, and moved).
 
@@ -81,12 +82,18 @@ def connected_components(A, *, method="auto", stats=None):
         stats.method = method
         if method == "afforest":
             stats.ran(("cc", "csr", A.device, "afforest"))
-    if method == "fastsv":
-        labels = _fastsv(A)
-    else:
-        labels = _afforest(A, stats=stats)
     from bitgraph.vector import Vector
 
+    if method == "fastsv":
+        labels = _fastsv(A)
+    elif A.device == "cuda":
+        # the kernel's last pass writes the labels and the bitmap of a full
+        # vector: wrapped as they are (from_dense would copy the labels and
+        # pack a bitmap in several more launches)
+        labels, words = _afforest(A, stats=stats, bitmap=True)
+        return Vector._from_parts(words, labels)
+    else:
+        labels = _afforest(A, stats=stats)
     return Vector.from_dense(labels, device=A.device)
 
 
@@ -106,9 +113,10 @@ def number_connected_components(A) -> int:
     return int(xp.count_nonzero(labels == xp.arange(labels.shape[0])))  # synchronize!
 
 
-def _afforest(A, stats=None):
+def _afforest(A, stats=None, bitmap=False):
     """int64 labels (numpy, or CuPy on a CUDA graph) from the fused kernel
-    of A's device."""
+    of A's device; on CUDA with ``bitmap`` the pair (labels, the uint32
+    bitmap words of a full vector)."""
     from bitgraph import settings
     from bitgraph.kernels import registry
     from bitgraph.matrix import TransposedMatrix
@@ -125,7 +133,8 @@ def _afforest(A, stats=None):
     skip = bool(known(A, "symmetric"))
     if A.device == "cuda":
         kernel = registry.lookup("cc", fmt="csr", device="cuda", variant="afforest")
-        return kernel(c.indptr, c.indices, skip_largest=skip, cfg=cfg, stats=stats)
+        return kernel(c.indptr, c.indices, skip_largest=skip, cfg=cfg, stats=stats,
+                      bitmap=bitmap)
     kernel = registry.lookup("cc", fmt="csr", device="cpu", variant="afforest")
     comp = kernel(c.indptr, c.indices, skip_largest=skip, cfg=cfg)
     return comp.astype(np.int64, copy=False)

@@ -167,17 +167,20 @@ class Components:
     serial_below: int = knob(1 << 20, """Afforest runs serially below this many stored entries +
         vertices: it touches few of them in 6 passes, and each pooled pass costs a dispatch
         (busy 2-core box: grid-256 0.6-1 ms serial, 1.6 ms pooled).""")
-    cuda_samples: int = knob(1024, """CUDA Afforest: vertices sampled to find the largest partial
-        component (gapbs's 1024; at most constants.COMPONENTS["SAMPLE_CAP"]): one block counts them
-        in shared memory. Not yet measured on a GPU.""")
+    cuda_samples: int = knob(256, """CUDA Afforest: vertices sampled to find the largest partial
+        component (at most constants.COMPONENTS["SAMPLE_CAP"]): one block counts each against all
+        in shared memory, O(samples^2 / 1024) a thread on one multiprocessor, on the critical path
+        (gapbs's 1024 costs ~16x 256's: an estimated ~15 us); a component holding a few percent
+        more of the vertices than the next still wins 256 draws. Not yet measured on a GPU.""")
     cuda_warp_degree: int = knob(16, """CUDA Afforest's last round: a vertex with more remaining
         entries than this is linked by a warp (its lanes over the entries), not by its own thread
         (ECL-CC's 16). Not yet measured on a GPU.""")
     cuda_block_degree: int = knob(352, """CUDA Afforest's last round: a vertex with more remaining
         entries than this is linked by a whole block of ``cuda_block_threads`` (ECL-CC's 352).
         Not yet measured on a GPU.""")
-    cuda_block_threads: int = knob(256, """Threads of a block that links one high-degree vertex
-        (a multiple of 32, at most 1024). Not yet measured on a GPU.""")
+    cuda_block_threads: int = knob(256, """Threads of a block of the last round's list launch
+        (its warps take the warp list, the whole block one vertex of the block list; a multiple
+        of 32, at most 1024, else a ValueError). Not yet measured on a GPU.""")
 
 
 @dataclass(frozen=True)

@@ -369,7 +369,7 @@ def test_cuda_kernel_largest_not_vertex_0(device):
 
 
 @pytest.mark.parametrize("device", O.DEVICES)
-@pytest.mark.parametrize("samples", [1, 7, 1024, 4096, 100_000])
+@pytest.mark.parametrize("samples", [1, 7, 256, 1024, 4096, 100_000])
 def test_cuda_kernel_samples(device, samples):
     # any sample count (capped at SAMPLE_CAP) gives the same labels
     cfg = bg.settings.Components(cuda_samples=samples)
@@ -405,3 +405,109 @@ def test_stats(device):
     rec = bg.Stats()
     connected_components(A, method="fastsv", stats=rec)
     assert rec.method == "fastsv"
+
+
+def raw_csr(rows, cols, n, rng):
+    """CSR arrays of the entries (rows, cols) as given: duplicates kept,
+    each row in a random order."""
+    rows, cols = np.asarray(rows, np.int64), np.asarray(cols, np.int64)
+    order = np.lexsort((rng.random(rows.size), rows))
+    indptr = np.zeros(n + 1, np.int64)
+    np.cumsum(np.bincount(rows, minlength=n), out=indptr[1:])
+    return indptr, cols[order]
+
+
+def run_raw(device, indptr, indices, **kw):
+    """The ("cc", "csr", device, "afforest") kernel on raw CSR arrays: numpy int64."""
+    from bitgraph.kernels import registry
+
+    kernel = registry.lookup("cc", fmt="csr", device=device, variant="afforest")
+    if device == "cuda":
+        import cupy
+
+        return kernel(cupy.asarray(indptr), cupy.asarray(indices), **kw).get()
+    return kernel(indptr, indices, **kw).astype(np.int64)
+
+
+@pytest.mark.parametrize("device", O.DEVICES)
+@pytest.mark.parametrize("rounds", [1, 2, 3])
+def test_cuda_kernel_unsorted_rows(device, rounds):
+    # rows in random order with duplicates and self-loops: the first pass
+    # hooks a vertex to the smallest of its first `rounds` entries in
+    # whatever order they are stored (a row whose first entries are all
+    # larger ids, or itself, leaves the vertex a root), and the sampling
+    # pass then links those same entries; directed and symmetric
+    rng = np.random.default_rng(rounds)
+    n = 3000
+    rows, cols = rng.integers(0, n, (2, 4000))
+    loops = np.arange(0, n, 7)
+    rows = np.concatenate([rows, rows[:500], loops])  # 500 duplicates, self-loops
+    cols = np.concatenate([cols, cols[:500], loops])
+    for r, c, skip in ((rows, cols, False),
+                       (np.concatenate([rows, cols]), np.concatenate([cols, rows]), True)):
+        want, _ = expected_labels(directed(r, c, n))
+        for itype in (np.int32, np.int64):
+            indptr, indices = raw_csr(r, c, n, rng)
+            got = run_raw(device, indptr.astype(itype), indices.astype(itype),
+                          skip_largest=skip, rounds=rounds)
+            np.testing.assert_array_equal(got, want, err_msg=f"{itype.__name__} skip={skip}")
+
+
+@pytest.mark.parametrize("device", O.DEVICES)
+def test_cuda_kernel_calls_keep_their_labels(device):
+    # back-to-back calls of one size and index type reuse the kernel's
+    # scratch, another size or type replaces it: every call's labels are its
+    # own array, unchanged by the calls after it
+    rng = np.random.default_rng(11)
+    cases = []
+    for n, itype in ((1000, np.int32), (1000, np.int32), (777, np.int32), (1000, np.int64),
+                     (1000, np.int32)):
+        S = symmetric(*rng.integers(0, n, (2, n)), n)
+        cases.append((S, itype))
+    from bitgraph.kernels import registry
+
+    kernel = registry.lookup("cc", fmt="csr", device=device, variant="afforest")
+    xp = np
+    if device == "cuda":
+        import cupy as xp
+    got = [kernel(xp.asarray(S.indptr.astype(itype)), xp.asarray(S.indices.astype(itype)),
+                  skip_largest=True) for S, itype in cases]
+    for (S, _), labels_ in zip(cases, got):
+        np.testing.assert_array_equal(np.asarray(O.to_host(labels_), np.int64),
+                                      expected_labels(S)[0])
+
+
+@pytest.mark.parametrize("device", O.DEVICES)
+@pytest.mark.parametrize("n", [1, 31, 32, 33, 64, 100, 4097])
+def test_result_bitmap_full(device, n):
+    # the Vector's bitmap (on CUDA written by the kernel's last pass): the
+    # bits of all n entries set, none past n
+    from bitgraph import _array as ar
+
+    rng = np.random.default_rng(n)
+    S = symmetric(*rng.integers(0, n, (2, n // 3 + 1)), n)
+    got = O.to_host(connected_components(O.on_device(bg.Matrix.from_scipy(S), device)))
+    np.testing.assert_array_equal(got._bitmap, ar.pack_bits(np.ones(n, np.bool_)))
+    np.testing.assert_array_equal(got.to_dense(), expected_labels(S)[0])
+
+
+@pytest.mark.parametrize("device", O.DEVICES)
+def test_block_threads_setting(device):
+    # the lists' blocks take cuda_block_threads threads: any multiple of 32
+    # up to 1024 gives the same labels; another value is refused on CUDA
+    # (the CPU kernel has no such blocks)
+    A = bg.io.generators.from_spec("kron:9")
+    S = A.to_scipy()
+    want, _ = expected_labels(S)
+    G = O.on_device(A, device)
+    for threads in (32, 96, 1024):
+        with bg.settings.use(components={"cuda_block_threads": threads,
+                                         "cuda_warp_degree": 1, "cuda_block_degree": 4}):
+            np.testing.assert_array_equal(labels(G, "afforest"), want)
+    for bad in (48, 2048):
+        with bg.settings.use(components={"cuda_block_threads": bad}):
+            if device == "cuda":
+                with pytest.raises(ValueError, match="cuda_block_threads"):
+                    connected_components(G)
+            else:
+                np.testing.assert_array_equal(labels(G, "afforest"), want)

@@ -4,21 +4,28 @@ GPU, with the CPU launcher's signature where it applies
 skip_largest, cfg)``) and the same labels: every vertex labelled by the
 smallest id of its weak component.
 
-The kernels run on the current stream with no host synchronisation (the
-largest partial component is found on the device and read there by the
-last round), so a call costs its launches and three allocations. Knobs
-come in as ``cfg`` (``bitgraph.settings.Components``: ``rounds``,
+A call is seven launches on the current stream with no host
+synchronisation (the largest partial component is found on the device and
+read there by the last round) and the allocations of what it returns (the
+labels, and with ``bitmap`` a full vector's bitmap words, both written by
+the last kernel). Its scratch (comp, the lists, the counters; the kernels
+initialise what they read) is kept between calls of the same size and
+vertex type on the same device, stream and host thread (``_workspace``).
+Knobs come in as ``cfg`` (``bitgraph.settings.Components``: ``rounds``,
 ``cuda_samples``, ``cuda_warp_degree``, ``cuda_block_degree``,
-``cuda_block_threads``); the grid-stride launches take the ``Cuda``
-settings' shape (``kernels.cuda.shape``); layout constants come from
-``constants.COMPONENTS``.
+``cuda_block_threads``); the vertex passes take a thread per vertex in
+blocks of the ``Cuda`` settings' ``threads`` (``components.cu`` says why);
+layout constants come from ``constants.COMPONENTS``.
 """
 
 from __future__ import annotations
 
+import threading
+
 import numpy as np
 
-from bitgraph.kernels.cuda import module, shape
+from bitgraph.kernels.cuda import module, multiprocessors
+from bitgraph.kernels.cuda import settings as cuda_settings
 from bitgraph.kernels.cuda.constants import COMPONENTS
 from bitgraph.kernels.registry import register
 
@@ -27,23 +34,63 @@ __all__ = ["afforest"]
 _SOURCE = "components.cu"
 _C = {np.dtype(np.int32): "int", np.dtype(np.int64): "long long"}
 _PAIRS = tuple((i, v) for i in _C.values() for v in _C.values())
-_NAMES = (tuple(f"{k}<{v}>" for k in ("cc_init", "cc_compress", "cc_largest") for v in _C.values())
-          + tuple(f"{k}<{i}, {v}>" for k in ("cc_sample", "cc_final_thread", "cc_final_warp",
-                                              "cc_final_block") for i, v in _PAIRS))
+_PASSES = ("cc_init", "cc_sample", "cc_final_thread", "cc_final_lists")
+_NAMES = (tuple(f"{k}<{v}>" for k in ("cc_compress", "cc_largest") for v in _C.values())
+          + tuple(f"{k}<{i}, {v}>" for k in _PASSES for i, v in _PAIRS))
 _SAMPLE_CAP = COMPONENTS["SAMPLE_CAP"]
 _LARGEST_THREADS = COMPONENTS["LARGEST_THREADS"]
 _CTRL = COMPONENTS["CTRL"]
 
+_KERNELS = {}  # (device, I, V) -> the six kernels
+_WORK = {}     # (device, stream, thread, n, V) -> scratch (see _workspace)
 
-def _fn(name):
-    mod, lowered = module(_SOURCE, _NAMES)
-    return mod.get_function(lowered[name])
+
+def _kernels(i_c, v_c):
+    """(init, compress, sample, largest, final_thread, final_lists) of one
+    (indptr, vertex) C type pair, looked up once per device."""
+    import cupy
+
+    key = (cupy.cuda.runtime.getDevice(), i_c, v_c)
+    got = _KERNELS.get(key)
+    if got is None:
+        mod, lowered = module(_SOURCE, _NAMES)
+
+        def fn(name):
+            return mod.get_function(lowered[name])
+        got = _KERNELS[key] = (fn(f"cc_init<{i_c}, {v_c}>"), fn(f"cc_compress<{v_c}>"),
+                               fn(f"cc_sample<{i_c}, {v_c}>"), fn(f"cc_largest<{v_c}>"),
+                               fn(f"cc_final_thread<{i_c}, {v_c}>"),
+                               fn(f"cc_final_lists<{i_c}, {v_c}>"))
+    return got
+
+
+def _workspace(n, v_type):
+    """(comp[n], wl[n], ctrl[CTRL]): scratch kept between calls of the same
+    n and vertex type on the same device, stream and host thread (two
+    threads or two streams never share one: their launches would
+    interleave). Nothing carries over from a call: cc_init writes all of
+    comp and zeroes ctrl, and a list entry is read only below the count
+    the same call wrote. One size at a time: a new key drops the others
+    (a call that still holds them keeps its own references)."""
+    import cupy
+
+    key = (cupy.cuda.runtime.getDevice(), cupy.cuda.get_current_stream().ptr,
+           threading.get_ident(), n, v_type)
+    work = _WORK.get(key)
+    if work is None:
+        _WORK.clear()
+        work = _WORK[key] = (cupy.empty(n, v_type), cupy.empty(n, v_type),
+                             cupy.empty(_CTRL, cupy.uint64))
+    return work
 
 
 @register("cc", fmt="csr", device="cuda", variant="afforest")
-def afforest(indptr, indices, *, rounds=None, skip_largest=True, cfg=None, stats=None):
+def afforest(indptr, indices, *, rounds=None, skip_largest=True, cfg=None, stats=None,
+             bitmap=False):
     """Weakly connected components by Afforest on the GPU: an int64 CuPy
-    array, comp[u] = the smallest vertex id of u's component.
+    array, comp[u] = the smallest vertex id of u's component; with
+    ``bitmap``, the pair (labels, words), words the uint32 bitmap
+    (``Vector``'s layout) of a vector with all n entries present.
 
     indptr[n+1], indices[nnz]: a square CSR (CuPy arrays, int32 or int64;
     self-loops, duplicates and unsorted rows are fine). skip_largest: the
@@ -54,8 +101,9 @@ def afforest(indptr, indices, *, rounds=None, skip_largest=True, cfg=None, stats
     ``bitgraph.Stats`` whose ``metrics`` get ``kernel_ms`` (the kernels' GPU
     time, the host's launch overhead gated out: ``timing.gated_ms``), and
     ``warp_list`` / ``block_list`` (vertices handed to a warp or a block in
-    the last round: a synchronising read, only with stats). Cost O(n + nnz)
-    link attempts; workspace 2 n vertex ids (comp, the lists).
+    the last round: a synchronising read, only with stats). Cost O(n *
+    rounds + nnz) link attempts; workspace 2 n vertex ids (comp, the
+    lists), kept between calls.
 
     >>> labels = afforest(A._csr().indptr, A._csr().indices)  # doctest: +SKIP
     """
@@ -71,11 +119,16 @@ def afforest(indptr, indices, *, rounds=None, skip_largest=True, cfg=None, stats
     if n < 0:
         raise ValueError(f"{where}: indptr must hold n + 1 >= 1 entries")
     if n == 0:
-        return cupy.empty(0, cupy.int64)
+        labels = cupy.empty(0, cupy.int64)
+        return (labels, cupy.empty(0, cupy.uint32)) if bitmap else labels
     rounds = max(0, int(cfg.rounds if rounds is None else rounds))
     if rounds == 0:
         skip_largest = False  # no sample to find the largest component in
     samples = min(max(1, int(cfg.cuda_samples)), _SAMPLE_CAP)
+    hub_threads = int(cfg.cuda_block_threads)
+    if hub_threads < 32 or hub_threads > 1024 or hub_threads % 32:
+        raise ValueError(f"{where}: cuda_block_threads must be a multiple of 32 in"
+                         f" [32, 1024], got {hub_threads}")
     # one index type per array kind: I for indptr, V for the vertex ids of
     # indices and comp (int32 unless an id or the array needs int64)
     i_type = np.dtype(np.int64) if indptr.dtype.itemsize > 4 else np.dtype(np.int32)
@@ -83,39 +136,32 @@ def afforest(indptr, indices, *, rounds=None, skip_largest=True, cfg=None, stats
         else np.dtype(np.int32)
     indptr = cupy.ascontiguousarray(indptr, dtype=i_type)
     indices = cupy.ascontiguousarray(indices, dtype=v_type)
-    i_c, v_c = _C[i_type], _C[v_type]
-    with oom_guard(where, 2 * n * v_type.itemsize + 8 * n + 8 * _CTRL):
-        comp = cupy.empty(n, v_type)
-        wl = cupy.empty(n, v_type)
-        ctrl = cupy.zeros(_CTRL, cupy.uint64)
+    init, compress, sample, largest, final_thread, final_lists = _kernels(_C[i_type], _C[v_type])
+    nwords = (n + 31) // 32
+    with oom_guard(where, 2 * n * v_type.itemsize + 8 * _CTRL + 8 * n + 4 * nwords):
+        comp, wl, ctrl = _workspace(n, v_type)
         labels = cupy.empty(n, cupy.int64)
-    grid, block = shape(n)
-    warps_grid, _ = shape(32 * n)
-    hubs_grid = (max(1, min(n, grid[0])),)
-    hub_threads = (int(cfg.cuda_block_threads),)
-    n64 = np.int64(n)
-    init, compress, largest = (_fn(f"{k}<{v_c}>") for k in ("cc_init", "cc_compress",
-                                                             "cc_largest"))
-    sample, final_thread, final_warp, final_block = (
-        _fn(f"{k}<{i_c}, {v_c}>") for k in ("cc_sample", "cc_final_thread", "cc_final_warp",
-                                            "cc_final_block"))
+        words = cupy.empty(nwords, cupy.uint32) if bitmap else None
+    threads = int(cuda_settings().threads)
+    vertices = ((n + threads - 1) // threads,), (threads,)  # a thread per vertex
+    # the lists' launch: one resident wave (its blocks loop over the lists)
+    lists_grid = (max(1, min(n, multiprocessors() * max(1, 2048 // hub_threads))),)
+    n64, r64 = np.int64(n), np.int64(rounds)
     null = np.uintp(0)
+    final_args = (indptr, indices, comp, wl, ctrl, n64, r64, np.int32(1 if skip_largest else 0),
+                  np.int64(cfg.cuda_warp_degree),
+                  np.int64(max(cfg.cuda_block_degree, cfg.cuda_warp_degree)))
 
     def launch():
-        init(grid, block, (comp, n64))
-        for r in range(rounds):
-            sample(grid, block, (indptr, indices, comp, n64, np.int64(r)))
-            compress(grid, block, (comp, null, n64))
+        init(*vertices, (indptr, indices, comp, ctrl, n64, r64))
+        if rounds:
+            compress(*vertices, (comp, null, null, n64))
+            sample(*vertices, (indptr, indices, comp, n64, r64))
         if skip_largest:
             largest((1,), (_LARGEST_THREADS,), (comp, n64, np.int32(samples), ctrl))
-        final_thread(grid, block, (indptr, indices, comp, wl, ctrl, n64, np.int64(rounds),
-                                   np.int32(1 if skip_largest else 0),
-                                   np.int64(cfg.cuda_warp_degree),
-                                   np.int64(max(cfg.cuda_block_degree, cfg.cuda_warp_degree))))
-        final_warp(warps_grid, block, (indptr, indices, comp, wl, ctrl, np.int64(rounds)))
-        final_block(hubs_grid, hub_threads, (indptr, indices, comp, wl, ctrl, n64,
-                                             np.int64(rounds)))
-        compress(grid, block, (comp, labels, n64))
+        final_thread(*vertices, final_args)
+        final_lists(lists_grid, (hub_threads,), (indptr, indices, comp, wl, ctrl, n64, r64))
+        compress(*vertices, (comp, labels, words if bitmap else null, n64))
 
     if stats is None:
         launch()
@@ -126,4 +172,4 @@ def afforest(indptr, indices, *, rounds=None, skip_largest=True, cfg=None, stats
         counts = ctrl.get()  # synchronize! (stats only)
         stats.metrics.update(kernel_ms=ms, warp_list=int(counts[COMPONENTS["C_WARP"]]),
                              block_list=int(counts[COMPONENTS["C_BLOCK"]]))
-    return labels
+    return (labels, words) if bitmap else labels
