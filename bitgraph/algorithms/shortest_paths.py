@@ -292,7 +292,11 @@ def _delta(A, c, s, W, D, delta, settings, stats):
     if delta is None:
         delta = default_delta(A, cfg)
         if A.device == "cuda":  # a round's work is cheap on a GPU: wider buckets, fewer rounds
-            delta *= max(1.0, float(cfg.cuda_delta_scale))
+            from bitgraph.algorithms.breadth_first import long_reach
+
+            # a graph of long diameter (a mesh) runs thousands of rounds: wider still
+            scale = cfg.cuda_delta_scale_long if long_reach(A) else cfg.cuda_delta_scale
+            delta *= max(1.0, float(scale))
     else:
         wmax = float(c.values.max()) if c.values.size else 0.0
         if np.isfinite(wmax) and wmax / float(delta) > bins:

@@ -195,10 +195,13 @@ class SSSP:
     par_edges: int = knob(100_000, """Delta-stepping runs a frontier whose out-edges reach this
         many on the thread pool (a round there costs ~50-100 us of Python and thread hand-off).""")
     cuda_delta_scale: float = knob(16.0, """CUDA delta-stepping's default delta is default_delta
-        (the CPU's) times this: on kron-21 (int weights 1-255, default_delta 3) the old GPU kernel
-        took 45.6 ms at 1x (219 rounds), 35.9 ms at 16x (30 rounds), 34.6 ms at 256x (14 rounds);
-        an edge-balanced round costs ~its edges, so past ~16x the saved rounds buy little and the
-        re-relaxed edges grow. Not yet measured with the edge-balanced kernel.""")
+        (the CPU's) times this on a graph of short diameter. H200, int weights 1-255, whole call
+        at 4x / 16x / 64x / 256x: kron-21 9.0 / 8.4 / 10.0 / 10.4 ms, kron-22 18.1 / 15.5 / 17.6 /
+        18.0, urand-21 7.9 / 6.5 / 15.1 / 18.6 (wider buckets re-relax more edges).""")
+    cuda_delta_scale_long: float = knob(128.0, """... and times this on a graph of long diameter
+        (``breadth_first.long_reach``: a mesh runs a round per bucket per hop). Same run:
+        grid-2048 416 / 222 / 149 / 126 ms, rgg-22 306 / 170 / 107 / 128 at 4x / 16x / 64x / 256x;
+        128x sits between the two bests.""")
     cuda_rounds_per_read: int = knob(8, """CUDA delta-stepping queues up to this many rounds
         between two reads of its counters (the batch doubles from 1 while the near list stays
         full; a round queued after the list emptied returns at once). Not yet measured on a
