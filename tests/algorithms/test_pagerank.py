@@ -328,13 +328,7 @@ def test_real_graphs(name, fused, device):
     if A.values is not None and A.values.dtype.kind == "f" and (A.values < 0).any():
         r, c, v = A.to_coo()  # PageRank over |weights|
         A = bg.Matrix.from_coo(r, c, np.abs(v), nrows=A.nrows, ncols=A.ncols)
-    r, c, v = A.to_coo()
-    G = nx.DiGraph()
-    G.add_nodes_from(range(A.nrows))
-    if A.iso:
-        G.add_edges_from(zip(r.tolist(), c.tolist()))
-    else:
-        G.add_weighted_edges_from(zip(r.tolist(), c.tolist(), v.astype(float).tolist()))
+    G = _nx_of(A)
     for tol in (1e-10, 1e-6):
         ref = _nx_ranks(G, A.nrows, tol=tol, max_iter=500)
         res = pagerank(A, tol=tol, max_iter=500, fused=fused, device=device)
