@@ -194,6 +194,9 @@ class SSSP:
         buckets (delta is widened so that max_weight / delta fits).""")
     par_edges: int = knob(100_000, """Delta-stepping runs a frontier whose out-edges reach this
         many on the thread pool (a round there costs ~50-100 us of Python and thread hand-off).""")
+    par_block: int = knob(64, """A thread of a parallel delta-stepping round claims this many
+        frontier vertices at once (an atomic add each; kron's hubs make larger blocks uneven).
+        Not yet measured.""")
     cuda_delta_scale: float = knob(16.0, """CUDA delta-stepping's default delta is default_delta
         (the CPU's) times this on a graph of short diameter. H200, int weights 1-255, whole call
         at 4x / 16x / 64x / 256x: kron-21 9.0 / 8.4 / 10.0 / 10.4 ms, kron-22 18.1 / 15.5 / 17.6 /
