@@ -78,7 +78,7 @@ KERNEL_DTYPES = (
 _CHUNK = 64
 
 # ctl[] slots: the driver's shared scalars, kept between calls
-_USED, _CUR, _RELAXED, _RESUME, _WORK = range(5)
+_USED, _CUR, _RELAXED, _RESUME, _WORK, _HELPED = range(6)
 _NCTL = 8
 # tctl[t * _NT + ...]: thread t's own lists (a cache line per thread)
 _FREE, _NFREE, _NONEMPTY = range(3)
@@ -263,7 +263,9 @@ def _search(t, threads, indptr, indices, weights, dist, head, tail, fill, data, 
     # frontier positions at once.
     # The driver returns -1: make room for _room(ctl[_WORK], nbins,
     # threads) more chunks and call again (frontier[:ctl[_RESUME]] is kept
-    # to relax then); 0: done. O(work of the frontiers + buckets scanned)
+    # to relax then); -2: the first parallel round is due: start the
+    # helpers from now on (ctl[_HELPED] = 1) and call again; 0: done.
+    # O(work of the frontiers + buckets scanned)
     nbins = head.size // threads
     if t > 0:  # a helper: join unless the driver stopped waiting, then serve rounds
         while True:
@@ -340,6 +342,11 @@ def _search(t, threads, indptr, indices, weights, dist, head, tail, fill, data, 
                 continue
             ctl[_RELAXED] += nf
         if work >= par_edges:
+            if ctl[_HELPED] == 0:  # no helper spins before a search needs one
+                ctl[_RESUME] = nf
+                ctl[_WORK] = work
+                ret = -2
+                break
             if nxt.size - ctl[_USED] < _room_nb(work, nbins, threads):
                 ctl[_RESUME] = nf
                 ctl[_WORK] = work
@@ -494,7 +501,8 @@ def delta_stepping(A, source, delta, dist_dtype, *, parallel=None,
         args = (indptr, indices, weights, dist, head, tail, fill, data, ddata, nxt, ctl, tctl,
                 sync, frontier, fd, inv_delta, saturated, par_edges,
                 np.int64(max(1, int(cfg.par_block))))
-        helpers = [_submit(_search, t, threads, *args) for t in range(1, threads)]
+        helpers = [_submit(_search, t, threads, *args)
+                   for t in range(1, threads if ctl[_HELPED] else 1)]
         try:
             ret = _search(0, threads, *args)
         finally:
@@ -503,6 +511,9 @@ def delta_stepping(A, source, delta, dist_dtype, *, parallel=None,
                     h.result()
         if ret == 0:
             break
+        if ret == -2:
+            ctl[_HELPED] = 1
+            continue
         # grow the chunk pool (never inside the kernels' loops)
         need = _room(int(ctl[_WORK]), nbins, threads)
         grow = max(need, nxt.size)
