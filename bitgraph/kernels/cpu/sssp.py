@@ -63,7 +63,7 @@ from numba.core import cgutils
 from numba.extending import intrinsic
 
 from bitgraph.kernels.cpu import _submit, arg, check_length, index_args, num_threads
-from bitgraph.kernels.cpu.bits import _item_pointer, fetch_add
+from bitgraph.kernels.cpu.bits import _item_pointer, fetch_add, prefetch
 from bitgraph.kernels.registry import register
 
 __all__ = ["delta_stepping", "bucket_count", "KERNEL_DTYPES"]
@@ -233,6 +233,22 @@ def _room(work, nbins, threads=1):
 
 
 @njit(inline="always")
+def _ahead(f, nf, frontier, indptr, indices, weights, dist):
+    # prefetch what vertex f + 8 of the frontier reads first (its indptr),
+    # then the row of vertex f + 4 (indptr fetched 4 vertices ago) and the
+    # distance of its first neighbour
+    if f + np.uint64(8) < np.uint64(nf):
+        prefetch(indptr, np.uint64(frontier[f + np.uint64(8)]))
+    if f + np.uint64(4) < np.uint64(nf):
+        u = np.uint64(frontier[f + np.uint64(4)])
+        p = np.uint64(indptr[u])
+        if p < np.uint64(indptr[u + _U1]):
+            prefetch(indices, p)
+            prefetch(weights, p)
+            prefetch(dist, np.uint64(indices[p]))
+
+
+@njit(inline="always")
 def _room_nb(work, nbins, threads):
     return work // _CHUNK + threads * (nbins + 1) + 1
 
@@ -256,6 +272,7 @@ def _relax_share(t, nbins, frontier, fd, nf, block, sync, indptr, indices, weigh
         if b >= nf:
             return
         for f in range(np.uint64(b), np.uint64(min(b + block, nf))):
+            _ahead(f, nf, frontier, indptr, indices, weights, dist)
             u = np.uint64(frontier[f])
             du = fd[f]
             if dist[u] != du:  # improved again meanwhile: queued anew
@@ -399,7 +416,8 @@ def _search(t, threads, indptr, indices, weights, dist, head, tail, fill, data, 
             ctl[_WORK] = work
             ret = -1
             break
-        for f in range(nf):
+        for f in range(np.uint64(nf)):
+            _ahead(f, nf, frontier, indptr, indices, weights, dist)
             u = np.uint64(frontier[f])
             du = fd[f]
             if dist[u] != du:  # improved again meanwhile: queued anew
