@@ -20,9 +20,10 @@ return to Python (to grow the pool of list chunks). One kernel,
 ``_search``, runs on every thread of a search: thread 0, the driver,
 empties buckets and relaxes their frontiers itself while they are small;
 a frontier whose out-edges reach ``par_edges`` is a parallel round, in
-which the other threads (helpers, started on the pool with the driver and
-spinning on a round counter between rounds) and the driver claim blocks
-of the frontier and relax them, lowering dist by compare-and-swap (a
+which the other threads (helpers, started on the pool at the search's
+first parallel round, then spinning on a round counter between rounds,
+with ``pause``) and the driver claim blocks of ``par_block`` frontier
+vertices and relax them, lowering dist by compare-and-swap (a
 strict improvement wins once; its winner queues it in its own lists, so
 no vertex is recorded twice and nothing is merged afterwards). The driver
 waits for every helper to arrive, then goes on. A helper the pool does
@@ -47,7 +48,13 @@ costs n int32 more).
 Tried and dropped before this design: parallel rounds on the pool that
 recorded every improvement (v, d) with plain stores for the driver to
 merge (serial merge, a Python round trip and allocations per round:
-2.2x slower than gapbs on kron-20 at 2 threads).
+2.2x slower than gapbs on kron-20 at 2 threads). Tried and dropped
+after: parallel rounds straight over the bucket's detached chunks (no
+serial frontier pass, stale entries skipped by the threads): 5-15%
+slower on kron-20, urand-20 and grid-1024 (the frontier pass keeps the
+prefetch distance across chunks and drops stale entries once).
+The relax loops prefetch ahead (``_ahead``): urand-20 serial 530 -> 355
+ms; prefetching all 16 first neighbours' distances was slower (447).
 
 Distances are computed in D (int32/int64/uint64/float32/float64), weights
 in the same dtype (``KERNEL_DTYPES``: each pair compiles one kernel, ~1.8 s). Integer
