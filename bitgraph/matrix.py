@@ -54,6 +54,7 @@ class Derived:
     sssp_weights: dict            # dtype -> CSR with values cast to it
     sssp_matrix: dict             # dtype -> Matrix with values cast to it
     sssp_work: object             # CUDA delta-stepping's workspaces: (n, index, dtype) -> arrays
+    sssp_facts: object            # dict: what sssp reads of the weights (shortest_paths._weight_facts)
     pagerank_operator: object     # the fused iteration's arrays
     pagerank_cuda: object         # dict: the GPU run's plan and workspaces (kernels/cuda/pagerank.py)
     # the traversals (bfs, msbfs): names as their code spells them

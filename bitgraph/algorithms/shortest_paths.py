@@ -133,13 +133,14 @@ def sssp(A, source, *, method="auto", delta=None, stats=None):
     cfg = settings.current()
     c = out_csr(A)
     weights = c.values
-    neg = _check_weights(weights)
+    facts = _weight_facts(A, c)
+    neg = facts["neg"]
     n = A.nrows
     if neg is not None and method == "delta":
         raise InvalidValue(f"sssp: method='delta' needs edge weights >= 0; stored entry"
                            f" {neg} has weight {_entry(weights, neg)}: use method='bellman-ford'"
                            f" (or 'auto') for negative weights")
-    W, D = _kernel_dtypes(A.dtype, weights, n, neg is not None)
+    W, D = _kernel_dtypes(A.dtype, weights, n, neg is not None, facts)
     if method == "auto":  # the fused kernel runs on both devices
         method = "delta" if neg is None else "bellman-ford"
     if stats is not None:  # what ran (bitgraph.Stats)
@@ -210,19 +211,44 @@ def default_delta(A, cfg=None):
     if w is None or w.size == 0:
         return 1.0
 
-    xp = ar.array_module(w)
-    rows = int(xp.count_nonzero(xp.diff(c.indptr)))
-    finite = w[xp.isfinite(w)] if w.dtype.kind == "f" else w
-    mean = float(finite.mean(dtype=np.float64)) if finite.size else 0.0
-    delta = mean * rows / w.size
+    facts = _weight_facts(A, c)
+    delta = facts["mean"] * facts["rows"] / w.size
     if w.dtype.kind in "iu":
         delta = float(max(1, round(delta)))
-    wmax = float(finite.max()) if finite.size else 0.0
+    wmax = float(facts["finite_max"])
     delta = max(delta, wmax / (cfg.max_bins - 4))
     if delta > 0 and np.isfinite(1.0 / delta):
         return delta
     # every weight 0, or so small (subnormal) that 1 / delta overflows: one bucket
     return wmax if wmax > 0 and np.isfinite(1.0 / wmax) else 1.0
+
+
+def _weight_facts(A, c):
+    """What sssp reads of A's weights (c: A's CSR), found once and cached on
+    A: ``neg`` (the first negative entry, None: none), ``max`` (the largest
+    weight, inf included), ``finite_max`` and ``mean`` (over the finite
+    weights; 0 if none), ``rows`` (rows with an entry). Each is a pass over
+    the m weights (~10 ms at m = 32M), as long as the search itself on
+    short-diameter graphs. A NaN or -inf weight raises ``InvalidValue``
+    (not cached: every call raises)."""
+    def build():
+        w = c.values
+        xp = ar.array_module(w)
+        neg = _check_weights(w)
+        facts = {"neg": neg, "max": 0, "finite_max": 0, "mean": 0.0,
+                 "rows": int(xp.count_nonzero(xp.diff(c.indptr)))}
+        if w.size:
+            wmax = w.max().item()
+            finite = w[xp.isfinite(w)] if w.dtype.kind == "f" and not np.isfinite(wmax) else w
+            facts["max"] = wmax
+            if finite.size:
+                facts["finite_max"] = finite.max().item() if finite is not w else wmax
+                facts["mean"] = float(finite.mean(dtype=np.float64))
+        return facts
+
+    if c.values is None:
+        return {"neg": None, "max": 0, "finite_max": 0, "mean": 0.0, "rows": 0}
+    return cached(A, "sssp_facts", build)
 
 
 def _check_weights(weights, where="sssp"):
@@ -252,7 +278,7 @@ def _entry(values, i):
     return bgdev.host(values[i:i + 1])[0]
 
 
-def _kernel_dtypes(dtype, weights, n, negative=False):
+def _kernel_dtypes(dtype, weights, n, negative=False, facts=None):
     """(W, D): the kernel's weight and distance dtypes for A's dtype.
 
     Small integers run as int32 when every path fits (max weight * (n - 1)
@@ -268,7 +294,10 @@ def _kernel_dtypes(dtype, weights, n, negative=False):
         return dtype, dtype
     if dtype.itemsize >= 4 and dtype != np.int32:  # int64, uint32
         return np.dtype(np.int64), np.dtype(np.int64)
-    wmax = int(weights.max()) if weights.size else 0
+    if facts is not None:
+        wmax = int(facts["max"])
+    else:
+        wmax = int(weights.max()) if weights.size else 0
     steps = max(n - 1, 1)
     if negative:
         wmax = max(wmax, -int(weights.min()))
@@ -298,15 +327,16 @@ def _delta(A, c, s, W, D, delta, settings, stats):
             scale = cfg.cuda_delta_scale_long if long_reach(A) else cfg.cuda_delta_scale
             delta *= max(1.0, float(scale))
     else:
-        wmax = float(c.values.max()) if c.values.size else 0.0
+        wmax = float(_weight_facts(A, c)["max"])
         if np.isfinite(wmax) and wmax / float(delta) > bins:
             raise InvalidValue(f"sssp: delta={delta} is too small for the largest weight"
                                f" {wmax}: at most {bins} buckets of width delta"
                                f" may span one edge (delta >= {wmax / bins:.6g})")
     run = registry.lookup("sssp", fmt="csr", device=A.device, variant="delta")
-    extra = {}
     if A.device == "cuda":  # the device workspaces are kept on A between calls
         extra = {"cuda": settings.cuda, "stats": stats, "work": cached(A, "sssp_work", dict)}
+    else:  # the kernel's window of buckets needs the largest finite weight
+        extra = {"max_weight": _weight_facts(A, c)["finite_max"]}
     dist, _ = run(_cast_weights(A, c, W), s, float(delta), D, cfg=cfg, **extra)
     xp = ar.array_module(dist)
     if D.kind == "f":

@@ -192,8 +192,14 @@ class SSSP:
     """
     max_bins: int = knob(1 << 16, """Delta-stepping's circular window holds at most this many
         buckets (delta is widened so that max_weight / delta fits).""")
-    par_edges: int = knob(100_000, """Delta-stepping runs a frontier whose out-edges reach this
-        many on the thread pool (a round there costs ~50-100 us of Python and thread hand-off).""")
+    par_edges: int = knob(1_000, """Delta-stepping relaxes a frontier whose out-edges reach this
+        many on all threads (a round's hand-off to the spinning helpers costs a few us), and
+        starts helpers only for a graph of at least this many edges. 2 threads, weights 1-255,
+        at 100k / 10k / 1k: grid-1024 (delta 64) 101 / 100 / 86 ms; kron-20 and urand-20
+        within the noise of a shared 2-core box.""")
+    par_block: int = knob(64, """A thread of a parallel delta-stepping round claims this many
+        frontier vertices at once (an atomic add each; kron's hubs make larger blocks uneven).
+        Not yet measured.""")
     cuda_delta_scale: float = knob(16.0, """CUDA delta-stepping's default delta is default_delta
         (the CPU's) times this on a graph of short diameter. H200, int weights 1-255, whole call
         at 4x / 16x / 64x / 256x: kron-21 9.0 / 8.4 / 10.0 / 10.4 ms, kron-22 18.1 / 15.5 / 17.6 /

@@ -138,8 +138,9 @@ def test_delta_widths(device, case, data):
 @given(weighted(dtypes=["int32", "int64", "uint64", "float32", "float64"], max_n=80), st.data())
 @settings(max_examples=200)
 def test_kernel_parallel_rounds(case, data):
-    """Every frontier on the thread pool (records absorbed by the driver)
-    equals the serial kernel exactly, also when the bucket pool grows."""
+    """Every frontier a parallel round (the driver and its helpers lowering
+    dist by compare-and-swap) equals the serial kernel exactly, also when
+    the bucket pool grows (the helpers leave and start again)."""
     spec, dtype = case
     s = data.draw(st.integers(0, spec.n - 1), label="source")
     A = spec.matrix(bg)
@@ -155,6 +156,23 @@ def test_kernel_parallel_rounds(case, data):
     ref = csgraph.dijkstra(_scipy_graph(spec), directed=True, indices=s)
     inf = np.inf if np.dtype(D).kind == "f" else np.iinfo(D).max
     np.testing.assert_array_equal(np.isfinite(ref), serial != inf)
+
+
+@given(weighted(dtypes=["int32", "float64"], max_n=60), st.data())
+@settings(max_examples=20)
+def test_kernel_more_helpers_than_pool_threads(case, data):
+    """Eight threads asked for on a smaller pool: the helpers the pool never
+    starts are not waited for (the driver closes the joining) and the
+    distances are exact."""
+    spec, dtype = case
+    s = data.draw(st.integers(0, spec.n - 1), label="source")
+    A = spec.matrix(bg)
+    c = A._csr()._replace(values=A._csr().values.astype(dtype))
+    serial, _ = kernel.delta_stepping(c, s, 1e9, dtype, parallel=False)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("NUMBA_NUM_THREADS", "8")
+        par, _ = kernel.delta_stepping(c, s, 1e9, dtype, parallel=True, par_edges=0)
+    np.testing.assert_array_equal(serial, par)
 
 
 @pytest.mark.parametrize("device", O.DEVICES)

@@ -15,49 +15,62 @@ edges each time it leaves a bucket improved, which with the default delta
 (``bitgraph.algorithms.shortest_paths``) happens ~1.0-1.1 times per vertex; a split
 would read every row twice.
 
-The state lives in arrays the launcher owns, so one search alternates
-between two kernels without losing it:
-
-- ``_drive`` (serial) absorbs the improvements of a parallel round, then
-  empties buckets and relaxes their frontiers itself while they are small,
-  and returns a frontier whose out-edges reach ``par_edges``;
-- ``_relax_chunk`` (thread pool, chunks of that frontier of equal edge
-  work) relaxes with plain loads and stores and records every improvement
-  (v, d). Two threads may race on dist[v] and the larger value may win in
-  memory; ``_drive`` then sets dist[v] to the least recorded value and
-  queues v: every value written is a recorded path length, so the result
-  is exact with no atomics.
+The state lives in arrays the launcher owns, so a search survives a
+return to Python (to grow the pool of list chunks). One kernel,
+``_search``, runs on every thread of a search: thread 0, the driver,
+empties buckets and relaxes their frontiers itself while they are small;
+a frontier whose out-edges reach ``par_edges`` is a parallel round, in
+which the other threads (helpers, started on the pool at the search's
+first parallel round, then spinning on a round counter between rounds,
+with ``pause``) and the driver claim blocks of ``par_block`` frontier
+vertices and relax them, lowering dist by compare-and-swap (a
+strict improvement wins once; its winner queues it in its own lists, so
+no vertex is recorded twice and nothing is merged afterwards). The driver
+waits for every helper to arrive, then goes on. A helper the pool does
+not start (a busy pool) is not waited for: the driver closes the joining
+after a bounded wait and runs with those that came.
 
 Buckets live in a circular window of ``nbins`` (a power of two, at least
 ``floor(max_weight * inv_delta) + 3``): an improvement never lands past it,
-since d_new <= d_cur + max_weight. Each bucket is a linked list of chunks
-of ``_CHUNK`` entries (``data``: vertex, ``ddata``: its distance when
-queued; ``nxt``; free chunks recycled), so queueing writes sequentially;
-the pool grows between kernel calls, before a frontier that might need
-more room is relaxed. Every improvement queues an entry; only the entry
-holding the vertex's current distance is valid (improvements are strict,
-so there is one; two parallel chunks that improve v to the same value
-queue it twice, which only costs a second relaxation), the others are
-skipped when their bucket is emptied.
-That check reads dist[v], which the relaxation reads anyway (a separate
-"queued in bucket" array, tried first, measured no faster and costs n
-int32 more).
+since d_new <= d_cur + max_weight. Each thread has its own row of buckets;
+each bucket is a linked list of chunks of ``_CHUNK`` entries (``data``:
+vertex, ``ddata``: its distance when queued; ``nxt``), so queueing writes
+sequentially. Emptied chunks go back to the free list of the thread that
+filled them; a thread with none takes the next chunk of the shared pool
+(an atomic add). The pool grows between kernel calls, before a frontier
+that might need more room is relaxed. Every improvement queues an entry;
+only the entry holding the vertex's current distance is valid
+(improvements are strict, so there is one), the others are skipped when
+their bucket is emptied. That check reads dist[v], which the relaxation
+reads anyway (a separate "queued in bucket" array measured no faster and
+costs n int32 more).
 
-Tried and dropped: gapbs's structure, T threads of their own for the
-whole search (atomic min on dist, per-thread buckets, spin barriers, "bin
-fusion" of small buckets): on 2 cores within the noise of this on kron-20
-(255-365 ms against 290-330 ms a source) and 1.7-2.8x slower on a
-1024x1024 grid (two barriers per bucket, thousands of buckets).
+Tried and dropped before this design: parallel rounds on the pool that
+recorded every improvement (v, d) with plain stores for the driver to
+merge (serial merge, a Python round trip and allocations per round:
+2.2x slower than gapbs on kron-20 at 2 threads). Tried and dropped
+after: parallel rounds straight over the bucket's detached chunks (no
+serial frontier pass, stale entries skipped by the threads): 5-15%
+slower on kron-20, urand-20 and grid-1024 (the frontier pass keeps the
+prefetch distance across chunks and drops stale entries once).
+The relax loops prefetch ahead (``_ahead``): urand-20 serial 530 -> 355
+ms; prefetching all 16 first neighbours' distances was slower (447).
 
 Distances are computed in D (int32/int64/uint64/float32/float64), weights
-in the same dtype (``KERNEL_DTYPES``: each pair compiles two kernels, ~2.5 s). Integer
+in the same dtype (``KERNEL_DTYPES``: each pair compiles one kernel, ~1.8 s). Integer
 sums saturate at ``saturated`` (D's maximum - 1) instead of wrapping.
 """
 
-import numpy as np
-from numba import njit
+import platform
 
-from bitgraph.kernels.cpu import arg, check_length, index_args, num_threads, parallel_map
+import numpy as np
+from llvmlite import ir
+from numba import njit, types
+from numba.core import cgutils
+from numba.extending import intrinsic
+
+from bitgraph.kernels.cpu import _submit, arg, check_length, index_args, num_threads
+from bitgraph.kernels.cpu.bits import _item_pointer, fetch_add, prefetch
 from bitgraph.kernels.registry import register
 
 __all__ = ["delta_stepping", "bucket_count", "KERNEL_DTYPES"]
@@ -74,11 +87,114 @@ KERNEL_DTYPES = (
 # vertex ids per chunk of a bucket's list (the lists' layout)
 _CHUNK = 64
 
-# ctl[] slots: the driver's scalars, kept between calls
-_FREE, _NFREE, _USED, _NONEMPTY, _CUR, _RELAXED, _RESUME, _WORK = range(8)
+# ctl[] slots: the driver's shared scalars, kept between calls
+_USED, _CUR, _RELAXED, _RESUME, _WORK, _HELPED = range(6)
 _NCTL = 8
+# tctl[t * _NT + ...]: thread t's own lists (a cache line per thread)
+_FREE, _NFREE, _NONEMPTY = range(3)
+_NT = 16
+# sync[] slots (one array per launch): helpers joined (+ _CLOSED once the
+# driver stops waiting for more), the round number (-1: leave), the next
+# frontier position to claim, helpers done with the round, its size
+_JOINED, _GEN, _NEXT, _ARRIVED, _NF = 0, 8, 16, 24, 32
+_NSYNC = 40
+_CLOSED = 1 << 40
+# join checks (each a pause, ~20-30 ns on Zen 3: ~25 ms in all) before the
+# driver goes on without a helper that never started (a busy pool)
+_JOIN_SPINS = 1 << 20
 
 _U1 = np.uint64(1)
+
+
+@intrinsic
+def _arrive(typingctx, a, i):
+    # a[i] += 1 (int64) atomically, after every write of this thread before it
+    if not (isinstance(a, types.Array) and a.dtype == types.int64 and isinstance(i, types.Integer)):
+        return None
+    sig = types.void(a, types.unliteral(i))
+
+    def codegen(context, builder, signature, args):
+        ptr = _item_pointer(context, builder, signature.args[0], args[0], args[1])
+        builder.atomic_rmw("add", ptr, ir.Constant(ir.IntType(64), 1), "acq_rel")
+        return context.get_dummy_value()
+
+    return sig, codegen
+
+
+# a spinning thread's hint to the core (x86 ``pause``; elsewhere nothing)
+_PAUSE = ("llvm.x86.sse2.pause" if platform.machine().lower() in ("x86_64", "amd64", "i686", "x86")
+          else "")
+
+
+@intrinsic
+def _pause(typingctx):
+    sig = types.void()
+
+    def codegen(context, builder, signature, args):
+        if _PAUSE:
+            fn = cgutils.get_or_insert_function(builder.module,
+                                                ir.FunctionType(ir.VoidType(), []), _PAUSE)
+            builder.call(fn, [])
+        return context.get_dummy_value()
+
+    return sig, codegen
+
+
+def _pointer(context, builder, aty, ary, i):
+    ptr = _item_pointer(context, builder, aty, ary, i)
+    if isinstance(aty.dtype, types.Float):  # atomics act on the bits
+        ptr = builder.bitcast(ptr, ir.IntType(aty.dtype.bitwidth).as_pointer())
+    return ptr
+
+
+def _bits(builder, value, ty):
+    return builder.bitcast(value, ir.IntType(ty.bitwidth)) if isinstance(ty, types.Float) else value
+
+
+@intrinsic
+def _cas(typingctx, a, i, expected, new):
+    # a[i] = new if a[i] holds expected's bits, atomically; whether it did
+    if not (isinstance(a, types.Array) and a.ndim == 1 and isinstance(i, types.Integer)):
+        return None
+    sig = types.boolean(a, types.unliteral(i), a.dtype, a.dtype)
+
+    def codegen(context, builder, signature, args):
+        aty = signature.args[0]
+        ptr = _pointer(context, builder, aty, args[0], args[1])
+        res = builder.cmpxchg(ptr, _bits(builder, args[2], aty.dtype),
+                              _bits(builder, args[3], aty.dtype), "monotonic", "monotonic")
+        return builder.extract_value(res, 1)
+
+    return sig, codegen
+
+
+@intrinsic
+def _load_acquire(typingctx, a, i):
+    # a[i] (int64), read after every write another thread released before it
+    if not (isinstance(a, types.Array) and a.dtype == types.int64 and isinstance(i, types.Integer)):
+        return None
+    sig = types.int64(a, types.unliteral(i))
+
+    def codegen(context, builder, signature, args):
+        ptr = _item_pointer(context, builder, signature.args[0], args[0], args[1])
+        return builder.load_atomic(ptr, "acquire", 8)
+
+    return sig, codegen
+
+
+@intrinsic
+def _store_release(typingctx, a, i, v):
+    # a[i] = v (int64), after every write of this thread before it
+    if not (isinstance(a, types.Array) and a.dtype == types.int64 and isinstance(i, types.Integer)):
+        return None
+    sig = types.void(a, types.unliteral(i), types.int64)
+
+    def codegen(context, builder, signature, args):
+        ptr = _item_pointer(context, builder, signature.args[0], args[0], args[1])
+        builder.store_atomic(args[2], ptr, "release", 8)
+        return context.get_dummy_value()
+
+    return sig, codegen
 
 
 def bucket_count(max_weight, inv_delta):
@@ -89,23 +205,24 @@ def bucket_count(max_weight, inv_delta):
 
 
 @njit(inline="always")
-def _push(v, d, slot, head, tail, fill, data, ddata, nxt, ctl):
-    # append (v, d) to bucket ``slot``. The caller made room for every push of
-    # the frontier beforehand (``_room``), so no array is reallocated here:
-    # a reallocation in the relax loop made numba reference-count the
-    # arrays on every improvement (measured 2x slower overall).
+def _push(v, d, slot, t, head, tail, fill, data, ddata, nxt, ctl, tctl):
+    # thread t appends (v, d) to its list ``slot`` (t's row of the buckets).
+    # The driver made room for every push of the frontier beforehand: a
+    # new chunk comes from t's free list, else from the shared pool's end
+    # (atomic: the threads of a parallel round share it). An array
+    # reallocated here would make numba reference-count the arrays on every
+    # improvement (measured 2x slower overall).
     if tail[slot] < 0 or fill[slot] == _CHUNK:
-        e = ctl[_FREE]
+        e = tctl[t + _FREE]
         if e >= 0:
-            ctl[_FREE] = nxt[e]
-            ctl[_NFREE] -= 1
+            tctl[t + _FREE] = nxt[e]
+            tctl[t + _NFREE] -= 1
         else:
-            e = ctl[_USED]
-            ctl[_USED] = e + 1
+            e = fetch_add(ctl, _USED, 1)
         nxt[e] = -1
         if tail[slot] < 0:
             head[slot] = e
-            ctl[_NONEMPTY] += 1
+            tctl[t + _NONEMPTY] += 1
         else:
             nxt[tail[slot]] = e
         tail[slot] = e
@@ -116,10 +233,31 @@ def _push(v, d, slot, head, tail, fill, data, ddata, nxt, ctl):
     fill[slot] += 1
 
 
-def _room(work, nbins):
-    """Chunks ``work`` pushes may take: each bucket opens at most one new
-    chunk besides the full ones."""
-    return work // _CHUNK + nbins + 1
+def _room(work, nbins, threads=1):
+    """Chunks ``work`` pushes may take: each thread's list of each bucket
+    opens at most one new chunk besides the full ones."""
+    return work // _CHUNK + threads * (nbins + 1) + 1
+
+
+@njit(inline="always")
+def _ahead(f, nf, frontier, indptr, indices, weights, dist):
+    # prefetch what vertex f + 8 of the frontier reads first (its indptr),
+    # then the row of vertex f + 4 (indptr fetched 4 vertices ago) and the
+    # distance of its first neighbour
+    if f + np.uint64(8) < np.uint64(nf):
+        prefetch(indptr, np.uint64(frontier[f + np.uint64(8)]))
+    if f + np.uint64(4) < np.uint64(nf):
+        u = np.uint64(frontier[f + np.uint64(4)])
+        p = np.uint64(indptr[u])
+        if p < np.uint64(indptr[u + _U1]):
+            prefetch(indices, p)
+            prefetch(weights, p)
+            prefetch(dist, np.uint64(indices[p]))
+
+
+@njit(inline="always")
+def _room_nb(work, nbins, threads):
+    return work // _CHUNK + threads * (nbins + 1) + 1
 
 
 @njit(inline="always")
@@ -127,74 +265,166 @@ def _bucket(d, inv_delta):
     return np.uint64(np.int64(np.float64(d) * inv_delta))
 
 
-@njit(cache=True, nogil=True)
-def _drive(indptr, indices, weights, dist, head, tail, fill, data, ddata,
-           nxt, ctl, frontier, fd, rec_v, rec_d, inv_delta, saturated, par_edges):
-    # indptr[n+1], indices[m], weights[m] W; dist[n] D; head/tail/fill
-    # [nbins] int64; data[chunks * _CHUNK] (vertex), ddata[same] D (its
-    # distance when queued), nxt[chunks]; ctl[_NCTL] int64; frontier[n],
-    # fd[n] D; rec_v[r], rec_d[r]: improvements recorded by the last
-    # parallel round (the caller made room for them).
-    # Returns nf > 0: frontier[:nf] to relax on the pool; -1: make room
-    # for _room(ctl[_WORK]) more chunks and call again (frontier[:ctl[
-    # _RESUME]] is kept to relax then); 0: done.
-    # O(work of the serial frontiers + records + buckets scanned)
-    nbins = head.size
+@njit(inline="always")
+def _relax_share(t, nbins, frontier, fd, nf, block, sync, indptr, indices, weights, dist, head, tail,
+                 fill, data, ddata, nxt, ctl, tctl, inv_delta, saturated):
+    # one thread's part of a parallel round: blocks of frontier[:nf] claimed
+    # from sync[_NEXT]; dist lowered by compare-and-swap (a strict
+    # improvement wins once, and its winner queues it in its own lists)
     mask = np.uint64(nbins - 1)
-    # absorb the parallel round: least recorded value, then queue winners
-    for r in range(rec_v.size):
-        v = np.uint64(rec_v[r])
-        if rec_d[r] < dist[v]:
-            dist[v] = rec_d[r]
-    for r in range(rec_v.size):
-        v = np.uint64(rec_v[r])
-        d = rec_d[r]
-        if d == dist[v]:
-            _push(v, d, _bucket(d, inv_delta) & mask, head, tail, fill, data, ddata, nxt, ctl)
-    while ctl[_NONEMPTY] > 0 or ctl[_RESUME] > 0:
+    row = np.uint64(t) * np.uint64(nbins)
+    tt = t * _NT
+    while True:
+        b = fetch_add(sync, _NEXT, block)
+        if b >= nf:
+            return
+        for f in range(np.uint64(b), np.uint64(min(b + block, nf))):
+            _ahead(f, nf, frontier, indptr, indices, weights, dist)
+            u = np.uint64(frontier[f])
+            du = fd[f]
+            if dist[u] != du:  # improved again meanwhile: queued anew
+                continue
+            for p in range(np.uint64(indptr[u]), np.uint64(indptr[u + _U1])):
+                v = np.uint64(indices[p])
+                w = weights[p]
+                nd = saturated if w > saturated - du else du + w
+                old = dist[v]
+                while nd < old:
+                    if _cas(dist, v, old, nd):
+                        _push(v, nd, row + (_bucket(nd, inv_delta) & mask), tt, head, tail,
+                              fill, data, ddata, nxt, ctl, tctl)
+                        break
+                    old = dist[v]
+
+
+@njit(cache=True, nogil=True)
+def _search(t, threads, indptr, indices, weights, dist, head, tail, fill, data, ddata, nxt,
+            ctl, tctl, sync, frontier, fd, inv_delta, saturated, par_edges, par_block):
+    # Thread t of ``threads`` (t = 0: the driver, the others helpers of its
+    # parallel rounds). indptr[n+1], indices[m], weights[m] W; dist[n] D;
+    # head/tail/fill[threads * nbins] int64 (thread t's lists at row t);
+    # data[chunks * _CHUNK] (vertex), ddata[same] D (its distance when
+    # queued), nxt[chunks] int64; ctl[_NCTL], tctl[threads * _NT],
+    # sync[_NSYNC] int64; frontier[n], fd[n] D; a thread claims par_block
+    # frontier positions at once.
+    # The driver returns -1: make room for _room(ctl[_WORK], nbins,
+    # threads) more chunks and call again (frontier[:ctl[_RESUME]] is kept
+    # to relax then); -2: the first parallel round is due: start the
+    # helpers from now on (ctl[_HELPED] = 1) and call again; 0: done.
+    # O(work of the frontiers + buckets scanned)
+    nbins = head.size // threads
+    if t > 0:  # a helper: join unless the driver stopped waiting, then serve rounds
+        while True:
+            j = _load_acquire(sync, _JOINED)
+            if j >= _CLOSED:
+                return 0
+            if _cas(sync, _JOINED, j, j + 1):
+                break
+        last = 0
+        while True:
+            g = _load_acquire(sync, _GEN)
+            if g == last:
+                _pause()
+                continue
+            if g < 0:
+                return 0
+            last = g
+            _relax_share(t, nbins, frontier, fd, sync[_NF], par_block, sync, indptr, indices, weights,
+                         dist, head, tail, fill, data, ddata, nxt, ctl, tctl, inv_delta,
+                         saturated)
+            _arrive(sync, _ARRIVED)
+    mask = np.uint64(nbins - 1)
+    helpers = -1  # joined helpers; -1: not waited for yet
+    ret = 0
+    while True:
+        nonempty = 0
+        for r in range(threads):
+            nonempty += tctl[r * _NT + _NONEMPTY]
+        if nonempty == 0 and ctl[_RESUME] == 0:
+            break
         if ctl[_RESUME] > 0:  # a frontier collected before the pool grew
             nf = ctl[_RESUME]
+            work = ctl[_WORK]
             ctl[_RESUME] = 0
         else:
             s = np.uint64(ctl[_CUR]) & mask
-            if head[s] < 0:
-                ctl[_CUR] += 1
-                continue
-            # detach bucket cur; its valid entries (queued with the vertex's
-            # current distance: the last improvement) form the frontier
-            c = head[s]
-            last, last_fill = tail[s], fill[s]
-            head[s] = -1
-            tail[s] = -1
-            ctl[_NONEMPTY] -= 1
             nf = 0
             work = 0
-            while c >= 0:
-                cnt = last_fill if c == last else _CHUNK
-                base = np.uint64(c) * np.uint64(_CHUNK)
-                for i in range(np.uint64(cnt)):
-                    u = np.uint64(data[base + i])
-                    du = ddata[base + i]
-                    if dist[u] == du:
-                        frontier[nf] = u
-                        fd[nf] = du
-                        nf += 1
-                        work += indptr[u + _U1] - indptr[u]
-                after = nxt[c]
-                nxt[c] = ctl[_FREE]
-                ctl[_FREE] = c
-                ctl[_NFREE] += 1
-                c = after
+            found = False
+            # detach bucket cur from every thread's row; its valid entries
+            # (queued with the vertex's current distance: the last
+            # improvement) form the frontier; each chunk goes back to the
+            # free list of the thread that filled it
+            for r in range(threads):
+                slot = np.uint64(r) * np.uint64(nbins) + s
+                c = head[slot]
+                if c < 0:
+                    continue
+                found = True
+                last, last_fill = tail[slot], fill[slot]
+                head[slot] = -1
+                tail[slot] = -1
+                rt = r * _NT
+                tctl[rt + _NONEMPTY] -= 1
+                while c >= 0:
+                    cnt = last_fill if c == last else _CHUNK
+                    base = np.uint64(c) * np.uint64(_CHUNK)
+                    for i in range(np.uint64(cnt)):
+                        u = np.uint64(data[base + i])
+                        du = ddata[base + i]
+                        if dist[u] == du:
+                            frontier[nf] = u
+                            fd[nf] = du
+                            nf += 1
+                            work += indptr[u + _U1] - indptr[u]
+                    after = nxt[c]
+                    nxt[c] = tctl[rt + _FREE]
+                    tctl[rt + _FREE] = c
+                    tctl[rt + _NFREE] += 1
+                    c = after
+            if not found:
+                ctl[_CUR] += 1
+                continue
             if nf == 0:
                 continue
             ctl[_RELAXED] += nf
-            if work >= par_edges:
-                return nf
-            ctl[_WORK] = work
-            if nxt.size - ctl[_USED] + ctl[_NFREE] < work // _CHUNK + nbins + 1:  # _room
+        if work >= par_edges:
+            if ctl[_HELPED] == 0:  # no helper spins before a search needs one
                 ctl[_RESUME] = nf
-                return -1
-        for f in range(nf):
+                ctl[_WORK] = work
+                ret = -2
+                break
+            if nxt.size - ctl[_USED] < _room_nb(work, nbins, threads):
+                ctl[_RESUME] = nf
+                ctl[_WORK] = work
+                ret = -1
+                break
+            if helpers < 0:  # the first parallel round: wait for the helpers to join
+                spins = 0
+                while True:
+                    j = _load_acquire(sync, _JOINED)
+                    if j >= threads - 1 or spins >= _JOIN_SPINS:
+                        if _cas(sync, _JOINED, j, j + _CLOSED):
+                            helpers = j
+                            break
+                    spins += 1
+                    _pause()
+            sync[_NF] = nf
+            sync[_NEXT] = 0
+            sync[_ARRIVED] = 0
+            _store_release(sync, _GEN, _load_acquire(sync, _GEN) + 1)
+            _relax_share(0, nbins, frontier, fd, nf, par_block, sync, indptr, indices, weights, dist,
+                         head, tail, fill, data, ddata, nxt, ctl, tctl, inv_delta, saturated)
+            while _load_acquire(sync, _ARRIVED) < helpers:
+                _pause()
+            continue
+        if nxt.size - ctl[_USED] + tctl[_NFREE] < _room_nb(work, nbins, 1):
+            ctl[_RESUME] = nf
+            ctl[_WORK] = work
+            ret = -1
+            break
+        for f in range(np.uint64(nf)):
+            _ahead(f, nf, frontier, indptr, indices, weights, dist)
             u = np.uint64(frontier[f])
             du = fd[f]
             if dist[u] != du:  # improved again meanwhile: queued anew
@@ -207,45 +437,15 @@ def _drive(indptr, indices, weights, dist, head, tail, fill, data, ddata,
                 nd = saturated if w > saturated - du else du + w
                 if nd < dist[v]:
                     dist[v] = nd
-                    _push(v, nd, _bucket(nd, inv_delta) & mask, head, tail, fill, data,
-                          ddata, nxt, ctl)
-    return 0
-
-
-@njit(cache=True, nogil=True)
-def _relax_chunk(f0, f1, frontier, indptr, indices, weights, dist, saturated):
-    # frontier[f0:f1] relaxes its out-edges; returns the improvements
-    # (rec_v int64, rec_d D) it made, at most one per edge (the arrays are
-    # sized so, never grown: see _push). Races with other chunks on dist
-    # are repaired by _drive. O(out-edges of frontier[f0:f1])
-    edges = 0
-    for i in range(f0, f1):
-        u = np.uint64(frontier[i])
-        edges += indptr[u + _U1] - indptr[u]
-    rec_v = np.empty(edges, np.int64)
-    rec_d = np.empty(edges, dist.dtype)
-    k = 0
-    for i in range(f0, f1):
-        u = np.uint64(frontier[i])
-        du = dist[u]
-        for p in range(np.uint64(indptr[u]), np.uint64(indptr[u + _U1])):
-            v = np.uint64(indices[p])
-            w = weights[p]
-            nd = saturated if w > saturated - du else du + w
-            if nd < dist[v]:
-                dist[v] = nd
-                rec_v[k] = np.int64(v)
-                rec_d[k] = nd
-                k += 1
-    return rec_v[:k], rec_d[:k]
-
-
-def _frontier_chunks(indptr, frontier, nchunks):
-    # chunks[m+1] int64 over frontier positions, of about equal out-edges
-    deg = (indptr[frontier + 1] - indptr[frontier]).astype(np.int64) + 1
-    cum = np.cumsum(deg)
-    cuts = np.searchsorted(cum, np.arange(1, nchunks) * (cum[-1] / nchunks))
-    return np.unique(np.concatenate(([0], cuts, [frontier.size]))).astype(np.int64)
+                    _push(v, nd, _bucket(nd, inv_delta) & mask, 0, head, tail, fill, data,
+                          ddata, nxt, ctl, tctl)
+    # let the helpers go: no more joins, no more rounds
+    while True:
+        j = _load_acquire(sync, _JOINED)
+        if j >= _CLOSED or _cas(sync, _JOINED, j, j + _CLOSED):
+            break
+    _store_release(sync, _GEN, -1)
+    return ret
 
 
 def _warm(dtype, index_dtype):
@@ -262,7 +462,7 @@ def _warm(dtype, index_dtype):
 
 @register("sssp", fmt="csr", device="cpu", variant="delta", warmup=_warm)
 def delta_stepping(A, source, delta, dist_dtype, *, parallel=None,
-                   par_edges=None, initial_chunks=None, cfg=None):
+                   par_edges=None, initial_chunks=None, max_weight=None, cfg=None):
     """Shortest-path distances from ``source`` by delta-stepping.
 
     A: CSR (n x n) with values W >= 0 (no NaN; the caller checks), W one of
@@ -270,9 +470,11 @@ def delta_stepping(A, source, delta, dist_dtype, *, parallel=None,
     ``max(weights) / delta`` must stay below ``cfg.max_bins`` (cfg: the
     ``SSSP`` settings; None: those in force). parallel: None
     runs frontiers with at least ``par_edges`` (default ``cfg.par_edges``)
-    out-edges on the thread pool when there is more than one thread, True
-    even with one thread; False never. initial_chunks: the bucket lists'
-    first pool size in chunks (tests make it 1 to grow it often).
+    out-edges on all threads when there is more than one, True on at least
+    two threads (even with one CPU); False never. initial_chunks: the
+    bucket lists' first pool size in chunks (tests make it 1 to grow it
+    often). max_weight: the largest finite weight, if the caller knows it
+    (else one pass over the weights finds it).
     Returns (dist[n] D, relaxed): unreached vertices hold D's infinity (inf
     or the integer maximum); an integer sum past the maximum saturates at
     maximum - 1; ``relaxed`` counts vertex relaxations (the reached
@@ -297,10 +499,12 @@ def delta_stepping(A, source, delta, dist_dtype, *, parallel=None,
     check_length("delta_stepping", "indices", indices, int(indptr[-1]))
     check_length("delta_stepping", "weights", weights, int(indptr[-1]))
     inv_delta = np.float64(1.0 / float(delta))
-    max_w = weights.max() if weights.size else 0
-    if not np.isfinite(max_w):  # an edge of length inf improves nothing
-        finite = weights[np.isfinite(weights)]
-        max_w = finite.max() if finite.size else 0
+    max_w = max_weight
+    if max_w is None:
+        max_w = weights.max() if weights.size else 0
+        if not np.isfinite(max_w):  # an edge of length inf improves nothing
+            finite = weights[np.isfinite(weights)]
+            max_w = finite.max() if finite.size else 0
     nbins = bucket_count(max_w, inv_delta)
     if nbins > cfg.max_bins:
         raise ValueError(f"delta_stepping: delta {delta} is too small for the largest"
@@ -308,25 +512,29 @@ def delta_stepping(A, source, delta, dist_dtype, *, parallel=None,
     infinity = D.type(np.inf) if D.kind == "f" else D.type(np.iinfo(D).max)
     saturated = infinity if D.kind == "f" else D.type(infinity - 1)
     threads = num_threads()
-    if parallel is None:
-        parallel = threads > 1
     if par_edges is None:
         par_edges = cfg.par_edges
-    if not parallel:
+    if parallel is None:  # helpers only where a frontier may reach par_edges
+        parallel = threads > 1 and indices.size >= par_edges
+    if parallel:
+        threads = max(threads, 2)
+    else:
+        threads = 1
         par_edges = np.iinfo(np.int64).max
 
     dist = np.full(n, infinity, D)
-    head = np.full(nbins, -1, np.int64)
-    tail = np.full(nbins, -1, np.int64)
-    fill = np.zeros(nbins, np.int64)
-    chunks = _room(n, nbins) if initial_chunks is None else max(1, int(initial_chunks))
+    head = np.full(threads * nbins, -1, np.int64)
+    tail = np.full(threads * nbins, -1, np.int64)
+    fill = np.zeros(threads * nbins, np.int64)
+    chunks = _room(n, nbins, threads) if initial_chunks is None else max(1, int(initial_chunks))
     data = np.empty(chunks * _CHUNK, indices.dtype)
     ddata = np.empty(chunks * _CHUNK, D)
     nxt = np.empty(chunks, np.int64)
     frontier = np.empty(n, indices.dtype)
     fd = np.empty(n, D)
     ctl = np.zeros(_NCTL, np.int64)
-    ctl[_FREE] = -1
+    tctl = np.zeros(threads * _NT, np.int64)
+    tctl[_FREE::_NT] = -1
     # the source, queued in bucket 0 at distance 0
     dist[source] = 0
     data[0] = source
@@ -335,36 +543,34 @@ def delta_stepping(A, source, delta, dist_dtype, *, parallel=None,
     head[0] = tail[0] = 0
     fill[0] = 1
     ctl[_USED] = 1
-    ctl[_NONEMPTY] = 1
-    rec_v, rec_d = np.zeros(0, np.int64), np.zeros(0, D)
+    tctl[_NONEMPTY] = 1
     par_edges = np.int64(par_edges)
-    need = 0
     while True:
-        if need:  # grow the chunk pool (never inside the kernels' loops)
-            grow = max(need, nxt.size)
-            bigger = np.empty((nxt.size + grow) * _CHUNK, data.dtype)
-            bigger[:data.size] = data
-            bigger_d = np.empty((nxt.size + grow) * _CHUNK, D)
-            bigger_d[:ddata.size] = ddata
-            bigger_n = np.empty(nxt.size + grow, np.int64)
-            bigger_n[:nxt.size] = nxt
-            data, ddata, nxt = bigger, bigger_d, bigger_n
-        nf = _drive(indptr, indices, weights, dist, head, tail, fill, data, ddata,
-                    nxt, ctl, frontier, fd, rec_v, rec_d, inv_delta, saturated,
-                    par_edges)
-        rec_v, rec_d = rec_v[:0], rec_d[:0]
-        need = 0
-        if nf == 0:
+        sync = np.zeros(_NSYNC, np.int64)  # fresh: a helper of an earlier launch never joins it
+        args = (indptr, indices, weights, dist, head, tail, fill, data, ddata, nxt, ctl, tctl,
+                sync, frontier, fd, inv_delta, saturated, par_edges,
+                np.int64(max(1, int(cfg.par_block))))
+        helpers = [_submit(_search, t, threads, *args)
+                   for t in range(1, threads if ctl[_HELPED] else 1)]
+        try:
+            ret = _search(0, threads, *args)
+        finally:
+            for h in helpers:  # joined ones leave at once; one never started is dropped
+                if not h.cancel():
+                    h.result()
+        if ret == 0:
             break
-        if nf < 0:
-            need = _room(int(ctl[_WORK]), nbins)
+        if ret == -2:
+            ctl[_HELPED] = 1
             continue
-        f = frontier[:nf]
-        parts = parallel_map(_relax_chunk, _frontier_chunks(indptr, f, max(2, threads * 2)),
-                             f, indptr, indices, weights, dist, saturated)
-        rec_v = np.concatenate([p[0] for p in parts])
-        rec_d = np.concatenate([p[1] for p in parts])
-        need = _room(rec_v.size, nbins)
-        if nxt.size - ctl[_USED] + ctl[_NFREE] >= need:
-            need = 0
+        # grow the chunk pool (never inside the kernels' loops)
+        need = _room(int(ctl[_WORK]), nbins, threads)
+        grow = max(need, nxt.size)
+        bigger = np.empty((nxt.size + grow) * _CHUNK, data.dtype)
+        bigger[:data.size] = data
+        bigger_d = np.empty((nxt.size + grow) * _CHUNK, D)
+        bigger_d[:ddata.size] = ddata
+        bigger_n = np.empty(nxt.size + grow, np.int64)
+        bigger_n[:nxt.size] = nxt
+        data, ddata, nxt = bigger, bigger_d, bigger_n
     return dist, int(ctl[_RELAXED])
