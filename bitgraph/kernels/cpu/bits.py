@@ -9,8 +9,13 @@ compile under ``@njit``, and a Python-level loop over bits is 10-30x slower.
 returns the old value: the exact test-and-set that lets pool threads share
 one visited bitmap (a plain read-modify-write would lose other threads' bits);
 ``cas`` and ``fetch_add`` are the compare-and-swap and atomic add of the
-union-find and work-queue kernels; ``prefetch`` issues a random read ahead.
+union-find, work-queue and delta-stepping kernels (``cas`` on floats by
+their bits); ``load_acquire``, ``store_release``, ``arrive`` and ``pause``
+are the spin barrier of the parallel delta-stepping rounds; ``prefetch``
+issues a random read ahead.
 """
+
+import platform
 
 import numpy as np
 from llvmlite import binding as _llvm
@@ -19,7 +24,8 @@ from numba import njit, types
 from numba.core import cgutils
 from numba.extending import intrinsic
 
-__all__ = ["popcount", "ctz", "bits_at", "atomic_or", "cas", "fetch_add", "prefetch"]
+__all__ = ["popcount", "ctz", "bits_at", "atomic_or", "cas", "fetch_add", "arrive", "prefetch",
+           "load_acquire", "store_release", "pause"]
 
 _U5 = np.uint64(5)
 _U31 = np.uint64(31)
@@ -74,24 +80,98 @@ def _int_array(a):
     return isinstance(a, types.Array) and a.ndim == 1 and isinstance(a.dtype, types.Integer)
 
 
+def _num_array(a):
+    return isinstance(a, types.Array) and a.ndim == 1 and isinstance(a.dtype, (types.Integer,
+                                                                              types.Float))
+
+
+def _int64_slot(a, i):
+    return isinstance(a, types.Array) and a.dtype == types.int64 and isinstance(i, types.Integer)
+
+
+def _bits_pointer(context, builder, aty, ary, i):
+    # &a[i], as an integer pointer for a float array (atomics act on the bits)
+    ptr = _item_pointer(context, builder, aty, ary, i)
+    if isinstance(aty.dtype, types.Float):
+        ptr = builder.bitcast(ptr, ir.IntType(aty.dtype.bitwidth).as_pointer())
+    return ptr
+
+
+def _as_bits(builder, value, ty):
+    return builder.bitcast(value, ir.IntType(ty.bitwidth)) if isinstance(ty, types.Float) else value
+
+
 @intrinsic
 def cas(typingctx, a, i, expected, new):
     """``if a[i] == expected: a[i] = new`` as one atomic instruction; returns
-    whether it swapped (njit only; a: C-contiguous 1-d integer array, i: an
-    integer index, no bounds check, no negative wrap-around)."""
-    if not (_int_array(a) and isinstance(i, types.Integer)
-            and isinstance(expected, types.Integer) and isinstance(new, types.Integer)):
+    whether it swapped (njit only; a: C-contiguous 1-d integer or float
+    array, a float compared by its bits; i: an integer index, no bounds
+    check, no negative wrap-around)."""
+    if not (_num_array(a) and isinstance(i, types.Integer)
+            and isinstance(expected, (types.Integer, types.Float))
+            and isinstance(new, (types.Integer, types.Float))):
         return None
     sig = types.boolean(a, types.unliteral(i), types.unliteral(expected),
                         types.unliteral(new))
 
     def codegen(context, builder, signature, args):
         aty, _, ety, nty = signature.args
-        ptr = _item_pointer(context, builder, aty, args[0], args[1])
-        exp = context.cast(builder, args[2], ety, aty.dtype)
-        val = context.cast(builder, args[3], nty, aty.dtype)
+        ptr = _bits_pointer(context, builder, aty, args[0], args[1])
+        exp = _as_bits(builder, context.cast(builder, args[2], ety, aty.dtype), aty.dtype)
+        val = _as_bits(builder, context.cast(builder, args[3], nty, aty.dtype), aty.dtype)
         res = builder.cmpxchg(ptr, exp, val, "acq_rel", "monotonic")
         return builder.extract_value(res, 1)
+
+    return sig, codegen
+
+
+@intrinsic
+def load_acquire(typingctx, a, i):
+    """``a[i]`` of an int64 array, read after every write another thread
+    released before it (njit only)."""
+    if not _int64_slot(a, i):
+        return None
+    sig = types.int64(a, types.unliteral(i))
+
+    def codegen(context, builder, signature, args):
+        ptr = _item_pointer(context, builder, signature.args[0], args[0], args[1])
+        return builder.load_atomic(ptr, "acquire", 8)
+
+    return sig, codegen
+
+
+@intrinsic
+def store_release(typingctx, a, i, v):
+    """``a[i] = v`` on an int64 array, after every write of this thread
+    before it (njit only)."""
+    if not _int64_slot(a, i):
+        return None
+    sig = types.void(a, types.unliteral(i), types.int64)
+
+    def codegen(context, builder, signature, args):
+        ptr = _item_pointer(context, builder, signature.args[0], args[0], args[1])
+        builder.store_atomic(args[2], ptr, "release", 8)
+        return context.get_dummy_value()
+
+    return sig, codegen
+
+
+# a spinning thread's hint to the core (x86 ``pause``; elsewhere nothing)
+_PAUSE = ("llvm.x86.sse2.pause" if platform.machine().lower() in ("x86_64", "amd64", "i686", "x86")
+          else "")
+
+
+@intrinsic
+def pause(typingctx):
+    """A spin-wait hint (x86 ``pause``; nothing elsewhere; njit only)."""
+    sig = types.void()
+
+    def codegen(context, builder, signature, args):
+        if _PAUSE:
+            fn = cgutils.get_or_insert_function(builder.module,
+                                                ir.FunctionType(ir.VoidType(), []), _PAUSE)
+            builder.call(fn, [])
+        return context.get_dummy_value()
 
     return sig, codegen
 
@@ -102,9 +182,9 @@ def _item_pointer(context, builder, aty, ary, i):
     return cgutils.get_item_pointer(context, builder, aty, arr, [i], wraparound=False)
 
 
-def _atomic_rmw(op, unsigned_only):
+def _atomic_rmw(op, unsigned_only, ordering="monotonic"):
     """An intrinsic ``f(a, i, v)``: ``old = a[i]; a[i] = a[i] <op> v``
-    atomically (LLVM ``atomicrmw``), returning old."""
+    atomically (LLVM ``atomicrmw`` with ``ordering``), returning old."""
     def f(typingctx, a, i, v):
         if not (_int_array(a) and (_unsigned(a.dtype) or not unsigned_only)
                 and isinstance(i, types.Integer) and isinstance(v, types.Integer)):
@@ -115,7 +195,7 @@ def _atomic_rmw(op, unsigned_only):
             aty, _, vty = signature.args
             ptr = _item_pointer(context, builder, aty, args[0], args[1])
             val = context.cast(builder, args[2], vty, aty.dtype)
-            return builder.atomic_rmw(op, ptr, val, "monotonic")
+            return builder.atomic_rmw(op, ptr, val, ordering)
 
         return sig, codegen
     return f
@@ -127,6 +207,9 @@ atomic_or.__doc__ = """``old = a[i]; a[i] |= v`` as one atomic instruction; retu
 fetch_add = intrinsic(_atomic_rmw("add", unsigned_only=False))
 fetch_add.__doc__ = """``old = a[i]; a[i] += v`` as one atomic instruction; returns old
 (njit only; a: C-contiguous 1-d integer array, i: integer index)."""
+arrive = intrinsic(_atomic_rmw("add", unsigned_only=False, ordering="acq_rel"))
+arrive.__doc__ = """``fetch_add`` that also publishes every earlier write of this thread (a
+barrier's arrival; njit only)."""
 
 
 # llvm.prefetch's name carries its pointer type: opaque pointers since LLVM 15

@@ -61,16 +61,12 @@ in the same dtype (``KERNEL_DTYPES``: each pair compiles one kernel, ~1.8 s). In
 sums saturate at ``saturated`` (D's maximum - 1) instead of wrapping.
 """
 
-import platform
-
 import numpy as np
-from llvmlite import ir
-from numba import njit, types
-from numba.core import cgutils
-from numba.extending import intrinsic
+from numba import njit
 
 from bitgraph.kernels.cpu import _submit, arg, check_length, index_args, num_threads
-from bitgraph.kernels.cpu.bits import _item_pointer, fetch_add, prefetch
+from bitgraph.kernels.cpu.bits import (arrive, cas, fetch_add, load_acquire, pause, prefetch,
+                                       store_release)
 from bitgraph.kernels.registry import register
 
 __all__ = ["delta_stepping", "bucket_count", "KERNEL_DTYPES"]
@@ -104,97 +100,6 @@ _CLOSED = 1 << 40
 _JOIN_SPINS = 1 << 20
 
 _U1 = np.uint64(1)
-
-
-@intrinsic
-def _arrive(typingctx, a, i):
-    # a[i] += 1 (int64) atomically, after every write of this thread before it
-    if not (isinstance(a, types.Array) and a.dtype == types.int64 and isinstance(i, types.Integer)):
-        return None
-    sig = types.void(a, types.unliteral(i))
-
-    def codegen(context, builder, signature, args):
-        ptr = _item_pointer(context, builder, signature.args[0], args[0], args[1])
-        builder.atomic_rmw("add", ptr, ir.Constant(ir.IntType(64), 1), "acq_rel")
-        return context.get_dummy_value()
-
-    return sig, codegen
-
-
-# a spinning thread's hint to the core (x86 ``pause``; elsewhere nothing)
-_PAUSE = ("llvm.x86.sse2.pause" if platform.machine().lower() in ("x86_64", "amd64", "i686", "x86")
-          else "")
-
-
-@intrinsic
-def _pause(typingctx):
-    sig = types.void()
-
-    def codegen(context, builder, signature, args):
-        if _PAUSE:
-            fn = cgutils.get_or_insert_function(builder.module,
-                                                ir.FunctionType(ir.VoidType(), []), _PAUSE)
-            builder.call(fn, [])
-        return context.get_dummy_value()
-
-    return sig, codegen
-
-
-def _pointer(context, builder, aty, ary, i):
-    ptr = _item_pointer(context, builder, aty, ary, i)
-    if isinstance(aty.dtype, types.Float):  # atomics act on the bits
-        ptr = builder.bitcast(ptr, ir.IntType(aty.dtype.bitwidth).as_pointer())
-    return ptr
-
-
-def _bits(builder, value, ty):
-    return builder.bitcast(value, ir.IntType(ty.bitwidth)) if isinstance(ty, types.Float) else value
-
-
-@intrinsic
-def _cas(typingctx, a, i, expected, new):
-    # a[i] = new if a[i] holds expected's bits, atomically; whether it did
-    if not (isinstance(a, types.Array) and a.ndim == 1 and isinstance(i, types.Integer)):
-        return None
-    sig = types.boolean(a, types.unliteral(i), a.dtype, a.dtype)
-
-    def codegen(context, builder, signature, args):
-        aty = signature.args[0]
-        ptr = _pointer(context, builder, aty, args[0], args[1])
-        res = builder.cmpxchg(ptr, _bits(builder, args[2], aty.dtype),
-                              _bits(builder, args[3], aty.dtype), "monotonic", "monotonic")
-        return builder.extract_value(res, 1)
-
-    return sig, codegen
-
-
-@intrinsic
-def _load_acquire(typingctx, a, i):
-    # a[i] (int64), read after every write another thread released before it
-    if not (isinstance(a, types.Array) and a.dtype == types.int64 and isinstance(i, types.Integer)):
-        return None
-    sig = types.int64(a, types.unliteral(i))
-
-    def codegen(context, builder, signature, args):
-        ptr = _item_pointer(context, builder, signature.args[0], args[0], args[1])
-        return builder.load_atomic(ptr, "acquire", 8)
-
-    return sig, codegen
-
-
-@intrinsic
-def _store_release(typingctx, a, i, v):
-    # a[i] = v (int64), after every write of this thread before it
-    if not (isinstance(a, types.Array) and a.dtype == types.int64 and isinstance(i, types.Integer)):
-        return None
-    sig = types.void(a, types.unliteral(i), types.int64)
-
-    def codegen(context, builder, signature, args):
-        ptr = _item_pointer(context, builder, signature.args[0], args[0], args[1])
-        builder.store_atomic(args[2], ptr, "release", 8)
-        return context.get_dummy_value()
-
-    return sig, codegen
 
 
 def bucket_count(max_weight, inv_delta):
@@ -290,7 +195,7 @@ def _relax_share(t, nbins, frontier, fd, nf, block, sync, indptr, indices, weigh
                 nd = saturated if w > saturated - du else du + w
                 old = dist[v]
                 while nd < old:
-                    if _cas(dist, v, old, nd):
+                    if cas(dist, v, old, nd):
                         _push(v, nd, row + (_bucket(nd, inv_delta) & mask), tt, head, tail,
                               fill, data, ddata, nxt, ctl, tctl)
                         break
@@ -315,16 +220,16 @@ def _search(t, threads, indptr, indices, weights, dist, head, tail, fill, data, 
     nbins = head.size // threads
     if t > 0:  # a helper: join unless the driver stopped waiting, then serve rounds
         while True:
-            j = _load_acquire(sync, _JOINED)
+            j = load_acquire(sync, _JOINED)
             if j >= _CLOSED:
                 return 0
-            if _cas(sync, _JOINED, j, j + 1):
+            if cas(sync, _JOINED, j, j + 1):
                 break
         last = 0
         while True:
-            g = _load_acquire(sync, _GEN)
+            g = load_acquire(sync, _GEN)
             if g == last:
-                _pause()
+                pause()
                 continue
             if g < 0:
                 return 0
@@ -332,7 +237,7 @@ def _search(t, threads, indptr, indices, weights, dist, head, tail, fill, data, 
             _relax_share(t, nbins, frontier, fd, sync[_NF], par_block, sync, indptr, indices, weights,
                          dist, head, tail, fill, data, ddata, nxt, ctl, tctl, inv_delta,
                          saturated)
-            _arrive(sync, _ARRIVED)
+            arrive(sync, _ARRIVED, 1)
     mask = np.uint64(nbins - 1)
     helpers = -1  # joined helpers; -1: not waited for yet
     ret = 0
@@ -402,21 +307,21 @@ def _search(t, threads, indptr, indices, weights, dist, head, tail, fill, data, 
             if helpers < 0:  # the first parallel round: wait for the helpers to join
                 spins = 0
                 while True:
-                    j = _load_acquire(sync, _JOINED)
+                    j = load_acquire(sync, _JOINED)
                     if j >= threads - 1 or spins >= _JOIN_SPINS:
-                        if _cas(sync, _JOINED, j, j + _CLOSED):
+                        if cas(sync, _JOINED, j, j + _CLOSED):
                             helpers = j
                             break
                     spins += 1
-                    _pause()
+                    pause()
             sync[_NF] = nf
             sync[_NEXT] = 0
             sync[_ARRIVED] = 0
-            _store_release(sync, _GEN, _load_acquire(sync, _GEN) + 1)
+            store_release(sync, _GEN, load_acquire(sync, _GEN) + 1)
             _relax_share(0, nbins, frontier, fd, nf, par_block, sync, indptr, indices, weights, dist,
                          head, tail, fill, data, ddata, nxt, ctl, tctl, inv_delta, saturated)
-            while _load_acquire(sync, _ARRIVED) < helpers:
-                _pause()
+            while load_acquire(sync, _ARRIVED) < helpers:
+                pause()
             continue
         if nxt.size - ctl[_USED] + tctl[_NFREE] < _room_nb(work, nbins, 1):
             ctl[_RESUME] = nf
@@ -441,10 +346,10 @@ def _search(t, threads, indptr, indices, weights, dist, head, tail, fill, data, 
                           ddata, nxt, ctl, tctl)
     # let the helpers go: no more joins, no more rounds
     while True:
-        j = _load_acquire(sync, _JOINED)
-        if j >= _CLOSED or _cas(sync, _JOINED, j, j + _CLOSED):
+        j = load_acquire(sync, _JOINED)
+        if j >= _CLOSED or cas(sync, _JOINED, j, j + _CLOSED):
             break
-    _store_release(sync, _GEN, -1)
+    store_release(sync, _GEN, -1)
     return ret
 
 
