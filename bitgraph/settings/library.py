@@ -229,8 +229,9 @@ class PageRank:
         and leaves the ranks as they were (the iteration count stays exact). Not yet measured on
         a GPU.""")
     cuda_lanes: int = knob(0, """Lanes per row of A' (1-32, a power of 2) for the light rows
-        (cuda_warp_above); 0: spmv_csr.group_size's rule (the power of 2 at or above the mean
-        length of those rows). Not yet measured on a GPU.""")
+        (cuda_warp_above); 0: the power of 2 at or above a quarter of those rows' mean length,
+        four gathers in flight a lane (kernels/cuda/pagerank.py::_lanes: grid-2048 0.249 -> 0.114
+        ms an iteration, H200).""")
     cuda_split_above: int = knob(1024, """A row of A' with more entries than this is cut into
         chunks of cuda_chunk entries, a whole block each, the chunks' sums added in order by the
         last to finish; shorter rows take a group of lanes each. One group of at most 32 lanes per
@@ -238,11 +239,11 @@ class PageRank:
         2.1 ms an iteration against cuSPARSE's 0.7 (H200).""")
     cuda_chunk: int = knob(2048, """Entries of a heavy row's chunk (cuda_split_above): 8 a thread
         at 256 threads a block. Not yet measured on a GPU.""")
-    cuda_warp_above: int = knob(32, """Rows of A' with more entries than this (and at most
-        cuda_split_above) take a warp each, the shorter ones a group of lanes sized by their own
-        mean length (cuda_lanes), unless that group is already a warp: kron-19's rows have a
-        median of 5 entries and a mean of 22 below 1,025 (one warp a row: 45% of the lanes busy,
-        8 lanes: 79%). Not yet measured on a GPU.""")
+    cuda_warp_above: int = knob(128, """Rows of A' with more entries than this (and at most
+        cuda_split_above) take a warp each (four entries a lane and more), the shorter ones a
+        group of lanes sized by their own mean length (cuda_lanes). At 32, urand-22's rows of 33
+        to 60 entries took a warp each, a gather a lane at a time: 1.80-2.04 ms an iteration
+        against 1.39-1.46 with every row light (H200).""")
 
 
 @dataclass(frozen=True)

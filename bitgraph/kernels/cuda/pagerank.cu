@@ -31,8 +31,8 @@
 // - medium rows (listed in medium_rows: more than light_max entries, at
 //   most split): a warp each, its lanes striding the row.
 // - light rows (at most light_max entries): a group of G lanes each (G a
-//   power of 2 up to 32, the launcher's choice from the mean length of
-//   these rows, as spmv_csr.cu); lane l adds the row's entries start + l,
+//   power of 2 up to 32, the launcher's choice: about four entries a lane
+//   of these rows' mean length); lane l adds the row's entries start + l,
 //   start + l + G, ... (four gathers in flight), then the group folds its
 //   sums by shuffles. A kron graph's rows are mostly a few entries (median
 //   5) among rows of hundreds: narrow groups for the first, warps for the
