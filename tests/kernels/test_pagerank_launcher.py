@@ -282,7 +282,7 @@ def test_plan_cuts_heavy_rows(launcher):
     # rows of at most 1 entry: 1 / 7 entries a row, one lane; rows 2 (3 entries) a warp
     assert (medium.tolist(), nmedium, light_max, group) == ([2], 1, 1, 1)
     # no medium rows when the split is at most warp_above: light rows up to the split,
-    # their group from their mean (4 / 7)
+    # their group from a quarter of their mean (4 entries over 4 rows: one lane)
     got = kp._plan(cp, AT, 3, 4, 3, 0)
     assert got[8].shape == (1,) and got[9:] == (0, 3, 1)
     # ... or when the light rows' group is a warp: lanes forced to 32
@@ -290,7 +290,12 @@ def test_plan_cuts_heavy_rows(launcher):
     assert got[9:] == (0, 3, 32)
     none = kp._plan(cp, AT, 10, 4, 32, 0)
     assert none[6:8] == (0, 0) and none[3].shape == (1,) and none[5].shape == (1,)
-    assert none[9:] == (0, 10, 4)  # 25 / 7 entries a row: 4 lanes
+    assert none[9:] == (0, 10, 1)  # 25 / 7 entries a row: under 4, one lane
+    wide = np.full(5, 40)  # 40 entries a row: 10 a lane-quarter, 16 lanes
+    wide_ptr = np.concatenate([[0], np.cumsum(wide)]).astype(np.int32)
+    W = CSR(wide_ptr, np.zeros(wide_ptr[-1], np.int32), None, 5, 5)
+    assert kp._plan(cp, W, 100, 4, 128, 0)[9:] == (0, 100, 16)
+    assert kp._plan(cp, W, 100, 4, 8, 0)[9:] == (5, 8, 1)  # every row a warp's
     everything = kp._plan(cp, AT, 0, 1, 0, 0)
     assert everything[3].tolist() == [1, 2, 3, 4, 6] and everything[7] == 25
     assert everything[5].tolist() == [0] * 7 + [1] * 3 + [2] * 10 + [3] + [4] * 4

@@ -69,7 +69,7 @@ def _plan(cupy, AT, split, chunk, warp_above, lanes):
     # synchronize! (once per graph and settings)
     nchunks, heavy_nnz, short_nnz, nshort = (int(v) for v in cupy.stack(
         [heavy_first[nheavy], cupy.sum(heavy_len, dtype=np.int64),
-         cupy.sum(lens * short, dtype=np.int64), cupy.count_nonzero(short)]).get())
+         cupy.sum(lens * short, dtype=np.int64), cupy.sum(short, dtype=np.int64)]).get())
     # chunk c's heavy row: the count of row starts at or before c, less one
     marks = cupy.zeros(max(nchunks, 1), np.int64)
     if nheavy > 1:
