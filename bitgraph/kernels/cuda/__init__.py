@@ -183,6 +183,35 @@ def cooperative_blocks(fn, threads: int, per_sm_max: int, smem: int = 0) -> int:
     return got
 
 
+def captured(kept: dict, key: tuple, work):
+    """The CUDA graph of ``work(stream_ptr)``'s launches, captured on a new
+    stream the first time ``key`` is asked of ``kept`` (a dict the
+    launcher keeps) and kept: ``key`` names every value the launches bake
+    in (pointers, sizes, constants). A few graphs a dict are kept (msbfs's
+    closeness alternates batches of 64 and its last one); a capture costs
+    its launches' host time and an instantiation. A replay costs one
+    launch's host time.
+
+    >>> captured({}, ("noop",), lambda sp: None).launch(stream)  # doctest: +SKIP
+    """
+    import cupy
+
+    got = kept.get(key)
+    if got is None:
+        old = list(kept)
+        for x in old[:max(0, len(old) - 3)]:
+            del kept[x]
+        cs = cupy.cuda.Stream(non_blocking=True)
+        with cs:
+            cs.begin_capture()
+            try:
+                work(cs.ptr)
+            finally:
+                got = cs.end_capture()
+        kept[key] = got
+    return got
+
+
 def settings(cfg=None):
     """The ``Cuda`` settings of a launch: ``cfg``, or those in force
     (``bitgraph.settings.current().cuda``) when None.

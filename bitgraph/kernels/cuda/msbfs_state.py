@@ -29,7 +29,7 @@ import threading
 
 import numpy as np
 
-from bitgraph.kernels.cuda import module, multiprocessors
+from bitgraph.kernels.cuda import captured, module, multiprocessors  # noqa: F401 (msbfs_levels)
 from bitgraph.kernels.cuda.constants import MSBFS
 
 __all__ = ["State", "new_state", "shared_state"]
@@ -427,32 +427,4 @@ def workspace() -> Workspace:
     got = CACHES.workspaces.get(key)
     if got is None:
         got = CACHES.workspaces[key] = Workspace()
-    return got
-
-
-def captured(kept: dict, key: tuple, work):
-    """The CUDA graph of ``work(stream_ptr)``'s launches, captured on a new
-    stream the first time ``key`` is asked of ``kept`` (a ``Graphs`` kind)
-    and kept: ``key`` names every value the launches bake in (pointers,
-    sizes, constants). A few graphs of each kind are kept (closeness
-    alternates batches of 64 and its last one); a capture costs its
-    launches' host time and an instantiation.
-
-    >>> captured(CACHES.graphs.head, key, lambda sp: None).launch(stream)  # doctest: +SKIP
-    """
-    import cupy
-
-    got = kept.get(key)
-    if got is None:
-        old = list(kept)
-        for x in old[:max(0, len(old) - 3)]:
-            del kept[x]
-        cs = cupy.cuda.Stream(non_blocking=True)
-        with cs:
-            cs.begin_capture()
-            try:
-                work(cs.ptr)
-            finally:
-                got = cs.end_capture()
-        kept[key] = got
     return got
