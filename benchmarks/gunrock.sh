@@ -1,0 +1,97 @@
+#!/usr/bin/env bash
+# Build the Gunrock v2 anchors (sssp, pr, tc) for benchmarks/run.py.
+#
+#   benchmarks/gunrock.sh [SRC] [OUT]
+#
+# SRC (default anchors/src beside this repository's benchmarks/) holds the
+# extracted sources, fetched by hand and never committed:
+#   SRC/gunrock        gunrock/gunrock main (git archive HEAD)
+#   SRC/cxxopts        jarro2783/cxxopts v3.0.0
+#   SRC/json           nlohmann/json (any 3.x tag)
+#   SRC/cmake-modules  rpavlik/cmake-modules (optional: a stub is written when absent)
+# OUT (default anchors/gunrock) receives the stripped binaries sssp, pr, tc.
+# The build folder is SRC/gunrock-build; CUDA arch 90 unless $GUNROCK_ARCH.
+# This script fetches nothing and changes only the copies under SRC.
+#
+# The patch (applied idempotently to SRC/gunrock):
+# 1. Gunrock's device paths sit behind `#if __HIP_DEVICE_COMPILE__`, which nvcc
+#    never defines, so on CUDA its atomics are plain host code and SSSP reaches
+#    nothing; each is widened to `defined(__HIP_DEVICE_COMPILE__) || defined(__CUDA_ARCH__)`.
+# 2. tc advances over the whole graph again (see the TC block below).
+# 3. Link: sssp, pr and tc use neither cuRAND nor cuSPARSE nor the driver API,
+#    so those libraries are dropped from the link (the build machine has none)
+#    and cudart is linked statically: the binaries need only libc/libstdc++.
+set -euo pipefail
+
+HERE=$(cd "$(dirname "$0")" && pwd)
+SRC=$(realpath "${1:-$HERE/../anchors/src}")
+OUT=$(realpath -m "${2:-$HERE/../anchors/gunrock}")
+ARCH=${GUNROCK_ARCH:-90}
+JOBS=${GUNROCK_JOBS:-2}
+G=$SRC/gunrock
+BUILD=$SRC/gunrock-build
+
+for d in "$G" "$SRC/cxxopts" "$SRC/json"; do
+    [ -d "$d" ] || { echo "gunrock.sh: missing source folder $d" >&2; exit 1; }
+done
+
+# --- dependencies: a CCCL stub (nvcc ships CCCL) and, if absent, a cmake-modules stub
+mkdir -p "$BUILD/cccl-stub"
+MODULES=$SRC/cmake-modules
+if [ ! -f "$MODULES/GetGitRevisionDescription.cmake" ]; then
+    MODULES=$BUILD/cmake-modules-stub
+    mkdir -p "$MODULES"
+    cat > "$MODULES/GetGitRevisionDescription.cmake" <<'EOF'
+# Stub of rpavlik/cmake-modules' GetGitRevisionDescription: Gunrock only calls this.
+function(get_git_head_revision _refspecvar _hashvar)
+  set(${_refspecvar} "unknown" PARENT_SCOPE)
+  set(${_hashvar} "unknown" PARENT_SCOPE)
+endfunction()
+EOF
+fi
+
+# --- patch 1: device code paths on CUDA
+sed -i -E \
+    -e 's/^#if __HIP_DEVICE_COMPILE__$/#if defined(__HIP_DEVICE_COMPILE__) || defined(__CUDA_ARCH__)/' \
+    -e 's/^#ifdef __HIP_DEVICE_COMPILE__$/#if defined(__HIP_DEVICE_COMPILE__) || defined(__CUDA_ARCH__)/' \
+    "$G/include/gunrock/util/math.hxx" \
+    "$G/include/gunrock/framework/frontier/vector_frontier.hxx" \
+    "$G/include/gunrock/framework/frontier/experimental/boolmap_frontier.hxx"
+if grep -rnE '^#if(def)? __HIP_DEVICE_COMPILE__$' "$G/include"; then
+    echo "gunrock.sh: an unwidened __HIP_DEVICE_COMPILE__ guard is left (above)" >&2
+    exit 1
+fi
+
+# --- patch 2: TC. Upstream commit d6ba0417c ("Applications: New API") replaced
+# tc's advance over the whole graph (input `graph`, output `none`) with
+# execute_runtime, which always advances the enactor's input frontier; TC runs
+# with self_manage_frontiers, so that frontier is empty, no edge is visited and
+# every count is 0. Restore the earlier call.
+sed -i -E 's/^    operators::advance::execute_runtime\(G, E, intersect, advance_load_balance, context\);$/    operators::advance::execute<operators::load_balance_t::block_mapped, operators::advance_direction_t::forward, operators::advance_io_type_t::graph, operators::advance_io_type_t::none>(G, E, intersect, context);/' \
+    "$G/include/gunrock/algorithms/tc.hxx"
+grep -q 'advance_io_type_t::graph, operators::advance_io_type_t::none>(G, E, intersect, context)' \
+    "$G/include/gunrock/algorithms/tc.hxx" || { echo "gunrock.sh: tc.hxx patch did not apply" >&2; exit 1; }
+
+# --- patch 3: link only what sssp/pr/tc use
+sed -i -E -e '/^    INTERFACE (curand|cuda|cusparse)$/d' "$G/CMakeLists.txt"
+
+cmake -S "$G" -B "$BUILD" \
+    -DCMAKE_BUILD_TYPE=Release \
+    -DCMAKE_CUDA_ARCHITECTURES="$ARCH" \
+    -DCMAKE_CUDA_RUNTIME_LIBRARY=Static \
+    -DCMAKE_EXE_LINKER_FLAGS="-Wl,--as-needed" \
+    -DESSENTIALS_NVIDIA_BACKEND=ON -DESSENTIALS_AMD_BACKEND=OFF \
+    -DESSENTIALS_BUILD_TESTS=OFF -DESSENTIALS_BUILD_BENCHMARKS=OFF \
+    -DFETCHCONTENT_FULLY_DISCONNECTED=ON \
+    -DFETCHCONTENT_SOURCE_DIR_CCCL="$BUILD/cccl-stub" \
+    -DFETCHCONTENT_SOURCE_DIR_CXXOPTS="$SRC/cxxopts" \
+    -DFETCHCONTENT_SOURCE_DIR_JSON="$SRC/json" \
+    -DFETCHCONTENT_SOURCE_DIR_CMAKE_MODULES="$MODULES" \
+    -DJSON_BuildTests=OFF -DCXXOPTS_BUILD_TESTS=OFF -DCXXOPTS_BUILD_EXAMPLES=OFF
+make -C "$BUILD" -j"$JOBS" sssp pr tc
+
+mkdir -p "$OUT"
+for b in sssp pr tc; do
+    strip -o "$OUT/$b" "$BUILD/bin/$b"
+done
+ls -l "$OUT"
