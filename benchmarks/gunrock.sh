@@ -50,14 +50,18 @@ endfunction()
 EOF
 fi
 
+# Each patch edits a file only where it is not applied yet, so that a second run
+# rebuilds nothing.
 # --- patch 1: device code paths on CUDA
-sed -i -E \
-    -e 's/^#if __HIP_DEVICE_COMPILE__$/#if defined(__HIP_DEVICE_COMPILE__) || defined(__CUDA_ARCH__)/' \
-    -e 's/^#ifdef __HIP_DEVICE_COMPILE__$/#if defined(__HIP_DEVICE_COMPILE__) || defined(__CUDA_ARCH__)/' \
-    "$G/include/gunrock/util/math.hxx" \
-    "$G/include/gunrock/framework/frontier/vector_frontier.hxx" \
-    "$G/include/gunrock/framework/frontier/experimental/boolmap_frontier.hxx"
-if grep -rnE '^#if(def)? __HIP_DEVICE_COMPILE__$' "$G/include"; then
+HIPGUARD='^#if(def)? __HIP_DEVICE_COMPILE__$'
+for f in "$G/include/gunrock/util/math.hxx" \
+         "$G/include/gunrock/framework/frontier/vector_frontier.hxx" \
+         "$G/include/gunrock/framework/frontier/experimental/boolmap_frontier.hxx"; do
+    if grep -qE "$HIPGUARD" "$f"; then
+        sed -i -E "s/$HIPGUARD/#if defined(__HIP_DEVICE_COMPILE__) || defined(__CUDA_ARCH__)/" "$f"
+    fi
+done
+if grep -rnE "$HIPGUARD" "$G/include"; then
     echo "gunrock.sh: an unwidened __HIP_DEVICE_COMPILE__ guard is left (above)" >&2
     exit 1
 fi
@@ -67,13 +71,18 @@ fi
 # execute_runtime, which always advances the enactor's input frontier; TC runs
 # with self_manage_frontiers, so that frontier is empty, no edge is visited and
 # every count is 0. Restore the earlier call.
-sed -i -E 's/^    operators::advance::execute_runtime\(G, E, intersect, advance_load_balance, context\);$/    operators::advance::execute<operators::load_balance_t::block_mapped, operators::advance_direction_t::forward, operators::advance_io_type_t::graph, operators::advance_io_type_t::none>(G, E, intersect, context);/' \
-    "$G/include/gunrock/algorithms/tc.hxx"
+TC=$G/include/gunrock/algorithms/tc.hxx
+if grep -q 'execute_runtime(G, E, intersect, advance_load_balance, context);' "$TC"; then
+    sed -i -E 's/^    operators::advance::execute_runtime\(G, E, intersect, advance_load_balance, context\);$/    operators::advance::execute<operators::load_balance_t::block_mapped, operators::advance_direction_t::forward, operators::advance_io_type_t::graph, operators::advance_io_type_t::none>(G, E, intersect, context);/' "$TC"
+fi
 grep -q 'advance_io_type_t::graph, operators::advance_io_type_t::none>(G, E, intersect, context)' \
-    "$G/include/gunrock/algorithms/tc.hxx" || { echo "gunrock.sh: tc.hxx patch did not apply" >&2; exit 1; }
+    "$TC" || { echo "gunrock.sh: tc.hxx patch did not apply" >&2; exit 1; }
 
 # --- patch 3: link only what sssp/pr/tc use
-sed -i -E -e '/^    INTERFACE (curand|cuda|cusparse)$/d' "$G/CMakeLists.txt"
+LIBS='^    INTERFACE (curand|cuda|cusparse)$'
+if grep -qE "$LIBS" "$G/CMakeLists.txt"; then
+    sed -i -E "/$LIBS/d" "$G/CMakeLists.txt"
+fi
 
 cmake -S "$G" -B "$BUILD" \
     -DCMAKE_BUILD_TYPE=Release \
