@@ -21,6 +21,8 @@
 # 3. Link: sssp, pr and tc use neither cuRAND nor cuSPARSE nor the driver API,
 #    so those libraries are dropped from the link (the build machine has none)
 #    and cudart is linked statically: the binaries need only libc/libstdc++.
+# 4. pr takes its tolerance and an iteration cap from the environment and prints
+#    its iteration count (see the pr block below); unset, it behaves as upstream.
 set -euo pipefail
 
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -77,6 +79,29 @@ if grep -q 'execute_runtime(G, E, intersect, advance_load_balance, context);' "$
 fi
 grep -q 'advance_io_type_t::graph, operators::advance_io_type_t::none>(G, E, intersect, context)' \
     "$TC" || { echo "gunrock.sh: tc.hxx patch did not apply" >&2; exit 1; }
+
+# --- patch 4: pr runs a given number of iterations. Its stop rule (max_i |p_i - p_last_i|
+# < tol, tol = 1e-6 fixed in pr.cu, no iteration cap) cannot express our L1 rule, so the
+# anchor sets $GUNROCK_PR_TOL (default 1e-6, as upstream) to 0 and $GUNROCK_PR_MAX_ITER to
+# the iterations our rule needs, and pr prints "PR iterations : N" after each run.
+PRH=$G/include/gunrock/algorithms/pr.hxx
+PRCU=$G/examples/algorithms/pr/pr.cu
+if grep -q '^    return err < tol;$' "$PRH"; then
+    sed -i -E 's/^    return err < tol;$/    const char* max_iter = std::getenv("GUNROCK_PR_MAX_ITER");\n    return err < tol || (max_iter \&\& this->iteration >= std::atoi(max_iter));/' "$PRH"
+fi
+if grep -q '^  return enactor.enact();$' "$PRH"; then
+    sed -i -E 's/^  return enactor.enact\(\);$/  float elapsed = enactor.enact();\n  std::cout << "PR iterations : " << enactor.iteration << std::endl;\n  return elapsed;/' "$PRH"
+fi
+if ! grep -q '^#include <cstdlib>$' "$PRH"; then
+    sed -i -E 's/^(#include <thrust\/inner_product.h>)$/\1\n#include <cstdlib>\n#include <iostream>/' "$PRH"
+fi
+if grep -q '^  weight_t tol = 1e-6;$' "$PRCU"; then
+    sed -i -E 's/^  weight_t tol = 1e-6;$/  weight_t tol = std::getenv("GUNROCK_PR_TOL") ? std::strtof(std::getenv("GUNROCK_PR_TOL"), nullptr) : 1e-6f;/' "$PRCU"
+fi
+for pat in 'GUNROCK_PR_MAX_ITER' 'PR iterations : ' '^#include <cstdlib>$'; do
+    grep -q "$pat" "$PRH" || { echo "gunrock.sh: pr.hxx patch did not apply ($pat)" >&2; exit 1; }
+done
+grep -q 'GUNROCK_PR_TOL' "$PRCU" || { echo "gunrock.sh: pr.cu patch did not apply" >&2; exit 1; }
 
 # --- patch 3: link only what sssp/pr/tc use
 LIBS='^    INTERFACE (curand|cuda|cusparse)$'
