@@ -1,16 +1,23 @@
 #!/usr/bin/env bash
-# Build the Gunrock v2 anchors (sssp, pr, tc) for benchmarks/run.py.
+# Build the Gunrock v2 anchors (sssp, pr, tc) for benchmarks/run.py, here (nvcc 13, no GPU
+# needed); the lead carries OUT to the GPU machine.
 #
 #   benchmarks/gunrock.sh [SRC] [OUT]
 #
 # SRC (default anchors/src beside this repository's benchmarks/) holds the
-# extracted sources, fetched by hand and never committed:
-#   SRC/gunrock        gunrock/gunrock main (git archive HEAD)
-#   SRC/cxxopts        jarro2783/cxxopts v3.0.0
-#   SRC/json           nlohmann/json (any 3.x tag)
-#   SRC/cmake-modules  rpavlik/cmake-modules (optional: a stub is written when absent)
+# extracted sources, fetched by hand and never committed (kept small: the
+# anchors tree travels to the GPU machine), e.g. from local mirrors:
+#   git -C gunrock.git archive HEAD | tar -x -C SRC/gunrock           gunrock/gunrock main
+#   git -C cxxopts.git archive v3.0.0 | tar -x -C SRC/cxxopts         jarro2783/cxxopts
+#   git -C json.git archive v3.11.3 CMakeLists.txt cmake include LICENSE.MIT \
+#       | tar -x -C SRC/json                                          nlohmann/json
+#   git -C cmake-modules.git archive HEAD GetGitRevisionDescription.cmake \
+#       GetGitRevisionDescription.cmake.in | tar -x -C SRC/cmake-modules
+#       (rpavlik/cmake-modules; optional: a stub is written when absent)
+# cccl needs no source: nvcc ships CCCL (an empty stub folder stands in).
 # OUT (default anchors/gunrock) receives the stripped binaries sssp, pr, tc.
-# The build folder is SRC/gunrock-build; CUDA arch 90 unless $GUNROCK_ARCH.
+# The build folder is $GUNROCK_BUILD (default /tmp/gunrock-build-$USER, outside the
+# carried tree); CUDA arch $GUNROCK_ARCH (default 90), make -j$GUNROCK_JOBS (default 2).
 # This script fetches nothing and changes only the copies under SRC.
 #
 # The patch (applied idempotently to SRC/gunrock):
@@ -31,7 +38,7 @@ OUT=$(realpath -m "${2:-$HERE/../anchors/gunrock}")
 ARCH=${GUNROCK_ARCH:-90}
 JOBS=${GUNROCK_JOBS:-2}
 G=$SRC/gunrock
-BUILD=$SRC/gunrock-build
+BUILD=${GUNROCK_BUILD:-/tmp/gunrock-build-${USER:-$(id -u)}}
 
 for d in "$G" "$SRC/cxxopts" "$SRC/json"; do
     [ -d "$d" ] || { echo "gunrock.sh: missing source folder $d" >&2; exit 1; }
