@@ -21,7 +21,7 @@ tolerance; a mismatch is printed and the exit status is 1.
 
 "kernel ms" is filled where the call takes ``stats=`` and its
 ``bitgraph.Stats().metrics`` has ``"kernel_ms"``; blank otherwise.
-External anchors (gapbs on the CPU, ECL-CC) run only when their binaries
+External anchors (gapbs on the CPU, ECL-CC and Gunrock on CUDA) run only when their binaries
 are in the folder ``--anchors`` or ``$BITGRAPH_ANCHORS`` names (never
 fetched; keep it out of git): ``ANCHORS`` says which binary, how it is
 called and how its time is read. Their time is their own timer's; their
@@ -120,7 +120,7 @@ CASES = [
             ("cuSPARSE",)),
     *_cases("mxm", ("tc_masked",), CUDA_SPMV_GRAPHS[1:], "cuda", ("cuSPARSE",)),
     *_cases("triangle_count", ("auto", "mxm", "tensor_core"), CUDA_TC_GRAPHS, "cuda",
-            ("cuSPARSE",)),
+            ("cuSPARSE", "Gunrock")),
     *_cases("diameter", ("auto",), CUDA_DIAMETER_GRAPHS, "cuda", ("bitgraph CPU",)),
     *_cases("diameter_bounds", ("auto",), CUDA_BOUNDS_GRAPHS, "cuda", ("bitgraph CPU",)),
     # the fused kernel (auto) and the public-API loop over CuPy; anchors: the same power
@@ -128,14 +128,15 @@ CASES = [
     # per iteration: every side stops by the same rule, so whole-run ratios are per-iteration
     # ratios; "kernel ms" / stats.metrics["iterations"] is ours per iteration)
     *_cases("pagerank", ("auto", "graphblas"), CUDA_GRAPHS, "cuda",
-            ("cuSPARSE", "cuSPARSE f32")),
+            ("cuSPARSE", "cuSPARSE f32", "Gunrock")),
     # connected components on the GPU: scipy on the host (the partition check), ECL-CC on
     # the same GPU (its count checked against ours)
     *_cases("connected_components", ("auto", "fastsv"), CUDA_GRAPHS, "cuda", ("scipy", "ECL-CC")),
     # sssp: the suite's weights 1..255; "-float": the same weights / 255 as float64;
-    # Bellman-Ford (a vxm per round) only where the rounds are few (kron, urand)
-    *_cases("sssp", ("auto", "auto-float"), CUDA_GRAPHS, "cuda", ("scipy",)),
-    *_cases("sssp", ("bellman-ford",), CUDA_GRAPHS[:3], "cuda", ("scipy",)),
+    # Bellman-Ford (a vxm per round) only where the rounds are few (kron, urand);
+    # Gunrock (the issue's anchor) runs once per graph, on the integer weights
+    *_cases("sssp", ("auto", "auto-float"), CUDA_GRAPHS, "cuda", ("scipy", "Gunrock")),
+    *_cases("sssp", ("bellman-ford",), CUDA_GRAPHS[:3], "cuda", ("scipy", "Gunrock")),
 ]
 
 # --smoke: each family's tiny graph (a few hundred vertices)
@@ -343,6 +344,15 @@ def _pagerank_call(g, method, _, **kw):
     if method != "auto":  # auto: the library's default method
         kw["method"] = method
     return bg.algorithms.pagerank(g.A, tol=PAGERANK_TOL / g.n, max_iter=100, **kw).ranks
+
+
+def pagerank_iterations(g):
+    """The power iterations our stop rule needs on ``g`` (the graphblas method,
+    which checks it every iteration): what an anchor runs for the same whole run."""
+    import bitgraph as bg
+
+    return g.memo("pagerank iterations", lambda: int(bg.algorithms.pagerank(
+        g.A, tol=PAGERANK_TOL / g.n, max_iter=100, method="graphblas").iterations))
 
 
 def _cc_call(g, method, _, **kw):
@@ -947,18 +957,39 @@ BASELINES = {
 @dataclass(frozen=True)
 class Anchor:
     """An external binary ``binary`` (relative to the anchors folder) run as
-    ``argv`` ({file}: the graph written in ``fmt``, {repeat}, {source}); its
-    time in seconds is the first group of ``time_re``; ``fail_re`` in its
-    output marks a wrong answer (its own verifier)."""
+    ``argv`` ({file}: the graph written in ``fmt``, {repeat}; {sources} and
+    {nsources}: the case's sources comma-joined and their number;
+    {iterations}: the power iterations our pagerank's stop rule needs) with
+    ``env`` (formatted alike) added to the environment; its time is the
+    first group of ``time_re`` in units of ``unit_ms`` milliseconds;
+    ``fail_re`` in its output marks a wrong answer (its own verifier), and
+    ``ok_re``, where given, must be there (its verifier's success line);
+    ``iterations_re``: the iterations it printed, equal to {iterations}.
+    ``count_re``: its printed count, ``count_scale`` times ours; ``head_re``:
+    the first values it prints of a per-vertex answer (space separated),
+    equal to ours within ``head_rtol`` and ``head_atol``."""
     binary: str
     fmt: str
     argv: tuple
     time_re: str
     fail_re: str = r"FAIL"
     count_re: str = ""  # its printed count (components, triangles): compared with ours
+    unit_ms: float = 1e3
+    ok_re: str = ""
+    count_scale: int = 1
+    head_re: str = ""
+    head_rtol: float = 1e-5
+    head_atol: float = 0.0
+    iterations_re: str = ""
+    env: tuple = ()  # (name, value) pairs
 
 
 GAPBS_TIME = r"Average Time:\s+([0-9.eE+-]+)"
+# Gunrock v2 (gunrock/gunrock main) examples, built by benchmarks/gunrock.sh (sm_90, static
+# cudart) with its CUDA fixes; each prints its own timer in ms. EAGER module loading keeps
+# the one-time module load out of the timed first launch (tc times a single run)
+GUNROCK_TIME = r"GPU Elapsed Time : ([0-9.eE+-]+) \(ms\)"
+GUNROCK_ENV = (("CUDA_MODULE_LOADING", "EAGER"),)
 ANCHORS = {
     # gapbs (github.com/sbeamer/gapbs), built with `make`: -v runs its verifier per trial
     ("bfs", "gapbs"): Anchor("gapbs/bfs", "el", ("-f", "{file}", "-n", "{repeat}", "-v"),
@@ -977,10 +1008,69 @@ ANCHORS = {
     ("connected_components", "ECL-CC"): Anchor("ecl-cc", "egr", ("{file}",),
                                                r"(?:runtime|compute time):\s+([0-9.eE+-]+)",
                                                count_re=r"number of connected components:\s+(\d+)"),
+    # Gunrock sssp: the suite's integer weights 1..255 (as its float32), one run per source
+    # of ours (-s list, -n their number); it prints the LAST run's time (that source's, the
+    # runs before it warm up) and --validate checks that source's distances against its CPU
+    # Dijkstra ("Number of errors : 0"; a mismatch prints "Error: x != y")
+    ("sssp", "Gunrock"): Anchor("gunrock/sssp", "w.mtx",
+                                ("-m", "{file}", "-s", "{sources}", "-n", "{nsources}",
+                                 "--validate"), GUNROCK_TIME, fail_re=r"Error",
+                                unit_ms=1.0, ok_re=r"(?m)^Number of errors : 0\s*$",
+                                env=GUNROCK_ENV),
+    # Gunrock pr: alpha 0.85, float32, dangling rank spread uniformly, from 1/n (our model).
+    # Upstream it stops when max_i |p_i - p_last_i| < 1e-6 (fixed in pr.cu; on graphs whose
+    # ranks are all near 1/n < 1e-6 that is a few iterations), a rule ours (L1 change <
+    # PAGERANK_TOL) cannot be mapped to; gunrock.sh lets the environment set its tolerance
+    # and an iteration cap, so it runs exactly the iterations our rule needs (tolerance 0,
+    # cap {iterations}: the same whole run) and prints them ("PR iterations : N", checked).
+    # -n {repeat} runs, the last one's time. Its answer: the first 40 ranks it prints
+    # ("GPU rank[:40] = ...") within 1% of ours (float32 after the same iterations)
+    ("pagerank", "Gunrock"): Anchor("gunrock/pr", "mtx", ("-m", "{file}", "-n", "{repeat}"),
+                                    GUNROCK_TIME, fail_re=r"Error", unit_ms=1.0,
+                                    head_re=r"GPU rank\[:\d+\] = ([^\n]*)", head_rtol=1e-2,
+                                    iterations_re=r"PR iterations : (\d+)",
+                                    env=GUNROCK_ENV + (("GUNROCK_PR_TOL", "0"),
+                                                       ("GUNROCK_PR_MAX_ITER", "{iterations}"))),
+    # Gunrock tc (patched by gunrock.sh: upstream counts 0): a symmetric file (it refuses
+    # any other), one run; --reduce prints the total, which counts each triangle once per
+    # corner (3x ours)
+    ("triangle_count", "Gunrock"): Anchor("gunrock/tc", "sym.mtx", ("-m", "{file}", "--reduce"),
+                                          GUNROCK_TIME, fail_re=r"Error", unit_ms=1.0,
+                                          count_re=r"Total Graph Traingles : (\d+)",
+                                          count_scale=3, env=GUNROCK_ENV),
 }
 
 
+def _write_lines(f, fmt, *cols, chunk=1 << 20):
+    """Rows of the integer columns ``cols`` as ``fmt`` lines (4x np.savetxt's speed)."""
+    for i in range(0, cols[0].size if cols else 0, chunk):
+        part = [c[i:i + chunk].tolist() for c in cols]
+        f.write("".join(map((fmt + "\n").__mod__, zip(*part))))
+
+
 def _write_graph(g, fmt, folder):
+    """The graph ``g`` written once in ``fmt`` into ``folder``: "el" and "wel"
+    (edge lists, "wel" with the suite's weights), "egr" (ECL's binary CSR),
+    Matrix Market "mtx" (pattern, general), "w.mtx" (integer weights
+    ``g.weights()``, general) and "sym.mtx" (pattern, symmetric: the lower
+    triangle of A | A', rows sorted by (row, column) so that a loader that
+    mirrors each entry in file order gets sorted adjacency lists).
+
+    >>> import scipy.io, tempfile
+    >>> g = Graph("kron:5", "cpu")
+    >>> d = tempfile.mkdtemp()
+    >>> A = g.scipy()
+    >>> B = scipy.io.mmread(_write_graph(g, "mtx", d))
+    >>> B.shape == A.shape and abs(B.tocsr() - A).nnz == 0
+    True
+    >>> r, c = g.coo()
+    >>> W = scipy.io.mmread(_write_graph(g, "w.mtx", d)).tocsr()
+    >>> bool((W[r, c] == g.weights()).all()) and W.nnz == r.size
+    True
+    >>> S = scipy.io.mmread(_write_graph(g, "sym.mtx", d)).tocsr()
+    >>> abs(S - ((A + A.T) > 0)).nnz == 0
+    True
+    """
     path = Path(folder) / f"{re.sub(r'[^A-Za-z0-9_.-]', '_', g.spec)}.{fmt}"
     if path.exists():
         return path
@@ -995,28 +1085,112 @@ def _write_graph(g, fmt, folder):
             np.array([g.n, S.nnz], np.int32).tofile(f)
             S.indptr.astype(np.int32).tofile(f)
             S.indices.astype(np.int32).tofile(f)
+    elif fmt in ("mtx", "w.mtx", "sym.mtx"):  # 1-based; written beside, then renamed
+        cols = [r + 1, c + 1]
+        field, kind = "pattern", "general"
+        if fmt == "w.mtx":
+            field = "integer"
+            cols.append(g.weights())
+        elif fmt == "sym.mtx":
+            kind = "symmetric"
+            lo, hi = np.maximum(r, c), np.minimum(r, c)  # (row >= column): the lower triangle
+            key = np.sort(lo.astype(np.int64) * g.n + hi)  # by (row, column); np.unique: 10x
+            key = key[np.r_[True, key[1:] != key[:-1]]] if key.size else key
+            cols = [key // g.n + 1, key % g.n + 1]
+        tmp = path.with_name(path.name + ".part")
+        with open(tmp, "w") as f:
+            f.write(f"%%MatrixMarket matrix coordinate {field} {kind}\n")
+            f.write(f"{g.n} {g.n} {cols[0].size}\n")
+            _write_lines(f, " ".join(["%d"] * len(cols)), *cols)
+        os.replace(tmp, path)
     return path
 
 
-def run_anchor(anchor, g, folder, repeat):
-    """(ms, None, count) or (None, why, None): the anchor's own time and the
-    count it printed (None where it prints none), or why it has no time."""
+_ANCHOR_RUNS = {}  # one run per anchor, graph and sources: cases of several methods share it
+
+
+def run_anchor(anchor, g, folder, repeat, sources=(), iterations=None):
+    """(ms, None, count, head) or (None, why, None, None): the anchor's own time,
+    the count it printed and the first values of its answer it printed (None
+    where it prints none), or why it has no time.
+
+    >>> run_anchor(ANCHORS["sssp", "Gunrock"], None, "/nonexistent", 3)
+    (None, None, None, None)
+    """
     exe = Path(folder) / anchor.binary
     if not exe.exists():
-        return None, None, None
+        return None, None, None, None
+    key = (anchor, g.spec, str(folder), repeat, tuple(sources), iterations)
+    if key not in _ANCHOR_RUNS:
+        _ANCHOR_RUNS[key] = _run_anchor(anchor, exe, g, folder, repeat, sources, iterations)
+    return _ANCHOR_RUNS[key]
+
+
+def _run_anchor(anchor, exe, g, folder, repeat, sources, iterations):
     path = _write_graph(g, anchor.fmt, folder)
-    argv = [str(exe)] + [a.format(file=path, repeat=repeat) for a in anchor.argv]
-    out = subprocess.run(argv, capture_output=True, text=True, timeout=600)
+    values = dict(file=path, repeat=repeat, sources=",".join(str(int(s)) for s in sources),
+                  nsources=max(len(sources), 1), iterations=iterations)
+    argv = [str(exe)] + [a.format(**values) for a in anchor.argv]
+    env = {**os.environ, **{k: v.format(**values) for k, v in anchor.env}}
+    try:
+        out = subprocess.run(argv, capture_output=True, text=True, timeout=600, env=env)
+    except subprocess.TimeoutExpired:
+        return None, f"{anchor.binary}: no answer in 600 s", None, None
     text = out.stdout + out.stderr
     if out.returncode != 0 or re.search(anchor.fail_re, text):
-        return None, f"{anchor.binary} failed ({out.returncode}): {text.strip()[-200:]}", None
+        return None, f"{anchor.binary} failed ({out.returncode}): {text.strip()[-200:]}", None, None
+    if anchor.ok_re and not re.search(anchor.ok_re, text):
+        return None, f"{anchor.binary}: its verifier did not pass: {text.strip()[-200:]}", \
+            None, None
     m = re.search(anchor.time_re, text)
     if not m:
-        return None, f"{anchor.binary}: no time in its output", None
+        return None, f"{anchor.binary}: no time in its output", None, None
+    if anchor.iterations_re:
+        ran = {int(x) for x in re.findall(anchor.iterations_re, text)}
+        if ran != {iterations}:
+            return None, f"{anchor.binary}: ran {sorted(ran)} iterations, not {iterations}", \
+                None, None
     c = re.search(anchor.count_re, text) if anchor.count_re else None
     if anchor.count_re and not c:
-        return None, f"{anchor.binary}: no count in its output", None
-    return float(m.group(1)) * 1e3, None, int(c.group(1)) if c else None
+        return None, f"{anchor.binary}: no count in its output", None, None
+    h = re.search(anchor.head_re, text) if anchor.head_re else None
+    if anchor.head_re and not h:
+        return None, f"{anchor.binary}: no answer in its output", None, None
+    head = np.array(h.group(1).split(), np.float64) if h else None
+    return float(m.group(1)) * anchor.unit_ms, None, int(c.group(1)) if c else None, head
+
+
+def anchor_problems(algo, name, anchor, count, head, ours):
+    """What differs between an anchor's printed answer (its ``count``, the
+    first values ``head``) and ours (the answer of the case's first input,
+    or of its last for ``head`` on a single-source case); [] if nothing.
+
+    >>> a = ANCHORS["triangle_count", "Gunrock"]
+    >>> anchor_problems("triangle_count", "Gunrock", a, 3 * 7, None, [7])
+    []
+    >>> anchor_problems("triangle_count", "Gunrock", a, 7, None, [7])
+    ['Gunrock: count 7 != ours 21 (3 x 7)']
+    >>> p = ANCHORS["pagerank", "Gunrock"]
+    >>> ranks = np.array([0.5, 0.25, 0.25])
+    >>> anchor_problems("pagerank", "Gunrock", p, None, np.array([0.501, 0.25]), [ranks])
+    []
+    >>> anchor_problems("pagerank", "Gunrock", p, None, np.array([0.4, 0.25]), [ranks])
+    ['Gunrock: its first 2 values differ from ours by up to 0.1']
+    """
+    out = []
+    if count is not None:
+        mine = answer_count(algo, ours[0])
+        want = anchor.count_scale * mine
+        if count != want:
+            scaled = f" ({anchor.count_scale} x {mine})" if anchor.count_scale != 1 else ""
+            out.append(f"{name}: count {count} != ours {want}{scaled}")
+    if head is not None:
+        mine = np.asarray(ours[-1], np.float64).ravel()[:head.size]
+        if mine.size != head.size or not np.allclose(head, mine, rtol=anchor.head_rtol,
+                                                      atol=anchor.head_atol):
+            err = float(np.abs(head[:mine.size] - mine[:head.size]).max()) if mine.size else "?"
+            out.append(f"{name}: its first {head.size} values differ from ours by up to {err:.3g}")
+    return out
 
 
 def answer_count(algo, ours):
@@ -1150,14 +1324,18 @@ def run_case(case, g, args, clock):
     for name in case.baselines if not args.no_baselines else ():
         if (case.algo, name) in ANCHORS:
             if args.anchors and not args.smoke:
-                ms, why, count = run_anchor(ANCHORS[case.algo, name], g, args.anchors, repeat)
+                anchor = ANCHORS[case.algo, name]
+                sources = [s for s in inputs if isinstance(s, (int, np.integer))]
+                iterations = pagerank_iterations(g) if case.algo == "pagerank" else None
+                ms, why, count, head = run_anchor(anchor, g, args.anchors, repeat, sources,
+                                                  iterations)
                 if why:
                     row.problems.append(why)
-                elif ms is not None:
-                    row.baselines[name] = ms
-                    mine = answer_count(case.algo, ours[0]) if count is not None else None
-                    if count is not None and mine != count:
-                        row.problems.append(f"{name}: count {count} != ours {mine}")
+                elif ms is not None:  # its time only once its answer checks
+                    wrong = anchor_problems(case.algo, name, anchor, count, head, ours)
+                    row.problems += wrong
+                    if not wrong:
+                        row.baselines[name] = ms
             continue
         made = BASELINES[case.algo, name](g, case)
         if made is None:
