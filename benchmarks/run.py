@@ -1334,7 +1334,10 @@ def run_case(case, g, args, clock):
             kernel.append(rec.metrics["kernel_ms"])
     if kernel and len(kernel) == len(inputs):
         row.kernel_ms = statistics.fmean(kernel)
+    skip = set(filter(None, (getattr(args, "skip", "") or "").split(",")))
     for name in case.baselines if not args.no_baselines else ():
+        if name in skip:
+            continue
         if (case.algo, name) in ANCHORS:
             if args.anchors and not args.smoke:
                 anchor = ANCHORS[case.algo, name]
@@ -1598,6 +1601,8 @@ def main(argv=None):
     p.add_argument("--ncu", action="store_true",
                    help="print (or, where ncu exists, run) the Nsight Compute command per case")
     p.add_argument("--no-baselines", action="store_true", help="time bitgraph only")
+    p.add_argument("--skip", default="",
+                   help="comma-separated baselines or anchors not to run (e.g. cuSPARSE)")
     p.add_argument("--anchors", default=os.environ.get("BITGRAPH_ANCHORS"),
                    help="folder of external anchor binaries ($BITGRAPH_ANCHORS)")
     p.add_argument("--merge", metavar="PAGE",
