@@ -1054,11 +1054,52 @@ ANCHORS = {
 }
 
 
-def _write_lines(f, fmt, *cols, chunk=1 << 20):
-    """Rows of the integer columns ``cols`` as ``fmt`` lines (4x np.savetxt's speed)."""
-    for i in range(0, cols[0].size if cols else 0, chunk):
-        part = [c[i:i + chunk].tolist() for c in cols]
-        f.write("".join(map((fmt + "\n").__mod__, zip(*part))))
+def _write_lines(f, *cols, chunk=1 << 20):
+    """Rows of the non-negative integer columns ``cols`` as space-separated
+    decimal lines into the binary file ``f`` (numba: a kron-22 edge list in
+    seconds, not the minute of Python's formatting).
+
+    >>> import io
+    >>> f = io.BytesIO(); _write_lines(f, np.array([0, 12]), np.array([305, 7])); f.getvalue()
+    b'0 305\\n12 7\\n'
+    """
+    from numba import njit
+
+    global _FORMAT_ROWS
+    if _FORMAT_ROWS is None:
+        @njit(nogil=True)
+        def fmt_rows(block, out):
+            digits = np.empty(20, np.uint8)
+            pos = 0
+            k, m = block.shape
+            for i in range(m):
+                for j in range(k):
+                    v = block[j, i]
+                    t = 0
+                    while True:
+                        digits[t] = 48 + v % 10
+                        v //= 10
+                        t += 1
+                        if v == 0:
+                            break
+                    while t > 0:
+                        t -= 1
+                        out[pos] = digits[t]
+                        pos += 1
+                    out[pos] = 32 if j < k - 1 else 10
+                    pos += 1
+            return pos
+        _FORMAT_ROWS = fmt_rows
+    n = cols[0].size if cols else 0
+    for i in range(0, n, chunk):
+        block = np.stack([np.asarray(c[i:i + chunk], np.int64) for c in cols])
+        if block.size and block.min() < 0:
+            raise ValueError("_write_lines: negative values")
+        out = np.empty(block.size * 21, np.uint8)
+        f.write(out[:_FORMAT_ROWS(block, out)].tobytes())
+
+
+_FORMAT_ROWS = None  # the numba formatter, compiled on first use
 
 
 def _write_graph(g, fmt, folder):
@@ -1088,10 +1129,12 @@ def _write_graph(g, fmt, folder):
     if path.exists():
         return path
     r, c = g.coo()
-    if fmt == "el":
-        np.savetxt(path, np.stack([r, c], 1), fmt="%d")
-    elif fmt == "wel":
-        np.savetxt(path, np.stack([r, c, g.weights()], 1), fmt="%d")
+    if fmt in ("el", "wel"):
+        cols = [r, c] if fmt == "el" else [r, c, g.weights()]
+        tmp = path.with_name(path.name + ".part")
+        with open(tmp, "wb") as f:
+            _write_lines(f, *cols)
+        os.replace(tmp, path)
     elif fmt == "egr":  # int32 n, m, nindex[n + 1], nlist[m]
         S = g.scipy()
         with open(path, "wb") as f:
@@ -1111,10 +1154,10 @@ def _write_graph(g, fmt, folder):
             key = key[np.r_[True, key[1:] != key[:-1]]] if key.size else key
             cols = [key // g.n + 1, key % g.n + 1]
         tmp = path.with_name(path.name + ".part")
-        with open(tmp, "w") as f:
-            f.write(f"%%MatrixMarket matrix coordinate {field} {kind}\n")
-            f.write(f"{g.n} {g.n} {cols[0].size}\n")
-            _write_lines(f, " ".join(["%d"] * len(cols)), *cols)
+        with open(tmp, "wb") as f:
+            f.write(f"%%MatrixMarket matrix coordinate {field} {kind}\n".encode())
+            f.write(f"{g.n} {g.n} {cols[0].size}\n".encode())
+            _write_lines(f, *cols)
         os.replace(tmp, path)
     return path
 
