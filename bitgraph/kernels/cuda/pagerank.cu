@@ -79,16 +79,19 @@ __device__ __forceinline__ double block_sum(double v, double* scratch) {
 }
 
 // acc plus y(indices[q]) (times values[q] unless ISO) for q = p, p + step,
-// ... < end, added in that order; four gathers issued before their adds
+// ... < end, added in that order; four gathers issued before their adds.
+// The entries stream past the caches (ld.cs: evict first) so that y, the
+// one array read at random, keeps its place in L2.
 template <typename I, bool ISO>
 __device__ __forceinline__ double strided_sum(const I* __restrict__ indices,
                                               const double* __restrict__ values,
                                               const double* __restrict__ y, long long p,
                                               long long end, long long step, double acc) {
   for (; p + 3 * step < end; p += 4 * step) {
-    const long long i0 = (long long)indices[p], i1 = (long long)indices[p + step];
-    const long long i2 = (long long)indices[p + 2 * step];
-    const long long i3 = (long long)indices[p + 3 * step];
+    const long long i0 = (long long)__ldcs(indices + p);
+    const long long i1 = (long long)__ldcs(indices + p + step);
+    const long long i2 = (long long)__ldcs(indices + p + 2 * step);
+    const long long i3 = (long long)__ldcs(indices + p + 3 * step);
     const double y0 = y[i0], y1 = y[i1], y2 = y[i2], y3 = y[i3];
     if constexpr (ISO) {
       acc += y0;
@@ -96,18 +99,46 @@ __device__ __forceinline__ double strided_sum(const I* __restrict__ indices,
       acc += y2;
       acc += y3;
     } else {
-      acc += values[p] * y0;
-      acc += values[p + step] * y1;
-      acc += values[p + 2 * step] * y2;
-      acc += values[p + 3 * step] * y3;
+      acc += __ldcs(values + p) * y0;
+      acc += __ldcs(values + p + step) * y1;
+      acc += __ldcs(values + p + 2 * step) * y2;
+      acc += __ldcs(values + p + 3 * step) * y3;
     }
   }
   for (; p < end; p += step) {
-    const double yi = y[(long long)indices[p]];
+    const double yi = y[(long long)__ldcs(indices + p)];
     if constexpr (ISO) acc += yi;
-    else acc += values[p] * yi;
+    else acc += __ldcs(values + p) * yi;
   }
   return acc;
+}
+
+// what finishing a row reads and writes: every launch's constants
+struct Update {
+  const double* __restrict__ x;
+  const double* __restrict__ inv_s;
+  const double* __restrict__ dw;
+  const double* __restrict__ teleport;
+  double* __restrict__ x_new;
+  double* __restrict__ y_new;
+  double dw_c, tele_c, alpha, lost;
+  bool dw_uniform, tele_uniform;
+};
+
+// row r from its pulled sum: x'(r) = alpha * (sum + lost * dw(r)) +
+// teleport(r) into x_new, y'(r) = x'(r) * inv_s(r) into y_new; returns
+// |x'(r) - x(r)| and adds x'(r) to *dangling where inv_s(r) is 0. The
+// per-vertex streams pass the caches by (ld.cs / st.cs) but y_new, the
+// next launch's gathers
+__device__ __forceinline__ double finish_row(const Update& u, long long r, double sum,
+                                             double* dangling) {
+  const double xn = u.alpha * (sum + u.lost * (u.dw_uniform ? u.dw_c : __ldcs(u.dw + r))) +
+                    (u.tele_uniform ? u.tele_c : __ldcs(u.teleport + r));
+  __stcs(u.x_new + r, xn);
+  const double s = __ldcs(u.inv_s + r);
+  u.y_new[r] = xn * s;
+  if (s == 0.0) *dangling += xn;
+  return fabs(xn - __ldcs(u.x + r));
 }
 
 template <typename I, bool ISO>
@@ -135,7 +166,8 @@ __global__ void pagerank_pull(const I* __restrict__ indptr, const I* __restrict_
   // converged at an earlier launch: every thread reads the same flag (set
   // by an earlier launch on this stream), so the whole grid returns
   if (*stop) return;
-  const double lost_now = lost[parity];
+  const Update u{x, inv_s, dw, teleport, x_new, y_new, dw_c, tele_c, alpha, lost[parity],
+                 dw_uniform, tele_uniform};
   // the heavy rows' chunks, a whole block each (block-uniform control flow:
   // block_sum and __syncthreads below are reached by every thread)
   for (long long c = blockIdx.x; c < nchunks; c += gridDim.x) {
@@ -163,13 +195,9 @@ __global__ void pagerank_pull(const I* __restrict__ indptr, const I* __restrict_
       s = block_sum(s, scratch);
       if (threadIdx.x == 0) {
         row_arrived[h] = 0u;  // for the next launch
-        const double xn = alpha * (s + lost_now * (dw_uniform ? dw_c : dw[r])) +
-                          (tele_uniform ? tele_c : teleport[r]);
-        x_new[r] = xn;
-        const double sv = inv_s[r];
-        y_new[r] = xn * sv;
-        heavy_parts[h] = fabs(xn - x[r]);
-        heavy_parts[nheavy + h] = sv == 0.0 ? xn : 0.0;
+        double d = 0.0;
+        heavy_parts[h] = finish_row(u, r, s, &d);
+        heavy_parts[nheavy + h] = d;
       }
     }
   }
@@ -184,15 +212,7 @@ __global__ void pagerank_pull(const I* __restrict__ indptr, const I* __restrict_
     double acc = strided_sum<I, ISO>(indices, values, y, start + (threadIdx.x & 31), end, 32,
                                      0.0);
     acc = warp_sum(acc, 32);
-    if ((threadIdx.x & 31) == 0) {
-      const double xn = alpha * (acc + lost_now * (dw_uniform ? dw_c : dw[r])) +
-                        (tele_uniform ? tele_c : teleport[r]);
-      err += fabs(xn - x[r]);
-      x_new[r] = xn;
-      const double s = inv_s[r];
-      y_new[r] = xn * s;
-      if (s == 0.0) dangling += xn;
-    }
+    if ((threadIdx.x & 31) == 0) err += finish_row(u, r, acc, &dangling);
   }
   // the light rows, a group of `group` lanes each
   const int lane = threadIdx.x & (group - 1);
@@ -210,15 +230,7 @@ __global__ void pagerank_pull(const I* __restrict__ indptr, const I* __restrict_
     double acc = 0.0;
     if (mine) acc = strided_sum<I, ISO>(indices, values, y, start + lane, end, group, 0.0);
     acc = warp_sum(acc, group);  // lane 0 of the group holds the row's sum
-    if (lane == 0 && mine) {
-      const double xn = alpha * (acc + lost_now * (dw_uniform ? dw_c : dw[r])) +
-                        (tele_uniform ? tele_c : teleport[r]);
-      err += fabs(xn - x[r]);
-      x_new[r] = xn;
-      const double s = inv_s[r];
-      y_new[r] = xn * s;
-      if (s == 0.0) dangling += xn;
-    }
+    if (lane == 0 && mine) err += finish_row(u, r, acc, &dangling);
   }
   err = block_sum(err, scratch);
   dangling = block_sum(dangling, scratch);
