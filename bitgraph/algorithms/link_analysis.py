@@ -150,7 +150,8 @@ def pagerank(A, alpha=0.85, tol=1e-6, max_iter=100, personalization=None, *,
         tele = (1.0 - alpha) * (1.0 / n) if personalization is None else (1.0 - alpha) * p
         dws = 1.0 / n if dangling is None and personalization is None else dw
         if device == "cpu":
-            x, it, converged, err = _fused(M, x, dws, alpha, tele, inv_s, dangles, tol, max_iter)
+            x, it, converged, err = _fused(M, x, dws, alpha, tele, inv_s, dangles, tol, max_iter,
+                                           cfg)
         else:
             from bitgraph.kernels import registry
 
@@ -203,34 +204,105 @@ def _power(M, x, dw, alpha, teleport, inv_s, dangles, tol, max_iter):
     return x, it, False, err
 
 
-def _fused(M, x, dw, alpha, teleport, inv_s, dangles, tol, max_iter):
+def _fused(M, x, dw, alpha, teleport, inv_s, dangles, tol, max_iter, cfg):
     """The same iteration, each one a single pass of the fused kernel over
-    A' (``kernels/cpu/pagerank.py::pagerank_step``)."""
-    from bitgraph import settings
+    A' (``kernels/cpu/pagerank.py::pagerank_step``), on the vertices
+    relabelled by out-degree where ``cfg.pagerank.cpu_relabel`` says so
+    (``_relabelled``; the ranks mapped back)."""
     from bitgraph.kernels import registry
     from bitgraph.kernels.cpu import indptr_chunks
 
     step = registry.lookup("pagerank", fmt="csr", device="cpu", variant="pull")
     AT = _pull_csr(M)
     n = x.size
+    lost = float(x[dangles].sum()) if dangles.size else 0.0
+    order = None
+    if _relabel(M, cfg.pagerank):
+        # hubs first: the y values gathered most share cache lines
+        order, AT, inv_s = _relabelled(M, AT, inv_s)
+        x = x[order]
+        dw = dw if np.ndim(dw) == 0 else dw[order]
+        teleport = teleport if np.ndim(teleport) == 0 else teleport[order]
+    else:
+        x = x.copy()  # the kernel overwrites x in place
     # the pool's row ranges, once per run (serial below settings.cpu.serial_below entries)
-    chunks = (indptr_chunks(AT.indptr) if AT.indices.size >= settings.current().cpu.serial_below
+    chunks = (indptr_chunks(AT.indptr) if AT.indices.size >= cfg.cpu.serial_below
               else np.array([0, n], np.int64))
     y = x * inv_s
-    x_new, y_new = np.empty(n), np.empty(n)
+    y_new = np.empty(n)
     err = np.inf
     it = 0
-    lost = float(x[dangles].sum()) if dangles.size else 0.0
+    converged = False
     while it < max_iter:
-        # x_new, y_new and the next iteration's dangling rank, in one pass
-        err, lost = step(AT, y, x, dw, lost, alpha, teleport, inv_s, x_new, y_new,
-                         chunks=chunks)
+        # x overwritten by the next ranks; y_new and the next iteration's dangling rank
+        err, lost = step(AT, y, x, dw, lost, alpha, teleport, inv_s, y_new, chunks=chunks)
         it += 1
-        x, x_new = x_new, x
         y, y_new = y_new, y
         if err < n * tol:
-            return x, it, True, err
-    return x, it, False, err
+            converged = True
+            break
+    if order is not None:
+        x = _unrelabel(x, order)
+    return x, it, converged, err
+
+
+def _relabel(M, rules) -> bool:
+    """Whether the CPU iteration runs on M relabelled by out-degree:
+    ``rules.cpu_relabel`` True or False, or "auto": gapbs's degree skew test
+    (``triangles.worth_relabelling`` with the PageRank family's
+    min_average_degree, skew and samples) on M's out-degrees."""
+    mode = rules.cpu_relabel
+    if mode is True or mode is False:
+        return mode
+    if mode != "auto":
+        raise InvalidValue(f"pagerank: settings.pagerank.cpu_relabel must be 'auto', True or"
+                           f" False, got {mode!r}")
+    key = (rules.min_average_degree, rules.skew, rules.samples)
+    return bool(cached(M, "pagerank_worth_relabelling",
+                       lambda: _worth_relabelling(out_csr(M).indptr, rules), key=key))
+
+
+def _worth_relabelling(indptr, rules):
+    from bitgraph import device as dev
+    from bitgraph.algorithms.triangles import worth_relabelling
+
+    return worth_relabelling(dev.host(indptr), rules=rules)
+
+
+def _relabelled(M, AT, inv_s):
+    """(order, AT', inv_s'): the pull CSR and 1 / out-degree with vertex
+    ``order[k]`` renumbered k, the vertices in descending out-degree (the
+    number of times the pull gathers its y; ties by id). Rows of AT' keep
+    their entries' order. Over numpy or CuPy (AT's array module); built
+    once and cached on M. O(n log n + nnz)"""
+    def build():
+        from bitgraph.formats.csr import CSR
+
+        xp = ar.array_module(AT.indptr)
+        n, nnz = AT.nrows, AT.indices.size
+        idx = AT.indptr.dtype
+        degree = xp.diff(out_csr(M).indptr)
+        order = xp.argsort(-degree, kind="stable")  # new id -> old id
+        rank = xp.empty(n, idx)  # old id -> new id
+        rank[order] = xp.arange(n, dtype=idx)
+        old_start = AT.indptr[:-1][order]
+        length = AT.indptr[1:][order] - old_start
+        indptr = xp.zeros(n + 1, idx)
+        xp.cumsum(length, out=indptr[1:])
+        # entry e of new row k is old entry e + old_start[k] - indptr[k]
+        src = (old_start - indptr[:-1]).astype(np.int64)[ar.rows_of(indptr)]
+        src += xp.arange(nnz, dtype=np.int64)
+        indices = rank[AT.indices[src]]
+        values = None if AT.values is None else AT.values[src]
+        return order, CSR(indptr, indices, values, n, n), inv_s[order]
+    return cached(M, "pagerank_relabelled", build)
+
+
+def _unrelabel(x, order):
+    """x in the original numbering: x_orig[order[k]] = x[k]."""
+    out = ar.array_module(x).empty_like(x)
+    out[order] = x
+    return out
 
 
 def _pull_csr(M):

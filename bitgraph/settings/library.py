@@ -219,11 +219,21 @@ class SSSP:
 
 @dataclass(frozen=True)
 class PageRank:
-    """``pagerank``'s fused GPU iteration (``kernels/cuda/pagerank.py``).
+    """``pagerank``'s fused iteration: on the CPU (``kernels/cpu/pagerank.py``)
+    and on the GPU (``kernels/cuda/pagerank.py``).
 
-    >>> PageRank().cuda_check_every
-    8
+    >>> PageRank().cuda_check_every, PageRank().cpu_relabel
+    (8, 'auto')
     """
+    cpu_relabel: object = knob("auto", """The CPU iteration runs on the vertices renumbered by
+        descending out-degree (built once, cached on the matrix; the ranks mapped back) when
+        True, never when False; "auto": when gapbs's WorthRelabelling test (min_average_degree,
+        skew, samples) passes on the out-degrees: the y values gathered most then share cache
+        lines. MEASURE""")
+    min_average_degree: int = knob(10, """cpu_relabel "auto" relabels when A holds at least twice
+        this many entries a vertex ... MEASURE""")
+    skew: float = knob(1.3, "... and the sampled mean out-degree is above skew times the median.")
+    samples: int = knob(1000, "Vertices sampled for that test.")
     cuda_check_every: int = knob(8, """The GPU run queues this many iterations, then reads their L1
         errors in one host sync; an iteration launched after the run converged returns at once
         and leaves the ranks as they were (the iteration count stays exact). Not yet measured on
