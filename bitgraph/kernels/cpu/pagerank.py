@@ -8,6 +8,7 @@ from numba import njit
 from bitgraph.kernels.cpu import (
     arg, check_length, dummy, index_args, indptr_chunks, parallel_map, serial_below, values_arg,
 )
+from bitgraph.kernels.cpu.bits import prefetch
 from bitgraph.kernels.registry import register
 
 __all__ = ["pagerank_step"]
@@ -16,7 +17,7 @@ _U1 = np.uint64(1)
 
 @njit(cache=True, nogil=True)
 def _pagerank_rows(r0, r1, indptr, indices, values, iso, y, x, dw, dw_uniform,
-                   dw_c, teleport, tele_uniform, tele_c, lost, alpha, inv_s, y_new):
+                   dw_c, teleport, tele_uniform, tele_c, lost, alpha, inv_s, y_new, ahead):
     # rows r0..r1-1 of AT = A' (row j: the in-neighbours i of j, values
     # A(i, j) or iso); y[n] = x / S (x scaled by 1 / weighted out-degree);
     # x[n], inv_s[n] float64; dw[n] / teleport[n] float64, or the scalars
@@ -25,17 +26,25 @@ def _pagerank_rows(r0, r1, indptr, indices, values, iso, y, x, dw, dw_uniform,
     # alpha * (sum_i y(i) A(i, j) + lost * dw(j)) + teleport(j) (x is never
     # gathered, so in place: no third rank stream) and writes y_new = x_new
     # * inv_s; returns (sum |x_new - x|, sum of x_new over the rows with
-    # inv_s == 0: the next iteration's dangling rank).
+    # inv_s == 0: the next iteration's dangling rank). ahead (uint64): each
+    # row prefetches the entries that many past its first (0: none), so the
+    # gathers' addresses are at hand.
     # O(r1 - r0 + their entries)
     err = 0.0
     dangling = 0.0
     for j in range(r0, r1):
         acc = 0.0
+        b = np.uint64(indptr[j])
+        e = np.uint64(indptr[j + _U1])
+        if ahead != 0:
+            prefetch(indices, b + ahead)
+            if not iso:
+                prefetch(values, b + ahead)
         if iso:
-            for p in range(np.uint64(indptr[j]), np.uint64(indptr[j + _U1])):
+            for p in range(b, e):
                 acc += y[np.uint64(indices[p])]
         else:
-            for p in range(np.uint64(indptr[j]), np.uint64(indptr[j + _U1])):
+            for p in range(b, e):
                 acc += values[p] * y[np.uint64(indices[p])]
         xn = alpha * (acc + lost * (dw_c if dw_uniform else dw[j])) + (
             tele_c if tele_uniform else teleport[j])
@@ -59,14 +68,14 @@ def _warm_pagerank(dtype, index_dtype):
         ones = np.ones(2)
         for par in (False, True):
             pagerank_step(AT, ones, np.ones(2), ones, 0.0, 0.85, ones, ones, np.empty(2),
-                          parallel=par)
+                          parallel=par, ahead=4)
             pagerank_step(AT, ones, np.ones(2), 0.5, 0.0, 0.85, 0.1, ones, np.empty(2),
                           parallel=par)
 
 
 @register("pagerank", fmt="csr", device="cpu", variant="pull", warmup=_warm_pagerank)
 def pagerank_step(AT, y, x, dw, lost, alpha, teleport, inv_s, y_new, *,
-                  parallel=None, chunks=None):
+                  parallel=None, chunks=None, ahead=0):
     """One PageRank power iteration, fused, x updated in place: returns
     (sum |x_new - x|, the rank x_new holds on dangling vertices).
 
@@ -80,7 +89,9 @@ def pagerank_step(AT, y, x, dw, lost, alpha, teleport, inv_s, y_new, *,
     bitmap, no op codes: 1.2-3x faster than the public-API iteration. parallel: None
     picks the thread pool from ``settings.cpu.serial_below`` stored entries; chunks: the
     row ranges (``indptr_chunks(AT.indptr)``; pass them to skip recomputing
-    them on every iteration). O(n + nnz)
+    them on every iteration); ahead: each row prefetches its entries that
+    many past its first (``settings.pagerank.cpu_prefetch``; 0: none).
+    O(n + nnz)
     """
     indptr, indices = index_args(AT.indptr, AT.indices)
     values, iso = values_arg(AT.values, np.float64)
@@ -106,5 +117,6 @@ def pagerank_step(AT, y, x, dw, lost, alpha, teleport, inv_s, y_new, *,
                          arg(y, np.float64), x, dw_arr, dw_uniform,
                          np.float64(dw if dw_uniform else 0.0), tele_arr, tele_uniform,
                          np.float64(teleport if tele_uniform else 0.0), np.float64(lost),
-                         np.float64(alpha), arg(inv_s, np.float64), y_new)
+                         np.float64(alpha), arg(inv_s, np.float64), y_new,
+                         np.uint64(ahead))
     return float(sum(p[0] for p in parts)), float(sum(p[1] for p in parts))
