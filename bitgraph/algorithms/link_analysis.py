@@ -236,7 +236,8 @@ def _fused(M, x, dw, alpha, teleport, inv_s, dangles, tol, max_iter, cfg):
     while it < max_iter:
         # x overwritten by the next ranks; y_new and the next iteration's dangling rank
         err, lost = step(AT, y, x, dw, lost, alpha, teleport, inv_s, y_new, chunks=chunks,
-                         ahead=cfg.pagerank.cpu_prefetch)
+                         ahead=cfg.pagerank.cpu_prefetch,
+                         gather_ahead=cfg.pagerank.cpu_gather_ahead)
         it += 1
         y, y_new = y_new, y
         if err < n * tol:

@@ -237,6 +237,8 @@ class PageRank:
     cpu_prefetch: int = knob(256, """Each row of the CPU pull prefetches the entries this many past
         its first (0: none): the hardware's stream prefetch alone left urand-20 at 17.0 ms an
         iteration, 13.7 with it (2 threads; 128 and 512 within the noise).""")
+    cpu_gather_ahead: int = knob(96, """Entry p of the CPU pull prefetches the y it will gather at
+        entry p + this (0: none). MEASURE""")
     cuda_check_every: int = knob(8, """The GPU run queues this many iterations, then reads their L1
         errors in one host sync; an iteration launched after the run converged returns at once
         and leaves the ranks as they were (the iteration count stays exact). Not yet measured on

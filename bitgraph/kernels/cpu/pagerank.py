@@ -17,7 +17,8 @@ _U1 = np.uint64(1)
 
 @njit(cache=True, nogil=True)
 def _pagerank_rows(r0, r1, indptr, indices, values, iso, y, x, dw, dw_uniform,
-                   dw_c, teleport, tele_uniform, tele_c, lost, alpha, inv_s, y_new, ahead):
+                   dw_c, teleport, tele_uniform, tele_c, lost, alpha, inv_s, y_new, ahead,
+                   gather_ahead):
     # rows r0..r1-1 of AT = A' (row j: the in-neighbours i of j, values
     # A(i, j) or iso); y[n] = x / S (x scaled by 1 / weighted out-degree);
     # x[n], inv_s[n] float64; dw[n] / teleport[n] float64, or the scalars
@@ -28,10 +29,12 @@ def _pagerank_rows(r0, r1, indptr, indices, values, iso, y, x, dw, dw_uniform,
     # * inv_s; returns (sum |x_new - x|, sum of x_new over the rows with
     # inv_s == 0: the next iteration's dangling rank). ahead (uint64): each
     # row prefetches the entries that many past its first (0: none), so the
-    # gathers' addresses are at hand.
+    # gathers' addresses are at hand; gather_ahead (uint64): entry p
+    # prefetches the y of entry p + gather_ahead (0: none).
     # O(r1 - r0 + their entries)
     err = 0.0
     dangling = 0.0
+    nnz = np.uint64(indices.size)
     for j in range(r0, r1):
         acc = 0.0
         b = np.uint64(indptr[j])
@@ -40,12 +43,22 @@ def _pagerank_rows(r0, r1, indptr, indices, values, iso, y, x, dw, dw_uniform,
             prefetch(indices, b + ahead)
             if not iso:
                 prefetch(values, b + ahead)
-        if iso:
-            for p in range(b, e):
-                acc += y[np.uint64(indices[p])]
+        if gather_ahead == 0:
+            if iso:
+                for p in range(b, e):
+                    acc += y[np.uint64(indices[p])]
+            else:
+                for p in range(b, e):
+                    acc += values[p] * y[np.uint64(indices[p])]
         else:
             for p in range(b, e):
-                acc += values[p] * y[np.uint64(indices[p])]
+                q = p + gather_ahead
+                if q < nnz:
+                    prefetch(y, np.uint64(indices[q]))
+                if iso:
+                    acc += y[np.uint64(indices[p])]
+                else:
+                    acc += values[p] * y[np.uint64(indices[p])]
         xn = alpha * (acc + lost * (dw_c if dw_uniform else dw[j])) + (
             tele_c if tele_uniform else teleport[j])
         err += abs(xn - x[j])
@@ -70,12 +83,12 @@ def _warm_pagerank(dtype, index_dtype):
             pagerank_step(AT, ones, np.ones(2), ones, 0.0, 0.85, ones, ones, np.empty(2),
                           parallel=par, ahead=4)
             pagerank_step(AT, ones, np.ones(2), 0.5, 0.0, 0.85, 0.1, ones, np.empty(2),
-                          parallel=par)
+                          parallel=par, gather_ahead=1)
 
 
 @register("pagerank", fmt="csr", device="cpu", variant="pull", warmup=_warm_pagerank)
 def pagerank_step(AT, y, x, dw, lost, alpha, teleport, inv_s, y_new, *,
-                  parallel=None, chunks=None, ahead=0):
+                  parallel=None, chunks=None, ahead=0, gather_ahead=0):
     """One PageRank power iteration, fused, x updated in place: returns
     (sum |x_new - x|, the rank x_new holds on dangling vertices).
 
@@ -90,8 +103,9 @@ def pagerank_step(AT, y, x, dw, lost, alpha, teleport, inv_s, y_new, *,
     picks the thread pool from ``settings.cpu.serial_below`` stored entries; chunks: the
     row ranges (``indptr_chunks(AT.indptr)``; pass them to skip recomputing
     them on every iteration); ahead: each row prefetches its entries that
-    many past its first (``settings.pagerank.cpu_prefetch``; 0: none).
-    O(n + nnz)
+    many past its first (``settings.pagerank.cpu_prefetch``; 0: none);
+    gather_ahead: entry p prefetches the y of entry p + gather_ahead
+    (``settings.pagerank.cpu_gather_ahead``; 0: none). O(n + nnz)
     """
     indptr, indices = index_args(AT.indptr, AT.indices)
     values, iso = values_arg(AT.values, np.float64)
@@ -118,5 +132,5 @@ def pagerank_step(AT, y, x, dw, lost, alpha, teleport, inv_s, y_new, *,
                          np.float64(dw if dw_uniform else 0.0), tele_arr, tele_uniform,
                          np.float64(teleport if tele_uniform else 0.0), np.float64(lost),
                          np.float64(alpha), arg(inv_s, np.float64), y_new,
-                         np.uint64(ahead))
+                         np.uint64(ahead), np.uint64(gather_ahead))
     return float(sum(p[0] for p in parts)), float(sum(p[1] for p in parts))
