@@ -204,20 +204,25 @@ def _power(M, x, dw, alpha, teleport, inv_s, dangles, tol, max_iter):
     return x, it, False, err
 
 
-def _fused(M, x, dw, alpha, teleport, inv_s, dangles, tol, max_iter, cfg):
+def _fused(M, x, dw, alpha, teleport, inv_s, dangles, tol, max_iter, cfg=None):
     """The same iteration, each one a single pass of the fused kernel over
     A' (``kernels/cpu/pagerank.py::pagerank_step``), on the vertices
     relabelled by out-degree where ``cfg.pagerank.cpu_relabel`` says so
-    (``_relabelled``; the ranks mapped back)."""
+    (``_relabelled``; the ranks mapped back). cfg: the settings (None: the
+    current ones)."""
+    from bitgraph import settings
     from bitgraph.kernels import registry
     from bitgraph.kernels.cpu import indptr_chunks
 
+    if cfg is None:
+        cfg = settings.current()
     step = registry.lookup("pagerank", fmt="csr", device="cpu", variant="pull")
     AT = _pull_csr(M)
     n = x.size
     lost = float(x[dangles].sum()) if dangles.size else 0.0
+    rules = cfg.pagerank
     order = None
-    if _relabel(M, cfg.pagerank):
+    if _relabel(M, rules):
         # hubs first: the y values gathered most share cache lines
         order, AT, inv_s = _relabelled(M, AT, inv_s)
         x = x[order]
@@ -230,14 +235,16 @@ def _fused(M, x, dw, alpha, teleport, inv_s, dangles, tol, max_iter, cfg):
               else np.array([0, n], np.int64))
     y = x * inv_s
     y_new = np.empty(n)
+    # prefetching the gathers pays where rows are long enough for them to be random
+    gather = (rules.cpu_gather_ahead if AT.indices.size >= rules.cpu_gather_min_degree * n
+              else 0)
     err = np.inf
     it = 0
     converged = False
     while it < max_iter:
         # x overwritten by the next ranks; y_new and the next iteration's dangling rank
         err, lost = step(AT, y, x, dw, lost, alpha, teleport, inv_s, y_new, chunks=chunks,
-                         ahead=cfg.pagerank.cpu_prefetch,
-                         gather_ahead=cfg.pagerank.cpu_gather_ahead)
+                         ahead=rules.cpu_prefetch, gather_ahead=gather)
         it += 1
         y, y_new = y_new, y
         if err < n * tol:
@@ -292,10 +299,13 @@ def _relabelled(M, AT, inv_s):
         indptr = xp.zeros(n + 1, idx)
         xp.cumsum(length, out=indptr[1:])
         # entry e of new row k is old entry e + old_start[k] - indptr[k]
-        src = (old_start - indptr[:-1]).astype(np.int64)[ar.rows_of(indptr)]
-        src += xp.arange(nnz, dtype=np.int64)
-        indices = rank[AT.indices[src]]
+        shift = old_start - indptr[:-1]
+        src = (np.repeat(shift, length) if xp is np else shift[ar.segment_ids(length)])
+        src += xp.arange(nnz, dtype=idx)
         values = None if AT.values is None else AT.values[src]
+        # the new ids, into src's memory (numpy's "clip" mode skips a buffered copy)
+        indices = (np.take(rank, AT.indices[src], out=src, mode="clip") if xp is np
+                   else xp.take(rank, AT.indices[src], out=src))
         return order, CSR(indptr, indices, values, n, n), inv_s[order]
     return cached(M, "pagerank_relabelled", build)
 

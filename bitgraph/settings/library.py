@@ -238,7 +238,11 @@ class PageRank:
         its first (0: none): the hardware's stream prefetch alone left urand-20 at 17.0 ms an
         iteration, 13.7 with it (2 threads; 128 and 512 within the noise).""")
     cpu_gather_ahead: int = knob(96, """Entry p of the CPU pull prefetches the y it will gather at
-        entry p + this (0: none). MEASURE""")
+        entry p + this (0: none) when A averages cpu_gather_min_degree entries a row or more:
+        urand-20 20.6 -> 18.4 ms an iteration, relabelled kron-20 29.4 -> 24.5 (p25 of 15 runs,
+        2 threads; 192 within the noise).""")
+    cpu_gather_min_degree: float = knob(8.0, """See cpu_gather_ahead: below it the gathers are few
+        and near (grid-1024, 4 a row: 3.1 ms without the prefetch, 3.8 with it).""")
     cuda_check_every: int = knob(8, """The GPU run queues this many iterations, then reads their L1
         errors in one host sync; an iteration launched after the run converged returns at once
         and leaves the ranks as they were (the iteration count stays exact). Not yet measured on
