@@ -235,9 +235,7 @@ def _fused(M, x, dw, alpha, teleport, inv_s, dangles, tol, max_iter, cfg=None):
               else np.array([0, n], np.int64))
     y = x * inv_s
     y_new = np.empty(n)
-    # prefetching the gathers pays where rows are long enough for them to be random
-    gather = (rules.cpu_gather_ahead if AT.indices.size >= rules.cpu_gather_min_degree * n
-              else 0)
+    gather = rules.cpu_gather_ahead if _far_gathers(AT, rules) else 0
     err = np.inf
     it = 0
     converged = False
@@ -276,6 +274,22 @@ def _worth_relabelling(indptr, rules):
     from bitgraph.algorithms.triangles import worth_relabelling
 
     return worth_relabelling(dev.host(indptr), rules=rules)
+
+
+def _far_gathers(AT, rules) -> bool:
+    """Whether the pull's gathers are far from their rows: the median
+    |i - j| over ``rules.samples`` random entries (i, j) of AT (host
+    arrays) is at least ``rules.cpu_gather_min_distance``; near ones (a
+    mesh in its natural order) are in cache already, and prefetching them
+    only costs. O(samples)"""
+    n, nnz = AT.nrows, AT.indices.size
+    if nnz == 0:
+        return False
+    rng = np.random.default_rng(0)
+    entries = rng.integers(0, nnz, rules.samples)
+    rows = np.searchsorted(AT.indptr, entries, side="right") - 1
+    dist = np.abs(AT.indices[entries].astype(np.int64) - rows)
+    return bool(np.median(dist) >= rules.cpu_gather_min_distance)
 
 
 def _relabelled(M, AT, inv_s):

@@ -543,7 +543,7 @@ def test_stats(device):
 
 # --- the CPU iteration's relabelling and prefetches (settings.pagerank.cpu_*) ------------------
 _CPU_KNOBS = [{"cpu_relabel": r, "cpu_prefetch": a, "cpu_gather_ahead": g,
-               "cpu_gather_min_degree": 0.0}
+               "cpu_gather_min_distance": 0}
               for r, a, g in [(True, 256, 96), (False, 256, 96), (True, 0, 0), (False, 0, 0),
                               (True, 1, 1), ("auto", 3, 5)]]
 
