@@ -20,7 +20,10 @@ also costs building it). Written with the public API (``vxm`` and numpy
 passes over dense length-n arrays, into buffers allocated once, over numpy
 or CuPy: the same loop runs on a CUDA graph); one fused kernel pass per
 iteration does the same arithmetic (``method="fused"``, the default: numba
-on the CPU, ``kernels/cuda/pagerank.cu`` on the GPU).
+on the CPU, ``kernels/cuda/pagerank.cu`` on the GPU). On the CPU a skewed
+graph's iteration runs on its vertices renumbered by descending out-degree
+(the values gathered most share cache lines; ``settings.pagerank.cpu_relabel``,
+built once and cached on the matrix), the ranks mapped back.
 
 On a CUDA graph every argument works as on the CPU: arrays and dicts are
 moved to the GPU, CuPy arrays taken as they are; a bitgraph Vector must be

@@ -618,3 +618,19 @@ def test_relabelled_csr(index, weighted):
     assert abs(got - want).sum() == 0 and got.nnz == want.nnz
     assert np.array_equal(inv_r, inv_s[order])
     assert pr_module._relabelled(A, AT, inv_s) is pr_module._relabelled(A, None, None)
+
+
+def test_far_gathers_rule():
+    """The gather prefetch runs where the sampled median |i - j| of the
+    pulled A' reaches settings.pagerank.cpu_gather_min_distance: a random
+    graph's, not a mesh's in its natural order, nor an empty graph's."""
+    from bitgraph import settings as bs
+
+    rules = bs.current().pagerank
+    far = lambda spec, r=rules: pr_module._far_gathers(  # noqa: E731
+        pr_module._pull_csr(bg.io.generators.from_spec(spec)), r)
+    assert far("urand:14:4") is True
+    assert far("grid:128x128") is False
+    assert far("grid:128x128", bs.PageRank(cpu_gather_min_distance=1)) is True
+    assert pr_module._far_gathers(CSR(np.zeros(4, np.int32), np.zeros(0, np.int32), None, 3, 3),
+                                  rules) is False

@@ -51,13 +51,20 @@ def _pagerank_rows(r0, r1, indptr, indices, values, iso, y, x, dw, dw_uniform,
                 for p in range(b, e):
                     acc += values[p] * y[np.uint64(indices[p])]
         else:
-            for p in range(b, e):
-                q = p + gather_ahead
-                if q < nnz:
-                    prefetch(y, np.uint64(indices[q]))
-                if iso:
+            # entries whose p + gather_ahead is stored prefetch, the last few do not
+            m = min(e, nnz - gather_ahead) if nnz > gather_ahead else b
+            m = max(m, b)
+            if iso:
+                for p in range(b, m):
+                    prefetch(y, np.uint64(indices[p + gather_ahead]))
                     acc += y[np.uint64(indices[p])]
-                else:
+                for p in range(m, e):
+                    acc += y[np.uint64(indices[p])]
+            else:
+                for p in range(b, m):
+                    prefetch(y, np.uint64(indices[p + gather_ahead]))
+                    acc += values[p] * y[np.uint64(indices[p])]
+                for p in range(m, e):
                     acc += values[p] * y[np.uint64(indices[p])]
         xn = alpha * (acc + lost * (dw_c if dw_uniform else dw[j])) + (
             tele_c if tele_uniform else teleport[j])
