@@ -564,7 +564,7 @@ def test_cpu_relabel_and_prefetch(knobs):
     W = bg.Matrix.from_coo(r[keep], c[keep], rng.random(int(keep.sum())) + 0.1, nrows=n, ncols=n)
     p, x0, dw = rng.random(n), rng.random(n), rng.random(n) * (rng.random(n) < 0.3)
     dw[3] += 1.0
-    for M in (A, D, W):
+    for M in (A, D, W, W.T):  # W.T: a transposed view
         with bg.settings.use(pagerank=knobs):
             plain = _check_both(M, "cpu")
             opts = _check_both(M, "cpu", personalization=dict(enumerate(p)),
