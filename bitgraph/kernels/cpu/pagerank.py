@@ -8,12 +8,58 @@ from numba import njit
 from bitgraph.kernels.cpu import (
     arg, check_length, dummy, index_args, indptr_chunks, parallel_map, serial_below, values_arg,
 )
-from bitgraph.kernels.cpu.bits import prefetch
+from bitgraph.kernels.cpu.bits import prefetch, prefetch_l2
 from bitgraph.kernels.registry import register
 
 __all__ = ["pagerank_step"]
 
 _U1 = np.uint64(1)
+
+@njit(cache=True, nogil=True)
+def _uniform_rows(r0, r1, indptr, indices, y, x, inv_s, y_new, alpha, c, ahead, gather_ahead):
+    # _pagerank_rows for a structure-only AT and uniform dw and teleport:
+    # x_new = alpha * sum_i y(i) + c, no per-row branch on the flags (1 ms
+    # an iteration of urand-20's 14.5, its rows holding 16 entries)
+    err = 0.0
+    dangling = 0.0
+    nnz = np.uint64(indices.size)
+    if gather_ahead == 0:
+        for j in range(r0, r1):
+            b = np.uint64(indptr[j])
+            e = np.uint64(indptr[j + _U1])
+            prefetch(indices, b + ahead)
+            acc = 0.0
+            for p in range(b, e):
+                acc += y[np.uint64(indices[p])]
+            xn = alpha * acc + c
+            err += abs(xn - x[j])
+            x[j] = xn
+            s = inv_s[j]
+            y_new[j] = xn * s
+            if s == 0.0:
+                dangling += xn
+    else:
+        last = nnz - gather_ahead if nnz > gather_ahead else np.uint64(0)
+        for j in range(r0, r1):
+            b = np.uint64(indptr[j])
+            e = np.uint64(indptr[j + _U1])
+            prefetch(indices, b + ahead)
+            m = max(min(e, last), b)  # entries from m on have no entry gather_ahead past them
+            acc = 0.0
+            for p in range(b, m):
+                prefetch_l2(y, np.uint64(indices[p + gather_ahead]))
+                acc += y[np.uint64(indices[p])]
+            for p in range(m, e):
+                acc += y[np.uint64(indices[p])]
+            xn = alpha * acc + c
+            err += abs(xn - x[j])
+            x[j] = xn
+            s = inv_s[j]
+            y_new[j] = xn * s
+            if s == 0.0:
+                dangling += xn
+    return err, dangling
+
 
 @njit(cache=True, nogil=True)
 def _pagerank_rows(r0, r1, indptr, indices, values, iso, y, x, dw, dw_uniform,
@@ -30,8 +76,11 @@ def _pagerank_rows(r0, r1, indptr, indices, values, iso, y, x, dw, dw_uniform,
     # inv_s == 0: the next iteration's dangling rank). ahead (uint64): each
     # row prefetches the entries that many past its first (0: none), so the
     # gathers' addresses are at hand; gather_ahead (uint64): entry p
-    # prefetches the y of entry p + gather_ahead (0: none).
+    # prefetches the y of entry p + gather_ahead into L2 (0: none).
     # O(r1 - r0 + their entries)
+    if iso and dw_uniform and tele_uniform:  # the common case, without the flags
+        return _uniform_rows(r0, r1, indptr, indices, y, x, inv_s, y_new, alpha,
+                             alpha * lost * dw_c + tele_c, ahead, gather_ahead)
     err = 0.0
     dangling = 0.0
     nnz = np.uint64(indices.size)
@@ -56,13 +105,13 @@ def _pagerank_rows(r0, r1, indptr, indices, values, iso, y, x, dw, dw_uniform,
             m = max(m, b)
             if iso:
                 for p in range(b, m):
-                    prefetch(y, np.uint64(indices[p + gather_ahead]))
+                    prefetch_l2(y, np.uint64(indices[p + gather_ahead]))
                     acc += y[np.uint64(indices[p])]
                 for p in range(m, e):
                     acc += y[np.uint64(indices[p])]
             else:
                 for p in range(b, m):
-                    prefetch(y, np.uint64(indices[p + gather_ahead]))
+                    prefetch_l2(y, np.uint64(indices[p + gather_ahead]))
                     acc += values[p] * y[np.uint64(indices[p])]
                 for p in range(m, e):
                     acc += values[p] * y[np.uint64(indices[p])]
