@@ -239,10 +239,11 @@ class PageRank:
     cpu_prefetch: int = knob(256, """Each row of the CPU pull prefetches the entries this many past
         its first (0: none): the hardware's stream prefetch alone left urand-20 at 17.0 ms an
         iteration, 13.7 with it (2 threads; 128 and 512 within the noise).""")
-    cpu_gather_ahead: int = knob(96, """Entry p of the CPU pull prefetches the y it will gather at
-        entry p + this (0: none) when the gathers are far (cpu_gather_min_distance): urand-20
-        20.6 -> 18.4 ms an iteration, relabelled kron-20 29.4 -> 24.5 (p25 of 15 runs, 2
-        threads; 192 within the noise), urand-20 at 4 entries a vertex 9.1 -> 6.3.""")
+    cpu_gather_ahead: int = knob(128, """Entry p of the CPU pull prefetches into L2 the y it will
+        gather at entry p + this (0: none) when the gathers are far (cpu_gather_min_distance):
+        urand-20 20.6 -> 18.4 ms an iteration, relabelled kron-20 29.4 -> 24.5 (p25 of 15 runs,
+        2 threads, into L1 at 96); into L2 at 128 13.3 -> 12.3 on urand-20 (64 and 192 within
+        the noise); urand-20 at 4 entries a vertex 9.1 -> 6.3.""")
     cpu_gather_min_distance: int = knob(4096, """See cpu_gather_ahead: it runs when the median
         |i - j| of sampled entries (samples of them) of the pulled A' is at least this (32 KiB of
         y); nearer gathers are in cache already: grid-1024 in its natural order (median 1,024)
