@@ -285,7 +285,7 @@ def _far_gathers(AT, rules) -> bool:
     arrays) is at least ``rules.cpu_gather_min_distance``; near ones (a
     mesh in its natural order) are in cache already, and prefetching them
     only costs. O(samples)"""
-    n, nnz = AT.nrows, AT.indices.size
+    nnz = AT.indices.size
     if nnz == 0:
         return False
     rng = np.random.default_rng(0)
@@ -299,7 +299,8 @@ def _relabelled(M, AT, inv_s):
     """(order, AT', inv_s'): the pull CSR and 1 / out-degree with vertex
     ``order[k]`` renumbered k, the vertices in descending out-degree (the
     number of times the pull gathers its y; ties by id). Rows of AT' keep
-    their entries' order. Over numpy or CuPy (AT's array module); built
+    their entries' order, not sorted by the new ids (the pull needs no
+    order). Over numpy or CuPy (AT's array module); built
     once and cached on M. O(n log n + nnz)"""
     def build():
         from bitgraph.formats.csr import CSR
