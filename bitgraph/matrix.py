@@ -57,6 +57,8 @@ class Derived:
     sssp_facts: object            # dict: what sssp reads of the weights (shortest_paths._weight_facts)
     pagerank_operator: object     # the fused iteration's arrays
     pagerank_cuda: object         # dict: the GPU run's plan and workspaces (kernels/cuda/pagerank.py)
+    pagerank_worth_relabelling: dict  # (min_average_degree, skew, samples) -> bool
+    pagerank_relabelled: object   # (order, pull CSR, inv_s) by descending out-degree
     # the traversals (bfs, msbfs): names as their code spells them
     long_reach: object
     blest_perm: dict         # reorder -> ...

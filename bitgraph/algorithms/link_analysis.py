@@ -20,7 +20,10 @@ also costs building it). Written with the public API (``vxm`` and numpy
 passes over dense length-n arrays, into buffers allocated once, over numpy
 or CuPy: the same loop runs on a CUDA graph); one fused kernel pass per
 iteration does the same arithmetic (``method="fused"``, the default: numba
-on the CPU, ``kernels/cuda/pagerank.cu`` on the GPU).
+on the CPU, ``kernels/cuda/pagerank.cu`` on the GPU). On the CPU a skewed
+graph's iteration runs on its vertices renumbered by descending out-degree
+(the values gathered most share cache lines; ``settings.pagerank.cpu_relabel``,
+built once and cached on the matrix), the ranks mapped back.
 
 On a CUDA graph every argument works as on the CPU: arrays and dicts are
 moved to the GPU, CuPy arrays taken as they are; a bitgraph Vector must be
@@ -150,7 +153,8 @@ def pagerank(A, alpha=0.85, tol=1e-6, max_iter=100, personalization=None, *,
         tele = (1.0 - alpha) * (1.0 / n) if personalization is None else (1.0 - alpha) * p
         dws = 1.0 / n if dangling is None and personalization is None else dw
         if device == "cpu":
-            x, it, converged, err = _fused(M, x, dws, alpha, tele, inv_s, dangles, tol, max_iter)
+            x, it, converged, err = _fused(M, x, dws, alpha, tele, inv_s, dangles, tol, max_iter,
+                                           cfg)
         else:
             from bitgraph.kernels import registry
 
@@ -203,34 +207,132 @@ def _power(M, x, dw, alpha, teleport, inv_s, dangles, tol, max_iter):
     return x, it, False, err
 
 
-def _fused(M, x, dw, alpha, teleport, inv_s, dangles, tol, max_iter):
+def _fused(M, x, dw, alpha, teleport, inv_s, dangles, tol, max_iter, cfg=None):
     """The same iteration, each one a single pass of the fused kernel over
-    A' (``kernels/cpu/pagerank.py::pagerank_step``)."""
+    A' (``kernels/cpu/pagerank.py::pagerank_step``), on the vertices
+    relabelled by out-degree where ``cfg.pagerank.cpu_relabel`` says so
+    (``_relabelled``; the ranks mapped back). cfg: the settings (None: the
+    current ones)."""
     from bitgraph import settings
     from bitgraph.kernels import registry
     from bitgraph.kernels.cpu import indptr_chunks
 
+    if cfg is None:
+        cfg = settings.current()
     step = registry.lookup("pagerank", fmt="csr", device="cpu", variant="pull")
     AT = _pull_csr(M)
     n = x.size
+    lost = float(x[dangles].sum()) if dangles.size else 0.0
+    rules = cfg.pagerank
+    order = None
+    if _relabel(M, rules):
+        # hubs first: the y values gathered most share cache lines
+        order, AT, inv_s = _relabelled(M, AT, inv_s)
+        x = x[order]
+        dw = dw if np.ndim(dw) == 0 else dw[order]
+        teleport = teleport if np.ndim(teleport) == 0 else teleport[order]
+    else:
+        x = x.copy()  # the kernel overwrites x in place
     # the pool's row ranges, once per run (serial below settings.cpu.serial_below entries)
-    chunks = (indptr_chunks(AT.indptr) if AT.indices.size >= settings.current().cpu.serial_below
+    chunks = (indptr_chunks(AT.indptr) if AT.indices.size >= cfg.cpu.serial_below
               else np.array([0, n], np.int64))
     y = x * inv_s
-    x_new, y_new = np.empty(n), np.empty(n)
+    y_new = np.empty(n)
+    gather = rules.cpu_gather_ahead if _far_gathers(AT, rules) else 0
     err = np.inf
     it = 0
-    lost = float(x[dangles].sum()) if dangles.size else 0.0
+    converged = False
     while it < max_iter:
-        # x_new, y_new and the next iteration's dangling rank, in one pass
-        err, lost = step(AT, y, x, dw, lost, alpha, teleport, inv_s, x_new, y_new,
-                         chunks=chunks)
+        # x overwritten by the next ranks; y_new and the next iteration's dangling rank
+        err, lost = step(AT, y, x, dw, lost, alpha, teleport, inv_s, y_new, chunks=chunks,
+                         ahead=rules.cpu_prefetch, gather_ahead=gather)
         it += 1
-        x, x_new = x_new, x
         y, y_new = y_new, y
         if err < n * tol:
-            return x, it, True, err
-    return x, it, False, err
+            converged = True
+            break
+    if order is not None:
+        x = _unrelabel(x, order)
+    return x, it, converged, err
+
+
+def _relabel(M, rules) -> bool:
+    """Whether the CPU iteration runs on M relabelled by out-degree:
+    ``rules.cpu_relabel`` True or False, or "auto": gapbs's degree skew test
+    (``triangles.worth_relabelling`` with the PageRank family's
+    min_average_degree, skew and samples) on M's out-degrees."""
+    mode = rules.cpu_relabel
+    if mode is True or mode is False:
+        return mode
+    if mode != "auto":
+        raise InvalidValue(f"pagerank: settings.pagerank.cpu_relabel must be 'auto', True or"
+                           f" False, got {mode!r}")
+    key = (rules.min_average_degree, rules.skew, rules.samples)
+    return bool(cached(M, "pagerank_worth_relabelling",
+                       lambda: _worth_relabelling(out_csr(M).indptr, rules), key=key))
+
+
+def _worth_relabelling(indptr, rules):
+    from bitgraph import device as dev
+    from bitgraph.algorithms.triangles import worth_relabelling
+
+    return worth_relabelling(dev.host(indptr), rules=rules)
+
+
+def _far_gathers(AT, rules) -> bool:
+    """Whether the pull's gathers are far from their rows: the median
+    |i - j| over ``rules.samples`` random entries (i, j) of AT (host
+    arrays) is at least ``rules.cpu_gather_min_distance``; near ones (a
+    mesh in its natural order) are in cache already, and prefetching them
+    only costs. O(samples)"""
+    nnz = AT.indices.size
+    if nnz == 0:
+        return False
+    rng = np.random.default_rng(0)
+    entries = rng.integers(0, nnz, rules.samples)
+    rows = np.searchsorted(AT.indptr, entries, side="right") - 1
+    dist = np.abs(AT.indices[entries].astype(np.int64) - rows)
+    return bool(np.median(dist) >= rules.cpu_gather_min_distance)
+
+
+def _relabelled(M, AT, inv_s):
+    """(order, AT', inv_s'): the pull CSR and 1 / out-degree with vertex
+    ``order[k]`` renumbered k, the vertices in descending out-degree (the
+    number of times the pull gathers its y; ties by id). Rows of AT' keep
+    their entries' order, not sorted by the new ids (the pull needs no
+    order). Over numpy or CuPy (AT's array module); built
+    once and cached on M. O(n log n + nnz)"""
+    def build():
+        from bitgraph.formats.csr import CSR
+
+        xp = ar.array_module(AT.indptr)
+        n, nnz = AT.nrows, AT.indices.size
+        idx = AT.indptr.dtype
+        degree = xp.diff(out_csr(M).indptr)
+        order = xp.argsort(-degree, kind="stable")  # new id -> old id
+        rank = xp.empty(n, idx)  # old id -> new id
+        rank[order] = xp.arange(n, dtype=idx)
+        old_start = AT.indptr[:-1][order]
+        length = AT.indptr[1:][order] - old_start
+        indptr = xp.zeros(n + 1, idx)
+        xp.cumsum(length, out=indptr[1:])
+        # entry e of new row k is old entry e + old_start[k] - indptr[k]
+        shift = old_start - indptr[:-1]
+        src = (np.repeat(shift, length) if xp is np else shift[ar.segment_ids(length)])
+        src += xp.arange(nnz, dtype=idx)
+        values = None if AT.values is None else AT.values[src]
+        # the new ids, into src's memory (numpy's "clip" mode skips a buffered copy)
+        indices = (np.take(rank, AT.indices[src], out=src, mode="clip") if xp is np
+                   else xp.take(rank, AT.indices[src], out=src))
+        return order, CSR(indptr, indices, values, n, n), inv_s[order]
+    return cached(M, "pagerank_relabelled", build)
+
+
+def _unrelabel(x, order):
+    """x in the original numbering: x_orig[order[k]] = x[k]."""
+    out = ar.array_module(x).empty_like(x)
+    out[order] = x
+    return out
 
 
 def _pull_csr(M):

@@ -219,11 +219,36 @@ class SSSP:
 
 @dataclass(frozen=True)
 class PageRank:
-    """``pagerank``'s fused GPU iteration (``kernels/cuda/pagerank.py``).
+    """``pagerank``'s fused iteration: on the CPU (``kernels/cpu/pagerank.py``)
+    and on the GPU (``kernels/cuda/pagerank.py``).
 
-    >>> PageRank().cuda_check_every
-    8
+    >>> PageRank().cuda_check_every, PageRank().cpu_relabel
+    (8, 'auto')
     """
+    cpu_relabel: object = knob("auto", """The CPU iteration runs on the vertices renumbered by
+        descending out-degree (the y values gathered most then share cache lines; built once,
+        cached on the matrix, the ranks mapped back) when True, never when False; "auto": when
+        gapbs's WorthRelabelling test (min_average_degree, skew, samples) passes on the
+        out-degrees. kron-20: 25.3 -> 18.9 ms an iteration (2 threads); the build costs 0.4-1.4
+        s there (mostly first touches of the new arrays), repaid after 70-230 iterations.""")
+    min_average_degree: int = knob(1, """cpu_relabel "auto" relabels when A holds at least twice
+        this many entries a vertex ... (kron-20 at 3.9 entries a vertex: 14.9 -> 6.6 ms an
+        iteration relabelled; at 7.8: 16.3 -> 8.4) ...""")
+    skew: float = knob(1.3, "... and the sampled mean out-degree is above skew times the median.")
+    samples: int = knob(1000, "Vertices sampled for that test.")
+    cpu_prefetch: int = knob(256, """Each row of the CPU pull prefetches the entries this many past
+        its first (0: none): the hardware's stream prefetch alone left urand-20 at 17.0 ms an
+        iteration, 13.7 with it (2 threads; 128 and 512 within the noise).""")
+    cpu_gather_ahead: int = knob(128, """Entry p of the CPU pull prefetches into L2 the y it will
+        gather at entry p + this (0: none) when the gathers are far (cpu_gather_min_distance):
+        urand-20 20.6 -> 18.4 ms an iteration, relabelled kron-20 29.4 -> 24.5 (p25 of 15 runs,
+        2 threads, into L1 at 96); into L2 at 128 13.3 -> 12.3 on urand-20 (64 and 192 within
+        the noise); urand-20 at 4 entries a vertex 9.1 -> 6.3.""")
+    cpu_gather_min_distance: int = knob(4096, """See cpu_gather_ahead: it runs when the median
+        |i - j| of sampled entries (samples of them) of the pulled A' is at least this (32 KiB of
+        y); nearer gathers are in cache already: grid-1024 in its natural order (median 1,024)
+        3.1 ms an iteration without the prefetch, 3.8 with it; relabelled kron-20's median is
+        28,415, urand-20's 316,685.""")
     cuda_check_every: int = knob(8, """The GPU run queues this many iterations, then reads their L1
         errors in one host sync; an iteration launched after the run converged returns at once
         and leaves the ranks as they were (the iteration count stays exact). Not yet measured on

@@ -539,3 +539,98 @@ def test_stats(device):
     st_ = bg.Stats()
     pagerank(A, stats=st_, fused=False, device=device)
     assert st_.method == "graphblas"
+
+
+# --- the CPU iteration's relabelling and prefetches (settings.pagerank.cpu_*) ------------------
+_CPU_KNOBS = [{"cpu_relabel": r, "cpu_prefetch": a, "cpu_gather_ahead": g,
+               "cpu_gather_min_distance": 0}
+              for r, a, g in [(True, 256, 96), (False, 256, 96), (True, 0, 0), (False, 0, 0),
+                              (True, 1, 1), ("auto", 3, 5)]]
+
+
+@pytest.mark.parametrize("knobs", _CPU_KNOBS, ids=lambda k: "-".join(map(str, k.values())))
+def test_cpu_relabel_and_prefetch(knobs):
+    """Relabelled by out-degree or not, every prefetch distance (0: none): the
+    ranks of networkx, in the original numbering, on a skewed directed graph
+    with dangling vertices, weighted and structure-only, with
+    personalization, nstart and dangling arrays (permuted with the
+    vertices); the same iterations as the public-API loop."""
+    A = bg.io.generators.from_spec("kron:9")
+    n = A.nrows
+    r, c, _ = A.to_coo()
+    keep = (r * 7 + c) % 5 != 0  # directed, some vertices dangling
+    rng = np.random.default_rng(5)
+    D = bg.Matrix.from_coo(r[keep], c[keep], nrows=n, ncols=n)
+    W = bg.Matrix.from_coo(r[keep], c[keep], rng.random(int(keep.sum())) + 0.1, nrows=n, ncols=n)
+    p, x0, dw = rng.random(n), rng.random(n), rng.random(n) * (rng.random(n) < 0.3)
+    dw[3] += 1.0
+    for M in (A, D, W, W.T):  # W.T: a transposed view
+        with bg.settings.use(pagerank=knobs):
+            plain = _check_both(M, "cpu")
+            opts = _check_both(M, "cpu", personalization=dict(enumerate(p)),
+                               nstart=dict(enumerate(x0)), dangling=dict(enumerate(dw)))
+        with bg.settings.use(pagerank={"cpu_relabel": False, "cpu_gather_ahead": 0}):
+            ref = pagerank(M, tol=1e-10, max_iter=500)
+        assert plain.iterations == ref.iterations
+        assert np.abs(plain.ranks.to_dense() - ref.ranks.to_dense()).sum() < 1e-12
+        assert opts.converged
+
+
+def test_cpu_relabel_auto_rule():
+    """"auto" relabels a skewed graph with enough entries a vertex (the
+    PageRank family's min_average_degree and skew), not a mesh nor a
+    sparse one; a bad value is an error naming it."""
+    from bitgraph import settings as bs
+
+    rules = bs.current().pagerank
+    assert pr_module._relabel(bg.io.generators.from_spec("kron:10"), rules) is True
+    assert pr_module._relabel(bg.io.generators.from_spec("grid:32x32"), rules) is False
+    assert pr_module._relabel(bg.io.generators.from_spec("kron:10"),
+                              bs.PageRank(min_average_degree=10**6)) is False
+    with bg.settings.use(pagerank={"cpu_relabel": "yes"}):
+        with pytest.raises(bg.InvalidValue, match="cpu_relabel"):
+            pr_module.pagerank(bg.io.generators.from_spec("kron:6"))
+
+
+@pytest.mark.parametrize("index", [np.int32, np.int64])
+@pytest.mark.parametrize("weighted", [False, True])
+def test_relabelled_csr(index, weighted):
+    """The relabelled pull CSR is P A' P' for the out-degree order (hubs
+    first, ties by id), empty rows and int64 indices included; inv_s
+    permuted with it; cached on the matrix."""
+    rng = np.random.default_rng(11)
+    n = 300
+    r = np.concatenate([rng.integers(0, n, 2000), np.zeros(50, np.int64)])
+    c = np.concatenate([rng.integers(0, n // 2, 2000), np.arange(50)])
+    v = rng.random(r.size) + 0.5 if weighted else None
+    A = bg.Matrix.from_coo(r, c, v, nrows=n, ncols=n, dup_op="plus" if weighted else None)
+    S = A.to_scipy().tocsr()
+    AT = CSR(S.T.tocsr().indptr.astype(index), S.T.tocsr().indices.astype(index),
+             S.T.tocsr().data.astype(np.float64) if weighted else None, n, n)
+    inv_s = rng.random(n)
+    order, R, inv_r = pr_module._relabelled(A, AT, inv_s)
+    degree = np.diff(S.indptr)
+    assert np.all(np.diff(degree[order]) <= 0) and order[0] == 0
+    assert R.indptr.dtype == index and R.indices.dtype == index
+    got = sp.csr_array((R.values if weighted else np.ones(R.indices.size), R.indices, R.indptr),
+                       shape=(n, n))
+    want = S.T.tocsr()[order][:, order]
+    assert abs(got - want).sum() == 0 and got.nnz == want.nnz
+    assert np.array_equal(inv_r, inv_s[order])
+    assert pr_module._relabelled(A, AT, inv_s) is pr_module._relabelled(A, None, None)
+
+
+def test_far_gathers_rule():
+    """The gather prefetch runs where the sampled median |i - j| of the
+    pulled A' reaches settings.pagerank.cpu_gather_min_distance: a random
+    graph's, not a mesh's in its natural order, nor an empty graph's."""
+    from bitgraph import settings as bs
+
+    rules = bs.current().pagerank
+    far = lambda spec, r=rules: pr_module._far_gathers(  # noqa: E731
+        pr_module._pull_csr(bg.io.generators.from_spec(spec)), r)
+    assert far("urand:14:4") is True
+    assert far("grid:128x128") is False
+    assert far("grid:128x128", bs.PageRank(cpu_gather_min_distance=1)) is True
+    assert pr_module._far_gathers(CSR(np.zeros(4, np.int32), np.zeros(0, np.int32), None, 3, 3),
+                                  rules) is False

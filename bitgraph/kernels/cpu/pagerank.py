@@ -8,6 +8,7 @@ from numba import njit
 from bitgraph.kernels.cpu import (
     arg, check_length, dummy, index_args, indptr_chunks, parallel_map, serial_below, values_arg,
 )
+from bitgraph.kernels.cpu.bits import prefetch, prefetch_l2
 from bitgraph.kernels.registry import register
 
 __all__ = ["pagerank_step"]
@@ -15,32 +16,109 @@ __all__ = ["pagerank_step"]
 _U1 = np.uint64(1)
 
 @njit(cache=True, nogil=True)
+def _uniform_rows(r0, r1, indptr, indices, y, x, inv_s, y_new, alpha, c, ahead, gather_ahead):
+    # _pagerank_rows for a structure-only AT and uniform dw and teleport:
+    # x_new = alpha * sum_i y(i) + c, no per-row branch on the flags (1 ms
+    # an iteration of urand-20's 14.5, its rows holding 16 entries)
+    err = 0.0
+    dangling = 0.0
+    nnz = np.uint64(indices.size)
+    if gather_ahead == 0:
+        for j in range(r0, r1):
+            b = np.uint64(indptr[j])
+            e = np.uint64(indptr[j + _U1])
+            prefetch(indices, b + ahead)
+            acc = 0.0
+            for p in range(b, e):
+                acc += y[np.uint64(indices[p])]
+            xn = alpha * acc + c
+            err += abs(xn - x[j])
+            x[j] = xn
+            s = inv_s[j]
+            y_new[j] = xn * s
+            if s == 0.0:
+                dangling += xn
+    else:
+        last = nnz - gather_ahead if nnz > gather_ahead else np.uint64(0)
+        for j in range(r0, r1):
+            b = np.uint64(indptr[j])
+            e = np.uint64(indptr[j + _U1])
+            prefetch(indices, b + ahead)
+            m = max(min(e, last), b)  # entries from m on have no entry gather_ahead past them
+            acc = 0.0
+            for p in range(b, m):
+                prefetch_l2(y, np.uint64(indices[p + gather_ahead]))
+                acc += y[np.uint64(indices[p])]
+            for p in range(m, e):
+                acc += y[np.uint64(indices[p])]
+            xn = alpha * acc + c
+            err += abs(xn - x[j])
+            x[j] = xn
+            s = inv_s[j]
+            y_new[j] = xn * s
+            if s == 0.0:
+                dangling += xn
+    return err, dangling
+
+
+@njit(cache=True, nogil=True)
 def _pagerank_rows(r0, r1, indptr, indices, values, iso, y, x, dw, dw_uniform,
-                   dw_c, teleport, tele_uniform, tele_c, lost, alpha, inv_s,
-                   x_new, y_new):
+                   dw_c, teleport, tele_uniform, tele_c, lost, alpha, inv_s, y_new, ahead,
+                   gather_ahead):
     # rows r0..r1-1 of AT = A' (row j: the in-neighbours i of j, values
     # A(i, j) or iso); y[n] = x / S (x scaled by 1 / weighted out-degree);
     # x[n], inv_s[n] float64; dw[n] / teleport[n] float64, or the scalars
     # dw_c / tele_c when uniform (then the arrays are dummies: two streams
-    # of n doubles fewer per iteration). Writes x_new[r0:r1] = alpha *
-    # (sum_i y(i) A(i, j) + lost * dw(j)) + teleport(j), y_new = x_new *
-    # inv_s; returns (sum |x_new - x|, sum of x_new over the rows with
-    # inv_s == 0: the next iteration's dangling rank).
+    # of n doubles fewer per iteration). Overwrites x[r0:r1] with x_new =
+    # alpha * (sum_i y(i) A(i, j) + lost * dw(j)) + teleport(j) (x is never
+    # gathered, so in place: no third rank stream) and writes y_new = x_new
+    # * inv_s; returns (sum |x_new - x|, sum of x_new over the rows with
+    # inv_s == 0: the next iteration's dangling rank). ahead (uint64): each
+    # row prefetches the entries that many past its first (0: none), so the
+    # gathers' addresses are at hand; gather_ahead (uint64): entry p
+    # prefetches the y of entry p + gather_ahead into L2 (0: none).
     # O(r1 - r0 + their entries)
+    if iso and dw_uniform and tele_uniform:  # the common case, without the flags
+        return _uniform_rows(r0, r1, indptr, indices, y, x, inv_s, y_new, alpha,
+                             alpha * lost * dw_c + tele_c, ahead, gather_ahead)
     err = 0.0
     dangling = 0.0
+    nnz = np.uint64(indices.size)
     for j in range(r0, r1):
         acc = 0.0
-        if iso:
-            for p in range(np.uint64(indptr[j]), np.uint64(indptr[j + _U1])):
-                acc += y[np.uint64(indices[p])]
+        b = np.uint64(indptr[j])
+        e = np.uint64(indptr[j + _U1])
+        if ahead != 0:
+            prefetch(indices, b + ahead)
+            if not iso:
+                prefetch(values, b + ahead)
+        if gather_ahead == 0:
+            if iso:
+                for p in range(b, e):
+                    acc += y[np.uint64(indices[p])]
+            else:
+                for p in range(b, e):
+                    acc += values[p] * y[np.uint64(indices[p])]
         else:
-            for p in range(np.uint64(indptr[j]), np.uint64(indptr[j + _U1])):
-                acc += values[p] * y[np.uint64(indices[p])]
+            # entries whose p + gather_ahead is stored prefetch, the last few do not
+            m = min(e, nnz - gather_ahead) if nnz > gather_ahead else b
+            m = max(m, b)
+            if iso:
+                for p in range(b, m):
+                    prefetch_l2(y, np.uint64(indices[p + gather_ahead]))
+                    acc += y[np.uint64(indices[p])]
+                for p in range(m, e):
+                    acc += y[np.uint64(indices[p])]
+            else:
+                for p in range(b, m):
+                    prefetch_l2(y, np.uint64(indices[p + gather_ahead]))
+                    acc += values[p] * y[np.uint64(indices[p])]
+                for p in range(m, e):
+                    acc += values[p] * y[np.uint64(indices[p])]
         xn = alpha * (acc + lost * (dw_c if dw_uniform else dw[j])) + (
             tele_c if tele_uniform else teleport[j])
         err += abs(xn - x[j])
-        x_new[j] = xn
+        x[j] = xn
         s = inv_s[j]
         y_new[j] = xn * s
         if s == 0.0:
@@ -58,28 +136,32 @@ def _warm_pagerank(dtype, index_dtype):
                  values, 2, 2)
         ones = np.ones(2)
         for par in (False, True):
-            pagerank_step(AT, ones, ones, ones, 0.0, 0.85, ones, ones, np.empty(2),
-                          np.empty(2), parallel=par)
-            pagerank_step(AT, ones, ones, 0.5, 0.0, 0.85, 0.1, ones, np.empty(2),
-                          np.empty(2), parallel=par)
+            pagerank_step(AT, ones, np.ones(2), ones, 0.0, 0.85, ones, ones, np.empty(2),
+                          parallel=par, ahead=4)
+            pagerank_step(AT, ones, np.ones(2), 0.5, 0.0, 0.85, 0.1, ones, np.empty(2),
+                          parallel=par, gather_ahead=1)
 
 
 @register("pagerank", fmt="csr", device="cpu", variant="pull", warmup=_warm_pagerank)
-def pagerank_step(AT, y, x, dw, lost, alpha, teleport, inv_s, x_new, y_new, *,
-                  parallel=None, chunks=None):
-    """One PageRank power iteration, fused: returns (sum |x_new - x|,
-    the rank x_new holds on dangling vertices).
+def pagerank_step(AT, y, x, dw, lost, alpha, teleport, inv_s, y_new, *,
+                  parallel=None, chunks=None, ahead=0, gather_ahead=0):
+    """One PageRank power iteration, fused, x updated in place: returns
+    (sum |x_new - x|, the rank x_new holds on dangling vertices).
 
     AT: CSR of A' (n x n; values float64 or None = all 1). y[n] = x *
     inv_s; x, inv_s: float64[n], inv_s 0 exactly on the dangling vertices;
     dw, teleport: float64[n] or a float (the same for every vertex); lost:
-    the rank x holds on dangling vertices. Fills x_new[n] = alpha * (y A +
-    lost * dw) + teleport and y_new[n] = x_new * inv_s (the next
+    the rank x holds on dangling vertices. Overwrites x with x_new = alpha
+    * (y A + lost * dw) + teleport (x must be a writeable C-contiguous
+    float64 array) and fills y_new[n] = x_new * inv_s (the next
     iteration's y). The pull over A' reads y at the in-neighbours, no
     bitmap, no op codes: 1.2-3x faster than the public-API iteration. parallel: None
     picks the thread pool from ``settings.cpu.serial_below`` stored entries; chunks: the
     row ranges (``indptr_chunks(AT.indptr)``; pass them to skip recomputing
-    them on every iteration). O(n + nnz)
+    them on every iteration); ahead: each row prefetches its entries that
+    many past its first (``settings.pagerank.cpu_prefetch``; 0: none);
+    gather_ahead: entry p prefetches the y of entry p + gather_ahead
+    (``settings.pagerank.cpu_gather_ahead``; 0: none). O(n + nnz)
     """
     indptr, indices = index_args(AT.indptr, AT.indices)
     values, iso = values_arg(AT.values, np.float64)
@@ -88,17 +170,23 @@ def pagerank_step(AT, y, x, dw, lost, alpha, teleport, inv_s, x_new, y_new, *,
     tele_uniform = np.ndim(teleport) == 0
     dw_arr = dummy(np.float64) if dw_uniform else arg(dw, np.float64)
     tele_arr = dummy(np.float64) if tele_uniform else arg(teleport, np.float64)
-    for name, a in (("y", y), ("x", x), ("inv_s", inv_s), ("x_new", x_new),
-                    ("y_new", y_new)) + ((("dw", dw_arr),) if not dw_uniform else ()) + (
-                        (("teleport", tele_arr),) if not tele_uniform else ()):
+    for name, a in (("y", y), ("x", x), ("inv_s", inv_s), ("y_new", y_new)) + (
+            (("dw", dw_arr),) if not dw_uniform else ()) + (
+                (("teleport", tele_arr),) if not tele_uniform else ()):
         check_length("pagerank_step", name, a, n)
+    for name, a in (("x", x), ("y_new", y_new)):  # written: never a converted copy
+        if not (isinstance(a, np.ndarray) and a.dtype == np.float64 and a.ndim == 1
+                and a.flags.c_contiguous and a.flags.writeable):
+            raise TypeError(f"pagerank_step: {name} must be a writeable C-contiguous float64[n]"
+                            f" numpy array")
     if chunks is None:
         if parallel is None:
             parallel = indices.size >= serial_below()
         chunks = indptr_chunks(indptr) if parallel else np.array([0, n], np.int64)
     parts = parallel_map(_pagerank_rows, chunks, indptr, indices, values, iso,
-                         arg(y, np.float64), arg(x, np.float64), dw_arr, dw_uniform,
+                         arg(y, np.float64), x, dw_arr, dw_uniform,
                          np.float64(dw if dw_uniform else 0.0), tele_arr, tele_uniform,
                          np.float64(teleport if tele_uniform else 0.0), np.float64(lost),
-                         np.float64(alpha), arg(inv_s, np.float64), x_new, y_new)
+                         np.float64(alpha), arg(inv_s, np.float64), y_new,
+                         np.uint64(ahead), np.uint64(gather_ahead))
     return float(sum(p[0] for p in parts)), float(sum(p[1] for p in parts))
