@@ -602,12 +602,14 @@ def test_relabel_auto_rule():
             pr_module.pagerank(bg.io.generators.from_spec("kron:6"))
 
 
+@pytest.mark.parametrize("device", DEVICES)
 @pytest.mark.parametrize("index", [np.int32, np.int64])
 @pytest.mark.parametrize("weighted", [False, True])
-def test_relabelled_csr(index, weighted):
+def test_relabelled_csr(index, weighted, device):
     """The relabelled pull CSR is P A' P' for the out-degree order (hubs
     first, ties by id), empty rows and int64 indices included; inv_s
-    permuted with it; cached on the matrix."""
+    permuted with it; cached on the matrix; on the GPU built there, each
+    row sorted by the new ids."""
     rng = np.random.default_rng(11)
     n = 300
     r = np.concatenate([rng.integers(0, n, 2000), np.zeros(50, np.int64)])
@@ -618,7 +620,20 @@ def test_relabelled_csr(index, weighted):
     AT = CSR(S.T.tocsr().indptr.astype(index), S.T.tocsr().indices.astype(index),
              S.T.tocsr().data.astype(np.float64) if weighted else None, n, n)
     inv_s = rng.random(n)
-    order, R, inv_r = pr_module._relabelled(A, AT, inv_s)
+    if device == "cuda":
+        import cupy
+
+        A = A.to("cuda")
+        AT = CSR(*(cupy.asarray(a) if a is not None else None
+                   for a in (AT.indptr, AT.indices, AT.values)), n, n)
+        order, R, inv_r = pr_module._relabelled(A, AT, cupy.asarray(inv_s))
+        assert isinstance(R.indices, cupy.ndarray) and isinstance(inv_r, cupy.ndarray)
+        order, inv_r = order.get(), inv_r.get()
+        R = CSR(R.indptr.get(), R.indices.get(), None if R.values is None else R.values.get(),
+                n, n)
+        assert all((np.diff(R.indices[R.indptr[k]:R.indptr[k + 1]]) > 0).all() for k in range(n))
+    else:
+        order, R, inv_r = pr_module._relabelled(A, AT, inv_s)
     degree = np.diff(S.indptr)
     assert np.all(np.diff(degree[order]) <= 0) and order[0] == 0
     assert R.indptr.dtype == index and R.indices.dtype == index
@@ -627,7 +642,8 @@ def test_relabelled_csr(index, weighted):
     want = S.T.tocsr()[order][:, order]
     assert abs(got - want).sum() == 0 and got.nnz == want.nnz
     assert np.array_equal(inv_r, inv_s[order])
-    assert pr_module._relabelled(A, AT, inv_s) is pr_module._relabelled(A, None, None)
+    if device == "cpu":
+        assert pr_module._relabelled(A, AT, inv_s) is pr_module._relabelled(A, None, None)
 
 
 def test_far_gathers_rule():

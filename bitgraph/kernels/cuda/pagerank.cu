@@ -80,18 +80,19 @@ __device__ __forceinline__ double block_sum(double v, double* scratch) {
 
 // acc plus y(indices[q]) (times values[q] unless ISO) for q = p, p + step,
 // ... < end, added in that order; four gathers issued before their adds.
-// The entries stream past the caches (ld.cs: evict first) so that y, the
-// one array read at random, keeps its place in L2.
+// (Loads that stream past the caches, ld.cs, for the entries and the
+// per-vertex arrays, to keep y in L2, made every graph 3-9% slower on an
+// H200.)
 template <typename I, bool ISO>
 __device__ __forceinline__ double strided_sum(const I* __restrict__ indices,
                                               const double* __restrict__ values,
                                               const double* __restrict__ y, long long p,
                                               long long end, long long step, double acc) {
   for (; p + 3 * step < end; p += 4 * step) {
-    const long long i0 = (long long)__ldcs(indices + p);
-    const long long i1 = (long long)__ldcs(indices + p + step);
-    const long long i2 = (long long)__ldcs(indices + p + 2 * step);
-    const long long i3 = (long long)__ldcs(indices + p + 3 * step);
+    const long long i0 = (long long)indices[p];
+    const long long i1 = (long long)indices[p + step];
+    const long long i2 = (long long)indices[p + 2 * step];
+    const long long i3 = (long long)indices[p + 3 * step];
     const double y0 = y[i0], y1 = y[i1], y2 = y[i2], y3 = y[i3];
     if constexpr (ISO) {
       acc += y0;
@@ -99,16 +100,16 @@ __device__ __forceinline__ double strided_sum(const I* __restrict__ indices,
       acc += y2;
       acc += y3;
     } else {
-      acc += __ldcs(values + p) * y0;
-      acc += __ldcs(values + p + step) * y1;
-      acc += __ldcs(values + p + 2 * step) * y2;
-      acc += __ldcs(values + p + 3 * step) * y3;
+      acc += values[p] * y0;
+      acc += values[p + step] * y1;
+      acc += values[p + 2 * step] * y2;
+      acc += values[p + 3 * step] * y3;
     }
   }
   for (; p < end; p += step) {
-    const double yi = y[(long long)__ldcs(indices + p)];
+    const double yi = y[(long long)indices[p]];
     if constexpr (ISO) acc += yi;
-    else acc += __ldcs(values + p) * yi;
+    else acc += values[p] * yi;
   }
   return acc;
 }
@@ -127,18 +128,16 @@ struct Update {
 
 // row r from its pulled sum: x'(r) = alpha * (sum + lost * dw(r)) +
 // teleport(r) into x_new, y'(r) = x'(r) * inv_s(r) into y_new; returns
-// |x'(r) - x(r)| and adds x'(r) to *dangling where inv_s(r) is 0. The
-// per-vertex streams pass the caches by (ld.cs / st.cs) but y_new, the
-// next launch's gathers
+// |x'(r) - x(r)| and adds x'(r) to *dangling where inv_s(r) is 0
 __device__ __forceinline__ double finish_row(const Update& u, long long r, double sum,
                                              double* dangling) {
-  const double xn = u.alpha * (sum + u.lost * (u.dw_uniform ? u.dw_c : __ldcs(u.dw + r))) +
-                    (u.tele_uniform ? u.tele_c : __ldcs(u.teleport + r));
-  __stcs(u.x_new + r, xn);
-  const double s = __ldcs(u.inv_s + r);
+  const double xn = u.alpha * (sum + u.lost * (u.dw_uniform ? u.dw_c : u.dw[r])) +
+                    (u.tele_uniform ? u.tele_c : u.teleport[r]);
+  u.x_new[r] = xn;
+  const double s = u.inv_s[r];
   u.y_new[r] = xn * s;
   if (s == 0.0) *dangling += xn;
-  return fabs(xn - __ldcs(u.x + r));
+  return fabs(xn - u.x[r]);
 }
 
 template <typename I, bool ISO>

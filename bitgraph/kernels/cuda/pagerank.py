@@ -67,9 +67,8 @@ def _plan(cupy, AT, split, chunk, warp_above, lanes):
     heavy_first[1:] = cupy.cumsum(counts)
     short = lens <= min(warp_above, split)
     # synchronize! (once per graph and settings)
-    nchunks, heavy_nnz, short_nnz, nshort = (int(v) for v in cupy.stack(
-        [heavy_first[nheavy], cupy.sum(heavy_len, dtype=np.int64),
-         cupy.sum(lens * short, dtype=np.int64), cupy.sum(short, dtype=np.int64)]).get())
+    nchunks, nshort = (int(v) for v in cupy.stack(
+        [heavy_first[nheavy], cupy.sum(short, dtype=np.int64)]).get())
     # chunk c's heavy row: the count of row starts at or before c, less one
     marks = cupy.zeros(max(nchunks, 1), np.int64)
     if nheavy > 1:
@@ -77,7 +76,7 @@ def _plan(cupy, AT, split, chunk, warp_above, lanes):
     chunk_heavy = cupy.ascontiguousarray(cupy.cumsum(marks), dtype=np.int64)
     if nheavy == 0:
         heavy_rows = cupy.zeros(1, np.int64)
-    group = int(lanes) or _lanes(nshort, short_nnz)
+    group = int(lanes) or _lanes(cupy, lens[short], nshort)
     medium_rows, nmedium, light_max = None, 0, split
     if warp_above < split and group < 32:
         medium_rows = cupy.ascontiguousarray(cupy.flatnonzero(~short & (lens <= split)),
@@ -85,22 +84,27 @@ def _plan(cupy, AT, split, chunk, warp_above, lanes):
         nmedium = int(medium_rows.shape[0])
         light_max = warp_above
     elif not lanes:
-        group = _lanes(n - nheavy, int(indices.shape[0]) - heavy_nnz)
+        group = _lanes(cupy, lens[lens <= split], n - nheavy)
     if nmedium == 0:
         medium_rows = cupy.zeros(1, np.int64)
     return (indptr, indices, values, heavy_rows, heavy_first, chunk_heavy, nheavy, nchunks,
             medium_rows, nmedium, light_max, group)
 
 
-def _lanes(rows, nnz):
+def _lanes(cupy, lens, rows):
     """Lanes per light row: the power of 2 at or above a quarter of their
-    mean length, 1..32 (``spmv_csr.group_size`` of a quarter of the
-    entries): each lane then issues the kernel's four gathers at once. A
-    lane per entry (a warp per 32 entries) waits on one gather at a time:
-    grid-2048 (4 entries a row) took 0.249 ms an iteration with 4 lanes a
-    row, 0.114 with 1; urand-22 (32 a row) 1.82 ms with 32, 1.39 with 8
-    (H200; cuSPARSE's float64 SpMV: 0.161 and 1.34)."""
-    return group_size(rows, -(-nnz // 4))
+    median length ``lens`` (``rows`` of them), 1..32: each lane then
+    issues the kernel's four gathers at once. A lane per entry (a warp per
+    32 entries) waits on one gather at a time: grid-2048 (4 entries a row)
+    took 0.249 ms an iteration with 4 lanes a row, 0.114 with 1; urand-22
+    (32 a row) 1.82 ms with 32, 1.39 with 8. The median, not the mean: the
+    relabelled kron-22's light rows (median 5) took 0.92-0.93 ms with 1 or
+    2 lanes, 0.96 with the mean's 4 (H200; cuSPARSE's float64 SpMV: 0.161,
+    1.34 and 1.11). One host read (the median), once per plan."""
+    if rows == 0:
+        return 1
+    median = int(cupy.sort(lens)[rows // 2])  # synchronize! (once per plan)
+    return group_size(1, -(-median // 4))
 
 
 def _workspace(cupy, n, blocks, nheavy, nchunks, every):
