@@ -216,44 +216,34 @@ barrier's arrival; njit only)."""
 _PREFETCH = "llvm.prefetch.p0" if _llvm.llvm_version_info >= (15,) else "llvm.prefetch.p0i8"
 
 
-@intrinsic
-def prefetch(typingctx, a, i):
-    """Hint the CPU to fetch ``a[i]`` into cache for reading (njit only; no
-    bounds check needed: a prefetch never faults)."""
-    if not (isinstance(a, types.Array) and a.ndim == 1 and isinstance(i, types.Integer)):
-        return None
-    sig = types.void(a, types.unliteral(i))
+def _prefetch_intrinsic(locality, doc):
+    """A numba intrinsic ``f(a, i)`` hinting the CPU to fetch ``a[i]`` for
+    reading with llvm.prefetch's ``locality`` (3: every cache level, 2:
+    the second level and below; x86 prefetcht0 / prefetcht1). No bounds
+    check needed: a prefetch never faults."""
+    def hint(typingctx, a, i):
+        if not (isinstance(a, types.Array) and a.ndim == 1 and isinstance(i, types.Integer)):
+            return None
+        sig = types.void(a, types.unliteral(i))
 
-    def codegen(context, builder, signature, args):
-        ptr = _item_pointer(context, builder, signature.args[0], args[0], args[1])
-        i8p = ir.IntType(8).as_pointer()
-        i32 = ir.IntType(32)
-        fnty = ir.FunctionType(ir.VoidType(), [i8p, i32, i32, i32])
-        fn = cgutils.get_or_insert_function(builder.module, fnty, _PREFETCH)
-        # read, keep in all cache levels, data cache
-        builder.call(fn, [builder.bitcast(ptr, i8p), i32(0), i32(3), i32(1)])
-        return context.get_dummy_value()
+        def codegen(context, builder, signature, args):
+            ptr = _item_pointer(context, builder, signature.args[0], args[0], args[1])
+            i8p = ir.IntType(8).as_pointer()
+            i32 = ir.IntType(32)
+            fnty = ir.FunctionType(ir.VoidType(), [i8p, i32, i32, i32])
+            fn = cgutils.get_or_insert_function(builder.module, fnty, _PREFETCH)
+            # read, the locality, data cache
+            builder.call(fn, [builder.bitcast(ptr, i8p), i32(0), i32(locality), i32(1)])
+            return context.get_dummy_value()
 
-    return sig, codegen
+        return sig, codegen
+
+    hint.__doc__ = doc
+    return intrinsic(hint)
 
 
-@intrinsic
-def prefetch_l2(typingctx, a, i):
-    """``prefetch`` into the second-level cache and below, not the first:
-    for a gather issued far ahead (PageRank's pull: urand-20 13.3 -> 12.3
-    ms an iteration against ``prefetch``). njit only."""
-    if not (isinstance(a, types.Array) and a.ndim == 1 and isinstance(i, types.Integer)):
-        return None
-    sig = types.void(a, types.unliteral(i))
-
-    def codegen(context, builder, signature, args):
-        ptr = _item_pointer(context, builder, signature.args[0], args[0], args[1])
-        i8p = ir.IntType(8).as_pointer()
-        i32 = ir.IntType(32)
-        fnty = ir.FunctionType(ir.VoidType(), [i8p, i32, i32, i32])
-        fn = cgutils.get_or_insert_function(builder.module, fnty, _PREFETCH)
-        # read, locality 2 (x86: prefetcht1), data cache
-        builder.call(fn, [builder.bitcast(ptr, i8p), i32(0), i32(2), i32(1)])
-        return context.get_dummy_value()
-
-    return sig, codegen
+prefetch = _prefetch_intrinsic(3, """Hint the CPU to fetch ``a[i]`` into cache for reading
+    (njit only; no bounds check needed: a prefetch never faults).""")
+prefetch_l2 = _prefetch_intrinsic(2, """``prefetch`` into the second-level cache and below, not
+    the first: for a gather issued far ahead (PageRank's pull: urand-20 13.3 -> 12.3 ms an
+    iteration against ``prefetch``). njit only.""")
