@@ -701,8 +701,8 @@ class Matrix(_MatrixOps):
     @classmethod
     def from_dense(cls, array, missing_value=None, *, dtype=None, device=None):
         """From a 2-D array: every entry present, except those equal to
-        ``missing_value`` (NaN matches NaN), as python-graphblas's
-        ``Matrix.from_dense``. ``device`` as in ``from_coo``.
+        ``missing_value`` (compared by ``!=``, so NaN never is), as
+        python-graphblas's ``Matrix.from_dense``. ``device`` as in ``from_coo``.
 
         >>> A = Matrix.from_dense([[0, 1], [2, 0]], missing_value=0)
         >>> [a.tolist() for a in A.to_coo()]

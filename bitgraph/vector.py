@@ -125,8 +125,8 @@ class Vector(Container):
     @classmethod
     def from_dense(cls, array, missing_value=None, *, dtype=None, device=None):
         """Every entry of a 1-D array present, except those equal to
-        ``missing_value`` (NaN matches NaN), as python-graphblas's
-        ``from_dense``; a CuPy array stays on the GPU (``device`` as in
+        ``missing_value`` (compared by ``!=``, so NaN never is), as
+        python-graphblas's ``from_dense``; a CuPy array stays on the GPU (``device`` as in
         ``from_coo``).
 
         >>> Vector.from_dense([1.5, 0.0]).nvals
@@ -537,13 +537,12 @@ def _index_len(index, n):
 
 
 def _not_missing(a, missing_value):
-    """Present flags of a dense array: every entry, or those not equal to
-    ``missing_value`` (NaN counts as equal to a NaN ``missing_value``)."""
+    """Present flags of a dense array: every entry, or those ``!=``
+    ``missing_value`` (a NaN ``missing_value`` drops nothing, as in
+    python-graphblas)."""
     xp = ar.array_module(a)
     if missing_value is None:
         return xp.ones(a.shape, np.bool_)
-    if isinstance(missing_value, float) and np.isnan(missing_value):
-        return ~xp.isnan(a) if a.dtype.kind == "f" else xp.ones(a.shape, np.bool_)
     return a != missing_value
 
 
