@@ -15,7 +15,13 @@ Typing follows python-graphblas / SuiteSparse:GraphBLAS: the operator is typed
 by ``unify`` of the operand dtypes (numpy promotion); ``types(t)`` gives the
 dtype the kernel computes in and the dtype of the result. Boolean monoids
 (lor, land, lxor, eq) compute in bool; comparisons return bool; positional
-ops return int32 for int32 operands and int64 otherwise.
+ops return int32 for int32 operands and int64 otherwise; the ``<monoid>_pair``
+semirings with monoid plus, times, min, max or any return int64 (python-graphblas's
+untyped ``any_pair`` is ``any_pair[INT64]``).
+
+The lower-case names are attributes too (``bg.semiring.min_plus``,
+``bg.binary.plus``, ``bg.monoid.min``, ``bg.unary.ainv``): the same objects
+the strings give.
 """
 
 from __future__ import annotations
