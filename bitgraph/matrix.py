@@ -22,7 +22,8 @@ from .formats.csr import CSR
 from . import _kinds as kinds
 from ._container import Container
 from .semiring import lookup_dtype
-from .vector import _check_dup_op, _combine_duplicates, _import_graphblas
+from .vector import (_check_dup_op, _combine_duplicates, _import_graphblas, _index_len, _not_missing,
+                     _plus_times_defined, _position)
 
 
 class Derived:
@@ -204,6 +205,188 @@ class _MatrixOps(Container):
         from . import ops
 
         return ops.extract(self, rows, cols, **kw)
+
+    # --- python-graphblas habits --------------------------------------------------
+    def reduce_rowwise(self, op="plus", **kw):
+        """python-graphblas's name for ``reduce(op, by="rows")``: a Vector of
+        the row reductions (``mask=``, ``accum=``, ``out=`` as ``reduce``).
+
+        >>> import bitgraph as bg
+        >>> A = bg.Matrix.from_coo([0, 0, 1], [0, 1, 1], [1, 2, 3], nrows=2, ncols=2)
+        >>> A.reduce_rowwise().to_dense().tolist(), A.reduce_rowwise("min").to_dense().tolist()
+        ([3, 3], [1, 3])
+        """
+        return self.reduce(op, by="rows", **kw)
+
+    def reduce_columnwise(self, op="plus", **kw):
+        """python-graphblas's name for ``reduce(op, by="cols")``: a Vector of
+        the column reductions.
+
+        >>> import bitgraph as bg
+        >>> A = bg.Matrix.from_coo([0, 0, 1], [0, 1, 1], [1, 2, 3], nrows=2, ncols=2)
+        >>> A.reduce_columnwise().to_dense().tolist()
+        [1, 5]
+        """
+        return self.reduce(op, by="cols", **kw)
+
+    def reduce_scalar(self, op="plus", *, allow_empty=True):
+        """python-graphblas's name for ``reduce(op)``: every entry to one
+        numpy scalar (None when there is none and ``allow_empty``). ``plus``
+        on a bool (structure-only) matrix raises ``DomainMismatch``, as
+        python-graphblas does: ``A.dup("int64").reduce_scalar()`` counts.
+
+        >>> import bitgraph as bg
+        >>> A = bg.Matrix.from_coo([0, 1], [1, 0], nrows=2, ncols=2)
+        >>> int(A.dup("int64").reduce_scalar()), bool(A.reduce_scalar("lor"))
+        (2, True)
+        """
+        return self.reduce(op, allow_empty=allow_empty)
+
+    def dup(self, dtype=None, *, clear=False, mask=None) -> "Matrix":
+        """A new Matrix, as python-graphblas's ``dup``: cast to ``dtype``
+        when given, empty with ``clear=True``, only the entries ``mask``
+        allows with ``mask=``. ``A.T.dup()`` materialises the transpose.
+
+        >>> import bitgraph as bg
+        >>> A = bg.Matrix.from_coo([0, 1], [1, 0], [1.5, 2.5], nrows=2, ncols=2)
+        >>> A.dup("int64").to_coo()[2].tolist(), A.dup(clear=True).nvals, A.T.dup().to_coo()[2].tolist()
+        ([1, 2], 0, [2.5, 1.5])
+        """
+        dt = self.dtype if dtype is None else lookup_dtype(dtype)
+        if clear:
+            return Matrix(dt, self.nrows, self.ncols, device=self.device)
+        if dtype is None and mask is None:
+            return self.copy()
+        from . import ops
+
+        return ops.apply(self, "identity", mask=mask, out=Matrix(dt, self.nrows, self.ncols, device=self.device))
+
+    def to_dense(self, fill=0, *, dtype=None):
+        """A dense 2-D array with ``fill`` where there is no entry (as
+        ``Vector.to_dense``: python-graphblas raises instead when entries are
+        missing and no ``fill_value`` is given); ``dtype`` casts.
+
+        >>> import bitgraph as bg
+        >>> bg.Matrix.from_coo([0, 1], [1, 0], [5, 6], nrows=2, ncols=2).to_dense(fill=-1).tolist()
+        [[-1, 5], [6, -1]]
+        """
+        c = self._csr()
+        xp = ar.array_module(c.indptr)
+        dt = self.dtype
+        with np.errstate(all="ignore"):
+            if np.asarray(fill).astype(dt) != fill:
+                dt = np.result_type(dt, np.asarray(fill))
+        if dtype is not None:
+            dt = lookup_dtype(dtype)
+        out = xp.full((c.nrows, c.ncols), fill, dtype=dt)
+        vals = xp.ones(c.nnz, np.bool_) if c.values is None else c.values
+        out[ar.rows_of(c.indptr), c.indices.astype(np.int64)] = vals.astype(dt)
+        return out
+
+    def to_networkx(self, edge_attribute="weight", *, create_using=None):
+        """A networkx graph of this square adjacency matrix (networkx is
+        imported here, on first use): nodes ``0 .. n-1`` (isolated ones too,
+        where python-graphblas's ``gb.io.to_networkx`` keeps only those on an
+        edge), an edge per entry with its value as ``edge_attribute`` (None:
+        no attribute; a structure-only matrix gives True, as
+        python-graphblas). ``create_using``: a networkx graph class
+        (default ``nx.DiGraph``).
+
+        >>> import bitgraph as bg
+        >>> G = bg.Matrix.from_coo([0, 1], [1, 2], [0.5, 2.0], nrows=4, ncols=4).to_networkx()
+        >>> sorted(G.edges(data="weight")), G.number_of_nodes()
+        ([(0, 1, 0.5), (1, 2, 2.0)], 4)
+        """
+        import networkx as nx
+
+        if self.nrows != self.ncols:
+            raise DimensionMismatch(f"Matrix.to_networkx: the matrix must be square, got"
+                                    f" {self.nrows}x{self.ncols}")
+        r, c, v = self.to("cpu").to_coo()
+        G = (nx.DiGraph if create_using is None else create_using)()
+        G.add_nodes_from(range(self.nrows))
+        if edge_attribute is None:
+            G.add_edges_from(zip(r.tolist(), c.tolist()))
+        else:
+            G.add_weighted_edges_from(zip(r.tolist(), c.tolist(), v.tolist()), weight=edge_attribute)
+        return G
+
+    def __getitem__(self, key):
+        """``A[i, j]``: the value there (a numpy scalar) or None when there is
+        no entry, as python-graphblas's ``A[i, j].value`` (negative indices
+        count from the end). Any other key (``A[i, :]``, ``A[rows, cols]``)
+        is ``extract``: a Vector for an int row or column, else a Matrix.
+
+        >>> import bitgraph as bg
+        >>> A = bg.Matrix.from_coo([0, 1], [1, 2], [5, 6], nrows=2, ncols=3)
+        >>> int(A[0, 1]), A[0, 0], int(A[-1, -1]), A[1, :].to_coo()[0].tolist()
+        (5, None, 6, [2])
+        """
+        i, j, rows, cols = _matrix_key(self, key, "Matrix[i, j]")
+        if i is None or j is None:
+            return self.extract(rows, cols)
+        return self._element(i, j)
+
+    def _element(self, i, j):
+        c = self._csr()
+        lo, hi = int(c.indptr[i]), int(c.indptr[i + 1])
+        row = c.indices[lo:hi]
+        k = int(ar.array_module(row).searchsorted(row, j))
+        if k == hi - lo or int(row[k]) != j:
+            return None
+        if c.values is None:
+            return np.True_
+        return self.dtype.type(c.values[lo + k].item())
+
+    def __contains__(self, key) -> bool:
+        """``(i, j) in A``: whether the entry is present.
+
+        >>> import bitgraph as bg
+        >>> A = bg.Matrix.from_coo([0], [1], nrows=2, ncols=2)
+        >>> (0, 1) in A, (1, 0) in A
+        (True, False)
+        """
+        i, j, _, _ = _matrix_key(self, key, "(i, j) in Matrix")
+        if i is None or j is None:
+            from .errors import InvalidType
+
+            raise InvalidType(f"(i, j) in Matrix: i and j must be integers, got {key!r}")
+        return self._element(i, j) is not None
+
+    def __iter__(self):
+        """The ``(row, col)`` pairs of the entries, as python-graphblas
+        iterates a Matrix.
+
+        >>> import bitgraph as bg
+        >>> list(bg.Matrix.from_coo([1, 0], [0, 1], nrows=2, ncols=2))
+        [(0, 1), (1, 0)]
+        """
+        r, c, _ = self.to_coo()
+        return zip(r.tolist(), c.tolist())
+
+    def __matmul__(self, other):
+        """``A @ v`` (``mxv``) and ``A @ B`` (``mxm``) over ``plus_times``,
+        as python-graphblas. On bool operands (a structure-only graph)
+        python-graphblas has no plus_times and raises; so does this
+        (``DomainMismatch``): call ``A.mxv(v, "lor_land")`` (reached) or
+        ``"plus_pair"`` (count) instead. bitgraph is eager: ``@`` computes at
+        once and returns a new object, so python-graphblas's
+        ``w(mask) << A @ v`` is ``A.mxv(v, mask=..., out=w)``.
+
+        >>> import bitgraph as bg
+        >>> A = bg.Matrix.from_coo([0, 1], [1, 0], [2, 3], nrows=2, ncols=2)
+        >>> (A @ bg.Vector.from_dense([1, 1])).to_dense().tolist(), (A @ A).to_coo()[2].tolist()
+        ([2, 3], [6, 6])
+        """
+        from . import _kinds as k
+
+        if k.kind_of(other) == k.VECTOR:
+            _plus_times_defined(self, other, "A @ v")
+            return self.mxv(other, "plus_times")
+        if k.kind_of(other) in (k.MATRIX, k.TRANSPOSED):
+            _plus_times_defined(self, other, "A @ B")
+            return self.mxm(other, "plus_times")
+        return NotImplemented
 
     def to_coo(self):
         """``(rows, cols, values)`` as int64, int64, values; sorted by (row, col).
@@ -479,6 +662,63 @@ class Matrix(_MatrixOps):
             A = cls.from_scipy(S, dtype=dtype)
         return dev.place(A, device, "Matrix.from_networkx")
 
+    @classmethod
+    def from_edgelist(cls, edgelist, values=None, dtype=None, *, nrows=None, ncols=None, dup_op=None,
+                      device=None):
+        """From ``(row, col)`` pairs (an ``(n, 2)`` array or a sequence) or
+        ``(row, col, value)`` triples (a sequence), as python-graphblas's
+        ``Matrix.from_edgelist``; then as ``from_coo``. One difference:
+        pairs without ``values`` give a structure-only (bool) matrix, where
+        python-graphblas stores 1.0 (pass ``values=1.0`` for that).
+
+        >>> A = Matrix.from_edgelist([(0, 1), (1, 2)])
+        >>> A.shape, A.iso
+        ((2, 3), True)
+        >>> Matrix.from_edgelist([(0, 1, 2.5), (1, 0, 4.0)]).to_coo()[2].tolist()
+        [2.5, 4.0]
+        """
+        where = "Matrix.from_edgelist"
+        if isinstance(edgelist, np.ndarray) or hasattr(edgelist, "__cuda_array_interface__"):
+            if edgelist.ndim != 2 or edgelist.shape[1] != 2:
+                raise DimensionMismatch(f"{where}: an edgelist array must have shape (n, 2), got"
+                                        f" {tuple(edgelist.shape)}; values go in values=")
+            rows, cols = edgelist[:, 0], edgelist[:, 1]
+        else:
+            edges = [tuple(e) for e in edgelist]
+            widths = {len(e) for e in edges}
+            if len(widths) > 1 or widths - {2, 3}:
+                raise DimensionMismatch(f"{where}: every edge must be a (row, col) pair or a"
+                                        f" (row, col, value) triple, got lengths {sorted(widths)}")
+            if widths == {3}:
+                if values is not None:
+                    raise InvalidValue(f"{where}: values given twice, in the triples and in values=")
+                rows, cols, values = (list(x) for x in zip(*edges))
+            else:
+                rows = [e[0] for e in edges]
+                cols = [e[1] for e in edges]
+        return cls.from_coo(rows, cols, values, nrows, ncols, dtype=dtype, dup_op=dup_op, device=device)
+
+    @classmethod
+    def from_dense(cls, array, missing_value=None, *, dtype=None, device=None):
+        """From a 2-D array: every entry present, except those equal to
+        ``missing_value`` (compared by ``!=``, so NaN never is), as
+        python-graphblas's ``Matrix.from_dense``. ``device`` as in ``from_coo``.
+
+        >>> A = Matrix.from_dense([[0, 1], [2, 0]], missing_value=0)
+        >>> [a.tolist() for a in A.to_coo()]
+        [[0, 1], [1, 0], [1, 2]]
+        """
+        from . import device as dev
+
+        a = dev.host(array)
+        a = np.asarray(a)
+        if a.ndim != 2:
+            raise DimensionMismatch(f"Matrix.from_dense: expected a 2-D array, got shape {a.shape}")
+        r, c = np.nonzero(_not_missing(a, missing_value))
+        dt = dtype if dtype is not None else a.dtype
+        A = cls._from_coo(r, c, a[r, c], a.shape[0], a.shape[1], dt, None)
+        return dev.place(A, device, "Matrix.from_dense", array)
+
     # --- properties -----------------------------------------------------------------
     @property
     def nrows(self) -> int:
@@ -651,6 +891,61 @@ class Matrix(_MatrixOps):
         from . import ops
 
         return ops.assign(self, value, rows, cols, **kw)
+
+    def __setitem__(self, key, value):
+        """``A[i, j] = x``, ``A[i, :] = v``, ``A[rows, cols] = B``: ``assign``
+        in place (negative ints count from the end).
+
+        >>> A = Matrix(dtype="int64", nrows=2, ncols=2)
+        >>> A[0, 1] = 7
+        >>> A[1, :] = 3
+        >>> A.to_dense().tolist()
+        [[0, 7], [3, 3]]
+        """
+        from . import ops
+
+        _, _, rows, cols = _matrix_key(self, key, "Matrix[i, j]")
+        ops.assign(self, value, rows, cols)
+
+    def __delitem__(self, key):
+        """``del A[i, j]`` (or ``del A[i, :]``, ``del A[rows, cols]``): remove
+        those entries (no error where there is none, as python-graphblas).
+
+        >>> A = Matrix.from_coo([0, 1, 1], [1, 0, 1], [5, 6, 7], nrows=2, ncols=2)
+        >>> del A[0, 1]
+        >>> del A[1, :]
+        >>> A.nvals
+        0
+        """
+        from . import ops
+        from .vector import Vector
+
+        i, j, rows, cols = _matrix_key(self, key, "Matrix[i, j]")
+        if (i is None) != (j is None):  # a row or a column
+            n = _index_len(cols, self.ncols) if j is None else _index_len(rows, self.nrows)
+            empty = Vector(self.dtype, n, device=self.device)
+        else:
+            m = 1 if i is not None else _index_len(rows, self.nrows)
+            n = 1 if j is not None else _index_len(cols, self.ncols)
+            empty = Matrix(self.dtype, m, n, device=self.device)
+            rows = [i] if i is not None else rows
+            cols = [j] if j is not None else cols
+        ops.assign(self, empty, rows, cols)
+
+
+def _matrix_key(A, key, where):
+    """``A[key]``'s key as (i, j, rows, cols): i and j the int positions
+    (negative counts from the end) or None where that index is a list, an
+    array or a slice; rows and cols the indices to pass on (ints replaced by
+    their positions)."""
+    if not isinstance(key, tuple) or len(key) != 2:
+        from .errors import InvalidType
+
+        raise InvalidType(f"{where}: a Matrix takes two indices, A[i, j] (or A[i, :]), got {key!r}")
+    rows, cols = key
+    i = _position(rows, A.nrows, f"{where} (row)")
+    j = _position(cols, A.ncols, f"{where} (col)")
+    return i, j, rows if i is None else i, cols if j is None else j
 
 
 @kinds.define(kinds.TRANSPOSED)

@@ -654,15 +654,26 @@ def reduce(x, monoid="plus", *, by=None, allow_empty=True, mask=None, accum=None
     per row (``by="rows"``) or per column (``by="cols"``).
 
     A scalar result is a numpy scalar, or None when ``x`` has no entries and
-    ``allow_empty`` (else the monoid's identity).
+    ``allow_empty`` (else the monoid's identity). ``plus`` on a bool ``x``
+    (a structure-only graph) raises ``DomainMismatch``, as python-graphblas
+    does; cast first to count.
 
     >>> import bitgraph as bg
     >>> A = bg.Matrix.from_coo([0, 0, 1], [0, 1, 1], [1, 2, 3], nrows=2, ncols=2)
     >>> int(bg.reduce(A)), bg.reduce(A, "max", by="rows").to_dense().tolist()
     (6, [2, 3])
+    >>> G = bg.Matrix.from_coo([0, 1, 1], [1, 0, 2], nrows=3, ncols=3)
+    >>> bg.reduce(G.dup("int64"), by="rows").to_dense().tolist(), bool(bg.reduce(G, "lor"))
+    ([1, 2, 0], True)
     """
     _check_type(x, "reduce: x")
     m = lookup_monoid(monoid)
+    if m.code == oc.PLUS and x.dtype == np.bool_:
+        # python-graphblas defines no plus monoid on BOOL (SuiteSparse's
+        # would be lor): it raises, and so do we rather than answer True
+        raise DomainMismatch("reduce: monoid 'plus' is not defined on bool (as in python-graphblas);"
+                             " use 'lor' for 'any entry', or count the entries of a structure-only"
+                             " matrix with x.dup('int64') first (or x.nvals)")
     if by is None:
         if mask is not None or accum is not None or out is not None:
             raise InvalidValue("reduce: mask, accum and out apply only with by='rows' or 'cols'")

@@ -15,7 +15,13 @@ Typing follows python-graphblas / SuiteSparse:GraphBLAS: the operator is typed
 by ``unify`` of the operand dtypes (numpy promotion); ``types(t)`` gives the
 dtype the kernel computes in and the dtype of the result. Boolean monoids
 (lor, land, lxor, eq) compute in bool; comparisons return bool; positional
-ops return int32 for int32 operands and int64 otherwise.
+ops return int32 for int32 operands and int64 otherwise; the ``<monoid>_pair``
+semirings with monoid plus, times, min, max or any return int64 (python-graphblas's
+untyped ``any_pair`` is ``any_pair[INT64]``).
+
+The lower-case names are attributes too (``bg.semiring.min_plus``,
+``bg.binary.plus``, ``bg.monoid.min``, ``bg.unary.ainv``): the same objects
+the strings give.
 """
 
 from __future__ import annotations
@@ -217,7 +223,11 @@ class Semiring:
     def types(self, t: np.dtype):
         """(compute dtype, result dtype) for the unified operand dtype ``t``.
 
-        The kernel computes in the first; the two are always equal here.
+        The kernel computes in the first; the result is cast to the second
+        (they differ only for the ``<monoid>_pair`` semirings, int64 results).
+
+        >>> PLUS_TIMES.types("int8"), ANY_PAIR.types("bool")
+        ((dtype('int8'), dtype('int8')), (dtype('bool'), dtype('int64')))
         """
         t = lookup_dtype(t)
         if self.mult.code in oc.COMPARISON:
@@ -228,9 +238,15 @@ class Semiring:
             return self.mult.types(t)
         if self.monoid.bool_only:
             return _BOOL, _BOOL
-        if t == _BOOL and self.mult.code == oc.PAIR and self.monoid.code in (oc.PLUS, oc.TIMES, oc.MIN, oc.MAX):
-            # python-graphblas types plus_pair (times/min/max_pair) on bool as [int64]
-            return _INT64, _INT64
+        if self.mult.code == oc.PAIR:
+            # python-graphblas resolves an untyped ``<monoid>_pair`` (monoid
+            # plus, times, min, max, any) to ``[INT64]`` whatever the
+            # operands: the result is int64. Every product is 1, so only
+            # plus needs int64 to compute in; the others compute in the
+            # operand dtype (bool keeps the bit kernels) and are cast.
+            if self.monoid.code == oc.PLUS or (t == _BOOL and self.monoid.code != oc.ANY):
+                return _INT64, _INT64
+            return t, _INT64
         return t, t
 
     def __repr__(self):
@@ -322,7 +338,7 @@ _ALIASES = {"div": "cdiv", "oneb": "pair", "lxnor": "eq"}
 
 
 def _not_found(kind, name, known):
-    close = difflib.get_close_matches(name, list(known), n=3)
+    close = difflib.get_close_matches(name, list(dict.fromkeys(known)), n=3)
     hint = f"; did you mean {' or '.join(map(repr, close))}?" if close else ""
     return InvalidValue(f"unknown {kind} {name!r}{hint}")
 
@@ -387,11 +403,38 @@ def lookup_semiring(op) -> Semiring:
     head = _ALIASES.get(head, head)
     tail = _ALIASES.get(tail, tail)
     if head in MONOIDS and tail in BINARY_OPS:
-        sr = Semiring(f"{head}_{tail}", MONOIDS[head], BINARY_OPS[tail])
-        _semiring_cache[key] = sr
+        name = f"{head}_{tail}"  # one object per semiring, whatever alias named it
+        sr = SEMIRINGS.get(name) or _semiring_cache.get(name) or Semiring(name, MONOIDS[head], BINARY_OPS[tail])
+        _semiring_cache[key] = _semiring_cache[name] = sr
         return sr
     known = list(SEMIRINGS) + [f"{m}_{b}" for m in MONOIDS for b in BINARY_OPS]
     raise _not_found("semiring", op, known)
+
+
+def attribute(lookup_fn, kind, name):
+    """A module's lower-case attribute (``bg.semiring.plus_times``): the
+    object ``lookup_fn(name)`` gives, or ``AttributeError`` for a name that
+    is not an operator (so ``hasattr`` and ``getattr(m, n, d)`` work).
+
+    >>> attribute(lookup_semiring, "semiring", "min_plus") is MIN_PLUS
+    True
+    """
+    if name.startswith("_") or name != name.lower():
+        raise AttributeError(f"module 'bitgraph.{kind}' has no attribute {name!r}")
+    try:
+        return lookup_fn(name)
+    except InvalidValue as e:
+        raise AttributeError(f"module 'bitgraph.{kind}' has no attribute {name!r} ({e})") from None
+
+
+def __getattr__(name):
+    """``bg.semiring.plus_times`` (python-graphblas's spelling): the object
+    ``lookup_semiring("plus_times")`` gives; any ``<monoid>_<binaryop>``."""
+    return attribute(lookup_semiring, "semiring", name)
+
+
+def __dir__():
+    return sorted(set(globals()) | set(SEMIRINGS) | {f"{m}_{b}" for m in MONOIDS for b in BINARY_OPS})
 
 
 def lookup(op):

@@ -123,12 +123,16 @@ class Vector(Container):
         return dev.place(v, device, "Vector.from_indices", indices)
 
     @classmethod
-    def from_dense(cls, array, *, dtype=None, device=None):
-        """Every entry of a 1-D array present; a CuPy array stays on the GPU
-        (``device`` as in ``from_coo``).
+    def from_dense(cls, array, missing_value=None, *, dtype=None, device=None):
+        """Every entry of a 1-D array present, except those equal to
+        ``missing_value`` (compared by ``!=``, so NaN never is), as
+        python-graphblas's ``from_dense``; a CuPy array stays on the GPU (``device`` as in
+        ``from_coo``).
 
         >>> Vector.from_dense([1.5, 0.0]).nvals
         2
+        >>> Vector.from_dense([1, 0, 2], missing_value=0).to_coo()[0].tolist()
+        [0, 2]
         """
         from . import device as dev
 
@@ -139,8 +143,11 @@ class Vector(Container):
         if a.ndim != 1:
             raise DimensionMismatch(f"Vector.from_dense: expected a 1-D array, got shape {a.shape}")
         dt = lookup_dtype(dtype if dtype is not None else a.dtype)
+        present = _not_missing(a, missing_value)
         vals = ar.cast(a, dt).copy()
-        return cls._from_parts(ar.pack_bits(ar.array_module(a).ones(a.shape[0], np.bool_)), vals)
+        if missing_value is None:
+            return cls._from_parts(ar.pack_bits(present), vals)
+        return cls._from_present(present, vals)
 
     @classmethod
     def from_graphblas(cls, g, *, device=None):
@@ -152,6 +159,34 @@ class Vector(Container):
         """
         idx, vals = g.to_coo()
         return cls.from_coo(idx, vals, size=g.size, dtype=np.dtype(g.dtype.np_type), device=device)
+
+    @classmethod
+    def from_scipy(cls, S, *, dtype=None, device=None):
+        """From a 1-D scipy sparse array (``coo_array`` of shape ``(n,)``), or
+        a 2-D one with one row or one column; duplicates are summed, as
+        scipy does. ``device`` as in ``from_coo``.
+
+        >>> import scipy.sparse as sp
+        >>> S = sp.coo_array(([2.5, 4.0], ([1, 3],)), shape=(5,))
+        >>> Vector.from_scipy(S).to_dense(fill=-1).tolist()
+        [-1.0, 2.5, -1.0, 4.0, -1.0]
+        >>> Vector.from_scipy(sp.csr_array([[0, 7, 0]])).to_coo()[0].tolist()
+        [1]
+        """
+        import scipy.sparse as sp
+
+        where = "Vector.from_scipy"
+        if not sp.issparse(S):
+            raise InvalidValue(f"{where}: expected a scipy sparse array, got {type(S).__name__}")
+        if len(S.shape) == 2 and 1 not in S.shape:
+            raise DimensionMismatch(f"{where}: a 2-D array must have one row or one column to be a"
+                                    f" Vector, got shape {S.shape}")
+        C = sp.coo_array(S, copy=True)
+        C.sum_duplicates()
+        size = C.shape[-1] if len(C.shape) == 1 or C.shape[0] == 1 else C.shape[0]
+        idx = C.coords[-1] if len(C.shape) == 1 or C.shape[0] == 1 else C.coords[0]
+        return cls.from_coo(idx, C.data, size=size, dtype=dtype if dtype is not None else C.dtype,
+                            device=device)
 
     def to_graphblas(self):
         """To a ``graphblas.Vector`` (needs the ``test`` extra: python-graphblas).
@@ -342,6 +377,173 @@ class Vector(Container):
         from . import ops
 
         return ops.assign(self, value, index, **kw)
+
+    # --- python-graphblas habits --------------------------------------------------
+    def dup(self, dtype=None, *, clear=False, mask=None) -> "Vector":
+        """A copy, as python-graphblas's ``dup``: cast to ``dtype`` when
+        given, empty with ``clear=True``, only the entries ``mask`` allows
+        with ``mask=``.
+
+        >>> u = Vector.from_coo([0, 2], [1.5, 2.5], size=3)
+        >>> u.dup("int64").to_coo()[1].tolist(), u.dup(clear=True).nvals
+        ([1, 2], 0)
+        >>> u.dup(mask=Vector.from_indices([2], size=3).S).to_coo()[0].tolist()
+        [2]
+        """
+        dt = self._dtype if dtype is None else lookup_dtype(dtype)
+        if clear:
+            return Vector(dt, self._size, device=self.device)
+        if dtype is None and mask is None:
+            return self.copy()
+        from . import ops
+
+        return ops.apply(self, "identity", mask=mask, out=Vector(dt, self._size, device=self.device))
+
+    def __getitem__(self, index):
+        """``v[i]``: the value at ``i`` (a numpy scalar) or None when there is
+        no entry, as python-graphblas's ``v[i].value``; a negative ``i``
+        counts from the end. ``v[list or slice]``: the sub-vector
+        (``extract``).
+
+        >>> v = Vector.from_coo([1, 3], [10, 30], size=4)
+        >>> int(v[1]), v[0], int(v[-1]), v[1:].to_dense(fill=-1).tolist()
+        (10, None, 30, [10, -1, 30])
+        """
+        i = _position(index, self._size, "Vector[i]")
+        if i is None:
+            return self.extract(index)
+        if not (int(self._bitmap[i >> 5]) >> (i & 31)) & 1:
+            return None
+        return self._dtype.type(self._values[i].item())
+
+    def __setitem__(self, index, value):
+        """``v[i] = x`` (or ``v[list] = x``): ``assign`` of a scalar, a Vector
+        into the positions listed; in place.
+
+        >>> v = Vector(dtype="int64", size=3)
+        >>> v[1] = 7
+        >>> v[[0, 2]] = 5
+        >>> v.to_dense().tolist()
+        [5, 7, 5]
+        """
+        from . import ops
+
+        i = _position(index, self._size, "Vector[i]")
+        ops.assign(self, value, index if i is None else i)
+
+    def __delitem__(self, index):
+        """``del v[i]`` (or a list or slice): remove those entries (no error
+        where there is none, as python-graphblas).
+
+        >>> v = Vector.from_coo([0, 1, 2], [4, 5, 6], size=3)
+        >>> del v[1]
+        >>> del v[-1]
+        >>> v.to_coo()[0].tolist()
+        [0]
+        """
+        from . import ops
+
+        i = _position(index, self._size, "Vector[i]")
+        n = 1 if i is not None else _index_len(index, self._size)
+        ops.assign(self, Vector(self._dtype, n, device=self.device), [i] if i is not None else index)
+
+    def __contains__(self, index) -> bool:
+        """``i in v``: whether entry ``i`` is present.
+
+        >>> v = Vector.from_coo([1], [0], size=3)
+        >>> 1 in v, 2 in v
+        (True, False)
+        """
+        return self[_position_or_fail(index, self._size, "i in Vector")] is not None
+
+    def __iter__(self):
+        """The indices of the entries, as python-graphblas iterates a Vector.
+
+        >>> list(Vector.from_coo([3, 1], [5, 6], size=4))
+        [1, 3]
+        """
+        return iter(self.indices().tolist())
+
+    def __matmul__(self, other):
+        """``u @ A`` (``vxm``) and ``u @ v`` (the dot product: a numpy
+        scalar, None when no position meets), over ``plus_times``, as
+        python-graphblas. On bool operands python-graphblas has no
+        plus_times and raises; so does this (``DomainMismatch``): call
+        ``u.vxm(A, "lor_land")`` or ``"plus_pair"`` instead. bitgraph is
+        eager, so ``@`` computes at once; a mask or accum goes to ``vxm``.
+
+        >>> import bitgraph as bg
+        >>> A = bg.Matrix.from_coo([0, 0], [1, 2], [2, 3], nrows=3, ncols=3)
+        >>> u = Vector.from_coo([0], [10], size=3)
+        >>> (u @ A).to_dense().tolist(), int(u @ u)
+        ([0, 20, 30], 100)
+        """
+        from . import _kinds as k
+        from . import ops
+
+        if k.is_vector(other):
+            _plus_times_defined(self, other, "u @ v")
+            if self._size != other.size:
+                raise DimensionMismatch(f"u @ v: u.size (={self._size}) must equal v.size (={other.size})")
+            return ops.reduce(ops.ewise_mult(self, other, "times"), "plus")
+        if k.kind_of(other) in (k.MATRIX, k.TRANSPOSED):
+            _plus_times_defined(self, other, "u @ A")
+            return ops.vxm(self, other, "plus_times")
+        return NotImplemented
+
+
+def _plus_times_defined(x, y, where):
+    """``@`` is plus_times; python-graphblas defines it on every type but bool."""
+    from .errors import DomainMismatch
+    from .semiring import unify
+
+    if unify(x.dtype, y.dtype) == np.bool_:
+        raise DomainMismatch(f"{where}: plus_times is not defined on bool (as in python-graphblas);"
+                             f" for a structure-only graph pass a semiring: lor_land (reached),"
+                             f" plus_pair (count), e.g. A.mxv(v, 'lor_land')")
+
+
+def _position(index, n, where):
+    """An int (or numpy integer) index as a position in [0, n): negative
+    counts from the end, as python-graphblas; None for any other index (a
+    list, an array, a slice: those go to extract/assign)."""
+    if isinstance(index, (bool, np.bool_)) or not isinstance(index, (int, np.integer)):
+        return None
+    i = int(index)
+    j = i + n if i < 0 else i
+    if not 0 <= j < n:
+        from .errors import InvalidIndex
+
+        raise InvalidIndex(f"{where}: index {i} is out of range for size {n}")
+    return j
+
+
+def _position_or_fail(index, n, where):
+    i = _position(index, n, where)
+    if i is None:
+        from .errors import InvalidType
+
+        raise InvalidType(f"{where}: the index must be an integer, got {type(index).__name__} {index!r}")
+    return i
+
+
+def _index_len(index, n):
+    """Number of positions an index argument (None, slice, list, array) names."""
+    if index is None:
+        return n
+    if isinstance(index, slice):
+        return len(range(*index.indices(n)))
+    return len(index)
+
+
+def _not_missing(a, missing_value):
+    """Present flags of a dense array: every entry, or those ``!=``
+    ``missing_value`` (a NaN ``missing_value`` drops nothing, as in
+    python-graphblas)."""
+    xp = ar.array_module(a)
+    if missing_value is None:
+        return xp.ones(a.shape, np.bool_)
+    return a != missing_value
 
 
 def _check_dup_op(dup_op, where):

@@ -182,8 +182,18 @@ def _typed(kind, name, dtype):
 
 
 def gb_semiring(name, dtype):
-    """Typed python-graphblas semiring, or None where python-graphblas has none."""
-    return _typed("semiring", op_name(name), np.dtype(dtype))
+    """Typed python-graphblas semiring, or None where python-graphblas has none.
+
+    A bitgraph semiring name is python-graphblas's untyped semiring: an
+    untyped ``<monoid>_pair`` (monoid plus, times, min, max, any) resolves
+    to ``[INT64]`` there whatever the operands, so it does here."""
+    name = op_name(name)
+    if "_" in name and split_semiring(name)[1] == "pair" and split_semiring(name)[0] in PAIR_INT64_MONOIDS:
+        dtype = np.int64
+    return _typed("semiring", name, np.dtype(dtype))
+
+
+PAIR_INT64_MONOIDS = ("plus", "times", "min", "max", "any")
 
 
 def gb_binary(name, dtype):
