@@ -78,6 +78,7 @@ import time
 
 import numpy as np
 
+from . import _array
 from ._progress import Progress
 
 __all__ = ["main", "COMMANDS"]
@@ -986,7 +987,7 @@ class _Algo:
                     "top:    " + ", ".join(f"{t['vertex']} ({t['rank']:.4g})" for t in r["top"])]
         elif c == "cc":
             labels = out.to_dense(-1)
-            _, counts = np.unique(labels, return_counts=True)
+            _, counts = _array.unique(labels, return_counts=True)
             r = {"components": int(counts.size), "largest": int(counts.max()) if counts.size else 0}
             text = [f"result: {_plural(r['components'], 'component')}, the largest has {r['largest']:,} "
                     f"vertices ({_pct(r['largest'], A.nrows)})"]
