@@ -153,7 +153,8 @@ def get_info():
             # "cuda" (an error when it is not usable). On CUDA the BFS-based
             # functions run on the GPU, the others on a CPU copy made once per graph.
             "device": "auto",
-            # automatic dispatch (nx.config.backend_priority) leaves smaller graphs to NetworkX
+            # automatic dispatch (nx.config.backend_priority) leaves smaller graphs to
+            # NetworkX; backend="bitgraph" always runs here; 0 sends every graph here
             "should_run_min_edges": 10_000,
         },
     }

@@ -1,22 +1,36 @@
 #!/usr/bin/env bash
 # Packaging check: build the wheel and the sdist, install the wheel into a
 # fresh venv (no source tree on the path), and run a smoke test there:
-# import without a GPU, one BFS, the CUDA sources shipped, and NetworkX's
-# dispatch to the backend. A missing package file or dependency fails here.
+# import without a GPU, one BFS, the CUDA sources and the LICENSE shipped,
+# and NetworkX's dispatch to the backend. A missing package file or
+# dependency fails here.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out=$(mktemp -d)
 python3 -m pip wheel --quiet --disable-pip-version-check --no-deps -w "$out/dist" .
-python3 - "$out/dist" <<'PY'
-import pathlib, sys, tarfile
+python3 -m venv "$out/venv"
+# the sdist with the build requirement of pyproject.toml (PEP 639 license
+# fields need setuptools >= 77), in the fresh venv
+"$out/venv/bin/pip" install --quiet --disable-pip-version-check 'setuptools>=77'
+"$out/venv/bin/python" - "$out/dist" <<'PY'
+import pathlib, sys, tarfile, zipfile
 # the sdist: setuptools' build_meta, as `python -m build --sdist` runs it
 from setuptools import build_meta
-sdist = pathlib.Path(sys.argv[1]) / build_meta.build_sdist(sys.argv[1])
+dist = pathlib.Path(sys.argv[1])
+sdist = dist / build_meta.build_sdist(sys.argv[1])
 names = tarfile.open(sdist).getnames()
 assert any(n.endswith("kernels/cuda/scalar.cuh") for n in names), "sdist lacks the CUDA sources"
+assert any(n.endswith("/LICENSE") for n in names), "sdist lacks LICENSE"
 print("sdist ok:", sdist.name, len(names), "files")
+# the wheel: LICENSE in its .dist-info, the SPDX expression in its metadata
+wheel = zipfile.ZipFile(next(dist.glob("*.whl")))
+lic = [n for n in wheel.namelist() if ".dist-info/" in n and n.endswith("/LICENSE")]
+assert lic, "wheel lacks LICENSE"
+assert b"BSD 3-Clause License" in wheel.read(lic[0]), lic[0]
+meta = wheel.read(next(n for n in wheel.namelist() if n.endswith(".dist-info/METADATA"))).decode()
+assert "License-Expression: BSD-3-Clause" in meta.splitlines(), "wheel metadata lacks the license"
+print("wheel ok:", lic[0])
 PY
-python3 -m venv "$out/venv"
 "$out/venv/bin/pip" install --quiet --disable-pip-version-check "$out"/dist/*.whl networkx
 cd "$out"
 "$out/venv/bin/python" - <<'PY'

@@ -149,6 +149,45 @@ def scatter_min(target, index, values):
     return target
 
 
+def unique(a, *, return_index=False, return_counts=False):
+    """The sorted distinct values of ``a`` (flattened) by a sort and a mask:
+    ``numpy.unique``'s results, with ``return_index`` (first occurrence) and
+    ``return_counts`` as there; on the GPU, ``cupy.unique`` (a sort too).
+
+    numpy >= 2.3 answers a bare ``np.unique(a)`` with a hash table, which is
+    slow where most values are distinct: symmetrising 2M one-direction edges
+    (4M int64 keys, ``algorithms._common.undirected_csr``) took 4.6 s with
+    it and 0.30 s with this (numpy 2.4.6, 2-core box). Floats and complex
+    numbers go to ``numpy.unique`` itself, which folds NaNs into one.
+
+    >>> unique(np.array([3, 1, 3, 2])).tolist()
+    [1, 2, 3]
+    >>> [x.tolist() for x in unique(np.array([3, 1, 3, 2]), return_index=True, return_counts=True)]
+    [[1, 2, 3], [1, 3, 0], [1, 1, 2]]
+    """
+    xp = array_module(a)
+    if xp is not np or a.dtype.kind in "fc":
+        return xp.unique(a, return_index=return_index, return_counts=return_counts)
+    a = a.reshape(-1)
+    if return_index:
+        perm = np.argsort(a, kind="stable")  # equal values keep their order: the first comes first
+        aux = a[perm]
+    else:
+        aux = np.sort(a)
+    first = np.empty(aux.shape[0], np.bool_)
+    first[:1] = True
+    np.not_equal(aux[1:], aux[:-1], out=first[1:])
+    values = aux[first]
+    if not (return_index or return_counts):
+        return values
+    out = (values,)
+    if return_index:
+        out += (perm[first],)
+    if return_counts:
+        out += (np.diff(np.append(np.flatnonzero(first), aux.shape[0])),)
+    return out
+
+
 def isin_sorted(keys, sorted_set):
     """keys[i] in sorted_set, for a sorted unique ``sorted_set``."""
     xp = array_module(keys, sorted_set)

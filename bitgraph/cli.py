@@ -78,6 +78,7 @@ import time
 
 import numpy as np
 
+from . import _array
 from ._progress import Progress
 
 __all__ = ["main", "COMMANDS"]
@@ -307,7 +308,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = add("pagerank", run)
     p.add_argument("--alpha", type=float, default=0.85, help="damping factor (default 0.85)")
-    p.add_argument("--tol", type=float, default=1e-6, help="L1 tolerance, times n (default 1e-6)")
+    p.add_argument("--tol", type=float, default=1e-6, help="converged when an iteration's L1 change is below n * tol, "
+                        "NetworkX's rule (default 1e-6)")
     p.add_argument("--max-iter", type=_pos_int, default=100, help="iteration limit (default 100)")
     p.add_argument("--top", type=_nonneg_int, default=5, help="vertices listed (default 5)")
     check(p, "a reference power iteration (L1 distance within 2 alpha / (1 - alpha) * n * tol)")
@@ -978,15 +980,16 @@ class _Algo:
             ranks = out.ranks.to_dense(0.0)
             k = min(self.s.args.top if hasattr(self.s.args, "top") else 5, ranks.size)
             top = np.argsort(-ranks, kind="stable")[:k]
+            # NetworkX's stopping rule: converged when one iteration's L1 change
+            # is below n * tol, so on a large graph one iteration may do
             r = {"iterations": int(out.iterations), "converged": bool(out.converged),
-                 "error": float(out.error),
+                 "error": float(out.error), "threshold": A.nrows * float(self.kwargs["tol"]),
                  "top": [{"vertex": int(v), "rank": float(ranks[v])} for v in top]}
-            text = [f"result: {r['iterations']} iterations, "
-                    f"{'converged' if r['converged'] else 'NOT converged'} (error {r['error']:.3g})",
+            text = [_pagerank_line(r),
                     "top:    " + ", ".join(f"{t['vertex']} ({t['rank']:.4g})" for t in r["top"])]
         elif c == "cc":
             labels = out.to_dense(-1)
-            _, counts = np.unique(labels, return_counts=True)
+            _, counts = _array.unique(labels, return_counts=True)
             r = {"components": int(counts.size), "largest": int(counts.max()) if counts.size else 0}
             text = [f"result: {_plural(r['components'], 'component')}, the largest has {r['largest']:,} "
                     f"vertices ({_pct(r['largest'], A.nrows)})"]
@@ -1039,6 +1042,22 @@ def _distances(v):
 
 def _gteps(edges, seconds):
     return edges / seconds / 1e9 if seconds > 0 else float("nan")
+
+
+def _pagerank_line(r):
+    """The CLI's PageRank result line: the stopping rule with its numbers.
+
+    >>> print(_pagerank_line({"iterations": 1, "converged": True, "error": 0.156, "threshold": 1.048576}))
+    result: converged after 1 iteration: the last L1 change 0.156 < n * tol = 1.05 (NetworkX's rule; a smaller --tol iterates longer)
+    >>> print(_pagerank_line({"iterations": 100, "converged": False, "error": 0.002, "threshold": 0.001}))
+    result: NOT converged after 100 iterations: the last L1 change 0.002 >= n * tol = 0.001 (raise --max-iter or --tol)
+    """
+    it, err, bound = _plural(r["iterations"], "iteration"), r["error"], r["threshold"]
+    if r["converged"]:
+        return (f"result: converged after {it}: the last L1 change {err:.3g} < n * tol = {bound:.3g} "
+                f"(NetworkX's rule; a smaller --tol iterates longer)")
+    return (f"result: NOT converged after {it}: the last L1 change {err:.3g} >= n * tol = {bound:.3g} "
+            f"(raise --max-iter or --tol)")
 
 
 def _plural(k, word):

@@ -22,10 +22,19 @@ import numpy as np
 
 from .errors import DeviceError, InvalidValue
 
-__all__ = ["DEVICES", "set_device", "get_device", "resolve", "cuda_status",
+__all__ = ["DEVICES", "CUDA_INSTALL_HINT", "set_device", "get_device", "resolve", "cuda_status",
            "require_cuda", "asdevice", "oom_guard", "place", "on_gpu", "host"]
 
 DEVICES = ("cpu", "cuda")
+
+# How to add CuPy, in the words every DeviceError and the README use (a test
+# checks that they agree and that the packages are pyproject's cuda extras).
+# bitgraph is not on PyPI, so "pip install 'bitgraph[cuda13]'" finds nothing:
+# the extra is named on a checkout, and beside an installed wheel the extra's
+# own requirement is installed.
+CUDA_INSTALL_HINT = ("pip install -e '.[cuda13]' in a bitgraph checkout, or "
+                     "pip install 'cupy-cuda13x>=14' beside an installed bitgraph "
+                     "(CUDA 12: '.[cuda12]' or 'cupy-cuda12x>=14')")
 
 _default = "cpu"
 _status = {}  # cached cuda_status() (a GPU does not appear mid-process)
@@ -40,7 +49,7 @@ def cuda_status() -> str | None:
         import cupy
     except Exception as e:  # ImportError, or a broken CUDA install
         reason = (f"CuPy is not installed or does not import ({type(e).__name__}: {e}); "
-                  f"install it with pip install 'bitgraph[cuda13]' (or [cuda12])")
+                  f"install it with {CUDA_INSTALL_HINT}")
     else:
         try:
             count = cupy.cuda.runtime.getDeviceCount()

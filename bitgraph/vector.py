@@ -590,7 +590,7 @@ def _import_graphblas():
         import graphblas
     except ImportError:
         raise ImportError(
-            "python-graphblas is needed for this conversion: pip install 'bitgraph[test]'"
+            "python-graphblas is needed for this conversion: pip install python-graphblas"
         ) from None
     return graphblas
 

@@ -7,6 +7,7 @@ import importlib
 import io
 import json
 import os
+import re
 import subprocess
 import sys
 import time
@@ -213,6 +214,24 @@ def test_pagerank_specs(capsys, spec):
     assert r["result"]["converged"] and len(r["result"]["top"]) == 5
     ranks = [t["rank"] for t in r["result"]["top"]]
     assert ranks == sorted(ranks, reverse=True)
+
+
+def test_pagerank_line_states_the_rule(capsys):
+    """The result line gives the stopping rule with its numbers (NetworkX's:
+    an iteration's L1 change below n * tol), so an early stop on a large
+    graph does not read as a bug; the JSON carries the same threshold."""
+    r = run_json(capsys, "pagerank", "grid:8x8", "--tol", 1e-4)
+    res = r["result"]
+    assert res["threshold"] == pytest.approx(64 * 1e-4)
+    assert res["converged"] and res["error"] < res["threshold"]
+    rc, out, _ = run(capsys, "pagerank", "grid:8x8", "--tol", 1e-4)
+    assert rc == 0
+    assert (f"result: converged after {res['iterations']} iterations: the last L1 change "
+            f"{res['error']:.3g} < n * tol = 0.0064 (NetworkX's rule") in out
+    rc, out, _ = run(capsys, "pagerank", "grid:8x8", "--max-iter", 1)
+    assert rc == 0
+    assert re.search(r"result: NOT converged after 1 iteration: the last L1 change \S+ >= "
+                     r"n \* tol = 6\.4e-05 \(raise --max-iter or --tol\)", out), out
 
 
 # ------------------------------------------------------------------------------ cc

@@ -12,6 +12,7 @@ import difflib
 
 import numpy as np
 
+from bitgraph import _array
 from bitgraph.errors import DeviceError, DimensionMismatch, InvalidIndex, InvalidType, InvalidValue
 from bitgraph.formats.csr import CSR
 
@@ -207,7 +208,7 @@ def undirected_csr(A, *, self_loops: bool = True) -> CSR:
             rows = np.concatenate([np.repeat(np.arange(a.nrows, dtype=np.int64), np.diff(a.indptr)),
                                    np.repeat(np.arange(t.nrows, dtype=np.int64), np.diff(t.indptr))])
             cols = np.concatenate([a.indices, t.indices]).astype(np.int64)
-            key = np.unique(rows * a.ncols + cols)
+            key = _array.unique(rows * a.ncols + cols)
             rows, cols = np.divmod(key, a.ncols)
             indptr = np.zeros(a.nrows + 1, np.int64)
             np.cumsum(np.bincount(rows, minlength=a.nrows), out=indptr[1:])

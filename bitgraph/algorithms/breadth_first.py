@@ -222,7 +222,7 @@ def _probe_long(indptr, indices, n, xp, cfg) -> bool:
             k = xp.arange(total, dtype=ends.dtype)
             row = xp.searchsorted(ends, k, side="right")  # edge k's frontier vertex
             nb = indices[starts[row] + k - (ends[row] - lens[row])]
-            frontier = xp.unique(nb[~seen[nb]])
+            frontier = _array.unique(nb[~seen[nb]])
             seen[frontier] = True
             reached += int(frontier.size)
             if reached >= target:

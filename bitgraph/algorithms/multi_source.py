@@ -406,7 +406,7 @@ def _bounded_diameter(A, where, batch, stats):
         k = min(batch, int(cand.shape[0]))
         by_hi = cand[xp.argsort(-hi[cand], kind="stable")[:(k + 1) // 2]]
         by_lo = cand[xp.argsort(lo[cand], kind="stable")[:k]]
-        V = xp.unique(xp.concatenate([by_hi, by_lo]))[:max(k, 1)]
+        V = _array.unique(xp.concatenate([by_hi, by_lo]))[:max(k, 1)]
         if by_hi.shape[0] and not bool(xp.isin(by_hi[:1], V)[0]):
             V = xp.concatenate([by_hi[:1], V[:-1]])  # the largest upper bound always runs
     return lower, runs

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import _array
 from .b2sr import TILE_SIZES, csr_int32_bytes
 from .csr import CSR
 
@@ -68,7 +69,7 @@ def estimate(csr: CSR, sample: int | None = None, seed: int = 0) -> dict:
     for t in TILE_SIZES:
         # distinct (tile row, column block) pairs among the sampled entries
         keys = (rows // t) * (-(-ncols // t)) + cols // t
-        ntiles = np.unique(keys).size * scale if keys.size else 0.0
+        ntiles = _array.unique(keys).size * scale if keys.size else 0.0
         nbrows = -(-nrows // t)
         nbytes = 4 * (nbrows + 1) + ntiles * (4 + t * _WORD_BYTES[t])
         out[t] = {

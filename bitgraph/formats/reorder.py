@@ -38,6 +38,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
+from .. import _array
 from ..errors import DimensionMismatch, InvalidValue
 from .csr import CSR, transpose
 
@@ -667,10 +668,10 @@ def _power_law_fit(deg: np.ndarray, rules):
     if d.shape[0] < tail_min:
         return best
     dmax = d[0]
-    cands = np.unique(d[tail_min - 1:])  # d_min values keeping >= tail_min vertices
+    cands = _array.unique(d[tail_min - 1:])  # d_min values keeping >= tail_min vertices
     cands = cands[(cands >= 1) & (dmax >= cands * 10.0 ** rules.tail_decades)]
     if cands.shape[0] > 64:  # log-spaced subset: the fit is cheap, keep it bounded
-        pick = np.unique(np.geomspace(1, cands.shape[0], 64).astype(np.int64) - 1)
+        pick = _array.unique(np.geomspace(1, cands.shape[0], 64).astype(np.int64) - 1)
         cands = cands[pick]
     asc = d[::-1]
     for dm in cands:
@@ -681,7 +682,7 @@ def _power_law_fit(deg: np.ndarray, rules):
             continue
         alpha = 1.0 + nt / s
         # empirical CCDF at each distinct tail degree vs the model
-        vals, first = np.unique(tail, return_index=True)
+        vals, first = _array.unique(tail, return_index=True)
         emp = 1.0 - first / nt  # P(D >= vals)
         model = (vals / dm) ** (1.0 - alpha)
         ks = float(np.abs(emp - model).max())

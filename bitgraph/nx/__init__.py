@@ -10,9 +10,18 @@ bitgraph).  The functions live in :mod:`bitgraph.nx.traversal` and
 Configuration (``nx.config.backends.bitgraph``): ``device`` ("auto", the
 default: CUDA when it is usable, i.e. CuPy imports and sees a GPU, else the
 CPU; "cpu"; or "cuda", which raises ``DeviceError`` naming why when CUDA is
-not usable), ``should_run_min_edges`` (with automatic dispatch through
-``nx.config.backend_priority``, graphs with fewer edges stay with NetworkX,
-whose per-call cost is lower on tiny graphs).
+not usable), ``should_run_min_edges`` (default 10,000: with automatic
+dispatch through ``nx.config.backend_priority``, graphs with fewer edges
+stay with NetworkX, whose per-call cost is lower on tiny graphs; 0 sends
+every graph here). ``backend="bitgraph"`` in a call skips ``should_run``
+and always runs the backend.
+
+NetworkX caches the conversion on the original graph
+(``G.__networkx_cache__``) and warns on each call that reuses it
+(``nx.config.warnings_to_ignore.add("cache")`` silences that). Its rule
+holds here: graph methods (``G.add_edge``, ...) clear the cache, in-place
+attribute writes (``G[u][v]["weight"] = w``) do not, and later calls see
+the old weights until ``G.__networkx_cache__.clear()``.
 
 On CUDA the converted graph's matrix is on the GPU, and every function
 runs its bitgraph algorithm there (``bfs_layers`` / ``bfs_edges`` /
@@ -105,7 +114,14 @@ class BackendInterface:
     @staticmethod
     def should_run(name, args, kwargs):
         """With automatic dispatch, leave graphs below ``should_run_min_edges``
-        edges to NetworkX (conversion costs more than it saves there)."""
+        edges to NetworkX (conversion costs more than it saves there): True,
+        or the reason as a string. NetworkX asks it only when it picks the
+        backend itself (``backend_priority``), never for ``backend="bitgraph"``.
+
+        >>> import networkx as nx
+        >>> BackendInterface.should_run("pagerank", (nx.karate_club_graph(),), {})
+        'graph has 78 < 10000 edges'
+        """
         cfg = _config()
         min_edges = getattr(cfg, "should_run_min_edges", 0) if cfg is not None else 0
         G = args[0] if args else kwargs.get("G")

@@ -30,6 +30,7 @@ import inspect
 
 import numpy as np
 
+from bitgraph import _array
 from bitgraph import algorithms as alg
 from bitgraph import device as bgdev
 
@@ -76,7 +77,7 @@ def _ordered_levels(G, sources, depth_limit=None):
         owner, targets = _expand(indptr, indices, frontier)
         fresh = ~seen[targets]
         owner, targets = owner[fresh], targets[fresh]
-        _, first = np.unique(targets, return_index=True)
+        _, first = _array.unique(targets, return_index=True)
         first.sort()  # first discovery of each vertex, in discovery order
         nxt = targets[first]
         parents = frontier[owner[first]]

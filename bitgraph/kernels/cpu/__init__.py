@@ -27,6 +27,7 @@ import threading
 
 import numpy as np
 
+from bitgraph import _array
 # the device-independent checks, at home in kernels._launch; re-exported for
 # the launchers that import them from here (the traversals' CUDA launchers)
 from bitgraph.kernels._launch import (  # noqa: F401
@@ -167,7 +168,7 @@ def row_chunks(work, nchunks=None):
     cum = np.cumsum(work, dtype=np.float64)
     total = cum[-1] if nrows else 0.0
     cuts = np.searchsorted(cum, np.arange(1, nchunks) * (total / nchunks))
-    return np.unique(np.concatenate(([0], cuts, [nrows]))).astype(np.int64)
+    return _array.unique(np.concatenate(([0], cuts, [nrows]))).astype(np.int64)
 
 
 def indptr_chunks(indptr, nchunks=None):
@@ -192,7 +193,7 @@ def indptr_chunks(indptr, nchunks=None):
         right = indptr[mid] + mid < target
         lo = np.where(active & right, mid + 1, lo)
         hi = np.where(active & ~right, mid, hi)
-    return np.unique(np.concatenate(([0], lo, [nrows]))).astype(np.int64)
+    return _array.unique(np.concatenate(([0], lo, [nrows]))).astype(np.int64)
 
 
 def even_chunks(n, nchunks=None):
@@ -200,7 +201,7 @@ def even_chunks(n, nchunks=None):
     if nchunks is None:
         nchunks = num_threads() * 4
     nchunks = max(1, min(nchunks, n))
-    return np.unique(np.linspace(0, n, nchunks + 1).astype(np.int64))
+    return _array.unique(np.linspace(0, n, nchunks + 1).astype(np.int64))
 
 
 def _submit(fn, *args):

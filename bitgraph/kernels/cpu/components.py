@@ -42,6 +42,7 @@ row of a neighbour) are issued a few iterations ahead, 1.4-1.9x serial.
 import numpy as np
 from numba import njit
 
+from bitgraph import _array
 from bitgraph.kernels.cpu import (
     even_chunks, index_args, indptr_chunks, num_threads, parallel_for, parallel_map, serial_below,
 )
@@ -140,7 +141,7 @@ def _most_frequent(comp, samples=1024, seed=0):
     n = comp.size
     rng = np.random.default_rng(seed)
     picks = comp[rng.integers(0, n, min(samples, n))]
-    vals, counts = np.unique(picks, return_counts=True)
+    vals, counts = _array.unique(picks, return_counts=True)
     return int(vals[np.argmax(counts)])
 
 

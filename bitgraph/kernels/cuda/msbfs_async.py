@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from bitgraph import _array
 from bitgraph.kernels.cuda.msbfs_state import workspace
 
 __all__ = ["side_by_side_batch"]
@@ -29,7 +30,7 @@ def side_by_side_batch(a, src, rows_h, write, levels, async_cfg, stats):
 
     k, n = src.size, int(a.nrows)
     rows = rows_h[:k]
-    if write and np.unique(rows).size < k:
+    if write and _array.unique(rows).size < k:
         return None  # sources sharing a row would share its atomicMins: the cooperative launch
     if not write:
         ws = workspace()

@@ -9,6 +9,7 @@ import functools
 
 import numpy as np
 
+from bitgraph import _array
 from bitgraph import device
 from bitgraph.kernels._launch import semiring_args
 from bitgraph.kernels.cuda import C_TYPES, module, settings, shape
@@ -176,7 +177,7 @@ def spgemm(A, B, M, mask_complement, sr, *, key32_max=_KEY32_MAX):
     # ms for C<L> = L plus_pair L' on urand n=2^18, deg 32)
     if mode != _MASK and 1 <= span < nrows and -(-nrows // span) <= cfg.spgemm_key32_chunks:
         cuts.append(cupy.asnumpy(a_indptr[span:nrows:span]).astype(np.int64))
-    bounds = np.unique(np.concatenate(cuts))
+    bounds = _array.unique(np.concatenate(cuts))
     bounds_d = cupy.asarray(bounds)
     at = cupy.asnumpy(cupy.concatenate((cum[bounds_d], a_rows[bounds_d[:-1]],
                                         a_rows[bounds_d[1:] - 1])))
