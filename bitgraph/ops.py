@@ -230,6 +230,14 @@ def finish(out, t: Entries | Dense, t_dtype, mask, accum, replace, shape):
         C = mask ? (Z ∩ M) ∪ (replace ? ∅ : C \\ M) : Z
     """
     mask = as_mask(mask)
+    t_dtype = lookup_dtype(t_dtype)
+    if t.values.dtype != t_dtype:
+        # a kernel may compute in another type than t's (the <monoid>_pair
+        # semirings: the operands' type, then int64): the accum types by t's
+        if isinstance(t, Dense):
+            t = Dense(ar.cast(t.values, t_dtype), t.present)
+        else:
+            t = Entries(t.keys, ar.cast(t.values, t_dtype))
     if isinstance(t, Dense):
         return _finish_dense(out, t, t_dtype, mask, accum, replace)
     if out is None:
