@@ -64,22 +64,24 @@ class _Tie(NotImplementedError):
 
 # --- helpers ----------------------------------------------------------------------
 def _paths_from_parents(G, order, parent, reverse=False):
-    """{label: path} for the vertex ids in ``order`` (each one's parent
-    before it; a root has parent -1), paths from the root
-    (``reverse``: to the root)."""
-    labels = G.labels(order)
-    par = parent[np.asarray(order, dtype=np.int64)].tolist()
-    out = {}
+    """{label: path} for the vertex ids in ``order`` (a root has parent
+    -1), paths from the root (``reverse``: to the root). A parent may come
+    after its child in ``order`` (zero-weight edges): its path is built
+    first."""
+    order = np.asarray(order, dtype=np.int64)
+    lab = G.labels(np.arange(len(G))) if order.size else []
+    par = parent.tolist()
     by_id = {}
-    for v, p, lab in zip(order.tolist() if isinstance(order, np.ndarray) else order, par, labels):
-        if p < 0:
-            path = [lab]
-        elif reverse:
-            path = [lab] + by_id[p]
-        else:
-            path = by_id[p] + [lab]
-        by_id[v] = out[lab] = path
-    return out
+    for v in order.tolist():
+        chain = []
+        while v >= 0 and v not in by_id:
+            chain.append(v)
+            v = par[v]
+        path = by_id[v] if v >= 0 else []
+        for x in reversed(chain):
+            path = [lab[x]] + path if reverse else path + [lab[x]]
+            by_id[x] = path
+    return {lab[v]: by_id[v] for v in order.tolist()}
 
 
 def _bfs_tree(G, s, depth_limit=None):
@@ -145,10 +147,11 @@ def _dist_dict(G, d, ids, integral):
     return dict(zip(G.labels(ids), vals))
 
 
-def _dijkstra(G, source, weight, cutoff=None, negative=False):
+def _dijkstra(G, source, weight, cutoff=None, negative=False, target=None):
     """(d, reached ids by distance, parent, integral): ``sssp`` distances
     and NetworkX's Dijkstra parents (see the module docstring); with
-    ``negative`` (Bellman-Ford) parents only where they are unique."""
+    ``negative`` (Bellman-Ford) parents only where they are unique (on the
+    path to ``target`` when it is given; ``_Tie`` otherwise)."""
     W, integral = _weights(G, weight, negative=negative)
     s = G.index[source]
     d = _sssp_array(G, W, s)
@@ -158,17 +161,27 @@ def _dijkstra(G, source, weight, cutoff=None, negative=False):
     reached = ~np.isnan(d)
     src, dst = _adjacency_edges(G)
     w = _adjacency_weights(G, weight)
-    tight = reached[src] & reached[dst] & (d[src] + w == d[dst]) & (dst != s)
+    tight = reached[src] & reached[dst] & (d[src] + w == d[dst]) & (dst != s) & (src != dst)
     n = len(G)
     counts = np.bincount(dst[tight], minlength=n)
     ids = np.flatnonzero(reached)
     ids = ids[np.argsort(d[ids], kind="stable")]
+    parent = np.full(n, -1, dtype=np.int64)
+    parent[dst[tight]] = src[tight]
     if counts.size == 0 or counts.max() <= 1:
-        parent = np.full(n, -1, dtype=np.int64)
-        parent[dst[tight]] = src[tight]
         return d, ids, parent, integral
     if negative:
-        raise _Tie("bitgraph: Bellman-Ford paths tie (NetworkX's choice follows its queue order)")
+        # Bellman-Ford: one target's path is NetworkX's when every vertex on
+        # it has one tight in-edge
+        t = None if target is None else G.index.get(target) if target in G else None
+        if target is not None and (t is None or np.isnan(d[t])):
+            return d, ids, parent, integral  # no path: the caller raises
+        while t is not None and t != s and counts[t] == 1:
+            t = int(parent[t])
+        if t != s:
+            raise _Tie("bitgraph: Bellman-Ford paths tie (NetworkX's choice follows "
+                       "its queue order)")
+        return d, ids, parent, integral
     return d, *_dijkstra_ranked(n, s, d, src, dst, tight), integral
 
 
@@ -193,35 +206,31 @@ def _dijkstra_ranked(n, s, d, src, dst, tight):
     nxt = 0
     for D, a, b in zip(groups.tolist(), e_lo.tolist(), e_hi.tolist()):
         edges = eidx[a:b]
-        if D == 0.0 and rank[s] < 0:
-            rank[s] = nxt
-            nxt += 1
-            popped.append(np.array([s]))
-        # round 0: parents of smaller distance (all ranked); later rounds:
-        # parents of distance D ranked in the previous round
-        ranked_before = nxt
-        prev_lo = 0
-        rnd = edges[d[src[edges]] < D]
         inner = edges[d[src[edges]] == D]
+        if D == 0.0 and rank[s] < 0:  # the source pops first; rounds start from it
+            rank[s] = nxt
+            popped.append(np.array([s]))
+            lo, nxt = nxt, nxt + 1
+            rnd = inner[rank[src[inner]] == lo]
+        else:  # round 0: parents of smaller distance, all ranked
+            rnd = edges[d[src[edges]] < D]
         while rnd.size:
-            fresh = rank[dst[rnd]] < 0
-            rnd = rnd[fresh]
+            rnd = rnd[rank[dst[rnd]] < 0]
             if not rnd.size:
                 break
-            # per target: the edge whose source has the smallest rank
-            key = np.lexsort((rnd, rank[src[rnd]]))
-            rnd = rnd[key]
+            # per target: the edge whose source has the smallest rank; the
+            # push order is (rank of parent, edge position)
+            rnd = rnd[np.lexsort((rnd, rank[src[rnd]]))]
             _, first = np.unique(dst[rnd], return_index=True)
             win = rnd[np.sort(first)]
-            # the push order: (rank of parent, edge position): lexsort kept it
             v = dst[win]
             parent[v] = src[win]
             rank[v] = np.arange(nxt, nxt + v.size)
-            nxt += v.size
             popped.append(v)
-            prev_lo, ranked_before = ranked_before, nxt
+            lo, nxt = nxt, nxt + v.size
+            # next round: zero-weight tight edges from the vertices just ranked
             rs = rank[src[inner]]
-            rnd = inner[(rs >= prev_lo) & (rs < ranked_before)]
+            rnd = inner[(rs >= lo) & (rs < nxt)]
     order = np.concatenate(popped) if popped else np.zeros(0, np.int64)
     return order, parent
 
@@ -586,12 +595,12 @@ def single_source_bellman_ford(G, source, target=None, weight="weight"):
         return (0, [source])
     if source not in G:
         raise nx.NodeNotFound(f"Source {source} not in G")
-    d, ids, parent, integral = _dijkstra(G, source, weight, negative=True)
+    d, ids, parent, integral = _dijkstra(G, source, weight, negative=True, target=target)
     if target is None:
         return _dist_dict(G, d, ids, integral), _paths_from_parents(G, ids, parent)
     t = G.index.get(target) if target in G else None
     if t is None or np.isnan(d[t]):
-        raise nx.NetworkXNoPath(f"Node {target} not reachable from {source}")
+        raise nx.NetworkXNoPath(f"Target {target} cannot be reached from given sources")
     path = [t]
     while parent[path[-1]] >= 0:
         path.append(int(parent[path[-1]]))
@@ -659,6 +668,8 @@ def shortest_path(G, source=None, target=None, weight=None, method="dijkstra"):
                          for n in G.nodes])
         # paths to target = reversed paths from target over the reversed graph
         if method == "unweighted":
+            if target not in G:
+                raise _nx().NodeNotFound(f"Source {target} not in G")
             if G.is_directed():
                 return single_target_shortest_path(G, target)
             paths = single_source_shortest_path(G, target)
