@@ -366,7 +366,7 @@ def is_weakly_connected(G):
     _not_implemented_for(G, "undirected")
     if len(G) == 0:
         raise _nx().NetworkXPointlessConcept(
-            "Connectivity is undetermined for the null graph.")
+            "Connectivity is undefined for the null graph.")
     labels = _cc_labels(G)
     return bool(np.all(labels == labels[0]))
 
