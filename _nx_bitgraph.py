@@ -120,7 +120,7 @@ _FUNCTIONS = {'all_pairs_dijkstra_path': {'additional_docs': 'single_source_dijk
                   'url': 'https://networkx.org/documentation/stable/reference/generated/networkx.algorithms.components.is_connected.html'},
  'is_weakly_connected': {'additional_docs': 'Afforest union-find ignoring edge directions.',
                          'additional_parameters': {},
-                         'url': 'https://networkx.org/documentation/stable/reference/generated/networkx.algorithms.components.weakly_connected.is_weakly_connected.html'},
+                         'url': 'https://networkx.org/documentation/stable/reference/generated/networkx.algorithms.components.is_weakly_connected.html'},
  'negative_edge_cycle': {'additional_docs': 'bitgraph.algorithms.negative_cycle (Bellman-Ford '
                                             'rounds from every vertex at once); heuristic is '
                                             'ignored.',

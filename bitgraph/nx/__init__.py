@@ -4,8 +4,8 @@ NetworkX finds it through the ``networkx.backends`` entry point
 (``bitgraph = "bitgraph.nx:BackendInterface"``) and its metadata through
 ``networkx.backend_info`` (``_nx_bitgraph:get_info``, which does not import
 bitgraph).  The functions live in :mod:`bitgraph.nx.traversal`,
-:mod:`bitgraph.nx.measures` and :mod:`bitgraph.nx.paths`; each module's ``FUNCTIONS``, ``INFO`` and
-``CAN_RUN`` tables are gathered here.
+:mod:`bitgraph.nx.measures` and :mod:`bitgraph.nx.paths`; each module's
+``FUNCTIONS``, ``INFO`` and ``CAN_RUN`` tables are gathered here.
 
 Configuration (``nx.config.backends.bitgraph``): ``device`` ("auto", the
 default: CUDA when it is usable, i.e. CuPy imports and sees a GPU, else the

@@ -41,6 +41,7 @@ import inspect
 
 import numpy as np
 
+from bitgraph import _array
 from bitgraph import algorithms as alg
 from bitgraph import device as bgdev
 
@@ -69,19 +70,34 @@ def _paths_from_parents(G, order, parent, reverse=False):
     after its child in ``order`` (zero-weight edges): its path is built
     first."""
     order = np.asarray(order, dtype=np.int64)
-    lab = G.labels(np.arange(len(G))) if order.size else []
     par = parent.tolist()
+    labels = G.labels(order)
     by_id = {}
-    for v in order.tolist():
+
+    def build(v):  # v's path, building its unbuilt ancestors first
         chain = []
         while v >= 0 and v not in by_id:
             chain.append(v)
             v = par[v]
         path = by_id[v] if v >= 0 else []
         for x in reversed(chain):
-            path = [lab[x]] + path if reverse else path + [lab[x]]
+            lab = G.nodes[x]
+            path = [lab] + path if reverse else path + [lab]
             by_id[x] = path
-    return {lab[v]: by_id[v] for v in order.tolist()}
+        return path
+
+    out = {}
+    for v, lab in zip(order.tolist(), labels):
+        p = par[v]
+        if p < 0:
+            path = [lab]
+        else:
+            pp = by_id.get(p)
+            if pp is None:
+                pp = build(p)
+            path = [lab] + pp if reverse else pp + [lab]
+        by_id[v] = out[lab] = path
+    return out
 
 
 def _bfs_tree(G, s, depth_limit=None):
@@ -173,10 +189,13 @@ def _dijkstra(G, source, weight, cutoff=None, negative=False, target=None):
     if negative:
         # Bellman-Ford: one target's path is NetworkX's when every vertex on
         # it has one tight in-edge
-        t = None if target is None else G.index.get(target) if target in G else None
-        if target is not None and (t is None or np.isnan(d[t])):
+        if target is None:
+            raise _Tie("bitgraph: Bellman-Ford paths tie (NetworkX's choice follows "
+                       "its queue order)")
+        t = G.index.get(target) if target in G else None
+        if t is None or np.isnan(d[t]):
             return d, ids, parent, integral  # no path: the caller raises
-        while t is not None and t != s and counts[t] == 1:
+        while t != s and counts[t] == 1:
             t = int(parent[t])
         if t != s:
             raise _Tie("bitgraph: Bellman-Ford paths tie (NetworkX's choice follows "
@@ -199,7 +218,7 @@ def _dijkstra_ranked(n, s, d, src, dst, tight):
     ids = np.flatnonzero(~np.isnan(d))
     ids = ids[np.argsort(d[ids], kind="stable")]
     vd = d[ids]
-    groups = np.unique(vd)
+    groups = vd[np.r_[True, vd[1:] != vd[:-1]]] if vd.size else vd  # sorted: distinct
     e_lo = np.searchsorted(ed, groups, "left")
     e_hi = np.searchsorted(ed, groups, "right")
     popped = []
@@ -221,7 +240,7 @@ def _dijkstra_ranked(n, s, d, src, dst, tight):
             # per target: the edge whose source has the smallest rank; the
             # push order is (rank of parent, edge position)
             rnd = rnd[np.lexsort((rnd, rank[src[rnd]]))]
-            _, first = np.unique(dst[rnd], return_index=True)
+            _, first = _array.unique(dst[rnd], return_index=True)
             win = rnd[np.sort(first)]
             v = dst[win]
             parent[v] = src[win]
@@ -270,7 +289,7 @@ def _bidirectional_undirected(G, s, t):
         seg_owner, seg = owner[:stop], targets[:stop]
         fresh = mine[seg] == -2
         seg_owner, seg = seg_owner[fresh], seg[fresh]
-        _, first = np.unique(seg, return_index=True)
+        _, first = _array.unique(seg, return_index=True)
         first.sort()
         new = seg[first]
         mine[new] = this[seg_owner[first]]
@@ -764,7 +783,7 @@ _NOTES = {
     "has_path": ("shortest_paths.generic", "One BFS (bitgraph.algorithms.bfs) from source."),
     "ancestors": ("dag", "One BFS over the transposed adjacency (bitgraph.algorithms.bfs)."),
     "descendants": ("dag", "One BFS (bitgraph.algorithms.bfs) from source."),
-    "is_weakly_connected": ("components.weakly_connected",
+    "is_weakly_connected": ("components",
                             "Afforest union-find ignoring edge directions."),
     "bfs_predecessors": ("traversal.breadth_first_search",
                          "From bfs_edges (NetworkX's order); sort_neighbors falls back."),
