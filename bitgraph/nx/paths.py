@@ -21,8 +21,9 @@ so do these functions:
 - ``bidirectional_shortest_path`` on an undirected graph: NetworkX's
   alternating two-sided BFS, one numpy level at a time.
 - Orders that come from NetworkX's predecessor lists (``G.pred`` of a
-  directed graph, which the conversion does not keep; Bellman-Ford's queue
-  order): answered when the shortest path is unique (then any algorithm
+  directed graph, which the conversion does not keep), Bellman-Ford's
+  queue, or the two heaps of ``bidirectional_dijkstra`` (``shortest_path``
+  with source, target and weight): answered when the shortest path is unique (then any algorithm
   gives NetworkX's path); otherwise the function raises
   ``NotImplementedError`` and NetworkX runs itself.
 
