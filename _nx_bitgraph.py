@@ -15,15 +15,32 @@ True
 __all__ = ["get_info"]
 
 # --- generated: begin ---
-_FUNCTIONS = {'all_pairs_shortest_path_length': {'additional_docs': 'Batches of 64-source bit-parallel BFS '
+_FUNCTIONS = {'all_pairs_dijkstra_path': {'additional_docs': 'single_source_dijkstra_path from every node. Tied '
+                                                "paths: NetworkX's path.",
+                             'additional_parameters': {},
+                             'url': 'https://networkx.org/documentation/stable/reference/generated/networkx.algorithms.shortest_paths.weighted.all_pairs_dijkstra_path.html'},
+ 'all_pairs_shortest_path': {'additional_docs': 'single_source_shortest_path from every node. Tied '
+                                                "paths: NetworkX's path.",
+                             'additional_parameters': {},
+                             'url': 'https://networkx.org/documentation/stable/reference/generated/networkx.algorithms.shortest_paths.unweighted.all_pairs_shortest_path.html'},
+ 'all_pairs_shortest_path_length': {'additional_docs': 'Batches of 64-source bit-parallel BFS '
                                                        '(msbfs, on the GPU when the graph is '
                                                        'there); cutoff supported.',
                                     'additional_parameters': {},
                                     'url': 'https://networkx.org/documentation/stable/reference/generated/networkx.algorithms.shortest_paths.unweighted.all_pairs_shortest_path_length.html'},
+ 'ancestors': {'additional_docs': 'One BFS over the transposed adjacency '
+                                  '(bitgraph.algorithms.bfs).',
+               'additional_parameters': {},
+               'url': 'https://networkx.org/documentation/stable/reference/generated/networkx.algorithms.dag.ancestors.html'},
  'average_clustering': {'additional_docs': 'Unweighted only (weight falls back); mean of '
                                            'clustering.',
                         'additional_parameters': {},
                         'url': 'https://networkx.org/documentation/stable/reference/generated/networkx.algorithms.cluster.average_clustering.html'},
+ 'bellman_ford_path': {'additional_docs': 'bitgraph.algorithms.sssp (negative weights too); tied '
+                                          "paths fall back (NetworkX's choice follows its queue "
+                                          'order).',
+                       'additional_parameters': {},
+                       'url': 'https://networkx.org/documentation/stable/reference/generated/networkx.algorithms.shortest_paths.weighted.bellman_ford_path.html'},
  'bellman_ford_path_length': {'additional_docs': 'bitgraph.algorithms.sssp from source '
                                                  '(Bellman-Ford with negative weights); a '
                                                  'reachable negative cycle raises '
@@ -37,10 +54,23 @@ _FUNCTIONS = {'all_pairs_shortest_path_length': {'additional_docs': 'Batches of 
  'bfs_layers': {'additional_docs': "Level-synchronous BFS in numpy; NetworkX's exact layer order.",
                 'additional_parameters': {},
                 'url': 'https://networkx.org/documentation/stable/reference/generated/networkx.algorithms.traversal.breadth_first_search.bfs_layers.html'},
+ 'bfs_predecessors': {'additional_docs': "From bfs_edges (NetworkX's order); sort_neighbors falls "
+                                         'back.',
+                      'additional_parameters': {},
+                      'url': 'https://networkx.org/documentation/stable/reference/generated/networkx.algorithms.traversal.breadth_first_search.bfs_predecessors.html'},
+ 'bfs_successors': {'additional_docs': "From bfs_edges (NetworkX's order); sort_neighbors falls "
+                                       'back.',
+                    'additional_parameters': {},
+                    'url': 'https://networkx.org/documentation/stable/reference/generated/networkx.algorithms.traversal.breadth_first_search.bfs_successors.html'},
  'bfs_tree': {'additional_docs': 'Built from bfs_edges (same tree as NetworkX); sort_neighbors and '
                                  'directed reverse fall back.',
               'additional_parameters': {},
               'url': 'https://networkx.org/documentation/stable/reference/generated/networkx.algorithms.traversal.breadth_first_search.bfs_tree.html'},
+ 'bidirectional_shortest_path': {'additional_docs': "Undirected: NetworkX's two-sided BFS level by "
+                                                    'level in numpy. Directed: two BFS; tied paths '
+                                                    'fall back.',
+                                 'additional_parameters': {},
+                                 'url': 'https://networkx.org/documentation/stable/reference/generated/networkx.algorithms.shortest_paths.unweighted.bidirectional_shortest_path.html'},
  'closeness_centrality': {'additional_docs': 'Unweighted only (distance falls back); multi-source '
                                              'BFS, 64 sources a pass (on the GPU when the graph is '
                                              'there).',
@@ -54,6 +84,9 @@ _FUNCTIONS = {'all_pairs_shortest_path_length': {'additional_docs': 'Batches of 
                                              'set per component.',
                           'additional_parameters': {},
                           'url': 'https://networkx.org/documentation/stable/reference/generated/networkx.algorithms.components.connected_components.html'},
+ 'descendants': {'additional_docs': 'One BFS (bitgraph.algorithms.bfs) from source.',
+                 'additional_parameters': {},
+                 'url': 'https://networkx.org/documentation/stable/reference/generated/networkx.algorithms.dag.descendants.html'},
  'descendants_at_distance': {'additional_docs': 'One BFS through bitgraph.algorithms.bfs (on the '
                                                 'GPU when the graph is there).',
                              'additional_parameters': {},
@@ -62,13 +95,32 @@ _FUNCTIONS = {'all_pairs_shortest_path_length': {'additional_docs': 'Batches of 
                                  '(usebounds not needed).',
               'additional_parameters': {},
               'url': 'https://networkx.org/documentation/stable/reference/generated/networkx.algorithms.distance_measures.diameter.html'},
+ 'dijkstra_path': {'additional_docs': "bitgraph.algorithms.sssp, then NetworkX's heap order over "
+                                      "the tight edges. Tied paths: NetworkX's path. Negative "
+                                      'weights fall back.',
+                   'additional_parameters': {},
+                   'url': 'https://networkx.org/documentation/stable/reference/generated/networkx.algorithms.shortest_paths.weighted.dijkstra_path.html'},
+ 'dijkstra_path_length': {'additional_docs': 'bitgraph.algorithms.sssp from source; negative '
+                                             'weights fall back.',
+                          'additional_parameters': {},
+                          'url': 'https://networkx.org/documentation/stable/reference/generated/networkx.algorithms.shortest_paths.weighted.dijkstra_path_length.html'},
  'eccentricity': {'additional_docs': 'Unweighted only, sp=None; multi-source BFS, 64 sources a '
                                      'pass.',
                   'additional_parameters': {},
                   'url': 'https://networkx.org/documentation/stable/reference/generated/networkx.algorithms.distance_measures.eccentricity.html'},
+ 'generic_bfs_edges': {'additional_docs': "bfs_edges (NetworkX's order); a neighbors callable "
+                                          'falls back.',
+                       'additional_parameters': {},
+                       'url': 'https://networkx.org/documentation/stable/reference/generated/networkx.algorithms.traversal.breadth_first_search.generic_bfs_edges.html'},
+ 'has_path': {'additional_docs': 'One BFS (bitgraph.algorithms.bfs) from source.',
+              'additional_parameters': {},
+              'url': 'https://networkx.org/documentation/stable/reference/generated/networkx.algorithms.shortest_paths.generic.has_path.html'},
  'is_connected': {'additional_docs': 'Afforest union-find; one component or not.',
                   'additional_parameters': {},
                   'url': 'https://networkx.org/documentation/stable/reference/generated/networkx.algorithms.components.is_connected.html'},
+ 'is_weakly_connected': {'additional_docs': 'Afforest union-find ignoring edge directions.',
+                         'additional_parameters': {},
+                         'url': 'https://networkx.org/documentation/stable/reference/generated/networkx.algorithms.components.is_weakly_connected.html'},
  'negative_edge_cycle': {'additional_docs': 'bitgraph.algorithms.negative_cycle (Bellman-Ford '
                                             'rounds from every vertex at once); heuristic is '
                                             'ignored.',
@@ -94,6 +146,13 @@ _FUNCTIONS = {'all_pairs_shortest_path_length': {'additional_docs': 'Batches of 
  'radius': {'additional_docs': 'Unweighted only; exact, from multi-source BFS of every node.',
             'additional_parameters': {},
             'url': 'https://networkx.org/documentation/stable/reference/generated/networkx.algorithms.distance_measures.radius.html'},
+ 'shortest_path': {'additional_docs': 'BFS parents (unweighted) or sssp distances and their tight '
+                                      "edges (weighted). Tied paths: NetworkX's path. Where "
+                                      "NetworkX's choice follows G.pred, its two-heap "
+                                      "bidirectional Dijkstra or Bellman-Ford's queue, tied paths "
+                                      'fall back to NetworkX.',
+                   'additional_parameters': {},
+                   'url': 'https://networkx.org/documentation/stable/reference/generated/networkx.algorithms.shortest_paths.generic.shortest_path.html'},
  'shortest_path_length': {'additional_docs': 'Unweighted through BFS (on the GPU when the graph is '
                                              'there), weighted through bitgraph.algorithms.sssp '
                                              '(CPU); negative weights run with '
@@ -101,23 +160,51 @@ _FUNCTIONS = {'all_pairs_shortest_path_length': {'additional_docs': 'Batches of 
                                              "NetworkXUnbounded) and fall back with 'dijkstra'.",
                           'additional_parameters': {},
                           'url': 'https://networkx.org/documentation/stable/reference/generated/networkx.algorithms.shortest_paths.generic.shortest_path_length.html'},
+ 'single_source_bellman_ford': {'additional_docs': 'bitgraph.algorithms.sssp (negative weights '
+                                                   'too); tied paths fall back.',
+                                'additional_parameters': {},
+                                'url': 'https://networkx.org/documentation/stable/reference/generated/networkx.algorithms.shortest_paths.weighted.single_source_bellman_ford.html'},
+ 'single_source_bellman_ford_path': {'additional_docs': 'bitgraph.algorithms.sssp (negative '
+                                                        'weights too); tied paths fall back.',
+                                     'additional_parameters': {},
+                                     'url': 'https://networkx.org/documentation/stable/reference/generated/networkx.algorithms.shortest_paths.weighted.single_source_bellman_ford_path.html'},
  'single_source_bellman_ford_path_length': {'additional_docs': 'bitgraph.algorithms.sssp '
                                                                '(Bellman-Ford with negative '
                                                                'weights); a reachable negative '
                                                                'cycle raises NetworkXUnbounded.',
                                             'additional_parameters': {},
                                             'url': 'https://networkx.org/documentation/stable/reference/generated/networkx.algorithms.shortest_paths.weighted.single_source_bellman_ford_path_length.html'},
+ 'single_source_dijkstra': {'additional_docs': "bitgraph.algorithms.sssp, then NetworkX's heap "
+                                               "order over the tight edges. Tied paths: NetworkX's "
+                                               'path.',
+                            'additional_parameters': {},
+                            'url': 'https://networkx.org/documentation/stable/reference/generated/networkx.algorithms.shortest_paths.weighted.single_source_dijkstra.html'},
+ 'single_source_dijkstra_path': {'additional_docs': "bitgraph.algorithms.sssp, then NetworkX's "
+                                                    'heap order over the tight edges. Tied paths: '
+                                                    "NetworkX's path.",
+                                 'additional_parameters': {},
+                                 'url': 'https://networkx.org/documentation/stable/reference/generated/networkx.algorithms.shortest_paths.weighted.single_source_dijkstra_path.html'},
  'single_source_dijkstra_path_length': {'additional_docs': 'bitgraph.algorithms.sssp '
                                                            '(delta-stepping / Bellman-Ford); '
                                                            'negative weights fall back.',
                                         'additional_parameters': {},
                                         'url': 'https://networkx.org/documentation/stable/reference/generated/networkx.algorithms.shortest_paths.weighted.single_source_dijkstra_path_length.html'},
+ 'single_source_shortest_path': {'additional_docs': "Level-synchronous BFS in NetworkX's neighbour "
+                                                    'order; cutoff supported. Tied paths: '
+                                                    "NetworkX's path.",
+                                 'additional_parameters': {},
+                                 'url': 'https://networkx.org/documentation/stable/reference/generated/networkx.algorithms.shortest_paths.unweighted.single_source_shortest_path.html'},
  'single_source_shortest_path_length': {'additional_docs': 'BFS levels through '
                                                            'bitgraph.algorithms.bfs (on the GPU '
                                                            'when the graph is there); cutoff '
                                                            'supported.',
                                         'additional_parameters': {},
                                         'url': 'https://networkx.org/documentation/stable/reference/generated/networkx.algorithms.shortest_paths.unweighted.single_source_shortest_path_length.html'},
+ 'single_target_shortest_path': {'additional_docs': 'BFS to target; directed graphs with tied '
+                                                    "paths fall back (NetworkX's choice follows "
+                                                    'G.pred).',
+                                 'additional_parameters': {},
+                                 'url': 'https://networkx.org/documentation/stable/reference/generated/networkx.algorithms.shortest_paths.unweighted.single_target_shortest_path.html'},
  'single_target_shortest_path_length': {'additional_docs': 'BFS over the transposed adjacency (on '
                                                            'the GPU when the graph is there); '
                                                            'cutoff supported.',

@@ -14,4 +14,5 @@ NETWORKX_TEST_BACKEND=bitgraph NETWORKX_FALLBACK_TO_NX=True python3 -m pytest -q
   networkx.algorithms.components \
   networkx.algorithms.tests.test_cluster \
   networkx.algorithms.centrality.tests.test_closeness_centrality \
-  networkx.algorithms.tests.test_distance_measures
+  networkx.algorithms.tests.test_distance_measures \
+  networkx.algorithms.tests.test_dag

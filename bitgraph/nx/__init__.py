@@ -3,9 +3,9 @@
 NetworkX finds it through the ``networkx.backends`` entry point
 (``bitgraph = "bitgraph.nx:BackendInterface"``) and its metadata through
 ``networkx.backend_info`` (``_nx_bitgraph:get_info``, which does not import
-bitgraph).  The functions live in :mod:`bitgraph.nx.traversal` and
-:mod:`bitgraph.nx.measures`; each module's ``FUNCTIONS``, ``INFO`` and
-``CAN_RUN`` tables are gathered here.
+bitgraph).  The functions live in :mod:`bitgraph.nx.traversal`,
+:mod:`bitgraph.nx.measures` and :mod:`bitgraph.nx.paths`; each module's
+``FUNCTIONS``, ``INFO`` and ``CAN_RUN`` tables are gathered here.
 
 Configuration (``nx.config.backends.bitgraph``): ``device`` ("auto", the
 default: CUDA when it is usable, i.e. CuPy imports and sees a GPU, else the
@@ -42,7 +42,7 @@ converted afterwards.
 
 from __future__ import annotations
 
-from . import measures, traversal
+from . import measures, paths, traversal
 from .convert import from_networkx, to_networkx
 from .graph import BitGraph
 
@@ -51,6 +51,8 @@ __all__ = ["BackendInterface", "BitGraph", "FUNCTIONS", "INFO", "from_networkx",
 FUNCTIONS = {**traversal.FUNCTIONS, **measures.FUNCTIONS}
 INFO = {**traversal.INFO, **measures.INFO}
 _CAN_RUN = {**traversal.CAN_RUN, **measures.CAN_RUN}
+FUNCTIONS, INFO, _CAN_RUN = ({**FUNCTIONS, **paths.FUNCTIONS}, {**INFO, **paths.INFO},
+                             {**_CAN_RUN, **paths.CAN_RUN})
 
 # NetworkX tests that this backend cannot pass, with the reason (xfailed by
 # on_start_tests when NetworkX's suite runs with NETWORKX_TEST_BACKEND=bitgraph).

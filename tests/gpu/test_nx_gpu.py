@@ -66,6 +66,7 @@ if "bitgraph" not in nx.utils.backends.backends:
 sys.path.insert(0, str(ROOT / "tests" / "nx"))
 from conftest_backend import close_dicts  # noqa: E402
 from test_nx_traversal import BK, both, same_error  # noqa: E402
+from test_paths import agree  # noqa: E402
 
 import bitgraph.nx as bnx  # noqa: E402
 
@@ -382,6 +383,114 @@ def check_diameter(G):
 
 def check_radius(G):
     same_error("radius", G)
+
+
+# --- paths and reachability (bitgraph.nx.paths): NetworkX's answer, or a
+# NotImplementedError only where tie_ok (NetworkX's choice among tied paths
+# follows G.pred, its bidirectional Dijkstra's heaps or Bellman-Ford's queue)
+
+def check_has_path(G):
+    s, t, u = nodes_of(G)
+    for a, b in ((s, t), (t, s), (s, u)):
+        agree("has_path", G, a, b)
+
+
+def check_descendants(G):
+    for v in nodes_of(G):
+        agree("descendants", G, v)
+
+
+def check_ancestors(G):
+    for v in nodes_of(G):
+        agree("ancestors", G, v)
+
+
+def check_is_weakly_connected(G):
+    if G.is_directed():
+        agree("is_weakly_connected", G)
+
+
+def check_bfs_predecessors(G):
+    agree("bfs_predecessors", G, nodes_of(G)[0])
+    agree("bfs_predecessors", G, nodes_of(G)[0], depth_limit=2)
+
+
+def check_bfs_successors(G):
+    agree("bfs_successors", G, nodes_of(G)[0])
+    agree("bfs_successors", G, nodes_of(G)[0], depth_limit=2)
+
+
+def check_generic_bfs_edges(G):
+    agree("generic_bfs_edges", G, nodes_of(G)[0], depth_limit=3)
+
+
+def check_single_source_shortest_path(G):
+    agree("single_source_shortest_path", G, nodes_of(G)[0])
+    agree("single_source_shortest_path", G, nodes_of(G)[0], cutoff=2)
+
+
+def check_single_target_shortest_path(G):
+    agree("single_target_shortest_path", G, nodes_of(G)[1], tie_ok=G.is_directed())
+
+
+def check_all_pairs_shortest_path(G):
+    agree("all_pairs_shortest_path", G, cutoff=3)
+
+
+def check_bidirectional_shortest_path(G):
+    s, t, u = nodes_of(G)
+    for b in (t, u, list(G)[len(G) // 3]):
+        agree("bidirectional_shortest_path", G, s, b, tie_ok=G.is_directed())
+
+
+def check_shortest_path(G):
+    s, t, _ = nodes_of(G)
+    agree("shortest_path", G, s)
+    agree("shortest_path", G, target=t, tie_ok=G.is_directed())
+    agree("shortest_path", G, s, weight="weight")
+    agree("shortest_path", G, s, t, weight="weight", tie_ok=True)
+    agree("shortest_path", G, s, weight="weight", method="bellman-ford", tie_ok=True)
+
+
+def check_single_source_dijkstra(G):
+    s, t, _ = nodes_of(G)
+    agree("single_source_dijkstra", G, s)
+    agree("single_source_dijkstra", G, s, t, cutoff=9.5)
+
+
+def check_single_source_dijkstra_path(G):
+    agree("single_source_dijkstra_path", G, nodes_of(G)[0], cutoff=6)
+
+
+def check_dijkstra_path(G):
+    s, t, _ = nodes_of(G)
+    agree("dijkstra_path", G, s, list(G)[len(G) // 2])
+    agree("dijkstra_path", G, s, t)
+
+
+def check_dijkstra_path_length(G):
+    s, t, _ = nodes_of(G)
+    agree("dijkstra_path_length", G, s, list(G)[len(G) // 2])
+    agree("dijkstra_path_length", G, s, t)
+
+
+def check_all_pairs_dijkstra_path(G):
+    if len(G) < 100:
+        agree("all_pairs_dijkstra_path", G)
+
+
+def check_single_source_bellman_ford(G):
+    agree("single_source_bellman_ford", G, nodes_of(G)[0], tie_ok=True)
+
+
+def check_single_source_bellman_ford_path(G):
+    agree("single_source_bellman_ford_path", G, nodes_of(G)[0], tie_ok=True)
+
+
+def check_bellman_ford_path(G):
+    s, t, _ = nodes_of(G)
+    agree("bellman_ford_path", G, s, list(G)[len(G) // 2], tie_ok=True)
+    agree("bellman_ford_path", G, s, t, tie_ok=True)
 
 
 CHECKS = {name[len("check_"):]: f for name, f in sorted(globals().items())
