@@ -277,6 +277,11 @@ def _fast_edges(data, start, line, k, base, nrows, comments, delim,
             python_scan()
             return None
         weights = weights.reshape(m)
+        zero = np.flatnonzero(weights == 0)
+        if len(zero):  # scipy's array reader drops the sign of '-0.0': take it from the token
+            text = out[room:room + res.out_len]  # one value per line
+            starts = np.concatenate(([0], np.flatnonzero(text == 10)[:-1] + 1))
+            weights[zero[text[starts[zero]] == ord("-")]] = -0.0
         if np.isinf(weights).any():  # an 'inf' token, or one that overflows?
             python_scan()            # raises at the first that overflows
     return res.rows, res.cols, weights

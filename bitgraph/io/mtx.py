@@ -615,6 +615,9 @@ def _fast_body(data, hdr, path, vdtype, source):
         return None
     if not coord:
         dense = m
+        if (hdr.field == "real" and (dense == 0).any()
+                and data.find(b"-", hdr.body_offset) >= 0):
+            return None  # scipy's array reader drops the sign of '-0.0'
         if vdtype is not None:
             flat = _cast_values(dense.ravel(), hdr, vdtype)
             if flat is None:

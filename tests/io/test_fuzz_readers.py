@@ -9,7 +9,7 @@ taking the test run down; and the reference reader
 Market spec and the GraphBLAS rules) says what each input must give.
 
 Every input is counted in the rows of issue 30's table it falls in (``ROWS``);
-the test asserts each is zero. ``BITGRAPH_FUZZ_BATCHES`` (default 10 batches
+the test asserts each is zero. ``BITGRAPH_FUZZ_BATCHES`` (default 20 batches
 of 200 inputs) sets the size; ``python tests/io/test_fuzz_readers.py N`` runs
 N batches outside pytest and prints the table.
 """
@@ -34,9 +34,10 @@ from reference_reader import Invalid, Loaded, loaded_digest, reference_read  # n
 from testdata import DATA  # noqa: E402
 
 BATCH = 200
-BATCHES = int(os.environ.get("BITGRAPH_FUZZ_BATCHES", "10"))
+BATCHES = int(os.environ.get("BITGRAPH_FUZZ_BATCHES", "20"))
 ROOT = HERE.parents[1]
-SEEDS = sorted(p for p in DATA.glob("*.mtx") if p.stat().st_size < 200_000)
+SEEDS = sorted(p for p in [*DATA.glob("*.mtx"), *DATA.glob("lagraph/*.mtx")]
+               if p.stat().st_size < 200_000)
 MAX_MESSAGE = 2000  # characters a reader's error may take (issue 30 counted those over 20,000)
 
 # issue 30's table: every input must land in none of these rows
@@ -245,6 +246,36 @@ def test_readers_agree_with_the_reference(inputs):
         results = run_batch(inputs, tmp)
     bad = [(name, rows, detail) for name, rows, _, detail in results if rows]
     assert not bad, bad[:5]
+
+
+def test_reference_reads_lagraph_files_as_lagraph():
+    # the oracle against test_MMRead.c's table: shapes, entries, types, rejects
+    import numpy as np
+    from test_lagraph_mmread import LOADS, REJECTS, TYPES, _path
+
+    for nrows, ncols, entries, gb_type, name in LOADS:
+        r = reference_read(_path(name).read_bytes(), name)
+        assert isinstance(r, Loaded), (name, r)
+        assert (r.nrows, r.ncols, len(r.entries), r.dtype) == (
+            nrows, ncols, entries, np.dtype(TYPES[gb_type]).name), name
+    for name in REJECTS:
+        assert isinstance(reference_read(_path(name).read_bytes(), name), Invalid), name
+
+
+def test_classify_finds_each_row():
+    # each way bitgraph could disagree with the reference lands in its row
+    H = b"%%MatrixMarket matrix coordinate real general\n"
+    good, bad = H + b"2 2 1\n1 1 1\n", H + b"2 2 1\n1 1 x\n"
+    ref = loaded_digest(reference_read(good, "g.mtx"))
+    assert classify(good, "g.mtx", ("ok", ref, "")) == ([], "loaded", "")
+    assert classify(good, "g.mtx", ("ok", "other", ""))[0] == [ROWS[5]]
+    assert classify(bad, "b.mtx", ("ok", ref, ""))[0] == [ROWS[4]]
+    assert classify(good, "g.mtx", ("error", "FormatError: x", 3, True))[0] == [ROWS[6]]
+    assert classify(bad, "b.mtx", ("error", "FormatError: x", 3, True))[:2] == ([], "rejected")
+    assert classify(bad, "b.mtx", ("error", "FormatError: x", 2, True))[0] == [ROWS[7]]
+    assert classify(bad, "b.mtx", ("error", "FormatError: x", 3, False))[0] == [ROWS[8]]
+    for kind, row in (("crash", 0), ("hang", 1), ("not a bitgraph error", 2), ("memory", 3)):
+        assert classify(good, "g.mtx", (kind, ""))[0] == [ROWS[row]]
 
 
 def main(batches, keep=None):

@@ -552,3 +552,17 @@ def test_bool_values_exactly_0_or_1(tmp_path, value):
     p = write(tmp_path, "c.mtx", "%%MatrixMarket matrix coordinate real general\n"
               "%%GraphBLAS type bool\n2 2 2\n1 1 1.000\n2 2 0e5\n")
     assert coo(read_mtx(p))[2] == [True, False]
+
+
+def test_negative_zero_keeps_its_sign(tmp_path):
+    # scipy's array reader (the edge lists' weights, array files) reads
+    # '-0.0' as 0.0; the readers keep the token's sign
+    el = read_edgelist(write(tmp_path, "z.el", "0 1 -0.\n1 2 0.0\n2 0 -0e5\n0 2 -1\n"))
+    assert np.signbit(coo(el)[2]).tolist() == [True, True, False, True]
+    for fmt, body in (("array", "2 2\n-0.0\n0\n-.0\n-2\n"),
+                      ("coordinate", "2 2 4\n1 1 -0.0\n2 1 0\n1 2 -.0\n2 2 -2\n")):
+        for t in ("", "%%GraphBLAS type float\n"):
+            A = read_mtx(write(tmp_path, "z.mtx", f"%%MatrixMarket matrix {fmt} real general\n{t}{body}"))
+            r, c, v = coo(A)
+            assert dict(zip(zip(r, c), np.signbit(v).tolist())) == {
+                (0, 0): True, (1, 0): False, (0, 1): True, (1, 1): True}, (fmt, t)
