@@ -582,8 +582,8 @@ def _fast_body(data, hdr, path, vdtype, source):
             f"declared on the size line (line {hdr.size_line})",
             path=path, line=last_line_number(data))
     if not coord and hdr.nnz == 0:  # scipy's reader dies (SIGFPE) on 0 rows
-        e = np.zeros(0, dtype=np.int64)
-        return e, e.copy(), np.zeros(0, dtype=vdtype or np.float64)
+        # no values to read: 0 x n, or a 1 x 1 skew-symmetric one (its 0 diagonal)
+        return _dense_to_coo(np.zeros((hdr.nrows, hdr.ncols), dtype=vdtype or np.float64))
     # scipy's reader dies (SIGSEGV) on a last line ending in a blank without
     # a newline: it is always given a body that ends in one
     ends_nl = not len(data) or data[-1:] == b"\n"
@@ -623,6 +623,9 @@ def _fast_body(data, hdr, path, vdtype, source):
             if flat is None:
                 return None
             dense = flat.reshape(dense.shape)
+        if hdr.symmetry == "skew-symmetric":  # the mirror is -x (IEEE: -0.0 of 0.0),
+            upper = np.triu_indices(hdr.nrows, 1)  # where scipy writes 0.0
+            dense[upper] = -dense.T[upper]
         return _dense_to_coo(dense)
     rows, cols = m.row, m.col
     if vdtype is None:

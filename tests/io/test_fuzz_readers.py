@@ -62,9 +62,11 @@ import bitgraph as bg
 from bitgraph.errors import BitgraphError
 from reference_reader import digest
 out = []
-for p in sys.argv[1:]:
+for arg in sys.argv[1:]:
+    how, p = arg.split(":", 1)  # P: scanned in parallel chunks from 64 bytes
     try:
-        A = bg.io.read(p)
+        with bg.settings.use(io={"parallel_scan_min": 64} if how == "P" else {}):
+            A = bg.io.read(p)
         r, c, v = A.to_coo()
         out.append(["ok", digest(A.nrows, A.ncols, A.dtype.name, A.iso, r, c, None if A.iso else v),
                     f"{A.nrows}x{A.ncols} {A.dtype} nvals={A.nvals} iso={A.iso}"])
@@ -174,11 +176,13 @@ def mutated(draw):
 
 
 def read_batch(files, timeout=120):
-    """Outcomes (kind, ...) of reading ``files`` in a child process; a
-    crash or a hang is attributed to its file by reading one at a time."""
+    """Outcomes (kind, ...) of reading ``files`` in a child process (every
+    other one with the body scanned in parallel chunks); a crash or a hang
+    is attributed to its file by reading one at a time."""
     env = dict(os.environ, PYTHONPATH=str(ROOT))
+    files = [f"{'SP'[n % 2]}:{f}" for n, f in enumerate(files)]
     try:
-        r = subprocess.run([sys.executable, "-c", CHILD, *map(str, files)], capture_output=True,
+        r = subprocess.run([sys.executable, "-c", CHILD, *files], capture_output=True,
                            text=True, timeout=timeout, env=env)
         if r.returncode == 0:
             return [tuple(o) for o in json.loads(r.stdout)]
@@ -187,12 +191,12 @@ def read_batch(files, timeout=120):
     out = []
     for f in files:
         try:
-            r = subprocess.run([sys.executable, "-c", CHILD, str(f)], capture_output=True,
+            r = subprocess.run([sys.executable, "-c", CHILD, f], capture_output=True,
                                text=True, timeout=30, env=env)
             out.append(tuple(json.loads(r.stdout)[0]) if r.returncode == 0
                        else ("crash", f"exit {r.returncode}: {r.stderr[-300:]}"))
         except subprocess.TimeoutExpired:
-            out.append(("hang", str(f)))
+            out.append(("hang", f))
     return out
 
 

@@ -566,3 +566,25 @@ def test_negative_zero_keeps_its_sign(tmp_path):
             r, c, v = coo(A)
             assert dict(zip(zip(r, c), np.signbit(v).tolist())) == {
                 (0, 0): True, (1, 0): False, (0, 1): True, (1, 1): True}, (fmt, t)
+
+
+@pytest.mark.parametrize("t", ["", "%%GraphBLAS type int8_t\n", "%%GraphBLAS type float\n"])
+def test_array_skew_1x1_has_its_zero_diagonal(tmp_path, t):
+    # an array file is dense: 1 x 1 skew-symmetric lists no value, its (1,1) is 0
+    for field in ("integer", "real"):
+        A = read_mtx(write(tmp_path, "k.mtx", f"%%MatrixMarket matrix array {field} skew-symmetric\n"
+                           f"{t}1 1\n"))
+        assert A.shape == (1, 1) and coo(A) == ([0], [0], [0])
+
+
+def test_array_skew_mirror_of_zero_is_negative_zero(tmp_path):
+    # the mirror is -x, as in a coordinate file: -0.0 for 0.0, 0.0 for -0.0
+    A = read_mtx(write(tmp_path, "k.mtx", "%%MatrixMarket matrix array real skew-symmetric\n"
+                       "3 3\n0\n2\n0\n"))
+    B = read_mtx(write(tmp_path, "c.mtx", "%%MatrixMarket matrix coordinate real skew-symmetric\n"
+                       "3 3 3\n2 1 0\n3 1 2\n3 2 0\n"))
+    for M in (A, B):
+        r, c, v = coo(M)
+        got = {(i, j): (x, bool(np.signbit(x))) for i, j, x in zip(r, c, v)}
+        assert got[(0, 1)] == (0.0, True) and got[(1, 0)] == (0.0, False)
+        assert got[(0, 2)] == (-2.0, True) and got[(2, 0)] == (2.0, False)
