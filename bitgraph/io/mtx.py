@@ -653,8 +653,9 @@ def read_mtx(path, *, dtype=None, dup_op=None, device=None):
       ``dup_op=`` (``"plus"``, ``"min"``, ``"max"``, ``"first"``, ...) says how
       to combine duplicates (a pattern's collapse into one); a symmetric file
       lists one triangle (an entry and its mirror both listed are
-      duplicates); a skew-symmetric file's diagonal is 0 and its type is
-      signed; ``%%GraphBLAS type bool`` values are 0 or 1.
+      duplicates); a skew-symmetric file's diagonal is 0, its type is
+      signed and each value's negation fits it (int8's -128 does not);
+      ``%%GraphBLAS type bool`` values are exactly 0 or 1.
     - ``dtype=`` casts the result as every bitgraph cast does
       (SuiteSparse's rule: float to integer truncates and saturates, NaN
       gives 0; anything to bool is ``x != 0``); a pattern file read with a
