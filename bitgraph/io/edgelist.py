@@ -15,6 +15,7 @@ token.
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass
 
@@ -22,7 +23,7 @@ import numpy as np
 
 from .._array import cast
 from ..errors import FormatError, InvalidValue
-from .scan import (INT_RE, REAL_RE, as_array, check_claim, data_lines, lines_from, parse_int, read_bytes, scan,
+from .scan import (INF_RE, INT_RE, REAL_RE, as_array, check_claim, data_lines, lines_from, parse_int, read_bytes, scan,
                    scipy_read, show, source_name, to_matrix)
 
 __all__ = ["read_edgelist", "write_edgelist"]
@@ -132,6 +133,10 @@ def _python_edges(data, path, *, offset, line, k, base, nrows, comments,
         if k == 3 and not REAL_RE.match(toks[2]):
             raise FormatError(
                 f"weight {show(toks[2])!r} is not a number",
+                path=path, line=lineno)
+        if k == 3 and math.isinf(float(toks[2])) and not INF_RE.match(toks[2]):
+            raise FormatError(
+                f"weight {show(toks[2])} does not fit in float64 (it overflows to inf)",
                 path=path, line=lineno)
         if collect:
             src.append(ids[0])
@@ -272,6 +277,13 @@ def _fast_edges(data, start, line, k, base, nrows, comments, delim,
             python_scan()
             return None
         weights = weights.reshape(m)
+        zero = np.flatnonzero(weights == 0)
+        if len(zero):  # scipy's array reader drops the sign of '-0.0': take it from the token
+            text = out[room:room + res.out_len]  # one value per line
+            starts = np.concatenate(([0], np.flatnonzero(text == 10)[:-1] + 1))
+            weights[zero[text[starts[zero]] == ord("-")]] = -0.0
+        if np.isinf(weights).any():  # an 'inf' token, or one that overflows?
+            python_scan()            # raises at the first that overflows
     return res.rows, res.cols, weights
 
 
@@ -283,7 +295,9 @@ def read_edgelist(path, *, dtype=None, directed=None, one_based=False,
     - Each line is ``src dst`` (a structure-only Matrix, bool) or
       ``src dst weight`` (float64 weights; ``dtype=`` casts them with the
       library's rule: truncate and saturate, NaN gives 0). Every edge line
-      must have as many values as the first.
+      must have as many values as the first. A weight must fit float64, as
+      in a ``real`` Matrix Market file: ``inf`` is read as inf, ``1e400`` is a
+      :class:`~bitgraph.FormatError`.
     - Vertex ids are non-negative integers, 0-based unless
       ``one_based=True`` (then ids start at 1 and 1 is subtracted). The
       matrix is ``n x n`` with ``n = max id + 1`` unless ``nrows`` is given

@@ -33,7 +33,7 @@ import numpy as np
 from .._array import cast
 from ..errors import FormatError, InvalidValue
 from .atomic import atomic_write
-from .scan import (INT_RE, REAL_RE, as_array, check_claim, data_lines, last_line_number, lines_from,
+from .scan import (INF_RE, INT_RE, REAL_RE, as_array, check_claim, data_lines, last_line_number, lines_from,
                    parse_int, read_bytes, scan, scipy_read, show, source_name, to_matrix)
 
 __all__ = ["read_mtx", "write_mtx"]
@@ -81,6 +81,11 @@ class _Header:
     raw_banner: bytes = b""
 
 
+def _words(raw):
+    """The words of a header line (bytes), split at ASCII blanks only."""
+    return [w.decode("latin-1") for w in raw.split()]
+
+
 def _gb_type(name, path, line):
     key = name.strip().lower()
     if "complex" in key or key.startswith("gxb_fc"):
@@ -104,8 +109,11 @@ def _parse_header(data, path) -> _Header:
             path=path, line=1)
     lines = lines_from(data, 0, 1)
     lineno, banner_end, raw = next(lines)
-    text = raw.decode("latin-1").lstrip("\ufeff\xef\xbb\xbf").strip()
-    words = text.split()
+    # blanks are ASCII's (bytes.split): a latin-1 str would also split at
+    # NBSP, NEL and \x1c-\x1f
+    raw = raw.lstrip(b"\xef\xbb\xbf")
+    text = raw.strip().decode("latin-1")
+    words = _words(raw)
     if not words or words[0].lower() != _BANNER.lower():
         raise FormatError(
             f"not a Matrix Market file: line 1 must be the banner "
@@ -147,11 +155,11 @@ def _parse_header(data, path) -> _Header:
     ndims = 3 if fmt == "coordinate" else 2
     what = "'nrows ncols nnz'" if ndims == 3 else "'nrows ncols'"
     for lineno, after, raw in lines:
-        text = raw.decode("latin-1").strip()
+        text = raw.strip().decode("latin-1")
         if not text:
             continue
         if text.startswith("%"):
-            w = text.split()
+            w = _words(raw)
             if w[0].lower() == "%%graphblas" and len(w) >= 2 and (
                     w[1].lower() == "type"
                     or (len(w) == 2 and w[1].lower().removesuffix("_t") in _GB_TYPES)):
@@ -169,7 +177,7 @@ def _parse_header(data, path) -> _Header:
                 f"a skew-symmetric matrix cannot have the %%GraphBLAS type "
                 f"{gb_type.name} (its mirrored entries are negated)",
                 path=path, line=gb_line)
-        toks = text.split()
+        toks = _words(raw)
         if len(toks) != ndims:
             raise FormatError(
                 f"the size line must hold {ndims} integers {what}, found "
@@ -272,10 +280,12 @@ def _check_line(toks, lineno, hdr, path, vdtype):
                 f"value {show(tok)!r} is not a number", path=path, line=lineno)
         if vdtype.kind in "iu":  # exactly: 9007199254740993 is not a float64
             v = _exact_integer(tok, vdtype, path, lineno)
+        elif vdtype.kind == "b":  # exactly: 0.99999999999999999999 is not 1
+            v = _exact_bool(tok)
         else:
             v = float(tok)
     kind = vdtype.kind
-    if kind == "f" and math.isinf(v) and not _INF_RE.match(tok):
+    if kind == "f" and math.isinf(v) and not INF_RE.match(tok):
         raise FormatError(
             f"value {show(tok)} does not fit in {vdtype.name} (it overflows to inf)",
             path=path, line=lineno)
@@ -302,6 +312,17 @@ def _check_line(toks, lineno, hdr, path, vdtype):
     return idx[0], idx[1], v
 
 
+def _exact_bool(tok):
+    """0 or 1 when a real token spells exactly that, else 2."""
+    import decimal
+
+    try:
+        d = decimal.Decimal(show(tok, limit=1 << 62))
+    except decimal.DecimalException:
+        return 2
+    return 0 if d == 0 else (1 if d == 1 else 2)
+
+
 def _exact_integer(tok, vdtype, path, lineno):
     """The integer a real token spells (``12``, ``1.2e1``), exactly."""
     if INT_RE.match(tok):
@@ -320,9 +341,6 @@ def _exact_integer(tok, vdtype, path, lineno):
             f"value {show(tok)!r} is not an integer, as the %%GraphBLAS type "
             f"{vdtype.name} requires", path=path, line=lineno)
     return int(d)
-
-
-_INF_RE = re.compile(rb"[+-]?inf(?:inity)?\Z", re.IGNORECASE)
 
 
 def _python_scan(data, hdr, path):
@@ -491,6 +509,8 @@ def _read_mtx_data(source, *, dtype=None) -> _MTXData:
                 f"entry ({rows[bad[0]] + 1}, {cols[bad[0]] + 1}) on the diagonal of a "
                 f"skew-symmetric matrix must be 0, found {vals[bad[0]]}",
                 path=path, line=d.lines([int(bad[0])])[int(bad[0])])
+    if hdr.symmetry == "skew-symmetric" and vals is not None and vdtype.kind == "i":
+        _check_skew_mirrors(rows, cols, vals, hdr, vdtype, data, path)
     out_dtype = np.dtype(bool) if vdtype is None else vdtype
     if vdtype is None and hdr.gb_type is not None and dtype is None:
         # a pattern with a %%GraphBLAS type: value 1 of that type, as LAGraph
@@ -502,6 +522,25 @@ def _read_mtx_data(source, *, dtype=None) -> _MTXData:
             vals = cast(vals, dtype)  # the library's rule: saturate, NaN -> 0
         out_dtype = dtype
     return _MTXData(rows, cols, vals, hdr.nrows, hdr.ncols, out_dtype, hdr, data, path)
+
+
+def _check_skew_mirrors(rows, cols, vals, hdr, vdtype, data, path):
+    """FormatError when a skew-symmetric file holds its type's most negative
+    integer off the diagonal: the mirrored ``-x`` does not fit (int8's -128
+    would mirror as -128)."""
+    lo = int(np.iinfo(vdtype).min)
+    if hdr.format == "coordinate":  # the file's entries come first
+        bad = np.flatnonzero(vals[:hdr.nnz] == lo)
+        entry = int(bad[0]) if len(bad) else None
+    else:  # array: the strictly lower triangle, column by column
+        low = np.flatnonzero((vals == lo) & (rows > cols))
+        i, j, n = rows[low], cols[low], hdr.nrows
+        entry = int((j * (n - 1) - j * (j - 1) // 2 + (i - j - 1)).min()) if len(low) else None
+    if entry is not None:
+        d = _MTXData(rows, cols, vals, hdr.nrows, hdr.ncols, vdtype, hdr, data, path)
+        raise FormatError(
+            f"value {lo} of a skew-symmetric matrix: its mirror {-lo} does not fit in "
+            f"{vdtype.name}", path=path, line=d.lines([entry])[entry])
 
 
 def _line_at(data, offset):
@@ -518,9 +557,10 @@ def _fast_body(data, hdr, path, vdtype, source):
     a = as_array(data)
     # comment lines are blanked in place (copy-on-write): scipy cannot read them
     has_comments = data.find(b"%", hdr.body_offset) >= 0
-    # integer types in a 'real' file: read as 'integer' when every value is
-    # written as one (scipy's float64 would round 2^53 + 1); else the Python scan
-    exact = hdr.field == "real" and vdtype is not None and vdtype.kind in "iu"
+    # integer types and bool in a 'real' file: read as 'integer' when every
+    # value is written as one (scipy's float64 would round 2^53 + 1 and
+    # 0.99999999999999999999); else the Python scan
+    exact = hdr.field == "real" and vdtype is not None and vdtype.kind in "iub"
     res = scan(a, hdr.body_offset, hdr.size_line + 1, k=k,
                  nidx=2 if coord else 0,
                  vkind=1 if exact else {"pattern": 0, "integer": 1, "real": 2}[hdr.field],
@@ -542,8 +582,8 @@ def _fast_body(data, hdr, path, vdtype, source):
             f"declared on the size line (line {hdr.size_line})",
             path=path, line=last_line_number(data))
     if not coord and hdr.nnz == 0:  # scipy's reader dies (SIGFPE) on 0 rows
-        e = np.zeros(0, dtype=np.int64)
-        return e, e.copy(), np.zeros(0, dtype=vdtype or np.float64)
+        # no values to read: 0 x n, or a 1 x 1 skew-symmetric one (its 0 diagonal)
+        return _dense_to_coo(np.zeros((hdr.nrows, hdr.ncols), dtype=vdtype or np.float64))
     # scipy's reader dies (SIGSEGV) on a last line ending in a blank without
     # a newline: it is always given a body that ends in one
     ends_nl = not len(data) or data[-1:] == b"\n"
@@ -575,11 +615,17 @@ def _fast_body(data, hdr, path, vdtype, source):
         return None
     if not coord:
         dense = m
+        if (hdr.field == "real" and (dense == 0).any()
+                and data.find(b"-", hdr.body_offset) >= 0):
+            return None  # scipy's array reader drops the sign of '-0.0'
         if vdtype is not None:
             flat = _cast_values(dense.ravel(), hdr, vdtype)
             if flat is None:
                 return None
             dense = flat.reshape(dense.shape)
+        if hdr.symmetry == "skew-symmetric":  # the mirror is -x (IEEE: -0.0 of 0.0),
+            upper = np.triu_indices(hdr.nrows, 1)  # where scipy writes 0.0
+            dense[upper] = -dense.T[upper]
         return _dense_to_coo(dense)
     rows, cols = m.row, m.col
     if vdtype is None:
@@ -607,8 +653,9 @@ def read_mtx(path, *, dtype=None, dup_op=None, device=None):
       ``dup_op=`` (``"plus"``, ``"min"``, ``"max"``, ``"first"``, ...) says how
       to combine duplicates (a pattern's collapse into one); a symmetric file
       lists one triangle (an entry and its mirror both listed are
-      duplicates); a skew-symmetric file's diagonal is 0 and its type is
-      signed; ``%%GraphBLAS type bool`` values are 0 or 1.
+      duplicates); a skew-symmetric file's diagonal is 0, its type is
+      signed and each value's negation fits it (int8's -128 does not);
+      ``%%GraphBLAS type bool`` values are exactly 0 or 1.
     - ``dtype=`` casts the result as every bitgraph cast does
       (SuiteSparse's rule: float to integer truncates and saturates, NaN
       gives 0; anything to bool is ``x != 0``); a pattern file read with a

@@ -32,7 +32,7 @@ from dataclasses import dataclass
 import numpy as np
 
 __all__ = ["source_name", "read_bytes", "compression", "check_claim", "first_duplicate",
-           "data_lines", "as_array", "scipy_read", "to_matrix", "scan", "ScanResult", "scan_py", "INT_RE", "REAL_RE", "parse_int", "show", "lines_from",
+           "data_lines", "as_array", "scipy_read", "to_matrix", "scan", "ScanResult", "scan_py", "INT_RE", "REAL_RE", "INF_RE", "parse_int", "show", "lines_from",
            "last_line_number"]
 
 
@@ -621,6 +621,8 @@ REAL_RE = re.compile(
     rb"[+-]?(?:(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?|inf|infinity|nan)\Z",
     re.IGNORECASE,
 )
+# a real token that spells an infinity (any other that reads as inf overflows)
+INF_RE = re.compile(rb"[+-]?inf(?:inity)?\Z", re.IGNORECASE)
 
 
 def parse_int(tok):

@@ -492,3 +492,99 @@ def test_reader_dtype_casts_like_from_coo(tmp_path):
             assert got[:2] == want[:2]
             np.testing.assert_array_equal(np.array(got[2]), np.array(want[2]))
     assert coo(read_mtx(m, dtype="int8"))[2] == [127, -128, 0, 127, -2, 127]
+
+
+# ------------------------------- found by the fuzzer's reference reader
+
+@pytest.mark.parametrize("weight", ["-1e400", "1e309", "1" * 400])
+def test_edgelist_weight_that_overflows_is_refused(tmp_path, weight):
+    # as in a 'real' Matrix Market file: a weight must fit float64
+    p = write(tmp_path, "w.el", f"# w\n0 1 0.5\n1 2 {weight}\n2 0 1\n")
+    with pytest.raises(FormatError, match="does not fit in float64") as e:
+        read_edgelist(p)
+    assert e.value.line == 3 and "w.el" in str(e.value)
+    # the inf tokens are numbers, read as inf
+    A = read_edgelist(write(tmp_path, "i.el", "0 1 -inf\n1 2 Infinity\n2 0 1e308\n"))
+    assert coo(A)[2] == [-np.inf, np.inf, 1e308]
+
+
+@pytest.mark.parametrize("text,line", [
+    ("%%MatrixMarket\xa0matrix coordinate real general\n2 2 1\n1 1 1\n", 1),  # NBSP
+    ("%%MatrixMarket matrix coordinate real general\n2\x852 1\n1 1 1\n", 2),  # NEL
+    ("%%MatrixMarket matrix coordinate real general\n\x1c% c\n2 2 1\n1 1 1\n", 2),
+])
+def test_header_blanks_are_ascii(tmp_path, text, line):
+    # Matrix Market separates words by blanks; latin-1's NBSP, NEL and
+    # \x1c-\x1f are not blanks (nor are they in the body)
+    p = write(tmp_path, "h.mtx", text.encode("latin-1"))
+    with pytest.raises(FormatError) as e:
+        read_mtx(p)
+    assert e.value.line == line and "h.mtx" in str(e.value)
+
+
+@pytest.mark.parametrize("t,lo", [("int8_t", -128), ("int16_t", -32768), ("int64_t", -2 ** 63)])
+@pytest.mark.parametrize("fmt", ["coordinate", "array"])
+def test_skew_mirror_of_the_most_negative_integer(tmp_path, t, lo, fmt):
+    # -lo does not fit the type: it must not wrap round to lo
+    body = f"3 3 2\n2 1 5\n3 2 {lo}\n" if fmt == "coordinate" else f"3 3\n5\n0\n{lo}\n"
+    p = write(tmp_path, "k.mtx", f"%%MatrixMarket matrix {fmt} integer skew-symmetric\n"
+              f"%%GraphBLAS type {t}\n{body}")
+    with pytest.raises(FormatError, match=f"its mirror {-lo} does not fit") as e:
+        read_mtx(p)
+    assert e.value.line == (5 if fmt == "coordinate" else 6)
+    ok = write(tmp_path, "o.mtx", f"%%MatrixMarket matrix {fmt} integer skew-symmetric\n"
+               f"%%GraphBLAS type {t}\n" + body.replace(str(lo), str(lo + 1)))
+    A = read_mtx(ok)
+    assert A.dtype == np.dtype(t.removesuffix("_t"))
+    got = dict(zip(zip(*coo(A)[:2]), coo(A)[2]))
+    assert got[(2, 1)] == lo + 1 and got[(1, 2)] == -(lo + 1) and got[(1, 0)] == 5
+
+
+@pytest.mark.parametrize("value", ["0.99999999999999999999", "1.00000000000000000001",
+                                   "1e-400"])
+def test_bool_values_exactly_0_or_1(tmp_path, value):
+    # read as float64 these are 1.0 or 0.0: the type line asks for 0 or 1 exactly
+    p = write(tmp_path, "b.mtx", "%%MatrixMarket matrix coordinate real general\n"
+              f"%%GraphBLAS type bool\n2 2 2\n1 1 1.0\n2 2 {value}\n")
+    with pytest.raises(FormatError, match="not 0 or 1") as e:
+        read_mtx(p)
+    assert e.value.line == 5
+    p = write(tmp_path, "c.mtx", "%%MatrixMarket matrix coordinate real general\n"
+              "%%GraphBLAS type bool\n2 2 2\n1 1 1.000\n2 2 0e5\n")
+    assert coo(read_mtx(p))[2] == [True, False]
+
+
+def test_negative_zero_keeps_its_sign(tmp_path):
+    # scipy's array reader (the edge lists' weights, array files) reads
+    # '-0.0' as 0.0; the readers keep the token's sign
+    el = read_edgelist(write(tmp_path, "z.el", "0 1 -0.\n1 2 0.0\n2 0 -0e5\n0 2 -1\n"))
+    assert np.signbit(coo(el)[2]).tolist() == [True, True, False, True]
+    for fmt, body in (("array", "2 2\n-0.0\n0\n-.0\n-2\n"),
+                      ("coordinate", "2 2 4\n1 1 -0.0\n2 1 0\n1 2 -.0\n2 2 -2\n")):
+        for t in ("", "%%GraphBLAS type float\n"):
+            A = read_mtx(write(tmp_path, "z.mtx", f"%%MatrixMarket matrix {fmt} real general\n{t}{body}"))
+            r, c, v = coo(A)
+            assert dict(zip(zip(r, c), np.signbit(v).tolist())) == {
+                (0, 0): True, (1, 0): False, (0, 1): True, (1, 1): True}, (fmt, t)
+
+
+@pytest.mark.parametrize("t", ["", "%%GraphBLAS type int8_t\n", "%%GraphBLAS type float\n"])
+def test_array_skew_1x1_has_its_zero_diagonal(tmp_path, t):
+    # an array file is dense: 1 x 1 skew-symmetric lists no value, its (1,1) is 0
+    for field in ("integer", "real"):
+        A = read_mtx(write(tmp_path, "k.mtx", f"%%MatrixMarket matrix array {field} skew-symmetric\n"
+                           f"{t}1 1\n"))
+        assert A.shape == (1, 1) and coo(A) == ([0], [0], [0])
+
+
+def test_array_skew_mirror_of_zero_is_negative_zero(tmp_path):
+    # the mirror is -x, as in a coordinate file: -0.0 for 0.0, 0.0 for -0.0
+    A = read_mtx(write(tmp_path, "k.mtx", "%%MatrixMarket matrix array real skew-symmetric\n"
+                       "3 3\n0\n2\n0\n"))
+    B = read_mtx(write(tmp_path, "c.mtx", "%%MatrixMarket matrix coordinate real skew-symmetric\n"
+                       "3 3 3\n2 1 0\n3 1 2\n3 2 0\n"))
+    for M in (A, B):
+        r, c, v = coo(M)
+        got = {(i, j): (x, bool(np.signbit(x))) for i, j, x in zip(r, c, v)}
+        assert got[(0, 1)] == (0.0, True) and got[(1, 0)] == (0.0, False)
+        assert got[(0, 2)] == (-2.0, True) and got[(2, 0)] == (2.0, False)
