@@ -448,9 +448,10 @@ def _mxv_call(g, method, inp, **kw):
 
     if method == "plus_times":
         return bg.mxv(inp["A"], inp["u"], bg.PLUS_TIMES)
-    # a BFS step on A': q<!visited> = A' any.pair f (the plan's method, or
-    # Blest's tensor-core step on the BVSS of A')
-    return bg.mxv(g.A.T, inp["f"], bg.ANY_PAIR, mask=~inp["v"].S,
+    # a BFS step on A': q<!visited> = A' lor.land f, a bool result (any.pair gives
+    # int64, as python-graphblas's untyped any_pair does); the plan's method, or
+    # Blest's tensor-core step on the BVSS of A'
+    return bg.mxv(g.A.T, inp["f"], bg.LOR_LAND, mask=~inp["v"].S,
                   method="tensor_core" if method == "tensor_core" else "auto")
 
 
