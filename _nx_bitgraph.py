@@ -50,10 +50,25 @@ _FUNCTIONS = {'all_pairs_shortest_path_length': {'additional_docs': 'Batches of 
                                    "times (A+A').",
                 'additional_parameters': {},
                 'url': 'https://networkx.org/documentation/stable/reference/generated/networkx.algorithms.cluster.clustering.html'},
+ 'complement': {'additional_docs': 'Returns a BitGraph; built from dense n x n flags (the result '
+                                   'has n(n-1) - m edges).',
+                'additional_parameters': {},
+                'url': 'https://networkx.org/documentation/stable/reference/generated/networkx.algorithms.operators.unary.complement.html'},
  'connected_components': {'additional_docs': 'Afforest union-find over the whole graph, then one '
                                              'set per component.',
                           'additional_parameters': {},
                           'url': 'https://networkx.org/documentation/stable/reference/generated/networkx.algorithms.components.connected_components.html'},
+ 'core_number': {'additional_docs': "Peeling with one mxv a round (LAGraph's k-core); directed: in "
+                                    '+ out degrees.',
+                 'additional_parameters': {},
+                 'url': 'https://networkx.org/documentation/stable/reference/generated/networkx.algorithms.core.core_number.html'},
+ 'degree_centrality': {'additional_docs': 'Row (and, directed, column) counts of the adjacency; '
+                                          'multigraphs fall back.',
+                       'additional_parameters': {},
+                       'url': 'https://networkx.org/documentation/stable/reference/generated/networkx.algorithms.centrality.degree_centrality.html'},
+ 'density': {'additional_docs': 'From the node and edge counts; multigraphs fall back.',
+             'additional_parameters': {},
+             'url': 'https://networkx.org/documentation/stable/reference/generated/networkx.classes.function.density.html'},
  'descendants_at_distance': {'additional_docs': 'One BFS through bitgraph.algorithms.bfs (on the '
                                                 'GPU when the graph is there).',
                              'additional_parameters': {},
@@ -66,9 +81,54 @@ _FUNCTIONS = {'all_pairs_shortest_path_length': {'additional_docs': 'Batches of 
                                      'pass.',
                   'additional_parameters': {},
                   'url': 'https://networkx.org/documentation/stable/reference/generated/networkx.algorithms.distance_measures.eccentricity.html'},
+ 'eigenvector_centrality': {'additional_docs': "Power iteration, one vxm a step with NetworkX's (A "
+                                               '+ I) update and stop rule; weights and nstart as '
+                                               'NetworkX.',
+                            'additional_parameters': {},
+                            'url': 'https://networkx.org/documentation/stable/reference/generated/networkx.algorithms.centrality.eigenvector_centrality.html'},
+ 'hits': {'additional_docs': "Power iteration (one vxm and one mxv a step) to NetworkX's singular "
+                             "vectors; a run that does not converge falls back to NetworkX's "
+                             'ARPACK.',
+          'additional_parameters': {},
+          'url': 'https://networkx.org/documentation/stable/reference/generated/networkx.algorithms.link_analysis.hits_alg.hits.html'},
+ 'in_degree_centrality': {'additional_docs': 'Column counts of the adjacency; multigraphs fall '
+                                             'back.',
+                          'additional_parameters': {},
+                          'url': 'https://networkx.org/documentation/stable/reference/generated/networkx.algorithms.centrality.in_degree_centrality.html'},
  'is_connected': {'additional_docs': 'Afforest union-find; one component or not.',
                   'additional_parameters': {},
                   'url': 'https://networkx.org/documentation/stable/reference/generated/networkx.algorithms.components.is_connected.html'},
+ 'is_directed_acyclic_graph': {'additional_docs': 'Kahn peeling of in-degree-0 vertices, one vxm a '
+                                                  'round.',
+                               'additional_parameters': {},
+                               'url': 'https://networkx.org/documentation/stable/reference/generated/networkx.algorithms.dag.is_directed_acyclic_graph.html'},
+ 'is_isolate': {'additional_docs': 'Empty row and column.',
+                'additional_parameters': {},
+                'url': 'https://networkx.org/documentation/stable/reference/generated/networkx.algorithms.isolate.is_isolate.html'},
+ 'isolates': {'additional_docs': 'Vertices with empty rows and columns.',
+              'additional_parameters': {},
+              'url': 'https://networkx.org/documentation/stable/reference/generated/networkx.algorithms.isolate.isolates.html'},
+ 'jaccard_coefficient': {'additional_docs': 'Common neighbours of all pairs from one masked A '
+                                            'plus.pair A.',
+                         'additional_parameters': {},
+                         'url': 'https://networkx.org/documentation/stable/reference/generated/networkx.algorithms.link_prediction.jaccard_coefficient.html'},
+ 'k_core': {'additional_docs': 'Returns a BitGraph; core numbers by peeling; graphs with '
+                               'attributes fall back.',
+            'additional_parameters': {},
+            'url': 'https://networkx.org/documentation/stable/reference/generated/networkx.algorithms.core.k_core.html'},
+ 'k_crust': {'additional_docs': 'Returns a BitGraph; core numbers by peeling; graphs with '
+                                'attributes fall back.',
+             'additional_parameters': {},
+             'url': 'https://networkx.org/documentation/stable/reference/generated/networkx.algorithms.core.k_crust.html'},
+ 'k_shell': {'additional_docs': 'Returns a BitGraph; core numbers by peeling; graphs with '
+                                'attributes fall back.',
+             'additional_parameters': {},
+             'url': 'https://networkx.org/documentation/stable/reference/generated/networkx.algorithms.core.k_shell.html'},
+ 'katz_centrality': {'additional_docs': "Power iteration, one vxm a step with NetworkX's update "
+                                        'and stop rule; beta as a number or a dict, weights and '
+                                        'nstart as NetworkX.',
+                     'additional_parameters': {},
+                     'url': 'https://networkx.org/documentation/stable/reference/generated/networkx.algorithms.centrality.katz_centrality.html'},
  'negative_edge_cycle': {'additional_docs': 'bitgraph.algorithms.negative_cycle (Bellman-Ford '
                                             'rounds from every vertex at once); heuristic is '
                                             'ignored.',
@@ -82,10 +142,19 @@ _FUNCTIONS = {'all_pairs_shortest_path_length': {'additional_docs': 'Batches of 
                                                     'roots.',
                                  'additional_parameters': {},
                                  'url': 'https://networkx.org/documentation/stable/reference/generated/networkx.algorithms.components.number_connected_components.html'},
+ 'number_of_isolates': {'additional_docs': 'Counts the vertices with empty rows and columns.',
+                        'additional_parameters': {},
+                        'url': 'https://networkx.org/documentation/stable/reference/generated/networkx.algorithms.isolate.number_of_isolates.html'},
  'number_weakly_connected_components': {'additional_docs': 'Afforest union-find ignoring edge '
                                                            'directions.',
                                         'additional_parameters': {},
                                         'url': 'https://networkx.org/documentation/stable/reference/generated/networkx.algorithms.components.number_weakly_connected_components.html'},
+ 'out_degree_centrality': {'additional_docs': 'Row counts of the adjacency; multigraphs fall back.',
+                           'additional_parameters': {},
+                           'url': 'https://networkx.org/documentation/stable/reference/generated/networkx.algorithms.centrality.out_degree_centrality.html'},
+ 'overall_reciprocity': {'additional_docs': "Off-diagonal entries of A .* A' over the edges.",
+                         'additional_parameters': {},
+                         'url': 'https://networkx.org/documentation/stable/reference/generated/networkx.algorithms.reciprocity.overall_reciprocity.html'},
  'pagerank': {'additional_docs': "Power iteration, one fused pass over A' per iteration; weights, "
                                  'personalization, nstart and dangling as NetworkX; multigraphs '
                                  'fall back.',
@@ -94,6 +163,13 @@ _FUNCTIONS = {'all_pairs_shortest_path_length': {'additional_docs': 'Batches of 
  'radius': {'additional_docs': 'Unweighted only; exact, from multi-source BFS of every node.',
             'additional_parameters': {},
             'url': 'https://networkx.org/documentation/stable/reference/generated/networkx.algorithms.distance_measures.radius.html'},
+ 'reciprocity': {'additional_docs': "Row counts of A .* A' against in + out degrees.",
+                 'additional_parameters': {},
+                 'url': 'https://networkx.org/documentation/stable/reference/generated/networkx.algorithms.reciprocity.reciprocity.html'},
+ 'reverse': {'additional_docs': "Returns a BitGraph of A'; graphs with attributes and copy=False "
+                                'fall back.',
+             'additional_parameters': {},
+             'url': 'https://networkx.org/documentation/stable/reference/generated/networkx.algorithms.operators.unary.reverse.html'},
  'shortest_path_length': {'additional_docs': 'Unweighted through BFS (on the GPU when the graph is '
                                              'there), weighted through bitgraph.algorithms.sssp '
                                              '(CPU); negative weights run with '

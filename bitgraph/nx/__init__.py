@@ -42,7 +42,7 @@ converted afterwards.
 
 from __future__ import annotations
 
-from . import measures, traversal
+from . import centrality, measures, structure, traversal
 from .convert import from_networkx, to_networkx
 from .graph import BitGraph
 
@@ -51,6 +51,10 @@ __all__ = ["BackendInterface", "BitGraph", "FUNCTIONS", "INFO", "from_networkx",
 FUNCTIONS = {**traversal.FUNCTIONS, **measures.FUNCTIONS}
 INFO = {**traversal.INFO, **measures.INFO}
 _CAN_RUN = {**traversal.CAN_RUN, **measures.CAN_RUN}
+# centralities and graph structure (nx-a)
+FUNCTIONS.update(centrality.FUNCTIONS, **structure.FUNCTIONS)
+INFO.update(centrality.INFO, **structure.INFO)
+_CAN_RUN.update(centrality.CAN_RUN, **structure.CAN_RUN)
 
 # NetworkX tests that this backend cannot pass, with the reason (xfailed by
 # on_start_tests when NetworkX's suite runs with NETWORKX_TEST_BACKEND=bitgraph).

@@ -1,0 +1,591 @@
+"""NetworkX backend functions for graph structure: reciprocity, isolates,
+complement and reverse, k-cores, Jaccard coefficients, acyclicity and
+density.
+
+Each function has the name, signature, errors and return values of the
+NetworkX function of that name and takes a
+:class:`bitgraph.nx.graph.BitGraph` as ``G``. The counting is GraphBLAS
+operations over the whole graph (``A .* A'`` for reciprocity, peeling by
+``mxv`` / ``vxm`` for k-cores and acyclicity, ``A plus.pair A`` masked by
+the asked pairs for Jaccard); functions that return a graph return a
+:class:`BitGraph`. Graph results carry no attributes, so ``CAN_RUN``
+leaves graphs with node, edge or graph attributes to NetworkX where
+NetworkX would copy them.
+
+Devices: the matrix operations run on the host, on ``G.cpu_matrix``.
+
+>>> import networkx as nx
+>>> from bitgraph.nx.convert import from_networkx
+>>> BG = from_networkx(nx.Graph([(0, 1), (1, 2), (2, 0), (2, 3)]))
+>>> core_number(BG)
+{0: 2, 1: 2, 2: 2, 3: 1}
+>>> sorted(k_core(BG).nodes), list(isolates(BG))
+([0, 1, 2], [])
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .centrality import _out_in_degrees, _self_loops, degrees
+from .graph import BitGraph
+from .measures import _MULTI, _contains, _hashable, _nbunch, _not_implemented_for, _refuse
+
+__all__ = [
+    "reciprocity", "overall_reciprocity", "isolates", "is_isolate", "number_of_isolates",
+    "complement", "reverse", "core_number", "k_core", "k_shell", "k_crust",
+    "jaccard_coefficient", "is_directed_acyclic_graph", "density",
+    "FUNCTIONS", "INFO", "CAN_RUN",
+]
+
+
+def _nx():
+    import networkx as nx
+
+    return nx
+
+
+def _csr(G):
+    """(indptr, cols) of ``G.cpu_matrix`` as int64 host arrays."""
+    A = G.cpu_matrix
+    return np.asarray(A.indptr, np.int64), np.asarray(A.indices, np.int64)
+
+
+def _graph_from_csr(n, indptr, cols, nodes, directed):
+    """A :class:`BitGraph` of sorted CSR arrays over ``nodes`` (no
+    attributes); its NetworkX adjacency order is the CSR order."""
+    import bitgraph as bg
+
+    idt = np.int32 if max(n, cols.size) < 2**31 - 1 else np.int64
+    M = bg.Matrix.from_csr(indptr.astype(idt), cols.astype(idt), None, ncols=n, check=False,
+                           device="cpu")
+    return BitGraph(M, nodes, directed=directed, adj_indptr=indptr, adj_indices=cols)
+
+
+# --- reciprocity ----------------------------------------------------------------------
+
+def _mutual_counts(G):
+    """Per vertex: the number of j with both i -> j and j -> i (a
+    self-loop counts, as in NetworkX's pred & succ): row counts of A .* A'."""
+    import bitgraph as bg
+
+    A = G.cpu_matrix
+    C = bg.ewise_mult(A, A.T, "pair")
+    return np.diff(np.asarray(C.indptr, np.int64)), C
+
+
+def reciprocity(G, nodes=None):
+    """``networkx.reciprocity`` (directed graphs): the whole graph's when
+    ``nodes`` is None, one node's (``NetworkXError`` for an isolated one),
+    or a dict over ``nodes`` (None for isolated nodes).
+
+    >>> import networkx as nx
+    >>> from bitgraph.nx.convert import from_networkx
+    >>> BG = from_networkx(nx.DiGraph([(0, 1), (1, 0), (1, 2)]))
+    >>> reciprocity(BG), reciprocity(BG, 1), reciprocity(BG, [0, 2])
+    (0.6666666666666666, 0.6666666666666666, {0: 1.0, 2: 0.0})
+    """
+    nx = _nx()
+    if not G.is_directed():
+        if nodes is None:
+            return overall_reciprocity(G)
+        raise nx.NetworkXNotImplemented("not implemented for undirected type")
+    if nodes is None:
+        return overall_reciprocity(G)
+    mutual, _ = _mutual_counts(G)
+    out_deg, in_deg = _out_in_degrees(G)
+    total = out_deg + in_deg
+
+    def value(i):
+        # 2 |pred & succ| / (|pred| + |succ|), None for an isolated node
+        return None if total[i] == 0 else 2 * int(mutual[i]) / int(total[i])
+
+    if _contains(G, nodes):
+        r = value(G.index[nodes])
+        if r is None:
+            raise nx.NetworkXError("Not defined for isolated nodes.")
+        return r
+    ids = _nbunch(G, nodes)
+    return dict(zip(G.labels(ids), (value(i) for i in ids)))
+
+
+def overall_reciprocity(G):
+    """``networkx.overall_reciprocity`` (directed graphs): the share of
+    edges whose reverse is an edge too (self-loops count as edges, never as
+    reciprocated); ``NetworkXError`` on a graph without edges.
+
+    >>> import networkx as nx
+    >>> from bitgraph.nx.convert import from_networkx
+    >>> overall_reciprocity(from_networkx(nx.DiGraph([(0, 1), (1, 0), (1, 2), (2, 2)])))
+    0.5
+    """
+    nx = _nx()
+    _not_implemented_for(G, "undirected")
+    n_all = G.matrix.nvals
+    _, C = _mutual_counts(G)
+    indptr, cols = np.asarray(C.indptr, np.int64), np.asarray(C.indices, np.int64)
+    rows = np.repeat(np.arange(indptr.size - 1, dtype=np.int64), np.diff(indptr))
+    n_overlap = int(np.count_nonzero(rows != cols))
+    if n_all == 0:
+        raise nx.NetworkXError("Not defined for empty graphs")
+    return n_overlap / n_all
+
+
+# --- isolates -------------------------------------------------------------------------
+
+def _isolated(G) -> np.ndarray:
+    out_deg, in_deg = _out_in_degrees(G)
+    return (out_deg == 0) & (in_deg == 0)
+
+
+def isolates(G):
+    """``networkx.isolates``: a generator of the nodes without edges (a
+    self-loop is an edge), in G's order.
+
+    >>> import networkx as nx
+    >>> from bitgraph.nx.convert import from_networkx
+    >>> G = nx.Graph([(1, 2)]); G.add_nodes_from([0, 3])
+    >>> list(isolates(from_networkx(G)))
+    [0, 3]
+    """
+    return iter(G.labels(np.flatnonzero(_isolated(G))))
+
+
+def number_of_isolates(G):
+    """``networkx.number_of_isolates``.
+
+    >>> import networkx as nx
+    >>> from bitgraph.nx.convert import from_networkx
+    >>> number_of_isolates(from_networkx(nx.empty_graph(4)))
+    4
+    """
+    return int(np.count_nonzero(_isolated(G)))
+
+
+def is_isolate(G, n):
+    """``networkx.is_isolate``: True when ``n`` has no edges; for an ``n``
+    not in G, NetworkX's answer to ``G.degree(n) == 0`` (``NetworkXError``
+    for a non-iterable one, else False).
+
+    >>> import networkx as nx
+    >>> from bitgraph.nx.convert import from_networkx
+    >>> BG = from_networkx(nx.Graph([(1, 2), (3, 3)]))
+    >>> is_isolate(BG, 1), is_isolate(BG, 3)
+    (False, False)
+    """
+    if _contains(G, n):
+        i = G.index[n]
+        out_deg, in_deg = _out_in_degrees(G)
+        return bool(out_deg[i] == 0 and in_deg[i] == 0)
+    _nbunch(G, n)  # NetworkX's nbunch errors; a degree view otherwise, never == 0
+    return False
+
+
+# --- complement and reverse ------------------------------------------------------------
+
+def complement(G):
+    """``networkx.complement``: the graph on G's nodes with an edge u -> v
+    (u != v) exactly where G has none; a :class:`BitGraph`, without G's
+    attributes as NetworkX's.
+
+    >>> import networkx as nx
+    >>> from bitgraph.nx.convert import from_networkx
+    >>> from bitgraph.nx.convert import to_networkx
+    >>> sorted(to_networkx(complement(from_networkx(nx.path_graph(3)))).edges())
+    [(0, 2)]
+    """
+    n = len(G)
+    indptr, cols = _csr(G)
+    rows = np.repeat(np.arange(n, dtype=np.int64), np.diff(indptr))
+    # dense n x n flags: the complement has n (n - 1) - m entries, so it is
+    # never smaller than this
+    keep = np.ones((n, n), dtype=bool)
+    keep[rows, cols] = False
+    np.fill_diagonal(keep, False)
+    counts = keep.sum(axis=1, dtype=np.int64)
+    new_indptr = np.zeros(n + 1, np.int64)
+    np.cumsum(counts, out=new_indptr[1:])
+    new_cols = np.nonzero(keep)[1].astype(np.int64)
+    return _graph_from_csr(n, new_indptr, new_cols, G.nodes, G.is_directed())
+
+
+def reverse(G, copy=True):
+    """``networkx.reverse`` (directed graphs; ``NetworkXError`` otherwise):
+    the graph with every edge turned around, as a :class:`BitGraph`
+    (``copy=False``, a view, is left to NetworkX).
+
+    >>> import networkx as nx
+    >>> from bitgraph.nx.convert import from_networkx
+    >>> from bitgraph.nx.convert import to_networkx
+    >>> list(to_networkx(reverse(from_networkx(nx.DiGraph([("a", "b")])))).edges())
+    [('b', 'a')]
+    """
+    nx = _nx()
+    if not G.is_directed():
+        raise nx.NetworkXError("Cannot reverse an undirected graph.")
+    if not copy:
+        raise NotImplementedError("bitgraph reverse: copy=False (a view) is NetworkX's")
+    import bitgraph as bg
+
+    T = bg.transpose(G.cpu_matrix)
+    indptr, cols = np.asarray(T.indptr, np.int64), np.asarray(T.indices, np.int64)
+    return _graph_from_csr(len(G), indptr, cols, G.nodes, True)
+
+
+# --- cores ------------------------------------------------------------------------------
+
+def _core_numbers(G) -> np.ndarray:
+    """Core number per vertex id, by peeling (LAGraph's k-core): with B the
+    neighbour counts (undirected A; directed A + A', 2 where both directions
+    are edges, as NetworkX's ``all_neighbors`` lists such a neighbour
+    twice), remove every vertex of remaining degree <= k, subtract
+    ``B plus.times removed`` from the degrees, repeat; k rises to the
+    smallest remaining degree when nothing is left to remove."""
+    import bitgraph as bg
+
+    from .measures import _offdiag_counts
+
+    nx = _nx()
+    if _self_loops(G).any():
+        raise nx.NetworkXNotImplemented(
+            "Input graph has self loops which is not permitted; "
+            "Consider using G.remove_edges_from(nx.selfloop_edges(G)).")
+    n = len(G)
+    B = _offdiag_counts(G, symmetrise=G.is_directed())
+    deg = degrees(G).astype(np.int64)
+    core = np.zeros(n, np.int64)
+    alive = np.ones(n, bool)
+    left = n
+    k = 0
+    frontier = np.flatnonzero(deg <= k)
+    while left:
+        if frontier.size == 0:
+            k = int(deg[alive].min())
+            frontier = np.flatnonzero(alive & (deg <= k))
+        core[frontier] = k
+        alive[frontier] = False
+        left -= frontier.size
+        # deg <- deg - B plus.times removed (only neighbours of the removed change)
+        u = bg.Vector.from_coo(frontier, np.ones(frontier.size, np.int64), size=n)
+        drop_idx, drop = bg.mxv(B, u, bg.PLUS_TIMES).to_coo()
+        drop_idx = np.asarray(drop_idx, np.int64)
+        deg[drop_idx] -= np.asarray(drop, np.int64)
+        cand = drop_idx[alive[drop_idx]]
+        frontier = cand[deg[cand] <= k]
+    return core
+
+
+def core_number(G):
+    """``networkx.core_number``: the largest k such that the node is in the
+    k-core (directed graphs: degree = in + out); ``NetworkXNotImplemented``
+    for a graph with self-loops.
+
+    >>> import networkx as nx
+    >>> from bitgraph.nx.convert import from_networkx
+    >>> core_number(from_networkx(nx.complete_graph(4)))
+    {0: 3, 1: 3, 2: 3, 3: 3}
+    """
+    return dict(zip(G.nodes, _core_numbers(G).tolist()))
+
+
+def _core_subgraph(G, keep_filter, k, core):
+    """NetworkX's ``G.subgraph(v for v in core if keep(v)).copy()`` as a
+    :class:`BitGraph`: nodes in the order NetworkX's subgraph view lists
+    them (the kept set's own order when it is under half of G, else G's),
+    edges those of G among them."""
+    if core is None:
+        core = dict(zip(G.nodes, _core_numbers(G).tolist()))
+    if k is None:
+        k = max(core.values())
+    kept = [v for v in core if keep_filter(core[v], k)]
+    # G.subgraph: the set of nbunch_iter(kept) (nodes of G only)
+    node_set = set(v for v in kept if _hashable(v) and v in G.index)
+    n = len(G)
+    if 2 * len(node_set) < n:
+        nodes = list(node_set)
+    else:
+        nodes = [v for v in G.nodes if v in node_set]
+    return _induced(G, nodes)
+
+
+def _induced(G, nodes):
+    import bitgraph as bg
+
+    ids = np.fromiter((G.index[v] for v in nodes), np.int64, count=len(nodes))
+    S = bg.extract(G.cpu_matrix, ids, ids)
+    indptr, cols = np.asarray(S.indptr, np.int64), np.asarray(S.indices, np.int64)
+    return _graph_from_csr(len(nodes), indptr, cols, nodes, G.is_directed())
+
+
+def k_core(G, k=None, core_number=None):
+    """``networkx.k_core``: the subgraph of nodes with core number >= k
+    (default: the largest), as a :class:`BitGraph`; ``core_number`` (a
+    dict) is used instead of computing one when given.
+
+    >>> import networkx as nx
+    >>> from bitgraph.nx.convert import from_networkx
+    >>> sorted(k_core(from_networkx(nx.Graph([(0, 1), (1, 2), (2, 0), (2, 3)])), 2).nodes)
+    [0, 1, 2]
+    """
+    return _core_subgraph(G, lambda c, k: c >= k, k, core_number)
+
+
+def k_shell(G, k=None, core_number=None):
+    """``networkx.k_shell``: the subgraph of nodes with core number exactly k
+    (default: the largest), as a :class:`BitGraph`.
+
+    >>> import networkx as nx
+    >>> from bitgraph.nx.convert import from_networkx
+    >>> sorted(k_shell(from_networkx(nx.Graph([(0, 1), (1, 2), (2, 0), (2, 3)])), 1).nodes)
+    [3]
+    """
+    return _core_subgraph(G, lambda c, k: c == k, k, core_number)
+
+
+def k_crust(G, k=None, core_number=None):
+    """``networkx.k_crust``: the subgraph of nodes with core number <= k
+    (default: the largest minus one), as a :class:`BitGraph`.
+
+    >>> import networkx as nx
+    >>> from bitgraph.nx.convert import from_networkx
+    >>> sorted(k_crust(from_networkx(nx.Graph([(0, 1), (1, 2), (2, 0), (2, 3)]))).nodes)
+    [3]
+    """
+    if core_number is None:
+        core_number = dict(zip(G.nodes, _core_numbers(G).tolist()))
+    if k is None:
+        k = max(core_number.values()) - 1
+    return _core_subgraph(G, lambda c, k: c <= k, k, core_number)
+
+
+# --- link prediction ----------------------------------------------------------------------
+
+def _non_edges(G):
+    """NetworkX's ``non_edges`` order for an undirected graph: pop a node
+    from the set of all nodes, pair it with the rest of the set minus its
+    neighbours (the same set operations, so the same order)."""
+    indptr, cols = _csr(G)
+    labels = G.nodes
+    nodes = set(labels)
+    out = []
+    while nodes:
+        u = nodes.pop()
+        i = G.index[u]
+        nbrs = set(G.labels(cols[indptr[i]:indptr[i + 1]]))
+        out.extend((u, v) for v in nodes - nbrs)
+    return out
+
+
+def _lookup(indptr, cols, n, us, vs):
+    """bool per pair: (us[k], vs[k]) is a stored entry of the sorted CSR."""
+    if cols.size == 0:
+        return np.zeros(us.size, bool)
+    rows = np.repeat(np.arange(n, dtype=np.int64), np.diff(indptr))
+    keys = rows * n + cols  # sorted: rows in order, columns sorted in each
+    q = us * n + vs
+    pos = np.minimum(np.searchsorted(keys, q), keys.size - 1)
+    return keys[pos] == q
+
+
+def jaccard_coefficient(G, ebunch=None):
+    """``networkx.jaccard_coefficient`` (undirected graphs): a generator of
+    (u, v, |N(u) & N(v) - {u, v}| / |N(u) | N(v)|) over ``ebunch`` (all
+    non-edges, in NetworkX's order, by default); 0 where the union is
+    empty; ``NodeNotFound`` for a pair with a node not in G.
+
+    The common neighbours of all pairs come from one masked product
+    ``A plus.pair A`` (the mask: the pairs asked).
+
+    >>> import networkx as nx
+    >>> from bitgraph.nx.convert import from_networkx
+    >>> list(jaccard_coefficient(from_networkx(nx.complete_graph(5)), [(0, 1), (2, 3)]))
+    [(0, 1, 0.6), (2, 3, 0.6)]
+    """
+    import bitgraph as bg
+
+    nx = _nx()
+    _not_implemented_for(G, "directed")
+    if ebunch is None:
+        pairs = _non_edges(G)
+    else:
+        for u, v in ebunch:
+            if not _contains(G, u):
+                raise nx.NodeNotFound(f"Node {u} not in G.")
+            if not _contains(G, v):
+                raise nx.NodeNotFound(f"Node {v} not in G.")
+        pairs = list(ebunch)  # NetworkX iterates ebunch a second time, as here
+    if not pairs:
+        return iter(())
+    n = len(G)
+    index = G.index
+    us = np.fromiter((index[u] for u, _ in pairs), np.int64, count=len(pairs))
+    vs = np.fromiter((index[v] for _, v in pairs), np.int64, count=len(pairs))
+    A = G.cpu_matrix
+    # C<P> = A plus.pair A: |N(u) & N(v)| at the asked pairs
+    P = bg.Matrix.from_coo(us, vs, None, nrows=n, ncols=n)
+    C = bg.mxm(A, A, bg.PLUS_PAIR, mask=P.S)
+    crows, ccols, cvals = (np.asarray(a, np.int64) for a in C.to_coo())
+    common = np.zeros(us.size, np.int64)
+    if ccols.size:
+        ckeys = crows * n + ccols  # sorted
+        q = us * n + vs
+        pos = np.minimum(np.searchsorted(ckeys, q), ckeys.size - 1)
+        common = np.where(ckeys[pos] == q, cvals[pos], 0)
+    indptr, cols = _csr(G)
+    deg = np.diff(indptr)  # |set(G[u])|: a self-loop is u itself, once
+    union = np.where(us == vs, deg[us], deg[us] + deg[vs] - common)
+    # NetworkX's common_neighbors drops u and v themselves: v is common when
+    # u - v is an edge and v has a self-loop (u likewise); for u == v, u is
+    # common when it has a self-loop
+    loops = _self_loops(G)
+    edge = _lookup(indptr, cols, n, us, vs)
+    common = common - np.where(us == vs, loops[us],
+                               edge * (loops[us].astype(np.int64) + loops[vs]))
+    values = [0 if un == 0 else c / un for c, un in zip(common.tolist(), union.tolist())]
+    return ((u, v, p) for (u, v), p in zip(pairs, values))
+
+
+# --- acyclicity and density --------------------------------------------------------------
+
+def is_directed_acyclic_graph(G):
+    """``networkx.is_directed_acyclic_graph``: a directed graph whose
+    vertices can all be peeled by in-degree 0 (Kahn, one ``vxm`` a round).
+
+    >>> import networkx as nx
+    >>> from bitgraph.nx.convert import from_networkx
+    >>> is_directed_acyclic_graph(from_networkx(nx.DiGraph([(0, 1), (1, 2)])))
+    True
+    """
+    import bitgraph as bg
+
+    if not G.is_directed():
+        return False
+    A = G.cpu_matrix
+    n = A.nrows
+    _, indeg = _out_in_degrees(G)
+    indeg = indeg.astype(np.int64)
+    frontier = np.flatnonzero(indeg == 0)
+    left = n
+    while frontier.size:
+        left -= frontier.size
+        # indeg <- indeg - removed' A
+        u = bg.Vector.from_coo(frontier, np.ones(frontier.size, np.int64), size=n)
+        idx, drop = bg.vxm(u, A, bg.PLUS_TIMES).to_coo()
+        idx = np.asarray(idx, np.int64)
+        indeg[idx] -= np.asarray(drop, np.int64)
+        frontier = idx[indeg[idx] == 0]
+    return left == 0
+
+
+def density(G):
+    """``networkx.density``: m / (n (n - 1)), doubled for undirected graphs;
+    the int 0 without edges or with at most one node (self-loops count as
+    edges).
+
+    >>> import networkx as nx
+    >>> from bitgraph.nx.convert import from_networkx
+    >>> density(from_networkx(nx.complete_graph(4)))
+    1.0
+    """
+    n = len(G)
+    m = G.number_of_edges()
+    if m == 0 or n <= 1:
+        return 0
+    d = m / (n * (n - 1))
+    if not G.is_directed():
+        d *= 2
+    return d
+
+
+# --- the backend tables -------------------------------------------------------------------
+
+def _has_attributes(G) -> bool:
+    """G (a NetworkX graph, before conversion) has graph, node or edge
+    attributes, which NetworkX copies into a graph result and a converted
+    graph does not keep."""
+    if isinstance(G, BitGraph):
+        return False
+    if G.graph or any(G._node.values()):
+        return True
+    return any(d for _, _, d in G.edges(data=True))
+
+
+_ATTRS = (lambda a: _has_attributes(a["G"]),
+          "the result would need G's node, edge or graph attributes")
+
+FUNCTIONS = {f.__name__: f for f in (
+    reciprocity, overall_reciprocity, isolates, is_isolate, number_of_isolates,
+    complement, reverse, core_number, k_core, k_shell, k_crust, jaccard_coefficient,
+    is_directed_acyclic_graph, density)}
+
+CAN_RUN = {
+    "reciprocity": _refuse(reciprocity, _MULTI, (
+        lambda a: not a["G"].is_directed() and a["nodes"] is not None,
+        "undirected graphs: NetworkX raises its own error")),
+    "overall_reciprocity": _refuse(overall_reciprocity, _MULTI),
+    # degrees count parallel edges, which the conversion collapses
+    "density": _refuse(density, _MULTI),
+    "complement": _refuse(complement, _MULTI),
+    "reverse": _refuse(reverse, _MULTI, _ATTRS,
+                       (lambda a: not a["copy"], "copy=False returns a view")),
+    "core_number": _refuse(core_number, _MULTI),
+    "k_core": _refuse(k_core, _MULTI, _ATTRS),
+    "k_shell": _refuse(k_shell, _MULTI, _ATTRS),
+    "k_crust": _refuse(k_crust, _MULTI, _ATTRS),
+    "jaccard_coefficient": _refuse(jaccard_coefficient, _MULTI),
+}
+
+_NX = "https://networkx.org/documentation/stable/reference/generated/networkx."
+INFO = {
+    "reciprocity": {
+        "url": _NX + "algorithms.reciprocity.reciprocity.html",
+        "note": "Row counts of A .* A' against in + out degrees.", "extra_parameters": {}},
+    "overall_reciprocity": {
+        "url": _NX + "algorithms.reciprocity.overall_reciprocity.html",
+        "note": "Off-diagonal entries of A .* A' over the edges.", "extra_parameters": {}},
+    "isolates": {
+        "url": _NX + "algorithms.isolate.isolates.html",
+        "note": "Vertices with empty rows and columns.", "extra_parameters": {}},
+    "is_isolate": {
+        "url": _NX + "algorithms.isolate.is_isolate.html",
+        "note": "Empty row and column.", "extra_parameters": {}},
+    "number_of_isolates": {
+        "url": _NX + "algorithms.isolate.number_of_isolates.html",
+        "note": "Counts the vertices with empty rows and columns.", "extra_parameters": {}},
+    "complement": {
+        "url": _NX + "algorithms.operators.unary.complement.html",
+        "note": "Returns a BitGraph; built from dense n x n flags (the result has "
+                "n(n-1) - m edges).", "extra_parameters": {}},
+    "reverse": {
+        "url": _NX + "algorithms.operators.unary.reverse.html",
+        "note": "Returns a BitGraph of A'; graphs with attributes and copy=False fall back.",
+        "extra_parameters": {}},
+    "core_number": {
+        "url": _NX + "algorithms.core.core_number.html",
+        "note": "Peeling with one mxv a round (LAGraph's k-core); directed: in + out degrees.",
+        "extra_parameters": {}},
+    "k_core": {
+        "url": _NX + "algorithms.core.k_core.html",
+        "note": "Returns a BitGraph; core numbers by peeling; graphs with attributes fall back.",
+        "extra_parameters": {}},
+    "k_shell": {
+        "url": _NX + "algorithms.core.k_shell.html",
+        "note": "Returns a BitGraph; core numbers by peeling; graphs with attributes fall back.",
+        "extra_parameters": {}},
+    "k_crust": {
+        "url": _NX + "algorithms.core.k_crust.html",
+        "note": "Returns a BitGraph; core numbers by peeling; graphs with attributes fall back.",
+        "extra_parameters": {}},
+    "jaccard_coefficient": {
+        "url": _NX + "algorithms.link_prediction.jaccard_coefficient.html",
+        "note": "Common neighbours of all pairs from one masked A plus.pair A.",
+        "extra_parameters": {}},
+    "is_directed_acyclic_graph": {
+        "url": _NX + "algorithms.dag.is_directed_acyclic_graph.html",
+        "note": "Kahn peeling of in-degree-0 vertices, one vxm a round.",
+        "extra_parameters": {}},
+    "density": {
+        "url": _NX + "classes.function.density.html",
+        "note": "From the node and edge counts; multigraphs fall back.",
+        "extra_parameters": {}},
+}
