@@ -66,9 +66,6 @@ _FUNCTIONS = {'all_pairs_shortest_path_length': {'additional_docs': 'Batches of 
                                           'multigraphs fall back.',
                        'additional_parameters': {},
                        'url': 'https://networkx.org/documentation/stable/reference/generated/networkx.algorithms.centrality.degree_centrality.html'},
- 'density': {'additional_docs': 'From the node and edge counts; multigraphs fall back.',
-             'additional_parameters': {},
-             'url': 'https://networkx.org/documentation/stable/reference/generated/networkx.classes.function.density.html'},
  'descendants_at_distance': {'additional_docs': 'One BFS through bitgraph.algorithms.bfs (on the '
                                                 'GPU when the graph is there).',
                              'additional_parameters': {},

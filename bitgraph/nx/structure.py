@@ -1,6 +1,5 @@
 """NetworkX backend functions for graph structure: reciprocity, isolates,
-complement and reverse, k-cores, Jaccard coefficients, acyclicity and
-density.
+complement and reverse, k-cores, Jaccard coefficients and acyclicity.
 
 Each function has the name, signature, errors and return values of the
 NetworkX function of that name and takes a
@@ -34,7 +33,7 @@ from .measures import _MULTI, _contains, _hashable, _nbunch, _not_implemented_fo
 __all__ = [
     "reciprocity", "overall_reciprocity", "isolates", "is_isolate", "number_of_isolates",
     "complement", "reverse", "core_number", "k_core", "k_shell", "k_crust",
-    "jaccard_coefficient", "is_directed_acyclic_graph", "density",
+    "jaccard_coefficient", "is_directed_acyclic_graph",
     "FUNCTIONS", "INFO", "CAN_RUN",
 ]
 
@@ -445,7 +444,7 @@ def jaccard_coefficient(G, ebunch=None):
     return ((u, v, p) for (u, v), p in zip(pairs, values))
 
 
-# --- acyclicity and density --------------------------------------------------------------
+# --- acyclicity -----------------------------------------------------------------------------
 
 def is_directed_acyclic_graph(G):
     """``networkx.is_directed_acyclic_graph``: a directed graph whose
@@ -477,26 +476,6 @@ def is_directed_acyclic_graph(G):
     return left == 0
 
 
-def density(G):
-    """``networkx.density``: m / (n (n - 1)), doubled for undirected graphs;
-    the int 0 without edges or with at most one node (self-loops count as
-    edges).
-
-    >>> import networkx as nx
-    >>> from bitgraph.nx.convert import from_networkx
-    >>> density(from_networkx(nx.complete_graph(4)))
-    1.0
-    """
-    n = len(G)
-    m = G.number_of_edges()
-    if m == 0 or n <= 1:
-        return 0
-    d = m / (n * (n - 1))
-    if not G.is_directed():
-        d *= 2
-    return d
-
-
 # --- the backend tables -------------------------------------------------------------------
 
 def _has_attributes(G) -> bool:
@@ -516,15 +495,13 @@ _ATTRS = (lambda a: _has_attributes(a["G"]),
 FUNCTIONS = {f.__name__: f for f in (
     reciprocity, overall_reciprocity, isolates, is_isolate, number_of_isolates,
     complement, reverse, core_number, k_core, k_shell, k_crust, jaccard_coefficient,
-    is_directed_acyclic_graph, density)}
+    is_directed_acyclic_graph)}
 
 CAN_RUN = {
     "reciprocity": _refuse(reciprocity, _MULTI, (
         lambda a: not a["G"].is_directed() and a["nodes"] is not None,
         "undirected graphs: NetworkX raises its own error")),
     "overall_reciprocity": _refuse(overall_reciprocity, _MULTI),
-    # degrees count parallel edges, which the conversion collapses
-    "density": _refuse(density, _MULTI),
     "complement": _refuse(complement, _MULTI),
     "reverse": _refuse(reverse, _MULTI, _ATTRS,
                        (lambda a: not a["copy"], "copy=False returns a view")),
@@ -583,9 +560,5 @@ INFO = {
     "is_directed_acyclic_graph": {
         "url": _NX + "algorithms.dag.is_directed_acyclic_graph.html",
         "note": "Kahn peeling of in-degree-0 vertices, one vxm a round.",
-        "extra_parameters": {}},
-    "density": {
-        "url": _NX + "classes.function.density.html",
-        "note": "From the node and edge counts; multigraphs fall back.",
         "extra_parameters": {}},
 }
