@@ -211,7 +211,9 @@ def complement(G):
 def reverse(G, copy=True):
     """``networkx.reverse`` (directed graphs; ``NetworkXError`` otherwise):
     the graph with every edge turned around, as a :class:`BitGraph`
-    (``copy=False``, a view, is left to NetworkX).
+    (``copy=False``, a view, is left to NetworkX). Successors come in
+    NetworkX's order; predecessors, converted back, by node position
+    (NetworkX's follow G's adjacency order).
 
     >>> import networkx as nx
     >>> from bitgraph.nx.convert import from_networkx

@@ -1,0 +1,231 @@
+"""bitgraph.nx.structure against plain NetworkX on hypothesis graphs
+(directed and undirected, isolated nodes, self-loops, int / string /
+tuple labels)."""
+
+from __future__ import annotations
+
+import networkx as nx
+import numpy as np
+import pytest
+from conftest_backend import nx_graphs
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from bitgraph.nx import BackendInterface
+from bitgraph.nx import structure as S
+from bitgraph.nx.convert import from_networkx, to_networkx
+
+SETTINGS = settings(max_examples=40, deadline=None)
+
+
+def adjacency(H):
+    """Nodes in order with each one's neighbours in order."""
+    return [(n, list(H.adj[n])) for n in H]
+
+
+def without_loops(G):
+    G = G.copy()
+    G.remove_edges_from(list(nx.selfloop_edges(G)))
+    return G
+
+
+# --- reciprocity ---------------------------------------------------------------------
+
+@SETTINGS
+@given(nx_graphs(directed=True), st.data())
+def test_reciprocity(G, data):
+    BG = from_networkx(G)
+    if G.number_of_edges() == 0:
+        with pytest.raises(nx.NetworkXError, match="empty graphs"):
+            S.overall_reciprocity(BG)
+        with pytest.raises(nx.NetworkXError, match="empty graphs"):
+            S.reciprocity(BG)
+    else:
+        assert S.overall_reciprocity(BG) == nx.overall_reciprocity(G)
+        assert S.reciprocity(BG) == nx.reciprocity(G)
+    nodes = list(G)
+    some = data.draw(st.lists(st.sampled_from(nodes), max_size=6)) + ["not a node"]
+    assert list(S.reciprocity(BG, some).items()) == list(nx.reciprocity(G, some).items())
+    for v in nodes[:4]:
+        if G.degree(v) == 0:
+            with pytest.raises(nx.NetworkXError, match="isolated"):
+                S.reciprocity(BG, v)
+        else:
+            r = S.reciprocity(BG, v)
+            assert r == nx.reciprocity(G, v) and type(r) is float
+
+
+def test_reciprocity_undirected():
+    G = nx.path_graph(3)
+    with pytest.raises(nx.NetworkXNotImplemented):
+        S.overall_reciprocity(from_networkx(G))
+    with pytest.raises(nx.NetworkXNotImplemented):
+        S.reciprocity(from_networkx(G))
+    # NetworkX raises AttributeError for an undirected graph with nodes: it runs
+    assert BackendInterface.can_run("reciprocity", (G, [0]), {}) is not True
+
+
+# --- isolates ------------------------------------------------------------------------
+
+@SETTINGS
+@given(nx_graphs())
+def test_isolates(G):
+    BG = from_networkx(G)
+    got = S.isolates(BG)
+    assert iter(got) is got  # a generator-like iterator, as NetworkX's
+    assert list(got) == list(nx.isolates(G))
+    assert S.number_of_isolates(BG) == nx.number_of_isolates(G)
+    for v in G:
+        assert S.is_isolate(BG, v) is nx.is_isolate(G, v)
+
+
+def test_is_isolate_not_in_graph():
+    G = nx.Graph([(1, 2)])
+    G.add_node(3)
+    BG = from_networkx(G)
+    with pytest.raises(nx.NetworkXError, match="not in the graph"):
+        S.is_isolate(BG, 99)
+    # an iterable that is not a node: NetworkX compares a degree view with 0
+    assert S.is_isolate(BG, [3]) is nx.is_isolate(G, [3]) is False
+    assert S.is_isolate(BG, "ab") is nx.is_isolate(G, "ab") is False
+
+
+# --- complement and reverse ----------------------------------------------------------------
+
+@SETTINGS
+@given(nx_graphs())
+def test_complement(G):
+    H = to_networkx(S.complement(from_networkx(G)))
+    want = nx.complement(G)
+    assert type(H) is type(want)
+    assert adjacency(H) == adjacency(want)
+
+
+@SETTINGS
+@given(nx_graphs(directed=True))
+def test_reverse(G):
+    H = to_networkx(S.reverse(from_networkx(G)))
+    want = nx.reverse(G)
+    assert type(H) is type(want)
+    assert adjacency(H) == adjacency(want)
+    # predecessors: the same sets (NetworkX lists them in G's adjacency order,
+    # the converted graph by node position)
+    assert [(n, set(H.pred[n])) for n in H] == [(n, set(want.pred[n])) for n in want]
+
+
+def test_reverse_errors_and_can_run():
+    with pytest.raises(nx.NetworkXError, match="undirected"):
+        S.reverse(from_networkx(nx.path_graph(3)))
+    D = nx.DiGraph([(0, 1)])
+    assert BackendInterface.can_run("reverse", (D,), {}) is True
+    assert BackendInterface.can_run("reverse", (D,), {"copy": False}) is not True
+    D.add_edge(1, 2, weight=3)  # attributes NetworkX's copy keeps
+    assert BackendInterface.can_run("reverse", (D,), {}) is not True
+    E = nx.DiGraph([(0, 1)])
+    E.nodes[0]["color"] = "red"
+    assert BackendInterface.can_run("k_core", (E,), {}) is not True
+
+
+# --- cores ---------------------------------------------------------------------------------
+
+@SETTINGS
+@given(nx_graphs(weighted=False))
+def test_core_number(G):
+    if nx.number_of_selfloops(G):
+        with pytest.raises(nx.NetworkXNotImplemented, match="self loops"):
+            S.core_number(from_networkx(G))
+        G = without_loops(G)
+    got = S.core_number(from_networkx(G))
+    want = nx.core_number(G)
+    assert list(got.items()) == list(want.items())
+
+
+@SETTINGS
+@given(nx_graphs(weighted=False), st.sampled_from(["core", "shell", "crust"]),
+       st.sampled_from([None, 0, 1, 2, 3]), st.booleans())
+def test_core_subgraphs(G, which, k, given_core):
+    G = without_loops(G)
+    BG = from_networkx(G)
+    ours = {"core": S.k_core, "shell": S.k_shell, "crust": S.k_crust}[which]
+    theirs = {"core": nx.k_core, "shell": nx.k_shell, "crust": nx.k_crust}[which]
+    kw = {"core_number": nx.core_number(G)} if given_core else {}
+    H = ours(BG, k, **kw)
+    want = theirs(G, k, **kw)
+    assert H.nodes == list(want)  # NetworkX's subgraph node order
+    assert type(to_networkx(H)) is type(want)
+    assert sorted(map(repr, to_networkx(H).edges())) == sorted(map(repr, want.edges()))
+
+
+def test_core_number_peeling_rounds():
+    # a long path peels two vertices a round; a clique on top of it has core 4
+    G = nx.path_graph(40)
+    G.add_edges_from(nx.complete_graph(range(100, 105)).edges())
+    G.add_edge(39, 100)
+    assert S.core_number(from_networkx(G)) == nx.core_number(G)
+    D = nx.DiGraph([(0, 1), (1, 0), (1, 2), (2, 0)])  # mutual neighbours count twice
+    assert S.core_number(from_networkx(D)) == nx.core_number(D) == {0: 2, 1: 2, 2: 2}
+
+
+# --- Jaccard -------------------------------------------------------------------------------
+
+@SETTINGS
+@given(nx_graphs(directed=False, weighted=False), st.data())
+def test_jaccard_coefficient(G, data):
+    BG = from_networkx(G)
+    assert list(S.jaccard_coefficient(BG)) == list(nx.jaccard_coefficient(G))
+    nodes = list(G)
+    pairs = data.draw(st.lists(st.tuples(st.sampled_from(nodes), st.sampled_from(nodes)),
+                               max_size=12))
+    got = list(S.jaccard_coefficient(BG, pairs))
+    want = list(nx.jaccard_coefficient(G, pairs))
+    assert got == want
+    assert [type(p) for *_, p in got] == [type(p) for *_, p in want]
+
+
+def test_jaccard_errors_and_iterators():
+    G = nx.Graph([(0, 1), (1, 2), (2, 2)])
+    G.add_node(5)
+    BG = from_networkx(G)
+    with pytest.raises(nx.NodeNotFound, match="Node 9 not in G"):
+        S.jaccard_coefficient(BG, [(0, 1), (9, 1)])
+    with pytest.raises(nx.NodeNotFound, match="Node 9 not in G"):
+        S.jaccard_coefficient(BG, [(0, 9)])
+    # NetworkX checks an iterator's pairs, then has nothing left to yield
+    assert list(S.jaccard_coefficient(BG, iter([(0, 2)]))) == \
+        list(nx.jaccard_coefficient(G, iter([(0, 2)]))) == []
+    pairs = [(5, 5), (2, 2), (1, 2), (2, 1), (0, 5)]
+    assert list(S.jaccard_coefficient(BG, pairs)) == list(nx.jaccard_coefficient(G, pairs))
+    with pytest.raises(nx.NetworkXNotImplemented):
+        S.jaccard_coefficient(from_networkx(nx.DiGraph([(0, 1)])))
+
+
+# --- acyclicity ------------------------------------------------------------------------------
+
+@SETTINGS
+@given(nx_graphs(), st.booleans())
+def test_is_directed_acyclic_graph(G, forward_only):
+    if forward_only:  # a DAG: keep edges that go forward in G's node order
+        pos = {v: i for i, v in enumerate(G)}
+        G.remove_edges_from([(u, v) for u, v in list(G.edges()) if pos[u] >= pos[v]])
+    assert S.is_directed_acyclic_graph(from_networkx(G)) is nx.is_directed_acyclic_graph(G)
+
+
+def test_dag_long_chain():
+    G = nx.path_graph(300, create_using=nx.DiGraph)
+    assert S.is_directed_acyclic_graph(from_networkx(G)) is True
+    G.add_edge(299, 0)
+    assert S.is_directed_acyclic_graph(from_networkx(G)) is False
+
+
+# --- through the dispatcher ------------------------------------------------------------
+
+def test_dispatch():
+    G = nx.gnp_random_graph(40, 0.15, seed=5)
+    assert nx.core_number(G, backend="bitgraph") == nx.core_number(G)
+    assert list(nx.jaccard_coefficient(G, backend="bitgraph")) == \
+        list(nx.jaccard_coefficient(G))
+    H = nx.k_core(G, backend="bitgraph")
+    assert list(H.nodes) == list(nx.k_core(G))
+    assert np.array_equal(np.sort([len(S.complement(from_networkx(G)).nodes)]), [40])
+    M = nx.MultiDiGraph([(0, 1), (0, 1)])
+    assert BackendInterface.can_run("overall_reciprocity", (M,), {}) is not True
