@@ -14,4 +14,14 @@ NETWORKX_TEST_BACKEND=bitgraph NETWORKX_FALLBACK_TO_NX=True python3 -m pytest -q
   networkx.algorithms.components \
   networkx.algorithms.tests.test_cluster \
   networkx.algorithms.centrality.tests.test_closeness_centrality \
-  networkx.algorithms.tests.test_distance_measures
+  networkx.algorithms.tests.test_distance_measures \
+  networkx.algorithms.centrality.tests.test_degree_centrality \
+  networkx.algorithms.centrality.tests.test_eigenvector_centrality \
+  networkx.algorithms.centrality.tests.test_katz_centrality \
+  networkx.algorithms.link_analysis.tests.test_hits \
+  networkx.algorithms.tests.test_reciprocity \
+  networkx.algorithms.tests.test_isolate \
+  networkx.algorithms.operators.tests.test_unary \
+  networkx.algorithms.tests.test_core \
+  networkx.algorithms.tests.test_link_prediction \
+  networkx.algorithms.tests.test_dag
