@@ -260,11 +260,6 @@ def katz_centrality(G, alpha=0.1, beta=1.0, max_iter=1000, tol=1.0e-6, nstart=No
     raise nx.PowerIterationFailedConvergence(max_iter)
 
 
-# HITS keeps iterating after NetworkX's stop rule holds until the L1 change
-# is below this fraction of tol (or max_iter runs out).
-_HITS_POLISH = 1e-4
-
-
 def hits(G, max_iter=100, tol=1.0e-8, nstart=None, normalized=True):
     """``networkx.hits``: hubs and authorities, the dominant left and right
     singular vectors of the adjacency (edge attribute "weight", 1 where an
@@ -274,7 +269,7 @@ def hits(G, max_iter=100, tol=1.0e-8, nstart=None, normalized=True):
     by power iteration, a <- A' h, h <- A a (one ``vxm`` and one ``mxv`` a
     step, both scaled by their maximum), stopping when h's L1 change is
     below ``tol`` (NetworkX's own ``_hits_python`` rule; the steps left
-    within ``max_iter`` then polish it to ``tol * _HITS_POLISH``). The answer is then
+    within ``max_iter`` then polish it until the change stops shrinking). The answer is then
     NetworkX's: a scaled to unit 2-norm, h = A a, each divided by its sum
     when ``normalized``. ARPACK converges where power iteration may not: a
     run that has not converged after ``max_iter`` steps raises
@@ -306,6 +301,7 @@ def hits(G, max_iter=100, tol=1.0e-8, nstart=None, normalized=True):
         if h.shape != (n,) or not np.all(np.isfinite(h)) or not h.any():
             raise NotImplementedError("bitgraph hits: nstart needs one finite value per node")
     converged = False
+    last_err = np.inf
     for _ in range(max_iter):
         hlast = h
         # a' <- hlast' A ; h <- A a, each scaled by its maximum
@@ -319,10 +315,12 @@ def hits(G, max_iter=100, tol=1.0e-8, nstart=None, normalized=True):
         err = np.abs(h - hlast).sum()
         converged = converged or err < tol
         # converged by NetworkX's rule; the steps left within max_iter polish
-        # the vector towards ARPACK's accuracy (a step's error shrinks by
-        # (sigma2 / sigma1)^2, so at a gap of 5% the rule alone leaves ~1e-7)
-        if err < _HITS_POLISH * tol:
+        # the vector towards ARPACK's accuracy until the change stops
+        # shrinking (a step's error shrinks by (sigma2 / sigma1)^2, so at a
+        # gap of 5% the rule alone leaves errors of ~1e-7)
+        if converged and (err == 0 or err >= last_err):
             break
+        last_err = err
     if not converged:
         raise NotImplementedError("bitgraph hits: power iteration did not converge "
                                   f"in {max_iter} steps (NetworkX's ARPACK may)")
