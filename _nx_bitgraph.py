@@ -24,6 +24,10 @@ _FUNCTIONS = {'all_pairs_shortest_path_length': {'additional_docs': 'Batches of 
                                            'clustering.',
                         'additional_parameters': {},
                         'url': 'https://networkx.org/documentation/stable/reference/generated/networkx.algorithms.cluster.average_clustering.html'},
+ 'average_degree_connectivity': {'additional_docs': 'Neighbour degree sums by one mxv (weighted: '
+                                                    'plus.times with the weights).',
+                                 'additional_parameters': {},
+                                 'url': 'https://networkx.org/documentation/stable/reference/generated/networkx.algorithms.assortativity.average_degree_connectivity.html'},
  'bellman_ford_path_length': {'additional_docs': 'bitgraph.algorithms.sssp from source '
                                                  '(Bellman-Ford with negative weights); a '
                                                  'reachable negative cycle raises '

@@ -63,14 +63,14 @@ def _self_loops(G) -> np.ndarray:
     return loops
 
 
-def degrees(G) -> np.ndarray:
+def _degrees(G) -> np.ndarray:
     """NetworkX's ``G.degree()`` per vertex id: undirected, the neighbours
     with a self-loop counted twice; directed, in + out (a self-loop adds one
     to each).
 
     >>> import networkx as nx
     >>> from bitgraph.nx.convert import from_networkx
-    >>> degrees(from_networkx(nx.Graph([(0, 0), (0, 1)]))).tolist()
+    >>> _degrees(from_networkx(nx.Graph([(0, 0), (0, 1)]))).tolist()
     [3, 1]
     """
     out_deg, in_deg = _out_in_degrees(G)
@@ -97,7 +97,7 @@ def degree_centrality(G):
     >>> degree_centrality(from_networkx(nx.path_graph(3)))
     {0: 0.5, 1: 1.0, 2: 0.5}
     """
-    return _degree_dict(G, degrees(G))
+    return _degree_dict(G, _degrees(G))
 
 
 def in_degree_centrality(G):

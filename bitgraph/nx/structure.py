@@ -1,5 +1,5 @@
 """NetworkX backend functions for graph structure: reciprocity, isolates,
-complement and reverse, k-cores, Jaccard coefficients and acyclicity.
+complement and reverse, k-cores, Jaccard coefficients, acyclicity and\naverage degree connectivity.
 
 Each function has the name, signature, errors and return values of the
 NetworkX function of that name and takes a
@@ -26,14 +26,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from .centrality import _out_in_degrees, _self_loops, degrees
+from .centrality import _degrees, _out_in_degrees, _self_loops
 from .graph import BitGraph
 from .measures import _MULTI, _contains, _hashable, _nbunch, _not_implemented_for, _refuse
 
 __all__ = [
     "reciprocity", "overall_reciprocity", "isolates", "is_isolate", "number_of_isolates",
     "complement", "reverse", "core_number", "k_core", "k_shell", "k_crust",
-    "jaccard_coefficient", "is_directed_acyclic_graph",
+    "jaccard_coefficient", "is_directed_acyclic_graph", "average_degree_connectivity",
     "FUNCTIONS", "INFO", "CAN_RUN",
 ]
 
@@ -85,10 +85,9 @@ def reciprocity(G, nodes=None):
     (0.6666666666666666, 0.6666666666666666, {0: 1.0, 2: 0.0})
     """
     nx = _nx()
-    if not G.is_directed():
-        if nodes is None:
-            return overall_reciprocity(G)
-        raise nx.NetworkXNotImplemented("not implemented for undirected type")
+    if not G.is_directed() and nodes is not None:
+        # NetworkX asks an undirected graph for predecessors (AttributeError)
+        raise NotImplementedError("bitgraph reciprocity: nodes of an undirected graph")
     if nodes is None:
         return overall_reciprocity(G)
     mutual, _ = _mutual_counts(G)
@@ -109,9 +108,10 @@ def reciprocity(G, nodes=None):
 
 
 def overall_reciprocity(G):
-    """``networkx.overall_reciprocity`` (directed graphs): the share of
-    edges whose reverse is an edge too (self-loops count as edges, never as
-    reciprocated); ``NetworkXError`` on a graph without edges.
+    """``networkx.overall_reciprocity``: the share of edges whose reverse is
+    an edge too (self-loops count as edges, never as reciprocated; 0.0 for
+    an undirected graph, as NetworkX's count gives); ``NetworkXError`` on a
+    graph without edges.
 
     >>> import networkx as nx
     >>> from bitgraph.nx.convert import from_networkx
@@ -119,8 +119,11 @@ def overall_reciprocity(G):
     0.5
     """
     nx = _nx()
-    _not_implemented_for(G, "undirected")
-    n_all = G.matrix.nvals
+    n_all = G.number_of_edges()
+    if not G.is_directed():
+        if n_all == 0:
+            raise nx.NetworkXError("Not defined for empty graphs")
+        return 0 / n_all
     _, C = _mutual_counts(G)
     indptr, cols = np.asarray(C.indptr, np.int64), np.asarray(C.indices, np.int64)
     rows = np.repeat(np.arange(indptr.size - 1, dtype=np.int64), np.diff(indptr))
@@ -253,7 +256,7 @@ def _core_numbers(G) -> np.ndarray:
             "Consider using G.remove_edges_from(nx.selfloop_edges(G)).")
     n = len(G)
     B = _offdiag_counts(G, symmetrise=G.is_directed())
-    deg = degrees(G).astype(np.int64)
+    deg = _degrees(G).astype(np.int64)
     core = np.zeros(n, np.int64)
     alive = np.ones(n, bool)
     left = n
@@ -478,6 +481,93 @@ def is_directed_acyclic_graph(G):
     return left == 0
 
 
+# --- degree connectivity -------------------------------------------------------------------
+
+_DIRECTIONS = ("in", "out", "in+out")
+
+
+def average_degree_connectivity(G, source="in+out", target="in+out", nodes=None, weight=None):
+    """``networkx.average_degree_connectivity``: for each source degree k,
+    the sum over nodes of degree k of their neighbours' target degrees
+    (weighted by the edge, with ``weight``) over the sum of their (weighted)
+    source degrees, keyed in the order the degrees first occur.
+
+    Neighbours are NetworkX's: successors (``source`` "out" and "in+out")
+    or predecessors ("in"), so the neighbour sums are one ``mxv`` with
+    ``A`` (or ``A'``) and the target degrees. A weighted class whose degree
+    sum is 0 (NetworkX then returns the sum itself, an int or a float as the
+    weights were) raises ``NotImplementedError``: NetworkX runs it.
+
+    >>> import networkx as nx
+    >>> from bitgraph.nx.convert import from_networkx
+    >>> G = nx.path_graph(4)
+    >>> G.edges[1, 2]["weight"] = 3
+    >>> BG = from_networkx(G, {"weight": 1})
+    >>> average_degree_connectivity(BG), average_degree_connectivity(BG, weight="weight")
+    ({1: 2.0, 2: 1.5}, {1: 2.0, 2: 1.75})
+    """
+    import bitgraph as bg
+
+    nx = _nx()
+    out_deg, in_deg = _out_in_degrees(G)
+    if G.is_directed():
+        if source not in _DIRECTIONS:
+            raise nx.NetworkXError('source must be one of "in", "out", or "in+out"')
+        if target not in _DIRECTIONS:
+            raise nx.NetworkXError('target must be one of "in", "out", or "in+out"')
+        degree = {"out": out_deg, "in": in_deg, "in+out": out_deg + in_deg}
+        sdeg, tdeg = degree[source], degree[target]
+    else:
+        if source != "in+out" or target != "in+out":
+            raise nx.NetworkXError(
+                "source and target arguments are only supported for directed graphs")
+        sdeg = tdeg = _degrees(G)
+    reverse = G.is_directed() and source == "in"
+    if _contains(G, nodes):
+        ids = np.array([G.index[nodes]], np.int64)
+    else:
+        ids = np.asarray(_nbunch(G, nodes), np.int64)
+    weighted = weight is not None and G.has_weights(weight)
+    W = G.weighted(weight, default=1.0, device="cpu") if weighted else G.cpu_matrix
+    M = W.T if reverse else W
+    # s = M plus.times tdeg: each node's sum over its neighbours of their
+    # target degree (times the edge's weight)
+    semiring = bg.PLUS_TIMES if weighted else bg.PLUS_SECOND
+    u = bg.Vector.from_dense(tdeg.astype(np.float64 if weighted else np.int64))
+    s = np.asarray(bg.mxv(M, u, semiring).to_dense(0))
+    if weighted:
+        # weighted source degree: out = row sums, in = column sums, an
+        # undirected self-loop twice
+        rows = np.asarray(bg.reduce(W, "plus", by="rows").to_dense(0), np.float64)
+        cols = np.asarray(bg.reduce(W, "plus", by="cols").to_dense(0), np.float64)
+        if G.is_directed():
+            norm = {"out": rows, "in": cols, "in+out": rows + cols}[source]
+        else:
+            d = bg.select(W, "diag")
+            norm = rows + np.asarray(bg.reduce(d, "plus", by="rows").to_dense(0), np.float64)
+    else:
+        norm = sdeg
+    k, s, norm = sdeg[ids], s[ids], norm[ids]
+    # group by k in order of first occurrence; sums in node order within a class
+    order = np.argsort(k, kind="stable")
+    ks = k[order]
+    starts = np.flatnonzero(np.r_[True, ks[1:] != ks[:-1]]) if ks.size else np.array([], int)
+    dsum = np.add.reduceat(s[order], starts) if ks.size else s[:0]
+    dnorm = np.add.reduceat(norm[order], starts) if ks.size else norm[:0]
+    first = order[starts]
+    out = {}
+    for j in np.argsort(first, kind="stable").tolist():
+        key, avg, dn = int(ks[starts[j]]), dsum[j].item(), dnorm[j].item()
+        if dn == 0:
+            if weighted:
+                raise NotImplementedError(
+                    "bitgraph average_degree_connectivity: a weighted degree sum of 0")
+            out[key] = avg
+        else:
+            out[key] = avg / dn
+    return out
+
+
 # --- the backend tables -------------------------------------------------------------------
 
 def _has_attributes(G) -> bool:
@@ -497,12 +587,12 @@ _ATTRS = (lambda a: _has_attributes(a["G"]),
 FUNCTIONS = {f.__name__: f for f in (
     reciprocity, overall_reciprocity, isolates, is_isolate, number_of_isolates,
     complement, reverse, core_number, k_core, k_shell, k_crust, jaccard_coefficient,
-    is_directed_acyclic_graph)}
+    is_directed_acyclic_graph, average_degree_connectivity)}
 
 CAN_RUN = {
     "reciprocity": _refuse(reciprocity, _MULTI, (
         lambda a: not a["G"].is_directed() and a["nodes"] is not None,
-        "undirected graphs: NetworkX raises its own error")),
+        "nodes of an undirected graph: NetworkX raises its own error")),
     "overall_reciprocity": _refuse(overall_reciprocity, _MULTI),
     "complement": _refuse(complement, _MULTI),
     "reverse": _refuse(reverse, _MULTI, _ATTRS,
@@ -512,6 +602,9 @@ CAN_RUN = {
     "k_shell": _refuse(k_shell, _MULTI, _ATTRS),
     "k_crust": _refuse(k_crust, _MULTI, _ATTRS),
     "jaccard_coefficient": _refuse(jaccard_coefficient, _MULTI),
+    "average_degree_connectivity": _refuse(
+        average_degree_connectivity, _MULTI,
+        (lambda a: callable(a["weight"]), "a callable weight")),
 }
 
 _NX = "https://networkx.org/documentation/stable/reference/generated/networkx."
@@ -562,5 +655,9 @@ INFO = {
     "is_directed_acyclic_graph": {
         "url": _NX + "algorithms.dag.is_directed_acyclic_graph.html",
         "note": "Kahn peeling of in-degree-0 vertices, one vxm a round.",
+        "extra_parameters": {}},
+    "average_degree_connectivity": {
+        "url": _NX + "algorithms.assortativity.average_degree_connectivity.html",
+        "note": "Neighbour degree sums by one mxv (weighted: plus.times with the weights).",
         "extra_parameters": {}},
 }

@@ -57,10 +57,14 @@ def test_reciprocity(G, data):
 
 def test_reciprocity_undirected():
     G = nx.path_graph(3)
-    with pytest.raises(nx.NetworkXNotImplemented):
-        S.overall_reciprocity(from_networkx(G))
-    with pytest.raises(nx.NetworkXNotImplemented):
-        S.reciprocity(from_networkx(G))
+    G.add_edge(2, 2)
+    r = S.overall_reciprocity(from_networkx(G))
+    assert r == nx.overall_reciprocity(G) == 0.0 and type(r) is float
+    assert S.reciprocity(from_networkx(G)) == nx.reciprocity(G) == 0.0
+    with pytest.raises(nx.NetworkXError, match="empty graphs"):
+        S.overall_reciprocity(from_networkx(nx.empty_graph(2)))
+    with pytest.raises(NotImplementedError):
+        S.reciprocity(from_networkx(G), [0])
     # NetworkX raises AttributeError for an undirected graph with nodes: it runs
     assert BackendInterface.can_run("reciprocity", (G, [0]), {}) is not True
 
@@ -229,3 +233,47 @@ def test_dispatch():
     assert np.array_equal(np.sort([len(S.complement(from_networkx(G)).nodes)]), [40])
     M = nx.MultiDiGraph([(0, 1), (0, 1)])
     assert BackendInterface.can_run("overall_reciprocity", (M,), {}) is not True
+
+
+# --- average degree connectivity ---------------------------------------------------------
+
+@SETTINGS
+@given(nx_graphs(), st.sampled_from(["in", "out", "in+out"]),
+       st.sampled_from(["in", "out", "in+out"]), st.booleans(), st.data())
+def test_average_degree_connectivity(G, source, target, weighted, data):
+    BG = from_networkx(G, {"weight": 1})
+    w = "weight" if weighted else None
+    kw = dict(source=source, target=target) if G.is_directed() else {}
+    nodes = data.draw(st.one_of(st.none(), st.sampled_from(list(G)),
+                                st.lists(st.sampled_from(list(G)), max_size=5)))
+    want = nx.average_degree_connectivity(G, nodes=nodes, weight=w, **kw)
+    try:
+        got = S.average_degree_connectivity(BG, nodes=nodes, weight=w, **kw)
+    except NotImplementedError:  # a weighted class with degree sum 0: NetworkX's
+        assert weighted
+        return
+    assert list(got) == list(want)
+    for k in want:
+        assert type(got[k]) is type(want[k]), (k, got[k], want[k])
+        assert got[k] == pytest.approx(want[k], rel=1e-12, abs=1e-12)
+    if not weighted:
+        assert got == want
+
+
+def test_average_degree_connectivity_errors():
+    BG = from_networkx(nx.path_graph(3))
+    with pytest.raises(nx.NetworkXError, match="only supported for directed"):
+        S.average_degree_connectivity(BG, source="in")
+    D = from_networkx(nx.DiGraph([(0, 1)]))
+    with pytest.raises(nx.NetworkXError, match="source must be"):
+        S.average_degree_connectivity(D, source="up")
+    with pytest.raises(nx.NetworkXError, match="target must be"):
+        S.average_degree_connectivity(D, target="up")
+    with pytest.raises(nx.NetworkXError, match="not in the graph"):
+        S.average_degree_connectivity(BG, nodes=9)
+    G = nx.Graph([(0, 1, {"weight": 0}), (1, 2, {"weight": 0})])
+    G.add_node(3)
+    assert S.average_degree_connectivity(from_networkx(G)) == \
+        nx.average_degree_connectivity(G) == {1: 2.0, 2: 1.0, 0: 0}
+    with pytest.raises(NotImplementedError):  # NetworkX's int or float 0: it runs it
+        S.average_degree_connectivity(from_networkx(G, {"weight": 1}), weight="weight")
