@@ -62,8 +62,9 @@ _FUNCTIONS = {'all_pairs_shortest_path_length': {'additional_docs': 'Batches of 
                                              'set per component.',
                           'additional_parameters': {},
                           'url': 'https://networkx.org/documentation/stable/reference/generated/networkx.algorithms.components.connected_components.html'},
- 'core_number': {'additional_docs': "Peeling with one mxv a round (LAGraph's k-core); directed: in "
-                                    '+ out degrees.',
+ 'core_number': {'additional_docs': "Peeling (LAGraph's k-core): a push along the removed rows a "
+                                    'round (one vxm when the frontier is wide); directed: in + out '
+                                    'degrees.',
                  'additional_parameters': {},
                  'url': 'https://networkx.org/documentation/stable/reference/generated/networkx.algorithms.core.core_number.html'},
  'degree_centrality': {'additional_docs': 'Row (and, directed, column) counts of the adjacency; '
@@ -99,8 +100,9 @@ _FUNCTIONS = {'all_pairs_shortest_path_length': {'additional_docs': 'Batches of 
  'is_connected': {'additional_docs': 'Afforest union-find; one component or not.',
                   'additional_parameters': {},
                   'url': 'https://networkx.org/documentation/stable/reference/generated/networkx.algorithms.components.is_connected.html'},
- 'is_directed_acyclic_graph': {'additional_docs': 'Kahn peeling of in-degree-0 vertices, one vxm a '
-                                                  'round.',
+ 'is_directed_acyclic_graph': {'additional_docs': 'Kahn peeling of in-degree-0 vertices: a push '
+                                                  'along the removed rows a round (one vxm when '
+                                                  'the frontier is wide).',
                                'additional_parameters': {},
                                'url': 'https://networkx.org/documentation/stable/reference/generated/networkx.algorithms.dag.is_directed_acyclic_graph.html'},
  'is_isolate': {'additional_docs': 'Empty row and column.',

@@ -3,8 +3,9 @@
 NetworkX finds it through the ``networkx.backends`` entry point
 (``bitgraph = "bitgraph.nx:BackendInterface"``) and its metadata through
 ``networkx.backend_info`` (``_nx_bitgraph:get_info``, which does not import
-bitgraph).  The functions live in :mod:`bitgraph.nx.traversal` and
-:mod:`bitgraph.nx.measures`; each module's ``FUNCTIONS``, ``INFO`` and
+bitgraph).  The functions live in :mod:`bitgraph.nx.traversal`,
+:mod:`bitgraph.nx.measures`, :mod:`bitgraph.nx.centrality` and
+:mod:`bitgraph.nx.structure`; each module's ``FUNCTIONS``, ``INFO`` and
 ``CAN_RUN`` tables are gathered here.
 
 Configuration (``nx.config.backends.bitgraph``): ``device`` ("auto", the
@@ -51,10 +52,11 @@ __all__ = ["BackendInterface", "BitGraph", "FUNCTIONS", "INFO", "from_networkx",
 FUNCTIONS = {**traversal.FUNCTIONS, **measures.FUNCTIONS}
 INFO = {**traversal.INFO, **measures.INFO}
 _CAN_RUN = {**traversal.CAN_RUN, **measures.CAN_RUN}
-# centralities and graph structure (nx-a)
-FUNCTIONS.update(centrality.FUNCTIONS, **structure.FUNCTIONS)
-INFO.update(centrality.INFO, **structure.INFO)
-_CAN_RUN.update(centrality.CAN_RUN, **structure.CAN_RUN)
+for _module in (centrality, structure):
+    FUNCTIONS.update(_module.FUNCTIONS)
+    INFO.update(_module.INFO)
+    _CAN_RUN.update(_module.CAN_RUN)
+del _module
 
 # NetworkX tests that this backend cannot pass, with the reason (xfailed by
 # on_start_tests when NetworkX's suite runs with NETWORKX_TEST_BACKEND=bitgraph).
