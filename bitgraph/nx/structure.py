@@ -467,7 +467,7 @@ def jaccard_coefficient(G, ebunch=None):
                 raise nx.NodeNotFound(f"Node {v} not in G.")
         pairs = list(ebunch)  # NetworkX iterates ebunch a second time, as here
     if not pairs:
-        return iter(())
+        return (p for p in ())
     n = len(G)
     index = G.index
     us = np.fromiter((index[u] for u, _ in pairs), np.int64, count=len(pairs))
