@@ -119,6 +119,10 @@ _FUNCTIONS = {'all_pairs_shortest_path_length': {'additional_docs': 'Batches of 
                                'attributes fall back.',
             'additional_parameters': {},
             'url': 'https://networkx.org/documentation/stable/reference/generated/networkx.algorithms.core.k_core.html'},
+ 'k_corona': {'additional_docs': 'Returns a BitGraph; core numbers by peeling, neighbour counts by '
+                                 'one mxv; graphs with attributes fall back.',
+              'additional_parameters': {},
+              'url': 'https://networkx.org/documentation/stable/reference/generated/networkx.algorithms.core.k_corona.html'},
  'k_crust': {'additional_docs': 'Returns a BitGraph; core numbers by peeling; graphs with '
                                 'attributes fall back.',
              'additional_parameters': {},
@@ -127,6 +131,11 @@ _FUNCTIONS = {'all_pairs_shortest_path_length': {'additional_docs': 'Batches of 
                                 'attributes fall back.',
              'additional_parameters': {},
              'url': 'https://networkx.org/documentation/stable/reference/generated/networkx.algorithms.core.k_shell.html'},
+ 'k_truss': {'additional_docs': "Returns a BitGraph; LAGraph's k-truss (masked C plus.pair C, "
+                                'select by support, until stable); graphs with attributes fall '
+                                'back.',
+             'additional_parameters': {},
+             'url': 'https://networkx.org/documentation/stable/reference/generated/networkx.algorithms.core.k_truss.html'},
  'katz_centrality': {'additional_docs': "Power iteration, one vxm a step with NetworkX's update "
                                         'and stop rule; beta as a number or a dict, weights and '
                                         'nstart as NetworkX.',
@@ -152,6 +161,9 @@ _FUNCTIONS = {'all_pairs_shortest_path_length': {'additional_docs': 'Batches of 
                                                            'directions.',
                                         'additional_parameters': {},
                                         'url': 'https://networkx.org/documentation/stable/reference/generated/networkx.algorithms.components.number_weakly_connected_components.html'},
+ 'onion_layers': {'additional_docs': 'The rounds of the k-core peeling.',
+                  'additional_parameters': {},
+                  'url': 'https://networkx.org/documentation/stable/reference/generated/networkx.algorithms.core.onion_layers.html'},
  'out_degree_centrality': {'additional_docs': 'Row counts of the adjacency; multigraphs fall back.',
                            'additional_parameters': {},
                            'url': 'https://networkx.org/documentation/stable/reference/generated/networkx.algorithms.centrality.out_degree_centrality.html'},

@@ -34,7 +34,8 @@ from .measures import _MULTI, _contains, _hashable, _nbunch, _not_implemented_fo
 
 __all__ = [
     "reciprocity", "overall_reciprocity", "isolates", "is_isolate", "number_of_isolates",
-    "complement", "reverse", "core_number", "k_core", "k_shell", "k_crust",
+    "complement", "reverse", "core_number", "k_core", "k_shell", "k_crust", "k_corona",
+    "onion_layers", "k_truss",
     "jaccard_coefficient", "is_directed_acyclic_graph", "average_degree_connectivity",
     "FUNCTIONS", "INFO", "CAN_RUN",
 ]
@@ -52,15 +53,17 @@ def _csr(G):
     return np.asarray(A.indptr, np.int64), np.asarray(A.indices, np.int64)
 
 
-def _graph_from_csr(n, indptr, cols, nodes, directed):
-    """A :class:`BitGraph` of sorted CSR arrays over ``nodes`` (no
-    attributes); its NetworkX adjacency order is the CSR order."""
+def _graph_from_csr(n, indptr, cols, nodes, directed, graph=None):
+    """A :class:`BitGraph` of sorted CSR arrays over ``nodes`` (no node or
+    edge attributes; ``graph``: its graph attributes); its NetworkX
+    adjacency order is the CSR order."""
     import bitgraph as bg
 
     idt = np.int32 if max(n, cols.size) < 2**31 - 1 else np.int64
     M = bg.Matrix.from_csr(indptr.astype(idt), cols.astype(idt), None, ncols=n, check=False,
                            device="cpu")
-    return BitGraph(M, nodes, directed=directed, adj_indptr=indptr, adj_indices=cols)
+    return BitGraph(M, nodes, directed=directed, graph=graph, adj_indptr=indptr,
+                    adj_indices=cols)
 
 
 # --- reciprocity ----------------------------------------------------------------------
@@ -291,40 +294,46 @@ def _peel(M, frontier, deg):
     return ids
 
 
-def _core_numbers(G) -> np.ndarray:
-    """Core number per vertex id, by peeling (LAGraph's k-core): with B the
-    neighbour counts (undirected A; directed A + A', 2 where both directions
-    are edges, as NetworkX's ``all_neighbors`` lists such a neighbour
-    twice), remove every vertex of remaining degree <= k, subtract
-    ``removed' B`` from the degrees, repeat; k rises to the smallest
-    remaining degree when nothing is left to remove."""
+def _core_numbers(G, layers=False):
+    """Core number per vertex id (and, with ``layers``, the onion layer:
+    the 1-based round that removed it), by peeling (LAGraph's k-core): with
+    B the neighbour counts (undirected A; directed A + A', 2 where both
+    directions are edges, as NetworkX's ``all_neighbors`` lists such a
+    neighbour twice), remove every vertex of remaining degree <= k,
+    subtract ``removed' B`` from the degrees, repeat; k rises to the
+    smallest remaining degree when nothing is left to remove."""
     from .measures import _offdiag_counts
 
     nx = _nx()
     if _self_loops(G).any():
+        what = "contains" if layers else "has"  # onion_layers' words / core_number's
         raise nx.NetworkXNotImplemented(
-            "Input graph has self loops which is not permitted; "
+            f"Input graph {what} self loops which is not permitted; "
             "Consider using G.remove_edges_from(nx.selfloop_edges(G)).")
     n = len(G)
     B = _offdiag_counts(G, symmetrise=G.is_directed())
     deg = _degrees(G).astype(np.int64)
     core = np.zeros(n, np.int64)
+    layer = np.zeros(n, np.int64)
     alive = np.ones(n, bool)
     left = n
     k = 0
+    rounds = 0
     frontier = np.flatnonzero(deg <= k)
     while left:
         if frontier.size == 0:
             k = int(deg[alive].min())
             frontier = np.flatnonzero(alive & (deg <= k))
+        rounds += 1
         core[frontier] = k
+        layer[frontier] = rounds
         alive[frontier] = False
         left -= frontier.size
         # deg <- deg - removed' B (only the removed vertices' neighbours change)
         ids = _peel(B, frontier, deg)
         cand = ids[alive[ids]]
         frontier = cand[deg[cand] <= k]
-    return core
+    return (core, layer) if layers else core
 
 
 def core_number(G):
@@ -340,7 +349,7 @@ def core_number(G):
     return dict(zip(G.nodes, _core_numbers(G).tolist()))
 
 
-def _core_subgraph(G, keep_filter, k, core):
+def _core_subgraph(G, keep_filter, k, core, with_node=False):
     """NetworkX's ``G.subgraph(v for v in core if keep(v)).copy()`` as a
     :class:`BitGraph`: nodes in the order NetworkX's subgraph view lists
     them (the kept set's own order when it is under half of G, else G's),
@@ -349,7 +358,10 @@ def _core_subgraph(G, keep_filter, k, core):
         core = dict(zip(G.nodes, _core_numbers(G).tolist()))
     if k is None:
         k = max(core.values())
-    kept = [v for v in core if keep_filter(core[v], k)]
+    if with_node:
+        kept = [v for v in core if keep_filter(core[v], k, v)]
+    else:
+        kept = [v for v in core if keep_filter(core[v], k)]
     # G.subgraph: the set of nbunch_iter(kept) (nodes of G only)
     node_set = set(v for v in kept if _hashable(v) and v in G.index)
     n = len(G)
@@ -366,7 +378,9 @@ def _induced(G, nodes):
     ids = np.fromiter((G.index[v] for v in nodes), np.int64, count=len(nodes))
     S = bg.extract(G.cpu_matrix, ids, ids)
     indptr, cols = np.asarray(S.indptr, np.int64), np.asarray(S.indices, np.int64)
-    return _graph_from_csr(len(nodes), indptr, cols, nodes, G.is_directed())
+    # G.subgraph(...).copy() keeps G's graph attributes (a shallow copy)
+    return _graph_from_csr(len(nodes), indptr, cols, nodes, G.is_directed(),
+                           graph=dict(G.graph))
 
 
 def k_core(G, k=None, core_number=None):
@@ -408,6 +422,89 @@ def k_crust(G, k=None, core_number=None):
     if k is None:
         k = max(core_number.values()) - 1
     return _core_subgraph(G, lambda c, k: c <= k, k, core_number)
+
+
+def k_corona(G, k, core_number=None):
+    """``networkx.k_corona``: the subgraph of nodes with core number k and
+    exactly k neighbours of core number >= k, as a :class:`BitGraph`
+    (the neighbour counts: one ``mxv`` of A with the core >= k indicator).
+
+    >>> import networkx as nx
+    >>> from bitgraph.nx.convert import from_networkx
+    >>> sorted(k_corona(from_networkx(nx.Graph([(0, 1), (1, 2), (2, 0), (2, 3)])), 2).nodes)
+    [0, 1, 2]
+    """
+    import bitgraph as bg
+
+    if core_number is None:
+        core_number = dict(zip(G.nodes, _core_numbers(G).tolist()))
+    # NetworkX reads c[w] for every neighbour w: a neighbour missing from a
+    # given core_number is its KeyError
+    if len(core_number) != len(G) or not all(_hashable(v) and v in G.index
+                                             for v in core_number):
+        raise NotImplementedError("bitgraph k_corona: core_number must have G's nodes")
+    c = np.empty(len(G), np.float64)
+    c[[G.index[v] for v in core_number]] = list(core_number.values())
+    # high(v) = |{w in G[v] : c[w] >= k}| = A plus.second [c >= k]
+    u = bg.Vector.from_dense((c >= k).astype(np.int64))
+    high = np.asarray(bg.mxv(G.cpu_matrix, u, bg.PLUS_SECOND).to_dense(0), np.int64)
+    high_of = dict(zip(G.nodes, high.tolist()))
+    return _core_subgraph(G, lambda cv, k, v: cv == k and k == high_of[v], k, core_number,
+                          with_node=True)
+
+
+def onion_layers(G):
+    """``networkx.onion_layers`` (undirected graphs): each node's layer in
+    the onion decomposition, the round of the k-core peeling that removes it
+    (isolated nodes first, when there are any); ``NetworkXNotImplemented``
+    for a graph with self-loops. Keys in the order of the layers, then of G.
+
+    >>> import networkx as nx
+    >>> from bitgraph.nx.convert import from_networkx
+    >>> onion_layers(from_networkx(nx.Graph([(0, 1), (1, 2), (2, 0), (2, 3)])))
+    {3: 1, 0: 2, 1: 2, 2: 2}
+    """
+    _not_implemented_for(G, "directed")
+    _, layer = _core_numbers(G, layers=True)
+    order = np.argsort(layer, kind="stable")
+    return dict(zip(G.labels(order), layer[order].tolist()))
+
+
+def k_truss(G, k):
+    """``networkx.k_truss`` (undirected graphs): the largest subgraph whose
+    every edge is in at least k - 2 of its triangles, without isolated
+    nodes, as a :class:`BitGraph`; ``NetworkXNotImplemented`` for a graph
+    with self-loops. LAGraph's k-truss: C = A, then C = select(C plus.pair
+    C masked by C, >= k - 2) until C stops shrinking.
+
+    >>> import networkx as nx
+    >>> from bitgraph.nx.convert import from_networkx
+    >>> sorted(k_truss(from_networkx(nx.Graph([(0, 1), (1, 2), (2, 0), (2, 3)])), 3).nodes)
+    [0, 1, 2]
+    """
+    import bitgraph as bg
+
+    nx = _nx()
+    _not_implemented_for(G, "directed")
+    if _self_loops(G).any():
+        raise nx.NetworkXNotImplemented(
+            "Input graph has self loops which is not permitted; "
+            "Consider using G.remove_edges_from(nx.selfloop_edges(G)).")
+    C = G.cpu_matrix
+    if k - 2 > 0:  # otherwise every edge stays (a support >= 0)
+        while True:
+            # S<C> = C plus.pair C: each edge's triangles; keep support >= k - 2
+            S = bg.mxm(C, C, bg.PLUS_PAIR, mask=C.S)
+            C2 = bg.select(S, "valuege", k - 2)
+            if C2.nvals == C.nvals:
+                break
+            C = C2
+    indptr = np.asarray(C.indptr, np.int64)
+    ids = np.flatnonzero(np.diff(indptr))  # the nodes left with an edge, in G's order
+    nodes = G.labels(ids)
+    S = bg.extract(C, ids, ids)
+    return _graph_from_csr(len(nodes), np.asarray(S.indptr, np.int64),
+                           np.asarray(S.indices, np.int64), nodes, False, graph=dict(G.graph))
 
 
 # --- link prediction ----------------------------------------------------------------------
@@ -618,23 +715,28 @@ def average_degree_connectivity(G, source="in+out", target="in+out", nodes=None,
 
 # --- the backend tables -------------------------------------------------------------------
 
-def _has_attributes(G) -> bool:
-    """G (a NetworkX graph, before conversion) has graph, node or edge
-    attributes, which NetworkX copies into a graph result and a converted
-    graph does not keep."""
+def _has_attributes(G, graph=True) -> bool:
+    """G (a NetworkX graph, before conversion) has node or edge attributes
+    (and, with ``graph``, graph attributes), which NetworkX copies into a
+    graph result and a converted graph does not keep."""
     if isinstance(G, BitGraph):
         return False
-    if G.graph or any(G._node.values()):
+    if (graph and G.graph) or any(G._node.values()):
         return True
     return any(d for _, _, d in G.edges(data=True))
 
 
-_ATTRS = (lambda a: _has_attributes(a["G"]),
-          "the result would need G's node, edge or graph attributes")
+# the core subgraphs keep graph attributes (converted: preserve_all_attrs);
+# reverse's conversion has none
+_ATTRS = (lambda a: _has_attributes(a["G"], graph=False),
+          "the result would need G's node or edge attributes")
+_ALL_ATTRS = (lambda a: _has_attributes(a["G"]),
+              "the result would need G's node, edge or graph attributes")
 
 FUNCTIONS = {f.__name__: f for f in (
     reciprocity, overall_reciprocity, isolates, is_isolate, number_of_isolates,
-    complement, reverse, core_number, k_core, k_shell, k_crust, jaccard_coefficient,
+    complement, reverse, core_number, k_core, k_shell, k_crust, k_corona, onion_layers,
+    k_truss, jaccard_coefficient,
     is_directed_acyclic_graph, average_degree_connectivity)}
 
 CAN_RUN = {
@@ -643,12 +745,15 @@ CAN_RUN = {
         "nodes of an undirected graph: NetworkX raises its own error")),
     "overall_reciprocity": _refuse(overall_reciprocity, _MULTI),
     "complement": _refuse(complement, _MULTI),
-    "reverse": _refuse(reverse, _MULTI, _ATTRS,
+    "reverse": _refuse(reverse, _MULTI, _ALL_ATTRS,
                        (lambda a: not a["copy"], "copy=False returns a view")),
     "core_number": _refuse(core_number, _MULTI),
     "k_core": _refuse(k_core, _MULTI, _ATTRS),
     "k_shell": _refuse(k_shell, _MULTI, _ATTRS),
     "k_crust": _refuse(k_crust, _MULTI, _ATTRS),
+    "k_corona": _refuse(k_corona, _MULTI, _ATTRS),
+    "onion_layers": _refuse(onion_layers, _MULTI),
+    "k_truss": _refuse(k_truss, _MULTI, _ATTRS),
     "jaccard_coefficient": _refuse(jaccard_coefficient, _MULTI),
     "average_degree_connectivity": _refuse(
         average_degree_connectivity, _MULTI,
@@ -696,6 +801,19 @@ INFO = {
     "k_crust": {
         "url": _NX + "algorithms.core.k_crust.html",
         "note": "Returns a BitGraph; core numbers by peeling; graphs with attributes fall back.",
+        "extra_parameters": {}},
+    "k_corona": {
+        "url": _NX + "algorithms.core.k_corona.html",
+        "note": "Returns a BitGraph; core numbers by peeling, neighbour counts by one mxv; "
+                "graphs with attributes fall back.",
+        "extra_parameters": {}},
+    "onion_layers": {
+        "url": _NX + "algorithms.core.onion_layers.html",
+        "note": "The rounds of the k-core peeling.", "extra_parameters": {}},
+    "k_truss": {
+        "url": _NX + "algorithms.core.k_truss.html",
+        "note": "Returns a BitGraph; LAGraph's k-truss (masked C plus.pair C, select by "
+                "support, until stable); graphs with attributes fall back.",
         "extra_parameters": {}},
     "jaccard_coefficient": {
         "url": _NX + "algorithms.link_prediction.jaccard_coefficient.html",

@@ -277,3 +277,73 @@ def test_average_degree_connectivity_errors():
         nx.average_degree_connectivity(G) == {1: 2.0, 2: 1.0, 0: 0}
     with pytest.raises(NotImplementedError):  # NetworkX's int or float 0: it runs it
         S.average_degree_connectivity(from_networkx(G, {"weight": 1}), weight="weight")
+
+
+# --- corona, onion layers, truss ----------------------------------------------------------
+
+@SETTINGS
+@given(nx_graphs(weighted=False), st.sampled_from([0, 1, 2, 3]), st.booleans())
+def test_k_corona(G, k, given_core):
+    G = without_loops(G)
+    kw = {"core_number": nx.core_number(G)} if given_core else {}
+    H = S.k_corona(from_networkx(G), k, **kw)
+    want = nx.k_corona(G, k, **kw)
+    assert H.nodes == list(want)
+    assert sorted(map(repr, to_networkx(H).edges())) == sorted(map(repr, want.edges()))
+
+
+@SETTINGS
+@given(nx_graphs(directed=False, weighted=False))
+def test_onion_layers(G):
+    if nx.number_of_selfloops(G):
+        with pytest.raises(nx.NetworkXNotImplemented, match="contains self loops"):
+            S.onion_layers(from_networkx(G))
+        G = without_loops(G)
+    got = S.onion_layers(from_networkx(G))
+    want = nx.onion_layers(G)
+    assert got == want
+    assert sorted(got.values()) == list(got.values())  # keys by layer
+
+
+@SETTINGS
+@given(nx_graphs(directed=False, weighted=False, max_n=30), st.integers(1, 6))
+def test_k_truss(G, k):
+    if nx.number_of_selfloops(G):
+        with pytest.raises(nx.NetworkXNotImplemented, match="self loops"):
+            S.k_truss(from_networkx(G), k)
+        G = without_loops(G)
+    H = S.k_truss(from_networkx(G), k)
+    want = nx.k_truss(G, k)
+    assert H.nodes == list(want)
+    assert sorted(map(repr, map(sorted_pair, to_networkx(H).edges()))) == \
+        sorted(map(repr, map(sorted_pair, want.edges())))
+
+
+def sorted_pair(e):
+    return tuple(sorted(e, key=repr))
+
+
+def test_k_truss_dense():
+    G = nx.complete_graph(6)
+    G.add_edges_from([(5, 6), (6, 7), (7, 5), (7, 8)])
+    for k in range(1, 8):
+        H = S.k_truss(from_networkx(G), k)
+        want = nx.k_truss(G, k)
+        assert H.nodes == list(want)
+        assert set(map(frozenset, to_networkx(H).edges())) == set(map(frozenset, want.edges()))
+    with pytest.raises(nx.NetworkXNotImplemented):
+        S.k_truss(from_networkx(nx.DiGraph([(0, 1)])), 3)
+
+
+def test_core_subgraphs_keep_graph_attributes():
+    G = nx.complete_graph(4)
+    G.add_edge(3, 4)
+    G.graph["name"] = "kite"
+    assert BackendInterface.can_run("k_core", (G,), {}) is True
+    assert BackendInterface.can_run("reverse", (G.to_directed(),), {}) is not True
+    BG = from_networkx(G)
+    for ours, theirs in [(S.k_core, nx.k_core), (S.k_crust, nx.k_crust)]:
+        H = to_networkx(ours(BG))
+        assert H.graph == theirs(G).graph == {"name": "kite"}
+    assert to_networkx(S.k_truss(BG, 4)).graph == nx.k_truss(G, 4).graph
+    assert to_networkx(S.complement(BG)).graph == nx.complement(G).graph == {}
