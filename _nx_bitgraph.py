@@ -15,7 +15,11 @@ True
 __all__ = ["get_info"]
 
 # --- generated: begin ---
-_FUNCTIONS = {'all_pairs_shortest_path_length': {'additional_docs': 'Batches of 64-source bit-parallel BFS '
+_FUNCTIONS = {'adamic_adar_index': {'additional_docs': 'Sums over common neighbours from one masked plus.times '
+                                          'product.',
+                       'additional_parameters': {},
+                       'url': 'https://networkx.org/documentation/stable/reference/generated/networkx.algorithms.link_prediction.adamic_adar_index.html'},
+ 'all_pairs_shortest_path_length': {'additional_docs': 'Batches of 64-source bit-parallel BFS '
                                                        '(msbfs, on the GPU when the graph is '
                                                        'there); cutoff supported.',
                                     'additional_parameters': {},
@@ -28,6 +32,10 @@ _FUNCTIONS = {'all_pairs_shortest_path_length': {'additional_docs': 'Batches of 
                                                     'plus.times with the weights).',
                                  'additional_parameters': {},
                                  'url': 'https://networkx.org/documentation/stable/reference/generated/networkx.algorithms.assortativity.average_degree_connectivity.html'},
+ 'average_neighbor_degree': {'additional_docs': "Neighbour degree sums by mxv with A and/or A' "
+                                                '(weighted: plus.times).',
+                             'additional_parameters': {},
+                             'url': 'https://networkx.org/documentation/stable/reference/generated/networkx.algorithms.assortativity.average_neighbor_degree.html'},
  'bellman_ford_path_length': {'additional_docs': 'bitgraph.algorithms.sssp from source '
                                                  '(Bellman-Ford with negative weights); a '
                                                  'reachable negative cycle raises '
@@ -175,12 +183,19 @@ _FUNCTIONS = {'all_pairs_shortest_path_length': {'additional_docs': 'Batches of 
                                  'fall back.',
               'additional_parameters': {},
               'url': 'https://networkx.org/documentation/stable/reference/generated/networkx.algorithms.link_analysis.pagerank_alg.pagerank.html'},
+ 'preferential_attachment': {'additional_docs': 'Degree products.',
+                             'additional_parameters': {},
+                             'url': 'https://networkx.org/documentation/stable/reference/generated/networkx.algorithms.link_prediction.preferential_attachment.html'},
  'radius': {'additional_docs': 'Unweighted only; exact, from multi-source BFS of every node.',
             'additional_parameters': {},
             'url': 'https://networkx.org/documentation/stable/reference/generated/networkx.algorithms.distance_measures.radius.html'},
  'reciprocity': {'additional_docs': "Row counts of A .* A' against in + out degrees.",
                  'additional_parameters': {},
                  'url': 'https://networkx.org/documentation/stable/reference/generated/networkx.algorithms.reciprocity.reciprocity.html'},
+ 'resource_allocation_index': {'additional_docs': 'Sums over common neighbours from one masked '
+                                                  'plus.times product.',
+                               'additional_parameters': {},
+                               'url': 'https://networkx.org/documentation/stable/reference/generated/networkx.algorithms.link_prediction.resource_allocation_index.html'},
  'reverse': {'additional_docs': "Returns a BitGraph of A'; graphs with attributes and copy=False "
                                 'fall back.',
              'additional_parameters': {},

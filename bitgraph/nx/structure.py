@@ -1,6 +1,7 @@
 """NetworkX backend functions for graph structure: reciprocity, isolates,
-complement and reverse, k-cores, Jaccard coefficients, acyclicity and
-average degree connectivity.
+complement and reverse, k-cores and k-truss, link prediction (Jaccard,
+resource allocation, Adamic-Adar, preferential attachment), acyclicity,
+average degree connectivity and average neighbour degree.
 
 Each function has the name, signature, errors and return values of the
 NetworkX function of that name and takes a
@@ -36,7 +37,9 @@ __all__ = [
     "reciprocity", "overall_reciprocity", "isolates", "is_isolate", "number_of_isolates",
     "complement", "reverse", "core_number", "k_core", "k_shell", "k_crust", "k_corona",
     "onion_layers", "k_truss",
-    "jaccard_coefficient", "is_directed_acyclic_graph", "average_degree_connectivity",
+    "jaccard_coefficient", "resource_allocation_index", "adamic_adar_index",
+    "preferential_attachment", "is_directed_acyclic_graph", "average_degree_connectivity",
+    "average_neighbor_degree",
     "FUNCTIONS", "INFO", "CAN_RUN",
 ]
 
@@ -525,15 +528,59 @@ def _non_edges(G):
     return out
 
 
-def _lookup(indptr, cols, n, us, vs):
-    """bool per pair: (us[k], vs[k]) is a stored entry of the sorted CSR."""
-    if cols.size == 0:
-        return np.zeros(us.size, bool)
-    rows = np.repeat(np.arange(n, dtype=np.int64), np.diff(indptr))
-    keys = rows * n + cols  # sorted: rows in order, columns sorted in each
-    q = us * n + vs
-    pos = np.minimum(np.searchsorted(keys, q), keys.size - 1)
-    return keys[pos] == q
+def _pairs(G, ebunch):
+    """NetworkX's ``_apply_prediction`` pairs: all non-edges in its order
+    (``ebunch`` None), else ``ebunch`` after checking every node
+    (``NodeNotFound``); returns (pairs, us, vs) with the vertex ids."""
+    nx = _nx()
+    _not_implemented_for(G, "directed")
+    if ebunch is None:
+        pairs = _non_edges(G)
+    else:
+        for u, v in ebunch:
+            if not _contains(G, u):
+                raise nx.NodeNotFound(f"Node {u} not in G.")
+            if not _contains(G, v):
+                raise nx.NodeNotFound(f"Node {v} not in G.")
+        pairs = list(ebunch)  # NetworkX iterates ebunch a second time, as here
+    index = G.index
+    us = np.fromiter((index[u] for u, _ in pairs), np.int64, count=len(pairs))
+    vs = np.fromiter((index[v] for _, v in pairs), np.int64, count=len(pairs))
+    return pairs, us, vs
+
+
+def _at_pairs(C, us, vs, dtype):
+    """C's values at (us[k], vs[k]), 0 where C has no entry."""
+    n = C.nrows
+    rows, cols, vals = C.to_coo()
+    out = np.zeros(us.size, dtype)
+    if len(cols):
+        keys = np.asarray(rows, np.int64) * n + np.asarray(cols, np.int64)  # sorted
+        q = us * n + vs
+        pos = np.minimum(np.searchsorted(keys, q), keys.size - 1)
+        out = np.where(keys[pos] == q, np.asarray(vals, dtype)[pos], out)
+    return out
+
+
+def _common(G, us, vs, f=None):
+    """Over NetworkX's common neighbours of each pair, N(u) & N(v) - {u, v}:
+    their number (``f`` None) or the sum of ``f`` (a float per vertex).
+
+    One product masked by the pairs asked: C<P> = A0 plus.pair A0, or
+    (A0 with column w scaled by f(w)) plus.times A0, where A0 is A without
+    its diagonal, which drops u and v themselves from the common ones."""
+    import bitgraph as bg
+
+    from .measures import _offdiag_counts
+
+    n = len(G)
+    A0 = _offdiag_counts(G, symmetrise=False)  # int64 ones
+    P = bg.Matrix.from_coo(us, vs, None, nrows=n, ncols=n)
+    if f is None:
+        return _at_pairs(bg.mxm(A0, A0, bg.PLUS_PAIR, mask=P.S), us, vs, np.int64)
+    Af = bg.Matrix.from_csr(A0.indptr, A0.indices, np.asarray(f, np.float64)[A0.indices],
+                            ncols=n, check=False, device="cpu")
+    return _at_pairs(bg.mxm(Af, A0, bg.PLUS_TIMES, mask=P.S), us, vs, np.float64)
 
 
 def jaccard_coefficient(G, ebunch=None):
@@ -552,46 +599,95 @@ def jaccard_coefficient(G, ebunch=None):
     """
     import bitgraph as bg
 
-    nx = _nx()
-    _not_implemented_for(G, "directed")
-    if ebunch is None:
-        pairs = _non_edges(G)
-    else:
-        for u, v in ebunch:
-            if not _contains(G, u):
-                raise nx.NodeNotFound(f"Node {u} not in G.")
-            if not _contains(G, v):
-                raise nx.NodeNotFound(f"Node {v} not in G.")
-        pairs = list(ebunch)  # NetworkX iterates ebunch a second time, as here
+    pairs, us, vs = _pairs(G, ebunch)
     if not pairs:
         return (p for p in ())
     n = len(G)
-    index = G.index
-    us = np.fromiter((index[u] for u, _ in pairs), np.int64, count=len(pairs))
-    vs = np.fromiter((index[v] for _, v in pairs), np.int64, count=len(pairs))
     A = G.cpu_matrix
-    # C<P> = A plus.pair A: |N(u) & N(v)| at the asked pairs
+    # |N(u) | N(v)| = deg(u) + deg(v) - |N(u) & N(v)| with the full sets
+    # (set(G[u]) holds u itself when it has a self-loop)
     P = bg.Matrix.from_coo(us, vs, None, nrows=n, ncols=n)
-    C = bg.mxm(A, A, bg.PLUS_PAIR, mask=P.S)
-    crows, ccols, cvals = (np.asarray(a, np.int64) for a in C.to_coo())
-    common = np.zeros(us.size, np.int64)
-    if ccols.size:
-        ckeys = crows * n + ccols  # sorted
-        q = us * n + vs
-        pos = np.minimum(np.searchsorted(ckeys, q), ckeys.size - 1)
-        common = np.where(ckeys[pos] == q, cvals[pos], 0)
-    indptr, cols = _csr(G)
-    deg = np.diff(indptr)  # |set(G[u])|: a self-loop is u itself, once
-    union = np.where(us == vs, deg[us], deg[us] + deg[vs] - common)
-    # NetworkX's common_neighbors drops u and v themselves: v is common when
-    # u - v is an edge and v has a self-loop (u likewise); for u == v, u is
-    # common when it has a self-loop
-    loops = _self_loops(G)
-    edge = _lookup(indptr, cols, n, us, vs)
-    common = common - np.where(us == vs, loops[us],
-                               edge * (loops[us].astype(np.int64) + loops[vs]))
+    both = _at_pairs(bg.mxm(A, A, bg.PLUS_PAIR, mask=P.S), us, vs, np.int64)
+    deg = np.diff(np.asarray(A.indptr, np.int64))
+    union = np.where(us == vs, deg[us], deg[us] + deg[vs] - both)
+    common = _common(G, us, vs)
     values = [0 if un == 0 else c / un for c, un in zip(common.tolist(), union.tolist())]
     return ((u, v, p) for (u, v), p in zip(pairs, values))
+
+
+def _sums_or_zero(pairs, counts, sums, fail=None):
+    """NetworkX's ``sum(...)`` per pair as a generator: the int 0 over no
+    common neighbour, else the float sum; ``fail[k]`` raises NetworkX's
+    ZeroDivisionError when the generator reaches pair k."""
+    for k, ((u, v), c, x) in enumerate(zip(pairs, counts.tolist(), sums.tolist())):
+        if fail is not None and fail[k]:
+            raise ZeroDivisionError("float division by zero")
+        yield (u, v, 0 if c == 0 else x)
+
+
+def resource_allocation_index(G, ebunch=None):
+    """``networkx.resource_allocation_index`` (undirected graphs): a
+    generator of (u, v, sum of 1 / degree(w) over the common neighbours w),
+    the sums from one masked ``plus.times`` product (see :func:`_common`).
+
+    >>> import networkx as nx
+    >>> from bitgraph.nx.convert import from_networkx
+    >>> list(resource_allocation_index(from_networkx(nx.complete_graph(5)), [(0, 1)]))
+    [(0, 1, 0.75)]
+    """
+    from .centrality import _degrees
+
+    pairs, us, vs = _pairs(G, ebunch)
+    if not pairs:
+        return (p for p in ())
+    deg = _degrees(G).astype(np.float64)
+    with np.errstate(divide="ignore"):
+        f = 1.0 / deg
+    f[deg == 0] = 0.0  # never a common neighbour
+    return _sums_or_zero(pairs, _common(G, us, vs), _common(G, us, vs, f))
+
+
+def adamic_adar_index(G, ebunch=None):
+    """``networkx.adamic_adar_index`` (undirected graphs): a generator of
+    (u, v, sum of 1 / log(degree(w)) over the common neighbours w); a
+    common neighbour of degree 1 (only for u == v) raises NetworkX's
+    ``ZeroDivisionError`` when the generator reaches its pair.
+
+    >>> import networkx as nx
+    >>> from bitgraph.nx.convert import from_networkx
+    >>> [round(p, 4) for *_, p in adamic_adar_index(from_networkx(nx.complete_graph(5)), [(0, 1)])]
+    [2.164]
+    """
+    from .centrality import _degrees
+
+    pairs, us, vs = _pairs(G, ebunch)
+    if not pairs:
+        return (p for p in ())
+    deg = _degrees(G)
+    f = np.zeros(len(G), np.float64)
+    ok = deg > 1
+    f[ok] = 1.0 / np.log(deg[ok].astype(np.float64))
+    fail = _common(G, us, vs, (deg == 1).astype(np.float64)) > 0
+    return _sums_or_zero(pairs, _common(G, us, vs), _common(G, us, vs, f),
+                         fail if fail.any() else None)
+
+
+def preferential_attachment(G, ebunch=None):
+    """``networkx.preferential_attachment`` (undirected graphs): a generator
+    of (u, v, degree(u) * degree(v)).
+
+    >>> import networkx as nx
+    >>> from bitgraph.nx.convert import from_networkx
+    >>> list(preferential_attachment(from_networkx(nx.complete_graph(5)), [(0, 1)]))
+    [(0, 1, 16)]
+    """
+    from .centrality import _degrees
+
+    pairs, us, vs = _pairs(G, ebunch)
+    if not pairs:
+        return (p for p in ())
+    deg = _degrees(G)
+    return ((u, v, p) for (u, v), p in zip(pairs, (deg[us] * deg[vs]).tolist()))
 
 
 # --- acyclicity -----------------------------------------------------------------------------
@@ -713,7 +809,76 @@ def average_degree_connectivity(G, source="in+out", target="in+out", nodes=None,
     return out
 
 
+def average_neighbor_degree(G, source="out", target="out", nodes=None, weight=None):
+    """``networkx.average_neighbor_degree``: per node, the (edge-weighted)
+    sum of its neighbours' target degrees over its (weighted) source degree;
+    0.0 for a source degree of 0. Neighbours: successors ("out"),
+    predecessors ("in") or both ("in+out"); the sums are one ``mxv`` with A
+    and/or A'. ``nodes`` as one node is NetworkX's TypeError: it runs it.
+
+    >>> import networkx as nx
+    >>> from bitgraph.nx.convert import from_networkx
+    >>> average_neighbor_degree(from_networkx(nx.path_graph(4)))
+    {0: 2.0, 1: 1.5, 2: 1.5, 3: 2.0}
+    """
+    import bitgraph as bg
+
+    nx = _nx()
+    out_deg, in_deg = _out_in_degrees(G)
+    directed = G.is_directed()
+    if directed:
+        if source not in _DIRECTIONS:
+            raise nx.NetworkXError(f"source argument {source} must be 'in', 'out' or 'in+out'")
+        if target not in _DIRECTIONS:
+            raise nx.NetworkXError(f"target argument {target} must be 'in', 'out' or 'in+out'")
+        tdeg = {"out": out_deg, "in": in_deg, "in+out": out_deg + in_deg}[target]
+    else:
+        if source != "out" or target != "out":
+            raise nx.NetworkXError(
+                "source and target arguments are only supported for directed graphs")
+        tdeg = _degrees(G)
+    if _contains(G, nodes):
+        raise NotImplementedError("bitgraph average_neighbor_degree: nodes as one node "
+                                  "(NetworkX raises its own TypeError)")
+    ids = np.asarray(_nbunch(G, nodes), np.int64)
+    weighted = weight is not None and G.has_weights(weight)
+    W = G.weighted(weight, default=1.0, device="cpu") if weighted else G.cpu_matrix
+    use_out = not directed or "out" in source
+    use_in = directed and "in" in source
+    semiring = bg.PLUS_TIMES if weighted else bg.PLUS_SECOND
+    u = bg.Vector.from_dense(tdeg.astype(np.float64 if weighted else np.int64))
+    total = 0
+    norm = 0
+    # sum over successors (A tdeg) and over predecessors (A' tdeg), each
+    # edge times its weight when weighted; the source degree likewise
+    if use_out:
+        total = total + np.asarray(bg.mxv(W, u, semiring).to_dense(0))
+        norm = norm + (np.asarray(bg.reduce(W, "plus", by="rows").to_dense(0), np.float64)
+                       if weighted else out_deg)
+    if use_in:
+        total = total + np.asarray(bg.mxv(W.T, u, semiring).to_dense(0))
+        norm = norm + (np.asarray(bg.reduce(W, "plus", by="cols").to_dense(0), np.float64)
+                       if weighted else in_deg)
+    if not directed:  # an undirected self-loop counts twice in the degree
+        loops = _self_loops(G)
+        if weighted:
+            d = bg.select(W, "diag")
+            norm = norm + np.asarray(bg.reduce(d, "plus", by="rows").to_dense(0), np.float64)
+        else:
+            norm = norm + loops
+    total, norm = np.asarray(total)[ids].tolist(), np.asarray(norm)[ids].tolist()
+    labels = G.labels(ids)
+    return {v: 0.0 if d == 0 else t / d for v, t, d in zip(labels, total, norm)}
+
+
 # --- the backend tables -------------------------------------------------------------------
+
+def _contains_node(G, n) -> bool:
+    try:
+        return n in G
+    except TypeError:
+        return False
+
 
 def _has_attributes(G, graph=True) -> bool:
     """G (a NetworkX graph, before conversion) has node or edge attributes
@@ -736,7 +901,8 @@ _ALL_ATTRS = (lambda a: _has_attributes(a["G"]),
 FUNCTIONS = {f.__name__: f for f in (
     reciprocity, overall_reciprocity, isolates, is_isolate, number_of_isolates,
     complement, reverse, core_number, k_core, k_shell, k_crust, k_corona, onion_layers,
-    k_truss, jaccard_coefficient,
+    k_truss, jaccard_coefficient, resource_allocation_index, adamic_adar_index,
+    preferential_attachment, average_neighbor_degree,
     is_directed_acyclic_graph, average_degree_connectivity)}
 
 CAN_RUN = {
@@ -755,6 +921,13 @@ CAN_RUN = {
     "onion_layers": _refuse(onion_layers, _MULTI),
     "k_truss": _refuse(k_truss, _MULTI, _ATTRS),
     "jaccard_coefficient": _refuse(jaccard_coefficient, _MULTI),
+    "resource_allocation_index": _refuse(resource_allocation_index, _MULTI),
+    "adamic_adar_index": _refuse(adamic_adar_index, _MULTI),
+    "preferential_attachment": _refuse(preferential_attachment, _MULTI),
+    "average_neighbor_degree": _refuse(
+        average_neighbor_degree, _MULTI,
+        (lambda a: callable(a["weight"]), "a callable weight"),
+        (lambda a: _contains_node(a["G"], a["nodes"]), "nodes as one node: NetworkX's TypeError")),
     "average_degree_connectivity": _refuse(
         average_degree_connectivity, _MULTI,
         (lambda a: callable(a["weight"]), "a callable weight")),
@@ -818,6 +991,21 @@ INFO = {
     "jaccard_coefficient": {
         "url": _NX + "algorithms.link_prediction.jaccard_coefficient.html",
         "note": "Common neighbours of all pairs from one masked A plus.pair A.",
+        "extra_parameters": {}},
+    "resource_allocation_index": {
+        "url": _NX + "algorithms.link_prediction.resource_allocation_index.html",
+        "note": "Sums over common neighbours from one masked plus.times product.",
+        "extra_parameters": {}},
+    "adamic_adar_index": {
+        "url": _NX + "algorithms.link_prediction.adamic_adar_index.html",
+        "note": "Sums over common neighbours from one masked plus.times product.",
+        "extra_parameters": {}},
+    "preferential_attachment": {
+        "url": _NX + "algorithms.link_prediction.preferential_attachment.html",
+        "note": "Degree products.", "extra_parameters": {}},
+    "average_neighbor_degree": {
+        "url": _NX + "algorithms.assortativity.average_neighbor_degree.html",
+        "note": "Neighbour degree sums by mxv with A and/or A' (weighted: plus.times).",
         "extra_parameters": {}},
     "is_directed_acyclic_graph": {
         "url": _NX + "algorithms.dag.is_directed_acyclic_graph.html",

@@ -347,3 +347,90 @@ def test_core_subgraphs_keep_graph_attributes():
         assert H.graph == theirs(G).graph == {"name": "kite"}
     assert to_networkx(S.k_truss(BG, 4)).graph == nx.k_truss(G, 4).graph
     assert to_networkx(S.complement(BG)).graph == nx.complement(G).graph == {}
+
+
+# --- more link prediction ------------------------------------------------------------------
+
+def same_predictions(got, want):
+    got, want = list(got), list(want)
+    assert [(u, v) for u, v, _ in got] == [(u, v) for u, v, _ in want]
+    for (_, _, p), (_, _, q) in zip(got, want):
+        assert type(p) is type(q), (p, q)
+        assert p == pytest.approx(q, rel=1e-12, abs=1e-15)
+
+
+@SETTINGS
+@given(nx_graphs(directed=False, weighted=False), st.data())
+def test_link_predictors(G, data):
+    BG = from_networkx(G)
+    nodes = list(G)
+    pairs = data.draw(st.lists(st.tuples(st.sampled_from(nodes), st.sampled_from(nodes)),
+                               max_size=12))
+    for ours, theirs in [(S.resource_allocation_index, nx.resource_allocation_index),
+                         (S.adamic_adar_index, nx.adamic_adar_index),
+                         (S.preferential_attachment, nx.preferential_attachment)]:
+        for eb in (None, pairs):
+            want, got = [], []
+            werr = gerr = None
+            try:
+                for t in theirs(G, eb):
+                    want.append(t)
+            except ZeroDivisionError as e:
+                werr = type(e)
+            try:
+                for t in ours(BG, eb):
+                    got.append(t)
+            except ZeroDivisionError as e:
+                gerr = type(e)
+            assert gerr is werr
+            same_predictions(got, want)  # the same pairs before an error too
+
+
+def test_link_predictor_errors():
+    G = nx.Graph([(0, 1), (1, 2)])
+    BG = from_networkx(G)
+    for f in (S.resource_allocation_index, S.adamic_adar_index, S.preferential_attachment):
+        with pytest.raises(nx.NodeNotFound):
+            f(BG, [(0, 7)])
+        with pytest.raises(nx.NetworkXNotImplemented):
+            f(from_networkx(nx.DiGraph([(0, 1)])))
+    # (0, 0) has the degree-1 common neighbour 1: NetworkX's
+    # ZeroDivisionError when the generator reaches that pair
+    H = nx.Graph([(0, 1)])
+    it = S.adamic_adar_index(from_networkx(H), [(0, 1), (0, 0)])
+    assert next(it) == (0, 1, 0)
+    with pytest.raises(ZeroDivisionError):
+        next(it)
+
+
+@SETTINGS
+@given(nx_graphs(), st.sampled_from(["in", "out", "in+out"]),
+       st.sampled_from(["in", "out", "in+out"]), st.booleans(), st.data())
+def test_average_neighbor_degree(G, source, target, weighted, data):
+    BG = from_networkx(G, {"weight": 1})
+    w = "weight" if weighted else None
+    kw = dict(source=source, target=target) if G.is_directed() else {}
+    nodes = data.draw(st.one_of(st.none(), st.lists(st.sampled_from(list(G)), max_size=5)))
+    want = nx.average_neighbor_degree(G, nodes=nodes, weight=w, **kw)
+    got = S.average_neighbor_degree(BG, nodes=nodes, weight=w, **kw)
+    assert list(got) == list(want)
+    for k in want:
+        assert type(got[k]) is type(want[k]), (k, got[k], want[k])
+        assert got[k] == pytest.approx(want[k], rel=1e-12, abs=1e-12)
+    if not weighted:
+        assert got == want
+
+
+def test_average_neighbor_degree_errors():
+    BG = from_networkx(nx.path_graph(3))
+    with pytest.raises(nx.NetworkXError, match="only supported for directed"):
+        S.average_neighbor_degree(BG, source="in")
+    D = from_networkx(nx.DiGraph([(0, 1)]))
+    with pytest.raises(nx.NetworkXError, match="source argument up"):
+        S.average_neighbor_degree(D, source="up")
+    with pytest.raises(nx.NetworkXError, match="target argument up"):
+        S.average_neighbor_degree(D, target="up")
+    with pytest.raises(NotImplementedError):  # NetworkX: TypeError on one node
+        S.average_neighbor_degree(BG, nodes=1)
+    assert BackendInterface.can_run("average_neighbor_degree", (nx.path_graph(3),),
+                                    {"nodes": 1}) is not True
