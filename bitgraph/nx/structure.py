@@ -1,7 +1,8 @@
 """NetworkX backend functions for graph structure: reciprocity, isolates,
 complement and reverse, k-cores and k-truss, link prediction (Jaccard,
-resource allocation, Adamic-Adar, preferential attachment), acyclicity,
-average degree connectivity and average neighbour degree.
+resource allocation, Adamic-Adar, preferential attachment), trees and
+forests, acyclicity, average degree connectivity and average neighbour
+degree.
 
 Each function has the name, signature, errors and return values of the
 NetworkX function of that name and takes a
@@ -39,7 +40,7 @@ __all__ = [
     "onion_layers", "k_truss",
     "jaccard_coefficient", "resource_allocation_index", "adamic_adar_index",
     "preferential_attachment", "is_directed_acyclic_graph", "average_degree_connectivity",
-    "average_neighbor_degree",
+    "average_neighbor_degree", "is_tree", "is_forest", "is_arborescence", "is_branching",
     "FUNCTIONS", "INFO", "CAN_RUN",
 ]
 
@@ -722,6 +723,88 @@ def is_directed_acyclic_graph(G):
     return left == 0
 
 
+# --- trees and forests ----------------------------------------------------------------------
+
+def _forest_parts(G):
+    """(labels, sizes, edges): each vertex's (weakly) connected component
+    label (Afforest) and, per label, its node and NetworkX edge counts (an
+    undirected edge once, a self-loop once)."""
+    from .measures import _cc_labels
+
+    labels = np.asarray(_cc_labels(G), np.int64)
+    n = labels.size
+    indptr, cols = _csr(G)
+    rows = np.repeat(np.arange(n, dtype=np.int64), np.diff(indptr))
+    if G.is_directed():
+        weight = np.ones(rows.size)
+    else:  # each direction half an edge, a self-loop a whole one
+        weight = np.where(rows == cols, 1.0, 0.5)
+    sizes = np.bincount(labels, minlength=n)
+    edges = np.bincount(labels[rows], weights=weight, minlength=n)
+    return labels, sizes, edges
+
+
+def is_tree(G):
+    """``networkx.is_tree``: n - 1 edges and (weakly) connected;
+    ``NetworkXPointlessConcept`` on the null graph.
+
+    >>> import networkx as nx
+    >>> from bitgraph.nx.convert import from_networkx
+    >>> is_tree(from_networkx(nx.path_graph(4))), is_tree(from_networkx(nx.cycle_graph(4)))
+    (True, False)
+    """
+    nx = _nx()
+    if len(G) == 0:
+        raise nx.NetworkXPointlessConcept("G has no nodes.")
+    if len(G) - 1 != G.number_of_edges():
+        return False
+    labels = _forest_parts(G)[0]
+    return bool(np.all(labels == labels[0]))
+
+
+def is_forest(G):
+    """``networkx.is_forest``: every (weakly) connected component has one
+    edge fewer than nodes; ``NetworkXPointlessConcept`` on the null graph.
+
+    >>> import networkx as nx
+    >>> from bitgraph.nx.convert import from_networkx
+    >>> is_forest(from_networkx(nx.Graph([(0, 1), (2, 3)])))
+    True
+    """
+    nx = _nx()
+    if len(G) == 0:
+        raise nx.NetworkXPointlessConcept("G has no nodes.")
+    _, sizes, edges = _forest_parts(G)
+    roots = sizes > 0
+    return bool(np.all(sizes[roots] - 1 == edges[roots]))
+
+
+def is_arborescence(G):
+    """``networkx.is_arborescence`` (directed graphs): a tree whose nodes
+    have in-degree at most 1.
+
+    >>> import networkx as nx
+    >>> from bitgraph.nx.convert import from_networkx
+    >>> is_arborescence(from_networkx(nx.DiGraph([(0, 1), (0, 2)])))
+    True
+    """
+    _not_implemented_for(G, "undirected")
+    return is_tree(G) and int(_out_in_degrees(G)[1].max()) <= 1
+
+
+def is_branching(G):
+    """``networkx.is_branching`` (directed graphs): a forest whose nodes
+    have in-degree at most 1.
+
+    >>> import networkx as nx
+    >>> from bitgraph.nx.convert import from_networkx
+    >>> is_branching(from_networkx(nx.DiGraph([(0, 1), (2, 1)])))
+    False
+    """
+    _not_implemented_for(G, "undirected")
+    return is_forest(G) and int(_out_in_degrees(G)[1].max()) <= 1
+
+
 # --- degree connectivity -------------------------------------------------------------------
 
 _DIRECTIONS = ("in", "out", "in+out")
@@ -902,7 +985,8 @@ FUNCTIONS = {f.__name__: f for f in (
     reciprocity, overall_reciprocity, isolates, is_isolate, number_of_isolates,
     complement, reverse, core_number, k_core, k_shell, k_crust, k_corona, onion_layers,
     k_truss, jaccard_coefficient, resource_allocation_index, adamic_adar_index,
-    preferential_attachment, average_neighbor_degree,
+    preferential_attachment, average_neighbor_degree, is_tree, is_forest, is_arborescence,
+    is_branching,
     is_directed_acyclic_graph, average_degree_connectivity)}
 
 CAN_RUN = {
@@ -924,6 +1008,11 @@ CAN_RUN = {
     "resource_allocation_index": _refuse(resource_allocation_index, _MULTI),
     "adamic_adar_index": _refuse(adamic_adar_index, _MULTI),
     "preferential_attachment": _refuse(preferential_attachment, _MULTI),
+    # edge counts count parallel edges
+    "is_tree": _refuse(is_tree, _MULTI),
+    "is_forest": _refuse(is_forest, _MULTI),
+    "is_arborescence": _refuse(is_arborescence, _MULTI),
+    "is_branching": _refuse(is_branching, _MULTI),
     "average_neighbor_degree": _refuse(
         average_neighbor_degree, _MULTI,
         (lambda a: callable(a["weight"]), "a callable weight"),
@@ -1007,6 +1096,20 @@ INFO = {
         "url": _NX + "algorithms.assortativity.average_neighbor_degree.html",
         "note": "Neighbour degree sums by mxv with A and/or A' (weighted: plus.times).",
         "extra_parameters": {}},
+    "is_tree": {
+        "url": _NX + "algorithms.tree.recognition.is_tree.html",
+        "note": "Edge count and (weakly) connected components (Afforest).",
+        "extra_parameters": {}},
+    "is_forest": {
+        "url": _NX + "algorithms.tree.recognition.is_forest.html",
+        "note": "Node and edge counts per (weakly) connected component (Afforest).",
+        "extra_parameters": {}},
+    "is_arborescence": {
+        "url": _NX + "algorithms.tree.recognition.is_arborescence.html",
+        "note": "is_tree and in-degrees at most 1.", "extra_parameters": {}},
+    "is_branching": {
+        "url": _NX + "algorithms.tree.recognition.is_branching.html",
+        "note": "is_forest and in-degrees at most 1.", "extra_parameters": {}},
     "is_directed_acyclic_graph": {
         "url": _NX + "algorithms.dag.is_directed_acyclic_graph.html",
         "note": "Kahn peeling of in-degree-0 vertices: a push along the removed rows "

@@ -434,3 +434,35 @@ def test_average_neighbor_degree_errors():
         S.average_neighbor_degree(BG, nodes=1)
     assert BackendInterface.can_run("average_neighbor_degree", (nx.path_graph(3),),
                                     {"nodes": 1}) is not True
+
+
+# --- trees and forests ---------------------------------------------------------------------
+
+@SETTINGS
+@given(nx_graphs(weighted=False), st.booleans())
+def test_trees_and_forests(G, make_forest):
+    if make_forest:  # a random spanning forest of G (often a tree)
+        F = nx.DiGraph() if G.is_directed() else nx.Graph()
+        F.add_nodes_from(G)
+        U = nx.Graph(G)
+        U.remove_edges_from(list(nx.selfloop_edges(U)))
+        for T in (nx.minimum_spanning_tree(U.subgraph(c)) for c in nx.connected_components(U)):
+            F.add_edges_from(T.edges())
+        G = F
+    BG = from_networkx(G)
+    assert S.is_tree(BG) is nx.is_tree(G)
+    assert S.is_forest(BG) is nx.is_forest(G)
+    if G.is_directed():
+        assert S.is_arborescence(BG) is nx.is_arborescence(G)
+        assert S.is_branching(BG) is nx.is_branching(G)
+    else:
+        with pytest.raises(nx.NetworkXNotImplemented):
+            S.is_branching(BG)
+
+
+def test_trees_null_graph():
+    for f in (S.is_tree, S.is_forest):
+        with pytest.raises(nx.NetworkXPointlessConcept):
+            f(from_networkx(nx.Graph()))
+    assert S.is_forest(from_networkx(nx.Graph([(0, 0)]))) is nx.is_forest(nx.Graph([(0, 0)]))
+    assert S.is_arborescence(from_networkx(nx.DiGraph([(0, 1), (2, 1)]))) is False
