@@ -159,7 +159,7 @@ def isolates(G):
     >>> list(isolates(from_networkx(G)))
     [0, 3]
     """
-    return iter(G.labels(np.flatnonzero(_isolated(G))))
+    return (v for v in G.labels(np.flatnonzero(_isolated(G))))
 
 
 def number_of_isolates(G):
