@@ -27,4 +27,7 @@ NETWORKX_TEST_BACKEND=bitgraph NETWORKX_FALLBACK_TO_NX=True python3 -m pytest -q
   networkx.algorithms.tests.test_dag \
   networkx.algorithms.assortativity.tests.test_connectivity \
   networkx.algorithms.assortativity.tests.test_neighbor_degree \
-  networkx.algorithms.tree.tests.test_recognition
+  networkx.algorithms.tree.tests.test_recognition \
+  networkx.algorithms.tests.test_regular \
+  networkx.algorithms.tests.test_euler \
+  networkx.classes.tests.test_function

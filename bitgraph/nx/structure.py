@@ -1,8 +1,8 @@
 """NetworkX backend functions for graph structure: reciprocity, isolates,
 complement and reverse, k-cores and k-truss, link prediction (Jaccard,
 resource allocation, Adamic-Adar, preferential attachment), trees and
-forests, acyclicity, average degree connectivity and average neighbour
-degree.
+forests, regularity, self-loops, Eulerian graphs, acyclicity, average
+degree connectivity and average neighbour degree.
 
 Each function has the name, signature, errors and return values of the
 NetworkX function of that name and takes a
@@ -41,6 +41,7 @@ __all__ = [
     "jaccard_coefficient", "resource_allocation_index", "adamic_adar_index",
     "preferential_attachment", "is_directed_acyclic_graph", "average_degree_connectivity",
     "average_neighbor_degree", "is_tree", "is_forest", "is_arborescence", "is_branching",
+    "is_regular", "is_k_regular", "number_of_selfloops", "is_empty", "is_eulerian",
     "FUNCTIONS", "INFO", "CAN_RUN",
 ]
 
@@ -805,6 +806,89 @@ def is_branching(G):
     return is_forest(G) and int(_out_in_degrees(G)[1].max()) <= 1
 
 
+# --- degree facts -------------------------------------------------------------------------
+
+def is_regular(G):
+    """``networkx.is_regular``: every node has the first node's degree (directed:
+    its in- and its out-degree); ``NetworkXPointlessConcept`` on the null graph.
+
+    >>> import networkx as nx
+    >>> from bitgraph.nx.convert import from_networkx
+    >>> is_regular(from_networkx(nx.cycle_graph(5))), is_regular(from_networkx(nx.path_graph(3)))
+    (True, False)
+    """
+    nx = _nx()
+    if len(G) == 0:
+        raise nx.NetworkXPointlessConcept("Graph has no nodes.")
+    if not G.is_directed():
+        d = _degrees(G)
+        return bool(np.all(d == d[0]))
+    out_deg, in_deg = _out_in_degrees(G)
+    return bool(np.all(in_deg == in_deg[0]) and np.all(out_deg == out_deg[0]))
+
+
+def is_k_regular(G, k):
+    """``networkx.is_k_regular`` (undirected graphs): every degree is k.
+
+    >>> import networkx as nx
+    >>> from bitgraph.nx.convert import from_networkx
+    >>> is_k_regular(from_networkx(nx.cycle_graph(5)), 2)
+    True
+    """
+    _not_implemented_for(G, "directed")
+    return bool(np.all(_degrees(G) == k))
+
+
+def number_of_selfloops(G):
+    """``networkx.number_of_selfloops``: the stored diagonal entries.
+
+    >>> import networkx as nx
+    >>> from bitgraph.nx.convert import from_networkx
+    >>> number_of_selfloops(from_networkx(nx.Graph([(0, 0), (0, 1), (1, 1)])))
+    2
+    """
+    return int(np.count_nonzero(_self_loops(G)))
+
+
+def is_empty(G):
+    """``networkx.is_empty``: no edges (self-loops are edges).
+
+    >>> import networkx as nx
+    >>> from bitgraph.nx.convert import from_networkx
+    >>> is_empty(from_networkx(nx.empty_graph(3))), is_empty(from_networkx(nx.path_graph(2)))
+    (True, False)
+    """
+    return G.matrix.nvals == 0
+
+
+def is_eulerian(G):
+    """``networkx.is_eulerian``: undirected, every degree even and connected;
+    directed, in-degree = out-degree everywhere and strongly connected, which
+    for such a balanced graph is weak connectivity (each weak component of a
+    balanced digraph is strongly connected). ``NetworkXPointlessConcept`` on
+    the null graph, from NetworkX's connectivity test.
+
+    >>> import networkx as nx
+    >>> from bitgraph.nx.convert import from_networkx
+    >>> is_eulerian(from_networkx(nx.cycle_graph(4, create_using=nx.DiGraph)))
+    True
+    """
+    from .measures import _cc_labels
+
+    nx = _nx()
+    if G.is_directed():
+        out_deg, in_deg = _out_in_degrees(G)
+        balanced = bool(np.all(out_deg == in_deg))
+    else:
+        balanced = bool(np.all(_degrees(G) % 2 == 0))
+    if not balanced:
+        return False
+    if len(G) == 0:
+        raise nx.NetworkXPointlessConcept("Connectivity is undefined for the null graph.")
+    labels = np.asarray(_cc_labels(G))
+    return bool(np.all(labels == labels[0]))
+
+
 # --- degree connectivity -------------------------------------------------------------------
 
 _DIRECTIONS = ("in", "out", "in+out")
@@ -986,7 +1070,7 @@ FUNCTIONS = {f.__name__: f for f in (
     complement, reverse, core_number, k_core, k_shell, k_crust, k_corona, onion_layers,
     k_truss, jaccard_coefficient, resource_allocation_index, adamic_adar_index,
     preferential_attachment, average_neighbor_degree, is_tree, is_forest, is_arborescence,
-    is_branching,
+    is_branching, is_regular, is_k_regular, number_of_selfloops, is_empty, is_eulerian,
     is_directed_acyclic_graph, average_degree_connectivity)}
 
 CAN_RUN = {
@@ -1013,6 +1097,11 @@ CAN_RUN = {
     "is_forest": _refuse(is_forest, _MULTI),
     "is_arborescence": _refuse(is_arborescence, _MULTI),
     "is_branching": _refuse(is_branching, _MULTI),
+    # degrees and self-loop counts count parallel edges
+    "is_regular": _refuse(is_regular, _MULTI),
+    "is_k_regular": _refuse(is_k_regular, _MULTI),
+    "number_of_selfloops": _refuse(number_of_selfloops, _MULTI),
+    "is_eulerian": _refuse(is_eulerian, _MULTI),
     "average_neighbor_degree": _refuse(
         average_neighbor_degree, _MULTI,
         (lambda a: callable(a["weight"]), "a callable weight"),
@@ -1110,6 +1199,22 @@ INFO = {
     "is_branching": {
         "url": _NX + "algorithms.tree.recognition.is_branching.html",
         "note": "is_forest and in-degrees at most 1.", "extra_parameters": {}},
+    "is_regular": {
+        "url": _NX + "algorithms.regular.is_regular.html",
+        "note": "Row and column counts.", "extra_parameters": {}},
+    "is_k_regular": {
+        "url": _NX + "algorithms.regular.is_k_regular.html",
+        "note": "Row counts.", "extra_parameters": {}},
+    "number_of_selfloops": {
+        "url": _NX + "classes.function.number_of_selfloops.html",
+        "note": "Counts the diagonal.", "extra_parameters": {}},
+    "is_empty": {
+        "url": _NX + "classes.function.is_empty.html",
+        "note": "No stored entries.", "extra_parameters": {}},
+    "is_eulerian": {
+        "url": _NX + "algorithms.euler.is_eulerian.html",
+        "note": "Degree parity (directed: in = out) and (weak) connectivity by Afforest.",
+        "extra_parameters": {}},
     "is_directed_acyclic_graph": {
         "url": _NX + "algorithms.dag.is_directed_acyclic_graph.html",
         "note": "Kahn peeling of in-degree-0 vertices: a push along the removed rows "

@@ -466,3 +466,39 @@ def test_trees_null_graph():
             f(from_networkx(nx.Graph()))
     assert S.is_forest(from_networkx(nx.Graph([(0, 0)]))) is nx.is_forest(nx.Graph([(0, 0)]))
     assert S.is_arborescence(from_networkx(nx.DiGraph([(0, 1), (2, 1)]))) is False
+
+
+# --- degree facts ------------------------------------------------------------------------------
+
+@SETTINGS
+@given(nx_graphs(weighted=False), st.sampled_from(["random", "cycle", "complete"]))
+def test_degree_facts(G, kind):
+    if kind != "random":  # regular and Eulerian cases, relabelled like G
+        n = len(G)
+        make = nx.cycle_graph if kind == "cycle" else nx.complete_graph
+        H = make(n, create_using=type(G))
+        G = nx.relabel_nodes(H, dict(zip(range(n), G)))
+    BG = from_networkx(G)
+    assert S.is_regular(BG) is nx.is_regular(G)
+    assert S.number_of_selfloops(BG) == nx.number_of_selfloops(G)
+    assert S.is_empty(BG) is nx.is_empty(G)
+    assert S.is_eulerian(BG) is nx.is_eulerian(G)
+    if G.is_directed():
+        with pytest.raises(nx.NetworkXNotImplemented):
+            S.is_k_regular(BG, 2)
+    else:
+        for k in range(4):
+            assert S.is_k_regular(BG, k) is nx.is_k_regular(G, k)
+
+
+def test_degree_facts_null_graph():
+    for G in (nx.Graph(), nx.DiGraph()):
+        BG = from_networkx(G)
+        with pytest.raises(nx.NetworkXPointlessConcept):
+            S.is_regular(BG)
+        with pytest.raises(nx.NetworkXPointlessConcept):
+            S.is_eulerian(BG)
+        assert S.is_empty(BG) is True
+    # balanced but in two pieces: not Eulerian
+    D = nx.DiGraph([(0, 1), (1, 0), (2, 3), (3, 2)])
+    assert S.is_eulerian(from_networkx(D)) is nx.is_eulerian(D) is False
