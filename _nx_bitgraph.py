@@ -96,6 +96,11 @@ _FUNCTIONS = {'adamic_adar_index': {'additional_docs': 'Sums over common neighbo
                                                'NetworkX.',
                             'additional_parameters': {},
                             'url': 'https://networkx.org/documentation/stable/reference/generated/networkx.algorithms.centrality.eigenvector_centrality.html'},
+ 'harmonic_centrality': {'additional_docs': 'Unweighted only (distance falls back); multi-source '
+                                            'BFS in batches, from the smaller of nbunch and '
+                                            'sources.',
+                         'additional_parameters': {},
+                         'url': 'https://networkx.org/documentation/stable/reference/generated/networkx.algorithms.centrality.harmonic_centrality.html'},
  'hits': {'additional_docs': "Power iteration (one vxm and one mxv a step) to NetworkX's singular "
                              "vectors; a run that does not converge falls back to NetworkX's "
                              'ARPACK.',

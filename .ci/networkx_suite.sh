@@ -30,4 +30,5 @@ NETWORKX_TEST_BACKEND=bitgraph NETWORKX_FALLBACK_TO_NX=True python3 -m pytest -q
   networkx.algorithms.tree.tests.test_recognition \
   networkx.algorithms.tests.test_regular \
   networkx.algorithms.tests.test_euler \
-  networkx.classes.tests.test_function
+  networkx.classes.tests.test_function \
+  networkx.algorithms.centrality.tests.test_harmonic_centrality

@@ -1,5 +1,5 @@
 """NetworkX backend functions for centralities: degree, in- and
-out-degree, eigenvector, Katz and HITS.
+out-degree, eigenvector, Katz, HITS and harmonic.
 
 Each function has the name, signature, errors and return values of the
 NetworkX function of that name and takes a
@@ -36,7 +36,7 @@ from .measures import _MULTI, _hashable, _not_implemented_for, _refuse
 
 __all__ = [
     "degree_centrality", "in_degree_centrality", "out_degree_centrality",
-    "eigenvector_centrality", "katz_centrality", "hits",
+    "eigenvector_centrality", "katz_centrality", "hits", "harmonic_centrality",
     "FUNCTIONS", "INFO", "CAN_RUN",
 ]
 
@@ -332,11 +332,67 @@ def hits(G, max_iter=100, tol=1.0e-8, nstart=None, normalized=True):
     return dict(zip(G.nodes, h.tolist())), dict(zip(G.nodes, a.tolist()))
 
 
+# --- harmonic ----------------------------------------------------------------------------
+
+def harmonic_centrality(G, nbunch=None, distance=None, sources=None):
+    """``networkx.harmonic_centrality`` (unweighted: ``distance`` None):
+    for each node x of ``nbunch``, the sum over ``sources`` s of 1 / d(s, x)
+    (unreachable and d = 0 add nothing; the int 0 when nothing is added),
+    keyed in the order of NetworkX's set of ``nbunch``. Distances from
+    msbfs batches over the smaller side: from the sources along out-edges,
+    or from the targets along in-edges.
+
+    >>> import networkx as nx
+    >>> from bitgraph.nx.convert import from_networkx
+    >>> harmonic_centrality(from_networkx(nx.path_graph(3)))
+    {0: 1.5, 1: 2.0, 2: 1.5}
+    """
+    from bitgraph import algorithms as alg
+    from bitgraph.settings import current
+
+    from .measures import _nbunch
+
+    if distance is not None:
+        raise NotImplementedError("bitgraph harmonic_centrality is unweighted only")
+    # NetworkX's sets, built in the same order (so iterated in the same order)
+    targets = set(G.labels(_nbunch(G, nbunch))) if nbunch is not None else set(G.nodes)
+    srcs = set(G.labels(_nbunch(G, sources))) if sources is not None else set(G.nodes)
+    t_ids = np.fromiter((G.index[v] for v in targets), np.int64, count=len(targets))
+    s_ids = np.fromiter((G.index[v] for v in srcs), np.int64, count=len(srcs))
+    total = np.zeros(len(G), np.float64)
+    count = np.zeros(len(G), np.int64)
+    n = len(G)
+    rows = current().io.all_pairs_rows
+    if len(targets) < len(srcs):
+        # BFS from each target x along in-edges: level[v] = d(v, x)
+        A = G.matrix.T if G.is_directed() else G.matrix
+        is_src = np.zeros(n, bool)
+        is_src[s_ids] = True
+        for start in range(0, t_ids.size, rows):
+            ids = t_ids[start:start + rows]
+            lev = np.asarray(_host(alg.msbfs(A, ids)), np.int64)
+            hit = (lev > 0) & is_src[None, :]
+            with np.errstate(divide="ignore"):
+                inv = np.where(hit, 1.0 / np.maximum(lev, 1), 0.0)
+            total[ids] += inv.sum(axis=1)
+            count[ids] += hit.sum(axis=1)
+    else:
+        # BFS from each source s along out-edges: level[x] = d(s, x)
+        for start in range(0, s_ids.size, rows):
+            ids = s_ids[start:start + rows]
+            lev = np.asarray(_host(alg.msbfs(G.matrix, ids)), np.int64)
+            hit = lev > 0
+            total += np.where(hit, 1.0 / np.maximum(lev, 1), 0.0).sum(axis=0)
+            count += hit.sum(axis=0)
+    values = total[t_ids].tolist()
+    return {v: (x if c else 0) for v, x, c in zip(targets, values, count[t_ids].tolist())}
+
+
 # --- the backend tables -----------------------------------------------------------------
 
 FUNCTIONS = {f.__name__: f for f in (
     degree_centrality, in_degree_centrality, out_degree_centrality,
-    eigenvector_centrality, katz_centrality, hits)}
+    eigenvector_centrality, katz_centrality, hits, harmonic_centrality)}
 
 _CALLABLE_WEIGHT = (lambda a: callable(a["weight"]), "a callable weight")
 
@@ -353,6 +409,9 @@ CAN_RUN = {
          "an int alpha with a beta dict (NetworkX may return ints)")),
     "hits": _refuse(hits, _MULTI, (lambda a: len(a["G"]) == 1,
                                    "one node: NetworkX's svds raises its own error")),
+    "harmonic_centrality": _refuse(
+        harmonic_centrality,
+        (lambda a: a["distance"] is not None, "weighted distances not implemented")),
 }
 
 _NX = "https://networkx.org/documentation/stable/reference/generated/networkx.algorithms."
@@ -378,6 +437,11 @@ INFO = {
         "url": _NX + "centrality.katz_centrality.html",
         "note": "Power iteration, one vxm a step with NetworkX's update and stop rule; "
                 "beta as a number or a dict, weights and nstart as NetworkX.",
+        "extra_parameters": {}},
+    "harmonic_centrality": {
+        "url": _NX + "centrality.harmonic_centrality.html",
+        "note": "Unweighted only (distance falls back); multi-source BFS in batches, from "
+                "the smaller of nbunch and sources.",
         "extra_parameters": {}},
     "hits": {
         "url": _NX + "link_analysis.hits_alg.hits.html",

@@ -188,3 +188,24 @@ def test_dispatch():
     M = nx.MultiGraph([(0, 1), (0, 1)])
     assert BackendInterface.can_run("degree_centrality", (M,), {}) is not True
     assert BackendInterface.can_run("eigenvector_centrality", (G,), {"weight": len}) is not True
+
+
+# --- harmonic --------------------------------------------------------------------------
+
+@SETTINGS
+@given(nx_graphs(weighted=False), st.data())
+def test_harmonic_centrality(G, data):
+    BG = convert(G)
+    nodes = list(G)
+    some = st.one_of(st.none(), st.lists(st.sampled_from(nodes), max_size=8))
+    nbunch, sources = data.draw(some), data.draw(some)
+    want = nx.harmonic_centrality(G, nbunch=nbunch, sources=sources)
+    got = C.harmonic_centrality(BG, nbunch=nbunch, sources=sources)
+    assert_close(got, want, rel=1e-12, abs_=1e-12)
+
+
+def test_harmonic_refuses_distance():
+    G = nx.path_graph(3)
+    assert BackendInterface.can_run("harmonic_centrality", (G,), {"distance": "w"}) is not True
+    with pytest.raises(NotImplementedError):
+        C.harmonic_centrality(convert(G), distance="weight")
