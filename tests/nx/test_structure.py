@@ -160,6 +160,22 @@ def test_core_subgraphs(G, which, k, given_core):
     assert sorted(map(repr, to_networkx(H).edges())) == sorted(map(repr, want.edges()))
 
 
+@pytest.mark.parametrize("seed", [1, 2])
+def test_peeling_frontier_sizes(seed):
+    # 3000 vertices: frontiers of a few rows, of under 1/64 of the vertices
+    # and wider ones all occur, so each way of a peeling round runs
+    G = nx.gnm_random_graph(3000, 7000, seed=seed)
+    assert S.core_number(from_networkx(G)) == nx.core_number(G)
+    D = nx.gnm_random_graph(3000, 7000, seed=seed, directed=True)
+    assert S.core_number(from_networkx(D)) == nx.core_number(D)
+    dag = nx.DiGraph((u, v) if u < v else (v, u) for u, v in D.edges() if u != v)
+    dag.add_nodes_from(D)
+    assert S.is_directed_acyclic_graph(from_networkx(dag)) is True
+    dag.add_edge(2999, 0)
+    dag.add_edge(0, 2999)
+    assert S.is_directed_acyclic_graph(from_networkx(dag)) is False
+
+
 def test_core_number_peeling_rounds():
     # a long path peels two vertices a round; a clique on top of it has core 4
     G = nx.path_graph(40)
