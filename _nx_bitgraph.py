@@ -199,6 +199,9 @@ _FUNCTIONS = {'adamic_adar_index': {'additional_docs': 'Sums over common neighbo
  'number_of_selfloops': {'additional_docs': 'Counts the diagonal.',
                          'additional_parameters': {},
                          'url': 'https://networkx.org/documentation/stable/reference/generated/networkx.classes.function.number_of_selfloops.html'},
+ 'number_of_walks': {'additional_docs': 'A^k by repeated squaring with mxm (int64 plus.times).',
+                     'additional_parameters': {},
+                     'url': 'https://networkx.org/documentation/stable/reference/generated/networkx.algorithms.walks.number_of_walks.html'},
  'number_weakly_connected_components': {'additional_docs': 'Afforest union-find ignoring edge '
                                                            'directions.',
                                         'additional_parameters': {},

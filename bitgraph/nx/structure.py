@@ -1,8 +1,8 @@
 """NetworkX backend functions for graph structure: reciprocity, isolates,
 complement and reverse, k-cores and k-truss, link prediction (Jaccard,
 resource allocation, Adamic-Adar, preferential attachment), trees and
-forests, regularity, self-loops, Eulerian graphs, acyclicity, average
-degree connectivity and average neighbour degree.
+forests, regularity, self-loops, Eulerian graphs, walk counts, acyclicity,
+average degree connectivity and average neighbour degree.
 
 Each function has the name, signature, errors and return values of the
 NetworkX function of that name and takes a
@@ -42,6 +42,7 @@ __all__ = [
     "preferential_attachment", "is_directed_acyclic_graph", "average_degree_connectivity",
     "average_neighbor_degree", "is_tree", "is_forest", "is_arborescence", "is_branching",
     "is_regular", "is_k_regular", "number_of_selfloops", "is_empty", "is_eulerian",
+    "number_of_walks",
     "FUNCTIONS", "INFO", "CAN_RUN",
 ]
 
@@ -889,6 +890,47 @@ def is_eulerian(G):
     return bool(np.all(labels == labels[0]))
 
 
+# --- walks ------------------------------------------------------------------------------------
+
+def number_of_walks(G, walk_length):
+    """``networkx.number_of_walks``: {u: {v: walks of ``walk_length`` edges
+    from u to v}} over all pairs (ints), the entries of A^walk_length by
+    repeated squaring with ``mxm`` (int64 ``plus.times``, wrapping on
+    overflow as NetworkX's scipy power does); ``ValueError`` for a negative
+    length.
+
+    >>> import networkx as nx
+    >>> from bitgraph.nx.convert import from_networkx
+    >>> number_of_walks(from_networkx(nx.path_graph(3)), 2)
+    {0: {0: 1, 1: 0, 2: 1}, 1: {0: 0, 1: 2, 2: 0}, 2: {0: 1, 1: 0, 2: 1}}
+    """
+    import operator
+
+    import bitgraph as bg
+
+    try:
+        k = operator.index(walk_length)
+    except TypeError:
+        raise NotImplementedError("bitgraph number_of_walks: an integer walk_length") from None
+    if k < 0:
+        raise ValueError(f"`walk_length` cannot be negative: {walk_length}")
+    n = len(G)
+    A = G.cpu_matrix
+    A = bg.Matrix.from_csr(A.indptr, A.indices, np.ones(A.nvals, np.int64), ncols=n,
+                           check=False, device="cpu")
+    # P = A^k: square the power of two, multiply it in where k has a bit
+    P = None
+    while k:
+        if k & 1:
+            P = A if P is None else bg.mxm(P, A, bg.PLUS_TIMES)
+        k >>= 1
+        if k:
+            A = bg.mxm(A, A, bg.PLUS_TIMES)
+    dense = np.eye(n, dtype=np.int64) if P is None else \
+        np.asarray(P.to_dense(0), np.int64).reshape(n, n)
+    return {u: dict(zip(G.nodes, row)) for u, row in zip(G.nodes, dense.tolist())}
+
+
 # --- degree connectivity -------------------------------------------------------------------
 
 _DIRECTIONS = ("in", "out", "in+out")
@@ -1071,6 +1113,7 @@ FUNCTIONS = {f.__name__: f for f in (
     k_truss, jaccard_coefficient, resource_allocation_index, adamic_adar_index,
     preferential_attachment, average_neighbor_degree, is_tree, is_forest, is_arborescence,
     is_branching, is_regular, is_k_regular, number_of_selfloops, is_empty, is_eulerian,
+    number_of_walks,
     is_directed_acyclic_graph, average_degree_connectivity)}
 
 CAN_RUN = {
@@ -1102,6 +1145,7 @@ CAN_RUN = {
     "is_k_regular": _refuse(is_k_regular, _MULTI),
     "number_of_selfloops": _refuse(number_of_selfloops, _MULTI),
     "is_eulerian": _refuse(is_eulerian, _MULTI),
+    "number_of_walks": _refuse(number_of_walks, _MULTI),
     "average_neighbor_degree": _refuse(
         average_neighbor_degree, _MULTI,
         (lambda a: callable(a["weight"]), "a callable weight"),
@@ -1214,6 +1258,10 @@ INFO = {
     "is_eulerian": {
         "url": _NX + "algorithms.euler.is_eulerian.html",
         "note": "Degree parity (directed: in = out) and (weak) connectivity by Afforest.",
+        "extra_parameters": {}},
+    "number_of_walks": {
+        "url": _NX + "algorithms.walks.number_of_walks.html",
+        "note": "A^k by repeated squaring with mxm (int64 plus.times).",
         "extra_parameters": {}},
     "is_directed_acyclic_graph": {
         "url": _NX + "algorithms.dag.is_directed_acyclic_graph.html",

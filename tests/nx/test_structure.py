@@ -518,3 +518,22 @@ def test_degree_facts_null_graph():
     # balanced but in two pieces: not Eulerian
     D = nx.DiGraph([(0, 1), (1, 0), (2, 3), (3, 2)])
     assert S.is_eulerian(from_networkx(D)) is nx.is_eulerian(D) is False
+
+
+# --- walks -------------------------------------------------------------------------------------
+
+@SETTINGS
+@given(nx_graphs(weighted=False, max_n=12), st.integers(0, 6))
+def test_number_of_walks(G, k):
+    got = S.number_of_walks(from_networkx(G), k)
+    want = nx.number_of_walks(G, k)
+    assert list(got) == list(want)
+    for u in want:
+        assert list(got[u].items()) == list(want[u].items())
+        assert all(type(x) is int for x in got[u].values())
+
+
+def test_number_of_walks_errors():
+    with pytest.raises(ValueError, match="cannot be negative"):
+        S.number_of_walks(from_networkx(nx.path_graph(2)), -1)
+    assert S.number_of_walks(from_networkx(nx.Graph()), 3) == {}
