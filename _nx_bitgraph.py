@@ -237,6 +237,14 @@ _FUNCTIONS = {'adamic_adar_index': {'additional_docs': 'Sums over common neighbo
                                 'fall back.',
              'additional_parameters': {},
              'url': 'https://networkx.org/documentation/stable/reference/generated/networkx.algorithms.operators.unary.reverse.html'},
+ 'rich_club_coefficient': {'additional_docs': 'normalized=False only (the random swaps of '
+                                              'normalized=True fall back); degree and edge-degree '
+                                              'counts.',
+                           'additional_parameters': {},
+                           'url': 'https://networkx.org/documentation/stable/reference/generated/networkx.algorithms.richclub.rich_club_coefficient.html'},
+ 's_metric': {'additional_docs': 'Degree products over the stored entries.',
+              'additional_parameters': {},
+              'url': 'https://networkx.org/documentation/stable/reference/generated/networkx.algorithms.smetric.s_metric.html'},
  'shortest_path_length': {'additional_docs': 'Unweighted through BFS (on the GPU when the graph is '
                                              'there), weighted through bitgraph.algorithms.sssp '
                                              '(CPU); negative weights run with '

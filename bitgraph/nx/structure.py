@@ -1,8 +1,9 @@
 """NetworkX backend functions for graph structure: reciprocity, isolates,
 complement and reverse, k-cores and k-truss, link prediction (Jaccard,
 resource allocation, Adamic-Adar, preferential attachment), trees and
-forests, regularity, self-loops, Eulerian graphs, walk counts, acyclicity,
-average degree connectivity and average neighbour degree.
+forests, regularity, self-loops, Eulerian graphs, walk counts, the
+s-metric and rich-club coefficients, acyclicity, average degree
+connectivity and average neighbour degree.
 
 Each function has the name, signature, errors and return values of the
 NetworkX function of that name and takes a
@@ -42,7 +43,7 @@ __all__ = [
     "preferential_attachment", "is_directed_acyclic_graph", "average_degree_connectivity",
     "average_neighbor_degree", "is_tree", "is_forest", "is_arborescence", "is_branching",
     "is_regular", "is_k_regular", "number_of_selfloops", "is_empty", "is_eulerian",
-    "number_of_walks",
+    "number_of_walks", "s_metric", "rich_club_coefficient",
     "FUNCTIONS", "INFO", "CAN_RUN",
 ]
 
@@ -890,6 +891,64 @@ def is_eulerian(G):
     return bool(np.all(labels == labels[0]))
 
 
+def s_metric(G):
+    """``networkx.s_metric``: the sum over edges (u, v) of degree(u) *
+    degree(v), as a float (an undirected edge once).
+
+    >>> import networkx as nx
+    >>> from bitgraph.nx.convert import from_networkx
+    >>> s_metric(from_networkx(nx.path_graph(4)))
+    8.0
+    """
+    d = _degrees(G)
+    indptr, cols = _csr(G)
+    rows = np.repeat(np.arange(len(G), dtype=np.int64), np.diff(indptr))
+    prod = d[rows] * d[cols]
+    if G.is_directed():
+        return float(int(prod.sum()))
+    loops = rows == cols
+    # both directions of an undirected edge are stored: halve them
+    return float(int(prod[~loops].sum()) // 2 + int(prod[loops].sum()))
+
+
+def rich_club_coefficient(G, normalized=True, Q=100, seed=None):
+    """``networkx.rich_club_coefficient`` with ``normalized=False``
+    (undirected graphs): for each degree d while more than one node has a
+    larger degree, 2 e(d) / (n(d) (n(d) - 1)) with n(d) those nodes and e(d)
+    the edges among them; ``Exception`` for a graph with self-loops, as
+    NetworkX. The normalised form compares with NetworkX's random edge
+    swaps: NetworkX runs it.
+
+    >>> import networkx as nx
+    >>> from bitgraph.nx.convert import from_networkx
+    >>> rich_club_coefficient(from_networkx(nx.star_graph(3)), normalized=False)
+    {0: 0.5}
+    """
+    _not_implemented_for(G, "directed")
+    if normalized:
+        raise NotImplementedError("bitgraph rich_club_coefficient: normalized=True "
+                                  "(random edge swaps) is NetworkX's")
+    if _self_loops(G).any():
+        raise Exception("rich_club_coefficient is not implemented for graphs with self loops.")
+    d = _degrees(G)
+    indptr, cols = _csr(G)
+    rows = np.repeat(np.arange(len(G), dtype=np.int64), np.diff(indptr))
+    upper = rows < cols  # each undirected edge once
+    low = np.sort(np.minimum(d[rows[upper]], d[cols[upper]]))
+    e = low.size
+    if e == 0:
+        return {}
+    sorted_deg = np.sort(d)
+    rc = {}
+    for k in range(int(d.max()) + 1):
+        nk = len(G) - int(np.searchsorted(sorted_deg, k, side="right"))  # degree > k
+        if nk <= 1:
+            break
+        ek = e - int(np.searchsorted(low, k, side="right"))  # both ends of degree > k
+        rc[k] = 2 * ek / (nk * (nk - 1))
+    return rc
+
+
 # --- walks ------------------------------------------------------------------------------------
 
 def number_of_walks(G, walk_length):
@@ -1113,7 +1172,7 @@ FUNCTIONS = {f.__name__: f for f in (
     k_truss, jaccard_coefficient, resource_allocation_index, adamic_adar_index,
     preferential_attachment, average_neighbor_degree, is_tree, is_forest, is_arborescence,
     is_branching, is_regular, is_k_regular, number_of_selfloops, is_empty, is_eulerian,
-    number_of_walks,
+    number_of_walks, s_metric, rich_club_coefficient,
     is_directed_acyclic_graph, average_degree_connectivity)}
 
 CAN_RUN = {
@@ -1146,6 +1205,10 @@ CAN_RUN = {
     "number_of_selfloops": _refuse(number_of_selfloops, _MULTI),
     "is_eulerian": _refuse(is_eulerian, _MULTI),
     "number_of_walks": _refuse(number_of_walks, _MULTI),
+    "s_metric": _refuse(s_metric, _MULTI),
+    "rich_club_coefficient": _refuse(
+        rich_club_coefficient, _MULTI,
+        (lambda a: a["normalized"], "normalized=True: NetworkX's random edge swaps")),
     "average_neighbor_degree": _refuse(
         average_neighbor_degree, _MULTI,
         (lambda a: callable(a["weight"]), "a callable weight"),
@@ -1259,6 +1322,13 @@ INFO = {
         "url": _NX + "algorithms.euler.is_eulerian.html",
         "note": "Degree parity (directed: in = out) and (weak) connectivity by Afforest.",
         "extra_parameters": {}},
+    "s_metric": {
+        "url": _NX + "algorithms.smetric.s_metric.html",
+        "note": "Degree products over the stored entries.", "extra_parameters": {}},
+    "rich_club_coefficient": {
+        "url": _NX + "algorithms.richclub.rich_club_coefficient.html",
+        "note": "normalized=False only (the random swaps of normalized=True fall back); "
+                "degree and edge-degree counts.", "extra_parameters": {}},
     "number_of_walks": {
         "url": _NX + "algorithms.walks.number_of_walks.html",
         "note": "A^k by repeated squaring with mxm (int64 plus.times).",

@@ -537,3 +537,32 @@ def test_number_of_walks_errors():
     with pytest.raises(ValueError, match="cannot be negative"):
         S.number_of_walks(from_networkx(nx.path_graph(2)), -1)
     assert S.number_of_walks(from_networkx(nx.Graph()), 3) == {}
+
+
+# --- s-metric and rich club --------------------------------------------------------------------
+
+@SETTINGS
+@given(nx_graphs(weighted=False))
+def test_s_metric_and_rich_club(G):
+    BG = from_networkx(G)
+    got, want = S.s_metric(BG), nx.s_metric(G)
+    assert got == want and type(got) is float
+    if G.is_directed():
+        with pytest.raises(nx.NetworkXNotImplemented):
+            S.rich_club_coefficient(BG, normalized=False)
+        return
+    if nx.number_of_selfloops(G):
+        with pytest.raises(Exception, match="self loops"):
+            S.rich_club_coefficient(BG, normalized=False)
+        G = without_loops(G)
+        BG = from_networkx(G)
+    got = S.rich_club_coefficient(BG, normalized=False)
+    assert list(got.items()) == list(nx.rich_club_coefficient(G, normalized=False).items())
+
+
+def test_rich_club_normalized_falls_back():
+    G = nx.path_graph(5)
+    assert BackendInterface.can_run("rich_club_coefficient", (G,), {}) is not True
+    assert BackendInterface.can_run("rich_club_coefficient", (G,), {"normalized": False}) is True
+    with pytest.raises(NotImplementedError):
+        S.rich_club_coefficient(from_networkx(G))
