@@ -62,8 +62,8 @@ _FUNCTIONS = {'adamic_adar_index': {'additional_docs': 'Sums over common neighbo
                                    "times (A+A').",
                 'additional_parameters': {},
                 'url': 'https://networkx.org/documentation/stable/reference/generated/networkx.algorithms.cluster.clustering.html'},
- 'complement': {'additional_docs': 'Returns a BitGraph; built from dense n x n flags (the result '
-                                   'has n(n-1) - m edges).',
+ 'complement': {'additional_docs': 'Built from dense n x n flags (the result has n(n-1) - m '
+                                   'edges).',
                 'additional_parameters': {},
                 'url': 'https://networkx.org/documentation/stable/reference/generated/networkx.algorithms.operators.unary.complement.html'},
  'connected_components': {'additional_docs': 'Afforest union-find over the whole graph, then one '
@@ -154,25 +154,21 @@ _FUNCTIONS = {'adamic_adar_index': {'additional_docs': 'Sums over common neighbo
                                             'plus.pair A.',
                          'additional_parameters': {},
                          'url': 'https://networkx.org/documentation/stable/reference/generated/networkx.algorithms.link_prediction.jaccard_coefficient.html'},
- 'k_core': {'additional_docs': 'Returns a BitGraph; core numbers by peeling; graphs with '
-                               'attributes fall back.',
+ 'k_core': {'additional_docs': 'Core numbers by peeling; node or edge attributes fall back.',
             'additional_parameters': {},
             'url': 'https://networkx.org/documentation/stable/reference/generated/networkx.algorithms.core.k_core.html'},
- 'k_corona': {'additional_docs': 'Returns a BitGraph; core numbers by peeling, neighbour counts by '
-                                 'one mxv; graphs with attributes fall back.',
+ 'k_corona': {'additional_docs': 'Core numbers by peeling, neighbour counts by one mxv; graphs '
+                                 'with attributes fall back.',
               'additional_parameters': {},
               'url': 'https://networkx.org/documentation/stable/reference/generated/networkx.algorithms.core.k_corona.html'},
- 'k_crust': {'additional_docs': 'Returns a BitGraph; core numbers by peeling; graphs with '
-                                'attributes fall back.',
+ 'k_crust': {'additional_docs': 'Core numbers by peeling; node or edge attributes fall back.',
              'additional_parameters': {},
              'url': 'https://networkx.org/documentation/stable/reference/generated/networkx.algorithms.core.k_crust.html'},
- 'k_shell': {'additional_docs': 'Returns a BitGraph; core numbers by peeling; graphs with '
-                                'attributes fall back.',
+ 'k_shell': {'additional_docs': 'Core numbers by peeling; node or edge attributes fall back.',
              'additional_parameters': {},
              'url': 'https://networkx.org/documentation/stable/reference/generated/networkx.algorithms.core.k_shell.html'},
- 'k_truss': {'additional_docs': "Returns a BitGraph; LAGraph's k-truss (masked C plus.pair C, "
-                                'select by support, until stable); graphs with attributes fall '
-                                'back.',
+ 'k_truss': {'additional_docs': "LAGraph's k-truss (masked C plus.pair C, select by support, until "
+                                'stable); graphs with attributes fall back.',
              'additional_parameters': {},
              'url': 'https://networkx.org/documentation/stable/reference/generated/networkx.algorithms.core.k_truss.html'},
  'katz_centrality': {'additional_docs': "Power iteration, one vxm a step with NetworkX's update "
@@ -233,8 +229,8 @@ _FUNCTIONS = {'adamic_adar_index': {'additional_docs': 'Sums over common neighbo
                                                   'plus.times product.',
                                'additional_parameters': {},
                                'url': 'https://networkx.org/documentation/stable/reference/generated/networkx.algorithms.link_prediction.resource_allocation_index.html'},
- 'reverse': {'additional_docs': "Returns a BitGraph of A'; graphs with attributes and copy=False "
-                                'fall back.',
+ 'reverse': {'additional_docs': "The transpose A'; graphs with attributes and copy=False fall "
+                                'back.',
              'additional_parameters': {},
              'url': 'https://networkx.org/documentation/stable/reference/generated/networkx.algorithms.operators.unary.reverse.html'},
  'rich_club_coefficient': {'additional_docs': 'normalized=False only (the random swaps of '

@@ -12,7 +12,7 @@ operations over the whole graph: ``A .* A'`` for reciprocity, peeling
 rounds ``deg -= removed' B`` for k-cores and acyclicity (a push along the
 removed rows, one ``vxm`` when they are many), ``A plus.pair A`` masked by
 the asked pairs for Jaccard, one ``mxv`` for degree connectivity.
-Functions that return a graph return a :class:`BitGraph`. Graph results
+Functions that return a graph return a NetworkX graph. Graph results
 carry no attributes, so ``CAN_RUN`` leaves graphs with node, edge or graph
 attributes to NetworkX where NetworkX would copy them.
 
@@ -61,16 +61,19 @@ def _csr(G):
 
 
 def _graph_from_csr(n, indptr, cols, nodes, directed, graph=None):
-    """A :class:`BitGraph` of sorted CSR arrays over ``nodes`` (no node or
-    edge attributes; ``graph``: its graph attributes); its NetworkX
-    adjacency order is the CSR order."""
+    """The NetworkX graph (``Graph`` or ``DiGraph``) of sorted CSR arrays
+    over ``nodes``, as ``bfs_tree`` returns one: no node or edge attributes,
+    ``graph`` its graph attributes, each node's neighbours in CSR order
+    (built through a :class:`BitGraph` and :func:`.convert.to_networkx`)."""
+    from .convert import to_networkx
+
     import bitgraph as bg
 
     idt = np.int32 if max(n, cols.size) < 2**31 - 1 else np.int64
     M = bg.Matrix.from_csr(indptr.astype(idt), cols.astype(idt), None, ncols=n, check=False,
                            device="cpu")
-    return BitGraph(M, nodes, directed=directed, graph=graph, adj_indptr=indptr,
-                    adj_indices=cols)
+    return to_networkx(BitGraph(M, nodes, directed=directed, graph=graph, adj_indptr=indptr,
+                                adj_indices=cols))
 
 
 # --- reciprocity ----------------------------------------------------------------------
@@ -199,13 +202,12 @@ def is_isolate(G, n):
 
 def complement(G):
     """``networkx.complement``: the graph on G's nodes with an edge u -> v
-    (u != v) exactly where G has none; a :class:`BitGraph`, without G's
+    (u != v) exactly where G has none; a NetworkX graph, without G's
     attributes as NetworkX's.
 
     >>> import networkx as nx
     >>> from bitgraph.nx.convert import from_networkx
-    >>> from bitgraph.nx.convert import to_networkx
-    >>> sorted(to_networkx(complement(from_networkx(nx.path_graph(3)))).edges())
+    >>> sorted(complement(from_networkx(nx.path_graph(3))).edges())
     [(0, 2)]
     """
     n = len(G)
@@ -225,15 +227,14 @@ def complement(G):
 
 def reverse(G, copy=True):
     """``networkx.reverse`` (directed graphs; ``NetworkXError`` otherwise):
-    the graph with every edge turned around, as a :class:`BitGraph`
+    the graph with every edge turned around, as a NetworkX graph
     (``copy=False``, a view, is left to NetworkX). Successors come in
-    NetworkX's order; predecessors, converted back, by node position
-    (NetworkX's follow G's adjacency order).
+    NetworkX's order; predecessors by node position (NetworkX's follow G's
+    adjacency order).
 
     >>> import networkx as nx
     >>> from bitgraph.nx.convert import from_networkx
-    >>> from bitgraph.nx.convert import to_networkx
-    >>> list(to_networkx(reverse(from_networkx(nx.DiGraph([("a", "b")])))).edges())
+    >>> list(reverse(from_networkx(nx.DiGraph([("a", "b")]))).edges())
     [('b', 'a')]
     """
     nx = _nx()
@@ -358,7 +359,7 @@ def core_number(G):
 
 def _core_subgraph(G, keep_filter, k, core, with_node=False):
     """NetworkX's ``G.subgraph(v for v in core if keep(v)).copy()`` as a
-    :class:`BitGraph`: nodes in the order NetworkX's subgraph view lists
+    NetworkX graph: nodes in the order NetworkX's subgraph view lists
     them (the kept set's own order when it is under half of G, else G's),
     edges those of G among them."""
     if core is None:
@@ -392,7 +393,7 @@ def _induced(G, nodes):
 
 def k_core(G, k=None, core_number=None):
     """``networkx.k_core``: the subgraph of nodes with core number >= k
-    (default: the largest), as a :class:`BitGraph`; ``core_number`` (a
+    (default: the largest), as a NetworkX graph; ``core_number`` (a
     dict) is used instead of computing one when given.
 
     >>> import networkx as nx
@@ -405,7 +406,7 @@ def k_core(G, k=None, core_number=None):
 
 def k_shell(G, k=None, core_number=None):
     """``networkx.k_shell``: the subgraph of nodes with core number exactly k
-    (default: the largest), as a :class:`BitGraph`.
+    (default: the largest), as a NetworkX graph.
 
     >>> import networkx as nx
     >>> from bitgraph.nx.convert import from_networkx
@@ -417,7 +418,7 @@ def k_shell(G, k=None, core_number=None):
 
 def k_crust(G, k=None, core_number=None):
     """``networkx.k_crust``: the subgraph of nodes with core number <= k
-    (default: the largest minus one), as a :class:`BitGraph`.
+    (default: the largest minus one), as a NetworkX graph.
 
     >>> import networkx as nx
     >>> from bitgraph.nx.convert import from_networkx
@@ -433,7 +434,7 @@ def k_crust(G, k=None, core_number=None):
 
 def k_corona(G, k, core_number=None):
     """``networkx.k_corona``: the subgraph of nodes with core number k and
-    exactly k neighbours of core number >= k, as a :class:`BitGraph`
+    exactly k neighbours of core number >= k, as a NetworkX graph
     (the neighbour counts: one ``mxv`` of A with the core >= k indicator).
 
     >>> import networkx as nx
@@ -480,7 +481,7 @@ def onion_layers(G):
 def k_truss(G, k):
     """``networkx.k_truss`` (undirected graphs): the largest subgraph whose
     every edge is in at least k - 2 of its triangles, without isolated
-    nodes, as a :class:`BitGraph`; ``NetworkXNotImplemented`` for a graph
+    nodes, as a NetworkX graph; ``NetworkXNotImplemented`` for a graph
     with self-loops. LAGraph's k-truss: C = A, then C = select(C plus.pair
     C masked by C, >= k - 2) until C stops shrinking.
 
@@ -1237,11 +1238,11 @@ INFO = {
         "note": "Counts the vertices with empty rows and columns.", "extra_parameters": {}},
     "complement": {
         "url": _NX + "algorithms.operators.unary.complement.html",
-        "note": "Returns a BitGraph; built from dense n x n flags (the result has "
+        "note": "Built from dense n x n flags (the result has "
                 "n(n-1) - m edges).", "extra_parameters": {}},
     "reverse": {
         "url": _NX + "algorithms.operators.unary.reverse.html",
-        "note": "Returns a BitGraph of A'; graphs with attributes and copy=False fall back.",
+        "note": "The transpose A'; graphs with attributes and copy=False fall back.",
         "extra_parameters": {}},
     "core_number": {
         "url": _NX + "algorithms.core.core_number.html",
@@ -1250,19 +1251,19 @@ INFO = {
         "extra_parameters": {}},
     "k_core": {
         "url": _NX + "algorithms.core.k_core.html",
-        "note": "Returns a BitGraph; core numbers by peeling; graphs with attributes fall back.",
+        "note": "Core numbers by peeling; node or edge attributes fall back.",
         "extra_parameters": {}},
     "k_shell": {
         "url": _NX + "algorithms.core.k_shell.html",
-        "note": "Returns a BitGraph; core numbers by peeling; graphs with attributes fall back.",
+        "note": "Core numbers by peeling; node or edge attributes fall back.",
         "extra_parameters": {}},
     "k_crust": {
         "url": _NX + "algorithms.core.k_crust.html",
-        "note": "Returns a BitGraph; core numbers by peeling; graphs with attributes fall back.",
+        "note": "Core numbers by peeling; node or edge attributes fall back.",
         "extra_parameters": {}},
     "k_corona": {
         "url": _NX + "algorithms.core.k_corona.html",
-        "note": "Returns a BitGraph; core numbers by peeling, neighbour counts by one mxv; "
+        "note": "Core numbers by peeling, neighbour counts by one mxv; "
                 "graphs with attributes fall back.",
         "extra_parameters": {}},
     "onion_layers": {
@@ -1270,7 +1271,7 @@ INFO = {
         "note": "The rounds of the k-core peeling.", "extra_parameters": {}},
     "k_truss": {
         "url": _NX + "algorithms.core.k_truss.html",
-        "note": "Returns a BitGraph; LAGraph's k-truss (masked C plus.pair C, select by "
+        "note": "LAGraph's k-truss (masked C plus.pair C, select by "
                 "support, until stable); graphs with attributes fall back.",
         "extra_parameters": {}},
     "jaccard_coefficient": {

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from bitgraph.nx import BackendInterface
 from bitgraph.nx import structure as S
-from bitgraph.nx.convert import from_networkx, to_networkx
+from bitgraph.nx.convert import from_networkx
 
 SETTINGS = settings(max_examples=40, deadline=None)
 
@@ -99,7 +99,7 @@ def test_is_isolate_not_in_graph():
 @SETTINGS
 @given(nx_graphs())
 def test_complement(G):
-    H = to_networkx(S.complement(from_networkx(G)))
+    H = S.complement(from_networkx(G))
     want = nx.complement(G)
     assert type(H) is type(want)
     assert adjacency(H) == adjacency(want)
@@ -108,12 +108,12 @@ def test_complement(G):
 @SETTINGS
 @given(nx_graphs(directed=True))
 def test_reverse(G):
-    H = to_networkx(S.reverse(from_networkx(G)))
+    H = S.reverse(from_networkx(G))
     want = nx.reverse(G)
     assert type(H) is type(want)
     assert adjacency(H) == adjacency(want)
     # predecessors: the same sets (NetworkX lists them in G's adjacency order,
-    # the converted graph by node position)
+    # ours by node position)
     assert [(n, set(H.pred[n])) for n in H] == [(n, set(want.pred[n])) for n in want]
 
 
@@ -155,9 +155,9 @@ def test_core_subgraphs(G, which, k, given_core):
     kw = {"core_number": nx.core_number(G)} if given_core else {}
     H = ours(BG, k, **kw)
     want = theirs(G, k, **kw)
-    assert H.nodes == list(want)  # NetworkX's subgraph node order
-    assert type(to_networkx(H)) is type(want)
-    assert sorted(map(repr, to_networkx(H).edges())) == sorted(map(repr, want.edges()))
+    assert list(H.nodes) == list(want)  # NetworkX's subgraph node order
+    assert type(H) is type(want)
+    assert sorted(map(repr, H.edges())) == sorted(map(repr, want.edges()))
 
 
 @pytest.mark.parametrize("seed", [1, 2])
@@ -246,7 +246,7 @@ def test_dispatch():
         list(nx.jaccard_coefficient(G))
     H = nx.k_core(G, backend="bitgraph")
     assert list(H.nodes) == list(nx.k_core(G))
-    assert np.array_equal(np.sort([len(S.complement(from_networkx(G)).nodes)]), [40])
+    assert np.array_equal(np.sort([len(S.complement(from_networkx(G)))]), [40])
     M = nx.MultiDiGraph([(0, 1), (0, 1)])
     assert BackendInterface.can_run("overall_reciprocity", (M,), {}) is not True
 
@@ -304,8 +304,8 @@ def test_k_corona(G, k, given_core):
     kw = {"core_number": nx.core_number(G)} if given_core else {}
     H = S.k_corona(from_networkx(G), k, **kw)
     want = nx.k_corona(G, k, **kw)
-    assert H.nodes == list(want)
-    assert sorted(map(repr, to_networkx(H).edges())) == sorted(map(repr, want.edges()))
+    assert list(H.nodes) == list(want)
+    assert sorted(map(repr, H.edges())) == sorted(map(repr, want.edges()))
 
 
 @SETTINGS
@@ -330,8 +330,8 @@ def test_k_truss(G, k):
         G = without_loops(G)
     H = S.k_truss(from_networkx(G), k)
     want = nx.k_truss(G, k)
-    assert H.nodes == list(want)
-    assert sorted(map(repr, map(sorted_pair, to_networkx(H).edges()))) == \
+    assert list(H.nodes) == list(want)
+    assert sorted(map(repr, map(sorted_pair, H.edges()))) == \
         sorted(map(repr, map(sorted_pair, want.edges())))
 
 
@@ -345,8 +345,8 @@ def test_k_truss_dense():
     for k in range(1, 8):
         H = S.k_truss(from_networkx(G), k)
         want = nx.k_truss(G, k)
-        assert H.nodes == list(want)
-        assert set(map(frozenset, to_networkx(H).edges())) == set(map(frozenset, want.edges()))
+        assert list(H.nodes) == list(want)
+        assert set(map(frozenset, H.edges())) == set(map(frozenset, want.edges()))
     with pytest.raises(nx.NetworkXNotImplemented):
         S.k_truss(from_networkx(nx.DiGraph([(0, 1)])), 3)
 
@@ -359,10 +359,10 @@ def test_core_subgraphs_keep_graph_attributes():
     assert BackendInterface.can_run("reverse", (G.to_directed(),), {}) is not True
     BG = from_networkx(G)
     for ours, theirs in [(S.k_core, nx.k_core), (S.k_crust, nx.k_crust)]:
-        H = to_networkx(ours(BG))
+        H = ours(BG)
         assert H.graph == theirs(G).graph == {"name": "kite"}
-    assert to_networkx(S.k_truss(BG, 4)).graph == nx.k_truss(G, 4).graph
-    assert to_networkx(S.complement(BG)).graph == nx.complement(G).graph == {}
+    assert S.k_truss(BG, 4).graph == nx.k_truss(G, 4).graph
+    assert S.complement(BG).graph == nx.complement(G).graph == {}
 
 
 # --- more link prediction ------------------------------------------------------------------
