@@ -11,9 +11,10 @@ eigenvector-type centralities are power iterations of one ``vxm`` (or
 rule and its ``PowerIterationFailedConvergence``. Only the result dict
 walks the nodes in Python.
 
-Devices: the iterations run where ``G.matrix`` is (``G.weighted(...)``
-for a weighted one, on the same device); the iterate comes back to the
-host once a step for NetworkX's norms. Degrees read ``G.cpu_matrix``.
+Devices: the iterations and harmonic centrality's BFSs run where
+``G.matrix`` is (``G.weighted(...)`` for a weighted one, on the same
+device); the iterate comes back to the host once a step for NetworkX's
+norms. Degrees read ``G.cpu_matrix``.
 
 >>> import networkx as nx
 >>> from bitgraph.nx.convert import from_networkx

@@ -10,13 +10,19 @@ NetworkX function of that name and takes a
 :class:`bitgraph.nx.graph.BitGraph` as ``G``. The counting is GraphBLAS
 operations over the whole graph: ``A .* A'`` for reciprocity, peeling
 rounds ``deg -= removed' B`` for k-cores and acyclicity (a push along the
-removed rows, one ``vxm`` when they are many), ``A plus.pair A`` masked by
-the asked pairs for Jaccard, one ``mxv`` for degree connectivity.
-Functions that return a graph return a NetworkX graph. Graph results
-carry no attributes, so ``CAN_RUN`` leaves graphs with node, edge or graph
-attributes to NetworkX where NetworkX would copy them.
+removed rows, one ``vxm`` when they are many), ``C<C> = C plus.pair C``
+for k-truss, products masked by the asked pairs for link prediction,
+``mxv`` for degree connectivity, ``mxm`` powers for walks.
 
-Devices: the matrix operations run on the host, on ``G.cpu_matrix``.
+Functions that return a graph return a NetworkX graph (as ``bfs_tree``
+does) with each node's neighbours in node-position order. It carries no
+node or edge attributes (the k-core family and k-truss keep G's graph
+attributes, as NetworkX's copies do), so ``CAN_RUN`` leaves graphs with
+such attributes to NetworkX where NetworkX would copy them.
+
+Devices: the matrix operations run on the host, on ``G.cpu_matrix``; the
+components behind the tree, forest and Eulerian tests are labelled where
+``G.matrix`` is.
 
 >>> import networkx as nx
 >>> from bitgraph.nx.convert import from_networkx
