@@ -8,8 +8,9 @@ counts of the adjacency (its ``indptr`` and a count of its column indices,
 the reductions by rows and by columns of a structure-only matrix); the
 eigenvector-type centralities are power iterations of one ``vxm`` (or
 ``mxv``) per step over the whole graph, with NetworkX's update, its stop
-rule and its ``PowerIterationFailedConvergence``. Only the result dict
-walks the nodes in Python.
+rule and its ``PowerIterationFailedConvergence`` (HITS: see there);
+harmonic centrality sums 1 / distance over msbfs batches. Only the result
+dict walks the nodes in Python.
 
 Devices: the iterations and harmonic centrality's BFSs run where
 ``G.matrix`` is (``G.weighted(...)`` for a weighted one, on the same
