@@ -329,6 +329,7 @@ def _core_numbers(G, layers=False):
     deg = _degrees(G).astype(np.int64)
     core = np.zeros(n, np.int64)
     layer = np.zeros(n, np.int64)
+    removed_at = np.zeros(n, np.int64)  # the degree a vertex had when removed
     alive = np.ones(n, bool)
     left = n
     k = 0
@@ -341,13 +342,14 @@ def _core_numbers(G, layers=False):
         rounds += 1
         core[frontier] = k
         layer[frontier] = rounds
+        removed_at[frontier] = deg[frontier]
         alive[frontier] = False
         left -= frontier.size
         # deg <- deg - removed' B (only the removed vertices' neighbours change)
         ids = _peel(B, frontier, deg)
         cand = ids[alive[ids]]
         frontier = cand[deg[cand] <= k]
-    return (core, layer) if layers else core
+    return (core, layer, removed_at) if layers else core
 
 
 def core_number(G):
@@ -471,7 +473,8 @@ def onion_layers(G):
     """``networkx.onion_layers`` (undirected graphs): each node's layer in
     the onion decomposition, the round of the k-core peeling that removes it
     (isolated nodes first, when there are any); ``NetworkXNotImplemented``
-    for a graph with self-loops. Keys in the order of the layers, then of G.
+    for a graph with self-loops. Keys in NetworkX's order: by layer, in a
+    layer by the degree left when it was removed, then in G's order.
 
     >>> import networkx as nx
     >>> from bitgraph.nx.convert import from_networkx
@@ -479,8 +482,8 @@ def onion_layers(G):
     {3: 1, 0: 2, 1: 2, 2: 2}
     """
     _not_implemented_for(G, "directed")
-    _, layer = _core_numbers(G, layers=True)
-    order = np.argsort(layer, kind="stable")
+    _, layer, removed_at = _core_numbers(G, layers=True)
+    order = np.lexsort((np.arange(len(G)), removed_at, layer))
     return dict(zip(G.labels(order), layer[order].tolist()))
 
 
