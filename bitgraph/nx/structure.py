@@ -1013,9 +1013,10 @@ def average_degree_connectivity(G, source="in+out", target="in+out", nodes=None,
 
     Neighbours are NetworkX's: successors (``source`` "out" and "in+out")
     or predecessors ("in"), so the neighbour sums are one ``mxv`` with
-    ``A`` (or ``A'``) and the target degrees. A weighted class whose degree
-    sum is 0 (NetworkX then returns the sum itself, an int or a float as the
-    weights were) raises ``NotImplementedError``: NetworkX runs it.
+    ``A`` (or ``A'``) and the target degrees. Degree 0 maps to the int 0; a
+    weighted class of higher degree whose weights sum to 0 (NetworkX then
+    returns the sum itself, an int or a float as the weights were) raises
+    ``NotImplementedError``: NetworkX runs it.
 
     >>> import networkx as nx
     >>> from bitgraph.nx.convert import from_networkx
@@ -1078,10 +1079,12 @@ def average_degree_connectivity(G, source="in+out", target="in+out", nodes=None,
     for j in np.argsort(first, kind="stable").tolist():
         key, avg, dn = int(ks[starts[j]]), dsum[j].item(), dnorm[j].item()
         if dn == 0:
-            if weighted:
-                raise NotImplementedError(
-                    "bitgraph average_degree_connectivity: a weighted degree sum of 0")
-            out[key] = avg
+            if key == 0:  # no neighbours at all: NetworkX's sums stay the int 0
+                out[key] = 0
+                continue
+            # weights of 0: NetworkX's int or float sum, as the weights were
+            raise NotImplementedError(
+                "bitgraph average_degree_connectivity: a weighted degree sum of 0")
         else:
             out[key] = avg / dn
     return out

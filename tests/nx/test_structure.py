@@ -265,8 +265,8 @@ def test_average_degree_connectivity(G, source, target, weighted, data):
     want = nx.average_degree_connectivity(G, nodes=nodes, weight=w, **kw)
     try:
         got = S.average_degree_connectivity(BG, nodes=nodes, weight=w, **kw)
-    except NotImplementedError:  # a weighted class with degree sum 0: NetworkX's
-        assert weighted
+    except NotImplementedError:  # weights summing to 0 in a class: NetworkX's
+        assert weighted and any(d.get("weight", 1) == 0 for *_, d in G.edges(data=True))
         return
     assert list(got) == list(want)
     for k in want:
@@ -274,6 +274,17 @@ def test_average_degree_connectivity(G, source, target, weighted, data):
         assert got[k] == pytest.approx(want[k], rel=1e-12, abs=1e-12)
     if not weighted:
         assert got == want
+
+
+def test_average_degree_connectivity_degree_zero_weighted():
+    # in-degree 0 with weights: NetworkX's int 0, not a fallback
+    G = nx.DiGraph([(0, 1, {"weight": 2.5}), (1, 2, {"weight": 0.5}), (3, 1)])
+    BG = from_networkx(G, {"weight": 1})
+    for source in ("in", "out", "in+out"):
+        got = S.average_degree_connectivity(BG, source=source, weight="weight")
+        want = nx.average_degree_connectivity(G, source=source, weight="weight")
+        assert list(got.items()) == list(want.items())
+        assert [type(v) for v in got.values()] == [type(v) for v in want.values()]
 
 
 def test_average_degree_connectivity_errors():
