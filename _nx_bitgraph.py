@@ -113,6 +113,10 @@ _FUNCTIONS = {'adamic_adar_index': {'additional_docs': 'Sums over common neighbo
  'is_arborescence': {'additional_docs': 'is_tree and in-degrees at most 1.',
                      'additional_parameters': {},
                      'url': 'https://networkx.org/documentation/stable/reference/generated/networkx.algorithms.tree.recognition.is_arborescence.html'},
+ 'is_bipartite': {'additional_docs': 'Distance parities from one BFS over every component (a '
+                                     'virtual root), then one check over the edges.',
+                  'additional_parameters': {},
+                  'url': 'https://networkx.org/documentation/stable/reference/generated/networkx.algorithms.bipartite.basic.is_bipartite.html'},
  'is_branching': {'additional_docs': 'is_forest and in-degrees at most 1.',
                   'additional_parameters': {},
                   'url': 'https://networkx.org/documentation/stable/reference/generated/networkx.algorithms.tree.recognition.is_branching.html'},

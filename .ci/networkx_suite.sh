@@ -34,4 +34,5 @@ NETWORKX_TEST_BACKEND=bitgraph NETWORKX_FALLBACK_TO_NX=True python3 -m pytest -q
   networkx.algorithms.centrality.tests.test_harmonic_centrality \
   networkx.algorithms.tests.test_walks \
   networkx.algorithms.tests.test_smetric \
-  networkx.algorithms.tests.test_richclub
+  networkx.algorithms.tests.test_richclub \
+  networkx.algorithms.bipartite.tests.test_basic

@@ -1,8 +1,8 @@
 """NetworkX backend functions for graph structure: reciprocity, isolates,
 complement and reverse, k-cores and k-truss, link prediction (Jaccard,
 resource allocation, Adamic-Adar, preferential attachment), trees and
-forests, regularity, self-loops, Eulerian graphs, walk counts, the
-s-metric and rich-club coefficients, acyclicity, average degree
+forests, regularity, self-loops, Eulerian graphs, bipartiteness, walk
+counts, the s-metric and rich-club coefficients, acyclicity, average degree
 connectivity and average neighbour degree.
 
 Each function has the name, signature, errors and return values of the
@@ -49,7 +49,7 @@ __all__ = [
     "preferential_attachment", "is_directed_acyclic_graph", "average_degree_connectivity",
     "average_neighbor_degree", "is_tree", "is_forest", "is_arborescence", "is_branching",
     "is_regular", "is_k_regular", "number_of_selfloops", "is_empty", "is_eulerian",
-    "number_of_walks", "s_metric", "rich_club_coefficient",
+    "number_of_walks", "s_metric", "rich_club_coefficient", "is_bipartite",
     "FUNCTIONS", "INFO", "CAN_RUN",
 ]
 
@@ -959,6 +959,37 @@ def rich_club_coefficient(G, normalized=True, Q=100, seed=None):
     return rc
 
 
+def is_bipartite(G):
+    """``networkx.is_bipartite``: the graph, edge directions ignored, has a
+    2-colouring. One BFS from a virtual vertex joined to every component's
+    root gives each vertex its distance parity from its root; the graph is
+    bipartite iff every edge joins two parities (a self-loop never does).
+
+    >>> import networkx as nx
+    >>> from bitgraph.nx.convert import from_networkx
+    >>> [is_bipartite(from_networkx(nx.cycle_graph(n))) for n in (4, 3)]
+    [True, False]
+    """
+    import bitgraph as bg
+    from bitgraph.algorithms import bfs
+
+    from .measures import _cc_labels
+
+    n = len(G)
+    if n == 0:
+        return True
+    indptr, cols = _csr(G)
+    rows = np.repeat(np.arange(n, dtype=np.int64), np.diff(indptr))
+    labels = np.asarray(_cc_labels(G), np.int64)
+    roots = np.flatnonzero(labels == np.arange(n))
+    # B: A + A' (edge directions ignored) plus a vertex n joined to every root
+    r = np.concatenate([rows, cols, np.full(roots.size, n, np.int64)])
+    c = np.concatenate([cols, rows, roots])
+    B = bg.Matrix.from_coo(r, c, None, nrows=n + 1, ncols=n + 1)
+    level = np.asarray(bfs(B, n).to_dense(-1), np.int64)[:n]
+    return bool(np.all(level[rows] % 2 != level[cols] % 2))
+
+
 # --- walks ------------------------------------------------------------------------------------
 
 def number_of_walks(G, walk_length):
@@ -1185,7 +1216,7 @@ FUNCTIONS = {f.__name__: f for f in (
     k_truss, jaccard_coefficient, resource_allocation_index, adamic_adar_index,
     preferential_attachment, average_neighbor_degree, is_tree, is_forest, is_arborescence,
     is_branching, is_regular, is_k_regular, number_of_selfloops, is_empty, is_eulerian,
-    number_of_walks, s_metric, rich_club_coefficient,
+    number_of_walks, s_metric, rich_club_coefficient, is_bipartite,
     is_directed_acyclic_graph, average_degree_connectivity)}
 
 CAN_RUN = {
@@ -1335,6 +1366,10 @@ INFO = {
         "url": _NX + "algorithms.euler.is_eulerian.html",
         "note": "Degree parity (directed: in = out) and (weak) connectivity by Afforest.",
         "extra_parameters": {}},
+    "is_bipartite": {
+        "url": _NX + "algorithms.bipartite.basic.is_bipartite.html",
+        "note": "Distance parities from one BFS over every component (a virtual root), "
+                "then one check over the edges.", "extra_parameters": {}},
     "s_metric": {
         "url": _NX + "algorithms.smetric.s_metric.html",
         "note": "Degree products over the stored entries.", "extra_parameters": {}},

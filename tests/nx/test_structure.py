@@ -582,3 +582,21 @@ def test_rich_club_normalized_falls_back():
     assert BackendInterface.can_run("rich_club_coefficient", (G,), {"normalized": False}) is True
     with pytest.raises(NotImplementedError):
         S.rich_club_coefficient(from_networkx(G))
+
+
+# --- bipartite ---------------------------------------------------------------------------------
+
+@SETTINGS
+@given(nx_graphs(weighted=False), st.booleans())
+def test_is_bipartite(G, make_bipartite):
+    if make_bipartite:  # keep the edges between the two halves of G's order
+        half = set(list(G)[::2])
+        G.remove_edges_from([(u, v) for u, v in list(G.edges()) if (u in half) == (v in half)])
+    assert S.is_bipartite(from_networkx(G)) is nx.is_bipartite(G)
+
+
+def test_is_bipartite_edges():
+    assert S.is_bipartite(from_networkx(nx.Graph())) is nx.is_bipartite(nx.Graph())
+    assert S.is_bipartite(from_networkx(nx.Graph([(0, 0)]))) is False
+    D = nx.DiGraph([(0, 1), (2, 1), (2, 0)])  # a triangle once directions go
+    assert S.is_bipartite(from_networkx(D)) is nx.is_bipartite(D) is False
