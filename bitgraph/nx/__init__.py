@@ -4,8 +4,9 @@ NetworkX finds it through the ``networkx.backends`` entry point
 (``bitgraph = "bitgraph.nx:BackendInterface"``) and its metadata through
 ``networkx.backend_info`` (``_nx_bitgraph:get_info``, which does not import
 bitgraph).  The functions live in :mod:`bitgraph.nx.traversal`,
-:mod:`bitgraph.nx.measures` and :mod:`bitgraph.nx.paths`; each module's
-``FUNCTIONS``, ``INFO`` and ``CAN_RUN`` tables are gathered here.
+:mod:`bitgraph.nx.measures`, :mod:`bitgraph.nx.paths`, :mod:`bitgraph.nx.centrality`
+and :mod:`bitgraph.nx.structure`; each module's ``FUNCTIONS``, ``INFO`` and
+``CAN_RUN`` tables are gathered here.
 
 Configuration (``nx.config.backends.bitgraph``): ``device`` ("auto", the
 default: CUDA when it is usable, i.e. CuPy imports and sees a GPU, else the
@@ -42,7 +43,7 @@ converted afterwards.
 
 from __future__ import annotations
 
-from . import measures, paths, traversal
+from . import centrality, measures, paths, structure, traversal
 from .convert import from_networkx, to_networkx
 from .graph import BitGraph
 
@@ -51,8 +52,11 @@ __all__ = ["BackendInterface", "BitGraph", "FUNCTIONS", "INFO", "from_networkx",
 FUNCTIONS = {**traversal.FUNCTIONS, **measures.FUNCTIONS}
 INFO = {**traversal.INFO, **measures.INFO}
 _CAN_RUN = {**traversal.CAN_RUN, **measures.CAN_RUN}
-FUNCTIONS, INFO, _CAN_RUN = ({**FUNCTIONS, **paths.FUNCTIONS}, {**INFO, **paths.INFO},
-                             {**_CAN_RUN, **paths.CAN_RUN})
+for _module in (paths, centrality, structure):
+    FUNCTIONS.update(_module.FUNCTIONS)
+    INFO.update(_module.INFO)
+    _CAN_RUN.update(_module.CAN_RUN)
+del _module
 
 # NetworkX tests that this backend cannot pass, with the reason (xfailed by
 # on_start_tests when NetworkX's suite runs with NETWORKX_TEST_BACKEND=bitgraph).

@@ -1,0 +1,453 @@
+"""NetworkX backend functions for centralities: degree, in- and
+out-degree, eigenvector, Katz, HITS and harmonic.
+
+Each function has the name, signature, errors and return values of the
+NetworkX function of that name and takes a
+:class:`bitgraph.nx.graph.BitGraph` as ``G``. Degrees are row and column
+counts of the adjacency (its ``indptr`` and a count of its column indices,
+the reductions by rows and by columns of a structure-only matrix); the
+eigenvector-type centralities are power iterations of one ``vxm`` (or
+``mxv``) per step over the whole graph, with NetworkX's update, its stop
+rule and its ``PowerIterationFailedConvergence`` (HITS: see there);
+harmonic centrality sums 1 / distance over msbfs batches. Only the result
+dict walks the nodes in Python.
+
+Devices: the iterations and harmonic centrality's BFSs run where
+``G.matrix`` is (``G.weighted(...)`` for a weighted one, on the same
+device); the iterate comes back to the host once a step for NetworkX's
+norms. Degrees read ``G.cpu_matrix``.
+
+>>> import networkx as nx
+>>> from bitgraph.nx.convert import from_networkx
+>>> BG = from_networkx(nx.star_graph(3))
+>>> degree_centrality(BG)
+{0: 1.0, 1: 0.3333333333333333, 2: 0.3333333333333333, 3: 0.3333333333333333}
+>>> {k: round(v, 4) for k, v in eigenvector_centrality(BG).items()}
+{0: 0.7071, 1: 0.4082, 2: 0.4082, 3: 0.4082}
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from bitgraph.device import host as _host
+
+from .measures import _MULTI, _hashable, _not_implemented_for, _refuse
+
+__all__ = [
+    "degree_centrality", "in_degree_centrality", "out_degree_centrality",
+    "eigenvector_centrality", "katz_centrality", "hits", "harmonic_centrality",
+    "FUNCTIONS", "INFO", "CAN_RUN",
+]
+
+
+# --- degrees -------------------------------------------------------------------------
+
+def _out_in_degrees(G):
+    """(out, in) int64 counts of stored entries per vertex (a self-loop is
+    one entry: one out and one in), from ``G.cpu_matrix``'s CSR."""
+    A = G.cpu_matrix
+    out_deg = np.diff(np.asarray(A.indptr, np.int64))
+    in_deg = np.bincount(np.asarray(A.indices, np.int64), minlength=A.nrows)
+    return out_deg, in_deg
+
+
+def _self_loops(G) -> np.ndarray:
+    """bool per vertex: it has a self-loop."""
+    A = G.cpu_matrix
+    indptr = np.asarray(A.indptr, np.int64)
+    cols = np.asarray(A.indices, np.int64)
+    rows = np.repeat(np.arange(A.nrows, dtype=np.int64), np.diff(indptr))
+    loops = np.zeros(A.nrows, bool)
+    loops[rows[rows == cols]] = True
+    return loops
+
+
+def _degrees(G) -> np.ndarray:
+    """NetworkX's ``G.degree()`` per vertex id: undirected, the neighbours
+    with a self-loop counted twice; directed, in + out (a self-loop adds one
+    to each).
+
+    >>> import networkx as nx
+    >>> from bitgraph.nx.convert import from_networkx
+    >>> _degrees(from_networkx(nx.Graph([(0, 0), (0, 1)]))).tolist()
+    [3, 1]
+    """
+    out_deg, in_deg = _out_in_degrees(G)
+    if G.is_directed():
+        return out_deg + in_deg
+    return out_deg + _self_loops(G)
+
+
+def _degree_dict(G, d):
+    # NetworkX: {n: d * s} with s = 1 / (n - 1), and the int 1 for graphs of
+    # at most one node; an int times a float rounds as float64 times float64
+    n = len(G)
+    if n <= 1:
+        return dict.fromkeys(G.nodes, 1)
+    s = 1.0 / (n - 1.0)
+    return dict(zip(G.nodes, (d.astype(np.float64) * s).tolist()))
+
+
+def degree_centrality(G):
+    """``networkx.degree_centrality``: degree / (n - 1).
+
+    >>> import networkx as nx
+    >>> from bitgraph.nx.convert import from_networkx
+    >>> degree_centrality(from_networkx(nx.path_graph(3)))
+    {0: 0.5, 1: 1.0, 2: 0.5}
+    """
+    return _degree_dict(G, _degrees(G))
+
+
+def in_degree_centrality(G):
+    """``networkx.in_degree_centrality`` (directed graphs only): in-degree / (n - 1).
+
+    >>> import networkx as nx
+    >>> from bitgraph.nx.convert import from_networkx
+    >>> in_degree_centrality(from_networkx(nx.DiGraph([(0, 1), (2, 1)])))
+    {0: 0.0, 1: 1.0, 2: 0.0}
+    """
+    _not_implemented_for(G, "undirected")
+    return _degree_dict(G, _out_in_degrees(G)[1])
+
+
+def out_degree_centrality(G):
+    """``networkx.out_degree_centrality`` (directed graphs only): out-degree / (n - 1).
+
+    >>> import networkx as nx
+    >>> from bitgraph.nx.convert import from_networkx
+    >>> out_degree_centrality(from_networkx(nx.DiGraph([(0, 1), (0, 2)])))
+    {0: 1.0, 1: 0.0, 2: 0.0}
+    """
+    _not_implemented_for(G, "undirected")
+    return _degree_dict(G, _out_in_degrees(G)[0])
+
+
+# --- power iterations --------------------------------------------------------------------
+
+def _matrix(G, weight, default=1.0):
+    """The structure-only adjacency, or its ``weight`` values (``default``
+    where an edge lacks it) when ``weight`` was converted: NetworkX reads
+    ``G[u][v].get(weight, 1)``, which is 1 on every edge of a graph without
+    that attribute (the dispatcher converts the attribute it names)."""
+    if weight is None or not G.has_weights(weight):
+        return G.matrix
+    return G.weighted(weight, default=default)
+
+
+def _start_vector(G, start, what):
+    """The values of the dict ``start`` in vertex order, and its key order
+    (NetworkX's iterate is that dict, so the result follows its keys).
+    Keys other than G's nodes make NetworkX's loop fail part-way (a
+    ``KeyError``, or a result without some nodes): left to NetworkX."""
+    keys = list(start)
+    if len(keys) != len(G) or not all(_hashable(k) and k in G.index for k in keys):
+        raise NotImplementedError(f"bitgraph: {what} must have exactly G's nodes as keys")
+    x = np.empty(len(G), np.float64)
+    ids = np.fromiter((G.index[k] for k in keys), np.int64, count=len(keys))
+    x[ids] = np.asarray([float(v) for v in start.values()], np.float64)
+    return x, ids
+
+
+def _vxm(x, A):
+    """x' A (plus.times) as a dense float64 host array: sum over in-edges
+    j -> i of x[j] A[j, i] (0 where i has none)."""
+    import bitgraph as bg
+
+    u = bg.Vector.from_dense(x, device=A.device)
+    return np.asarray(_host(bg.vxm(u, A, bg.PLUS_TIMES).to_dense(0)), np.float64)
+
+
+def _mxv(A, x):
+    """A x (plus.times) as a dense float64 host array."""
+    import bitgraph as bg
+
+    u = bg.Vector.from_dense(x, device=A.device)
+    return np.asarray(_host(bg.mxv(A, u, bg.PLUS_TIMES).to_dense(0)), np.float64)
+
+
+def _result(G, x, order):
+    """{label: float} in the key order ``order`` (vertex ids; None: G's)."""
+    if order is None:
+        return dict(zip(G.nodes, x.tolist()))
+    return dict(zip(G.labels(order), x[order].tolist()))
+
+
+def eigenvector_centrality(G, max_iter=100, tol=1.0e-6, nstart=None, weight=None):
+    """``networkx.eigenvector_centrality``: NetworkX's power iteration
+    x <- x (A + I) / ||x (A + I)||_2 (one ``vxm`` per step), stopping when the
+    L1 change is below ``len(G) * tol``; ``PowerIterationFailedConvergence``
+    after ``max_iter`` steps, ``NetworkXPointlessConcept`` on the null graph,
+    ``NetworkXError`` for an all-zero ``nstart``.
+
+    >>> import networkx as nx
+    >>> from bitgraph.nx.convert import from_networkx
+    >>> c = eigenvector_centrality(from_networkx(nx.path_graph(4)))
+    >>> [f"{v:0.2f}" for v in c.values()]
+    ['0.37', '0.60', '0.60', '0.37']
+    """
+    import networkx as nx
+
+    n = len(G)
+    if n == 0:
+        raise nx.NetworkXPointlessConcept("cannot compute centrality for the null graph")
+    order = None
+    if nstart is None:
+        x = np.ones(n, np.float64)
+        total = n
+    else:
+        if all(v == 0 for v in nstart.values()):
+            raise nx.NetworkXError("initial vector cannot have all zero values")
+        x, order = _start_vector(G, nstart, "nstart")
+        total = sum(nstart.values())  # NetworkX's sum, in its order
+    x = x / total
+    A = _matrix(G, weight if weight else None)
+    for _ in range(max_iter):
+        xlast = x
+        # x' <- xlast' (A + I)
+        x = xlast + _vxm(xlast, A)
+        norm = math.hypot(*x.tolist()) or 1
+        x = x / norm
+        if np.abs(x - xlast).sum() < n * tol:
+            return _result(G, x, order)
+    raise nx.PowerIterationFailedConvergence(max_iter)
+
+
+def katz_centrality(G, alpha=0.1, beta=1.0, max_iter=1000, tol=1.0e-6, nstart=None,
+                    normalized=True, weight=None):
+    """``networkx.katz_centrality``: NetworkX's iteration
+    x <- alpha x' A + beta (one ``vxm`` per step), stopping when the L1
+    change is below ``len(G) * tol``, then scaled to unit 2-norm when
+    ``normalized``; ``PowerIterationFailedConvergence`` after ``max_iter``
+    steps, ``NetworkXError`` when a ``beta`` dict misses a node.
+
+    >>> import networkx as nx
+    >>> from bitgraph.nx.convert import from_networkx
+    >>> c = katz_centrality(from_networkx(nx.path_graph(4)), 0.6080339887498948)
+    >>> [f"{v:.2f}" for v in c.values()]
+    ['0.37', '0.60', '0.60', '0.37']
+    """
+    import networkx as nx
+
+    n = len(G)
+    if n == 0:
+        return {}
+    order = None
+    if nstart is None:
+        x = np.zeros(n, np.float64)
+    else:
+        x, order = _start_vector(G, nstart, "nstart")
+    try:
+        b = np.full(n, float(beta))
+    except (TypeError, ValueError, AttributeError) as err:
+        if set(beta) != set(G.nodes):
+            raise nx.NetworkXError("beta dictionary must have a value for every node") from err
+        b = np.array([float(beta[v]) for v in G.nodes], np.float64)
+    A = _matrix(G, weight)
+    for _ in range(max_iter):
+        xlast = x
+        # x' <- alpha xlast' A + beta
+        x = alpha * _vxm(xlast, A) + b
+        if np.abs(x - xlast).sum() < n * tol:
+            if normalized:
+                try:
+                    s = 1.0 / math.hypot(*x.tolist())
+                except ZeroDivisionError:
+                    s = 1.0
+                x = x * s
+            return _result(G, x, order)
+    raise nx.PowerIterationFailedConvergence(max_iter)
+
+
+def hits(G, max_iter=100, tol=1.0e-8, nstart=None, normalized=True):
+    """``networkx.hits``: hubs and authorities, the dominant left and right
+    singular vectors of the adjacency (edge attribute "weight", 1 where an
+    edge lacks it).
+
+    NetworkX computes them with ARPACK (``scipy.sparse.linalg.svds``); here
+    by power iteration, a <- A' h, h <- A a (one ``vxm`` and one ``mxv`` a
+    step, both scaled by their maximum), stopping when h's L1 change is
+    below ``tol`` (NetworkX's own ``_hits_python`` rule; the steps left
+    within ``max_iter`` then polish it until the change stops shrinking). The answer is then
+    NetworkX's: a scaled to unit 2-norm, h = A a, each divided by its sum
+    when ``normalized``. ARPACK converges where power iteration may not: a
+    run that has not converged after ``max_iter`` steps raises
+    ``NotImplementedError`` so that NetworkX decides; ``max_iter <= 0``
+    raises ``PowerIterationFailedConvergence`` as NetworkX does. ``nstart``
+    only seeds the iteration (NetworkX reads its values in order).
+
+    >>> import networkx as nx
+    >>> from bitgraph.nx.convert import from_networkx
+    >>> h, a = hits(from_networkx(nx.DiGraph([(0, 1), (0, 2), (3, 2)])))
+    >>> {k: round(v, 4) for k, v in h.items()}
+    {0: 0.618, 1: 0.0, 2: 0.0, 3: 0.382}
+    """
+    import networkx as nx
+
+    n = len(G)
+    if n == 0:
+        return {}, {}
+    if n == 1:
+        # NetworkX's svds needs k = 1 < min(A.shape) and raises a ValueError
+        raise NotImplementedError("bitgraph hits: one node (NetworkX raises its own error)")
+    if max_iter <= 0:
+        raise nx.PowerIterationFailedConvergence(max_iter)
+    A = _matrix(G, "weight")
+    if nstart is None:
+        h = np.full(n, 1.0 / n)
+    else:
+        h = np.asarray([float(v) for v in nstart.values()], np.float64)
+        if h.shape != (n,) or not np.all(np.isfinite(h)) or not h.any():
+            raise NotImplementedError("bitgraph hits: nstart needs one finite value per node")
+    converged = False
+    last_err = np.inf
+    for _ in range(max_iter):
+        hlast = h
+        # a' <- hlast' A ; h <- A a, each scaled by its maximum
+        a = _vxm(hlast, A)
+        h = _mxv(A, a)
+        hmax, amax = h.max(), a.max()
+        if not (hmax > 0 and amax > 0):
+            raise NotImplementedError("bitgraph hits: the iterate vanished")
+        h = h / hmax
+        a = a / amax
+        err = np.abs(h - hlast).sum()
+        converged = converged or err < tol
+        # converged by NetworkX's rule; the steps left within max_iter polish
+        # the vector towards ARPACK's accuracy until the change stops
+        # shrinking (a step's error shrinks by (sigma2 / sigma1)^2, so at a
+        # gap of 5% the rule alone leaves errors of ~1e-7)
+        if converged and (err == 0 or err >= last_err):
+            break
+        last_err = err
+    if not converged:
+        raise NotImplementedError("bitgraph hits: power iteration did not converge "
+                                  f"in {max_iter} steps (NetworkX's ARPACK may)")
+    a = a / math.hypot(*a.tolist())
+    h = _mxv(A, a)
+    if normalized:
+        h = h / h.sum()
+        a = a / a.sum()
+    return dict(zip(G.nodes, h.tolist())), dict(zip(G.nodes, a.tolist()))
+
+
+# --- harmonic ----------------------------------------------------------------------------
+
+def harmonic_centrality(G, nbunch=None, distance=None, sources=None):
+    """``networkx.harmonic_centrality`` (unweighted: ``distance`` None):
+    for each node x of ``nbunch``, the sum over ``sources`` s of 1 / d(s, x)
+    (unreachable and d = 0 add nothing; the int 0 when nothing is added),
+    keyed in the order of NetworkX's set of ``nbunch``. Distances from
+    msbfs batches over the smaller side: from the sources along out-edges,
+    or from the targets along in-edges.
+
+    >>> import networkx as nx
+    >>> from bitgraph.nx.convert import from_networkx
+    >>> harmonic_centrality(from_networkx(nx.path_graph(3)))
+    {0: 1.5, 1: 2.0, 2: 1.5}
+    """
+    from bitgraph import algorithms as alg
+    from bitgraph.settings import current
+
+    from .measures import _nbunch
+
+    if distance is not None:
+        raise NotImplementedError("bitgraph harmonic_centrality is unweighted only")
+    # NetworkX's sets, built in the same order (so iterated in the same order)
+    targets = set(G.labels(_nbunch(G, nbunch))) if nbunch is not None else set(G.nodes)
+    srcs = set(G.labels(_nbunch(G, sources))) if sources is not None else set(G.nodes)
+    t_ids = np.fromiter((G.index[v] for v in targets), np.int64, count=len(targets))
+    s_ids = np.fromiter((G.index[v] for v in srcs), np.int64, count=len(srcs))
+    total = np.zeros(len(G), np.float64)
+    count = np.zeros(len(G), np.int64)
+    n = len(G)
+    rows = current().io.all_pairs_rows
+    if len(targets) < len(srcs):
+        # BFS from each target x along in-edges: level[v] = d(v, x)
+        A = G.matrix.T if G.is_directed() else G.matrix
+        is_src = np.zeros(n, bool)
+        is_src[s_ids] = True
+        for start in range(0, t_ids.size, rows):
+            ids = t_ids[start:start + rows]
+            lev = np.asarray(_host(alg.msbfs(A, ids)), np.int64)
+            hit = (lev > 0) & is_src[None, :]
+            with np.errstate(divide="ignore"):
+                inv = np.where(hit, 1.0 / np.maximum(lev, 1), 0.0)
+            total[ids] += inv.sum(axis=1)
+            count[ids] += hit.sum(axis=1)
+    else:
+        # BFS from each source s along out-edges: level[x] = d(s, x)
+        for start in range(0, s_ids.size, rows):
+            ids = s_ids[start:start + rows]
+            lev = np.asarray(_host(alg.msbfs(G.matrix, ids)), np.int64)
+            hit = lev > 0
+            total += np.where(hit, 1.0 / np.maximum(lev, 1), 0.0).sum(axis=0)
+            count += hit.sum(axis=0)
+    values = total[t_ids].tolist()
+    return {v: (x if c else 0) for v, x, c in zip(targets, values, count[t_ids].tolist())}
+
+
+# --- the backend tables -----------------------------------------------------------------
+
+FUNCTIONS = {f.__name__: f for f in (
+    degree_centrality, in_degree_centrality, out_degree_centrality,
+    eigenvector_centrality, katz_centrality, hits, harmonic_centrality)}
+
+_CALLABLE_WEIGHT = (lambda a: callable(a["weight"]), "a callable weight")
+
+CAN_RUN = {
+    # degrees count parallel edges; the conversion collapses them
+    "degree_centrality": _refuse(degree_centrality, _MULTI),
+    "in_degree_centrality": _refuse(in_degree_centrality, _MULTI),
+    "out_degree_centrality": _refuse(out_degree_centrality, _MULTI),
+    "eigenvector_centrality": _refuse(eigenvector_centrality, _MULTI, _CALLABLE_WEIGHT),
+    "katz_centrality": _refuse(
+        katz_centrality, _MULTI, _CALLABLE_WEIGHT,
+        # NetworkX's values stay ints when alpha and every beta are ints
+        (lambda a: isinstance(a["alpha"], int) and isinstance(a["beta"], dict),
+         "an int alpha with a beta dict (NetworkX may return ints)")),
+    "hits": _refuse(hits, _MULTI, (lambda a: len(a["G"]) == 1,
+                                   "one node: NetworkX's svds raises its own error")),
+    "harmonic_centrality": _refuse(
+        harmonic_centrality,
+        (lambda a: a["distance"] is not None, "weighted distances not implemented")),
+}
+
+_NX = "https://networkx.org/documentation/stable/reference/generated/networkx.algorithms."
+INFO = {
+    "degree_centrality": {
+        "url": _NX + "centrality.degree_centrality.html",
+        "note": "Row (and, directed, column) counts of the adjacency; multigraphs fall back.",
+        "extra_parameters": {}},
+    "in_degree_centrality": {
+        "url": _NX + "centrality.in_degree_centrality.html",
+        "note": "Column counts of the adjacency; multigraphs fall back.",
+        "extra_parameters": {}},
+    "out_degree_centrality": {
+        "url": _NX + "centrality.out_degree_centrality.html",
+        "note": "Row counts of the adjacency; multigraphs fall back.",
+        "extra_parameters": {}},
+    "eigenvector_centrality": {
+        "url": _NX + "centrality.eigenvector_centrality.html",
+        "note": "Power iteration, one vxm a step with NetworkX's (A + I) update and stop "
+                "rule; weights and nstart as NetworkX.",
+        "extra_parameters": {}},
+    "katz_centrality": {
+        "url": _NX + "centrality.katz_centrality.html",
+        "note": "Power iteration, one vxm a step with NetworkX's update and stop rule; "
+                "beta as a number or a dict, weights and nstart as NetworkX.",
+        "extra_parameters": {}},
+    "harmonic_centrality": {
+        "url": _NX + "centrality.harmonic_centrality.html",
+        "note": "Unweighted only (distance falls back); multi-source BFS in batches, from "
+                "the smaller of nbunch and sources.",
+        "extra_parameters": {}},
+    "hits": {
+        "url": _NX + "link_analysis.hits_alg.hits.html",
+        "note": "Power iteration (one vxm and one mxv a step) to NetworkX's singular "
+                "vectors; a run that does not converge falls back to NetworkX's ARPACK.",
+        "extra_parameters": {}},
+}
