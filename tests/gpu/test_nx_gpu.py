@@ -493,6 +493,260 @@ def check_bellman_ford_path(G):
     agree("bellman_ford_path", G, s, t, tie_ok=True)
 
 
+# --- centralities and structure (bitgraph/nx/centrality.py, structure.py) --------------
+def _canon(r):
+    """A result in comparable form: graphs as their node and edge sets (an
+    undirected edge either way round), iterators as lists."""
+    if isinstance(r, nx.Graph):
+        def edge(e):
+            e = tuple(map(repr, e))
+            return e if r.is_directed() else tuple(sorted(e))
+        return ("graph", r.is_directed(), sorted(map(repr, r.nodes)), sorted(map(edge, r.edges)))
+    if hasattr(r, "__next__"):
+        return list(r)
+    return r
+
+
+def _near(a, b):
+    if isinstance(a, dict):
+        assert isinstance(b, dict) and set(a) == set(b), (a, b)
+        for k in a:
+            _near(a[k], b[k])
+    elif isinstance(a, (list, tuple)):
+        assert type(a) is type(b) and len(a) == len(b), (a, b)
+        for x, y in zip(a, b):
+            _near(x, y)
+    elif isinstance(a, float) or isinstance(b, float):
+        assert abs(a - b) <= 1e-9 * max(1.0, abs(a)), (a, b)
+    else:
+        assert a == b, (a, b)
+
+
+def agree_any(name, G, *args, tie_ok=False, small=False, **kw):
+    """nx.<name>(G, ...) with and without the backend: the same error or the
+    same result (_canon; floats within 1e-9: the GPU adds in another order).
+    small: only on graphs of at most 100 nodes (results of n^2 size);
+    tie_ok: the backend may decline with NotImplementedError."""
+    if small and len(G) > 100:
+        return
+    f = getattr(nx, name)
+
+    def run(**extra):
+        try:
+            return "ok", _canon(f(G, *args, **kw, **extra))
+        except Exception as e:  # noqa: BLE001 - comparing errors
+            return type(e), str(e)
+
+    a, b = run(), run(**BK)
+    if tie_ok and b[0] is NotImplementedError:
+        return
+    assert a[0] == b[0], (name, a, b)
+    if a[0] == "ok":
+        _near(a[1], b[1])
+
+
+def check_degree_centrality(G):
+    agree_any("degree_centrality", G)
+
+
+def check_in_degree_centrality(G):
+    agree_any("in_degree_centrality", G)
+
+
+def check_out_degree_centrality(G):
+    agree_any("out_degree_centrality", G)
+
+
+def check_eigenvector_centrality(G):
+    agree_any("eigenvector_centrality", G, max_iter=500)
+    agree_any("eigenvector_centrality", G, max_iter=500, weight="weight")
+
+
+def check_katz_centrality(G):
+    agree_any("katz_centrality", G, alpha=0.05)
+    agree_any("katz_centrality", G, alpha=0.05, weight="weight", normalized=False)
+
+
+def check_hits(G):
+    agree_any("hits", G, max_iter=500, tie_ok=True)
+
+
+def check_harmonic_centrality(G):
+    agree_any("harmonic_centrality", G)
+
+
+def check_reciprocity(G):
+    agree_any("reciprocity", G)
+    # on an undirected graph NetworkX's reciprocity(G, nodes) raises AttributeError
+    # (no predecessors); the backend declines it
+    agree_any("reciprocity", G, list(G)[:5], tie_ok=not G.is_directed())
+
+
+def check_overall_reciprocity(G):
+    agree_any("overall_reciprocity", G)
+
+
+def check_isolates(G):
+    agree_any("isolates", G)
+
+
+def check_is_isolate(G):
+    for v in list(G)[:3] + ["isolated-a"] * ("isolated-a" in G):
+        agree_any("is_isolate", G, v)
+
+
+def check_number_of_isolates(G):
+    agree_any("number_of_isolates", G)
+
+
+def check_complement(G):
+    agree_any("complement", _no_loops(G), small=True)
+    agree_any("complement", G, small=True, tie_ok=True)
+
+
+def check_reverse(G):
+    agree_any("reverse", _no_loops(G))
+    agree_any("reverse", G, tie_ok=True)
+
+
+def check_core_number(G):
+    agree_any("core_number", _no_loops(G))
+
+
+def _no_loops(G):
+    """G without self-loops and without attributes (graph results carry
+    none: the backend declines a graph whose result would need them)."""
+    H = type(G)()
+    H.add_nodes_from(G)
+    H.add_edges_from((u, v) for u, v in G.edges if u != v)
+    return H
+
+
+def check_k_core(G):
+    agree_any("k_core", _no_loops(G))
+    agree_any("k_core", _no_loops(G), 2)
+
+
+def check_k_shell(G):
+    agree_any("k_shell", _no_loops(G))
+    agree_any("k_shell", _no_loops(G), 1)
+
+
+def check_k_crust(G):
+    agree_any("k_crust", _no_loops(G))
+
+
+def check_k_corona(G):
+    agree_any("k_corona", _no_loops(G), 1)
+
+
+def check_k_truss(G):
+    agree_any("k_truss", _no_loops(G), 3)
+
+
+def check_onion_layers(G):
+    agree_any("onion_layers", _no_loops(G))
+
+
+def _pairs(G):
+    nodes = list(G)
+    return [(nodes[i], nodes[(i * 7 + 3) % len(nodes)]) for i in range(min(len(nodes), 40))
+            if nodes[i] != nodes[(i * 7 + 3) % len(nodes)]]
+
+
+def check_jaccard_coefficient(G):
+    agree_any("jaccard_coefficient", G, small=True)
+    agree_any("jaccard_coefficient", G, _pairs(G))
+
+
+def check_resource_allocation_index(G):
+    agree_any("resource_allocation_index", G, _pairs(G))
+
+
+def check_adamic_adar_index(G):
+    agree_any("adamic_adar_index", G, _pairs(G))
+
+
+def check_preferential_attachment(G):
+    agree_any("preferential_attachment", G, _pairs(G))
+
+
+def check_is_tree(G):
+    agree_any("is_tree", G)
+    agree_any("is_tree", nx.bfs_tree(G, list(G)[0]).to_undirected())
+
+
+def check_is_forest(G):
+    agree_any("is_forest", G)
+
+
+def check_is_arborescence(G):
+    agree_any("is_arborescence", G)
+    agree_any("is_arborescence", nx.bfs_tree(G, list(G)[0]))
+
+
+def check_is_branching(G):
+    agree_any("is_branching", G)
+
+
+def check_is_regular(G):
+    agree_any("is_regular", G)
+    agree_any("is_regular", nx.cycle_graph(7, create_using=type(G)))
+
+
+def check_is_k_regular(G):
+    if not G.is_directed():
+        agree_any("is_k_regular", G, 2)
+        agree_any("is_k_regular", nx.cycle_graph(7), 2)
+
+
+def check_is_eulerian(G):
+    agree_any("is_eulerian", G)
+    agree_any("is_eulerian", nx.cycle_graph(6, create_using=type(G)))
+
+
+def check_number_of_selfloops(G):
+    agree_any("number_of_selfloops", G)
+
+
+def check_is_empty(G):
+    agree_any("is_empty", G)
+    agree_any("is_empty", nx.empty_graph(4, create_using=type(G)))
+
+
+def check_is_bipartite(G):
+    agree_any("is_bipartite", G)
+    agree_any("is_bipartite", nx.path_graph(9, create_using=type(G)))
+
+
+def check_number_of_walks(G):
+    agree_any("number_of_walks", G, 3, small=True)
+
+
+def check_s_metric(G):
+    agree_any("s_metric", G)
+
+
+def check_rich_club_coefficient(G):
+    if not G.is_directed():
+        agree_any("rich_club_coefficient", _no_loops(G), normalized=False)
+
+
+def check_is_directed_acyclic_graph(G):
+    agree_any("is_directed_acyclic_graph", G)
+    agree_any("is_directed_acyclic_graph", nx.bfs_tree(G, list(G)[0]))
+
+
+def check_average_degree_connectivity(G):
+    agree_any("average_degree_connectivity", G)
+    agree_any("average_degree_connectivity", G, weight="weight")
+
+
+def check_average_neighbor_degree(G):
+    agree_any("average_neighbor_degree", G)
+    agree_any("average_neighbor_degree", G, weight="weight")
+
+
 CHECKS = {name[len("check_"):]: f for name, f in sorted(globals().items())
           if name.startswith("check_") and callable(f)}
 
