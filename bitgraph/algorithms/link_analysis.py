@@ -295,9 +295,10 @@ def _far_gathers(AT, rules) -> bool:
     |i - j| over ``rules.samples`` random entries (i, j) of AT (host
     arrays) is at least ``rules.cpu_gather_min_distance``; near ones (a
     mesh in its natural order) are in cache already, and prefetching them
-    only costs. O(samples)"""
+    only costs; and y (8 bytes a vertex) is over ``rules.cpu_gather_min_bytes``
+    (a y that small stays in cache wherever the gathers fall). O(samples)"""
     nnz = AT.indices.size
-    if nnz == 0:
+    if nnz == 0 or 8 * AT.nrows < rules.cpu_gather_min_bytes:
         return False
     rng = np.random.default_rng(0)
     entries = rng.integers(0, nnz, rules.samples)

@@ -648,15 +648,23 @@ def test_relabelled_csr(index, weighted, device):
 
 def test_far_gathers_rule():
     """The gather prefetch runs where the sampled median |i - j| of the
-    pulled A' reaches settings.pagerank.cpu_gather_min_distance: a random
-    graph's, not a mesh's in its natural order, nor an empty graph's."""
+    pulled A' reaches settings.pagerank.cpu_gather_min_distance (a random
+    graph's, not a mesh's in its natural order, nor an empty graph's) and y
+    is at least cpu_gather_min_bytes."""
     from bitgraph import settings as bs
 
-    rules = bs.current().pagerank
+    rules = bs.PageRank(cpu_gather_min_bytes=0)
     far = lambda spec, r=rules: pr_module._far_gathers(  # noqa: E731
         pr_module._pull_csr(bg.io.generators.from_spec(spec)), r)
     assert far("urand:14:4") is True
     assert far("grid:128x128") is False
-    assert far("grid:128x128", bs.PageRank(cpu_gather_min_distance=1)) is True
+    assert far("grid:128x128", bs.PageRank(cpu_gather_min_distance=1,
+                                           cpu_gather_min_bytes=0)) is True
+    # by default a y of 16,384 vertices (128 KiB) is too small; 400,000 (3.2 MB) is not
+    assert far("urand:14:4", bs.current().pagerank) is False
+    n = 400_000
+    rng = np.random.default_rng(2)
+    big = CSR(np.arange(0, 2 * n + 1, 2, dtype=np.int64), rng.integers(0, n, 2 * n), None, n, n)
+    assert pr_module._far_gathers(big, bs.current().pagerank) is True
     assert pr_module._far_gathers(CSR(np.zeros(4, np.int32), np.zeros(0, np.int32), None, 3, 3),
                                   rules) is False
