@@ -70,6 +70,7 @@ class Derived:
     dead_bits: dict          # reorder -> ...
     out_degree_int32: object
     in_csr_by_degree: object
+    bfs_cuda_launch: dict    # (device, method, alpha, reorder, settings) -> (method, prepared launch)
 
     __slots__ = tuple(__annotations__)
     KEYED = tuple(k for k, v in __annotations__.items() if v == "dict")

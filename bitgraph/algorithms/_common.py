@@ -28,8 +28,9 @@ def check_graph(A, where: str, *, cuda: bool = False):
 
     if not isinstance(A, (Matrix, TransposedMatrix)):
         raise InvalidType(f"{where}: expected a bitgraph Matrix, got {type(A).__name__}")
-    if A.device != "cpu" and not (cuda and A.device == "cuda"):
-        raise DeviceError(f"{where}: the graph is on {A.device!r}, and {where} runs on the"
+    device = A.device
+    if device != "cpu" and not (cuda and device == "cuda"):
+        raise DeviceError(f"{where}: the graph is on {device!r}, and {where} runs on the"
                           f" CPU only; use A.to('cpu')")
     if A.nrows != A.ncols:
         raise DimensionMismatch(f"{where}: a graph's adjacency matrix must be square,"
@@ -91,24 +92,36 @@ def check_sources(A, sources, where: str) -> np.ndarray:
     return s
 
 
+_NAMES = None  # (SLOTS, Derived.KEYED) as sets: _slot runs on every cached call
+
+
+def _load_names():
+    global _NAMES
+    from bitgraph.matrix import SLOTS, Derived
+
+    _NAMES = (frozenset(SLOTS), frozenset(Derived.KEYED))
+
+
 def _slot(A, name: str, key, where: str):
     """(the object holding slot ``name`` of A, the attribute, the key or None).
 
     ``name`` is one of ``bitgraph.matrix.SLOTS``; a keyed slot (a dict, such
     as ``sssp_matrix`` by dtype) takes ``key``. ``"slot:key"`` is the same
     as ``(slot, key=key)`` (the form the traversals spell)."""
-    from bitgraph.matrix import SLOTS, Derived
-
+    if _NAMES is None:
+        _load_names()
     if key is None and ":" in name:
         name, key = name.split(":", 1)
-    if name not in SLOTS:
+    if name not in _NAMES[0]:
+        from bitgraph.matrix import SLOTS
+
         near = difflib.get_close_matches(name, SLOTS, n=3)
         hint = f" (did you mean {', '.join(map(repr, near))}?)" if near else ""
         raise InvalidValue(f"{where}: no cache slot {name!r}{hint}; the slots are"
                            f" bitgraph.matrix.SLOTS: {', '.join(SLOTS)}")
     if name == "symmetric":  # one fact for A and A.T
         return A._derived()[0], name, None
-    keyed = name in Derived.KEYED
+    keyed = name in _NAMES[1]
     if keyed != (key is not None):
         raise InvalidValue(f"{where}: cache slot {name!r} {'needs' if keyed else 'takes no'} key,"
                            f" got {key!r}")
@@ -152,21 +165,32 @@ def known(A, name: str, *, key=None):
     return value if key is None else value.get(key)
 
 
-def record(A, name: str, value, *, key=None):
+def record(A, name: str, value, *, key=None, most=None):
     """Record ``value`` in slot ``name`` of A, for code that knows it by
     construction (a generator knows its graph is symmetric). Present means
-    valid: record only what holds for A's current storage.
+    valid: record only what holds for A's current storage. ``most`` (a
+    keyed slot): keep only that many keys, the newest (a cache of prepared
+    launches per setting, say).
 
     >>> import bitgraph as bg
     >>> A = bg.Matrix.from_coo([0, 1], [1, 0], nrows=2, ncols=2)
     >>> record(A, "symmetric", True); known(A.T, "symmetric"), known(A.to("cpu").copy(), "symmetric")
     (True, True)
+    >>> for k in range(5):
+    ...     record(A, "bfs_cuda_launch", k, key=k, most=2)
+    >>> [known(A, "bfs_cuda_launch", key=k) for k in range(5)]
+    [None, None, None, 3, 4]
     """
     holder, attr, key = _slot(A, name, key, "record")
     if key is None:
         setattr(holder, attr, value)
     else:
-        getattr(holder, attr)[key] = value
+        table = getattr(holder, attr)
+        table.pop(key, None)  # re-recorded: the newest
+        table[key] = value
+        if most is not None:
+            for old in list(table)[:max(0, len(table) - most)]:
+                del table[old]
 
 
 def out_csr(A) -> CSR:

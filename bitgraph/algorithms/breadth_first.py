@@ -55,7 +55,7 @@ import numpy as np
 from bitgraph import _array
 from bitgraph import settings as _settings
 from bitgraph.algorithms._common import (cached, check_graph, check_source, in_csr, known,
-                                         out_csr)
+                                         out_csr, record)
 from bitgraph.errors import InvalidValue
 
 __all__ = ["bfs", "bfs_method", "blest_layout", "long_reach", "METHODS", "METHODS_CUDA",
@@ -104,6 +104,18 @@ def bfs(A, source, *, parents=False, method="auto", alpha=None, reorder="none", 
         alpha = cfg.bfs_cuda.alpha if cuda else cfg.bfs.alpha
     if not (isinstance(alpha, (int, float, np.floating, np.integer)) and alpha >= 0):
         raise InvalidValue(f"bfs: alpha must be a number >= 0, got {alpha!r}")
+    if cuda and not parents:
+        # the launch prepared for this graph and these settings: a call is
+        # one allocation and one launch, and the kernel's levels (0 where
+        # unreached) and visited bits are the Vector as they are
+        method, run = _prepared(A, method, alpha, reorder, cfg)
+        if run is not None:
+            if stats is not None:
+                stats.method = method
+            from bitgraph.vector import Vector
+
+            levels, visited = run(s, stats)
+            return Vector._from_parts(visited, levels)
     if method == "auto":
         method = _method(A, cfg)
     if stats is not None:
@@ -373,10 +385,39 @@ def _tree(A, s, levels):
     return parents_from_levels(in_csr(A), levels, parents)
 
 
-def _blest_cuda(A, s, reorder, want_parents, alpha, cfg, stats):
+def _prepared(A, method, alpha, reorder, cfg):
+    """``(method, run)`` for a CUDA bfs without parents: the method
+    ``method`` resolves to (auto: ``_method``) and, for push, direction and
+    blest in A's own vertex order, the kernel's launch prepared once
+    (``bfs_fused.Prepared``: ``run(source, stats) -> (levels, visited)``,
+    levels 0 where unreached), else None (pull, async, a reordered BVSS:
+    their own paths). Kept on A (slot ``bfs_cuda_launch``) per current
+    device, method, alpha, reorder and the ``bfs_cuda`` and ``bfs`` settings,
+    the last few only."""
+    import cupy
+
+    key = (cupy.cuda.runtime.getDevice(), method, alpha, reorder, cfg.bfs_cuda, cfg.bfs)
+    got = known(A, "bfs_cuda_launch", key=key)
+    if got is None:
+        chosen = _method(A, cfg) if method == "auto" else method
+        run = None
+        if chosen in ("push", "direction"):
+            run = _csr_cuda(A, None, False, alpha if chosen == "direction" else None, cfg, None,
+                            prepare=True)
+        elif chosen == "blest" and blest_layout(A, reorder).perm is None:
+            run = _blest_cuda(A, None, reorder, False, alpha, cfg, None, prepare=True)
+        got = (chosen, run)
+        # the last 4 kept: a sweep of alpha or of settings does not pile up
+        # launches (each holds its arrays: int64 copies of a mixed-index CSR)
+        record(A, "bfs_cuda_launch", got, key=key, most=4)
+    return got
+
+
+def _blest_cuda(A, s, reorder, want_parents, alpha, cfg, stats, prepare=False):
     """Levels (int32 CuPy, -1 unreached), the reached vertices' bits (None
     under a reorder) and parents (int64 or None) from the persistent Blest
-    kernel, in original vertex ids."""
+    kernel, in original vertex ids. prepare (A's own order only): the
+    launch prepared for every source instead, levels 0 where unreached."""
     import cupy
 
     from bitgraph.kernels import registry
@@ -400,8 +441,12 @@ def _blest_cuda(A, s, reorder, want_parents, alpha, cfg, stats):
     # alpha = inf: never bottom-up (inf * 0 edges is nan: no edges, no switch)
     alpha_m = 2**63 if math.isinf(alpha) else int(min(alpha * A.nvals, 2.0**63))
     dead, bu_keep = _dead(A, csr, f"dead_bits:{reorder}", cfg.bfs_cuda)
-    lv, vis = run(b, csr, out, deg, s, cfg=cfg.bfs_cuda, alpha_m=alpha_m, lazy=lazy,
-                  bottom_up=True, visited=True, dead=dead, bu_keep=bu_keep, stats=stats)
+    kw = dict(cfg=cfg.bfs_cuda, alpha_m=alpha_m, lazy=lazy, bottom_up=True, visited=True,
+              dead=dead, bu_keep=bu_keep)
+    if prepare:
+        assert perm is None
+        return run(b, csr, out, deg, None, unreached=0, prepare=True, **kw)
+    lv, vis = run(b, csr, out, deg, s, stats=stats, **kw)
     if perm is not None:
         out = cupy.empty_like(lv)
         out[perm] = lv
@@ -413,10 +458,12 @@ def _blest_cuda(A, s, reorder, want_parents, alpha, cfg, stats):
     return lv, vis, par
 
 
-def _csr_cuda(A, s, want_parents, alpha, cfg, stats):
+def _csr_cuda(A, s, want_parents, alpha, cfg, stats, prepare=False):
     """Levels (int32 CuPy, -1 unreached), the reached vertices' bits and
     parents (int64 or None) from the persistent kernel's CSR form: BFS-4K's
-    top-down (push; alpha None) or with XBFS's bottom-up levels (direction)."""
+    top-down (push; alpha None) or with XBFS's bottom-up levels (direction).
+    prepare: the launch prepared for every source instead, levels 0 where
+    unreached."""
     from bitgraph.kernels import registry
 
     run = registry.lookup("bfs", fmt="csr", device="cuda", variant="fused")
@@ -425,8 +472,11 @@ def _csr_cuda(A, s, want_parents, alpha, cfg, stats):
     alpha_m = 2**63 if not bottom_up or math.isinf(alpha) else int(min(alpha * A.nvals, 2.0**63))
     bu = in_lists_cuda(A, cfg.bfs_cuda) if bottom_up else out
     dead, bu_keep = _dead(A, bu, "dead_bits:none", cfg.bfs_cuda) if bottom_up else (None, -1)
-    lv, vis = run(bu, out, _out_degree_cuda(A), s, cfg=cfg.bfs_cuda, alpha_m=alpha_m,
-                  bottom_up=bottom_up, visited=True, dead=dead, bu_keep=bu_keep, stats=stats)
+    kw = dict(cfg=cfg.bfs_cuda, alpha_m=alpha_m, bottom_up=bottom_up, visited=True, dead=dead,
+              bu_keep=bu_keep)
+    if prepare:
+        return run(bu, out, _out_degree_cuda(A), None, unreached=0, prepare=True, **kw)
+    lv, vis = run(bu, out, _out_degree_cuda(A), s, stats=stats, **kw)
     par = None
     if want_parents:
         par = registry.lookup("bfs", fmt="csr", device="cuda", variant="parents")(in_csr(A), lv, s)

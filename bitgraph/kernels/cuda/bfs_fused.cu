@@ -811,7 +811,9 @@ __device__ void single_levels(Stage& st, SbShared& sb, unsigned char* dyn, int L
 }
 
 // One BFS from `source`. Scratch the kernel initialises itself: levels[n]
-// (every entry written: -1 unreached), visited[nwords], front[3 * nwords],
+// (every entry written, `unreached` where not reached: -1 for callers that
+// read the levels alone, 0 for a result Vector whose structure is visited),
+// visited[nwords] (at the end the reached vertices' bits), front[3 * nwords],
 // queue[3 * qcap], ctrl[CTRL_WORDS]; bar[2 + blocks / 16] zero before the first
 // launch (each barrier leaves it reusable). trace[trace_cap * 8]: per level
 // mode, queue length, frontier size, in-edges the level's bottom-up
@@ -839,7 +841,7 @@ __global__ void __launch_bounds__(THREADS) bfs_fused(
     long long n, long long nblocks, long long qcap, long long source, u64 alpha_m,
     int bottom_up, long long lazy_min, long long scan_min, long long sb_edges,
     long long trace_cap,
-    const u32* __restrict__ dead, long long bu_keep)
+    const u32* __restrict__ dead, long long bu_keep, int unreached)
 {
     using namespace bfsb;
     constexpr bool csr = FMT == FMT_CSR;  // BFS-4K's top-down levels over A's CSR
@@ -866,7 +868,7 @@ __global__ void __launch_bounds__(THREADS) bfs_fused(
         st.cnt[0] = st.cnt[1] = st.cnt[2] = st.cnt[3] = 0;
         hv_n = 0;
     }
-    for (long long i = tid; i < n; i += nthreads) levels[i] = -1;
+    for (long long i = tid; i < n; i += nthreads) levels[i] = unreached;
     for (long long i = tid; i < nwords; i += nthreads) visited[i] = dead ? __ldg(dead + i) : 0u;
     for (long long i = tid; i < 3 * nwords; i += nthreads) front[i] = 0;
     if (tid < 22) ctrl[CT(tid)] = 0;
@@ -1214,7 +1216,7 @@ __global__ void parents_from_levels(const I* __restrict__ in_ptr, const I* __res
     template __global__ void bfs_fused<F, I>(const int*, const uint4*, const u32*, const I*, \
         const I*, const I*, const I*, const int*, int*, u32*, u32*, int2*, u64*, u32*,       \
         long long*, u32*, long long, long long, long long, long long, u64, int, long long,   \
-        long long, long long, long long, const u32*, long long);
+        long long, long long, long long, const u32*, long long, int);
 BFS_FUSED_INSTANTIATE(FMT_CSR, int)
 BFS_FUSED_INSTANTIATE(FMT_CSR, long long)
 BFS_FUSED_INSTANTIATE(FMT_BVSS_SIMT, int)

@@ -18,9 +18,12 @@ the host's launch overhead gated out: ``timing.gated_ms``), ``span_ms``
 
 from __future__ import annotations
 
+import itertools
+import threading
+
 import numpy as np
 
-from bitgraph.kernels.cuda import cooperative_blocks, module
+from bitgraph.kernels.cuda import PackedLaunch, cooperative_blocks, module
 from bitgraph.kernels.cuda.constants import BFS_FUSED
 from bitgraph.kernels.registry import register
 
@@ -46,7 +49,8 @@ def _fn(name):
 
 @register("bfs", fmt="bvss", device="cuda", variant="fused")
 def bfs_fused_bvss(b, in_csr, out_csr, outdeg, source, *, cfg, alpha_m, lazy=False,
-                   bottom_up=True, visited=False, dead=None, bu_keep=-1, stats=None):
+                   bottom_up=True, visited=False, dead=None, bu_keep=-1, stats=None,
+                   unreached=-1, prepare=False):
     """BFS levels from ``source`` on BVSS ``b`` (of A', sigma 8, CuPy
     arrays), in b's vertex order: int32 CuPy array, -1 where unreached.
 
@@ -60,11 +64,15 @@ def bfs_fused_bvss(b, in_csr, out_csr, outdeg, source, *, cfg, alpha_m, lazy=Fal
     top-down. ``cfg.force_*`` override the update, the bottom-up rule, the
     tensor cores (False: the SIMT twin, same result) and the single-block
     levels. visited: also return the reached vertices as bits (uint32
-    words, a copy of the kernel's bitmap). dead (or None): uint32 words with
+    words, allocated with the levels: the kernel's own bitmap). dead (or None): uint32 words with
     the bits of the vertices that have no in-edges (bottom-up levels skip
     them); bu_keep: after a bottom-up level the next stays bottom-up while
     its frontier has more than bu_keep vertices (Beamer's beta rule; -1
     off). stats: a ``bitgraph.Stats`` to fill (module docstring).
+    unreached: the level written where not reached (0 for a result Vector
+    whose structure is the visited bits). prepare: return the launch
+    prepared for every source instead (``Prepared``: ``run(source,
+    stats)``, for a caller that keeps it per graph; ``source`` unused).
 
     >>> lv = bfs_fused_bvss(b, in_csr, in_csr, deg, 0, cfg=BFSCuda(), alpha_m=m // 20)  # doctest: +SKIP
     """
@@ -81,12 +89,13 @@ def bfs_fused_bvss(b, in_csr, out_csr, outdeg, source, *, cfg, alpha_m, lazy=Fal
     return _launch("bfs_fused_bvss", fmt, b, in_csr, out_csr, outdeg, source, cfg=cfg,
                    alpha_m=alpha_m, lazy_min=lazy_min, scan_min=-1, bottom_up=bottom_up,
                    want_visited=visited, dead=dead, bu_keep=bu_keep, stats=stats,
-                   key=("bfs", "bvss", "cuda", "fused"))
+                   key=("bfs", "bvss", "cuda", "fused"), unreached=unreached, prepare=prepare)
 
 
 @register("bfs", fmt="csr", device="cuda", variant="fused")
 def bfs_fused_csr(in_csr, out_csr, outdeg, source, *, cfg, alpha_m, bottom_up=True,
-                  visited=False, dead=None, bu_keep=-1, stats=None):
+                  visited=False, dead=None, bu_keep=-1, stats=None, unreached=-1,
+                  prepare=False):
     """BFS levels from ``source`` over CSRs (CuPy arrays) in the same
     persistent kernel, with BFS-4K's top-down levels instead of the BVSS:
     ``bottom_up=False`` is the push method (top-down only), True XBFS's
@@ -95,8 +104,8 @@ def bfs_fused_csr(in_csr, out_csr, outdeg, source, *, cfg, alpha_m, bottom_up=Tr
     and enqueue) or single-scan (mark, then one sweep) when it scans at
     least ``cfg.scan_min * n`` edges (``cfg.force_update`` "eager" / "lazy"
     forces one). int32 CuPy levels, -1 unreached (and the reached vertices'
-    bits when ``visited``; ``dead``, ``bu_keep`` and ``stats`` as
-    ``bfs_fused_bvss``).
+    bits when ``visited``; ``dead``, ``bu_keep``, ``stats``, ``unreached``
+    and ``prepare`` as ``bfs_fused_bvss``).
 
     >>> lv = bfs_fused_csr(in_csr, out_csr, deg, 0, cfg=BFSCuda(), alpha_m=m // 20)  # doctest: +SKIP
     """
@@ -110,7 +119,7 @@ def bfs_fused_csr(in_csr, out_csr, outdeg, source, *, cfg, alpha_m, bottom_up=Tr
     return _launch("bfs_fused_csr", "csr", None, in_csr, out_csr, outdeg, source, cfg=cfg,
                    alpha_m=alpha_m, lazy_min=-1, scan_min=scan_min, bottom_up=bottom_up,
                    want_visited=visited, dead=dead, bu_keep=bu_keep, stats=stats,
-                   key=("bfs", "csr", "cuda", "fused"))
+                   key=("bfs", "csr", "cuda", "fused"), unreached=unreached, prepare=prepare)
 
 
 def _smem(index):
@@ -122,13 +131,13 @@ def _smem(index):
 
 
 def _launch(where, fmt, b, in_csr, out_csr, outdeg, source, *, cfg, alpha_m, lazy_min,
-            scan_min, bottom_up, want_visited, dead, bu_keep, stats, key):
+            scan_min, bottom_up, want_visited, dead, bu_keep, stats, key, unreached, prepare):
+    """Check the arguments, prepare the launch (``Prepared``), and run it
+    from ``source`` (or return it, with ``prepare``)."""
     import cupy
 
-    from bitgraph.device import oom_guard
-
     n = out_csr.nrows
-    if not 0 <= source < n:
+    if not prepare and not 0 <= source < n:
         raise IndexError(f"{where}: source {source} out of range [0, {n})")
     if outdeg.dtype != np.int32:
         raise ValueError(f"{where}: outdeg must be int32, got {outdeg.dtype}")
@@ -154,32 +163,98 @@ def _launch(where, fmt, b, in_csr, out_csr, outdeg, source, *, cfg, alpha_m, laz
     fn = _fn(f"bfs_fused<{_FMT[fmt]}, {_INDEX[index]}>")
     smem = _smem(index)
     blocks = cooperative_blocks(fn, _THREADS, cfg.blocks_per_sm, smem)
-    with oom_guard(where, 4 * n + 16 * nwords + 24 * qcap):
-        levels = cupy.empty(n, cupy.int32)
-        visited, front, queue, ctrl, bar, trace, lists = _workspace(nwords, qcap)
     csrs = tuple(a.astype(index, copy=False) for a in (
         in_csr.indptr, in_csr.indices, out_csr.indptr, out_csr.indices))
+    # parameters _P_LEVELS, _P_VISITED, _P_WORK.., _P_SOURCE are set per call
     args = (real_ptrs, rows4, masks, *csrs, outdeg,
-            levels, visited, front, queue, ctrl, bar, trace, lists,
-            np.int64(n), np.int64(nblocks), np.int64(qcap), np.int64(source),
+            None, None, None, None, None, None, None, None,
+            np.int64(n), np.int64(nblocks), np.int64(qcap), np.int64(0),
             np.uint64(min(int(alpha_m), 2**64 - 1)),
             np.int32(2 if bottom_up == "always" else (1 if bottom_up else 0)),
             np.int64(lazy_min), np.int64(scan_min),
             np.int64(min(cfg.single_edges, _LIST_CAP) if single else -1),
-            np.int64(_TRACE_CAP), dead if dead is not None else np.uintp(0),
-            np.int64(bu_keep))
+            np.int64(_TRACE_CAP), dead, np.int64(bu_keep), np.int32(unreached))
+    assert len(args) == len(_PARAMS)
+    run = Prepared(where, PackedLaunch(fn, blocks, _THREADS, args, smem=smem, cooperative=True),
+                   cupy.cuda.runtime.getDevice(), n, nwords, qcap, want_visited, key, b,
+                   in_csr.indices.dtype.itemsize)
+    return run if prepare else run(source, stats)
 
-    def launch():
-        fn((blocks,), (_THREADS,), args, shared_mem=smem, enable_cooperative_groups=True)
 
-    if stats is None:
-        launch()
-    else:
-        from bitgraph.kernels.cuda.timing import gated_ms
+# the kernel's parameters, in bfs_fused.cu's order; a Prepared sets levels,
+# visited, the scratch (front .. lists) and source per call
+_PARAMS = ("real_ptrs", "rows4", "masks", "in_ptr", "in_idx", "out_ptr", "out_idx", "outdeg",
+           "levels", "visited", "front", "queue", "ctrl", "bar", "trace", "lists", "n", "nblocks",
+           "qcap", "source", "alpha_m", "bottom_up", "lazy_min", "scan_min", "sb_edges",
+           "trace_cap", "dead", "bu_keep", "unreached")
+_P_LEVELS, _P_VISITED = _PARAMS.index("levels"), _PARAMS.index("visited")
+_P_WORK, _P_SOURCE = _PARAMS.index("front"), _PARAMS.index("source")
 
-        stats.ran(key)
-        _record(stats.metrics, trace, b, in_csr, n, blocks, gated_ms(launch))
-    return (levels, visited.copy()) if want_visited else levels
+
+class Prepared:
+    """A BFS launch with everything fixed but the source, the outputs and
+    the scratch: ``run(source, stats=None)`` allocates the levels (and the
+    visited bits, with ``want_visited``) in one block, sets three
+    parameters and queues the kernel; nothing synchronises without
+    ``stats``. Returns the levels, or ``(levels, visited)``. The arrays it
+    was prepared with stay alive with it; a caller keeps it per graph and
+    settings (``algorithms.breadth_first``), for the device it was made on.
+    """
+
+    __slots__ = ("where", "launch", "device", "n", "nwords", "qcap", "want_visited", "key",
+                 "b", "idx_size", "vis_off", "nbytes", "serial", "lock")
+
+    def __init__(self, where, launch, device, n, nwords, qcap, want_visited, key, b, idx_size):
+        self.where, self.launch, self.device = where, launch, device
+        self.n, self.nwords, self.qcap = n, nwords, qcap
+        self.want_visited, self.key, self.b, self.idx_size = want_visited, key, b, idx_size
+        # levels[n] int32, then visited[nwords] uint32 at a 256-byte boundary
+        self.vis_off = (4 * n + 255) & ~255
+        self.nbytes = self.vis_off + 4 * nwords if want_visited else 4 * n
+        self.serial = 0  # the scratch whose addresses the parameters hold
+        self.lock = threading.Lock()
+
+    def __call__(self, source, stats=None):
+        import cupy
+
+        if not 0 <= source < self.n:
+            raise IndexError(f"{self.where}: source {source} out of range [0, {self.n})")
+        device = cupy.cuda.runtime.getDevice()
+        if device != self.device:
+            raise ValueError(f"{self.where}: prepared on device {self.device}, called on"
+                             f" device {device}")
+        stream = cupy.cuda.get_current_stream().ptr
+        try:
+            work = _workspace(self.nwords, self.qcap, device, stream)
+            mem = cupy.cuda.alloc(self.nbytes)
+        except Exception:
+            from bitgraph.device import oom_guard
+
+            # CuPy's out-of-memory error as DeviceError; any other unchanged
+            with oom_guard(self.where, self.nbytes + 16 * self.nwords + 24 * self.qcap):
+                raise
+        levels = cupy.ndarray((self.n,), cupy.int32, mem)
+        visited = cupy.ndarray((self.nwords,), cupy.uint32, mem + self.vis_off) \
+            if self.want_visited else work[1]
+        run = self.launch
+        with self.lock:
+            if self.serial != work[0]:
+                for i, a in enumerate(work[2:]):  # front, queue, ctrl, bar, trace, lists
+                    run.set(_P_WORK + i, a.data.ptr)
+                self.serial = work[0]
+            run.set(_P_LEVELS, mem.ptr)
+            run.set(_P_VISITED, visited.data.ptr)
+            run.set(_P_SOURCE, int(source))
+            if stats is None:
+                run.launch(stream)
+            else:
+                from bitgraph.kernels.cuda.timing import gated_ms
+
+                stats.ran(self.key)
+                ms = gated_ms(lambda: run.launch(stream))
+        if stats is not None:
+            _record(stats.metrics, work[6], self.b, self.idx_size, self.n, run.grid, ms)
+        return (levels, visited) if self.want_visited else levels
 
 
 def _dummy():
@@ -189,19 +264,23 @@ def _dummy():
 
 
 _WORK = {}
+_SERIAL = itertools.count(1)
 
 
-def _workspace(nwords, qcap):
+def _workspace(nwords, qcap, device, stream):
     """The kernel's scratch (it initialises it itself), kept between calls
     of the same sizes on the same device and stream: a BFS then costs one
-    allocation (the levels it returns) and one launch."""
+    allocation (what it returns) and one launch. ``(serial, visited, front,
+    queue, ctrl, bar, trace, lists)``; the serial names this scratch (a
+    ``Prepared`` resets its parameters when it changes)."""
     import cupy
 
-    key = (cupy.cuda.runtime.getDevice(), cupy.cuda.get_current_stream().ptr, nwords, qcap)
+    key = (device, stream, nwords, qcap)
     work = _WORK.get(key)
     if work is None:
         _WORK.clear()  # one graph's scratch at a time
-        work = _WORK[key] = (cupy.empty(nwords, cupy.uint32), cupy.empty(3 * nwords, cupy.uint32),
+        work = _WORK[key] = (next(_SERIAL),
+                             cupy.empty(nwords, cupy.uint32), cupy.empty(3 * nwords, cupy.uint32),
                              cupy.empty((3 * qcap, 2), cupy.int32),  # (VSS, block) or (v, degree)
                              cupy.empty(22 * 16, cupy.uint64),  # counters, a 128-byte line each
                              cupy.zeros(2, cupy.uint32),  # barrier: arrivals, generation
@@ -210,7 +289,7 @@ def _workspace(nwords, qcap):
     return work
 
 
-def _record(stats, trace, b, in_csr, n, blocks, ms):
+def _record(stats, trace, b, idx, n, blocks, ms):
     t = trace.reshape(-1, 8).get()
     entry, leave = int(t[0, 5]), int(t[0, 6])
     nlev = int(np.argmin(t[:, 2] > 0)) if (t[:, 2] == 0).any() else _TRACE_CAP
@@ -220,7 +299,6 @@ def _record(stats, trace, b, in_csr, n, blocks, ms):
     queue = np.maximum(t[:, 1], 0)  # -1: a level that built no queue
     checked = t[:, 3]
     nwords = (n + 31) // 32
-    idx = in_csr.indices.dtype.itemsize
     vss_bytes = 32 * 4 + 32 * 16 + 8  # masks, row ids, queue entry + v2r
     nbytes = 0
     for lv, mode in enumerate(modes):
