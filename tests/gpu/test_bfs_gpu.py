@@ -769,3 +769,61 @@ def test_gated_kernel_time_encloses_the_kernel():
     bfs(A, 0, method="direction", stats=rec)
     st = rec.metrics
     assert 0 < st["init_ms"] < st["span_ms"] <= st["kernel_ms"] + 1e-3, st
+
+
+@gpu
+@pytest.mark.skipif(DEVICE != "cuda", reason="the prepared launch runs on CUDA graphs only")
+@pytest.mark.parametrize("method", ["auto", "push", "direction", "blest"])
+def test_prepared_launch_results_are_their_own(method):
+    """A bfs without parents runs the launch prepared for its graph
+    (``breadth_first._prepared``): every result holds its own arrays (an
+    earlier result is unchanged by later calls), its values are 0 where
+    absent and its bitmap is the reached vertices with zero padding; graphs
+    taking turns (the scratch changes under a prepared launch), int64
+    indices and another stream give the CPU's levels; one launch is kept
+    per graph and settings."""
+    import cupy
+
+    from bitgraph import _array
+
+    graphs_ = [bg.io.generators.from_spec("kron:12"), EXPLICIT["random_n257_dir"](),
+               index64(EXPLICIT["star_in_1000"]()), EXPLICIT["one_vertex"]()]
+    devs = [on(g) for g in graphs_]
+    got = []
+    for _ in range(2):
+        for G, D in zip(graphs_, devs):
+            for s in _sources(G, k=1):
+                got.append((G, s, bfs(D, s, method=method)))
+    stream = cupy.cuda.Stream(non_blocking=True)
+    with stream:
+        for s in _sources(graphs_[0], k=1):
+            got.append((graphs_[0], s, bfs(devs[0], s, method=method)))
+    stream.synchronize()
+    for G, s, lv in got:
+        where = f"{method} n={G.nrows} source={s}"
+        ref = cpu_levels(G, s)
+        assert lv.device == "cuda" and lv.dtype == np.int32 and lv.size == G.nrows, where
+        _same_levels(lv.to("cpu").to_dense(-1).astype(np.int64), ref, where)
+        assert (to_numpy(lv._values)[ref < 0] == 0).all(), where
+        assert np.array_equal(to_numpy(lv._bitmap), _array.pack_bits(ref >= 0)), where
+    for D in devs:
+        assert len(D._slots().bfs_cuda_launch) == 1
+    for alpha in (0.01, 0.02, 0.03, 0.04, 0.05, 0.06):
+        bfs(devs[0], 0, method=method, alpha=alpha)
+    assert len(devs[0]._slots().bfs_cuda_launch) == 4  # the newest few only
+
+
+@gpu
+@pytest.mark.skipif(DEVICE != "cuda", reason="the prepared launch runs on CUDA graphs only")
+def test_prepared_launch_checks_the_source():
+    """The prepared path still refuses a bad source (bitgraph's errors, before
+    any launch) and a reordered BVSS still runs its own path."""
+    A_cpu = bg.io.generators.from_spec("kron:10")
+    A = on(A_cpu)
+    bfs(A, 0)
+    with pytest.raises(bg.InvalidIndex):
+        bfs(A, A.nrows)
+    with pytest.raises(bg.InvalidType):
+        bfs(A, 1.0)
+    lv = bfs(A, 5, method="blest", reorder="rcm")
+    _same_levels(lv.to("cpu").to_dense(-1).astype(np.int64), cpu_levels(A_cpu, 5), "rcm")
