@@ -511,3 +511,29 @@ def test_block_threads_setting(device):
                     connected_components(G)
             else:
                 np.testing.assert_array_equal(labels(G, "afforest"), want)
+
+
+@pytest.mark.parametrize("device", O.DEVICES)
+def test_repeated_calls_results_are_their_own(device):
+    # on CUDA the second call of a graph replays the first one's launches
+    # (kernels/cuda/components.py Replay): graphs taking turns (the scratch
+    # changes under a replay), another stream and int64 indices give the
+    # same labels, and every result keeps its own arrays
+    S1 = symmetric(*np.random.default_rng(1).integers(0, 3000, (2, 2500)), 3000)
+    S2 = sp.random(500, 500, density=0.004, format="csr", random_state=2)
+    S2 = sp.csr_array(S2)
+    S2 = sp.csr_array((S2.data, S2.indices.astype(np.int64), S2.indptr.astype(np.int64)),
+                      shape=S2.shape)
+    graphs = [(O.on_device(bg.Matrix.from_scipy(S), device), expected_labels(S)[0])
+              for S in (S1, S2)]
+    got = [(connected_components(A), want) for _ in range(3) for A, want in graphs]
+    if device == "cuda":
+        import cupy
+
+        stream = cupy.cuda.Stream(non_blocking=True)
+        with stream:
+            got += [(connected_components(A), want) for A, want in graphs]
+        stream.synchronize()
+    for v, want in got:
+        assert v.device == device and v.nvals == want.size
+        np.testing.assert_array_equal(O.to_host(v).to_dense(), want)
