@@ -56,7 +56,7 @@ class Derived:
     sssp_matrix: dict             # dtype -> Matrix with values cast to it
     sssp_work: object             # CUDA delta-stepping's workspaces: (n, index, dtype) -> arrays
     sssp_facts: object            # dict: what sssp reads of the weights (shortest_paths._weight_facts)
-    cc_cuda_launch: object        # dict: the CUDA afforest's ready replays (kernels/cuda/components.py)
+    cc_cuda_launch: object        # dict: the CUDA afforest's replays (kernels/cuda/components.py)
     pagerank_operator: object     # the fused iteration's arrays
     pagerank_cuda: object         # dict: the GPU run's plan and workspaces (kernels/cuda/pagerank.py)
     pagerank_worth_relabelling: dict  # (min_average_degree, skew, samples) -> bool
@@ -71,7 +71,7 @@ class Derived:
     dead_bits: dict          # reorder -> ...
     out_degree_int32: object
     in_csr_by_degree: object
-    bfs_cuda_launch: dict    # (device, method, alpha, reorder, settings) -> (method, prepared launch)
+    bfs_cuda_launch: dict    # (device, method, alpha, reorder, settings) -> (method, launch)
 
     __slots__ = tuple(__annotations__)
     KEYED = tuple(k for k, v in __annotations__.items() if v == "dict")

@@ -21,12 +21,18 @@ __all__ = ["check_graph", "check_source", "check_sources", "out_csr", "in_csr",
            "check_nonnegative", "known", "record"]
 
 
+_GRAPH_TYPES = None  # (Matrix, TransposedMatrix), imported on the first check
+
+
 def check_graph(A, where: str, *, cuda: bool = False):
     """Raise unless ``A`` is a square bitgraph matrix (or its transpose view)
     on the CPU, or on CUDA when the algorithm runs there (``cuda=True``)."""
-    from bitgraph.matrix import Matrix, TransposedMatrix
+    global _GRAPH_TYPES
+    if _GRAPH_TYPES is None:
+        from bitgraph.matrix import Matrix, TransposedMatrix
 
-    if not isinstance(A, (Matrix, TransposedMatrix)):
+        _GRAPH_TYPES = (Matrix, TransposedMatrix)
+    if not isinstance(A, _GRAPH_TYPES):
         raise InvalidType(f"{where}: expected a bitgraph Matrix, got {type(A).__name__}")
     device = A.device
     if device != "cpu" and not (cuda and device == "cuda"):

@@ -261,7 +261,8 @@ class PackedLaunch:
     >>> run.set(0, other.data.ptr); run.launch(stream.ptr)  # doctest: +SKIP
     """
 
-    __slots__ = ("fn", "grid", "block", "smem", "cooperative", "words", "slots", "params", "keep")
+    __slots__ = ("fn", "grid", "block", "smem", "cooperative", "words", "slots", "params", "keep",
+                 "_view")
 
     def __init__(self, fn, grid: int, block: int, args, *, smem: int = 0,
                  cooperative: bool = False):
@@ -274,10 +275,11 @@ class PackedLaunch:
         self.slots = np.uint64(self.words.ctypes.data) + 8 * np.arange(
             self.words.shape[0], dtype=np.uint64)
         self.params = int(self.slots.ctypes.data)
+        self._view = memoryview(self.words).cast("B").cast("Q")  # item sets without numpy
 
     def set(self, i: int, word: int) -> None:
         """Parameter ``i`` becomes ``word`` (a device address or ``arg_word``)."""
-        self.words[i] = word
+        self._view[i] = word
 
     def launch(self, stream_ptr: int) -> None:
         """Queue the kernel on the stream ``stream_ptr`` (0: the legacy default)."""

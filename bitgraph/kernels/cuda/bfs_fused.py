@@ -234,8 +234,12 @@ class Prepared:
             with oom_guard(self.where, self.nbytes + 16 * self.nwords + 24 * self.qcap):
                 raise
         levels = cupy.ndarray((self.n,), cupy.int32, mem)
-        visited = cupy.ndarray((self.nwords,), cupy.uint32, mem + self.vis_off) \
-            if self.want_visited else work[1]
+        if self.want_visited:
+            visited = cupy.ndarray((self.nwords,), cupy.uint32, mem + self.vis_off)
+            at = mem.ptr + self.vis_off
+        else:
+            visited = work[1]
+            at = visited.data.ptr
         run = self.launch
         with self.lock:
             if self.serial != work[0]:
@@ -243,7 +247,7 @@ class Prepared:
                     run.set(_P_WORK + i, a.data.ptr)
                 self.serial = work[0]
             run.set(_P_LEVELS, mem.ptr)
-            run.set(_P_VISITED, visited.data.ptr)
+            run.set(_P_VISITED, at)
             run.set(_P_SOURCE, int(source))
             if stats is None:
                 run.launch(stream)
