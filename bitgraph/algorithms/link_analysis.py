@@ -417,7 +417,7 @@ def _rank_dtype(dtype, where):
         rank = None if dtype is None else np.dtype(dtype)
     except TypeError:
         rank = None
-    if rank not in (np.dtype(np.float64), np.dtype(np.float32)):
+    if rank is None or rank not in (np.dtype(np.float64), np.dtype(np.float32)):
         raise InvalidValue(f"{where}: dtype must be float64 or float32, got {dtype!r}")
     return rank
 

@@ -179,7 +179,7 @@ def pagerank_step(AT, y, x, dw, lost, alpha, teleport, inv_s, y_new, *,
     values, iso = values_arg(AT.values, np.float64)
     n = AT.nrows
     rank = x.dtype if isinstance(x, np.ndarray) else None
-    if rank not in (np.float64, np.float32):
+    if rank is None or rank not in (np.float64, np.float32):
         raise TypeError(f"pagerank_step: x must be a float64 or float32 numpy array, got"
                         f" {getattr(x, 'dtype', type(x).__name__)}")
     dw_uniform = np.ndim(dw) == 0
