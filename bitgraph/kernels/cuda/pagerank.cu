@@ -178,7 +178,7 @@ __global__ void pagerank_pull(const I* __restrict__ indptr, const I* __restrict_
   // by an earlier launch on this stream), so the whole grid returns
   if (*stop) return;
   const Update<T> u{x, inv_s, dw, teleport, x_new, y_new, dw_c, tele_c, alpha, lost[parity],
-                 dw_uniform, tele_uniform};
+                    dw_uniform, tele_uniform};
   // the heavy rows' chunks, a whole block each (block-uniform control flow:
   // block_sum and __syncthreads below are reached by every thread)
   for (long long c = blockIdx.x; c < nchunks; c += gridDim.x) {
@@ -189,7 +189,7 @@ __global__ void pagerank_pull(const I* __restrict__ indptr, const I* __restrict_
     const long long start = (long long)indptr[r] + (c - first) * chunk;
     const long long end = min(start + chunk, (long long)indptr[r + 1]);
     double acc = strided_sum<I, ISO, T>(indices, values, y, start + threadIdx.x, end,
-                                     (long long)blockDim.x, 0.0);
+                                        (long long)blockDim.x, 0.0);
     acc = block_sum(acc, scratch);
     if (threadIdx.x == 0) {
       chunk_sums[c] = acc;
