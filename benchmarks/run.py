@@ -106,6 +106,9 @@ CASES = [
             ("SuiteSparse", "scipy", "gapbs")),
     *_cases("pagerank", ("auto",), CPU_GRAPHS, "cpu",
             ("SuiteSparse", "scipy", "networkx", "gapbs")),
+    # "-f32": float32 ranks (dtype=np.float32), beside gapbs's pr (float32 scores too); scipy
+    # (float64) checks the ranks
+    *_cases("pagerank", ("auto-f32",), CPU_GRAPHS, "cpu", ("scipy", "gapbs")),
     *_cases("connected_components", ("auto", "fastsv"), CPU_GRAPHS, "cpu",
             ("scipy", "networkx", "gapbs")),
     *_cases("triangle_count", ("auto", "mxm"), CPU_GRAPHS, "cpu",
@@ -127,9 +130,11 @@ CASES = [
     # iteration on cuSPARSE's SpMV through cupyx, float64 and float32, and Gunrock's pr, each
     # for exactly the iterations our stop rule needs (the anchor is per iteration:
     # whole-run ratios are per-iteration ratios, ours with its convergence checks, theirs
-    # without; "kernel ms" / stats.metrics["iterations"] is ours per iteration)
-    *_cases("pagerank", ("auto", "graphblas"), CUDA_GRAPHS, "cuda",
-            ("cuSPARSE", "cuSPARSE f32", "Gunrock")),
+    # without; "kernel ms" / stats.metrics["iterations"] is ours per iteration); float64 ranks
+    # beside float64 cuSPARSE, float32 ranks ("auto-f32": dtype=np.float32) beside float32
+    # cuSPARSE (the anchor: "a pull ... with float32 ranks"); Gunrock's pr is float32
+    *_cases("pagerank", ("auto", "graphblas"), CUDA_GRAPHS, "cuda", ("cuSPARSE", "Gunrock")),
+    *_cases("pagerank", ("auto-f32",), CUDA_GRAPHS, "cuda", ("cuSPARSE f32", "Gunrock")),
     # connected components on the GPU: scipy on the host (the partition check), ECL-CC on
     # the same GPU (its count checked against ours)
     *_cases("connected_components", ("auto", "fastsv"), CUDA_GRAPHS, "cuda", ("scipy", "ECL-CC")),
@@ -342,6 +347,8 @@ def _sssp_call(g, method, s, **kw):
 def _pagerank_call(g, method, _, **kw):
     import bitgraph as bg
 
+    if method.endswith("-f32"):  # float32 ranks
+        method, kw["dtype"] = method[:-4], np.float32
     if method != "auto":  # auto: the library's default method
         kw["method"] = method
     return bg.algorithms.pagerank(g.A, tol=PAGERANK_TOL / g.n, max_iter=100, **kw).ranks

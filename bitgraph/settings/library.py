@@ -249,9 +249,9 @@ class PageRank:
         y); nearer gathers are in cache already: grid-1024 in its natural order (median 1,024)
         3.1 ms an iteration without the prefetch, 3.8 with it; relabelled kron-20's median is
         28,415, urand-20's 316,685.""")
-    cpu_gather_min_bytes: int = knob(2 << 20, """... and when y, 8 bytes a vertex, is at least this
-        large: urand-16's 512 KiB y stays in cache, and the prefetch took its run from 9.5 to 11.0
-        ms (2 threads); urand-20's 8 MiB gains (cpu_gather_ahead).""")
+    cpu_gather_min_bytes: int = knob(2 << 20, """... and when y (8 bytes a vertex, 4 with float32
+        ranks) is at least this large: urand-16's 512 KiB y stays in cache, and the prefetch took
+        its run from 9.5 to 11.0 ms (2 threads); urand-20's 8 MiB gains (cpu_gather_ahead).""")
     cuda_check_every: int = knob(8, """The GPU run queues this many iterations, then reads their L1
         errors in one host sync; an iteration launched after the run converged returns at once
         and leaves the ranks as they were (the iteration count stays exact). Not yet measured on

@@ -668,3 +668,246 @@ def test_far_gathers_rule():
     assert pr_module._far_gathers(big, bs.current().pagerank) is True
     assert pr_module._far_gathers(CSR(np.zeros(4, np.int32), np.zeros(0, np.int32), None, 3, 3),
                                   rules) is False
+
+
+# --- float32 ranks (dtype=np.float32) ---------------------------------------------------------
+def pagerank32(A, *args, fused=True, device="cpu", **kw):
+    """``pagerank`` (above) with float32 ranks: checks the result's types,
+    dtype and device, returns it with the ranks on the host."""
+    A = O.on_device(A, device)
+    kw = {k: O.on_device(v, device) if isinstance(v, bg.Vector) else v for k, v in kw.items()}
+    res = pr_module.pagerank(A, *args, method="fused" if fused else "graphblas",
+                             dtype=np.float32, **kw)
+    assert isinstance(res, PageRank)
+    assert isinstance(res.ranks, bg.Vector) and res.ranks.device == device
+    assert res.ranks.dtype == np.float32 and res.ranks.size == A.nrows
+    assert res.ranks.nvals == A.nrows
+    assert type(res.iterations) is int and type(res.converged) is bool
+    assert type(res.error) is float
+    return res._replace(ranks=O.to_host(res.ranks))
+
+
+def _l1_between(a, b):
+    return float(np.abs(a.ranks.to_dense().astype(np.float64) - b.ranks.to_dense()).sum())
+
+
+# float32 ranks against float64's: the stored ranks' rounding (2^-24 relative, L1 6e-8 for ranks
+# summing to 1), amplified by the iteration's 1 / (1 - alpha) at most; 1e-5 L1 holds with a
+# margin for alpha up to 0.95 (the largest measured here: see test_float32_vs_float64)
+F32_L1 = 1e-5
+# float32 on two devices, or by the two methods: the same float32 arithmetic, float64 sums added
+# in other orders; a rank at most an ulp or two apart
+F32_SAME_L1 = 1e-6
+# an L1 change float32 ranks reliably get under (their noise: a few ulps of ranks summing to 1,
+# about 1e-7); a threshold n * tol below it may never be met
+F32_NOISE = 1e-6
+
+
+def _tol_between_errors(M, **kw):
+    """A tol whose threshold n * tol lies midway (geometrically) between two
+    consecutive L1 changes of M's float32 run on the CPU, the first pair
+    after one under 1e-4: float32 runs whose ranks differ only by roundings
+    (float64 sums added in another order: another device, other launch
+    settings; changes ~1e-8 apart) stop at the same iteration, the
+    threshold ~1e-6 from either change."""
+    errs = []
+    for k in range(1, 200):
+        errs.append(pagerank32(M, tol=0.0, max_iter=k, **kw).error)
+        if errs[-1] < 1e-4:
+            break
+    thr = float(np.sqrt(errs[-2] * errs[-1])) if len(errs) > 1 else 2 * errs[-1]
+    return thr / M.nrows
+
+
+def _same_iterations_expected(A, res64, tol, device, fused, **kw):
+    """Whether float64's error sequence stays clear of the threshold n * tol
+    at its last two iterations by more than float32's noise (then float32
+    stops at the same iteration): the last error below it by 1e-6 and
+    the one before above it by 1e-6."""
+    thr = A.nrows * tol
+    if not res64.converged or res64.error > thr - 1e-6:
+        return False
+    if res64.iterations == 1:
+        return True
+    prev = pagerank(A, tol=tol, fused=fused, device=device, **{**kw,
+                                                                 "max_iter": res64.iterations - 1})
+    return prev.error > thr + 1e-6
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@given(graphs(max_n=50), st.data())
+@settings(max_examples=200)
+def test_float32_vs_float64(device, spec, data):
+    """float32 ranks within F32_L1 of float64's, on hypothesis graphs with
+    every option, both methods; the same iterations where float64's errors
+    are clear of the threshold; the two methods within F32_SAME_L1 of each
+    other."""
+    n = spec.n
+    p = data.draw(distribution(n), label="personalization")
+    x0 = data.draw(distribution(n), label="nstart")
+    dw = data.draw(distribution(n), label="dangling")
+    alpha = data.draw(st.sampled_from([0.85, 0.5, 0.95, 0.0]), label="alpha")
+    tol = data.draw(st.sampled_from([1e-6, 1e-4, 1e-8]), label="tol")
+    fused = data.draw(st.booleans(), label="fused")
+    A = spec.matrix(bg)
+    kw = dict(alpha=alpha, tol=tol, max_iter=300, personalization=p, nstart=x0, dangling=dw)
+    res64 = pagerank(A, fused=fused, device=device, **kw)
+    res32 = pagerank32(A, fused=fused, device=device, **kw)
+    assert _l1_between(res32, res64) < F32_L1
+    assert res32.converged == (res32.error < n * tol)
+    if _same_iterations_expected(A, res64, tol, device, fused, **{k: v for k, v in kw.items()
+                                                                   if k != "tol"}):
+        assert (res32.iterations, res32.converged) == (res64.iterations, True)
+    if n * tol >= F32_NOISE:
+        assert abs(res32.iterations - res64.iterations) <= 1
+        assert res32.converged or not res64.converged or res32.iterations == 300
+    elif not res32.converged:  # under the floor: no clamp, the run goes to max_iter
+        assert res32.iterations == 300
+    other = pagerank32(A, fused=not fused, device=device, **kw)
+    if other.iterations == res32.iterations:
+        assert _l1_between(other, res32) < F32_SAME_L1
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("fused", [True, False], ids=["fused", "public"])
+@pytest.mark.parametrize("name", REAL)
+def test_float32_real_graphs(name, fused, device):
+    """The real graphs: float32 ranks within F32_L1 of float64's and of
+    networkx's, the same iterations at tol 1e-6."""
+    A = bg.io.read(data_file(name))
+    if A.values is not None and A.values.dtype.kind == "f" and (A.values < 0).any():
+        r, c, v = A.to_coo()
+        A = bg.Matrix.from_coo(r, c, np.abs(v), nrows=A.nrows, ncols=A.ncols)
+    res64 = pagerank(A, tol=1e-6, max_iter=500, fused=fused, device=device)
+    res32 = pagerank32(A, tol=1e-6, max_iter=500, fused=fused, device=device)
+    assert res32.converged and res32.iterations == res64.iterations
+    assert _l1_between(res32, res64) < F32_L1
+    assert _l1(res32, _nx_ranks(_nx_of(A), A.nrows, tol=1e-6, max_iter=500)) < F32_L1 + 1e-6
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("fused", [True, False], ids=["fused", "public"])
+def test_float32_on_the_device_equals_the_cpu(fused, device):
+    """CUDA float32 == CPU float32: the same iterations (at a tol clear of
+    the changes: _tol_between_errors), the error within 2 * F32_SAME_L1
+    and the ranks within F32_SAME_L1 (and 1e-5 relative each), weighted and
+    structure-only, relabelled (kron) or not (grid), with a personalization."""
+    for spec in ("kron:10", "grid:33x31", "urand:11:8"):
+        A = bg.io.generators.from_spec(spec)
+        rng = np.random.default_rng(7)
+        r, c, _ = A.to_coo()
+        W = bg.Matrix.from_coo(r, c, rng.random(r.size) + 0.5, nrows=A.nrows, ncols=A.ncols)
+        for M in (A, W):
+            for kw in ({}, {"personalization": rng.random(A.nrows)}):
+                tol = _tol_between_errors(M, fused=fused, **kw)
+                cpu = pagerank32(M, tol=tol, fused=fused, **kw)
+                got = pagerank32(M, tol=tol, fused=fused, device=device, **kw)
+                assert (got.iterations, got.converged) == (cpu.iterations, True)
+                assert abs(got.error - cpu.error) <= 2 * F32_SAME_L1
+                assert _l1_between(got, cpu) < F32_SAME_L1
+                np.testing.assert_allclose(got.ranks.to_dense(), cpu.ranks.to_dense(),
+                                           rtol=1e-5, atol=0)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_float32_tolerance_floor(device):
+    """A tol under float32's noise floor (n * tol below ~1e-7): no clamp;
+    converged only if the stored ranks' L1 change fell below n * tol, else
+    the run stops at max_iter with converged=False; the ranks stay within
+    F32_L1 of float64's. tol 0 never converges (float64 neither)."""
+    A = bg.io.generators.from_spec("kron:10")
+    n = A.nrows
+    for fused in (True, False):
+        ref = pagerank(A, tol=1e-13, max_iter=300, fused=fused, device=device)
+        assert ref.converged  # float64 meets it
+        for tol, max_iter in ((1e-13, 300), (1e-15, 60), (0.0, 40)):
+            res = pagerank32(A, tol=tol, max_iter=max_iter, fused=fused, device=device)
+            assert res.converged == (res.error < n * tol)
+            if not res.converged:
+                assert res.iterations == max_iter
+            assert _l1_between(res, ref) < F32_L1
+        zero = pagerank32(A, tol=0.0, max_iter=40, fused=fused, device=device)
+        assert (zero.converged, zero.iterations) == (False, 40) and zero.error >= 0.0
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("fused", [True, False], ids=["fused", "public"])
+def test_float32_empty_single_and_dangling(fused, device):
+    """The kernels' small cases with float32 ranks: no vertex, one vertex
+    (with and without a self-loop), every vertex dangling, max_iter 0."""
+    res = pagerank32(bg.Matrix(bool, 0, 0), fused=fused, device=device)
+    assert res.ranks.size == 0 and res.converged and res.iterations == 0
+    one = pagerank32(bg.Matrix(bool, 1, 1), fused=fused, device=device)
+    assert one.ranks.to_dense().tolist() == [1.0] and one.converged and one.iterations == 1
+    loop = pagerank32(bg.Matrix.from_coo([0], [0], nrows=1, ncols=1), fused=fused, device=device)
+    assert loop.ranks.to_dense().tolist() == [1.0] and loop.converged
+    n = 70
+    p = np.arange(1.0, n + 1)
+    res = pagerank32(bg.Matrix(bool, n, n), personalization=p, tol=1e-9, fused=fused,
+                     device=device)
+    assert res.converged
+    np.testing.assert_allclose(res.ranks.to_dense(), p / p.sum(), rtol=1e-7, atol=0)
+    zero = pagerank32(bg.io.generators.grid2d(5, 5), max_iter=0, fused=fused, device=device)
+    assert (zero.iterations, zero.converged, zero.error) == (0, False, np.inf)
+    np.testing.assert_array_equal(zero.ranks.to_dense(), np.float32(1 / 25))
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("weighted", [False, True])
+def test_float32_kernel_branches(weighted, device):
+    """The GPU kernel's branches with float32 ranks (forced small settings:
+    heavy rows cut into chunks of every size, warps for medium rows, every
+    lane count; n not a multiple of 32; int64 indices; a long path; a star):
+    every setting gives the default's iterations (at a tol clear of the
+    changes: _tol_between_errors) and ranks within F32_SAME_L1; the ranks
+    within F32_L1 of float64's (tol 1e-9)."""
+    rng = np.random.default_rng(32)
+    n = 1000 + 7
+    r = np.concatenate([np.arange(1, n), np.arange(0, n, 2), np.arange(n - 1),
+                        rng.integers(0, n, 4 * n)])
+    c = np.concatenate([np.zeros(n - 1, np.int64), np.full((n + 1) // 2, 7), np.arange(1, n),
+                        rng.integers(0, n, 4 * n)])
+    A = (bg.Matrix.from_coo(r, c, rng.integers(1, 5, r.size).astype(np.float32), nrows=n,
+                            ncols=n, dup_op="plus")
+         if weighted else bg.Matrix.from_coo(r, c, nrows=n, ncols=n))
+    S = A.to_scipy().tocsr()
+    A64 = bg.Matrix._from_csr(CSR(S.indptr.astype(np.int64), S.indices.astype(np.int64),
+                                  None if A.iso else S.data.astype(np.float64), n, n))
+    path = bg.Matrix.from_coo(np.arange(n - 1), np.arange(1, n), nrows=n, ncols=n)
+    star = bg.Matrix.from_coo(np.arange(1, n), np.zeros(n - 1, np.int64), nrows=n, ncols=n)
+    for M in (A, A64, path, star):
+        ref64 = pagerank(M, tol=1e-9, max_iter=500, device=device)
+        assert _l1_between(pagerank32(M, tol=1e-9, max_iter=500, device=device), ref64) < F32_L1
+        tol = _tol_between_errors(M)
+        ref = pagerank32(M, tol=tol, max_iter=500, device=device)
+        assert ref.converged
+        for split, chunk, warp_above, lanes in ((0, 1, 0, 0), (1, 3, 0, 0), (4, 4, 2, 0),
+                                                (8, 64, 3, 1), (100, 7, 4, 2), (n, 5, 6, 8),
+                                                (1024, 2048, 32, 32)):
+            with bg.settings.use(pagerank={"cuda_split_above": split, "cuda_chunk": chunk,
+                                           "cuda_warp_above": warp_above, "cuda_lanes": lanes,
+                                           "cuda_check_every": 3}):
+                res = pagerank32(M, tol=tol, max_iter=500, device=device)
+            assert res.iterations == ref.iterations, (split, chunk, warp_above, lanes)
+            assert _l1_between(res, ref) < F32_SAME_L1
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_float32_stats_and_dtypes(device):
+    """stats name the ranks' dtype; dtype accepts float32 and float64 in any
+    spelling numpy knows, anything else is an InvalidValue."""
+    A = bg.io.generators.from_spec("kron:8")
+    st_ = bg.Stats()
+    pagerank32(A, stats=st_, device=device)
+    assert st_.method == "fused" and st_.metrics["ranks"] == "float32"
+    assert st_.kernels == [("pagerank", "csr", device, "pull")]
+    Ad = O.on_device(A, device)
+    for spelling in (np.float32, "float32", np.dtype("f4"), "f4"):
+        assert pr_module.pagerank(Ad, dtype=spelling).ranks.dtype == np.float32
+    for spelling in (np.float64, float, "float64", "double"):
+        assert pr_module.pagerank(Ad, dtype=spelling).ranks.dtype == np.float64
+    for bad in (np.float16, np.int64, np.bool_, "complex128", "bogus", None, np.longdouble):
+        for method in pr_module.METHODS:
+            with pytest.raises(bg.InvalidValue, match="pagerank: dtype must be float64 or"
+                                                      " float32, got"):
+                pr_module.pagerank(Ad, dtype=bad, method=method)

@@ -85,11 +85,11 @@ def _cupy():
     return cp
 
 
-def _check_args(params, args, index):
+def _check_args(params, args, index, rank):
     assert len(args) == len(params), (len(args), params)
     for a, p in zip(args, params):
         ctype = re.sub(r"\b(const|__restrict__)\b|\*|\w+$", "", p).strip()
-        want = index if ctype == "I" else np.dtype(_C[ctype])
+        want = index if ctype == "I" else np.dtype(rank) if ctype == "T" else np.dtype(_C[ctype])
         if "*" in p:
             assert isinstance(a, np.ndarray) and a.dtype == want and a.flags.c_contiguous, p
             assert a.size >= 1, p  # no empty device arrays: one-element dummies
@@ -98,28 +98,28 @@ def _check_args(params, args, index):
 
 
 class _Init:
-    def __init__(self, log):
-        self.log = log
+    def __init__(self, log, rank=np.float64):
+        self.log, self.rank = log, rank
 
     def __call__(self, grid, block, args):
-        _check_args(_INIT, args, None)
+        _check_args(_INIT, args, None, self.rank)
         x, inv_s, n, y, lost, partials, row_arrived, nheavy, arrived, stop = args
         assert grid[0] <= partials.size and block[0] % 32 == 0 and arrived[0] == 0
         assert x.size == inv_s.size == y.size == n and row_arrived.size >= max(nheavy, 1)
         self.log.append("init")
-        y[:] = x * inv_s
-        lost[0] = x[inv_s == 0].sum()
+        y[:] = x * inv_s  # in float64, rounded to the ranks' dtype T when stored
+        lost[0] = x[inv_s == 0].sum(dtype=np.float64)
         row_arrived[:nheavy] = 0
         stop[0] = 0
 
 
 class _Pull:
-    def __init__(self, index, iso, log, seed=0):
-        self.index, self.iso, self.log = index, iso, log
+    def __init__(self, index, iso, log, seed=0, rank=np.float64):
+        self.index, self.iso, self.log, self.rank = index, iso, log, rank
         self.rng = np.random.default_rng(seed)
 
     def __call__(self, grid, block, args):
-        _check_args(_PULL, args, self.index)
+        _check_args(_PULL, args, self.index, self.rank)
         (indptr, indices, values, heavy_rows, heavy_first, chunk_heavy, nheavy, nchunks, chunk,
          medium_rows, nmedium, light_max, y, x, inv_s, dw, dw_c, dw_uniform, teleport, tele_c, tele_uniform, alpha, n,
          group, x_new, y_new, lost, parity, partials, chunk_sums, heavy_parts, row_arrived,
@@ -135,11 +135,12 @@ class _Pull:
         w = np.ones(indices.size) if self.iso else values
 
         def finish(r, acc):
-            xn = alpha * (acc + lost[parity] * (dw_c if dw_uniform else dw[r])) + (
+            # in float64; x'(r) rounded to T when stored, the rest from the stored value
+            x_new[r] = alpha * (acc + lost[parity] * (dw_c if dw_uniform else dw[r])) + (
                 tele_c if tele_uniform else teleport[r])
-            x_new[r] = xn
+            xn = np.float64(x_new[r])
             y_new[r] = xn * inv_s[r]
-            return abs(xn - x[r]), (xn if inv_s[r] == 0.0 else 0.0)
+            return abs(xn - np.float64(x[r])), (xn if inv_s[r] == 0.0 else 0.0)
 
         done = np.zeros(n, np.int64)
         covered = np.zeros(indices.size, np.int64)
@@ -195,7 +196,8 @@ def launcher(monkeypatch):
     from bitgraph.kernels.cuda import pagerank as kp
 
     log = []
-    monkeypatch.setattr(kp, "_kernels", lambda index, iso: (_Init(log), _Pull(index, iso, log)))
+    monkeypatch.setattr(kp, "_kernels", lambda index, iso, rank: (
+        _Init(log, rank), _Pull(index, iso, log, rank=rank)))
     monkeypatch.setattr(kp, "shape", lambda n, cfg=None: ((3,), (64,)))
     return kp, log
 
@@ -329,3 +331,50 @@ def test_int64_indices_and_lanes(launcher):
     with pytest.raises(ValueError, match="cuda_lanes = 3 must be 0 or a power of 2"):
         kp.pagerank_run(AT, x, inv_s, 0.1, 0.1, 0.85, 1e-3, 10,
                         cfg=bg.settings.PageRank(cuda_lanes=3))
+
+
+@pytest.mark.parametrize("every", [1, 3, 64])
+@pytest.mark.parametrize("weighted", [False, True])
+@pytest.mark.parametrize("split, chunk, warp_above", [(1024, 2048, 32), (2, 3, 1)])
+def test_float32_ranks(launcher, every, weighted, split, chunk, warp_above):
+    """float32 ranks (x float32: pagerank_init<float>, pagerank_pull<I, ISO,
+    float>): x, y and the results float32 on the device, the iterations and
+    the error those of the CPU's float32 fused loop, the ranks within a
+    float32 rounding of its; the float64 and float32 runs share the plan
+    and keep one workspace each."""
+    from bitgraph.algorithms import link_analysis as la
+
+    kp, log = launcher
+    rng = np.random.default_rng(every)
+    n = 40
+    r = np.concatenate([rng.integers(0, n, 90), np.arange(10, n)])
+    c = np.concatenate([rng.integers(0, n, 90), np.zeros(n - 10, np.int64)])
+    A = (bg.Matrix.from_coo(r, c, rng.random(r.size) + 0.1, nrows=n, ncols=n, dup_op="plus")
+         if weighted else bg.Matrix.from_coo(r, c, nrows=n, ncols=n))
+    AT, M, x, inv_s, dangles = _inputs(A)
+    x32 = x.astype(np.float32)
+    p = rng.random(n)
+    p /= p.sum()
+    cfg = bg.settings.PageRank(cuda_check_every=every, cuda_split_above=split, cuda_chunk=chunk,
+                               cuda_warp_above=warp_above)
+    cache = {}
+    for tol, max_iter in ((1e-3, 100), (1e-6, 100), (1e-12, 5), (0.0, 9), (1e-6, 0)):
+        for dw, tele in ((1.0 / n, 0.15 / n), (p, 0.15 * p)):
+            want = la._fused(M, x32.copy(), dw, 0.85, tele, inv_s, dangles, tol, max_iter)
+            assert want[0].dtype == np.float32
+            got = kp.pagerank_run(AT, x32, inv_s, dw, tele, 0.85, n * tol, max_iter, cfg=cfg,
+                                  cache=cache)
+            assert np.asarray(got[0]).dtype == np.float32
+            assert got[1:3] == want[1:3], (tol, max_iter)
+            assert got[3] == pytest.approx(want[3], rel=1e-5, abs=1e-7) or \
+                got[3] == want[3] == np.inf
+            # the row sums added in another order (float64): at most one float32 rounding apart
+            np.testing.assert_allclose(np.asarray(got[0]), want[0], rtol=2.5e-7, atol=0)
+            # and float32's rounding from the float64 run's ranks
+            w64 = la._fused(M, x.copy(), dw, 0.85, tele, inv_s, dangles, tol, max_iter)
+            assert np.abs(np.asarray(got[0], np.float64) - w64[0]).sum() < 1e-6
+    kp.pagerank_run(AT, x, inv_s, 1.0 / n, 0.15 / n, 0.85, n * 1e-6, 100, cfg=cfg, cache=cache)
+    assert sum(isinstance(k, tuple) and k[0] == "plan" for k in cache) == 1
+    assert sum(isinstance(k, tuple) and k[0] == "work" for k in cache) == 2
+    with pytest.raises(ValueError, match="x must be float64 or float32 ranks, got float16"):
+        kp.pagerank_run(AT, x.astype(np.float16), inv_s, 0.1, 0.1, 0.85, 1e-3, 10, cfg=cfg)

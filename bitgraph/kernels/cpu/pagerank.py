@@ -32,9 +32,10 @@ def _uniform_rows(r0, r1, indptr, indices, y, x, inv_s, y_new, alpha, c, ahead, 
             acc = 0.0
             for p in range(b, e):
                 acc += y[np.uint64(indices[p])]
-            xn = alpha * acc + c
-            err += abs(xn - x[j])
-            x[j] = xn
+            old = np.float64(x[j])
+            x[j] = alpha * acc + c
+            xn = np.float64(x[j])  # the stored rank (float32 ranks: rounded once)
+            err += abs(xn - old)
             s = inv_s[j]
             y_new[j] = xn * s
             if s == 0.0:
@@ -52,9 +53,10 @@ def _uniform_rows(r0, r1, indptr, indices, y, x, inv_s, y_new, alpha, c, ahead, 
                 acc += y[np.uint64(indices[p])]
             for p in range(m, e):
                 acc += y[np.uint64(indices[p])]
-            xn = alpha * acc + c
-            err += abs(xn - x[j])
-            x[j] = xn
+            old = np.float64(x[j])
+            x[j] = alpha * acc + c
+            xn = np.float64(x[j])  # the stored rank (float32 ranks: rounded once)
+            err += abs(xn - old)
             s = inv_s[j]
             y_new[j] = xn * s
             if s == 0.0:
@@ -68,12 +70,15 @@ def _pagerank_rows(r0, r1, indptr, indices, values, iso, y, x, dw, dw_uniform,
                    gather_ahead):
     # rows r0..r1-1 of AT = A' (row j: the in-neighbours i of j, values
     # A(i, j) or iso); y[n] = x / S (x scaled by 1 / weighted out-degree);
-    # x[n], inv_s[n] float64; dw[n] / teleport[n] float64, or the scalars
+    # x[n], y[n], y_new[n] the ranks' dtype R (float64, or float32: half the
+    # bytes gathered; each row's sum, the error and the dangling sum still
+    # float64, a rank rounded to R once, when stored); inv_s[n] float64;
+    # dw[n] / teleport[n] float64, or the scalars
     # dw_c / tele_c when uniform (then the arrays are dummies: two streams
     # of n doubles fewer per iteration). Overwrites x[r0:r1] with x_new =
     # alpha * (sum_i y(i) A(i, j) + lost * dw(j)) + teleport(j) (x is never
     # gathered, so in place: no third rank stream) and writes y_new = x_new
-    # * inv_s; returns (sum |x_new - x|, sum of x_new over the rows with
+    # * inv_s (x_new as stored); returns (sum |x_new - x|, sum of x_new over the rows with
     # inv_s == 0: the next iteration's dangling rank). ahead (uint64): each
     # row prefetches the entries that many past its first (0: none), so the
     # gathers' addresses are at hand; gather_ahead (uint64): entry p
@@ -116,10 +121,11 @@ def _pagerank_rows(r0, r1, indptr, indices, values, iso, y, x, dw, dw_uniform,
                     acc += values[p] * y[np.uint64(indices[p])]
                 for p in range(m, e):
                     acc += values[p] * y[np.uint64(indices[p])]
-        xn = alpha * (acc + lost * (dw_c if dw_uniform else dw[j])) + (
+        old = np.float64(x[j])
+        x[j] = alpha * (acc + lost * (dw_c if dw_uniform else dw[j])) + (
             tele_c if tele_uniform else teleport[j])
-        err += abs(xn - x[j])
-        x[j] = xn
+        xn = np.float64(x[j])  # the stored rank (float32 ranks: rounded once)
+        err += abs(xn - old)
         s = inv_s[j]
         y_new[j] = xn * s
         if s == 0.0:
@@ -136,11 +142,13 @@ def _warm_pagerank(dtype, index_dtype):
         AT = CSR(np.array([0, 1, 2], index_dtype), np.array([1, 0], index_dtype),
                  values, 2, 2)
         ones = np.ones(2)
-        for par in (False, True):
-            pagerank_step(AT, ones, np.ones(2), ones, 0.0, 0.85, ones, ones, np.empty(2),
-                          parallel=par, ahead=4)
-            pagerank_step(AT, ones, np.ones(2), 0.5, 0.0, 0.85, 0.1, ones, np.empty(2),
-                          parallel=par, gather_ahead=1)
+        for rank in (np.float64, np.float32):  # the ranks' two dtypes
+            r1 = np.ones(2, rank)
+            for par in (False, True):
+                pagerank_step(AT, r1, np.ones(2, rank), ones, 0.0, 0.85, ones, ones,
+                              np.empty(2, rank), parallel=par, ahead=4)
+                pagerank_step(AT, r1, np.ones(2, rank), 0.5, 0.0, 0.85, 0.1, ones,
+                              np.empty(2, rank), parallel=par, gather_ahead=1)
 
 
 @register("pagerank", fmt="csr", device="cpu", variant="pull", warmup=_warm_pagerank)
@@ -149,13 +157,16 @@ def pagerank_step(AT, y, x, dw, lost, alpha, teleport, inv_s, y_new, *,
     """One PageRank power iteration, fused, x updated in place: returns
     (sum |x_new - x|, the rank x_new holds on dangling vertices).
 
-    AT: CSR of A' (n x n; values float64 or None = all 1). y[n] = x *
-    inv_s; x, inv_s: float64[n], inv_s 0 exactly on the dangling vertices;
-    dw, teleport: float64[n] or a float (the same for every vertex); lost:
-    the rank x holds on dangling vertices. Overwrites x with x_new = alpha
-    * (y A + lost * dw) + teleport (x must be a writeable C-contiguous
-    float64 array) and fills y_new[n] = x_new * inv_s (the next
-    iteration's y). The pull over A' reads y at the in-neighbours, no
+    AT: CSR of A' (n x n; values float64 or None = all 1). x, y, y_new:
+    the ranks' dtype R, float64 or float32 (x's; the other two must match);
+    y[n] = x * inv_s; inv_s: float64[n], 0 exactly on the dangling
+    vertices; dw, teleport: float64[n] or a float (the same for every
+    vertex); lost: the rank x holds on dangling vertices. Overwrites x with
+    x_new = alpha * (y A + lost * dw) + teleport (x must be a writeable
+    C-contiguous R array) and fills y_new[n] = x_new * inv_s (the next
+    iteration's y). Every sum is float64 (a row's, the error, the dangling
+    rank); with R float32 a rank is rounded once, when stored, and the
+    error is the change of the stored ranks. The pull over A' reads y at the in-neighbours, no
     bitmap, no op codes: 1.2-3x faster than the public-API iteration. parallel: None
     picks the thread pool from ``settings.cpu.serial_below`` stored entries; chunks: the
     row ranges (``indptr_chunks(AT.indptr)``; pass them to skip recomputing
@@ -167,6 +178,10 @@ def pagerank_step(AT, y, x, dw, lost, alpha, teleport, inv_s, y_new, *,
     indptr, indices = index_args(AT.indptr, AT.indices)
     values, iso = values_arg(AT.values, np.float64)
     n = AT.nrows
+    rank = x.dtype if isinstance(x, np.ndarray) else None
+    if rank is None or rank not in (np.float64, np.float32):
+        raise TypeError(f"pagerank_step: x must be a float64 or float32 numpy array, got"
+                        f" {getattr(x, 'dtype', type(x).__name__)}")
     dw_uniform = np.ndim(dw) == 0
     tele_uniform = np.ndim(teleport) == 0
     dw_arr = dummy(np.float64) if dw_uniform else arg(dw, np.float64)
@@ -176,16 +191,16 @@ def pagerank_step(AT, y, x, dw, lost, alpha, teleport, inv_s, y_new, *,
                 (("teleport", tele_arr),) if not tele_uniform else ()):
         check_length("pagerank_step", name, a, n)
     for name, a in (("x", x), ("y_new", y_new)):  # written: never a converted copy
-        if not (isinstance(a, np.ndarray) and a.dtype == np.float64 and a.ndim == 1
+        if not (isinstance(a, np.ndarray) and a.dtype == rank and a.ndim == 1
                 and a.flags.c_contiguous and a.flags.writeable):
-            raise TypeError(f"pagerank_step: {name} must be a writeable C-contiguous float64[n]"
+            raise TypeError(f"pagerank_step: {name} must be a writeable C-contiguous {rank}[n]"
                             f" numpy array")
     if chunks is None:
         if parallel is None:
             parallel = indices.size >= serial_below()
         chunks = indptr_chunks(indptr) if parallel else np.array([0, n], np.int64)
     parts = parallel_map(_pagerank_rows, chunks, indptr, indices, values, iso,
-                         arg(y, np.float64), x, dw_arr, dw_uniform,
+                         arg(y, rank), x, dw_arr, dw_uniform,
                          np.float64(dw if dw_uniform else 0.0), tele_arr, tele_uniform,
                          np.float64(teleport if tele_uniform else 0.0), np.float64(lost),
                          np.float64(alpha), arg(inv_s, np.float64), y_new,

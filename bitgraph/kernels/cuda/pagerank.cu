@@ -44,13 +44,19 @@
 // CUDA's threadFenceReduction sample) adds the blocks' partials in block
 // order and the heavy rows' in row order, and resets the counter.
 //
+// The ranks' type T (double, or float: float32 ranks, half the bytes a
+// gather reads) is that of x, x_new, y and y_new; every sum is double (a
+// row's, a chunk's, the error, the dangling rank), and a rank is rounded
+// to T once, when stored: x'(j) as stored is what y'(j), the error and the
+// dangling rank are computed from.
+//
 // Arrays: indptr[n + 1], indices[nnz] (I: int or long long), values[nnz]
 // (float64 weights A(i, j); not read when ISO, a structure-only graph:
 // every weight 1); heavy_rows[nheavy] (row ids), heavy_first[nheavy + 1]
 // (row h's chunks are heavy_first[h] .. heavy_first[h + 1] - 1),
 // chunk_heavy[nchunks] (the heavy row of each chunk), medium_rows[nmedium]
-// (row ids); y[n], x[n], inv_s[n]
-// (0 exactly on dangling vertices), x_new[n], y_new[n]; dw[n] and
+// (row ids); y[n], x[n] (T), inv_s[n] (double,
+// 0 exactly on dangling vertices), x_new[n], y_new[n] (T); dw[n] and
 // teleport[n] (read unless dw_uniform / tele_uniform: then the scalars dw_c
 // / tele_c); lost[2]; partials[2 * gridDim.x]; chunk_sums[nchunks];
 // heavy_parts[2 * nheavy]; row_arrived[nheavy] and arrived[1] (0 between
@@ -79,21 +85,23 @@ __device__ __forceinline__ double block_sum(double v, double* scratch) {
 }
 
 // acc plus y(indices[q]) (times values[q] unless ISO) for q = p, p + step,
-// ... < end, added in that order; four gathers issued before their adds.
+// ... < end, added in that order (in double; y of type T widened exactly);
+// four gathers issued before their adds.
 // (Loads that stream past the caches, ld.cs, for the entries and the
 // per-vertex arrays, to keep y in L2, made every graph 3-9% slower on an
 // H200.)
-template <typename I, bool ISO>
+template <typename I, bool ISO, typename T>
 __device__ __forceinline__ double strided_sum(const I* __restrict__ indices,
                                               const double* __restrict__ values,
-                                              const double* __restrict__ y, long long p,
+                                              const T* __restrict__ y, long long p,
                                               long long end, long long step, double acc) {
   for (; p + 3 * step < end; p += 4 * step) {
     const long long i0 = (long long)indices[p];
     const long long i1 = (long long)indices[p + step];
     const long long i2 = (long long)indices[p + 2 * step];
     const long long i3 = (long long)indices[p + 3 * step];
-    const double y0 = y[i0], y1 = y[i1], y2 = y[i2], y3 = y[i3];
+    const double y0 = (double)y[i0], y1 = (double)y[i1], y2 = (double)y[i2],
+                 y3 = (double)y[i3];
     if constexpr (ISO) {
       acc += y0;
       acc += y1;
@@ -107,7 +115,7 @@ __device__ __forceinline__ double strided_sum(const I* __restrict__ indices,
     }
   }
   for (; p < end; p += step) {
-    const double yi = y[(long long)indices[p]];
+    const double yi = (double)y[(long long)indices[p]];
     if constexpr (ISO) acc += yi;
     else acc += values[p] * yi;
   }
@@ -115,32 +123,36 @@ __device__ __forceinline__ double strided_sum(const I* __restrict__ indices,
 }
 
 // what finishing a row reads and writes: every launch's constants
+template <typename T>
 struct Update {
-  const double* __restrict__ x;
+  const T* __restrict__ x;
   const double* __restrict__ inv_s;
   const double* __restrict__ dw;
   const double* __restrict__ teleport;
-  double* __restrict__ x_new;
-  double* __restrict__ y_new;
+  T* __restrict__ x_new;
+  T* __restrict__ y_new;
   double dw_c, tele_c, alpha, lost;
   bool dw_uniform, tele_uniform;
 };
 
 // row r from its pulled sum: x'(r) = alpha * (sum + lost * dw(r)) +
-// teleport(r) into x_new, y'(r) = x'(r) * inv_s(r) into y_new; returns
-// |x'(r) - x(r)| and adds x'(r) to *dangling where inv_s(r) is 0
-__device__ __forceinline__ double finish_row(const Update& u, long long r, double sum,
+// teleport(r) into x_new (rounded to T), y'(r) = x'(r) * inv_s(r) into
+// y_new (from x'(r) as stored); returns |x'(r) - x(r)| (the stored ranks'
+// change, in double) and adds x'(r) to *dangling where inv_s(r) is 0
+template <typename T>
+__device__ __forceinline__ double finish_row(const Update<T>& u, long long r, double sum,
                                              double* dangling) {
-  const double xn = u.alpha * (sum + u.lost * (u.dw_uniform ? u.dw_c : u.dw[r])) +
-                    (u.tele_uniform ? u.tele_c : u.teleport[r]);
-  u.x_new[r] = xn;
+  const T stored = (T)(u.alpha * (sum + u.lost * (u.dw_uniform ? u.dw_c : u.dw[r])) +
+                       (u.tele_uniform ? u.tele_c : u.teleport[r]));
+  u.x_new[r] = stored;
+  const double xn = (double)stored;
   const double s = u.inv_s[r];
-  u.y_new[r] = xn * s;
+  u.y_new[r] = (T)(xn * s);
   if (s == 0.0) *dangling += xn;
-  return fabs(xn - u.x[r]);
+  return fabs(xn - (double)u.x[r]);
 }
 
-template <typename I, bool ISO>
+template <typename I, bool ISO, typename T>
 __global__ void pagerank_pull(const I* __restrict__ indptr, const I* __restrict__ indices,
                               const double* __restrict__ values,
                               const long long* __restrict__ heavy_rows,
@@ -149,12 +161,12 @@ __global__ void pagerank_pull(const I* __restrict__ indptr, const I* __restrict_
                               long long nchunks, long long chunk,
                               const long long* __restrict__ medium_rows, long long nmedium,
                               long long light_max,
-                              const double* __restrict__ y, const double* __restrict__ x,
+                              const T* __restrict__ y, const T* __restrict__ x,
                               const double* __restrict__ inv_s,
                               const double* __restrict__ dw, double dw_c, bool dw_uniform,
                               const double* __restrict__ teleport, double tele_c,
                               bool tele_uniform, double alpha, long long n, int group,
-                              double* __restrict__ x_new, double* __restrict__ y_new,
+                              T* __restrict__ x_new, T* __restrict__ y_new,
                               double* lost, int parity, double* partials, double* chunk_sums,
                               double* heavy_parts, unsigned int* row_arrived,
                               unsigned int* arrived, double* errs, long long slot,
@@ -165,8 +177,8 @@ __global__ void pagerank_pull(const I* __restrict__ indptr, const I* __restrict_
   // converged at an earlier launch: every thread reads the same flag (set
   // by an earlier launch on this stream), so the whole grid returns
   if (*stop) return;
-  const Update u{x, inv_s, dw, teleport, x_new, y_new, dw_c, tele_c, alpha, lost[parity],
-                 dw_uniform, tele_uniform};
+  const Update<T> u{x, inv_s, dw, teleport, x_new, y_new, dw_c, tele_c, alpha, lost[parity],
+                    dw_uniform, tele_uniform};
   // the heavy rows' chunks, a whole block each (block-uniform control flow:
   // block_sum and __syncthreads below are reached by every thread)
   for (long long c = blockIdx.x; c < nchunks; c += gridDim.x) {
@@ -176,8 +188,8 @@ __global__ void pagerank_pull(const I* __restrict__ indptr, const I* __restrict_
     const long long r = heavy_rows[h];
     const long long start = (long long)indptr[r] + (c - first) * chunk;
     const long long end = min(start + chunk, (long long)indptr[r + 1]);
-    double acc = strided_sum<I, ISO>(indices, values, y, start + threadIdx.x, end,
-                                     (long long)blockDim.x, 0.0);
+    double acc = strided_sum<I, ISO, T>(indices, values, y, start + threadIdx.x, end,
+                                        (long long)blockDim.x, 0.0);
     acc = block_sum(acc, scratch);
     if (threadIdx.x == 0) {
       chunk_sums[c] = acc;
@@ -208,8 +220,8 @@ __global__ void pagerank_pull(const I* __restrict__ indptr, const I* __restrict_
   for (long long m = warp_id; m < nmedium; m += warps) {
     const long long r = medium_rows[m];
     const long long start = (long long)indptr[r], end = (long long)indptr[r + 1];
-    double acc = strided_sum<I, ISO>(indices, values, y, start + (threadIdx.x & 31), end, 32,
-                                     0.0);
+    double acc = strided_sum<I, ISO, T>(indices, values, y, start + (threadIdx.x & 31), end,
+                                        32, 0.0);
     acc = warp_sum(acc, 32);
     if ((threadIdx.x & 31) == 0) err += finish_row(u, r, acc, &dangling);
   }
@@ -227,7 +239,7 @@ __global__ void pagerank_pull(const I* __restrict__ indptr, const I* __restrict_
     }
     const bool mine = r < n && end - start <= light_max;
     double acc = 0.0;
-    if (mine) acc = strided_sum<I, ISO>(indices, values, y, start + lane, end, group, 0.0);
+    if (mine) acc = strided_sum<I, ISO, T>(indices, values, y, start + lane, end, group, 0.0);
     acc = warp_sum(acc, group);  // lane 0 of the group holds the row's sum
     if (lane == 0 && mine) err += finish_row(u, r, acc, &dangling);
   }
@@ -263,12 +275,14 @@ __global__ void pagerank_pull(const I* __restrict__ indptr, const I* __restrict_
   }
 }
 
-// y = x * inv_s, lost[0] = sum of x over inv_s == 0 (deterministic, as the
-// pull's reduction), *stop = 0, row_arrived[0 .. nheavy) = 0. Arrays: x[n],
-// inv_s[n], y[n], lost[2], partials[gridDim.x], row_arrived[nheavy],
-// arrived[1] (0 between launches), stop[1]. O(n + nheavy)
-__global__ void pagerank_init(const double* __restrict__ x, const double* __restrict__ inv_s,
-                              long long n, double* __restrict__ y, double* lost,
+// y = x * inv_s (rounded to T), lost[0] = sum of x over inv_s == 0 (in
+// double, deterministic, as the pull's reduction), *stop = 0,
+// row_arrived[0 .. nheavy) = 0. Arrays: x[n] (T), inv_s[n], y[n] (T),
+// lost[2], partials[gridDim.x], row_arrived[nheavy], arrived[1] (0 between
+// launches), stop[1]. O(n + nheavy)
+template <typename T>
+__global__ void pagerank_init(const T* __restrict__ x, const double* __restrict__ inv_s,
+                              long long n, T* __restrict__ y, double* lost,
                               double* partials, unsigned int* row_arrived, long long nheavy,
                               unsigned int* arrived, int* stop) {
   __shared__ double scratch[32];
@@ -277,8 +291,8 @@ __global__ void pagerank_init(const double* __restrict__ x, const double* __rest
   const long long t = (long long)blockIdx.x * blockDim.x + threadIdx.x;
   double dangling = 0.0;
   for (long long i = t; i < n; i += stride) {
-    const double xi = x[i], s = inv_s[i];
-    y[i] = xi * s;
+    const double xi = (double)x[i], s = inv_s[i];
+    y[i] = (T)(xi * s);
     if (s == 0.0) dangling += xi;
   }
   for (long long h = t; h < nheavy; h += stride) row_arrived[h] = 0u;
@@ -300,17 +314,33 @@ __global__ void pagerank_init(const double* __restrict__ x, const double* __rest
   }
 }
 
-// instantiations nvcc compiles standalone (CI); at run time the launcher
-// compiles the four it uses, by name expression
-template __global__ void pagerank_pull<int, true>(const int*, const int*, const double*,
+// instantiations nvcc compiles standalone (CI), each ranks' type once; at
+// run time the launcher compiles the ten it uses, by name expression
+template __global__ void pagerank_init<double>(const double*, const double*, long long, double*,
+    double*, double*, unsigned int*, long long, unsigned int*, int*);
+template __global__ void pagerank_init<float>(const float*, const double*, long long, float*,
+    double*, double*, unsigned int*, long long, unsigned int*, int*);
+template __global__ void pagerank_pull<int, true, double>(const int*, const int*, const double*,
     const long long*, const long long*, const long long*, long long, long long, long long,
     const long long*, long long, long long, const double*, const double*, const double*,
     const double*, double, bool, const double*, double, bool, double, long long, int, double*,
     double*, double*, int, double*, double*, double*, unsigned int*, unsigned int*, double*,
     long long, double, int*);
-template __global__ void pagerank_pull<long long, false>(const long long*, const long long*,
-    const double*, const long long*, const long long*, const long long*, long long, long long,
-    long long, const long long*, long long, long long, const double*, const double*,
-    const double*, const double*, double, bool, const double*, double, bool, double, long long,
-    int, double*, double*, double*, int, double*, double*, double*, unsigned int*, unsigned int*,
-    double*, long long, double, int*);
+template __global__ void pagerank_pull<long long, false, double>(const long long*,
+    const long long*, const double*, const long long*, const long long*, const long long*,
+    long long, long long, long long, const long long*, long long, long long, const double*,
+    const double*, const double*, const double*, double, bool, const double*, double, bool,
+    double, long long, int, double*, double*, double*, int, double*, double*, double*,
+    unsigned int*, unsigned int*, double*, long long, double, int*);
+template __global__ void pagerank_pull<int, true, float>(const int*, const int*, const double*,
+    const long long*, const long long*, const long long*, long long, long long, long long,
+    const long long*, long long, long long, const float*, const float*, const double*,
+    const double*, double, bool, const double*, double, bool, double, long long, int, float*,
+    float*, double*, int, double*, double*, double*, unsigned int*, unsigned int*, double*,
+    long long, double, int*);
+template __global__ void pagerank_pull<long long, false, float>(const long long*,
+    const long long*, const double*, const long long*, const long long*, const long long*,
+    long long, long long, long long, const long long*, long long, long long, const float*,
+    const float*, const double*, const double*, double, bool, const double*, double, bool,
+    double, long long, int, float*, float*, double*, int, double*, double*, double*,
+    unsigned int*, unsigned int*, double*, long long, double, int*);

@@ -29,15 +29,20 @@ __all__ = ["pagerank_run"]
 
 _SOURCE = "pagerank.cu"
 _INDEX = {np.dtype(np.int32): "int", np.dtype(np.int64): "long long"}
-_NAMES = tuple(f"pagerank_pull<{i}, {iso}>" for i in _INDEX.values()
-               for iso in ("true", "false")) + ("pagerank_init",)
+# the ranks' type: float64, or float32 (stored and gathered as float, summed in double)
+_RANK = {np.dtype(np.float64): "double", np.dtype(np.float32): "float"}
+_NAMES = tuple(f"pagerank_pull<{i}, {iso}, {t}>" for t in _RANK.values()
+               for i in _INDEX.values() for iso in ("true", "false")) + tuple(
+                   f"pagerank_init<{t}>" for t in _RANK.values())
 
 
-def _kernels(index, iso):
-    """(pagerank_init, pagerank_pull<I, ISO>) of the current device."""
+def _kernels(index, iso, rank=np.float64):
+    """(pagerank_init<T>, pagerank_pull<I, ISO, T>) of the current device, T
+    the ranks' C type."""
     mod, lowered = module(_SOURCE, _NAMES)
-    pull = lowered[f"pagerank_pull<{_INDEX[index]}, {'true' if iso else 'false'}>"]
-    return mod.get_function(lowered["pagerank_init"]), mod.get_function(pull)
+    t = _RANK[np.dtype(rank)]
+    pull = lowered[f"pagerank_pull<{_INDEX[index]}, {'true' if iso else 'false'}, {t}>"]
+    return mod.get_function(lowered[f"pagerank_init<{t}>"]), mod.get_function(pull)
 
 
 def _plan(cupy, AT, split, chunk, warp_above, lanes):
@@ -107,13 +112,13 @@ def _lanes(cupy, lens, rows):
     return group_size(1, -(-median // 4))
 
 
-def _workspace(cupy, n, blocks, nheavy, nchunks, every):
-    """The buffers a run reuses: ys (2 x float64[n]), lost[2],
+def _workspace(cupy, n, blocks, nheavy, nchunks, every, rank=np.float64):
+    """The buffers a run reuses: ys (2 x rank[n]: the ranks' dtype), lost[2],
     partials[2 * blocks], chunk_sums[nchunks], heavy_parts[2 * nheavy],
     row_arrived[nheavy] (cleared by pagerank_init), arrived[1] (0 between
     launches), errs[every], stop[1] (one-element dummies for none)."""
     return (
-        (cupy.empty(n, np.float64), cupy.empty(n, np.float64)),
+        (cupy.empty(n, rank), cupy.empty(n, rank)),
         cupy.empty(2, np.float64),
         cupy.empty(2 * blocks, np.float64),
         cupy.empty(max(nchunks, 1), np.float64),
@@ -130,12 +135,14 @@ def pagerank_run(AT, x, inv_s, dw, teleport, alpha, threshold, max_iter, *, cfg,
                  stats=None, cache=None):
     """Run PageRank's power iteration from ``x`` on the GPU: returns
     ``(x, iterations, converged, error)`` as ``link_analysis._fused`` does
-    on the CPU (x a float64 CuPy array, the others Python numbers).
+    on the CPU (x a CuPy array of the ranks' dtype, the others Python numbers).
 
     AT: CSR of A' (CuPy arrays; values float64 A(i, j), or None: every
-    weight 1 and no values read); x, inv_s: float64[n] CuPy (inv_s 0
-    exactly on the dangling vertices; x is read, never written, and comes
-    back itself when max_iter is 0); dw, teleport: float64[n] CuPy or a
+    weight 1 and no values read); x: the start ranks, a float64[n] or
+    float32[n] CuPy array whose dtype is the ranks' (float32: x, y and the
+    results stored as float32, every sum in float64; x is read, never
+    written, and comes back itself when max_iter is 0); inv_s: float64[n]
+    CuPy (0 exactly on the dangling vertices); dw, teleport: float64[n] CuPy or a
     float (the same for every vertex: no stream read); alpha: the damping;
     threshold: converged once an iteration's L1 change is below it (``n *
     tol``); max_iter: most iterations. cfg: the ``PageRank`` settings
@@ -170,6 +177,9 @@ def pagerank_run(AT, x, inv_s, dw, teleport, alpha, threshold, max_iter, *, cfg,
     if lanes not in (0, 1, 2, 4, 8, 16, 32):
         raise ValueError(f"{where}: settings.pagerank.cuda_lanes = {cfg.cuda_lanes!r} must be 0"
                          f" or a power of 2 up to 32")
+    rank = np.dtype(x.dtype)
+    if rank not in _RANK:
+        raise ValueError(f"{where}: x must be float64 or float32 ranks, got {rank}")
     cache = {} if cache is None else cache
     key = ("plan", split, chunk, warp_above, lanes)
     if key not in cache:
@@ -179,10 +189,11 @@ def pagerank_run(AT, x, inv_s, dw, teleport, alpha, threshold, max_iter, *, cfg,
      medium_rows, nmedium, light_max, group) = cache[key]
     every = max(1, int(cfg.cuda_check_every))
     (blocks,), (threads,) = shape(n * group, cuda_cfg)
-    wkey = ("work", n, blocks, nheavy, nchunks, every)
+    # the workspace's ys hold the ranks' dtype: one workspace per dtype run
+    wkey = ("work", n, blocks, nheavy, nchunks, every, rank.str)
     if wkey not in cache:
-        with oom_guard(where, 16 * n + 16 * blocks + 8 * nchunks + 20 * nheavy):
-            cache[wkey] = _workspace(cupy, n, blocks, nheavy, nchunks, every)
+        with oom_guard(where, 2 * rank.itemsize * n + 16 * blocks + 8 * nchunks + 20 * nheavy):
+            cache[wkey] = _workspace(cupy, n, blocks, nheavy, nchunks, every, rank)
     ys, lost, partials, chunk_sums, heavy_parts, row_arrived, arrived, errs, stop = cache[wkey]
     dw_uniform, tele_uniform = np.ndim(dw) == 0, np.ndim(teleport) == 0
     if dw_uniform or tele_uniform:
@@ -195,11 +206,11 @@ def pagerank_run(AT, x, inv_s, dw, teleport, alpha, threshold, max_iter, *, cfg,
         if a.shape != (n,) and a.shape != (1,):
             raise ValueError(f"{where}: {name} must have {n} values, got shape {a.shape}")
     inv_s = cupy.ascontiguousarray(inv_s, np.float64)
-    x0 = cupy.ascontiguousarray(x, np.float64)
-    with oom_guard(where, 16 * n):
+    x0 = cupy.ascontiguousarray(x, rank)
+    with oom_guard(where, 2 * rank.itemsize * n):
         # the ranks of odd / even iterations (the result is one of them)
-        xs = (cupy.empty(n, np.float64), cupy.empty(n, np.float64))
-    init, fn = _kernels(indptr.dtype, AT.values is None)
+        xs = (cupy.empty(n, rank), cupy.empty(n, rank))
+    init, fn = _kernels(indptr.dtype, AT.values is None, rank)
     # ys[0] = x0 * inv_s, lost[0], *stop = 0, row_arrived = 0
     init((blocks,), (threads,), (x0, inv_s, np.int64(n), ys[0], lost, partials, row_arrived,
                                  np.int64(nheavy), arrived, stop))
