@@ -753,7 +753,13 @@ def test_float32_vs_float64(device, spec, data):
     kw = dict(alpha=alpha, tol=tol, max_iter=300, personalization=p, nstart=x0, dangling=dw)
     res64 = pagerank(A, fused=fused, device=device, **kw)
     res32 = pagerank32(A, fused=fused, device=device, **kw)
-    assert _l1_between(res32, res64) < F32_L1
+    # where float32 stops dk iterations away from float64 (an L1 change near
+    # the threshold), the ranks also differ by those steps: each at most the
+    # last change / alpha^j (the changes shrink by alpha a step)
+    dk = abs(res32.iterations - res64.iterations)
+    last = max(res32.error, res64.error)
+    steps = sum(last / alpha ** j for j in range(dk)) if dk else 0.0
+    assert _l1_between(res32, res64) < F32_L1 + steps
     assert res32.converged == (res32.error < n * tol)
     if _same_iterations_expected(A, res64, tol, device, fused, **{k: v for k, v in kw.items()
                                                                    if k != "tol"}):
