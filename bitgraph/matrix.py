@@ -56,6 +56,7 @@ class Derived:
     sssp_matrix: dict             # dtype -> Matrix with values cast to it
     sssp_work: object             # CUDA delta-stepping's workspaces: (n, index, dtype) -> arrays
     sssp_facts: object            # dict: what sssp reads of the weights (shortest_paths._weight_facts)
+    sssp_by_weight: dict          # dtype -> CSR with values cast to it, each row by ascending weight
     pagerank_operator: object     # the fused iteration's arrays
     pagerank_cuda: object         # dict: the GPU run's plan and workspaces (kernels/cuda/pagerank.py)
     pagerank_worth_relabelling: dict  # (min_average_degree, skew, samples) -> bool
