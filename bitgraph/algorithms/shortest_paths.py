@@ -357,9 +357,11 @@ def _delta(A, c, s, W, D, delta, settings, stats):
     run = registry.lookup("sssp", fmt="csr", device=A.device, variant="delta")
     csr = _cast_weights(A, c, W)
     if A.device == "cuda":  # the device workspaces are kept on A between calls
+        # light/heavy edges when some edge is heavy (w >= delta; else no member rounds)
+        split = bool(cfg.cuda_light_heavy) and float(_weight_facts(A, c)["max"]) >= delta
         extra = {"cuda": settings.cuda, "stats": stats, "work": cached(A, "sssp_work", dict),
-                 "light_heavy": bool(cfg.cuda_light_heavy)}
-        if cfg.cuda_light_heavy:  # light edges first in every row (sorted once, cached)
+                 "light_heavy": split}
+        if split:  # light edges first in every row (sorted once, cached)
             csr = cached(A, "sssp_by_weight", lambda: _rows_by_weight(csr), key=np.dtype(W))
     else:  # the kernel's window of buckets needs the largest finite weight
         extra = {"max_weight": _weight_facts(A, c)["finite_max"]}
