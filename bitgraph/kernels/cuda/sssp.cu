@@ -31,7 +31,7 @@
 //
 // Work balance (edge-balanced, no scan pass): a near list is written with
 // each vertex's first edge in the list's edge space (offs, ascending with
-// the position): one 64-bit atomicAdd of (out-degree << shift | 1) on the
+// the position): one 64-bit atomicAdd of (its edges << shift | 1) on the
 // list's counter gives both the position (low field) and the offset (high
 // field), warp-aggregated. sssp_relax then gives each warp LB_STEPS x 32
 // consecutive edges of that space, whatever the rows' lengths (a hub of
@@ -145,7 +145,7 @@ __device__ __forceinline__ unsigned long long warp_scan(unsigned long long x, in
   return x;
 }
 
-// the lanes that want append v (of deg out-edges) to a near list: its
+// the lanes that want append v (deg edges: its light or heavy part) to a list: its
 // position and its first edge from one atomicAdd per warp (all lanes call)
 template <typename I>
 __device__ __forceinline__ void append_near(bool want, I v, unsigned long long deg, int lane,
