@@ -313,6 +313,28 @@ def _cast_weights(A, c, W):
     return cached(A, "sssp_weights", lambda: c._replace(values=c.values.astype(W)), key=np.dtype(W))
 
 
+def _rows_by_weight(c):
+    """c (a CSR with values, numpy or CuPy) with each row's entries in
+    ascending weight order (ties in column order): the light edges of
+    every row then form a prefix. O(nnz log nnz), two stable sorts.
+
+    >>> import numpy as np
+    >>> from bitgraph.formats.csr import CSR
+    >>> c = CSR(np.array([0, 3, 3, 5]), np.array([0, 1, 2, 0, 2]),
+    ...         np.array([5, 1, 3, 2, 2]), 3, 3)
+    >>> r = _rows_by_weight(c)
+    >>> r.indices.tolist(), r.values.tolist()
+    ([1, 2, 0, 0, 2], [1, 3, 5, 2, 2])
+    """
+    xp = ar.array_module(c.indices)
+    nnz = int(c.indices.shape[0])
+    # entry p's row: the rows whose end is at most p
+    rows = xp.searchsorted(c.indptr[1:], xp.arange(nnz, dtype=c.indptr.dtype), side="right")
+    order = xp.argsort(c.values, kind="stable")
+    order = order[xp.argsort(rows[order], kind="stable")]
+    return c._replace(indices=c.indices[order], values=c.values[order])
+
+
 def _delta(A, c, s, W, D, delta, settings, stats):
     from bitgraph.kernels import registry
 
@@ -333,11 +355,17 @@ def _delta(A, c, s, W, D, delta, settings, stats):
                                f" {wmax}: at most {bins} buckets of width delta"
                                f" may span one edge (delta >= {wmax / bins:.6g})")
     run = registry.lookup("sssp", fmt="csr", device=A.device, variant="delta")
+    csr = _cast_weights(A, c, W)
     if A.device == "cuda":  # the device workspaces are kept on A between calls
-        extra = {"cuda": settings.cuda, "stats": stats, "work": cached(A, "sssp_work", dict)}
+        # light/heavy edges when some edge is heavy (w >= delta; else no member rounds)
+        split = bool(cfg.cuda_light_heavy) and float(_weight_facts(A, c)["max"]) >= delta
+        extra = {"cuda": settings.cuda, "stats": stats, "work": cached(A, "sssp_work", dict),
+                 "light_heavy": split}
+        if split:  # light edges first in every row (sorted once, cached)
+            csr = cached(A, "sssp_by_weight", lambda: _rows_by_weight(csr), key=np.dtype(W))
     else:  # the kernel's window of buckets needs the largest finite weight
         extra = {"max_weight": _weight_facts(A, c)["finite_max"]}
-    dist, _ = run(_cast_weights(A, c, W), s, float(delta), D, cfg=cfg, **extra)
+    dist, _ = run(csr, s, float(delta), D, cfg=cfg, **extra)
     xp = ar.array_module(dist)
     if D.kind == "f":
         reached = xp.isfinite(dist)

@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 
 import bitgraph as bg
 import oracle as O
-from bitgraph.algorithms.shortest_paths import default_delta, negative_cycle, sssp
+from bitgraph.algorithms.shortest_paths import _rows_by_weight, default_delta, negative_cycle, sssp
 from bitgraph.errors import NegativeCycle
 from bitgraph.kernels.cpu import sssp as kernel
 from graph_strategies import graphs
@@ -595,7 +595,8 @@ def test_kernel_long_path(device, dtype):
 @pytest.mark.parametrize("device", O.DEVICES)
 @pytest.mark.parametrize("knobs", [{"cuda_rounds_per_read": 1, "cuda_blocks_per_sm": 1},
                                    {"cuda_rounds_per_read": 3, "cuda_blocks_per_sm": 8},
-                                   {"cuda_rounds_per_read": 64, "cuda_blocks_per_sm": 1}])
+                                   {"cuda_rounds_per_read": 64, "cuda_blocks_per_sm": 1},
+                                   {"cuda_rounds_per_read": 3, "cuda_light_heavy": False}])
 def test_kernel_hub_and_short_rows(device, knobs):
     """A hub of 5000 out-edges (spread over many warps' edge chunks) whose
     heads have 1 out-edge each (a chunk spans 256 rows: the lanes' row
@@ -758,15 +759,132 @@ def test_cuda_kernel_equals_cpu_kernel(case, data):
     delta = data.draw(st.sampled_from([default_delta(A), 1.0, 1e9]), label="delta")
     ref, _ = kernel.delta_stepping(c, s, delta, W, parallel=False)
     run = registry.lookup("sssp", fmt="csr", device="cuda", variant="delta")
+    # light/heavy on rows by weight, and on rows in column order (exact too)
+    light_heavy = data.draw(st.sampled_from([False, True]), label="light_heavy")
+    if light_heavy and data.draw(st.booleans(), label="by_weight"):
+        g = _rows_by_weight(g)
     stats = bg.Stats()
     work = {}
     for _ in range(2):  # the second run reuses the first's workspace
-        got, rounds = run(g, s, delta, np.dtype(W), stats=stats, work=work)
+        got, rounds = run(g, s, delta, np.dtype(W), stats=stats, work=work,
+                          light_heavy=light_heavy)
         np.testing.assert_array_equal(cupy.asnumpy(got), ref)
         assert len(work) == 1
-    # a round per non-empty near list: the source's, when it has an out-edge
+    # a round per non-empty near or member list: the source's, when it has an out-edge
     assert (rounds >= 1) == bool(c.indptr[s + 1] > c.indptr[s])
     assert stats.metrics["kernel_ms"] >= 0 and stats.metrics["reads"] >= 1
+    # every out-edge of a reached vertex relaxed at least once
+    deg = np.diff(c.indptr)
+    assert stats.metrics["edges"] >= int(deg[ref != _unreached(ref.dtype)].sum())
+
+
+def _unreached(dtype):
+    """The raw kernels' distance of an unreached vertex."""
+    dtype = np.dtype(dtype)
+    return np.inf if dtype.kind == "f" else np.iinfo(dtype).max
+
+
+def _light_heavy_case(rows, cols, w, n, s, device, delta):
+    """_dijkstra_case with light/heavy edges on and off (the CUDA kernel's
+    two paths); on a GPU each relaxes every out-edge of a reached vertex at
+    least once (the edges metric). Returns that metric by setting (GPU)."""
+    edges = {}
+    for on in (True, False):
+        with bg.settings.use(sssp={"cuda_light_heavy": on}):
+            A = _dijkstra_case(rows, cols, w, n, s, device, delta=delta)
+            rec = bg.Stats()
+            d = _run(A, s, device, method="delta", delta=delta, stats=rec)
+            if device == "cuda":
+                deg = np.diff(A._csr().indptr)
+                reached = np.zeros(n, bool)
+                reached[d.indices()] = True
+                assert rec.metrics["edges"] >= int(deg[reached].sum())
+                edges[on] = rec.metrics["edges"]
+    return edges
+
+
+@pytest.mark.parametrize("device", O.DEVICES)
+def test_kernel_light_heavy_branches(device):
+    """The light/heavy split's branches: every edge light (one huge bucket),
+    every edge heavy (near lists empty, member rounds only), zero weights
+    (light, the bucket never advances), a vertex whose edges are all heavy
+    inside a bucket of light paths, a hub of 5000 mixed edges, and a heavy
+    edge that lands below the bucket's end (the member round's near list)."""
+    rng = np.random.default_rng(11)
+    n, m = 500, 3000
+    r, c = rng.integers(0, n, m), rng.integers(0, n, m)
+    for dtype in (np.int32, np.float64, np.uint64):
+        w = rng.integers(1, 256, m).astype(dtype)
+        _light_heavy_case(r, c, w, n, 0, device, 1e9)    # all light
+        _light_heavy_case(r, c, w, n, 0, device, 1.0)    # all heavy: no weight below 1 (Dial)
+        _light_heavy_case(r, c, (w + 9).astype(dtype), n, 0, device, 8.0)  # all heavy
+        wz = w.copy()
+        wz[rng.random(m) < 0.5] = 0
+        _light_heavy_case(r, c, wz, n, 0, device, 4.0)   # zero weights: light
+    # a path of light edges whose middle vertex 2 has heavy edges only (3 -> 5, 2 -> 4)
+    pr = [0, 1, 2, 2, 3, 3, 4]
+    pc = [1, 2, 3, 4, 4, 5, 5]
+    pw = np.array([1, 1, 30, 40, 1, 30, 2], np.int64)
+    _light_heavy_case(pr, pc, pw, 6, 0, device, 10.0)
+    # a far jump: the least far distance 95 opens bucket [90, 100) (delta 10)
+    _light_heavy_case([0, 1, 0, 1], [1, 2, 2, 3], np.array([95, 2, 96, 12], np.int32), 4, 0,
+                      device, 10.0)
+    # a hub of 5000 edges, half light, half heavy, heads with a few edges each
+    hub = 5000
+    hr = np.r_[np.zeros(hub, np.int64), rng.integers(1, hub + 1, 8000)]
+    hc = np.r_[np.arange(1, hub + 1), rng.integers(1, hub + 1, 8000)]
+    hw = np.r_[rng.choice([1, 2, 200, 250], hub), rng.integers(1, 256, 8000)].astype(np.int32)
+    _light_heavy_case(hr, hc, hw, hub + 1, 0, device, 64.0)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("dtype", ["int32", "float32", "uint64"])
+def test_cuda_member_rounds_feed_near_lists(dtype):
+    """light_heavy on rows in descending weight order: lend (a binary search
+    that assumes ascending rows) puts light edges in the heavy suffixes, so
+    member rounds improve vertices below the threshold (their near and
+    member lists) and the bucket loops until both lists are empty: the
+    distances stay exact."""
+    import cupy
+
+    from bitgraph.kernels import registry
+
+    rng = np.random.default_rng(13)
+    n, m = 3000, 20000
+    r, c = rng.integers(0, n, m), rng.integers(0, n, m)
+    w = rng.integers(0, 256, m).astype(dtype)
+    A = bg.Matrix.from_coo(r, c, w, nrows=n, ncols=n, dup_op="min")
+    h = A._csr()
+    rows = np.repeat(np.arange(n), np.diff(h.indptr))
+    order = np.lexsort((-h.values.astype(np.float64), rows))  # each row by descending weight
+    g = h._replace(indptr=cupy.asarray(h.indptr), indices=cupy.asarray(h.indices[order]),
+                   values=cupy.asarray(h.values[order]))
+    W = np.dtype(dtype)
+    run = registry.lookup("sssp", fmt="csr", device="cuda", variant="delta")
+    for delta in (4.0, 64.0):
+        ref, _ = kernel.delta_stepping(h, 0, delta, W, parallel=False)
+        for light_heavy in (True, False):
+            got, _ = run(g, 0, delta, W, light_heavy=light_heavy)
+            np.testing.assert_array_equal(cupy.asnumpy(got), ref)
+
+
+@pytest.mark.parametrize("device", O.DEVICES)
+def test_rows_by_weight(device):
+    """The cached copy light/heavy reads: every row's (column, weight) pairs
+    kept, in ascending weight order, ties in column order; empty rows kept."""
+    rng = np.random.default_rng(12)
+    n, m = 60, 400
+    r, c = rng.integers(0, n - 5, m), rng.integers(0, n, m)  # the last 5 rows empty
+    w = rng.integers(0, 9, m).astype(np.float32)
+    A = bg.Matrix.from_coo(r, c, w, nrows=n, ncols=n, dup_op="min")
+    got = _rows_by_weight(O.on_device(A, device)._csr())
+    want = A._csr()
+    ptr, idx, val = (O.to_host(x) for x in (got.indptr, got.indices, got.values))
+    np.testing.assert_array_equal(ptr, want.indptr)
+    for v in range(n):
+        a, b = ptr[v], ptr[v + 1]
+        pairs = sorted(zip(want.values[a:b].tolist(), want.indices[a:b].tolist()))
+        assert list(zip(val[a:b].tolist(), idx[a:b].tolist())) == pairs
 
 
 @pytest.mark.parametrize("device", O.DEVICES)

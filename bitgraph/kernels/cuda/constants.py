@@ -121,13 +121,18 @@ COMPONENTS = {
 
 # sssp.cu
 SSSP = {
-    # a vertex's flags word: queued in a near list, held in the far pile
+    # a vertex's flags word: queued in a near list, held in the far pile, queued in the bucket's
+    # member list (its heavy edges still to relax)
     "F_NEAR": 1,
     "F_FAR": 2,
-    # counter slots (u64): the two near lists (packed: edges << shift | vertices), the two far
-    # piles, the least kept far distance (its order-preserving bits), the rounds that relaxed
+    "F_MEMBER": 4,
+    # counter slots (u64): the two near lists and the two member lists (packed: edges << shift |
+    # vertices), the two far piles, the least kept far distance (its order-preserving bits), the
+    # rounds that relaxed, whether the last gated round ran (its list was taken), the edges
+    # relaxed
     "C_NEAR0": 0, "C_NEAR1": 1, "C_FAR0": 2, "C_FAR1": 3, "C_MIN": 4, "C_ROUNDS": 5,
-    "COUNTERS": 6,
+    "C_MEM0": 6, "C_MEM1": 7, "C_GO": 8, "C_EDGES": 9,
+    "COUNTERS": 10,
     # the edge-balanced relax: a warp takes LB_STEPS x 32 consecutive edges of the near list
     "LB_STEPS": 8,
 }

@@ -31,7 +31,7 @@
 //
 // Work balance (edge-balanced, no scan pass): a near list is written with
 // each vertex's first edge in the list's edge space (offs, ascending with
-// the position): one 64-bit atomicAdd of (out-degree << shift | 1) on the
+// the position): one 64-bit atomicAdd of (its edges << shift | 1) on the
 // list's counter gives both the position (low field) and the offset (high
 // field), warp-aggregated. sssp_relax then gives each warp LB_STEPS x 32
 // consecutive edges of that space, whatever the rows' lengths (a hub of
@@ -41,6 +41,26 @@
 // forward (every queued row has an edge). The host knows a list's edges from
 // the counter it reads, or launches the grid of settings when it queues
 // rounds without reading (a round of an empty list returns at once).
+//
+// Light and heavy edges (Meyer and Sanders): each row's edges come sorted
+// by weight (the caller's cached copy; any order stays exact, only slower),
+// and lend[v] (sssp_light_ends) ends v's light prefix, the edges of weight
+// below the bucket width. A near list relaxes only light edges (rows
+// indptr[v] .. lend[v]); a vertex improved below T also joins the bucket's
+// member list (F_MEMBER, when it has heavy edges) once. When the near list
+// is empty, one member round relaxes the heavy suffixes (lend[v] ..
+// indptr[v + 1]) of the members with their distances then, clearing
+// F_MEMBER as sssp_take clears F_NEAR (the same fence protocol: a later
+// improvement queues the vertex again). Improvements of a member round go
+// where those of any round go, so the bucket ends when a near list and a
+// member list are both empty; a heavy edge (w >= delta) from a vertex of
+// the bucket lands at or past T in the usual case, so a vertex's heavy
+// edges are read about once, its light ones once per improvement. Without
+// light/heavy the launcher passes lend = indptr + 1: no heavy edges, no
+// members. The member round is queued after each batch of rounds and gated
+// on the device: its sssp_take runs only when the near list it is given is
+// empty and records in C_GO whether it ran (its sssp_relax and the host
+// read it).
 #include "sssp_constants.cuh"
 
 
@@ -125,7 +145,7 @@ __device__ __forceinline__ unsigned long long warp_scan(unsigned long long x, in
   return x;
 }
 
-// the lanes that want append v (of deg out-edges) to a near list: its
+// the lanes that want append v (deg edges: its light or heavy part) to a list: its
 // position and its first edge from one atomicAdd per warp (all lanes call)
 template <typename I>
 __device__ __forceinline__ void append_near(bool want, I v, unsigned long long deg, int lane,
@@ -160,13 +180,33 @@ __device__ __forceinline__ void append_far(bool want, I v, int lane, unsigned lo
 
 using namespace sssp_detail;
 
+// The end of each row's light prefix: lend[v] = the first entry p of row v
+// (indptr[v] <= p < indptr[v + 1], weights ascending along the row) with
+// weights[p] >= light (NaN-free), indptr[v + 1] when there is none.
+// O(n log(max degree)).
+template <typename D, typename I>
+__global__ void sssp_light_ends(const I* __restrict__ indptr, const D* __restrict__ weights,
+                                I* lend, long long n, D light) {
+  const long long stride = (long long)gridDim.x * blockDim.x;
+  for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
+    long long a = (long long)indptr[i], b = (long long)indptr[i + 1];
+    while (a < b) {
+      const long long mid = a + ((b - a) >> 1);
+      if (weights[mid] < light) a = mid + 1; else b = mid;
+    }
+    lend[i] = (I)a;
+  }
+}
+
 // Start a run: dist[] = infinity but dist[source] = 0, flags[] = 0, the
 // counters reset (C_MIN all ones), and the source alone in the near list
-// near_slot when it has out-edges.
+// near_slot when it has light edges and in the member list mem_slot when
+// it has heavy ones (lend: sssp_light_ends', already run).
 template <typename D, typename I>
-__global__ void sssp_init(const I* __restrict__ indptr, D* dist, unsigned int* flags,
-                          long long n, long long source, I* near, I* offs,
-                          unsigned long long* ctr, int near_slot, int shift, D infinity) {
+__global__ void sssp_init(const I* __restrict__ indptr, const I* __restrict__ lend, D* dist,
+                          unsigned int* flags, long long n, long long source, I* near, I* offs,
+                          I* mem, I* moffs, unsigned long long* ctr, int near_slot,
+                          int mem_slot, int shift, D infinity) {
   const long long stride = (long long)gridDim.x * blockDim.x;
   for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
     if (i != source) {
@@ -174,60 +214,82 @@ __global__ void sssp_init(const I* __restrict__ indptr, D* dist, unsigned int* f
       flags[i] = 0u;
       continue;
     }
-    const unsigned long long deg = (unsigned long long)((long long)indptr[i + 1] -
-                                                        (long long)indptr[i]);
+    const unsigned long long light = (unsigned long long)((long long)lend[i] -
+                                                          (long long)indptr[i]);
+    const unsigned long long heavy = (unsigned long long)((long long)indptr[i + 1] -
+                                                          (long long)lend[i]);
     dist[i] = (D)0;
-    flags[i] = deg ? (unsigned)F_NEAR : 0u;
+    flags[i] = (light ? (unsigned)F_NEAR : 0u) | (heavy ? (unsigned)F_MEMBER : 0u);
     for (int c = 0; c < COUNTERS; ++c) ctr[c] = c == C_MIN ? ~0ull : 0ull;
-    if (deg) {
+    if (light) {
       near[0] = (I)i;
       offs[0] = (I)0;
-      ctr[near_slot] = (deg << shift) | 1ull;
+      ctr[near_slot] = (light << shift) | 1ull;
+    }
+    if (heavy) {
+      mem[0] = (I)i;
+      moffs[0] = (I)0;
+      ctr[mem_slot] = (heavy << shift) | 1ull;
     }
   }
 }
 
-// Take the near list near_in (counter in_slot) for a round: clear each
-// vertex's near bit, then keep its distance (du_out) and its row's start
-// less its first edge in the list (base_out: edge e of the list is CSR
-// entry base_out[r] + e); reset the counter out_slot, which the round fills.
+// Take the list near_in (counter in_slot; a near list, flag F_NEAR, starts
+// = indptr; or a member list, flag F_MEMBER, starts = lend) for a round:
+// clear each vertex's flag, then keep its distance (du_out) and the start
+// of its part of the row less its first edge in the list (base_out: edge e
+// of the list is CSR entry base_out[r] + e); reset the counter out_slot,
+// which the round fills. gate >= 0 (a member round): only when the near
+// list of counter gate is empty, and C_GO says whether it ran.
 template <typename D, typename I>
-__global__ void sssp_take(const I* __restrict__ indptr, const D* dist, unsigned int* flags,
+__global__ void sssp_take(const I* __restrict__ starts, const D* dist, unsigned int* flags,
                           const I* __restrict__ near_in, const I* __restrict__ offs_in,
                           I* base_out, D* du_out, unsigned long long* ctr, int in_slot,
-                          int out_slot, int shift) {
-  const long long count = (long long)(ctr[in_slot] & low_mask(shift));
+                          int out_slot, int gate, unsigned int flag, int shift) {
   const long long t = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+  if (gate >= 0) {
+    const bool go = (ctr[gate] & low_mask(shift)) == 0ull;  // no launch writes it meanwhile
+    if (t == 0) ctr[C_GO] = go ? 1ull : 0ull;
+    if (!go) return;
+  }
+  const long long count = (long long)(ctr[in_slot] & low_mask(shift));
   if (t == 0) ctr[out_slot] = 0ull;
   const long long stride = (long long)gridDim.x * blockDim.x;
   for (long long i = t; i < count; i += stride) {
     const I u = near_in[i];
-    atomicAnd(flags + u, ~(unsigned)F_NEAR);
+    atomicAnd(flags + u, ~flag);
     __threadfence();  // the flag before the distance (see the header)
     du_out[i] = load_dist(dist + u);
-    base_out[i] = (I)((long long)indptr[u] - (long long)offs_in[i]);
+    base_out[i] = (I)((long long)starts[u] - (long long)offs_in[i]);
   }
 }
 
-// One round: relax the edges of the near list taken by sssp_take (counter
+// One round: relax the edges of the list taken by sssp_take (counter
 // in_slot: its vertices and edges; offs_in, base_in, du_in) into dist;
-// improved heads with out-edges go to the near list near_out (below
-// threshold, counter out_slot, with their first edges in offs_out) or to the
-// far pile far (counter far_slot). Counts the round (C_ROUNDS) when the list
-// has a vertex.
+// improved heads go, below threshold, to the near list near_out (with light
+// edges; counter out_slot, their first edges in offs_out) and to the member
+// list mem_out (with heavy edges; counter mem_slot, first edges in
+// moffs_out), at or past it to the far pile far (with any edge; counter
+// far_slot). Counts the round (C_ROUNDS) and its edges (C_EDGES) when the
+// list has a vertex. go >= 0: nothing unless counter go (C_GO) is set.
 template <typename D, typename I>
-__global__ void sssp_relax(const I* __restrict__ indptr, const I* __restrict__ indices,
-                           const D* __restrict__ weights, D* dist, unsigned int* flags,
-                           const I* __restrict__ offs_in, const I* __restrict__ base_in,
-                           const D* __restrict__ du_in, I* near_out, I* offs_out, I* far,
-                           unsigned long long* ctr, int in_slot, int out_slot, int far_slot,
-                           D threshold, D saturated, int shift) {
+__global__ void sssp_relax(const I* __restrict__ indptr, const I* __restrict__ lend,
+                           const I* __restrict__ indices, const D* __restrict__ weights, D* dist,
+                           unsigned int* flags, const I* __restrict__ offs_in,
+                           const I* __restrict__ base_in, const D* __restrict__ du_in,
+                           I* near_out, I* offs_out, I* mem_out, I* moffs_out, I* far,
+                           unsigned long long* ctr, int in_slot, int out_slot, int mem_slot,
+                           int far_slot, int go, D threshold, D saturated, int shift) {
   constexpr long long CHUNK = 32LL * LB_STEPS;
+  if (go >= 0 && ctr[go] == 0ull) return;  // the whole grid alike
   const unsigned long long packed = ctr[in_slot];
   const long long count = (long long)(packed & low_mask(shift));
   const long long edges = (long long)(packed >> shift);
   const int lane = threadIdx.x & 31;
-  if (count > 0 && blockIdx.x == 0 && threadIdx.x == 0) ctr[C_ROUNDS] += 1ull;
+  if (count > 0 && blockIdx.x == 0 && threadIdx.x == 0) {
+    ctr[C_ROUNDS] += 1ull;
+    ctr[C_EDGES] += (unsigned long long)edges;
+  }
   const long long warps = (long long)gridDim.x * (blockDim.x >> 5);
   const long long warp = ((long long)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
   // the whole warp runs every step (the ballots and shuffles need it)
@@ -246,9 +308,9 @@ __global__ void sssp_relax(const I* __restrict__ indptr, const I* __restrict__ i
     for (int j = 0; j < LB_STEPS; ++j) {
       const long long e = start + 32LL * j + lane;
       if (start + 32LL * j >= edges) break;  // the same for every lane
-      bool to_near = false, to_far = false;
+      bool to_near = false, to_member = false, to_far = false;
       I v = 0;
-      unsigned long long deg = 0;
+      unsigned long long light = 0, heavy = 0;
       if (e < edges) {
         // every row holds an edge: e's row is at most 32 rows past the last one
         const long long h = r + 32 < count - 1 ? r + 32 : count - 1;
@@ -266,18 +328,26 @@ __global__ void sssp_relax(const I* __restrict__ indptr, const I* __restrict__ i
         if (cand < load_dist(dist + v)) {
           const D old = atomic_min_dist(dist + v, cand);
           if (cand < old) {
-            deg = (unsigned long long)((long long)indptr[v + 1] - (long long)indptr[v]);
-            if (deg) {
+            const long long mid = (long long)lend[v];
+            light = (unsigned long long)(mid - (long long)indptr[v]);
+            heavy = (unsigned long long)((long long)indptr[v + 1] - mid);
+            if (light | heavy) {
               __threadfence();  // the distance before the flag (see the header)
-              if (cand < threshold)
-                to_near = !(atomicOr(flags + v, (unsigned)F_NEAR) & F_NEAR);
-              else
+              if (cand < threshold) {
+                const unsigned int want = (light ? (unsigned)F_NEAR : 0u) |
+                                          (heavy ? (unsigned)F_MEMBER : 0u);
+                const unsigned int had = atomicOr(flags + v, want);
+                to_near = light && !(had & F_NEAR);
+                to_member = heavy && !(had & F_MEMBER);
+              } else {
                 to_far = !(atomicOr(flags + v, (unsigned)F_FAR) & F_FAR);
+              }
             }
           }
         }
       }
-      append_near(to_near, v, deg, lane, ctr + out_slot, shift, near_out, offs_out);
+      append_near(to_near, v, light, lane, ctr + out_slot, shift, near_out, offs_out);
+      append_near(to_member, v, heavy, lane, ctr + mem_slot, shift, mem_out, moffs_out);
       append_far(to_far, v, lane, ctr + far_slot, far);
     }
   }
@@ -286,24 +356,27 @@ __global__ void sssp_relax(const I* __restrict__ indptr, const I* __restrict__ i
 // Advance the threshold to `threshold` (from `low`, the previous one): each
 // vertex of the far pile far_in[0..count) at distance >= threshold stays
 // (far_out, counter out_slot; the least such distance's bits into C_MIN);
-// one in [low, threshold) goes to the near list near_out (counter near_slot,
-// first edges in offs_out); one below low was relaxed when it got there and
-// is dropped. The launcher resets the counters out_slot and near_slot, and
-// C_MIN to all ones.
+// one in [low, threshold) goes to the near list near_out (with light edges;
+// counter near_slot, first edges in offs_out) and to the member list
+// mem_out (with heavy edges; counter mem_slot, first edges in moffs_out);
+// one below low was relaxed when it got there and is dropped. The launcher
+// resets the counters out_slot and near_slot, and C_MIN to all ones.
 template <typename D, typename I>
-__global__ void sssp_split(const I* __restrict__ indptr, const D* __restrict__ dist,
-                           unsigned int* flags, const I* __restrict__ far_in, long long count,
-                           I* far_out, int out_slot, I* near_out, I* offs_out, int near_slot,
-                           unsigned long long* ctr, int shift, D low, D threshold) {
+__global__ void sssp_split(const I* __restrict__ indptr, const I* __restrict__ lend,
+                           const D* __restrict__ dist, unsigned int* flags,
+                           const I* __restrict__ far_in, long long count, I* far_out,
+                           int out_slot, I* near_out, I* offs_out, int near_slot, I* mem_out,
+                           I* moffs_out, int mem_slot, unsigned long long* ctr, int shift, D low,
+                           D threshold) {
   const int lane = threadIdx.x & 31;
   const long long warps = (long long)gridDim.x * (blockDim.x >> 5);
   const long long first = (((long long)blockIdx.x * blockDim.x + threadIdx.x) >> 5) << 5;
   unsigned long long least = ~0ull;
   for (long long base = first; base < count; base += warps << 5) {
     const long long i = base + lane;
-    bool keep = false, near = false;
+    bool keep = false, near = false, member = false;
     I v = 0;
-    unsigned long long deg = 0;
+    unsigned long long light = 0, heavy = 0;
     if (i < count) {
       v = far_in[i];
       const D d = dist[v];
@@ -313,12 +386,21 @@ __global__ void sssp_split(const I* __restrict__ indptr, const D* __restrict__ d
         least = b < least ? b : least;
       } else {
         atomicAnd(flags + v, ~(unsigned)F_FAR);
-        near = !(d < low) && !(atomicOr(flags + v, (unsigned)F_NEAR) & F_NEAR);
-        if (near) deg = (unsigned long long)((long long)indptr[v + 1] - (long long)indptr[v]);
+        if (!(d < low)) {
+          const long long mid = (long long)lend[v];
+          light = (unsigned long long)(mid - (long long)indptr[v]);
+          heavy = (unsigned long long)((long long)indptr[v + 1] - mid);
+          const unsigned int want = (light ? (unsigned)F_NEAR : 0u) |
+                                    (heavy ? (unsigned)F_MEMBER : 0u);
+          const unsigned int had = atomicOr(flags + v, want);
+          near = light && !(had & F_NEAR);
+          member = heavy && !(had & F_MEMBER);
+        }
       }
     }
     append_far(keep, v, lane, ctr + out_slot, far_out);
-    append_near(near, v, deg, lane, ctr + near_slot, shift, near_out, offs_out);
+    append_near(near, v, light, lane, ctr + near_slot, shift, near_out, offs_out);
+    append_near(member, v, heavy, lane, ctr + mem_slot, shift, mem_out, moffs_out);
   }
   for (int o = 16; o > 0; o >>= 1) {
     const unsigned long long other = __shfl_xor_sync(FULL, least, o);
@@ -329,24 +411,30 @@ __global__ void sssp_split(const I* __restrict__ indptr, const D* __restrict__ d
 
 // instantiations nvcc compiles standalone (CI); at run time the launcher
 // compiles the ones a process uses, by name expression
-template __global__ void sssp_init<double, long long>(const long long*, double*, unsigned int*,
-    long long, long long, long long*, long long*, unsigned long long*, int, int, double);
+template __global__ void sssp_light_ends<float, int>(const int*, const float*, int*, long long,
+    float);
+template __global__ void sssp_light_ends<unsigned long long, long long>(const long long*,
+    const unsigned long long*, long long*, long long, unsigned long long);
+template __global__ void sssp_init<double, long long>(const long long*, const long long*, double*,
+    unsigned int*, long long, long long, long long*, long long*, long long*, long long*,
+    unsigned long long*, int, int, int, double);
 template __global__ void sssp_take<float, int>(const int*, const float*, unsigned int*,
-    const int*, const int*, int*, float*, unsigned long long*, int, int, int);
-template __global__ void sssp_relax<float, int>(const int*, const int*, const float*, float*,
-    unsigned int*, const int*, const int*, const float*, int*, int*, int*, unsigned long long*,
-    int, int, int, float, float, int);
+    const int*, const int*, int*, float*, unsigned long long*, int, int, int, unsigned int, int);
+template __global__ void sssp_relax<float, int>(const int*, const int*, const int*, const float*,
+    float*, unsigned int*, const int*, const int*, const float*, int*, int*, int*, int*, int*,
+    unsigned long long*, int, int, int, int, int, float, float, int);
 template __global__ void sssp_relax<long long, long long>(const long long*, const long long*,
-    const long long*, long long*, unsigned int*, const long long*, const long long*,
-    const long long*, long long*, long long*, long long*, unsigned long long*, int, int, int,
-    long long, long long, int);
-template __global__ void sssp_relax<unsigned long long, int>(const int*, const int*,
+    const long long*, const long long*, long long*, unsigned int*, const long long*,
+    const long long*, const long long*, long long*, long long*, long long*, long long*,
+    long long*, unsigned long long*, int, int, int, int, int, long long, long long, int);
+template __global__ void sssp_relax<unsigned long long, int>(const int*, const int*, const int*,
     const unsigned long long*, unsigned long long*, unsigned int*, const int*, const int*,
-    const unsigned long long*, int*, int*, int*, unsigned long long*, int, int, int,
-    unsigned long long, unsigned long long, int);
-template __global__ void sssp_split<double, int>(const int*, const double*, unsigned int*,
-    const int*, long long, int*, int, int*, int*, int, unsigned long long*, int, double, double);
+    const unsigned long long*, int*, int*, int*, int*, int*, unsigned long long*, int, int, int,
+    int, int, unsigned long long, unsigned long long, int);
+template __global__ void sssp_split<double, int>(const int*, const int*, const double*,
+    unsigned int*, const int*, long long, int*, int, int*, int*, int, int*, int*, int,
+    unsigned long long*, int, double, double);
 template __global__ void sssp_split<unsigned long long, long long>(const long long*,
-    const unsigned long long*, unsigned int*, const long long*, long long, long long*, int,
-    long long*, long long*, int, unsigned long long*, int, unsigned long long,
-    unsigned long long);
+    const long long*, const unsigned long long*, unsigned int*, const long long*, long long,
+    long long*, int, long long*, long long*, int, long long*, long long*, int,
+    unsigned long long*, int, unsigned long long, unsigned long long);

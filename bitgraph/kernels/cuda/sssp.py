@@ -10,15 +10,20 @@ stays full, up to ``cfg.cuda_rounds_per_read``; a round queued after the
 list emptied returns at once), and when the near list is empty a split of
 the far pile (``sssp_split``) at the next threshold, ``delta`` higher;
 when that bucket holds nothing the threshold jumps to the bucket of the
-least far distance and the pile is split again. Knobs come in as ``cfg``
+least far distance and the pile is split again. With ``light_heavy``
+(the caller passes rows sorted by weight) near rounds relax only the
+edges lighter than ``delta`` and a member round, queued after each batch
+and run on the device only when the near list is empty, relaxes the
+bucket's heavy edges once. Knobs come in as ``cfg``
 (``bitgraph.settings.SSSP``: ``cuda_rounds_per_read``,
 ``cuda_blocks_per_sm``) and ``cuda`` (``bitgraph.settings.Cuda``: the
 threads a block); the device workspaces (flags, lists, counters) live in
 ``work`` (a dict the caller keeps per graph; None: fresh ones) and are
 taken out of it while a call runs, so two calls never share one. A
-``stats`` (``bitgraph.Stats``) receives ``rounds``, ``splits``, ``reads``
-and ``kernel_ms`` (CUDA events around the whole loop, so the host's gaps
-between rounds count).
+``stats`` (``bitgraph.Stats``) receives ``rounds`` (member rounds
+included), ``splits``, ``reads``, ``edges`` (edges relaxed, repeats
+included) and ``kernel_ms`` (CUDA events around the whole loop, so the
+host's gaps between rounds count).
 """
 
 from __future__ import annotations
@@ -40,11 +45,14 @@ _DIST = {np.dtype(np.int32): "int", np.dtype(np.int64): "long long",
          np.dtype(np.float64): "double"}
 # (weights dtype, distances dtype) pairs, as the CPU kernel's
 KERNEL_DTYPES = tuple((d, d) for d in _DIST)
-_KERNELS = ("init", "take", "relax", "split")
+_KERNELS = ("light_ends", "init", "take", "relax", "split")
 _NAMES = tuple(f"sssp_{k}<{d}, {i}>" for k in _KERNELS for d in _DIST.values()
                for i in _INDEX.values())
 _C_NEAR, _C_FAR = (SSSP["C_NEAR0"], SSSP["C_NEAR1"]), (SSSP["C_FAR0"], SSSP["C_FAR1"])
+_C_MEM = (SSSP["C_MEM0"], SSSP["C_MEM1"])
 _C_MIN, _C_ROUNDS, _COUNTERS = SSSP["C_MIN"], SSSP["C_ROUNDS"], SSSP["COUNTERS"]
+_C_GO, _C_EDGES = SSSP["C_GO"], SSSP["C_EDGES"]
+_F_NEAR, _F_MEMBER = np.uint32(SSSP["F_NEAR"]), np.uint32(SSSP["F_MEMBER"])
 _CHUNK = 32 * SSSP["LB_STEPS"]  # the edges a warp of sssp_relax takes at once
 
 
@@ -81,8 +89,9 @@ def _decode(bits: int, D: np.dtype):
 
 def _workspace(work, n, idx, D):
     """The device arrays of a run over n vertices: flags, the two near lists
-    with their first edges, the two far piles, the taken list's bases and
-    distances, the counters; from ``work`` (removed while in use) or new."""
+    and the two member lists with their first edges, the two far piles, the
+    light ends of the rows, the taken list's bases and distances, the
+    counters; from ``work`` (removed while in use) or new."""
     import cupy
 
     key = (n, idx.str, D.str)
@@ -91,14 +100,18 @@ def _workspace(work, n, idx, D):
         ws = {"flags": cupy.empty(n, np.uint32),
               "near": (cupy.empty(n, idx), cupy.empty(n, idx)),
               "offs": (cupy.empty(n, idx), cupy.empty(n, idx)),
+              "mem": (cupy.empty(n, idx), cupy.empty(n, idx)),
+              "moffs": (cupy.empty(n, idx), cupy.empty(n, idx)),
               "far": (cupy.empty(n, idx), cupy.empty(n, idx)),
+              "lend": cupy.empty(n, idx),
               "base": cupy.empty(n, idx), "du": cupy.empty(n, D),
               "ctr": cupy.empty(_COUNTERS, np.uint64)}
     return key, ws
 
 
 @register("sssp", fmt="csr", device="cuda", variant="delta")
-def delta_stepping(A, source, delta, dist_dtype, *, cfg=None, cuda=None, stats=None, work=None):
+def delta_stepping(A, source, delta, dist_dtype, *, cfg=None, cuda=None, stats=None, work=None,
+                   light_heavy=False):
     """Shortest-path distances from ``source`` by near-far delta-stepping
     on the GPU.
 
@@ -107,7 +120,10 @@ def delta_stepping(A, source, delta, dist_dtype, *, cfg=None, cuda=None, stats=N
     ``KERNEL_DTYPES``. delta > 0: the bucket width. cfg: the ``SSSP``
     settings, cuda: the ``Cuda`` settings (None: those in force); stats: a
     ``bitgraph.Stats``; work: a dict that keeps the device workspaces
-    between calls (None: allocated for this call). Returns (dist[n] D as a
+    between calls (None: allocated for this call); light_heavy: near rounds
+    relax the edges of weight < delta and member rounds the others (exact
+    whatever the order of a row's entries; fewer edges relaxed again when
+    each row's entries ascend by weight). Returns (dist[n] D as a
     CuPy array, rounds): unreached vertices hold D's infinity (inf or the
     integer maximum), an integer sum past the maximum saturates at maximum
     - 1, as the CPU kernel's.
@@ -152,15 +168,16 @@ def delta_stepping(A, source, delta, dist_dtype, *, cfg=None, cuda=None, stats=N
     weights = cupy.ascontiguousarray(A.values, dtype=D)
     infinity = D.type(np.inf) if D.kind == "f" else D.type(np.iinfo(D).max)
     saturated = infinity if D.kind == "f" else D.type(int(infinity) - 1)
-    with oom_guard("sssp(cuda)", n * (2 * D.itemsize + 4 + 8 * idx.itemsize)):
+    with oom_guard("sssp(cuda)", n * (2 * D.itemsize + 4 + 13 * idx.itemsize)):
         dist = cupy.empty(n, D)
         key, ws = _workspace(work, n, idx, D)
     flags, near, offs, far = ws["flags"], ws["near"], ws["offs"], ws["far"]
     base, du, ctr = ws["base"], ws["du"], ws["ctr"]
+    mem, moffs = ws["mem"], ws["moffs"]
 
     mod, lowered = module(_SOURCE, _NAMES)
     names = (_DIST[D], _INDEX[idx])
-    init, take, relax, split = (mod.get_function(lowered["sssp_%s<%s, %s>" % ((k,) + names)])
+    light_ends, init, take, relax, split = (mod.get_function(lowered["sssp_%s<%s, %s>" % ((k,) + names)])
                                 for k in _KERNELS)
     threads = int(cuda.threads)
     full = max(1, multiprocessors() * int(cfg.cuda_blocks_per_sm))  # a round of unknown size
@@ -172,8 +189,15 @@ def delta_stepping(A, source, delta, dist_dtype, *, cfg=None, cuda=None, stats=N
         ev = (cupy.cuda.Event(), cupy.cuda.Event())
         ev[0].record()
     cur = 0  # the near list (and counter) the next round takes
-    init(*shape(n, cuda), (indptr, dist, flags, i64(n), i64(source), near[cur], offs[cur], ctr,
-                           i32(_C_NEAR[cur]), i32(shift), infinity))
+    m = 0  # the member list (and counter) the rounds fill and the next member round takes
+    if light_heavy:  # lend[v]: the end of row v's edges lighter than delta
+        lend = ws["lend"]
+        light_ends(*shape(n, cuda), (indptr, weights, lend, i64(n), _threshold(float(delta), D)))
+    else:  # every edge light: the rows' ends
+        lend = indptr[1:]
+    init(*shape(n, cuda), (indptr, lend, dist, flags, i64(n), i64(source), near[cur], offs[cur],
+                           mem[m], moffs[m], ctr, i32(_C_NEAR[cur]), i32(_C_MEM[m]), i32(shift),
+                           infinity))
     step = float(delta)
     bucket = 0  # the near list holds distances below (bucket + 1) * delta
     threshold = _threshold(step, D)
@@ -190,21 +214,40 @@ def delta_stepping(A, source, delta, dist_dtype, *, cfg=None, cuda=None, stats=N
                 tgrid = (max(1, min(full, -(-count // threads))) if count is not None
                          else full,)
                 take(tgrid, (threads,), (indptr, dist, flags, near[cur], offs[cur], base, du,
-                                         ctr, i32(_C_NEAR[cur]), i32(_C_NEAR[out]), i32(shift)))
+                                         ctr, i32(_C_NEAR[cur]), i32(_C_NEAR[out]), i32(-1),
+                                         _F_NEAR, i32(shift)))
                 rgrid = (max(1, min(full, -(-edges // (_CHUNK * (threads // 32)))))
                          if edges is not None else full,)
-                relax(rgrid, (threads,), (indptr, indices, weights, dist, flags, offs[cur],
-                                          base, du, near[out], offs[out], far[pile], ctr,
-                                          i32(_C_NEAR[cur]), i32(_C_NEAR[out]),
-                                          i32(_C_FAR[pile]), threshold, saturated, i32(shift)))
+                relax(rgrid, (threads,), (indptr, lend, indices, weights, dist, flags,
+                                          offs[cur], base, du, near[out], offs[out], mem[m],
+                                          moffs[m], far[pile], ctr, i32(_C_NEAR[cur]),
+                                          i32(_C_NEAR[out]), i32(_C_MEM[m]), i32(_C_FAR[pile]),
+                                          i32(-1), threshold, saturated, i32(shift)))
                 cur = out
                 count = edges = None
-            counts = ctr.get()
+            if light_heavy:
+                # the member round: the heavy edges of the bucket's members, when (on the
+                # device) the near list is empty; its improvements below the threshold go
+                # to near list cur (empty then) and member list 1 - m
+                out = 1 - m
+                take((full,), (threads,), (lend, dist, flags, mem[m], moffs[m], base, du, ctr,
+                                           i32(_C_MEM[m]), i32(_C_MEM[out]), i32(_C_NEAR[cur]),
+                                           _F_MEMBER, i32(shift)))
+                relax((full,), (threads,), (indptr, lend, indices, weights, dist, flags,
+                                            moffs[m], base, du, near[cur], offs[cur], mem[out],
+                                            moffs[out], far[pile], ctr, i32(_C_MEM[m]),
+                                            i32(_C_NEAR[cur]), i32(_C_MEM[out]),
+                                            i32(_C_FAR[pile]), i32(_C_GO), threshold, saturated,
+                                            i32(shift)))
+            counts = ctr.get()  # synchronize!
             reads += 1
+            if light_heavy and counts[_C_GO]:  # the member round ran
+                m = 1 - m
             packed = int(counts[_C_NEAR[cur]])
             count, edges = packed & mask, packed >> shift
+            members = int(counts[_C_MEM[m]]) & mask if light_heavy else 0
             far_count = int(counts[_C_FAR[pile]])
-            if not count:
+            if not count and not members:
                 break
             batch = min(2 * batch, most)
         batch = 1
@@ -221,23 +264,26 @@ def delta_stepping(A, source, delta, dist_dtype, *, cfg=None, cuda=None, stats=N
             for slot in (_C_NEAR[cur], _C_FAR[out]):
                 cupy.cuda.runtime.memsetAsync(ctr.data.ptr + 8 * slot, 0, 8, stream.ptr)
             cupy.cuda.runtime.memsetAsync(ctr.data.ptr + 8 * _C_MIN, 0xFF, 8, stream.ptr)
-            split(*shape(far_count, cuda), (indptr, dist, flags, far[pile], i64(far_count),
-                                            far[out], i32(_C_FAR[out]), near[cur], offs[cur],
-                                            i32(_C_NEAR[cur]), ctr, i32(shift), low, threshold))
+            split(*shape(far_count, cuda), (indptr, lend, dist, flags, far[pile],
+                                            i64(far_count), far[out], i32(_C_FAR[out]),
+                                            near[cur], offs[cur], i32(_C_NEAR[cur]), mem[m],
+                                            moffs[m], i32(_C_MEM[m]), ctr, i32(shift), low,
+                                            threshold))
             splits += 1
             pile = out
-            counts = ctr.get()
+            counts = ctr.get()  # synchronize!
             reads += 1
             packed = int(counts[_C_NEAR[cur]])
             count, edges = packed & mask, packed >> shift
+            members = int(counts[_C_MEM[m]]) & mask if light_heavy else 0
             far_count = int(counts[_C_FAR[pile]])
-            if count or not far_count:
+            if count or members or not far_count:
                 break
             least = _decode(int(counts[_C_MIN]), D)
             low = threshold
             bucket = max(bucket + 1, int(math.floor(float(least) / step)))
             threshold = max(_threshold((bucket + 1) * step, D), _above(least, D))
-        if not count:  # every far entry was stale; else the least one moved
+        if not count and not members:  # every far entry was stale; else the least one moved
             if far_count:
                 raise RuntimeError(f"delta_stepping(cuda): {far_count} far vertices and none"
                                    f" below the threshold {threshold}")
@@ -249,5 +295,5 @@ def delta_stepping(A, source, delta, dist_dtype, *, cfg=None, cuda=None, stats=N
         ev[1].record()
         ev[1].synchronize()
         stats.metrics.update(rounds=rounds, splits=splits, reads=reads,
-                             kernel_ms=cupy.cuda.get_elapsed_time(ev[0], ev[1]))
+                             edges=int(counts[_C_EDGES]), kernel_ms=cupy.cuda.get_elapsed_time(ev[0], ev[1]))
     return dist, rounds
