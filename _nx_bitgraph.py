@@ -150,9 +150,11 @@ _FUNCTIONS = {'adamic_adar_index': {'additional_docs': 'Sums over common neighbo
  'has_path': {'additional_docs': 'One BFS (bitgraph.algorithms.bfs) from source.',
               'additional_parameters': {},
               'url': 'https://networkx.org/documentation/stable/reference/generated/networkx.algorithms.shortest_paths.generic.has_path.html'},
- 'hits': {'additional_docs': "Power iteration (one vxm and one mxv a step) to NetworkX's singular "
-                             "vectors; a run that does not converge falls back to NetworkX's "
-                             'ARPACK.',
+ 'hits': {'additional_docs': "method as NetworkX (default: the installed NetworkX's, "
+                             "power_iteration from 3.7, svd before). power_iteration: NetworkX's "
+                             'iteration and stop rule, one vxm and one mxv a step; svd: power '
+                             "iteration to NetworkX's singular vectors, a run that does not "
+                             'converge falls back to ARPACK.',
           'additional_parameters': {},
           'url': 'https://networkx.org/documentation/stable/reference/generated/networkx.algorithms.link_analysis.hits_alg.hits.html'},
  'in_degree_centrality': {'additional_docs': 'Column counts of the adjacency; multigraphs fall '

@@ -262,28 +262,106 @@ def katz_centrality(G, alpha=0.1, beta=1.0, max_iter=1000, tol=1.0e-6, nstart=No
     raise nx.PowerIterationFailedConvergence(max_iter)
 
 
-def hits(G, max_iter=100, tol=1.0e-8, nstart=None, normalized=True):
-    """``networkx.hits``: hubs and authorities, the dominant left and right
-    singular vectors of the adjacency (edge attribute "weight", 1 where an
-    edge lacks it).
+def _hits_method(method):
+    """``method`` as given, or the installed NetworkX's default when None:
+    "power_iteration" from NetworkX 3.7, "svd" (its only answer) before."""
+    from .measures import _nx_default
+
+    return _nx_default("hits", "method", "svd") if method is None else method
+
+
+def hits(G, max_iter=100, tol=1.0e-8, nstart=None, normalized=True, *, method=None):
+    """``networkx.hits``: hubs and authorities (edge attribute "weight", 1
+    where an edge lacks it), by NetworkX's ``method``; None (the default)
+    takes the installed NetworkX's default: "power_iteration" from NetworkX
+    3.7, "svd" under 3.6, whose ``hits`` has no ``method`` and gives the SVD
+    answer. Another method raises ``ValueError``, as NetworkX 3.7.
+
+    "power_iteration" is NetworkX 3.7's iteration step for step: h from
+    ``nstart`` (divided by its sum) or 1/n, then a' <- h' A, h <- A a, h
+    divided by its maximum (one ``vxm`` and one ``mxv``), stopping at the
+    first step whose L1 change of h is below ``tol``, else
+    ``PowerIterationFailedConvergence``; then h and a each divided by its sum
+    (``normalized``) or a by its maximum. ``NetworkXError`` for an
+    ``nstart`` missing a node or summing to zero.
+
+    "svd" is the dominant singular pair, which NetworkX finds with ARPACK
+    (``scipy.sparse.linalg.svds``): see :func:`_hits_svd`.
+
+    >>> import networkx as nx
+    >>> from bitgraph.nx.convert import from_networkx
+    >>> BG = from_networkx(nx.DiGraph([(0, 1), (0, 2), (3, 2)]))
+    >>> h, a = hits(BG, method="svd")
+    >>> {k: round(v, 4) for k, v in h.items()}
+    {0: 0.618, 1: 0.0, 2: 0.0, 3: 0.382}
+    >>> h, a = hits(BG, method="power_iteration")
+    >>> {k: round(v, 4) for k, v in a.items()}
+    {0: 0.0, 1: 0.382, 2: 0.618, 3: 0.0}
+    """
+    method = _hits_method(method)
+    if method == "power_iteration":
+        return _hits_power_iteration(G, max_iter, tol, nstart, normalized)
+    if method == "svd":
+        return _hits_svd(G, max_iter, tol, nstart, normalized)
+    raise ValueError(f"method not supported: {method}")
+
+
+def _hits_power_iteration(G, max_iter, tol, nstart, normalized):
+    """NetworkX 3.7's ``_hits_power_iteration`` (see :func:`hits`), its
+    products as ``vxm``/``mxv`` and the rest the same numpy steps, so that
+    its stop rule sees the same values (to the order of the sums)."""
+    import networkx as nx
+
+    n = len(G)
+    if n == 0:
+        return {}, {}
+    if nstart is None:
+        h = np.full(n, 1.0 / n)
+    else:
+        missing = {v for v in G.nodes if v not in nstart}  # NetworkX's G.nodes - keys
+        if missing:
+            raise nx.NetworkXError(f"nstart must have a value for every node; missing: {missing}")
+        h = np.array([nstart[v] for v in G.nodes], dtype=float)
+        s = h.sum()
+        if s == 0:
+            raise nx.NetworkXError("nstart values must not sum to zero")
+        h = h / s
+    if max_iter <= 0:
+        raise nx.PowerIterationFailedConvergence(max_iter)
+    A = _matrix(G, "weight")
+    for _ in range(max_iter):
+        hlast = h
+        # a' <- hlast' A ; h <- A a / max(A a)
+        a = _vxm(hlast, A)
+        h = _mxv(A, a)
+        h /= h.max()
+        if np.abs(h - hlast).sum() < tol:
+            break
+    else:
+        raise nx.PowerIterationFailedConvergence(max_iter)
+    if normalized:
+        h /= h.sum()
+        a /= a.sum()
+    else:
+        a /= a.max()
+    return dict(zip(G.nodes, h.tolist())), dict(zip(G.nodes, a.tolist()))
+
+
+def _hits_svd(G, max_iter, tol, nstart, normalized):
+    """``method="svd"`` (NetworkX 3.6's only answer): the dominant left and
+    right singular vectors of the adjacency.
 
     NetworkX computes them with ARPACK (``scipy.sparse.linalg.svds``); here
     by power iteration, a <- A' h, h <- A a (one ``vxm`` and one ``mxv`` a
     step, both scaled by their maximum), stopping when h's L1 change is
-    below ``tol`` (NetworkX's own ``_hits_python`` rule; the steps left
-    within ``max_iter`` then polish it until the change stops shrinking). The answer is then
-    NetworkX's: a scaled to unit 2-norm, h = A a, each divided by its sum
-    when ``normalized``. ARPACK converges where power iteration may not: a
-    run that has not converged after ``max_iter`` steps raises
+    below ``tol`` (NetworkX's ``_hits_python`` rule; the steps left within
+    ``max_iter`` then polish it until the change stops shrinking). The answer
+    is then NetworkX's: a scaled to unit 2-norm, h = A a, each divided by its
+    sum when ``normalized``. ARPACK converges where power iteration may not:
+    a run that has not converged after ``max_iter`` steps raises
     ``NotImplementedError`` so that NetworkX decides; ``max_iter <= 0``
     raises ``PowerIterationFailedConvergence`` as NetworkX does. ``nstart``
     only seeds the iteration (NetworkX reads its values in order).
-
-    >>> import networkx as nx
-    >>> from bitgraph.nx.convert import from_networkx
-    >>> h, a = hits(from_networkx(nx.DiGraph([(0, 1), (0, 2), (3, 2)])))
-    >>> {k: round(v, 4) for k, v in h.items()}
-    {0: 0.618, 1: 0.0, 2: 0.0, 3: 0.382}
     """
     import networkx as nx
 
@@ -409,8 +487,9 @@ CAN_RUN = {
         # NetworkX's values stay ints when alpha and every beta are ints
         (lambda a: isinstance(a["alpha"], int) and isinstance(a["beta"], dict),
          "an int alpha with a beta dict (NetworkX may return ints)")),
-    "hits": _refuse(hits, _MULTI, (lambda a: len(a["G"]) == 1,
-                                   "one node: NetworkX's svds raises its own error")),
+    "hits": _refuse(hits, _MULTI,
+                    (lambda a: len(a["G"]) == 1 and _hits_method(a["method"]) == "svd",
+                     "one node: NetworkX's svds raises its own error")),
     "harmonic_centrality": _refuse(
         harmonic_centrality,
         (lambda a: a["distance"] is not None, "weighted distances not implemented")),
@@ -447,7 +526,9 @@ INFO = {
         "extra_parameters": {}},
     "hits": {
         "url": _NX + "link_analysis.hits_alg.hits.html",
-        "note": "Power iteration (one vxm and one mxv a step) to NetworkX's singular "
-                "vectors; a run that does not converge falls back to NetworkX's ARPACK.",
+        "note": "method as NetworkX (default: the installed NetworkX's, power_iteration "
+                "from 3.7, svd before). power_iteration: NetworkX's iteration and stop "
+                "rule, one vxm and one mxv a step; svd: power iteration to NetworkX's "
+                "singular vectors, a run that does not converge falls back to ARPACK.",
         "extra_parameters": {}},
 }

@@ -54,6 +54,38 @@ def _not_implemented_for(G, kind):
         raise nx.NetworkXNotImplemented(f"not implemented for {kind} type")
 
 
+def _nx_version() -> tuple:
+    """The installed NetworkX's (major, minor), read at each call: the
+    backend answers as the NetworkX it runs under (3.6 and 3.7 differ).
+
+    >>> _nx_version() >= (3, 6)
+    True
+    """
+    import re
+
+    import networkx as nx
+
+    major, minor = re.match(r"(\d+)\.(\d+)", nx.__version__).groups()
+    return int(major), int(minor)
+
+
+def _nx_default(name, param, fallback):
+    """The default of parameter ``param`` of the installed NetworkX's
+    function ``name`` (its undecorated ``orig_func``), or ``fallback`` where
+    that NetworkX lacks the parameter: e.g. ``hits``'s ``method`` is
+    "power_iteration" from NetworkX 3.7 and absent (ARPACK, our "svd")
+    before.
+
+    >>> _nx_default("pagerank", "alpha", None)
+    0.85
+    """
+    import networkx as nx
+
+    func = getattr(nx, name)
+    param = inspect.signature(getattr(func, "orig_func", func)).parameters.get(param)
+    return fallback if param is None else param.default
+
+
 def _contains(G, node) -> bool:
     try:
         return node in G.index
@@ -475,6 +507,11 @@ def eccentricity(G, v=None, sp=None, weight=None):
     >>> eccentricity(from_networkx(nx.path_graph(4)))
     {0: 3, 1: 2, 2: 2, 3: 3}
     """
+    if len(G) == 0 and _nx_version() >= (3, 7):
+        import networkx as nx
+
+        # NetworkX 3.7 refuses the null graph first (3.6 returns {})
+        raise nx.NetworkXPointlessConcept("Cannot compute eccentricity of a null graph.")
     if sp is not None or weight is not None:
         raise NotImplementedError("bitgraph eccentricity: unweighted, sp=None only")
     ids = _nbunch(G, v)
@@ -489,7 +526,8 @@ def eccentricity(G, v=None, sp=None, weight=None):
 def diameter(G, e=None, usebounds=False, weight=None):
     """``networkx.diameter`` (unweighted): the largest eccentricity, from a
     BFS of every node (``usebounds`` gives the same exact value and is not
-    needed). ``ValueError`` on the null graph, as NetworkX.
+    needed). On the null graph NetworkX's error: ``ValueError`` (3.6, and
+    with ``usebounds``), ``NetworkXPointlessConcept`` (3.7).
 
     >>> import networkx as nx
     >>> from bitgraph.nx.convert import from_networkx
@@ -498,13 +536,17 @@ def diameter(G, e=None, usebounds=False, weight=None):
     """
     if weight is not None:
         raise NotImplementedError("bitgraph diameter is unweighted only")
+    if e is None and usebounds is True and not G.is_directed() and len(G) == 0:
+        # NetworkX's bounding search takes max() of the null graph's no degrees
+        raise ValueError("max() arg is an empty sequence")
     if e is None:
         e = eccentricity(G)
     return max(e.values())
 
 
 def radius(G, e=None, usebounds=False, weight=None):
-    """``networkx.radius`` (unweighted): the smallest eccentricity.
+    """``networkx.radius`` (unweighted): the smallest eccentricity; on the
+    null graph NetworkX's errors, as :func:`diameter`.
 
     >>> import networkx as nx
     >>> from bitgraph.nx.convert import from_networkx
@@ -513,6 +555,9 @@ def radius(G, e=None, usebounds=False, weight=None):
     """
     if weight is not None:
         raise NotImplementedError("bitgraph radius is unweighted only")
+    if e is None and usebounds is True and not G.is_directed() and len(G) == 0:
+        # NetworkX's bounding search takes max() of the null graph's no degrees
+        raise ValueError("max() arg is an empty sequence")
     if e is None:
         e = eccentricity(G)
     return min(e.values())

@@ -406,13 +406,25 @@ def generic_bfs_edges(G, source, neighbors=None, depth_limit=None):
 
 def bfs_predecessors(G, source, depth_limit=None, sort_neighbors=None):
     """Yield ``(node, its BFS parent)`` in NetworkX's order, as
-    ``networkx.bfs_predecessors`` (``sort_neighbors`` is refused by ``can_run``).
+    ``networkx.bfs_predecessors`` (``sort_neighbors`` is refused by ``can_run``);
+    from NetworkX 3.7 its ``DeprecationWarning`` on the first item.
 
     >>> import networkx as nx
     >>> from bitgraph.nx.convert import from_networkx
-    >>> dict(bfs_predecessors(from_networkx(nx.path_graph(3)), 0))
+    >>> import warnings
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("ignore", DeprecationWarning)
+    ...     dict(bfs_predecessors(from_networkx(nx.path_graph(3)), 0))
     {1: 0, 2: 1}
     """
+    from .measures import _nx_version
+
+    if _nx_version() >= (3, 7):
+        import warnings
+
+        warnings.warn("\n\nbfs_predecessors is deprecated and will be removed in NetworkX 3.9\n"
+                      "Use ``(t, s) for (s, t) in bfs_edges`` instead",
+                      category=DeprecationWarning, stacklevel=2)
     for s, t in bfs_edges(G, source, depth_limit=depth_limit):
         yield (t, s)
 

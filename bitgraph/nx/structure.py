@@ -921,13 +921,14 @@ def s_metric(G):
     return float(int(prod[~loops].sum()) // 2 + int(prod[loops].sum()))
 
 
-def rich_club_coefficient(G, normalized=True, Q=100, seed=None):
+def rich_club_coefficient(G, normalized=True, Q=100, seed=None, *, n_samples=1):
     """``networkx.rich_club_coefficient`` with ``normalized=False``
     (undirected graphs): for each degree d while more than one node has a
     larger degree, 2 e(d) / (n(d) (n(d) - 1)) with n(d) those nodes and e(d)
     the edges among them; ``Exception`` for a graph with self-loops, as
     NetworkX. The normalised form compares with NetworkX's random edge
-    swaps: NetworkX runs it.
+    swaps (``n_samples`` of them from NetworkX 3.7; ``ValueError`` when
+    ``n_samples < 1`` there, as NetworkX): NetworkX runs it.
 
     >>> import networkx as nx
     >>> from bitgraph.nx.convert import from_networkx
@@ -935,11 +936,13 @@ def rich_club_coefficient(G, normalized=True, Q=100, seed=None):
     {0: 0.5}
     """
     _not_implemented_for(G, "directed")
+    if _self_loops(G).any():
+        raise Exception("rich_club_coefficient is not implemented for graphs with self loops.")
+    if normalized and n_samples < 1:
+        raise ValueError("n_samples must be >= 1 if 'normalized' = True")
     if normalized:
         raise NotImplementedError("bitgraph rich_club_coefficient: normalized=True "
                                   "(random edge swaps) is NetworkX's")
-    if _self_loops(G).any():
-        raise Exception("rich_club_coefficient is not implemented for graphs with self loops.")
     d = _degrees(G)
     indptr, cols = _csr(G)
     rows = np.repeat(np.arange(len(G), dtype=np.int64), np.diff(indptr))

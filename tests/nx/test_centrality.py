@@ -4,6 +4,7 @@ string / tuple labels)."""
 
 from __future__ import annotations
 
+import inspect
 import math
 
 import networkx as nx
@@ -18,6 +19,8 @@ from bitgraph.nx import centrality as C
 from bitgraph.nx.convert import from_networkx
 
 SETTINGS = settings(max_examples=40, deadline=None)
+# NetworkX's hits by ARPACK: its only method before 3.7, method="svd" from 3.7
+NX_SVD = {"method": "svd"} if "method" in inspect.signature(nx.hits).parameters else {}
 
 
 def convert(G):
@@ -145,16 +148,18 @@ def _gap(G):
 @SETTINGS
 @given(nx_graphs(), st.booleans())
 def test_hits(G, normalized):
+    # method="svd" (NetworkX 3.6's only method, ARPACK; 3.7's default is the
+    # power iteration, tested in test_nx_versions.py)
     BG = convert(G)
     if len(G) == 1:
         with pytest.raises(NotImplementedError):  # NetworkX's svds raises ValueError
-            C.hits(BG)
+            C.hits(BG, method="svd")
         return
     if nx.to_numpy_array(G).sum() == 0 or _gap(G) < 0.05:
         return  # no unique answer: NetworkX's depends on ARPACK's random start
-    want_h, want_a = nx.hits(G, normalized=normalized, max_iter=1000)
+    want_h, want_a = nx.hits(G, normalized=normalized, max_iter=1000, **NX_SVD)
     try:
-        got_h, got_a = C.hits(BG, normalized=normalized, max_iter=1000)
+        got_h, got_a = C.hits(BG, normalized=normalized, max_iter=1000, method="svd")
     except NotImplementedError:  # not converged: NetworkX runs it (rare at this gap)
         return
     if not normalized:  # ARPACK's sign is arbitrary
@@ -167,14 +172,14 @@ def test_hits(G, normalized):
 
 
 def test_hits_edges():
-    assert C.hits(convert(nx.DiGraph())) == ({}, {})
+    assert C.hits(convert(nx.DiGraph()), method="svd") == ({}, {})
     BG = convert(nx.DiGraph([(0, 1), (1, 2), (2, 0), (0, 2)]))
     with pytest.raises(nx.PowerIterationFailedConvergence):
-        C.hits(BG, max_iter=0)
+        C.hits(BG, max_iter=0, method="svd")
     with pytest.raises(NotImplementedError):  # not converged: NetworkX's ARPACK decides
-        C.hits(BG, max_iter=1)
-    h, a = C.hits(BG, nstart={0: 1.0, 1: 2.0, 2: 1.0})
-    wh, wa = nx.hits(nx.DiGraph([(0, 1), (1, 2), (2, 0), (0, 2)]))
+        C.hits(BG, max_iter=1, method="svd")
+    h, a = C.hits(BG, nstart={0: 1.0, 1: 2.0, 2: 1.0}, method="svd")
+    wh, wa = nx.hits(nx.DiGraph([(0, 1), (1, 2), (2, 0), (0, 2)]), **NX_SVD)
     assert_close(h, wh, rel=1e-6, abs_=1e-7)
     assert_close(a, wa, rel=1e-6, abs_=1e-7)
 
