@@ -31,6 +31,7 @@ _SOURCE = "pagerank.cu"
 _INDEX = {np.dtype(np.int32): "int", np.dtype(np.int64): "long long"}
 _NAMES = tuple(f"pagerank_pull<{i}, {iso}>" for i in _INDEX.values()
                for iso in ("true", "false")) + ("pagerank_init",)
+SPECS = ((_SOURCE, _NAMES),)  # what module() is asked for (precompile.py)
 
 
 def _kernels(index, iso):
