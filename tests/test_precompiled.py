@@ -112,7 +112,7 @@ def test_stale_fatbin_is_never_used(tmp_path, monkeypatch):
     try:
         assert cuda.shipped_meta("gate.cu")["lowered"] == {"stream_gate": "stream_gate"}
         for field, value in (("key", "0" * 32), ("options", ["-std=c++17"]),
-                             ("format", fatbin.FORMAT + 1), ("source", "ewise.cu")):
+                             ("format", "bitgraph-fatbin-0"), ("source", "ewise.cu")):
             (tmp_path / "gate.json").write_text(json.dumps({**meta, field: value}))
             cuda._shipped_meta.cache_clear()
             assert cuda.shipped_meta("gate.cu") is None, field
@@ -160,3 +160,91 @@ def test_build_fails_on_an_unknown_name(tmp_path):
     # name no symbol demangles to: test_kernel_name_and_matching)
     with pytest.raises(RuntimeError, match="nvcc could not compile bmv_bvss.cu"):
         fatbin.build_one("bmv_bvss.cu", ["bmv_bvss<true>", "bmv_bvss_typo"], tmp_path)
+
+
+class _FakeCupy:
+    """The few CuPy calls of ``module()``, on the CPU: a device of compute
+    capability ``cc`` whose driver loads any bytes (``loaded`` lists them)."""
+
+    def __init__(self, cc):
+        import types
+
+        fake = self
+        self.loaded = []
+
+        class Module:
+            def load(self, data):
+                fake.loaded.append(bytes(data))
+
+        class Device:
+            def __init__(self, i=0):
+                self.compute_capability = cc
+        self.cuda = types.SimpleNamespace(
+            runtime=types.SimpleNamespace(getDevice=lambda: 0), Device=Device,
+            function=types.SimpleNamespace(Module=Module))
+
+
+@pytest.fixture
+def fake_gpu(tmp_path, monkeypatch):
+    """A shipped gate.cu (fake fatbin bytes) and a fake CuPy and NVRTC;
+    returns ``use(cc, nvrtc_works=True) -> fake cupy``."""
+    import sys
+    import types
+
+    (tmp_path / "gate.fatbin").write_bytes(b"FATBIN")
+    meta = {"format": fatbin.FORMAT, "source": "gate.cu", "options": list(cuda.OPTIONS),
+            "key": fatbin.key(cuda.source_text("gate.cu")), "sass": ["sm_80", "sm_90"],
+            "ptx": "compute_90", "lowered": {"stream_gate": "stream_gate"}}
+    (tmp_path / "gate.json").write_text(json.dumps(meta))
+    monkeypatch.setenv("BITGRAPH_CUDA_PRECOMPILED", str(tmp_path))
+    monkeypatch.setenv("BITGRAPH_CUDA_CACHE", str(tmp_path / "nvrtc"))
+
+    def use(cc, nvrtc_works=True):
+        fake = _FakeCupy(cc)
+
+        def compile_program(prog, options):
+            if not nvrtc_works:
+                raise RuntimeError("no NVRTC")
+        nvrtc = types.SimpleNamespace(
+            createProgram=lambda *a: "prog", addNameExpression=lambda *a: None,
+            compileProgram=compile_program, getCUBIN=lambda prog: b"NVRTC",
+            getLoweredName=lambda prog, name: name, destroyProgram=lambda prog: None,
+            getProgramLog=lambda prog: "", getVersion=lambda: (13, 0))
+        libs = types.SimpleNamespace(nvrtc=nvrtc)
+        monkeypatch.setitem(sys.modules, "cupy", fake)
+        monkeypatch.setitem(sys.modules, "cupy_backends", types.SimpleNamespace())
+        monkeypatch.setitem(sys.modules, "cupy_backends.cuda", types.SimpleNamespace(libs=libs))
+        monkeypatch.setitem(sys.modules, "cupy_backends.cuda.libs", libs)
+        monkeypatch.setitem(sys.modules, "cupy_backends.cuda.libs.nvrtc", nvrtc)
+        for f in (cuda._module, cuda._shipped_meta, cuda._shipped_module):
+            f.cache_clear()
+        return fake
+    yield use
+    for f in (cuda._module, cuda._shipped_meta, cuda._shipped_module):
+        f.cache_clear()
+
+
+@pytest.mark.parametrize("cc, nvrtc_works, precompiled, want", [
+    ("90", True, True, b"FATBIN"),     # SASS shipped: no NVRTC
+    ("89", True, True, b"FATBIN"),     # sm_80's SASS runs on 8.9
+    ("75", True, True, b"NVRTC"),      # not covered
+    ("100", True, True, b"NVRTC"),     # a later GPU: NVRTC compiles for it
+    ("100", False, True, b"FATBIN"),   # ... or the driver the PTX, where NVRTC fails
+    ("90", True, False, b"NVRTC"),     # settings.cuda.precompiled off
+])
+def test_module_picks_the_fatbin_or_nvrtc(fake_gpu, cc, nvrtc_works, precompiled, want):
+    import bitgraph as bg
+
+    fake = fake_gpu(cc, nvrtc_works)
+    with bg.settings.use(cuda={"precompiled": precompiled}):
+        mod, lowered = cuda.module("gate.cu", ("stream_gate",))
+    assert fake.loaded == [want] and lowered == {"stream_gate": "stream_gate"}
+
+
+def test_module_names_not_shipped_go_to_nvrtc(fake_gpu):
+    fake = fake_gpu("90")
+    cuda.module("gate.cu", ("stream_gate", "other<int>"))
+    assert fake.loaded == [b"NVRTC"]
+    fake = fake_gpu("75", nvrtc_works=False)
+    with pytest.raises(RuntimeError, match="NVRTC could not compile gate.cu"):
+        cuda.module("gate.cu", ("stream_gate",))

@@ -86,15 +86,17 @@ def module(source: str, names: tuple):
 @functools.lru_cache(maxsize=None)
 def _module(source: str, names: tuple, device: int, shipped: bool):
     # device: the current device's id, part of the key (loaded while current)
-    if shipped:
-        got = shipped_module(source, device)
-        if got is not None and all(name in got[1] for name in names):
-            return got[0], {name: got[1][name] for name in names}
+    meta = shipped_meta(source) if shipped else None
+    if meta is not None and not all(name in meta["lowered"] for name in names):
+        meta = None  # a name the fatbin lacks (a launcher's SPECS out of date)
+    got = None if meta is None else shipped_module(source, device)
+    if got is not None:
+        return got[0], {name: got[1][name] for name in names}
     try:
         return _nvrtc_module(source, names, device)
     except Exception:
-        got = shipped_module(source, device, ptx=True) if shipped else None
-        if got is None or not all(name in got[1] for name in names):
+        got = None if meta is None else shipped_module(source, device, ptx=True)
+        if got is None:
             raise
         return got[0], {name: got[1][name] for name in names}
 
