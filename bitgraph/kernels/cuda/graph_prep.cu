@@ -63,6 +63,21 @@ __global__ void gather_by(const I* __restrict__ src, const long long* __restrict
     out[p] = src[order[p]];
 }
 
+// words[ceil(n / 32)]: bit b of word w = present[32 w + b], bits past n
+// clear (_array.pack_bits on the GPU). A thread per word. O(n)
+__global__ void pack_present(const bool* __restrict__ present, unsigned int* __restrict__ words,
+                             long long n) {
+  const long long nwords = (n + 31) / 32;
+  for (long long w = blockIdx.x * (long long)blockDim.x + threadIdx.x; w < nwords;
+       w += (long long)gridDim.x * blockDim.x) {
+    unsigned int word = 0;
+    const long long end = n - w * 32 < 32 ? n - w * 32 : 32;
+    for (int b = 0; b < end; ++b)
+      word |= (present[w * 32 + b] ? 1u : 0u) << b;
+    words[w] = word;
+  }
+}
+
 // instantiations nvcc compiles standalone (CI); at run time the launcher's
 // SPECS name them
 template __global__ void row_lengths<int>(const int*, int*, long long);

@@ -11,13 +11,14 @@ import numpy as np
 from bitgraph.kernels.cuda import module, shape
 from bitgraph.kernels.registry import register
 
-__all__ = ["row_lengths", "empty_rows", "order_by_degree"]
+__all__ = ["row_lengths", "empty_rows", "order_by_degree", "pack_bits"]
 
 _SOURCE = "graph_prep.cu"
 _INDEX = {np.dtype(np.int32): "int", np.dtype(np.int64): "long long"}
 _NAMES = tuple(f"{k}<{i}>" for k in ("row_lengths", "empty_rows", "gather_by")
                for i in _INDEX.values()) + tuple(
-    f"degree_keys<{p}, {i}>" for p in _INDEX.values() for i in _INDEX.values())
+    f"degree_keys<{p}, {i}>" for p in _INDEX.values() for i in _INDEX.values()) + (
+    "pack_present",)
 SPECS = ((_SOURCE, _NAMES),)  # what module() is asked for (precompile.py)
 
 
@@ -95,3 +96,25 @@ def order_by_degree(indptr, indices, deg):
     out = cupy.empty_like(indices)
     _fn(f"gather_by<{it}>")(*shape(m), (indices, order, out, np.int64(m)))
     return out
+
+
+@register("pack_bits", fmt="dense", device="cuda", variant="bool")
+def pack_bits(present):
+    """uint32[ceil(n / 32)]: bit i & 31 of word i >> 5 = present[i]
+    (present: bool[n] CuPy; ``bitgraph._array.pack_bits`` on the GPU). O(n)
+
+    >>> pack_bits(cupy.asarray([True, False, True]))  # doctest: +SKIP
+    array([5], dtype=uint32)
+    """
+    import cupy
+
+    if present.dtype != np.bool_ or present.ndim != 1:
+        raise ValueError(f"pack_bits: present must be 1-d bool, got {present.dtype} "
+                         f"{present.shape}")
+    present = cupy.ascontiguousarray(present)
+    n = present.shape[0]
+    nwords = (n + 31) // 32
+    words = cupy.empty(nwords, cupy.uint32)
+    if nwords:
+        _fn("pack_present")(*shape(nwords), (present, words, np.int64(n)))
+    return words
