@@ -20,6 +20,7 @@ python3 -m venv "$out/venv"
 "$out/venv/bin/pip" install --quiet --disable-pip-version-check 'setuptools>=77'
 "$out/venv/bin/python" - "$out/dist" "$nvcc_here" <<'PY'
 import json, pathlib, sys, tarfile, zipfile
+nvcc_here = sys.argv[2] == "1"  # read first: build_meta rewrites sys.argv
 # the sdist: setuptools' build_meta, as `python -m build --sdist` runs it
 from setuptools import build_meta
 dist = pathlib.Path(sys.argv[1])
@@ -44,7 +45,7 @@ specs = json.loads(wheel.read(cu + "modules.json"))
 assert sorted(specs) == sorted(n[len(cu):] for n in files
                                if n.startswith(cu) and n.endswith(".cu")), "modules.json"
 shipped = [n for n in files if n.startswith(cu + "precompiled/")]
-if sys.argv[2] == "1":
+if nvcc_here:
     size = 0
     for source, names in specs.items():
         stem = cu + "precompiled/" + source[:-3]
