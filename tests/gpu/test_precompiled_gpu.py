@@ -1,7 +1,7 @@
 """The precompiled CUDA modules on the GPU: every shipped fatbin loads and
 holds every kernel its launchers ask for, and the algorithms give the same
-answers with NVRTC made unusable (modules from the fatbins) as with
-NVRTC alone (``settings.cuda.precompiled=False``), each in a new process
+answers with our NVRTC path made unusable (modules from the fatbins) as
+with NVRTC alone (``settings.cuda.precompiled=False``), each in a new process
 with an empty NVRTC disk cache.
 
 The fatbins: the wheel's (``bitgraph/kernels/cuda/precompiled/``, or
@@ -71,13 +71,13 @@ _SCRIPT = textwrap.dedent("""
     import bitgraph as bg
     mode, out = sys.argv[1], sys.argv[2]
     if mode == "shipped":
-        # NVRTC unusable: every module must come from a fatbin
-        from cupy_backends.cuda.libs import nvrtc
+        # our NVRTC path unusable: every module of ours must come from a
+        # fatbin (CuPy's own kernels still compile with NVRTC)
+        from bitgraph.kernels import cuda
 
         def refuse(*args, **kwargs):
             raise RuntimeError("NVRTC disabled by the test")
-        nvrtc.compileProgram = refuse
-        nvrtc.createProgram = refuse
+        cuda._nvrtc_module = refuse
     dev = "cpu" if mode == "cpu" else "cuda"  # cpu: a check of this script alone
     cfg = {"cuda": {"precompiled": mode == "shipped"}}
     res = {}
