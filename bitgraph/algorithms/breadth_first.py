@@ -518,20 +518,21 @@ def _dead(A, in_csr, key, cfg):
     ``key``; None when ``cfg.dead_visited`` is off) and the frontier size
     above which a level after a bottom-up one stays bottom-up (``cfg.beta``;
     -1 off)."""
-    import cupy
+    from bitgraph.kernels import registry
 
-    def build():
-        empty = cupy.diff(in_csr.indptr) == 0
-        return _array.pack_bits(empty), in_csr.nrows - int(cupy.count_nonzero(empty))
+    def build():  # (empty-row bits, rows with entries): one sync
+        return registry.lookup("empty_rows", fmt="csr", device="cuda",
+                               variant="bits")(in_csr.indptr)
 
     bits, live = cached(A, key, build)
     return (bits if cfg.dead_visited else None), (live // cfg.beta if cfg.beta > 0 else -1)
 
 
 def _out_degree_cuda(A):
-    import cupy
+    from bitgraph.kernels import registry
 
-    return cached(A, "out_degree_int32", lambda: cupy.diff(A._csr().indptr).astype(cupy.int32))
+    return cached(A, "out_degree_int32", lambda: registry.lookup(
+        "row_lengths", fmt="csr", device="cuda", variant="int32")(A._csr().indptr))
 
 
 def in_lists_cuda(A, cfg):
@@ -546,18 +547,13 @@ def in_lists_cuda(A, cfg):
 def _by_degree(csr, deg):
     """``csr`` with each row's entries ordered by the out-degree of the
     column, largest first (XBFS: a bottom-up scan meets a frontier vertex
-    sooner); built once on the device (one 64-bit key sort)."""
-    import cupy
-
+    sooner); built once on the device (one 64-bit key sort: the row in the
+    high bits, 2^31 - 1 - degree in the low)."""
     from bitgraph.formats.csr import CSR
+    from bitgraph.kernels import registry
 
-    n = csr.nrows
-    counts = cupy.diff(csr.indptr)
-    rows = cupy.repeat(cupy.arange(n, dtype=cupy.int64), counts.astype(cupy.int64))
-    # row in the high bits, (2^31 - 1 - degree) in the low: one stable key
-    key = (rows << 32) | (np.int64(2**31 - 1) - deg[csr.indices].astype(cupy.int64))
-    order = cupy.argsort(key)
-    return CSR(csr.indptr, csr.indices[order], None, n, csr.ncols)
+    order = registry.lookup("order_by_degree", fmt="csr", device="cuda", variant="sorted")
+    return CSR(csr.indptr, order(csr.indptr, csr.indices, deg), None, csr.nrows, csr.ncols)
 
 
 def _permuted(csr, perm):

@@ -92,6 +92,10 @@ class Cuda:
         (a unit is lanes * reduce_items values; longer segments are reduced again).""")
     reduce_host_segments: int = knob(4096, """A reduction over at most this many segments counts
         its units on the host from a copy of indptr (no launches, one small transfer).""")
+    precompiled: bool = knob(True, """Load a CUDA module from the fatbin shipped in the wheel
+        (nvcc, SASS for sm_80 and sm_90, PTX compute_90) when its source text matches and it holds
+        SASS for the GPU, else compile it with NVRTC (False: always NVRTC, for tests and A/B
+        runs). Not yet measured on a GPU.""")
 
 
 @dataclass(frozen=True)

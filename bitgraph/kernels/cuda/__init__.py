@@ -1,12 +1,14 @@
-"""CUDA kernels: ``.cu`` sources compiled by NVRTC (through CuPy's bindings)
-once per process, and one small launcher module per source.
+"""CUDA kernels: ``.cu`` sources, precompiled by nvcc into the fatbins the
+wheel ships (``precompile.py``) or compiled by NVRTC (through CuPy's
+bindings) once per process, and one small launcher module per source.
 
 Importing this package imports nothing heavy; ``registry.load("cuda")``
 imports the launcher modules in ``MODULES`` (they register themselves, with
 the CPU launchers' signatures), and a launcher imports CuPy when first
-called. ``module(source, names)`` compiles a source with every
+called. ``module(source, names)`` returns a module with every
 instantiation a process may ask for, by name expression (``ewise<double>``),
-and caches it.
+and caches it; each launcher declares the ``(source, names)`` it asks for
+in ``SPECS`` (``SPEC_MODULES`` lists those launchers).
 """
 
 from __future__ import annotations
@@ -15,15 +17,22 @@ import functools
 import hashlib
 import json
 import os
-import re
 from pathlib import Path
 
 import numpy as np
 
+from bitgraph.kernels.cuda import fatbin as _fatbin
+
 # imported (in this order) by bitgraph.kernels.registry.load("cuda")
 MODULES = ("ewise", "spmv_csr", "spmspv_csr", "spgemm_csr", "reduce", "bmv_b2sr", "bmv_bvss",
            "convert_b2sr", "bmm_b2sr", "convert_bvss", "bfs_fused", "bfs_async", "msbfs",
-           "triangles", "pagerank", "components", "sssp")
+           "triangles", "pagerank", "components", "sssp", "graph_prep")
+
+# the launchers whose SPECS name every (source, names) module() is asked
+# for: one fatbin per source is built from their union (precompile.py)
+SPEC_MODULES = ("ewise", "spmv_csr", "spmspv_csr", "spgemm_csr", "reduce", "bmv_b2sr",
+                "bmv_bvss", "convert_b2sr", "bmm_b2sr", "bfs_fused", "bfs_async", "msbfs_state",
+                "triangles", "pagerank", "components", "sssp", "timing", "graph_prep")
 
 HERE = Path(__file__).resolve().parent
 
@@ -38,7 +47,8 @@ C_TYPES = {
 
 # IEEE results, as the CPU kernels give them: denormals kept, correctly
 # rounded division and square root, no fused multiply-add contraction
-OPTIONS = ("-std=c++17", "-ftz=false", "-prec-div=true", "-prec-sqrt=true", "-fmad=false")
+# (one tuple for NVRTC and the precompiled fatbins)
+OPTIONS = _fatbin.OPTIONS
 
 
 def c_type(dtype) -> str:
@@ -50,25 +60,48 @@ def c_type(dtype) -> str:
 
 
 def module(source: str, names: tuple):
-    """``(module, lowered names)``: ``source`` (a file here) compiled for
-    the current GPU with the kernels ``names`` (name expressions), once per
+    """``(module, lowered names)``: ``source`` (a file here) with the
+    kernels ``names`` (name expressions) for the current GPU, once per
     process and device (a loaded module belongs to one device's context).
 
-    Compiled with NVRTC directly, not ``cupy.RawModule``: RawModule appends
-    ``-ftz=true`` after the caller's options, and float32 results that are
-    denormal came back as 0 (measured on the H100, CuPy 14.2), where the CPU
-    kernels keep them. The binary is kept on disk (``cache_dir()``), keyed
-    by the source text, options, names, GPU architecture and NVRTC version:
-    a module with many instantiations takes seconds to compile.
+    The fatbin shipped in the wheel (``shipped_module``) when the settings
+    allow it (``cuda.precompiled``), its source text is this one, it holds
+    SASS for this GPU and every name; else compiled with NVRTC directly,
+    not ``cupy.RawModule``: RawModule appends ``-ftz=true`` after the
+    caller's options, and float32 results that are denormal came back as 0
+    (measured on the H100, CuPy 14.2), where the CPU kernels keep them. The
+    NVRTC binary is kept on disk (``cache_dir()``), keyed by the source
+    text, options, names, GPU architecture and NVRTC version: a module with
+    many instantiations takes seconds to compile. Where NVRTC fails (absent,
+    or too old for the GPU) the shipped fatbin's PTX is the last resort.
     """
     import cupy
 
-    return _module(source, names, cupy.cuda.runtime.getDevice())
+    from bitgraph.settings import current
+
+    return _module(source, names, cupy.cuda.runtime.getDevice(),
+                   bool(current().cuda.precompiled))
 
 
 @functools.lru_cache(maxsize=None)
-def _module(source: str, names: tuple, device: int):
+def _module(source: str, names: tuple, device: int, shipped: bool):
     # device: the current device's id, part of the key (loaded while current)
+    meta = shipped_meta(source) if shipped else None
+    if meta is not None and not all(name in meta["lowered"] for name in names):
+        meta = None  # a name the fatbin lacks (a launcher's SPECS out of date)
+    got = None if meta is None else shipped_module(source, device)
+    if got is not None:
+        return got[0], {name: got[1][name] for name in names}
+    try:
+        return _nvrtc_module(source, names, device)
+    except Exception:
+        got = None if meta is None else shipped_module(source, device, ptx=True)
+        if got is None:
+            raise
+        return got[0], {name: got[1][name] for name in names}
+
+
+def _nvrtc_module(source: str, names: tuple, device: int):
     import cupy
     from cupy_backends.cuda.libs import nvrtc
 
@@ -88,6 +121,89 @@ def _module(source: str, names: tuple, device: int):
     mod = cupy.cuda.function.Module()
     mod.load(cubin)
     return mod, lowered
+
+
+def shipped_dir() -> Path:
+    """Where the precompiled fatbins are: ``$BITGRAPH_CUDA_PRECOMPILED``,
+    else ``precompiled/`` beside the sources (the wheel's)."""
+    return Path(os.environ.get("BITGRAPH_CUDA_PRECOMPILED") or HERE / _fatbin.SHIPPED_DIR)
+
+
+def shipped_meta(source: str):
+    """The JSON of ``source``'s shipped fatbin (``precompile.build_one``)
+    when there is one built from this source text with these options, else
+    None: a fatbin of an edited source is never used.
+
+    >>> shipped_meta("no_such.cu") is None
+    True
+    """
+    return _shipped_meta(source, str(shipped_dir()))
+
+
+@functools.lru_cache(maxsize=None)
+def _shipped_meta(source: str, where: str):
+    path = Path(where) / f"{Path(source).stem}.json"
+    try:
+        meta = json.loads(path.read_text())
+    except (OSError, ValueError):
+        return None
+    if (meta.get("format") != _fatbin.FORMAT or meta.get("source") != source
+            or meta.get("options") != list(OPTIONS)
+            or meta.get("key") != _fatbin.key(source_text(source))):
+        return None
+    return meta
+
+
+def covers(meta: dict, capability: str, ptx: bool = False) -> bool:
+    """Whether a shipped fatbin runs natively on a GPU of compute
+    ``capability`` (CuPy's string: "90", "86", "100"): SASS of the same
+    major version at or below its minor one (sm_80 runs on 8.6 and 8.9);
+    with ``ptx``, also where the driver can compile its PTX (a later GPU).
+
+    >>> covers({"sass": ["sm_80", "sm_90"], "ptx": "compute_90"}, "89")
+    True
+    >>> covers({"sass": ["sm_80", "sm_90"], "ptx": "compute_90"}, "100")
+    False
+    """
+    major, minor = int(capability[:-1]), int(capability[-1])
+    for target in meta.get("sass", ()):
+        t = target.split("_")[1]
+        if int(t[:-1]) == major and int(t[-1]) <= minor:
+            return True
+    target = meta.get("ptx")
+    return bool(ptx and target) and int(capability) >= int(target.split("_")[1])
+
+
+def shipped_module(source: str, device: int = None, ptx: bool = False):
+    """``(module, lowered names)`` of ``source``'s shipped fatbin on
+    ``device`` (None: the current one), or None where there is none for
+    this source text, it does not cover the GPU (``covers``; ``ptx``:
+    its PTX may serve) or the driver cannot load it. Loaded once per
+    process and device.
+
+    >>> shipped_module("bfs_fused.cu")  # doctest: +SKIP
+    """
+    import cupy
+
+    if device is None:
+        device = cupy.cuda.runtime.getDevice()
+    return _shipped_module(source, device, ptx, str(shipped_dir()))
+
+
+@functools.lru_cache(maxsize=None)
+def _shipped_module(source: str, device: int, ptx: bool, where: str):
+    import cupy
+
+    meta = _shipped_meta(source, where)
+    if meta is None or not covers(meta, cupy.cuda.Device(device).compute_capability, ptx):
+        return None
+    try:
+        fatbin = (Path(where) / f"{Path(source).stem}.fatbin").read_bytes()
+        mod = cupy.cuda.function.Module()
+        mod.load(fatbin)  # the driver picks the SASS (or compiles the PTX)
+    except Exception:  # unreadable, or a driver older than the fatbin's toolkit
+        return None
+    return mod, dict(meta["lowered"])
 
 
 def cache_dir() -> Path:
@@ -127,12 +243,21 @@ def _compile(nvrtc, text, source, names, options):
     return cubin, lowered
 
 
+def function_names(templates) -> tuple:
+    """The name expressions ``function`` compiles for ``templates``: each
+    template for every C type.
+
+    >>> function_names(("unary",))[:2]
+    ('unary<bool>', 'unary<signed char>')
+    """
+    return tuple(f"{t}<{c}>" for t in templates for c in C_TYPES.values())
+
+
 def function(source: str, template: str, dtype, templates=()):
     """The kernel ``template<C type of dtype>`` of ``source``. The module is
     compiled with every template in ``templates`` for all dtypes at once,
     so a process compiles each source once."""
-    names = tuple(f"{t}<{c}>" for t in (templates or (template,)) for c in C_TYPES.values())
-    mod, lowered = module(source, names)
+    mod, lowered = module(source, function_names(templates or (template,)))
     return mod.get_function(lowered[f"{template}<{c_type(dtype)}>"])
 
 
@@ -141,10 +266,7 @@ def source_text(source: str) -> str:
     headers' text: CuPy caches compiled modules by their code string, so a
     header edit must change that string (an -I include would reuse a
     stale binary)."""
-    def expand(m):
-        return (HERE / m.group(1)).read_text()
-    return re.sub(r'^#include "([\w.]+)"[ \t]*(?://.*)?$', expand, (HERE / source).read_text(),
-                  flags=re.M)
+    return _fatbin.source_text(source, HERE)
 
 
 _COOPERATIVE = {}

@@ -25,6 +25,7 @@ _SOURCE = "bfs_async.cu"
 _INDEX = {np.dtype(np.int32): "int", np.dtype(np.int64): "long long"}
 _NAMES = tuple(f"bfs_async_{k}<{i}>" for i in _INDEX.values() for k in ("start", "run")) + (
     "bfs_async_reset", "bfs_async_stats")
+SPECS = ((_SOURCE, _NAMES),)  # what module() is asked for (precompile.py)
 _BLOCK = BFS_ASYNC["BLOCK"]
 _ARGS = BFS_ASYNC["ARGS"]
 _A_ROWS = BFS_ASYNC["A_ROWS"]

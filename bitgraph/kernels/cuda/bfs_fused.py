@@ -34,6 +34,7 @@ _INDEX = {np.dtype(np.int32): "int", np.dtype(np.int64): "long long"}
 _FMT = {"csr": "FMT_CSR", "simt": "FMT_BVSS_SIMT", "mma": "FMT_BVSS_MMA"}
 _NAMES = tuple([f"bfs_fused<{f}, {i}>" for f in _FMT.values() for i in _INDEX.values()]
                + [f"parents_from_levels<{i}>" for i in _INDEX.values()])
+SPECS = ((_SOURCE, _NAMES),)  # what module() is asked for (precompile.py)
 _THREADS = BFS_FUSED["THREADS"]
 _SB_FRONTIER = BFS_FUSED["SB_FRONTIER"]
 _LIST_CAP = BFS_FUSED["LIST_CAP"]

@@ -21,6 +21,7 @@ _NAMES = tuple(
     + [f"tile_leaders<{t}, {i}>" for t in _WORD for i in _INDEX.values()]
     + [f"{k}<{t}, {w}, {i}>" for k in ("bmm_rows", "bmm_heavy", "column_counts")
        for t, w in _WORD.items() for i in _INDEX.values()])
+SPECS = ((_SOURCE, _NAMES),)  # what module() is asked for (precompile.py)
 
 # The deferral of heavy tasks and the streaming rule are the Cuda settings'
 # bmm_heavy, bmm_chunk and bmm_stream; the layout (tiles a hashed A(I) may

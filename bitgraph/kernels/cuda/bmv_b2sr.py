@@ -18,7 +18,7 @@ import weakref
 import numpy as np
 
 from bitgraph.kernels._launch import check_bmv_vectors, semiring_args
-from bitgraph.kernels.cuda import c_type, module, multiprocessors, settings
+from bitgraph.kernels.cuda import C_TYPES, c_type, module, multiprocessors, settings
 from bitgraph.kernels.cuda.constants import BMV_B2SR, per_tile
 from bitgraph.kernels import opcodes
 from bitgraph.kernels.registry import register
@@ -42,6 +42,14 @@ _BITS_NAMES = {
     for kind in ("bin_bin_bin", "bin_bin_full")
 }
 
+
+
+def _full_names(t, c, a, m):
+    # the bin_full_full pair of one tile size, value type and (add, mult)
+    # codes ((-1, -1): the generic kernel)
+    return (f"bmv_bin_full_full<{t}, {c}, {a}, {m}>", f"bmv_bin_full_full_fixup<{t}, {c}>")
+
+
 _PLANS: dict = {}  # (id(tile_rowptr), chunk) -> (weakref to tile_rowptr, plan)
 
 # (add, mult) of bin_full_full compiled with the codes as template
@@ -50,6 +58,17 @@ _PLANS: dict = {}  # (id(tile_rowptr), chunk) -> (weakref to tile_rowptr, plan)
 # kernel, codes at run time. On a structure-only B2SR, TIMES(1, x) = x.
 FAST_OPS = {(opcodes.PLUS, opcodes.TIMES), (opcodes.PLUS, opcodes.SECOND),
             (opcodes.MIN, opcodes.PLUS), (opcodes.MIN, opcodes.SECOND)}
+
+# what module() is asked for and the wheel ships (precompile.py): the bits
+# kernels, the generic bin_full_full per tile size and value type, and the
+# FAST_OPS ones for the weight types of PageRank / SSSP / components
+# (every pair of all 11 types: 280 kernels, a 20 MB fatbin and 6 minutes of
+# nvcc; the others compile with NVRTC on first use)
+_SHIPPED_FAST = ("float", "double", "int", "long long")
+SPECS = tuple((SOURCE, names) for names in _BITS_NAMES.values()) + tuple(
+    (SOURCE, _full_names(t, c, -1, -1)) for t in TILE_SIZES for c in C_TYPES.values()) + tuple(
+    (SOURCE, _full_names(t, c, a, m)) for t in TILE_SIZES for c in _SHIPPED_FAST
+    for a, m in sorted(FAST_OPS))
 
 _FUNCS: dict = {}
 _DUMMIES: dict = {}
@@ -254,7 +273,7 @@ def bmv_bin_full_full(B, x_values, x_present, allowed, sr, flipped=False, *, lan
         c = c_type(dtype)
         t = B.t
         a, m = (add, mult) if (add, mult) in FAST_OPS else (-1, -1)
-        names = (f"bmv_bin_full_full<{t}, {c}, {a}, {m}>", f"bmv_bin_full_full_fixup<{t}, {c}>")
+        names = _full_names(t, c, a, m)
         scr_values = cupy.empty(max(t * nextra, 1), dtype)
         scr_found = cupy.empty(max(nextra, 1), np.uint32)
         smem = _THREADS * _GEO[t][1] * (dtype.itemsize + 1)

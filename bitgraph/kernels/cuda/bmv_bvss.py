@@ -22,6 +22,7 @@ __all__ = ["bmv_bvss"]
 SOURCE = "bmv_bvss.cu"
 # the tensor-core step and its SIMT twin (mma=False)
 _NAMES = ("bmv_bvss<true>", "bmv_bvss<false>")
+SPECS = ((SOURCE, _NAMES),)  # what module() is asked for (precompile.py)
 SIGMA = 8  # the MMA fragment layout holds 4 slices of 8 bits a lane
 
 _FUNCS: dict = {}

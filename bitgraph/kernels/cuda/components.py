@@ -39,6 +39,7 @@ _PAIRS = tuple((i, v) for i in _C.values() for v in _C.values())
 _PASSES = ("cc_init", "cc_sample", "cc_final_thread", "cc_final_lists")
 _NAMES = (tuple(f"{k}<{v}>" for k in ("cc_compress", "cc_largest") for v in _C.values())
           + tuple(f"{k}<{i}, {v}>" for k in _PASSES for i, v in _PAIRS))
+SPECS = ((_SOURCE, _NAMES),)  # what module() is asked for (precompile.py)
 _SAMPLE_CAP = COMPONENTS["SAMPLE_CAP"]
 _LARGEST_THREADS = COMPONENTS["LARGEST_THREADS"]
 _CTRL = COMPONENTS["CTRL"]

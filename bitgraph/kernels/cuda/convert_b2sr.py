@@ -29,6 +29,7 @@ _NAMES = tuple(
     [f"b2sr_keys<{i}>" for i in _IDX.values()] + ["b2sr_or_bits"]
     + [f"b2sr_row_counts<{i}>" for i in _IDX.values()]
     + [f"b2sr_unpack<{i}, {j}>" for i in _IDX.values() for j in _IDX.values()])
+SPECS = ((SOURCE, _NAMES),)  # what module() is asked for (precompile.py)
 
 
 def _fn(name):

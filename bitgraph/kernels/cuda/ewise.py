@@ -7,12 +7,13 @@ import numpy as np
 
 from bitgraph.kernels import opcodes
 from bitgraph.kernels._launch import check_binary, check_dtype
-from bitgraph.kernels.cuda import function, shape
+from bitgraph.kernels.cuda import function, function_names, shape
 from bitgraph.kernels.registry import register
 
 __all__ = ["ewise", "unary"]
 
 _TEMPLATES = ("ewise", "unary")
+SPECS = (("ewise.cu", function_names(_TEMPLATES)),)  # what function() asks module() for
 
 
 @register("ewise", fmt="dense", device="cuda", variant="binop")

@@ -39,6 +39,7 @@ INDEX = {np.dtype(np.int32): "int", np.dtype(np.int64): "long long"}
 NAMES = tuple(f"msbfs_{k}<{i}>" for i in INDEX.values()
               for k in ("start", "settle", "push", "pull", "coop")) + (
     "msbfs_flush", "msbfs_advance", "msbfs_clear")
+SPECS = ((SOURCE, NAMES),)  # what module() is asked for (precompile.py)
 
 # layout shared with msbfs.cu (constants.MSBFS): counter slots (nq, mf,
 # active, scanned, pull, push, ..., cnt[64], out-edges[64]), statistics

@@ -34,6 +34,7 @@ _RANK = {np.dtype(np.float64): "double", np.dtype(np.float32): "float"}
 _NAMES = tuple(f"pagerank_pull<{i}, {iso}, {t}>" for t in _RANK.values()
                for i in _INDEX.values() for iso in ("true", "false")) + tuple(
                    f"pagerank_init<{t}>" for t in _RANK.values())
+SPECS = ((_SOURCE, _NAMES),)  # what module() is asked for (precompile.py)
 
 
 def _kernels(index, iso, rank=np.float64):

@@ -23,11 +23,18 @@ _INDEX = {np.dtype(np.int32): "int", np.dtype(np.int64): "long long"}
 # 0.27 ms, 16 lanes 0.87).
 
 
+def _names(c):
+    return tuple(f"reduce_units<{c}, {i}>" for i in _INDEX.values())
+
+
+# what module() is asked for (precompile.py): one tuple per value type
+SPECS = tuple(("reduce.cu", _names(c)) for c in C_TYPES.values())
+
+
 @functools.lru_cache(maxsize=None)
 def _kernels(dtype):
     # one NVRTC compile per value type (both index types)
-    c = C_TYPES[dtype]
-    names = tuple(f"reduce_units<{c}, {i}>" for i in _INDEX.values())
+    names = _names(C_TYPES[dtype])
     mod, lowered = module("reduce.cu", names)
     return {name: mod.get_function(lowered[name]) for name in names}
 

@@ -33,13 +33,20 @@ _KEY32_MAX = np.iinfo(np.uint32).max
 _NONE, _MASK, _COMPLEMENT = 0, 1, 2
 
 
+def _names(c):
+    names = tuple(f"spgemm_dot<{c}, {i}>" for i in _INDEX.values())
+    names += tuple(f"esc_expand<{c}, {i}>" for i in _INDEX.values())
+    return names + (f"esc_fold<{c}>",)
+
+
+# what module() is asked for (precompile.py): one tuple per value type
+SPECS = tuple(("spgemm_csr.cu", _names(c)) for c in C_TYPES.values())
+
+
 @functools.lru_cache(maxsize=None)
 def _kernels(dtype):
     # one NVRTC compile per value type: every index and key type
-    c = C_TYPES[dtype]
-    names = tuple(f"spgemm_dot<{c}, {i}>" for i in _INDEX.values())
-    names += tuple(f"esc_expand<{c}, {i}>" for i in _INDEX.values())
-    names += (f"esc_fold<{c}>",)
+    names = _names(C_TYPES[dtype])
     mod, lowered = module("spgemm_csr.cu", names)
     return {name: mod.get_function(lowered[name]) for name in names}
 

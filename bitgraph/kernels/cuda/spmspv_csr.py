@@ -21,12 +21,19 @@ _INDEX = {np.dtype(np.int32): "int", np.dtype(np.int64): "long long"}
 S_ANY, S_ADD, S_MIN, S_MAX, S_SET, S_CLEAR, S_XOR, S_XNOR, S_CAS, S_COUNT = range(10)
 
 
+def _names(c):
+    return tuple(f"{t}<{c}, {i}>" for t in ("spmspv_push", "push_prepare")
+                 for i in _INDEX.values()) + (f"push_finish<{c}>",)
+
+
+# what module() is asked for (precompile.py): one tuple per value type
+SPECS = tuple(("spmspv_csr.cu", _names(c)) for c in C_TYPES.values())
+
+
 @functools.lru_cache(maxsize=None)
 def _kernels(dtype):
     # one NVRTC compile per value type: both index types and the finisher
-    c = C_TYPES[dtype]
-    names = tuple(f"{t}<{c}, {i}>" for t in ("spmspv_push", "push_prepare")
-                  for i in _INDEX.values()) + (f"push_finish<{c}>",)
+    names = _names(C_TYPES[dtype])
     mod, lowered = module("spmspv_csr.cu", names)
     return {name: mod.get_function(lowered[name]) for name in names}
 

@@ -31,6 +31,7 @@ def _name(t, i, add, mult):
 
 _NAMES = tuple(_name(t, i, -1, -1) for t in C_TYPES.values() for i in _INDEX.values()) + tuple(
     _name(t, i, a, m) for (a, m), ts in FAST.items() for t in ts for i in _INDEX.values())
+SPECS = (("spmv_csr.cu", _NAMES),)  # what module() is asked for (precompile.py)
 
 
 def _dummy(cupy, dtype):

@@ -48,6 +48,7 @@ KERNEL_DTYPES = tuple((d, d) for d in _DIST)
 _KERNELS = ("light_ends", "init", "take", "relax", "split")
 _NAMES = tuple(f"sssp_{k}<{d}, {i}>" for k in _KERNELS for d in _DIST.values()
                for i in _INDEX.values())
+SPECS = ((_SOURCE, _NAMES),)  # what module() is asked for (precompile.py)
 _C_NEAR, _C_FAR = (SSSP["C_NEAR0"], SSSP["C_NEAR1"]), (SSSP["C_FAR0"], SSSP["C_FAR1"])
 _C_MEM = (SSSP["C_MEM0"], SSSP["C_MEM1"])
 _C_MIN, _C_ROUNDS, _COUNTERS = SSSP["C_MIN"], SSSP["C_ROUNDS"], SSSP["COUNTERS"]

@@ -23,6 +23,7 @@ __all__ = ["gated_ms", "GATE_LIMIT_NS"]
 GATE_LIMIT_NS = 2_000_000_000  # the gate opens by itself after 2 s
 
 _FLAGS = {}
+SPECS = (("gate.cu", ("stream_gate",)),)  # what module() is asked for (precompile.py)
 
 
 def _gate():
@@ -33,7 +34,7 @@ def _gate():
     if dev not in _FLAGS:
         rt = cupy.cuda.runtime
         host = rt.hostAlloc(4, rt.hostAllocMapped)
-        mod, lowered = module("gate.cu", ("stream_gate",))
+        mod, lowered = module(*SPECS[0])
         # with unified addressing (every 64-bit CUDA platform) a mapped
         # pinned allocation has the same address on the device
         ptr = rt.hostGetDevicePointer(host, 0) if hasattr(rt, "hostGetDevicePointer") else host

@@ -13,6 +13,7 @@ __all__ = ["ordered_count"]
 
 _INDEX = {np.dtype(np.int32): "int", np.dtype(np.int64): "long long"}
 _NAMES = tuple(f"tc_ordered<{i}>" for i in _INDEX.values())
+SPECS = (("triangles.cu", _NAMES),)  # what module() is asked for (precompile.py)
 
 
 @register("tc", fmt="csr", device="cuda", variant="ordered")

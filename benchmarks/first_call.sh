@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# The first GPU call on a fresh machine, itemised (issue 29, item 3): every
+# cache emptied (CuPy's kernel cache ~/.cupy, bitgraph's NVRTC cache
+# ~/.cache/bitgraph, the driver's ~/.nv, the numba cache), then a first
+# `bfs` on kron:12 in a new process (benchmarks/first_call.py prints the
+# phases); the same with the shipped fatbins off; then a second process
+# with the caches the first left.
+#
+#   bash benchmarks/first_call.sh [GRAPH]
+#
+# The shipped fatbins: bitgraph/kernels/cuda/precompiled/ (what the wheel
+# ships; build it where nvcc is with
+# `python -m bitgraph.kernels.cuda.precompile bitgraph/kernels/cuda/precompiled`
+# and carry it), or $BITGRAPH_CUDA_PRECOMPILED; built here if absent and
+# nvcc exists.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+graph=${1:-kron:12}
+export PYTHONPATH=$PWD
+shipped=${BITGRAPH_CUDA_PRECOMPILED:-bitgraph/kernels/cuda/precompiled}
+if [ ! -f "$shipped/bfs_fused.json" ] && command -v nvcc >/dev/null 2>&1; then
+  t0=$(date +%s)
+  python3 -m bitgraph.kernels.cuda.precompile "$shipped"
+  echo "precompile: $(( $(date +%s) - t0 )) s"
+fi
+[ -f "$shipped/bfs_fused.json" ] || echo "no shipped fatbins in $shipped: every run compiles with NVRTC"
+export BITGRAPH_CUDA_PRECOMPILED=$PWD/$shipped
+[ "${shipped#/}" != "$shipped" ] && export BITGRAPH_CUDA_PRECOMPILED=$shipped
+numba_dir=$(mktemp -d)
+export NUMBA_CACHE_DIR=$numba_dir
+
+fresh() {
+  rm -rf ~/.cupy ~/.cache/bitgraph ~/.nv "$numba_dir"
+  mkdir -p "$numba_dir"
+  # numba's default cache beside the sources, should NUMBA_CACHE_DIR be ignored
+  find bitgraph -name '*.nbi' -delete -o -name '*.nbc' -delete
+}
+
+fresh
+python3 benchmarks/first_call.py --graph "$graph" --label "1: fresh, shipped fatbins"
+python3 benchmarks/first_call.py --graph "$graph" --label "2: a second process"
+fresh
+python3 benchmarks/first_call.py --graph "$graph" --nvrtc --label "3: fresh, NVRTC only"
+fresh

@@ -1,0 +1,120 @@
+"""Launcher of ``graph_prep.cu``: the per-graph preparation of the CUDA
+traversals (row lengths, empty-row bits, in-lists ordered by degree), by
+our own shipped kernels instead of CuPy's elementwise and reduction
+kernels, which a fresh machine compiles on first use (0.2-0.5 s each).
+CuPy arrays in and out; the sort is CuPy's ``argsort`` (precompiled)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from bitgraph.kernels.cuda import module, shape
+from bitgraph.kernels.registry import register
+
+__all__ = ["row_lengths", "empty_rows", "order_by_degree", "pack_bits"]
+
+_SOURCE = "graph_prep.cu"
+_INDEX = {np.dtype(np.int32): "int", np.dtype(np.int64): "long long"}
+_NAMES = tuple(f"{k}<{i}>" for k in ("row_lengths", "empty_rows", "gather_by")
+               for i in _INDEX.values()) + tuple(
+    f"degree_keys<{p}, {i}>" for p in _INDEX.values() for i in _INDEX.values()) + (
+    "pack_present",)
+SPECS = ((_SOURCE, _NAMES),)  # what module() is asked for (precompile.py)
+
+
+def _fn(name):
+    mod, lowered = module(_SOURCE, _NAMES)
+    return mod.get_function(lowered[name])
+
+
+def _index(where, a):
+    if a.dtype not in _INDEX or a.ndim != 1 or not a.flags.c_contiguous:
+        raise ValueError(f"{where}: an index array must be 1-d contiguous int32 or int64, got "
+                         f"{a.dtype} {a.shape}")
+    return _INDEX[a.dtype]
+
+
+@register("row_lengths", fmt="csr", device="cuda", variant="int32")
+def row_lengths(indptr):
+    """int32[n]: the entries of each row, ``indptr[i + 1] - indptr[i]``
+    (indptr: int32 or int64 CuPy, n + 1 long). O(n)
+
+    >>> row_lengths(cupy.asarray([0, 2, 2, 5]))  # doctest: +SKIP
+    array([2, 0, 3], dtype=int32)
+    """
+    import cupy
+
+    it = _index("row_lengths", indptr)
+    n = indptr.shape[0] - 1
+    deg = cupy.empty(n, cupy.int32)
+    if n > 0:
+        _fn(f"row_lengths<{it}>")(*shape(n), (indptr, deg, np.int64(n)))
+    return deg
+
+
+@register("empty_rows", fmt="csr", device="cuda", variant="bits")
+def empty_rows(indptr):
+    """``(bits, live)``: uint32[ceil(n / 32)] with bit i set where row i has
+    no entries, and the count of rows with entries (a Python int: one
+    device sync). O(n)
+
+    >>> empty_rows(cupy.asarray([0, 2, 2, 5]))  # doctest: +SKIP
+    (array([2], dtype=uint32), 2)
+    """
+    import cupy
+
+    it = _index("empty_rows", indptr)
+    n = indptr.shape[0] - 1
+    nwords = (n + 31) // 32
+    bits = cupy.empty(nwords, cupy.uint32)
+    live = cupy.zeros(1, cupy.uint64)
+    if nwords:
+        _fn(f"empty_rows<{it}>")(*shape(nwords), (indptr, bits, live, np.int64(n)))
+    return bits, int(live[0])  # synchronize!
+
+
+@register("order_by_degree", fmt="csr", device="cuda", variant="sorted")
+def order_by_degree(indptr, indices, deg):
+    """A new ``indices`` with each row's entries ordered by ``deg`` of the
+    column, largest first, ties in their order (XBFS: a bottom-up scan
+    meets a frontier vertex sooner). deg: int32[ncols] >= 0. One 64-bit
+    key per entry, one stable argsort. O(n + nnz log nnz)
+
+    >>> order_by_degree(indptr, indices, deg)  # doctest: +SKIP
+    """
+    import cupy
+
+    pt, it = _index("order_by_degree", indptr), _index("order_by_degree", indices)
+    n, m = indptr.shape[0] - 1, indices.shape[0]
+    if deg.dtype != np.int32:
+        raise ValueError(f"order_by_degree: deg must be int32, got {deg.dtype}")
+    if m == 0:
+        return indices.copy()
+    keys = cupy.empty(m, cupy.int64)
+    _fn(f"degree_keys<{pt}, {it}>")(*shape(n), (indptr, indices, deg, keys, np.int64(n)))
+    order = cupy.argsort(keys)  # stable; CuPy's precompiled sort
+    out = cupy.empty_like(indices)
+    _fn(f"gather_by<{it}>")(*shape(m), (indices, order, out, np.int64(m)))
+    return out
+
+
+@register("pack_bits", fmt="dense", device="cuda", variant="bool")
+def pack_bits(present):
+    """uint32[ceil(n / 32)]: bit i & 31 of word i >> 5 = present[i]
+    (present: bool[n] CuPy; ``bitgraph._array.pack_bits`` on the GPU). O(n)
+
+    >>> pack_bits(cupy.asarray([True, False, True]))  # doctest: +SKIP
+    array([5], dtype=uint32)
+    """
+    import cupy
+
+    if present.dtype != np.bool_ or present.ndim != 1:
+        raise ValueError(f"pack_bits: present must be 1-d bool, got {present.dtype} "
+                         f"{present.shape}")
+    present = cupy.ascontiguousarray(present)
+    n = present.shape[0]
+    nwords = (n + 31) // 32
+    words = cupy.empty(nwords, cupy.uint32)
+    if nwords:
+        _fn("pack_present")(*shape(nwords), (present, words, np.int64(n)))
+    return words
