@@ -70,10 +70,6 @@ def pack_bits(present):
     """bool[n] -> uint32 words, bit i & 31 of word i >> 5 = present[i]."""
     xp = array_module(present)
     n = present.shape[0]
-    if xp is not np and present.dtype == np.bool_ and present.ndim == 1:
-        # our shipped kernel: no CuPy JIT kernel on a fresh machine's first call
-        from bitgraph.kernels import registry
-        return registry.lookup("pack_bits", fmt="dense", device="cuda", variant="bool")(present)
     if xp is not np:  # CuPy: shifts and a row sum (no bitorder/count in every version)
         bits = xp.zeros(nwords(n) * 32, np.uint32)
         bits[:n] = present

@@ -130,8 +130,13 @@ def bfs(A, source, *, parents=False, method="auto", alpha=None, reorder="none", 
         else:
             levels, visited, par = _blest_cuda(A, s, reorder, parents, alpha, cfg, stats)
         xp = _array.array_module(levels)
+        if visited is None:  # our kernel, not a CuPy JIT one (a fresh machine's first call)
+            from bitgraph.kernels import registry
+
+            visited = registry.lookup("pack_bits", fmt="dense", device="cuda",
+                                      variant="bool")(levels >= 0)
         return _result(xp.maximum(levels, 0), par if par is None else xp.maximum(par, 0),
-                       _array.pack_bits(levels >= 0) if visited is None else visited)
+                       visited)
     if method in CUDA_ONLY:
         raise InvalidValue(f"bfs: method {method!r} runs on CUDA graphs only (A.to('cuda'))")
     if method == "pull":

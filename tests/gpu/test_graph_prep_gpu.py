@@ -61,9 +61,12 @@ def test_pack_bits_equals_the_host(n):
     cupy = pytest.importorskip("cupy")
     rng = np.random.default_rng(n)
     present = rng.random(n) < 0.4
-    got = _array.pack_bits(cupy.asarray(present))
+    from bitgraph.kernels import registry
+
+    pack = registry.lookup("pack_bits", fmt="dense", device="cuda", variant="bool")
+    got = pack(cupy.asarray(present))
     assert got.dtype == np.uint32 and got.shape == ((n + 31) // 32,)
     np.testing.assert_array_equal(got.get(), _array.pack_bits(present))
     # a strided view goes through a contiguous copy
     both = cupy.asarray(np.repeat(present, 2))
-    np.testing.assert_array_equal(_array.pack_bits(both[::2]).get(), _array.pack_bits(present))
+    np.testing.assert_array_equal(pack(both[::2]).get(), _array.pack_bits(present))
