@@ -206,8 +206,9 @@ class SSSP:
         Not yet measured.""")
     cuda_delta_scale: float = knob(16.0, """CUDA delta-stepping's default delta is default_delta
         (the CPU's) times this on a graph of short diameter. H200, int weights 1-255, whole call
-        at 4x / 16x / 64x / 256x: kron-21 9.0 / 8.4 / 10.0 / 10.4 ms, kron-22 18.1 / 15.5 / 17.6 /
-        18.0, urand-21 7.9 / 6.5 / 15.1 / 18.6 (wider buckets re-relax more edges).""")
+        at 8x / 16x / 32x / 64x with light/heavy edges: kron-22 13.0 / 11.9 / 11.3 / 14.4 ms,
+        urand-22 12.8 / 13.3 / 15.8 / 35.2 (wider buckets re-relax more edges); 16x is within 6%
+        of each graph's best.""")
     cuda_delta_scale_long: float = knob(128.0, """... and times this on a graph of long diameter
         (``breadth_first.long_reach``: a mesh runs a round per bucket per hop). Same run:
         grid-2048 416 / 222 / 149 / 126 ms, rgg-22 306 / 170 / 107 / 128 at 4x / 16x / 64x / 256x;
@@ -215,9 +216,9 @@ class SSSP:
     cuda_light_heavy: bool = knob(True, """CUDA delta-stepping splits each row into its light
         edges (weight < delta), relaxed on every improvement within a bucket, and its heavy ones,
         relaxed once when the bucket settles (Meyer and Sanders; rows sorted by weight once,
-        cached). A round-by-round simulation of the kernel's rules, weights 1-255, edges relaxed
-        / m at 8x / 16x / 32x delta: kron-20 1.57 / 2.87 / 2.87 -> 1.05 / 1.35 / 1.70, urand-20
-        1.20 / 1.30 / 1.33 -> 1.05 / 1.15 / 1.33. Not yet measured on a GPU.""")
+        cached). H200, int weights 1-255, whole call (edges relaxed / m) off -> on at 8x / 16x /
+        32x delta: kron-22 13.1 (1.60) -> 13.0 (1.04), 14.9 (2.49) -> 11.9 (1.19), 13.8 (2.49)
+        -> 11.3 (1.37) ms; urand-22 13.4 -> 12.8, 13.4 -> 13.3, 13.7 -> 15.8 ms.""")
     cuda_rounds_per_read: int = knob(8, """CUDA delta-stepping queues up to this many rounds
         between two reads of its counters (the batch doubles from 1 while the near list stays
         full; a round queued after the list emptied returns at once). Not yet measured on a
