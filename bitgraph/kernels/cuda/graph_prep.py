@@ -82,8 +82,8 @@ def order_by_degree(indptr, indices, deg):
     key per entry (the row, then 2^31 - 1 - degree) and a stable merge
     sort of our own: chunks of ``threads`` entries sorted in shared
     memory, then ceil(log2(nnz / threads)) merge passes, each run pair
-    already in order (as between rows) copied. O(n + nnz log^2 nnz) work,
-    O(nnz) per pass outside the rows that need it.
+    already in order (as between rows) copied. O(n + nnz (threads +
+    log^2 nnz)) work; 2 (8 + index size) bytes per entry of scratch.
 
     >>> order_by_degree(cupy.asarray([0, 3, 3, 4]), cupy.asarray([0, 1, 2, 0]),
     ...                 cupy.asarray([3, 0, 1], cupy.int32))  # doctest: +SKIP
