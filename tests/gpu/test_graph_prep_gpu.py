@@ -1,14 +1,19 @@
 """The per-graph preparation kernels of the CUDA traversals
 (``kernels/cuda/graph_prep.cu``) equal the CuPy expressions they replace:
 row lengths, empty-row bits and the rows-with-entries count, in-lists
-ordered by degree (ties in order); int32 and int64 indptr and indices,
-empty graph, one vertex, n not a multiple of 32, empty rows, a hub."""
+ordered by degree (ties in order; our chunk sort and merge passes against
+the ``cupy.argsort`` expression they replace, kept here as the oracle);
+int32 and int64 indptr and indices, empty graph, one vertex, n not a
+multiple of 32, empty rows, a hub, degree ties, every chunk size."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+import bitgraph as bg
 from bitgraph import _array
 from bitgraph.kernels import registry
 
@@ -54,6 +59,69 @@ def test_graph_prep_equals_cupy(n, pdt, idt, hub):
         want = indices[np.argsort(key, kind="stable")]
         assert got.dtype == idt
         np.testing.assert_array_equal(got, want)
+        np.testing.assert_array_equal(got, _argsort_oracle(cupy, p, i, deg).get())
+
+
+def _argsort_oracle(cupy, indptr, indices, deg):
+    """The CuPy expression ``order_by_degree`` replaced: one 64-bit key per
+    entry (the row, then 2^31 - 1 - degree), a stable ``cupy.argsort``."""
+    n = indptr.shape[0] - 1
+    if indices.shape[0] == 0:
+        return indices.copy()
+    rows = cupy.asarray(np.repeat(np.arange(n, dtype=np.int64), np.diff(indptr.get())))
+    key = (rows << 32) | (2**31 - 1 - deg[indices].astype(cupy.int64))
+    return indices[cupy.argsort(key)]
+
+
+@settings(max_examples=300, deadline=None)
+@given(n=st.integers(0, 300), seed=st.integers(0, 2**32 - 1),
+       empty=st.sampled_from([0, 0.3, 1]),
+       hub=st.integers(0, 3), ties=st.booleans(), threads=st.sampled_from([32, 64, 256, 1024]),
+       dtypes=st.sampled_from([(np.int32, np.int32), (np.int64, np.int32),
+                               (np.int32, np.int64), (np.int64, np.int64)]))
+def test_order_by_degree_equals_argsort(n, seed, empty, hub, ties, threads, dtypes):
+    # rows empty (a fraction `empty`) or short, up to `hub` rows of 2 n to
+    # 6 n entries (several chunks: the merge passes inside a row), degrees
+    # from {0, 1, 2} (ties everywhere) or the row lengths; the chunk (block)
+    # size from the settings
+    cupy = pytest.importorskip("cupy")
+    pdt, idt = dtypes
+    rng = np.random.default_rng(seed)
+    lens = rng.integers(0, 7, n) * (rng.random(n) >= empty)
+    for _ in range(hub if n else 0):
+        lens[rng.integers(0, n)] = rng.integers(2 * n, 6 * n + 1)
+    indptr = np.concatenate([[0], np.cumsum(lens)]).astype(pdt)
+    indices = rng.integers(0, max(n, 1), int(indptr[-1])).astype(idt)
+    deg = rng.integers(0, 3, n) if ties else lens
+    p, i, d = cupy.asarray(indptr), cupy.asarray(indices), cupy.asarray(deg, cupy.int32)
+    order = registry.lookup("order_by_degree", fmt="csr", device="cuda", variant="sorted")
+    with bg.settings.use(cuda={"threads": threads}):
+        got = order(p, i, d)
+    assert got.dtype == idt and got.shape == indices.shape
+    assert got is not i
+    want = _argsort_oracle(cupy, p, i, d)
+    np.testing.assert_array_equal(got.get(), want.get())
+    # each row's entries are a permutation of its own, degrees non-increasing
+    g = got.get()
+    for r in range(n):
+        a, b = int(indptr[r]), int(indptr[r + 1])
+        assert sorted(g[a:b].tolist()) == sorted(indices[a:b].tolist())
+        assert np.all(np.diff(np.asarray(deg)[g[a:b]]) <= 0)
+
+
+@pytest.mark.parametrize("m", [1, 31, 255, 256, 257, 512, 513, 4097])
+def test_order_by_degree_chunk_edges(m):
+    # one row of m entries (every chunk and merge boundary near 256) and
+    # the same entries as m one-entry rows (every merge pass a copy)
+    cupy = pytest.importorskip("cupy")
+    rng = np.random.default_rng(m)
+    deg = cupy.asarray(rng.integers(0, 5, m), cupy.int32)
+    indices = cupy.asarray(rng.integers(0, m, m), cupy.int32)
+    order = registry.lookup("order_by_degree", fmt="csr", device="cuda", variant="sorted")
+    for indptr in (cupy.asarray([0, m], cupy.int64), cupy.arange(m + 1, dtype=cupy.int64)):
+        with bg.settings.use(cuda={"threads": 256}):
+            got = order(indptr, indices, deg)
+        np.testing.assert_array_equal(got.get(), _argsort_oracle(cupy, indptr, indices, deg).get())
 
 
 @pytest.mark.parametrize("n", [0, 1, 31, 32, 33, 1000, 4099])

@@ -1,8 +1,8 @@
 // Per-graph preparation of the CUDA traversals (bfs, msbfs), built once per
-// graph and cached on it: row lengths, the bits of the empty rows, and the
-// sort keys that order each row's entries by the columns' degrees. Our own
-// kernels, shipped precompiled, so that a fresh machine's first traversal
-// compiles none of CuPy's elementwise and reduction kernels for them.
+// graph and cached on it: row lengths, the bits of the empty rows, and each
+// row's entries ordered by the columns' degrees (keys and their sort). Our
+// own kernels, shipped precompiled, so that a fresh machine's first
+// traversal compiles none of CuPy's elementwise, reduction and sort kernels.
 // n rows; indptr[n + 1], indices[nnz] of one index type I.
 
 // deg[i] = indptr[i + 1] - indptr[i] as int (a row of 2^31 entries or more
@@ -54,13 +54,81 @@ __global__ void degree_keys(const P* __restrict__ indptr, const I* __restrict__ 
   }
 }
 
-// out[p] = src[order[p]], p < m (order: a permutation of [0, m)). O(m)
+// The stable sort of the (key, value) pairs of degree_keys (values: the
+// entries' indices) in two steps, CuPy's argsort and its JIT compile gone:
+// sort_chunks sorts each chunk of blockDim.x pairs, merge_runs then merges
+// neighbouring sorted runs of w pairs into runs of 2 w (w = blockDim.x,
+// doubled until w >= m). Equal keys keep their input order: in a chunk by
+// position, in a merge the left run's first. Identical to a stable argsort
+// of the keys.
+
+// Chunk c = [c B, min(c B + B, m)), B = blockDim.x (dynamic shared memory:
+// B long longs): the pair at chunk position t goes to the chunk position
+// rank = #{q : key_q < key_t} + #{q < t : key_q == key_t}. O(B) per pair.
 template <typename I>
-__global__ void gather_by(const I* __restrict__ src, const long long* __restrict__ order,
-                          I* __restrict__ out, long long m) {
+__global__ void sort_chunks(const long long* __restrict__ keys_in, const I* __restrict__ vals_in,
+                            long long* __restrict__ keys_out, I* __restrict__ vals_out,
+                            long long m) {
+  extern __shared__ long long chunk_keys[];
+  const long long B = blockDim.x;
+  const int t = threadIdx.x;
+  const long long nchunks = (m + B - 1) / B;
+  for (long long c = blockIdx.x; c < nchunks; c += gridDim.x) {  // uniform in the block
+    const long long start = c * B;
+    const int count = (int)(m - start < B ? m - start : B);
+    if (t < count) chunk_keys[t] = keys_in[start + t];
+    __syncthreads();
+    if (t < count) {
+      const long long k = chunk_keys[t];
+      int rank = 0;
+      for (int q = 0; q < count; ++q) {
+        const long long o = chunk_keys[q];
+        rank += (o < k || (o == k && q < t)) ? 1 : 0;
+      }
+      keys_out[start + rank] = k;
+      vals_out[start + rank] = vals_in[start + t];
+    }
+    __syncthreads();  // the next chunk overwrites chunk_keys
+  }
+}
+
+// Runs [b, b + w) and [b + w, b + 2 w) (b a multiple of 2 w, both cut at m)
+// sorted in keys_in: each merged into [b, b + 2 w) of keys_out. A pair of the
+// left run moves right by the right run's keys below its key, one of the
+// right run left by the left run's keys above its key (a binary search
+// each); runs already in order (the last left key <= the first right one,
+// as between rows) are copied. A thread per pair. O(m log w)
+template <typename I>
+__global__ void merge_runs(const long long* __restrict__ keys_in, const I* __restrict__ vals_in,
+                           long long* __restrict__ keys_out, I* __restrict__ vals_out,
+                           long long m, long long w) {
   for (long long p = blockIdx.x * (long long)blockDim.x + threadIdx.x; p < m;
-       p += (long long)gridDim.x * blockDim.x)
-    out[p] = src[order[p]];
+       p += (long long)gridDim.x * blockDim.x) {
+    const long long b = p / (2 * w) * (2 * w);
+    const long long mid = b + w < m ? b + w : m;
+    const long long end = b + 2 * w < m ? b + 2 * w : m;
+    const long long k = keys_in[p];
+    long long dst = p;
+    if (mid < end && keys_in[mid - 1] > keys_in[mid]) {
+      if (p < mid) {  // the right run's keys < k
+        long long lo = mid, hi = end;
+        while (lo < hi) {
+          const long long h = lo + (hi - lo) / 2;
+          if (keys_in[h] < k) lo = h + 1; else hi = h;
+        }
+        dst = p + (lo - mid);
+      } else {  // the left run's keys <= k
+        long long lo = b, hi = mid;
+        while (lo < hi) {
+          const long long h = lo + (hi - lo) / 2;
+          if (keys_in[h] <= k) lo = h + 1; else hi = h;
+        }
+        dst = p - (mid - lo);
+      }
+    }
+    keys_out[dst] = k;
+    vals_out[dst] = vals_in[p];
+  }
 }
 
 // words[ceil(n / 32)]: bit b of word w = present[32 w + b], bits past n
@@ -93,6 +161,11 @@ template __global__ void degree_keys<int, long long>(const int*, const long long
                                                      long long*, long long);
 template __global__ void degree_keys<long long, long long>(const long long*, const long long*,
                                                            const int*, long long*, long long);
-template __global__ void gather_by<int>(const int*, const long long*, int*, long long);
-template __global__ void gather_by<long long>(const long long*, const long long*, long long*,
-                                              long long);
+template __global__ void sort_chunks<int>(const long long*, const int*, long long*, int*,
+                                          long long);
+template __global__ void sort_chunks<long long>(const long long*, const long long*, long long*,
+                                                long long*, long long);
+template __global__ void merge_runs<int>(const long long*, const int*, long long*, int*, long long,
+                                         long long);
+template __global__ void merge_runs<long long>(const long long*, const long long*, long long*,
+                                               long long*, long long, long long);
