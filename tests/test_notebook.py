@@ -35,6 +35,17 @@ NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
 # cache warm (.ci/run warms it first); twice that is the limit
 SECONDS = 60
 MAX_BYTES = 400_000  # committed size: PNG plots at modest dpi
+# what each notebook must show (besides equalling its committed outputs)
+SHOWS = {
+    "quickstart": ["frontier size per level", "karate: 45 triangles"],
+    "bfs_step_by_step": ["same levels as bfs(A, s)", "-> pull", "-> push", "every level pushes"],
+    "formats_and_tile_fill": ["bytes per stored entry", "A.b2sr('auto') picks t ="],
+    "networkx_backend": ["every answer equal to NetworkX's", "300,000 edges ran bitgraph",
+                         "400 edges ran networkx", "executed on:"],
+    "gpu_vs_cpu": ["fastest anchor", "GPU/CPU", "H200"],
+}
+PLOTS = {"quickstart": 2, "bfs_step_by_step": 2, "formats_and_tile_fill": 3, "networkx_backend": 1,
+         "gpu_vs_cpu": 2}
 
 
 def execute(path: Path, timeout: int = 300):
@@ -116,8 +127,11 @@ def test_committed_with_outputs(path):
         f"{path.name}: re-execute it (python tests/test_notebook.py {path.relative_to(ROOT)})"
     for c in code:
         assert all(o["output_type"] != "error" for o in c.outputs), c.source[:80]
-    assert any("image/png" in o.get("data", {}) for c in code for o in c.outputs), \
-        f"{path.name} has no plot"
+    plots = sum("image/png" in o.get("data", {}) for c in code for o in c.outputs)
+    assert plots == PLOTS.get(path.stem, plots) and plots > 0, f"{path.name}: {plots} plots"
+    text = "".join(o.get("text", "") for c in code for o in c.outputs)
+    missing = [s for s in SHOWS.get(path.stem, []) if s not in text]
+    assert not missing, f"{path.name} does not show {missing}"
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
