@@ -26,6 +26,7 @@ release = version = bitgraph.__version__
 extensions = [
     "myst_nb",  # MyST markdown pages and the gallery's notebooks (not executed here)
     "sphinx.ext.autodoc",
+    "bitgraph_docs",  # _ext/: docstrings as prose (see its setup)
 ]
 source_suffix = {".md": "myst-nb", ".ipynb": "myst-nb"}
 exclude_patterns = ["_build", "README.md", "_generated", "**/.ipynb_checkpoints"]

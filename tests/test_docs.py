@@ -98,6 +98,7 @@ def code_spans(cell: str):
 
 def run_page(path: Path) -> dict:
     """Run every example of a page; return counts by kind."""
+    path = Path(path).resolve()
     text = path.read_text()
     rel = path.relative_to(ROOT)
     ns = {"__name__": "__docs__"}

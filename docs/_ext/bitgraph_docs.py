@@ -17,6 +17,7 @@ pages) and copies ``notebooks/*.ipynb`` into ``docs/gallery/``:
 from __future__ import annotations
 
 import contextlib
+import re
 import inspect
 import os
 import shutil
@@ -148,3 +149,37 @@ def generate(docs: Path):
         src, dst = root / "notebooks" / name, gallery / name
         if not dst.exists() or dst.read_bytes() != src.read_bytes():
             shutil.copyfile(src, dst)
+
+
+# ------------------------------------------------------------ the extension
+
+_LITERAL = re.compile(r"(``.+?``)")
+
+
+def _escape_bars(line: str) -> str:
+    """``|L(u)|`` in prose is a set size, not an rST substitution: escape the
+    bars outside inline literals."""
+    parts = _LITERAL.split(line)
+    return "".join(p if p.startswith("``") else p.replace("|", "\\|") for p in parts)
+
+
+def _prose_docstring(app, what, name, obj, options, lines):
+    """Our docstrings are prose with doctest examples: keep their bars
+    literal (doctest lines and literal blocks are left as written)."""
+    in_literal = False
+    indent = 0
+    for k, line in enumerate(lines):
+        stripped = line.lstrip()
+        depth = len(line) - len(stripped)
+        if in_literal and stripped and depth <= indent:
+            in_literal = False
+        if stripped.startswith((">>>", "...")) or in_literal:
+            continue
+        lines[k] = _escape_bars(line)
+        if line.rstrip().endswith("::"):
+            in_literal, indent = True, depth
+
+
+def setup(app):
+    app.connect("autodoc-process-docstring", _prose_docstring)
+    return {"parallel_read_safe": True, "parallel_write_safe": True}
