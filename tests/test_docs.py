@@ -147,9 +147,34 @@ def run_page(path: Path) -> dict:
 PAGES = pages()
 
 
+@contextlib.contextmanager
+def _networkx_config_kept():
+    """A page may change ``nx.config`` as a user would; other tests must
+    not see it."""
+    try:
+        import networkx as nx
+    except ImportError:
+        yield
+        return
+    import copy
+
+    saved = {k: copy.deepcopy(getattr(nx.config, k))
+             for k in ("backend_priority", "warnings_to_ignore", "cache_converted_graphs")}
+    backend = dict(nx.config.backends.bitgraph) if "bitgraph" in nx.config.backends else None
+    try:
+        yield
+    finally:
+        for k, v in saved.items():
+            setattr(nx.config, k, v)
+        if backend is not None:
+            for k, v in backend.items():
+                setattr(nx.config.backends.bitgraph, k, v)
+
+
 @pytest.mark.parametrize("path", PAGES, ids=[str(p.relative_to(DOCS)) for p in PAGES])
 def test_page_examples(path):
-    counts = run_page(path)
+    with _networkx_config_kept():
+        counts = run_page(path)
     text = path.read_text()
     if "```python" in text or "```console" in text:
         assert sum(counts.values()) > 0, f"{path}: examples found but none ran"
