@@ -43,6 +43,18 @@ autodoc_member_order = "bysource"
 autodoc_typehints = "signature"
 autodoc_default_options = {"members": True, "show-inheritance": False}
 
+# every cross-reference must resolve (bitgraph.X finds its home: _ext/bitgraph_docs._alias);
+# these name things outside the site, or private helpers a docstring mentions
+nitpicky = True
+nitpick_ignore = [
+    ("py:class", "numpy.dtype"),
+    ("py:class", "argparse.ArgumentParser"),
+]
+nitpick_ignore_regex = [
+    ("py:.*", r"(bitgraph\..*\.)?_.*"),              # private names
+    ("py:class", r"bitgraph\.matrix\._MatrixOps|bitgraph\._container\..*"),
+]
+
 html_theme = "furo"
 html_title = f"bitgraph {release}"
 html_static_path = []

@@ -180,6 +180,34 @@ def _prose_docstring(app, what, name, obj, options, lines):
             in_literal, indent = True, depth
 
 
+# A public name is documented once, where it is defined (bitgraph.errors.FormatError,
+# bitgraph.ops.mxv); docstrings also say bitgraph.FormatError or bitgraph.mxv.
+_HOMES = ("bitgraph", "bitgraph.errors", "bitgraph.ops", "bitgraph.device",
+          "bitgraph.algorithms", "bitgraph.io", "bitgraph.formats.reorder")
+
+
+def _alias(app, env, node, contnode):
+    """Resolve ``bitgraph.X`` to the home where X is documented."""
+    if node.get("refdomain") != "py":
+        return None
+    target = node.get("reftarget", "")
+    if not target.startswith("bitgraph."):
+        return None
+    name = target.rsplit(".", 1)[-1]
+    domain = env.get_domain("py")
+    objects = domain.objects
+    for home in _HOMES:
+        full = f"{home}.{name}"
+        if full != target and full in objects:
+            from sphinx.util.nodes import make_refnode
+
+            entry = objects[full]
+            return make_refnode(app.builder, node["refdoc"], entry.docname, entry.node_id,
+                                contnode, full)
+    return None
+
+
 def setup(app):
     app.connect("autodoc-process-docstring", _prose_docstring)
+    app.connect("missing-reference", _alias)
     return {"parallel_read_safe": True, "parallel_write_safe": True}
