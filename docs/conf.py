@@ -48,7 +48,13 @@ autodoc_default_options = {"members": True, "show-inheritance": False}
 nitpicky = True
 nitpick_ignore = [
     ("py:class", "numpy.dtype"),
+    ("py:class", "numpy.ndarray"),
+    ("py:class", "bitgraph.formats.csr.CSR"),  # the plain tuple kernels take
     ("py:class", "argparse.ArgumentParser"),
+    # helpers a docstring names by their module-local name
+    ("py:func", "long_reach"),
+    ("py:func", "default_delta"),
+    ("py:func", "bitgraph.io.atomic.atomic_write"),
 ]
 nitpick_ignore_regex = [
     ("py:.*", r"(bitgraph\..*\.)?_.*"),              # private names
