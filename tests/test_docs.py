@@ -105,7 +105,7 @@ def run_page(path: Path) -> dict:
     """Run every example of a page; return counts by kind."""
     path = Path(path).resolve()
     text = path.read_text()
-    rel = path.relative_to(ROOT)
+    rel = path.relative_to(ROOT) if path.is_relative_to(ROOT) else path
     ns = {"__name__": "__docs__"}
     counts = {"doctest": 0, "block": 0, "command": 0, "cell": 0}
     runner = doctest.DocTestRunner(
@@ -203,3 +203,17 @@ def test_scanner_finds_each_kind():
     kinds = [(k, p) for k, _, p in items(page)]
     assert [k for k, _ in kinds] == ["fence", "fence", "row", "fence"]
     assert code_spans(kinds[2][1]) == ["y + 1"]
+
+
+@pytest.mark.parametrize("page", [
+    "```python\n>>> 1 + 1\n3\n```\n",                        # wrong output
+    "```python\nraise ValueError('x')\n```\n",                   # a block that raises
+    "| theirs | bitgraph |\n|---|---|\n| `f()` | `1 / 0` |\n",   # a row that raises
+    "```console\n$ bitgraph bfs grid:2x2 --method nope -q\n```\n",  # a command that fails
+    "```console\n$ pip install bitgraph\n```\n",                   # not a bitgraph command
+])
+def test_a_wrong_example_fails(tmp_path, page):
+    path = tmp_path / "page.md"
+    path.write_text(page)
+    with pytest.raises((AssertionError, ValueError)):
+        run_page(path)
