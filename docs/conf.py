@@ -41,7 +41,7 @@ suppress_warnings = ["myst.header", "mystnb.unknown_mime_type"]
 
 autodoc_member_order = "bysource"
 autodoc_typehints = "signature"
-autodoc_default_options = {"members": True, "show-inheritance": False}
+autodoc_default_options = {"members": True}
 
 # every cross-reference must resolve (bitgraph.X finds its home: _ext/bitgraph_docs._alias);
 # these name things outside the site, or private helpers a docstring mentions
