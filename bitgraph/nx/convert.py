@@ -85,6 +85,7 @@ def from_networkx(G, edge_attrs=None, *, device="cpu", graph_attrs=True) -> BitG
     multigraph = G.is_multigraph()
     weights = {}
     perm = None
+    int_weights = set()
     if edge_attrs:
         # the values follow the columns: the permutation itself. Rows are
         # already grouped, so a stable sort of row*n+col sorts within rows.
@@ -95,6 +96,8 @@ def from_networkx(G, edge_attrs=None, *, device="cpu", graph_attrs=True) -> BitG
             edge_attrs = dict.fromkeys(edge_attrs)
         for attr, default in edge_attrs.items():
             weights[attr] = _edge_values(adj, attr, default, nnz, multigraph, perm)
+            if _all_ints(adj, attr, multigraph):
+                int_weights.add(attr)
     else:
         scols = _sorted_rows(indptr, cols, n)
 
@@ -103,7 +106,7 @@ def from_networkx(G, edge_attrs=None, *, device="cpu", graph_attrs=True) -> BitG
                            device=device)
     return BitGraph(A, nodes, directed=G.is_directed(),
                     graph=dict(G.graph) if graph_attrs else {},
-                    weights=weights, adj_indptr=indptr, adj_indices=cols, perm=perm,
+                    weights=weights, int_weights=int_weights, adj_indptr=indptr, adj_indices=cols, perm=perm,
                     multigraph_source=multigraph)
 
 
@@ -117,6 +120,16 @@ def _sorted_rows(indptr, cols, n):
     M.has_sorted_indices = False
     M.sort_indices()
     return M.indices
+
+
+def _all_ints(adj, attr, multigraph) -> bool:
+    """Every edge's ``attr`` that is present is an integer (NetworkX then
+    adds integers: its path lengths are ints; a float weight, 1.0 too, makes
+    them floats)."""
+    it = chain.from_iterable(map(dict.values, adj.values()))
+    if multigraph:
+        it = chain.from_iterable(map(dict.values, it))
+    return all(isinstance(d.get(attr, 1), (int, np.integer)) for d in it)
 
 
 def _edge_values(adj, attr, default, nnz, multigraph, perm):

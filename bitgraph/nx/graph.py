@@ -44,7 +44,8 @@ class BitGraph:
     position of an edge to its position in the matrix's CSR arrays.
     ``_weights[attr] = (values, missing)`` hold edge attribute values in
     the matrix's CSR order (``missing``: bool mask of edges without the
-    attribute, or None).
+    attribute, or None); ``_int_weights``: the attributes whose present
+    values are all integers (NetworkX's sums of them are ints).
 
     Cached, each valid if present: ``_cpu_matrix`` (:attr:`cpu_matrix` when
     ``matrix`` is on the GPU), ``_weighted_cache`` (:meth:`weighted`),
@@ -56,7 +57,7 @@ class BitGraph:
 
     __networkx_backend__ = "bitgraph"
 
-    def __init__(self, matrix, nodes, *, directed, graph=None, weights=None,
+    def __init__(self, matrix, nodes, *, directed, graph=None, weights=None, int_weights=(),
                  adj_indptr=None, adj_indices=None, perm=None, multigraph_source=False):
         self.matrix = matrix if directed else _symmetric(matrix)
         self.nodes = list(nodes)
@@ -64,6 +65,7 @@ class BitGraph:
         self._directed = bool(directed)
         self.graph = {} if graph is None else graph
         self._weights = {} if weights is None else weights
+        self._int_weights = frozenset(int_weights)
         self._adj_indptr = adj_indptr
         self._adj_indices = adj_indices
         self._perm = perm

@@ -129,9 +129,9 @@ def _weights(G, weight, negative=False):
     vals = G.weight_values(weight, 1)
     if vals.size and (np.isnan(vals).any() or (not negative and vals.min() < 0)):
         raise NotImplementedError("bitgraph: negative or NaN edge weights")
-    # integer weights give NetworkX integer sums: return ints then
-    integral = bool(vals.size == 0 or (np.all(np.isfinite(vals)) and np.all(vals == np.floor(vals))
-                                        and np.abs(vals).max() < 2**52))
+    # integer weights give NetworkX integer sums: return ints then; float
+    # weights (1.0 included) float sums, as NetworkX adds the values it has
+    integral = bool(vals.size == 0 or (weight in G._int_weights and np.abs(vals).max() < 2**52))
     return G.weighted(weight, 1), integral
 
 
@@ -152,7 +152,10 @@ def _sssp_dict(G, W, integral, source, cutoff=None):
         reached[source] = True
     if integral:
         d = np.where(reached, d, 0).astype(np.int64)
-    return _dist_dict(G, d, reached)
+        return _dist_dict(G, d, reached)
+    out = _dist_dict(G, d, reached)
+    out[G.nodes[source]] = 0  # NetworkX's dist = {source: 0}: an int whatever the weights
+    return out
 
 
 # --- BFS family -------------------------------------------------------------------

@@ -226,3 +226,24 @@ def test_path_lengths_on_larger_graph():
     assert dict(a) == dict(b)
     a, b = both("bfs_edges", nx.grid_2d_graph(30, 30), (0, 0))
     assert list(a) == list(b)
+
+
+def _typed(d):
+    return [(k, v, type(v).__name__) for k, v in d.items()]
+
+
+@pytest.mark.parametrize("w", [1.0, 2.5, 1, 3, True])
+@pytest.mark.parametrize("name", ["single_source_dijkstra_path_length",
+                                  "single_source_bellman_ford_path_length"])
+def test_weighted_lengths_have_networkx_types(name, w):
+    """NetworkX adds the weights it has: float weights (1.0 too) give float
+    lengths, integer weights int lengths, and the source is the int 0."""
+    G = nx.Graph()
+    G.add_edge(0, 1, weight=w)
+    G.add_edge(1, 2, weight=w)
+    G.add_edge(2, 3)  # no weight: NetworkX's 1
+    G.add_node(4)
+    a, b = both(name, G, 0)
+    assert _typed(a) == _typed(b)
+    a, b = both("shortest_path_length", G, 0, 2, weight="weight")
+    assert (a, type(a)) == (b, type(b))
