@@ -309,7 +309,7 @@ def single_source_bellman_ford_path_length(G, source, weight="weight"):
     >>> from bitgraph.nx.convert import from_networkx
     >>> G = nx.DiGraph([(0, 1, {"weight": 0.5})])
     >>> single_source_bellman_ford_path_length(from_networkx(G, {"weight": 1}), 0)
-    {0: 0.0, 1: 0.5}
+    {0: 0, 1: 0.5}
     """
     if source not in G:
         raise _nx().NodeNotFound(f"Source {source} not in G")
