@@ -68,15 +68,17 @@ def _sample(n, k, seed, where):
     return np.asarray(rng.sample(range(n), k), np.int64)
 
 
-def _sources(A, sources, k, seed, where):
-    """(the sources, whether they are a sample: NetworkX's scaling of k)."""
+def _sources(A, sources, k, seed, where, *, draw_all=False):
+    """(the sources, whether they are a sample: NetworkX's scaling of k).
+    ``k == n``: every vertex, undrawn (NetworkX's vertex betweenness), or
+    drawn when ``draw_all`` (its edge betweenness draws them all: the same
+    answer, but ``seed``'s state moves on)."""
     if sources is not None and k is not None:
         raise InvalidValue(f"{where}: give sources or k, not both")
     if sources is not None:
         return check_sources(A, sources, where), True
-    if k is not None:
-        s = _sample(A.nrows, k, seed, where)
-        return s, s.size < A.nrows  # NetworkX: k == n is the exact answer
+    if k is not None and (draw_all or k != A.nrows):
+        return _sample(A.nrows, k, seed, where), True
     return np.arange(A.nrows, dtype=np.int64), False
 
 
@@ -308,15 +310,15 @@ def edge_betweenness_centrality(A, k=None, normalized=True, seed=None, weight=No
 
     >>> import bitgraph as bg
     >>> A = bg.Matrix.from_coo([0, 1, 1, 2], [1, 0, 2, 1], nrows=3, ncols=3)  # path 0-1-2
-    >>> edge_betweenness_centrality(A).to_dense().tolist()
-    [[0.0, 0.3333333333333333, 0.0], [0.3333333333333333, 0.0, 0.3333333333333333], [0.0, 0.3333333333333333, 0.0]]
+    >>> edge_betweenness_centrality(A, normalized=False).to_coo()[2].tolist()
+    [2.0, 2.0, 2.0, 2.0]
     """
     import bitgraph as bg
 
     where = "edge_betweenness_centrality"
     check_graph(A, where, cuda=True)
     _check_weight(weight, where)
-    src, sampled = _sources(A, None, k, seed, where)
+    src, sampled = _sources(A, None, k, seed, where, draw_all=True)
     directed = not is_symmetric(A)
     rows, cols, e = _raw_edge_bc(A, src, directed)
     e = _rescale(e, A.nrows, normalized=normalized, directed=directed, endpoints=True,
