@@ -37,12 +37,11 @@ import random as _random
 import numpy as np
 
 from bitgraph import _array
+from bitgraph import settings as _settings
 from bitgraph.algorithms._common import check_graph, check_sources, is_symmetric, out_csr
 from bitgraph.errors import InvalidType, InvalidValue
 
 __all__ = ["betweenness_centrality", "edge_betweenness_centrality"]
-
-BATCH = 64  # sources per batch: one bit each in msbfs's uint64 status words
 
 
 def _sample(n, k, seed, where):
@@ -163,7 +162,7 @@ def _dense(mats, b, n, xp):
     return out
 
 
-def _edge_shares(A, parts, rows, cols, chunk=1 << 16):
+def _edge_shares(A, parts, rows, cols, chunk):
     """Per stored edge v -> w of A (``rows``, ``cols``: its CSR order), the
     sum over the batch of sigma[s, v] * W[s, w] where w is one level below v."""
     sigma, Ws, lev = parts
@@ -208,17 +207,23 @@ def _rescale(bc, n, *, normalized, directed, endpoints, sampled):
 
 
 def _node_bc(A, src, *, endpoints, edges=False, rows=None, cols=None):
-    """Raw (unscaled) vertex sums over ``src`` in batches of 64; with
+    """Raw (unscaled) vertex sums over ``src`` in batches
+    (``settings.betweenness.batch``); with
     ``edges`` the raw edge sums over ``rows``/``cols`` instead."""
+    cfg = _settings.current().betweenness
+    batch = cfg.batch
+    if not 1 <= batch <= 64:
+        raise InvalidValue(f"settings.betweenness.batch must be in 1..64 (one bit per source"
+                           f" in msbfs's words), got {batch}")
     xp = _array.array_module(out_csr(A).indptr)
     n = A.nrows
     bc = xp.zeros(n, np.float64)
     ebc = xp.zeros(0 if rows is None else rows.size, np.float64)
-    for i in range(0, src.size, BATCH):
-        s = src[i:i + BATCH]
+    for i in range(0, src.size, batch):
+        s = src[i:i + batch]
         total, L, parts = _batch(A, s, edges)
         if edges:
-            ebc += _edge_shares(A, parts, rows, cols)
+            ebc += _edge_shares(A, parts, rows, cols, cfg.edge_chunk)
             continue
         bc += total
         if endpoints:
@@ -254,7 +259,8 @@ def betweenness_centrality(A, sources=None, k=None, normalized=True, endpoints=F
     path's ends too. ``weight`` must be None: weighted (Dijkstra) paths are
     not implemented (``NotImplementedError``).
 
-    Runs Brandes in batches of 64 sources (msbfs levels; path counts and
+    Runs Brandes in batches of ``settings.betweenness.batch`` (64) sources
+    (msbfs levels; path counts and
     dependencies by masked ``plus_first`` products, module docstring).
     Returns a float64 array of n values on the graph's device.
 

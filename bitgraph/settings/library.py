@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from bitgraph.settings._knob import knob
 
 __all__ = ["Plan", "CPU", "Cuda", "Formats", "IO", "Reorder", "Triangles", "Components", "SSSP",
-           "PageRank"]
+           "PageRank", "Betweenness"]
 
 
 @dataclass(frozen=True)
@@ -226,6 +226,23 @@ class SSSP:
     cuda_blocks_per_sm: int = knob(8, """CUDA delta-stepping's rounds launch at most this many
         blocks per multiprocessor (a grid-stride loop over the edges does the rest; a round queued
         without a read launches that many). Not yet measured on a GPU.""")
+
+
+@dataclass(frozen=True)
+class Betweenness:
+    """``betweenness_centrality`` and ``edge_betweenness_centrality``.
+
+    >>> Betweenness().batch
+    64
+    """
+    batch: int = knob(64, """Sources per batch (1..64: one msbfs call, one bit each): memory
+        is about 20 bytes x batch x n at once (levels, path counts, dependencies). 2 threads,
+        kron-16, 64 sources in batches of 16 / 32 / 64: 1.33 / 1.30 / 1.39 s, within the noise
+        (the masked products work per source either way; a batch shares the msbfs pass and the
+        per-level calls).""")
+    edge_chunk: int = knob(1 << 16, """Edge betweenness sums a batch's shares over this many
+        edges at a time (dense batch x chunk temporaries: 64 x 65536 float64 = 32 MiB).
+        Not tuned.""")
 
 
 @dataclass(frozen=True)

@@ -235,3 +235,23 @@ def test_real_graphs_exact(name, device):
     assert_edges(edge_betweenness_centrality(A), nx.edge_betweenness_centrality(G), A_cpu)
     assert_edges(edge_betweenness_centrality(A, normalized=False, k=20, seed=4),
                  nx.edge_betweenness_centrality(G, normalized=False, k=20, seed=4), A_cpu)
+
+
+@pytest.mark.parametrize("device", O.DEVICES)
+def test_batch_setting(device):
+    """Any batch size gives the same answer (batches of 1, 7: many batches,
+    one short); a size outside 1..64 is refused."""
+    from bitgraph import settings
+
+    A = O.on_device(bg.io.read(data_file("west0067.mtx")), device)
+    want = O.to_host(betweenness_centrality(A, endpoints=True))
+    E = O.to_host(edge_betweenness_centrality(A)).to_coo()[2]
+    for b in (1, 7):
+        with settings.use(betweenness={"batch": b, "edge_chunk": 5}):
+            got = O.to_host(betweenness_centrality(A, endpoints=True))
+            assert np.allclose(got, want, rtol=REL, atol=ABS)
+            assert np.allclose(O.to_host(edge_betweenness_centrality(A)).to_coo()[2], E,
+                               rtol=REL, atol=ABS)
+    with settings.use(betweenness={"batch": 65}):
+        with pytest.raises(bg.InvalidValue, match="batch must be in 1..64"):
+            betweenness_centrality(A)
