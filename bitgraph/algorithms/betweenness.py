@@ -20,6 +20,12 @@ A batch of b <= 64 sources is one b x n problem: row i belongs to
   ``sigma[s, v] * W[s, w]`` when w is one level below v; summed over the
   batch in chunks of edges.
 
+On the CPU the same recurrences run fused by default
+(``settings.betweenness.method``): one numba pass a level over the
+vertices at that level, the batch's sources as bits of a word per (vertex,
+level) (``kernels/cpu/betweenness``); 2 threads, kron-16, 64 sources: 0.67 s
+against 1.4 s for the masked products.
+
 Memory is O(b x n) per batch (the levels, the per-level matrices: each
 (source, vertex) pair sits in one level), whatever the number of sources;
 batches run one after another. Every step is a public GraphBLAS operation
@@ -115,16 +121,15 @@ def _level_patterns(lev):
     return L
 
 
-def _batch(A, src, edges):
-    """Brandes from the sources ``src`` (at most 64) as one b x n problem.
+def _batch(A, lev, edges):
+    """Brandes for one batch as a b x n problem over GraphBLAS operations,
+    from msbfs's levels ``lev`` (b x n) of its sources.
 
     Returns (delta summed per vertex over the batch, the sources' own
-    excluded; the level patterns ``L``; the per-level ``sigma`` and ``W``
-    matrices when ``edges``, else None)."""
+    excluded; the per-level ``sigma`` and ``W`` matrices and ``lev`` when
+    ``edges``, else None)."""
     import bitgraph as bg
-    from bitgraph.algorithms.multi_source import msbfs
 
-    lev = msbfs(A, src)
     L = _level_patterns(lev)
     depth = len(L) - 1
     # sigma[0] = 1 at each source; sigma[d]<L[d].S> = sigma[d-1] plus.first A
@@ -147,7 +152,7 @@ def _batch(A, src, edges):
             total += bg.reduce(delta, by="cols").to_dense(0)
         # W[d-1] = (1 + delta[d-1]) / sigma[d-1] = 1 / sigma[d-1] + W2
         W = bg.ewise_add(bg.apply(sigma[d - 1], "minv"), W2, "plus")
-    return total, L, (sigma, Ws, lev) if edges else None
+    return total, (sigma, Ws, lev) if edges else None
 
 
 def _dense(mats, b, n, xp):
@@ -206,39 +211,62 @@ def _rescale(bc, n, *, normalized, directed, endpoints, sampled):
     return bc
 
 
+def _method(A, cfg):
+    """"fused" (the numba kernel, ``kernels/cpu/betweenness``) or
+    "graphblas" (masked products on any device): ``settings.betweenness.method``,
+    or by default fused on the CPU, graphblas on CUDA."""
+    if cfg.method is not None:
+        if cfg.method not in ("fused", "graphblas"):
+            raise InvalidValue(f"settings.betweenness.method must be 'fused', 'graphblas' or"
+                               f" None, got {cfg.method!r}")
+        if cfg.method == "fused" and A.device != "cpu":
+            raise InvalidValue("settings.betweenness.method 'fused' runs on the CPU only;"
+                               " use 'graphblas' (or None) for a graph on CUDA")
+        return cfg.method
+    return "fused" if A.device == "cpu" else "graphblas"
+
+
 def _node_bc(A, src, *, endpoints, edges=False, rows=None, cols=None):
     """Raw (unscaled) vertex sums over ``src`` in batches
-    (``settings.betweenness.batch``); with
-    ``edges`` the raw edge sums over ``rows``/``cols`` instead."""
+    (``settings.betweenness.batch``); with ``edges`` the raw edge sums over
+    ``rows``/``cols`` (A's CSR order) instead."""
+    from bitgraph.algorithms.multi_source import msbfs
+
     cfg = _settings.current().betweenness
     batch = cfg.batch
-    if not 1 <= batch <= 64:
-        raise InvalidValue(f"settings.betweenness.batch must be in 1..64 (one bit per source"
-                           f" in msbfs's words), got {batch}")
+    if isinstance(batch, (bool, np.bool_)) or not isinstance(batch, (int, np.integer)) \
+            or not 1 <= batch <= 64:
+        raise InvalidValue(f"settings.betweenness.batch must be an integer in 1..64 (one bit per"
+                           f" source in msbfs's words), got {batch!r}")
+    method = _method(A, cfg)
     xp = _array.array_module(out_csr(A).indptr)
     n = A.nrows
     bc = xp.zeros(n, np.float64)
     ebc = xp.zeros(0 if rows is None else rows.size, np.float64)
     for i in range(0, src.size, batch):
         s = src[i:i + batch]
-        total, L, parts = _batch(A, s, edges)
+        lev = msbfs(A, s)
+        if method == "fused":
+            from bitgraph.algorithms._common import in_csr
+            from bitgraph.kernels.registry import lookup
+
+            run = lookup("betweenness", fmt="csr", device="cpu", variant="batch")
+            total, eshare = run(out_csr(A), in_csr(A), lev, edges=edges,
+                                parallel_work=cfg.parallel_work)
+        else:
+            total, parts = _batch(A, lev, edges)
+            eshare = _edge_shares(A, parts, rows, cols, cfg.edge_chunk) if edges else None
         if edges:
-            ebc += _edge_shares(A, parts, rows, cols, cfg.edge_chunk)
+            ebc += eshare
             continue
         bc += total
         if endpoints:
             # each source: +1 for each vertex it reaches but itself, and
             # (reached - 1) to itself
-            reached = xp.zeros(n, np.float64)
-            reach_row = xp.zeros(s.size, np.float64)
-            for M in L:
-                c = M._csr()
-                reached += xp.bincount(c.indices.astype(np.int64), minlength=n)
-                reach_row += xp.diff(c.indptr).astype(np.float64)
+            hit = lev >= 0
             sd = xp.asarray(s)
-            reached -= xp.bincount(sd, minlength=n)  # a source reaches itself
-            bc += reached
-            bc += xp.bincount(sd, weights=reach_row - 1, minlength=n)
+            bc += hit.sum(axis=0) - xp.bincount(sd, minlength=n)  # a source reaches itself
+            bc += xp.bincount(sd, weights=hit.sum(axis=1) - 1.0, minlength=n)
     return ebc if edges else bc
 
 
@@ -259,9 +287,9 @@ def betweenness_centrality(A, sources=None, k=None, normalized=True, endpoints=F
     path's ends too. ``weight`` must be None: weighted (Dijkstra) paths are
     not implemented (``NotImplementedError``).
 
-    Runs Brandes in batches of ``settings.betweenness.batch`` (64) sources
-    (msbfs levels; path counts and
-    dependencies by masked ``plus_first`` products, module docstring).
+    Runs Brandes in batches of ``settings.betweenness.batch`` (64) sources:
+    msbfs levels, then path counts and dependencies by masked ``plus_first``
+    products, or on the CPU by a fused numba kernel (module docstring).
     Returns a float64 array of n values on the graph's device.
 
     >>> import bitgraph as bg

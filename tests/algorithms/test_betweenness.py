@@ -22,6 +22,17 @@ from graph_strategies import graphs
 from testdata import data_file
 
 REL, ABS = 1e-9, 1e-12
+METHODS = ("fused", "graphblas")  # settings.betweenness.method; CUDA runs graphblas only
+
+
+def use(method):
+    from bitgraph import settings
+
+    return settings.use(betweenness={"method": method})
+
+
+def methods(device):
+    return METHODS if device == "cpu" else (None,)
 
 
 def nx_graph(A):
@@ -62,24 +73,29 @@ def assert_edges(E, ref, A):
 
 @settings(max_examples=120, deadline=None)
 @given(g=graphs(max_n=40, weighted=False), normalized=st.booleans(), endpoints=st.booleans(),
-       k=st.one_of(st.none(), st.integers(1, 40)), seed=st.integers(0, 2**31))
-def test_nodes_match_networkx(g, normalized, endpoints, k, seed):
+       k=st.one_of(st.none(), st.integers(1, 40)), seed=st.integers(0, 2**31),
+       method=st.sampled_from(METHODS))
+def test_nodes_match_networkx(g, normalized, endpoints, k, seed, method):
     A = g.matrix(bg)
     G = nx_graph(A)
     k = None if k is None else min(k, g.n)
-    got = betweenness_centrality(A, k=k, normalized=normalized, endpoints=endpoints, seed=seed)
+    with use(method):
+        got = betweenness_centrality(A, k=k, normalized=normalized, endpoints=endpoints,
+                                     seed=seed)
     ref = nx.betweenness_centrality(G, k=k, normalized=normalized, endpoints=endpoints, seed=seed)
     assert_nodes(got, ref, g.n)
 
 
 @settings(max_examples=80, deadline=None)
 @given(g=graphs(max_n=40, weighted=False), normalized=st.booleans(),
-       k=st.one_of(st.none(), st.integers(1, 40)), seed=st.integers(0, 2**31))
-def test_edges_match_networkx(g, normalized, k, seed):
+       k=st.one_of(st.none(), st.integers(1, 40)), seed=st.integers(0, 2**31),
+       method=st.sampled_from(METHODS))
+def test_edges_match_networkx(g, normalized, k, seed, method):
     A = g.matrix(bg)
     G = nx_graph(A)
     k = None if k is None else min(k, g.n)
-    E = edge_betweenness_centrality(A, k=k, normalized=normalized, seed=seed)
+    with use(method):
+        E = edge_betweenness_centrality(A, k=k, normalized=normalized, seed=seed)
     ref = nx.edge_betweenness_centrality(G, k=k, normalized=normalized, seed=seed)
     assert_edges(E, ref, A)
 
@@ -102,10 +118,21 @@ def test_sources_scale_as_that_sample(g, data):
             assert np.allclose(got, want, rtol=REL, atol=ABS, equal_nan=True)
 
 
-def test_more_than_one_batch_and_seeds():
+@pytest.mark.parametrize("method", METHODS)
+def test_more_than_one_batch_and_seeds(method):
     """200 sources: four batches (one of 8); a seed as an int, a random.Random
-    (its state moves as NetworkX's does) and None (the random module's)."""
+    (its state moves as NetworkX's does) and None (the random module's);
+    a fused level on the thread pool (parallel_work 1) and serial."""
+    from bitgraph import settings
+
     A = bg.io.generators.urand(8, 4, seed=1)
+    with settings.use(betweenness={"method": method, "parallel_work": 1}):
+        assert_nodes(betweenness_centrality(A), nx.betweenness_centrality(nx_graph(A)), A.nrows)
+    with use(method):
+        _batches_and_seeds(A)
+
+
+def _batches_and_seeds(A):
     G = nx_graph(A)
     assert_nodes(betweenness_centrality(A), nx.betweenness_centrality(G), A.nrows)
     ours, theirs = random.Random(5), random.Random(5)
@@ -192,6 +219,12 @@ WEST0067_BC = [
     ("west0067.mtx", WEST0067_SOURCES, WEST0067_BC),
 ])
 def test_lagraph_expectations(name, sources, expected, device):
+    for method in methods(device):
+        with use(method):
+            _lagraph(name, sources, expected, device)
+
+
+def _lagraph(name, sources, expected, device):
     A_cpu = bg.io.read(data_file(name))
     A = O.on_device(A_cpu, device)
     n = A.nrows
@@ -226,6 +259,12 @@ def _nx_with_sources(G, sources, normalized, endpoints):
 @pytest.mark.parametrize("device", O.DEVICES)
 @pytest.mark.parametrize("name", ["karate.mtx", "west0067.mtx", "jagmesh7.mtx"])
 def test_real_graphs_exact(name, device):
+    for method in methods(device):
+        with use(method):
+            _real_graph(name, device)
+
+
+def _real_graph(name, device):
     A_cpu = bg.io.read(data_file(name))
     A = O.on_device(A_cpu, device)
     G = nx_graph(A_cpu)
@@ -246,12 +285,19 @@ def test_batch_setting(device):
     A = O.on_device(bg.io.read(data_file("west0067.mtx")), device)
     want = O.to_host(betweenness_centrality(A, endpoints=True))
     E = O.to_host(edge_betweenness_centrality(A)).to_coo()[2]
-    for b in (1, 7):
-        with settings.use(betweenness={"batch": b, "edge_chunk": 5}):
+    for b, method in ((1, None), (7, None), (1, "graphblas"), (7, "graphblas")):
+        with settings.use(betweenness={"batch": b, "edge_chunk": 5, "method": method}):
             got = O.to_host(betweenness_centrality(A, endpoints=True))
             assert np.allclose(got, want, rtol=REL, atol=ABS)
             assert np.allclose(O.to_host(edge_betweenness_centrality(A)).to_coo()[2], E,
                                rtol=REL, atol=ABS)
     with settings.use(betweenness={"batch": 65}):
-        with pytest.raises(bg.InvalidValue, match="batch must be in 1..64"):
+        with pytest.raises(bg.InvalidValue, match="batch must be an integer in 1..64"):
             betweenness_centrality(A)
+    with settings.use(betweenness={"method": "bits"}):
+        with pytest.raises(bg.InvalidValue, match="method must be 'fused', 'graphblas' or None"):
+            betweenness_centrality(A)
+    if device != "cpu":
+        with settings.use(betweenness={"method": "fused"}):
+            with pytest.raises(bg.InvalidValue, match="runs on the CPU only"):
+                betweenness_centrality(A)
