@@ -32,6 +32,7 @@ NETWORKX_TEST_BACKEND=bitgraph NETWORKX_FALLBACK_TO_NX=True python3 -m pytest -q
   networkx.algorithms.tests.test_euler \
   networkx.classes.tests.test_function \
   networkx.algorithms.centrality.tests.test_harmonic_centrality \
+  networkx.algorithms.centrality.tests.test_betweenness_centrality \
   networkx.algorithms.tests.test_walks \
   networkx.algorithms.tests.test_smetric \
   networkx.algorithms.tests.test_richclub \

@@ -13,6 +13,7 @@ count) the algorithm makes one call into it.
 (0, 1)
 """
 
+from .betweenness import betweenness_centrality, edge_betweenness_centrality
 from .breadth_first import bfs, bfs_method
 from .components import connected_components, number_connected_components
 from .multi_source import closeness_centrality, diameter, diameter_bounds, eccentricity, msbfs
@@ -23,5 +24,6 @@ from .triangles import triangle_count
 __all__ = [
     "bfs", "bfs_method", "msbfs", "sssp", "negative_cycle", "pagerank", "PageRank", "connected_components",
     "number_connected_components", "triangle_count", "closeness_centrality",
-    "eccentricity", "diameter", "diameter_bounds",
+    "eccentricity", "diameter", "diameter_bounds", "betweenness_centrality",
+    "edge_betweenness_centrality",
 ]

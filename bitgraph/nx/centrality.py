@@ -1,5 +1,6 @@
 """NetworkX backend functions for centralities: degree, in- and
-out-degree, eigenvector, Katz, HITS and harmonic.
+out-degree, eigenvector, Katz, HITS, harmonic and betweenness (vertex and
+edge).
 
 Each function has the name, signature, errors and return values of the
 NetworkX function of that name and takes a
@@ -39,7 +40,7 @@ from .measures import _MULTI, _hashable, _not_implemented_for, _refuse
 __all__ = [
     "degree_centrality", "in_degree_centrality", "out_degree_centrality",
     "eigenvector_centrality", "katz_centrality", "hits", "harmonic_centrality",
-    "FUNCTIONS", "INFO", "CAN_RUN",
+    "betweenness_centrality", "edge_betweenness_centrality", "FUNCTIONS", "INFO", "CAN_RUN",
 ]
 
 
@@ -468,13 +469,104 @@ def harmonic_centrality(G, nbunch=None, distance=None, sources=None):
     return {v: (x if c else 0) for v, x, c in zip(targets, values, count[t_ids].tolist())}
 
 
+# --- betweenness ------------------------------------------------------------------------
+
+def betweenness_centrality(G, k=None, normalized=True, weight=None, endpoints=False, seed=None):
+    """``networkx.betweenness_centrality`` (unweighted: ``weight`` None):
+    Brandes in batches of 64 sources over the whole graph
+    (:func:`bitgraph.algorithms.betweenness_centrality`), with NetworkX's
+    sample of ``k`` sources (``seed.sample(list(G), k)``, the ``seed`` that
+    NetworkX's ``py_random_state`` hands over) and its ``_rescale``
+    (directed as ``G.is_directed()``).
+
+    >>> import networkx as nx
+    >>> from bitgraph.nx.convert import from_networkx
+    >>> betweenness_centrality(from_networkx(nx.path_graph(3)))
+    {0: 0.0, 1: 1.0, 2: 0.0}
+    """
+    from bitgraph.algorithms import betweenness as B
+
+    if weight is not None:
+        raise NotImplementedError("bitgraph betweenness_centrality is unweighted only")
+    where = "betweenness_centrality"
+    A = G.matrix
+    src, sampled = B._sources(A, None, k, seed, where)
+    bc = B._scaled_node_bc(A, src, sampled, normalized=normalized, endpoints=endpoints,
+                           directed=G.is_directed())
+    return dict(zip(G.nodes, _host(bc).tolist()))
+
+
+def _edge_keys(G):
+    """(rows, cols) int64 of ``G.edges()`` in NetworkX's order: each
+    vertex's neighbours in adjacency order; undirected, an edge once, from
+    the endpoint that comes first in the node order."""
+    n = len(G)
+    if G._adj_indptr is None:  # not from a NetworkX graph: CSR order
+        c = G.cpu_matrix._csr()
+        indptr, cols = np.asarray(c.indptr, np.int64), np.asarray(c.indices, np.int64)
+    else:
+        indptr, cols = np.asarray(G._adj_indptr, np.int64), np.asarray(G._adj_indices, np.int64)
+    rows = np.repeat(np.arange(n, dtype=np.int64), np.diff(indptr))
+    if not G.is_directed():
+        keep = cols >= rows
+        rows, cols = rows[keep], cols[keep]
+    return rows, cols
+
+
+def edge_betweenness_centrality(G, k=None, normalized=True, weight=None, seed=None):
+    """``networkx.edge_betweenness_centrality`` (unweighted, not a
+    multigraph): the edge sums of Brandes' batches
+    (:func:`bitgraph.algorithms.edge_betweenness_centrality`), keyed as
+    ``G.edges()`` in its order; ``k`` and ``seed`` as
+    :func:`betweenness_centrality`.
+
+    >>> import networkx as nx
+    >>> from bitgraph.nx.convert import from_networkx
+    >>> edge_betweenness_centrality(from_networkx(nx.path_graph(3)), normalized=False)
+    {(0, 1): 2.0, (1, 2): 2.0}
+    """
+    from bitgraph.algorithms import betweenness as B
+
+    if weight is not None:
+        raise NotImplementedError("bitgraph edge_betweenness_centrality is unweighted only")
+    where = "edge_betweenness_centrality"
+    A = G.matrix
+    directed = G.is_directed()
+    src, sampled = B._sources(A, None, k, seed, where, draw_all=True)
+    rows, cols, e = B._raw_edge_bc(A, src, directed)
+    e = B._rescale(e, len(G), normalized=normalized, directed=directed, endpoints=True,
+                   sampled=src if sampled else None)
+    n = max(len(G), 1)
+    # the CSR position of each key: rows are sorted, so the keys r * n + c are
+    key = _host(rows).astype(np.int64) * n + _host(cols).astype(np.int64)
+    er, ec = _edge_keys(G)
+    pos = np.searchsorted(key, er * n + ec)
+    values = _host(e)[pos].tolist()
+    labels = G.nodes
+    return {(labels[r], labels[c]): v for r, c, v in zip(er.tolist(), ec.tolist(), values)}
+
+
 # --- the backend tables -----------------------------------------------------------------
 
 FUNCTIONS = {f.__name__: f for f in (
     degree_centrality, in_degree_centrality, out_degree_centrality,
-    eigenvector_centrality, katz_centrality, hits, harmonic_centrality)}
+    eigenvector_centrality, katz_centrality, hits, harmonic_centrality,
+    betweenness_centrality, edge_betweenness_centrality)}
 
 _CALLABLE_WEIGHT = (lambda a: callable(a["weight"]), "a callable weight")
+_WEIGHT = (lambda a: a["weight"] is not None, "weighted (Dijkstra) betweenness not implemented")
+
+
+def _bad_k(a):
+    k = a["k"]
+    if k is None:
+        return False
+    return (isinstance(k, bool) or not isinstance(k, (int, np.integer))
+            or not 1 <= k <= len(a["G"]))
+
+
+# NetworkX raises its own errors for these (a sample larger than the graph, k = 0)
+_BC_K = (_bad_k, "k not an integer in 1..len(G)")
 
 CAN_RUN = {
     # degrees count parallel edges; the conversion collapses them
@@ -493,10 +585,24 @@ CAN_RUN = {
     "harmonic_centrality": _refuse(
         harmonic_centrality,
         (lambda a: a["distance"] is not None, "weighted distances not implemented")),
+    "betweenness_centrality": _refuse(betweenness_centrality, _WEIGHT, _BC_K),
+    # a multigraph's edges are keyed (u, v, key) and share the value
+    "edge_betweenness_centrality": _refuse(edge_betweenness_centrality, _MULTI, _WEIGHT, _BC_K),
 }
 
 _NX = "https://networkx.org/documentation/stable/reference/generated/networkx.algorithms."
 INFO = {
+    "betweenness_centrality": {
+        "url": _NX + "centrality.betweenness_centrality.html",
+        "note": "Unweighted only (weight falls back). Brandes in batches of 64 sources: "
+                "multi-source BFS levels, path counts and dependencies by masked plus_first "
+                "products; k sampled as NetworkX with its seed, NetworkX's scaling.",
+        "extra_parameters": {}},
+    "edge_betweenness_centrality": {
+        "url": _NX + "centrality.edge_betweenness_centrality.html",
+        "note": "Unweighted only (weight and multigraphs fall back). Brandes in batches of "
+                "64 sources; edge shares summed per batch; k and seed as NetworkX.",
+        "extra_parameters": {}},
     "degree_centrality": {
         "url": _NX + "centrality.degree_centrality.html",
         "note": "Row (and, directed, column) counts of the adjacency; multigraphs fall back.",

@@ -34,13 +34,14 @@ import difflib
 from dataclasses import dataclass, field, fields
 
 from bitgraph.settings.families import (
-    BFS, IO, BFSAsync, BFSCuda, Components, CPU, Cuda, Formats, MSBFS, MSBFSCuda, PageRank,
-    Plan, Reorder, SSSP, Triangles,
+    BFS, IO, BFSAsync, BFSCuda, Betweenness, Components, CPU, Cuda, Formats, MSBFS, MSBFSCuda,
+    PageRank, Plan, Reorder, SSSP, Triangles,
 )
 
 __all__ = ["Settings", "current", "use", "table", "family_names",
            "BFS", "BFSCuda", "BFSAsync", "MSBFS", "MSBFSCuda", "Plan", "CPU", "Cuda",
-           "Formats", "Reorder", "Triangles", "Components", "SSSP", "PageRank", "IO"]
+           "Formats", "Reorder", "Triangles", "Components", "SSSP", "PageRank", "IO",
+           "Betweenness"]
 
 
 @dataclass(frozen=True)
@@ -64,6 +65,7 @@ class Settings:
     components: Components = field(default_factory=Components)
     sssp: SSSP = field(default_factory=SSSP)
     pagerank: PageRank = field(default_factory=PageRank)
+    betweenness: Betweenness = field(default_factory=Betweenness)
     io: IO = field(default_factory=IO)
 
     def replace(self, **changes) -> "Settings":

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from bitgraph.settings._knob import knob
 
 __all__ = ["Plan", "CPU", "Cuda", "Formats", "IO", "Reorder", "Triangles", "Components", "SSSP",
-           "PageRank"]
+           "PageRank", "Betweenness"]
 
 
 @dataclass(frozen=True)
@@ -226,6 +226,31 @@ class SSSP:
     cuda_blocks_per_sm: int = knob(8, """CUDA delta-stepping's rounds launch at most this many
         blocks per multiprocessor (a grid-stride loop over the edges does the rest; a round queued
         without a read launches that many). Not yet measured on a GPU.""")
+
+
+@dataclass(frozen=True)
+class Betweenness:
+    """``betweenness_centrality`` and ``edge_betweenness_centrality``.
+
+    >>> Betweenness().batch
+    64
+    """
+    batch: int = knob(64, """Sources per batch (1..64: one msbfs call, one bit each): memory
+        is about 20 bytes x batch x n at once (levels, path counts, dependencies). 2 threads,
+        kron-16, 64 sources in batches of 16 / 32 / 64: fused 0.94 / 0.84 / 0.64 s (a word's
+        bits share each edge's visit); graphblas 1.33 / 1.30 / 1.39 s, within the noise (its
+        products work per source either way).""")
+    method: str | None = knob(None, """"fused" (a numba kernel a level: path counts and
+        dependencies in one pass over each level's vertices, CPU only) or "graphblas" (masked
+        plus_first products, any device); None: fused on the CPU, graphblas on CUDA. 2 threads,
+        kron-16, 64 sources: fused 0.67-0.95 s, graphblas 1.39-1.45 s; urand-16
+        0.88-0.96 against 1.52-2.2.""")
+    parallel_work: int = knob(400_000, """The fused kernel runs a level on the thread pool when
+        its vertices' out-edges reach this many, else serially (as msbfs.parallel_work). Not
+        tuned.""")
+    edge_chunk: int = knob(1 << 16, """The graphblas method sums a batch's edge shares over this
+        many edges at a time (dense batch x chunk temporaries: 64 x 65536 float64 = 32 MiB).
+        Not tuned.""")
 
 
 @dataclass(frozen=True)

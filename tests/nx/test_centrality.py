@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import inspect
 import math
+import random
 
 import networkx as nx
 import numpy as np
@@ -214,3 +215,70 @@ def test_harmonic_refuses_distance():
     assert BackendInterface.can_run("harmonic_centrality", (G,), {"distance": "w"}) is not True
     with pytest.raises(NotImplementedError):
         C.harmonic_centrality(convert(G), distance="weight")
+
+
+# --- betweenness -----------------------------------------------------------------------
+
+def assert_close_nan(got, want):
+    assert list(got) == list(want)  # same keys in the same order
+    for k in want:
+        assert type(got[k]) is type(want[k]), (k, got[k], want[k])
+        if math.isnan(want[k]):
+            assert math.isnan(got[k]), (k, got[k])
+        else:
+            assert math.isclose(got[k], want[k], rel_tol=1e-9, abs_tol=1e-12), (k, got[k], want[k])
+
+
+@SETTINGS
+@given(nx_graphs(weighted=False, multigraph=None), st.booleans(), st.booleans(),
+       st.one_of(st.none(), st.integers(1, 25)), st.integers(0, 2**31))
+def test_betweenness_centrality(G, normalized, endpoints, k, seed):
+    """Directed (a symmetric DiGraph stays directed), undirected, multigraphs
+    (a vertex's value ignores parallel edges), labels of every kind; k with
+    NetworkX's seed: a random.Random whose state moves as NetworkX's does."""
+    BG = convert(G)
+    k = None if k is None else min(k, len(G))
+    ours, theirs = random.Random(seed), random.Random(seed)
+    got = C.betweenness_centrality(BG, k=k, normalized=normalized, endpoints=endpoints, seed=ours)
+    want = nx.betweenness_centrality(G, k=k, normalized=normalized, endpoints=endpoints,
+                                     seed=theirs)
+    assert_close_nan(got, want)
+    assert ours.random() == theirs.random()
+
+
+@SETTINGS
+@given(nx_graphs(weighted=False), st.booleans(), st.one_of(st.none(), st.integers(1, 25)),
+       st.integers(0, 2**31))
+def test_edge_betweenness_centrality(G, normalized, k, seed):
+    """Keys as ``G.edges()`` (orientation and order), self-loops 0."""
+    BG = convert(G)
+    k = None if k is None else min(k, len(G))
+    got = C.edge_betweenness_centrality(BG, k=k, normalized=normalized, seed=seed)
+    want = nx.edge_betweenness_centrality(G, k=k, normalized=normalized, seed=seed)
+    assert_close_nan(got, want)
+
+
+def test_betweenness_through_the_dispatcher():
+    G = nx.karate_club_graph()
+    got = nx.betweenness_centrality(G, k=10, seed=3, backend="bitgraph")
+    assert_close_nan(got, nx.betweenness_centrality(G, k=10, seed=3))
+    D = nx.gnp_random_graph(30, 0.1, seed=2, directed=True)
+    got = nx.edge_betweenness_centrality(D, backend="bitgraph")
+    assert_close_nan(got, nx.edge_betweenness_centrality(D))
+
+
+def test_betweenness_refusals():
+    G = nx.path_graph(4)
+    can = BackendInterface.can_run
+    assert can("betweenness_centrality", (G,), {}) is True
+    assert "weighted" in can("betweenness_centrality", (G,), {"weight": "weight"})
+    assert "weighted" in can("edge_betweenness_centrality", (G,), {"weight": "weight"})
+    assert "multigraph" in can("edge_betweenness_centrality", (nx.MultiGraph(G),), {})
+    assert can("betweenness_centrality", (nx.MultiGraph(G),), {}) is True
+    for k in (0, 5, 1.5, True):
+        assert "k not an integer" in can("betweenness_centrality", (G,), {"k": k})
+        assert "k not an integer" in can("edge_betweenness_centrality", (G,), {"k": k})
+    with pytest.raises(NotImplementedError, match="unweighted only"):
+        C.betweenness_centrality(convert(G), weight="weight")
+    with pytest.raises(NotImplementedError, match="unweighted only"):
+        C.edge_betweenness_centrality(convert(G), weight="weight")

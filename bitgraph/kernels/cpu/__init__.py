@@ -38,7 +38,7 @@ from bitgraph.kernels._launch import (  # noqa: F401
 # imported (in this order) by bitgraph.kernels.registry.load("cpu")
 MODULES = ("ewise", "reduce", "spmv_csr", "spmspv_csr", "spgemm_csr", "spgemm_dot",
            "convert_b2sr", "convert_bvss", "bmv_b2sr", "bmv_bvss", "bmm_b2sr", "bfs_bvss",
-           "bfs_csr", "msbfs", "sssp", "pagerank", "components")
+           "bfs_csr", "msbfs", "sssp", "pagerank", "components", "betweenness")
 
 _DUMMIES = {}
 

@@ -1,0 +1,303 @@
+"""betweenness_centrality and edge_betweenness_centrality against NetworkX
+(every option) and LAGraph's test_Betweenness.c expectations.
+
+The deterministic cases take a ``device`` parameter (``oracle.DEVICES``);
+the hypothesis cases run on the CPU."""
+
+from __future__ import annotations
+
+import math
+import random
+
+import networkx as nx
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import bitgraph as bg
+import oracle as O
+from bitgraph.algorithms import betweenness_centrality, edge_betweenness_centrality
+from graph_strategies import graphs
+from testdata import data_file
+
+REL, ABS = 1e-9, 1e-12
+METHODS = ("fused", "graphblas")  # settings.betweenness.method; CUDA runs graphblas only
+
+
+def use(method):
+    from bitgraph import settings
+
+    return settings.use(betweenness={"method": method})
+
+
+def methods(device):
+    return METHODS if device == "cpu" else (None,)
+
+
+def nx_graph(A):
+    """The NetworkX graph of A: undirected when A's pattern is symmetric
+    (what the bitgraph functions assume), else directed; vertices 0..n-1."""
+    r, c, _ = O.to_host(A).to_coo()
+    S = set(zip(r.tolist(), c.tolist()))
+    directed = any((j, i) not in S for i, j in S)
+    G = nx.DiGraph() if directed else nx.Graph()
+    G.add_nodes_from(range(A.nrows))
+    G.add_edges_from(S)
+    return G
+
+
+def assert_nodes(got, ref, n):
+    got = O.to_host(got)
+    assert got.dtype == np.float64 and got.shape == (n,)
+    want = np.array([ref[v] for v in range(n)], np.float64)
+    assert np.array_equal(np.isnan(got), np.isnan(want)), (got, want)
+    ok = ~np.isnan(want)
+    assert np.allclose(got[ok], want[ok], rtol=REL, atol=ABS), np.abs(got - want).max()
+
+
+def assert_edges(E, ref, A):
+    E = O.to_host(E)
+    r, c, _ = O.to_host(A).to_coo()
+    er, ec, ev = E.to_coo()
+    assert np.array_equal(er, r) and np.array_equal(ec, c) and ev.dtype == np.float64
+    got = dict(zip(zip(er.tolist(), ec.tolist()), ev.tolist()))
+    directed = nx_graph(A).is_directed()
+    for (u, v), x in ref.items():
+        assert math.isclose(got[u, v], x, rel_tol=REL, abs_tol=ABS), ((u, v), got[u, v], x)
+        if not directed:
+            assert got[v, u] == got[u, v]  # both entries hold the edge's value
+    # every entry of A is an edge of G: directed one each, undirected two (a loop one)
+    assert len(got) == (len(ref) if directed else 2 * len(ref) - sum(u == v for u, v in ref))
+
+
+@settings(max_examples=120, deadline=None)
+@given(g=graphs(max_n=40, weighted=False), normalized=st.booleans(), endpoints=st.booleans(),
+       k=st.one_of(st.none(), st.integers(1, 40)), seed=st.integers(0, 2**31),
+       method=st.sampled_from(METHODS))
+def test_nodes_match_networkx(g, normalized, endpoints, k, seed, method):
+    A = g.matrix(bg)
+    G = nx_graph(A)
+    k = None if k is None else min(k, g.n)
+    with use(method):
+        got = betweenness_centrality(A, k=k, normalized=normalized, endpoints=endpoints,
+                                     seed=seed)
+    ref = nx.betweenness_centrality(G, k=k, normalized=normalized, endpoints=endpoints, seed=seed)
+    assert_nodes(got, ref, g.n)
+
+
+@settings(max_examples=80, deadline=None)
+@given(g=graphs(max_n=40, weighted=False), normalized=st.booleans(),
+       k=st.one_of(st.none(), st.integers(1, 40)), seed=st.integers(0, 2**31),
+       method=st.sampled_from(METHODS))
+def test_edges_match_networkx(g, normalized, k, seed, method):
+    A = g.matrix(bg)
+    G = nx_graph(A)
+    k = None if k is None else min(k, g.n)
+    with use(method):
+        E = edge_betweenness_centrality(A, k=k, normalized=normalized, seed=seed)
+    ref = nx.edge_betweenness_centrality(G, k=k, normalized=normalized, seed=seed)
+    assert_edges(E, ref, A)
+
+
+@settings(max_examples=40, deadline=None)
+@given(g=graphs(max_n=40, weighted=False), data=st.data())
+def test_sources_scale_as_that_sample(g, data):
+    """Given sources are scaled as NetworkX scales a sample of them: equal
+    to NetworkX's answer for the k and seed that draw those sources."""
+    A = g.matrix(bg)
+    k = data.draw(st.integers(1, g.n), label="k")
+    seed = data.draw(st.integers(0, 2**31), label="seed")
+    src = random.Random(seed).sample(range(g.n), k)
+    for normalized in (False, True):
+        for endpoints in (False, True):
+            got = betweenness_centrality(A, sources=src, normalized=normalized, endpoints=endpoints)
+            want = betweenness_centrality(A, k=k, seed=seed, normalized=normalized,
+                                          endpoints=endpoints)
+            # (k = n: NetworkX's exact answer, the same scale)
+            assert np.allclose(got, want, rtol=REL, atol=ABS, equal_nan=True)
+
+
+@pytest.mark.parametrize("method", METHODS)
+def test_more_than_one_batch_and_seeds(method):
+    """200 sources: four batches (one of 8); a seed as an int, a random.Random
+    (its state moves as NetworkX's does) and None (the random module's);
+    a fused level on the thread pool (parallel_work 1) and serial."""
+    from bitgraph import settings
+
+    A = bg.io.generators.urand(8, 4, seed=1)
+    with settings.use(betweenness={"method": method, "parallel_work": 1}):
+        assert_nodes(betweenness_centrality(A), nx.betweenness_centrality(nx_graph(A)), A.nrows)
+    with use(method):
+        _batches_and_seeds(A)
+
+
+def _batches_and_seeds(A):
+    G = nx_graph(A)
+    assert_nodes(betweenness_centrality(A), nx.betweenness_centrality(G), A.nrows)
+    ours, theirs = random.Random(5), random.Random(5)
+    assert_nodes(betweenness_centrality(A, k=200, seed=ours),
+                 nx.betweenness_centrality(G, k=200, seed=theirs), A.nrows)
+    assert ours.random() == theirs.random()
+    random.seed(11)
+    got = betweenness_centrality(A, k=70, endpoints=True)
+    random.seed(11)
+    assert_nodes(got, nx.betweenness_centrality(G, k=70, endpoints=True), A.nrows)
+    assert_edges(edge_betweenness_centrality(A, k=100, seed=3),
+                 nx.edge_betweenness_centrality(G, k=100, seed=3), A)
+
+
+def test_directed_symmetric_pattern_is_undirected():
+    # a DiGraph with both directions: the Matrix is symmetric, so undirected
+    A = bg.Matrix.from_coo([0, 1, 1, 2], [1, 0, 2, 1], nrows=3, ncols=3)
+    assert betweenness_centrality(A, normalized=False).tolist() == [0.0, 1.0, 0.0]
+    D = bg.Matrix.from_coo([0, 1], [1, 2], nrows=3, ncols=3)  # 0 -> 1 -> 2
+    assert betweenness_centrality(D, normalized=False).tolist() == [0.0, 1.0, 0.0]
+    assert betweenness_centrality(D).tolist() == [0.0, 0.5, 0.0]
+
+
+def test_small_graphs():
+    for n in (0, 1, 2):
+        A = bg.Matrix.from_coo([], [], nrows=n, ncols=n)
+        assert betweenness_centrality(A).tolist() == [0.0] * n
+        assert edge_betweenness_centrality(A).nvals == 0
+    A = bg.Matrix.from_coo([0, 0], [0, 1], nrows=2, ncols=2)  # a self-loop and one edge
+    G = nx.DiGraph([(0, 0), (0, 1)])
+    assert_nodes(betweenness_centrality(A, endpoints=True), nx.betweenness_centrality(G, endpoints=True), 2)
+    E = edge_betweenness_centrality(A, normalized=False)
+    assert E.to_coo()[2].tolist() == [0.0, 1.0]  # the self-loop's share is 0
+    # k = 1 without endpoints: NetworkX scales the source by 0/0
+    B = bg.io.generators.grid2d(3, 3)
+    got = betweenness_centrality(B, k=1, seed=2)
+    assert_nodes(got, nx.betweenness_centrality(nx_graph(B), k=1, seed=2), 9)
+    assert np.isnan(got).sum() == 1
+
+
+def test_bad_arguments():
+    A = bg.io.generators.grid2d(3, 3)
+    with pytest.raises(bg.InvalidValue, match="k must be in 1..9"):
+        betweenness_centrality(A, k=10)
+    with pytest.raises(bg.InvalidValue, match="k must be in 1..9"):
+        edge_betweenness_centrality(A, k=0)
+    with pytest.raises(TypeError, match="k must be an integer"):
+        betweenness_centrality(A, k=2.0)
+    with pytest.raises(bg.InvalidValue, match="sources or k, not both"):
+        betweenness_centrality(A, sources=[0], k=1)
+    with pytest.raises(bg.InvalidIndex, match="out of range"):
+        betweenness_centrality(A, sources=[9])
+    with pytest.raises(TypeError, match="seed must be"):
+        betweenness_centrality(A, k=2, seed="x")
+    with pytest.raises(NotImplementedError, match="weight must be None"):
+        betweenness_centrality(A, weight="weight")
+    with pytest.raises(NotImplementedError, match="weight must be None"):
+        edge_betweenness_centrality(A, weight="weight")
+    with pytest.raises(bg.DimensionMismatch):
+        betweenness_centrality(bg.Matrix.from_coo([0], [1], nrows=2, ncols=3))
+
+
+# LAGraph's src/test/test_Betweenness.c: raw sums (no scaling) over the four
+# sources, from GAP's bc, printed to 6 digits and checked there within 1e-4
+KARATE_SOURCES = [6, 29, 0, 9]
+KARATE_BC = [
+    43.7778, 2.83333, 26.9143, 0.722222, 0.333333, 1.83333, 1.5, 0, 9.09524, 0, 0, 0, 0,
+    5.19206, 0, 0, 0, 0, 0, 4.58095, 0, 0, 0, 2.4, 0, 0.422222, 0, 1.28889, 0, 0,
+    0.733333, 14.5508, 17.1873, 40.6349]
+WEST0067_SOURCES = [13, 58, 1, 18]
+WEST0067_BC = [
+    7.37262, 5.3892, 4.53788, 3.25952, 11.9139, 5.73571, 5.65336, 1.5, 19.2719, 0.343137,
+    0.0833333, 0.666667, 1.80882, 12.4246, 1.92647, 22.0458, 4.7381, 34.8611, 0.1, 29.8358,
+    9.52807, 9.71836, 17.3334, 54.654, 23.3118, 7.31765, 2.52381, 6.96905, 19.2291, 6.97003,
+    33.0464, 7.20128, 3.78571, 7.87698, 15.3556, 7.43333, 7.19091, 9.20411, 1.10325, 6.38095,
+    17.808, 5.18172, 25.8441, 7.91581, 1.13501, 0, 2.53004, 2.48168, 8.84857, 3.80708,
+    1.16978, 0.0714286, 1.76786, 3.06661, 12.0742, 1.6, 4.73908, 2.3701, 3.75, 1.08571,
+    1.69697, 0, 0.571429, 0, 0, 2.22381, 0.659341]
+
+
+@pytest.mark.parametrize("device", O.DEVICES)
+@pytest.mark.parametrize("name, sources, expected", [
+    ("karate.mtx", KARATE_SOURCES, KARATE_BC),
+    ("west0067.mtx", WEST0067_SOURCES, WEST0067_BC),
+])
+def test_lagraph_expectations(name, sources, expected, device):
+    for method in methods(device):
+        with use(method):
+            _lagraph(name, sources, expected, device)
+
+
+def _lagraph(name, sources, expected, device):
+    A_cpu = bg.io.read(data_file(name))
+    A = O.on_device(A_cpu, device)
+    n = A.nrows
+    directed = name == "west0067.mtx"
+    got = O.to_host(betweenness_centrality(A, sources=sources, normalized=False))
+    assert O.to_host(betweenness_centrality(A, sources=sources)).dtype == np.float64
+    # undo NetworkX's scaling of a sample of K = 4 (n - 1 pairs a source)
+    N, K, corr = n - 1, len(sources), 1 if directed else 2
+    is_src = np.isin(np.arange(n), sources)
+    raw = got / np.where(is_src, N / ((K - 1) * corr), N / (K * corr))
+    assert np.allclose(raw, expected, rtol=0, atol=1e-4), np.abs(raw - expected).max()
+    # and NetworkX's own answer for those sources, all options
+    G = nx_graph(A_cpu)
+    assert (G.is_directed()) == directed
+    for normalized in (False, True):
+        for endpoints in (False, True):
+            got = betweenness_centrality(A, sources=sources, normalized=normalized,
+                                         endpoints=endpoints)
+            ref = _nx_with_sources(G, sources, normalized, endpoints)
+            assert_nodes(got, ref, n)
+
+
+def _nx_with_sources(G, sources, normalized, endpoints):
+    """NetworkX's answer for the sample ``sources`` (a Random whose sample is them)."""
+    class Fixed(random.Random):
+        def sample(self, population, k):
+            return list(sources)
+    return nx.betweenness_centrality(G, k=len(sources), normalized=normalized,
+                                     endpoints=endpoints, seed=Fixed())
+
+
+@pytest.mark.parametrize("device", O.DEVICES)
+@pytest.mark.parametrize("name", ["karate.mtx", "west0067.mtx", "jagmesh7.mtx"])
+def test_real_graphs_exact(name, device):
+    for method in methods(device):
+        with use(method):
+            _real_graph(name, device)
+
+
+def _real_graph(name, device):
+    A_cpu = bg.io.read(data_file(name))
+    A = O.on_device(A_cpu, device)
+    G = nx_graph(A_cpu)
+    for endpoints in (False, True):
+        assert_nodes(betweenness_centrality(A, endpoints=endpoints),
+                     nx.betweenness_centrality(G, endpoints=endpoints), A.nrows)
+    assert_edges(edge_betweenness_centrality(A), nx.edge_betweenness_centrality(G), A_cpu)
+    assert_edges(edge_betweenness_centrality(A, normalized=False, k=20, seed=4),
+                 nx.edge_betweenness_centrality(G, normalized=False, k=20, seed=4), A_cpu)
+
+
+@pytest.mark.parametrize("device", O.DEVICES)
+def test_batch_setting(device):
+    """Any batch size gives the same answer (batches of 1, 7: many batches,
+    one short); a size outside 1..64 is refused."""
+    from bitgraph import settings
+
+    A = O.on_device(bg.io.read(data_file("west0067.mtx")), device)
+    want = O.to_host(betweenness_centrality(A, endpoints=True))
+    E = O.to_host(edge_betweenness_centrality(A)).to_coo()[2]
+    for b, method in ((1, None), (7, None), (1, "graphblas"), (7, "graphblas")):
+        with settings.use(betweenness={"batch": b, "edge_chunk": 5, "method": method}):
+            got = O.to_host(betweenness_centrality(A, endpoints=True))
+            assert np.allclose(got, want, rtol=REL, atol=ABS)
+            assert np.allclose(O.to_host(edge_betweenness_centrality(A)).to_coo()[2], E,
+                               rtol=REL, atol=ABS)
+    with settings.use(betweenness={"batch": 65}):
+        with pytest.raises(bg.InvalidValue, match="batch must be an integer in 1..64"):
+            betweenness_centrality(A)
+    with settings.use(betweenness={"method": "bits"}):
+        with pytest.raises(bg.InvalidValue, match="method must be 'fused', 'graphblas' or None"):
+            betweenness_centrality(A)
+    if device != "cpu":
+        with settings.use(betweenness={"method": "fused"}):
+            with pytest.raises(bg.InvalidValue, match="runs on the CPU only"):
+                betweenness_centrality(A)
