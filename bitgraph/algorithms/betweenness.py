@@ -226,10 +226,11 @@ def _method(A, cfg):
     return "fused" if A.device == "cpu" else "graphblas"
 
 
-def _node_bc(A, src, *, endpoints, edges=False, rows=None, cols=None):
+def _node_bc(A, src, *, endpoints, edges=False, rows=None, cols=None, stats=None):
     """Raw (unscaled) vertex sums over ``src`` in batches
     (``settings.betweenness.batch``); with ``edges`` the raw edge sums over
-    ``rows``/``cols`` (A's CSR order) instead."""
+    ``rows``/``cols`` (A's CSR order) instead. ``stats``: the method run,
+    the fused kernel's key where it ran, ``metrics["batches"]``."""
     from bitgraph.algorithms.multi_source import msbfs
 
     cfg = _settings.current().betweenness
@@ -239,6 +240,11 @@ def _node_bc(A, src, *, endpoints, edges=False, rows=None, cols=None):
         raise InvalidValue(f"settings.betweenness.batch must be an integer in 1..64 (one bit per"
                            f" source in msbfs's words), got {batch!r}")
     method = _method(A, cfg)
+    if stats is not None:
+        stats.method = method
+        stats.metrics["batches"] = -(-int(src.size) // batch)
+        if method == "fused":
+            stats.ran(("betweenness", "csr", "cpu", "batch"))
     xp = _array.array_module(out_csr(A).indptr)
     n = A.nrows
     bc = xp.zeros(n, np.float64)
@@ -271,7 +277,7 @@ def _node_bc(A, src, *, endpoints, edges=False, rows=None, cols=None):
 
 
 def betweenness_centrality(A, sources=None, k=None, normalized=True, endpoints=False,
-                           seed=None, weight=None):
+                           seed=None, weight=None, *, stats=None):
     """Betweenness centrality of every vertex, as
     ``networkx.betweenness_centrality``: for vertex v, the sum over the
     sources s and targets t of the share of shortest s-t paths through v,
@@ -290,7 +296,9 @@ def betweenness_centrality(A, sources=None, k=None, normalized=True, endpoints=F
     Runs Brandes in batches of ``settings.betweenness.batch`` (64) sources:
     msbfs levels, then path counts and dependencies by masked ``plus_first``
     products, or on the CPU by a fused numba kernel (module docstring).
-    Returns a float64 array of n values on the graph's device.
+    ``stats``: a ``bitgraph.Stats`` to fill with the method run and the
+    number of batches. Returns a float64 array of n values on the graph's
+    device.
 
     >>> import bitgraph as bg
     >>> A = bg.Matrix.from_coo([0, 1, 1, 2], [1, 0, 2, 1], nrows=3, ncols=3)  # path 0-1-2
@@ -305,22 +313,22 @@ def betweenness_centrality(A, sources=None, k=None, normalized=True, endpoints=F
     src, sampled = _sources(A, sources, k, seed, where)
     directed = not is_symmetric(A)
     return _scaled_node_bc(A, src, sampled, normalized=normalized, endpoints=endpoints,
-                           directed=directed)
+                           directed=directed, stats=stats)
 
 
-def _scaled_node_bc(A, src, sampled, *, normalized, endpoints, directed):
-    bc = _node_bc(A, src, endpoints=endpoints)
+def _scaled_node_bc(A, src, sampled, *, normalized, endpoints, directed, stats=None):
+    bc = _node_bc(A, src, endpoints=endpoints, stats=stats)
     return _rescale(bc, A.nrows, normalized=normalized, directed=directed,
                     endpoints=endpoints, sampled=src if sampled else None)
 
 
-def _raw_edge_bc(A, src, directed):
+def _raw_edge_bc(A, src, directed, stats=None):
     """(rows, cols, values): per stored entry of A in CSR order, the raw
     sum of path shares; undirected, each entry holds both directions' sum."""
     c = out_csr(A)
     rows = _array.rows_of(c.indptr)
     cols = c.indices.astype(np.int64)
-    e = _node_bc(A, src, endpoints=False, edges=True, rows=rows, cols=cols)
+    e = _node_bc(A, src, endpoints=False, edges=True, rows=rows, cols=cols, stats=stats)
     if not directed:
         # (v, w) and (w, v): the same undirected edge; A' has the same
         # pattern, so the transposed positions are a permutation
@@ -331,7 +339,8 @@ def _raw_edge_bc(A, src, directed):
     return rows, cols, e
 
 
-def edge_betweenness_centrality(A, k=None, normalized=True, seed=None, weight=None):
+def edge_betweenness_centrality(A, k=None, normalized=True, seed=None, weight=None, *,
+                                stats=None):
     """Betweenness centrality of every edge, as
     ``networkx.edge_betweenness_centrality``: for edge v -> w, the sum over
     sources s and targets t of the share of shortest s-t paths that use it,
@@ -354,7 +363,7 @@ def edge_betweenness_centrality(A, k=None, normalized=True, seed=None, weight=No
     _check_weight(weight, where)
     src, sampled = _sources(A, None, k, seed, where, draw_all=True)
     directed = not is_symmetric(A)
-    rows, cols, e = _raw_edge_bc(A, src, directed)
+    rows, cols, e = _raw_edge_bc(A, src, directed, stats=stats)
     e = _rescale(e, A.nrows, normalized=normalized, directed=directed, endpoints=True,
                  sampled=src if sampled else None)
     c = out_csr(A)

@@ -301,3 +301,15 @@ def test_batch_setting(device):
         with settings.use(betweenness={"method": "fused"}):
             with pytest.raises(bg.InvalidValue, match="runs on the CPU only"):
                 betweenness_centrality(A)
+
+
+def test_stats_record_the_method_and_batches():
+    A = bg.io.generators.from_spec("grid:5x5")
+    rec = bg.Stats()
+    got = betweenness_centrality(A, stats=rec)
+    np.testing.assert_allclose(got, betweenness_centrality(A))
+    assert rec.method in ("fused", "graphblas") and rec.metrics["batches"] == 1
+    with bg.settings.use(betweenness={"batch": 7, "method": "graphblas"}):
+        rec = bg.Stats()
+        edge_betweenness_centrality(A, stats=rec)
+    assert rec.method == "graphblas" and rec.metrics["batches"] == 4  # 25 sources / 7
