@@ -83,23 +83,33 @@ KERNEL_DTYPES = (
 # vertex ids per chunk of a bucket's list (the lists' layout)
 _CHUNK = 64
 
-# ctl[] slots: the driver's shared scalars, kept between calls
-_USED, _CUR, _RELAXED, _RESUME, _WORK, _HELPED = range(6)
+# ctl[] slots: the search's shared scalars, kept between calls: chunks taken
+# from the pool, the current bucket, vertices relaxed, the frontier's size
+# and its out-edges
+_USED, _CUR, _RELAXED, _NF, _WORK = range(5)
 _NCTL = 8
-# tctl[t * _NT + ...]: thread t's own lists (a cache line per thread)
+# tctl[r * _NT + ...]: row r's lists (a cache line per row)
 _FREE, _NFREE, _NONEMPTY = range(3)
 _NT = 16
-# sync[] slots (one array per launch): helpers joined (+ _CLOSED once the
-# driver stops waiting for more), the round number (-1: leave), the next
-# frontier position to claim, helpers done with the round, its size
-_JOINED, _GEN, _NEXT, _ARRIVED, _NF = 0, 8, 16, 24, 32
-_NSYNC = 40
+# sync[] slots (one array per launch, a cache line each): helpers joined (+
+# _CLOSED once thread 0 stops waiting for more), the barrier's generation,
+# the next frontier position to claim, threads arrived at the barrier, the
+# start signal, the next frontier's tail and out-edges, the stop flag
+# (the pool must grow); then per thread t at _NSYNC + 8 * t: joined (1/0),
+# its lowest non-empty bucket
+_JOINED, _GEN, _NEXT, _ARRIVED, _START, _TAIL, _WORKSUM, _STOP = range(0, 64, 8)
+_NSYNC = 64
 _CLOSED = 1 << 40
-# join checks (each a pause, ~20-30 ns on Zen 3: ~25 ms in all) before the
-# driver goes on without a helper that never started (a busy pool)
+# join checks (each a pause, ~20-30 ns on Zen 3: ~25 ms in all) before
+# thread 0 goes on without a helper that never started (a busy pool)
 _JOIN_SPINS = 1 << 20
 
 _U1 = np.uint64(1)
+_UCHUNK = np.uint64(_CHUNK)
+_UNT = np.uint64(_NT)
+_UFREE, _UNFREE, _UNONEMPTY = np.uint64(_FREE), np.uint64(_NFREE), np.uint64(_NONEMPTY)
+_UNSYNC = np.uint64(_NSYNC)
+_U8 = np.uint64(8)
 
 
 def bucket_count(max_weight, inv_delta):
@@ -110,29 +120,31 @@ def bucket_count(max_weight, inv_delta):
 
 
 @njit(inline="always")
-def _push(v, d, slot, t, head, tail, fill, data, ddata, nxt, ctl, tctl):
-    # thread t appends (v, d) to its list ``slot`` (t's row of the buckets).
-    # The driver made room for every push of the frontier beforehand: a
-    # new chunk comes from t's free list, else from the shared pool's end
-    # (atomic: the threads of a parallel round share it). An array
-    # reallocated here would make numba reference-count the arrays on every
-    # improvement (measured 2x slower overall).
-    if tail[slot] < 0 or fill[slot] == _CHUNK:
-        e = tctl[t + _FREE]
+def _push(v, d, slot, tt, head, tail, fill, data, ddata, nxt, ctl, tctl):
+    # the thread whose tctl block starts at tt (uint64) appends (v, d) to
+    # its list ``slot`` (uint64, in its row of the buckets). The launcher
+    # made room beforehand: a new chunk comes from the thread's free list,
+    # else from the shared pool's end (atomic: the threads share it). An
+    # array reallocated here would make numba reference-count the arrays on
+    # every improvement (measured 2x slower overall).
+    last = tail[slot]
+    if last < 0 or fill[slot] == _CHUNK:
+        e = tctl[tt + _UFREE]
         if e >= 0:
-            tctl[t + _FREE] = nxt[e]
-            tctl[t + _NFREE] -= 1
+            tctl[tt + _UFREE] = nxt[np.uint64(e)]
+            tctl[tt + _UNFREE] -= 1
         else:
             e = fetch_add(ctl, _USED, 1)
-        nxt[e] = -1
-        if tail[slot] < 0:
+        nxt[np.uint64(e)] = -1
+        if last < 0:
             head[slot] = e
-            tctl[t + _NONEMPTY] += 1
+            tctl[tt + _UNONEMPTY] += 1
         else:
-            nxt[tail[slot]] = e
+            nxt[np.uint64(last)] = e
         tail[slot] = e
         fill[slot] = 0
-    pos = np.uint64(tail[slot]) * np.uint64(_CHUNK) + np.uint64(fill[slot])
+        last = e
+    pos = np.uint64(last) * _UCHUNK + np.uint64(fill[slot])
     data[pos] = v
     ddata[pos] = d
     fill[slot] += 1
@@ -141,6 +153,11 @@ def _push(v, d, slot, t, head, tail, fill, data, ddata, nxt, ctl, tctl):
 def _room(work, nbins, threads=1):
     """Chunks ``work`` pushes may take: each thread's list of each bucket
     opens at most one new chunk besides the full ones."""
+    return work // _CHUNK + threads * (nbins + 1) + 1
+
+
+@njit(inline="always")
+def _room_nb(work, nbins, threads):
     return work // _CHUNK + threads * (nbins + 1) + 1
 
 
@@ -161,173 +178,77 @@ def _ahead(f, nf, frontier, indptr, indices, weights, dist):
 
 
 @njit(inline="always")
-def _room_nb(work, nbins, threads):
-    return work // _CHUNK + threads * (nbins + 1) + 1
-
-
-@njit(inline="always")
 def _bucket(d, inv_delta):
     return np.uint64(np.int64(np.float64(d) * inv_delta))
 
 
 @njit(inline="always")
-def _relax_share(t, nbins, frontier, fd, nf, block, sync, indptr, indices, weights, dist, head, tail,
-                 fill, data, ddata, nxt, ctl, tctl, inv_delta, saturated):
-    # one thread's part of a parallel round: blocks of frontier[:nf] claimed
-    # from sync[_NEXT]; dist lowered by compare-and-swap (a strict
-    # improvement wins once, and its winner queues it in its own lists)
-    mask = np.uint64(nbins - 1)
-    row = np.uint64(t) * np.uint64(nbins)
-    tt = t * _NT
-    while True:
-        b = fetch_add(sync, _NEXT, block)
-        if b >= nf:
-            return
-        for f in range(np.uint64(b), np.uint64(min(b + block, nf))):
-            _ahead(f, nf, frontier, indptr, indices, weights, dist)
-            u = np.uint64(frontier[f])
-            du = fd[f]
-            if dist[u] != du:  # improved again meanwhile: queued anew
-                continue
-            for p in range(np.uint64(indptr[u]), np.uint64(indptr[u + _U1])):
-                v = np.uint64(indices[p])
-                w = weights[p]
-                nd = saturated if w > saturated - du else du + w
-                old = dist[v]
-                while nd < old:
-                    if cas(dist, v, old, nd):
-                        _push(v, nd, row + (_bucket(nd, inv_delta) & mask), tt, head, tail,
-                              fill, data, ddata, nxt, ctl, tctl)
-                        break
-                    old = dist[v]
+def _detach(slot, rt, out, od, at, indptr, dist, head, tail, fill, data, ddata, nxt, tctl):
+    # move the valid entries of list ``slot`` (its row's tctl block at rt;
+    # both uint64) to out/od[at:] and return (their end, their out-edges);
+    # its chunks go back to that row's free list
+    c = head[slot]
+    last, last_fill = tail[slot], fill[slot]
+    head[slot] = -1
+    tail[slot] = -1
+    tctl[rt + _UNONEMPTY] -= 1
+    k = np.uint64(at)
+    work = 0
+    while c >= 0:
+        cu = np.uint64(c)
+        cnt = last_fill if c == last else _CHUNK
+        base = cu * _UCHUNK
+        for i in range(np.uint64(cnt)):
+            u = data[base + i]
+            du = ddata[base + i]
+            if dist[np.uint64(u)] == du:
+                out[k] = u
+                od[k] = du
+                k += _U1
+                work += indptr[np.uint64(u) + _U1] - indptr[np.uint64(u)]
+        after = nxt[cu]
+        nxt[cu] = tctl[rt + _UFREE]
+        tctl[rt + _UFREE] = c
+        tctl[rt + _UNFREE] += 1
+        c = after
+    return k, work
 
 
 @njit(cache=True, nogil=True)
-def _search(t, threads, indptr, indices, weights, dist, head, tail, fill, data, ddata, nxt,
-            ctl, tctl, sync, frontier, fd, inv_delta, saturated, par_edges, par_block):
-    # Thread t of ``threads`` (t = 0: the driver, the others helpers of its
-    # parallel rounds). indptr[n+1], indices[m], weights[m] W; dist[n] D;
-    # head/tail/fill[threads * nbins] int64 (thread t's lists at row t);
-    # data[chunks * _CHUNK] (vertex), ddata[same] D (its distance when
-    # queued), nxt[chunks] int64; ctl[_NCTL], tctl[threads * _NT],
-    # sync[_NSYNC] int64; frontier[n], fd[n] D; a thread claims par_block
-    # frontier positions at once.
-    # The driver returns -1: make room for _room(ctl[_WORK], nbins,
-    # threads) more chunks and call again (frontier[:ctl[_RESUME]] is kept
-    # to relax then); -2: the first parallel round is due: start the
-    # helpers from now on (ctl[_HELPED] = 1) and call again; 0: done.
-    # O(work of the frontiers + buckets scanned)
-    nbins = head.size // threads
-    if t > 0:  # a helper: join unless the driver stopped waiting, then serve rounds
-        while True:
-            j = load_acquire(sync, _JOINED)
-            if j >= _CLOSED:
-                return 0
-            if cas(sync, _JOINED, j, j + 1):
-                break
-        last = 0
-        while True:
-            g = load_acquire(sync, _GEN)
-            if g == last:
-                pause()
-                continue
-            if g < 0:
-                return 0
-            last = g
-            _relax_share(t, nbins, frontier, fd, sync[_NF], par_block, sync, indptr, indices, weights,
-                         dist, head, tail, fill, data, ddata, nxt, ctl, tctl, inv_delta,
-                         saturated)
-            arrive(sync, _ARRIVED, 1)
+def _serial(indptr, indices, weights, dist, head, tail, fill, data, ddata, nxt, ctl, tctl,
+            frontier, fd, inv_delta, saturated):
+    # One thread, plain stores. indptr[n+1], indices[m], weights[m] W;
+    # dist[n] D; head/tail/fill[nbins] int64; data[chunks * _CHUNK]
+    # (vertex), ddata[same] D (its distance when queued), nxt[chunks] int64;
+    # ctl[_NCTL], tctl[_NT] int64; frontier[n], fd[n] D: the bucket's valid
+    # entries, ctl[_NF] of them when a call resumes. Returns 0 when done,
+    # -1 when the pool must grow to _room(ctl[_WORK]) more chunks (the
+    # frontier is kept). O(work of the frontiers + buckets scanned)
+    nbins = head.size
     mask = np.uint64(nbins - 1)
-    helpers = -1  # joined helpers; -1: not waited for yet
-    ret = 0
+    zero = np.uint64(0)
     while True:
-        nonempty = 0
-        for r in range(threads):
-            nonempty += tctl[r * _NT + _NONEMPTY]
-        if nonempty == 0 and ctl[_RESUME] == 0:
-            break
-        if ctl[_RESUME] > 0:  # a frontier collected before the pool grew
-            nf = ctl[_RESUME]
+        if ctl[_NF] > 0:  # a frontier collected before the pool grew
+            nf = ctl[_NF]
             work = ctl[_WORK]
-            ctl[_RESUME] = 0
+            ctl[_NF] = 0
         else:
+            if tctl[_NONEMPTY] == 0:
+                return 0
             s = np.uint64(ctl[_CUR]) & mask
-            nf = 0
-            work = 0
-            found = False
-            # detach bucket cur from every thread's row; its valid entries
-            # (queued with the vertex's current distance: the last
-            # improvement) form the frontier; each chunk goes back to the
-            # free list of the thread that filled it
-            for r in range(threads):
-                slot = np.uint64(r) * np.uint64(nbins) + s
-                c = head[slot]
-                if c < 0:
-                    continue
-                found = True
-                last, last_fill = tail[slot], fill[slot]
-                head[slot] = -1
-                tail[slot] = -1
-                rt = r * _NT
-                tctl[rt + _NONEMPTY] -= 1
-                while c >= 0:
-                    cnt = last_fill if c == last else _CHUNK
-                    base = np.uint64(c) * np.uint64(_CHUNK)
-                    for i in range(np.uint64(cnt)):
-                        u = np.uint64(data[base + i])
-                        du = ddata[base + i]
-                        if dist[u] == du:
-                            frontier[nf] = u
-                            fd[nf] = du
-                            nf += 1
-                            work += indptr[u + _U1] - indptr[u]
-                    after = nxt[c]
-                    nxt[c] = tctl[rt + _FREE]
-                    tctl[rt + _FREE] = c
-                    tctl[rt + _NFREE] += 1
-                    c = after
-            if not found:
+            if head[s] < 0:
                 ctl[_CUR] += 1
                 continue
+            k, work = _detach(s, zero, frontier, fd, zero, indptr, dist, head, tail, fill, data,
+                              ddata, nxt, tctl)
+            nf = np.int64(k)
             if nf == 0:
                 continue
             ctl[_RELAXED] += nf
-        if work >= par_edges:
-            if ctl[_HELPED] == 0:  # no helper spins before a search needs one
-                ctl[_RESUME] = nf
-                ctl[_WORK] = work
-                ret = -2
-                break
-            if nxt.size - ctl[_USED] < _room_nb(work, nbins, threads):
-                ctl[_RESUME] = nf
-                ctl[_WORK] = work
-                ret = -1
-                break
-            if helpers < 0:  # the first parallel round: wait for the helpers to join
-                spins = 0
-                while True:
-                    j = load_acquire(sync, _JOINED)
-                    if j >= threads - 1 or spins >= _JOIN_SPINS:
-                        if cas(sync, _JOINED, j, j + _CLOSED):
-                            helpers = j
-                            break
-                    spins += 1
-                    pause()
-            sync[_NF] = nf
-            sync[_NEXT] = 0
-            sync[_ARRIVED] = 0
-            store_release(sync, _GEN, load_acquire(sync, _GEN) + 1)
-            _relax_share(0, nbins, frontier, fd, nf, par_block, sync, indptr, indices, weights, dist,
-                         head, tail, fill, data, ddata, nxt, ctl, tctl, inv_delta, saturated)
-            while load_acquire(sync, _ARRIVED) < helpers:
-                pause()
-            continue
         if nxt.size - ctl[_USED] + tctl[_NFREE] < _room_nb(work, nbins, 1):
-            ctl[_RESUME] = nf
+            ctl[_NF] = nf
             ctl[_WORK] = work
-            ret = -1
-            break
+            return -1
         for f in range(np.uint64(nf)):
             _ahead(f, nf, frontier, indptr, indices, weights, dist)
             u = np.uint64(frontier[f])
@@ -342,14 +263,234 @@ def _search(t, threads, indptr, indices, weights, dist, head, tail, fill, data, 
                 nd = saturated if w > saturated - du else du + w
                 if nd < dist[v]:
                     dist[v] = nd
-                    _push(v, nd, _bucket(nd, inv_delta) & mask, 0, head, tail, fill, data,
+                    _push(v, nd, _bucket(nd, inv_delta) & mask, zero, head, tail, fill, data,
                           ddata, nxt, ctl, tctl)
-    # let the helpers go: no more joins, no more rounds
+
+
+@njit(inline="always")
+def _relax(u, du, row, tt, mask, indptr, indices, weights, dist, head, tail, fill, data,
+           ddata, nxt, ctl, tctl, inv_delta, saturated):
+    # relax u's out-edges (u at distance du) against other threads: dist
+    # lowered by compare-and-swap (a strict improvement wins once, and its
+    # winner queues it in its own row of buckets, at ``row``)
+    for p in range(np.uint64(indptr[u]), np.uint64(indptr[u + _U1])):
+        v = np.uint64(indices[p])
+        w = weights[p]
+        nd = saturated if w > saturated - du else du + w
+        old = dist[v]
+        while nd < old:
+            if cas(dist, v, old, nd):
+                _push(v, nd, row + (_bucket(nd, inv_delta) & mask), tt, head, tail, fill,
+                      data, ddata, nxt, ctl, tctl)
+                break
+            old = dist[v]
+
+
+@njit(inline="always")
+def _entries(slot, tail, fill, nxt, head):
+    # entries of list ``slot`` (stale ones included): its chunks' links only
+    c = head[slot]
+    last = tail[slot]
+    k = 0
+    while c >= 0:
+        k += fill[slot] if c == last else _CHUNK
+        c = nxt[np.uint64(c)]
+    return k
+
+
+@njit(inline="always")
+def _barrier(sync, nthreads):
+    # every participant arrives; the last one to arrive returns True (it
+    # runs the serial section, then calls _release), the others return
+    # False once it has released them
+    g = load_acquire(sync, _GEN)
+    if arrive(sync, _ARRIVED, 1) == nthreads - 1:
+        return True
+    while load_acquire(sync, _GEN) == g:
+        pause()
+    return False
+
+
+@njit(inline="always")
+def _release(sync):
+    sync[_ARRIVED] = 0
+    store_release(sync, _GEN, load_acquire(sync, _GEN) + 1)
+
+
+@njit(inline="always")
+def _owns(t, r, sync):
+    # thread t empties row r: its own, and thread 0 those of helpers that
+    # did not join
+    return r == t or (t == 0 and sync[_UNSYNC + _U8 * r] == 0)
+
+
+@njit(cache=True, nogil=True)
+def _parallel(t, threads, indptr, indices, weights, dist, head, tail, fill, data, ddata, nxt,
+              ctl, tctl, sync, frontier, fd, lbuf, lbd, inv_delta, saturated, source, par_block,
+              fuse_max, fuse_edges):
+    # Thread t of ``threads`` >= 2 (t = 0 starts the search; helpers t > 0
+    # join it unless it stopped waiting). indptr[n+1], indices[m],
+    # weights[m] W; dist[n] D; head/tail/fill[threads * nbins] int64 (row
+    # r: thread r's buckets); data[chunks * _CHUNK] (vertex), ddata[same] D
+    # (its distance when queued), nxt[chunks] int64; ctl[_NCTL],
+    # tctl[threads * _NT], sync[_NSYNC + 8 * threads] int64;
+    # frontier[chunks * _CHUNK], fd[same] D: bucket ctl[_CUR]'s entries,
+    # ctl[_NF] places, relaxed next; lbuf/lbd[threads * fuse_max]: each
+    # thread's fused bucket.
+    # A round: the participants relax the frontier (blocks of par_block
+    # claimed by an atomic add); each then empties its own bucket cur while
+    # it holds at most fuse_max entries, relaxing at most fuse_edges
+    # out-edges in all (bucket fusion: no barrier between those rounds);
+    # barrier; the lowest non-empty bucket becomes cur; each participant
+    # moves its rows' entries of it to the frontier; barrier. Returns 0
+    # when done, -1 when the pool must grow to _room(ctl[_WORK] +
+    # participants * (fuse_edges + fuse_max)) chunks (the frontier is kept).
+    # O(work of the frontiers + buckets scanned)
+    nbins = head.size // threads
+    mask = np.uint64(nbins - 1)
+    tu = np.uint64(t)
+    me = _UNSYNC + _U8 * tu
+    if t > 0:  # a helper: join unless the driver stopped waiting
+        while True:
+            j = load_acquire(sync, _JOINED)
+            if j >= _CLOSED:
+                return 0
+            if cas(sync, _JOINED, j, j + 1):
+                break
+        store_release(sync, me, 1)
+        while load_acquire(sync, _START) == 0:
+            pause()
+    else:
+        sync[_NSYNC] = 1
+        spins = 0  # wait for the helpers to join (bounded: a busy pool may not start one)
+        while True:
+            j = load_acquire(sync, _JOINED)
+            if j >= threads - 1 or spins >= _JOIN_SPINS:
+                if cas(sync, _JOINED, j, j + _CLOSED):
+                    break
+            spins += 1
+            pause()
+        while True:  # the joined ones have said who they are
+            k = 0
+            for r in range(1, threads):
+                k += load_acquire(sync, _UNSYNC + _U8 * np.uint64(r))
+            if k == j:
+                break
+            pause()
+        store_release(sync, _START, 1)
+    parts = np.int64(0)
+    for r in range(threads):
+        parts += sync[_UNSYNC + _U8 * np.uint64(r)]
+    tt = tu * _UNT
+    row_t = tu * np.uint64(nbins)
+    lb0 = tu * np.uint64(fuse_max)
+    none = np.iinfo(np.int64).max
+    ret = 0
     while True:
-        j = load_acquire(sync, _JOINED)
-        if j >= _CLOSED or cas(sync, _JOINED, j, j + _CLOSED):
+        # relax the frontier: blocks claimed by an atomic add
+        nf = ctl[_NF]
+        relaxed = 0
+        while True:
+            b = fetch_add(sync, _NEXT, par_block)
+            if b >= nf:
+                break
+            for f in range(np.uint64(b), np.uint64(min(b + par_block, nf))):
+                _ahead(f, nf, frontier, indptr, indices, weights, dist)
+                u = np.uint64(frontier[f])
+                du = fd[f]
+                if dist[u] != du:  # improved again meanwhile (or a stale place)
+                    continue
+                relaxed += 1
+                _relax(u, du, row_t, tt, mask, indptr, indices, weights, dist, head, tail,
+                       fill, data, ddata, nxt, ctl, tctl, inv_delta, saturated)
+        # bucket fusion: this thread's own entries of bucket cur, while few
+        cur = ctl[_CUR]
+        slot = row_t + (np.uint64(cur) & mask)
+        fused = 0
+        over = False
+        while not over and head[slot] >= 0:
+            if _entries(slot, tail, fill, nxt, head) > fuse_max:
+                break
+            k, _ = _detach(slot, tt, lbuf, lbd, lb0, indptr, dist, head, tail, fill, data, ddata,
+                           nxt, tctl)
+            for f in range(lb0, k):
+                u = np.uint64(lbuf[f])
+                du = lbd[f]
+                if dist[u] != du:
+                    continue
+                deg = indptr[u + _U1] - indptr[u]
+                if over or fused + deg > fuse_edges:  # over budget: queued again for a round
+                    over = True
+                    _push(u, du, slot, tt, head, tail, fill, data, ddata, nxt, ctl, tctl)
+                    continue
+                fused += deg
+                relaxed += 1
+                _relax(u, du, row_t, tt, mask, indptr, indices, weights, dist, head, tail,
+                       fill, data, ddata, nxt, ctl, tctl, inv_delta, saturated)
+        fetch_add(ctl, _RELAXED, relaxed)
+        # the lowest non-empty bucket of the rows this thread owns
+        low = none
+        for r in range(threads):
+            ru = np.uint64(r)
+            if not _owns(tu, ru, sync) or tctl[ru * _UNT + _UNONEMPTY] == 0:
+                continue
+            rr = ru * np.uint64(nbins)
+            for k in range(nbins):
+                if head[rr + (np.uint64(cur + k) & mask)] >= 0:
+                    low = min(low, cur + k)
+                    break
+        sync[me + _U1] = low
+        if _barrier(sync, parts):
+            low = none
+            for r in range(threads):
+                at = _UNSYNC + _U8 * np.uint64(r)
+                if sync[at] != 0:
+                    low = min(low, sync[at + _U1])
+            ctl[_CUR] = low
+            sync[_TAIL] = 0
+            sync[_WORKSUM] = 0
+            _release(sync)
+        cur = ctl[_CUR]
+        if cur == none:
             break
-    store_release(sync, _GEN, -1)
+        # bucket cur's valid entries into the frontier
+        for r in range(threads):
+            ru = np.uint64(r)
+            if not _owns(tu, ru, sync):
+                continue
+            slot = ru * np.uint64(nbins) + (np.uint64(cur) & mask)
+            if head[slot] < 0:
+                continue
+            # room for every entry (frontier has the pool's size); the stale
+            # ones' places get (source, saturated), which no relaxation takes
+            cnt = _entries(slot, tail, fill, nxt, head)
+            at = fetch_add(sync, _TAIL, cnt)
+            k, work = _detach(slot, ru * _UNT, frontier, fd, at, indptr, dist, head, tail, fill,
+                              data, ddata, nxt, tctl)
+            fetch_add(sync, _WORKSUM, work)
+            for f in range(k, np.uint64(at + cnt)):
+                frontier[f] = source
+                fd[f] = saturated
+        if _barrier(sync, parts):
+            nf = sync[_TAIL]
+            ctl[_NF] = nf
+            ctl[_WORK] = sync[_WORKSUM]
+            sync[_NEXT] = 0
+            # room for the next round: the shared pool's rest plus the
+            # smallest free list (a thread takes its own list first)
+            spare = nxt.size - ctl[_USED]
+            least = none
+            for r in range(threads):
+                ru = np.uint64(r)
+                if sync[_UNSYNC + _U8 * ru] != 0:
+                    least = min(least, tctl[ru * _UNT + _UNFREE])
+            if spare + least < _room_nb(ctl[_WORK] + parts * (fuse_edges + fuse_max),
+                                        nbins, parts):
+                sync[_STOP] = 1
+            _release(sync)
+        if sync[_STOP] != 0:
+            ret = -1
+            break
     return ret
 
 
@@ -365,6 +506,20 @@ def _warm(dtype, index_dtype):
         delta_stepping(A, 0, 1.0, d, parallel=True, par_edges=0)
 
 
+def _grow(arrays, need):
+    """(data, ddata, nxt[, frontier, fd]) with room for ``need`` more chunks
+    (at least doubled); frontier and fd, when given, keep the pool's size."""
+    data, ddata, nxt = arrays[:3]
+    chunks = nxt.size + max(need, nxt.size)
+    out = []
+    for a, size in zip(arrays, (chunks * _CHUNK, chunks * _CHUNK, chunks,
+                                chunks * _CHUNK, chunks * _CHUNK)):
+        b = np.empty(max(size, a.size), a.dtype)
+        b[:a.size] = a
+        out.append(b)
+    return out
+
+
 @register("sssp", fmt="csr", device="cpu", variant="delta", warmup=_warm)
 def delta_stepping(A, source, delta, dist_dtype, *, parallel=None,
                    par_edges=None, initial_chunks=None, max_weight=None, cfg=None):
@@ -373,13 +528,13 @@ def delta_stepping(A, source, delta, dist_dtype, *, parallel=None,
     A: CSR (n x n) with values W >= 0 (no NaN; the caller checks), W one of
     ``KERNEL_DTYPES`` for ``dist_dtype`` D. delta > 0: the bucket width;
     ``max(weights) / delta`` must stay below ``cfg.max_bins`` (cfg: the
-    ``SSSP`` settings; None: those in force). parallel: None
-    runs frontiers with at least ``par_edges`` (default ``cfg.par_edges``)
-    out-edges on all threads when there is more than one, True on at least
-    two threads (even with one CPU); False never. initial_chunks: the
-    bucket lists' first pool size in chunks (tests make it 1 to grow it
-    often). max_weight: the largest finite weight, if the caller knows it
-    (else one pass over the weights finds it).
+    ``SSSP`` settings; None: those in force). parallel: None runs on all
+    threads when there is more than one and the graph has at least
+    ``par_edges`` (default ``cfg.par_edges``) edges, True on at least two
+    threads (even with one CPU); False on one. initial_chunks: the bucket
+    lists' pool size in chunks (default: room for m + n entries; tests
+    make it 1 to grow it often). max_weight: the largest finite weight, if
+    the caller knows it (else one pass over the weights finds it).
     Returns (dist[n] D, relaxed): unreached vertices hold D's infinity (inf
     or the integer maximum); an integer sum past the maximum saturates at
     maximum - 1; ``relaxed`` counts vertex relaxations (the reached
@@ -419,63 +574,68 @@ def delta_stepping(A, source, delta, dist_dtype, *, parallel=None,
     threads = num_threads()
     if par_edges is None:
         par_edges = cfg.par_edges
-    if parallel is None:  # helpers only where a frontier may reach par_edges
+    if parallel is None:  # helpers only for a graph with par_edges edges
         parallel = threads > 1 and indices.size >= par_edges
-    if parallel:
-        threads = max(threads, 2)
-    else:
-        threads = 1
-        par_edges = np.iinfo(np.int64).max
+    threads = max(threads, 2) if parallel else 1
 
     dist = np.full(n, infinity, D)
     head = np.full(threads * nbins, -1, np.int64)
     tail = np.full(threads * nbins, -1, np.int64)
     fill = np.zeros(threads * nbins, np.int64)
-    chunks = _room(n, nbins, threads) if initial_chunks is None else max(1, int(initial_chunks))
+    # sized once: a work-efficient search pushes about one entry per
+    # reached edge, and emptied chunks are reused
+    chunks = (_room(indices.size + n, nbins, threads) if initial_chunks is None
+              else max(1, int(initial_chunks)))
     data = np.empty(chunks * _CHUNK, indices.dtype)
     ddata = np.empty(chunks * _CHUNK, D)
     nxt = np.empty(chunks, np.int64)
-    frontier = np.empty(n, indices.dtype)
-    fd = np.empty(n, D)
     ctl = np.zeros(_NCTL, np.int64)
     tctl = np.zeros(threads * _NT, np.int64)
     tctl[_FREE::_NT] = -1
-    # the source, queued in bucket 0 at distance 0
     dist[source] = 0
-    data[0] = source
-    ddata[0] = 0
-    nxt[0] = -1
-    head[0] = tail[0] = 0
-    fill[0] = 1
-    ctl[_USED] = 1
-    tctl[_NONEMPTY] = 1
-    par_edges = np.int64(par_edges)
+    if threads == 1:
+        frontier = np.empty(n, indices.dtype)
+        fd = np.empty(n, D)
+        # the source, queued in bucket 0 at distance 0
+        data[0] = source
+        ddata[0] = 0
+        nxt[0] = -1
+        head[0] = tail[0] = 0
+        fill[0] = 1
+        ctl[_USED] = 1
+        tctl[_NONEMPTY] = 1
+        while _serial(indptr, indices, weights, dist, head, tail, fill, data, ddata, nxt, ctl,
+                      tctl, frontier, fd, inv_delta, saturated) != 0:
+            data, ddata, nxt = _grow((data, ddata, nxt), _room(int(ctl[_WORK]), nbins))
+        return dist, int(ctl[_RELAXED])
+
+    fuse_max = max(1, int(cfg.fuse_max))
+    fuse_edges = max(0, int(cfg.fuse_edges))
+    frontier = np.empty(max(n, data.size), indices.dtype)
+    fd = np.empty(frontier.size, D)
+    lbuf = np.empty(threads * fuse_max, indices.dtype)
+    lbd = np.empty(threads * fuse_max, D)
+    # the first frontier: the source at distance 0 (bucket 0)
+    frontier[0] = source
+    fd[0] = 0
+    ctl[_NF] = 1
+    ctl[_WORK] = int(indptr[source + 1]) - int(indptr[source])
     while True:
-        sync = np.zeros(_NSYNC, np.int64)  # fresh: a helper of an earlier launch never joins it
+        # room for the next round's pushes (never grown inside the kernel)
+        need = _room(int(ctl[_WORK]) + threads * (fuse_edges + fuse_max), nbins, threads)
+        if nxt.size - ctl[_USED] < need:
+            data, ddata, nxt, frontier, fd = _grow((data, ddata, nxt, frontier, fd), need)
+        sync = np.zeros(_NSYNC + 8 * threads, np.int64)  # fresh: a late helper never joins it
         args = (indptr, indices, weights, dist, head, tail, fill, data, ddata, nxt, ctl, tctl,
-                sync, frontier, fd, inv_delta, saturated, par_edges,
-                np.int64(max(1, int(cfg.par_block))))
-        helpers = [_submit(_search, t, threads, *args)
-                   for t in range(1, threads if ctl[_HELPED] else 1)]
+                sync, frontier, fd, lbuf, lbd, inv_delta, saturated, source,
+                np.int64(max(1, int(cfg.par_block))), np.int64(fuse_max), np.int64(fuse_edges))
+        helpers = [_submit(_parallel, t, threads, *args) for t in range(1, threads)]
         try:
-            ret = _search(0, threads, *args)
+            ret = _parallel(0, threads, *args)
         finally:
             for h in helpers:  # joined ones leave at once; one never started is dropped
                 if not h.cancel():
                     h.result()
         if ret == 0:
             break
-        if ret == -2:
-            ctl[_HELPED] = 1
-            continue
-        # grow the chunk pool (never inside the kernels' loops)
-        need = _room(int(ctl[_WORK]), nbins, threads)
-        grow = max(need, nxt.size)
-        bigger = np.empty((nxt.size + grow) * _CHUNK, data.dtype)
-        bigger[:data.size] = data
-        bigger_d = np.empty((nxt.size + grow) * _CHUNK, D)
-        bigger_d[:ddata.size] = ddata
-        bigger_n = np.empty(nxt.size + grow, np.int64)
-        bigger_n[:nxt.size] = nxt
-        data, ddata, nxt = bigger, bigger_d, bigger_n
     return dist, int(ctl[_RELAXED])
