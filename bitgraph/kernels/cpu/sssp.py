@@ -66,7 +66,7 @@ from numba import njit
 
 from bitgraph.kernels.cpu import _submit, arg, check_length, index_args, num_threads
 from bitgraph.kernels.cpu.bits import (arrive, cas, fetch_add, load_acquire, pause, prefetch,
-                                       store_release)
+                                       store_release, yield_cpu)
 from bitgraph.kernels.registry import register
 
 __all__ = ["delta_stepping", "bucket_count", "KERNEL_DTYPES"]
@@ -103,6 +103,9 @@ _CLOSED = 1 << 40
 # join checks (each a pause, ~20-30 ns on Zen 3: ~25 ms in all) before
 # thread 0 goes on without a helper that never started (a busy pool)
 _JOIN_SPINS = 1 << 20
+# pauses (~20-30 ns each) a waiting thread spins before it yields its CPU
+# at every further check (a thread it waits for may be descheduled)
+_SPINS = 1 << 10
 
 _U1 = np.uint64(1)
 _UCHUNK = np.uint64(_CHUNK)
@@ -299,6 +302,16 @@ def _entries(slot, tail, fill, nxt, head):
 
 
 @njit(inline="always")
+def _wait(spins):
+    # one check of a spin-wait that has made ``spins`` checks so far
+    if spins < _SPINS:
+        pause()
+    else:
+        yield_cpu()
+    return spins + 1
+
+
+@njit(inline="always")
 def _barrier(sync, nthreads):
     # every participant arrives; the last one to arrive returns True (it
     # runs the serial section, then calls _release), the others return
@@ -306,8 +319,9 @@ def _barrier(sync, nthreads):
     g = load_acquire(sync, _GEN)
     if arrive(sync, _ARRIVED, 1) == nthreads - 1:
         return True
+    spins = 0
     while load_acquire(sync, _GEN) == g:
-        pause()
+        spins = _wait(spins)
     return False
 
 
@@ -358,8 +372,9 @@ def _parallel(t, threads, indptr, indices, weights, dist, head, tail, fill, data
             if cas(sync, _JOINED, j, j + 1):
                 break
         store_release(sync, me, 1)
+        spins = 0
         while load_acquire(sync, _START) == 0:
-            pause()
+            spins = _wait(spins)
     else:
         sync[_NSYNC] = 1
         spins = 0  # wait for the helpers to join (bounded: a busy pool may not start one)
