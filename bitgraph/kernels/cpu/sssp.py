@@ -84,35 +84,31 @@ KERNEL_DTYPES = (
 _CHUNK = 64
 
 # ctl[] slots: the search's shared scalars, kept between calls: chunks taken
-# from the pool, the current bucket, vertices relaxed, the frontier's size
-# and its out-edges
-_USED, _CUR, _RELAXED, _NF, _WORK = range(5)
+# from the pool, the current bucket, vertices relaxed, the size and
+# out-edges of a frontier kept while the kernel returned, helpers started
+_USED, _CUR, _RELAXED, _NF, _WORK, _HELPED = range(6)
 _NCTL = 8
 # tctl[r * _NT + ...]: row r's lists (a cache line per row)
 _FREE, _NFREE, _NONEMPTY = range(3)
 _NT = 16
 # sync[] slots (one array per launch, a cache line each): helpers joined (+
-# _CLOSED once thread 0 stops waiting for more), the barrier's generation,
-# the next frontier position to claim, threads arrived at the barrier, the
-# start signal, the next frontier's tail and out-edges, the stop flag
-# (the pool must grow); then per thread t at _NSYNC + 8 * t: joined (1/0),
-# its lowest non-empty bucket
-_JOINED, _GEN, _NEXT, _ARRIVED, _START, _TAIL, _WORKSUM, _STOP = range(0, 64, 8)
-_NSYNC = 64
+# _CLOSED once the driver stops waiting for more), the round number (-1:
+# leave), the next frontier position to claim, helpers done with the
+# round, its size
+_JOINED, _GEN, _NEXT, _ARRIVED, _SNF = 0, 8, 16, 24, 32
+_NSYNC = 40
 _CLOSED = 1 << 40
 # join checks (each a pause, ~20-30 ns on Zen 3: ~25 ms in all) before
-# thread 0 goes on without a helper that never started (a busy pool)
+# the driver goes on without a helper that never started (a busy pool)
 _JOIN_SPINS = 1 << 20
 # pauses (~20-30 ns each) a waiting thread spins before it yields its CPU
-# at every further check (a thread it waits for may be descheduled)
+# at every further check (the thread it waits for may be descheduled)
 _SPINS = 1 << 10
 
 _U1 = np.uint64(1)
 _UCHUNK = np.uint64(_CHUNK)
 _UNT = np.uint64(_NT)
 _UFREE, _UNFREE, _UNONEMPTY = np.uint64(_FREE), np.uint64(_NFREE), np.uint64(_NONEMPTY)
-_UNSYNC = np.uint64(_NSYNC)
-_U8 = np.uint64(8)
 
 
 def bucket_count(max_weight, inv_delta):
@@ -217,6 +213,29 @@ def _detach(slot, rt, out, od, at, indptr, dist, head, tail, fill, data, ddata, 
     return k, work
 
 
+@njit(inline="always")
+def _relax_plain(nf, frontier, fd, mask, indptr, indices, weights, dist, head, tail, fill, data,
+                 ddata, nxt, ctl, tctl, inv_delta, saturated):
+    # relax frontier[:nf] alone (plain stores), queueing in row 0
+    zero = np.uint64(0)
+    for f in range(np.uint64(nf)):
+        _ahead(f, nf, frontier, indptr, indices, weights, dist)
+        u = np.uint64(frontier[f])
+        du = fd[f]
+        if dist[u] != du:  # improved again meanwhile: queued anew
+            continue
+        for p in range(np.uint64(indptr[u]), np.uint64(indptr[u + _U1])):
+            v = np.uint64(indices[p])
+            w = weights[p]
+            # saturate instead of wrapping (tested before adding: numba's
+            # signed add may assume no overflow)
+            nd = saturated if w > saturated - du else du + w
+            if nd < dist[v]:
+                dist[v] = nd
+                _push(v, nd, _bucket(nd, inv_delta) & mask, zero, head, tail, fill, data,
+                      ddata, nxt, ctl, tctl)
+
+
 @njit(cache=True, nogil=True)
 def _serial(indptr, indices, weights, dist, head, tail, fill, data, ddata, nxt, ctl, tctl,
             frontier, fd, inv_delta, saturated):
@@ -252,7 +271,25 @@ def _serial(indptr, indices, weights, dist, head, tail, fill, data, ddata, nxt, 
             ctl[_NF] = nf
             ctl[_WORK] = work
             return -1
-        for f in range(np.uint64(nf)):
+        _relax_plain(nf, frontier, fd, mask, indptr, indices, weights, dist, head, tail, fill,
+                     data, ddata, nxt, ctl, tctl, inv_delta, saturated)
+
+
+@njit(inline="always")
+def _relax_share(t, nbins, frontier, fd, nf, block, sync, indptr, indices, weights, dist, head, tail,
+                 fill, data, ddata, nxt, ctl, tctl, inv_delta, saturated):
+    # thread t's part of a parallel round: blocks of frontier[:nf] claimed
+    # from sync[_NEXT]; dist lowered by compare-and-swap (a strict
+    # improvement wins once, and its winner queues it in its own lists)
+    mask = np.uint64(nbins - 1)
+    tu = np.uint64(t)
+    row = tu * np.uint64(nbins)
+    tt = tu * _UNT
+    while True:
+        b = fetch_add(sync, _NEXT, block)
+        if b >= nf:
+            return
+        for f in range(np.uint64(b), np.uint64(min(b + block, nf))):
             _ahead(f, nf, frontier, indptr, indices, weights, dist)
             u = np.uint64(frontier[f])
             du = fd[f]
@@ -261,44 +298,14 @@ def _serial(indptr, indices, weights, dist, head, tail, fill, data, ddata, nxt, 
             for p in range(np.uint64(indptr[u]), np.uint64(indptr[u + _U1])):
                 v = np.uint64(indices[p])
                 w = weights[p]
-                # saturate instead of wrapping (tested before adding: numba's
-                # signed add may assume no overflow)
                 nd = saturated if w > saturated - du else du + w
-                if nd < dist[v]:
-                    dist[v] = nd
-                    _push(v, nd, _bucket(nd, inv_delta) & mask, zero, head, tail, fill, data,
-                          ddata, nxt, ctl, tctl)
-
-
-@njit(inline="always")
-def _relax(u, du, row, tt, mask, indptr, indices, weights, dist, head, tail, fill, data,
-           ddata, nxt, ctl, tctl, inv_delta, saturated):
-    # relax u's out-edges (u at distance du) against other threads: dist
-    # lowered by compare-and-swap (a strict improvement wins once, and its
-    # winner queues it in its own row of buckets, at ``row``)
-    for p in range(np.uint64(indptr[u]), np.uint64(indptr[u + _U1])):
-        v = np.uint64(indices[p])
-        w = weights[p]
-        nd = saturated if w > saturated - du else du + w
-        old = dist[v]
-        while nd < old:
-            if cas(dist, v, old, nd):
-                _push(v, nd, row + (_bucket(nd, inv_delta) & mask), tt, head, tail, fill,
-                      data, ddata, nxt, ctl, tctl)
-                break
-            old = dist[v]
-
-
-@njit(inline="always")
-def _entries(slot, tail, fill, nxt, head):
-    # entries of list ``slot`` (stale ones included): its chunks' links only
-    c = head[slot]
-    last = tail[slot]
-    k = 0
-    while c >= 0:
-        k += fill[slot] if c == last else _CHUNK
-        c = nxt[np.uint64(c)]
-    return k
+                old = dist[v]
+                while nd < old:
+                    if cas(dist, v, old, nd):
+                        _push(v, nd, row + (_bucket(nd, inv_delta) & mask), tt, head, tail,
+                              fill, data, ddata, nxt, ctl, tctl)
+                        break
+                    old = dist[v]
 
 
 @njit(inline="always")
@@ -311,201 +318,131 @@ def _wait(spins):
     return spins + 1
 
 
-@njit(inline="always")
-def _barrier(sync, nthreads):
-    # every participant arrives; the last one to arrive returns True (it
-    # runs the serial section, then calls _release), the others return
-    # False once it has released them
-    g = load_acquire(sync, _GEN)
-    if arrive(sync, _ARRIVED, 1) == nthreads - 1:
-        return True
-    spins = 0
-    while load_acquire(sync, _GEN) == g:
-        spins = _wait(spins)
-    return False
-
-
-@njit(inline="always")
-def _release(sync):
-    sync[_ARRIVED] = 0
-    store_release(sync, _GEN, load_acquire(sync, _GEN) + 1)
-
-
-@njit(inline="always")
-def _owns(t, r, sync):
-    # thread t empties row r: its own, and thread 0 those of helpers that
-    # did not join
-    return r == t or (t == 0 and sync[_UNSYNC + _U8 * r] == 0)
-
-
 @njit(cache=True, nogil=True)
 def _parallel(t, threads, indptr, indices, weights, dist, head, tail, fill, data, ddata, nxt,
-              ctl, tctl, sync, frontier, fd, lbuf, lbd, inv_delta, saturated, source, par_block,
-              fuse_max, fuse_edges):
-    # Thread t of ``threads`` >= 2 (t = 0 starts the search; helpers t > 0
-    # join it unless it stopped waiting). indptr[n+1], indices[m],
-    # weights[m] W; dist[n] D; head/tail/fill[threads * nbins] int64 (row
-    # r: thread r's buckets); data[chunks * _CHUNK] (vertex), ddata[same] D
-    # (its distance when queued), nxt[chunks] int64; ctl[_NCTL],
-    # tctl[threads * _NT], sync[_NSYNC + 8 * threads] int64;
-    # frontier[chunks * _CHUNK], fd[same] D: bucket ctl[_CUR]'s entries,
-    # ctl[_NF] places, relaxed next; lbuf/lbd[threads * fuse_max]: each
-    # thread's fused bucket.
-    # A round: the participants relax the frontier (blocks of par_block
-    # claimed by an atomic add); each then empties its own bucket cur while
-    # it holds at most fuse_max entries, relaxing at most fuse_edges
-    # out-edges in all (bucket fusion: no barrier between those rounds);
-    # barrier; the lowest non-empty bucket becomes cur; each participant
-    # moves its rows' entries of it to the frontier; barrier. Returns 0
-    # when done, -1 when the pool must grow to _room(ctl[_WORK] +
-    # participants * (fuse_edges + fuse_max)) chunks (the frontier is kept).
+              ctl, tctl, sync, frontier, fd, inv_delta, saturated, par_edges, par_block):
+    # Thread t of ``threads`` >= 2 (t = 0: the driver, the others helpers
+    # of its parallel rounds). indptr[n+1], indices[m], weights[m] W;
+    # dist[n] D; head/tail/fill[threads * nbins] int64 (thread t's lists at
+    # row t); data[chunks * _CHUNK] (vertex), ddata[same] D (its distance
+    # when queued), nxt[chunks] int64; ctl[_NCTL], tctl[threads * _NT],
+    # sync[_NSYNC] int64; frontier[n], fd[n] D; a thread claims par_block
+    # frontier positions at once.
+    # The driver empties the lowest bucket of every row into the frontier;
+    # one with fewer than par_edges out-edges it relaxes alone (plain
+    # stores: the helpers wait), a larger one is a parallel round.
+    # The driver returns -1: make room for _room(ctl[_WORK], nbins,
+    # threads) more chunks and call again (frontier[:ctl[_NF]] is kept to
+    # relax then); -2: the first parallel round is due: start the helpers
+    # from now on (ctl[_HELPED] = 1) and call again; 0: done.
     # O(work of the frontiers + buckets scanned)
     nbins = head.size // threads
-    mask = np.uint64(nbins - 1)
-    tu = np.uint64(t)
-    me = _UNSYNC + _U8 * tu
-    if t > 0:  # a helper: join unless the driver stopped waiting
+    if t > 0:  # a helper: join unless the driver stopped waiting, then serve rounds
         while True:
             j = load_acquire(sync, _JOINED)
             if j >= _CLOSED:
                 return 0
             if cas(sync, _JOINED, j, j + 1):
                 break
-        store_release(sync, me, 1)
+        last = 0
         spins = 0
-        while load_acquire(sync, _START) == 0:
-            spins = _wait(spins)
-    else:
-        sync[_NSYNC] = 1
-        spins = 0  # wait for the helpers to join (bounded: a busy pool may not start one)
         while True:
-            j = load_acquire(sync, _JOINED)
-            if j >= threads - 1 or spins >= _JOIN_SPINS:
-                if cas(sync, _JOINED, j, j + _CLOSED):
-                    break
-            spins += 1
-            pause()
-        while True:  # the joined ones have said who they are
-            k = 0
-            for r in range(1, threads):
-                k += load_acquire(sync, _UNSYNC + _U8 * np.uint64(r))
-            if k == j:
-                break
-            pause()
-        store_release(sync, _START, 1)
-    parts = np.int64(0)
-    for r in range(threads):
-        parts += sync[_UNSYNC + _U8 * np.uint64(r)]
-    tt = tu * _UNT
-    row_t = tu * np.uint64(nbins)
-    lb0 = tu * np.uint64(fuse_max)
-    none = np.iinfo(np.int64).max
+            g = load_acquire(sync, _GEN)
+            if g == last:
+                spins = _wait(spins)
+                continue
+            if g < 0:
+                return 0
+            last = g
+            spins = 0
+            _relax_share(t, nbins, frontier, fd, sync[_SNF], par_block, sync, indptr, indices,
+                         weights, dist, head, tail, fill, data, ddata, nxt, ctl, tctl, inv_delta,
+                         saturated)
+            arrive(sync, _ARRIVED, 1)
+    mask = np.uint64(nbins - 1)
+    zero = np.uint64(0)
+    helpers = -1  # joined helpers; -1: not waited for yet
     ret = 0
     while True:
-        # relax the frontier: blocks claimed by an atomic add
-        nf = ctl[_NF]
-        relaxed = 0
-        while True:
-            b = fetch_add(sync, _NEXT, par_block)
-            if b >= nf:
-                break
-            for f in range(np.uint64(b), np.uint64(min(b + par_block, nf))):
-                _ahead(f, nf, frontier, indptr, indices, weights, dist)
-                u = np.uint64(frontier[f])
-                du = fd[f]
-                if dist[u] != du:  # improved again meanwhile (or a stale place)
-                    continue
-                relaxed += 1
-                _relax(u, du, row_t, tt, mask, indptr, indices, weights, dist, head, tail,
-                       fill, data, ddata, nxt, ctl, tctl, inv_delta, saturated)
-        # bucket fusion: this thread's own entries of bucket cur, while few
-        cur = ctl[_CUR]
-        slot = row_t + (np.uint64(cur) & mask)
-        fused = 0
-        over = False
-        while not over and head[slot] >= 0:
-            if _entries(slot, tail, fill, nxt, head) > fuse_max:
-                break
-            k, _ = _detach(slot, tt, lbuf, lbd, lb0, indptr, dist, head, tail, fill, data, ddata,
-                           nxt, tctl)
-            for f in range(lb0, k):
-                u = np.uint64(lbuf[f])
-                du = lbd[f]
-                if dist[u] != du:
-                    continue
-                deg = indptr[u + _U1] - indptr[u]
-                if over or fused + deg > fuse_edges:  # over budget: queued again for a round
-                    over = True
-                    _push(u, du, slot, tt, head, tail, fill, data, ddata, nxt, ctl, tctl)
-                    continue
-                fused += deg
-                relaxed += 1
-                _relax(u, du, row_t, tt, mask, indptr, indices, weights, dist, head, tail,
-                       fill, data, ddata, nxt, ctl, tctl, inv_delta, saturated)
-        fetch_add(ctl, _RELAXED, relaxed)
-        # the lowest non-empty bucket of the rows this thread owns
-        low = none
-        for r in range(threads):
-            ru = np.uint64(r)
-            if not _owns(tu, ru, sync) or tctl[ru * _UNT + _UNONEMPTY] == 0:
-                continue
-            rr = ru * np.uint64(nbins)
-            for k in range(nbins):
-                if head[rr + (np.uint64(cur + k) & mask)] >= 0:
-                    low = min(low, cur + k)
-                    break
-        sync[me + _U1] = low
-        if _barrier(sync, parts):
-            low = none
+        if ctl[_NF] > 0:  # a frontier collected before the kernel returned
+            nf = ctl[_NF]
+            work = ctl[_WORK]
+            ctl[_NF] = 0
+        else:
+            nonempty = 0
             for r in range(threads):
-                at = _UNSYNC + _U8 * np.uint64(r)
-                if sync[at] != 0:
-                    low = min(low, sync[at + _U1])
-            ctl[_CUR] = low
-            sync[_TAIL] = 0
-            sync[_WORKSUM] = 0
-            _release(sync)
-        cur = ctl[_CUR]
-        if cur == none:
-            break
-        # bucket cur's valid entries into the frontier
-        for r in range(threads):
-            ru = np.uint64(r)
-            if not _owns(tu, ru, sync):
-                continue
-            slot = ru * np.uint64(nbins) + (np.uint64(cur) & mask)
-            if head[slot] < 0:
-                continue
-            # room for every entry (frontier has the pool's size); the stale
-            # ones' places get (source, saturated), which no relaxation takes
-            cnt = _entries(slot, tail, fill, nxt, head)
-            at = fetch_add(sync, _TAIL, cnt)
-            k, work = _detach(slot, ru * _UNT, frontier, fd, at, indptr, dist, head, tail, fill,
-                              data, ddata, nxt, tctl)
-            fetch_add(sync, _WORKSUM, work)
-            for f in range(k, np.uint64(at + cnt)):
-                frontier[f] = source
-                fd[f] = saturated
-        if _barrier(sync, parts):
-            nf = sync[_TAIL]
-            ctl[_NF] = nf
-            ctl[_WORK] = sync[_WORKSUM]
-            sync[_NEXT] = 0
-            # room for the next round: the shared pool's rest plus the
-            # smallest free list (a thread takes its own list first)
-            spare = nxt.size - ctl[_USED]
-            least = none
+                nonempty += tctl[np.uint64(r) * _UNT + _UNONEMPTY]
+            if nonempty == 0:
+                break
+            s = np.uint64(ctl[_CUR]) & mask
+            # detach bucket cur from every thread's row: its valid entries
+            # (queued with the vertex's current distance: the last
+            # improvement) form the frontier; each chunk goes back to the
+            # free list of the thread that filled it
+            k = zero
+            work = 0
+            found = False
             for r in range(threads):
                 ru = np.uint64(r)
-                if sync[_UNSYNC + _U8 * ru] != 0:
-                    least = min(least, tctl[ru * _UNT + _UNFREE])
-            if spare + least < _room_nb(ctl[_WORK] + parts * (fuse_edges + fuse_max),
-                                        nbins, parts):
-                sync[_STOP] = 1
-            _release(sync)
-        if sync[_STOP] != 0:
+                slot = ru * np.uint64(nbins) + s
+                if head[slot] < 0:
+                    continue
+                found = True
+                k, w = _detach(slot, ru * _UNT, frontier, fd, k, indptr, dist, head, tail, fill,
+                               data, ddata, nxt, tctl)
+                work += w
+            if not found:
+                ctl[_CUR] += 1
+                continue
+            nf = np.int64(k)
+            if nf == 0:
+                continue
+            ctl[_RELAXED] += nf
+        if work >= par_edges:
+            if ctl[_HELPED] == 0:  # no helper spins before a search needs one
+                ctl[_NF] = nf
+                ctl[_WORK] = work
+                ret = -2
+                break
+            if nxt.size - ctl[_USED] < _room_nb(work, nbins, threads):
+                ctl[_NF] = nf
+                ctl[_WORK] = work
+                ret = -1
+                break
+            if helpers < 0:  # the first parallel round: wait for the helpers to join
+                spins = 0
+                while True:
+                    j = load_acquire(sync, _JOINED)
+                    if j >= threads - 1 or spins >= _JOIN_SPINS:
+                        if cas(sync, _JOINED, j, j + _CLOSED):
+                            helpers = j
+                            break
+                    spins += 1
+                    pause()
+            sync[_SNF] = nf
+            sync[_NEXT] = 0
+            sync[_ARRIVED] = 0
+            store_release(sync, _GEN, load_acquire(sync, _GEN) + 1)
+            _relax_share(0, nbins, frontier, fd, nf, par_block, sync, indptr, indices, weights,
+                         dist, head, tail, fill, data, ddata, nxt, ctl, tctl, inv_delta,
+                         saturated)
+            spins = 0
+            while load_acquire(sync, _ARRIVED) < helpers:
+                spins = _wait(spins)
+            continue
+        if nxt.size - ctl[_USED] + tctl[_NFREE] < _room_nb(work, nbins, 1):
+            ctl[_NF] = nf
+            ctl[_WORK] = work
             ret = -1
             break
+        _relax_plain(nf, frontier, fd, mask, indptr, indices, weights, dist, head, tail, fill,
+                     data, ddata, nxt, ctl, tctl, inv_delta, saturated)
+    # let the helpers go: no more joins, no more rounds
+    while True:
+        j = load_acquire(sync, _JOINED)
+        if j >= _CLOSED or cas(sync, _JOINED, j, j + _CLOSED):
+            break
+    store_release(sync, _GEN, -1)
     return ret
 
 
@@ -521,15 +458,13 @@ def _warm(dtype, index_dtype):
         delta_stepping(A, 0, 1.0, d, parallel=True, par_edges=0)
 
 
-def _grow(arrays, need):
-    """(data, ddata, nxt[, frontier, fd]) with room for ``need`` more chunks
-    (at least doubled); frontier and fd, when given, keep the pool's size."""
-    data, ddata, nxt = arrays[:3]
+def _grow(data, ddata, nxt, need):
+    """The chunk pool (data, ddata, nxt) with room for ``need`` more chunks,
+    at least doubled; the entries kept."""
     chunks = nxt.size + max(need, nxt.size)
     out = []
-    for a, size in zip(arrays, (chunks * _CHUNK, chunks * _CHUNK, chunks,
-                                chunks * _CHUNK, chunks * _CHUNK)):
-        b = np.empty(max(size, a.size), a.dtype)
+    for a, size in ((data, chunks * _CHUNK), (ddata, chunks * _CHUNK), (nxt, chunks)):
+        b = np.empty(size, a.dtype)
         b[:a.size] = a
         out.append(b)
     return out
@@ -589,7 +524,7 @@ def delta_stepping(A, source, delta, dist_dtype, *, parallel=None,
     threads = num_threads()
     if par_edges is None:
         par_edges = cfg.par_edges
-    if parallel is None:  # helpers only for a graph with par_edges edges
+    if parallel is None:  # helpers only where a frontier may reach par_edges
         parallel = threads > 1 and indices.size >= par_edges
     threads = max(threads, 2) if parallel else 1
 
@@ -607,44 +542,30 @@ def delta_stepping(A, source, delta, dist_dtype, *, parallel=None,
     ctl = np.zeros(_NCTL, np.int64)
     tctl = np.zeros(threads * _NT, np.int64)
     tctl[_FREE::_NT] = -1
+    frontier = np.empty(n, indices.dtype)
+    fd = np.empty(n, D)
+    # the source, queued in bucket 0 (row 0) at distance 0
     dist[source] = 0
+    data[0] = source
+    ddata[0] = 0
+    nxt[0] = -1
+    head[0] = tail[0] = 0
+    fill[0] = 1
+    ctl[_USED] = 1
+    tctl[_NONEMPTY] = 1
     if threads == 1:
-        frontier = np.empty(n, indices.dtype)
-        fd = np.empty(n, D)
-        # the source, queued in bucket 0 at distance 0
-        data[0] = source
-        ddata[0] = 0
-        nxt[0] = -1
-        head[0] = tail[0] = 0
-        fill[0] = 1
-        ctl[_USED] = 1
-        tctl[_NONEMPTY] = 1
         while _serial(indptr, indices, weights, dist, head, tail, fill, data, ddata, nxt, ctl,
                       tctl, frontier, fd, inv_delta, saturated) != 0:
-            data, ddata, nxt = _grow((data, ddata, nxt), _room(int(ctl[_WORK]), nbins))
+            data, ddata, nxt = _grow(data, ddata, nxt, _room(int(ctl[_WORK]), nbins))
         return dist, int(ctl[_RELAXED])
-
-    fuse_max = max(1, int(cfg.fuse_max))
-    fuse_edges = max(0, int(cfg.fuse_edges))
-    frontier = np.empty(max(n, data.size), indices.dtype)
-    fd = np.empty(frontier.size, D)
-    lbuf = np.empty(threads * fuse_max, indices.dtype)
-    lbd = np.empty(threads * fuse_max, D)
-    # the first frontier: the source at distance 0 (bucket 0)
-    frontier[0] = source
-    fd[0] = 0
-    ctl[_NF] = 1
-    ctl[_WORK] = int(indptr[source + 1]) - int(indptr[source])
+    par_edges = np.int64(par_edges)
     while True:
-        # room for the next round's pushes (never grown inside the kernel)
-        need = _room(int(ctl[_WORK]) + threads * (fuse_edges + fuse_max), nbins, threads)
-        if nxt.size - ctl[_USED] < need:
-            data, ddata, nxt, frontier, fd = _grow((data, ddata, nxt, frontier, fd), need)
-        sync = np.zeros(_NSYNC + 8 * threads, np.int64)  # fresh: a late helper never joins it
+        sync = np.zeros(_NSYNC, np.int64)  # fresh: a helper of an earlier launch never joins it
         args = (indptr, indices, weights, dist, head, tail, fill, data, ddata, nxt, ctl, tctl,
-                sync, frontier, fd, lbuf, lbd, inv_delta, saturated, source,
-                np.int64(max(1, int(cfg.par_block))), np.int64(fuse_max), np.int64(fuse_edges))
-        helpers = [_submit(_parallel, t, threads, *args) for t in range(1, threads)]
+                sync, frontier, fd, inv_delta, saturated, par_edges,
+                np.int64(max(1, int(cfg.par_block))))
+        helpers = [_submit(_parallel, t, threads, *args)
+                   for t in range(1, threads if ctl[_HELPED] else 1)]
         try:
             ret = _parallel(0, threads, *args)
         finally:
@@ -653,4 +574,8 @@ def delta_stepping(A, source, delta, dist_dtype, *, parallel=None,
                     h.result()
         if ret == 0:
             break
+        if ret == -2:
+            ctl[_HELPED] = 1
+            continue
+        data, ddata, nxt = _grow(data, ddata, nxt, _room(int(ctl[_WORK]), nbins, threads))
     return dist, int(ctl[_RELAXED])
