@@ -196,18 +196,19 @@ class SSSP:
     """
     max_bins: int = knob(1 << 16, """Delta-stepping's circular window holds at most this many
         buckets (delta is widened so that max_weight / delta fits).""")
-    par_edges: int = knob(1_000, """Delta-stepping runs on all threads (every round, each
-        thread its own buckets) on a graph of at least this many edges; below it, one thread (a
-        round's two barriers cost a few hundred ns).""")
-    par_block: int = knob(64, """A thread of a delta-stepping round claims this many frontier
-        vertices at once (an atomic add each; kron's hubs make larger blocks uneven). Not yet
-        measured.""")
-    fuse_max: int = knob(1_000, """Bucket fusion (gapbs): after a round a thread goes on with its
-        own entries of the current bucket, without a barrier, while they are at most this many
-        (gapbs's kBinSizeThreshold). Not yet measured.""")
-    fuse_edges: int = knob(1 << 14, """... and while the out-edges it relaxed so fused in the round
-        stay within this many (bounds the chunks a round may take before the pool grows between
-        kernel calls). Not yet measured.""")
+    par_edges: int = knob(1_000, """Delta-stepping relaxes a frontier whose out-edges reach this
+        many on all threads (a round's hand-off to the spinning helpers costs a few us), and
+        starts helpers only for a graph of at least this many edges. 2 threads, weights 1-255,
+        at 100k / 10k / 1k: grid-1024 (delta 64) 101 / 100 / 86 ms; kron-20 and urand-20
+        within the noise of a shared 2-core box.""")
+    par_block: int = knob(64, """A thread of a parallel delta-stepping round claims this many
+        frontier vertices at once (an atomic add each; kron's hubs make larger blocks uneven).
+        Not yet measured.""")
+    spin_pauses: int = knob(1 << 10, """A delta-stepping thread waiting for another (a helper for
+        the next round, the driver for the helpers) checks this many times with a pause (~20-30
+        ns), then yields its CPU at every check: on a busy machine the thread it waits for may need
+        that CPU. 2 threads beside one busy process, min of 8, never yielding -> this: urand-18
+        457 -> 173 ms, grid-512 53 -> 42; alone, within 1%.""")
     cuda_delta_scale: float = knob(16.0, """CUDA delta-stepping's default delta is default_delta
         (the CPU's) times this on a graph of short diameter. H200, int weights 1-255, whole call
         at 8x / 16x / 32x / 64x with light/heavy edges: kron-22 13.0 / 11.9 / 11.3 / 14.4 ms,

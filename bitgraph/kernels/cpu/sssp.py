@@ -15,14 +15,16 @@ edges each time it leaves a bucket improved, which with the default delta
 (``bitgraph.algorithms.shortest_paths``) happens ~1.0-1.1 times per vertex; a split
 would read every row twice.
 
-The state lives in arrays the launcher owns, so a search survives a
-return to Python (to grow the pool of list chunks). One kernel,
-``_search``, runs on every thread of a search: thread 0, the driver,
+One thread runs ``_serial`` (plain stores). Several run ``_parallel``
+(one compiled loop for every thread; thread and row indices unsigned in
+its hot loops): thread 0, the driver,
 empties buckets and relaxes their frontiers itself while they are small;
 a frontier whose out-edges reach ``par_edges`` is a parallel round, in
 which the other threads (helpers, started on the pool at the search's
 first parallel round, then spinning on a round counter between rounds,
-with ``pause``) and the driver claim blocks of ``par_block`` frontier
+with ``pause``, yielding the CPU after ``spin_pauses`` checks: on a busy machine
+a spinning thread may hold the CPU its peer needs) and the driver claim
+blocks of ``par_block`` frontier
 vertices and relax them, lowering dist by compare-and-swap (a
 strict improvement wins once; its winner queues it in its own lists, so
 no vertex is recorded twice and nothing is merged afterwards). The driver
@@ -37,8 +39,10 @@ each bucket is a linked list of chunks of ``_CHUNK`` entries (``data``:
 vertex, ``ddata``: its distance when queued; ``nxt``), so queueing writes
 sequentially. Emptied chunks go back to the free list of the thread that
 filled them; a thread with none takes the next chunk of the shared pool
-(an atomic add). The pool grows between kernel calls, before a frontier
-that might need more room is relaxed. Every improvement queues an entry;
+(an atomic add). The launcher sizes the pool once from m (never reached
+in practice); should a frontier need more room, the kernel returns, the
+pool grows and the search goes on where it stopped (the state lives in
+arrays the launcher owns). Every improvement queues an entry;
 only the entry holding the vertex's current distance is valid
 (improvements are strict, so there is one), the others are skipped when
 their bucket is emptied. That check reads dist[v], which the relaxation
@@ -53,11 +57,21 @@ after: parallel rounds straight over the bucket's detached chunks (no
 serial frontier pass, stale entries skipped by the threads): 5-15%
 slower on kron-20, urand-20 and grid-1024 (the frontier pass keeps the
 prefetch distance across chunks and drops stale entries once).
+Tried and dropped later: gapbs's rounds (every thread in every round,
+each emptying its own buckets into a shared frontier, two barriers a
+round, bucket fusion: a thread goes on with its own entries of the
+current bucket while they are few), with unsigned indices and yielding
+waits: slower at 2 threads than this design on every graph (weights
+1-255, best delta each, min of 8: kron-18 51 vs 44 ms, grid-512 28-33 vs
+25; its rounds on grid cost more than the relaxations they share).
 The relax loops prefetch ahead (``_ahead``): urand-20 serial 530 -> 355
-ms; prefetching all 16 first neighbours' distances was slower (447).
+ms; prefetching all 16 first neighbours' distances was slower (447);
+without it kron-18, urand-18 and grid-512 (one thread) are 15-25% slower;
+prefetching the distances of a bucket's entries while it is emptied
+measured no faster.
 
 Distances are computed in D (int32/int64/uint64/float32/float64), weights
-in the same dtype (``KERNEL_DTYPES``: each pair compiles one kernel, ~1.8 s). Integer
+in the same dtype (``KERNEL_DTYPES``: each pair compiles both kernels). Integer
 sums saturate at ``saturated`` (D's maximum - 1) instead of wrapping.
 """
 
@@ -86,7 +100,7 @@ _CHUNK = 64
 # ctl[] slots: the search's shared scalars, kept between calls: chunks taken
 # from the pool, the current bucket, vertices relaxed, the size and
 # out-edges of a frontier kept while the kernel returned, helpers started
-_USED, _CUR, _RELAXED, _NF, _WORK, _HELPED = range(6)
+_USED, _CUR, _RELAXED, _RESUME, _WORK, _HELPED = range(6)
 _NCTL = 8
 # tctl[r * _NT + ...]: row r's lists (a cache line per row)
 _FREE, _NFREE, _NONEMPTY = range(3)
@@ -95,16 +109,12 @@ _NT = 16
 # _CLOSED once the driver stops waiting for more), the round number (-1:
 # leave), the next frontier position to claim, helpers done with the
 # round, its size
-_JOINED, _GEN, _NEXT, _ARRIVED, _SNF = 0, 8, 16, 24, 32
+_JOINED, _GEN, _NEXT, _ARRIVED, _NF = 0, 8, 16, 24, 32
 _NSYNC = 40
 _CLOSED = 1 << 40
 # join checks (each a pause, ~20-30 ns on Zen 3: ~25 ms in all) before
 # the driver goes on without a helper that never started (a busy pool)
 _JOIN_SPINS = 1 << 20
-# pauses (~20-30 ns each) a waiting thread spins before it yields its CPU
-# at every further check (the thread it waits for may be descheduled)
-_SPINS = 1 << 10
-
 _U1 = np.uint64(1)
 _UCHUNK = np.uint64(_CHUNK)
 _UNT = np.uint64(_NT)
@@ -243,17 +253,17 @@ def _serial(indptr, indices, weights, dist, head, tail, fill, data, ddata, nxt, 
     # dist[n] D; head/tail/fill[nbins] int64; data[chunks * _CHUNK]
     # (vertex), ddata[same] D (its distance when queued), nxt[chunks] int64;
     # ctl[_NCTL], tctl[_NT] int64; frontier[n], fd[n] D: the bucket's valid
-    # entries, ctl[_NF] of them when a call resumes. Returns 0 when done,
+    # entries, ctl[_RESUME] of them when a call resumes. Returns 0 when done,
     # -1 when the pool must grow to _room(ctl[_WORK]) more chunks (the
     # frontier is kept). O(work of the frontiers + buckets scanned)
     nbins = head.size
     mask = np.uint64(nbins - 1)
     zero = np.uint64(0)
     while True:
-        if ctl[_NF] > 0:  # a frontier collected before the pool grew
-            nf = ctl[_NF]
+        if ctl[_RESUME] > 0:  # a frontier collected before the pool grew
+            nf = ctl[_RESUME]
             work = ctl[_WORK]
-            ctl[_NF] = 0
+            ctl[_RESUME] = 0
         else:
             if tctl[_NONEMPTY] == 0:
                 return 0
@@ -268,7 +278,7 @@ def _serial(indptr, indices, weights, dist, head, tail, fill, data, ddata, nxt, 
                 continue
             ctl[_RELAXED] += nf
         if nxt.size - ctl[_USED] + tctl[_NFREE] < _room_nb(work, nbins, 1):
-            ctl[_NF] = nf
+            ctl[_RESUME] = nf
             ctl[_WORK] = work
             return -1
         _relax_plain(nf, frontier, fd, mask, indptr, indices, weights, dist, head, tail, fill,
@@ -309,9 +319,10 @@ def _relax_share(t, nbins, frontier, fd, nf, block, sync, indptr, indices, weigh
 
 
 @njit(inline="always")
-def _wait(spins):
-    # one check of a spin-wait that has made ``spins`` checks so far
-    if spins < _SPINS:
+def _wait(spins, limit):
+    # one check of a spin-wait that has made ``spins`` checks so far: a
+    # pause for the first ``limit``, then a yield of the CPU
+    if spins < limit:
         pause()
     else:
         yield_cpu()
@@ -320,19 +331,21 @@ def _wait(spins):
 
 @njit(cache=True, nogil=True)
 def _parallel(t, threads, indptr, indices, weights, dist, head, tail, fill, data, ddata, nxt,
-              ctl, tctl, sync, frontier, fd, inv_delta, saturated, par_edges, par_block):
+              ctl, tctl, sync, frontier, fd, inv_delta, saturated, par_edges, par_block,
+              spin_pauses):
     # Thread t of ``threads`` >= 2 (t = 0: the driver, the others helpers
     # of its parallel rounds). indptr[n+1], indices[m], weights[m] W;
     # dist[n] D; head/tail/fill[threads * nbins] int64 (thread t's lists at
     # row t); data[chunks * _CHUNK] (vertex), ddata[same] D (its distance
     # when queued), nxt[chunks] int64; ctl[_NCTL], tctl[threads * _NT],
     # sync[_NSYNC] int64; frontier[n], fd[n] D; a thread claims par_block
-    # frontier positions at once.
+    # frontier positions at once; a waiting thread yields its CPU after
+    # spin_pauses checks.
     # The driver empties the lowest bucket of every row into the frontier;
     # one with fewer than par_edges out-edges it relaxes alone (plain
     # stores: the helpers wait), a larger one is a parallel round.
     # The driver returns -1: make room for _room(ctl[_WORK], nbins,
-    # threads) more chunks and call again (frontier[:ctl[_NF]] is kept to
+    # threads) more chunks and call again (frontier[:ctl[_RESUME]] is kept to
     # relax then); -2: the first parallel round is due: start the helpers
     # from now on (ctl[_HELPED] = 1) and call again; 0: done.
     # O(work of the frontiers + buckets scanned)
@@ -349,13 +362,13 @@ def _parallel(t, threads, indptr, indices, weights, dist, head, tail, fill, data
         while True:
             g = load_acquire(sync, _GEN)
             if g == last:
-                spins = _wait(spins)
+                spins = _wait(spins, spin_pauses)
                 continue
             if g < 0:
                 return 0
             last = g
             spins = 0
-            _relax_share(t, nbins, frontier, fd, sync[_SNF], par_block, sync, indptr, indices,
+            _relax_share(t, nbins, frontier, fd, sync[_NF], par_block, sync, indptr, indices,
                          weights, dist, head, tail, fill, data, ddata, nxt, ctl, tctl, inv_delta,
                          saturated)
             arrive(sync, _ARRIVED, 1)
@@ -364,10 +377,10 @@ def _parallel(t, threads, indptr, indices, weights, dist, head, tail, fill, data
     helpers = -1  # joined helpers; -1: not waited for yet
     ret = 0
     while True:
-        if ctl[_NF] > 0:  # a frontier collected before the kernel returned
-            nf = ctl[_NF]
+        if ctl[_RESUME] > 0:  # a frontier collected before the kernel returned
+            nf = ctl[_RESUME]
             work = ctl[_WORK]
-            ctl[_NF] = 0
+            ctl[_RESUME] = 0
         else:
             nonempty = 0
             for r in range(threads):
@@ -400,12 +413,12 @@ def _parallel(t, threads, indptr, indices, weights, dist, head, tail, fill, data
             ctl[_RELAXED] += nf
         if work >= par_edges:
             if ctl[_HELPED] == 0:  # no helper spins before a search needs one
-                ctl[_NF] = nf
+                ctl[_RESUME] = nf
                 ctl[_WORK] = work
                 ret = -2
                 break
             if nxt.size - ctl[_USED] < _room_nb(work, nbins, threads):
-                ctl[_NF] = nf
+                ctl[_RESUME] = nf
                 ctl[_WORK] = work
                 ret = -1
                 break
@@ -419,7 +432,7 @@ def _parallel(t, threads, indptr, indices, weights, dist, head, tail, fill, data
                             break
                     spins += 1
                     pause()
-            sync[_SNF] = nf
+            sync[_NF] = nf
             sync[_NEXT] = 0
             sync[_ARRIVED] = 0
             store_release(sync, _GEN, load_acquire(sync, _GEN) + 1)
@@ -428,10 +441,10 @@ def _parallel(t, threads, indptr, indices, weights, dist, head, tail, fill, data
                          saturated)
             spins = 0
             while load_acquire(sync, _ARRIVED) < helpers:
-                spins = _wait(spins)
+                spins = _wait(spins, spin_pauses)
             continue
         if nxt.size - ctl[_USED] + tctl[_NFREE] < _room_nb(work, nbins, 1):
-            ctl[_NF] = nf
+            ctl[_RESUME] = nf
             ctl[_WORK] = work
             ret = -1
             break
@@ -532,9 +545,11 @@ def delta_stepping(A, source, delta, dist_dtype, *, parallel=None,
     head = np.full(threads * nbins, -1, np.int64)
     tail = np.full(threads * nbins, -1, np.int64)
     fill = np.zeros(threads * nbins, np.int64)
-    # sized once: a work-efficient search pushes about one entry per
-    # reached edge, and emptied chunks are reused
-    chunks = (_room(indices.size + n, nbins, threads) if initial_chunks is None
+    # sized once (a return to grow it costs ~10% of a call on kron-18): a
+    # work-efficient search queues about one entry per edge, emptied chunks
+    # are reused, and every list may hold a part-filled chunk while a
+    # frontier's room is checked
+    chunks = (_room(indices.size + n, nbins, 2 * threads) if initial_chunks is None
               else max(1, int(initial_chunks)))
     data = np.empty(chunks * _CHUNK, indices.dtype)
     ddata = np.empty(chunks * _CHUNK, D)
@@ -563,7 +578,8 @@ def delta_stepping(A, source, delta, dist_dtype, *, parallel=None,
         sync = np.zeros(_NSYNC, np.int64)  # fresh: a helper of an earlier launch never joins it
         args = (indptr, indices, weights, dist, head, tail, fill, data, ddata, nxt, ctl, tctl,
                 sync, frontier, fd, inv_delta, saturated, par_edges,
-                np.int64(max(1, int(cfg.par_block))))
+                np.int64(max(1, int(cfg.par_block))),
+                np.int64(max(0, int(cfg.spin_pauses))))
         helpers = [_submit(_parallel, t, threads, *args)
                    for t in range(1, threads if ctl[_HELPED] else 1)]
         try:
