@@ -175,6 +175,75 @@ def test_kernel_more_helpers_than_pool_threads(case, data):
     np.testing.assert_array_equal(serial, par)
 
 
+def _hub_graph(rng, w_max):
+    """A hub (vertex 0) of 3000 out-edges whose heads have 0-3 out-edges,
+    plus a chain from the last head (thousands of small frontiers after
+    a large one); integer weights in [0, w_max]."""
+    n = 4000
+    r = np.r_[np.zeros(3000, np.int64), rng.integers(1, 3001, 6000), np.arange(3000, n - 1)]
+    c = np.r_[np.arange(1, 3001), rng.integers(0, n, 6000), np.arange(3001, n)]
+    w = rng.integers(0, w_max + 1, r.size)
+    S = sp.csr_array((w, (r, c)), shape=(n, n))
+    S.sum_duplicates()
+    S.sort_indices()
+    return S
+
+
+@pytest.mark.parametrize("case", ["all-light", "zero-weights", "hub-dial", "hub-default"])
+@pytest.mark.parametrize("dtype", ["int32", "float64"])
+def test_kernel_one_thread_equals_several(case, dtype):
+    """The one-thread kernel (plain stores) and the driver with helpers
+    (serial rounds below par_edges, rounds on every thread above) give the
+    same exact distances and, where no round is shared, the same count of
+    relaxations; the pool sized at the start never grows (no relaunch)."""
+    from bitgraph.formats.csr import CSR
+
+    rng = np.random.default_rng(11)
+    S = _hub_graph(rng, 0 if case == "zero-weights" else 255)
+    W = np.dtype(dtype)
+    c = CSR(S.indptr.astype(np.int32), S.indices.astype(np.int32), S.data.astype(W), *S.shape)
+    delta = {"all-light": 1e9, "zero-weights": 1.0, "hub-dial": 1.0, "hub-default": 16.0}[case]
+    ref = csgraph.dijkstra(sp.csr_array((S.data.astype(np.float64), S.indices, S.indptr),
+                                        shape=S.shape), directed=True, indices=0)
+    inf = np.inf if W.kind == "f" else np.iinfo(W).max
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(kernel, "_grow", lambda *a: pytest.fail("the pool grew"))
+        one, rel1 = kernel.delta_stepping(c, 0, delta, W, parallel=False)
+        for par_edges in (0, 64, 1 << 40):  # every round shared, the hub's only, none
+            par, rel = kernel.delta_stepping(c, 0, delta, W, parallel=True, par_edges=par_edges)
+            np.testing.assert_array_equal(one, par)
+            if par_edges == 1 << 40:
+                assert rel == rel1
+    np.testing.assert_array_equal(np.where(np.isinf(ref), inf, ref).astype(W), one)
+    if case != "all-light":  # integer weights, delta 1: Dial's, each vertex relaxed once
+        assert delta != 1.0 or rel1 == np.isfinite(ref).sum()
+    else:  # one bucket: a vertex may be relaxed again, never fewer than once
+        assert rel1 >= np.isfinite(ref).sum()
+
+
+def test_kernel_pool_grows_from_one_chunk():
+    """A pool of one chunk grows between kernel calls (serial and with
+    helpers) and the distances stay exact."""
+    from bitgraph.formats.csr import CSR
+
+    S = _hub_graph(np.random.default_rng(12), 255)
+    c = CSR(S.indptr.astype(np.int32), S.indices.astype(np.int32), S.data.astype(np.int64),
+            *S.shape)
+    grew = []
+    real = kernel._grow
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(kernel, "_grow", lambda *a: grew.append(1) or real(*a))
+        one, _ = kernel.delta_stepping(c, 0, 4.0, np.int64, parallel=False, initial_chunks=1)
+        assert grew
+        grew.clear()
+        par, _ = kernel.delta_stepping(c, 0, 4.0, np.int64, parallel=True, par_edges=64,
+                                       initial_chunks=1)
+        assert grew
+    ref, _ = kernel.delta_stepping(c, 0, 4.0, np.int64, parallel=False)
+    np.testing.assert_array_equal(one, ref)
+    np.testing.assert_array_equal(par, ref)
+
+
 @pytest.mark.parametrize("device", O.DEVICES)
 @given(graphs(max_n=60, weighted=False), st.data())
 @settings(max_examples=120)

@@ -25,7 +25,8 @@ from numba.core import cgutils
 from numba.extending import intrinsic
 
 __all__ = ["popcount", "ctz", "bits_at", "atomic_or", "cas", "fetch_add", "arrive", "prefetch",
-           "prefetch_l2", "load_acquire", "store_release", "pause"]
+           "prefetch_l2", "load_acquire", "store_release", "pause",
+           "yield_cpu"]
 
 _U5 = np.uint64(5)
 _U31 = np.uint64(31)
@@ -171,6 +172,27 @@ def pause(typingctx):
             fn = cgutils.get_or_insert_function(builder.module,
                                                 ir.FunctionType(ir.VoidType(), []), _PAUSE)
             builder.call(fn, [])
+        return context.get_dummy_value()
+
+    return sig, codegen
+
+
+# POSIX sched_yield, resolved from the C library the process has loaded
+_YIELD = "sched_yield" if platform.system() in ("Linux", "Darwin") else ""
+
+
+@intrinsic
+def yield_cpu(typingctx):
+    """Give the CPU to another runnable thread (``sched_yield``; a ``pause``
+    where there is none; njit only): a spin-wait's fallback once the awaited
+    thread may have been descheduled (a busy machine)."""
+    sig = types.void()
+
+    def codegen(context, builder, signature, args):
+        name, fty = ((_YIELD, ir.FunctionType(ir.IntType(32), [])) if _YIELD
+                     else (_PAUSE, ir.FunctionType(ir.VoidType(), [])))
+        if name:
+            builder.call(cgutils.get_or_insert_function(builder.module, fty, name), [])
         return context.get_dummy_value()
 
     return sig, codegen

@@ -15,14 +15,16 @@ edges each time it leaves a bucket improved, which with the default delta
 (``bitgraph.algorithms.shortest_paths``) happens ~1.0-1.1 times per vertex; a split
 would read every row twice.
 
-The state lives in arrays the launcher owns, so a search survives a
-return to Python (to grow the pool of list chunks). One kernel,
-``_search``, runs on every thread of a search: thread 0, the driver,
+One thread runs ``_serial`` (plain stores). Several run ``_parallel``
+(one compiled loop for every thread; thread and row indices unsigned in
+its hot loops): thread 0, the driver,
 empties buckets and relaxes their frontiers itself while they are small;
 a frontier whose out-edges reach ``par_edges`` is a parallel round, in
 which the other threads (helpers, started on the pool at the search's
 first parallel round, then spinning on a round counter between rounds,
-with ``pause``) and the driver claim blocks of ``par_block`` frontier
+with ``pause``, yielding the CPU after ``spin_pauses`` checks: on a busy machine
+a spinning thread may hold the CPU its peer needs) and the driver claim
+blocks of ``par_block`` frontier
 vertices and relax them, lowering dist by compare-and-swap (a
 strict improvement wins once; its winner queues it in its own lists, so
 no vertex is recorded twice and nothing is merged afterwards). The driver
@@ -37,8 +39,10 @@ each bucket is a linked list of chunks of ``_CHUNK`` entries (``data``:
 vertex, ``ddata``: its distance when queued; ``nxt``), so queueing writes
 sequentially. Emptied chunks go back to the free list of the thread that
 filled them; a thread with none takes the next chunk of the shared pool
-(an atomic add). The pool grows between kernel calls, before a frontier
-that might need more room is relaxed. Every improvement queues an entry;
+(an atomic add). The launcher sizes the pool once from m (never reached
+in practice); should a frontier need more room, the kernel returns, the
+pool grows and the search goes on where it stopped (the state lives in
+arrays the launcher owns). Every improvement queues an entry;
 only the entry holding the vertex's current distance is valid
 (improvements are strict, so there is one), the others are skipped when
 their bucket is emptied. That check reads dist[v], which the relaxation
@@ -53,11 +57,21 @@ after: parallel rounds straight over the bucket's detached chunks (no
 serial frontier pass, stale entries skipped by the threads): 5-15%
 slower on kron-20, urand-20 and grid-1024 (the frontier pass keeps the
 prefetch distance across chunks and drops stale entries once).
+Tried and dropped later: gapbs's rounds (every thread in every round,
+each emptying its own buckets into a shared frontier, two barriers a
+round, bucket fusion: a thread goes on with its own entries of the
+current bucket while they are few), with unsigned indices and yielding
+waits: slower at 2 threads than this design on every graph (weights
+1-255, best delta each, min of 8: kron-18 51 vs 44 ms, grid-512 28-33 vs
+25; its rounds on grid cost more than the relaxations they share).
 The relax loops prefetch ahead (``_ahead``): urand-20 serial 530 -> 355
-ms; prefetching all 16 first neighbours' distances was slower (447).
+ms; prefetching all 16 first neighbours' distances was slower (447);
+without it kron-18, urand-18 and grid-512 (one thread) are 15-25% slower;
+prefetching the distances of a bucket's entries while it is emptied
+measured no faster.
 
 Distances are computed in D (int32/int64/uint64/float32/float64), weights
-in the same dtype (``KERNEL_DTYPES``: each pair compiles one kernel, ~1.8 s). Integer
+in the same dtype (``KERNEL_DTYPES``: each pair compiles both kernels). Integer
 sums saturate at ``saturated`` (D's maximum - 1) instead of wrapping.
 """
 
@@ -66,7 +80,7 @@ from numba import njit
 
 from bitgraph.kernels.cpu import _submit, arg, check_length, index_args, num_threads
 from bitgraph.kernels.cpu.bits import (arrive, cas, fetch_add, load_acquire, pause, prefetch,
-                                       store_release)
+                                       store_release, yield_cpu)
 from bitgraph.kernels.registry import register
 
 __all__ = ["delta_stepping", "bucket_count", "KERNEL_DTYPES"]
@@ -83,23 +97,28 @@ KERNEL_DTYPES = (
 # vertex ids per chunk of a bucket's list (the lists' layout)
 _CHUNK = 64
 
-# ctl[] slots: the driver's shared scalars, kept between calls
+# ctl[] slots: the search's shared scalars, kept between calls: chunks taken
+# from the pool, the current bucket, vertices relaxed, the size and
+# out-edges of a frontier kept while the kernel returned, helpers started
 _USED, _CUR, _RELAXED, _RESUME, _WORK, _HELPED = range(6)
 _NCTL = 8
-# tctl[t * _NT + ...]: thread t's own lists (a cache line per thread)
+# tctl[r * _NT + ...]: row r's lists (a cache line per row)
 _FREE, _NFREE, _NONEMPTY = range(3)
 _NT = 16
-# sync[] slots (one array per launch): helpers joined (+ _CLOSED once the
-# driver stops waiting for more), the round number (-1: leave), the next
-# frontier position to claim, helpers done with the round, its size
+# sync[] slots (one array per launch, a cache line each): helpers joined (+
+# _CLOSED once the driver stops waiting for more), the round number (-1:
+# leave), the next frontier position to claim, helpers done with the
+# round, its size
 _JOINED, _GEN, _NEXT, _ARRIVED, _NF = 0, 8, 16, 24, 32
 _NSYNC = 40
 _CLOSED = 1 << 40
-# join checks (each a pause, ~20-30 ns on Zen 3: ~25 ms in all) before the
-# driver goes on without a helper that never started (a busy pool)
+# join checks (each a pause, ~20-30 ns on Zen 3: ~25 ms in all) before
+# the driver goes on without a helper that never started (a busy pool)
 _JOIN_SPINS = 1 << 20
-
 _U1 = np.uint64(1)
+_UCHUNK = np.uint64(_CHUNK)
+_UNT = np.uint64(_NT)
+_UFREE, _UNFREE, _UNONEMPTY = np.uint64(_FREE), np.uint64(_NFREE), np.uint64(_NONEMPTY)
 
 
 def bucket_count(max_weight, inv_delta):
@@ -110,29 +129,31 @@ def bucket_count(max_weight, inv_delta):
 
 
 @njit(inline="always")
-def _push(v, d, slot, t, head, tail, fill, data, ddata, nxt, ctl, tctl):
-    # thread t appends (v, d) to its list ``slot`` (t's row of the buckets).
-    # The driver made room for every push of the frontier beforehand: a
-    # new chunk comes from t's free list, else from the shared pool's end
-    # (atomic: the threads of a parallel round share it). An array
-    # reallocated here would make numba reference-count the arrays on every
-    # improvement (measured 2x slower overall).
-    if tail[slot] < 0 or fill[slot] == _CHUNK:
-        e = tctl[t + _FREE]
+def _push(v, d, slot, tt, head, tail, fill, data, ddata, nxt, ctl, tctl):
+    # the thread whose tctl block starts at tt (uint64) appends (v, d) to
+    # its list ``slot`` (uint64, in its row of the buckets). The launcher
+    # made room beforehand: a new chunk comes from the thread's free list,
+    # else from the shared pool's end (atomic: the threads share it). An
+    # array reallocated here would make numba reference-count the arrays on
+    # every improvement (measured 2x slower overall).
+    last = tail[slot]
+    if last < 0 or fill[slot] == _CHUNK:
+        e = tctl[tt + _UFREE]
         if e >= 0:
-            tctl[t + _FREE] = nxt[e]
-            tctl[t + _NFREE] -= 1
+            tctl[tt + _UFREE] = nxt[np.uint64(e)]
+            tctl[tt + _UNFREE] -= 1
         else:
             e = fetch_add(ctl, _USED, 1)
-        nxt[e] = -1
-        if tail[slot] < 0:
+        nxt[np.uint64(e)] = -1
+        if last < 0:
             head[slot] = e
-            tctl[t + _NONEMPTY] += 1
+            tctl[tt + _UNONEMPTY] += 1
         else:
-            nxt[tail[slot]] = e
+            nxt[np.uint64(last)] = e
         tail[slot] = e
         fill[slot] = 0
-    pos = np.uint64(tail[slot]) * np.uint64(_CHUNK) + np.uint64(fill[slot])
+        last = e
+    pos = np.uint64(last) * _UCHUNK + np.uint64(fill[slot])
     data[pos] = v
     ddata[pos] = d
     fill[slot] += 1
@@ -141,6 +162,11 @@ def _push(v, d, slot, t, head, tail, fill, data, ddata, nxt, ctl, tctl):
 def _room(work, nbins, threads=1):
     """Chunks ``work`` pushes may take: each thread's list of each bucket
     opens at most one new chunk besides the full ones."""
+    return work // _CHUNK + threads * (nbins + 1) + 1
+
+
+@njit(inline="always")
+def _room_nb(work, nbins, threads):
     return work // _CHUNK + threads * (nbins + 1) + 1
 
 
@@ -161,24 +187,114 @@ def _ahead(f, nf, frontier, indptr, indices, weights, dist):
 
 
 @njit(inline="always")
-def _room_nb(work, nbins, threads):
-    return work // _CHUNK + threads * (nbins + 1) + 1
-
-
-@njit(inline="always")
 def _bucket(d, inv_delta):
     return np.uint64(np.int64(np.float64(d) * inv_delta))
 
 
 @njit(inline="always")
+def _detach(slot, rt, out, od, at, indptr, dist, head, tail, fill, data, ddata, nxt, tctl):
+    # move the valid entries of list ``slot`` (its row's tctl block at rt;
+    # both uint64) to out/od[at:] and return (their end, their out-edges);
+    # its chunks go back to that row's free list
+    c = head[slot]
+    last, last_fill = tail[slot], fill[slot]
+    head[slot] = -1
+    tail[slot] = -1
+    tctl[rt + _UNONEMPTY] -= 1
+    k = np.uint64(at)
+    work = 0
+    while c >= 0:
+        cu = np.uint64(c)
+        cnt = last_fill if c == last else _CHUNK
+        base = cu * _UCHUNK
+        for i in range(np.uint64(cnt)):
+            u = data[base + i]
+            du = ddata[base + i]
+            if dist[np.uint64(u)] == du:
+                out[k] = u
+                od[k] = du
+                k += _U1
+                work += indptr[np.uint64(u) + _U1] - indptr[np.uint64(u)]
+        after = nxt[cu]
+        nxt[cu] = tctl[rt + _UFREE]
+        tctl[rt + _UFREE] = c
+        tctl[rt + _UNFREE] += 1
+        c = after
+    return k, work
+
+
+@njit(inline="always")
+def _relax_plain(nf, frontier, fd, mask, indptr, indices, weights, dist, head, tail, fill, data,
+                 ddata, nxt, ctl, tctl, inv_delta, saturated):
+    # relax frontier[:nf] alone (plain stores), queueing in row 0
+    zero = np.uint64(0)
+    for f in range(np.uint64(nf)):
+        _ahead(f, nf, frontier, indptr, indices, weights, dist)
+        u = np.uint64(frontier[f])
+        du = fd[f]
+        if dist[u] != du:  # improved again meanwhile: queued anew
+            continue
+        for p in range(np.uint64(indptr[u]), np.uint64(indptr[u + _U1])):
+            v = np.uint64(indices[p])
+            w = weights[p]
+            # saturate instead of wrapping (tested before adding: numba's
+            # signed add may assume no overflow)
+            nd = saturated if w > saturated - du else du + w
+            if nd < dist[v]:
+                dist[v] = nd
+                _push(v, nd, _bucket(nd, inv_delta) & mask, zero, head, tail, fill, data,
+                      ddata, nxt, ctl, tctl)
+
+
+@njit(cache=True, nogil=True)
+def _serial(indptr, indices, weights, dist, head, tail, fill, data, ddata, nxt, ctl, tctl,
+            frontier, fd, inv_delta, saturated):
+    # One thread, plain stores. indptr[n+1], indices[m], weights[m] W;
+    # dist[n] D; head/tail/fill[nbins] int64; data[chunks * _CHUNK]
+    # (vertex), ddata[same] D (its distance when queued), nxt[chunks] int64;
+    # ctl[_NCTL], tctl[_NT] int64; frontier[n], fd[n] D: the bucket's valid
+    # entries, ctl[_RESUME] of them when a call resumes. Returns 0 when done,
+    # -1 when the pool must grow to _room(ctl[_WORK]) more chunks (the
+    # frontier is kept). O(work of the frontiers + buckets scanned)
+    nbins = head.size
+    mask = np.uint64(nbins - 1)
+    zero = np.uint64(0)
+    while True:
+        if ctl[_RESUME] > 0:  # a frontier collected before the pool grew
+            nf = ctl[_RESUME]
+            work = ctl[_WORK]
+            ctl[_RESUME] = 0
+        else:
+            if tctl[_NONEMPTY] == 0:
+                return 0
+            s = np.uint64(ctl[_CUR]) & mask
+            if head[s] < 0:
+                ctl[_CUR] += 1
+                continue
+            k, work = _detach(s, zero, frontier, fd, zero, indptr, dist, head, tail, fill, data,
+                              ddata, nxt, tctl)
+            nf = np.int64(k)
+            if nf == 0:
+                continue
+            ctl[_RELAXED] += nf
+        if nxt.size - ctl[_USED] + tctl[_NFREE] < _room_nb(work, nbins, 1):
+            ctl[_RESUME] = nf
+            ctl[_WORK] = work
+            return -1
+        _relax_plain(nf, frontier, fd, mask, indptr, indices, weights, dist, head, tail, fill,
+                     data, ddata, nxt, ctl, tctl, inv_delta, saturated)
+
+
+@njit(inline="always")
 def _relax_share(t, nbins, frontier, fd, nf, block, sync, indptr, indices, weights, dist, head, tail,
                  fill, data, ddata, nxt, ctl, tctl, inv_delta, saturated):
-    # one thread's part of a parallel round: blocks of frontier[:nf] claimed
+    # thread t's part of a parallel round: blocks of frontier[:nf] claimed
     # from sync[_NEXT]; dist lowered by compare-and-swap (a strict
     # improvement wins once, and its winner queues it in its own lists)
     mask = np.uint64(nbins - 1)
-    row = np.uint64(t) * np.uint64(nbins)
-    tt = t * _NT
+    tu = np.uint64(t)
+    row = tu * np.uint64(nbins)
+    tt = tu * _UNT
     while True:
         b = fetch_add(sync, _NEXT, block)
         if b >= nf:
@@ -202,20 +318,36 @@ def _relax_share(t, nbins, frontier, fd, nf, block, sync, indptr, indices, weigh
                     old = dist[v]
 
 
+@njit(inline="always")
+def _wait(spins, limit):
+    # one check of a spin-wait that has made ``spins`` checks so far: a
+    # pause for the first ``limit``, then a yield of the CPU
+    if spins < limit:
+        pause()
+    else:
+        yield_cpu()
+    return spins + 1
+
+
 @njit(cache=True, nogil=True)
-def _search(t, threads, indptr, indices, weights, dist, head, tail, fill, data, ddata, nxt,
-            ctl, tctl, sync, frontier, fd, inv_delta, saturated, par_edges, par_block):
-    # Thread t of ``threads`` (t = 0: the driver, the others helpers of its
-    # parallel rounds). indptr[n+1], indices[m], weights[m] W; dist[n] D;
-    # head/tail/fill[threads * nbins] int64 (thread t's lists at row t);
-    # data[chunks * _CHUNK] (vertex), ddata[same] D (its distance when
-    # queued), nxt[chunks] int64; ctl[_NCTL], tctl[threads * _NT],
+def _parallel(t, threads, indptr, indices, weights, dist, head, tail, fill, data, ddata, nxt,
+              ctl, tctl, sync, frontier, fd, inv_delta, saturated, par_edges, par_block,
+              spin_pauses):
+    # Thread t of ``threads`` >= 2 (t = 0: the driver, the others helpers
+    # of its parallel rounds). indptr[n+1], indices[m], weights[m] W;
+    # dist[n] D; head/tail/fill[threads * nbins] int64 (thread t's lists at
+    # row t); data[chunks * _CHUNK] (vertex), ddata[same] D (its distance
+    # when queued), nxt[chunks] int64; ctl[_NCTL], tctl[threads * _NT],
     # sync[_NSYNC] int64; frontier[n], fd[n] D; a thread claims par_block
-    # frontier positions at once.
+    # frontier positions at once; a waiting thread yields its CPU after
+    # spin_pauses checks.
+    # The driver empties the lowest bucket of every row into the frontier;
+    # one with fewer than par_edges out-edges it relaxes alone (plain
+    # stores: the helpers wait), a larger one is a parallel round.
     # The driver returns -1: make room for _room(ctl[_WORK], nbins,
-    # threads) more chunks and call again (frontier[:ctl[_RESUME]] is kept
-    # to relax then); -2: the first parallel round is due: start the
-    # helpers from now on (ctl[_HELPED] = 1) and call again; 0: done.
+    # threads) more chunks and call again (frontier[:ctl[_RESUME]] is kept to
+    # relax then); -2: the first parallel round is due: start the helpers
+    # from now on (ctl[_HELPED] = 1) and call again; 0: done.
     # O(work of the frontiers + buckets scanned)
     nbins = head.size // threads
     if t > 0:  # a helper: join unless the driver stopped waiting, then serve rounds
@@ -226,70 +358,56 @@ def _search(t, threads, indptr, indices, weights, dist, head, tail, fill, data, 
             if cas(sync, _JOINED, j, j + 1):
                 break
         last = 0
+        spins = 0
         while True:
             g = load_acquire(sync, _GEN)
             if g == last:
-                pause()
+                spins = _wait(spins, spin_pauses)
                 continue
             if g < 0:
                 return 0
             last = g
-            _relax_share(t, nbins, frontier, fd, sync[_NF], par_block, sync, indptr, indices, weights,
-                         dist, head, tail, fill, data, ddata, nxt, ctl, tctl, inv_delta,
+            spins = 0
+            _relax_share(t, nbins, frontier, fd, sync[_NF], par_block, sync, indptr, indices,
+                         weights, dist, head, tail, fill, data, ddata, nxt, ctl, tctl, inv_delta,
                          saturated)
             arrive(sync, _ARRIVED, 1)
     mask = np.uint64(nbins - 1)
+    zero = np.uint64(0)
     helpers = -1  # joined helpers; -1: not waited for yet
     ret = 0
     while True:
-        nonempty = 0
-        for r in range(threads):
-            nonempty += tctl[r * _NT + _NONEMPTY]
-        if nonempty == 0 and ctl[_RESUME] == 0:
-            break
-        if ctl[_RESUME] > 0:  # a frontier collected before the pool grew
+        if ctl[_RESUME] > 0:  # a frontier collected before the kernel returned
             nf = ctl[_RESUME]
             work = ctl[_WORK]
             ctl[_RESUME] = 0
         else:
+            nonempty = 0
+            for r in range(threads):
+                nonempty += tctl[np.uint64(r) * _UNT + _UNONEMPTY]
+            if nonempty == 0:
+                break
             s = np.uint64(ctl[_CUR]) & mask
-            nf = 0
-            work = 0
-            found = False
-            # detach bucket cur from every thread's row; its valid entries
+            # detach bucket cur from every thread's row: its valid entries
             # (queued with the vertex's current distance: the last
             # improvement) form the frontier; each chunk goes back to the
             # free list of the thread that filled it
+            k = zero
+            work = 0
+            found = False
             for r in range(threads):
-                slot = np.uint64(r) * np.uint64(nbins) + s
-                c = head[slot]
-                if c < 0:
+                ru = np.uint64(r)
+                slot = ru * np.uint64(nbins) + s
+                if head[slot] < 0:
                     continue
                 found = True
-                last, last_fill = tail[slot], fill[slot]
-                head[slot] = -1
-                tail[slot] = -1
-                rt = r * _NT
-                tctl[rt + _NONEMPTY] -= 1
-                while c >= 0:
-                    cnt = last_fill if c == last else _CHUNK
-                    base = np.uint64(c) * np.uint64(_CHUNK)
-                    for i in range(np.uint64(cnt)):
-                        u = np.uint64(data[base + i])
-                        du = ddata[base + i]
-                        if dist[u] == du:
-                            frontier[nf] = u
-                            fd[nf] = du
-                            nf += 1
-                            work += indptr[u + _U1] - indptr[u]
-                    after = nxt[c]
-                    nxt[c] = tctl[rt + _FREE]
-                    tctl[rt + _FREE] = c
-                    tctl[rt + _NFREE] += 1
-                    c = after
+                k, w = _detach(slot, ru * _UNT, frontier, fd, k, indptr, dist, head, tail, fill,
+                               data, ddata, nxt, tctl)
+                work += w
             if not found:
                 ctl[_CUR] += 1
                 continue
+            nf = np.int64(k)
             if nf == 0:
                 continue
             ctl[_RELAXED] += nf
@@ -318,32 +436,20 @@ def _search(t, threads, indptr, indices, weights, dist, head, tail, fill, data, 
             sync[_NEXT] = 0
             sync[_ARRIVED] = 0
             store_release(sync, _GEN, load_acquire(sync, _GEN) + 1)
-            _relax_share(0, nbins, frontier, fd, nf, par_block, sync, indptr, indices, weights, dist,
-                         head, tail, fill, data, ddata, nxt, ctl, tctl, inv_delta, saturated)
+            _relax_share(0, nbins, frontier, fd, nf, par_block, sync, indptr, indices, weights,
+                         dist, head, tail, fill, data, ddata, nxt, ctl, tctl, inv_delta,
+                         saturated)
+            spins = 0
             while load_acquire(sync, _ARRIVED) < helpers:
-                pause()
+                spins = _wait(spins, spin_pauses)
             continue
         if nxt.size - ctl[_USED] + tctl[_NFREE] < _room_nb(work, nbins, 1):
             ctl[_RESUME] = nf
             ctl[_WORK] = work
             ret = -1
             break
-        for f in range(np.uint64(nf)):
-            _ahead(f, nf, frontier, indptr, indices, weights, dist)
-            u = np.uint64(frontier[f])
-            du = fd[f]
-            if dist[u] != du:  # improved again meanwhile: queued anew
-                continue
-            for p in range(np.uint64(indptr[u]), np.uint64(indptr[u + _U1])):
-                v = np.uint64(indices[p])
-                w = weights[p]
-                # saturate instead of wrapping (tested before adding: numba's
-                # signed add may assume no overflow)
-                nd = saturated if w > saturated - du else du + w
-                if nd < dist[v]:
-                    dist[v] = nd
-                    _push(v, nd, _bucket(nd, inv_delta) & mask, 0, head, tail, fill, data,
-                          ddata, nxt, ctl, tctl)
+        _relax_plain(nf, frontier, fd, mask, indptr, indices, weights, dist, head, tail, fill,
+                     data, ddata, nxt, ctl, tctl, inv_delta, saturated)
     # let the helpers go: no more joins, no more rounds
     while True:
         j = load_acquire(sync, _JOINED)
@@ -365,6 +471,18 @@ def _warm(dtype, index_dtype):
         delta_stepping(A, 0, 1.0, d, parallel=True, par_edges=0)
 
 
+def _grow(data, ddata, nxt, need):
+    """The chunk pool (data, ddata, nxt) with room for ``need`` more chunks,
+    at least doubled; the entries kept."""
+    chunks = nxt.size + max(need, nxt.size)
+    out = []
+    for a, size in ((data, chunks * _CHUNK), (ddata, chunks * _CHUNK), (nxt, chunks)):
+        b = np.empty(size, a.dtype)
+        b[:a.size] = a
+        out.append(b)
+    return out
+
+
 @register("sssp", fmt="csr", device="cpu", variant="delta", warmup=_warm)
 def delta_stepping(A, source, delta, dist_dtype, *, parallel=None,
                    par_edges=None, initial_chunks=None, max_weight=None, cfg=None):
@@ -373,13 +491,13 @@ def delta_stepping(A, source, delta, dist_dtype, *, parallel=None,
     A: CSR (n x n) with values W >= 0 (no NaN; the caller checks), W one of
     ``KERNEL_DTYPES`` for ``dist_dtype`` D. delta > 0: the bucket width;
     ``max(weights) / delta`` must stay below ``cfg.max_bins`` (cfg: the
-    ``SSSP`` settings; None: those in force). parallel: None
-    runs frontiers with at least ``par_edges`` (default ``cfg.par_edges``)
-    out-edges on all threads when there is more than one, True on at least
-    two threads (even with one CPU); False never. initial_chunks: the
-    bucket lists' first pool size in chunks (tests make it 1 to grow it
-    often). max_weight: the largest finite weight, if the caller knows it
-    (else one pass over the weights finds it).
+    ``SSSP`` settings; None: those in force). parallel: None runs on all
+    threads when there is more than one and the graph has at least
+    ``par_edges`` (default ``cfg.par_edges``) edges, True on at least two
+    threads (even with one CPU); False on one. initial_chunks: the bucket
+    lists' pool size in chunks (default: room for m + n entries; tests
+    make it 1 to grow it often). max_weight: the largest finite weight, if
+    the caller knows it (else one pass over the weights finds it).
     Returns (dist[n] D, relaxed): unreached vertices hold D's infinity (inf
     or the integer maximum); an integer sum past the maximum saturates at
     maximum - 1; ``relaxed`` counts vertex relaxations (the reached
@@ -421,26 +539,27 @@ def delta_stepping(A, source, delta, dist_dtype, *, parallel=None,
         par_edges = cfg.par_edges
     if parallel is None:  # helpers only where a frontier may reach par_edges
         parallel = threads > 1 and indices.size >= par_edges
-    if parallel:
-        threads = max(threads, 2)
-    else:
-        threads = 1
-        par_edges = np.iinfo(np.int64).max
+    threads = max(threads, 2) if parallel else 1
 
     dist = np.full(n, infinity, D)
     head = np.full(threads * nbins, -1, np.int64)
     tail = np.full(threads * nbins, -1, np.int64)
     fill = np.zeros(threads * nbins, np.int64)
-    chunks = _room(n, nbins, threads) if initial_chunks is None else max(1, int(initial_chunks))
+    # sized once (a return to grow it costs ~10% of a call on kron-18): a
+    # work-efficient search queues about one entry per edge, emptied chunks
+    # are reused, and every list may hold a part-filled chunk while a
+    # frontier's room is checked
+    chunks = (_room(indices.size + n, nbins, 2 * threads) if initial_chunks is None
+              else max(1, int(initial_chunks)))
     data = np.empty(chunks * _CHUNK, indices.dtype)
     ddata = np.empty(chunks * _CHUNK, D)
     nxt = np.empty(chunks, np.int64)
-    frontier = np.empty(n, indices.dtype)
-    fd = np.empty(n, D)
     ctl = np.zeros(_NCTL, np.int64)
     tctl = np.zeros(threads * _NT, np.int64)
     tctl[_FREE::_NT] = -1
-    # the source, queued in bucket 0 at distance 0
+    frontier = np.empty(n, indices.dtype)
+    fd = np.empty(n, D)
+    # the source, queued in bucket 0 (row 0) at distance 0
     dist[source] = 0
     data[0] = source
     ddata[0] = 0
@@ -449,16 +568,22 @@ def delta_stepping(A, source, delta, dist_dtype, *, parallel=None,
     fill[0] = 1
     ctl[_USED] = 1
     tctl[_NONEMPTY] = 1
+    if threads == 1:
+        while _serial(indptr, indices, weights, dist, head, tail, fill, data, ddata, nxt, ctl,
+                      tctl, frontier, fd, inv_delta, saturated) != 0:
+            data, ddata, nxt = _grow(data, ddata, nxt, _room(int(ctl[_WORK]), nbins))
+        return dist, int(ctl[_RELAXED])
     par_edges = np.int64(par_edges)
     while True:
         sync = np.zeros(_NSYNC, np.int64)  # fresh: a helper of an earlier launch never joins it
         args = (indptr, indices, weights, dist, head, tail, fill, data, ddata, nxt, ctl, tctl,
                 sync, frontier, fd, inv_delta, saturated, par_edges,
-                np.int64(max(1, int(cfg.par_block))))
-        helpers = [_submit(_search, t, threads, *args)
+                np.int64(max(1, int(cfg.par_block))),
+                np.int64(max(0, int(cfg.spin_pauses))))
+        helpers = [_submit(_parallel, t, threads, *args)
                    for t in range(1, threads if ctl[_HELPED] else 1)]
         try:
-            ret = _search(0, threads, *args)
+            ret = _parallel(0, threads, *args)
         finally:
             for h in helpers:  # joined ones leave at once; one never started is dropped
                 if not h.cancel():
@@ -468,14 +593,5 @@ def delta_stepping(A, source, delta, dist_dtype, *, parallel=None,
         if ret == -2:
             ctl[_HELPED] = 1
             continue
-        # grow the chunk pool (never inside the kernels' loops)
-        need = _room(int(ctl[_WORK]), nbins, threads)
-        grow = max(need, nxt.size)
-        bigger = np.empty((nxt.size + grow) * _CHUNK, data.dtype)
-        bigger[:data.size] = data
-        bigger_d = np.empty((nxt.size + grow) * _CHUNK, D)
-        bigger_d[:ddata.size] = ddata
-        bigger_n = np.empty(nxt.size + grow, np.int64)
-        bigger_n[:nxt.size] = nxt
-        data, ddata, nxt = bigger, bigger_d, bigger_n
+        data, ddata, nxt = _grow(data, ddata, nxt, _room(int(ctl[_WORK]), nbins, threads))
     return dist, int(ctl[_RELAXED])
