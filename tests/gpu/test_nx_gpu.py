@@ -372,6 +372,23 @@ def check_closeness_centrality(G):
         assert type(b) is float and _float_close(a, b)
 
 
+def check_betweenness_centrality(G):
+    for normalized in (True, False):
+        for endpoints in (False, True):
+            a, b = both("betweenness_centrality", G, normalized=normalized, endpoints=endpoints)
+            assert list(a) == list(b) and close_dicts(a, b)
+    a, b = both("betweenness_centrality", G, k=3, seed=7)
+    assert list(a) == list(b) and close_dicts(a, b)
+
+
+def check_edge_betweenness_centrality(G):
+    for normalized in (True, False):
+        a, b = both("edge_betweenness_centrality", G, normalized=normalized)
+        assert list(a) == list(b) and close_dicts(a, b)
+    a, b = both("edge_betweenness_centrality", G, k=3, seed=7)
+    assert list(a) == list(b) and close_dicts(a, b)
+
+
 def check_eccentricity(G):
     same_error("eccentricity", G)  # values on the connected graphs, the error on the others
     s = nodes_of(G)[0]
