@@ -63,6 +63,7 @@ nitpick_ignore_regex = [
 
 html_theme = "furo"
 html_title = f"bitgraph {release}"
-html_static_path = []
+html_static_path = ["_static"]
+html_css_files = ["bitgraph.css"]
 # CI has no network guarantee: the link check covers the site's own links
 linkcheck_ignore = [r"https?://.*"]
