@@ -115,7 +115,7 @@ grep -q 'GUNROCK_PR_TOL' "$PRCU" || { echo "gunrock.sh: pr.cu patch did not appl
 # frontier and the edge offsets with tile-local row numbers (correct only while a level's
 # vertices + edges fit one tile of 640: karate, not kron) and whose host code prints and
 # sorts every frontier inside the timed loop; bc keeps one frontier buffer per BFS level
-# in a fixed 1000 (grid-2048: ~4,100 levels, rgg-22: ~1,100). The patch advances with
+# in a fixed 1000 (grid-2048: up to ~4,100 levels, rgg-22: ~1,100). The patch advances with
 # block_mapped (sssp's default, validated), grows the buffers with the depth, skips the
 # backward advance of the empty deepest level (a 0-block launch), and in bc.cu prints
 # "BC source S : T (ms)" after each run, runs one untimed warm-up from the first source
