@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Build the Gunrock v2 anchors (sssp, pr, tc) for benchmarks/run.py, here (nvcc 13, no GPU
+# Build the Gunrock v2 anchors (sssp, pr, tc, bc) for benchmarks/run.py, here (nvcc 13, no GPU
 # needed); the lead carries OUT to the GPU machine.
 #
 #   benchmarks/gunrock.sh [SRC] [OUT]
@@ -15,7 +15,7 @@
 #       GetGitRevisionDescription.cmake.in | tar -x -C SRC/cmake-modules
 #       (rpavlik/cmake-modules; optional: a stub is written when absent)
 # cccl needs no source: nvcc ships CCCL (an empty stub folder stands in).
-# OUT (default anchors/gunrock) receives the stripped binaries sssp, pr, tc.
+# OUT (default anchors/gunrock) receives the stripped binaries sssp, pr, tc, bc.
 # The build folder is $GUNROCK_BUILD (default /tmp/gunrock-build-$USER, outside the
 # carried tree); CUDA arch $GUNROCK_ARCH (default 90), make -j$GUNROCK_JOBS (default 2).
 # This script fetches nothing and changes only the copies under SRC.
@@ -25,11 +25,12 @@
 #    never defines, so on CUDA its atomics are plain host code and SSSP reaches
 #    nothing; each is widened to `defined(__HIP_DEVICE_COMPILE__) || defined(__CUDA_ARCH__)`.
 # 2. tc advances over the whole graph again (see the TC block below).
-# 3. Link: sssp, pr and tc use neither cuRAND nor cuSPARSE nor the driver API,
+# 3. Link: sssp, pr, tc and bc use neither cuRAND nor cuSPARSE nor the driver API,
 #    so those libraries are dropped from the link (the build machine has none)
 #    and cudart is linked statically: the binaries need only libc/libstdc++.
 # 4. pr takes its tolerance and an iteration cap from the environment and prints
 #    its iteration count (see the pr block below); unset, it behaves as upstream.
+# 5. bc gives right values on CUDA (see the bc block below) and prints each source's time.
 set -euo pipefail
 
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -110,7 +111,118 @@ for pat in 'GUNROCK_PR_MAX_ITER' 'PR iterations : ' '^#include <cstdlib>$'; do
 done
 grep -q 'GUNROCK_PR_TOL' "$PRCU" || { echo "gunrock.sh: pr.cu patch did not apply" >&2; exit 1; }
 
-# --- patch 3: link only what sssp/pr/tc use
+# --- patch 5: bc. Upstream bc advances with merge_path_v2, whose kernel indexes the input
+# frontier and the edge offsets with tile-local row numbers (correct only while a level's
+# vertices + edges fit one tile of 640: karate, not kron) and whose host code prints and
+# sorts every frontier inside the timed loop; bc keeps one frontier buffer per BFS level
+# in a fixed 1000 (grid-2048: up to ~4,100 levels, rgg-22: ~1,100). The patch advances with
+# block_mapped (sssp's default, validated), grows the buffers with the depth, skips the
+# backward advance of the empty deepest level (a 0-block launch), and in bc.cu prints
+# "BC source S : T (ms)" after each run, runs one untimed warm-up from the first source
+# whose values it clears when $GUNROCK_BC_WARMUP is set, prints $GUNROCK_BC_HEAD leading
+# values (default 40), and prints the last run's time whatever -n says. Its values: the
+# sum over the runs' sources of delta_s(v) / 2 (float32).
+BC_PATCH=$(cat <<'PATCH'
+--- a/examples/algorithms/bc/bc.cu
++++ b/examples/algorithms/bc/bc.cu
+@@ -2,6 +2,8 @@
+ #include <gunrock/util/performance.hxx>
+ #include <gunrock/io/parameters.hxx>
+ 
++#include <cstdlib>
++
+ using namespace gunrock;
+ using namespace memory;
+ 
+@@ -62,6 +64,16 @@
+   size_t n_runs = source_vect.size();
+   std::vector<float> run_times;
+ 
++  // GUNROCK_BC_WARMUP set: one untimed run from the first source, its values cleared
++  if (std::getenv("GUNROCK_BC_WARMUP")) {
++    gunrock::bc::param_t<vertex_t> param(source_vect[0], options);
++    gunrock::bc::result_t<weight_t> result(bc_values.data().get());
++    gunrock::bc::run(G, param, result, context);
++    context->get_context(0)->synchronize();
++    thrust::fill(bc_values.begin(), bc_values.end(), (weight_t)0);
++    context->get_context(0)->synchronize();
++  }
++
+   auto benchmark_metrics = std::vector<benchmark::host_benchmark_t>(n_runs);
+   for (int i = 0; i < n_runs; i++) {
+     // Synchronize before each run to ensure clean state
+@@ -75,6 +87,8 @@
+     gunrock::bc::result_t<weight_t> result(bc_values.data().get());
+ 
+     run_times.push_back(gunrock::bc::run(G, param, result, context));
++    std::cout << "BC source " << source_vect[i] << " : " << run_times.back()
++              << " (ms)" << std::endl;
+ 
+     benchmark::host_benchmark_t metrics = benchmark::EXTRACT();
+     benchmark_metrics[i] = metrics;
+@@ -97,8 +111,10 @@
+   // Log
+ 
+   std::cout << "Single source : " << source_vect.back() << "\n";
+-  print::head(bc_values, 40, "GPU bc values");
+-  std::cout << "GPU Elapsed Time : " << run_times[arguments.num_runs - 1]
++  // GUNROCK_BC_HEAD: how many leading values to print (default 40)
++  const char* head = std::getenv("GUNROCK_BC_HEAD");
++  print::head(bc_values, head ? std::atoi(head) : 40, "GPU bc values");
++  std::cout << "GPU Elapsed Time : " << run_times.back()
+             << " (ms)" << std::endl;
+ }
+ 
+--- a/include/gunrock/algorithms/bc.hxx
++++ b/include/gunrock/algorithms/bc.hxx
+@@ -137,10 +137,13 @@
+       };
+ 
+       while (true) {
++        // one frontier buffer per level: grow past the fixed 1000 (deep graphs)
++        if (this->depth + 2 > this->frontiers.size())
++          this->frontiers.resize(2 * (this->depth + 2));
+         auto in_frontier = &(this->frontiers[this->depth]);
+         auto out_frontier = &(this->frontiers[this->depth + 1]);
+ 
+-        operators::advance::execute<operators::load_balance_t::merge_path_v2,
++        operators::advance::execute<operators::load_balance_t::block_mapped,
+                                     operators::advance_direction_t::forward,
+                                     operators::advance_io_type_t::vertices,
+                                     operators::advance_io_type_t::vertices>(
+@@ -178,12 +181,14 @@
+         auto in_frontier = &(this->frontiers[this->depth]);
+         auto out_frontier = &(this->frontiers[this->depth + 1]);
+ 
+-        operators::advance::execute<operators::load_balance_t::merge_path_v2,
+-                                    operators::advance_direction_t::forward,
+-                                    operators::advance_io_type_t::vertices,
+-                                    operators::advance_io_type_t::none>(
+-            G, backward_op, in_frontier, out_frontier, E->scanned_work_domain,
+-            context);
++        // an empty level (the deepest) launches nothing: a 0-block grid is an error
++        if (!in_frontier->is_empty())
++          operators::advance::execute<operators::load_balance_t::block_mapped,
++                                      operators::advance_direction_t::forward,
++                                      operators::advance_io_type_t::vertices,
++                                      operators::advance_io_type_t::none>(
++              G, backward_op, in_frontier, out_frontier, E->scanned_work_domain,
++              context);
+ 
+         this->depth--;
+         this->search_depth++;
+PATCH
+)
+if ! printf '%s\n' "$BC_PATCH" | patch -d "$G" -p1 -R -s -f --dry-run >/dev/null 2>&1; then
+    printf '%s\n' "$BC_PATCH" | patch -d "$G" -p1 -s -f --no-backup-if-mismatch \
+        || { echo "gunrock.sh: bc patch did not apply" >&2; exit 1; }
+fi
+grep -q 'load_balance_t::merge_path_v2' "$G/include/gunrock/algorithms/bc.hxx" \
+    && { echo "gunrock.sh: bc.hxx still uses merge_path_v2" >&2; exit 1; }
+grep -q 'GUNROCK_BC_WARMUP' "$G/examples/algorithms/bc/bc.cu" \
+    || { echo "gunrock.sh: bc.cu patch did not apply" >&2; exit 1; }
+
+# --- patch 3: link only what sssp/pr/tc/bc use
 LIBS='^    INTERFACE (curand|cuda|cusparse)$'
 if grep -qE "$LIBS" "$G/CMakeLists.txt"; then
     sed -i -E "/$LIBS/d" "$G/CMakeLists.txt"
@@ -129,10 +241,10 @@ cmake -S "$G" -B "$BUILD" \
     -DFETCHCONTENT_SOURCE_DIR_JSON="$SRC/json" \
     -DFETCHCONTENT_SOURCE_DIR_CMAKE_MODULES="$MODULES" \
     -DJSON_BuildTests=OFF -DCXXOPTS_BUILD_TESTS=OFF -DCXXOPTS_BUILD_EXAMPLES=OFF
-make -C "$BUILD" -j"$JOBS" sssp pr tc
+make -C "$BUILD" -j"$JOBS" sssp pr tc bc
 
 mkdir -p "$OUT"
-for b in sssp pr tc; do
+for b in sssp pr tc bc; do
     strip -o "$OUT/$b" "$BUILD/bin/$b"
 done
 ls -l "$OUT"

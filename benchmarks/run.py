@@ -96,6 +96,8 @@ CUDA_SPMV_GRAPHS = ("kron:22", "urand:22", "grid:2048x2048")
 CUDA_TC_GRAPHS = ("kron:22", "urand:22", RGG_22)
 CUDA_DIAMETER_GRAPHS = ("kron:22", "grid:2048x2048:0.01")
 CUDA_BOUNDS_GRAPHS = ("kron:21", "grid:2048x2048:0.01")
+# betweenness on CUDA: issue 32's graphs (Gunrock's bc per source beside ours)
+CUDA_BC_GRAPHS = ("kron:22", "urand:22", "grid:2048x2048:0.01", RGG_22)
 
 CASES = [
     # --- CPU -----------------------------------------------------------------------------
@@ -114,6 +116,10 @@ CASES = [
     *_cases("triangle_count", ("auto", "mxm"), CPU_GRAPHS, "cpu",
             ("SuiteSparse", "networkx", "gapbs")),
     *_cases("closeness", ("auto",), CPU_GRAPHS, "cpu", ("scipy", "networkx")),
+    # betweenness: one call over the graph's fixed sample of BC_SOURCES sources; times per
+    # source (ours: the call / the sources); gapbs's bc once per source of ours (the first
+    # BC_ANCHOR_SOURCES, values checked) and a batch of its own sources per trial
+    *_cases("betweenness", ("auto",), CPU_GRAPHS, "cpu", ("networkx", "gapbs", "gapbs batch")),
     *_cases("mxv", ("plus_times", "bfs_step"), CPU_GRAPHS, "cpu", ("SuiteSparse", "scipy")),
     *_cases("mxm", ("tc_masked",), CPU_GRAPHS, "cpu", ("SuiteSparse",)),
     # --- CUDA ----------------------------------------------------------------------------
@@ -143,6 +149,9 @@ CASES = [
     # Gunrock (the issue's anchor) runs once per graph, on the integer weights
     *_cases("sssp", ("auto", "auto-float"), CUDA_GRAPHS, "cuda", ("scipy", "Gunrock")),
     *_cases("sssp", ("bellman-ford",), CUDA_GRAPHS[:3], "cuda", ("scipy", "Gunrock")),
+    # betweenness: our CPU call on the host copy checks the values; Gunrock's bc (patched by
+    # gunrock.sh) runs the same sources one after another
+    *_cases("betweenness", ("auto",), CUDA_BC_GRAPHS, "cuda", ("bitgraph CPU", "Gunrock")),
 ]
 
 # --smoke: each family's tiny graph (a few hundred vertices)
@@ -150,6 +159,12 @@ SMOKE_GRAPHS = {"kron": "kron:8", "urand": "urand:8", "grid": "grid:16x16", "rgg
 NX_MAX_EDGES = 300_000  # networkx baselines on graphs of at most this many stored entries
 SOURCES = {"cpu": 4, "cuda": 16}  # sources of the single-source cases (the mean over them)
 BATCH = 64  # sources of msbfs and closeness
+# betweenness: the sources of a graph's fixed sample (Graph.bc_sources: seeded, the same
+# for every code); the per-source anchors (gapbs: a run per source, the graph loaded each
+# time) take its first BC_ANCHOR_SOURCES
+BC_SOURCES = {"cpu": 64, "cuda": 64}
+BC_ANCHOR_SOURCES = 16
+BC_HEAD = 1 << 16  # the leading values Gunrock's bc prints for the check (all on small graphs)
 REPEAT = {"cpu": 3, "cuda": 10}
 # the baselines that run on the GPU (timed like ours, --repeat calls); the others of a CUDA
 # case run on the host once
@@ -225,6 +240,29 @@ class Graph:
         rng = np.random.default_rng(seed)
         return rng.choice(cand, size=k, replace=cand.size < k).astype(np.int64)
 
+    def bc_sources(self, k, seed=32):
+        """k distinct seeded vertices with out-degree > 0 (all of them if fewer):
+        betweenness's sample, the same for every code that runs it.
+
+        >>> g = Graph("grid:4x4", "cpu")
+        >>> s = g.bc_sources(5); (s.size, np.unique(s).size, s.dtype.name)
+        (5, 5, 'int64')
+        >>> bool((g.bc_sources(5) == s).all()), g.bc_sources(99).size
+        (True, 16)
+        """
+        deg = np.diff(self.scipy().indptr)
+        cand = np.flatnonzero(deg > 0)
+        rng = np.random.default_rng(seed)
+        return rng.choice(cand, size=min(k, cand.size), replace=False).astype(np.int64)
+
+    def symmetric(self):
+        """Whether the pattern equals its transpose (betweenness halves then)."""
+        def build():
+            S = self.scipy()
+            return (S != S.T).nnz == 0
+
+        return self.memo("symmetric", build)
+
     def weights(self):
         """int32 weights 1..255 from a hash of the undirected edge {r, c} (both
         directions alike, the same on every machine), in COO order."""
@@ -293,11 +331,14 @@ def close(rtol=1e-9, atol=0.0, l1=None):
 class Algo:
     """``inputs(g, case)`` -> a list of per-call inputs (one per source, or one);
     ``call(g, method, inp, **kw)`` runs the public call (kw: ``stats=``);
-    ``answer(result)`` -> numpy; ``check(ours, theirs)`` -> None or what differs."""
+    ``answer(result)`` -> numpy; ``check(ours, theirs)`` -> None or what differs;
+    ``per_source``: an input is an array of sources and times are per source
+    (a call's time over its sources)."""
     inputs: object
     call: object
     answer: object
     check: object
+    per_source: bool = False
 
 
 def _sources(g, case):
@@ -416,6 +457,42 @@ def _closeness_call(g, method, src, **kw):
     return bg.algorithms.closeness_centrality(g.A, src, **kw)
 
 
+def _bc_inputs(g, case):
+    return [g.bc_sources(BC_SOURCES[case.device])]
+
+
+def _bc_call(g, method, src, **kw):
+    """NetworkX's unnormalised betweenness over the given sources (its scaling of a
+    sample; ``bc_scale``)."""
+    import bitgraph as bg
+
+    return bg.algorithms.betweenness_centrality(g.A, sources=src, normalized=False, **kw)
+
+
+def bc_scale(g, src):
+    """Per vertex, what NetworkX's unnormalised betweenness over the sample
+    ``src`` multiplies the raw sum of dependencies sum_s delta_s(v) by
+    (``_rescale``: N / (k c) at other vertices, N / ((k - 1) c) at the sources;
+    N = n - 1, c = 2 undirected, 1 directed): the factor that turns an
+    anchor's raw sums into our answer.
+
+    >>> import networkx as nx
+    >>> import bitgraph as bg
+    >>> g = Graph("kron:6", "cpu")
+    >>> src = g.bc_sources(7)
+    >>> raw = nx.betweenness_centrality_subset(g.networkx(), src.tolist(), range(g.n))
+    >>> raw = np.array([raw[v] for v in range(g.n)])  # a DiGraph: the raw sums
+    >>> ours = bg.algorithms.betweenness_centrality(g.A, sources=src, normalized=False)
+    >>> bool(np.allclose(raw * bc_scale(g, src), ours))
+    True
+    """
+    n, k = g.n, len(src)
+    N, c = n - 1, (2 if g.symmetric() else 1)
+    scale = np.full(n, N / (k * c))
+    scale[np.asarray(src, np.int64)] = N / ((k - 1) * c) if k > 1 else np.nan
+    return scale
+
+
 def _mxv_inputs(g, case):
     """(Made once per graph and method.) plus_times: A with float values (float32 on CUDA: cuSPARSE's type) times a
     dense vector; bfs_step (and tensor_core, the same step with
@@ -514,6 +591,8 @@ ALGOS = {
     "diameter": Algo(_component_input, _diameter_call, _scalar, same_count),
     "diameter_bounds": Algo(_component_input, _bounds_call, host, same_levels),
     "closeness": Algo(_batch, _closeness_call, host, close(rtol=1e-9)),
+    "betweenness": Algo(_bc_inputs, _bc_call, host, close(rtol=1e-9, atol=1e-9),
+                        per_source=True),
     "mxv": Algo(_mxv_inputs, _mxv_call, _mxv_answer, _mxv_check),
     "mxm": Algo(_mxm_inputs, _mxm_call, _scalar, same_count),
 }
@@ -847,6 +926,29 @@ def b_closeness_networkx(g, case):
     return (lambda src: [one(int(u)) for u in src]), np.asarray
 
 
+def b_bc_networkx(g, case):
+    if g.nvals > NX_MAX_EDGES:
+        return None
+    import networkx as nx
+
+    G = g.networkx()  # a DiGraph: betweenness_centrality_subset gives the raw sums
+
+    def answer(args):
+        d, src = args
+        return np.array([d[v] for v in range(g.n)]) * bc_scale(g, src)
+
+    return (lambda src: (nx.betweenness_centrality_subset(G, src.tolist(), range(g.n),
+                                                          normalized=False), src)), answer
+
+
+def b_bc_cpu(g, case):
+    """bitgraph's own CPU call on the host copy: the values a CUDA call must equal."""
+    import bitgraph as bg
+
+    return (lambda src: bg.algorithms.betweenness_centrality(g.cpu, sources=src,
+                                                             normalized=False)), host
+
+
 def b_mxv_suitesparse(g, case):
     import graphblas as gb
 
@@ -966,6 +1068,8 @@ BASELINES = {
     ("diameter_bounds", "bitgraph CPU"): b_diameter_cpu,
     ("closeness", "scipy"): b_closeness_scipy,
     ("closeness", "networkx"): b_closeness_networkx,
+    ("betweenness", "networkx"): b_bc_networkx,
+    ("betweenness", "bitgraph CPU"): b_bc_cpu,
     ("mxv", "SuiteSparse"): b_mxv_suitesparse,
     ("mxv", "scipy"): b_mxv_scipy,
     ("mxv", "cuSPARSE"): b_mxv_cusparse,
@@ -979,16 +1083,22 @@ BASELINES = {
 class Anchor:
     """An external binary ``binary`` (relative to the anchors folder) run as
     ``argv`` ({file}: the graph written in ``fmt``, {repeat}; {sources} and
-    {nsources}: the case's sources comma-joined and their number;
-    {iterations}: the power iterations our pagerank's stop rule needs) with
+    {nsources}: the case's sources comma-joined and their number; {source}:
+    the one source of a ``per_source`` run; {iterations}: the power
+    iterations our pagerank's stop rule needs; {head}: min(n, BC_HEAD)) with
     ``env`` (formatted alike) added to the environment; its time is the
-    first group of ``time_re`` in units of ``unit_ms`` milliseconds;
+    first group of ``time_re`` in units of ``unit_ms`` milliseconds (with
+    ``time_mean``: the mean of every match, one per source, as many as the
+    sources; with ``per_source``: one run per source, over the first
+    BC_ANCHOR_SOURCES, and the mean of the runs' times);
     ``fail_re`` in its output marks a wrong answer (its own verifier), and
     ``ok_re``, where given, must be there (its verifier's success line);
     ``iterations_re``: the iterations it printed, equal to {iterations}.
     ``count_re``: its printed count, ``count_scale`` times ours; ``head_re``:
     the first values it prints of a per-vertex answer (space separated),
-    equal to ours within ``head_rtol`` and ``head_atol``."""
+    times ``head_scale(g, sources)`` (per vertex; None: 1), equal to ours
+    within ``head_rtol`` and ``head_atol``; ``check(g, source, output)``:
+    None or what is wrong in a ``per_source`` run's output."""
     binary: str
     fmt: str
     argv: tuple
@@ -1003,6 +1113,10 @@ class Anchor:
     head_atol: float = 0.0
     iterations_re: str = ""
     env: tuple = ()  # (name, value) pairs
+    per_source: bool = False
+    time_mean: bool = False
+    head_scale: object = None
+    check: object = None
 
 
 GAPBS_TIME = r"Average Time:\s+([0-9.eE+-]+)"
@@ -1023,6 +1137,21 @@ ANCHORS = {
                                                                  "{repeat}", "-v"), GAPBS_TIME),
     ("triangle_count", "gapbs"): Anchor("gapbs/tc", "el", ("-f", "{file}", "-s", "-n", "{repeat}",
                                                            "-v"), GAPBS_TIME),
+    # gapbs bc: -r fixes its source (-i k would repeat that one source k times), so one run
+    # per source (-i 1: a trial is one source, allocation included, as gapbs times it);
+    # -v: its serial verifier per trial; -a: its top 5 scores (checked against ours)
+    ("betweenness", "gapbs"): Anchor("gapbs/bc", "el", ("-f", "{file}", "-r", "{source}", "-i",
+                                                        "1", "-n", "{repeat}", "-a", "-v"),
+                                     GAPBS_TIME, ok_re=r"Verification:\s+PASS", per_source=True,
+                                     check=lambda g, s, out: gapbs_bc_problems(g, s, out)),
+    # gapbs bc as the issue times it, a batch of sources per trial (-i: its own seeded
+    # sample, as many as ours; -r cannot name several): the trial's time over its sources,
+    # checked by its verifier
+    ("betweenness", "gapbs batch"): Anchor("gapbs/bc", "el", ("-f", "{file}", "-i",
+                                                              str(BC_SOURCES["cpu"]), "-n",
+                                                              "{repeat}", "-v"),
+                                           GAPBS_TIME, ok_re=r"Verification:\s+PASS",
+                                           unit_ms=1e3 / BC_SOURCES["cpu"]),
     # ECL-CC (burtscher/ECL-Suite ECL-CC_11.cu, nvcc -O3 -arch=sm_90): for a CUDA cc case.
     # It takes the file alone (any other argument is a usage error) and runs once; its
     # verifier exits non-zero on a wrong labelling; its component count is checked against ours
@@ -1059,7 +1188,50 @@ ANCHORS = {
                                           GUNROCK_TIME, fail_re=r"Error", unit_ms=1.0,
                                           count_re=r"Total Graph Traingles : (\d+)",
                                           count_scale=3, env=GUNROCK_ENV),
+    # Gunrock bc (patched by gunrock.sh: upstream's values are wrong beyond one merge-path
+    # tile): our sources one after another (-s list), after one untimed warm-up run; each
+    # run prints "BC source S : T (ms)" (the mean is its time per source); its values, the
+    # sum over the runs of delta_s(v) / 2 in float32, printed for the first {head} vertices,
+    # times 2 bc_scale equal ours within 1e-3
+    ("betweenness", "Gunrock"): Anchor("gunrock/bc", "mtx",
+                                       ("-m", "{file}", "-s", "{sources}", "-n", "{nsources}"),
+                                       r"BC source \d+ : ([0-9.eE+-]+) \(ms\)", fail_re=r"Error",
+                                       unit_ms=1.0, time_mean=True,
+                                       head_re=r"GPU bc values\[:\d+\] = ([^\n]*)",
+                                       head_rtol=1e-3, head_atol=1e-9,
+                                       head_scale=lambda g, src: 2 * bc_scale(g, src),
+                                       env=GUNROCK_ENV + (("GUNROCK_BC_WARMUP", "1"),
+                                                          ("GUNROCK_BC_HEAD", "{head}"))),
 }
+
+
+def gapbs_bc_problems(g, source, out):
+    """What differs between gapbs bc's top scores in ``out`` (its -a lines
+    "v:score" of one source's run: its sums over that source's dependencies,
+    the source's own delta_s(s) = reached - 1 included, over their maximum)
+    and ours for that source; None if nothing.
+
+    >>> g = Graph("grid:3x3", "cpu")  # gapbs bc -r 0 -i 1 -a on it prints:
+    >>> gapbs_bc_problems(g, 0, "0:1\\n3:0.375\\n1:0.375\\n4:0.25\\n2:0.0625\\n")
+    >>> gapbs_bc_problems(g, 0, "4:0.5\\n")
+    'gapbs: source 0: score of 4 0.5 != ours 0.25'
+    >>> gapbs_bc_problems(g, 0, "Average Time: 1")
+    'gapbs: source 0: no top scores in its output'
+    """
+    import bitgraph as bg
+    from scipy.sparse.csgraph import breadth_first_order
+
+    top = [(int(v), float(x)) for v, x in re.findall(r"(?m)^(\d+):([0-9.eE+-]+)\s*$", out)]
+    if not top:
+        return f"gapbs: source {source}: no top scores in its output"
+    vals = np.asarray(bg.algorithms.betweenness_centrality(
+        g.cpu, sources=[source], normalized=False), np.float64) / bc_scale(g, [source])
+    vals[source] = breadth_first_order(g.scipy(), source, return_predecessors=False).size - 1
+    vals /= vals.max() if vals.max() > 0 else 1.0
+    for v, x in top:
+        if not np.isclose(x, vals[v], rtol=1e-4, atol=1e-6):
+            return f"gapbs: source {source}: score of {v} {x:g} != ours {vals[v]:g}"
+    return None
 
 
 def _write_lines(f, *cols, chunk=1 << 20):
@@ -1192,36 +1364,63 @@ def run_anchor(anchor, g, folder, repeat, sources=(), iterations=None):
 
 def _run_anchor(anchor, exe, g, folder, repeat, sources, iterations):
     path = _write_graph(g, anchor.fmt, folder)
+    if not anchor.per_source:
+        ms, why, count, head, _ = _run_once(anchor, exe, g, path, repeat, sources, iterations)
+        if head is not None and anchor.head_scale is not None:
+            head = head * anchor.head_scale(g, sources)[:head.size]
+        return ms, why, count, head
+    runs = [int(s) for s in sources][:BC_ANCHOR_SOURCES]
+    if not runs:
+        return None, f"{anchor.binary}: no sources to run", None, None
+    times = []
+    for s in runs:
+        ms, why, _, _, text = _run_once(anchor, exe, g, path, repeat, [s], iterations)
+        why = why or (anchor.check(g, s, text) if anchor.check else None)
+        if why:
+            return None, why, None, None
+        times.append(ms)
+    return statistics.fmean(times), None, None, None
+
+
+def _run_once(anchor, exe, g, path, repeat, sources, iterations):
+    """One run of the anchor: (ms, None, count, head, output) or (None, why,
+    None, None, output)."""
     values = dict(file=path, repeat=repeat, sources=",".join(str(int(s)) for s in sources),
-                  nsources=max(len(sources), 1), iterations=iterations)
+                  nsources=max(len(sources), 1), iterations=iterations,
+                  source=int(sources[0]) if len(sources) else "", head=min(g.n, BC_HEAD))
     argv = [str(exe)] + [a.format(**values) for a in anchor.argv]
     env = {**os.environ, **{k: v.format(**values) for k, v in anchor.env}}
     try:
         out = subprocess.run(argv, capture_output=True, text=True, timeout=600, env=env)
     except subprocess.TimeoutExpired:
-        return None, f"{anchor.binary}: no answer in 600 s", None, None
+        return None, f"{anchor.binary}: no answer in 600 s", None, None, ""
     text = out.stdout + out.stderr
+
+    def fail(why):
+        return None, why, None, None, text
+
     if out.returncode != 0 or re.search(anchor.fail_re, text):
-        return None, f"{anchor.binary} failed ({out.returncode}): {text.strip()[-200:]}", None, None
+        return fail(f"{anchor.binary} failed ({out.returncode}): {text.strip()[-200:]}")
     if anchor.ok_re and not re.search(anchor.ok_re, text):
-        return None, f"{anchor.binary}: its verifier did not pass: {text.strip()[-200:]}", \
-            None, None
-    m = re.search(anchor.time_re, text)
-    if not m:
-        return None, f"{anchor.binary}: no time in its output", None, None
+        return fail(f"{anchor.binary}: its verifier did not pass: {text.strip()[-200:]}")
+    times = [float(t) for t in re.findall(anchor.time_re, text)]
+    if not times:
+        return fail(f"{anchor.binary}: no time in its output")
+    if anchor.time_mean and len(times) != len(sources):
+        return fail(f"{anchor.binary}: {len(times)} times for {len(sources)} sources")
     if anchor.iterations_re:
         ran = {int(x) for x in re.findall(anchor.iterations_re, text)}
         if ran != {iterations}:
-            return None, f"{anchor.binary}: ran {sorted(ran)} iterations, not {iterations}", \
-                None, None
+            return fail(f"{anchor.binary}: ran {sorted(ran)} iterations, not {iterations}")
     c = re.search(anchor.count_re, text) if anchor.count_re else None
     if anchor.count_re and not c:
-        return None, f"{anchor.binary}: no count in its output", None, None
+        return fail(f"{anchor.binary}: no count in its output")
     h = re.search(anchor.head_re, text) if anchor.head_re else None
     if anchor.head_re and not h:
-        return None, f"{anchor.binary}: no answer in its output", None, None
+        return fail(f"{anchor.binary}: no answer in its output")
     head = np.array(h.group(1).split(), np.float64) if h else None
-    return float(m.group(1)) * anchor.unit_ms, None, int(c.group(1)) if c else None, head
+    ms = (statistics.fmean(times) if anchor.time_mean else times[0]) * anchor.unit_ms
+    return ms, None, int(c.group(1)) if c else None, head, text
 
 
 def anchor_problems(algo, name, anchor, count, head, ours):
@@ -1240,6 +1439,8 @@ def anchor_problems(algo, name, anchor, count, head, ours):
     []
     >>> anchor_problems("pagerank", "Gunrock", p, None, np.array([0.4, 0.25]), [ranks])
     ['Gunrock: its first 2 values differ from ours by up to 0.1']
+    >>> anchor_problems("pagerank", "Gunrock", p, None, np.array([np.nan, 0.25]), [ranks])
+    ['Gunrock: 1 of its first 2 values are not finite where ours are']
     """
     out = []
     if count is not None:
@@ -1250,9 +1451,14 @@ def anchor_problems(algo, name, anchor, count, head, ours):
             out.append(f"{name}: count {count} != ours {want}{scaled}")
     if head is not None:
         mine = np.asarray(ours[-1], np.float64).ravel()[:head.size]
-        if mine.size != head.size or not np.allclose(head, mine, rtol=anchor.head_rtol,
+        fin = np.isfinite(head[:mine.size]) | ~np.isfinite(mine[:head.size])
+        if not fin.all():
+            out.append(f"{name}: {int((~fin).sum())} of its first {head.size} values are not"
+                       f" finite where ours are")
+        if mine.size != head.size or not np.allclose(head[fin], mine[fin], rtol=anchor.head_rtol,
                                                       atol=anchor.head_atol):
-            err = float(np.abs(head[:mine.size] - mine[:head.size]).max()) if mine.size else "?"
+            err = float(np.abs(head[:mine.size] - mine[:head.size])[fin].max()) \
+                if mine.size == head.size and fin.any() else float("nan")
             out.append(f"{name}: its first {head.size} values differ from ours by up to {err:.3g}")
     return out
 
@@ -1326,7 +1532,8 @@ def _takes_stats(f):
 
 _PUBLIC = {"bfs": "bfs", "msbfs": "msbfs", "sssp": "sssp", "pagerank": "pagerank",
            "connected_components": "connected_components", "triangle_count": "triangle_count",
-           "closeness": "closeness_centrality", "diameter": "diameter",
+           "closeness": "closeness_centrality", "betweenness": "betweenness_centrality",
+           "diameter": "diameter",
            "diameter_bounds": "diameter_bounds"}
 
 
@@ -1362,6 +1569,7 @@ class Row:
     baselines: dict = dataclasses.field(default_factory=dict)  # name -> ms
     problems: list = dataclasses.field(default_factory=list)
     stats: object = None
+    per_source: bool = False  # ms and the baselines' ms are per source
 
 
 def run_case(case, g, args, clock):
@@ -1371,7 +1579,10 @@ def run_case(case, g, args, clock):
     method = case.method
     repeat = args.repeat or REPEAT[case.device]
     t, results = clock.calls(lambda inp: algo.call(g, method, inp), inputs, repeat)
-    row.ms = t * 1e3
+    # per_source: each input's sources share its call's time
+    per = statistics.fmean(len(inp) for inp in inputs) if algo.per_source else 1
+    row.ms = t * 1e3 / per
+    row.per_source = algo.per_source
     ours = [algo.answer(r) for r in results]
     del results
     kernel = []
@@ -1392,7 +1603,8 @@ def run_case(case, g, args, clock):
         if (case.algo, name) in ANCHORS:
             if args.anchors and not args.smoke:
                 anchor = ANCHORS[case.algo, name]
-                sources = [s for s in inputs if isinstance(s, (int, np.integer))]
+                sources = [s for s in inputs if isinstance(s, (int, np.integer))] or \
+                    ([int(s) for s in inputs[0]] if algo.per_source else [])
                 iterations = pagerank_iterations(g) if case.algo == "pagerank" else None
                 ms, why, count, head = run_anchor(anchor, g, args.anchors, repeat, sources,
                                                   iterations)
@@ -1400,7 +1612,8 @@ def run_case(case, g, args, clock):
                     row.problems.append(why)
                 elif ms is not None:  # its time only once its answer checks
                     wrong = anchor_problems(case.algo, name, anchor, count, head, ours)
-                    row.problems += wrong
+                    row.problems += [f"{w} (its time {_fmt(ms)} ms, not recorded)"
+                                     for w in wrong]
                     if not wrong:
                         row.baselines[name] = ms
             continue
@@ -1412,7 +1625,7 @@ def run_case(case, g, args, clock):
         # one call (scipy's CC on kron-22 takes 4 s a call)
         host = case.device == "cuda" and name not in GPU_BASELINES
         bt, theirs = clock.calls(f, inputs, 1 if host else repeat)
-        row.baselines[name] = bt * 1e3
+        row.baselines[name] = bt * 1e3 / per
         for i, (a, raw) in enumerate(zip(ours, theirs)):
             why = algo.check(a, answer(raw))
             if why:
@@ -1529,6 +1742,9 @@ def page_row(row, card_name, date, sha, repeat):
              "card": card_name, "date": date, "commit": sha, "command": f"`{cmd}`"}
     for name, ms in row.baselines.items():
         cells[f"{name} ms"] = _fmt(ms)
+    if row.per_source and row.ms:
+        # the throughput the issue compares: sources x stored entries per second
+        cells["sources x edges / s"] = f"{row.nvals / (row.ms / 1e3):.3g}"
     return cells
 
 
@@ -1570,8 +1786,10 @@ The current numbers, one table per algorithm and device, written by
 `python benchmarks/run.py --write benchmarks/RESULTS.md` (each row gives
 the command that regenerates it). "ms" is the user's whole call (median of
 repeats after a warm-up; the mean over the sources for single-source
-algorithms; on CUDA between CUDA events); "kernel ms" is the kernels' own
-time where the call reports it (`stats=`); each baseline ran in the same
+algorithms; per source for betweenness, one call over a fixed sample of
+sources divided by their number, its "sources x edges / s" the stored
+entries over that time; on CUDA between CUDA events); "kernel ms" is the
+kernels' own time where the call reports it (`stats=`); each baseline ran in the same
 run on the same graph, and "x best baseline" is the fastest baseline's
 time over ours (> 1: bitgraph faster). "checked": our answers equal every
 baseline's. Rows whose "checked" says "recorded" were measured before the
