@@ -33,6 +33,17 @@ batches run one after another. Every step is a public GraphBLAS operation
 
 The scaling follows NetworkX's ``_rescale`` (sampled sources, endpoints,
 directed or undirected).
+
+Weighted (``weight`` not None: A's values are the edge lengths): the
+shortest-path DAG of a source is its tight edges u -> v (u != v,
+``dist[u] + w == dist[v]`` in float64). On the CPU (method "fused") a numba
+kernel runs Dijkstra per source, counts paths in Kahn's order of the DAG
+and accumulates backwards, sources in pool chunks; elsewhere (method
+"graphblas") a batch's distances come from ``sssp`` per source (b x n),
+its tight (source, edge) pairs are layered by the longest hop count from
+the source (max-plus rounds), and sigma and the dependencies run a layer at
+a time over the pairs (``_weighted_batch``). 2 threads, urand (2^14
+vertices, 10^5 edges, lengths 1..255), k = 50: see ``weighted_run``.
 """
 
 from __future__ import annotations
