@@ -42,8 +42,9 @@ and accumulates backwards, sources in pool chunks; elsewhere (method
 "graphblas") a batch's distances come from ``sssp`` per source (b x n),
 its tight (source, edge) pairs are layered by the longest hop count from
 the source (max-plus rounds), and sigma and the dependencies run a layer at
-a time over the pairs (``_weighted_batch``). 2 threads, urand (2^14
-vertices, 10^5 edges, lengths 1..255), k = 50: see ``weighted_run``.
+a time over the pairs (``_weighted_batch``). 2 shared threads, urand-14
+(98,278 edges, lengths 1..255), k = 50: fused 0.64 s, graphblas 1.26 s,
+NetworkX 24.9 s (7.7, 3.9 and 0.2 M sources x edges / s).
 """
 
 from __future__ import annotations

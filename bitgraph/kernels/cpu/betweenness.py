@@ -298,14 +298,14 @@ def wbc_sources(r0, r1, src, indptr, indices, w, tindptr, tindices, tw, edges, n
     hkey = np.empty(m + 1, np.float64)
     hval = np.empty(m + 1, np.int64)
     for i in range(r0, r1):
-        s = src[i]
+        s = np.uint64(src[i])
         # Dijkstra: reached[] in settling order
         dist[s] = 0.0
         size = _heap_push(hkey, hval, 0, 0.0, s)
         nr = 0
         while size > 0:
             d = hkey[0]
-            v = hval[0]
+            v = np.uint64(hval[0])
             size = _heap_pop_into(hkey, hval, size)
             if done[v]:
                 continue
@@ -313,7 +313,7 @@ def wbc_sources(r0, r1, src, indptr, indices, w, tindptr, tindices, tw, edges, n
             reached[nr] = v
             nr += 1
             for e in range(indptr[v], indptr[v + 1]):
-                u = indices[e]
+                u = np.uint64(indices[e])
                 nd = d + w[e]
                 if nd < dist[u]:
                     dist[u] = nd
@@ -322,10 +322,10 @@ def wbc_sources(r0, r1, src, indptr, indices, w, tindptr, tindices, tw, edges, n
         # tight in-degrees (self-loops never lie on a shortest path); a
         # tight edge into the source closes a zero-length cycle through it
         for j in range(nr):
-            v = reached[j]
+            v = np.uint64(reached[j])
             dv = dist[v]
             for e in range(indptr[v], indptr[v + 1]):
-                u = indices[e]
+                u = np.uint64(indices[e])
                 if u != v and dv + w[e] == dist[u]:
                     if u == s:
                         err[0] = 1
@@ -339,12 +339,12 @@ def wbc_sources(r0, r1, src, indptr, indices, w, tindptr, tindices, tw, edges, n
         head = 0
         tail = 1
         while head < tail:
-            v = order[head]
+            v = np.uint64(order[head])
             head += 1
             dv = dist[v]
             sv = sigma[v]
             for e in range(indptr[v], indptr[v + 1]):
-                u = indices[e]
+                u = np.uint64(indices[e])
                 if u != v and dv + w[e] == dist[u]:
                     sigma[u] += sv
                     indeg[u] -= 1
@@ -354,15 +354,15 @@ def wbc_sources(r0, r1, src, indptr, indices, w, tindptr, tindices, tw, edges, n
         if tail < nr:
             # a vertex left has a tight in-edge from another one left: n
             # such steps back land on a cycle
-            x = -1
+            x = np.uint64(0)
             for j in range(nr):
                 if indeg[reached[j]] > 0:
-                    x = reached[j]
+                    x = np.uint64(reached[j])
                     break
             for _ in range(n):
                 dx = dist[x]
                 for e in range(tindptr[x], tindptr[x + 1]):
-                    u = tindices[e]
+                    u = np.uint64(tindices[e])
                     if u != x and indeg[u] > 0 and dist[u] + tw[e] == dx:
                         x = u
                         break
@@ -372,12 +372,12 @@ def wbc_sources(r0, r1, src, indptr, indices, w, tindptr, tindices, tw, edges, n
             return total, eshare, hits, nreached, err
         # dependencies in reverse order: coef[v] = (1 + delta[v]) / sigma[v]
         for j in range(tail - 1, -1, -1):
-            v = order[j]
+            v = np.uint64(order[j])
             dv = dist[v]
             sv = sigma[v]
             acc = 0.0
             for e in range(indptr[v], indptr[v + 1]):
-                u = indices[e]
+                u = np.uint64(indices[e])
                 if u != v and dv + w[e] == dist[u]:
                     c = sv * coef[u]
                     acc += c
@@ -387,7 +387,7 @@ def wbc_sources(r0, r1, src, indptr, indices, w, tindptr, tindices, tw, edges, n
             if v != s:
                 total[v] += acc
         for j in range(nr):
-            v = reached[j]
+            v = np.uint64(reached[j])
             hits[v] += 1.0
             dist[v] = _INF
             sigma[v] = 0.0
