@@ -464,8 +464,6 @@ def _weighted_sums(A, w, src, *, edges, stats, where):
     with ``edges`` per stored entry of A (CSR order) the path shares (else
     None), per vertex how many sources reach it and per source how many
     vertices it reaches (``nreached``)."""
-    from bitgraph.algorithms._common import in_csr
-
     cfg = _settings.current().betweenness
     method = _weighted_method(A, cfg)
     if stats is not None:
@@ -475,12 +473,11 @@ def _weighted_sums(A, w, src, *, edges, stats, where):
 
         if stats is not None:
             stats.ran(("betweenness", "csr", "cpu", "weighted"))
-        c, t = out_csr(A), in_csr(A)
+        c = out_csr(A)
         run = lookup("betweenness", fmt="csr", device="cpu", variant="weighted")
         total, eshare, hits, nreached, err = run(
-            CSR(c.indptr, c.indices, w, c.nrows, c.ncols),
-            CSR(t.indptr, t.indices, t.values.astype(np.float64), t.nrows, t.ncols),
-            src, edges=edges, parallel_work=cfg.parallel_work)
+            CSR(c.indptr, c.indices, w, c.nrows, c.ncols), src, edges=edges,
+            parallel_work=cfg.parallel_work)
         if err is not None:
             raise _zero_cycle(where, *err)
         return total, eshare, hits, nreached
@@ -610,7 +607,6 @@ def _raise_weighted_cycle(A, w, s, still, where):
     per source, its depths changed in round n + 1): its cycle named by the
     CPU kernel (on a host copy: an error path)."""
     from bitgraph.device import host
-    from bitgraph.formats.csr import transpose
     from bitgraph.kernels.registry import lookup
 
     n = A.nrows
@@ -620,7 +616,7 @@ def _raise_weighted_cycle(A, w, s, still, where):
     hc = CSR(np.asarray(host(c.indptr)), np.asarray(host(c.indices)),
              np.asarray(host(w), np.float64), n, n)
     run = lookup("betweenness", fmt="csr", device="cpu", variant="weighted")
-    err = run(hc, transpose(hc), np.asarray(host(s), np.int64)[first:first + 1])[4]
+    err = run(hc, np.asarray(host(s), np.int64)[first:first + 1])[4]
     raise _zero_cycle(where, *(err if err is not None else (int(host(s)[first]), -1)))
 
 

@@ -469,6 +469,12 @@ def test_zero_lengths(device):
                 betweenness_centrality(cyc, sources=[2, 3], weight=True)
             with pytest.raises(bg.InvalidValue, match=r"source 0 .* through vertex [01] "):
                 edge_betweenness_centrality(und, weight=True)
+            # a symmetric pattern with other lengths each way: the cycle 2 <-> 3
+            asym = O.on_device(bg.Matrix.from_coo(
+                [0, 1, 1, 2, 2, 3, 3, 4], [1, 0, 2, 1, 3, 2, 4, 3],
+                [1, 5, 1, 4, 0, 0, 7, 2], nrows=5, ncols=5), device)
+            with pytest.raises(bg.InvalidValue, match=r"source 0 .* through vertex [23] "):
+                betweenness_centrality(asym, weight=True)
 
 
 @pytest.mark.parametrize("device", O.DEVICES)

@@ -270,7 +270,8 @@ def wbc_sources(r0, r1, src, indptr, indices, w, tindptr, tindices, tw, edges, n
 
     Arrays: ``indptr[n + 1]``, ``indices[m]``, ``w[m]`` float64 (the out-edges
     and their lengths, >= 0 and finite), ``tindptr``/``tindices``/``tw`` the
-    same of A' (read only to name a zero-length cycle); scratch ``dist``,
+    same of A' (read only to name a zero-length cycle: any arrays of the
+    right types otherwise); scratch ``dist``,
     ``sigma``, ``coef``, ``order``, ``indeg``, ``done`` (n each), the heap's
     ``hkey``/``hval`` (m + 1: lazy deletion, one entry per improvement).
     Per source: Dijkstra (binary heap) for the distances; the tight edges
@@ -399,40 +400,41 @@ def _warm_weighted(dtype, index_dtype):
     if dtype != np.bool_:
         return
     # 0 -> 1 -> 2 (1 + 1), 0 -> 2 (2): two paths; a zero-length cycle 3 <-> 4
-    from bitgraph.formats.csr import CSR, transpose
+    from bitgraph.formats.csr import CSR
     a = CSR(np.array([0, 2, 3, 3, 4, 5], index_dtype), np.array([1, 2, 2, 4, 3], index_dtype),
             np.array([1.0, 2.0, 1.0, 0.0, 0.0]), 5, 5)
-    weighted_run(a, transpose(a), np.array([0, 1, 2], np.int64), edges=True, parallel_work=0)
-    weighted_run(a, transpose(a), np.array([3], np.int64), edges=False, parallel_work=1 << 62)
+    weighted_run(a, np.array([0, 1, 2], np.int64), edges=True, parallel_work=0)
+    weighted_run(a, np.array([3], np.int64), edges=False, parallel_work=1 << 62)
 
 
 @register("betweenness", fmt="csr", device="cpu", variant="weighted", warmup=_warm_weighted)
-def weighted_run(a, t, src, *, edges=False, parallel_work=1 << 62):
+def weighted_run(a, src, *, edges=False, parallel_work=1 << 62):
     """Brandes' sums over Dijkstra paths for the sources ``src`` (int64):
-    a the graph's CSR with float64 lengths (>= 0, finite), t its
-    transpose's (read only to name a zero-length cycle). Returns ``(total,
-    eshare, hits, nreached, err)``: float64[n] each vertex's delta summed
-    over the sources (a source's own excluded); with ``edges`` float64[nnz]
-    each out-edge's summed shares (else None); float64[n] how many sources
-    reach each vertex (itself included); int64[len(src)] how many vertices
-    each source reaches; ``err`` None, or (source, vertex) where the
-    shortest paths from that source run around a cycle of zero-length
-    edges through that vertex. Sources run on the thread pool in chunks
-    (each its own buffers, summed after) when ``len(src) * nnz`` reaches
-    ``parallel_work``. See :func:`wbc_sources` for the cost.
+    a the graph's CSR with float64 lengths (>= 0, finite). Returns
+    ``(total, eshare, hits, nreached, err)``: float64[n] each vertex's
+    delta summed over the sources (a source's own excluded); with ``edges``
+    float64[nnz] each out-edge's summed shares (else None); float64[n] how
+    many sources reach each vertex (itself included); int64[len(src)] how
+    many vertices each source reaches; ``err`` None, or (source, vertex)
+    where the shortest paths from that source (the first such in ``src``)
+    run around a cycle of zero-length edges through that vertex (a's
+    transpose is built then, to walk back onto the cycle). Sources run on
+    the thread pool in chunks (each its own buffers, summed after) when
+    ``len(src) * nnz`` reaches ``parallel_work``. See :func:`wbc_sources`
+    for the cost.
 
     >>> import numpy as np
-    >>> from bitgraph.formats.csr import from_coo, transpose
+    >>> from bitgraph.formats.csr import from_coo
     >>> a = from_coo(np.array([0, 1, 0]), np.array([1, 2, 2]), np.array([1.0, 1.0, 2.0]), 3, 3)
-    >>> weighted_run(a, transpose(a), np.array([0]), edges=True)[1].tolist()  # two paths 0 ~> 2
+    >>> weighted_run(a, np.array([0]), edges=True)[1].tolist()  # two paths 0 ~> 2
     [1.5, 0.5, 0.5]
     """
+    from bitgraph.formats.csr import transpose
     from bitgraph.kernels.cpu import even_chunks, num_threads, parallel_map
 
     n = a.nrows
-    indptr, indices, tindptr, tindices = index_args(a.indptr, a.indices, t.indptr, t.indices)
+    indptr, indices = index_args(a.indptr, a.indices)
     w = arg(a.values, np.float64)
-    tw = arg(t.values, np.float64)
     src = arg(src, np.int64)
     k = src.size
     threads = num_threads()
@@ -440,12 +442,17 @@ def weighted_run(a, t, src, *, edges=False, parallel_work=1 << 62):
         chunks = even_chunks(k, min(k, 2 * threads))
     else:
         chunks = np.array([0, k], np.int64)
-    parts = parallel_map(wbc_sources, chunks, src, indptr, indices, w, tindptr, tindices, tw,
+    # the transpose is read only on a cycle: a's own arrays stand in for it
+    parts = parallel_map(wbc_sources, chunks, src, indptr, indices, w, indptr, indices, w,
                          edges, n)
     for part in parts:
-        e = part[4]
-        if e[0]:
-            return None, None, None, None, (int(e[1]), int(e[2]))
+        if part[4][0]:
+            t = transpose(a)
+            tindptr, tindices = index_args(t.indptr, t.indices)
+            one = np.array([part[4][1]], np.int64)
+            err = wbc_sources(np.uint64(0), np.uint64(1), one, indptr, indices, w, tindptr,
+                              tindices, arg(t.values, np.float64), False, n)[4]
+            return None, None, None, None, (int(err[1]), int(err[2]))
     total = parts[0][0]
     eshare = parts[0][1]
     hits = parts[0][2]
