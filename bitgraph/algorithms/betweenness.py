@@ -556,18 +556,19 @@ def _weighted_batch(A, w, s, edges, cfg, where):
     fv = pi * n + cols[pe]  # (source row, head) flat
     sflat = xp.arange(b, dtype=np.int64) * n + xp.asarray(s)
     # depth<tight>[v] max= depth[u] + 1 (as min of negatives), until fixed
-    neg = xp.ones(b * n, np.int64)  # -depth; 1: unreached
+    # int32 where it fits (cupyx.scatter_min's sure ground)
+    neg = xp.ones(b * n, np.int32 if n < 2**31 - 2 else np.int64)  # -depth; 1: unreached
     neg[sflat] = 0
     for _ in range(n + 1):  # a DAG's longest path has at most n - 1 edges
         t = neg[fu]
         new = neg.copy()
-        _array.scatter_min(new, fv, xp.where(t <= 0, t - 1, 1))
+        _array.scatter_min(new, fv, xp.where(t <= 0, t - 1, 1).astype(neg.dtype))
         if bool(xp.array_equal(new, neg)):  # synchronize!
             break
         last, neg = neg, new
     else:
         _raise_weighted_cycle(A, w, s, (neg != last).reshape(b, n).any(axis=1), where)
-    depth = -neg  # -1: unreached
+    depth = (-neg).astype(np.int64)  # -1: unreached
     top = int(depth.max()) if b * n else 0  # synchronize!
     # the pairs by their head's layer, the (row, vertex) pairs by layer
     pd = depth[fv]
