@@ -573,7 +573,8 @@ def _weighted_batch(A, w, s, edges, cfg, where):
     # the pairs by their head's layer, the (row, vertex) pairs by layer
     pd = depth[fv]
     porder = xp.argsort(pd, kind="stable")
-    pends = np.cumsum(np.asarray(host(xp.bincount(pd, minlength=top + 1)), np.int64))
+    pends = np.cumsum(np.asarray(host(xp.bincount(pd, minlength=top + 1)), np.int64)
+                      if pd.shape[0] else np.zeros(top + 1, np.int64))
     vorder = xp.argsort(depth, kind="stable")
     vends = np.cumsum(np.asarray(host(xp.bincount(depth + 1, minlength=top + 2)), np.int64))
 
