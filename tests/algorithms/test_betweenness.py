@@ -586,3 +586,23 @@ def test_weighted_asymmetric_lengths_are_directed():
     S = bg.Matrix.from_coo([0, 1, 1, 2, 0, 2], [1, 0, 2, 1, 2, 0], [1, 1, 1, 1, 2, 2],
                            nrows=3, ncols=3)
     assert betweenness_centrality(S, normalized=False, weight=True).tolist() == [0.0, 0.5, 0.0]
+
+
+@pytest.mark.parametrize("device", O.DEVICES)
+def test_weighted_small_graphs(device):
+    """0, 1, 2 vertices; a zero-length edge beside a self-loop (never on a
+    path) against NetworkX's DiGraph."""
+    for method in methods(device):
+        with use(method):
+            for n in (0, 1, 2):
+                A = O.on_device(bg.Matrix.from_coo([], [], np.zeros(0), nrows=n, ncols=n),
+                                device)
+                assert O.to_host(betweenness_centrality(A, weight=True)).tolist() == [0.0] * n
+                assert edge_betweenness_centrality(A, weight=True).nvals == 0
+            A = O.on_device(bg.Matrix.from_coo([0, 0], [0, 1], [2.0, 0.5], nrows=2, ncols=2),
+                            device)
+            G = nx.DiGraph([(0, 0, {"weight": 2.0}), (0, 1, {"weight": 0.5})])
+            assert_nodes(betweenness_centrality(A, endpoints=True, weight=True),
+                         nx.betweenness_centrality(G, endpoints=True, weight="weight"), 2)
+            E = O.to_host(edge_betweenness_centrality(A, normalized=False, weight=True))
+            assert E.to_coo()[2].tolist() == [0.0, 1.0]
