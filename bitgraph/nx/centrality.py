@@ -471,28 +471,63 @@ def harmonic_centrality(G, nbunch=None, distance=None, sources=None):
 
 # --- betweenness ------------------------------------------------------------------------
 
+def _bc_lengths(G, weight, where):
+    """(the weighted matrix, its float64 lengths) for NetworkX's ``weight``,
+    or None (hops: ``weight`` None, or an attribute no edge was converted
+    with: NetworkX's ``data.get(weight, 1)`` is 1 everywhere).
+    ``NotImplementedError`` (NetworkX then answers) where NetworkX's
+    Dijkstra counts paths by its heap order or sums beyond float64: a
+    length that is zero, negative, NaN or infinite, or small enough that a
+    path sum could ignore it (min length * 2**51 <= (n - 1) * max length:
+    dist + w == dist), or integer lengths from 2**52 up."""
+    from bitgraph.algorithms import betweenness as B
+
+    if weight is None or not G.has_weights(weight):
+        return None
+    vals = G.weight_values(weight, 1)
+    if vals.size:
+        lo, hi = float(vals.min()), float(vals.max())
+        if not (np.isfinite(lo) and np.isfinite(hi) and lo > 0) \
+                or lo * 2.0**51 <= (len(G) - 1) * hi \
+                or (weight in G._int_weights and hi >= 2**52):
+            raise NotImplementedError(f"bitgraph {where}: edge lengths must be > 0 and finite,"
+                                      " and not so far apart that a path sum ignores one")
+    W = G.weighted(weight, 1)
+    return W, B._lengths(W, weight, where)
+
+
 def betweenness_centrality(G, k=None, normalized=True, weight=None, endpoints=False, seed=None):
-    """``networkx.betweenness_centrality`` (unweighted: ``weight`` None):
-    Brandes in batches of 64 sources over the whole graph
+    """``networkx.betweenness_centrality``: Brandes in batches of 64
+    sources over the whole graph
     (:func:`bitgraph.algorithms.betweenness_centrality`), with NetworkX's
     sample of ``k`` sources (``seed.sample(list(G), k)``, the ``seed`` that
     NetworkX's ``py_random_state`` hands over) and its ``_rescale``
-    (directed as ``G.is_directed()``).
+    (directed as ``G.is_directed()``). ``weight``: the attribute whose
+    values are the lengths (1 where an edge lacks it; a multigraph's
+    parallel edges count by the shortest), Dijkstra paths; lengths with
+    which NetworkX's answer follows its heap order fall back to NetworkX
+    (:func:`_bc_lengths`).
 
     >>> import networkx as nx
     >>> from bitgraph.nx.convert import from_networkx
     >>> betweenness_centrality(from_networkx(nx.path_graph(3)))
     {0: 0.0, 1: 1.0, 2: 0.0}
+    >>> G = nx.Graph([(0, 1, {"w": 1}), (1, 2, {"w": 1}), (0, 2, {"w": 2})])
+    >>> betweenness_centrality(from_networkx(G, {"w": 1}), weight="w", normalized=False)
+    {0: 0.0, 1: 0.5, 2: 0.0}
     """
     from bitgraph.algorithms import betweenness as B
 
-    if weight is not None:
-        raise NotImplementedError("bitgraph betweenness_centrality is unweighted only")
     where = "betweenness_centrality"
+    weighted = _bc_lengths(G, weight, where)
     A = G.matrix
     src, sampled = B._sources(A, None, k, seed, where)
-    bc = B._scaled_node_bc(A, src, sampled, normalized=normalized, endpoints=endpoints,
-                           directed=G.is_directed())
+    if weighted is not None:
+        bc = B._weighted_node_bc(*weighted, src, sampled, normalized=normalized,
+                                 endpoints=endpoints, directed=G.is_directed(), where=where)
+    else:
+        bc = B._scaled_node_bc(A, src, sampled, normalized=normalized, endpoints=endpoints,
+                               directed=G.is_directed())
     return dict(zip(G.nodes, _host(bc).tolist()))
 
 
@@ -514,10 +549,10 @@ def _edge_keys(G):
 
 
 def edge_betweenness_centrality(G, k=None, normalized=True, weight=None, seed=None):
-    """``networkx.edge_betweenness_centrality`` (unweighted, not a
-    multigraph): the edge sums of Brandes' batches
+    """``networkx.edge_betweenness_centrality`` (not a multigraph): the
+    edge sums of Brandes' batches
     (:func:`bitgraph.algorithms.edge_betweenness_centrality`), keyed as
-    ``G.edges()`` in its order; ``k`` and ``seed`` as
+    ``G.edges()`` in its order; ``k``, ``seed`` and ``weight`` as
     :func:`betweenness_centrality`.
 
     >>> import networkx as nx
@@ -527,13 +562,15 @@ def edge_betweenness_centrality(G, k=None, normalized=True, weight=None, seed=No
     """
     from bitgraph.algorithms import betweenness as B
 
-    if weight is not None:
-        raise NotImplementedError("bitgraph edge_betweenness_centrality is unweighted only")
     where = "edge_betweenness_centrality"
+    weighted = _bc_lengths(G, weight, where)
     A = G.matrix
     directed = G.is_directed()
     src, sampled = B._sources(A, None, k, seed, where, draw_all=True)
-    rows, cols, e = B._raw_edge_bc(A, src, directed)
+    if weighted is not None:
+        rows, cols, e = B._weighted_raw_edge_bc(*weighted, src, directed, where=where)
+    else:
+        rows, cols, e = B._raw_edge_bc(A, src, directed)
     e = B._rescale(e, len(G), normalized=normalized, directed=directed, endpoints=True,
                    sampled=src if sampled else None)
     n = max(len(G), 1)
@@ -554,7 +591,6 @@ FUNCTIONS = {f.__name__: f for f in (
     betweenness_centrality, edge_betweenness_centrality)}
 
 _CALLABLE_WEIGHT = (lambda a: callable(a["weight"]), "a callable weight")
-_WEIGHT = (lambda a: a["weight"] is not None, "weighted (Dijkstra) betweenness not implemented")
 
 
 def _bad_k(a):
@@ -585,23 +621,25 @@ CAN_RUN = {
     "harmonic_centrality": _refuse(
         harmonic_centrality,
         (lambda a: a["distance"] is not None, "weighted distances not implemented")),
-    "betweenness_centrality": _refuse(betweenness_centrality, _WEIGHT, _BC_K),
+    "betweenness_centrality": _refuse(betweenness_centrality, _CALLABLE_WEIGHT, _BC_K),
     # a multigraph's edges are keyed (u, v, key) and share the value
-    "edge_betweenness_centrality": _refuse(edge_betweenness_centrality, _MULTI, _WEIGHT, _BC_K),
+    "edge_betweenness_centrality": _refuse(edge_betweenness_centrality, _MULTI, _CALLABLE_WEIGHT,
+                                           _BC_K),
 }
 
 _NX = "https://networkx.org/documentation/stable/reference/generated/networkx.algorithms."
 INFO = {
     "betweenness_centrality": {
         "url": _NX + "centrality.betweenness_centrality.html",
-        "note": "Unweighted only (weight falls back). Brandes in batches of 64 sources: "
-                "multi-source BFS levels, path counts and dependencies by masked plus_first "
-                "products; k sampled as NetworkX with its seed, NetworkX's scaling.",
+        "note": "Brandes in batches of 64 sources: multi-source BFS levels, path counts and "
+                "dependencies by masked plus_first products; weighted: Dijkstra a source "
+                "(lengths that are zero, non-finite or too far apart for float64 sums fall "
+                "back); k sampled as NetworkX with its seed, NetworkX's scaling.",
         "extra_parameters": {}},
     "edge_betweenness_centrality": {
         "url": _NX + "centrality.edge_betweenness_centrality.html",
-        "note": "Unweighted only (weight and multigraphs fall back). Brandes in batches of "
-                "64 sources; edge shares summed per batch; k and seed as NetworkX.",
+        "note": "Brandes in batches of 64 sources; edge shares summed per batch; weighted "
+                "as betweenness_centrality; k and seed as NetworkX; multigraphs fall back.",
         "extra_parameters": {}},
     "degree_centrality": {
         "url": _NX + "centrality.degree_centrality.html",

@@ -187,10 +187,9 @@ def test_bad_arguments():
         betweenness_centrality(A, sources=[9])
     with pytest.raises(TypeError, match="seed must be"):
         betweenness_centrality(A, k=2, seed="x")
-    with pytest.raises(NotImplementedError, match="weight must be None"):
-        betweenness_centrality(A, weight="weight")
-    with pytest.raises(NotImplementedError, match="weight must be None"):
-        edge_betweenness_centrality(A, weight="weight")
+    # a structure-only A with a weight: unit lengths, the hop answer
+    assert np.array_equal(betweenness_centrality(A, weight="weight"), betweenness_centrality(A))
+    assert edge_betweenness_centrality(A, weight=True).isequal(edge_betweenness_centrality(A))
     with pytest.raises(bg.DimensionMismatch):
         betweenness_centrality(bg.Matrix.from_coo([0], [1], nrows=2, ncols=3))
 
@@ -313,3 +312,297 @@ def test_stats_record_the_method_and_batches():
         rec = bg.Stats()
         edge_betweenness_centrality(A, stats=rec)
     assert rec.method == "graphblas" and rec.metrics["batches"] == 4  # 25 sources / 7
+
+
+# --- weighted (Dijkstra) paths ------------------------------------------------------------
+
+def nx_weighted(A):
+    """The NetworkX graph of a weighted A (lengths as "weight"): undirected
+    when A equals A' values included (what the bitgraph functions assume)."""
+    r, c, v = O.to_host(A).to_coo()
+    E = {(i, j): x for i, j, x in zip(r.tolist(), c.tolist(), v.tolist())}
+    directed = any(E.get((j, i)) != x for (i, j), x in E.items())
+    G = nx.DiGraph() if directed else nx.Graph()
+    G.add_nodes_from(range(A.nrows))
+    G.add_weighted_edges_from((i, j, x) for (i, j), x in E.items())
+    return G
+
+
+weight_dtypes = st.sampled_from([np.float64, np.int64, np.float32, np.uint8, np.int16])
+
+
+@settings(max_examples=120, deadline=None)
+@given(data=st.data(), wdt=weight_dtypes, normalized=st.booleans(), endpoints=st.booleans(),
+       k=st.one_of(st.none(), st.integers(1, 40)), seed=st.integers(0, 2**31),
+       method=st.sampled_from(METHODS))
+def test_weighted_nodes_match_networkx(data, wdt, normalized, endpoints, k, seed, method):
+    """Positive lengths (integers 1..9: many ties; floats of a few values),
+    isolated vertices, self-loops, several components, a hub, long paths."""
+    g = data.draw(graphs(max_n=40, weighted=True, weight_dtype=wdt), label="g")
+    A = g.matrix(bg)
+    G = nx_weighted(A)
+    k = None if k is None else min(k, g.n)
+    with use(method):
+        got = betweenness_centrality(A, k=k, normalized=normalized, endpoints=endpoints,
+                                     seed=seed, weight="weight")
+    ref = nx.betweenness_centrality(G, k=k, normalized=normalized, endpoints=endpoints,
+                                    seed=seed, weight="weight")
+    assert_nodes(got, ref, g.n)
+
+
+@settings(max_examples=80, deadline=None)
+@given(data=st.data(), wdt=weight_dtypes, normalized=st.booleans(),
+       k=st.one_of(st.none(), st.integers(1, 40)), seed=st.integers(0, 2**31),
+       method=st.sampled_from(METHODS))
+def test_weighted_edges_match_networkx(data, wdt, normalized, k, seed, method):
+    g = data.draw(graphs(max_n=40, weighted=True, weight_dtype=wdt), label="g")
+    A = g.matrix(bg)
+    G = nx_weighted(A)
+    k = None if k is None else min(k, g.n)
+    with use(method):
+        E = edge_betweenness_centrality(A, k=k, normalized=normalized, seed=seed, weight=True)
+    ref = nx.edge_betweenness_centrality(G, k=k, normalized=normalized, seed=seed,
+                                         weight="weight")
+    _assert_weighted_edges(E, ref, A, G.is_directed())
+
+
+def _assert_weighted_edges(E, ref, A, directed):
+    E = O.to_host(E)
+    r, c, _ = O.to_host(A).to_coo()
+    er, ec, ev = E.to_coo()
+    assert np.array_equal(er, r) and np.array_equal(ec, c) and ev.dtype == np.float64
+    got = dict(zip(zip(er.tolist(), ec.tolist()), ev.tolist()))
+    for (u, v), x in ref.items():
+        assert math.isclose(got[u, v], x, rel_tol=REL, abs_tol=ABS), ((u, v), got[u, v], x)
+        if not directed:
+            assert got[v, u] == got[u, v]
+    assert len(got) == (len(ref) if directed else 2 * len(ref) - sum(u == v for u, v in ref))
+
+
+def _dag_reference(A, edges=False):
+    """Raw (unscaled) sums over every source on the shortest-path DAG
+    (tight edges u -> v, u != v), in a topological order of it; None when
+    a source's DAG has a cycle (zero-length edges). Independent of the
+    kernels: NetworkX's distances, its topological sort."""
+    r, c, v = O.to_host(A).to_coo()
+    n = A.nrows
+    W = {(i, j): float(x) for i, j, x in zip(r.tolist(), c.tolist(), v.tolist())}
+    D = nx.DiGraph()
+    D.add_nodes_from(range(n))
+    D.add_weighted_edges_from((i, j, x) for (i, j), x in W.items())
+    bc = np.zeros(n)
+    eb = dict.fromkeys(W, 0.0)
+    for s in range(n):
+        dist = nx.single_source_dijkstra_path_length(D, s)
+        T = nx.DiGraph()
+        T.add_nodes_from(dist)
+        T.add_edges_from((i, j) for (i, j), x in W.items()
+                         if i != j and i in dist and j in dist and dist[i] + x == dist[j])
+        if not nx.is_directed_acyclic_graph(T):
+            return None
+        order = list(nx.topological_sort(T))
+        sigma = dict.fromkeys(order, 0.0)
+        sigma[s] = 1.0
+        for u in order:
+            for x in T.successors(u):
+                sigma[x] += sigma[u]
+        delta = dict.fromkeys(order, 0.0)
+        for u in reversed(order):
+            for x in T.successors(u):
+                share = sigma[u] / sigma[x] * (1 + delta[x])
+                delta[u] += share
+                eb[u, x] += share
+            if u != s:
+                bc[u] += delta[u]
+    return eb if edges else bc
+
+
+@settings(max_examples=80, deadline=None)
+@given(g=graphs(max_n=25, directed=True, weighted=True, weight_dtype=np.int64),
+       zeros=st.integers(0, 2**31), method=st.sampled_from(METHODS))
+def test_zero_lengths_count_dag_paths(g, zeros, method):
+    """Zero lengths: the paths of the shortest-path DAG, each once
+    (against a topological-order reference), or InvalidValue naming a
+    source when zero-length edges close a cycle on it."""
+    rng = np.random.default_rng(zeros)
+    g.weights = np.where(rng.random(g.weights.size) < 0.3, 0, g.weights % 3)
+    A = g.matrix(bg)
+    want = _dag_reference(A)
+    with use(method):
+        if want is None:
+            with pytest.raises(bg.InvalidValue, match="cycle of zero-length edges"):
+                betweenness_centrality(A, normalized=False, weight=True)
+            with pytest.raises(bg.InvalidValue, match="cycle of zero-length edges"):
+                edge_betweenness_centrality(A, normalized=False, weight=True)
+            return
+        got = betweenness_centrality(A, normalized=False, weight=True)
+        E = edge_betweenness_centrality(A, normalized=False, weight=True)
+    assert np.allclose(got, want, rtol=REL, atol=ABS)
+    ew = _dag_reference(A, edges=True)
+    r, c, v = E.to_coo()
+    assert np.allclose(v, [ew[i, j] for i, j in zip(r.tolist(), c.tolist())], rtol=REL, atol=ABS)
+
+
+@pytest.mark.parametrize("device", O.DEVICES)
+def test_zero_lengths(device):
+    """A zero-length edge on a DAG counts its paths once; a zero-length
+    cycle (an undirected zero-length edge is one) raises, naming the source
+    and a vertex on it; the same from both methods."""
+    # 0 -> 1 (1), 1 -> 2 (0), 0 -> 2 (1): two shortest 0 ~> 2 paths
+    A = O.on_device(bg.Matrix.from_coo([0, 1, 0], [1, 2, 2], [1, 0, 1], nrows=3, ncols=3),
+                    device)
+    cyc = O.on_device(bg.Matrix.from_coo([0, 1, 2, 3], [1, 2, 1, 1], [1, 0, 0, 5], nrows=4,
+                                         ncols=4), device)
+    und = O.on_device(bg.Matrix.from_coo([0, 1, 1, 2], [1, 0, 2, 1], [0.0, 0.0, 1.0, 1.0],
+                                         nrows=3, ncols=3), device)
+    for method in methods(device):
+        with use(method):
+            got = O.to_host(betweenness_centrality(A, normalized=False, weight=True))
+            assert got.tolist() == [0.0, 0.5, 0.0]
+            E = O.to_host(edge_betweenness_centrality(A, normalized=False, weight=True))
+            assert E.to_coo()[2].tolist() == [1.5, 0.5, 1.5]
+            # source 0 reaches the cycle 1 -> 2 -> 1 (length 0)
+            with pytest.raises(bg.InvalidValue, match=r"from source 0 run around a cycle of "
+                               r"zero-length edges through vertex [12] "):
+                betweenness_centrality(cyc, weight=True)
+            with pytest.raises(bg.InvalidValue, match=r"source 2 .* through vertex [12] "):
+                betweenness_centrality(cyc, sources=[2, 3], weight=True)
+            with pytest.raises(bg.InvalidValue, match=r"source 0 .* through vertex [01] "):
+                edge_betweenness_centrality(und, weight=True)
+            # a symmetric pattern with other lengths each way: the cycle 2 <-> 3
+            asym = O.on_device(bg.Matrix.from_coo(
+                [0, 1, 1, 2, 2, 3, 3, 4], [1, 0, 2, 1, 3, 2, 4, 3],
+                [1, 5, 1, 4, 0, 0, 7, 2], nrows=5, ncols=5), device)
+            with pytest.raises(bg.InvalidValue, match=r"source 0 .* through vertex [23] "):
+                betweenness_centrality(asym, weight=True)
+
+
+@pytest.mark.parametrize("device", O.DEVICES)
+def test_weighted_errors_leave_a_unchanged(device):
+    A_cpu = bg.Matrix.from_coo([0, 1, 2], [1, 2, 0], [1.0, -2.0, 3.0], nrows=3, ncols=3)
+    A = O.on_device(A_cpu, device)
+    before = O.to_host(A).to_coo()
+    for method in methods(device):
+        with use(method):
+            for f in (betweenness_centrality, edge_betweenness_centrality):
+                with pytest.raises(bg.InvalidValue, match=r"edge \(1, 2\) has length -2.0 "
+                                   r"\(negative\)"):
+                    f(A, weight="weight")
+                # the hops of the same graph still run
+                f(A)
+    assert all(np.array_equal(x, y) for x, y in zip(O.to_host(A).to_coo(), before))
+    for bad, what in ((np.nan, "nan"), (np.inf, "inf")):
+        B = O.on_device(bg.Matrix.from_coo([0, 2], [1, 1], [1.0, bad], nrows=3, ncols=3), device)
+        with pytest.raises(bg.InvalidValue, match=rf"edge \(2, 1\) has length {what} "
+                           r"\(not finite\)"):
+            betweenness_centrality(B, weight=True)
+    C = O.on_device(bg.Matrix.from_coo([0, 1], [1, 2], [True, False], nrows=3, ncols=3,
+                                       dtype=bool), device)
+    if not C.iso:
+        with pytest.raises(TypeError, match="edge lengths must be numbers; A's dtype is bool"):
+            betweenness_centrality(C, weight=True)
+    # weight=None ignores the values: hops
+    assert np.array_equal(O.to_host(betweenness_centrality(A)),
+                          O.to_host(betweenness_centrality(A, weight=None)))
+
+
+@pytest.mark.parametrize("device", O.DEVICES)
+@pytest.mark.parametrize("name", ["west0067.mtx", "ldbc-directed-example.mtx",
+                                  "ldbc-undirected-example.mtx", "karate.mtx"])
+def test_weighted_real_graphs(name, device):
+    """Real graphs: west0067's |values| (floats, few ties), the LDBC
+    examples' weights, karate with integer weights 1..3 (many ties); every
+    option, both methods, and batches of 7 (several, one short)."""
+    from bitgraph import settings
+
+    A_cpu = bg.io.read(data_file(name))
+    r, c, v = A_cpu.to_coo()
+    if name == "karate.mtx":
+        lo, hi = np.minimum(r, c), np.maximum(r, c)
+        v = 1 + (lo * 7 + hi * 3) % 3  # symmetric
+    A_cpu = bg.Matrix.from_coo(r, c, np.abs(v).astype(np.float64), nrows=A_cpu.nrows,
+                               ncols=A_cpu.ncols)
+    A = O.on_device(A_cpu, device)
+    G = nx_weighted(A_cpu)
+    assert G.is_directed() == (name in ("west0067.mtx", "ldbc-directed-example.mtx"))
+    n = A.nrows
+    for method, batch in [(m, 64) for m in methods(device)] + [("graphblas", 7)]:
+        with settings.use(betweenness={"method": method, "batch": batch}):
+            for normalized in (False, True):
+                for endpoints in (False, True):
+                    got = betweenness_centrality(A, normalized=normalized, endpoints=endpoints,
+                                                 weight="weight")
+                    ref = nx.betweenness_centrality(G, normalized=normalized,
+                                                    endpoints=endpoints, weight="weight")
+                    assert_nodes(got, ref, n)
+                got = betweenness_centrality(A, k=5, seed=3, normalized=normalized,
+                                             weight="weight")
+                assert_nodes(got, nx.betweenness_centrality(G, k=5, seed=3, weight="weight",
+                                                            normalized=normalized), n)
+            _assert_weighted_edges(edge_betweenness_centrality(A, weight="weight"),
+                                   nx.edge_betweenness_centrality(G, weight="weight"), A_cpu,
+                                   G.is_directed())
+            _assert_weighted_edges(
+                edge_betweenness_centrality(A, weight="weight", k=4, seed=1, normalized=False),
+                nx.edge_betweenness_centrality(G, weight="weight", k=4, seed=1,
+                                               normalized=False), A_cpu, G.is_directed())
+
+
+def test_weighted_pool_chunks_and_stats():
+    """Sources split into pool chunks (parallel_work 0) give the serial
+    answer; stats name the weighted kernel or the graphblas method."""
+    from bitgraph import settings
+
+    A = bg.io.generators.urand(8, 4, seed=1)
+    r, c, _ = A.to_coo()
+    W = bg.Matrix.from_coo(r, c, 1.0 + (r * 31 + c * 17) % 5, nrows=A.nrows, ncols=A.ncols)
+    G = nx_weighted(W)
+    ref = nx.betweenness_centrality(G, weight="weight", endpoints=True)
+    for work in (0, 1 << 62):
+        with settings.use(betweenness={"method": "fused", "parallel_work": work}):
+            rec = bg.Stats()
+            assert_nodes(betweenness_centrality(W, weight=True, endpoints=True, stats=rec), ref,
+                         W.nrows)
+            assert rec.method == "fused"
+            assert ("betweenness", "csr", "cpu", "weighted") in rec.kernels
+            _assert_weighted_edges(edge_betweenness_centrality(W, weight=True, k=30, seed=2),
+                                   nx.edge_betweenness_centrality(G, weight="weight", k=30,
+                                                                  seed=2), W, G.is_directed())
+    with settings.use(betweenness={"method": "graphblas", "batch": 64}):
+        rec = bg.Stats()
+        betweenness_centrality(W, weight=True, stats=rec)
+    assert rec.method == "graphblas" and rec.metrics["batches"] == 4  # 256 sources
+
+
+def test_weighted_asymmetric_lengths_are_directed():
+    """A symmetric pattern with different lengths each way is a directed
+    graph (NetworkX's DiGraph scaling), one with equal lengths undirected."""
+    A = bg.Matrix.from_coo([0, 1, 1, 2, 0, 2], [1, 0, 2, 1, 2, 0], [1, 1, 1, 1, 2, 5],
+                           nrows=3, ncols=3)
+    G = nx_weighted(A)
+    assert G.is_directed()
+    assert_nodes(betweenness_centrality(A, normalized=False, weight=True),
+                 nx.betweenness_centrality(G, normalized=False, weight="weight"), 3)
+    S = bg.Matrix.from_coo([0, 1, 1, 2, 0, 2], [1, 0, 2, 1, 2, 0], [1, 1, 1, 1, 2, 2],
+                           nrows=3, ncols=3)
+    assert betweenness_centrality(S, normalized=False, weight=True).tolist() == [0.0, 0.5, 0.0]
+
+
+@pytest.mark.parametrize("device", O.DEVICES)
+def test_weighted_small_graphs(device):
+    """0, 1, 2 vertices; a zero-length edge beside a self-loop (never on a
+    path) against NetworkX's DiGraph."""
+    for method in methods(device):
+        with use(method):
+            for n in (0, 1, 2):
+                A = O.on_device(bg.Matrix.from_coo([], [], np.zeros(0), nrows=n, ncols=n),
+                                device)
+                assert O.to_host(betweenness_centrality(A, weight=True)).tolist() == [0.0] * n
+                assert edge_betweenness_centrality(A, weight=True).nvals == 0
+            A = O.on_device(bg.Matrix.from_coo([0, 0], [0, 1], [2.0, 0.5], nrows=2, ncols=2),
+                            device)
+            G = nx.DiGraph([(0, 0, {"weight": 2.0}), (0, 1, {"weight": 0.5})])
+            assert_nodes(betweenness_centrality(A, endpoints=True, weight=True),
+                         nx.betweenness_centrality(G, endpoints=True, weight="weight"), 2)
+            E = O.to_host(edge_betweenness_centrality(A, normalized=False, weight=True))
+            assert E.to_coo()[2].tolist() == [0.0, 1.0]

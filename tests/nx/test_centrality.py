@@ -271,14 +271,84 @@ def test_betweenness_refusals():
     G = nx.path_graph(4)
     can = BackendInterface.can_run
     assert can("betweenness_centrality", (G,), {}) is True
-    assert "weighted" in can("betweenness_centrality", (G,), {"weight": "weight"})
-    assert "weighted" in can("edge_betweenness_centrality", (G,), {"weight": "weight"})
+    assert can("betweenness_centrality", (G,), {"weight": "weight"}) is True
+    assert can("edge_betweenness_centrality", (G,), {"weight": "weight"}) is True
+    assert "callable" in can("betweenness_centrality", (G,), {"weight": lambda u, v, d: 1})
     assert "multigraph" in can("edge_betweenness_centrality", (nx.MultiGraph(G),), {})
     assert can("betweenness_centrality", (nx.MultiGraph(G),), {}) is True
     for k in (0, 5, 1.5, True):
         assert "k not an integer" in can("betweenness_centrality", (G,), {"k": k})
         assert "k not an integer" in can("edge_betweenness_centrality", (G,), {"k": k})
-    with pytest.raises(NotImplementedError, match="unweighted only"):
-        C.betweenness_centrality(convert(G), weight="weight")
-    with pytest.raises(NotImplementedError, match="unweighted only"):
-        C.edge_betweenness_centrality(convert(G), weight="weight")
+    # lengths whose NetworkX answer follows its heap order: NetworkX answers
+    for w in (0, -1, float("inf"), float("nan"), 1e-300):
+        H = nx.path_graph(4)
+        H.add_edge(1, 2, weight=w)
+        for f in (C.betweenness_centrality, C.edge_betweenness_centrality):
+            with pytest.raises(NotImplementedError, match="edge lengths must be > 0"):
+                f(convert(H), weight="weight")
+    # a graph without the attribute: every length 1, the hop answer
+    assert C.betweenness_centrality(convert(G), weight="weight") == \
+        nx.betweenness_centrality(G, weight="weight")
+
+
+def lifted(G, lift):
+    """G, with 1 added to every "weight" when ``lift`` (lengths >= 1: none
+    refused; int weights stay ints)."""
+    if lift:
+        for *_, d in G.edges(data=True):
+            if "weight" in d:
+                d["weight"] += 1
+    return G
+
+
+@SETTINGS
+@given(nx_graphs(weighted=True, multigraph=None), st.booleans(), st.booleans(),
+       st.one_of(st.none(), st.integers(1, 25)), st.integers(0, 2**31), st.booleans())
+def test_weighted_betweenness_centrality(G, normalized, endpoints, k, seed, lift):
+    """Weights (ints with ties, floats, some edges without: 1), directed
+    or not, multigraphs (the shortest parallel edge counts); lengths that
+    NetworkX counts by its heap order (zero, tiny) are refused."""
+    G = lifted(G, lift)
+    BG = convert(G)
+    k = None if k is None else min(k, len(G))
+    ours, theirs = random.Random(seed), random.Random(seed)
+    try:
+        got = C.betweenness_centrality(BG, k=k, normalized=normalized, endpoints=endpoints,
+                                       seed=ours, weight="weight")
+    except NotImplementedError:
+        w = [d.get("weight", 1) for *_, d in G.edges(data=True)]
+        assert not lift and min(w) * 2.0**51 <= (len(G) - 1) * max(w)
+        return
+    want = nx.betweenness_centrality(G, k=k, normalized=normalized, endpoints=endpoints,
+                                     seed=theirs, weight="weight")
+    assert_close_nan(got, want)
+    assert ours.random() == theirs.random()
+
+
+@SETTINGS
+@given(nx_graphs(weighted=True), st.booleans(), st.one_of(st.none(), st.integers(1, 25)),
+       st.integers(0, 2**31), st.booleans())
+def test_weighted_edge_betweenness_centrality(G, normalized, k, seed, lift):
+    G = lifted(G, lift)
+    BG = convert(G)
+    k = None if k is None else min(k, len(G))
+    try:
+        got = C.edge_betweenness_centrality(BG, k=k, normalized=normalized, seed=seed,
+                                            weight="weight")
+    except NotImplementedError:
+        assert not lift
+        return
+    want = nx.edge_betweenness_centrality(G, k=k, normalized=normalized, seed=seed,
+                                          weight="weight")
+    assert_close_nan(got, want)
+
+
+def test_weighted_betweenness_through_the_dispatcher():
+    G = nx.karate_club_graph()  # its "weight"s: integers 1..7
+    got = nx.betweenness_centrality(G, weight="weight", backend="bitgraph")
+    assert_close_nan(got, nx.betweenness_centrality(G, weight="weight"))
+    D = nx.gnp_random_graph(30, 0.1, seed=2, directed=True)
+    for i, (u, v) in enumerate(D.edges):
+        D[u][v]["w"] = 0.5 + i % 4
+    got = nx.edge_betweenness_centrality(D, weight="w", k=9, seed=1, backend="bitgraph")
+    assert_close_nan(got, nx.edge_betweenness_centrality(D, weight="w", k=9, seed=1))
