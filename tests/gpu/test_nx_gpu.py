@@ -379,6 +379,8 @@ def check_betweenness_centrality(G):
             assert list(a) == list(b) and close_dicts(a, b)
     a, b = both("betweenness_centrality", G, k=3, seed=7)
     assert list(a) == list(b) and close_dicts(a, b)
+    a, b = both("betweenness_centrality", G, weight="weight", endpoints=True)
+    assert list(a) == list(b) and close_dicts(a, b)
 
 
 def check_edge_betweenness_centrality(G):
@@ -386,6 +388,8 @@ def check_edge_betweenness_centrality(G):
         a, b = both("edge_betweenness_centrality", G, normalized=normalized)
         assert list(a) == list(b) and close_dicts(a, b)
     a, b = both("edge_betweenness_centrality", G, k=3, seed=7)
+    assert list(a) == list(b) and close_dicts(a, b)
+    a, b = both("edge_betweenness_centrality", G, weight="weight")
     assert list(a) == list(b) and close_dicts(a, b)
 
 
