@@ -43,7 +43,7 @@
 set -euo pipefail
 
 HERE=$(cd "$(dirname "$0")" && pwd)
-SRC=$(realpath "${1:-$HERE/../anchors/src/blest}")
+SRC=$(realpath -m "${1:-$HERE/../anchors/src/blest}")
 OUT=$(realpath -m "${2:-$HERE/../anchors/blest}")
 ARCH=${BLEST_ARCH:-90}
 BUILD=${BLEST_BUILD:-/tmp/blest-build-${USER:-$(id -u)}}
