@@ -21,11 +21,14 @@ tolerance; a mismatch is printed and the exit status is 1.
 
 "kernel ms" is filled where the call takes ``stats=`` and its
 ``bitgraph.Stats().metrics`` has ``"kernel_ms"``; blank otherwise.
-External anchors (gapbs on the CPU, ECL-CC and Gunrock on CUDA) run only when their binaries
-are in the folder ``--anchors`` or ``$BITGRAPH_ANCHORS`` names (never
-fetched; keep it out of git): ``ANCHORS`` says which binary, how it is
-called and how its time is read. Their time is their own timer's; their
-answers are checked by their own verifiers where they have one.
+External anchors (gapbs on the CPU, ECL-CC, Gunrock and Blest on CUDA) run
+only when their binaries are in the folder ``--anchors`` or
+``$BITGRAPH_ANCHORS`` names (never fetched; keep it out of git): ``ANCHORS``
+says which binary, how it is called and how its time is read. Their time is
+their own timer's; their answers are checked by their own verifiers where
+they have one, and against ours where they print them (counts, values,
+Blest's BFS levels). Blest's reordering is kept in ``$BITGRAPH_BLEST_CACHE``
+where set.
 
 ``--graph`` takes specs: one that names a case's graph selects it; one
 that names no case's graph replaces the graph of every selected case of
@@ -123,7 +126,7 @@ CASES = [
     *_cases("mxv", ("plus_times", "bfs_step"), CPU_GRAPHS, "cpu", ("SuiteSparse", "scipy")),
     *_cases("mxm", ("tc_masked",), CPU_GRAPHS, "cpu", ("SuiteSparse",)),
     # --- CUDA ----------------------------------------------------------------------------
-    *_cases("bfs", ("auto",), CUDA_GRAPHS, "cuda", ()),
+    *_cases("bfs", ("auto",), CUDA_GRAPHS, "cuda", ("Blest",)),
     *_cases("msbfs", ("auto",), CUDA_GRAPHS, "cuda", ("loop of bfs",)),
     *_cases("mxv", ("plus_times", "bfs_step", "tensor_core"), CUDA_SPMV_GRAPHS, "cuda",
             ("cuSPARSE",)),
@@ -141,9 +144,10 @@ CASES = [
     # cuSPARSE (the issue's anchor: "a pull ... with float32 ranks"); Gunrock's pr is float32
     *_cases("pagerank", ("auto", "graphblas"), CUDA_GRAPHS, "cuda", ("cuSPARSE", "Gunrock")),
     *_cases("pagerank", ("auto-f32",), CUDA_GRAPHS, "cuda", ("cuSPARSE f32", "Gunrock")),
-    # connected components on the GPU: scipy on the host (the partition check), ECL-CC on
-    # the same GPU (its count checked against ours)
-    *_cases("connected_components", ("auto", "fastsv"), CUDA_GRAPHS, "cuda", ("scipy", "ECL-CC")),
+    # connected components on the GPU: scipy on the host (the partition check), ECL-CC and
+    # Blest's BVSS kernel on the same GPU (their counts checked against ours)
+    *_cases("connected_components", ("auto", "fastsv"), CUDA_GRAPHS, "cuda",
+            ("scipy", "ECL-CC", "Blest")),
     # sssp: the suite's weights 1..255; "-float": the same weights / 255 as float64;
     # Bellman-Ford (a vxm per round) only where the rounds are few (kron, urand);
     # Gunrock (the issue's anchor) runs once per graph, on the integer weights
@@ -1117,6 +1121,11 @@ class Anchor:
     time_mean: bool = False
     head_scale: object = None
     check: object = None
+    # an anchor of more than one command (Blest: its reordering, then its kernel): a function
+    # (anchor, exe, g, folder, repeat, sources, iterations) -> run_anchor's tuple
+    run: object = None
+    levels: bool = False  # its "head" is its levels per source, each equal to ours
+    label: str = ""  # its column ("<label> ms") where not its name
 
 
 GAPBS_TIME = r"Average Time:\s+([0-9.eE+-]+)"
@@ -1125,6 +1134,113 @@ GAPBS_TIME = r"Average Time:\s+([0-9.eE+-]+)"
 # the one-time module load out of the timed first launch (tc times a single run)
 GUNROCK_TIME = r"GPU Elapsed Time : ([0-9.eE+-]+) \(ms\)"
 GUNROCK_ENV = (("CUDA_MODULE_LOADING", "EAGER"),)
+# Blest (github.com/delbek/blest), built by benchmarks/blest.sh: its driver runs Blest's own
+# classes on our graph (ECL's .egr file, symmetric) in Blest's order, Jaccard with window
+# BLEST_WINDOW for the graphs its own test calls social, RCM otherwise (its README's
+# setting). The reordering is a command of its own, timed apart from the kernel and kept
+# in $BITGRAPH_BLEST_CACHE (a folder) where set, so that a later run skips it (57 s for
+# kron-22 on the GPU machine's 16 cores); unset, it lasts the process
+BLEST_WINDOW = 65536
+BLEST_ORDER_TIMEOUT = 3600  # seconds; kron-24's reordering takes minutes
+_BLEST_TMP = []  # this process's scratch folder (orderings when uncached, BFS levels)
+
+
+def _blest_tmp():
+    if not _BLEST_TMP:
+        import atexit
+
+        _BLEST_TMP.append(tempfile.mkdtemp(prefix="bitgraph-blest-"))
+        atexit.register(shutil.rmtree, _BLEST_TMP[0], True)
+    return Path(_BLEST_TMP[0])
+
+
+def blest_ms(text, time_re):
+    """Blest's kernel ms from its driver's output: ``time_re``'s matches
+    (groups: input, ms), the median of each input's runs, their mean (as
+    ours: median per source, mean over the sources).
+
+    >>> out = ("Blest BFS source 7 run 0: 0.310000 ms, levels 6, visited 2000\\n"
+    ...        "Blest BFS source 7 run 1: 0.290000 ms, levels 6, visited 2000\\n"
+    ...        "Blest BFS source 7 run 2: 0.300000 ms, levels 6, visited 2000\\n"
+    ...        "Blest BFS source 9 run 0: 0.500000 ms, levels 7, visited 2000\\n")
+    >>> round(blest_ms(out, ANCHORS["bfs", "Blest"].time_re), 6)
+    0.4
+    >>> blest_ms("Blest CC run 0: 0.660000 ms, components 3\\n"
+    ...          "Blest CC run 1: 0.640000 ms, components 3\\n",
+    ...          ANCHORS["connected_components", "Blest"].time_re)
+    0.65
+    >>> blest_ms("GPUassert: out of memory", ANCHORS["bfs", "Blest"].time_re) is None
+    True
+    """
+    runs = {}
+    for key, ms in re.findall(time_re, text):
+        runs.setdefault(key, []).append(float(ms))
+    return statistics.fmean(statistics.median(v) for v in runs.values()) if runs else None
+
+
+def _blest_order(exe, g, graph):
+    """Blest's ordering of ``g`` (file ``graph``): its file, made by the
+    driver's ``order`` command where not kept yet (its time printed, not part
+    of the kernel's), and why there is none (or None)."""
+    folder = Path(os.environ.get("BITGRAPH_BLEST_CACHE") or _blest_tmp())
+    folder.mkdir(parents=True, exist_ok=True)
+    name = re.sub(r"[^A-Za-z0-9_.-]", "_", g.spec)
+    path = folder / f"{name}.n{g.n}.m{g.nvals}.w{BLEST_WINDOW}.blest-order"
+    if path.exists():
+        return path, None
+    argv = [str(exe), "order", str(graph), str(path), str(BLEST_WINDOW), "1"]
+    try:
+        out = subprocess.run(argv, capture_output=True, text=True, timeout=BLEST_ORDER_TIMEOUT)
+    except subprocess.TimeoutExpired:
+        return None, f"Blest: its reordering took over {BLEST_ORDER_TIMEOUT} s"
+    text = out.stdout + out.stderr
+    m = re.search(r"Blest reorder: ([0-9.eE+-]+) s", text)
+    if out.returncode != 0 or not m or not path.exists():
+        return None, f"Blest: its reordering failed ({out.returncode}): {text.strip()[-200:]}"
+    how = "Jaccard" if "Jaccard" in text else "RCM" if "RCM" in text else "?"
+    print(f"# Blest reorder of {g.spec} ({how}): {float(m.group(1)):.1f} s, kept in {path}",
+          file=sys.stderr, flush=True)
+    return path, None
+
+
+def _run_blest(anchor, exe, g, folder, repeat, sources, iterations):
+    """Blest's BFS or CC through its driver: the ordering, then the kernel;
+    its time (``blest_ms``), its component count (all runs alike) and, for
+    BFS, its levels per source (memory-mapped files of this process's scratch
+    folder)."""
+    graph = _write_graph(g, anchor.fmt, folder)
+    order, why = _blest_order(exe, g, graph)
+    if why:
+        return None, why, None, None
+    levels = Path(tempfile.mkdtemp(prefix="levels-", dir=_blest_tmp()))
+    values = dict(file=graph, order=order, repeat=repeat, dir=levels,
+                  sources=",".join(str(int(s)) for s in sources))
+    argv = [str(exe)] + [a.format(**values) for a in anchor.argv]
+    env = {**os.environ, **dict(anchor.env)}
+    try:
+        out = subprocess.run(argv, capture_output=True, text=True, timeout=600, env=env)
+    except subprocess.TimeoutExpired:
+        return None, f"{anchor.binary}: no answer in 600 s", None, None
+    text = out.stdout + out.stderr
+    ms = blest_ms(text, anchor.time_re)
+    if out.returncode != 0 or ms is None:
+        return None, f"{anchor.binary} failed ({out.returncode}): {text.strip()[-200:]}", \
+            None, None
+    count = None
+    if anchor.count_re:
+        counts = {int(c) for c in re.findall(anchor.count_re, text)}
+        if len(counts) != 1:
+            return None, f"{anchor.binary}: its runs counted {sorted(counts)}", None, None
+        count = counts.pop()
+    head = None
+    if anchor.levels:
+        files = [levels / f"levels-{i}.bin" for i in range(len(sources))]
+        if not all(f.exists() for f in files):
+            return None, f"{anchor.binary}: no levels written", None, None
+        head = [np.memmap(f, np.int32, "r", shape=(g.n,)) for f in files]
+    return ms, None, count, head
+
+
 ANCHORS = {
     # gapbs (github.com/sbeamer/gapbs), built with `make`: -v runs its verifier per trial
     ("bfs", "gapbs"): Anchor("gapbs/bfs", "el", ("-f", "{file}", "-n", "{repeat}", "-v"),
@@ -1202,6 +1318,22 @@ ANCHORS = {
                                        head_scale=lambda g, src: 2 * bc_scale(g, src),
                                        env=GUNROCK_ENV + (("GUNROCK_BC_WARMUP", "1"),
                                                           ("GUNROCK_BC_HEAD", "{head}"))),
+    # Blest's BFS (BVSSBFSKernel) from each of our sources, {repeat} runs each: its levels
+    # per source equal to ours; and its BVSS CC kernel, {repeat} runs (the constant group
+    # "(run)": all runs one input): its component count equal to ours (its per-vertex
+    # relabel is not read: it looks wrong when read). EAGER loading as for Gunrock
+    ("bfs", "Blest"): Anchor("blest/blest", "egr",
+                             ("bfs", "{file}", "{order}", "{sources}", "{repeat}", "{dir}"),
+                             r"Blest BFS source (\d+) run \d+: ([0-9.eE+-]+) ms",
+                             run=_run_blest, levels=True, label="Blest kernel",
+                             env=GUNROCK_ENV),
+    ("connected_components", "Blest"): Anchor("blest/blest", "egr",
+                                              ("cc", "{file}", "{order}", "{repeat}"),
+                                              r"Blest CC (run) \d+: ([0-9.eE+-]+) ms",
+                                              count_re=r"Blest CC run \d+: [0-9.eE+-]+ ms, "
+                                                       r"components (\d+)",
+                                              run=_run_blest, label="Blest kernel",
+                                              env=GUNROCK_ENV),
 }
 
 
@@ -1358,7 +1490,8 @@ def run_anchor(anchor, g, folder, repeat, sources=(), iterations=None):
         return None, None, None, None
     key = (anchor, g.spec, str(folder), repeat, tuple(sources), iterations)
     if key not in _ANCHOR_RUNS:
-        _ANCHOR_RUNS[key] = _run_anchor(anchor, exe, g, folder, repeat, sources, iterations)
+        _ANCHOR_RUNS[key] = (anchor.run or _run_anchor)(anchor, exe, g, folder, repeat,
+                                                         sources, iterations)
     return _ANCHOR_RUNS[key]
 
 
@@ -1441,8 +1574,20 @@ def anchor_problems(algo, name, anchor, count, head, ours):
     ['Gunrock: its first 2 values differ from ours by up to 0.1']
     >>> anchor_problems("pagerank", "Gunrock", p, None, np.array([np.nan, 0.25]), [ranks])
     ['Gunrock: 1 of its first 2 values are not finite where ours are']
+    >>> b = ANCHORS["bfs", "Blest"]
+    >>> mine = [np.array([0, 1, -1]), np.array([1, 0, -1])]
+    >>> anchor_problems("bfs", "Blest", b, None, [np.array([0, 1, -1], np.int32)] * 2, mine)
+    ['Blest (source 1): 2 levels differ']
     """
     out = []
+    if anchor.levels and head is not None:  # its levels per source
+        if len(head) != len(ours):
+            out.append(f"{name}: levels of {len(head)} sources, ours of {len(ours)}")
+        for i, (theirs, mine) in enumerate(zip(head, ours)):
+            why = same_levels(np.asarray(mine), np.asarray(theirs))
+            if why:
+                out.append(f"{name} (source {i}): {why}")
+        head = None
     if count is not None:
         mine = answer_count(algo, ours[0])
         want = anchor.count_scale * mine
@@ -1461,6 +1606,18 @@ def anchor_problems(algo, name, anchor, count, head, ours):
                 if mine.size == head.size and fin.any() else float("nan")
             out.append(f"{name}: its first {head.size} values differ from ours by up to {err:.3g}")
     return out
+
+
+def anchor_compared(algo, column):
+    """Whether the anchor of ``algo`` whose column is ``column`` had its answer
+    compared with ours (a count, values or levels), not only its own verifier's.
+
+    >>> anchor_compared("bfs", "Blest kernel"), anchor_compared("bfs", "gapbs")
+    (True, False)
+    """
+    return any(a == algo and (anc.label or name) == column
+               and bool(anc.count_re or anc.head_re or anc.levels)
+               for (a, name), anc in ANCHORS.items())
 
 
 def answer_count(algo, ours):
@@ -1615,7 +1772,7 @@ def run_case(case, g, args, clock):
                     row.problems += [f"{w} (its time {_fmt(ms)} ms, not recorded)"
                                      for w in wrong]
                     if not wrong:
-                        row.baselines[name] = ms
+                        row.baselines[anchor.label or name] = ms
             continue
         made = BASELINES[case.algo, name](g, case)
         if made is None:
@@ -1738,7 +1895,8 @@ def page_row(row, card_name, date, sha, repeat):
              "method": c.method, "ms": _fmt(row.ms), "kernel ms": _fmt(row.kernel_ms),
              "x best baseline": f"{best / row.ms:.2f}" if best and row.ms else "",
              "checked": "no: " + "; ".join(row.problems) if row.problems else
-             ("yes" if any((c.algo, b) in BASELINES for b in row.baselines) else "-"),
+             ("yes" if any((c.algo, b) in BASELINES or anchor_compared(c.algo, b)
+                           for b in row.baselines) else "-"),
              "card": card_name, "date": date, "commit": sha, "command": f"`{cmd}`"}
     for name, ms in row.baselines.items():
         cells[f"{name} ms"] = _fmt(ms)
