@@ -36,8 +36,6 @@ _NAMES = (("bc_transpose", "bc_scan")
           + tuple(f"bc_forward<{i}>" for i in _INDEX.values())
           + tuple(f"bc_backward<{i}, {e}>" for i in _INDEX.values() for e in ("false", "true")))
 SPECS = ((_SOURCE, _NAMES),)  # what module() is asked for (precompile.py)
-_SCAN_THREADS = 1024  # bc_scan: one block (its sums[32] holds a value a warp)
-_SMEM_MAX = 48 * 1024  # dynamic shared memory a launch may take without opting in
 
 
 def _kernels(index):
@@ -107,9 +105,10 @@ def batch_run(a, t, lev, *, edges=False, parallel_work=None, cfg=None, work=None
     if threads < 32 or threads > 1024 or threads % 32:
         raise ValueError(f"{where}: settings.betweenness.cuda_threads must be a multiple of 32"
                          f" in [32, 1024], got {threads}")
-    if chunk < 1 or not 0 <= hist_cap <= _SMEM_MAX // 8:
+    most = 48 * 1024 // 8  # levels of dynamic shared memory a launch takes without opting in
+    if chunk < 1 or not 0 <= hist_cap <= most:
         raise ValueError(f"{where}: settings.betweenness.cuda_list_chunk = {chunk} must be >= 1"
-                         f" and cuda_hist_levels = {hist_cap} in 0..{_SMEM_MAX // 8}")
+                         f" and cuda_hist_levels = {hist_cap} in 0..{most}")
     work = {} if work is None else work
     index = np.dtype(np.int64) if max(x.dtype.itemsize for x in (
         a.indptr, a.indices, t.indptr, t.indices)) > 4 else np.dtype(np.int32)
@@ -142,7 +141,7 @@ def batch_run(a, t, lev, *, edges=False, parallel_work=None, cfg=None, work=None
     head = (lev_t, n64, k32, np.int64(chunk), np.int32(levels), np.int32(use_shared))
     dummy = _grown(cupy, work, "dummy", 1, index)
     lists(list_grid, (threads,), head + (np.int32(0), counts, dummy), shared_mem=smem)
-    scan((1,), (_SCAN_THREADS,), (counts, np.int32(levels), offsets))
+    scan((1,), (1024,), (counts, np.int32(levels), offsets))  # one block, a warp a sums[] slot
     off = [int(x) for x in offsets.get()]  # synchronize! (the launches' sizes)
     with oom_guard(where, index.itemsize * off[-1]):
         vlist = _grown(cupy, work, "list", off[-1], index)
