@@ -127,14 +127,15 @@ def batch_run(a, t, lev, *, edges=False, parallel_work=None, cfg=None, work=None
         sv = _grown(cupy, work, "sv", n * k, np.float64)
         depth_buf = _grown(cupy, work, "depth", 1, np.int32)
     stream = cupy.cuda.get_current_stream()
-    depth_buf.data.memset_async(0, 4, stream)
+    memset = cupy.cuda.runtime.memsetAsync
+    memset(depth_buf.data.ptr, 0, 4, stream.ptr)
     transpose(((n + 31) // 32, (k + 31) // 32), (32, 8), (lev, n64, k32, lev_t, depth_buf))
     depth = int(depth_buf.get()[0])  # synchronize! (the number of levels to launch)
     levels = depth + 1
     with oom_guard(where, 16 * levels + 8):
         counts = _grown(cupy, work, "counts", levels, np.uint64)
         offsets = _grown(cupy, work, "offsets", levels + 1, np.uint64)
-    counts.data.memset_async(0, 8 * levels, stream)
+    memset(counts.data.ptr, 0, 8 * levels, stream.ptr)
     use_shared = levels <= hist_cap
     smem = 8 * levels if use_shared else 0
     list_grid = ((n + chunk - 1) // chunk,)
