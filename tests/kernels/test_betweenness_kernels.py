@@ -217,6 +217,29 @@ def test_emulated_lists_hold_each_vertex_once_a_level():
             assert np.array_equal(np.sort(vlist[off[d]:off[d + 1]]), want)
 
 
+def test_packed_level_slots_are_the_kernels():
+    """The per-level launches are packed (``PackedLaunch``) and set
+    parameters 5, 6 and 8 per level: those are begin, end and the level in
+    ``bc_forward`` and ``bc_backward``; the launcher passes as many
+    arguments as each kernel has parameters."""
+    import inspect
+    import re
+
+    from bitgraph.kernels.cuda import betweenness, source_text
+
+    text = source_text("betweenness.cu")
+    for kernel, count in (("bc_forward", 9), ("bc_backward", 12)):
+        sig = re.search(rf"__global__ void {kernel}\((.*?)\)\s*\{{", text, re.S).group(1)
+        names = [re.search(r"(\w+)\s*$", p.strip()).group(1) for p in sig.split(",")]
+        assert len(names) == count, (kernel, names)
+        assert names[5:7] == ["begin", "end"] and names[8] in ("d", "e"), (kernel, names)
+    launcher = inspect.getsource(betweenness.batch_run)
+    for kernel, count in (("forward", 9), ("backward_edges if edges else backward", 12)):
+        call = re.search(rf"PackedLaunch\({re.escape(kernel)}, 1, threads,\s*\((.*?)\)\)",
+                         launcher, re.S).group(1)
+        assert len(call.split(",")) == count, (kernel, call)
+
+
 # --------------------------------------------------------------------------------------
 # the CUDA kernels (the GPU machine)
 # --------------------------------------------------------------------------------------

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from bitgraph.kernels.cuda import module, multiprocessors
+from bitgraph.kernels.cuda import PackedLaunch, arg_word, module, multiprocessors
 from bitgraph.kernels.registry import register
 
 __all__ = ["batch_run"]
@@ -150,21 +150,26 @@ def batch_run(a, t, lev, *, edges=False, parallel_work=None, cfg=None, work=None
     lists(list_grid, (threads,), head + (np.int32(1), counts, vlist), shared_mem=smem)
     cap = multiprocessors() * (2048 // threads) * 4  # grid-stride past this many blocks
     per_block = threads // 32
+    # a launch a level, packed once (PackedLaunch: CuPy's launch converts every argument
+    # each call; a long path or a road graph launches thousands of levels a batch):
+    # parameters 5, 6 (begin, end of the level's list) and 8 (the level) change per level
+    fwd = PackedLaunch(forward, 1, threads, (tindptr, tindices, lev_t, sv, vlist, np.int64(0),
+                                             np.int64(0), k32, np.int32(0)))
+    bwd = PackedLaunch(backward_edges if edges else backward, 1, threads,
+                       (indptr, indices, lev_t, sv, vlist, np.int64(0), np.int64(0), k32,
+                        np.int32(0), np.int32(depth), total, share))
 
-    def grid(d):
-        return (max(1, min(cap, (off[d + 1] - off[d] + per_block - 1) // per_block)),)
+    def level(run, d):
+        if off[d + 1] > off[d]:
+            run.grid = max(1, min(cap, (off[d + 1] - off[d] + per_block - 1) // per_block))
+            run.set(5, arg_word(np.int64(off[d])))
+            run.set(6, arg_word(np.int64(off[d + 1])))
+            run.set(8, arg_word(np.int32(d)))
+            run.launch(stream.ptr)
 
     for d in range(levels):
-        if off[d + 1] > off[d]:
-            forward(grid(d), (threads,), (tindptr, tindices, lev_t, sv, vlist,
-                                          np.int64(off[d]), np.int64(off[d + 1]), k32,
-                                          np.int32(d)))
-    back = backward_edges if edges else backward
-    deep = np.int32(depth)
+        level(fwd, d)
     # level 0 (the sources) adds nothing to total: run only for the edges' shares
     for e in range(depth, -1 if edges else 0, -1):
-        if off[e + 1] > off[e]:
-            back(grid(e), (threads,), (indptr, indices, lev_t, sv, vlist, np.int64(off[e]),
-                                       np.int64(off[e + 1]), k32, np.int32(e), deep, total,
-                                       share))
+        level(bwd, e)
     return total, (share if edges else None)
