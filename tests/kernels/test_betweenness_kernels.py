@@ -96,8 +96,8 @@ def _assert_close(got, want):
 # the launcher's sequence in numpy: the design, checked against the CPU kernel
 # --------------------------------------------------------------------------------------
 def emulate_lists(lev_t, chunk, shared):
-    """(offsets[levels + 1], list) as bc_count / bc_scan / bc_scatter build
-    them: each vertex once per distinct level among its b entries (the
+    """(offsets[levels + 1], list) as bc_lists (count), bc_scan and bc_lists
+    (scatter) build them: each vertex once per distinct level among its b entries (the
     lowest remaining lane's value first, lanes 0-31 before 32-63), blocks of
     ``chunk`` vertices; with ``shared`` a block reserves its range of a level
     at once (blocks in an arbitrary order: reversed here), else each pair

@@ -94,9 +94,10 @@ __global__ void bc_transpose(const int* __restrict__ lev, long long n, int b,
 // every lane value equal to it (one iteration per distinct level: about
 // 2-3 a vertex on kron and urand; __match_any_sync compares one register
 // across lanes, and each lane holds two).
-// scatter == 0: hist[d] += the vertices with an entry at level d.
-// scatter == 1: fill[d] (= offsets[d] from bc_scan) hands out positions,
-// list[position] = v.
+// scatter == 0: counts[d] += the vertices with an entry at level d (the
+// launcher zeroes counts first).
+// scatter == 1: counts[d] (= offsets[d], written there by bc_scan) hands
+// out positions, list[position] = v; a level's order is that of the atomics.
 // With use_shared (levels entries of dynamic shared memory, 8 bytes each),
 // the block first counts its own vertices per level in shared memory, then
 // makes one global atomic per level it holds (count: added to hist;
