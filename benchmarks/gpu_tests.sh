@@ -19,7 +19,7 @@ declare -A SETS=(
   [cc_tc]="-m gpu tests/algorithms/test_components.py tests/algorithms/test_triangles.py"
   [sssp]="-m gpu tests/algorithms/test_sssp.py"
   [pagerank]="-m gpu tests/algorithms/test_pagerank.py"
-  [betweenness]="-m gpu tests/algorithms/test_betweenness.py"
+  [betweenness]="-m gpu tests/algorithms/test_betweenness.py tests/kernels/test_betweenness_kernels.py"
   [traversal]="-m gpu tests/algorithms/test_bfs.py tests/algorithms/test_msbfs.py"
   [gpu_bfs]="tests/gpu/test_bfs_gpu.py tests/gpu/test_msbfs_gpu.py"
   [gpu_rest]="tests/gpu --ignore=tests/gpu/test_bfs_gpu.py --ignore=tests/gpu/test_msbfs_gpu.py"

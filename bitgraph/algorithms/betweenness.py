@@ -20,16 +20,18 @@ A batch of b <= 64 sources is one b x n problem: row i belongs to
   ``sigma[s, v] * W[s, w]`` when w is one level below v; summed over the
   batch in chunks of edges.
 
-On the CPU the same recurrences run fused by default
-(``settings.betweenness.method``): one numba pass a level over the
-vertices at that level, the batch's sources as bits of a word per (vertex,
-level) (``kernels/cpu/betweenness``); 2 threads, kron-16, 64 sources: 0.67 s
-against 1.4 s for the masked products.
+By default the same recurrences run fused (``settings.betweenness.method``):
+one pass a level over the vertices at that level. On the CPU a numba
+kernel, the batch's sources as bits of a word per (vertex, level)
+(``kernels/cpu/betweenness``; 2 threads, kron-16, 64 sources: 0.67 s
+against 1.4 s for the masked products); on CUDA a warp per (vertex,
+level), a lane per two sources, over vertex-major dense levels and path
+counts (``kernels/cuda/betweenness``).
 
 Memory is O(b x n) per batch (the levels, the per-level matrices: each
 (source, vertex) pair sits in one level), whatever the number of sources;
-batches run one after another. Every step is a public GraphBLAS operation
-(or msbfs), so a graph on CUDA runs on the GPU.
+batches run one after another. Every step of the graphblas method is a
+public GraphBLAS operation (or msbfs), so it runs on either device too.
 
 The scaling follows NetworkX's ``_rescale`` (sampled sources, endpoints,
 directed or undirected).
@@ -218,19 +220,16 @@ def _rescale(bc, n, *, normalized, directed, endpoints, sampled):
     return bc
 
 
-def _method(A, cfg):
-    """"fused" (the numba kernel, ``kernels/cpu/betweenness``) or
-    "graphblas" (masked products on any device): ``settings.betweenness.method``,
-    or by default fused on the CPU, graphblas on CUDA."""
+def _method(cfg):
+    """"fused" (a kernel a level: ``kernels/cpu/betweenness`` or
+    ``kernels/cuda/betweenness``) or "graphblas" (masked products):
+    ``settings.betweenness.method``, by default fused on either device."""
     if cfg.method is not None:
         if cfg.method not in ("fused", "graphblas"):
             raise InvalidValue(f"settings.betweenness.method must be 'fused', 'graphblas' or"
                                f" None, got {cfg.method!r}")
-        if cfg.method == "fused" and A.device != "cpu":
-            raise InvalidValue("settings.betweenness.method 'fused' runs on the CPU only;"
-                               " use 'graphblas' (or None) for a graph on CUDA")
         return cfg.method
-    return "fused" if A.device == "cpu" else "graphblas"
+    return "fused"
 
 
 def _node_bc(A, src, *, endpoints, edges=False, rows=None, cols=None, stats=None):
@@ -246,12 +245,21 @@ def _node_bc(A, src, *, endpoints, edges=False, rows=None, cols=None, stats=None
             or not 1 <= batch <= 64:
         raise InvalidValue(f"settings.betweenness.batch must be an integer in 1..64 (one bit per"
                            f" source in msbfs's words), got {batch!r}")
-    method = _method(A, cfg)
+    method = _method(cfg)
+    key = ("betweenness", "csr", A.device, "batch")
     if stats is not None:
         stats.method = method
         stats.metrics["batches"] = -(-int(src.size) // batch)
         if method == "fused":
-            stats.ran(("betweenness", "csr", "cpu", "batch"))
+            stats.ran(key)
+    if method == "fused":
+        from bitgraph.algorithms._common import in_csr
+        from bitgraph.kernels.registry import lookup
+
+        run = lookup("betweenness", fmt="csr", device=A.device, variant="batch")
+        # the CUDA kernel keeps its buffers in ``work`` across this call's batches
+        extra = {} if A.device == "cpu" else {"cfg": cfg, "work": {}}
+        a, t = out_csr(A), in_csr(A)
     xp = _array.array_module(out_csr(A).indptr)
     n = A.nrows
     bc = xp.zeros(n, np.float64)
@@ -260,12 +268,7 @@ def _node_bc(A, src, *, endpoints, edges=False, rows=None, cols=None, stats=None
         s = src[i:i + batch]
         lev = msbfs(A, s)
         if method == "fused":
-            from bitgraph.algorithms._common import in_csr
-            from bitgraph.kernels.registry import lookup
-
-            run = lookup("betweenness", fmt="csr", device="cpu", variant="batch")
-            total, eshare = run(out_csr(A), in_csr(A), lev, edges=edges,
-                                parallel_work=cfg.parallel_work)
+            total, eshare = run(a, t, lev, edges=edges, parallel_work=cfg.parallel_work, **extra)
         else:
             total, parts = _batch(A, lev, edges)
             eshare = _edge_shares(A, parts, rows, cols, cfg.edge_chunk) if edges else None
@@ -316,7 +319,8 @@ def betweenness_centrality(A, sources=None, k=None, normalized=True, endpoints=F
 
     Runs Brandes in batches of ``settings.betweenness.batch`` (64) sources:
     msbfs levels, then path counts and dependencies by masked ``plus_first``
-    products, or on the CPU by a fused numba kernel (module docstring).
+    products, or by default a fused kernel a level (numba on the CPU, CUDA
+    on the GPU; module docstring).
     ``stats``: a ``bitgraph.Stats`` to fill with the method run and the
     number of batches. Returns a float64 array of n values on the graph's
     device.
@@ -454,8 +458,9 @@ def _zero_cycle(where, s, v):
 def _weighted_method(A, cfg):
     """"fused" (``kernels/cpu/betweenness.weighted_run``: Dijkstra a source)
     or "graphblas" (sssp distances and array ops on any device), from
-    ``settings.betweenness.method`` as the unweighted method is chosen."""
-    return "fused" if _method(A, cfg) == "fused" else "graphblas"
+    ``settings.betweenness.method`` as the unweighted method is chosen; on
+    CUDA always the array ops (the Dijkstra kernel is the CPU's)."""
+    return "fused" if _method(cfg) == "fused" and A.device == "cpu" else "graphblas"
 
 
 def _weighted_sums(A, w, src, *, edges, stats, where):

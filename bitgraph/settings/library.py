@@ -245,17 +245,27 @@ class Betweenness:
         kron-16, 64 sources in batches of 16 / 32 / 64: fused 0.94 / 0.84 / 0.64 s (a word's
         bits share each edge's visit); graphblas 1.33 / 1.30 / 1.39 s, within the noise (its
         products work per source either way).""")
-    method: str | None = knob(None, """"fused" (a numba kernel a level: path counts and
-        dependencies in one pass over each level's vertices, CPU only) or "graphblas" (masked
-        plus_first products, any device); None: fused on the CPU, graphblas on CUDA. 2 threads,
-        kron-16, 64 sources: fused 0.67-0.95 s, graphblas 1.39-1.45 s; urand-16
-        0.88-0.96 against 1.52-2.2.""")
+    method: str | None = knob(None, """"fused" (a kernel a level: path counts and dependencies
+        in one pass over each level's vertices; numba on the CPU, kernels/cuda/betweenness.cu on
+        CUDA) or "graphblas" (masked plus_first products); None: fused on either device. 2
+        threads, kron-16, 64 sources: fused 0.67-0.95 s, graphblas 1.39-1.45 s; urand-16
+        0.88-0.96 against 1.52-2.2. CUDA: not yet measured on a GPU.""")
     parallel_work: int = knob(400_000, """The fused kernel runs a level on the thread pool when
         its vertices' out-edges reach this many, else serially (as msbfs.parallel_work). Not
         tuned.""")
     edge_chunk: int = knob(1 << 16, """The graphblas method sums a batch's edge shares over this
         many edges at a time (dense batch x chunk temporaries: 64 x 65536 float64 = 32 MiB).
         Not tuned.""")
+    cuda_threads: int = knob(256, """CUDA fused: threads a block (a multiple of 32, 32..1024) of
+        the per-level launches (a warp per listed vertex) and of the list building. Not yet
+        measured on a GPU.""")
+    cuda_list_chunk: int = knob(256, """CUDA fused: vertices a block takes when it builds the
+        per-level lists (its warps share them; one global atomic per level the block holds
+        instead of one per vertex). Not yet measured on a GPU.""")
+    cuda_hist_levels: int = knob(4096, """CUDA fused: a batch of at most this many levels counts
+        its lists' blocks in shared memory (8 bytes a level, at most 6144: 48 KiB); deeper
+        batches (long paths, roads, grids) take a global atomic per (vertex, level). Not yet
+        measured on a GPU.""")
 
 
 @dataclass(frozen=True)

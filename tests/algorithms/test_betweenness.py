@@ -1,8 +1,10 @@
 """betweenness_centrality and edge_betweenness_centrality against NetworkX
 (every option) and LAGraph's test_Betweenness.c expectations.
 
-The deterministic cases take a ``device`` parameter (``oracle.DEVICES``);
-the hypothesis cases run on the CPU."""
+The deterministic cases take a ``device`` parameter (``oracle.DEVICES``),
+each method on each device; the hypothesis cases run on the CPU. The CUDA
+kernel's own branches against the CPU kernel: tests/kernels/
+test_betweenness_kernels.py."""
 
 from __future__ import annotations
 
@@ -22,7 +24,7 @@ from graph_strategies import graphs
 from testdata import data_file
 
 REL, ABS = 1e-9, 1e-12
-METHODS = ("fused", "graphblas")  # settings.betweenness.method; CUDA runs graphblas only
+METHODS = ("fused", "graphblas")  # settings.betweenness.method, on either device
 
 
 def use(method):
@@ -32,7 +34,7 @@ def use(method):
 
 
 def methods(device):
-    return METHODS if device == "cpu" else (None,)
+    return METHODS  # both on either device (None: fused)
 
 
 def nx_graph(A):
@@ -47,7 +49,10 @@ def nx_graph(A):
     return G
 
 
-def assert_nodes(got, ref, n):
+def assert_nodes(got, ref, n, device=None):
+    if device == "cuda":
+        import cupy
+        assert isinstance(got, cupy.ndarray), type(got)
     got = O.to_host(got)
     assert got.dtype == np.float64 and got.shape == (n,)
     want = np.array([ref[v] for v in range(n)], np.float64)
@@ -118,59 +123,128 @@ def test_sources_scale_as_that_sample(g, data):
             assert np.allclose(got, want, rtol=REL, atol=ABS, equal_nan=True)
 
 
+@pytest.mark.parametrize("device", O.DEVICES)
 @pytest.mark.parametrize("method", METHODS)
-def test_more_than_one_batch_and_seeds(method):
+def test_more_than_one_batch_and_seeds(method, device):
     """200 sources: four batches (one of 8); a seed as an int, a random.Random
     (its state moves as NetworkX's does) and None (the random module's);
     a fused level on the thread pool (parallel_work 1) and serial."""
     from bitgraph import settings
 
-    A = bg.io.generators.urand(8, 4, seed=1)
+    A_cpu = bg.io.generators.urand(8, 4, seed=1)
+    A = O.on_device(A_cpu, device)
     with settings.use(betweenness={"method": method, "parallel_work": 1}):
-        assert_nodes(betweenness_centrality(A), nx.betweenness_centrality(nx_graph(A)), A.nrows)
+        assert_nodes(betweenness_centrality(A), nx.betweenness_centrality(nx_graph(A)), A.nrows,
+                     device)
     with use(method):
-        _batches_and_seeds(A)
+        _batches_and_seeds(A, A_cpu, device)
 
 
-def _batches_and_seeds(A):
+def _batches_and_seeds(A, A_cpu, device):
     G = nx_graph(A)
-    assert_nodes(betweenness_centrality(A), nx.betweenness_centrality(G), A.nrows)
+    assert_nodes(betweenness_centrality(A), nx.betweenness_centrality(G), A.nrows, device)
     ours, theirs = random.Random(5), random.Random(5)
     assert_nodes(betweenness_centrality(A, k=200, seed=ours),
-                 nx.betweenness_centrality(G, k=200, seed=theirs), A.nrows)
+                 nx.betweenness_centrality(G, k=200, seed=theirs), A.nrows, device)
     assert ours.random() == theirs.random()
     random.seed(11)
     got = betweenness_centrality(A, k=70, endpoints=True)
     random.seed(11)
-    assert_nodes(got, nx.betweenness_centrality(G, k=70, endpoints=True), A.nrows)
-    assert_edges(edge_betweenness_centrality(A, k=100, seed=3),
-                 nx.edge_betweenness_centrality(G, k=100, seed=3), A)
+    assert_nodes(got, nx.betweenness_centrality(G, k=70, endpoints=True), A.nrows, device)
+    E = edge_betweenness_centrality(A, k=100, seed=3)
+    assert E.device == device
+    assert_edges(E, nx.edge_betweenness_centrality(G, k=100, seed=3), A_cpu)
 
 
-def test_directed_symmetric_pattern_is_undirected():
+@pytest.mark.parametrize("device", O.DEVICES)
+def test_directed_symmetric_pattern_is_undirected(device):
     # a DiGraph with both directions: the Matrix is symmetric, so undirected
-    A = bg.Matrix.from_coo([0, 1, 1, 2], [1, 0, 2, 1], nrows=3, ncols=3)
-    assert betweenness_centrality(A, normalized=False).tolist() == [0.0, 1.0, 0.0]
-    D = bg.Matrix.from_coo([0, 1], [1, 2], nrows=3, ncols=3)  # 0 -> 1 -> 2
-    assert betweenness_centrality(D, normalized=False).tolist() == [0.0, 1.0, 0.0]
-    assert betweenness_centrality(D).tolist() == [0.0, 0.5, 0.0]
+    for method in methods(device):
+        with use(method):
+            A = O.on_device(bg.Matrix.from_coo([0, 1, 1, 2], [1, 0, 2, 1], nrows=3, ncols=3),
+                            device)
+            got = betweenness_centrality(A, normalized=False)
+            assert O.to_host(got).tolist() == [0.0, 1.0, 0.0]
+            D = O.on_device(bg.Matrix.from_coo([0, 1], [1, 2], nrows=3, ncols=3), device)  # 0->1->2
+            assert O.to_host(betweenness_centrality(D, normalized=False)).tolist() == [0, 1, 0]
+            assert O.to_host(betweenness_centrality(D)).tolist() == [0.0, 0.5, 0.0]
 
 
-def test_small_graphs():
+@pytest.mark.parametrize("device", O.DEVICES)
+def test_small_graphs(device):
+    for method in methods(device):
+        with use(method):
+            _small_graphs(device)
+
+
+def _small_graphs(device):
     for n in (0, 1, 2):
-        A = bg.Matrix.from_coo([], [], nrows=n, ncols=n)
-        assert betweenness_centrality(A).tolist() == [0.0] * n
+        A = O.on_device(bg.Matrix.from_coo([], [], nrows=n, ncols=n), device)
+        assert O.to_host(betweenness_centrality(A)).tolist() == [0.0] * n
         assert edge_betweenness_centrality(A).nvals == 0
-    A = bg.Matrix.from_coo([0, 0], [0, 1], nrows=2, ncols=2)  # a self-loop and one edge
+    A = O.on_device(bg.Matrix.from_coo([0, 0], [0, 1], nrows=2, ncols=2), device)  # a loop, an edge
     G = nx.DiGraph([(0, 0), (0, 1)])
-    assert_nodes(betweenness_centrality(A, endpoints=True), nx.betweenness_centrality(G, endpoints=True), 2)
-    E = edge_betweenness_centrality(A, normalized=False)
+    assert_nodes(betweenness_centrality(A, endpoints=True),
+                 nx.betweenness_centrality(G, endpoints=True), 2, device)
+    E = O.to_host(edge_betweenness_centrality(A, normalized=False))
     assert E.to_coo()[2].tolist() == [0.0, 1.0]  # the self-loop's share is 0
     # k = 1 without endpoints: NetworkX scales the source by 0/0
     B = bg.io.generators.grid2d(3, 3)
-    got = betweenness_centrality(B, k=1, seed=2)
-    assert_nodes(got, nx.betweenness_centrality(nx_graph(B), k=1, seed=2), 9)
-    assert np.isnan(got).sum() == 1
+    got = betweenness_centrality(O.on_device(B, device), k=1, seed=2)
+    assert_nodes(got, nx.betweenness_centrality(nx_graph(B), k=1, seed=2), 9, device)
+    assert np.isnan(O.to_host(got)).sum() == 1
+
+
+def _path(n, directed):
+    r = np.arange(n - 1)
+    if directed:
+        return bg.Matrix.from_coo(r, r + 1, nrows=n, ncols=n)
+    return bg.Matrix.from_coo(np.r_[r, r + 1], np.r_[r + 1, r], nrows=n, ncols=n)
+
+
+def _star(leaves):
+    r = np.arange(1, leaves + 1)
+    z = np.zeros(leaves, np.int64)
+    return bg.Matrix.from_coo(np.r_[z, r], np.r_[r, z], nrows=leaves + 1, ncols=leaves + 1)
+
+
+def _pieces():
+    """A directed graph of n = 83 (not a multiple of 32): a random part with
+    self-loops, a directed path, a few isolated vertices, unreachable ones."""
+    rng = np.random.default_rng(7)
+    r, c = rng.integers(0, 60, 200), rng.integers(0, 60, 200)
+    p = np.arange(60, 75)
+    r, c = np.r_[r, p[:-1], 3, 3], np.r_[c, p[1:], 3, 60]
+    return bg.Matrix.from_coo(r, c, nrows=83, ncols=83, dup_op="any")
+
+
+@pytest.mark.parametrize("device", O.DEVICES)
+@pytest.mark.parametrize("name", ["path_1100", "path_directed_300", "star_2000", "pieces"])
+def test_fused_kernel_shapes(name, device):
+    """The fused kernels' shapes on either device, against NetworkX: a long
+    path (depth > 1000: a launch a level, deep level lists), a star (one
+    vertex of huge degree), a directed graph with self-loops, isolated and
+    unreachable vertices and n not a multiple of 32; given sources in
+    batches of 64, 33 and 5 (the lanes' masks)."""
+    from bitgraph import settings
+
+    A_cpu = {"path_1100": lambda: _path(1100, False),
+             "path_directed_300": lambda: _path(300, True),
+             "star_2000": lambda: _star(2000), "pieces": _pieces}[name]()
+    A = O.on_device(A_cpu, device)
+    G = nx_graph(A_cpu)
+    n = A.nrows
+    src = sorted(set(np.linspace(0, n - 1, 70).astype(int).tolist()))
+    nodes = _nx_with_sources(G, src, False, False)
+    edges = nx.edge_betweenness_centrality(G, k=40, normalized=False, seed=1)
+    for method in methods(device):
+        # the masked products take a product a level: one batch size for them
+        for batch in (64, 33, 5) if method != "graphblas" else (64,):
+            with settings.use(betweenness={"method": method, "batch": batch}):
+                assert_nodes(betweenness_centrality(A, sources=src, normalized=False), nodes, n,
+                             device)
+                E = edge_betweenness_centrality(A, k=40, normalized=False, seed=1)
+                assert_edges(E, edges, A_cpu)
 
 
 def test_bad_arguments():
@@ -296,18 +370,16 @@ def test_batch_setting(device):
     with settings.use(betweenness={"method": "bits"}):
         with pytest.raises(bg.InvalidValue, match="method must be 'fused', 'graphblas' or None"):
             betweenness_centrality(A)
-    if device != "cpu":
-        with settings.use(betweenness={"method": "fused"}):
-            with pytest.raises(bg.InvalidValue, match="runs on the CPU only"):
-                betweenness_centrality(A)
 
 
-def test_stats_record_the_method_and_batches():
-    A = bg.io.generators.from_spec("grid:5x5")
+@pytest.mark.parametrize("device", O.DEVICES)
+def test_stats_record_the_method_and_batches(device):
+    A = O.on_device(bg.io.generators.from_spec("grid:5x5"), device)
     rec = bg.Stats()
     got = betweenness_centrality(A, stats=rec)
-    np.testing.assert_allclose(got, betweenness_centrality(A))
-    assert rec.method in ("fused", "graphblas") and rec.metrics["batches"] == 1
+    np.testing.assert_allclose(O.to_host(got), O.to_host(betweenness_centrality(A)))
+    assert rec.method == "fused" and rec.metrics["batches"] == 1
+    assert ("betweenness", "csr", device, "batch") in rec.kernels
     with bg.settings.use(betweenness={"batch": 7, "method": "graphblas"}):
         rec = bg.Stats()
         edge_betweenness_centrality(A, stats=rec)

@@ -1,0 +1,327 @@
+// Brandes' path counts and dependencies of a batch of b <= 64 sources on the
+// GPU: the CUDA twin of kernels/cpu/betweenness.py (the same recurrences, the
+// same arithmetic per (vertex, source): sigma summed over in-neighbours in
+// CSR order, delta = sum over out-neighbours of sigma * W in CSR order,
+// W = (1 + delta) / sigma), on msbfs's levels of the batch.
+//
+// State, vertex-major (a vertex's b entries adjacent, so a warp reads one
+// vertex's row of the batch in one coalesced load):
+// - lev_t[n * b] int: lev_t[v * b + s] = BFS level of v from source s, -1
+//   unreached (bc_transpose of msbfs's b x n levels);
+// - sv[n * b] double: sigma[v, s] after the forward levels; the backward
+//   level of (v, s) overwrites it in place with W[v, s] = (1 + delta) /
+//   sigma. Safe: each (v, s) has one level and is written by the launch of
+//   that level only; the forward launch of level d reads sigma at level
+//   d - 1 (final), the backward launch of level e reads sv at level e (still
+//   sigma) and at level e + 1 (already W). Entries of unreached (v, s) are
+//   never read (every read is masked by lev_t), so sv is not cleared
+//   between batches.
+//
+// Per-level lists: a vertex is listed once for each distinct level among
+// its b entries (bc_lists, counting then scattering; bc_scan between). A
+// level's launch runs a warp per listed vertex; lane L owns sources L and
+// L + 32 (masked where b <= L or b <= L + 32). The order inside a level does
+// not matter: every sum of a (vertex, source) runs over the vertex's CSR row
+// in order, and a vertex's total gets one warp per level, the levels in
+// launch order (deepest first, as on the CPU).
+//
+// Degree skew: a warp walks its vertex's whole row (32 indices loaded at a
+// time, broadcast by shuffles). A kron hub of 10^5 edges keeps one warp busy
+// for its row; a block per heavy vertex (the row split over its warps, their
+// partial sums added in warp order) would go in bc_forward / bc_backward
+// where the row loop starts.
+//
+// Cost per batch: O(n b) for the transpose and lists, then per level the
+// listed vertices' rows: O(sum over list entries of degree x (b / 32))
+// loads of 4b + 8b bytes.
+
+#include "warp.cuh"
+
+namespace bc {
+
+constexpr unsigned FULL = 0xffffffffu;
+
+// lane's two entries of row v (sources lane and lane + 32), -1 past b
+__device__ __forceinline__ void row_levels(const int* __restrict__ lev_t, long long v, int b,
+                                           int lane, int& l0, int& l1) {
+  const long long row = v * (long long)b;
+  l0 = lane < b ? lev_t[row + lane] : -1;
+  l1 = lane + 32 < b ? lev_t[row + lane + 32] : -1;
+}
+
+// sum of x over the warp's lanes, the same fixed tree every call (lane 0's
+// result is the one used)
+__device__ __forceinline__ double warp_sum(double x) {
+#pragma unroll
+  for (int o = 16; o > 0; o >>= 1) x += __shfl_down_sync(FULL, x, o);
+  return x;
+}
+
+}  // namespace bc
+
+// lev_t[v * b + s] = lev[s * n + v] (lev: b x n, row-major), by 32 x 32
+// tiles through shared memory (block 32 x 8; grid ceil(n / 32) x ceil(b /
+// 32)); depth[0] (cleared by the launcher) becomes the largest level.
+__global__ void bc_transpose(const int* __restrict__ lev, long long n, int b,
+                             int* __restrict__ lev_t, int* __restrict__ depth) {
+  __shared__ int tile[32][33];
+  const long long v0 = (long long)blockIdx.x * 32;
+  const int s0 = blockIdx.y * 32;
+  int most = -1;
+  for (int j = threadIdx.y; j < 32; j += 8) {
+    const int s = s0 + j;
+    const long long v = v0 + threadIdx.x;
+    int x = -1;
+    if (s < b && v < n) x = lev[(long long)s * n + v];
+    tile[j][threadIdx.x] = x;
+    most = max(most, x);
+  }
+  __syncthreads();
+  for (int j = threadIdx.y; j < 32; j += 8) {
+    const long long v = v0 + j;
+    const int s = s0 + threadIdx.x;
+    if (s < b && v < n) lev_t[v * b + s] = tile[threadIdx.x][j];
+  }
+  // every warp of the block is full (32 x 8 threads): reduce, one atomic a warp
+#pragma unroll
+  for (int o = 16; o > 0; o >>= 1) most = max(most, __shfl_down_sync(bc::FULL, most, o));
+  if ((threadIdx.x & 31) == 0 && most >= 0) atomicMax(depth, most);
+}
+
+// The per-level vertex lists. Block i takes vertices [i * chunk, (i + 1) *
+// chunk), a warp per vertex; a vertex's distinct levels come out of a loop
+// that takes the lowest remaining lane's value, broadcasts it and retires
+// every lane value equal to it (one iteration per distinct level: about
+// 2-3 a vertex on kron and urand; __match_any_sync compares one register
+// across lanes, and each lane holds two).
+// scatter == 0: counts[d] += the vertices with an entry at level d (the
+// launcher zeroes counts first).
+// scatter == 1: counts[d] (= offsets[d], written there by bc_scan) hands
+// out positions, list[position] = v; a level's order is that of the atomics.
+// With use_shared (levels entries of dynamic shared memory, 8 bytes each),
+// the block first counts its own vertices per level in shared memory, then
+// makes one global atomic per level it holds (count: added to hist;
+// scatter: reserves a range of the level's list, handed out again by
+// shared atomics); else each (vertex, level) is a global atomic (graphs of
+// many levels have few vertices per level: little contention).
+template <typename I>
+__global__ void bc_lists(const int* __restrict__ lev_t, long long n, int b, long long chunk,
+                         int levels, int use_shared, int scatter,
+                         unsigned long long* __restrict__ counts, I* __restrict__ list) {
+  extern __shared__ unsigned long long sh[];
+  const int lane = threadIdx.x & 31;
+  const int warp = threadIdx.x >> 5;
+  const int warps = blockDim.x >> 5;
+  const long long v0 = (long long)blockIdx.x * chunk;
+  const long long v1 = min(n, v0 + chunk);
+  // pass 0: count into shared memory (use_shared); pass 1: hand out
+  // positions (scatter, or every atomic global when !use_shared)
+  for (int pass = use_shared ? 0 : 1; pass < 2; ++pass) {
+    if (pass == 1 && use_shared) {
+      __syncthreads();
+      for (int d = threadIdx.x; d < levels; d += blockDim.x) {
+        const unsigned long long c = sh[d];
+        if (c == 0) continue;
+        if (scatter) sh[d] = atomicAdd(counts + d, c);  // this block's range of level d
+        else atomicAdd(counts + d, c);
+      }
+      if (!scatter) return;
+      __syncthreads();
+    }
+    if (pass == 0) {
+      for (int d = threadIdx.x; d < levels; d += blockDim.x) sh[d] = 0;
+      __syncthreads();
+    }
+    for (long long v = v0 + warp; v < v1; v += warps) {
+      int l0, l1;
+      bc::row_levels(lev_t, v, b, lane, l0, l1);
+      unsigned m0 = __ballot_sync(bc::FULL, l0 >= 0);
+      unsigned m1 = __ballot_sync(bc::FULL, l1 >= 0);
+      while (m0 | m1) {  // uniform: every lane holds the same masks
+        const int d = m0 ? __shfl_sync(bc::FULL, l0, __ffs(m0) - 1)
+                         : __shfl_sync(bc::FULL, l1, __ffs(m1) - 1);
+        if (lane == 0) {
+          if (pass == 0) {
+            atomicAdd(sh + d, 1ull);
+          } else if (!scatter) {
+            atomicAdd(counts + d, 1ull);
+          } else {
+            const unsigned long long at =
+                use_shared ? atomicAdd(sh + d, 1ull) : atomicAdd(counts + d, 1ull);
+            list[at] = (I)v;
+          }
+        }
+        m0 &= ~__ballot_sync(bc::FULL, l0 == d);
+        m1 &= ~__ballot_sync(bc::FULL, l1 == d);
+      }
+    }
+  }
+}
+
+// One block: offsets[0..levels] = the exclusive prefix sum of hist[0..levels)
+// (offsets[levels]: the number of list entries), and hist[d] = offsets[d]
+// (the scatter's cursors). blockDim.x a multiple of 32, at most 1024.
+__global__ void bc_scan(unsigned long long* __restrict__ hist, int levels,
+                        unsigned long long* __restrict__ offsets) {
+  __shared__ unsigned long long sums[32];
+  __shared__ unsigned long long carry;
+  const int lane = threadIdx.x & 31;
+  const int warp = threadIdx.x >> 5;
+  const int warps = blockDim.x >> 5;
+  if (threadIdx.x == 0) carry = 0;
+  __syncthreads();
+  for (int base = 0; base < levels; base += blockDim.x) {
+    const int d = base + threadIdx.x;
+    const unsigned long long x = d < levels ? hist[d] : 0ull;
+    const unsigned long long in_warp = bg::warp_inclusive_scan(x);
+    if (lane == 31) sums[warp] = in_warp;
+    __syncthreads();
+    if (warp == 0) {
+      const unsigned long long w = lane < warps ? sums[lane] : 0ull;
+      sums[lane] = bg::warp_inclusive_scan(w);  // inclusive over the warps
+    }
+    __syncthreads();
+    const unsigned long long start = carry + (warp ? sums[warp - 1] : 0ull) + in_warp - x;
+    if (d < levels) {
+      offsets[d] = start;
+      hist[d] = start;
+    }
+    __syncthreads();  // every thread has read carry and sums
+    if (threadIdx.x == 0) carry += sums[warps - 1];
+    __syncthreads();
+  }
+  if (threadIdx.x == 0) offsets[levels] = carry;
+}
+
+// Forward, level d: for each listed vertex v (list[begin:end]) and each of
+// its sources s with lev_t[v, s] == d: sigma[v, s] = sum over in-neighbours
+// u (tindptr/tindices: the CSR of A', in order) with lev_t[u, s] == d - 1 of
+// sigma[u, s]; at d = 0 (the sources) sigma = 1. A warp per vertex,
+// grid-stride.
+template <typename I>
+__global__ void bc_forward(const I* __restrict__ tindptr, const I* __restrict__ tindices,
+                           const int* __restrict__ lev_t, double* __restrict__ sv,
+                           const I* __restrict__ list, long long begin, long long end, int b,
+                           int d) {
+  const int lane = threadIdx.x & 31;
+  const long long stride = ((long long)gridDim.x * blockDim.x) >> 5;
+  for (long long i = begin + (((long long)blockIdx.x * blockDim.x + threadIdx.x) >> 5); i < end;
+       i += stride) {
+    const long long v = list[i];
+    int l0, l1;
+    bc::row_levels(lev_t, v, b, lane, l0, l1);
+    const bool on0 = l0 == d, on1 = l1 == d;
+    const long long row = v * (long long)b;
+    if (d == 0) {
+      if (on0) sv[row + lane] = 1.0;
+      if (on1) sv[row + lane + 32] = 1.0;
+      continue;
+    }
+    double s0 = 0.0, s1 = 0.0;
+    const long long e0 = tindptr[v], e1 = tindptr[v + 1];
+    // (a block per heavy vertex would split this loop: see the header)
+    for (long long base = e0; base < e1; base += 32) {
+      const long long mine = base + lane < e1 ? (long long)tindices[base + lane] : 0;
+      const int cnt = (int)min(32ll, e1 - base);
+      for (int k = 0; k < cnt; ++k) {
+        const long long ur = __shfl_sync(bc::FULL, mine, k) * (long long)b;
+        if (on0 && lev_t[ur + lane] == d - 1) s0 += sv[ur + lane];
+        if (on1 && lev_t[ur + lane + 32] == d - 1) s1 += sv[ur + lane + 32];
+      }
+    }
+    if (on0) sv[row + lane] = s0;
+    if (on1) sv[row + lane + 32] = s1;
+  }
+}
+
+// Backward, level e (deepest first): for each listed vertex u and each of
+// its sources s with lev_t[u, s] == e: delta = sum over out-neighbours w
+// (indptr/indices: A's CSR, in order) with lev_t[w, s] == e + 1 of
+// sigma[u, s] * W[w, s]; then W[u, s] = (1 + delta) / sigma[u, s] in place
+// of sigma, and for e > 0 the batch's sum of delta (a fixed warp tree over
+// the lanes) added to total[u] (one warp per vertex per level, the levels'
+// launches ordered: a plain read-modify-write). e == deepest: no vertex one
+// level down, the row is not read. EDGES: each out-edge's sum over the
+// batch of those sigma[u, s] * W[w, s] added to share[edge] (A's CSR
+// order).
+template <typename I, bool EDGES>
+__global__ void bc_backward(const I* __restrict__ indptr, const I* __restrict__ indices,
+                            const int* __restrict__ lev_t, double* __restrict__ sv,
+                            const I* __restrict__ list, long long begin, long long end, int b,
+                            int e, int deepest, double* __restrict__ total,
+                            double* __restrict__ share) {
+  const int lane = threadIdx.x & 31;
+  const long long stride = ((long long)gridDim.x * blockDim.x) >> 5;
+  for (long long i = begin + (((long long)blockIdx.x * blockDim.x + threadIdx.x) >> 5); i < end;
+       i += stride) {
+    const long long u = list[i];
+    int l0, l1;
+    bc::row_levels(lev_t, u, b, lane, l0, l1);
+    const bool on0 = l0 == e, on1 = l1 == e;
+    const long long row = u * (long long)b;
+    const double sg0 = on0 ? sv[row + lane] : 0.0;
+    const double sg1 = on1 ? sv[row + lane + 32] : 0.0;
+    double a0 = 0.0, a1 = 0.0;
+    if (e < deepest) {
+      const long long e0 = indptr[u], e1 = indptr[u + 1];
+      // (a block per heavy vertex would split this loop: see the header)
+      for (long long base = e0; base < e1; base += 32) {
+        const long long mine = base + lane < e1 ? (long long)indices[base + lane] : 0;
+        const int cnt = (int)min(32ll, e1 - base);
+        for (int k = 0; k < cnt; ++k) {
+          const long long wr = __shfl_sync(bc::FULL, mine, k) * (long long)b;
+          double c0 = 0.0, c1 = 0.0;
+          bool hit0 = false, hit1 = false;
+          if (on0 && lev_t[wr + lane] == e + 1) {
+            c0 = sg0 * sv[wr + lane];
+            a0 += c0;
+            hit0 = true;
+          }
+          if (on1 && lev_t[wr + lane + 32] == e + 1) {
+            c1 = sg1 * sv[wr + lane + 32];
+            a1 += c1;
+            hit1 = true;
+          }
+          if (EDGES) {
+            if (__any_sync(bc::FULL, hit0 || hit1)) {  // uniform
+              const double s = bc::warp_sum(c0 + c1);
+              if (lane == 0) share[base + k] += s;
+            }
+          }
+        }
+      }
+    }
+    if (on0) sv[row + lane] = (1.0 + a0) / sg0;
+    if (on1) sv[row + lane + 32] = (1.0 + a1) / sg1;
+    if (e > 0) {
+      const double t = bc::warp_sum(a0 + a1);  // lanes not on add 0
+      if (lane == 0) total[u] += t;
+    }
+  }
+}
+
+// every instantiation the launcher asks for, so that nvcc -cubin compiles
+// the templates' bodies too
+template __global__ void bc_lists<int>(const int*, long long, int, long long, int, int, int,
+                                       unsigned long long*, int*);
+template __global__ void bc_lists<long long>(const int*, long long, int, long long, int, int,
+                                             int, unsigned long long*, long long*);
+template __global__ void bc_forward<int>(const int*, const int*, const int*, double*,
+                                         const int*, long long, long long, int, int);
+template __global__ void bc_forward<long long>(const long long*, const long long*, const int*,
+                                               double*, const long long*, long long, long long,
+                                               int, int);
+template __global__ void bc_backward<int, false>(const int*, const int*, const int*, double*,
+                                                 const int*, long long, long long, int, int, int,
+                                                 double*, double*);
+template __global__ void bc_backward<int, true>(const int*, const int*, const int*, double*,
+                                                const int*, long long, long long, int, int, int,
+                                                double*, double*);
+template __global__ void bc_backward<long long, false>(const long long*, const long long*,
+                                                       const int*, double*, const long long*,
+                                                       long long, long long, int, int, int,
+                                                       double*, double*);
+template __global__ void bc_backward<long long, true>(const long long*, const long long*,
+                                                      const int*, double*, const long long*,
+                                                      long long, long long, int, int, int,
+                                                      double*, double*);

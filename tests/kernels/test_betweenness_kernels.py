@@ -1,0 +1,319 @@
+"""The CUDA betweenness batch (``kernels/cuda/betweenness``) equals the CPU
+kernel (``kernels/cpu/betweenness``) within 1e-12 relative, on every branch
+of its kernels: b < 32, 32 < b < 64, b = 64 (lane masks), n not a multiple
+of 32 (the transpose's tiles), a long path (depth > 1000: many launches,
+the lists' global atomics), a star (one vertex of huge degree: a long row
+walked by one warp), directed graphs, unreachable and isolated vertices,
+self-loops, ``edges=True``, int64 indices, the lists' shared and global
+counting, several batches through one ``work`` dict (buffers reused,
+shorter batches after longer ones).
+
+The GPU cases carry the gpu marker (run on the GPU machine). Beside them,
+``emulate_batch`` replays the launcher's sequence in numpy (lev_t, the
+per-level lists built as bc_lists builds them, one array holding sigma then
+W in place) and is checked against the CPU kernel here: it tests the
+design (levels, masks, the in-place W, level 0 and the deepest level), not
+the CUDA code."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import bitgraph as bg
+from bitgraph.algorithms._common import in_csr, out_csr
+from bitgraph.algorithms.multi_source import msbfs
+from bitgraph.formats.csr import CSR
+from bitgraph.kernels import registry
+
+REL = 1e-12
+
+
+def _cpu():
+    return registry.lookup("betweenness", fmt="csr", device="cpu", variant="batch")
+
+
+def _path(n, directed):
+    r = np.arange(n - 1)
+    if directed:
+        return bg.Matrix.from_coo(r, r + 1, nrows=n, ncols=n)
+    return bg.Matrix.from_coo(np.r_[r, r + 1], np.r_[r + 1, r], nrows=n, ncols=n)
+
+
+def _star(leaves):
+    r = np.arange(1, leaves + 1)
+    z = np.zeros(leaves, np.int64)
+    return bg.Matrix.from_coo(np.r_[z, r], np.r_[r, z], nrows=leaves + 1, ncols=leaves + 1)
+
+
+def _random(n, m, seed, directed, loops=True):
+    rng = np.random.default_rng(seed)
+    r, c = rng.integers(0, n, m), rng.integers(0, n, m)
+    if not loops:
+        keep = r != c
+        r, c = r[keep], c[keep]
+    if not directed:
+        r, c = np.r_[r, c], np.r_[c, r]
+    return bg.Matrix.from_coo(r, c, nrows=n, ncols=n, dup_op="any")
+
+
+def _cases():
+    """(id, matrix, sources): every branch the module docstring names."""
+    iso = _random(77, 150, 1, directed=False)  # n = 77: not a multiple of 32
+    out = [
+        ("b1", iso, [3]),
+        ("b5_n77", iso, [0, 5, 9, 76, 40]),
+        ("b32", iso, list(range(32))),
+        ("b33", iso, list(range(33))),
+        ("b45_directed", _random(100, 300, 2, directed=True), list(range(0, 90, 2))),
+        ("b64_directed_loops", _random(130, 500, 3, directed=True), list(range(64))),
+        ("b64_repeats", iso, [7] * 30 + list(range(34))),
+        ("path_1500", _path(1500, False), [0, 1, 750, 1499, 3]),
+        ("path_directed_1100", _path(1100, True), list(range(0, 1100, 20))),
+        ("star_3000", _star(3000), [0, 1, 2, 2999, 1500]),
+        ("isolated", bg.Matrix.from_coo([0, 1], [1, 0], nrows=40, ncols=40), list(range(40))),
+        ("one_vertex", bg.Matrix.from_coo([], [], nrows=1, ncols=1), [0]),
+        ("self_loop_only", bg.Matrix.from_coo([0, 1], [0, 1], nrows=2, ncols=2), [0, 1]),
+        ("grid", bg.io.generators.grid2d(9, 13), list(range(0, 117, 3))),
+    ]
+    return out
+
+
+CASES = _cases()
+
+
+def _levels(A, sources):
+    return np.asarray(msbfs(A, sources), np.int32)
+
+
+def _assert_close(got, want):
+    got, want = np.asarray(got), np.asarray(want)
+    assert got.shape == want.shape and got.dtype == np.float64
+    assert np.allclose(got, want, rtol=REL, atol=0), np.abs(got - want).max()
+
+
+# --------------------------------------------------------------------------------------
+# the launcher's sequence in numpy: the design, checked against the CPU kernel
+# --------------------------------------------------------------------------------------
+def emulate_lists(lev_t, chunk, shared):
+    """(offsets[levels + 1], list) as bc_lists (count), bc_scan and bc_lists
+    (scatter) build them: each vertex once per distinct level among its b entries (the
+    lowest remaining lane's value first, lanes 0-31 before 32-63), blocks of
+    ``chunk`` vertices; with ``shared`` a block reserves its range of a level
+    at once (blocks in an arbitrary order: reversed here), else each pair
+    takes the next position of its level."""
+    n, b = lev_t.shape
+    depth = int(lev_t.max())
+    levels = depth + 1
+
+    def distinct(v):
+        l0 = [int(lev_t[v, s]) if s < b else -1 for s in range(32)]
+        l1 = [int(lev_t[v, s + 32]) if s + 32 < b else -1 for s in range(32)]
+        m0 = [x >= 0 for x in l0]
+        m1 = [x >= 0 for x in l1]
+        out = []
+        while any(m0) or any(m1):
+            d = l0[m0.index(True)] if any(m0) else l1[m1.index(True)]
+            out.append(d)
+            m0 = [m and x != d for m, x in zip(m0, l0)]
+            m1 = [m and x != d for m, x in zip(m1, l1)]
+        assert len(out) == len(set(out))
+        return out
+
+    per = [distinct(v) for v in range(n)]
+    hist = np.zeros(levels, np.int64)
+    for ds in per:
+        for d in ds:
+            hist[d] += 1
+    offsets = np.zeros(levels + 1, np.int64)
+    np.cumsum(hist, out=offsets[1:])
+    fill = offsets[:-1].copy()
+    out = np.full(offsets[-1], -1, np.int64)
+    blocks = list(range(0, n, chunk))
+    for v0 in (blocks[::-1] if shared else blocks):
+        mine = range(v0, min(n, v0 + chunk))
+        if shared:
+            cnt = np.zeros(levels, np.int64)
+            for v in mine:
+                for d in per[v]:
+                    cnt[d] += 1
+            base = fill.copy()
+            fill += cnt
+        else:
+            base = fill
+        for v in mine:
+            for d in per[v]:
+                out[base[d]] = v
+                base[d] += 1
+    assert (out >= 0).all() and (fill == offsets[1:]).all()
+    return offsets, out
+
+
+def emulate_batch(a, t, lev, edges, chunk=3, shared=True):
+    """The CUDA batch in numpy, one kernel at a time as the launcher
+    queues them (same arrays, same order of writes)."""
+    k, n = lev.shape
+    total = np.zeros(n)
+    share = np.zeros(a.indices.size)
+    if n == 0:
+        return total, share if edges else None
+    lev_t = np.ascontiguousarray(lev.T)                     # bc_transpose
+    depth = int(lev_t.max())
+    off, vlist = emulate_lists(lev_t, chunk, shared)
+    sv = np.full((n, k), np.nan)  # never cleared on the GPU: stale values must not be read
+    for d in range(depth + 1):                              # bc_forward, level d
+        for v in vlist[off[d]:off[d + 1]]:
+            on = lev_t[v] == d
+            if d == 0:
+                sv[v, on] = 1.0
+                continue
+            acc = np.zeros(k)
+            for u in t.indices[t.indptr[v]:t.indptr[v + 1]]:
+                hit = on & (lev_t[u] == d - 1)
+                acc[hit] += sv[u, hit]
+            sv[v, on] = acc[on]
+    for e in range(depth, -1 if edges else 0, -1):          # bc_backward, level e
+        for u in vlist[off[e]:off[e + 1]]:
+            on = lev_t[u] == e
+            sg = np.where(on, sv[u], 0.0)
+            acc = np.zeros(k)
+            if e < depth:
+                for j in range(a.indptr[u], a.indptr[u + 1]):
+                    w = a.indices[j]
+                    hit = on & (lev_t[w] == e + 1)
+                    c = np.where(hit, sg * np.where(hit, sv[w], 0.0), 0.0)
+                    acc += c
+                    if edges and hit.any():
+                        share[j] += c.sum()
+            sv[u, on] = (1.0 + acc[on]) / sg[on]
+            if e > 0:
+                total[u] += acc.sum()
+    return total, (share if edges else None)
+
+
+@pytest.mark.parametrize("shared", [True, False])
+@pytest.mark.parametrize("case", [c for c in CASES if c[1].nrows <= 200 or c[0] == "path_1500"],
+                         ids=lambda c: c[0])
+def test_emulated_batch_equals_cpu_kernel(case, shared):
+    _, A, sources = case
+    lev = _levels(A, sources)
+    a, t = out_csr(A), in_csr(A)
+    for edges in (False, True):
+        want = _cpu()(a, t, lev, edges=edges)
+        got = emulate_batch(a, t, lev, edges, chunk=5, shared=shared)
+        _assert_close(got[0], want[0])
+        if edges:
+            _assert_close(got[1], want[1])
+
+
+def test_emulated_lists_hold_each_vertex_once_a_level():
+    rng = np.random.default_rng(0)
+    lev = rng.integers(-1, 6, (64, 50)).astype(np.int32)
+    lev_t = np.ascontiguousarray(lev.T)
+    for shared in (True, False):
+        off, vlist = emulate_lists(lev_t, 7, shared)
+        for d in range(lev_t.max() + 1):
+            want = np.flatnonzero((lev_t == d).any(axis=1))
+            assert np.array_equal(np.sort(vlist[off[d]:off[d + 1]]), want)
+
+
+def test_packed_level_slots_are_the_kernels():
+    """The per-level launches are packed (``PackedLaunch``) and set
+    parameters 5, 6 and 8 per level: those are begin, end and the level in
+    ``bc_forward`` and ``bc_backward``; the launcher passes as many
+    arguments as each kernel has parameters."""
+    import inspect
+    import re
+
+    from bitgraph.kernels.cuda import betweenness, source_text
+
+    text = source_text("betweenness.cu")
+    for kernel, count in (("bc_forward", 9), ("bc_backward", 12)):
+        sig = re.search(rf"__global__ void {kernel}\((.*?)\)\s*\{{", text, re.S).group(1)
+        names = [re.search(r"(\w+)\s*$", p.strip()).group(1) for p in sig.split(",")]
+        assert len(names) == count, (kernel, names)
+        assert names[5:7] == ["begin", "end"] and names[8] in ("d", "e"), (kernel, names)
+    launcher = inspect.getsource(betweenness.batch_run)
+    for kernel, count in (("forward", 9), ("backward_edges if edges else backward", 12)):
+        call = re.search(rf"PackedLaunch\({re.escape(kernel)}, 1, threads,\s*\((.*?)\)\)",
+                         launcher, re.S).group(1)
+        assert len(call.split(",")) == count, (kernel, call)
+
+
+# --------------------------------------------------------------------------------------
+# the CUDA kernels (the GPU machine)
+# --------------------------------------------------------------------------------------
+def _gpu():
+    return registry.lookup("betweenness", fmt="csr", device="cuda", variant="batch")
+
+
+def _device_csr(c, index):
+    import cupy
+
+    return CSR(cupy.asarray(c.indptr, index), cupy.asarray(c.indices, index), None,
+               c.nrows, c.ncols)
+
+
+def _host(x):
+    return None if x is None else x.get()
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("index", [np.int32, np.int64])
+@pytest.mark.parametrize("knobs", [
+    {},                                                            # shared counting
+    {"cuda_hist_levels": 0, "cuda_list_chunk": 7, "cuda_threads": 32},  # global atomics
+    {"cuda_list_chunk": 1, "cuda_threads": 1024},
+], ids=["default", "global", "chunk1"])
+@pytest.mark.parametrize("case", CASES, ids=lambda c: c[0])
+def test_cuda_batch_equals_cpu_kernel(case, knobs, index):
+    import cupy
+
+    _, A, sources = case
+    cfg = bg.settings.Betweenness(**knobs)
+    lev = _levels(A, sources)
+    a, t = out_csr(A), in_csr(A)
+    da, dt = _device_csr(a, index), _device_csr(t, index)
+    work = {}
+    for edges in (False, True):
+        want = _cpu()(a, t, lev, edges=edges)
+        got = _gpu()(da, dt, cupy.asarray(lev), edges=edges, cfg=cfg, work=work)
+        assert isinstance(got[0], cupy.ndarray) and (got[1] is None) == (not edges)
+        _assert_close(_host(got[0]), want[0])
+        if edges:
+            _assert_close(_host(got[1]), want[1])
+
+
+@pytest.mark.gpu
+def test_cuda_batches_share_work():
+    """Batches of 64, then 7, then 64 again through one work dict (the
+    buffers of the first kept, their stale values never read), on a graph of
+    several components and a different depth each batch."""
+    import cupy
+
+    A = _random(300, 700, 5, directed=True)
+    a, t = out_csr(A), in_csr(A)
+    da, dt = _device_csr(a, np.int32), _device_csr(t, np.int32)
+    work = {}
+    for sources in (list(range(64)), [299, 5, 17, 100, 101, 102, 0], list(range(100, 164))):
+        lev = _levels(A, sources)
+        for edges in (True, False):
+            want = _cpu()(a, t, lev, edges=edges)
+            got = _gpu()(da, dt, cupy.asarray(lev), edges=edges, work=work)
+            _assert_close(_host(got[0]), want[0])
+            if edges:
+                _assert_close(_host(got[1]), want[1])
+
+
+@pytest.mark.gpu
+def test_cuda_batch_bad_levels():
+    import cupy
+
+    A = _path(5, False)
+    a = _device_csr(out_csr(A), np.int32)
+    with pytest.raises(ValueError, match=r"levels must be \(1..64\) x 5"):
+        _gpu()(a, a, cupy.zeros((65, 5), np.int32))
+    with pytest.raises(ValueError, match=r"levels must be \(1..64\) x 5"):
+        _gpu()(a, a, cupy.zeros((3, 4), np.int32))
+    with pytest.raises(ValueError, match="cuda_threads must be a multiple of 32"):
+        _gpu()(a, a, cupy.zeros((1, 5), np.int32), cfg=bg.settings.Betweenness(cuda_threads=48))
