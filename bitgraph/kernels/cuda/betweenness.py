@@ -151,8 +151,10 @@ def batch_run(a, t, lev, *, edges=False, parallel_work=None, cfg=None, work=None
     order (else None). ``parallel_work`` is the CPU's (unused here); cfg:
     the ``Betweenness`` settings (None: those in force); work: a dict kept
     across the batches of one call (module docstring; None: a new one).
-    Two host reads (the depth, the levels' offsets). O(n k + sum over the
-    list entries of degree x k / 32) loads; 12 n k bytes + the lists.
+    Two host reads a batch (the depth, the levels' offsets), and the row
+    pointers once per ``work`` (the heavy rows' chunks). O(n k + sum over
+    the list entries of degree x k / 32) loads; 12 n k bytes + the lists +
+    512 bytes a heavy chunk.
 
     >>> total, _ = batch_run(out_csr(A), in_csr(A), msbfs(A, range(64)))  # doctest: +SKIP
     """
