@@ -266,6 +266,13 @@ class Betweenness:
         its lists' blocks in shared memory (8 bytes a level, at most 6144: 48 KiB); deeper
         batches (long paths, roads, grids) take a global atomic per (vertex, level). Not yet
         measured on a GPU.""")
+    cuda_heavy_degree: int = knob(2048, """CUDA fused: a vertex of in-degree (forward phase) or
+        out-degree (backward phase) above this is heavy: its row is summed by a warp per chunk
+        of cuda_heavy_chunk edges, then a warp adds the chunks' partial sums in chunk order,
+        instead of one warp walking the row (a kron hub's 10^5-10^6 edges serialise a level).
+        Not yet measured on a GPU.""")
+    cuda_heavy_chunk: int = knob(1024, """CUDA fused: edges a chunk of a heavy row (a warp
+        each). Not yet measured on a GPU.""")
 
 
 @dataclass(frozen=True)

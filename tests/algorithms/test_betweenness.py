@@ -337,6 +337,18 @@ def test_real_graphs_exact(name, device):
             _real_graph(name, device)
 
 
+@pytest.mark.parametrize("device", O.DEVICES)
+@pytest.mark.parametrize("name", ["karate.mtx", "west0067.mtx"])
+def test_fused_heavy_rows(name, device):
+    """The fused method with most rows heavy on CUDA (settings.betweenness
+    cuda_heavy_degree 4, chunks of 3 edges: a warp per chunk, the partials
+    added per heavy vertex); west0067 is directed (in- and out-degrees
+    differ). The CPU ignores the knobs: the same answers."""
+    with bg.settings.use(betweenness={"method": "fused", "cuda_heavy_degree": 4,
+                                      "cuda_heavy_chunk": 3}):
+        _real_graph(name, device)
+
+
 def _real_graph(name, device):
     A_cpu = bg.io.read(data_file(name))
     A = O.on_device(A_cpu, device)

@@ -6,13 +6,17 @@ the lists' global atomics), a star (one vertex of huge degree: a long row
 walked by one warp), directed graphs, unreachable and isolated vertices,
 self-loops, ``edges=True``, int64 indices, the lists' shared and global
 counting, several batches through one ``work`` dict (buffers reused,
-shorter batches after longer ones).
+shorter batches after longer ones), and heavy rows (``cuda_heavy_degree``,
+``cuda_heavy_chunk``: a star's hub both ways, kron with many heavy vertices
+and small chunks, a directed graph whose heavy vertices differ by
+direction).
 
 The GPU cases carry the gpu marker (run on the GPU machine). Beside them,
 ``emulate_batch`` replays the launcher's sequence in numpy (lev_t, the
 per-level lists built as bc_lists builds them, one array holding sigma then
-W in place) and is checked against the CPU kernel here: it tests the
-design (levels, masks, the in-place W, level 0 and the deepest level), not
+W in place, the heavy rows' chunk partials and their sums in chunk order)
+and is checked against the CPU kernel here: it tests the design (levels,
+masks, the in-place W, level 0 and the deepest level, the heavy split), not
 the CUDA code."""
 
 from __future__ import annotations
@@ -57,6 +61,16 @@ def _random(n, m, seed, directed, loops=True):
     return bg.Matrix.from_coo(r, c, nrows=n, ncols=n, dup_op="any")
 
 
+def _skewed():
+    """Directed, 300 vertices: vertex 0 points at 1..200 (out-degree 200,
+    in-degree 1), 100..299 point at 299 (in-degree 200, out-degree 1), and a
+    sparse random part: heavy one way only at a threshold below 200."""
+    rng = np.random.default_rng(7)
+    r = np.r_[np.zeros(200, np.int64), np.arange(100, 299), 299, rng.integers(0, 300, 400)]
+    c = np.r_[np.arange(1, 201), np.full(199, 299), 0, rng.integers(0, 300, 400)]
+    return bg.Matrix.from_coo(r, c, nrows=300, ncols=300, dup_op="any")
+
+
 def _cases():
     """(id, matrix, sources): every branch the module docstring names."""
     iso = _random(77, 150, 1, directed=False)  # n = 77: not a multiple of 32
@@ -75,6 +89,11 @@ def _cases():
         ("one_vertex", bg.Matrix.from_coo([], [], nrows=1, ncols=1), [0]),
         ("self_loop_only", bg.Matrix.from_coo([0, 1], [0, 1], nrows=2, ncols=2), [0, 1]),
         ("grid", bg.io.generators.grid2d(9, 13), list(range(0, 117, 3))),
+        ("kron8_b64", bg.io.generators.kron(8, 8, seed=1), list(range(64))),
+        ("kron8_b33", bg.io.generators.kron(8, 8, seed=1), list(range(100, 166, 2))),
+        ("skewed_b64", _skewed(), list(range(64))),
+        ("skewed_b1", _skewed(), [0]),
+        ("skewed_b33", _skewed(), list(range(150, 300, 5))[:33]),
     ]
     return out
 
@@ -149,9 +168,16 @@ def emulate_lists(lev_t, chunk, shared):
     return offsets, out
 
 
-def emulate_batch(a, t, lev, edges, chunk=3, shared=True):
+def emulate_batch(a, t, lev, edges, chunk=3, shared=True, heavy=None, heavy_chunk=1024):
     """The CUDA batch in numpy, one kernel at a time as the launcher
-    queues them (same arrays, same order of writes)."""
+    queues them (same arrays, same order of writes); heavy: the launcher's
+    cuda_heavy_degree (None: no row heavy), heavy_chunk its
+    cuda_heavy_chunk."""
+    from bitgraph.kernels.cuda.betweenness import heavy_table
+
+    big = np.iinfo(np.int64).max if heavy is None else heavy
+    ftab = heavy_table(t.indptr, big, heavy_chunk)
+    btab = heavy_table(a.indptr, big, heavy_chunk)
     k, n = lev.shape
     total = np.zeros(n)
     share = np.zeros(a.indices.size)
@@ -167,13 +193,37 @@ def emulate_batch(a, t, lev, edges, chunk=3, shared=True):
             if d == 0:
                 sv[v, on] = 1.0
                 continue
+            if t.indptr[v + 1] - t.indptr[v] > big:
+                continue
             acc = np.zeros(k)
             for u in t.indices[t.indptr[v]:t.indptr[v + 1]]:
                 hit = on & (lev_t[u] == d - 1)
                 acc[hit] += sv[u, hit]
             sv[v, on] = acc[on]
+        if d > 0 and off[d + 1] > off[d]:
+            hv, coff, cv, clo, chi = ftab
+            partial = np.full((cv.size, k), np.nan)         # bc_forward_chunks
+            for c in range(cv.size):
+                on = lev_t[cv[c]] == d
+                if not on.any():
+                    continue
+                acc = np.zeros(k)
+                for u in t.indices[clo[c]:chi[c]]:
+                    hit = on & (lev_t[u] == d - 1)
+                    acc[hit] += sv[u, hit]
+                partial[c] = acc
+            for h in range(hv.size):                        # bc_forward_heavy
+                on = lev_t[hv[h]] == d
+                if not on.any():
+                    continue
+                acc = np.zeros(k)
+                for c in range(coff[h], coff[h + 1]):
+                    acc += partial[c]
+                sv[hv[h], on] = acc[on]
     for e in range(depth, -1 if edges else 0, -1):          # bc_backward, level e
         for u in vlist[off[e]:off[e + 1]]:
+            if e < depth and a.indptr[u + 1] - a.indptr[u] > big:
+                continue
             on = lev_t[u] == e
             sg = np.where(on, sv[u], 0.0)
             acc = np.zeros(k)
@@ -188,19 +238,53 @@ def emulate_batch(a, t, lev, edges, chunk=3, shared=True):
             sv[u, on] = (1.0 + acc[on]) / sg[on]
             if e > 0:
                 total[u] += acc.sum()
+        if e < depth and off[e + 1] > off[e]:
+            hv, coff, cv, clo, chi = btab
+            partial = np.full((cv.size, k), np.nan)         # bc_backward_chunks
+            for c in range(cv.size):
+                on = lev_t[cv[c]] == e
+                if not on.any():
+                    continue
+                sg = np.where(on, sv[cv[c]], 0.0)
+                acc = np.zeros(k)
+                for j in range(clo[c], chi[c]):
+                    hit = on & (lev_t[a.indices[j]] == e + 1)
+                    x = np.where(hit, sg * np.where(hit, sv[a.indices[j]], 0.0), 0.0)
+                    acc += x
+                    if edges and hit.any():
+                        share[j] += x.sum()
+                partial[c] = acc
+            for h in range(hv.size):                        # bc_backward_heavy
+                u = hv[h]
+                on = lev_t[u] == e
+                if not on.any():
+                    continue
+                acc = np.zeros(k)
+                for c in range(coff[h], coff[h + 1]):
+                    acc += partial[c]
+                sv[u, on] = (1.0 + acc[on]) / sv[u, on]
+                if e > 0:
+                    total[u] += acc.sum()
     return total, (share if edges else None)
 
 
+HEAVY = [(None, 1024), (8, 4), (0, 1), (3, 32)]  # (cuda_heavy_degree, cuda_heavy_chunk)
+
+
+@pytest.mark.parametrize("heavy", HEAVY, ids=lambda h: f"heavy{h[0]}_{h[1]}")
 @pytest.mark.parametrize("shared", [True, False])
-@pytest.mark.parametrize("case", [c for c in CASES if c[1].nrows <= 200 or c[0] == "path_1500"],
+@pytest.mark.parametrize("case", [c for c in CASES if c[1].nrows <= 300 or c[0] == "path_1500"],
                          ids=lambda c: c[0])
-def test_emulated_batch_equals_cpu_kernel(case, shared):
+def test_emulated_batch_equals_cpu_kernel(case, shared, heavy):
     _, A, sources = case
+    if heavy[0] is not None and (A.nrows > 300 or not shared):
+        pytest.skip("the heavy split on the small graphs, once")
     lev = _levels(A, sources)
     a, t = out_csr(A), in_csr(A)
     for edges in (False, True):
         want = _cpu()(a, t, lev, edges=edges)
-        got = emulate_batch(a, t, lev, edges, chunk=5, shared=shared)
+        got = emulate_batch(a, t, lev, edges, chunk=5, shared=shared, heavy=heavy[0],
+                            heavy_chunk=heavy[1])
         _assert_close(got[0], want[0])
         if edges:
             _assert_close(got[1], want[1])
@@ -220,24 +304,61 @@ def test_emulated_lists_hold_each_vertex_once_a_level():
 def test_packed_level_slots_are_the_kernels():
     """The per-level launches are packed (``PackedLaunch``) and set
     parameters 5, 6 and 8 per level: those are begin, end and the level in
-    ``bc_forward`` and ``bc_backward``; the launcher passes as many
-    arguments as each kernel has parameters."""
+    ``bc_forward`` and ``bc_backward``; the chunk launches set 8 (the level
+    in ``bc_*_chunks``), the heavy vertices' launches 6 (the level in
+    ``bc_*_heavy``); the launcher passes as many arguments as each kernel
+    has parameters."""
     import inspect
     import re
 
     from bitgraph.kernels.cuda import betweenness, source_text
 
     text = source_text("betweenness.cu")
-    for kernel, count in (("bc_forward", 9), ("bc_backward", 12)):
+
+    def params(kernel):
         sig = re.search(rf"__global__ void {kernel}\((.*?)\)\s*\{{", text, re.S).group(1)
-        names = [re.search(r"(\w+)\s*$", p.strip()).group(1) for p in sig.split(",")]
+        return [re.search(r"(\w+)\s*$", p.strip()).group(1) for p in sig.split(",")]
+
+    for kernel, count in (("bc_forward", 10), ("bc_backward", 13)):
+        names = params(kernel)
         assert len(names) == count, (kernel, names)
         assert names[5:7] == ["begin", "end"] and names[8] in ("d", "e"), (kernel, names)
+        assert names[-1] == "heavy", (kernel, names)
+    for kernel, count, slot in (("bc_forward_chunks", 10, 8), ("bc_backward_chunks", 11, 8),
+                                ("bc_forward_heavy", 8, 6), ("bc_backward_heavy", 9, 6)):
+        names = params(kernel)
+        assert len(names) == count and names[slot] in ("d", "e"), (kernel, names)
     launcher = inspect.getsource(betweenness.batch_run)
-    for kernel, count in (("forward", 9), ("backward_edges if edges else backward", 12)):
-        call = re.search(rf"PackedLaunch\({re.escape(kernel)}, 1, threads,\s*\((.*?)\)\)",
+    assert "runs[0].set(8," in launcher and "runs[1].set(6," in launcher
+    for kernel, count in (('kern["forward"], 1', 10), ('kern["backward"][bool(edges)], 1', 13),
+                          ('kern["forward_chunks"], grid(int(nch))', 10),
+                          ('kern["backward_chunks"][bool(edges)], grid(int(nch))', 11),
+                          ('kern["forward_heavy"], grid(int(nhv))', 8),
+                          ('kern["backward_heavy"], grid(int(nhv))', 9)):
+        call = re.search(rf"PackedLaunch\({re.escape(kernel)}, threads,\s*\((.*?)\)\)",
                          launcher, re.S).group(1)
         assert len(call.split(",")) == count, (kernel, call)
+
+
+def test_heavy_table_cuts_rows_into_chunks():
+    """Every heavy row (more than ``heavy`` entries) exactly covered by its
+    chunks, in order, none longer than ``chunk``; light rows absent."""
+    from bitgraph.kernels.cuda.betweenness import heavy_table
+
+    rng = np.random.default_rng(3)
+    indptr = np.r_[0, np.cumsum(rng.integers(0, 40, 200))]
+    for heavy, chunk in ((0, 1), (8, 4), (10, 32), (39, 7), (1000, 5)):
+        hv, coff, cv, clo, chi = heavy_table(indptr, heavy, chunk)
+        deg = np.diff(indptr)
+        assert np.array_equal(hv, np.flatnonzero(deg > heavy))
+        assert all(x.dtype == np.int64 for x in (hv, coff, cv, clo, chi))
+        assert coff[0] == 0 and coff[-1] == cv.size == clo.size == chi.size
+        assert ((chi - clo >= 1) & (chi - clo <= chunk)).all()
+        for h, v in enumerate(hv):
+            c = slice(coff[h], coff[h + 1])
+            assert (cv[c] == v).all()
+            assert clo[c][0] == indptr[v] and chi[c][-1] == indptr[v + 1]
+            assert np.array_equal(clo[c][1:], chi[c][:-1])
 
 
 # --------------------------------------------------------------------------------------
@@ -264,7 +385,10 @@ def _host(x):
     {},                                                            # shared counting
     {"cuda_hist_levels": 0, "cuda_list_chunk": 7, "cuda_threads": 32},  # global atomics
     {"cuda_list_chunk": 1, "cuda_threads": 1024},
-], ids=["default", "global", "chunk1"])
+    {"cuda_heavy_degree": 8, "cuda_heavy_chunk": 4},                # many heavy rows
+    {"cuda_heavy_degree": 0, "cuda_heavy_chunk": 32, "cuda_threads": 32},  # every row heavy
+    {"cuda_heavy_degree": 3, "cuda_heavy_chunk": 1, "cuda_threads": 1024},
+], ids=["default", "global", "chunk1", "heavy8_4", "heavy0_32", "heavy3_1"])
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c[0])
 def test_cuda_batch_equals_cpu_kernel(case, knobs, index):
     import cupy
@@ -282,6 +406,42 @@ def test_cuda_batch_equals_cpu_kernel(case, knobs, index):
         _assert_close(_host(got[0]), want[0])
         if edges:
             _assert_close(_host(got[1]), want[1])
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("index", [np.int32, np.int64])
+def test_cuda_heavy_rows_deterministic(index):
+    """kron with many heavy rows: the heavy tables built (both directions),
+    two calls bitwise equal (the partials added in chunk order), equal to
+    the CPU kernel; a star's hub (degree 3000 > the default 2048) heavy at
+    the default knobs."""
+    import cupy
+
+    A = bg.io.generators.kron(10, 8, seed=2)
+    cfg = bg.settings.Betweenness(cuda_heavy_degree=16, cuda_heavy_chunk=8)
+    a, t = out_csr(A), in_csr(A)
+    da, dt = _device_csr(a, index), _device_csr(t, index)
+    lev = _levels(A, list(range(0, 640, 10)))
+    want = _cpu()(a, t, lev, edges=True)
+    work = {}
+    first = _gpu()(da, dt, cupy.asarray(lev), edges=True, cfg=cfg, work=work)
+    tables = work["heavy"][1]
+    assert tables["forward"] is not None and tables["backward"] is not None
+    again = _gpu()(da, dt, cupy.asarray(lev), edges=True, cfg=cfg, work={})
+    for x, y, w in zip(first, again, want):
+        assert np.array_equal(_host(x), _host(y))
+        _assert_close(_host(x), w)
+    S = _star(3000)
+    s, st = out_csr(S), in_csr(S)
+    work = {}
+    lev = _levels(S, [0, 1, 2999])
+    got = _gpu()(_device_csr(s, index), _device_csr(st, index), cupy.asarray(lev), edges=True,
+                 work=work)
+    assert work["heavy"][1]["forward"][0].get().tolist() == [0]
+    assert work["heavy"][1]["backward"][0].get().tolist() == [0]
+    want = _cpu()(s, st, lev, edges=True)
+    _assert_close(_host(got[0]), want[0])
+    _assert_close(_host(got[1]), want[1])
 
 
 @pytest.mark.gpu
@@ -317,3 +477,9 @@ def test_cuda_batch_bad_levels():
         _gpu()(a, a, cupy.zeros((3, 4), np.int32))
     with pytest.raises(ValueError, match="cuda_threads must be a multiple of 32"):
         _gpu()(a, a, cupy.zeros((1, 5), np.int32), cfg=bg.settings.Betweenness(cuda_threads=48))
+    with pytest.raises(ValueError, match="cuda_heavy_degree = -1 must be >= 0"):
+        _gpu()(a, a, cupy.zeros((1, 5), np.int32),
+               cfg=bg.settings.Betweenness(cuda_heavy_degree=-1))
+    with pytest.raises(ValueError, match="cuda_heavy_chunk = 0 >= 1"):
+        _gpu()(a, a, cupy.zeros((1, 5), np.int32),
+               cfg=bg.settings.Betweenness(cuda_heavy_chunk=0))

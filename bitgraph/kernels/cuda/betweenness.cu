@@ -26,10 +26,21 @@
 // launch order (deepest first, as on the CPU).
 //
 // Degree skew: a warp walks its vertex's whole row (32 indices loaded at a
-// time, broadcast by shuffles). A kron hub of 10^5 edges keeps one warp busy
-// for its row; a block per heavy vertex (the row split over its warps, their
-// partial sums added in warp order) would go in bc_forward / bc_backward
-// where the row loop starts.
+// time, broadcast by shuffles), so a kron hub of 10^5 edges would keep one
+// warp busy for its row. A vertex is heavy for the forward phase when its
+// in-degree exceeds `heavy` (settings.betweenness.cuda_heavy_degree), for
+// the backward phase when its out-degree does; bc_forward / bc_backward skip
+// it (one compare), and its row is cut into chunks of at most
+// cuda_heavy_chunk edges (the launcher's table, per direction: each chunk's
+// vertex and edge range, each heavy vertex's chunk range). Per level, after
+// the light launch: bc_*_chunks, a warp per chunk (returns at once unless
+// one of its vertex's sources is at the level), sums its edges as the light
+// kernel sums a row, into partial[chunk * 64 + lane] (and, with edges, each
+// edge's share directly: an edge lies in one chunk); then bc_*_heavy, a warp
+// per heavy vertex, adds its chunks' partials in chunk order
+// (deterministic) and finishes each (vertex, source) as the light kernel
+// does. Only the grouping of a row's sum changes (by chunks): sigma is an
+// integer sum (exact), delta a sum of positive terms.
 //
 // Cost per batch: O(n b) for the transpose and lists, then per level the
 // listed vertices' rows: O(sum over list entries of degree x (b / 32))
@@ -197,12 +208,13 @@ __global__ void bc_scan(unsigned long long* __restrict__ hist, int levels,
 // its sources s with lev_t[v, s] == d: sigma[v, s] = sum over in-neighbours
 // u (tindptr/tindices: the CSR of A', in order) with lev_t[u, s] == d - 1 of
 // sigma[u, s]; at d = 0 (the sources) sigma = 1. A warp per vertex,
-// grid-stride.
+// grid-stride. For d > 0 a vertex of in-degree > heavy is skipped
+// (bc_forward_chunks, bc_forward_heavy).
 template <typename I>
 __global__ void bc_forward(const I* __restrict__ tindptr, const I* __restrict__ tindices,
                            const int* __restrict__ lev_t, double* __restrict__ sv,
                            const I* __restrict__ list, long long begin, long long end, int b,
-                           int d) {
+                           int d, long long heavy) {
   const int lane = threadIdx.x & 31;
   const long long stride = ((long long)gridDim.x * blockDim.x) >> 5;
   for (long long i = begin + (((long long)blockIdx.x * blockDim.x + threadIdx.x) >> 5); i < end;
@@ -217,9 +229,9 @@ __global__ void bc_forward(const I* __restrict__ tindptr, const I* __restrict__ 
       if (on1) sv[row + lane + 32] = 1.0;
       continue;
     }
-    double s0 = 0.0, s1 = 0.0;
     const long long e0 = tindptr[v], e1 = tindptr[v + 1];
-    // (a block per heavy vertex would split this loop: see the header)
+    if (e1 - e0 > heavy) continue;  // uniform: bc_forward_chunks and bc_forward_heavy
+    double s0 = 0.0, s1 = 0.0;
     for (long long base = e0; base < e1; base += 32) {
       const long long mine = base + lane < e1 ? (long long)tindices[base + lane] : 0;
       const int cnt = (int)min(32ll, e1 - base);
@@ -241,7 +253,9 @@ __global__ void bc_forward(const I* __restrict__ tindptr, const I* __restrict__ 
 // of sigma, and for e > 0 the batch's sum of delta (a fixed warp tree over
 // the lanes) added to total[u] (one warp per vertex per level, the levels'
 // launches ordered: a plain read-modify-write). e == deepest: no vertex one
-// level down, the row is not read. EDGES: each out-edge's sum over the
+// level down, the row is not read (a heavy vertex's too); below it a vertex
+// of out-degree > heavy is skipped (bc_backward_chunks, bc_backward_heavy).
+// EDGES: each out-edge's sum over the
 // batch of those sigma[u, s] * W[w, s] added to share[edge] (A's CSR
 // order).
 template <typename I, bool EDGES>
@@ -249,12 +263,14 @@ __global__ void bc_backward(const I* __restrict__ indptr, const I* __restrict__ 
                             const int* __restrict__ lev_t, double* __restrict__ sv,
                             const I* __restrict__ list, long long begin, long long end, int b,
                             int e, int deepest, double* __restrict__ total,
-                            double* __restrict__ share) {
+                            double* __restrict__ share, long long heavy) {
   const int lane = threadIdx.x & 31;
   const long long stride = ((long long)gridDim.x * blockDim.x) >> 5;
   for (long long i = begin + (((long long)blockIdx.x * blockDim.x + threadIdx.x) >> 5); i < end;
        i += stride) {
     const long long u = list[i];
+    const long long e0 = indptr[u], e1 = indptr[u + 1];
+    if (e < deepest && e1 - e0 > heavy) continue;  // uniform: the chunks and bc_backward_heavy
     int l0, l1;
     bc::row_levels(lev_t, u, b, lane, l0, l1);
     const bool on0 = l0 == e, on1 = l1 == e;
@@ -263,8 +279,6 @@ __global__ void bc_backward(const I* __restrict__ indptr, const I* __restrict__ 
     const double sg1 = on1 ? sv[row + lane + 32] : 0.0;
     double a0 = 0.0, a1 = 0.0;
     if (e < deepest) {
-      const long long e0 = indptr[u], e1 = indptr[u + 1];
-      // (a block per heavy vertex would split this loop: see the header)
       for (long long base = e0; base < e1; base += 32) {
         const long long mine = base + lane < e1 ? (long long)indices[base + lane] : 0;
         const int cnt = (int)min(32ll, e1 - base);
@@ -300,6 +314,168 @@ __global__ void bc_backward(const I* __restrict__ indptr, const I* __restrict__ 
   }
 }
 
+// The heavy rows, forward, level d > 0 (after bc_forward's launch of the
+// level): a warp per chunk c of chunks (cv[c]: its vertex v, in-degree >
+// heavy; edges [clo[c], chi[c]) of tindptr/tindices, in order). Unless none
+// of v's sources is at level d, partial[c * 64 + L] = the sum over the
+// chunk's in-neighbours u with lev_t[u, s] == d - 1 of sigma[u, s] (s = L,
+// L + 32; 0 where v's source is not at d or past b), summed as bc_forward
+// sums a row. Reads sigma of level d - 1 (final), writes no sigma.
+template <typename I>
+__global__ void bc_forward_chunks(const I* __restrict__ tindices, const int* __restrict__ lev_t,
+                                  const double* __restrict__ sv, const long long* __restrict__ cv,
+                                  const long long* __restrict__ clo,
+                                  const long long* __restrict__ chi, long long chunks, int b,
+                                  int d, double* __restrict__ partial) {
+  const int lane = threadIdx.x & 31;
+  const long long stride = ((long long)gridDim.x * blockDim.x) >> 5;
+  for (long long c = ((long long)blockIdx.x * blockDim.x + threadIdx.x) >> 5; c < chunks;
+       c += stride) {
+    int l0, l1;
+    bc::row_levels(lev_t, cv[c], b, lane, l0, l1);
+    const bool on0 = l0 == d, on1 = l1 == d;
+    if (!__any_sync(bc::FULL, on0 || on1)) continue;  // uniform: c is the warp's
+    double s0 = 0.0, s1 = 0.0;
+    const long long e0 = clo[c], e1 = chi[c];
+    for (long long base = e0; base < e1; base += 32) {
+      const long long mine = base + lane < e1 ? (long long)tindices[base + lane] : 0;
+      const int cnt = (int)min(32ll, e1 - base);
+      for (int k = 0; k < cnt; ++k) {
+        const long long ur = __shfl_sync(bc::FULL, mine, k) * (long long)b;
+        if (on0 && lev_t[ur + lane] == d - 1) s0 += sv[ur + lane];
+        if (on1 && lev_t[ur + lane + 32] == d - 1) s1 += sv[ur + lane + 32];
+      }
+    }
+    partial[c * 64 + lane] = s0;
+    partial[c * 64 + lane + 32] = s1;
+  }
+}
+
+// The heavy rows, forward, level d > 0 (after bc_forward_chunks): a warp per
+// heavy vertex h (hv[h], its chunks coff[h] .. coff[h + 1] - 1):
+// sigma[v, s] = the sum of its chunks' partials, in chunk order, for each s
+// with lev_t[v, s] == d.
+__global__ void bc_forward_heavy(const int* __restrict__ lev_t, double* __restrict__ sv,
+                                 const long long* __restrict__ hv,
+                                 const long long* __restrict__ coff, long long heavies, int b,
+                                 int d, const double* __restrict__ partial) {
+  const int lane = threadIdx.x & 31;
+  const long long stride = ((long long)gridDim.x * blockDim.x) >> 5;
+  for (long long h = ((long long)blockIdx.x * blockDim.x + threadIdx.x) >> 5; h < heavies;
+       h += stride) {
+    const long long v = hv[h];
+    int l0, l1;
+    bc::row_levels(lev_t, v, b, lane, l0, l1);
+    const bool on0 = l0 == d, on1 = l1 == d;
+    if (!__any_sync(bc::FULL, on0 || on1)) continue;  // uniform: its chunks wrote nothing
+    double s0 = 0.0, s1 = 0.0;
+    for (long long c = coff[h]; c < coff[h + 1]; ++c) {
+      s0 += partial[c * 64 + lane];
+      s1 += partial[c * 64 + lane + 32];
+    }
+    const long long row = v * (long long)b;
+    if (on0) sv[row + lane] = s0;
+    if (on1) sv[row + lane + 32] = s1;
+  }
+}
+
+// The heavy rows, backward, level e < deepest (after bc_backward's launch of
+// the level): a warp per chunk c (cv[c]: its vertex u, out-degree > heavy;
+// edges [clo[c], chi[c]) of indptr/indices, in order). Unless none of u's
+// sources is at level e, partial[c * 64 + L] = the sum over the chunk's
+// out-neighbours w with lev_t[w, s] == e + 1 of sigma[u, s] * W[w, s]
+// (s = L, L + 32), summed as bc_backward sums a row; EDGES: each edge's sum
+// over the batch added to share[edge] as bc_backward adds it (the edge's
+// one warp this level). Reads sigma[u, s] (bc_backward_heavy writes W there
+// after this launch) and W of level e + 1 (final).
+template <typename I, bool EDGES>
+__global__ void bc_backward_chunks(const I* __restrict__ indices, const int* __restrict__ lev_t,
+                                   const double* __restrict__ sv,
+                                   const long long* __restrict__ cv,
+                                   const long long* __restrict__ clo,
+                                   const long long* __restrict__ chi, long long chunks, int b,
+                                   int e, double* __restrict__ share,
+                                   double* __restrict__ partial) {
+  const int lane = threadIdx.x & 31;
+  const long long stride = ((long long)gridDim.x * blockDim.x) >> 5;
+  for (long long c = ((long long)blockIdx.x * blockDim.x + threadIdx.x) >> 5; c < chunks;
+       c += stride) {
+    const long long u = cv[c];
+    int l0, l1;
+    bc::row_levels(lev_t, u, b, lane, l0, l1);
+    const bool on0 = l0 == e, on1 = l1 == e;
+    if (!__any_sync(bc::FULL, on0 || on1)) continue;  // uniform: c is the warp's
+    const long long row = u * (long long)b;
+    const double sg0 = on0 ? sv[row + lane] : 0.0;
+    const double sg1 = on1 ? sv[row + lane + 32] : 0.0;
+    double a0 = 0.0, a1 = 0.0;
+    const long long e0 = clo[c], e1 = chi[c];
+    for (long long base = e0; base < e1; base += 32) {
+      const long long mine = base + lane < e1 ? (long long)indices[base + lane] : 0;
+      const int cnt = (int)min(32ll, e1 - base);
+      for (int k = 0; k < cnt; ++k) {
+        const long long wr = __shfl_sync(bc::FULL, mine, k) * (long long)b;
+        double c0 = 0.0, c1 = 0.0;
+        bool hit0 = false, hit1 = false;
+        if (on0 && lev_t[wr + lane] == e + 1) {
+          c0 = sg0 * sv[wr + lane];
+          a0 += c0;
+          hit0 = true;
+        }
+        if (on1 && lev_t[wr + lane + 32] == e + 1) {
+          c1 = sg1 * sv[wr + lane + 32];
+          a1 += c1;
+          hit1 = true;
+        }
+        if (EDGES) {
+          if (__any_sync(bc::FULL, hit0 || hit1)) {  // uniform
+            const double s = bc::warp_sum(c0 + c1);
+            if (lane == 0) share[base + k] += s;
+          }
+        }
+      }
+    }
+    partial[c * 64 + lane] = a0;
+    partial[c * 64 + lane + 32] = a1;
+  }
+}
+
+// The heavy rows, backward, level e < deepest (after bc_backward_chunks): a
+// warp per heavy vertex h (hv[h], its chunks coff[h] .. coff[h + 1] - 1):
+// delta = the sum of its chunks' partials in chunk order, then as
+// bc_backward: W[u, s] = (1 + delta) / sigma[u, s] in place for each s with
+// lev_t[u, s] == e, and for e > 0 the warp's sum of delta added to total[u].
+__global__ void bc_backward_heavy(const int* __restrict__ lev_t, double* __restrict__ sv,
+                                  const long long* __restrict__ hv,
+                                  const long long* __restrict__ coff, long long heavies, int b,
+                                  int e, const double* __restrict__ partial,
+                                  double* __restrict__ total) {
+  const int lane = threadIdx.x & 31;
+  const long long stride = ((long long)gridDim.x * blockDim.x) >> 5;
+  for (long long h = ((long long)blockIdx.x * blockDim.x + threadIdx.x) >> 5; h < heavies;
+       h += stride) {
+    const long long u = hv[h];
+    int l0, l1;
+    bc::row_levels(lev_t, u, b, lane, l0, l1);
+    const bool on0 = l0 == e, on1 = l1 == e;
+    if (!__any_sync(bc::FULL, on0 || on1)) continue;  // uniform: its chunks wrote nothing
+    const long long row = u * (long long)b;
+    const double sg0 = on0 ? sv[row + lane] : 0.0;
+    const double sg1 = on1 ? sv[row + lane + 32] : 0.0;
+    double a0 = 0.0, a1 = 0.0;
+    for (long long c = coff[h]; c < coff[h + 1]; ++c) {
+      a0 += partial[c * 64 + lane];
+      a1 += partial[c * 64 + lane + 32];
+    }
+    if (on0) sv[row + lane] = (1.0 + a0) / sg0;
+    if (on1) sv[row + lane + 32] = (1.0 + a1) / sg1;
+    if (e > 0) {
+      const double t = bc::warp_sum(a0 + a1);  // lanes not on add 0
+      if (lane == 0) total[u] += t;
+    }
+  }
+}
+
 // every instantiation the launcher asks for, so that nvcc -cubin compiles
 // the templates' bodies too
 template __global__ void bc_lists<int>(const int*, long long, int, long long, int, int, int,
@@ -307,21 +483,46 @@ template __global__ void bc_lists<int>(const int*, long long, int, long long, in
 template __global__ void bc_lists<long long>(const int*, long long, int, long long, int, int,
                                              int, unsigned long long*, long long*);
 template __global__ void bc_forward<int>(const int*, const int*, const int*, double*,
-                                         const int*, long long, long long, int, int);
+                                         const int*, long long, long long, int, int, long long);
 template __global__ void bc_forward<long long>(const long long*, const long long*, const int*,
                                                double*, const long long*, long long, long long,
-                                               int, int);
+                                               int, int, long long);
 template __global__ void bc_backward<int, false>(const int*, const int*, const int*, double*,
                                                  const int*, long long, long long, int, int, int,
-                                                 double*, double*);
+                                                 double*, double*, long long);
 template __global__ void bc_backward<int, true>(const int*, const int*, const int*, double*,
                                                 const int*, long long, long long, int, int, int,
-                                                double*, double*);
+                                                double*, double*, long long);
 template __global__ void bc_backward<long long, false>(const long long*, const long long*,
                                                        const int*, double*, const long long*,
                                                        long long, long long, int, int, int,
-                                                       double*, double*);
+                                                       double*, double*, long long);
 template __global__ void bc_backward<long long, true>(const long long*, const long long*,
                                                       const int*, double*, const long long*,
                                                       long long, long long, int, int, int,
-                                                      double*, double*);
+                                                      double*, double*, long long);
+template __global__ void bc_forward_chunks<int>(const int*, const int*, const double*,
+                                                const long long*, const long long*,
+                                                const long long*, long long, int, int, double*);
+template __global__ void bc_forward_chunks<long long>(const long long*, const int*,
+                                                      const double*, const long long*,
+                                                      const long long*, const long long*,
+                                                      long long, int, int, double*);
+template __global__ void bc_backward_chunks<int, false>(const int*, const int*, const double*,
+                                                        const long long*, const long long*,
+                                                        const long long*, long long, int, int,
+                                                        double*, double*);
+template __global__ void bc_backward_chunks<int, true>(const int*, const int*, const double*,
+                                                       const long long*, const long long*,
+                                                       const long long*, long long, int, int,
+                                                       double*, double*);
+template __global__ void bc_backward_chunks<long long, false>(const long long*, const int*,
+                                                              const double*, const long long*,
+                                                              const long long*, const long long*,
+                                                              long long, int, int, double*,
+                                                              double*);
+template __global__ void bc_backward_chunks<long long, true>(const long long*, const int*,
+                                                             const double*, const long long*,
+                                                             const long long*, const long long*,
+                                                             long long, int, int, double*,
+                                                             double*);

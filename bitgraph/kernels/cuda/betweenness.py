@@ -13,11 +13,23 @@ the sources' sigma = 1) and a ``bc_backward`` launch per level (depth down
 to 1, or to 0 with ``edges``). The .cu's header gives the layout and why
 the one float64 array may hold sigma, then W, in place.
 
+Heavy vertices (in-degree, for the forward phase, or out-degree, for the
+backward one, above ``cuda_heavy_degree``): the light launches skip them;
+their rows are cut into chunks of ``cuda_heavy_chunk`` edges
+(``heavy_table``, built in numpy from one host read of each CSR's row
+pointers, kept in ``work``), and each level where a direction has any
+(forward: levels 1 .. depth; backward: below the deepest) adds a launch a
+warp per chunk (``bc_forward_chunks`` / ``bc_backward_chunks``: partial sums)
+and one a warp per heavy vertex (``bc_forward_heavy`` / ``bc_backward_heavy``:
+the partials in chunk order, then the light kernel's finish), after the
+light launch on the same stream.
+
 Buffers (lev_t and sigma/W: 12 n b bytes; the lists: 4 or 8 bytes a pair;
 the level counters) are kept in ``work``, a dict the caller keeps for the
 batches of one call (never module state), grown when a batch needs more.
 Knobs come in as ``cfg`` (``bitgraph.settings.Betweenness``:
-``cuda_threads``, ``cuda_list_chunk``, ``cuda_hist_levels``).
+``cuda_threads``, ``cuda_list_chunk``, ``cuda_hist_levels``,
+``cuda_heavy_degree``, ``cuda_heavy_chunk``).
 """
 
 from __future__ import annotations
@@ -27,27 +39,83 @@ import numpy as np
 from bitgraph.kernels.cuda import PackedLaunch, arg_word, module, multiprocessors
 from bitgraph.kernels.registry import register
 
-__all__ = ["batch_run"]
+__all__ = ["batch_run", "heavy_table"]
 
 _SOURCE = "betweenness.cu"
 _INDEX = {np.dtype(np.int32): "int", np.dtype(np.int64): "long long"}
 _NAMES = (("bc_transpose", "bc_scan")
           + tuple(f"bc_lists<{i}>" for i in _INDEX.values())
           + tuple(f"bc_forward<{i}>" for i in _INDEX.values())
-          + tuple(f"bc_backward<{i}, {e}>" for i in _INDEX.values() for e in ("false", "true")))
+          + tuple(f"bc_backward<{i}, {e}>" for i in _INDEX.values() for e in ("false", "true"))
+          + ("bc_forward_heavy", "bc_backward_heavy")
+          + tuple(f"bc_forward_chunks<{i}>" for i in _INDEX.values())
+          + tuple(f"bc_backward_chunks<{i}, {e}>" for i in _INDEX.values()
+                  for e in ("false", "true")))
 SPECS = ((_SOURCE, _NAMES),)  # what module() is asked for (precompile.py)
 
 
 def _kernels(index):
-    """(transpose, scan, lists, forward, backward, backward with edges) for
-    the index dtype of the CSRs, on the current device."""
+    """A dict of the kernels for the index dtype of the CSRs, on the current
+    device: transpose, scan, lists, forward, backward (edges: False, True),
+    forward_chunks, backward_chunks (edges: False, True), forward_heavy,
+    backward_heavy."""
     mod, lowered = module(_SOURCE, _NAMES)
     i = _INDEX[index]
 
     def fn(name):
         return mod.get_function(lowered[name])
-    return (fn("bc_transpose"), fn("bc_scan"), fn(f"bc_lists<{i}>"), fn(f"bc_forward<{i}>"),
-            fn(f"bc_backward<{i}, false>"), fn(f"bc_backward<{i}, true>"))
+    return {"transpose": fn("bc_transpose"), "scan": fn("bc_scan"),
+            "lists": fn(f"bc_lists<{i}>"), "forward": fn(f"bc_forward<{i}>"),
+            "backward": {e: fn(f"bc_backward<{i}, {str(e).lower()}>") for e in (False, True)},
+            "forward_chunks": fn(f"bc_forward_chunks<{i}>"),
+            "backward_chunks": {e: fn(f"bc_backward_chunks<{i}, {str(e).lower()}>")
+                                for e in (False, True)},
+            "forward_heavy": fn("bc_forward_heavy"), "backward_heavy": fn("bc_backward_heavy")}
+
+
+def heavy_table(indptr, heavy, chunk):
+    """The heavy rows of a CSR cut into chunks, from its row pointers
+    (``indptr``, host numpy): the rows of more than ``heavy`` entries, in
+    vertex order, each cut into chunks of ``chunk`` entries (the last
+    shorter), in row order. Returns int64 arrays ``(hv, coff, cv, clo, chi)``:
+    the heavy vertices, their chunk ranges (heavy vertex h owns chunks
+    ``coff[h] .. coff[h + 1] - 1``), and each chunk's vertex and entries
+    ``clo[c] .. chi[c] - 1``. O(n + chunks).
+
+    >>> hv, coff, cv, clo, chi = heavy_table(np.array([0, 5, 6, 6, 9]), 2, 2)
+    >>> hv.tolist(), coff.tolist(), cv.tolist(), clo.tolist(), chi.tolist()
+    ([0, 3], [0, 3, 5], [0, 0, 0, 3, 3], [0, 2, 4, 6, 8], [2, 4, 5, 8, 9])
+    """
+    indptr = np.asarray(indptr, np.int64)
+    deg = np.diff(indptr)
+    hv = np.flatnonzero(deg > heavy).astype(np.int64)
+    per = (deg[hv] + chunk - 1) // chunk
+    coff = np.zeros(hv.size + 1, np.int64)
+    np.cumsum(per, out=coff[1:])
+    owner = np.repeat(np.arange(hv.size), per)
+    clo = indptr[hv][owner] + (np.arange(coff[-1], dtype=np.int64) - coff[:-1][owner]) * chunk
+    chi = np.minimum(clo + chunk, indptr[hv + 1][owner])
+    return hv, coff, hv[owner], clo, chi
+
+
+def _heavy(cupy, work, index, arrays, heavy, chunk):
+    """``heavy_table`` of the in-edges (forward) and the out-edges
+    (backward) as CuPy int64 arrays, kept in ``work`` for the next batches:
+    ``{"forward": table or None, "backward": ...}`` (None: no heavy row).
+    One host read of each CSR's row pointers (of the transpose's only
+    when it is another array)."""
+    indptr, _, tindptr, _ = arrays
+    key = (tuple(int(x.data.ptr) for x in arrays), index, heavy, chunk)
+    got = work.get("heavy")
+    if got is None or got[0] != key:
+        host = indptr.get()  # synchronize! (once per graph)
+        thost = host if tindptr.data.ptr == indptr.data.ptr else tindptr.get()
+        out = {}
+        for name, ptr in (("forward", thost), ("backward", host)):
+            table = heavy_table(ptr, heavy, chunk)
+            out[name] = tuple(cupy.asarray(x) for x in table) if table[0].size else None
+        got = work["heavy"] = (key, out)
+    return got[1]
 
 
 def _grown(cupy, work, name, size, dtype):
@@ -83,8 +151,10 @@ def batch_run(a, t, lev, *, edges=False, parallel_work=None, cfg=None, work=None
     order (else None). ``parallel_work`` is the CPU's (unused here); cfg:
     the ``Betweenness`` settings (None: those in force); work: a dict kept
     across the batches of one call (module docstring; None: a new one).
-    Two host reads (the depth, the levels' offsets). O(n k + sum over the
-    list entries of degree x k / 32) loads; 12 n k bytes + the lists.
+    Two host reads a batch (the depth, the levels' offsets), and the row
+    pointers once per ``work`` (the heavy rows' chunks). O(n k + sum over
+    the list entries of degree x k / 32) loads; 12 n k bytes + the lists +
+    512 bytes a heavy chunk.
 
     >>> total, _ = batch_run(out_csr(A), in_csr(A), msbfs(A, range(64)))  # doctest: +SKIP
     """
@@ -102,6 +172,7 @@ def batch_run(a, t, lev, *, edges=False, parallel_work=None, cfg=None, work=None
         cfg = current().betweenness
     threads, chunk, hist_cap = int(cfg.cuda_threads), int(cfg.cuda_list_chunk), \
         int(cfg.cuda_hist_levels)
+    heavy, heavy_chunk = int(cfg.cuda_heavy_degree), int(cfg.cuda_heavy_chunk)
     if threads < 32 or threads > 1024 or threads % 32:
         raise ValueError(f"{where}: settings.betweenness.cuda_threads must be a multiple of 32"
                          f" in [32, 1024], got {threads}")
@@ -109,6 +180,9 @@ def batch_run(a, t, lev, *, edges=False, parallel_work=None, cfg=None, work=None
     if chunk < 1 or not 0 <= hist_cap <= most:
         raise ValueError(f"{where}: settings.betweenness.cuda_list_chunk = {chunk} must be >= 1"
                          f" and cuda_hist_levels = {hist_cap} in 0..{most}")
+    if heavy < 0 or heavy_chunk < 1:
+        raise ValueError(f"{where}: settings.betweenness.cuda_heavy_degree = {heavy} must be"
+                         f" >= 0 and cuda_heavy_chunk = {heavy_chunk} >= 1")
     work = {} if work is None else work
     index = np.dtype(np.int64) if max(x.dtype.itemsize for x in (
         a.indptr, a.indices, t.indptr, t.indices)) > 4 else np.dtype(np.int32)
@@ -118,9 +192,13 @@ def batch_run(a, t, lev, *, edges=False, parallel_work=None, cfg=None, work=None
         share = cupy.zeros(nnz if edges else 1, np.float64)
     if n == 0:
         return total, (share if edges else None)
-    indptr, indices, tindptr, tindices = _csrs(cupy, work, index, a, t)
+    csrs = _csrs(cupy, work, index, a, t)
+    indptr, indices, tindptr, tindices = csrs
+    with oom_guard(where, 32 * (nnz // heavy_chunk + n + 2)):
+        tables = _heavy(cupy, work, index, csrs, heavy, heavy_chunk)
     lev = cupy.ascontiguousarray(lev, dtype=np.int32)  # msbfs's own: no copy
-    transpose, scan, lists, forward, backward, backward_edges = _kernels(index)
+    kern = _kernels(index)
+    transpose, scan, lists = kern["transpose"], kern["scan"], kern["lists"]
     n64, k32 = np.int64(n), np.int32(k)
     with oom_guard(where, 12 * n * k + 8):
         lev_t = _grown(cupy, work, "lev_t", n * k, np.int32)
@@ -153,23 +231,66 @@ def batch_run(a, t, lev, *, edges=False, parallel_work=None, cfg=None, work=None
     # a launch a level, packed once (PackedLaunch: CuPy's launch converts every argument
     # each call; a long path or a road graph launches thousands of levels a batch):
     # parameters 5, 6 (begin, end of the level's list) and 8 (the level) change per level
-    fwd = PackedLaunch(forward, 1, threads, (tindptr, tindices, lev_t, sv, vlist, np.int64(0),
-                                             np.int64(0), k32, np.int32(0)))
-    bwd = PackedLaunch(backward_edges if edges else backward, 1, threads,
+    heavy64 = np.int64(heavy)
+    fwd = PackedLaunch(kern["forward"], 1, threads, (tindptr, tindices, lev_t, sv, vlist,
+                                                     np.int64(0), np.int64(0), k32, np.int32(0),
+                                                     heavy64))
+    bwd = PackedLaunch(kern["backward"][bool(edges)], 1, threads,
                        (indptr, indices, lev_t, sv, vlist, np.int64(0), np.int64(0), k32,
-                        np.int32(0), np.int32(depth), total, share))
+                        np.int32(0), np.int32(depth), total, share, heavy64))
+
+    def grid(warps):
+        return max(1, min(cap, (warps + per_block - 1) // per_block))
 
     def level(run, d):
         if off[d + 1] > off[d]:
-            run.grid = max(1, min(cap, (off[d + 1] - off[d] + per_block - 1) // per_block))
+            run.grid = grid(off[d + 1] - off[d])
             run.set(5, arg_word(np.int64(off[d])))
             run.set(6, arg_word(np.int64(off[d + 1])))
             run.set(8, arg_word(np.int32(d)))
             run.launch(stream.ptr)
 
+    # the heavy rows: per direction (chunks launch, its level in slot 8; heavy
+    # vertices launch, its level in slot 6), None where no row is heavy
+    most_chunks = max([0] + [int(x[2].shape[0]) for x in tables.values() if x is not None])
+    with oom_guard(where, 8 * 64 * most_chunks):
+        partial = _grown(cupy, work, "partial", 64 * most_chunks, np.float64)
+    heavy_runs = {}
+    for name, x in tables.items():
+        if x is None:
+            heavy_runs[name] = None
+            continue
+        hv, coff, cv, clo, chi = x
+        nch, nhv = np.int64(cv.shape[0]), np.int64(hv.shape[0])
+        if name == "forward":
+            chunks = PackedLaunch(kern["forward_chunks"], grid(int(nch)), threads,
+                                  (tindices, lev_t, sv, cv, clo, chi, nch, k32, np.int32(0),
+                                   partial))
+            heads = PackedLaunch(kern["forward_heavy"], grid(int(nhv)), threads,
+                                 (lev_t, sv, hv, coff, nhv, k32, np.int32(0), partial))
+        else:
+            chunks = PackedLaunch(kern["backward_chunks"][bool(edges)], grid(int(nch)), threads,
+                                  (indices, lev_t, sv, cv, clo, chi, nch, k32, np.int32(0),
+                                   share, partial))
+            heads = PackedLaunch(kern["backward_heavy"], grid(int(nhv)), threads,
+                                 (lev_t, sv, hv, coff, nhv, k32, np.int32(0), partial, total))
+        heavy_runs[name] = (chunks, heads)
+
+    def heavy_level(name, d):
+        runs = heavy_runs[name]
+        if runs is not None and off[d + 1] > off[d]:
+            runs[0].set(8, arg_word(np.int32(d)))
+            runs[0].launch(stream.ptr)
+            runs[1].set(6, arg_word(np.int32(d)))
+            runs[1].launch(stream.ptr)
+
     for d in range(levels):
         level(fwd, d)
+        if d > 0:
+            heavy_level("forward", d)
     # level 0 (the sources) adds nothing to total: run only for the edges' shares
     for e in range(depth, -1 if edges else 0, -1):
         level(bwd, e)
+        if e < depth:
+            heavy_level("backward", e)
     return total, (share if edges else None)
