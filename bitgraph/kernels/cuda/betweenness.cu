@@ -68,6 +68,102 @@ __device__ __forceinline__ double warp_sum(double x) {
   return x;
 }
 
+// Neighbours a row walk keeps in flight: their level loads are issued
+// together, then their sigma / W loads, then the sums in CSR order (the
+// same additions as one at a time). A warp's loop is a chain of dependent
+// loads (index, level, value), so the walk is latency-bound without it.
+constexpr int FLIGHT = 8;
+
+// Forward row walk: s0 / s1 += sv[u, L] / sv[u, L + 32] over the row's
+// neighbours u = idx[e0 .. e1) in order, where lane L's source is on (on0,
+// on1) and lev_t[u, s] == want.
+template <typename I>
+__device__ __forceinline__ void pull_row(const I* __restrict__ idx, long long e0, long long e1,
+                                         const int* __restrict__ lev_t,
+                                         const double* __restrict__ sv, int b, int lane,
+                                         bool on0, bool on1, int want, double& s0, double& s1) {
+  for (long long base = e0; base < e1; base += 32) {
+    const long long mine = base + lane < e1 ? (long long)idx[base + lane] : 0;
+    const int cnt = (int)min(32ll, e1 - base);
+    for (int k = 0; k < cnt; k += FLIGHT) {
+      long long r[FLIGHT];
+      int x0[FLIGHT], x1[FLIGHT];
+      double y0[FLIGHT], y1[FLIGHT];
+#pragma unroll
+      for (int j = 0; j < FLIGHT; ++j) r[j] = __shfl_sync(FULL, mine, (k + j) & 31) * (long long)b;
+#pragma unroll
+      for (int j = 0; j < FLIGHT; ++j) {
+        const bool in = k + j < cnt;
+        x0[j] = in && on0 ? lev_t[r[j] + lane] : -2;
+        x1[j] = in && on1 ? lev_t[r[j] + lane + 32] : -2;
+      }
+#pragma unroll
+      for (int j = 0; j < FLIGHT; ++j) {
+        y0[j] = x0[j] == want ? sv[r[j] + lane] : 0.0;
+        y1[j] = x1[j] == want ? sv[r[j] + lane + 32] : 0.0;
+      }
+#pragma unroll
+      for (int j = 0; j < FLIGHT; ++j) {
+        if (x0[j] == want) s0 += y0[j];
+        if (x1[j] == want) s1 += y1[j];
+      }
+    }
+  }
+}
+
+// Backward row walk: a0 / a1 += sg0 * W[w, L] / sg1 * W[w, L + 32] over the
+// row's neighbours w = idx[e0 .. e1) in order, where lane L's source is on
+// and lev_t[w, s] == want; EDGES: each edge's sum over the lanes (a fixed
+// warp tree) added to share[edge] where any lane's source counts it.
+template <typename I, bool EDGES>
+__device__ __forceinline__ void push_row(const I* __restrict__ idx, long long e0, long long e1,
+                                         const int* __restrict__ lev_t,
+                                         const double* __restrict__ sv, int b, int lane,
+                                         bool on0, bool on1, int want, double sg0, double sg1,
+                                         double& a0, double& a1, double* __restrict__ share) {
+  for (long long base = e0; base < e1; base += 32) {
+    const long long mine = base + lane < e1 ? (long long)idx[base + lane] : 0;
+    const int cnt = (int)min(32ll, e1 - base);
+    for (int k = 0; k < cnt; k += FLIGHT) {
+      long long r[FLIGHT];
+      int x0[FLIGHT], x1[FLIGHT];
+      double y0[FLIGHT], y1[FLIGHT];
+#pragma unroll
+      for (int j = 0; j < FLIGHT; ++j) r[j] = __shfl_sync(FULL, mine, (k + j) & 31) * (long long)b;
+#pragma unroll
+      for (int j = 0; j < FLIGHT; ++j) {
+        const bool in = k + j < cnt;
+        x0[j] = in && on0 ? lev_t[r[j] + lane] : -2;
+        x1[j] = in && on1 ? lev_t[r[j] + lane + 32] : -2;
+      }
+#pragma unroll
+      for (int j = 0; j < FLIGHT; ++j) {
+        y0[j] = x0[j] == want ? sv[r[j] + lane] : 0.0;
+        y1[j] = x1[j] == want ? sv[r[j] + lane + 32] : 0.0;
+      }
+#pragma unroll
+      for (int j = 0; j < FLIGHT; ++j) {
+        const bool hit0 = x0[j] == want, hit1 = x1[j] == want;
+        double c0 = 0.0, c1 = 0.0;
+        if (hit0) {
+          c0 = sg0 * y0[j];
+          a0 += c0;
+        }
+        if (hit1) {
+          c1 = sg1 * y1[j];
+          a1 += c1;
+        }
+        if (EDGES) {
+          if (__any_sync(FULL, hit0 || hit1)) {  // uniform
+            const double t = warp_sum(c0 + c1);
+            if (lane == 0) share[base + k + j] += t;
+          }
+        }
+      }
+    }
+  }
+}
+
 }  // namespace bc
 
 // lev_t[v * b + s] = lev[s * n + v] (lev: b x n, row-major), by 32 x 32
@@ -232,15 +328,7 @@ __global__ void bc_forward(const I* __restrict__ tindptr, const I* __restrict__ 
     const long long e0 = tindptr[v], e1 = tindptr[v + 1];
     if (e1 - e0 > heavy) continue;  // uniform: bc_forward_chunks and bc_forward_heavy
     double s0 = 0.0, s1 = 0.0;
-    for (long long base = e0; base < e1; base += 32) {
-      const long long mine = base + lane < e1 ? (long long)tindices[base + lane] : 0;
-      const int cnt = (int)min(32ll, e1 - base);
-      for (int k = 0; k < cnt; ++k) {
-        const long long ur = __shfl_sync(bc::FULL, mine, k) * (long long)b;
-        if (on0 && lev_t[ur + lane] == d - 1) s0 += sv[ur + lane];
-        if (on1 && lev_t[ur + lane + 32] == d - 1) s1 += sv[ur + lane + 32];
-      }
-    }
+    bc::pull_row(tindices, e0, e1, lev_t, sv, b, lane, on0, on1, d - 1, s0, s1);
     if (on0) sv[row + lane] = s0;
     if (on1) sv[row + lane + 32] = s1;
   }
@@ -279,31 +367,8 @@ __global__ void bc_backward(const I* __restrict__ indptr, const I* __restrict__ 
     const double sg1 = on1 ? sv[row + lane + 32] : 0.0;
     double a0 = 0.0, a1 = 0.0;
     if (e < deepest) {
-      for (long long base = e0; base < e1; base += 32) {
-        const long long mine = base + lane < e1 ? (long long)indices[base + lane] : 0;
-        const int cnt = (int)min(32ll, e1 - base);
-        for (int k = 0; k < cnt; ++k) {
-          const long long wr = __shfl_sync(bc::FULL, mine, k) * (long long)b;
-          double c0 = 0.0, c1 = 0.0;
-          bool hit0 = false, hit1 = false;
-          if (on0 && lev_t[wr + lane] == e + 1) {
-            c0 = sg0 * sv[wr + lane];
-            a0 += c0;
-            hit0 = true;
-          }
-          if (on1 && lev_t[wr + lane + 32] == e + 1) {
-            c1 = sg1 * sv[wr + lane + 32];
-            a1 += c1;
-            hit1 = true;
-          }
-          if (EDGES) {
-            if (__any_sync(bc::FULL, hit0 || hit1)) {  // uniform
-              const double s = bc::warp_sum(c0 + c1);
-              if (lane == 0) share[base + k] += s;
-            }
-          }
-        }
-      }
+      bc::push_row<I, EDGES>(indices, e0, e1, lev_t, sv, b, lane, on0, on1, e + 1, sg0, sg1, a0,
+                             a1, share);
     }
     if (on0) sv[row + lane] = (1.0 + a0) / sg0;
     if (on1) sv[row + lane + 32] = (1.0 + a1) / sg1;
@@ -336,16 +401,7 @@ __global__ void bc_forward_chunks(const I* __restrict__ tindices, const int* __r
     const bool on0 = l0 == d, on1 = l1 == d;
     if (!__any_sync(bc::FULL, on0 || on1)) continue;  // uniform: c is the warp's
     double s0 = 0.0, s1 = 0.0;
-    const long long e0 = clo[c], e1 = chi[c];
-    for (long long base = e0; base < e1; base += 32) {
-      const long long mine = base + lane < e1 ? (long long)tindices[base + lane] : 0;
-      const int cnt = (int)min(32ll, e1 - base);
-      for (int k = 0; k < cnt; ++k) {
-        const long long ur = __shfl_sync(bc::FULL, mine, k) * (long long)b;
-        if (on0 && lev_t[ur + lane] == d - 1) s0 += sv[ur + lane];
-        if (on1 && lev_t[ur + lane + 32] == d - 1) s1 += sv[ur + lane + 32];
-      }
-    }
+    bc::pull_row(tindices, clo[c], chi[c], lev_t, sv, b, lane, on0, on1, d - 1, s0, s1);
     partial[c * 64 + lane] = s0;
     partial[c * 64 + lane + 32] = s1;
   }
@@ -409,32 +465,8 @@ __global__ void bc_backward_chunks(const I* __restrict__ indices, const int* __r
     const double sg0 = on0 ? sv[row + lane] : 0.0;
     const double sg1 = on1 ? sv[row + lane + 32] : 0.0;
     double a0 = 0.0, a1 = 0.0;
-    const long long e0 = clo[c], e1 = chi[c];
-    for (long long base = e0; base < e1; base += 32) {
-      const long long mine = base + lane < e1 ? (long long)indices[base + lane] : 0;
-      const int cnt = (int)min(32ll, e1 - base);
-      for (int k = 0; k < cnt; ++k) {
-        const long long wr = __shfl_sync(bc::FULL, mine, k) * (long long)b;
-        double c0 = 0.0, c1 = 0.0;
-        bool hit0 = false, hit1 = false;
-        if (on0 && lev_t[wr + lane] == e + 1) {
-          c0 = sg0 * sv[wr + lane];
-          a0 += c0;
-          hit0 = true;
-        }
-        if (on1 && lev_t[wr + lane + 32] == e + 1) {
-          c1 = sg1 * sv[wr + lane + 32];
-          a1 += c1;
-          hit1 = true;
-        }
-        if (EDGES) {
-          if (__any_sync(bc::FULL, hit0 || hit1)) {  // uniform
-            const double s = bc::warp_sum(c0 + c1);
-            if (lane == 0) share[base + k] += s;
-          }
-        }
-      }
-    }
+    bc::push_row<I, EDGES>(indices, clo[c], chi[c], lev_t, sv, b, lane, on0, on1, e + 1, sg0, sg1,
+                           a0, a1, share);
     partial[c * 64 + lane] = a0;
     partial[c * 64 + lane + 32] = a1;
   }
