@@ -256,9 +256,10 @@ class Betweenness:
     edge_chunk: int = knob(1 << 16, """The graphblas method sums a batch's edge shares over this
         many edges at a time (dense batch x chunk temporaries: 64 x 65536 float64 = 32 MiB).
         Not tuned.""")
-    cuda_threads: int = knob(256, """CUDA fused: threads a block (a multiple of 32, 32..1024) of
-        the per-level launches (a warp per listed vertex) and of the list building. Not yet
-        measured on a GPU.""")
+    cuda_threads: int = knob(256, """CUDA fused: threads a block (a multiple of 32, 32..512) of
+        the per-level launches (a warp per listed vertex) and of the list building; at most 512:
+        the row walks keep 8 neighbours' loads in flight in 80-94 registers a thread, and a
+        1024-thread block of those exceeds an SM's 65,536 registers. Not yet tuned.""")
     cuda_list_chunk: int = knob(256, """CUDA fused: vertices a block takes when it builds the
         per-level lists (its warps share them; one global atomic per level the block holds
         instead of one per vertex). Not yet measured on a GPU.""")

@@ -384,10 +384,10 @@ def _host(x):
 @pytest.mark.parametrize("knobs", [
     {},                                                            # shared counting
     {"cuda_hist_levels": 0, "cuda_list_chunk": 7, "cuda_threads": 32},  # global atomics
-    {"cuda_list_chunk": 1, "cuda_threads": 1024},
+    {"cuda_list_chunk": 1, "cuda_threads": 512},
     {"cuda_heavy_degree": 8, "cuda_heavy_chunk": 4},                # many heavy rows
     {"cuda_heavy_degree": 0, "cuda_heavy_chunk": 32, "cuda_threads": 32},  # every row heavy
-    {"cuda_heavy_degree": 3, "cuda_heavy_chunk": 1, "cuda_threads": 1024},
+    {"cuda_heavy_degree": 3, "cuda_heavy_chunk": 1, "cuda_threads": 512},
 ], ids=["default", "global", "chunk1", "heavy8_4", "heavy0_32", "heavy3_1"])
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c[0])
 def test_cuda_batch_equals_cpu_kernel(case, knobs, index):
@@ -477,6 +477,8 @@ def test_cuda_batch_bad_levels():
         _gpu()(a, a, cupy.zeros((3, 4), np.int32))
     with pytest.raises(ValueError, match="cuda_threads must be a multiple of 32"):
         _gpu()(a, a, cupy.zeros((1, 5), np.int32), cfg=bg.settings.Betweenness(cuda_threads=48))
+    with pytest.raises(ValueError, match=r"cuda_threads must be a multiple of 32 in \[32, 512\]"):
+        _gpu()(a, a, cupy.zeros((1, 5), np.int32), cfg=bg.settings.Betweenness(cuda_threads=1024))
     with pytest.raises(ValueError, match="cuda_heavy_degree = -1 must be >= 0"):
         _gpu()(a, a, cupy.zeros((1, 5), np.int32),
                cfg=bg.settings.Betweenness(cuda_heavy_degree=-1))

@@ -173,9 +173,9 @@ def batch_run(a, t, lev, *, edges=False, parallel_work=None, cfg=None, work=None
     threads, chunk, hist_cap = int(cfg.cuda_threads), int(cfg.cuda_list_chunk), \
         int(cfg.cuda_hist_levels)
     heavy, heavy_chunk = int(cfg.cuda_heavy_degree), int(cfg.cuda_heavy_chunk)
-    if threads < 32 or threads > 1024 or threads % 32:
+    if threads < 32 or threads > 512 or threads % 32:
         raise ValueError(f"{where}: settings.betweenness.cuda_threads must be a multiple of 32"
-                         f" in [32, 1024], got {threads}")
+                         f" in [32, 512], got {threads}")
     most = 48 * 1024 // 8  # levels of dynamic shared memory a launch takes without opting in
     if chunk < 1 or not 0 <= hist_cap <= most:
         raise ValueError(f"{where}: settings.betweenness.cuda_list_chunk = {chunk} must be >= 1"
