@@ -34,9 +34,9 @@ lists; the .cu's "Pair mode" block) instead of scattering the vertex
 lists. ``work["mode"]`` says which ran last, ``work["pair_batches"]``
 counts the pair-mode batches.
 
-Buffers (lev_t and sigma/W: 12 n b bytes; pair mode: delta 8 n b and its
-lists 8 bytes a reached pair; the lists: 4 or 8 bytes a pair;
-the level counters) are kept in ``work``, a dict the caller keeps for the
+Buffers (lev_t and sigma/W: 12 n b bytes; the vertex lists: 4 or 8 bytes
+an entry; pair mode: delta 8 n b bytes and its lists 8 bytes a reached
+pair; the level counters) are kept in ``work``, a dict the caller keeps for the
 batches of one call (never module state), grown when a batch needs more.
 Knobs come in as ``cfg`` (``bitgraph.settings.Betweenness``:
 ``cuda_threads``, ``cuda_list_chunk``, ``cuda_hist_levels``,
