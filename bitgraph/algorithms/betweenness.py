@@ -236,7 +236,8 @@ def _node_bc(A, src, *, endpoints, edges=False, rows=None, cols=None, stats=None
     """Raw (unscaled) vertex sums over ``src`` in batches
     (``settings.betweenness.batch``); with ``edges`` the raw edge sums over
     ``rows``/``cols`` (A's CSR order) instead. ``stats``: the method run,
-    the fused kernel's key where it ran, ``metrics["batches"]``."""
+    the fused kernel's key where it ran, ``metrics["batches"]`` (and on CUDA
+    ``metrics["bc_pair_batches"]``: the batches run in pair mode)."""
     from bitgraph.algorithms.multi_source import msbfs
 
     cfg = _settings.current().betweenness
@@ -283,6 +284,9 @@ def _node_bc(A, src, *, endpoints, edges=False, rows=None, cols=None, stats=None
             sd = xp.asarray(s)
             bc += hit.sum(axis=0) - xp.bincount(sd, minlength=n)  # a source reaches itself
             bc += xp.bincount(sd, weights=hit.sum(axis=1) - 1.0, minlength=n)
+    if stats is not None and method == "fused" and "work" in extra:
+        # the CUDA batches that ran a thread per (vertex, source) (deep graphs)
+        stats.metrics["bc_pair_batches"] = extra["work"].get("pair_batches", 0)
     return ebc if edges else bc
 
 

@@ -274,6 +274,11 @@ class Betweenness:
         Not yet measured on a GPU.""")
     cuda_heavy_chunk: int = knob(1024, """CUDA fused: edges a chunk of a heavy row (a warp
         each). Not yet measured on a GPU.""")
+    cuda_pair_lanes: float = knob(4, """CUDA fused: a batch without edge shares runs a
+        thread per (vertex, source) ("pair mode") when its reached pairs of level >= 1 are fewer
+        than this many per entry of the per-level vertex lists (the mean active lanes of the
+        vertex mode's warps: about 1 on grids and roads, where a vertex sits at ~b distinct
+        levels; 20+ on kron and urand); 0: never. Not yet measured on a GPU.""")
 
 
 @dataclass(frozen=True)

@@ -362,6 +362,34 @@ def _real_graph(name, device):
 
 
 @pytest.mark.parametrize("device", O.DEVICES)
+@pytest.mark.parametrize("lanes", [65, 0])
+def test_fused_pair_mode(lanes, device):
+    """settings.betweenness.cuda_pair_lanes 65 (every CUDA batch without edge
+    shares in pair mode: a thread per (vertex, source)) and 0 (never) give
+    NetworkX's answers on karate (undirected, a heavy-ish hub at
+    cuda_heavy_degree 4) and west0067 (directed); on CUDA stats count the
+    pair-mode batches (none with edge shares). The CPU ignores the knob."""
+    for name in ("karate.mtx", "west0067.mtx"):
+        A_cpu = bg.io.read(data_file(name))
+        A = O.on_device(A_cpu, device)
+        G = nx_graph(A_cpu)
+        for heavy in (2048, 4):
+            with bg.settings.use(betweenness={"method": "fused", "cuda_pair_lanes": lanes,
+                                              "cuda_heavy_degree": heavy, "batch": 20}):
+                rec = bg.Stats()
+                assert_nodes(betweenness_centrality(A, stats=rec),
+                             nx.betweenness_centrality(G), A.nrows)
+                if device == "cuda":
+                    assert rec.metrics["bc_pair_batches"] == (rec.metrics["batches"]
+                                                              if lanes else 0)
+                rec = bg.Stats()
+                assert_edges(edge_betweenness_centrality(A, stats=rec),
+                             nx.edge_betweenness_centrality(G), A_cpu)
+                if device == "cuda":
+                    assert rec.metrics["bc_pair_batches"] == 0
+
+
+@pytest.mark.parametrize("device", O.DEVICES)
 def test_batch_setting(device):
     """Any batch size gives the same answer (batches of 1, 7: many batches,
     one short); a size outside 1..64 is refused."""
@@ -392,6 +420,7 @@ def test_stats_record_the_method_and_batches(device):
     np.testing.assert_allclose(O.to_host(got), O.to_host(betweenness_centrality(A)))
     assert rec.method == "fused" and rec.metrics["batches"] == 1
     assert ("betweenness", "csr", device, "batch") in rec.kernels
+    assert ("bc_pair_batches" in rec.metrics) == (device == "cuda")
     with bg.settings.use(betweenness={"batch": 7, "method": "graphblas"}):
         rec = bg.Stats()
         edge_betweenness_centrality(A, stats=rec)

@@ -485,3 +485,292 @@ def test_cuda_batch_bad_levels():
     with pytest.raises(ValueError, match="cuda_heavy_chunk = 0 >= 1"):
         _gpu()(a, a, cupy.zeros((1, 5), np.int32),
                cfg=bg.settings.Betweenness(cuda_heavy_chunk=0))
+
+
+# --------------------------------------------------------------------------------------
+# pair mode: a thread per (vertex, source) (the .cu's "Pair mode" block)
+# --------------------------------------------------------------------------------------
+def _warp_tree(lanes):
+    """bc::warp_sum's result (lane 0's) of 32 lane values: x[i] += x[i + o]
+    for o = 16, 8, 4, 2, 1."""
+    x = list(lanes)
+    o = 16
+    while o:
+        x = [x[i] + x[i + o] if i < o else x[i] for i in range(32)]
+        o >>= 1
+    return x[0]
+
+
+def emulate_pair_batch(a, t, lev, heavy=None, seed=0):
+    """Pair mode in numpy, kernel by kernel as ``_pair_run`` queues them:
+    per-level pair lists (item v * b + s, shuffled: the order inside a level
+    must not matter), bc_pair_forward / bc_pair_backward a thread per pair
+    (rows of degree > heavy skipped; backward only below the deepest
+    level), bc_pair_*_heavy a warp per (heavy vertex, source) (lane j % 32
+    sums edge j, then the warp tree), bc_pair_total. sv and delta start as
+    NaN: a stale value read would show."""
+    from bitgraph.kernels.cuda.betweenness import heavy_table
+
+    big = np.iinfo(np.int64).max if heavy is None else heavy
+    fhv = heavy_table(t.indptr, big, 1 << 30)[0]
+    bhv = heavy_table(a.indptr, big, 1 << 30)[0]
+    k, n = lev.shape
+    total = np.zeros(n)
+    if n == 0:
+        return total
+    lt = np.ascontiguousarray(lev.T).ravel()                # bc_transpose (flat: p = v * k + s)
+    depth = int(lt.max())
+    rng = np.random.default_rng(seed)
+    items = [rng.permutation(np.flatnonzero(lt == d)) for d in range(depth + 1)]
+    sv = np.full(n * k, np.nan)
+    delta = np.full(n * k, np.nan)
+    for d in range(depth + 1):
+        for p in items[d]:                                  # bc_pair_forward
+            v, s = divmod(int(p), k)
+            if d == 0:
+                sv[p] = 1.0
+                continue
+            if t.indptr[v + 1] - t.indptr[v] > big:
+                continue
+            acc = 0.0
+            for u in t.indices[t.indptr[v]:t.indptr[v + 1]]:
+                q = int(u) * k + s
+                acc += sv[q] if lt[q] == d - 1 else 0.0
+            sv[p] = acc
+        if d > 0 and items[d].size:                         # bc_pair_forward_heavy
+            for v in fhv:
+                for s in range(k):
+                    p = int(v) * k + s
+                    if lt[p] != d:
+                        continue
+                    lanes = [0.0] * 32
+                    for j, u in enumerate(t.indices[t.indptr[v]:t.indptr[v + 1]]):
+                        q = int(u) * k + s
+                        if lt[q] == d - 1:
+                            lanes[j % 32] += sv[q]
+                    sv[p] = _warp_tree(lanes)
+    for e in range(depth, 0, -1):
+        for p in items[e]:                                  # bc_pair_backward
+            u, s = divmod(int(p), k)
+            acc = 0.0
+            if e < depth:
+                if a.indptr[u + 1] - a.indptr[u] > big:
+                    continue
+                sg = sv[p]
+                for w in a.indices[a.indptr[u]:a.indptr[u + 1]]:
+                    q = int(w) * k + s
+                    if lt[q] == e + 1:
+                        acc += sg * sv[q]
+            sv[p] = (1.0 + acc) / sv[p]
+            delta[p] = acc
+        if e < depth and items[e].size:                     # bc_pair_backward_heavy
+            for u in bhv:
+                for s in range(k):
+                    p = int(u) * k + s
+                    if lt[p] != e:
+                        continue
+                    sg = sv[p]
+                    lanes = [0.0] * 32
+                    for j, w in enumerate(a.indices[a.indptr[u]:a.indptr[u + 1]]):
+                        q = int(w) * k + s
+                        if lt[q] == e + 1:
+                            lanes[j % 32] += sg * sv[q]
+                    acc = _warp_tree(lanes)
+                    sv[p] = (1.0 + acc) / sg
+                    delta[p] = acc
+    for u in range(n):                                      # bc_pair_total
+        lanes = [0.0] * 32
+        for s in range(k):
+            if lt[u * k + s] >= 1:
+                lanes[s % 32] += delta[u * k + s]  # x0 + x1: lane L's two sources
+        total[u] += _warp_tree(lanes)
+    return total
+
+
+@pytest.mark.parametrize("heavy", [None, 8, 0, 3], ids=lambda h: f"heavy{h}")
+@pytest.mark.parametrize("case", [c for c in CASES if c[1].nrows <= 300],
+                         ids=lambda c: c[0])
+def test_emulated_pair_batch_equals_cpu_kernel(case, heavy):
+    _, A, sources = case
+    lev = _levels(A, sources)
+    a, t = out_csr(A), in_csr(A)
+    want = _cpu()(a, t, lev, edges=False)[0]
+    _assert_close(emulate_pair_batch(a, t, lev, heavy=heavy), want)
+
+
+def test_emulated_pair_batch_deep():
+    """A long path and a 40 x 40 grid (b = 64: deep, pair mode by default)."""
+    for A, sources in ((_path(1500, False), [0, 1, 750, 1499, 3]),
+                       (bg.io.generators.grid2d(40, 40), list(range(0, 1600, 25)))):
+        lev = _levels(A, sources)
+        a, t = out_csr(A), in_csr(A)
+        _assert_close(emulate_pair_batch(a, t, lev), _cpu()(a, t, lev, edges=False)[0])
+
+
+def _vertex_entries(lev):
+    """The per-level vertex lists' entries: each vertex once per distinct
+    level among its sources' (what bc_lists counts)."""
+    return sum(np.unique(col[col >= 0]).size for col in np.asarray(lev).T)
+
+
+def test_pair_mode_rule_picks_deep_batches():
+    """The default cuda_pair_lanes sends a 40 x 40 grid's batch of 64 and a
+    long path's to pair mode, kron's and a random graph's to the vertex
+    mode; 0 never, 65 always (pairs <= 64 a list entry); edges never."""
+    from bitgraph.kernels.cuda.betweenness import use_pairs
+
+    lanes = bg.settings.Betweenness().cuda_pair_lanes
+    for A, sources, deep in ((bg.io.generators.grid2d(40, 40), list(range(0, 1600, 25)), True),
+                             (_path(1500, False), list(range(0, 1500, 24)), True),
+                             (bg.io.generators.kron(8, 8, seed=1), list(range(64)), False),
+                             (_random(300, 3000, 4, directed=False), list(range(64)), False)):
+        lev = _levels(A, sources)
+        pairs, entries = int((lev >= 1).sum()), _vertex_entries(lev)
+        assert use_pairs(pairs, entries, lanes, False) == deep, (pairs, entries)
+        assert not use_pairs(pairs, entries, lanes, True)
+        assert not use_pairs(pairs, entries, 0, False)
+        assert use_pairs(pairs, entries, 65, False)
+
+
+def test_pair_packed_slots_are_the_kernels():
+    """Pair mode's per-level launches set parameters 5, 6 (begin, end) and 8
+    (the level) of bc_pair_forward / bc_pair_backward, 7 (the level) of
+    bc_pair_*_heavy; the launcher passes as many arguments as each has
+    parameters."""
+    import inspect
+    import re
+
+    from bitgraph.kernels.cuda import betweenness, source_text
+
+    text = source_text("betweenness.cu")
+
+    def params(kernel):
+        sig = re.search(rf"__global__ void {kernel}\((.*?)\)\s*\{{", text, re.S).group(1)
+        return [re.search(r"(\w+)\s*$", p.strip()).group(1) for p in sig.split(",")]
+
+    for kernel, count, slots in (("bc_pair_forward", 10, {5: "begin", 6: "end", 8: "d"}),
+                                 ("bc_pair_backward", 12, {5: "begin", 6: "end", 8: "e"}),
+                                 ("bc_pair_forward_heavy", 8, {7: "d"}),
+                                 ("bc_pair_backward_heavy", 9, {7: "e"})):
+        names = params(kernel)
+        assert len(names) == count, (kernel, names)
+        assert all(names[i] == x for i, x in slots.items()), (kernel, names)
+    launcher = inspect.getsource(betweenness._pair_run)
+    assert "run.set(7," in launcher and "run.set(8," in launcher
+    for kernel, count in (('kern["pair_forward"], 1', 10), ('kern["pair_backward"], 1', 12),
+                          ('kern["pair_forward_heavy"], g', 8),
+                          ('kern["pair_backward_heavy"], g', 9)):
+        call = re.search(rf"PackedLaunch\({re.escape(kernel)}, threads,\s*\((.*?)\)\)",
+                         launcher, re.S).group(1)
+        assert len(call.split(",")) == count, (kernel, call)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("index", [np.int32, np.int64])
+@pytest.mark.parametrize("knobs", [
+    {"cuda_pair_lanes": 65},                                               # shared counting
+    {"cuda_pair_lanes": 65, "cuda_hist_levels": 0, "cuda_list_chunk": 7,
+     "cuda_threads": 32},                                                  # global atomics
+    {"cuda_pair_lanes": 65, "cuda_list_chunk": 1, "cuda_threads": 1024},
+    {"cuda_pair_lanes": 65, "cuda_heavy_degree": 8},                      # many heavy rows
+    {"cuda_pair_lanes": 65, "cuda_heavy_degree": 0, "cuda_threads": 32},  # every row heavy
+    {"cuda_pair_lanes": 0},                                                # never
+], ids=["pair", "pair_global", "pair_chunk1", "pair_heavy8", "pair_heavy0", "never"])
+@pytest.mark.parametrize("case", CASES, ids=lambda c: c[0])
+def test_cuda_pair_mode_equals_cpu_kernel(case, knobs, index):
+    """Every case in pair mode (cuda_pair_lanes 65: pairs <= 64 a list
+    entry) and never (0), equal to the CPU kernel; edges=True in the
+    vertex mode whatever the knob (work["mode"])."""
+    import cupy
+
+    _, A, sources = case
+    cfg = bg.settings.Betweenness(**knobs)
+    lev = _levels(A, sources)
+    a, t = out_csr(A), in_csr(A)
+    da, dt = _device_csr(a, index), _device_csr(t, index)
+    work = {}
+    for edges in (False, True, False):
+        want = _cpu()(a, t, lev, edges=edges)
+        got = _gpu()(da, dt, cupy.asarray(lev), edges=edges, cfg=cfg, work=work)
+        pair = knobs["cuda_pair_lanes"] > 0 and not edges and A.nrows > 0
+        assert work["mode"] == ("pair" if pair else "vertex")
+        assert isinstance(got[0], cupy.ndarray) and (got[1] is None) == (not edges)
+        _assert_close(_host(got[0]), want[0])
+        if edges:
+            _assert_close(_host(got[1]), want[1])
+    assert work["pair_batches"] == (2 if knobs["cuda_pair_lanes"] else 0)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("index", [np.int32, np.int64])
+@pytest.mark.parametrize("b", [1, 33, 64])
+def test_cuda_pair_mode_deep_graphs_by_default(b, index):
+    """A 40 x 40 grid and a long path at the default knobs: pair mode
+    (work["mode"]), equal to the CPU kernel, and bitwise equal on a second
+    call (no atomics in the sums); with edges the vertex mode."""
+    import cupy
+
+    for A, step in ((bg.io.generators.grid2d(40, 40), 1600 // 64), (_path(3000, False), 40)):
+        sources = list(range(0, A.nrows, step))[:b]
+        lev = _levels(A, sources)
+        a, t = out_csr(A), in_csr(A)
+        da, dt = _device_csr(a, index), _device_csr(t, index)
+        want = _cpu()(a, t, lev, edges=False)[0]
+        work = {}
+        got = _gpu()(da, dt, cupy.asarray(lev), edges=False, work=work)
+        assert work["mode"] == "pair"  # b = 1 too: a warp would run one lane
+        _assert_close(_host(got[0]), want)
+        again = _gpu()(da, dt, cupy.asarray(lev), edges=False, work={})
+        assert np.array_equal(_host(got[0]), _host(again[0]))
+        got = _gpu()(da, dt, cupy.asarray(lev), edges=True, work=work)
+        assert work["mode"] == "vertex"
+        want = _cpu()(a, t, lev, edges=True)
+        _assert_close(_host(got[0]), want[0])
+        _assert_close(_host(got[1]), want[1])
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("index", [np.int32, np.int64])
+def test_cuda_pair_mode_heavy_hub_and_random(index):
+    """A star's hub (degree 3000 > the default cuda_heavy_degree) in pair
+    mode: a warp per (hub, source) both ways; a random graph with pair mode
+    forced (65) and off (0): equal to the CPU kernel and to each other
+    within the tolerance; pair-mode batches through one work dict after
+    vertex-mode ones (delta's stale entries never read)."""
+    import cupy
+
+    S = _star(3000)
+    s, st = out_csr(S), in_csr(S)
+    cfg = bg.settings.Betweenness(cuda_pair_lanes=65)
+    for sources in ([0, 1, 2999], [5], list(range(64)), list(range(10, 43))):
+        lev = _levels(S, sources)
+        work = {}
+        got = _gpu()(_device_csr(s, index), _device_csr(st, index), cupy.asarray(lev),
+                     cfg=cfg, work=work)
+        assert work["mode"] == "pair"
+        assert work["heavy"][1]["forward"][0].get().tolist() == [0]
+        _assert_close(_host(got[0]), _cpu()(s, st, lev, edges=False)[0])
+    A = _random(2000, 5000, 9, directed=True)
+    a, t = out_csr(A), in_csr(A)
+    da, dt = _device_csr(a, index), _device_csr(t, index)
+    work = {}
+    for sources, lanes in ((list(range(64)), 0), (list(range(64, 128)), 65),
+                           (list(range(7)), 0), (list(range(500, 564)), 65),
+                           (list(range(900, 933)), 65)):
+        lev = _levels(A, sources)
+        got = _gpu()(da, dt, cupy.asarray(lev), cfg=bg.settings.Betweenness(cuda_pair_lanes=lanes),
+                     work=work)
+        assert work["mode"] == ("pair" if lanes else "vertex")
+        _assert_close(_host(got[0]), _cpu()(a, t, lev, edges=False)[0])
+    assert work["pair_batches"] == 3
+
+
+@pytest.mark.gpu
+def test_cuda_pair_lanes_refused_below_zero():
+    import cupy
+
+    A = _path(5, False)
+    a = _device_csr(out_csr(A), np.int32)
+    with pytest.raises(ValueError, match="cuda_pair_lanes must be >= 0"):
+        _gpu()(a, a, cupy.zeros((1, 5), np.int32),
+               cfg=bg.settings.Betweenness(cuda_pair_lanes=-1))

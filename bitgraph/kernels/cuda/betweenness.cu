@@ -558,3 +558,308 @@ template __global__ void bc_backward_chunks<long long, true>(const long long*, c
                                                              const long long*, const long long*,
                                                              long long, int, int, double*,
                                                              double*);
+
+// ---------------------------------------------------------------------------
+// Pair mode: a thread per (vertex, source). On deep graphs (grids, roads,
+// rgg: hundreds to thousands of levels) the b sources of a batch put a
+// vertex at about b distinct levels, so a warp of the vertex mode above
+// works with one active lane. The launcher picks pair mode for a batch
+// (never with edge shares) when the reached pairs (v, s) of level >= 1 are
+// fewer than settings.betweenness.cuda_pair_lanes x the vertex lists'
+// entries (bc_pair_count counts them).
+//
+// Per level the list of items p = v * b + s (int64; lev_t[p] == d) built as
+// the vertex lists are (bc_pair_lists count, bc_scan, bc_pair_lists
+// scatter); the order inside a level does not matter: each (v, s) sums its
+// row in CSR order. Per pair the arithmetic of the vertex mode and of the
+// CPU kernel: sigma summed over in-neighbours, delta = sum of sigma * W
+// (c = sg * W, a += c) over out-neighbours, each in CSR order (an entry that
+// is not one level up or down adds 0.0: exact), so a light row's sigma, W
+// and delta equal the CPU's bitwise. A heavy row (degree > heavy, the same
+// test as the vertex mode, per direction) is summed by a warp per (heavy
+// vertex, source) instead: lanes over the row's edges, then bc::warp_sum
+// (a fixed tree: deterministic; sigma exact, delta regrouped).
+//
+// delta[p] (n x b float64) holds the pair's dependency; total[u] gets no
+// write per level (a float atomic per pair would make the sums depend on
+// the order of the atomics): after the last level bc_pair_total, a warp a
+// vertex, adds lane L's and lane L + 32's delta (where their level is >=
+// 1), then bc::warp_sum over the lanes: one sum over all sources at once,
+// where the vertex mode adds one warp sum per level, deepest first (the
+// same terms, grouped otherwise: equal within rounding).
+// ---------------------------------------------------------------------------
+
+// count[0] += the entries of lev_t[0 .. m) at level >= 1 (the reached pairs
+// but the sources'); one atomic a warp. blockDim.x a multiple of 32.
+__global__ void bc_pair_count(const int* __restrict__ lev_t, long long m,
+                              unsigned long long* __restrict__ count) {
+  const long long stride = (long long)gridDim.x * blockDim.x;
+  unsigned long long c = 0;
+  for (long long p = (long long)blockIdx.x * blockDim.x + threadIdx.x; p < m; p += stride)
+    c += lev_t[p] >= 1 ? 1ull : 0ull;
+#pragma unroll
+  for (int o = 16; o > 0; o >>= 1) c += __shfl_down_sync(bc::FULL, c, o);
+  if ((threadIdx.x & 31) == 0 && c) atomicAdd(count, c);
+}
+
+// The per-level pair lists, as bc_lists builds the vertex lists (the same
+// passes, shared counts with use_shared, else a global atomic per pair):
+// block i takes the items of vertices [i * chunk, (i + 1) * chunk), a thread
+// per item p with lev_t[p] = d >= 0. scatter == 0: counts[d] += 1;
+// scatter == 1: list[the next position of level d] = p.
+__global__ void bc_pair_lists(const int* __restrict__ lev_t, long long n, int b,
+                              long long chunk, int levels, int use_shared, int scatter,
+                              unsigned long long* __restrict__ counts,
+                              long long* __restrict__ list) {
+  extern __shared__ unsigned long long sh[];
+  const long long p0 = (long long)blockIdx.x * chunk * b;
+  const long long p1 = min(n * (long long)b, p0 + chunk * (long long)b);
+  for (int pass = use_shared ? 0 : 1; pass < 2; ++pass) {
+    if (pass == 1 && use_shared) {
+      __syncthreads();
+      for (int d = threadIdx.x; d < levels; d += blockDim.x) {
+        const unsigned long long c = sh[d];
+        if (c == 0) continue;
+        if (scatter) sh[d] = atomicAdd(counts + d, c);  // this block's range of level d
+        else atomicAdd(counts + d, c);
+      }
+      if (!scatter) return;
+      __syncthreads();
+    }
+    if (pass == 0) {
+      for (int d = threadIdx.x; d < levels; d += blockDim.x) sh[d] = 0;
+      __syncthreads();
+    }
+    for (long long p = p0 + threadIdx.x; p < p1; p += blockDim.x) {
+      const int d = lev_t[p];
+      if (d < 0) continue;
+      if (pass == 0) {
+        atomicAdd(sh + d, 1ull);
+      } else if (!scatter) {
+        atomicAdd(counts + d, 1ull);
+      } else {
+        const unsigned long long at =
+            use_shared ? atomicAdd(sh + d, 1ull) : atomicAdd(counts + d, 1ull);
+        list[at] = p;
+      }
+    }
+  }
+}
+
+// Forward, level d, a thread per pair p = v * b + s of list[begin:end]:
+// d == 0: sigma = 1; else, unless v's in-degree > heavy
+// (bc_pair_forward_heavy), sigma[v, s] = the sum over in-neighbours u
+// (tindptr/tindices, in order) with lev_t[u, s] == d - 1 of sigma[u, s].
+// Four edges at a time: their indices, then their levels, then the sigmas
+// of those one level up, loaded before any is added (the loads in flight
+// together), added in CSR order.
+template <typename I>
+__global__ void bc_pair_forward(const I* __restrict__ tindptr, const I* __restrict__ tindices,
+                                const int* __restrict__ lev_t, double* __restrict__ sv,
+                                const long long* __restrict__ list, long long begin,
+                                long long end, int b, int d, long long heavy) {
+  const long long stride = (long long)gridDim.x * blockDim.x;
+  const long long bb = b;
+  for (long long i = begin + (long long)blockIdx.x * blockDim.x + threadIdx.x; i < end;
+       i += stride) {
+    const long long p = list[i];
+    if (d == 0) {
+      sv[p] = 1.0;
+      continue;
+    }
+    const long long v = p / bb;
+    const long long s = p - v * bb;
+    const long long e0 = tindptr[v], e1 = tindptr[v + 1];
+    if (e1 - e0 > heavy) continue;  // bc_pair_forward_heavy
+    const int up = d - 1;
+    double acc = 0.0;
+    long long e = e0;
+    for (; e + 4 <= e1; e += 4) {
+      const long long q0 = (long long)tindices[e] * bb + s;
+      const long long q1 = (long long)tindices[e + 1] * bb + s;
+      const long long q2 = (long long)tindices[e + 2] * bb + s;
+      const long long q3 = (long long)tindices[e + 3] * bb + s;
+      const int l0 = lev_t[q0], l1 = lev_t[q1], l2 = lev_t[q2], l3 = lev_t[q3];
+      const double x0 = l0 == up ? sv[q0] : 0.0;
+      const double x1 = l1 == up ? sv[q1] : 0.0;
+      const double x2 = l2 == up ? sv[q2] : 0.0;
+      const double x3 = l3 == up ? sv[q3] : 0.0;
+      acc += x0;
+      acc += x1;
+      acc += x2;
+      acc += x3;
+    }
+    for (; e < e1; ++e) {
+      const long long q = (long long)tindices[e] * bb + s;
+      if (lev_t[q] == up) acc += sv[q];
+    }
+    sv[p] = acc;
+  }
+}
+
+// Backward, level e (deepest first, down to 1), a thread per pair p = u * b
+// + s of list[begin:end]: unless e < deepest and u's out-degree > heavy
+// (bc_pair_backward_heavy), a = the sum over out-neighbours w (indptr/
+// indices, in order) with lev_t[w, s] == e + 1 of c = sigma[u, s] * W[w, s]
+// (none at the deepest level: the row is not read); then W[u, s] = (1 + a) /
+// sigma[u, s] in place of sigma and delta[p] = a. Four edges at a time, as
+// bc_pair_forward.
+template <typename I>
+__global__ void bc_pair_backward(const I* __restrict__ indptr, const I* __restrict__ indices,
+                                 const int* __restrict__ lev_t, double* __restrict__ sv,
+                                 const long long* __restrict__ list, long long begin,
+                                 long long end, int b, int e, int deepest, long long heavy,
+                                 double* __restrict__ delta) {
+  const long long stride = (long long)gridDim.x * blockDim.x;
+  const long long bb = b;
+  for (long long i = begin + (long long)blockIdx.x * blockDim.x + threadIdx.x; i < end;
+       i += stride) {
+    const long long p = list[i];
+    const long long u = p / bb;
+    const long long s = p - u * bb;
+    double a = 0.0;
+    if (e < deepest) {
+      const long long e0 = indptr[u], e1 = indptr[u + 1];
+      if (e1 - e0 > heavy) continue;  // bc_pair_backward_heavy
+      const double sg = sv[p];
+      const int down = e + 1;
+      long long j = e0;
+      for (; j + 4 <= e1; j += 4) {
+        const long long q0 = (long long)indices[j] * bb + s;
+        const long long q1 = (long long)indices[j + 1] * bb + s;
+        const long long q2 = (long long)indices[j + 2] * bb + s;
+        const long long q3 = (long long)indices[j + 3] * bb + s;
+        const int l0 = lev_t[q0], l1 = lev_t[q1], l2 = lev_t[q2], l3 = lev_t[q3];
+        const double w0 = l0 == down ? sv[q0] : 0.0;
+        const double w1 = l1 == down ? sv[q1] : 0.0;
+        const double w2 = l2 == down ? sv[q2] : 0.0;
+        const double w3 = l3 == down ? sv[q3] : 0.0;
+        if (l0 == down) a += sg * w0;
+        if (l1 == down) a += sg * w1;
+        if (l2 == down) a += sg * w2;
+        if (l3 == down) a += sg * w3;
+      }
+      for (; j < e1; ++j) {
+        const long long q = (long long)indices[j] * bb + s;
+        if (lev_t[q] == down) a += sg * sv[q];
+      }
+    }
+    sv[p] = (1.0 + a) / sv[p];
+    delta[p] = a;
+  }
+}
+
+// The heavy rows in pair mode, forward, level d > 0 (beside
+// bc_pair_forward's launch of the level): a warp per (heavy vertex h, source
+// s), item w = h * b + s of heavies * b (hv[h]: in-degree > heavy), unless
+// lev_t[v, s] != d: lane L sums the row's edges L, L + 32, ... as
+// bc_pair_forward sums a row, then bc::warp_sum; lane 0 writes sigma.
+template <typename I>
+__global__ void bc_pair_forward_heavy(const I* __restrict__ tindptr,
+                                      const I* __restrict__ tindices,
+                                      const int* __restrict__ lev_t, double* __restrict__ sv,
+                                      const long long* __restrict__ hv, long long heavies, int b,
+                                      int d) {
+  const int lane = threadIdx.x & 31;
+  const long long stride = ((long long)gridDim.x * blockDim.x) >> 5;
+  const long long bb = b;
+  for (long long w = ((long long)blockIdx.x * blockDim.x + threadIdx.x) >> 5; w < heavies * bb;
+       w += stride) {
+    const long long h = w / bb;
+    const long long s = w - h * bb;
+    const long long v = hv[h];
+    const long long p = v * bb + s;
+    if (lev_t[p] != d) continue;  // uniform: w is the warp's
+    const long long e0 = tindptr[v], e1 = tindptr[v + 1];
+    double acc = 0.0;
+    for (long long e = e0 + lane; e < e1; e += 32) {
+      const long long q = (long long)tindices[e] * bb + s;
+      if (lev_t[q] == d - 1) acc += sv[q];
+    }
+    acc = bc::warp_sum(acc);
+    if (lane == 0) sv[p] = acc;
+  }
+}
+
+// The heavy rows in pair mode, backward, level e < deepest (beside
+// bc_pair_backward's launch of the level): a warp per (heavy vertex h,
+// source s) as bc_pair_forward_heavy (hv[h]: out-degree > heavy): lane L
+// sums c = sigma[u, s] * W[w, s] over the row's edges L, L + 32, ... into
+// the level e + 1, then bc::warp_sum; lane 0 writes W[u, s] = (1 + a) /
+// sigma[u, s] in place and delta[p] = a.
+template <typename I>
+__global__ void bc_pair_backward_heavy(const I* __restrict__ indptr,
+                                       const I* __restrict__ indices,
+                                       const int* __restrict__ lev_t, double* __restrict__ sv,
+                                       const long long* __restrict__ hv, long long heavies,
+                                       int b, int e, double* __restrict__ delta) {
+  const int lane = threadIdx.x & 31;
+  const long long stride = ((long long)gridDim.x * blockDim.x) >> 5;
+  const long long bb = b;
+  for (long long w = ((long long)blockIdx.x * blockDim.x + threadIdx.x) >> 5; w < heavies * bb;
+       w += stride) {
+    const long long h = w / bb;
+    const long long s = w - h * bb;
+    const long long u = hv[h];
+    const long long p = u * bb + s;
+    if (lev_t[p] != e) continue;  // uniform: w is the warp's
+    const double sg = sv[p];
+    const long long e0 = indptr[u], e1 = indptr[u + 1];
+    double a = 0.0;
+    for (long long j = e0 + lane; j < e1; j += 32) {
+      const long long q = (long long)indices[j] * bb + s;
+      if (lev_t[q] == e + 1) a += sg * sv[q];
+    }
+    a = bc::warp_sum(a);  // every lane has read sigma[u, s] before lane 0 writes W
+    if (lane == 0) {
+      sv[p] = (1.0 + a) / sg;
+      delta[p] = a;
+    }
+  }
+}
+
+// After pair mode's last backward level: a warp per vertex u, lane L adds
+// delta[u, L] and delta[u, L + 32] where their level is >= 1 (the others are
+// never written: stale or uninitialised, selected away, never multiplied),
+// then bc::warp_sum; lane 0 adds it to total[u].
+__global__ void bc_pair_total(const int* __restrict__ lev_t, const double* __restrict__ delta,
+                              long long n, int b, double* __restrict__ total) {
+  const int lane = threadIdx.x & 31;
+  const long long stride = ((long long)gridDim.x * blockDim.x) >> 5;
+  for (long long u = ((long long)blockIdx.x * blockDim.x + threadIdx.x) >> 5; u < n;
+       u += stride) {
+    int l0, l1;
+    bc::row_levels(lev_t, u, b, lane, l0, l1);
+    const long long row = u * (long long)b;
+    const double x0 = l0 >= 1 ? delta[row + lane] : 0.0;
+    const double x1 = l1 >= 1 ? delta[row + lane + 32] : 0.0;
+    const double t = bc::warp_sum(x0 + x1);
+    if (lane == 0) total[u] += t;
+  }
+}
+
+template __global__ void bc_pair_forward<int>(const int*, const int*, const int*, double*,
+                                              const long long*, long long, long long, int, int,
+                                              long long);
+template __global__ void bc_pair_forward<long long>(const long long*, const long long*,
+                                                    const int*, double*, const long long*,
+                                                    long long, long long, int, int, long long);
+template __global__ void bc_pair_backward<int>(const int*, const int*, const int*, double*,
+                                               const long long*, long long, long long, int, int,
+                                               int, long long, double*);
+template __global__ void bc_pair_backward<long long>(const long long*, const long long*,
+                                                     const int*, double*, const long long*,
+                                                     long long, long long, int, int, int,
+                                                     long long, double*);
+template __global__ void bc_pair_forward_heavy<int>(const int*, const int*, const int*, double*,
+                                                    const long long*, long long, int, int);
+template __global__ void bc_pair_forward_heavy<long long>(const long long*, const long long*,
+                                                          const int*, double*, const long long*,
+                                                          long long, int, int);
+template __global__ void bc_pair_backward_heavy<int>(const int*, const int*, const int*, double*,
+                                                     const long long*, long long, int, int,
+                                                     double*);
+template __global__ void bc_pair_backward_heavy<long long>(const long long*, const long long*,
+                                                           const int*, double*,
+                                                           const long long*, long long, int, int,
+                                                           double*);

@@ -24,12 +24,23 @@ and one a warp per heavy vertex (``bc_forward_heavy`` / ``bc_backward_heavy``:
 the partials in chunk order, then the light kernel's finish), after the
 light launch on the same stream.
 
-Buffers (lev_t and sigma/W: 12 n b bytes; the lists: 4 or 8 bytes a pair;
-the level counters) are kept in ``work``, a dict the caller keeps for the
+Pair mode (deep graphs: grids, roads, rgg, where the b sources put a
+vertex at ~b distinct levels and the vertex mode's warps run one lane):
+without ``edges``, ``bc_pair_count`` counts the reached pairs of level >= 1
+beside the lists' count (read back with the offsets); when they are fewer
+than ``cuda_pair_lanes`` per vertex-list entry (``use_pairs``), the batch
+goes on in ``_pair_run`` (a thread per (vertex, source) of per-level pair
+lists; the .cu's "Pair mode" block) instead of scattering the vertex
+lists. ``work["mode"]`` says which ran last, ``work["pair_batches"]``
+counts the pair-mode batches.
+
+Buffers (lev_t and sigma/W: 12 n b bytes; the vertex lists: 4 or 8 bytes
+an entry; pair mode: delta 8 n b bytes and its lists 8 bytes a reached
+pair; the level counters) are kept in ``work``, a dict the caller keeps for the
 batches of one call (never module state), grown when a batch needs more.
 Knobs come in as ``cfg`` (``bitgraph.settings.Betweenness``:
 ``cuda_threads``, ``cuda_list_chunk``, ``cuda_hist_levels``,
-``cuda_heavy_degree``, ``cuda_heavy_chunk``).
+``cuda_heavy_degree``, ``cuda_heavy_chunk``, ``cuda_pair_lanes``).
 """
 
 from __future__ import annotations
@@ -39,7 +50,7 @@ import numpy as np
 from bitgraph.kernels.cuda import PackedLaunch, arg_word, module, multiprocessors
 from bitgraph.kernels.registry import register
 
-__all__ = ["batch_run", "heavy_table"]
+__all__ = ["batch_run", "heavy_table", "use_pairs"]
 
 _SOURCE = "betweenness.cu"
 _INDEX = {np.dtype(np.int32): "int", np.dtype(np.int64): "long long"}
@@ -50,7 +61,10 @@ _NAMES = (("bc_transpose", "bc_scan")
           + ("bc_forward_heavy", "bc_backward_heavy")
           + tuple(f"bc_forward_chunks<{i}>" for i in _INDEX.values())
           + tuple(f"bc_backward_chunks<{i}, {e}>" for i in _INDEX.values()
-                  for e in ("false", "true")))
+                  for e in ("false", "true"))
+          + ("bc_pair_count", "bc_pair_lists", "bc_pair_total")
+          + tuple(f"bc_pair_{x}<{i}>" for x in ("forward", "backward", "forward_heavy",
+                                                "backward_heavy") for i in _INDEX.values()))
 SPECS = ((_SOURCE, _NAMES),)  # what module() is asked for (precompile.py)
 
 
@@ -58,7 +72,8 @@ def _kernels(index):
     """A dict of the kernels for the index dtype of the CSRs, on the current
     device: transpose, scan, lists, forward, backward (edges: False, True),
     forward_chunks, backward_chunks (edges: False, True), forward_heavy,
-    backward_heavy."""
+    backward_heavy; pair mode's pair_count, pair_lists, pair_total,
+    pair_forward, pair_backward, pair_forward_heavy, pair_backward_heavy."""
     mod, lowered = module(_SOURCE, _NAMES)
     i = _INDEX[index]
 
@@ -70,7 +85,11 @@ def _kernels(index):
             "forward_chunks": fn(f"bc_forward_chunks<{i}>"),
             "backward_chunks": {e: fn(f"bc_backward_chunks<{i}, {str(e).lower()}>")
                                 for e in (False, True)},
-            "forward_heavy": fn("bc_forward_heavy"), "backward_heavy": fn("bc_backward_heavy")}
+            "forward_heavy": fn("bc_forward_heavy"), "backward_heavy": fn("bc_backward_heavy"),
+            "pair_count": fn("bc_pair_count"), "pair_lists": fn("bc_pair_lists"),
+            "pair_total": fn("bc_pair_total"),
+            **{f"pair_{x}": fn(f"bc_pair_{x}<{i}>")
+               for x in ("forward", "backward", "forward_heavy", "backward_heavy")}}
 
 
 def heavy_table(indptr, heavy, chunk):
@@ -96,6 +115,19 @@ def heavy_table(indptr, heavy, chunk):
     clo = indptr[hv][owner] + (np.arange(coff[-1], dtype=np.int64) - coff[:-1][owner]) * chunk
     chi = np.minimum(clo + chunk, indptr[hv + 1][owner])
     return hv, coff, hv[owner], clo, chi
+
+
+def use_pairs(pairs, entries, lanes, edges):
+    """Whether a batch runs in pair mode (a thread per (vertex, source)):
+    never with edge shares (they stay in the vertex mode, summed per edge
+    without atomics) nor with ``lanes`` (``cuda_pair_lanes``) 0; else when
+    the reached pairs of level >= 1 (``pairs``) are fewer than ``lanes``
+    per entry of the per-level vertex lists (``entries``).
+
+    >>> use_pairs(70, 64, 4, False), use_pairs(1000, 64, 4, False), use_pairs(70, 64, 4, True)
+    (True, False, False)
+    """
+    return not edges and lanes > 0 and pairs < lanes * entries
 
 
 def _heavy(cupy, work, index, arrays, heavy, chunk):
@@ -183,6 +215,10 @@ def batch_run(a, t, lev, *, edges=False, parallel_work=None, cfg=None, work=None
     if heavy < 0 or heavy_chunk < 1:
         raise ValueError(f"{where}: settings.betweenness.cuda_heavy_degree = {heavy} must be"
                          f" >= 0 and cuda_heavy_chunk = {heavy_chunk} >= 1")
+    lanes = float(cfg.cuda_pair_lanes)
+    if not lanes >= 0:
+        raise ValueError(f"{where}: settings.betweenness.cuda_pair_lanes must be >= 0, got"
+                         f" {cfg.cuda_pair_lanes!r}")
     work = {} if work is None else work
     index = np.dtype(np.int64) if max(x.dtype.itemsize for x in (
         a.indptr, a.indices, t.indptr, t.indices)) > 4 else np.dtype(np.int32)
@@ -210,10 +246,17 @@ def batch_run(a, t, lev, *, edges=False, parallel_work=None, cfg=None, work=None
     transpose(((n + 31) // 32, (k + 31) // 32), (32, 8), (lev, n64, k32, lev_t, depth_buf))
     depth = int(depth_buf.get()[0])  # synchronize! (the number of levels to launch)
     levels = depth + 1
-    with oom_guard(where, 16 * levels + 8):
+    with oom_guard(where, 16 * levels + 16):
         counts = _grown(cupy, work, "counts", levels, np.uint64)
-        offsets = _grown(cupy, work, "offsets", levels + 1, np.uint64)
+        # the levels' offsets, then (pair mode's test) the reached pairs of level >= 1
+        offsets = _grown(cupy, work, "offsets", levels + 2, np.uint64)
     memset(counts.data.ptr, 0, 8 * levels, stream.ptr)
+    cap = multiprocessors() * (2048 // threads) * 4  # grid-stride past this many blocks
+    maybe_pair = not edges and lanes > 0
+    if maybe_pair:
+        memset(offsets.data.ptr + 8 * (levels + 1), 0, 8, stream.ptr)
+        kern["pair_count"]((max(1, min(cap, (n * k + threads - 1) // threads)),), (threads,),
+                           (lev_t, np.int64(n * k), offsets[levels + 1:]))
     use_shared = levels <= hist_cap
     smem = 8 * levels if use_shared else 0
     list_grid = ((n + chunk - 1) // chunk,)
@@ -221,12 +264,20 @@ def batch_run(a, t, lev, *, edges=False, parallel_work=None, cfg=None, work=None
     dummy = _grown(cupy, work, "dummy", 1, index)
     lists(list_grid, (threads,), head + (np.int32(0), counts, dummy), shared_mem=smem)
     scan((1,), (1024,), (counts, np.int32(levels), offsets))  # one block, a warp a sums[] slot
-    off = [int(x) for x in offsets.get()]  # synchronize! (the launches' sizes)
+    got = offsets.get()  # synchronize! (the launches' sizes, the pairs)
+    off = [int(x) for x in got[:levels + 1]]
+    # pair mode: fewer reached pairs (but the sources') than cuda_pair_lanes a list entry
+    pair = use_pairs(int(got[levels + 1]), off[-1], lanes, edges)
+    work["pair_batches"] = work.get("pair_batches", 0) + int(pair)
+    work["mode"] = "pair" if pair else "vertex"
+    if pair:
+        _pair_run(cupy, kern, work, stream, csrs, tables, lev_t, sv, total, n, k, depth,
+                  threads, chunk, use_shared, cap, heavy, where)
+        return total, None
     with oom_guard(where, index.itemsize * off[-1]):
         vlist = _grown(cupy, work, "list", off[-1], index)
     # counts now holds offsets[d]: the cursors of the scatter
     lists(list_grid, (threads,), head + (np.int32(1), counts, vlist), shared_mem=smem)
-    cap = multiprocessors() * (2048 // threads) * 4  # grid-stride past this many blocks
     per_block = threads // 32
     # a launch a level, packed once (PackedLaunch: CuPy's launch converts every argument
     # each call; a long path or a road graph launches thousands of levels a batch):
@@ -294,3 +345,94 @@ def batch_run(a, t, lev, *, edges=False, parallel_work=None, cfg=None, work=None
         if e < depth:
             heavy_level("backward", e)
     return total, (share if edges else None)
+
+
+def _pair_run(cupy, kern, work, stream, csrs, tables, lev_t, sv, total, n, k, depth, threads,
+              chunk, use_shared, cap, heavy, where):
+    """The rest of ``batch_run``'s batch in pair mode (a thread per (vertex,
+    source); the .cu's "Pair mode" block), after the transpose and the
+    mode's test, on ``stream``: ``bc_pair_lists`` counting the pairs of
+    each level, ``bc_scan``, one host read of the offsets (depth + 2
+    integers), ``bc_pair_lists`` scattering; ``bc_pair_forward`` a level (0
+    .. depth), ``bc_pair_backward`` a level (depth down to 1), each with the
+    heavy rows' launch a warp per (heavy vertex, source) where the
+    direction has heavy rows (forward: levels >= 1; backward: below the
+    deepest); then ``bc_pair_total`` adds each vertex's deltas to ``total``.
+    Buffers in ``work``: the pair lists (8 bytes a reached pair), delta (8 n
+    k bytes), the counters."""
+    from bitgraph.device import oom_guard
+
+    indptr, indices, tindptr, tindices = csrs
+    levels = depth + 1
+    n64, k32 = np.int64(n), np.int32(k)
+    memset = cupy.cuda.runtime.memsetAsync
+    with oom_guard(where, 8 * n * k + 8 * levels + 16):
+        delta = _grown(cupy, work, "delta", n * k, np.float64)
+        counts = _grown(cupy, work, "counts", levels, np.uint64)
+        offsets = _grown(cupy, work, "pair_offsets", levels + 1, np.uint64)
+        dummy = _grown(cupy, work, "pair_dummy", 1, np.int64)
+    memset(counts.data.ptr, 0, 8 * levels, stream.ptr)
+    smem = 8 * levels if use_shared else 0
+    list_grid = ((n + chunk - 1) // chunk,)
+    head = (lev_t, n64, k32, np.int64(chunk), np.int32(levels), np.int32(use_shared))
+    pair_lists = kern["pair_lists"]
+    pair_lists(list_grid, (threads,), head + (np.int32(0), counts, dummy), shared_mem=smem)
+    kern["scan"]((1,), (1024,), (counts, np.int32(levels), offsets))
+    off = [int(x) for x in offsets.get()]  # synchronize! (the launches' sizes)
+    with oom_guard(where, 8 * off[-1]):
+        plist = _grown(cupy, work, "pair_list", off[-1], np.int64)
+    # counts now holds offsets[d]: the cursors of the scatter
+    pair_lists(list_grid, (threads,), head + (np.int32(1), counts, plist), shared_mem=smem)
+    per_block = threads // 32
+    heavy64 = np.int64(heavy)
+    # a launch a level, packed once: parameters 5, 6 (begin, end of the level's
+    # pairs) and 8 (the level) change per level, as in the vertex mode
+    fwd = PackedLaunch(kern["pair_forward"], 1, threads,
+                       (tindptr, tindices, lev_t, sv, plist, np.int64(0), np.int64(0), k32,
+                        np.int32(0), heavy64))
+    bwd = PackedLaunch(kern["pair_backward"], 1, threads,
+                       (indptr, indices, lev_t, sv, plist, np.int64(0), np.int64(0), k32,
+                        np.int32(0), np.int32(depth), heavy64, delta))
+
+    def level(run, d):
+        if off[d + 1] > off[d]:
+            run.grid = max(1, min(cap, (off[d + 1] - off[d] + threads - 1) // threads))
+            run.set(5, arg_word(np.int64(off[d])))
+            run.set(6, arg_word(np.int64(off[d + 1])))
+            run.set(8, arg_word(np.int32(d)))
+            run.launch(stream.ptr)
+
+    # the heavy rows: a warp per (heavy vertex, source), the level in slot 7
+    heavy_runs = {}
+    for name, x in tables.items():
+        if x is None:
+            heavy_runs[name] = None
+            continue
+        hv = x[0]
+        nhv = np.int64(hv.shape[0])
+        g = max(1, min(cap, (int(nhv) * k + per_block - 1) // per_block))
+        if name == "forward":
+            heavy_runs[name] = PackedLaunch(kern["pair_forward_heavy"], g, threads,
+                                            (tindptr, tindices, lev_t, sv, hv, nhv, k32,
+                                             np.int32(0)))
+        else:
+            heavy_runs[name] = PackedLaunch(kern["pair_backward_heavy"], g, threads,
+                                            (indptr, indices, lev_t, sv, hv, nhv, k32,
+                                             np.int32(0), delta))
+
+    def heavy_level(name, d):
+        run = heavy_runs[name]
+        if run is not None and off[d + 1] > off[d]:
+            run.set(7, arg_word(np.int32(d)))
+            run.launch(stream.ptr)
+
+    for d in range(levels):
+        level(fwd, d)
+        if d > 0:
+            heavy_level("forward", d)
+    for e in range(depth, 0, -1):  # level 0 (the sources) adds nothing to total
+        level(bwd, e)
+        if e < depth:
+            heavy_level("backward", e)
+    kern["pair_total"]((max(1, min(cap, (n + per_block - 1) // per_block)),), (threads,),
+                       (lev_t, delta, n64, k32, total))
