@@ -59,11 +59,12 @@ _FUNCTIONS = {'adamic_adar_index': {'additional_docs': 'Sums over common neighbo
                                                  'NetworkXUnbounded.',
                               'additional_parameters': {},
                               'url': 'https://networkx.org/documentation/stable/reference/generated/networkx.algorithms.shortest_paths.weighted.bellman_ford_path_length.html'},
- 'betweenness_centrality': {'additional_docs': 'Unweighted only (weight falls back). Brandes in '
-                                               'batches of 64 sources: multi-source BFS levels, '
-                                               'path counts and dependencies by masked plus_first '
-                                               'products; k sampled as NetworkX with its seed, '
-                                               "NetworkX's scaling.",
+ 'betweenness_centrality': {'additional_docs': 'Brandes in batches of 64 sources: multi-source BFS '
+                                               'levels, path counts and dependencies by masked '
+                                               'plus_first products; weighted: Dijkstra a source '
+                                               '(lengths that are zero, non-finite or too far '
+                                               'apart for float64 sums fall back); k sampled as '
+                                               "NetworkX with its seed, NetworkX's scaling.",
                             'additional_parameters': {},
                             'url': 'https://networkx.org/documentation/stable/reference/generated/networkx.algorithms.centrality.betweenness_centrality.html'},
  'bfs_edges': {'additional_docs': "NetworkX's exact edge order; sort_neighbors, and reverse on "
@@ -140,10 +141,10 @@ _FUNCTIONS = {'adamic_adar_index': {'additional_docs': 'Sums over common neighbo
                                      'pass.',
                   'additional_parameters': {},
                   'url': 'https://networkx.org/documentation/stable/reference/generated/networkx.algorithms.distance_measures.eccentricity.html'},
- 'edge_betweenness_centrality': {'additional_docs': 'Unweighted only (weight and multigraphs fall '
-                                                    'back). Brandes in batches of 64 sources; edge '
-                                                    'shares summed per batch; k and seed as '
-                                                    'NetworkX.',
+ 'edge_betweenness_centrality': {'additional_docs': 'Brandes in batches of 64 sources; edge shares '
+                                                    'summed per batch; weighted as '
+                                                    'betweenness_centrality; k and seed as '
+                                                    'NetworkX; multigraphs fall back.',
                                  'additional_parameters': {},
                                  'url': 'https://networkx.org/documentation/stable/reference/generated/networkx.algorithms.centrality.edge_betweenness_centrality.html'},
  'eigenvector_centrality': {'additional_docs': "Power iteration, one vxm a step with NetworkX's (A "
