@@ -671,7 +671,7 @@ def test_pair_packed_slots_are_the_kernels():
     {"cuda_pair_lanes": 65},                                               # shared counting
     {"cuda_pair_lanes": 65, "cuda_hist_levels": 0, "cuda_list_chunk": 7,
      "cuda_threads": 32},                                                  # global atomics
-    {"cuda_pair_lanes": 65, "cuda_list_chunk": 1, "cuda_threads": 1024},
+    {"cuda_pair_lanes": 65, "cuda_list_chunk": 1, "cuda_threads": 512},
     {"cuda_pair_lanes": 65, "cuda_heavy_degree": 8},                      # many heavy rows
     {"cuda_pair_lanes": 65, "cuda_heavy_degree": 0, "cuda_threads": 32},  # every row heavy
     {"cuda_pair_lanes": 0},                                                # never
