@@ -1124,3 +1124,31 @@ def to_host(x):
         return x.to("cpu")
     get = getattr(x, "get", None)  # a CuPy array
     return np.asarray(get()) if get is not None else x
+
+
+def path_matrix(n, directed):
+    """The path 0 - 1 - ... - (n-1) as a structure-only n x n Matrix
+    (directed: i -> i + 1 only; else both directions).
+
+    >>> path_matrix(3, True).nvals, path_matrix(3, False).nvals
+    (2, 4)
+    """
+    import bitgraph as bg
+
+    r = np.arange(n - 1)
+    if directed:
+        return bg.Matrix.from_coo(r, r + 1, nrows=n, ncols=n)
+    return bg.Matrix.from_coo(np.r_[r, r + 1], np.r_[r + 1, r], nrows=n, ncols=n)
+
+
+def star_matrix(leaves):
+    """Vertex 0 joined both ways to each of ``leaves`` leaves 1..leaves.
+
+    >>> star_matrix(3).nvals
+    6
+    """
+    import bitgraph as bg
+
+    r = np.arange(1, leaves + 1)
+    z = np.zeros(leaves, np.int64)
+    return bg.Matrix.from_coo(np.r_[z, r], np.r_[r, z], nrows=leaves + 1, ncols=leaves + 1)

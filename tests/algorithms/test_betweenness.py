@@ -195,17 +195,10 @@ def _small_graphs(device):
     assert np.isnan(O.to_host(got)).sum() == 1
 
 
-def _path(n, directed):
-    r = np.arange(n - 1)
-    if directed:
-        return bg.Matrix.from_coo(r, r + 1, nrows=n, ncols=n)
-    return bg.Matrix.from_coo(np.r_[r, r + 1], np.r_[r + 1, r], nrows=n, ncols=n)
+_path = O.path_matrix
 
 
-def _star(leaves):
-    r = np.arange(1, leaves + 1)
-    z = np.zeros(leaves, np.int64)
-    return bg.Matrix.from_coo(np.r_[z, r], np.r_[r, z], nrows=leaves + 1, ncols=leaves + 1)
+_star = O.star_matrix
 
 
 def _pieces():

@@ -15,6 +15,7 @@ import bitgraph as bg
 from bitgraph.formats.csr import CSR
 from bitgraph.kernels import registry
 from fake_msbfs_gpu import FakeArray, emulated_gpu
+import oracle as O
 
 
 def _cpu():
@@ -35,11 +36,7 @@ def _csrs(A, index64=True):
     return out
 
 
-def _path(n, directed):
-    r = np.arange(n - 1)
-    if directed:
-        return bg.Matrix.from_coo(r, r + 1, nrows=n, ncols=n)
-    return bg.Matrix.from_coo(np.r_[r, r + 1], np.r_[r + 1, r], nrows=n, ncols=n)
+_path = O.path_matrix
 
 
 def _zeroed(state):

@@ -74,6 +74,31 @@ __device__ __forceinline__ double warp_sum(double x) {
 // loads (index, level, value), so the walk is latency-bound without it.
 constexpr int FLIGHT = 8;
 
+// The loads of neighbours k .. k + FLIGHT - 1 of a 32-neighbour slice (lane
+// j holds neighbour j's id in mine; cnt of them are real): their levels
+// x0 / x1 (-2 where past cnt or the lane's source is off), then their
+// values y0 / y1 where the level is want (0 elsewhere).
+__device__ __forceinline__ void gather(long long mine, int k, int cnt,
+                                       const int* __restrict__ lev_t,
+                                       const double* __restrict__ sv, int b, int lane, bool on0,
+                                       bool on1, int want, int (&x0)[FLIGHT], int (&x1)[FLIGHT],
+                                       double (&y0)[FLIGHT], double (&y1)[FLIGHT]) {
+  long long r[FLIGHT];
+#pragma unroll
+  for (int j = 0; j < FLIGHT; ++j) r[j] = __shfl_sync(FULL, mine, (k + j) & 31) * (long long)b;
+#pragma unroll
+  for (int j = 0; j < FLIGHT; ++j) {
+    const bool in = k + j < cnt;
+    x0[j] = in && on0 ? lev_t[r[j] + lane] : -2;
+    x1[j] = in && on1 ? lev_t[r[j] + lane + 32] : -2;
+  }
+#pragma unroll
+  for (int j = 0; j < FLIGHT; ++j) {
+    y0[j] = x0[j] == want ? sv[r[j] + lane] : 0.0;
+    y1[j] = x1[j] == want ? sv[r[j] + lane + 32] : 0.0;
+  }
+}
+
 // Forward row walk: s0 / s1 += sv[u, L] / sv[u, L + 32] over the row's
 // neighbours u = idx[e0 .. e1) in order, where lane L's source is on (on0,
 // on1) and lev_t[u, s] == want.
@@ -86,22 +111,9 @@ __device__ __forceinline__ void pull_row(const I* __restrict__ idx, long long e0
     const long long mine = base + lane < e1 ? (long long)idx[base + lane] : 0;
     const int cnt = (int)min(32ll, e1 - base);
     for (int k = 0; k < cnt; k += FLIGHT) {
-      long long r[FLIGHT];
       int x0[FLIGHT], x1[FLIGHT];
       double y0[FLIGHT], y1[FLIGHT];
-#pragma unroll
-      for (int j = 0; j < FLIGHT; ++j) r[j] = __shfl_sync(FULL, mine, (k + j) & 31) * (long long)b;
-#pragma unroll
-      for (int j = 0; j < FLIGHT; ++j) {
-        const bool in = k + j < cnt;
-        x0[j] = in && on0 ? lev_t[r[j] + lane] : -2;
-        x1[j] = in && on1 ? lev_t[r[j] + lane + 32] : -2;
-      }
-#pragma unroll
-      for (int j = 0; j < FLIGHT; ++j) {
-        y0[j] = x0[j] == want ? sv[r[j] + lane] : 0.0;
-        y1[j] = x1[j] == want ? sv[r[j] + lane + 32] : 0.0;
-      }
+      gather(mine, k, cnt, lev_t, sv, b, lane, on0, on1, want, x0, x1, y0, y1);
 #pragma unroll
       for (int j = 0; j < FLIGHT; ++j) {
         if (x0[j] == want) s0 += y0[j];
@@ -125,22 +137,9 @@ __device__ __forceinline__ void push_row(const I* __restrict__ idx, long long e0
     const long long mine = base + lane < e1 ? (long long)idx[base + lane] : 0;
     const int cnt = (int)min(32ll, e1 - base);
     for (int k = 0; k < cnt; k += FLIGHT) {
-      long long r[FLIGHT];
       int x0[FLIGHT], x1[FLIGHT];
       double y0[FLIGHT], y1[FLIGHT];
-#pragma unroll
-      for (int j = 0; j < FLIGHT; ++j) r[j] = __shfl_sync(FULL, mine, (k + j) & 31) * (long long)b;
-#pragma unroll
-      for (int j = 0; j < FLIGHT; ++j) {
-        const bool in = k + j < cnt;
-        x0[j] = in && on0 ? lev_t[r[j] + lane] : -2;
-        x1[j] = in && on1 ? lev_t[r[j] + lane + 32] : -2;
-      }
-#pragma unroll
-      for (int j = 0; j < FLIGHT; ++j) {
-        y0[j] = x0[j] == want ? sv[r[j] + lane] : 0.0;
-        y1[j] = x1[j] == want ? sv[r[j] + lane + 32] : 0.0;
-      }
+      gather(mine, k, cnt, lev_t, sv, b, lane, on0, on1, want, x0, x1, y0, y1);
 #pragma unroll
       for (int j = 0; j < FLIGHT; ++j) {
         const bool hit0 = x0[j] == want, hit1 = x1[j] == want;
@@ -162,6 +161,49 @@ __device__ __forceinline__ void push_row(const I* __restrict__ idx, long long e0
       }
     }
   }
+}
+
+// The start of a list builder's pass (bc_lists, bc_pair_lists; every
+// thread of the block calls it): pass 0 clears the block's shared counts;
+// pass 1 after a shared count adds the block's counts to counts[] (count)
+// or reserves the block's range of each level there (scatter: sh[d] becomes
+// the range's start). False where the block is done (a count).
+__device__ __forceinline__ bool begin_pass(int pass, int use_shared, int scatter, int levels,
+                                           unsigned long long* sh,
+                                           unsigned long long* __restrict__ counts) {
+  if (pass == 1 && use_shared) {
+    __syncthreads();
+    for (int d = threadIdx.x; d < levels; d += blockDim.x) {
+      const unsigned long long c = sh[d];
+      if (c == 0) continue;
+      if (scatter) sh[d] = atomicAdd(counts + d, c);  // this block's range of level d
+      else atomicAdd(counts + d, c);
+    }
+    if (!scatter) return false;  // uniform: a kernel parameter
+    __syncthreads();
+  }
+  if (pass == 0) {
+    for (int d = threadIdx.x; d < levels; d += blockDim.x) sh[d] = 0;
+    __syncthreads();
+  }
+  return true;
+}
+
+// A pair-mode thread's four neighbours idx[0..3] of source s: their
+// levels l, then their values x where the level is want (0 elsewhere); the
+// four loads of each kind issued together.
+template <typename I>
+__device__ __forceinline__ void gather4(const I* __restrict__ idx, long long bb, long long s,
+                                        const int* __restrict__ lev_t,
+                                        const double* __restrict__ sv, int want, int (&l)[4],
+                                        double (&x)[4]) {
+  long long q[4];
+#pragma unroll
+  for (int k = 0; k < 4; ++k) q[k] = (long long)idx[k] * bb + s;
+#pragma unroll
+  for (int k = 0; k < 4; ++k) l[k] = lev_t[q[k]];
+#pragma unroll
+  for (int k = 0; k < 4; ++k) x[k] = l[k] == want ? sv[q[k]] : 0.0;
 }
 
 }  // namespace bc
@@ -224,21 +266,7 @@ __global__ void bc_lists(const int* __restrict__ lev_t, long long n, int b, long
   // pass 0: count into shared memory (use_shared); pass 1: hand out
   // positions (scatter, or every atomic global when !use_shared)
   for (int pass = use_shared ? 0 : 1; pass < 2; ++pass) {
-    if (pass == 1 && use_shared) {
-      __syncthreads();
-      for (int d = threadIdx.x; d < levels; d += blockDim.x) {
-        const unsigned long long c = sh[d];
-        if (c == 0) continue;
-        if (scatter) sh[d] = atomicAdd(counts + d, c);  // this block's range of level d
-        else atomicAdd(counts + d, c);
-      }
-      if (!scatter) return;
-      __syncthreads();
-    }
-    if (pass == 0) {
-      for (int d = threadIdx.x; d < levels; d += blockDim.x) sh[d] = 0;
-      __syncthreads();
-    }
+    if (!bc::begin_pass(pass, use_shared, scatter, levels, sh, counts)) return;
     for (long long v = v0 + warp; v < v1; v += warps) {
       int l0, l1;
       bc::row_levels(lev_t, v, b, lane, l0, l1);
@@ -615,21 +643,7 @@ __global__ void bc_pair_lists(const int* __restrict__ lev_t, long long n, int b,
   const long long p0 = (long long)blockIdx.x * chunk * b;
   const long long p1 = min(n * (long long)b, p0 + chunk * (long long)b);
   for (int pass = use_shared ? 0 : 1; pass < 2; ++pass) {
-    if (pass == 1 && use_shared) {
-      __syncthreads();
-      for (int d = threadIdx.x; d < levels; d += blockDim.x) {
-        const unsigned long long c = sh[d];
-        if (c == 0) continue;
-        if (scatter) sh[d] = atomicAdd(counts + d, c);  // this block's range of level d
-        else atomicAdd(counts + d, c);
-      }
-      if (!scatter) return;
-      __syncthreads();
-    }
-    if (pass == 0) {
-      for (int d = threadIdx.x; d < levels; d += blockDim.x) sh[d] = 0;
-      __syncthreads();
-    }
+    if (!bc::begin_pass(pass, use_shared, scatter, levels, sh, counts)) return;
     for (long long p = p0 + threadIdx.x; p < p1; p += blockDim.x) {
       const int d = lev_t[p];
       if (d < 0) continue;
@@ -675,19 +689,11 @@ __global__ void bc_pair_forward(const I* __restrict__ tindptr, const I* __restri
     double acc = 0.0;
     long long e = e0;
     for (; e + 4 <= e1; e += 4) {
-      const long long q0 = (long long)tindices[e] * bb + s;
-      const long long q1 = (long long)tindices[e + 1] * bb + s;
-      const long long q2 = (long long)tindices[e + 2] * bb + s;
-      const long long q3 = (long long)tindices[e + 3] * bb + s;
-      const int l0 = lev_t[q0], l1 = lev_t[q1], l2 = lev_t[q2], l3 = lev_t[q3];
-      const double x0 = l0 == up ? sv[q0] : 0.0;
-      const double x1 = l1 == up ? sv[q1] : 0.0;
-      const double x2 = l2 == up ? sv[q2] : 0.0;
-      const double x3 = l3 == up ? sv[q3] : 0.0;
-      acc += x0;
-      acc += x1;
-      acc += x2;
-      acc += x3;
+      int l[4];
+      double x[4];
+      bc::gather4(tindices + e, bb, s, lev_t, sv, up, l, x);
+#pragma unroll
+      for (int k = 0; k < 4; ++k) acc += x[k];
     }
     for (; e < e1; ++e) {
       const long long q = (long long)tindices[e] * bb + s;
@@ -725,19 +731,13 @@ __global__ void bc_pair_backward(const I* __restrict__ indptr, const I* __restri
       const int down = e + 1;
       long long j = e0;
       for (; j + 4 <= e1; j += 4) {
-        const long long q0 = (long long)indices[j] * bb + s;
-        const long long q1 = (long long)indices[j + 1] * bb + s;
-        const long long q2 = (long long)indices[j + 2] * bb + s;
-        const long long q3 = (long long)indices[j + 3] * bb + s;
-        const int l0 = lev_t[q0], l1 = lev_t[q1], l2 = lev_t[q2], l3 = lev_t[q3];
-        const double w0 = l0 == down ? sv[q0] : 0.0;
-        const double w1 = l1 == down ? sv[q1] : 0.0;
-        const double w2 = l2 == down ? sv[q2] : 0.0;
-        const double w3 = l3 == down ? sv[q3] : 0.0;
-        if (l0 == down) a += sg * w0;
-        if (l1 == down) a += sg * w1;
-        if (l2 == down) a += sg * w2;
-        if (l3 == down) a += sg * w3;
+        int l[4];
+        double w[4];
+        bc::gather4(indices + j, bb, s, lev_t, sv, down, l, w);
+#pragma unroll
+        for (int k = 0; k < 4; ++k) {
+          if (l[k] == down) a += sg * w[k];
+        }
       }
       for (; j < e1; ++j) {
         const long long q = (long long)indices[j] * bb + s;
