@@ -149,6 +149,25 @@ def scatter_min(target, index, values):
     return target
 
 
+def scatter_add(target, index, values):
+    """``target[index[k]] += values[k]`` for every k, in place, repeated
+    indices adding up: ``np.add.at`` on the CPU, ``cupyx.scatter_add`` on
+    the GPU. Returns ``target``.
+
+    >>> t = np.zeros(3)
+    >>> scatter_add(t, np.array([0, 0, 2]), np.array([1.0, 2.0, 4.0])).tolist()
+    [3.0, 0.0, 4.0]
+    """
+    xp = array_module(target, index, values)
+    if xp is np:
+        np.add.at(target, index, values)
+    else:
+        import cupyx
+
+        cupyx.scatter_add(target, index, values)
+    return target
+
+
 def unique(a, *, return_index=False, return_counts=False):
     """The sorted distinct values of ``a`` (flattened) by a sort and a mask:
     ``numpy.unique``'s results, with ``return_index`` (first occurrence) and

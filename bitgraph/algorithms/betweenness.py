@@ -278,12 +278,8 @@ def _node_bc(A, src, *, endpoints, edges=False, rows=None, cols=None, stats=None
             continue
         bc += total
         if endpoints:
-            # each source: +1 for each vertex it reaches but itself, and
-            # (reached - 1) to itself
             hit = lev >= 0
-            sd = xp.asarray(s)
-            bc += hit.sum(axis=0) - xp.bincount(sd, minlength=n)  # a source reaches itself
-            bc += xp.bincount(sd, weights=hit.sum(axis=1) - 1.0, minlength=n)
+            bc = _add_endpoints(bc, s, hit.sum(axis=0), hit.sum(axis=1))
     if stats is not None and method == "fused" and "work" in extra:
         # the CUDA batches that ran a thread per (vertex, source) (deep graphs)
         stats.metrics["bc_pair_batches"] = extra["work"].get("pair_batches", 0)
@@ -364,14 +360,27 @@ def _raw_edge_bc(A, src, directed, stats=None):
     rows = _array.rows_of(c.indptr)
     cols = c.indices.astype(np.int64)
     e = _node_bc(A, src, endpoints=False, edges=True, rows=rows, cols=cols, stats=stats)
-    if not directed:
-        # (v, w) and (w, v): the same undirected edge; A' has the same
-        # pattern, so the transposed positions are a permutation
-        xp = _array.array_module(rows)
-        n = A.nrows
-        order = xp.argsort(cols * n + rows)  # position of (w, v) for each (v, w)
-        e = e + e[order]
-    return rows, cols, e
+    return rows, cols, e if directed else _fold_undirected(rows, cols, e, A.nrows)
+
+
+def _fold_undirected(rows, cols, e, n):
+    """Per stored entry (v, w) of a symmetric pattern (CSR order), e(v, w) +
+    e(w, v): the same undirected edge. The pattern equals its transpose, so
+    the transposed positions are a permutation."""
+    order = _array.array_module(rows).argsort(cols * n + rows)  # (w, v)'s position
+    return e + e[order]
+
+
+def _add_endpoints(bc, src, hits, reached):
+    """``bc`` with NetworkX's endpoints counted: each source adds 1 to each
+    vertex it reaches but itself (``hits``: per vertex, the sources reaching
+    it, itself included) and (reached - 1) to itself (``reached``: per
+    source, the vertices it reaches, itself included)."""
+    xp = _array.array_module(bc)
+    n = bc.shape[0]
+    sd = xp.asarray(src)
+    bc = bc + hits - xp.bincount(sd, minlength=n)  # a source reaches itself
+    return bc + xp.bincount(sd, weights=xp.asarray(reached) - 1.0, minlength=n)
 
 
 def edge_betweenness_centrality(A, k=None, normalized=True, seed=None, weight=None, *,
@@ -511,17 +520,6 @@ def _weighted_sums(A, w, src, *, edges, stats, where):
     return total, eshare, hits, nreached
 
 
-def _scatter_add(target, index, values):
-    """``target[index[k]] += values[k]`` for every k (repeats add up):
-    ``np.add.at``, ``cupyx.scatter_add`` on the GPU."""
-    if _array.array_module(target) is np:
-        np.add.at(target, index, values)
-    else:
-        import cupyx
-
-        cupyx.scatter_add(target, index, values)
-
-
 def _weighted_batch(A, w, s, edges, cfg, where):
     """Brandes over Dijkstra paths for the sources ``s`` (b of them) as a
     b x n problem of array operations on A's device.
@@ -595,7 +593,7 @@ def _weighted_batch(A, w, s, edges, cfg, where):
     sigma[sflat] = 1.0
     for d in range(1, top + 1):
         p = pairs(d)
-        _scatter_add(sigma, fv[p], sigma[fu[p]])
+        _array.scatter_add(sigma, fv[p], sigma[fu[p]])
     # backward: coef = (1 + delta) / sigma on layer d, then its pairs' shares
     # sigma[u] * coef[v] into delta[u] (and the edge)
     delta = xp.zeros(b * n, np.float64)
@@ -606,9 +604,9 @@ def _weighted_batch(A, w, s, edges, cfg, where):
         coef[V] = (1.0 + delta[V]) / sigma[V]
         p = pairs(d)
         share = sigma[fu[p]] * coef[fv[p]]
-        _scatter_add(delta, fu[p], share)
+        _array.scatter_add(delta, fu[p], share)
         if edges:
-            _scatter_add(eshare, pe[p], share)
+            _array.scatter_add(eshare, pe[p], share)
     delta[sflat] = 0.0  # a source's own dependency does not count
     return delta.reshape(b, n).sum(axis=0), eshare, reach
 
@@ -638,13 +636,7 @@ def _weighted_node_bc(A, w, src, sampled, *, normalized, endpoints, directed, st
     total, _, hits, nreached = _weighted_sums(A, w, src, edges=False, stats=stats, where=where)
     bc = total
     if endpoints:
-        # each source: +1 for each vertex it reaches but itself, and
-        # (reached - 1) to itself
-        xp = _array.array_module(bc)
-        n = A.nrows
-        sd = xp.asarray(src)
-        bc = bc + hits - xp.bincount(sd, minlength=n)
-        bc += xp.bincount(sd, weights=xp.asarray(nreached) - 1.0, minlength=n)
+        bc = _add_endpoints(bc, src, hits, nreached)
     return _rescale(bc, A.nrows, normalized=normalized, directed=directed,
                     endpoints=endpoints, sampled=src if sampled else None)
 
@@ -655,8 +647,4 @@ def _weighted_raw_edge_bc(A, w, src, directed, stats=None, where="edge_betweenne
     rows = _array.rows_of(c.indptr)
     cols = c.indices.astype(np.int64)
     e = _weighted_sums(A, w, src, edges=True, stats=stats, where=where)[1]
-    if not directed:
-        xp = _array.array_module(rows)
-        order = xp.argsort(cols * A.nrows + rows)
-        e = e + e[order]
-    return rows, cols, e
+    return rows, cols, e if directed else _fold_undirected(rows, cols, e, A.nrows)
