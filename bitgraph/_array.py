@@ -129,6 +129,18 @@ def segment_ids(counts):
     return xp.searchsorted(ends, xp.arange(total, dtype=np.int64), side="right").astype(np.int64)
 
 
+def _scatter(ufunc, cupyx_name, target, index, values):
+    """``numpy.<ufunc>.at`` on the CPU, ``cupyx.<cupyx_name>`` on the GPU;
+    returns ``target``."""
+    if array_module(target, index, values) is np:
+        getattr(np, ufunc).at(target, index, values)
+    else:
+        import cupyx
+
+        getattr(cupyx, cupyx_name)(target, index, values)
+    return target
+
+
 def scatter_min(target, index, values):
     """``target[index[k]] = min(target[index[k]], values[k])`` for every k, in
     place, repeated indices included (every value counts, unlike a fancy
@@ -139,14 +151,7 @@ def scatter_min(target, index, values):
     >>> scatter_min(t, np.array([0, 0, 2]), np.array([3, 1, 7])).tolist()
     [1, 5, 5]
     """
-    xp = array_module(target, index, values)
-    if xp is np:
-        np.minimum.at(target, index, values)
-    else:
-        import cupyx
-
-        cupyx.scatter_min(target, index, values)
-    return target
+    return _scatter("minimum", "scatter_min", target, index, values)
 
 
 def scatter_add(target, index, values):
@@ -158,14 +163,7 @@ def scatter_add(target, index, values):
     >>> scatter_add(t, np.array([0, 0, 2]), np.array([1.0, 2.0, 4.0])).tolist()
     [3.0, 0.0, 4.0]
     """
-    xp = array_module(target, index, values)
-    if xp is np:
-        np.add.at(target, index, values)
-    else:
-        import cupyx
-
-        cupyx.scatter_add(target, index, values)
-    return target
+    return _scatter("add", "scatter_add", target, index, values)
 
 
 def unique(a, *, return_index=False, return_counts=False):
