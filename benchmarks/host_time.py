@@ -1,10 +1,22 @@
 """Host time of a GPU call: how long Python holds the caller before the
-call returns, with the GPU idle and nothing queued (issue: "a whole call
-close to its kernel"). For each graph and call it prints the median host
-time (perf_counter around the call, no synchronisation after it), the
-whole call (CUDA events around the call, then a synchronise) and the
-kernel time the call reports, then the call's host profile (cProfile over
-``--profile`` calls, the functions with the most own time).
+call returns. For each graph and call it prints:
+
+- ``host``: the median host time (perf_counter around the call, the
+  result kept alive past the timing) with the GPU idle and the CPU awake:
+  before each call the host spins on an event until the GPU has finished
+  (a blocking synchronize lets the thread sleep, and the calls after a
+  sleep run up to 3x slower whatever they do: ``ref`` shows it);
+- ``busy``: the median host time of calls queued back to back (a
+  synchronize every 32 calls);
+- ``whole`` and ``kernel``: CUDA events around the call (GPU idle
+  before it) and the kernel time the call reports; whole - kernel is what
+  the host and the launch add to what the user waits for;
+- ``ref``: a fixed piece of Python work (60 dict stores) timed in the
+  same two states, so that one machine's numbers can be read beside
+  another's;
+
+then, with ``--profile``, the call's host profile (cProfile over that
+many calls, the functions with the most own time).
 
     python benchmarks/host_time.py --graph kron:22 --graph urand:21:32 --call bfs --call cc \
         --profile 200
@@ -61,6 +73,43 @@ def main(argv=None):
     p.add_argument("--top", type=int, default=25)
     a = p.parse_args(argv)
     sync = cupy.cuda.Device().synchronize
+
+    def idle():  # wait for the GPU without letting this thread sleep
+        e = cupy.cuda.Event()
+        e.record()
+        while not e.done:
+            pass
+
+    def ref():
+        d = {}
+        for i in range(60):
+            d[i] = i
+        return d
+
+    def host_times(f):
+        """(idle, busy) median us of f's host time, results kept."""
+        warm, busy, held = [], [], []
+        for _ in range(a.repeat):
+            idle()
+            t0 = time.perf_counter()
+            r = f()
+            warm.append((time.perf_counter() - t0) * 1e6)
+            del r
+        sync()
+        for i in range(4 * a.repeat):
+            t0 = time.perf_counter()
+            r = f()
+            busy.append((time.perf_counter() - t0) * 1e6)
+            held.append(r)
+            del r
+            if i % 32 == 31:
+                sync()
+                held.clear()
+        sync()
+        return statistics.median(warm), min(warm), statistics.median(busy)
+
+    rw, _, rb = host_times(ref)
+    print(f"ref (60 dict stores): idle {rw:.1f} us, busy {rb:.1f} us", flush=True)
     for spec in a.graph:
         A = generators.from_spec(spec).to("cuda")
         deg = np.diff(A.to("cpu")._csr().indptr)
@@ -71,24 +120,22 @@ def main(argv=None):
             for _ in range(3):
                 f(None)
             sync()
-            host, whole, kern = [], [], []
+            hw, hmin, hb = host_times(lambda: f(None))
+            whole, kern = [], []
             for _ in range(a.repeat):
-                sync()
-                t0 = time.perf_counter()
-                f(None)
-                host.append((time.perf_counter() - t0) * 1e6)
-                sync()
+                idle()
                 e0, e1 = cupy.cuda.Event(), cupy.cuda.Event()
                 e0.record()
-                f(None)  # no stats: a call with stats= may synchronise to read its counters
+                r = f(None)  # no stats: a call with stats= may synchronise to read its counters
                 e1.record()
                 e1.synchronize()
                 whole.append(cupy.cuda.get_elapsed_time(e0, e1))
+                del r
                 st = bg.Stats()
                 f(st)
                 sync()
                 kern.append(st.metrics.get("kernel_ms", float("nan")))
-            print(f"{spec} {name}: host {statistics.median(host):.1f} us (min {min(host):.1f}),"
+            print(f"{spec} {name}: host {hw:.1f} us (min {hmin:.1f}), busy {hb:.1f} us,"
                   f" whole {statistics.median(whole):.4f} ms, kernel"
                   f" {statistics.median(kern):.4f} ms", flush=True)
             if a.profile:

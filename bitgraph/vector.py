@@ -41,11 +41,13 @@ class Vector(Container):
         self._values = xp.zeros(size, self._dtype)
 
     @classmethod
-    def _from_parts(cls, bitmap, values, size=None):
-        """Wrap a bitmap and dense values (no copy); values are zeroed where absent."""
+    def _from_parts(cls, bitmap, values, size=None, dtype=None):
+        """Wrap a bitmap and dense values (no copy); values are zeroed where
+        absent. dtype: values' numpy dtype when the caller knows it is a
+        supported one (a hot caller skips the lookup)."""
         v = cls.__new__(cls)
         v._size = int(values.shape[0] if size is None else size)
-        v._dtype = lookup_dtype(values.dtype)
+        v._dtype = lookup_dtype(values.dtype) if dtype is None else dtype
         v._bitmap = bitmap
         v._values = values
         return v

@@ -16,7 +16,7 @@ from bitgraph import _array
 from bitgraph.errors import DeviceError, DimensionMismatch, InvalidIndex, InvalidType, InvalidValue
 from bitgraph.formats.csr import CSR
 
-__all__ = ["check_graph", "check_source", "check_sources", "out_csr", "in_csr",
+__all__ = ["check_graph", "graph_device", "check_source", "check_sources", "out_csr", "in_csr",
            "undirected_csr", "is_symmetric", "out_degree", "cached",
            "check_nonnegative", "known", "record"]
 
@@ -27,6 +27,18 @@ _GRAPH_TYPES = None  # (Matrix, TransposedMatrix), imported on the first check
 def check_graph(A, where: str, *, cuda: bool = False):
     """Raise unless ``A`` is a square bitgraph matrix (or its transpose view)
     on the CPU, or on CUDA when the algorithm runs there (``cuda=True``)."""
+    graph_device(A, where, cuda=cuda)
+    return A
+
+
+def graph_device(A, where: str, *, cuda: bool = False) -> str:
+    """``check_graph``, returning A's device ("cpu" or "cuda"): a hot call
+    (a GPU bfs) reads it once.
+
+    >>> import bitgraph as bg
+    >>> graph_device(bg.Matrix.from_coo([0], [1], nrows=2, ncols=2), "bfs", cuda=True)
+    'cpu'
+    """
     global _GRAPH_TYPES
     if _GRAPH_TYPES is None:
         from bitgraph.matrix import Matrix, TransposedMatrix
@@ -41,7 +53,7 @@ def check_graph(A, where: str, *, cuda: bool = False):
     if A.nrows != A.ncols:
         raise DimensionMismatch(f"{where}: a graph's adjacency matrix must be square,"
                                 f" got {A.nrows}x{A.ncols}")
-    return A
+    return device
 
 
 def check_source(A, source, where: str, name: str = "source") -> int:
@@ -98,14 +110,15 @@ def check_sources(A, sources, where: str) -> np.ndarray:
     return s
 
 
-_NAMES = None  # (SLOTS, Derived.KEYED) as sets: _slot runs on every cached call
+_KIND = None  # slot name -> 0 plain, 1 keyed (Derived.KEYED), 2 "symmetric": _slot runs on
+#              every cached call (a GPU bfs's among them), so one dict lookup decides
 
 
 def _load_names():
-    global _NAMES
+    global _KIND
     from bitgraph.matrix import SLOTS, Derived
 
-    _NAMES = (frozenset(SLOTS), frozenset(Derived.KEYED))
+    _KIND = {name: 2 if name == "symmetric" else int(name in Derived.KEYED) for name in SLOTS}
 
 
 def _slot(A, name: str, key, where: str):
@@ -114,22 +127,25 @@ def _slot(A, name: str, key, where: str):
     ``name`` is one of ``bitgraph.matrix.SLOTS``; a keyed slot (a dict, such
     as ``sssp_matrix`` by dtype) takes ``key``. ``"slot:key"`` is the same
     as ``(slot, key=key)`` (the form the traversals spell)."""
-    if _NAMES is None:
+    if _KIND is None:
         _load_names()
+    kind = _KIND.get(name)
+    if kind == 1 and key is not None:
+        return A._slots(), name, key
     if key is None and ":" in name:
         name, key = name.split(":", 1)
-    if name not in _NAMES[0]:
+        kind = _KIND.get(name)
+    if kind is None:
         from bitgraph.matrix import SLOTS
 
         near = difflib.get_close_matches(name, SLOTS, n=3)
         hint = f" (did you mean {', '.join(map(repr, near))}?)" if near else ""
         raise InvalidValue(f"{where}: no cache slot {name!r}{hint}; the slots are"
                            f" bitgraph.matrix.SLOTS: {', '.join(SLOTS)}")
-    if name == "symmetric":  # one fact for A and A.T
+    if kind == 2:  # one fact for A and A.T
         return A._derived()[0], name, None
-    keyed = name in _NAMES[1]
-    if keyed != (key is not None):
-        raise InvalidValue(f"{where}: cache slot {name!r} {'needs' if keyed else 'takes no'} key,"
+    if kind != (key is not None):
+        raise InvalidValue(f"{where}: cache slot {name!r} {'needs' if kind else 'takes no'} key,"
                            f" got {key!r}")
     return A._slots(), name, key
 

@@ -54,8 +54,8 @@ import numpy as np
 
 from bitgraph import _array
 from bitgraph import settings as _settings
-from bitgraph.algorithms._common import (cached, check_graph, check_source, in_csr, known,
-                                         out_csr, record)
+from bitgraph.algorithms._common import (cached, check_graph, check_source, graph_device,
+                                         in_csr, known, out_csr, record)
 from bitgraph.errors import InvalidValue
 
 __all__ = ["bfs", "bfs_method", "blest_layout", "long_reach", "METHODS", "METHODS_CUDA",
@@ -91,11 +91,10 @@ def bfs(A, source, *, parents=False, method="auto", alpha=None, reorder="none", 
     >>> parents.to_dense(-1).tolist()
     [0, 0, 1, 1, 3, -1]
     """
-    check_graph(A, "bfs", cuda=True)
+    cuda = graph_device(A, "bfs", cuda=True) == "cuda"
     s = check_source(A, source, "bfs")
     if method not in METHODS:
         raise InvalidValue(f"bfs: unknown method {method!r}; expected one of {METHODS}")
-    cuda = A.device == "cuda"
     if cuda and method not in METHODS_CUDA:
         raise InvalidValue(f"bfs: method {method!r} does not run on CUDA; on CUDA:"
                            f" {METHODS_CUDA} (or use A.to('cpu'))")
@@ -113,7 +112,7 @@ def bfs(A, source, *, parents=False, method="auto", alpha=None, reorder="none", 
             if stats is not None:
                 stats.method = method
             levels, visited = run(s, stats)
-            return _vector()._from_parts(visited, levels)
+            return _vector()._from_parts(visited, levels, dtype=_INT32)
     if method == "auto":
         method = _method(A, cfg)
     if stats is not None:
@@ -258,6 +257,8 @@ def _vector():
 
 
 _VECTOR = None
+_INT32 = np.dtype(np.int32)  # the levels' type: given to the Vector, not looked up per call
+_GET_DEVICE = None  # cupy.cuda.runtime.getDevice, bound on the first CUDA call
 
 
 def _result(levels, parents, bitmap):
@@ -410,9 +411,12 @@ def _prepared(A, method, alpha, reorder, cfg):
     their own paths). Kept on A (slot ``bfs_cuda_launch``) per current
     device, method, alpha, reorder and the ``bfs_cuda`` and ``bfs`` settings,
     the last few only."""
-    import cupy
+    global _GET_DEVICE
+    if _GET_DEVICE is None:
+        import cupy
 
-    key = (cupy.cuda.runtime.getDevice(), method, alpha, reorder, cfg.bfs_cuda, cfg.bfs)
+        _GET_DEVICE = cupy.cuda.runtime.getDevice
+    key = (_GET_DEVICE(), method, alpha, reorder, cfg.bfs_cuda, cfg.bfs)
     got = known(A, "bfs_cuda_launch", key=key)
     if got is None:
         chosen = _method(A, cfg) if method == "auto" else method

@@ -47,8 +47,8 @@ from __future__ import annotations
 import numpy as np
 
 from bitgraph import _array as ar
-from bitgraph.algorithms._common import (cached, check_graph, is_symmetric, known, record,
-                                         undirected_csr)
+from bitgraph.algorithms._common import (cached, check_graph, graph_device, is_symmetric, known,
+                                         record, undirected_csr)
 
 __all__ = ["connected_components", "number_connected_components", "METHODS"]
 
@@ -72,7 +72,7 @@ def connected_components(A, *, method="auto", stats=None):
     >>> connected_components(A, method="fastsv").to_dense().tolist()
     [0, 1, 2, 2, 1, 5]
     """
-    check_graph(A, "connected_components", cuda=True)
+    device = graph_device(A, "connected_components", cuda=True)
     if method not in METHODS:
         raise ValueError(f"connected_components: unknown method {method!r};"
                          f" expected one of {METHODS}")
@@ -81,17 +81,16 @@ def connected_components(A, *, method="auto", stats=None):
     if stats is not None:  # what ran (bitgraph.Stats)
         stats.method = method
         if method == "afforest":
-            stats.ran(("cc", "csr", A.device, "afforest"))
-    from bitgraph.vector import Vector
-
+            stats.ran(("cc", "csr", device, "afforest"))
+    Vector = _lazy()[3]
     if method == "fastsv":
         labels = _fastsv(A)
-    elif A.device == "cuda":
+    elif device == "cuda":
         # the kernel's last pass writes the labels and the bitmap of a full
         # vector: wrapped as they are (from_dense would copy the labels and
         # pack a bitmap in several more launches)
         labels, words = _afforest(A, stats=stats, bitmap=True)
-        return Vector._from_parts(words, labels)
+        return Vector._from_parts(words, labels, dtype=_INT64)
     else:
         labels = _afforest(A, stats=stats)
     return Vector.from_dense(labels, device=A.device)
@@ -117,10 +116,7 @@ def _afforest(A, stats=None, bitmap=False):
     """int64 labels (numpy, or CuPy on a CUDA graph) from the fused kernel
     of A's device; on CUDA with ``bitmap`` the pair (labels, the uint32
     bitmap words of a full vector)."""
-    from bitgraph import settings
-    from bitgraph.kernels import registry
-    from bitgraph.matrix import TransposedMatrix
-
+    settings, registry, TransposedMatrix, _ = _lazy()
     if isinstance(A, TransposedMatrix):
         A = A.T  # the same weak components, without building A's transpose
     # Union-find ignores edge directions, so A's own CSR gives the weak
@@ -131,7 +127,7 @@ def _afforest(A, stats=None, bitmap=False):
     c = A._csr()
     cfg = settings.current().components
     skip = bool(known(A, "symmetric"))
-    if A.device == "cuda":
+    if ar.array_module(c.indptr) is not np:
         kernel = registry.lookup("cc", fmt="csr", device="cuda", variant="afforest")
         # keep: the launcher's ready replay of this graph's call (slot cc_cuda_launch)
         return kernel(c.indptr, c.indices, skip_largest=skip, cfg=cfg, stats=stats,
@@ -139,6 +135,23 @@ def _afforest(A, stats=None, bitmap=False):
     kernel = registry.lookup("cc", fmt="csr", device="cpu", variant="afforest")
     comp = kernel(c.indptr, c.indices, skip_largest=skip, cfg=cfg)
     return comp.astype(np.int64, copy=False)
+
+
+_INT64 = np.dtype(np.int64)  # the labels' type, given to the Vector
+_LAZY = None  # (settings, registry, TransposedMatrix, Vector), imported at the first call
+
+
+def _lazy():
+    # an import statement costs ~0.5 us a call: a GPU call's host time is ~15 us
+    global _LAZY
+    if _LAZY is None:
+        from bitgraph import settings
+        from bitgraph.kernels import registry
+        from bitgraph.matrix import TransposedMatrix
+        from bitgraph.vector import Vector
+
+        _LAZY = (settings, registry, TransposedMatrix, Vector)
+    return _LAZY
 
 
 def _graph(A):

@@ -385,10 +385,12 @@ class PackedLaunch:
     """
 
     __slots__ = ("fn", "grid", "block", "smem", "cooperative", "words", "slots", "params", "keep",
-                 "_view")
+                 "_view", "_driver")
 
     def __init__(self, fn, grid: int, block: int, args, *, smem: int = 0,
                  cooperative: bool = False):
+        self._driver = None  # cupy.cuda.driver, bound at the first launch (an import
+        #                      statement per launch costs ~0.5 us)
         self.fn = fn
         self.grid, self.block, self.smem = int(grid), int(block), int(smem)
         self.cooperative = bool(cooperative)
@@ -406,8 +408,11 @@ class PackedLaunch:
 
     def launch(self, stream_ptr: int) -> None:
         """Queue the kernel on the stream ``stream_ptr`` (0: the legacy default)."""
-        from cupy.cuda import driver
+        driver = self._driver
+        if driver is None:
+            from cupy.cuda import driver
 
+            self._driver = driver
         if self.cooperative:
             driver.launchCooperativeKernel(self.fn.ptr, self.grid, 1, 1, self.block, 1, 1,
                                            self.smem, stream_ptr, self.params)

@@ -105,9 +105,14 @@ class Replay:
     then runs the whole path, which makes a new one."""
 
     __slots__ = ("wkey", "serial", "graph", "last", "n", "nwords", "bitmap", "off", "nbytes",
-                 "where", "lock", "keep")
+                 "where", "lock", "keep", "cuda")
 
     def __init__(self, wkey, serial, graph, last, n, bitmap, where, keep):
+        import cupy
+
+        # what a call uses of CuPy, bound once (no import statement per call)
+        self.cuda = (cupy.cuda.alloc, cupy.ndarray, cupy.int64, cupy.uint32,
+                     cupy.cuda.get_current_stream)
         self.wkey, self.serial, self.graph, self.last = wkey, serial, graph, last
         self.n, self.nwords, self.bitmap, self.where = n, (n + 31) // 32, bitmap, where
         self.off = (8 * n + 255) & ~255  # labels[n] int64, then words[nwords] uint32
@@ -116,27 +121,38 @@ class Replay:
         self.keep = keep  # the graph's arrays the launches read
 
     def __call__(self):
-        import cupy
-
         work = _WORK.get(self.wkey)
         if work is None or work[3] != self.serial:
             return None
+        alloc, ndarray, int64, uint32, get_stream = self.cuda
         try:
-            mem = cupy.cuda.alloc(self.nbytes)
+            mem = alloc(self.nbytes)
         except Exception:
             from bitgraph.device import oom_guard
 
             with oom_guard(self.where, self.nbytes):  # CuPy's out of memory as DeviceError
                 raise
-        labels = cupy.ndarray((self.n,), cupy.int64, mem)
-        words = cupy.ndarray((self.nwords,), cupy.uint32, mem + self.off) if self.bitmap else None
-        stream = cupy.cuda.get_current_stream()
+        labels = ndarray((self.n,), int64, mem)
+        words = ndarray((self.nwords,), uint32, mem + self.off) if self.bitmap else None
+        stream = get_stream()
         with self.lock:
             self.last.set(1, mem.ptr)
             self.last.set(2, words.data.ptr if self.bitmap else 0)
             self.graph.launch(stream)
             self.last.launch(stream.ptr)
         return (labels, words) if self.bitmap else labels
+
+
+_CUDA = ()  # (getDevice, get_current_stream) of CuPy, bound at the first call
+
+
+def _bind():
+    # a replayed call's host time is ~15 us: no import statement on its path
+    global _CUDA
+    import cupy
+
+    _CUDA = (cupy.cuda.runtime.getDevice, cupy.cuda.get_current_stream)
+    return _CUDA
 
 
 @register("cc", fmt="csr", device="cuda", variant="afforest")
@@ -165,24 +181,24 @@ def afforest(indptr, indices, *, rounds=None, skip_largest=True, cfg=None, stats
 
     >>> labels = afforest(A._csr().indptr, A._csr().indices)  # doctest: +SKIP
     """
-    import cupy
-
-    from bitgraph.device import oom_guard
-
     if cfg is None:
         from bitgraph.settings import current
         cfg = current().components
     where = "connected_components (cuda afforest)"
     rkey = None
     if keep is not None and stats is None:
-        rkey = (cupy.cuda.runtime.getDevice(), cupy.cuda.get_current_stream().ptr,
-                threading.get_ident(), rounds, bool(skip_largest), bool(bitmap), cfg,
-                cuda_settings())
+        get_device, get_stream = _CUDA or _bind()
+        rkey = (get_device(), get_stream().ptr, threading.get_ident(), rounds,
+                bool(skip_largest), bool(bitmap), cfg, cuda_settings())
         replay = keep.get(rkey)
         if replay is not None:
             got = replay()
             if got is not None:
                 return got
+    import cupy
+
+    from bitgraph.device import oom_guard
+
     n = int(indptr.shape[0]) - 1
     if n < 0:
         raise ValueError(f"{where}: indptr must hold n + 1 >= 1 entries")
