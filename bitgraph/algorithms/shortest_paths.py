@@ -18,7 +18,10 @@ vertex it reaches. The methods:
   bucket's frontier is small, large frontiers on the thread pool. On a
   CUDA graph, near-far delta-stepping (``kernels/cuda/sssp.cu``): a near
   list relaxed a round at a time with atomicMin, a far pile split at each
-  threshold (the same distances, dtype and overflow rule).
+  threshold (the same distances, dtype and overflow rule); with
+  ``settings.sssp.cuda_persistent`` (on) the whole bucket loop runs in one
+  cooperative launch, off the host drives it (a launch a round, a counter
+  read a batch).
 - ``"auto"``: ``"bellman-ford"`` when a weight is negative, else
   ``"delta"`` (on both devices): at scale 16 with weights 1..255 the CPU's
   fused kernel is 3-5x faster than Bellman-Ford on kron and urand, 30x on

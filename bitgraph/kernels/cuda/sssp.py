@@ -1,7 +1,9 @@
 """Launcher of ``sssp.cu``: delta-stepping shortest paths on the GPU (near
 list and far pile), with the CPU launcher's signature and distances
 (``kernels/cpu/sssp.py``: the same D, the same saturation, the same
-unreached value).
+unreached value). Two schedules: ``delta_stepping`` (below: the host
+drives the buckets) and ``delta_stepping_persistent`` (the same loop in
+one cooperative launch of ``sssp_persistent``, no host read).
 
 The host drives the buckets: rounds (``sssp_take`` then ``sssp_relax``,
 edge-balanced: see ``sssp.cu``) are queued in batches with one read of
