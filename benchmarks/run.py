@@ -155,8 +155,8 @@ CASES = [
     *_cases("sssp", ("bellman-ford",), CUDA_GRAPHS[:3], "cuda", ("scipy", "Gunrock")),
     # sssp's two CUDA schedules forced ("auto" takes settings.sssp.cuda_persistent's): the bucket
     # loop on the device (one cooperative launch) and the host's loop of launches and reads
-    *_cases("sssp", ("delta-persistent", "delta-launches"), CUDA_GRAPHS, "cuda",
-            ("scipy", "Gunrock")),
+    *_cases("sssp", ("delta-persistent", "delta-launches", "delta-persistent-float",
+                     "delta-launches-float"), CUDA_GRAPHS, "cuda", ("scipy", "Gunrock")),
     # betweenness: our CPU call on the host copy checks the values; Gunrock's bc (patched by
     # gunrock.sh) runs the same sources one after another
     *_cases("betweenness", ("auto",), CUDA_BC_GRAPHS, "cuda", ("bitgraph CPU", "Gunrock")),
