@@ -439,7 +439,9 @@ __device__ __forceinline__ unsigned long long to_threshold(double t, unsigned lo
 }
 
 // the least threshold that makes distance d near (d + 1, or the next float)
-__device__ __forceinline__ float above(float d) { return nextafterf(d, __int_as_float(0x7f800000)); }
+__device__ __forceinline__ float above(float d) {
+  return nextafterf(d, __int_as_float(0x7f800000));
+}
 __device__ __forceinline__ double above(double d) {
   return nextafter(d, __longlong_as_double(0x7ff0000000000000LL));
 }
