@@ -153,6 +153,10 @@ CASES = [
     # Gunrock (the issue's anchor) runs once per graph, on the integer weights
     *_cases("sssp", ("auto", "auto-float"), CUDA_GRAPHS, "cuda", ("scipy", "Gunrock")),
     *_cases("sssp", ("bellman-ford",), CUDA_GRAPHS[:3], "cuda", ("scipy", "Gunrock")),
+    # sssp's two CUDA schedules forced ("auto" takes settings.sssp.cuda_persistent's): the bucket
+    # loop on the device (one cooperative launch) and the host's loop of launches and reads
+    *_cases("sssp", ("delta-persistent", "delta-launches", "delta-persistent-float",
+                     "delta-launches-float"), CUDA_GRAPHS, "cuda", ("scipy", "Gunrock")),
     # betweenness: our CPU call on the host copy checks the values; Gunrock's bc (patched by
     # gunrock.sh) runs the same sources one after another
     *_cases("betweenness", ("auto",), CUDA_BC_GRAPHS, "cuda", ("bitgraph CPU", "Gunrock")),
@@ -382,11 +386,17 @@ def _weighted(g, floats=False):
 
 
 def _sssp_call(g, method, s, **kw):
+    """sssp of the suite's weights; "-float": those / 255 as float64; "delta-persistent" and
+    "delta-launches": method "delta" with settings.sssp.cuda_persistent on or off."""
     import bitgraph as bg
 
     floats = method.endswith("-float")
-    return bg.algorithms.sssp(_weighted(g, floats), s, method=method[:-6] if floats else method,
-                              **kw)
+    method = method[:-6] if floats else method
+    schedule = {"delta-persistent": True, "delta-launches": False}.get(method)
+    if schedule is None:
+        return bg.algorithms.sssp(_weighted(g, floats), s, method=method, **kw)
+    with bg.settings.use(sssp={"cuda_persistent": schedule}):
+        return bg.algorithms.sssp(_weighted(g, floats), s, method="delta", **kw)
 
 
 def _pagerank_call(g, method, _, **kw):

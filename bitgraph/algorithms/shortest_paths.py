@@ -18,7 +18,10 @@ vertex it reaches. The methods:
   bucket's frontier is small, large frontiers on the thread pool. On a
   CUDA graph, near-far delta-stepping (``kernels/cuda/sssp.cu``): a near
   list relaxed a round at a time with atomicMin, a far pile split at each
-  threshold (the same distances, dtype and overflow rule).
+  threshold (the same distances, dtype and overflow rule); with
+  ``settings.sssp.cuda_persistent`` (on) the whole bucket loop runs in one
+  cooperative launch, off the host drives it (a launch a round, a counter
+  read a batch).
 - ``"auto"``: ``"bellman-ford"`` when a weight is negative, else
   ``"delta"`` (on both devices): at scale 16 with weights 1..255 the CPU's
   fused kernel is 3-5x faster than Bellman-Ford on kron and urand, 30x on
@@ -143,10 +146,8 @@ def sssp(A, source, *, method="auto", delta=None, stats=None):
     W, D = _kernel_dtypes(A.dtype, weights, n, neg is not None, facts)
     if method == "auto":  # the fused kernel runs on both devices
         method = "delta" if neg is None else "bellman-ford"
-    if stats is not None:  # what ran (bitgraph.Stats)
+    if stats is not None:  # what ran (bitgraph.Stats; _delta notes its kernel)
         stats.method = method
-        if method == "delta":
-            stats.ran(("sssp", "csr", A.device, "delta"))
     if method == "delta":
         dist, reached = _delta(A, c, s, W, D, delta, cfg, stats)
     else:
@@ -354,7 +355,11 @@ def _delta(A, c, s, W, D, delta, settings, stats):
             raise InvalidValue(f"sssp: delta={delta} is too small for the largest weight"
                                f" {wmax}: at most {bins} buckets of width delta"
                                f" may span one edge (delta >= {wmax / bins:.6g})")
-    run = registry.lookup("sssp", fmt="csr", device=A.device, variant="delta")
+    # CUDA: the bucket loop on the device (one cooperative launch) or the host's loop of launches
+    variant = "persistent" if A.device == "cuda" and cfg.cuda_persistent else "delta"
+    run = registry.lookup("sssp", fmt="csr", device=A.device, variant=variant)
+    if stats is not None:
+        stats.ran(("sssp", "csr", A.device, variant))
     csr = _cast_weights(A, c, W)
     if A.device == "cuda":  # the device workspaces are kept on A between calls
         # light/heavy edges when some edge is heavy (w >= delta; else no member rounds)

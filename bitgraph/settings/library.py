@@ -231,6 +231,16 @@ class SSSP:
     cuda_blocks_per_sm: int = knob(8, """CUDA delta-stepping's rounds launch at most this many
         blocks per multiprocessor (a grid-stride loop over the edges does the rest; a round queued
         without a read launches that many). Not yet measured on a GPU.""")
+    cuda_persistent: bool = knob(True, """CUDA delta-stepping runs its bucket loop on the device,
+        in one cooperative launch (sssp.cu's sssp_persistent: grid barriers between rounds, no host
+        read), instead of the host's loop of launches and counter reads (False). Rule: the loop on
+        the device wherever the multi-launch loop pays a host round trip per few rounds (kron-22 at
+        16x delta: 54 rounds, 51 reads, ~0.2 ms a round on an H200 while one pass over the edges
+        takes under 1 ms). Not yet measured on a GPU.""")
+    cuda_persistent_blocks_per_sm: int = knob(2, """The persistent kernel's blocks (1024 threads
+        each) per multiprocessor, at most what its occupancy allows (its launch bounds make room
+        for 2: full occupancy for the large rounds; fewer blocks, fewer grid-barrier arrivals).
+        Not yet measured on a GPU.""")
 
 
 @dataclass(frozen=True)

@@ -75,9 +75,17 @@ def _check(result, ref, dtype, *, exact=True):
 
 
 def _run(A, source, device, **kw):
-    """sssp of A moved to ``device``, its result checked to be there, on the host."""
+    """sssp of A moved to ``device``, its result checked to be there, on the host.
+    On a GPU both CUDA schedules run (settings.sssp.cuda_persistent: the bucket
+    loop on the device, or the host's loop of launches) and must agree exactly."""
     got = sssp(O.on_device(A, device), source, **kw)
     assert isinstance(got, bg.Vector) and got.device == device
+    if device == "cuda":
+        other = not bg.settings.current().sssp.cuda_persistent
+        kw2 = dict(kw, stats=bg.Stats()) if "stats" in kw else kw
+        with bg.settings.use(sssp={"cuda_persistent": other}):
+            again = sssp(O.on_device(A, device), source, **kw2)
+        assert again.device == device and O.to_host(again).isequal(O.to_host(got))
     return O.to_host(got)
 
 
@@ -808,9 +816,10 @@ def test_kernel_int64_indices(device):
 
 
 @pytest.mark.gpu
+@pytest.mark.parametrize("variant", ["delta", "persistent"])
 @given(weighted(dtypes=["int32", "int64", "uint64", "float32", "float64"], max_n=80), st.data())
 @settings(max_examples=200)
-def test_cuda_kernel_equals_cpu_kernel(case, data):
+def test_cuda_kernel_equals_cpu_kernel(variant, case, data):
     """The CUDA launcher's raw distances (unreached, saturated) equal the CPU
     kernel's exactly, for int32 and int64 indices and any width."""
     import cupy
@@ -827,7 +836,7 @@ def test_cuda_kernel_equals_cpu_kernel(case, data):
                    indices=cupy.asarray(c.indices.astype(idx)), values=cupy.asarray(c.values))
     delta = data.draw(st.sampled_from([default_delta(A), 1.0, 1e9]), label="delta")
     ref, _ = kernel.delta_stepping(c, s, delta, W, parallel=False)
-    run = registry.lookup("sssp", fmt="csr", device="cuda", variant="delta")
+    run = registry.lookup("sssp", fmt="csr", device="cuda", variant=variant)
     # light/heavy on rows by weight, and on rows in column order (exact too)
     light_heavy = data.draw(st.sampled_from([False, True]), label="light_heavy")
     if light_heavy and data.draw(st.booleans(), label="by_weight"):
@@ -907,8 +916,9 @@ def test_kernel_light_heavy_branches(device):
 
 
 @pytest.mark.gpu
+@pytest.mark.parametrize("variant", ["delta", "persistent"])
 @pytest.mark.parametrize("dtype", ["int32", "float32", "uint64"])
-def test_cuda_member_rounds_feed_near_lists(dtype):
+def test_cuda_member_rounds_feed_near_lists(dtype, variant):
     """light_heavy on rows in descending weight order: lend (a binary search
     that assumes ascending rows) puts light edges in the heavy suffixes, so
     member rounds improve vertices below the threshold (their near and
@@ -929,7 +939,7 @@ def test_cuda_member_rounds_feed_near_lists(dtype):
     g = h._replace(indptr=cupy.asarray(h.indptr), indices=cupy.asarray(h.indices[order]),
                    values=cupy.asarray(h.values[order]))
     W = np.dtype(dtype)
-    run = registry.lookup("sssp", fmt="csr", device="cuda", variant="delta")
+    run = registry.lookup("sssp", fmt="csr", device="cuda", variant=variant)
     for delta in (4.0, 64.0):
         ref, _ = kernel.delta_stepping(h, 0, delta, W, parallel=False)
         for light_heavy in (True, False):
@@ -962,7 +972,48 @@ def test_stats_name_the_kernel(device):
     rec = bg.Stats()
     assert _dense(sssp(A, 0, stats=rec)) == [0.0, 1.0, 3.0]
     assert rec.method == "delta"
-    assert ("sssp", "csr", device, "delta") in rec.kernels
+    variant = "persistent" if device == "cuda" else "delta"  # settings.sssp.cuda_persistent
+    assert rec.kernels == [("sssp", "csr", device, variant)]
+    if device == "cuda":
+        assert rec.metrics["reads"] == 1 and rec.metrics["rounds"] >= 1
+        with bg.settings.use(sssp={"cuda_persistent": False}):
+            rec = bg.Stats()
+            assert _dense(sssp(A, 0, stats=rec)) == [0.0, 1.0, 3.0]
+        assert rec.kernels == [("sssp", "csr", device, "delta")]
+
+
+@pytest.mark.parametrize("device", O.DEVICES)
+@pytest.mark.parametrize("dtype", ["int32", "int64", "uint64", "float32", "float64"])
+def test_kernel_small_shapes(device, dtype):
+    """The kernels' edge shapes on both CUDA schedules (``_run``): one vertex
+    (alone, with a self-loop), vertices without edges, a star of 1000 leaves
+    (n not a multiple of 32) from its hub and from a leaf, two components
+    (the other unreachable), zero weights only, int64 indices forced."""
+    none = np.zeros(0, np.int64)
+    _dijkstra_case(none, none, np.zeros(0, dtype), 1, 0, device)
+    _dijkstra_case([0], [0], np.ones(1, dtype), 1, 0, device)
+    _dijkstra_case(none, none, np.zeros(0, dtype), 37, 5, device)
+    k = 1000
+    w = (np.arange(k) % 251 + 1).astype(dtype)
+    _dijkstra_case(np.zeros(k, np.int64), np.arange(1, k + 1), w, k + 1, 0, device)
+    _dijkstra_case(np.zeros(k, np.int64), np.arange(1, k + 1), w, k + 1, 7, device)
+    both = np.r_[np.zeros(k, np.int64), np.arange(1, k + 1)]  # undirected star
+    _dijkstra_case(both, np.r_[np.arange(1, k + 1), np.zeros(k, np.int64)], np.r_[w, w],
+                   k + 1, 7, device)
+    rng = np.random.default_rng(21)
+    r, c = rng.integers(0, 40, 200), rng.integers(0, 40, 200)  # 0..39, 40..79 apart
+    _dijkstra_case(np.r_[r, r + 40], np.r_[c, c + 40], rng.integers(1, 9, 400).astype(dtype),
+                   80, 3, device)
+    _dijkstra_case(r, c, np.zeros(200, dtype), 45, 3, device)
+    S = sp.csr_array((rng.integers(1, 256, 200).astype(dtype), (r, c)), shape=(40, 40))
+    S.sum_duplicates()
+    S64 = sp.csr_array((S.data, S.indices.astype(np.int64), S.indptr.astype(np.int64)),
+                       shape=S.shape)
+    A64 = bg.Matrix.from_scipy(S64)
+    ref = csgraph.dijkstra(sp.csr_array((S.data.astype(np.float64), S.indices, S.indptr),
+                                        shape=S.shape), directed=True, indices=3)
+    _check(_run(A64, 3, device, method="delta"), ref, np.dtype(dtype),
+           exact=np.dtype(dtype) != np.float32)
 
 
 def test_subnormal_weights_and_delta():

@@ -35,11 +35,14 @@ _C = {"int": np.int32, "long long": np.int64, "unsigned long long": np.uint64,
       "unsigned int": np.uint32, "float": np.float32, "double": np.float64}
 F_NEAR, F_FAR, F_MEMBER = SSSP["F_NEAR"], SSSP["F_FAR"], SSSP["F_MEMBER"]
 C_MIN, C_ROUNDS, C_GO, C_EDGES = SSSP["C_MIN"], SSSP["C_ROUNDS"], SSSP["C_GO"], SSSP["C_EDGES"]
+C_MIN1, C_SPLITS, C_ERR = SSSP["C_MIN1"], SSSP["C_SPLITS"], SSSP["C_ERR"]
+C_MEM0, C_MEM1, C_FAR0, C_FAR1 = SSSP["C_MEM0"], SSSP["C_MEM1"], SSSP["C_FAR0"], SSSP["C_FAR1"]
 
 
 def _params(name):
-    return [p.strip() for p in re.search(rf"__global__ void {name}\((.*?)\)\s*\{{", _CU,
-                                         re.S).group(1).split(",")]
+    return [p.strip() for p in re.search(
+        rf"__global__ void (?:__launch_bounds__\([^)]*\)\s*)?{name}\((.*?)\)\s*\{{", _CU,
+        re.S).group(1).split(",")]
 
 
 class FakeArray(np.ndarray):
@@ -68,6 +71,7 @@ def _cupy():
         return _fa(np.full(shape, np.nan if dtype.kind == "f" else 7, dtype))
 
     cp.empty = empty
+    cp.zeros = lambda shape, dtype=np.float64: _fa(np.zeros(shape, dtype))
 
     class Event:
         def record(self):
@@ -101,7 +105,8 @@ class Gpu:
         params = _params(f"sssp_{kernel}")
         fn = getattr(self, kernel)
 
-        def launch(grid, block, args):
+        def launch(grid, block, args, **kw):
+            assert kw == ({"enable_cooperative_groups": True} if kernel == "persistent" else {})
             self._check(params, args)
             self.launches.append(kernel)
             assert len(self.launches) < 20_000  # a run that never ends fails
@@ -181,8 +186,8 @@ class Gpu:
                 self.taken = None
                 return
             assert flag == F_MEMBER
-        else:
-            assert flag == F_NEAR
+        else:  # gate -2: sssp_persistent's member take (its loop decided the near list is empty)
+            assert flag == (F_MEMBER if gate == -2 else F_NEAR)
         count = int(ctr[in_slot]) & mask
         ctr[out_slot] = 0
         for i in range(count):
@@ -239,8 +244,9 @@ class Gpu:
         assert (seen == 1).all()
 
     def split(self, indptr, lend, dist, flags, far_in, count, far_out, out_slot, near_out,
-              offs_out, near_slot, mem_out, moffs_out, mem_slot, ctr, shift, low, threshold):
-        assert len({int(out_slot), int(near_slot), int(mem_slot), C_MIN}) == 4
+              offs_out, near_slot, mem_out, moffs_out, mem_slot, ctr, shift, low, threshold,
+              least_slot=C_MIN):
+        assert len({int(out_slot), int(near_slot), int(mem_slot), least_slot}) == 4
         assert low < threshold
         least = None
         for i in range(int(count)):
@@ -263,7 +269,83 @@ class Gpu:
             if heavy and not had & F_MEMBER:
                 self._append(ctr, mem_slot, int(shift), mem_out, moffs_out, v, heavy)
         if least is not None:
-            ctr[C_MIN] = min(int(ctr[C_MIN]), least)
+            ctr[least_slot] = min(int(ctr[least_slot]), least)
+
+    def persistent(self, indptr, lend, indices, weights, dist, flags, near0, near1, offs0,
+                   offs1, mem0, mem1, moffs0, moffs1, far0, far1, base, du, ctr, bar, delta,
+                   saturated, shift):
+        """sssp_persistent's loop, its phases one after another (the take,
+        relax and split above are its phase bodies); asserts the counter
+        discipline its barriers rely on: a member round and a split start
+        from an empty near list (and a split from an empty member list)."""
+        from bitgraph.kernels.cuda.sssp import _above, _threshold
+
+        D, mask = self.D, (1 << int(shift)) - 1
+        near, offs, mem, moffs = (near0, near1), (offs0, offs1), (mem0, mem1), (moffs0, moffs1)
+        far = (far0, far1)
+        c_near, c_mem, c_far = (0, 1), (C_MEM0, C_MEM1), (C_FAR0, C_FAR1)
+        c_min = (C_MIN, C_MIN1)
+        cur = m = pile = 0
+        bucket = 0.0
+        threshold = _threshold(float(delta), D)
+        empty_splits = 0
+        self.phases = self.bumped = 0
+        while True:
+            self.phases += 1
+            assert self.phases < 20_000  # a run that never ends fails
+            nearp = int(ctr[c_near[cur]])
+            if nearp & mask:  # a near round
+                self.take(indptr, dist, flags, near[cur], offs[cur], base, du, ctr,
+                          c_near[cur], c_near[1 - cur], -1, F_NEAR, shift)
+                self.relax(indptr, lend, indices, weights, dist, flags, offs[cur], base, du,
+                           near[1 - cur], offs[1 - cur], mem[m], moffs[m], far[pile], ctr,
+                           c_near[cur], c_near[1 - cur], c_mem[m], c_far[pile], -1, threshold,
+                           saturated, shift)
+                cur, empty_splits = 1 - cur, 0
+                continue
+            assert nearp == 0  # no vertex, no edge
+            memp = int(ctr[c_mem[m]])
+            if memp & mask:  # a member round into near list cur
+                self.take(lend, dist, flags, mem[m], moffs[m], base, du, ctr, c_mem[m],
+                          c_mem[1 - m], -2, F_MEMBER, shift)
+                self.relax(indptr, lend, indices, weights, dist, flags, moffs[m], base, du,
+                           near[cur], offs[cur], mem[1 - m], moffs[1 - m], far[pile], ctr,
+                           c_mem[m], c_near[cur], c_mem[1 - m], c_far[pile], -1, threshold,
+                           saturated, shift)
+                m, empty_splits = 1 - m, 0
+                continue
+            assert memp == 0
+            far_count = int(ctr[c_far[pile]])
+            if far_count == 0:
+                return
+            low = threshold
+            if empty_splits == 0:
+                bucket += 1.0
+                threshold = _threshold((bucket + 1.0) * float(delta), D)
+            elif empty_splits == 1:
+                least = self._unbits(int(ctr[c_min[pile]]))
+                bucket = max(float(np.floor(float(least) / float(delta))), bucket + 1.0)
+                threshold = max(_threshold((bucket + 1.0) * float(delta), D), _above(least, D))
+            else:
+                ctr[C_ERR] = far_count
+                return
+            if not threshold > low:
+                threshold = _above(low, D)
+                self.bumped += 1
+            out = 1 - pile
+            ctr[c_far[out]] = 0
+            ctr[c_min[out]] = ~np.uint64(0)
+            ctr[C_SPLITS] += np.uint64(1)
+            self.split(indptr, lend, dist, flags, far[pile], np.int64(far_count), far[out],
+                       c_far[out], near[cur], offs[cur], c_near[cur], mem[m], moffs[m],
+                       c_mem[m], ctr, shift, low, threshold, least_slot=c_min[out])
+            pile = out
+            empty_splits += 1
+
+    def _unbits(self, b):
+        if self.D.kind == "f":
+            return np.array([b], np.uint32 if self.D.itemsize == 4 else np.uint64).view(self.D)[0]
+        return self.D.type(b)
 
 
 @pytest.fixture
@@ -291,6 +373,7 @@ def launcher(monkeypatch):
 
     monkeypatch.setattr(ks, "module", module)
     monkeypatch.setattr(kc, "multiprocessors", lambda: 2)
+    monkeypatch.setattr(kc, "cooperative_blocks", lambda fn, threads, per_sm, smem=0: 2 * per_sm)
     return ks, gpus
 
 
@@ -359,3 +442,79 @@ def test_light_heavy_relaxes_fewer_edges(launcher):
         ks.delta_stepping(g, 0, delta, np.dtype(np.int32), stats=stats, light_heavy=lh)
         edges[lh] = stats.metrics["edges"]
     assert edges[True] < edges[False]
+
+
+@pytest.mark.parametrize("dtype", ["int32", "int64", "uint64", "float32", "float64"])
+@pytest.mark.parametrize("index", [np.int32, np.int64])
+@pytest.mark.parametrize("light_heavy", [True, False])
+def test_persistent_distances_equal_cpu_kernel(launcher, dtype, index, light_heavy):
+    """The persistent launcher on the emulated device loop (``Gpu.persistent``:
+    sssp_persistent's decisions, thresholds and counter slots): the CPU
+    kernel's distances for every delta and source; one launch each of
+    light_ends (light/heavy only), init and persistent; the stats read once
+    at the end (rounds, splits, edges), none without stats (rounds None)."""
+    ks, gpus = launcher
+    A, h = _graph(1, 120, 500, dtype, index)
+    W = np.dtype(dtype)
+    base = default_delta(A)
+    deg = np.diff(h.indptr)
+    for by_weight in (True, False):
+        g = _rows_by_weight(h) if by_weight else h
+        for delta in (1.0, base, 16 * base, 1e9):
+            for s in (0, 7, 119):
+                ref, _ = cpu_kernel.delta_stepping(h, s, delta, W, parallel=False)
+                stats = bg.Stats()
+                work = {}
+                dist, rounds = ks.delta_stepping_persistent(g, s, delta, W, stats=stats,
+                                                            work=work, light_heavy=light_heavy)
+                np.testing.assert_array_equal(np.asarray(dist), ref)
+                assert gpus[-1].launches == ["light_ends"] * light_heavy + ["init", "persistent"]
+                reached = ref != (np.inf if W.kind == "f" else np.iinfo(W).max)
+                assert stats.metrics["edges"] >= int(deg[reached].sum())
+                assert (rounds >= 1) == bool(deg[s]) and stats.metrics["reads"] == 1
+                assert stats.metrics["splits"] >= 0 and stats.metrics["blocks"] == 2 * 2
+                # the workspace comes back (its barrier words with it); no stats: no rounds
+                again, rounds = ks.delta_stepping_persistent(g, s, delta, W, work=work,
+                                                             light_heavy=light_heavy)
+                np.testing.assert_array_equal(np.asarray(again), ref)
+                assert rounds is None and len(work) == 1
+
+
+def test_persistent_far_jump_and_float_thresholds(launcher):
+    """The device loop's branches: a far jump past empty buckets (the least
+    far distance's bucket), float32 thresholds where (bucket + 1) * delta
+    rounds (tiny delta against large distances: the threshold must still
+    move on), a long path (a split a hop), a star, a graph without edges,
+    one vertex, zero weights (the bucket never advances)."""
+    ks, gpus = launcher
+
+    def check(r, c, w, n, s, delta, W):
+        A = bg.Matrix.from_coo(np.asarray(r, np.int64), np.asarray(c, np.int64),
+                               np.asarray(w, W), nrows=n, ncols=n, dup_op="min")
+        h = A._csr()
+        ref, _ = cpu_kernel.delta_stepping(h, s, delta, np.dtype(W), parallel=False)
+        for lh in (True, False):
+            stats = bg.Stats()
+            g = _rows_by_weight(h) if lh else h
+            dist, _ = ks.delta_stepping_persistent(g, s, delta, np.dtype(W), stats=stats,
+                                                   light_heavy=lh)
+            np.testing.assert_array_equal(np.asarray(dist), ref)
+        return stats
+
+    # far jump: 0 -> 1 at 95 with delta 10 leaves buckets 1..8 empty
+    st = check([0, 1, 0, 1], [1, 2, 2, 3], [95, 2, 96, 12], 4, 0, 10.0, np.int32)
+    assert st.metrics["splits"] >= 2
+    for W in (np.float32, np.float64):
+        check([0, 1, 2], [1, 2, 3], [3e7, 1.0, 2.5], 4, 0, 600.3, W)
+        # past distance 1024 float32's spacing (1.2e-4) exceeds 2 delta: thresholds round to low
+        p = 1100
+        check(np.arange(p), np.arange(1, p + 1), np.ones(p), p + 1, 0, 1 / 65000, W)
+        assert (gpus[-1].bumped > 0) == (W == np.float32)
+    n = 400  # a long path: a split per hop at delta 1
+    st = check(np.arange(n - 1), np.arange(1, n), np.full(n - 1, 3), n, 0, 1.0, np.int64)
+    assert st.metrics["splits"] >= n - 1
+    check(np.zeros(50), np.arange(1, 51), np.arange(50) % 7, 51, 0, 2.0, np.uint64)  # a star
+    check(np.zeros(50), np.arange(1, 51), np.arange(50) % 7, 51, 3, 2.0, np.uint64)  # a leaf
+    check([], [], [], 5, 2, 1.0, np.float32)  # no edges
+    check([], [], [], 1, 0, 1.0, np.int32)  # one vertex
+    check([0, 1, 2, 2], [1, 2, 0, 3], [0, 0, 0, 5], 5, 0, 1.0, np.int32)  # zero weights

@@ -132,9 +132,18 @@ SSSP = {
     # relaxed
     "C_NEAR0": 0, "C_NEAR1": 1, "C_FAR0": 2, "C_FAR1": 3, "C_MIN": 4, "C_ROUNDS": 5,
     "C_MEM0": 6, "C_MEM1": 7, "C_GO": 8, "C_EDGES": 9,
-    "COUNTERS": 10,
+    # the persistent kernel (sssp_persistent): a second least-far slot (a split fills the one of
+    # the pile it writes, so the reset of the other never meets a read), the splits, and an
+    # error word (nonzero: a far pile that no threshold empties; the launcher raises)
+    "C_MIN1": 10, "C_SPLITS": 11, "C_ERR": 12,
+    "COUNTERS": 13,
     # the edge-balanced relax: a warp takes LB_STEPS x 32 consecutive edges of the near list
     "LB_STEPS": 8,
+    # sssp_persistent's launch bounds: threads a block, and the blocks a multiprocessor must hold
+    # (2 x 1024 caps it at 32 registers, sssp_relax's count: full occupancy for the large rounds;
+    # it spills ~100 bytes; the grid barrier has 2 arrivals a multiprocessor)
+    "PERSIST_THREADS": 1024,
+    "PERSIST_MIN_BLOCKS": 2,
 }
 
 SOURCES = {"bfs_fused.cu": BFS_FUSED, "bfs_async.cu": BFS_ASYNC, "msbfs.cu": MSBFS,

@@ -62,6 +62,7 @@
 // empty and records in C_GO whether it ran (its sssp_relax and the host
 // read it).
 #include "sssp_constants.cuh"
+#include "grid.cuh"
 
 
 namespace sssp_detail {
@@ -409,6 +410,308 @@ __global__ void sssp_split(const I* __restrict__ indptr, const I* __restrict__ l
   if (lane == 0 && least != ~0ull) atomicMin(ctr + C_MIN, least);
 }
 
+// ---------------------------------------------------------------------------
+// The persistent kernel: the launcher's whole loop (rounds, member rounds,
+// splits, the next threshold, the end) in one cooperative launch, phases
+// separated by grid barriers (grid.cuh), no host read. Every block takes the
+// same decisions: each reads the counters it decides on right after a
+// barrier, and no phase writes a slot that the decision before it reads
+// (a round resets the list it fills, the other one; a split's pile and
+// least-distance slot are reset by a phase of their own before it, and the
+// least distance alternates between C_MIN and C_MIN1 by the pile the split
+// writes). Arrays written inside the launch are read through L2 (__ldcg,
+// or volatile for dist), never through the read-only path.
+
+namespace sssp_detail {
+
+// the bucket end t (bucket + 1) * delta as a D threshold (d < threshold is
+// near): the integers' ceiling capped at D's maximum, floats rounded up
+__device__ __forceinline__ float to_threshold(double t, float*) { return __double2float_ru(t); }
+__device__ __forceinline__ double to_threshold(double t, double*) { return t; }
+__device__ __forceinline__ int to_threshold(double t, int*) {
+  return t < 2147483647.0 ? (int)ceil(t) : 2147483647;
+}
+__device__ __forceinline__ long long to_threshold(double t, long long*) {
+  return t < 9223372036854775807.0 ? (long long)ceil(t) : 9223372036854775807LL;
+}
+__device__ __forceinline__ unsigned long long to_threshold(double t, unsigned long long*) {
+  return t < 18446744073709551615.0 ? (unsigned long long)ceil(t) : ~0ull;
+}
+
+// the least threshold that makes distance d near (d + 1, or the next float)
+__device__ __forceinline__ float above(float d) {
+  return nextafterf(d, __int_as_float(0x7f800000));
+}
+__device__ __forceinline__ double above(double d) {
+  return nextafter(d, __longlong_as_double(0x7ff0000000000000LL));
+}
+__device__ __forceinline__ int above(int d) { return d == 2147483647 ? d : d + 1; }
+__device__ __forceinline__ long long above(long long d) {
+  return d == 9223372036854775807LL ? d : d + 1;
+}
+__device__ __forceinline__ unsigned long long above(unsigned long long d) {
+  return d == ~0ull ? d : d + 1;
+}
+
+// a counter as the last barrier left it
+__device__ __forceinline__ unsigned long long ld_ctr(const unsigned long long* p) {
+  return __ldcg(p);
+}
+
+// take (sssp_take's body, no gate): clear each listed vertex's flag, then
+// keep its distance and its part's base
+template <typename D, typename I>
+__device__ __forceinline__ void take_phase(const I* __restrict__ starts, const D* dist,
+                                           unsigned int* flags, const I* list, const I* offs,
+                                           I* base, D* du, long long count, unsigned int flag,
+                                           long long tid, long long nthreads) {
+  for (long long i = tid; i < count; i += nthreads) {
+    const I u = __ldcg(list + i);
+    atomicAnd(flags + u, ~flag);
+    __threadfence();  // the flag before the distance (see the header)
+    du[i] = load_dist(dist + u);
+    base[i] = (I)((long long)starts[u] - (long long)__ldcg(offs + i));
+  }
+}
+
+// relax (sssp_relax's body): the taken list's count rows and edges edges
+template <typename D, typename I>
+__device__ __forceinline__ void relax_phase(
+    const I* __restrict__ indptr, const I* __restrict__ lend, const I* __restrict__ indices,
+    const D* __restrict__ weights, D* dist, unsigned int* flags, const I* offs_in,
+    const I* base_in, const D* du_in, long long count, long long edges, I* near_out,
+    I* offs_out, unsigned long long* near_slot, I* mem_out, I* moffs_out,
+    unsigned long long* mem_slot, I* far, unsigned long long* far_slot, D threshold,
+    D saturated, int shift) {
+  constexpr long long CHUNK = 32LL * LB_STEPS;
+  const int lane = threadIdx.x & 31;
+  const long long warps = (long long)gridDim.x * (blockDim.x >> 5);
+  const long long warp = ((long long)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
+  for (long long start = warp * CHUNK; start < edges; start += warps * CHUNK) {
+    long long lo = 0, hi = count - 1;
+    while (hi > lo) {
+      const long long step = (hi - lo + 32) >> 5;
+      const long long probe = lo + lane * step;
+      const bool ok = probe <= hi && (long long)__ldcg(offs_in + probe) <= start;
+      const unsigned int m = __ballot_sync(FULL, ok);
+      lo += (31 - __clz(m)) * step;
+      hi = lo + step - 1 < hi ? lo + step - 1 : hi;
+    }
+    long long r = lo;
+    for (int j = 0; j < LB_STEPS; ++j) {
+      const long long e = start + 32LL * j + lane;
+      if (start + 32LL * j >= edges) break;
+      bool to_near = false, to_member = false, to_far = false;
+      I v = 0;
+      unsigned long long light = 0, heavy = 0;
+      if (e < edges) {
+        const long long h = r + 32 < count - 1 ? r + 32 : count - 1;
+        if (h > r && (long long)__ldcg(offs_in + r + 1) <= e) {
+          long long a = r + 1, b = h;
+          while (a < b) {
+            const long long mid = (a + b + 1) >> 1;
+            if ((long long)__ldcg(offs_in + mid) <= e) a = mid; else b = mid - 1;
+          }
+          r = a;
+        }
+        const long long p = (long long)__ldcg(base_in + r) + e;
+        v = indices[p];
+        const D cand = extend(__ldcg(du_in + r), weights[p], saturated);
+        if (cand < load_dist(dist + v)) {
+          const D old = atomic_min_dist(dist + v, cand);
+          if (cand < old) {
+            const long long mid = (long long)lend[v];
+            light = (unsigned long long)(mid - (long long)indptr[v]);
+            heavy = (unsigned long long)((long long)indptr[v + 1] - mid);
+            if (light | heavy) {
+              __threadfence();  // the distance before the flag (see the header)
+              if (cand < threshold) {
+                const unsigned int want = (light ? (unsigned)F_NEAR : 0u) |
+                                          (heavy ? (unsigned)F_MEMBER : 0u);
+                const unsigned int had = atomicOr(flags + v, want);
+                to_near = light && !(had & F_NEAR);
+                to_member = heavy && !(had & F_MEMBER);
+              } else {
+                to_far = !(atomicOr(flags + v, (unsigned)F_FAR) & F_FAR);
+              }
+            }
+          }
+        }
+      }
+      append_near(to_near, v, light, lane, near_slot, shift, near_out, offs_out);
+      append_near(to_member, v, heavy, lane, mem_slot, shift, mem_out, moffs_out);
+      append_far(to_far, v, lane, far_slot, far);
+    }
+  }
+}
+
+// split (sssp_split's body): the far pile far_in[0..count) at [low, threshold)
+template <typename D, typename I>
+__device__ __forceinline__ void split_phase(
+    const I* __restrict__ indptr, const I* __restrict__ lend, const D* dist,
+    unsigned int* flags, const I* far_in, long long count, I* far_out,
+    unsigned long long* far_slot, I* near_out, I* offs_out, unsigned long long* near_slot,
+    I* mem_out, I* moffs_out, unsigned long long* mem_slot, unsigned long long* least_slot,
+    int shift, D low, D threshold) {
+  const int lane = threadIdx.x & 31;
+  const long long warps = (long long)gridDim.x * (blockDim.x >> 5);
+  const long long first = (((long long)blockIdx.x * blockDim.x + threadIdx.x) >> 5) << 5;
+  unsigned long long least = ~0ull;
+  for (long long b0 = first; b0 < count; b0 += warps << 5) {
+    const long long i = b0 + lane;
+    bool keep = false, near = false, member = false;
+    I v = 0;
+    unsigned long long light = 0, heavy = 0;
+    if (i < count) {
+      v = __ldcg(far_in + i);
+      const D d = load_dist(dist + v);
+      if (!(d < threshold)) {
+        keep = true;
+        const unsigned long long b = (unsigned long long)Ord<D>::bits(d);
+        least = b < least ? b : least;
+      } else {
+        atomicAnd(flags + v, ~(unsigned)F_FAR);
+        if (!(d < low)) {
+          const long long mid = (long long)lend[v];
+          light = (unsigned long long)(mid - (long long)indptr[v]);
+          heavy = (unsigned long long)((long long)indptr[v + 1] - mid);
+          const unsigned int want = (light ? (unsigned)F_NEAR : 0u) |
+                                    (heavy ? (unsigned)F_MEMBER : 0u);
+          const unsigned int had = atomicOr(flags + v, want);
+          near = light && !(had & F_NEAR);
+          member = heavy && !(had & F_MEMBER);
+        }
+      }
+    }
+    append_far(keep, v, lane, far_slot, far_out);
+    append_near(near, v, light, lane, near_slot, shift, near_out, offs_out);
+    append_near(member, v, heavy, lane, mem_slot, shift, mem_out, moffs_out);
+  }
+  for (int o = 16; o > 0; o >>= 1) {
+    const unsigned long long other = __shfl_xor_sync(FULL, least, o);
+    least = other < least ? other : least;
+  }
+  if (lane == 0 && least != ~0ull) atomicMin(least_slot, least);
+}
+
+}  // namespace sssp_detail
+
+// The whole run after sssp_init (and sssp_light_ends), in one cooperative
+// launch of PERSIST_THREADS threads a block, every block resident (the
+// launch bounds let PERSIST_MIN_BLOCKS share a multiprocessor). The two
+// near lists near0/near1 (first edges offs0/offs1), the two member lists
+// mem0/mem1 (moffs0/moffs1), the two far piles far0/far1: n entries each;
+// base[n], du[n]: the taken list's; ctr[COUNTERS] as sssp_init left it;
+// bar[2]: the grid barrier's words (zero before the first launch; each
+// barrier leaves them reusable). delta: the bucket width (> 0), as a double.
+// Each loop: a round of near list cur when it holds a vertex; else a member
+// round of member list m when it does; else, when the far pile is empty, the
+// end; else a split at the next threshold, delta higher (past a split that
+// found nothing, the bucket of the least kept far distance; a split after
+// that which still finds nothing sets C_ERR and ends the run: the exactness
+// argument of the header says it cannot happen). C_ROUNDS, C_EDGES,
+// C_SPLITS count as in the launcher's loop.
+// O((rounds + splits) x barrier + the edges relaxed + the far entries split).
+template <typename D, typename I>
+__global__ void __launch_bounds__(PERSIST_THREADS, PERSIST_MIN_BLOCKS) sssp_persistent(
+    const I* __restrict__ indptr, const I* __restrict__ lend, const I* __restrict__ indices,
+    const D* __restrict__ weights, D* dist, unsigned int* flags, I* near0, I* near1, I* offs0,
+    I* offs1, I* mem0, I* mem1, I* moffs0, I* moffs1, I* far0, I* far1, I* base, D* du,
+    unsigned long long* ctr, unsigned int* bar, double delta, D saturated, int shift) {
+  static_assert(C_NEAR1 == C_NEAR0 + 1 && C_FAR1 == C_FAR0 + 1 && C_MEM1 == C_MEM0 + 1,
+                "paired counter slots");
+  const long long tid = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+  const long long nthreads = (long long)gridDim.x * blockDim.x;
+  const unsigned long long mask = low_mask(shift);
+  unsigned gen = 0;  // barriers passed (thread 0 of each block)
+  if (threadIdx.x == 0) gen = bg::ld_acquire(bar + 1);
+  int cur = 0, m = 0, pile = 0;  // the near list, member list and far pile in use
+  double bucket = 0.0;  // the near list holds distances below (bucket + 1) * delta
+  D threshold = to_threshold(delta, (D*)nullptr);
+  int empty_splits = 0;  // splits in a row that found nothing near
+  for (;;) {
+    // the decision: every block reads the same counters (written before the last barrier)
+    const unsigned long long nearp = ld_ctr(ctr + C_NEAR0 + cur);
+    if (nearp & mask) {  // a round of near list cur: light parts, into near list 1 - cur
+      I* const list = cur ? near1 : near0;
+      I* const offs = cur ? offs1 : offs0;
+      if (tid == 0) ctr[C_NEAR0 + (cur ^ 1)] = 0ull;
+      take_phase(indptr, dist, flags, list, offs, base, du, (long long)(nearp & mask),
+                 (unsigned)F_NEAR, tid, nthreads);
+      bg::grid_barrier(bar, gen);
+      if (tid == 0) {
+        ctr[C_ROUNDS] += 1ull;
+        ctr[C_EDGES] += nearp >> shift;
+      }
+      relax_phase(indptr, lend, indices, weights, dist, flags, offs, base, du,
+                  (long long)(nearp & mask), (long long)(nearp >> shift), cur ? near0 : near1,
+                  cur ? offs0 : offs1, ctr + C_NEAR0 + (cur ^ 1), m ? mem1 : mem0,
+                  m ? moffs1 : moffs0, ctr + C_MEM0 + m, pile ? far1 : far0,
+                  ctr + C_FAR0 + pile, threshold, saturated, shift);
+      bg::grid_barrier(bar, gen);
+      cur ^= 1;
+      empty_splits = 0;
+      continue;
+    }
+    const unsigned long long memp = ld_ctr(ctr + C_MEM0 + m);
+    if (memp & mask) {  // a member round: heavy parts, into near list cur (empty) and 1 - m
+      I* const list = m ? mem1 : mem0;
+      I* const offs = m ? moffs1 : moffs0;
+      if (tid == 0) ctr[C_MEM0 + (m ^ 1)] = 0ull;
+      take_phase(lend, dist, flags, list, offs, base, du, (long long)(memp & mask),
+                 (unsigned)F_MEMBER, tid, nthreads);
+      bg::grid_barrier(bar, gen);
+      if (tid == 0) {
+        ctr[C_ROUNDS] += 1ull;
+        ctr[C_EDGES] += memp >> shift;
+      }
+      relax_phase(indptr, lend, indices, weights, dist, flags, offs, base, du,
+                  (long long)(memp & mask), (long long)(memp >> shift), cur ? near1 : near0,
+                  cur ? offs1 : offs0, ctr + C_NEAR0 + cur, m ? mem0 : mem1,
+                  m ? moffs0 : moffs1, ctr + C_MEM0 + (m ^ 1), pile ? far1 : far0,
+                  ctr + C_FAR0 + pile, threshold, saturated, shift);
+      bg::grid_barrier(bar, gen);
+      m ^= 1;
+      empty_splits = 0;
+      continue;
+    }
+    const unsigned long long far_count = ld_ctr(ctr + C_FAR0 + pile);
+    if (far_count == 0ull) break;  // nothing queued anywhere: done
+    // the next threshold
+    const D low = threshold;
+    if (empty_splits == 0) {
+      bucket += 1.0;
+      threshold = to_threshold((bucket + 1.0) * delta, (D*)nullptr);
+    } else if (empty_splits == 1) {  // past an empty bucket: the least kept far distance's
+      const D least = Ord<D>::value((typename Ord<D>::U)ld_ctr(ctr + (pile ? C_MIN1 : C_MIN)));
+      const double b = floor((double)least / delta);
+      bucket = b > bucket + 1.0 ? b : bucket + 1.0;
+      threshold = to_threshold((bucket + 1.0) * delta, (D*)nullptr);
+      const D up = above(least);
+      threshold = up > threshold ? up : threshold;
+    } else {  // cannot happen (see above): say so and stop
+      if (tid == 0) ctr[C_ERR] = far_count;
+      break;
+    }
+    if (!(threshold > low)) threshold = above(low);  // float rounding: the threshold moves on
+    const int out = pile ^ 1;
+    // the split's pile and least slot, reset before any block splits
+    if (tid == 0) {
+      ctr[C_FAR0 + out] = 0ull;
+      ctr[out ? C_MIN1 : C_MIN] = ~0ull;
+      ctr[C_SPLITS] += 1ull;
+    }
+    bg::grid_barrier(bar, gen);
+    split_phase(indptr, lend, dist, flags, pile ? far1 : far0, (long long)far_count,
+                out ? far1 : far0, ctr + C_FAR0 + out, cur ? near1 : near0, cur ? offs1 : offs0,
+                ctr + C_NEAR0 + cur, m ? mem1 : mem0, m ? moffs1 : moffs0, ctr + C_MEM0 + m,
+                ctr + (out ? C_MIN1 : C_MIN), shift, low, threshold);
+    bg::grid_barrier(bar, gen);
+    pile = out;
+    ++empty_splits;
+  }
+}
+
 // instantiations nvcc compiles standalone (CI); at run time the launcher
 // compiles the ones a process uses, by name expression
 template __global__ void sssp_light_ends<float, int>(const int*, const float*, int*, long long,
@@ -438,3 +741,20 @@ template __global__ void sssp_split<unsigned long long, long long>(const long lo
     const long long*, const unsigned long long*, unsigned int*, const long long*, long long,
     long long*, int, long long*, long long*, int, long long*, long long*, int,
     unsigned long long*, int, unsigned long long, unsigned long long);
+template __global__ void sssp_persistent<float, int>(const int*, const int*, const int*,
+    const float*, float*, unsigned int*, int*, int*, int*, int*, int*, int*, int*, int*, int*,
+    int*, int*, float*, unsigned long long*, unsigned int*, double, float, int);
+template __global__ void sssp_persistent<double, long long>(const long long*, const long long*,
+    const long long*, const double*, double*, unsigned int*, long long*, long long*, long long*,
+    long long*, long long*, long long*, long long*, long long*, long long*, long long*,
+    long long*, double*, unsigned long long*, unsigned int*, double, double, int);
+template __global__ void sssp_persistent<int, int>(const int*, const int*, const int*,
+    const int*, int*, unsigned int*, int*, int*, int*, int*, int*, int*, int*, int*, int*,
+    int*, int*, int*, unsigned long long*, unsigned int*, double, int, int);
+template __global__ void sssp_persistent<unsigned long long, int>(const int*, const int*,
+    const int*, const unsigned long long*, unsigned long long*, unsigned int*, int*, int*, int*,
+    int*, int*, int*, int*, int*, int*, int*, int*, unsigned long long*, unsigned long long*,
+    unsigned int*, double, unsigned long long, int);
+template __global__ void sssp_persistent<long long, int>(const int*, const int*, const int*,
+    const long long*, long long*, unsigned int*, int*, int*, int*, int*, int*, int*, int*, int*,
+    int*, int*, int*, long long*, unsigned long long*, unsigned int*, double, long long, int);

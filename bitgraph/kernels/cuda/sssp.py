@@ -1,7 +1,9 @@
 """Launcher of ``sssp.cu``: delta-stepping shortest paths on the GPU (near
 list and far pile), with the CPU launcher's signature and distances
 (``kernels/cpu/sssp.py``: the same D, the same saturation, the same
-unreached value).
+unreached value). Two schedules: ``delta_stepping`` (below: the host
+drives the buckets) and ``delta_stepping_persistent`` (the same loop in
+one cooperative launch of ``sssp_persistent``, no host read).
 
 The host drives the buckets: rounds (``sssp_take`` then ``sssp_relax``,
 edge-balanced: see ``sssp.cu``) are queued in batches with one read of
@@ -36,7 +38,7 @@ from bitgraph.kernels.cuda import module, shape
 from bitgraph.kernels.cuda.constants import SSSP
 from bitgraph.kernels.registry import register
 
-__all__ = ["delta_stepping", "KERNEL_DTYPES"]
+__all__ = ["delta_stepping", "delta_stepping_persistent", "KERNEL_DTYPES"]
 
 _SOURCE = "sssp.cu"
 _INDEX = {np.dtype(np.int32): "int", np.dtype(np.int64): "long long"}
@@ -46,8 +48,8 @@ _DIST = {np.dtype(np.int32): "int", np.dtype(np.int64): "long long",
 # (weights dtype, distances dtype) pairs, as the CPU kernel's
 KERNEL_DTYPES = tuple((d, d) for d in _DIST)
 _KERNELS = ("light_ends", "init", "take", "relax", "split")
-_NAMES = tuple(f"sssp_{k}<{d}, {i}>" for k in _KERNELS for d in _DIST.values()
-               for i in _INDEX.values())
+_NAMES = tuple(f"sssp_{k}<{d}, {i}>" for k in _KERNELS + ("persistent",)
+               for d in _DIST.values() for i in _INDEX.values())
 SPECS = ((_SOURCE, _NAMES),)  # what module() is asked for (precompile.py)
 _C_NEAR, _C_FAR = (SSSP["C_NEAR0"], SSSP["C_NEAR1"]), (SSSP["C_FAR0"], SSSP["C_FAR1"])
 _C_MEM = (SSSP["C_MEM0"], SSSP["C_MEM1"])
@@ -55,6 +57,8 @@ _C_MIN, _C_ROUNDS, _COUNTERS = SSSP["C_MIN"], SSSP["C_ROUNDS"], SSSP["COUNTERS"]
 _C_GO, _C_EDGES = SSSP["C_GO"], SSSP["C_EDGES"]
 _F_NEAR, _F_MEMBER = np.uint32(SSSP["F_NEAR"]), np.uint32(SSSP["F_MEMBER"])
 _CHUNK = 32 * SSSP["LB_STEPS"]  # the edges a warp of sssp_relax takes at once
+_C_SPLITS, _C_ERR = SSSP["C_SPLITS"], SSSP["C_ERR"]
+_PERSIST_THREADS = SSSP["PERSIST_THREADS"]  # sssp_persistent's launch bounds
 
 
 def _threshold(t: float, D: np.dtype):
@@ -92,7 +96,8 @@ def _workspace(work, n, idx, D):
     """The device arrays of a run over n vertices: flags, the two near lists
     and the two member lists with their first edges, the two far piles, the
     light ends of the rows, the taken list's bases and distances, the
-    counters; from ``work`` (removed while in use) or new."""
+    counters, the persistent kernel's barrier words; from ``work``
+    (removed while in use) or new."""
     import cupy
 
     key = (n, idx.str, D.str)
@@ -106,8 +111,41 @@ def _workspace(work, n, idx, D):
               "far": (cupy.empty(n, idx), cupy.empty(n, idx)),
               "lend": cupy.empty(n, idx),
               "base": cupy.empty(n, idx), "du": cupy.empty(n, D),
-              "ctr": cupy.empty(_COUNTERS, np.uint64)}
+              "ctr": cupy.empty(_COUNTERS, np.uint64),
+              "bar": cupy.zeros(2, np.uint32)}  # sssp_persistent's grid barrier
     return key, ws
+
+
+def _inputs(A, source, delta, dist_dtype, where):
+    """The checks and device arrays both launchers start from: (D, n, the
+    index dtype, the list counters' shift, indptr, indices, weights as
+    contiguous arrays of those dtypes, D's infinity, D's saturated sum)."""
+    import cupy
+
+    D = np.dtype(dist_dtype)
+    if D not in _DIST or A.values is None or np.dtype(A.values.dtype) != D:
+        got = None if A.values is None else np.dtype(A.values.dtype)
+        raise TypeError(f"{where}: no kernel for weights {got} and distances {D};"
+                        f" pairs: {[(str(a), str(b)) for a, b in KERNEL_DTYPES]}")
+    n = int(A.nrows)
+    if not 0 <= source < n:
+        raise ValueError(f"{where}: source {source} outside [0, {n})")
+    if not delta > 0:
+        raise ValueError(f"{where}: delta must be > 0, got {delta}")
+    idx = np.dtype(np.int64) if max(A.indptr.dtype.itemsize, A.indices.dtype.itemsize) > 4 \
+        else np.dtype(np.int32)
+    nnz = int(A.indices.size)
+    # a near list's counter packs its vertices (< 2**shift) under its edges (<= nnz)
+    shift = max(1, n.bit_length())
+    if nnz >= 1 << (64 - shift):
+        raise ValueError(f"{where}: {n} vertices and {nnz} edges do not pack in"
+                         f" a 64-bit list counter (n * nnz must stay below 2**64)")
+    indptr = cupy.ascontiguousarray(A.indptr, dtype=idx)
+    indices = cupy.ascontiguousarray(A.indices, dtype=idx)
+    weights = cupy.ascontiguousarray(A.values, dtype=D)
+    infinity = D.type(np.inf) if D.kind == "f" else D.type(np.iinfo(D).max)
+    saturated = infinity if D.kind == "f" else D.type(int(infinity) - 1)
+    return D, n, idx, shift, indptr, indices, weights, infinity, saturated
 
 
 @register("sssp", fmt="csr", device="cuda", variant="delta")
@@ -146,29 +184,8 @@ def delta_stepping(A, source, delta, dist_dtype, *, cfg=None, cuda=None, stats=N
         from bitgraph.settings import current
         cfg = current().sssp
     cuda = cuda_settings(cuda)
-    D = np.dtype(dist_dtype)
-    if D not in _DIST or A.values is None or np.dtype(A.values.dtype) != D:
-        got = None if A.values is None else np.dtype(A.values.dtype)
-        raise TypeError(f"delta_stepping(cuda): no kernel for weights {got} and distances {D};"
-                        f" pairs: {[(str(a), str(b)) for a, b in KERNEL_DTYPES]}")
-    n = int(A.nrows)
-    if not 0 <= source < n:
-        raise ValueError(f"delta_stepping(cuda): source {source} outside [0, {n})")
-    if not delta > 0:
-        raise ValueError(f"delta_stepping(cuda): delta must be > 0, got {delta}")
-    idx = np.dtype(np.int64) if max(A.indptr.dtype.itemsize, A.indices.dtype.itemsize) > 4 \
-        else np.dtype(np.int32)
-    nnz = int(A.indices.size)
-    # a near list's counter packs its vertices (< 2**shift) under its edges (<= nnz)
-    shift = max(1, n.bit_length())
-    if nnz >= 1 << (64 - shift):
-        raise ValueError(f"delta_stepping(cuda): {n} vertices and {nnz} edges do not pack in"
-                         f" a 64-bit list counter (n * nnz must stay below 2**64)")
-    indptr = cupy.ascontiguousarray(A.indptr, dtype=idx)
-    indices = cupy.ascontiguousarray(A.indices, dtype=idx)
-    weights = cupy.ascontiguousarray(A.values, dtype=D)
-    infinity = D.type(np.inf) if D.kind == "f" else D.type(np.iinfo(D).max)
-    saturated = infinity if D.kind == "f" else D.type(int(infinity) - 1)
+    D, n, idx, shift, indptr, indices, weights, infinity, saturated = _inputs(
+        A, source, delta, dist_dtype, "delta_stepping(cuda)")
     with oom_guard("sssp(cuda)", n * (2 * D.itemsize + 4 + 13 * idx.itemsize)):
         dist = cupy.empty(n, D)
         key, ws = _workspace(work, n, idx, D)
@@ -297,4 +314,89 @@ def delta_stepping(A, source, delta, dist_dtype, *, cfg=None, cuda=None, stats=N
         ev[1].synchronize()
         stats.metrics.update(rounds=rounds, splits=splits, reads=reads,
                              edges=int(counts[_C_EDGES]), kernel_ms=cupy.cuda.get_elapsed_time(ev[0], ev[1]))
+    return dist, rounds
+
+
+@register("sssp", fmt="csr", device="cuda", variant="persistent")
+def delta_stepping_persistent(A, source, delta, dist_dtype, *, cfg=None, cuda=None, stats=None,
+                              work=None, light_heavy=False):
+    """:func:`delta_stepping` with the bucket loop on the device: after
+    ``sssp_light_ends`` (with ``light_heavy``) and ``sssp_init``, one
+    cooperative launch of ``sssp_persistent`` runs every round, member
+    round and split and decides the next threshold and the end itself
+    (grid barriers between its phases), so no host read comes between
+    rounds. The same arguments and distances; blocks: at most
+    ``cfg.cuda_persistent_blocks_per_sm`` a multiprocessor (what the
+    occupancy allows, every block resident). Without ``stats`` nothing is
+    read back (the call returns with the kernel queued) and rounds is None;
+    with ``stats`` the counters are read once at the end (``rounds``,
+    ``splits``, ``edges``, ``reads`` = 1, ``kernel_ms``) and a run the
+    kernel flagged (C_ERR: a far pile no threshold empties, which the
+    argument in ``sssp.cu`` rules out) raises RuntimeError.
+
+    >>> import cupy, numpy as np                                  # doctest: +SKIP
+    >>> from bitgraph.formats.csr import CSR                      # doctest: +SKIP
+    >>> a = CSR(cupy.asarray([0, 2, 3, 3]), cupy.asarray([1, 2, 2]),
+    ...         cupy.asarray([1, 5, 2]), 3, 3)                    # doctest: +SKIP
+    >>> delta_stepping_persistent(a, 0, 1.0, np.int64)[0].tolist()  # doctest: +SKIP
+    [0, 1, 3]
+    """
+    import cupy
+
+    from bitgraph.device import oom_guard
+    from bitgraph.kernels.cuda import cooperative_blocks
+    from bitgraph.kernels.cuda import settings as cuda_settings
+
+    if cfg is None:
+        from bitgraph.settings import current
+        cfg = current().sssp
+    cuda = cuda_settings(cuda)
+    D, n, idx, shift, indptr, indices, weights, infinity, saturated = _inputs(
+        A, source, delta, dist_dtype, "delta_stepping_persistent(cuda)")
+    with oom_guard("sssp(cuda)", n * (2 * D.itemsize + 4 + 13 * idx.itemsize)):
+        dist = cupy.empty(n, D)
+        key, ws = _workspace(work, n, idx, D)
+    flags, near, offs, far = ws["flags"], ws["near"], ws["offs"], ws["far"]
+    base, du, ctr, bar = ws["base"], ws["du"], ws["ctr"], ws["bar"]
+    mem, moffs = ws["mem"], ws["moffs"]
+
+    mod, lowered = module(_SOURCE, _NAMES)
+    names = (_DIST[D], _INDEX[idx])
+    light_ends, init, persistent = (mod.get_function(lowered["sssp_%s<%s, %s>" % ((k,) + names)])
+                                    for k in ("light_ends", "init", "persistent"))
+    blocks = cooperative_blocks(persistent, _PERSIST_THREADS,
+                                max(1, int(cfg.cuda_persistent_blocks_per_sm)))
+    i32, i64 = np.int32, np.int64
+    ev = None
+    if stats is not None:
+        ev = (cupy.cuda.Event(), cupy.cuda.Event())
+        ev[0].record()
+    if light_heavy:  # lend[v]: the end of row v's edges lighter than delta
+        lend = ws["lend"]
+        light_ends(*shape(n, cuda), (indptr, weights, lend, i64(n), _threshold(float(delta), D)))
+    else:  # every edge light: the rows' ends
+        lend = indptr[1:]
+    init(*shape(n, cuda), (indptr, lend, dist, flags, i64(n), i64(source), near[0], offs[0],
+                           mem[0], moffs[0], ctr, i32(_C_NEAR[0]), i32(_C_MEM[0]), i32(shift),
+                           infinity))
+    persistent((blocks,), (_PERSIST_THREADS,),
+               (indptr, lend, indices, weights, dist, flags, near[0], near[1], offs[0], offs[1],
+                mem[0], mem[1], moffs[0], moffs[1], far[0], far[1], base, du, ctr, bar,
+                np.float64(delta), saturated, i32(shift)),
+               enable_cooperative_groups=True)
+    rounds = None
+    if ev is not None:
+        ev[1].record()
+        counts = ctr.get()  # synchronize! (stats only)
+        ev[1].synchronize()
+        if counts[_C_ERR]:
+            raise RuntimeError(f"delta_stepping_persistent(cuda): {int(counts[_C_ERR])} far"
+                               f" vertices and none below the threshold")
+        rounds = int(counts[_C_ROUNDS])
+        stats.metrics.update(rounds=rounds, splits=int(counts[_C_SPLITS]), reads=1,
+                             edges=int(counts[_C_EDGES]),
+                             kernel_ms=cupy.cuda.get_elapsed_time(ev[0], ev[1]),
+                             blocks=blocks)
+    if work is not None:
+        work[key] = ws
     return dist, rounds
