@@ -27,7 +27,7 @@ from bitgraph.distributed.batches import (betweenness_centrality, closeness_cent
                                           eccentricity, edge_betweenness_centrality, msbfs,
                                           source_share)
 from bitgraph.distributed.comm import Comm, LocalGroup, NcclComm
-from bitgraph.distributed.environment import Launch, environment, init
+from bitgraph.distributed.environ import Launch, environment, init
 from bitgraph.errors import DistributedError
 
 __all__ = ["init", "environment", "Launch", "Comm", "LocalGroup", "NcclComm", "DistributedError",
