@@ -37,6 +37,7 @@ builds it from the launcher's environment.
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import contextvars
 import os
@@ -421,6 +422,17 @@ class NcclComm(Comm):
         self._cupy = cupy
         self.rank, self.size, self.device = int(rank), int(size), "cuda"
         self.local_rank = int(local_rank)
+        # rank 0 serves the id's store from a child process that the
+        # interpreter would wait for at exit: stopped at exit (or by close)
+        atexit.register(self.close)
+
+    def close(self):
+        """Stops rank 0's store process (the NCCL id's; no longer needed
+        once the communicator exists). Called at exit."""
+        store = getattr(getattr(self, "_nccl", None), "_store", None)
+        if store is not None and getattr(store, "_process", None) is not None:
+            store.stop()
+            store._process = None
 
     def _on_gpu(self, array):
         """(a C-contiguous CuPy array of ``array``, whether it came from numpy)."""
