@@ -431,8 +431,10 @@ class NcclComm(Comm):
         once the communicator exists). Called at exit."""
         store = getattr(getattr(self, "_nccl", None), "_store", None)
         if store is not None and getattr(store, "_process", None) is not None:
-            store.stop()
-            store._process = None
+            try:
+                store.stop()
+            finally:
+                store._process = None
 
     def _on_gpu(self, array):
         """(a C-contiguous CuPy array of ``array``, whether it came from numpy)."""
