@@ -272,12 +272,13 @@ def test_launcher_starts_ranks_with_torchruns_environment(tmp_path):
         import os, sys
         from bitgraph.distributed import environment
         e = environment()
-        print("rank", e.rank, "of", e.size, "local", e.local_rank, e.launcher, e.host,
-              os.environ["MASTER_PORT"] != str(e.port), os.environ["NCCL_NVLS_ENABLE"],
-              sys.argv[1:], flush=True)
+        with open(f"rank{e.rank}.txt", "w") as f:  # a file each: no interleaved lines
+            f.write(f"rank {e.rank} of {e.size} local {e.local_rank} {e.launcher} {e.host} "
+                    f"{os.environ['MASTER_PORT'] != str(e.port)} {os.environ['NCCL_NVLS_ENABLE']} "
+                    f"{sys.argv[1:]}")
         """)
     assert p.returncode == 0, p.stderr
-    lines = sorted(p.stdout.splitlines())
+    lines = sorted((tmp_path / f"rank{r}.txt").read_text() for r in range(2))
     assert lines == [f"rank {r} of 2 local {r} bitgraph 127.0.0.1 True 0 ['a b', 'c']"
                      for r in range(2)]
 
