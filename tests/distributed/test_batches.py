@@ -170,6 +170,8 @@ def test_hypothesis_graphs(spec, size, batch):
     assert np.array_equal(lev, one.msbfs(A, np.arange(n), batch=batch))
     cc = same_on_every_rank(LocalGroup(size).run(dist.closeness_centrality, A))
     assert np.array_equal(cc, one.closeness_centrality(A))
+    ecc = LocalGroup(size).run(_value_or_error, dist.eccentricity, A)
+    assert ecc == [_value_or_error(None, one.eccentricity, A)] * size
     weight = True if spec.weights is not None else None
     with bg.settings.use(betweenness={"batch": batch}):
         bc = same_on_every_rank(LocalGroup(size).run(dist.betweenness_centrality, A, weight=weight))
@@ -177,6 +179,15 @@ def test_hypothesis_graphs(spec, size, batch):
         ebc = same_on_every_rank(LocalGroup(size).run(dist.edge_betweenness_centrality, A,
                                                       weight=weight))
         close(ebc.to_coo()[2], one.edge_betweenness_centrality(A, weight=weight).to_coo()[2])
+
+
+def _value_or_error(comm, fn, *args):
+    """fn's answer as a list, or (type, message) of what it raised."""
+    try:
+        out = fn(*args) if comm is None else fn(comm, *args)
+    except bg.BitgraphError as e:
+        return type(e), str(e)
+    return out.tolist()
 
 
 # ---------------------------------------------------------------------------

@@ -254,6 +254,33 @@ def test_init_without_cuda_names_what_is_missing():
         init(rank_environment({}, 0, 1, *free_ports(2)))
 
 
+def test_init_passes_the_environment_and_checks_that_the_ranks_agree(monkeypatch):
+    import bitgraph.distributed.comm as C
+
+    made = {}
+
+    class Fake(C.Comm):  # stands in for NcclComm: what init hands it, what it gathers
+        def __init__(self, rank, size, **kw):
+            super().__init__()
+            self.rank, self.size = rank, size
+            made.update(kw, rank=rank, size=size)
+
+        def _allgather(self, array):
+            seen = np.array([[0, 2], [made["claim"], 2]], np.int64)
+            return seen.ravel()
+
+    monkeypatch.setattr(C, "NcclComm", Fake)
+    env = rank_environment({}, 1, 2, 4000, 4100)
+    made["claim"] = 1
+    comm = init(env)
+    assert (comm.rank, comm.size) == (1, 2)
+    assert made == {"rank": 1, "size": 2, "local_rank": 1, "host": "127.0.0.1", "port": 4100,
+                    "use_mpi": False, "claim": 1}
+    made["claim"] = 0  # two processes call themselves rank 0
+    with pytest.raises(DistributedError, match=r"the ranks disagree.*\(0, 2\), \(0, 2\)"):
+        init(env)
+
+
 # ---------------------------------------------------------------------------
 # the launcher: two CPU processes
 # ---------------------------------------------------------------------------
