@@ -21,6 +21,7 @@ __all__ = [
     "NegativeCycle",
     "FormatError",
     "DeviceError",
+    "DistributedError",
     "ValidationError",
 ]
 
@@ -165,6 +166,17 @@ class DeviceError(BitgraphError, RuntimeError):
     ...     "Vector.to: device 'cuda' was asked for, but " + bg.device.cuda_status())
     True
     >>> issubclass(bg.DeviceError, RuntimeError)
+    True
+    """
+
+
+class DistributedError(BitgraphError, RuntimeError):
+    """The ranks of a distributed call disagree (the graph, the sources, the
+    order of collectives), the launcher's environment names no rank, or
+    another rank failed (names the rank and what it raised).
+
+    >>> import bitgraph as bg
+    >>> issubclass(bg.errors.DistributedError, RuntimeError)
     True
     """
 

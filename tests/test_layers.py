@@ -6,7 +6,8 @@ dependency). Each module belongs to one layer, highest first::
 
     edge      the package's public surface (``bitgraph/__init__``), the
               algorithms, io, the CLI, validate, the NetworkX backend, the kernels'
-              command-line tools (``kernels.__main__``, ``kernels.warmup``)
+              command-line tools (``kernels.__main__``, ``kernels.warmup``),
+              distributed (the ranks and the batch calls over them)
     objects   matrix, vector, _container: what users touch
     ops       ops (GraphBLAS semantics), mask (the mask ops normalises)
     plan      plan: which format and kernel an operation runs on
@@ -54,6 +55,7 @@ PLACES = {
     "bitgraph.cli": "edge",
     "bitgraph.validate": "edge",  # checkers of non-unique answers, for tests, CLI and benchmarks
     "bitgraph.nx": "edge",
+    "bitgraph.distributed": "edge",  # SPMD: ranks, NCCL, source batches over the ranks
     "bitgraph.matrix": "objects",
     "bitgraph.vector": "objects",
     "bitgraph._container": "objects",

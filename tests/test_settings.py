@@ -73,6 +73,10 @@ FACTS = {
     ("bitgraph/kernels/cuda/timing.py", "GATE_LIMIT_NS"):
         "the timing gate opens by itself after 2 s: a safety limit, not a speed knob",
     ("bitgraph/kernels/cuda/bmv_bvss.py", "SIGMA"): "the BVSS slice width the kernel reads (8)",
+    ("bitgraph/distributed/batches.py", "BATCH"):
+        "sources per msbfs batch of closeness and eccentricity: a uint64 status word",
+    ("bitgraph/distributed/batches.py", "_MESSAGE_BYTES"):
+        "bytes of an error message sent to the other ranks (a format limit)",
     ("bitgraph/validate.py", "_REFERENCE_CELLS"):
         "the checkers' reference BFS holds at most this many levels at once (memory)",
 }

@@ -336,19 +336,56 @@ def betweenness_centrality(A, sources=None, k=None, normalized=True, endpoints=F
     [0.0, 0.5, 0.0]
     """
     where = "betweenness_centrality"
+    w, src, sampled, directed = _prepare(A, sources, k, seed, weight, where)
+    bc = _vertex_sums(A, w, src, endpoints=endpoints, stats=stats, where=where)
+    return _rescale(bc, A.nrows, normalized=normalized, directed=directed,
+                    endpoints=endpoints, sampled=src if sampled else None)
+
+
+# A call is split in three so that ``bitgraph.distributed`` can sum the raw
+# sums of its ranks' sources before the one scaling: _prepare (every rank
+# alike), _vertex_sums / _edge_sums (a sum over the sources: the sums of a
+# split of ``src`` add up to the sum of ``src``), then _rescale.
+
+def _prepare(A, sources, k, seed, weight, where, *, draw_all=False):
+    """``(w, src, sampled, directed)`` of a betweenness call, before any
+    sum: the edge lengths (None: hops), the sources, whether they are a
+    sample (NetworkX's scaling) and whether A counts as directed."""
     check_graph(A, where, cuda=True)
     w = _lengths(A, weight, where)
-    src, sampled = _sources(A, sources, k, seed, where)
-    if w is not None:
-        return _weighted_node_bc(A, w, src, sampled, normalized=normalized, endpoints=endpoints,
-                                 directed=_weighted_directed(A), stats=stats, where=where)
-    directed = not is_symmetric(A)
-    return _scaled_node_bc(A, src, sampled, normalized=normalized, endpoints=endpoints,
-                           directed=directed, stats=stats)
+    src, sampled = _sources(A, sources, k, seed, where, draw_all=draw_all)
+    directed = _weighted_directed(A) if w is not None else not is_symmetric(A)
+    return w, src, sampled, directed
+
+
+def _vertex_sums(A, w, src, *, endpoints, stats=None, where="betweenness_centrality"):
+    """The raw (unscaled) vertex betweenness over the sources ``src``
+    (endpoints counted when asked), on A's device: what ``_rescale``
+    scales."""
+    if w is None:
+        return _node_bc(A, src, endpoints=endpoints, stats=stats)
+    total, _, hits, nreached = _weighted_sums(A, w, src, edges=False, stats=stats, where=where)
+    return _add_endpoints(total, src, hits, nreached) if endpoints else total
+
+
+def _edge_sums(A, w, src, directed, *, stats=None, where="edge_betweenness_centrality"):
+    """The raw (unscaled) edge betweenness over ``src``, per stored entry of
+    A in CSR order (undirected: both directions' sum in each)."""
+    if w is None:
+        return _raw_edge_bc(A, src, directed, stats=stats)[2]
+    return _weighted_raw_edge_bc(A, w, src, directed, stats=stats, where=where)[2]
+
+
+def _edge_matrix(A, e):
+    """The float64 Matrix of A's pattern holding ``e`` (CSR order)."""
+    import bitgraph as bg
+
+    c = out_csr(A)
+    return bg.Matrix.from_csr(c.indptr, c.indices, e, ncols=A.ncols, check=False)
 
 
 def _scaled_node_bc(A, src, sampled, *, normalized, endpoints, directed, stats=None):
-    bc = _node_bc(A, src, endpoints=endpoints, stats=stats)
+    bc = _vertex_sums(A, None, src, endpoints=endpoints, stats=stats)
     return _rescale(bc, A.nrows, normalized=normalized, directed=directed,
                     endpoints=endpoints, sampled=src if sampled else None)
 
@@ -403,22 +440,12 @@ def edge_betweenness_centrality(A, k=None, normalized=True, seed=None, weight=No
     >>> edge_betweenness_centrality(W, normalized=False, weight="weight").to_coo()[2].tolist()
     [2.0, 0.0, 2.0]
     """
-    import bitgraph as bg
-
     where = "edge_betweenness_centrality"
-    check_graph(A, where, cuda=True)
-    w = _lengths(A, weight, where)
-    src, sampled = _sources(A, None, k, seed, where, draw_all=True)
-    if w is None:
-        directed = not is_symmetric(A)
-        rows, cols, e = _raw_edge_bc(A, src, directed, stats=stats)
-    else:
-        directed = _weighted_directed(A)
-        rows, cols, e = _weighted_raw_edge_bc(A, w, src, directed, stats=stats, where=where)
+    w, src, sampled, directed = _prepare(A, None, k, seed, weight, where, draw_all=True)
+    e = _edge_sums(A, w, src, directed, stats=stats, where=where)
     e = _rescale(e, A.nrows, normalized=normalized, directed=directed, endpoints=True,
                  sampled=src if sampled else None)
-    c = out_csr(A)
-    return bg.Matrix.from_csr(c.indptr, c.indices, e, ncols=A.ncols, check=False)
+    return _edge_matrix(A, e)
 
 
 # ---------------------------------------------------------------------------
@@ -633,10 +660,7 @@ def _weighted_node_bc(A, w, src, sampled, *, normalized, endpoints, directed, st
                       where="betweenness_centrality"):
     """Scaled weighted vertex betweenness (the public function's weighted
     branch; the NetworkX backend passes ``directed``)."""
-    total, _, hits, nreached = _weighted_sums(A, w, src, edges=False, stats=stats, where=where)
-    bc = total
-    if endpoints:
-        bc = _add_endpoints(bc, src, hits, nreached)
+    bc = _vertex_sums(A, w, src, endpoints=endpoints, stats=stats, where=where)
     return _rescale(bc, A.nrows, normalized=normalized, directed=directed,
                     endpoints=endpoints, sampled=src if sampled else None)
 

@@ -1,0 +1,344 @@
+"""Source batches over every rank: each rank holds the whole graph and runs
+the one-process call (``bitgraph.algorithms``) on its share of the
+sources; the results are combined once, with no exchange per BFS level.
+
+The sources (every vertex when None, or the ``k`` sampled exactly as the
+one-process call samples them) are cut into whole batches of the kernel's
+width (64 sources per msbfs / betweenness batch: a uint64 status word) and
+the batches dealt out in order, balanced by count (``source_share``): every
+rank's batches are full but the last one's. Then
+
+- msbfs levels, closeness and eccentricity: each rank's rows, gathered
+  back in the caller's order (``allgatherv``);
+- betweenness: each rank's raw sums, summed over the ranks (``allreduce``)
+  before the one-process call's scaling, applied once.
+
+Every call runs the same collectives on every rank, a rank with no
+sources included. An error on any rank (a vertex of a disconnected graph
+in ``eccentricity``, say) is raised on every rank, as the first failing
+rank raised it; ranks holding different graphs or arguments raise
+``DistributedError`` naming what differs (the graph is compared by its
+size, entries and row pointers).
+
+>>> import bitgraph as bg
+>>> from bitgraph.distributed import LocalGroup, closeness_centrality
+>>> A = bg.io.generators.grid2d(3, 3)
+>>> out = LocalGroup(2).run(closeness_centrality, A)
+>>> bool((out[0] == out[1]).all()), bool((out[0] == bg.algorithms.closeness_centrality(A)).all())
+(True, True)
+"""
+
+from __future__ import annotations
+
+import builtins
+
+import numpy as np
+
+from bitgraph import errors as _errors
+from bitgraph.errors import DistributedError, InvalidType, InvalidValue
+
+__all__ = ["source_share", "msbfs", "closeness_centrality", "eccentricity",
+           "betweenness_centrality", "edge_betweenness_centrality"]
+
+BATCH = 64  # sources per msbfs batch: one bit each in a uint64 status word
+_MESSAGE_BYTES = 4096  # an error's type and message, broadcast from the rank that raised it
+
+
+def source_share(k: int, size: int, rank: int, batch: int = BATCH) -> tuple:
+    """``(start, stop)``: rank ``rank``'s sources among ``k``, cut into
+    whole batches of ``batch`` dealt out in order, ``ceil(k / batch)``
+    batches split as evenly as counts allow (a rank may get none when
+    there are fewer batches than ranks).
+
+    >>> [source_share(200, 3, r) for r in range(3)]  # 4 batches: 64 | 64 | 64 + 8
+    [(0, 64), (64, 128), (128, 200)]
+    >>> [source_share(10, 3, r) for r in range(3)]
+    [(0, 0), (0, 0), (0, 10)]
+    """
+    for name, value, low in (("k", k, 0), ("size", size, 1), ("batch", batch, 1)):
+        if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+            raise InvalidType(f"source_share: {name} must be an integer, got {value!r}")
+        if value < low:
+            raise InvalidValue(f"source_share: {name} must be >= {low}, got {value}")
+    if isinstance(rank, (bool, np.bool_)) or not isinstance(rank, (int, np.integer)) \
+            or not 0 <= rank < size:
+        raise InvalidValue(f"source_share: rank must be in 0..{size - 1}, got {rank!r}")
+    nb = -(-int(k) // int(batch))
+    b0, b1 = nb * int(rank) // int(size), nb * (int(rank) + 1) // int(size)
+    return min(b0 * batch, k), min(b1 * batch, k)
+
+
+def _counts(comm, k, batch):
+    return [b - a for a, b in (source_share(k, comm.size, r, batch) for r in range(comm.size))]
+
+
+# ---------------------------------------------------------------------------
+# every rank alike: errors raised everywhere, arguments compared
+# ---------------------------------------------------------------------------
+
+def _together(comm, where, fn):
+    """``fn()`` on every rank (no collective inside it); when it raises on
+    any rank, every rank raises: the first failing rank its own exception,
+    the others the same type and message (a bitgraph error or a builtin
+    one; anything else as ``DistributedError`` naming it)."""
+    from bitgraph.device import host
+
+    try:
+        out, err = fn(), None
+    except Exception as e:  # noqa: BLE001 - re-raised below, on every rank
+        out, err = None, e
+    failed = np.flatnonzero(host(comm.allgather(np.array([err is not None], np.int8))))
+    if failed.size == 0:
+        return out
+    first = int(failed[0])
+    text = np.zeros(_MESSAGE_BYTES, np.uint8)
+    if comm.rank == first:
+        raw = f"{type(err).__name__}\n{err}".encode("utf-8", "replace")[:_MESSAGE_BYTES]
+        text[:len(raw)] = np.frombuffer(raw, np.uint8)
+    text = host(comm.broadcast(text, root=first))
+    if comm.rank == first:
+        raise err
+    name, _, message = bytes(text).rstrip(b"\0").decode("utf-8", "replace").partition("\n")
+    raise _rebuilt(name, message, first, where)
+
+
+def _rebuilt(name, message, rank, where):
+    cls = getattr(_errors, name, None) if name in _errors.__all__ else None
+    if cls is None:
+        cls = getattr(builtins, name, None)
+        if not (isinstance(cls, type) and issubclass(cls, Exception)) or name in (
+                "KeyboardInterrupt", "SystemExit"):
+            return DistributedError(f"{where}: rank {rank} raised {name}: {message}")
+    try:
+        err = cls(message)
+    except Exception:  # noqa: BLE001 - a class that wants other arguments
+        return DistributedError(f"{where}: rank {rank} raised {name}: {message}")
+    err.add_note(f"(raised on rank {rank})")
+    return err
+
+
+def _digest(a) -> int:
+    """A 63-bit checksum of an integer array, on its device (wrapping
+    uint64 arithmetic: position-weighted sum)."""
+    from bitgraph import _array
+    from bitgraph.device import host
+
+    xp = _array.array_module(a)
+    a = xp.asarray(a).astype(np.uint64).ravel()
+    w = xp.arange(1, a.shape[0] + 1, dtype=np.uint64) * np.uint64(0x9E3779B97F4A7C15)
+    return int(host((a * w + w).sum())) & ((1 << 63) - 1)  # synchronize!
+
+
+def _agree(comm, where, **fields):
+    """Every rank has the same value of each field (integers), else a
+    ``DistributedError`` on every rank naming the first that differs."""
+    from bitgraph.device import host
+
+    names = list(fields)
+    mine = np.array([int(v) for v in fields.values()], np.int64)
+    every = host(comm.allgather(mine)).reshape(comm.size, len(names))
+    bad = np.flatnonzero((every != every[0]).any(axis=0))
+    if bad.size:
+        j = int(bad[0])
+        values = ", ".join(f"rank {r}: {int(every[r, j])}" for r in range(comm.size))
+        raise DistributedError(f"{where}: the ranks disagree on {names[j]} ({values}); every rank"
+                               f" must call with the same graph and arguments")
+
+
+def _graph_fields(A):
+    from bitgraph.algorithms._common import out_csr
+
+    return {"the number of vertices": A.nrows, "the number of entries": A.nvals,
+            "the graph's row pointers": _digest(out_csr(A).indptr)}
+
+
+def _sources_fields(src):
+    return {"the number of sources": src.size, "the sources": _digest(src)}
+
+
+def _prepare_sources(comm, A, sources, where):
+    """The sources (every vertex when None) checked on every rank, and
+    compared with the other ranks'."""
+    from bitgraph.algorithms._common import check_graph, check_sources
+
+    def check():
+        check_graph(A, where, cuda=True)
+        if sources is None:
+            return np.arange(A.nrows, dtype=np.int64)
+        return check_sources(A, sources, where)
+
+    src = _together(comm, where, check)
+    _agree(comm, where, **_graph_fields(A), **_sources_fields(src))
+    return src
+
+
+def _gathered(comm, where, A, src, batch, local):
+    """``local(share)`` on this rank's share of ``src`` (rows in share
+    order), the rows of every rank gathered in the order of ``src``."""
+    a, b = source_share(int(src.size), comm.size, comm.rank, batch)
+    mine = _together(comm, where, lambda: local(src[a:b]))
+    return comm.allgatherv(mine, _counts(comm, int(src.size), batch))
+
+
+# ---------------------------------------------------------------------------
+# the calls
+# ---------------------------------------------------------------------------
+
+def msbfs(comm, A, sources=None, *, batch=64, groupby=False, stats=None):
+    """:func:`bitgraph.algorithms.msbfs` with the sources (every vertex
+    when None) split over the ranks in whole batches of ``batch``; row i
+    holds the levels from ``sources[i]`` on every rank (an int32 (k, n)
+    array on the graph's device). ``stats``: this rank's share.
+
+    >>> import bitgraph as bg
+    >>> from bitgraph.distributed import LocalGroup
+    >>> A = bg.Matrix.from_coo([0, 1, 2], [1, 2, 3], nrows=4, ncols=4)  # 0->1->2->3
+    >>> LocalGroup(2).run(msbfs, A, [3, 0], batch=1)[1].tolist()
+    [[-1, -1, -1, 0], [0, 1, 2, 3]]
+    """
+    from bitgraph.algorithms import msbfs as one
+    from bitgraph.algorithms.multi_source import _check_batch
+
+    where = "msbfs"
+    batch = _together(comm, where, lambda: _check_batch(batch, where))
+    src = _prepare_sources(comm, A, sources, where)
+    _agree(comm, where, batch=batch, groupby=bool(groupby))
+    return _gathered(comm, where, A, src, batch,
+                     lambda s: one(A, s, batch=batch, groupby=groupby, stats=stats))
+
+
+def closeness_centrality(comm, A, sources=None, *, wf_improved=True, stats=None):
+    """:func:`bitgraph.algorithms.closeness_centrality` with the sources
+    (every vertex when None) split over the ranks in batches of 64; the
+    float64 values of every source, in the order of ``sources``, on every
+    rank (bit-equal to the one-process call).
+
+    >>> import bitgraph as bg
+    >>> from bitgraph.distributed import LocalGroup
+    >>> A = bg.Matrix.from_coo([0, 1, 1, 2], [1, 0, 2, 1], nrows=4, ncols=4)
+    >>> LocalGroup(2).run(closeness_centrality, A)[0].tolist()
+    [0.4444444444444444, 0.6666666666666666, 0.4444444444444444, 0.0]
+    """
+    from bitgraph.algorithms import closeness_centrality as one
+
+    where = "closeness_centrality"
+    src = _prepare_sources(comm, A, sources, where)
+    _agree(comm, where, wf_improved=bool(wf_improved))
+    return _gathered(comm, where, A, src, BATCH,
+                     lambda s: one(A, s, wf_improved=wf_improved, stats=stats))
+
+
+def eccentricity(comm, A, sources=None, *, stats=None):
+    """:func:`bitgraph.algorithms.eccentricity` with the sources (every
+    vertex when None) split over the ranks in batches of 64; the int64
+    eccentricities in the order of ``sources`` on every rank. A source that
+    does not reach every vertex raises ``InvalidValue`` on every rank (the
+    first such source's, as the one-process call names it).
+
+    >>> import bitgraph as bg
+    >>> from bitgraph.distributed import LocalGroup
+    >>> LocalGroup(3).run(eccentricity, bg.io.generators.grid2d(2, 3))[2].tolist()
+    [3, 2, 3, 3, 2, 3]
+    """
+    from bitgraph.algorithms import eccentricity as one
+
+    where = "eccentricity"
+    src = _prepare_sources(comm, A, sources, where)
+    return _gathered(comm, where, A, src, BATCH, lambda s: one(A, s, stats=stats))
+
+
+def _bc_batch():
+    from bitgraph import settings
+
+    return settings.current().betweenness.batch
+
+
+def _prepare_bc(comm, A, sources, k, seed, weight, where, *, draw_all=False):
+    """The one-process call's arguments made once per rank (``_prepare``),
+    a sample of ``k`` taken from rank 0 (a ``seed`` of None or a
+    ``random.Random`` draws differently per process), then compared."""
+    from bitgraph.algorithms import betweenness as B
+    from bitgraph.device import host
+
+    w, src, sampled, directed = _together(
+        comm, where, lambda: B._prepare(A, sources, k, seed, weight, where, draw_all=draw_all))
+    _agree(comm, where, **_graph_fields(A), **{"the number of sources": src.size},
+           weighted=w is not None, directed=directed, sampled=sampled)
+    if k is not None and sources is None:
+        src = host(comm.broadcast(src, root=0)).astype(np.int64)
+    _agree(comm, where, **_sources_fields(src))
+    return w, src, sampled, directed
+
+
+def _summed(comm, where, src, local, zeros):
+    """``local(share)`` on this rank's share of ``src`` in batches of
+    ``settings.betweenness.batch`` (``zeros()`` for an empty share),
+    summed over the ranks."""
+    batch = _bc_batch()
+    a, b = source_share(int(src.size), comm.size, comm.rank, batch)
+    mine = _together(comm, where, lambda: local(src[a:b]) if b > a else zeros())
+    return comm.allreduce(mine, "sum")
+
+
+def betweenness_centrality(comm, A, sources=None, k=None, normalized=True, endpoints=False,
+                           seed=None, weight=None, *, stats=None):
+    """:func:`bitgraph.algorithms.betweenness_centrality` with its sources
+    (every vertex, the ``k`` sampled as the one-process call samples them,
+    or ``sources``) split over the ranks in batches of
+    ``settings.betweenness.batch``: each rank's raw sums (Brandes'
+    dependencies), summed over the ranks, then the one-process call's
+    scaling, once. The float64 values on every rank, equal to the
+    one-process call's up to the order of the float sums.
+
+    >>> import bitgraph as bg
+    >>> from bitgraph.distributed import LocalGroup
+    >>> A = bg.Matrix.from_coo([0, 1, 1, 2], [1, 0, 2, 1], nrows=3, ncols=3)  # path 0-1-2
+    >>> LocalGroup(2).run(betweenness_centrality, A)[1].tolist()
+    [0.0, 1.0, 0.0]
+    """
+    from bitgraph import _array
+    from bitgraph.algorithms import betweenness as B
+    from bitgraph.algorithms._common import out_csr
+
+    where = "betweenness_centrality"
+    w, src, sampled, directed = _prepare_bc(comm, A, sources, k, seed, weight, where)
+    _agree(comm, where, normalized=bool(normalized), endpoints=bool(endpoints))
+    xp = _array.array_module(out_csr(A).indptr)
+    bc = _summed(comm, where, src,
+                 lambda s: B._vertex_sums(A, w, s, endpoints=endpoints, stats=stats, where=where),
+                 lambda: xp.zeros(A.nrows, np.float64))
+    return B._rescale(bc, A.nrows, normalized=normalized, directed=directed,
+                      endpoints=endpoints, sampled=src if sampled else None)
+
+
+def edge_betweenness_centrality(comm, A, k=None, normalized=True, seed=None, weight=None, *,
+                                stats=None):
+    """:func:`bitgraph.algorithms.edge_betweenness_centrality` with its
+    sources (every vertex, or the ``k`` sampled as the one-process call
+    samples them) split over the ranks: each rank's raw edge sums, summed
+    over the ranks, then the scaling once. A float64 Matrix with A's
+    pattern on every rank. (The one-process call takes no ``sources``;
+    neither does this one.)
+
+    >>> import bitgraph as bg
+    >>> from bitgraph.distributed import LocalGroup
+    >>> A = bg.Matrix.from_coo([0, 1, 1, 2], [1, 0, 2, 1], nrows=3, ncols=3)  # path 0-1-2
+    >>> M = LocalGroup(2).run(edge_betweenness_centrality, A, normalized=False)[0]
+    >>> M.to_coo()[2].tolist()
+    [2.0, 2.0, 2.0, 2.0]
+    """
+    from bitgraph import _array
+    from bitgraph.algorithms import betweenness as B
+    from bitgraph.algorithms._common import out_csr
+
+    where = "edge_betweenness_centrality"
+    w, src, sampled, directed = _prepare_bc(comm, A, None, k, seed, weight, where, draw_all=True)
+    _agree(comm, where, normalized=bool(normalized))
+    c = out_csr(A)
+    xp = _array.array_module(c.indptr)
+    e = _summed(comm, where, src,
+                lambda s: B._edge_sums(A, w, s, directed, stats=stats, where=where),
+                lambda: xp.zeros(int(c.indices.shape[0]), np.float64))
+    e = B._rescale(e, A.nrows, normalized=normalized, directed=directed, endpoints=True,
+                   sampled=src if sampled else None)
+    return B._edge_matrix(A, e)

@@ -1,0 +1,478 @@
+"""The communicator every distributed call is written against, and its two
+implementations.
+
+A ``Comm`` is one rank of a group of ``size`` ranks (one process per GPU,
+or one thread per rank in tests). Its collectives are called by every rank
+in the same order with arrays of the same shape and dtype (NCCL's rule,
+which ``LocalGroup`` checks and names when broken):
+
+- ``allreduce(a, op)``: the elementwise ``"sum"``, ``"max"`` or ``"min"``
+  over the ranks (a sum in rank order, so every rank gets the same bits);
+- ``allgather(a)``: the ranks' arrays concatenated along axis 0, rank 0's
+  first (a 0-d array gives a 1-d array of ``size``);
+- ``allgatherv(a, counts)``: the same where rank r holds ``counts[r]``
+  rows (every rank knows ``counts``): padded to the largest, gathered, cut;
+- ``broadcast(a, root)``: root's array on every rank (the others pass an
+  array of the same shape and dtype, which is not changed);
+- ``barrier()``: returns when every rank has called it.
+
+Each returns a new array on the device of its input (numpy in, numpy out).
+The dtypes are those NCCL carries: int8, uint8, int32, uint32, int64,
+uint64, float16, float32, float64 (a bool bitmap travels as uint8 or as
+packed uint32 words).
+
+``LocalGroup(size).run(fn, *args)`` runs ``fn(comm, *args)`` as ``size``
+ranks on threads of this process: what CI tests the distributed calls
+with. ``NcclComm`` is one rank of a job of one process per GPU, NCCL
+through CuPy (``cupyx.distributed``); ``bitgraph.distributed.init()``
+builds it from the launcher's environment.
+
+>>> import numpy as np
+>>> def work(comm):
+...     mine = np.array([comm.rank + 1.0])
+...     return comm.allreduce(mine).tolist(), comm.allgather(mine).tolist()
+>>> LocalGroup(3).run(work)[0]
+([6.0], [1.0, 2.0, 3.0])
+"""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import contextvars
+import os
+import threading
+import time
+
+import numpy as np
+
+from bitgraph.errors import DeviceError, DistributedError, InvalidType, InvalidValue
+
+__all__ = ["Comm", "LocalGroup", "NcclComm", "OPS", "DTYPES"]
+
+OPS = ("sum", "max", "min")
+# what NCCL carries (ncclDataType_t); bool and complex are not among them
+DTYPES = tuple(np.dtype(t) for t in (np.int8, np.uint8, np.int32, np.uint32, np.int64,
+                                      np.uint64, np.float16, np.float32, np.float64))
+
+
+class Comm:
+    """One rank of a group: ``rank``, ``size``, ``device`` ("cpu" for
+    numpy ranks, "cuda" for NCCL ones) and the collectives of the module
+    docstring. Subclasses implement ``_allreduce``, ``_allgather``,
+    ``_broadcast`` and ``barrier``; the checks, ``allgatherv`` and the
+    traffic record are here, once.
+
+    >>> def work(comm):
+    ...     return comm.allgatherv(np.arange(comm.rank), counts=[0, 1, 2]).tolist()
+    >>> LocalGroup(3).run(work)
+    [[0, 0, 1], [0, 0, 1], [0, 0, 1]]
+    """
+
+    rank: int = 0
+    size: int = 1
+    device: str = "cpu"
+
+    def __init__(self):
+        self._log = None  # a list while ``recording``
+
+    # -- the collectives ------------------------------------------------
+    def allreduce(self, array, op: str = "sum"):
+        """The elementwise ``op`` ("sum", "max", "min") of every rank's
+        ``array`` (same shape and dtype on every rank)."""
+        if op not in OPS:
+            raise InvalidValue(f"Comm.allreduce: op must be one of {OPS}, got {op!r}")
+        _check_dtype(array, "Comm.allreduce")
+        with self._record("allreduce", array):
+            return self._allreduce(array, op)
+
+    def allgather(self, array):
+        """Every rank's ``array`` (same shape and dtype on every rank),
+        concatenated along axis 0 in rank order."""
+        _check_dtype(array, "Comm.allgather")
+        with self._record("allgather", array):
+            return self._allgather(array)
+
+    def allgatherv(self, array, counts):
+        """``allgather`` of arrays of ``counts[r]`` rows on rank r (the
+        other axes equal); every rank passes the same ``counts``. The rows
+        of rank 0, then rank 1, ...: padded to the largest count, gathered,
+        the padding cut."""
+        counts = [int(c) for c in counts]
+        if len(counts) != self.size:
+            raise InvalidValue(f"Comm.allgatherv: counts has {len(counts)} entries for"
+                               f" {self.size} ranks")
+        shape = tuple(array.shape)
+        if not shape or shape[0] != counts[self.rank]:
+            raise InvalidValue(f"Comm.allgatherv: rank {self.rank} holds an array of shape"
+                               f" {shape}, expected {counts[self.rank]} rows")
+        xp = _module(array)
+        top = max(counts)
+        if top == 0:  # every rank knows: nothing to send
+            return xp.zeros((0,) + shape[1:], array.dtype)
+        pad = xp.zeros((top,) + shape[1:], array.dtype)
+        pad[:shape[0]] = array
+        every = self.allgather(pad)
+        return xp.concatenate([every[r * top:r * top + c] for r, c in enumerate(counts)])
+
+    def broadcast(self, array, root: int = 0):
+        """Rank ``root``'s ``array`` on every rank (each passes an array of
+        the same shape and dtype)."""
+        if isinstance(root, bool) or not isinstance(root, (int, np.integer)) \
+                or not 0 <= root < self.size:
+            raise InvalidValue(f"Comm.broadcast: root must be a rank in 0..{self.size - 1},"
+                               f" got {root!r}")
+        _check_dtype(array, "Comm.broadcast")
+        with self._record("broadcast", array):
+            return self._broadcast(array, int(root))
+
+    def barrier(self):  # pragma: no cover - each implementation has its own
+        raise NotImplementedError
+
+    # -- the traffic record ---------------------------------------------
+    @contextlib.contextmanager
+    def recording(self):
+        """A list of ``(collective, bytes sent by this rank, seconds)``, one
+        per collective called inside the block (on the GPU each is timed
+        from a synchronized device to a synchronized device: for
+        measurements, not for production runs).
+
+        >>> def work(comm):
+        ...     with comm.recording() as log:
+        ...         comm.allreduce(np.zeros(4))
+        ...     return [(name, nbytes) for name, nbytes, _ in log]
+        >>> LocalGroup(2).run(work)[1]
+        [('allreduce', 32)]
+        """
+        old, self._log = self._log, []
+        try:
+            yield self._log
+        finally:
+            self._log = old
+
+    @contextlib.contextmanager
+    def _record(self, name, array):
+        if self._log is None:
+            yield
+            return
+        self._synchronize()
+        t0 = time.perf_counter()
+        yield
+        self._synchronize()
+        self._log.append((name, int(array.nbytes), time.perf_counter() - t0))
+
+    def _synchronize(self):
+        pass
+
+    def __repr__(self):
+        return f"{type(self).__name__}(rank={self.rank}, size={self.size}, device={self.device!r})"
+
+
+def _module(array):
+    from bitgraph import _array
+
+    return _array.array_module(array)
+
+
+def _check_dtype(array, where):
+    dtype = getattr(array, "dtype", None)
+    if dtype is None or not hasattr(array, "shape"):
+        raise InvalidType(f"{where}: expected a numpy or CuPy array, got {type(array).__name__}")
+    if np.dtype(dtype) not in DTYPES:
+        raise InvalidType(f"{where}: NCCL carries no {np.dtype(dtype)} arrays (one of"
+                          f" {', '.join(str(d) for d in DTYPES)}; a bool array as uint8)")
+
+
+def _like(xp, a):
+    """``a`` as an array of module ``xp`` (another rank's array in a LocalGroup)."""
+    from bitgraph.device import host
+
+    return host(a) if xp is np else xp.asarray(a)
+
+
+# ---------------------------------------------------------------------------
+# LocalGroup: ranks as threads of one process
+# ---------------------------------------------------------------------------
+
+class _Shared:
+    """What the threads of one ``LocalGroup.run`` share: a slot per rank, the
+    barrier, the turn (one rank runs at a time outside a collective) and
+    where each rank is (for the error of a broken run)."""
+
+    def __init__(self, size, timeout):
+        self.slots = [None] * size
+        self.barrier = threading.Barrier(size, timeout=timeout)
+        self.turn = threading.Lock()
+        self.where = ["computing"] * size
+
+
+class _LocalComm(Comm):
+    def __init__(self, rank, size, device, shared):
+        super().__init__()
+        self.rank, self.size, self.device = rank, size, device
+        self._shared = shared
+
+    def _wait(self):
+        # give the turn away while waiting for the others
+        sh = self._shared
+        sh.turn.release()
+        try:
+            sh.barrier.wait()
+        finally:
+            sh.turn.acquire()
+
+    def _collective(self, tag, payload, combine):
+        """Deposit (tag, payload); when every rank has, check that the tags
+        agree and combine the payloads; wait until every rank has read them."""
+        sh = self._shared
+        sh.slots[self.rank] = (tag, payload)
+        sh.where[self.rank] = _describe(tag)
+        self._wait()
+        tags = [s[0] for s in sh.slots]
+        error = result = None
+        if any(t != tags[0] for t in tags):
+            error = DistributedError(
+                "the ranks called different collectives (every rank must call the same ones in"
+                " the same order, with the same shapes and dtypes): "
+                + "; ".join(f"rank {r}: {_describe(t)}" for r, t in enumerate(tags)))
+        else:
+            result = combine([s[1] for s in sh.slots])
+        self._wait()  # every rank has read the slots before they are reused
+        sh.where[self.rank] = "computing"
+        if error is not None:
+            raise error
+        return result
+
+    def _allreduce(self, array, op):
+        xp = _module(array)
+
+        def combine(xs):
+            out = _like(xp, xs[0]).copy()
+            for x in xs[1:]:  # rank order: the same bits on every rank
+                x = _like(xp, x)
+                if op == "sum":
+                    out = out + x
+                elif op == "max":
+                    out = xp.maximum(out, x)
+                else:
+                    out = xp.minimum(out, x)
+            return out.astype(array.dtype, copy=False)
+
+        return self._collective(("allreduce", op, array.shape, str(array.dtype)), array, combine)
+
+    def _allgather(self, array):
+        xp = _module(array)
+        return self._collective(("allgather", array.shape, str(array.dtype)), array,
+                                lambda xs: xp.concatenate([xp.atleast_1d(_like(xp, x)) for x in xs]))
+
+    def _broadcast(self, array, root):
+        xp = _module(array)
+        return self._collective(("broadcast", root, array.shape, str(array.dtype)), array,
+                                lambda xs: _like(xp, xs[root]).copy())
+
+    def barrier(self):
+        """Returns when every rank has called it."""
+        self._collective(("barrier",), None, lambda xs: None)
+
+
+def _describe(tag):
+    name, *rest = tag
+    return f"{name}({', '.join(str(x) for x in rest)})" if rest else name
+
+
+class LocalGroup:
+    """``size`` ranks as threads of this process, over numpy arrays (or
+    CuPy arrays of one GPU with ``device="cuda"``): the communicator CI
+    tests the distributed calls with.
+
+    ``run(fn, *args, **kwargs)`` calls ``fn(comm, *args, **kwargs)`` on each
+    rank's thread (each in a copy of the caller's context, so a
+    ``bitgraph.settings.use`` block around ``run`` holds on every rank) and
+    returns the per-rank results in rank order. Ranks take turns outside
+    the collectives (one runs at a time: the numba thread pool and a
+    graph's cached formats are not shared by concurrent callers), so a
+    LocalGroup tests what the ranks exchange, not how fast. After ``fn``
+    returns, each rank joins one last collective, so a rank that skipped
+    one (or called another) is named instead of hanging the others. An
+    exception on any rank releases the others and is raised here (the
+    lowest rank's); ``timeout`` (seconds, None: none) bounds a wait in a
+    collective.
+
+    >>> def work(comm):
+    ...     return int(comm.broadcast(np.array(comm.rank * 10), root=2))
+    >>> LocalGroup(3).run(work)
+    [20, 20, 20]
+    >>> def bad(comm):
+    ...     if comm.rank == 1:
+    ...         raise ValueError("rank 1 fails")
+    ...     comm.barrier()
+    >>> try:
+    ...     LocalGroup(2).run(bad)
+    ... except ValueError as e:
+    ...     print(e)
+    rank 1 fails
+    """
+
+    def __init__(self, size: int, *, device: str = "cpu", timeout: float | None = None):
+        if isinstance(size, bool) or not isinstance(size, (int, np.integer)):
+            raise InvalidType(f"LocalGroup: size must be an integer number of ranks, got {size!r}")
+        if size < 1:
+            raise InvalidValue(f"LocalGroup: size must be >= 1, got {size}")
+        if device not in ("cpu", "cuda"):
+            raise InvalidValue(f"LocalGroup: device must be 'cpu' or 'cuda', got {device!r}")
+        if timeout is not None and not timeout > 0:
+            raise InvalidValue(f"LocalGroup: timeout must be > 0 seconds or None, got {timeout!r}")
+        self.size, self.device, self.timeout = int(size), device, timeout
+
+    def __repr__(self):
+        return f"LocalGroup({self.size}, device={self.device!r})"
+
+    def run(self, fn, *args, **kwargs) -> list:
+        """``[fn(comm_0, *args, **kwargs), ..., fn(comm_{size-1}, ...)]``."""
+        size = self.size
+        shared = _Shared(size, self.timeout)
+        comms = [_LocalComm(r, size, self.device, shared) for r in range(size)]
+        contexts = [contextvars.copy_context() for _ in range(size)]
+        results = [None] * size
+        errors = [None] * size  # (primary, exception)
+
+        def main(r):
+            shared.turn.acquire()
+            try:
+                results[r] = contexts[r].run(fn, comms[r], *args, **kwargs)
+                comms[r]._collective(("end of fn",), None, lambda xs: None)
+            except threading.BrokenBarrierError as e:
+                errors[r] = (False, e)
+            except BaseException as e:  # noqa: BLE001 - re-raised in the caller
+                errors[r] = (True, e)
+                shared.barrier.abort()  # release the ranks waiting in a collective
+            finally:
+                shared.turn.release()
+
+        threads = [threading.Thread(target=main, args=(r,), name=f"bitgraph-rank-{r}", daemon=True)
+                   for r in range(size)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        for err in errors:
+            if err is not None and err[0]:
+                raise err[1]
+        if any(err is not None for err in errors):
+            raise DistributedError(
+                f"LocalGroup.run: a collective waited more than {self.timeout} s: "
+                + "; ".join(f"rank {r}: {w}" for r, w in enumerate(shared.where)))
+        return results
+
+
+# ---------------------------------------------------------------------------
+# NcclComm: one process per GPU, NCCL through CuPy
+# ---------------------------------------------------------------------------
+
+def _require_nccl(where):
+    """cupy, with NCCL usable, or a DeviceError naming what is missing."""
+    from bitgraph.device import require_cuda
+
+    cupy = require_cuda(where)
+    try:
+        from cupy.cuda import nccl
+    except ImportError as e:  # pragma: no cover - depends on the CuPy build
+        raise DeviceError(f"{where}: CuPy was built without NCCL ({e}); install a CuPy wheel"
+                          f" with NCCL (pip install 'bitgraph[cuda12]')") from None
+    if not nccl.available:
+        raise DeviceError(f"{where}: NCCL is not available to CuPy (cupy.cuda.nccl.available is"
+                          f" False); install NCCL (pip install nvidia-nccl-cu12)")
+    return cupy
+
+
+class NcclComm(Comm):
+    """One rank of a job of one process per GPU: NCCL through CuPy's
+    ``cupyx.distributed`` (its NCCL backend; the unique id passed by its TCP
+    store at ``host:port``, served by rank 0, or with ``use_mpi`` by
+    mpi4py). Selects the GPU ``local_rank`` first (``cupy.cuda.Device(
+    local_rank).use()``) and leaves NVLink multicast off
+    (``NCCL_NVLS_ENABLE=0`` unless set). Numpy arrays are carried through
+    the GPU and come back as numpy arrays. Usually built by
+    ``bitgraph.distributed.init()`` from the launcher's environment.
+
+    ``barrier`` is a one-word NCCL all-reduce followed by a synchronize of
+    the current stream: every rank has reached it and its earlier GPU work
+    is done.
+    """
+
+    def __init__(self, rank: int, size: int, *, local_rank: int = 0, host: str = "127.0.0.1",
+                 port: int = 29501, use_mpi: bool = False):
+        super().__init__()
+        where = "NcclComm"
+        if not 0 <= rank < size:
+            raise InvalidValue(f"{where}: rank must be in 0..{size - 1}, got {rank}")
+        os.environ.setdefault("NCCL_NVLS_ENABLE", "0")  # read when NCCL makes the communicator
+        cupy = _require_nccl(where)
+        count = cupy.cuda.runtime.getDeviceCount()
+        if not 0 <= local_rank < count:
+            raise DeviceError(f"{where}: rank {rank} asks for GPU {local_rank} (its local rank),"
+                              f" but this host has {count} GPU(s)")
+        cupy.cuda.Device(local_rank).use()
+        import cupyx.distributed
+
+        if use_mpi:
+            self._nccl = cupyx.distributed.NCCLBackend(size, rank, use_mpi=True)
+        else:
+            self._nccl = cupyx.distributed.init_process_group(size, rank, host=host, port=int(port))
+        self._cupy = cupy
+        self.rank, self.size, self.device = int(rank), int(size), "cuda"
+        self.local_rank = int(local_rank)
+        # rank 0 serves the id's store from a child process that the
+        # interpreter would wait for at exit: stopped at exit (or by close)
+        atexit.register(self.close)
+
+    def close(self):
+        """Stops rank 0's store process (the NCCL id's; no longer needed
+        once the communicator exists). Called at exit."""
+        store = getattr(getattr(self, "_nccl", None), "_store", None)
+        if store is not None and getattr(store, "_process", None) is not None:
+            try:
+                store.stop()
+            finally:
+                store._process = None
+
+    def _on_gpu(self, array):
+        """(a C-contiguous CuPy array of ``array``, whether it came from numpy)."""
+        cupy = self._cupy
+        back = not isinstance(array, cupy.ndarray)
+        return cupy.ascontiguousarray(cupy.asarray(array)), back
+
+    def _out(self, a, back):
+        return a.get() if back else a  # synchronize! (a numpy caller reads it)
+
+    def _allreduce(self, array, op):
+        a, back = self._on_gpu(array)
+        out = self._cupy.empty_like(a)
+        if a.size:
+            self._nccl.all_reduce(a, out, op)
+        return self._out(out, back)
+
+    def _allgather(self, array):
+        a, back = self._on_gpu(array)
+        shape = (self.size,) if a.ndim == 0 else (self.size * a.shape[0],) + a.shape[1:]
+        out = self._cupy.empty(shape, a.dtype)
+        if a.size:
+            self._nccl.all_gather(a, out, a.size)
+        return self._out(out, back)
+
+    def _broadcast(self, array, root):
+        a, back = self._on_gpu(array)
+        buf = a.copy()
+        if buf.size:
+            self._nccl.broadcast(buf, root)
+        return self._out(buf, back)
+
+    def barrier(self):
+        """Returns when every rank has called it and its GPU work is done."""
+        one = self._cupy.ones(1, np.int32)
+        out = self._cupy.empty_like(one)
+        self._nccl.all_reduce(one, out, "sum")
+        self._cupy.cuda.get_current_stream().synchronize()  # synchronize!
+
+    def _synchronize(self):
+        self._cupy.cuda.get_current_stream().synchronize()  # synchronize! (timing only)

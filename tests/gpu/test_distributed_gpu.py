@@ -1,0 +1,38 @@
+"""bitgraph.distributed on two GPUs of this host: the launcher starts two
+ranks of ``_dist_worker.py`` (NcclComm through ``bitgraph.distributed.init``),
+each checks the collectives and every batch call against the one-process
+call on its GPU. Skipped with fewer than two GPUs."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.gpu
+
+ROOT = Path(__file__).resolve().parents[2]
+WORKER = Path(__file__).resolve().parent / "_dist_worker.py"
+
+
+def _gpus():
+    import cupy
+
+    return cupy.cuda.runtime.getDeviceCount()
+
+
+def test_batches_over_two_gpus_equal_the_one_process_calls():
+    if _gpus() < 2:
+        pytest.skip("needs two GPUs")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
+    p = subprocess.run([sys.executable, "-m", "bitgraph.distributed", "--nproc", "2", str(WORKER)],
+                       capture_output=True, text=True, timeout=900, env=env, cwd=ROOT)
+    out = p.stdout + p.stderr
+    assert p.returncode == 0, out[-6000:]
+    assert "FAILED" not in out
+    for r in range(2):
+        assert f"rank {r} done" in p.stdout, out[-6000:]
+        assert f"rank {r} ok betweenness kron" in p.stdout
