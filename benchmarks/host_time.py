@@ -40,7 +40,8 @@ import numpy as np
 
 def _calls(A, source):
     import bitgraph as bg
-    from bitgraph.algorithms import breadth_first, components, link_analysis, shortest_paths
+    from bitgraph.algorithms import (breadth_first, components, link_analysis, multi_source,
+                                     shortest_paths, triangles)
 
     return {
         "bfs": lambda st: breadth_first.bfs(A, source, stats=st),
@@ -48,6 +49,8 @@ def _calls(A, source):
         "bfs-push": lambda st: breadth_first.bfs(A, source, method="push", stats=st),
         "bfs-blest": lambda st: breadth_first.bfs(A, source, method="blest", stats=st),
         "cc": lambda st: components.connected_components(A, stats=st),
+        "msbfs": lambda st: multi_source.msbfs(A, np.arange(64) % A.nrows, stats=st),
+        "tc": lambda st: triangles.triangle_count(A),
         "ncc": lambda st: components.number_connected_components(A),
         "sssp": lambda st: shortest_paths.sssp(A, source, stats=st),
         "pagerank": lambda st: link_analysis.pagerank(A, stats=st),
@@ -66,7 +69,7 @@ def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--graph", action="append", required=True, help="generator spec (repeat)")
     p.add_argument("--call", action="append", required=True,
-                   help="bfs, bfs-parents, bfs-push, bfs-blest, cc, ncc, sssp, pagerank, mxv"
+                   help="bfs, bfs-parents, bfs-push, bfs-blest, cc, ncc, msbfs, tc, sssp, pagerank, mxv"
                         " (repeat)")
     p.add_argument("--repeat", type=int, default=50)
     p.add_argument("--profile", type=int, default=0, help="calls under cProfile (0: none)")
