@@ -156,7 +156,8 @@ CASES = [
     # sssp's two CUDA schedules forced ("auto" takes settings.sssp.cuda_persistent's): the bucket
     # loop on the device (one cooperative launch) and the host's loop of launches and reads
     *_cases("sssp", ("delta-persistent", "delta-launches", "delta-persistent-float",
-                     "delta-launches-float"), CUDA_GRAPHS, "cuda", ("scipy", "Gunrock")),
+                     "delta-launches-float"), CUDA_GRAPHS + ("urand:22:32",), "cuda",
+            ("scipy", "Gunrock")),
     # betweenness: our CPU call on the host copy checks the values; Gunrock's bc (patched by
     # gunrock.sh) runs the same sources one after another
     *_cases("betweenness", ("auto",), CUDA_BC_GRAPHS, "cuda", ("bitgraph CPU", "Gunrock")),
