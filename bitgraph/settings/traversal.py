@@ -59,7 +59,7 @@ class BFSCuda:
         diameter (BFS.probe_*) with at most this mean out-degree: grids (degree 4 and 6) append
         1.0-1.5 items per vertex, rgg (degree 16) 9-18, and there async took 47 ms against
         direction's 9 (H100).""")
-    window_max_degree: float = knob(64.0, """auto runs the windowed asynchronous BFS
+    window_max_degree: float = knob(40.0, """auto runs the windowed asynchronous BFS
         (bfs_window.cu) on a graph of long diameter whose mean out-degree is above
         async_max_degree and at most this (rgg and grids with diagonals: 8-32); not yet measured
         on a GPU.""")
