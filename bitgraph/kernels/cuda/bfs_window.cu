@@ -47,17 +47,17 @@
 typedef unsigned long long u64;
 
 namespace bfs_window {
-// BLOCK, F_PREFETCH, F_CHECK (bfs_window_run's flags), HEAD, TAIL, FLOOR,
-// TOP, ERROR (the counters, u64 words 128 bytes apart), CTRL (their count)
+// BLOCK, VBITS (an item's vertex field), F_PREFETCH, F_CHECK (bfs_window_run's
+// flags), HEAD, TAIL, FLOOR, TOP, ERROR (the counters, u64 words 128 bytes
+// apart), CTRL (their count)
 #include "bfs_window_constants.cuh"
 constexpr unsigned FULL = 0xffffffffu;
 constexpr u64 EMPTY = ~0ull;
 constexpr u64 NONE = ~0ull;  // a lane without a slot
-constexpr int VBITS = 40;    // x = d << VBITS | v; y = start << LBITS | length
-constexpr u64 V_MASK = (1ull << VBITS) - 1;
-constexpr int LBITS = 24;
+constexpr u64 V_MASK = (1ull << VBITS) - 1;  // x = d << VBITS | v
+constexpr int LBITS = 64 - VBITS;            // y = start << LBITS | length
 constexpr u64 DEG_MAX = (1ull << LBITS) - 1;
-constexpr int MAX_LEVEL = (1 << 24) - 2;
+constexpr int MAX_LEVEL = (1 << (64 - VBITS)) - 2;
 
 __device__ __forceinline__ ulonglong2 item(long long v, int d, long long b, long long e) {
   return make_ulonglong2(((u64)d << VBITS) | (u64)v,

@@ -33,7 +33,7 @@ _BLOCK = BFS_WINDOW["BLOCK"]
 _CTRL = BFS_WINDOW["CTRL"]
 _F_PREFETCH, _F_CHECK = BFS_WINDOW["F_PREFETCH"], BFS_WINDOW["F_CHECK"]
 _TAIL, _ERROR = BFS_WINDOW["TAIL"], BFS_WINDOW["ERROR"]
-_LIMIT = 1 << 40  # an item's vertex and row-start fields
+_LIMIT = 1 << BFS_WINDOW["VBITS"]  # an item's vertex and row-start fields
 _WORK: dict = {}
 
 
@@ -104,8 +104,8 @@ def bfs_window(out_csr, source, *, cfg, stats=None):
         raise IndexError(f"bfs_window: source {source} out of range [0, {n})")
     m = int(out_csr.indices.size)
     if n >= _LIMIT or m >= _LIMIT:
-        raise ValueError(f"bfs_window: takes fewer than 2**40 vertices and entries, got {n} and"
-                         f" {m}")
+        raise ValueError(f"bfs_window: takes fewer than {_LIMIT} vertices and entries, got {n}"
+                         f" and {m}")
     if cfg.window_levels < 0:
         raise ValueError(f"bfs_window: window_levels must be >= 0, got {cfg.window_levels}")
     idx = np.dtype(np.int64) if max(out_csr.indptr.dtype.itemsize,

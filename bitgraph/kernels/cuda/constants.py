@@ -68,6 +68,8 @@ BFS_ASYNC = {
 # bfs_window.cu
 BFS_WINDOW = {
     "BLOCK": 256,
+    # an item: x = level << VBITS | v, y = row start << (64 - VBITS) | row length
+    "VBITS": 40,
     # bfs_window_run's flags
     "F_PREFETCH": 1,
     "F_CHECK": 2,
