@@ -64,28 +64,32 @@ __device__ __forceinline__ ulonglong2 item(long long v, int d, long long b, long
                          ((u64)b << LBITS) | (u64)min((u64)(e - b), DEG_MAX));
 }
 
-// every lane: add (or take off, `sub`) n to pend[key] where n > 0, one
-// atomic per distinct key of the warp; true (every lane) when a take-off
-// brought a level to zero
-__device__ __forceinline__ bool count_levels(unsigned* pend, unsigned key, unsigned n, bool sub) {
+// every lane: add n to pend[key] where n > 0 (sub: take it off), one
+// atomic per distinct key of the warp, sent by the group's lowest lane (a
+// lane leads one group at most). With sub, a leader gets the level's old
+// count in *old and its group's total in *total (else they stay 0 and 1):
+// old == total means the level emptied; the caller reads them later, so
+// that the atomic's round trip overlaps other loads.
+__device__ __forceinline__ void count_levels(unsigned* pend, unsigned key, unsigned n, bool sub,
+                                             unsigned* old, unsigned* total) {
   const int lane = threadIdx.x & 31;
   unsigned todo = __ballot_sync(FULL, n != 0u);
-  bool zero = false;
   while (todo) {
     const int leader = __ffs(todo) - 1;
     const unsigned k = __shfl_sync(FULL, key, leader);
     const bool mine = ((todo >> lane) & 1u) && key == k;
     const unsigned group = __ballot_sync(FULL, mine);
-    const unsigned total = __reduce_add_sync(FULL, mine ? n : 0u);
+    const unsigned sum = __reduce_add_sync(FULL, mine ? n : 0u);
     if (lane == leader) {
-      if (sub)
-        zero = atomicSub(pend + k, total) == total;
-      else
-        atomicAdd(pend + k, total);
+      if (sub) {
+        *old = atomicSub(pend + k, sum);
+        *total = sum;
+      } else {
+        atomicAdd(pend + k, sum);
+      }
     }
     todo &= ~group;
   }
-  return __any_sync(FULL, zero);
 }
 
 // one lane: move the floor past every level with no pending item (see the
@@ -128,6 +132,7 @@ bfs_window_run(const I* __restrict__ indptr, const I* __restrict__ indices, unsi
   int idle = 0;
   int chain = 0;     // children kept in a row
   u64 top_seen = 0;  // the warp's last view of TOP (same in every lane)
+  unsigned sub_old = 0, sub_total = 1;  // the last take-off from pend (count_levels)
   while (true) {
     // idle lanes take the next slots, one atomic per warp
     const unsigned need = __ballot_sync(FULL, slot == NONE && cur.x == EMPTY);
@@ -144,6 +149,11 @@ bfs_window_run(const I* __restrict__ indptr, const I* __restrict__ indices, unsi
         slot = NONE;
       }
     }
+    // the last item's level emptied: move the floor (read here, after this
+    // round's loads are issued, so that the take-off's round trip overlaps them)
+    if (__any_sync(FULL, sub_old == sub_total) && lane == 0) advance(ctrl, pend);
+    sub_old = 0;
+    sub_total = 1;
     u64 floor_now = 0;
     if (lane == 0) floor_now = __ldcv(ctrl + FLOOR);
     floor_now = __shfl_sync(FULL, floor_now, 0);
@@ -254,7 +264,8 @@ bfs_window_run(const I* __restrict__ indptr, const I* __restrict__ indices, unsi
           if (lane == 0) t = atomicMax(ctrl + TOP, (u64)hi);
           top_seen = max(__shfl_sync(FULL, t, 0), (u64)hi);
         }
-        count_levels(pend, (unsigned)nd, born, false);
+        unsigned o = 0, t1 = 1;
+        count_levels(pend, (unsigned)nd, born, false, &o, &t1);
       }
       if (kids && cur.x == EMPTY && chain < chain_max && (u64)nd <= floor_now + (u64)window) {
         // keep the first child: relaxed next by this lane, not through the list
@@ -282,9 +293,15 @@ bfs_window_run(const I* __restrict__ indptr, const I* __restrict__ indices, unsi
       }
     }
     chain = go && cur.x != EMPTY ? chain + 1 : 0;
-    // the item is done: its children counted and written before it leaves pend
+    // the item is done: its children counted and written (every lane's
+    // writes, hence the fence in each and the warp sync) before it leaves
+    // pend; else the floor could pass a level whose item is not counted yet
+    // and the traversal end early
     __threadfence();
-    if (count_levels(pend, (unsigned)d, go ? 1u : 0u, true) && lane == 0) advance(ctrl, pend);
+    __syncwarp();
+    sub_old = 0;
+    sub_total = 1;
+    count_levels(pend, (unsigned)d, go ? 1u : 0u, true, &sub_old, &sub_total);
   }
 }
 
