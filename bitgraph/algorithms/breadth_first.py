@@ -86,7 +86,8 @@ def bfs(A, source, *, parents=False, method="auto", alpha=None, reorder="none", 
     ``"blest"`` or (CUDA only) ``"async"``, ``"window"`` (see the module docstring).
     alpha: the direction switch (bottom-up when the frontier's out-edges > alpha * nvals; default
     ``settings.bfs.alpha``, on CUDA ``settings.bfs_cuda.alpha``). reorder: the vertex order of
-    the BVSS for ``"blest"`` (``"none"``, ``"auto"``, ``"rcm"``, ...; built once, cached on A).
+    the BVSS for ``"blest"`` and of the CSR ``"window"`` walks (``"none"``, ``"auto"``,
+    ``"rcm"``, ...; built once, cached on A; the result is in A's own order).
     stats: a ``bitgraph.Stats`` to fill with the method run and, on CUDA, the
     kernels' metrics (levels, modes, kernel time).
 
@@ -135,7 +136,7 @@ def bfs(A, source, *, parents=False, method="auto", alpha=None, reorder="none", 
         elif method == "async":
             levels, visited, par = _async_cuda(A, s, parents, cfg, stats)
         elif method == "window":
-            levels, visited, par = _window_cuda(A, s, parents, cfg, stats)
+            levels, visited, par = _window_cuda(A, s, parents, cfg, stats, reorder)
         else:
             levels, visited, par = _blest_cuda(A, s, reorder, parents, alpha, cfg, stats)
         xp = _array.array_module(levels)
@@ -531,22 +532,50 @@ def _async_cuda(A, s, want_parents, cfg, stats):
     return lv, None, par
 
 
-def _window_cuda(A, s, want_parents, cfg, stats):
+def _window_cuda(A, s, want_parents, cfg, stats, reorder="none"):
     """Levels (int32 CuPy, -1 unreached), None for the bits, and parents
     from the windowed asynchronous kernel (``kernels/cuda/bfs_window``);
-    the push method when it gives up (its work list full)."""
+    the push method when it gives up (its work list full). ``reorder``
+    (a ``formats.reorder`` method but "none"): the kernel walks A's CSR in
+    that vertex order (built once, cached on A), the levels mapped back: a
+    mesh in a locality order (RCM) keeps a wavefront's rows and levels in
+    few cache lines (rgg's generated order is random)."""
     from bitgraph.kernels import registry
 
     run = registry.lookup("bfs", fmt="csr", device="cuda", variant="window")
-    lv = run(out_csr(A), s, cfg=cfg.bfs_cuda, stats=stats)
+    csr, perm, t = out_csr(A), None, s
+    if reorder not in ("none", "natural"):
+        perm, csr, inv = cached(A, f"window_order:{reorder}", lambda: _window_order(A, reorder))
+        t = int(inv[s])
+    lv = run(csr, t, cfg=cfg.bfs_cuda, stats=stats)
     if lv is None:
         if stats is not None:
             stats.method = "push (window gave up)"
         return _csr_cuda(A, s, want_parents, None, cfg, stats)
+    if perm is not None:  # lv[new] -> level[perm[new]]
+        back = _array.array_module(lv).empty_like(lv)
+        back[perm] = lv
+        lv = back
     par = None
     if want_parents:
         par = registry.lookup("bfs", fmt="csr", device="cuda", variant="parents")(in_csr(A), lv, s)
     return lv, None, par
+
+
+def _window_order(A, reorder):
+    """``(perm, csr, inv)`` for the windowed kernel under ``reorder``: the
+    permutation (``perm[new] = old``, CuPy int64), A's out-CSR permuted by
+    it (on the device) and its inverse (numpy int64, for the source)."""
+    import cupy
+
+    from bitgraph import device as dev
+    from bitgraph.formats import reorder as ro
+    from bitgraph.formats.csr import CSR
+
+    out = out_csr(A)
+    perm = ro.reorder(CSR(dev.host(out.indptr), dev.host(out.indices), None, out.nrows,
+                          out.ncols), reorder)
+    return cupy.asarray(perm, cupy.int64), _permuted(out, perm), ro.inverse(perm)
 
 
 def _dead(A, in_csr, key, cfg):

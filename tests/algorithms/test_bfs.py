@@ -130,6 +130,9 @@ def test_mesh_like_graphs(spec, device):
                 with bg.settings.use(bfs_cuda={"window_levels": window}):
                     lv = O.to_host(bfs(A, s, method="window")).to_dense(-1)
                 assert np.array_equal(lv, ref), (spec, window, s)
+            lv, par = run(A, s, "window", reorder="rcm")  # walked in RCM order, mapped back
+            assert np.array_equal(lv, ref), (spec, "rcm", s)
+            check_tree(S, s, lv, par)
 
 
 def test_large_levels_parallel_push():

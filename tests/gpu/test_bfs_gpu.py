@@ -51,9 +51,10 @@ else:
     AVAILABLE = tuple(getattr(bfs_module, "METHODS_CUDA", ("auto", "blest", "pull")))
 ALL_METHODS = ("auto", "blest", "pull", "push", "direction", "async", "window")
 REORDERS = ("none", "rcm")
-# reorder changes only the BVSS layout: the other methods get "none" (and
-# must accept "rcm" too: checked once in test_reorder_accepted)
-USES_REORDER = ("auto", "blest")
+# reorder changes only the BVSS layout (blest) and the CSR window walks: the
+# other methods get "none" (and must accept "rcm" too: checked once in
+# test_reorder_accepted)
+USES_REORDER = ("auto", "blest", "window")
 
 
 def examples(n):
