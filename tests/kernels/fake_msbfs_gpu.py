@@ -484,7 +484,7 @@ def k_async_stats(level, args, n, stats):
 def k_window_start(indptr, level, pend, source, items, ctrl):
     # the launcher clears levels (-1), pend (0) and the list (EMPTY) first
     n = level.size
-    assert (level == 0xFFFFFFFF).all() and not pend.any(), "levels or pend not cleared"
+    assert (level == 0xFFFFFFFF).all() and not pend[:n + 2].any(), "levels or pend not cleared"
     ctrl[:KW["CTRL"]] = 0
     ctrl[KW["TAIL"]] = 1
     level[int(source)] = 0
@@ -500,7 +500,7 @@ def k_window_run(indptr, indices, level, pend, levels_cap, items, cap, ctrl, win
     # the traversal gives up when the list cannot hold them
     n, cap = level.size, int(cap)
     assert int(flags) & ~(KW["F_PREFETCH"] | KW["F_CHECK"]) == 0, flags
-    assert int(levels_cap) == pend.size >= n + 1 and int(window) >= 0 and int(hold) >= 0
+    assert int(levels_cap) == n + 1 and pend.size >= n + 2 and int(window) >= 0 and int(hold) >= 0
     slots = np.asarray(items).reshape(-1, 2)
     assert (slots[1:cap] == np.uint64(2**64 - 1)).all(), "a slot of the list is not EMPTY"
     indptr, indices = np.asarray(indptr, np.int64), np.asarray(indices, np.int64)

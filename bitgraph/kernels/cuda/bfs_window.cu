@@ -17,7 +17,7 @@
 // at the fixpoint level[v] is v's BFS distance whatever order the items
 // run in: the window is a schedule, never needed for correctness.
 //
-// pend[d] (levels_cap words, zero at the start): items of level d made and
+// pend[d] (levels_cap + 1 words, zero at the start): items of level d made and
 // not yet processed (in the list, kept by a lane or held). A producer adds
 // its children to pend[d + 1] (after raising TOP to d + 1), then writes
 // them, then (after a fence) takes its own item off pend[d]. So a level
@@ -93,10 +93,15 @@ __device__ __forceinline__ void count_levels(unsigned* pend, unsigned key, unsig
 }
 
 // one lane: move the floor past every level with no pending item (see the
-// header: such a level never gets one again)
-__device__ __forceinline__ void advance(u64* ctrl, const unsigned* pend) {
-  u64 f = __ldcv(ctrl + FLOOR);
-  while (f <= __ldcv(ctrl + TOP) && __ldcv(pend + f) == 0u) {
+// header: such a level never gets one again), from f, a floor read earlier
+// (a stale one fails its CAS and learns the floor). TOP and pend[f] are
+// read together: TOP only grows, so a stale TOP stops early, never wrongly;
+// f <= TOP + 1 <= levels_cap always, so pend[f] is in bounds
+__device__ __forceinline__ void advance(u64* ctrl, const unsigned* pend, u64 f) {
+  while (true) {
+    const u64 top = __ldcv(ctrl + TOP);
+    const unsigned p = __ldcv(pend + f);
+    if (f > top || p != 0u) return;
     const u64 old = atomicCAS(ctrl + FLOOR, f, f + 1);
     f = old == f ? f + 1 : old;
   }
@@ -149,14 +154,15 @@ bfs_window_run(const I* __restrict__ indptr, const I* __restrict__ indices, unsi
         slot = NONE;
       }
     }
-    // the last item's level emptied: move the floor (read here, after this
-    // round's loads are issued, so that the take-off's round trip overlaps them)
-    if (__any_sync(FULL, sub_old == sub_total) && lane == 0) advance(ctrl, pend);
-    sub_old = 0;
-    sub_total = 1;
     u64 floor_now = 0;
     if (lane == 0) floor_now = __ldcv(ctrl + FLOOR);
     floor_now = __shfl_sync(FULL, floor_now, 0);
+    // the last item's level emptied: move the floor (read here, after this
+    // round's loads are issued, so that the take-off's round trip overlaps
+    // them; the move shows in the next round's floor)
+    if (__any_sync(FULL, sub_old == sub_total) && lane == 0) advance(ctrl, pend, floor_now);
+    sub_old = 0;
+    sub_total = 1;
     const int d = cur.x != EMPTY ? (int)(cur.x >> VBITS) : 0;
     bool go = false;
     if (cur.x != EMPTY) {
@@ -171,10 +177,18 @@ bfs_window_run(const I* __restrict__ indptr, const I* __restrict__ indices, unsi
     if (!__any_sync(FULL, go)) {
       int stop = 0;
       if (lane == 0) {
-        advance(ctrl, pend);
-        const u64 f = __ldcv(ctrl + FLOOR);  // before TOP: see the header
-        __threadfence();
-        stop = f > __ldcv(ctrl + TOP) || __ldcv(ctrl + ERROR) != 0;
+        // one round trip when nothing changed: TOP, the floor's count, ERROR
+        const u64 t = __ldcv(ctrl + TOP);
+        const unsigned p = __ldcv(pend + floor_now);
+        const u64 e = __ldcv(ctrl + ERROR);
+        if (floor_now <= t && p == 0u) {
+          advance(ctrl, pend, floor_now);
+        } else if (floor_now > t) {
+          // over when the floor, read first, has passed TOP (see the header)
+          __threadfence();
+          stop = floor_now > __ldcv(ctrl + TOP);
+        }
+        stop = stop || e != 0;
         if (!stop) {
           const long long t = clock64();
           if (idle_since < 0) idle_since = t;

@@ -114,17 +114,18 @@ def bfs_window(out_csr, source, *, cfg, stats=None):
     indices = cupy.ascontiguousarray(out_csr.indices, dtype=idx)
     cap = int(cfg.window_cap_per_vertex * n) + 64
     levels_cap = n + 1  # a level is a simple path's length: at most n - 1
+    # pend: a word per level below levels_cap, and one for the floor past the last level
     metrics = None
     if stats is not None:
         stats.ran(("bfs", "csr", "cuda", "window"))
         metrics = stats.metrics
-    with oom_guard("bfs_window", 16 * cap + 4 * levels_cap + 4 * n):
-        items, pend, ctrl, dirty = _work(cupy, cap, levels_cap)
+    with oom_guard("bfs_window", 16 * cap + 4 * (levels_cap + 1) + 4 * n):
+        items, pend, ctrl, dirty = _work(cupy, cap, levels_cap + 1)
         level = cupy.empty(n, np.int32)
     stream = cupy.cuda.get_current_stream()
     # EMPTY: only the slots the last traversal wrote (below its tail)
     cupy.cuda.runtime.memsetAsync(items.data.ptr, 0xFF, 16 * min(dirty[0], cap), stream.ptr)
-    cupy.cuda.runtime.memsetAsync(pend.data.ptr, 0, 4 * levels_cap, stream.ptr)
+    cupy.cuda.runtime.memsetAsync(pend.data.ptr, 0, 4 * (levels_cap + 1), stream.ptr)
     cupy.cuda.runtime.memsetAsync(level.data.ptr, 0xFF, 4 * n, stream.ptr)  # -1: unreached
     mod, lowered = module(_SOURCE, _NAMES)
     it = _INDEX[idx]
