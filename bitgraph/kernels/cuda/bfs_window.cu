@@ -169,9 +169,9 @@ bfs_window_run(const I* __restrict__ indptr, const I* __restrict__ indices, unsi
       if ((u64)d <= floor_now + (u64)window) {
         go = true;
       } else {
-        const long long t = clock64();
-        if (held_since < 0) held_since = t;
-        else if (t - held_since > hold) go = true;  // the window is a schedule only
+        const long long c = clock64();
+        if (held_since < 0) held_since = c;
+        else if (c - held_since > hold) go = true;  // the window is a schedule only
       }
     }
     if (!__any_sync(FULL, go)) {
@@ -190,9 +190,9 @@ bfs_window_run(const I* __restrict__ indptr, const I* __restrict__ indices, unsi
         }
         stop = stop || e != 0;
         if (!stop) {
-          const long long t = clock64();
-          if (idle_since < 0) idle_since = t;
-          else if (t - idle_since > patience) {
+          const long long c = clock64();
+          if (idle_since < 0) idle_since = c;
+          else if (c - idle_since > patience) {
             atomicExch(ctrl + ERROR, 1ull);
             stop = 1;
           }
