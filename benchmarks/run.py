@@ -93,6 +93,12 @@ RGG_22 = "rgg:4194304:0.00110193"  # mean degree ~16, ~1,100 levels
 CUDA_GRAPHS = ("kron:21", "kron:22", "urand:21:32", "grid:2048x2048:0.01", RGG_22,
                "grid:161x161x161:0.0", "kron:24")
 CUDA_SPMV_GRAPHS = ("kron:22", "urand:22", "grid:2048x2048")
+# long mesh-like graphs of mean degree 8-32 (issue 29): rgg at degrees 8/16/32, the grid with
+# diagonals and the 26-neighbour mesh; every single-source GPU method beside Blest, so that
+# auto's choice is checked against the best of them
+CUDA_MESH_GRAPHS = ("rgg:4194304:d8", RGG_22, "rgg:4194304:d32", "moore:2048x2048",
+                    "moore:161x161x161")
+CUDA_MESH_METHODS = ("auto", "direction", "push", "async", "window", "window-rcm")
 # triangle_count, eccentricity/diameter on CUDA (issue 28's graphs). The exact
 # diameter (Takes-Kosters bounds, a few msbfs batches) and the bounds run on
 # each graph's largest strongly connected component
@@ -127,6 +133,7 @@ CASES = [
     *_cases("mxm", ("tc_masked",), CPU_GRAPHS, "cpu", ("SuiteSparse",)),
     # --- CUDA ----------------------------------------------------------------------------
     *_cases("bfs", ("auto",), CUDA_GRAPHS, "cuda", ("Blest",)),
+    *_cases("bfs", CUDA_MESH_METHODS, CUDA_MESH_GRAPHS, "cuda", ("Blest",)),
     *_cases("msbfs", ("auto",), CUDA_GRAPHS, "cuda", ("loop of bfs",)),
     *_cases("mxv", ("plus_times", "bfs_step", "tensor_core"), CUDA_SPMV_GRAPHS, "cuda",
             ("cuSPARSE",)),
@@ -164,7 +171,8 @@ CASES = [
 ]
 
 # --smoke: each family's tiny graph (a few hundred vertices)
-SMOKE_GRAPHS = {"kron": "kron:8", "urand": "urand:8", "grid": "grid:16x16", "rgg": "rgg:300:0.1"}
+SMOKE_GRAPHS = {"kron": "kron:8", "urand": "urand:8", "grid": "grid:16x16", "rgg": "rgg:300:0.1",
+                "moore": "moore:16x16"}
 NX_MAX_EDGES = 300_000  # networkx baselines on graphs of at most this many stored entries
 SOURCES = {"cpu": 4, "cuda": 16}  # sources of the single-source cases (the mean over them)
 BATCH = 64  # sources of msbfs and closeness
@@ -365,6 +373,10 @@ def _whole(g, case):
 def _bfs_call(g, method, s, **kw):
     import bitgraph as bg
 
+    # "window-rcm": the windowed kernel over A in RCM order (bfs's reorder=, built once)
+    method, _, order = method.partition("-")
+    if order:
+        kw["reorder"] = order
     return bg.algorithms.bfs(g.A, s, method=method, **kw)
 
 

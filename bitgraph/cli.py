@@ -29,11 +29,12 @@ stored entries in the rows of the reached vertices (the out-edges of the
 reached component; an undirected edge counts twice, once per direction).
 
 ``--device``: bfs (every method: auto, pull, push, direction, blest,
-async) and msbfs (and ``bench --algo bfs|msbfs``) run on the GPU with
-``cuda``, and with ``auto`` (the default) when CUDA is usable; bfs
-``--method async`` runs on the GPU only. The graph is loaded on the host,
-copied to the GPU (a *build* step, ``to-cuda``) and the result copied back
-after the timed run, whose time ends with a device synchronisation. The
+async, window) and msbfs (and ``bench --algo bfs|msbfs``) run on the GPU
+with ``cuda``, and with ``auto`` (the default) when CUDA is usable; bfs
+``--method async`` and ``--method window`` run on the GPU only. The graph
+is loaded on the host, copied to the GPU (a *build* step, ``to-cuda``)
+and the result copied back after the timed run, whose time ends with a
+device synchronisation. The
 other commands (sssp, pagerank, cc, tc, info, convert) run on the CPU only
 today: ``auto`` picks the CPU for them, and ``--device cuda`` is an error
 naming the command rather than a silent CPU run. ``--device cuda`` without
@@ -809,8 +810,8 @@ def _prepare_bfs(s, A, method, reorder, parents, transpose):
     auto is the method ``bfs_method(A)`` picks (on CUDA a probe of the
     diameter, cached on A, timed as a build step); blest the BVSS of A'
     (and A': on CUDA its bottom-up levels, on the CPU the parents' pass);
-    pull and direction A' (pull's products, the bottom-up levels); push and
-    async A' only for the parents, on CUDA."""
+    pull and direction A' (pull's products, the bottom-up levels); push,
+    async and window A' only for the parents, on CUDA."""
     from .algorithms.breadth_first import bfs_method, blest_layout
 
     cuda = A.device == "cuda"

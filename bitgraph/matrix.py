@@ -73,6 +73,7 @@ class Derived:
     out_degree_int32: object
     in_csr_by_degree: object
     bfs_cuda_launch: dict    # (device, method, alpha, reorder, settings) -> (method, launch)
+    window_order: dict       # reorder -> (perm CuPy int64, permuted out-CSR, inverse numpy)
 
     __slots__ = tuple(__annotations__)
     KEYED = tuple(k for k, v in __annotations__.items() if v == "dict")

@@ -24,8 +24,15 @@ returns the level of every vertex reached from s. The methods:
   (vertex, level) items, atomicMin on the levels, every improvement
   relaxed again), exact at its fixpoint; for graphs of thousands of levels,
   which the level-synchronous kernels pay one grid-wide barrier each.
-- ``"auto"``: ``bfs_method(A)``: on CUDA ``"async"`` for a graph of long
-  diameter (a short probe, cached), else ``"direction"``; on the CPU
+- ``"window"`` (CUDA only): async with a window (``kernels/cuda/
+  bfs_window.cu``): an item is relaxed only within
+  ``settings.bfs_cuda.window_levels`` levels of the least level with
+  pending items, so a vertex is rarely relabelled; for long mesh-like
+  graphs of mean degree 8-32 (rgg, grids with diagonals), where plain
+  async relabels each vertex 4-9 times.
+- ``"auto"``: ``bfs_method(A)``: on CUDA ``"async"`` for a sparse graph of
+  long diameter (a short probe, cached), ``"window"`` for a denser one,
+  else ``"direction"``; on the CPU
   ``"direction"``; on a high-diameter graph direction never leaves
   top-down and is then the push method.
 
@@ -42,8 +49,8 @@ over A's CSR (a group of 4-32 lanes per frontier vertex, hubs to a
 per-block bin, the largest split into chunks over many blocks), never
 bottom-up. ``"direction"``: push's top-down levels, scan-free or
 single-scan (XBFS), and bottom-up levels by alpha. ``"async"`` is its own
-kernel (above); when its work list fills up (4 items per vertex) it gives
-up and push runs instead.
+kernel (above), and ``"window"`` its windowed twin; when the work list
+fills up (4 items per vertex) either gives up and push runs instead.
 """
 
 from __future__ import annotations
@@ -61,9 +68,9 @@ from bitgraph.errors import InvalidValue
 __all__ = ["bfs", "bfs_method", "blest_layout", "long_reach", "METHODS", "METHODS_CUDA",
            "CUDA_ONLY"]
 
-METHODS = ("auto", "pull", "push", "direction", "blest", "async")
-METHODS_CUDA = ("auto", "pull", "push", "direction", "blest", "async")
-CUDA_ONLY = ("async",)  # methods that run on CUDA graphs only
+METHODS = ("auto", "pull", "push", "direction", "blest", "async", "window")
+METHODS_CUDA = ("auto", "pull", "push", "direction", "blest", "async", "window")
+CUDA_ONLY = ("async", "window")  # methods that run on CUDA graphs only
 
 
 def bfs(A, source, *, parents=False, method="auto", alpha=None, reorder="none", stats=None):
@@ -76,10 +83,11 @@ def bfs(A, source, *, parents=False, method="auto", alpha=None, reorder="none", 
     i -> j for each stored (i, j), whatever its value.
 
     method: ``"auto"``, ``"pull"``, ``"push"``, ``"direction"``,
-    ``"blest"`` or (CUDA only) ``"async"`` (see the module docstring).
+    ``"blest"`` or (CUDA only) ``"async"``, ``"window"`` (see the module docstring).
     alpha: the direction switch (bottom-up when the frontier's out-edges > alpha * nvals; default
     ``settings.bfs.alpha``, on CUDA ``settings.bfs_cuda.alpha``). reorder: the vertex order of
-    the BVSS for ``"blest"`` (``"none"``, ``"auto"``, ``"rcm"``, ...; built once, cached on A).
+    the BVSS for ``"blest"`` and of the CSR ``"window"`` walks (``"none"``, ``"auto"``,
+    ``"rcm"``, ...; built once, cached on A; the result is in A's own order).
     stats: a ``bitgraph.Stats`` to fill with the method run and, on CUDA, the
     kernels' metrics (levels, modes, kernel time).
 
@@ -126,6 +134,8 @@ def bfs(A, source, *, parents=False, method="auto", alpha=None, reorder="none", 
                                              alpha if method == "direction" else None, cfg, stats)
         elif method == "async":
             levels, visited, par = _async_cuda(A, s, parents, cfg, stats)
+        elif method == "window":
+            levels, visited, par = _window_cuda(A, s, parents, cfg, stats, reorder)
         else:
             levels, visited, par = _blest_cuda(A, s, reorder, parents, alpha, cfg, stats)
         xp = _array.array_module(levels)
@@ -154,9 +164,11 @@ def bfs(A, source, *, parents=False, method="auto", alpha=None, reorder="none", 
 def bfs_method(A) -> str:
     """The method ``bfs(A, s, method="auto")`` runs on A.
 
-    On CUDA: ``"async"`` for a sparse graph of long diameter (mean
-    out-degree at most ``settings.bfs_cuda.async_max_degree`` and the probe
-    of :func:`long_reach`), else ``"direction"``, the fastest
+    On CUDA, for a graph of long diameter (the probe of
+    :func:`long_reach`): ``"async"`` when its mean out-degree is at most
+    ``settings.bfs_cuda.async_max_degree`` (grids), ``"window"`` when it is
+    at most ``settings.bfs_cuda.window_max_degree`` (rgg, grids with
+    diagonals: async relabels each vertex there); else ``"direction"``, the fastest
     level-synchronous method (or within 4% of it) on every graph family.
     Async has no barrier between levels: on grid-2048 (2,731 levels, H100)
     it takes 6.5 ms against direction's 18.9; on R-MAT, where a few huge
@@ -174,9 +186,12 @@ def bfs_method(A) -> str:
 
 def _method(A, cfg) -> str:
     """``bfs_method`` under the settings ``cfg``."""
-    if A.device == "cuda" and A.nvals <= cfg.bfs_cuda.async_max_degree * A.nrows \
+    c = cfg.bfs_cuda
+    # a long graph: async where sparse (grids), windowed async up to
+    # window_max_degree (rgg), the level-synchronous kernels above
+    if A.device == "cuda" and A.nvals <= c.window_max_degree * A.nrows \
             and long_reach(A, cfg.bfs):
-        return "async"
+        return "async" if A.nvals <= c.async_max_degree * A.nrows else "window"
     return "direction"
 
 
@@ -519,6 +534,52 @@ def _async_cuda(A, s, want_parents, cfg, stats):
     if want_parents:
         par = registry.lookup("bfs", fmt="csr", device="cuda", variant="parents")(in_csr(A), lv, s)
     return lv, None, par
+
+
+def _window_cuda(A, s, want_parents, cfg, stats, reorder="none"):
+    """Levels (int32 CuPy, -1 unreached), None for the bits, and parents
+    from the windowed asynchronous kernel (``kernels/cuda/bfs_window``);
+    the push method when it gives up (its work list full). ``reorder``
+    (a ``formats.reorder`` method but "none"): the kernel walks A's CSR in
+    that vertex order (built once, cached on A), the levels mapped back: a
+    mesh in a locality order (RCM) keeps a wavefront's rows and levels in
+    few cache lines (rgg's generated order is random)."""
+    from bitgraph.kernels import registry
+
+    run = registry.lookup("bfs", fmt="csr", device="cuda", variant="window")
+    csr, perm, t = out_csr(A), None, s
+    if reorder not in ("none", "natural"):
+        perm, csr, inv = cached(A, f"window_order:{reorder}", lambda: _window_order(A, reorder))
+        t = int(inv[s])
+    lv = run(csr, t, cfg=cfg.bfs_cuda, stats=stats)
+    if lv is None:
+        if stats is not None:
+            stats.method = "push (window gave up)"
+        return _csr_cuda(A, s, want_parents, None, cfg, stats)
+    if perm is not None:  # lv[new] -> level[perm[new]]
+        back = _array.array_module(lv).empty_like(lv)
+        back[perm] = lv
+        lv = back
+    par = None
+    if want_parents:
+        par = registry.lookup("bfs", fmt="csr", device="cuda", variant="parents")(in_csr(A), lv, s)
+    return lv, None, par
+
+
+def _window_order(A, reorder):
+    """``(perm, csr, inv)`` for the windowed kernel under ``reorder``: the
+    permutation (``perm[new] = old``, CuPy int64), A's out-CSR permuted by
+    it (on the device) and its inverse (numpy int64, for the source)."""
+    import cupy
+
+    from bitgraph import device as dev
+    from bitgraph.formats import reorder as ro
+    from bitgraph.formats.csr import CSR
+
+    out = out_csr(A)
+    perm = ro.reorder(CSR(dev.host(out.indptr), dev.host(out.indices), None, out.nrows,
+                          out.ncols), reorder)
+    return cupy.asarray(perm, cupy.int64), _permuted(out, perm), ro.inverse(perm)
 
 
 def _dead(A, in_csr, key, cfg):

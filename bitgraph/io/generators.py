@@ -18,6 +18,8 @@ row-major order.
 ``urand(scale, degree=16, seed=0)``       uniform random (GAP's urand)
 ``grid2d(rows, cols, drop=0, seed=0)``    4-neighbour mesh, a fraction ``drop`` removed
 ``grid3d(nx, ny, nz, drop=0, seed=0)``    6-neighbour mesh
+``moore2d(rows, cols)``                   8-neighbour mesh (a grid with diagonals)
+``moore3d(nx, ny, nz)``                   26-neighbour mesh
 ``rgg(n, radius, seed=0)``                random geometric graph in the unit square
 ``from_spec("kron:20@3")``                the CLI's generator specs
 ``random_weights(A, lo, hi, seed=0)``     A with random weights, the same both ways
@@ -61,7 +63,8 @@ from ..errors import InvalidValue
 
 __all__ = [
     "kron", "kron_edges", "urand", "urand_edges", "grid2d", "grid2d_edges",
-    "grid3d", "grid3d_edges", "rgg", "rgg_edges", "rgg_points",
+    "grid3d", "grid3d_edges", "moore2d", "moore2d_edges", "moore3d", "moore3d_edges",
+    "rgg", "rgg_edges", "rgg_points", "rgg_radius",
     "random_weights", "parse_spec", "from_spec",
 ]
 
@@ -612,6 +615,94 @@ def grid3d_edges(nx, ny, nz, drop=0.0, seed=0):
     return _to_edges(*_grid_csr((nx, ny, nz), drop, seed))
 
 
+def _moore_csr(shape):
+    """Mesh on ``shape`` (C-order ids), each vertex joined to every vertex
+    whose coordinates differ by at most 1 in each axis (the Moore
+    neighbourhood: 8 in 2D, 26 in 3D). C-order ids follow the coordinates'
+    lexicographic order, so the offsets in that order give sorted rows."""
+    import itertools
+
+    ndim = len(shape)
+    n = math.prod(shape)
+    if n == 0:
+        return 0, np.zeros(1, np.int32), np.zeros(0, np.int32)
+    offsets = [o for o in itertools.product((-1, 0, 1), repeat=ndim) if any(o)]
+    coords = np.indices(shape).reshape(ndim, n)
+    strides = [math.prod(shape[a + 1:]) for a in range(ndim)]
+    valid = np.ones((n, len(offsets)), np.bool_)
+    for j, o in enumerate(offsets):
+        for a in range(ndim):
+            c = coords[a] + o[a]
+            valid[:, j] &= (c >= 0) & (c < shape[a])
+    deg = np.count_nonzero(valid, axis=1)
+    nnz = int(deg.sum())
+    lin = np.array([sum(x * st for x, st in zip(o, strides)) for o in offsets], np.int64)
+    idt = _index_dtype(nnz, n)
+    indices = (np.arange(n, dtype=np.int64)[:, None] + lin[None, :])[valid].astype(idt)
+    indptr = np.zeros(n + 1, idt)
+    np.cumsum(deg, out=indptr[1:])
+    return n, indptr, indices
+
+
+def moore2d(rows, cols):
+    """``rows x cols`` 8-neighbour mesh (a grid with its diagonals); vertex
+    ``r * cols + c``: a long mesh of mean degree ~8.
+
+    >>> moore2d(3, 4).nvals   # 17 axis edges and 12 diagonal ones, both directions
+    58
+    """
+    rows, cols = _check_dims((("rows", rows), ("cols", cols)), "moore2d")
+    return _to_matrix(*_moore_csr((rows, cols)))
+
+
+def moore2d_edges(rows, cols):
+    """:func:`moore2d` as ``(n, rows, cols)`` int64 arrays.
+
+    >>> n, r, c = moore2d_edges(2, 2)
+    >>> n, r.tolist(), c.tolist()
+    (4, [0, 0, 0, 1, 1, 1, 2, 2, 2, 3, 3, 3], [1, 2, 3, 0, 2, 3, 0, 1, 3, 0, 1, 2])
+    """
+    rows, cols = _check_dims((("rows", rows), ("cols", cols)), "moore2d_edges")
+    return _to_edges(*_moore_csr((rows, cols)))
+
+
+def moore3d(nx, ny, nz):
+    """``nx x ny x nz`` 26-neighbour mesh; vertex ``(x * ny + y) * nz + z``:
+    a long mesh of mean degree ~26.
+
+    >>> moore3d(3, 3, 3).nvals   # the centre has 26 neighbours, a corner 7
+    316
+    """
+    dims = _check_dims((("nx", nx), ("ny", ny), ("nz", nz)), "moore3d")
+    return _to_matrix(*_moore_csr(dims))
+
+
+def moore3d_edges(nx, ny, nz):
+    """:func:`moore3d` as ``(n, rows, cols)`` int64 arrays.
+
+    >>> n, r, c = moore3d_edges(2, 2, 2)
+    >>> n, r.size   # every pair of the 8 corners of a cube
+    (8, 56)
+    """
+    dims = _check_dims((("nx", nx), ("ny", ny), ("nz", nz)), "moore3d_edges")
+    return _to_edges(*_moore_csr(dims))
+
+
+def rgg_radius(n, degree):
+    """The radius that gives ``rgg(n, radius)`` a mean degree of about
+    ``degree`` (``n * pi * r^2`` expected neighbours, less near the square's
+    edges): ``sqrt(degree / (pi * n))``.
+
+    >>> round(rgg_radius(4194304, 16), 6)
+    0.001102
+    """
+    n = _int("n", n, 1, where="rgg_radius")
+    d = _float("degree", degree, where="rgg_radius")
+    if not d > 0:
+        raise InvalidValue(f"rgg_radius: degree must be > 0, got {degree!r}")
+    return math.sqrt(d / (math.pi * n))
+
+
 # --- random geometric -------------------------------------------------------------------------
 
 def _check_rgg(n, radius, seed, where="rgg"):
@@ -740,17 +831,19 @@ def _splitmix64(x):
 # --- specs ---------------------------------------------------------------------------------------
 
 SPEC_FORMS = ("kron:SCALE[:EDGEFACTOR], urand:SCALE[:DEGREE], grid:ROWSxCOLS[:DROP], "
-              "grid:NXxNYxNZ[:DROP], rgg:N:RADIUS; each optionally followed by @SEED")
+              "grid:NXxNYxNZ[:DROP], moore:ROWSxCOLS, moore:NXxNYxNZ, rgg:N:RADIUS, "
+              "rgg:N:dDEGREE; each optionally followed by @SEED")
 
 _NUM = r"[0-9]+(?:\.[0-9]*)?(?:[eE][-+]?[0-9]+)?|\.[0-9]+(?:[eE][-+]?[0-9]+)?"
 _SPEC_RE = re.compile(
-    r"(?P<kind>kron|urand|grid|rgg):(?P<args>[^@\s]+)(?:@(?P<seed>[0-9]+))?", re.IGNORECASE)
+    r"(?P<kind>kron|urand|grid|moore|rgg):(?P<args>[^@\s]+)(?:@(?P<seed>[0-9]+))?", re.IGNORECASE)
 _FORMS = {
     "kron": re.compile(r"(?P<scale>[0-9]+)(?::(?P<edgefactor>[0-9]+))?"),
     "urand": re.compile(r"(?P<scale>[0-9]+)(?::(?P<degree>[0-9]+))?"),
     "grid": re.compile(r"(?P<a>[0-9]+)[xX](?P<b>[0-9]+)(?:[xX](?P<c>[0-9]+))?"
                        rf"(?::(?P<drop>{_NUM}))?"),
-    "rgg": re.compile(rf"(?P<n>[0-9]+):(?P<radius>{_NUM})"),
+    "moore": re.compile(r"(?P<a>[0-9]+)[xX](?P<b>[0-9]+)(?:[xX](?P<c>[0-9]+))?"),
+    "rgg": re.compile(rf"(?P<n>[0-9]+):(?:(?P<radius>{_NUM})|[dD](?P<degree>{_NUM}))"),
 }
 
 
@@ -799,7 +892,18 @@ def parse_spec(spec: str):
                 return "grid2d", {"rows": r, "cols": c, "drop": drop, "seed": seed}
             x, y, z, drop, seed = _check_grid3d(int(a["a"]), int(a["b"]), int(a["c"]), drop, seed)
             return "grid3d", {"nx": x, "ny": y, "nz": z, "drop": drop, "seed": seed}
-        n, r, seed = _check_rgg(int(a["n"]), float(a["radius"]), seed)
+        if kind == "moore":
+            if m["seed"] is not None:
+                raise InvalidValue("a moore mesh takes no seed")
+            if a["c"] is None:
+                r, c = _check_dims((("rows", int(a["a"])), ("cols", int(a["b"]))), "moore2d")
+                return "moore2d", {"rows": r, "cols": c}
+            x, y, z = _check_dims((("nx", int(a["a"])), ("ny", int(a["b"])),
+                                   ("nz", int(a["c"]))), "moore3d")
+            return "moore3d", {"nx": x, "ny": y, "nz": z}
+        radius = (float(a["radius"]) if a["degree"] is None
+                  else rgg_radius(int(a["n"]), float(a["degree"])))
+        n, r, seed = _check_rgg(int(a["n"]), radius, seed)
         return "rgg", {"n": n, "radius": r, "seed": seed}
     except InvalidValue as e:
         raise bad(f"{e}; ") from None
@@ -810,8 +914,11 @@ def from_spec(spec: str, *, device=None):
 
     ``kron:20`` (``kron:20:16``: edgefactor 16), ``urand:20:16``,
     ``grid:2048x2048`` (:func:`grid2d`; ``grid:2048x2048:0.1`` drops 10% of
-    the edges), ``grid:64x64x64`` (:func:`grid3d`), ``rgg:100000:0.01``; any
-    of them with a ``@SEED`` suffix (default 0), e.g. ``kron:16@3``. A spec
+    the edges), ``grid:64x64x64`` (:func:`grid3d`), ``moore:2048x2048``
+    (:func:`moore2d`) and ``moore:128x128x128`` (:func:`moore3d`),
+    ``rgg:100000:0.01`` (radius 0.01) or ``rgg:4194304:d16`` (the radius of
+    mean degree ~16, :func:`rgg_radius`); any of them but moore with a
+    ``@SEED`` suffix (default 0), e.g. ``kron:16@3``. A spec
     that does not parse, or whose numbers are out of range, raises
     :class:`~bitgraph.InvalidValue` (a ``ValueError``) naming it and the forms.
     ``device``: where the Matrix goes ("cpu", "cuda" or "auto"; None:

@@ -59,6 +59,30 @@ class BFSCuda:
         diameter (BFS.probe_*) with at most this mean out-degree: grids (degree 4 and 6) append
         1.0-1.5 items per vertex, rgg (degree 16) 9-18, and there async took 47 ms against
         direction's 9 (H100).""")
+    window_max_degree: float = knob(40.0, """auto runs the windowed asynchronous BFS
+        (bfs_window.cu) on a graph of long diameter whose mean out-degree is above
+        async_max_degree and at most this (rgg and grids with diagonals: 8-32); not yet measured
+        on a GPU.""")
+    window_levels: int = knob(2, """bfs_window: an item is relaxed only when its level is at
+        most the least pending level plus this (0: levels in order, never a relabel; large: the
+        plain work list's order); not yet measured on a GPU.""")
+    window_hold_s: float = knob(20e-6, """bfs_window: a lane holds an item above the window at
+        most this long, then relaxes it anyway (the list is FIFO: an item of the window may sit
+        behind held ones); not yet measured on a GPU.""")
+    window_chain_max: int = knob(64, """bfs_window: a lane relaxes one child of each item itself
+        (when the child is in the window), up to this many in a row; as bfs_async's chain_max.""")
+    window_check: bool = knob(True, """bfs_window: each edge's head level is read first and the
+        atomicMin sent only where it would lower it (on rgg most heads are reached already); not
+        yet measured on a GPU.""")
+    window_prefetch_rows: bool = knob(True, """bfs_window: the heads' row bounds load with their
+        atomicMin (one wavefront's latency bounds the traversal), else the children's only.""")
+    window_warps_per_sm: int = knob(8, """bfs_window: resident warps per multiprocessor polling
+        the list (16 edges a round: 164 registers a thread, 8 warps of 256-thread blocks an SM).""")
+    window_cap_per_vertex: float = knob(4, """bfs_window: work-list slots per vertex (16 bytes
+        each); past them the traversal gives up and push runs.""")
+    window_patience_s: float = knob(2.0, "bfs_window: a warp idle this long gives up.")
+    window_round_edges: int = knob(0, """bfs_window: edges per lane and round, 4, 8 or 16 (0: the
+        least of them at or above the mean degree: a typical row in one round).""")
     threads: int = knob(1024, """Threads per block of the persistent kernel (its
         __launch_bounds__; generated into the .cu).""")
     blocks_per_sm: int = knob(1, """Blocks per multiprocessor at most: every block arrives at each

@@ -108,6 +108,33 @@ def test_generated_graphs_parallel_paths(spec, device):
             check_tree(S, s, lv, par)
 
 
+@pytest.mark.parametrize("device", O.DEVICES)
+@pytest.mark.parametrize("spec", ["moore:41x53", "moore:9x11x13", "rgg:4000:d16", "rgg:4000:d32"])
+def test_mesh_like_graphs(spec, device):
+    """The mesh-like graphs of mean degree 8-32 (grids with diagonals, the
+    26-neighbour mesh, rgg): every method, and on CUDA the asynchronous
+    ones too (window at 0, the default and unbounded), from three sources."""
+    A_cpu = bg.io.generators.from_spec(spec)
+    S = A_cpu.to_scipy().tocsr()
+    A = O.on_device(A_cpu, device)
+    methods = METHODS + (("async", "window") if device == "cuda" else ())
+    rng = np.random.default_rng(11)
+    for s in rng.choice(A.nrows, 3, replace=False).tolist():
+        ref = ref_levels(S, s)
+        for method in methods:
+            lv, par = run(A, s, method)
+            assert np.array_equal(lv, ref), (spec, method, s)
+            check_tree(S, s, lv, par)
+        if device == "cuda":
+            for window in (0, 1 << 20):
+                with bg.settings.use(bfs_cuda={"window_levels": window}):
+                    lv = O.to_host(bfs(A, s, method="window")).to_dense(-1)
+                assert np.array_equal(lv, ref), (spec, window, s)
+            lv, par = run(A, s, "window", reorder="rcm")  # walked in RCM order, mapped back
+            assert np.array_equal(lv, ref), (spec, "rcm", s)
+            check_tree(S, s, lv, par)
+
+
 def test_large_levels_parallel_push():
     """A star of 200,000 leaves: one top-down level of 200,000 edges, well
     over the serial threshold, claimed exactly once each by the pool."""
@@ -212,6 +239,8 @@ def test_errors():
         bfs(A, 0, method="dfs")
     with pytest.raises(bg.InvalidValue, match="bfs: method 'async' runs on CUDA graphs only"):
         bfs(A, 0, method="async")
+    with pytest.raises(bg.InvalidValue, match="bfs: method 'window' runs on CUDA graphs only"):
+        bfs(A, 0, method="window")
     with pytest.raises(bg.InvalidValue, match="bfs: alpha must be a number >= 0"):
         bfs(A, 0, alpha=-1)
     with pytest.raises(bg.DimensionMismatch, match="bfs: .* square, got 2x3"):
@@ -241,6 +270,8 @@ def test_long_diameter_probe():
     assert not probe(from_spec("grid:60x60x60"))  # 24 hops pass n / 100 on a small one
     assert not probe(from_spec("kron:17"))
     assert not probe(from_spec("urand:17:8"))
+    assert probe(from_spec("moore:700x700"))  # 24 king's moves: a 49 x 49 square
+    assert not probe(from_spec("moore:60x60x60"))  # 26 neighbours: 49^3 within 24 hops
     # 3,000 disjoint edges: every component ends after one hop
     n = 6000
     A = bg.Matrix.from_coo(np.arange(0, n, 2), np.arange(1, n, 2), nrows=n, ncols=n)

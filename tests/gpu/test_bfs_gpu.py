@@ -21,6 +21,7 @@ runs a few helpers on the CPU in every CI run, validator included.
 from __future__ import annotations
 
 import contextlib
+import importlib
 import os
 import sys
 
@@ -48,11 +49,12 @@ if DEVICE == "cpu":
     AVAILABLE = tuple(m for m in bfs_module.METHODS if m not in bfs_module.CUDA_ONLY)
 else:
     AVAILABLE = tuple(getattr(bfs_module, "METHODS_CUDA", ("auto", "blest", "pull")))
-ALL_METHODS = ("auto", "blest", "pull", "push", "direction", "async")
+ALL_METHODS = ("auto", "blest", "pull", "push", "direction", "async", "window")
 REORDERS = ("none", "rcm")
-# reorder changes only the BVSS layout: the other methods get "none" (and
-# must accept "rcm" too: checked once in test_reorder_accepted)
-USES_REORDER = ("auto", "blest")
+# reorder changes only the BVSS layout (blest) and the CSR window walks: the
+# other methods get "none" (and must accept "rcm" too: checked once in
+# test_reorder_accepted)
+USES_REORDER = ("auto", "blest", "window")
 
 
 def examples(n):
@@ -306,6 +308,8 @@ EXPLICIT = {
     "kron_12": lambda: bg.io.generators.from_spec("kron:12"),
     "urand_11": lambda: bg.io.generators.from_spec("urand:11:8"),
     "rgg_3000": lambda: bg.io.generators.from_spec("rgg:3000:0.03"),
+    "moore_33x45": lambda: bg.io.generators.from_spec("moore:33x45"),
+    "moore3d_9x10x11": lambda: bg.io.generators.from_spec("moore:9x10x11"),
 }
 # high diameter: one parents=True call per method (levels come with it)
 LONG = {
@@ -694,14 +698,130 @@ def test_async_chains(chain, g, data):
 def test_auto_picks_async_for_a_long_diameter():
     """bfs_method's probe: a 400 x 400 grid (799 levels) gets async; an
     R-MAT graph of as many vertices, a uniform random one and a random
-    geometric one (long diameter, but mean degree ~16) get direction;
-    auto's levels on the grid are right."""
+    geometric one of mean degree ~60 (long diameter, but above
+    window_max_degree) get direction; auto's levels on the grid are right."""
     grid = bg.io.generators.from_spec("grid:400x400:0.01")
     assert bg.algorithms.bfs_method(on(grid)) == "async"
-    for spec in ("kron:17", "urand:17:8", "rgg:200000:0.005"):
+    for spec in ("kron:17", "urand:17:8", "rgg:200000:d60"):  # rgg above window_max_degree
         assert bg.algorithms.bfs_method(on(bg.io.generators.from_spec(spec))) == "direction"
     A = on(grid)
     check_bfs(grid, A, 777, "auto", ref=cpu_levels(grid, 777), keys=_edge_keys(grid))
+
+
+@gpu
+@pytest.mark.skipif(DEVICE != "cuda", reason="the probe runs on CUDA graphs only")
+def test_auto_picks_window_for_long_meshes_of_mean_degree_8_to_32():
+    """Long graphs above async_max_degree and up to window_max_degree get
+    the windowed kernel: rgg of mean degree ~16 and ~32; the 8-neighbour
+    mesh (mean ~7.96) stays async; moving the limits moves the choice;
+    auto's levels on rgg are right. (The probe's share is raised so that
+    graphs of 300,000 vertices count as long: 24 hops of rgg reach ~2-6% of
+    them, of rgg 2^22 under 1%.)"""
+    with bg.settings.use(bfs={"probe_share": 8}):
+        rgg = bg.io.generators.from_spec("rgg:300000:d16")
+        for G in (rgg, bg.io.generators.from_spec("rgg:300000:d32")):
+            assert bg.algorithms.bfs_method(on(G)) == "window"
+        moore = on(bg.io.generators.from_spec("moore:450x450"))
+        assert bg.algorithms.bfs_method(moore) == "async"
+        with bg.settings.use(bfs_cuda={"async_max_degree": 0.0}):
+            assert bg.algorithms.bfs_method(moore) == "window"
+        with bg.settings.use(bfs_cuda={"window_max_degree": 8.0}):
+            assert bg.algorithms.bfs_method(on(rgg)) == "direction"
+        A = on(rgg)
+        rec = bg.Stats()
+        check_bfs(rgg, A, 12345, "auto", ref=cpu_levels(rgg, 12345), keys=_edge_keys(rgg),
+                  stats=rec)
+        assert rec.method == "window" and not rec.metrics["gave_up"]
+
+
+def _window_levels(A_cpu, s, cfg, where):
+    """bfs_window's levels from s equal the CPU's; its metrics back (did not give up)."""
+    kw = importlib.import_module("bitgraph.kernels.cuda.bfs_window")
+    rec = bg.Stats()
+    lv = kw.bfs_window(bg.algorithms._common.out_csr(on(A_cpu)), s, cfg=cfg, stats=rec)
+    assert lv is not None and not rec.metrics["gave_up"], where  # did not give up
+    assert lv.dtype == np.int32 and lv.shape == (A_cpu.nrows,)
+    _same_levels(to_numpy(lv).astype(np.int64), cpu_levels(A_cpu, s), where)
+    return rec.metrics
+
+
+@gpu
+@pytest.mark.skipif(DEVICE != "cuda", reason="the windowed kernel runs on CUDA only")
+@pytest.mark.parametrize("window", [0, 1, 3, 1 << 20])
+@pytest.mark.parametrize("edges", [4, 8, 16])
+@settings(max_examples=examples(20))
+@given(g=graphs(max_n=150), data=st.data(), i64=st.booleans())
+def test_window_kernel(window, edges, g, data, i64):
+    """Every window (0: levels in order; 1 << 20: no window at all), every
+    round width, chains or none, the check read or not, rows prefetched or
+    not, int32 and int64 indices: the CPU's levels, on hypothesis graphs
+    (components, isolated vertices, self-loops, hubs) and a grid with
+    holes, n not a multiple of 32."""
+    A_cpu = index64(g.matrix(bg)) if i64 else g.matrix(bg)
+    s = data.draw(st.integers(0, g.n - 1), label="source")
+    chain = data.draw(st.sampled_from([0, 1, 64]), label="chain")
+    check = data.draw(st.booleans(), label="check")
+    prefetch = data.draw(st.booleans(), label="prefetch")
+    cfg = bg.settings.BFSCuda(window_levels=window, window_round_edges=edges,
+                              window_chain_max=chain, window_check=check,
+                              window_prefetch_rows=prefetch)
+    where = f"window {window} edges {edges} chain {chain} check {check} prefetch {prefetch}"
+    _window_levels(A_cpu, s, cfg, where)
+    _window_levels(bg.io.generators.grid2d(37, 45, drop=0.05, seed=window), 7, cfg, where)
+
+
+@gpu
+@pytest.mark.skipif(DEVICE != "cuda", reason="the windowed kernel runs on CUDA only")
+@pytest.mark.parametrize("name", ["path_3001", "star_1000", "rgg_20000", "moore3d_20", "tiny"])
+def test_window_kernel_shapes(name):
+    """A long path (3,000 levels, one item in flight), a star (one item of
+    999 edges: many rounds, hub rows longer than a round), rgg and the
+    26-neighbour mesh (rows of 16-26 over rounds of 4, 8, 16), one and two
+    vertices; window 0 with a hold longer than the traversal runs levels
+    in order: each reached vertex is appended at most once (no relabel),
+    and the floor moves by itself (no item waits out a hold)."""
+    A_cpu = {"path_3001": lambda: path(3001, permuted=True, undirected=True),
+             "star_1000": lambda: star(1000, "both"),
+             "rgg_20000": lambda: bg.io.generators.from_spec("rgg:20000:d16"),
+             "moore3d_20": lambda: bg.io.generators.from_spec("moore:20x20x20"),
+             "tiny": lambda: coo(2, [0], [1])}[name]()
+    for s in _sources(A_cpu, k=1):
+        for window in (0, 1, 4, 1 << 20):
+            for edges in (4, 16):
+                cfg = bg.settings.BFSCuda(window_levels=window, window_round_edges=edges,
+                                          window_hold_s=0.05 if window == 0 else 20e-6)
+                got = _window_levels(A_cpu, s, cfg, f"{name} source {s} window {window}")
+                if window == 0:
+                    reached = int((cpu_levels(A_cpu, s) >= 0).sum())
+                    assert got["appended"] <= reached, (name, s, got)
+                    assert got["kernel_ms"] < 1000, got  # not one 50 ms hold per level
+
+
+@gpu
+@pytest.mark.skipif(DEVICE != "cuda", reason="the windowed kernel runs on CUDA only")
+def test_window_gives_up_and_falls_back():
+    """A work list too small (64 slots) makes the windowed kernel give up:
+    bfs runs push instead and says so; a hold of 0 (every item relaxed at
+    once: bfs_async's order) and a patience of 0 (gives up or finishes)
+    are right either way."""
+    kw = importlib.import_module("bitgraph.kernels.cuda.bfs_window")
+    A_cpu = bg.io.generators.grid2d(60, 100, drop=0.05, seed=1)
+    A = on(A_cpu)
+    keys = _edge_keys(A_cpu)
+    ref = cpu_levels(A_cpu, 0)
+    with bg.settings.use(bfs_cuda={"window_cap_per_vertex": 0}):
+        rec = bg.Stats()
+        check_bfs(A_cpu, A, 0, "window", ref=ref, keys=keys, stats=rec)
+        assert rec.method == "push (window gave up)"
+    tiny = bg.settings.BFSCuda(window_cap_per_vertex=0)
+    assert kw.bfs_window(bg.algorithms._common.out_csr(A), 0, cfg=tiny) is None
+    with bg.settings.use(bfs_cuda={"window_hold_s": 0.0}):
+        check_bfs(A_cpu, A, 0, "window", ref=ref, keys=keys)
+    with bg.settings.use(bfs_cuda={"window_patience_s": 0.0}):
+        check_bfs(A_cpu, A, 0, "window", ref=ref, keys=keys)
+    with pytest.raises(ValueError, match="window_levels must be >= 0"):
+        kw.bfs_window(bg.algorithms._common.out_csr(A), 0,
+                      cfg=bg.settings.BFSCuda(window_levels=-1))
 
 
 @gpu

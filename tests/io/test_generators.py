@@ -280,6 +280,34 @@ def test_grid_edges_match_matrix():
     assert n == 24 and rows.size == G.grid3d(2, 3, 4).nvals
 
 
+@pytest.mark.parametrize("shape", [(5, 7), (1, 6), (2, 2), (4, 5, 6), (3, 1, 2), (1, 1, 1)])
+def test_moore_matches_all_pairs(shape):
+    """moore2d / moore3d: an edge between every two vertices whose C-order
+    coordinates differ by at most 1 in each axis, sorted rows; the diameter
+    is the longest side minus one (a king's move covers every axis at once)."""
+    n = int(np.prod(shape))
+    coords = np.stack(np.unravel_index(np.arange(n), shape), axis=1)
+    cheb = np.abs(coords[:, None, :] - coords[None, :, :]).max(axis=2)
+    want = cheb == 1
+    make, edges = (G.moore2d, G.moore2d_edges) if len(shape) == 2 else (G.moore3d, G.moore3d_edges)
+    A = make(*shape)
+    S = check_simple(A, n)
+    assert np.array_equal(S.toarray(), want)
+    m, rows, cols = edges(*shape)
+    r, c, _ = A.to_coo()
+    assert m == n and np.array_equal(rows, r) and np.array_equal(cols, c)
+    if n > 1:
+        assert csg.shortest_path(S, unweighted=True, indices=0).max() == max(shape) - 1
+
+
+def test_moore_degrees_and_empty():
+    A = G.moore3d(5, 5, 5)
+    deg = np.diff(np.asarray(A.indptr))
+    assert deg.max() == 26 and deg.min() == 7
+    assert np.diff(np.asarray(G.moore2d(5, 5).indptr)).max() == 8
+    assert G.moore2d(0, 4).shape == (0, 0) and G.moore3d(1, 1, 1).nvals == 0
+
+
 # --- rgg ------------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("radius", [0.02, 0.1, 0.35])
@@ -295,6 +323,21 @@ def test_rgg_matches_all_pairs(radius):
     assert np.array_equal(S.toarray(), want)
     n2, rows, cols = G.rgg_edges(n, radius, seed=2)
     assert n2 == n and np.all(D[rows, cols] < radius)
+
+
+@pytest.mark.parametrize("degree", [8, 16, 32])
+def test_rgg_radius_gives_the_mean_degree(degree):
+    """rgg_radius: the mean degree within the boundary's loss (a strip of
+    width r loses about a quarter of a disc: 4 r of the unit square's
+    perimeter)."""
+    n = 20_000
+    r = G.rgg_radius(n, degree)
+    assert r == pytest.approx(np.sqrt(degree / (np.pi * n)))
+    mean = G.rgg(n, r, seed=1).nvals / n
+    assert degree * (1 - 2 * r) * 0.97 < mean < degree * 1.03
+    assert G.from_spec(f"rgg:{n}:d{degree}@1").isequal(G.rgg(n, r, seed=1))
+    with pytest.raises(ValueError, match="degree must be > 0"):
+        G.rgg_radius(n, 0)
 
 
 def test_rgg_small():
@@ -339,6 +382,9 @@ def test_csr_from_keys_and_pairs_agree():
     ("grid:10x12:0.25@7", "grid2d", {"rows": 10, "cols": 12, "drop": 0.25, "seed": 7}),
     ("grid:3x4x5", "grid3d", {"nx": 3, "ny": 4, "nz": 5, "drop": 0.0, "seed": 0}),
     ("rgg:200:0.1", "rgg", {"n": 200, "radius": 0.1, "seed": 0}),
+    ("rgg:200:d8@4", "rgg", {"n": 200, "radius": float(np.sqrt(8 / (np.pi * 200))), "seed": 4}),
+    ("moore:4x5", "moore2d", {"rows": 4, "cols": 5}),
+    ("moore:3x4x5", "moore3d", {"nx": 3, "ny": 4, "nz": 5}),
     (" rgg:200:1e-1@2 ", "rgg", {"n": 200, "radius": 0.1, "seed": 2}),
 ])
 def test_from_spec_forms(spec, name, kwargs):
@@ -350,7 +396,8 @@ def test_from_spec_forms(spec, name, kwargs):
     "", "kron", "kron:", "kron:x", "kron:6:", "kron:6:4:2", "kron:99", "kron:-1", "kron:6@",
     "kron:6@-1", "kron:6@x", "kron:6@1@2", "urand:5:-2", "urand:5.5", "grid:4", "grid:4x",
     "grid:1x2x3x4", "grid:4x4:1.5", "grid:4x4:", "rgg:100", "rgg:100:0", "rgg:100:-0.1",
-    "rgg:1e3:0.1", "ring:5", "kron 6", None, 16,
+    "rgg:1e3:0.1", "rgg:100:d0", "rgg:100:d", "moore:4", "moore:4x4:0.1", "moore:4x4@1",
+    "moore:1x2x3x4", "ring:5", "kron 6", None, 16,
 ])
 def test_from_spec_rejects(spec):
     with pytest.raises(ValueError) as e:
@@ -379,7 +426,8 @@ def test_cli_example_specs_parse():
     lambda: G.grid2d_edges(3, 3.5), lambda: G.grid3d(2, 2, -2), lambda: G.grid3d(2, 2, 2, drop=2),
     lambda: G.rgg(-5, 0.1), lambda: G.rgg(10, 0), lambda: G.rgg(10, -0.1),
     lambda: G.rgg(10, float("inf")), lambda: G.rgg(10, "x"), lambda: G.rgg_edges(10, 0),
-    lambda: G.rgg_points(-1),
+    lambda: G.rgg_points(-1), lambda: G.moore2d(-1, 3), lambda: G.moore3d(2, 2.5, 2),
+    lambda: G.moore3d_edges(2, 2, -1), lambda: G.rgg_radius(0, 8), lambda: G.rgg_radius(10, "x"),
 ])
 def test_bad_arguments(call):
     with pytest.raises(ValueError):
@@ -434,7 +482,8 @@ def test_random_weights_errors(lo, hi, match):
         G.random_weights(G.grid2d(2, 2), 1, 2, seed=-1)
 
 
-@pytest.mark.parametrize("spec", ["kron:6", "urand:6", "grid:5x6", "grid:3x3x3", "rgg:200:0.1"])
+@pytest.mark.parametrize("spec", ["kron:6", "urand:6", "grid:5x6", "grid:3x3x3", "rgg:200:0.1",
+                                  "moore:5x6", "moore:3x3x3"])
 def test_symmetry_is_recorded(spec):
     """Every generated graph is known to be symmetric without a transpose built."""
     from bitgraph.algorithms import _common

@@ -1,6 +1,7 @@
 """An emulated GPU for the msbfs launcher (``kernels/cuda/msbfs.py`` and its
 modules ``msbfs_state``, ``msbfs_levels``, ``msbfs_coop``, ``msbfs_async``,
-and ``kernels/cuda/bfs_async.py`` for its side-by-side batches), so that
+and ``kernels/cuda/bfs_async.py`` for its side-by-side batches; and
+``kernels/cuda/bfs_window.py``, bfs's windowed kernel), so that
 its host side runs on the CPU: the levels' schedule (steps, settles,
 counter slots, queues, frontier planes, flushes), the CUDA graph of the
 replayed levels (captured, then replayed) and the level base in the args
@@ -38,12 +39,15 @@ from bitgraph.kernels.cuda import source_text
 
 _CU = source_text("msbfs.cu")
 _ASYNC_CU = source_text("bfs_async.cu")
+_WINDOW_CU = source_text("bfs_window.cu")
 _NS = _CU.split("namespace msbfs {")[1].split("}  // namespace msbfs")[0]
 _CONST = r"\b([A-Z][A-Z_]*)\s*=\s*(\d+)(?=[,;])"
 K = {name: int(value) for name, value in re.findall(_CONST, _NS)}
 KA = {name: int(value) for name, value in re.findall(
     _CONST, _ASYNC_CU.split("namespace bfs_async {")[1].split("}  // namespace bfs_async")[0])}
 K["DEG_CAP"] = 1 << int(re.search(r"DEG_CAP = 1u << (\d+);", _CU).group(1))
+KW = {name: int(value) for name, value in re.findall(
+    _CONST, _WINDOW_CU.split("namespace bfs_window {")[1].split("}  // namespace bfs_window")[0])}
 U64 = np.uint64
 
 
@@ -477,11 +481,53 @@ def k_async_stats(level, args, n, stats):
         stats[KA["S_ECC"] + b] = max(int(stats[KA["S_ECC"] + b]), int(got.max(initial=0)))
 
 
+def k_window_start(indptr, level, pend, source, items, ctrl):
+    # the launcher clears levels (-1), pend (0) and the list (EMPTY) first
+    n = level.size
+    assert (level == 0xFFFFFFFF).all() and not pend[:n + 2].any(), "levels or pend not cleared"
+    ctrl[:KW["CTRL"]] = 0
+    ctrl[KW["TAIL"]] = 1
+    level[int(source)] = 0
+    pend[0] = 1
+    items[0] = int(source)  # the source's item (its contents are not emulated)
+    assert 0 <= int(source) < n
+
+
+def k_window_run(indptr, indices, level, pend, levels_cap, items, cap, ctrl, window, hold,
+                 patience, chain_max, flags):
+    # the BFS level by level (how the kernel relaxes, holds and chains is
+    # not emulated); every reached vertex appended once (window 0's count);
+    # the traversal gives up when the list cannot hold them
+    n, cap = level.size, int(cap)
+    assert int(flags) & ~(KW["F_PREFETCH"] | KW["F_CHECK"]) == 0, flags
+    assert int(levels_cap) == n + 1 and pend.size >= n + 2 and int(window) >= 0 and int(hold) >= 0
+    slots = np.asarray(items).reshape(-1, 2)
+    assert (slots[1:cap] == np.uint64(2**64 - 1)).all(), "a slot of the list is not EMPTY"
+    indptr, indices = np.asarray(indptr, np.int64), np.asarray(indices, np.int64)
+    cur = np.flatnonzero(level == 0)
+    d = 0
+    while cur.size:
+        d += 1
+        lens = indptr[cur + 1] - indptr[cur]
+        pos = np.repeat(indptr[cur] - np.cumsum(lens) + lens, lens) + np.arange(lens.sum())
+        nxt = np.unique(indices[pos])
+        nxt = nxt[level[nxt] == 0xFFFFFFFF]
+        level[nxt] = d
+        cur = nxt
+    reached = int(np.count_nonzero(level != 0xFFFFFFFF))
+    tail = reached if reached <= cap else cap + 1
+    ctrl[KW["TAIL"]] = ctrl[KW["HEAD"]] = tail
+    ctrl[KW["FLOOR"]], ctrl[KW["TOP"]] = d + 1, d
+    ctrl[KW["ERROR"]] = int(reached > cap)
+    slots[1:min(tail, cap)] = 0
+
+
 _KERNELS = {"msbfs_start": k_start, "msbfs_coop": k_coop, "msbfs_settle": k_settle, "msbfs_push": k_push,
             "msbfs_pull": k_pull, "msbfs_flush": k_flush, "msbfs_advance": k_advance,
             "msbfs_clear": k_clear, "bfs_async_reset": k_async_reset,
             "bfs_async_start": k_async_start, "bfs_async_run": k_async_run,
-            "bfs_async_stats": k_async_stats}
+            "bfs_async_stats": k_async_stats, "bfs_window_start": k_window_start,
+            "bfs_window_run": k_window_run}
 
 
 @functools.lru_cache(maxsize=None)
@@ -491,13 +537,13 @@ def signature(name):
     list of (C type without qualifiers, name); the template's I is
     replaced by the instance's index type."""
     base, _, inst = name.partition("<")
-    m = re.search(r"\b" + base + r"\s*\(([^)]*)\)\s*\{", _CU + _ASYNC_CU)
+    m = re.search(r"\b" + base + r"\s*\(([^)]*)\)\s*\{", _CU + _ASYNC_CU + _WINDOW_CU)
     out = []
     for p in m.group(1).split(","):
         words = p.replace("*", " * ").replace("__restrict__", " ").replace("const", " ").split()
         ctype = " ".join(words[:-1]).replace(" *", "*")
         if inst:
-            ctype = re.sub(r"\bI\b", inst.rstrip(">"), ctype)
+            ctype = re.sub(r"\bI\b", inst.rstrip(">").split(",")[0].strip(), ctype)
         out.append((ctype, words[-1]))
     return out
 
@@ -568,4 +614,9 @@ def emulated_gpu(monkeypatch):
     monkeypatch.setattr(ka, "module", lambda source, names: (_Module(), {x: x for x in names}))
     monkeypatch.setattr(ka, "multiprocessors", lambda: 4)
     monkeypatch.setattr(ka, "_WORK", {})
+    from bitgraph.kernels.cuda import bfs_window as kw
+
+    monkeypatch.setattr(kw, "module", lambda source, names: (_Module(), {x: x for x in names}))
+    monkeypatch.setattr(kw, "multiprocessors", lambda: 4)
+    monkeypatch.setattr(kw, "_WORK", {})
     return km, _STATE

@@ -302,6 +302,37 @@ def test_single_async_bfs_launch(monkeypatch):
     assert np.array_equal(np.asarray(lv), _cpu()(ha, ht, np.array([7]))[0][0])
 
 
+@pytest.mark.parametrize("index64", [False, True])
+def test_window_bfs_launch(monkeypatch, index64):
+    """``bfs_window.bfs_window``: the launch's arguments against
+    bfs_window.cu's parameters (the emulated kernels check them, and that
+    levels, pend and the list were cleared first), levels with -1
+    unreached, the run kernel's round width by the mean degree, None when
+    the list is too small (and the slots it wrote cleared before the next
+    traversal), a negative window refused."""
+    from bitgraph.kernels.cuda import bfs_window as kw
+
+    km, emu = emulated_gpu(monkeypatch)
+    A = bg.io.generators.from_spec("rgg:300:d16@3")
+    (ha, ga), (ht, _) = _csrs(A, index64)
+    cfg = bg.settings.BFSCuda()
+    for s in (0, 150, A.nrows - 1):
+        rec = bg.Stats()
+        lv = kw.bfs_window(ga, s, cfg=cfg, stats=rec)
+        assert lv.dtype == np.int32
+        assert np.array_equal(np.asarray(lv), _cpu()(ha, ht, np.array([s]))[0][0])
+        assert rec.kernels == [("bfs", "csr", "cuda", "window")] and not rec.metrics["gave_up"]
+    assert kw.round_edges(A.nvals / A.nrows) == 16
+    assert kw.bfs_window(ga, 0, cfg=bg.settings.BFSCuda(window_cap_per_vertex=0)) is None
+    lv = kw.bfs_window(ga, 7, cfg=bg.settings.BFSCuda(window_levels=0, window_round_edges=4,
+                                                      window_check=False))
+    assert np.array_equal(np.asarray(lv), _cpu()(ha, ht, np.array([7]))[0][0])
+    with pytest.raises(ValueError, match="window_levels must be >= 0"):
+        kw.bfs_window(ga, 0, cfg=bg.settings.BFSCuda(window_levels=-1))
+    with pytest.raises(IndexError, match="source 300 out of range"):
+        kw.bfs_window(ga, 300, cfg=cfg)
+
+
 def test_emulated_kernels_take_the_cuda_parameters():
     """Each emulated kernel's parameters are its msbfs.cu kernel's, by name
     and order (the launcher's arguments reach both by position)."""

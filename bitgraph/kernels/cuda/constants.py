@@ -22,7 +22,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-__all__ = ["BFS_FUSED", "BFS_ASYNC", "MSBFS", "BMM_B2SR", "BMV_B2SR", "COMPONENTS", "SSSP", "SOURCES",
+__all__ = ["BFS_FUSED", "BFS_ASYNC", "BFS_WINDOW", "MSBFS", "BMM_B2SR", "BMV_B2SR", "COMPONENTS", "SSSP", "SOURCES",
            "header", "header_path", "write", "per_tile"]
 
 # bfs_fused.cu
@@ -63,6 +63,24 @@ BFS_ASYNC = {
     "TAIL": 16,
     "DONE": 32,
     "ERROR": 48,
+}
+
+# bfs_window.cu
+BFS_WINDOW = {
+    "BLOCK": 256,
+    # an item: x = level << VBITS | v, y = row start << (64 - VBITS) | row length
+    "VBITS": 40,
+    # bfs_window_run's flags
+    "F_PREFETCH": 1,
+    "F_CHECK": 2,
+    # counters (u64 words, 128 bytes apart): list head, tail, the least level
+    # with pending items (floor), the highest level appended (top), gave up
+    "HEAD": 0,
+    "TAIL": 16,
+    "FLOOR": 32,
+    "TOP": 48,
+    "ERROR": 64,
+    "CTRL": 80,
 }
 
 # msbfs.cu
@@ -146,7 +164,8 @@ SSSP = {
     "PERSIST_MIN_BLOCKS": 2,
 }
 
-SOURCES = {"bfs_fused.cu": BFS_FUSED, "bfs_async.cu": BFS_ASYNC, "msbfs.cu": MSBFS,
+SOURCES = {"bfs_fused.cu": BFS_FUSED, "bfs_async.cu": BFS_ASYNC,
+           "bfs_window.cu": BFS_WINDOW, "msbfs.cu": MSBFS,
            "bmm_b2sr.cu": BMM_B2SR, "bmv_b2sr.cu": BMV_B2SR, "components.cu": COMPONENTS,
            "sssp.cu": SSSP}
 
