@@ -4,8 +4,8 @@ Rank r owns the contiguous vertices ``starts[r] .. starts[r + 1]`` and
 holds their rows of the adjacency (out-edges) as a local CSR whose column
 ids are global: ``indptr[n_local + 1]`` (int64), ``indices[nnz_local]``
 (int32 while n <= 2^31: 4 bytes an entry whatever the local count),
-``values[nnz_local]`` or None. Every boundary but the last is a multiple
-of 64 vertices, so a rank's slice of a bitmap is whole uint32 words and
+``values[nnz_local]`` or None. Every boundary is a multiple of 64
+vertices or n, so a rank's slice of a bitmap is whole uint32 words and
 the ranks' word slices concatenate into the global bitmap (``allgatherv``
 of words, no shifting); a graph of fewer than 64 vertices a rank leaves
 the later ranks with none.

@@ -179,9 +179,9 @@ def bfs(comm, D, source, *, gather: bool = False, stats=None):
             break
         # Beamer: pull when the frontier's edges outweigh the unvisited edges / alpha;
         # push again when the frontier is small and shrinking
-        if top_down and m_f > m_u / cfg.bfs_alpha:
+        if top_down and m_f * cfg.bfs_alpha > m_u:
             top_down = False
-        elif not top_down and n_f < n / cfg.bfs_beta and n_f < prev_nf:
+        elif not top_down and n_f * cfg.bfs_beta < n and n_f < prev_nf:
             top_down = True
         prev_nf = n_f
         level += 1
