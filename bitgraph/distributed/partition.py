@@ -243,12 +243,10 @@ class DistMatrix:
             s, d = s[keep], d[keep]
             rows, cols = np.concatenate([s, d]), np.concatenate([d, s])
             del s, d
-            owner = np.searchsorted(starts, rows, side="right") - 1
-            order = np.argsort(owner, kind="stable")
-            keys = (rows[order] << np.uint64(32)) | cols[order]
+            keys = (rows << np.uint64(32)) | cols
+            owner = np.searchsorted(starts[1:-1].astype(np.uint64), rows, side="right")
             del rows, cols
-            counts = np.bincount(owner, minlength=comm.size)
-            del owner, order
+            keys, counts = _grouped(keys, owner, comm.size)
             got = comm.alltoallv(keys, counts)
             from bitgraph.device import host
 
@@ -310,9 +308,9 @@ class _Ranges:
     def put(self, keys):
         if keys.size == 0:
             return
-        keys = np.sort(keys)  # rows ascending: the ranges are slices
-        at = np.searchsorted(keys, self.cuts[1:-1] << np.uint64(32))
-        for i, piece in enumerate(np.split(keys, at)):
+        which = np.searchsorted(self.cuts[1:-1] << np.uint64(32), keys, side="right")
+        keys, counts = _grouped(keys, which, len(self.parts))
+        for i, piece in enumerate(np.split(keys, np.cumsum(counts)[:-1])):
             if piece.size:
                 self.parts[i].append(piece)
 
@@ -341,6 +339,14 @@ class _Ranges:
         np.cumsum(counts, out=indptr[1:])
         indices = xp.concatenate(cols) if cols else xp.zeros(0, np.int32)
         return xp.asarray(indptr), indices
+
+
+def _grouped(keys, group, groups):
+    """``(keys ordered by group, keys a group)``: a stable counting sort (numpy's
+    radix sort of a uint8 / uint16 key; O(len)), the groups' counts."""
+    small = np.uint8 if groups <= 256 else np.uint16 if groups <= 65536 else np.int64
+    group = group.astype(small)
+    return keys[np.argsort(group, kind="stable")], np.bincount(group, minlength=groups)
 
 
 def _kron_blocks(gen, kw):
