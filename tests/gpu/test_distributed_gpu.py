@@ -24,7 +24,7 @@ def _gpus():
     return cupy.cuda.runtime.getDeviceCount()
 
 
-def test_batches_over_two_gpus_equal_the_one_process_calls():
+def test_distributed_calls_over_the_gpus_equal_the_one_process_calls():
     if _gpus() < 2:
         pytest.skip("needs two GPUs")
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
