@@ -30,7 +30,8 @@ those vertices, betweenness from them (``sources=``).
 ``--partitioned``: a graph split over the ranks instead (``DistMatrix``,
 1D by rows, generated in parallel on every rank from the spec):
 
-    python benchmarks/distributed.py --partitioned --ranks 2 --graph kron:28 --check kron:20 --one-gpu kron:26
+    python benchmarks/distributed.py --partitioned --ranks 2 --graph kron:28 \\
+        --check kron:20 --one-gpu kron:26
 
 Per N of ``--ranks``: first the check (``--check`` spec, small: the
 partitioned bfs from 3 sources, components and PageRank against the

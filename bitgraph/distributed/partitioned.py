@@ -243,7 +243,9 @@ def connected_components(comm, D, *, gather: bool = True, stats=None):
     >>> import bitgraph as bg
     >>> from bitgraph.distributed import LocalGroup, DistMatrix
     >>> A = bg.Matrix.from_coo([1, 3, 4], [4, 2, 1], nrows=6, ncols=6)
-    >>> LocalGroup(2).run(lambda c: connected_components(c, DistMatrix.from_matrix(c, A)))[0].tolist()
+    >>> def labels(comm):
+    ...     return connected_components(comm, DistMatrix.from_matrix(comm, A)).tolist()
+    >>> LocalGroup(2).run(labels)[0]
     [0, 1, 2, 2, 1, 5]
     """
     from bitgraph import settings

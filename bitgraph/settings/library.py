@@ -392,7 +392,7 @@ class Distributed:
         a GPU.""")
     bfs_alpha: float = knob(15.0, """Partitioned BFS, Beamer's switch: a top-down level becomes
         bottom-up when the frontier's out-edges exceed the unvisited vertices' edges / bfs_alpha
-        (global counts, one all-reduce a level); 0: top-down only. GAP's default (Beamer et al. 2012: alpha 15,
-        beta 18 on kron and urand); not yet measured on partitioned graphs.""")
+        (global counts, one all-reduce a level); 0: top-down only. GAP's default (Beamer et al.
+        2012: alpha 15, beta 18 on kron and urand); not yet measured on partitioned graphs.""")
     bfs_beta: float = knob(18.0, """... and a bottom-up level goes back to top-down when the
         frontier holds fewer than n / bfs_beta vertices and shrinks.""")

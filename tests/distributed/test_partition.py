@@ -305,7 +305,8 @@ def test_alltoallv_routes_pieces_in_rank_order():
 
     out = LocalGroup(3).run(work)
     assert out[0].shape == (0, 2)
-    assert out[1][:, 0].tolist() == [1, 11, 11, 21, 21, 21] and (out[1][:, 1] == -out[1][:, 0]).all()
+    assert out[1][:, 0].tolist() == [1, 11, 11, 21, 21, 21]
+    assert (out[1][:, 1] == -out[1][:, 0]).all()
     with pytest.raises(bg.InvalidValue, match="counts sum to"):
         LocalGroup(2).run(lambda c: c.alltoallv(np.zeros(3), [1, 1]))
     with pytest.raises(bg.InvalidValue, match="numbers >= 0"):

@@ -115,7 +115,8 @@ for spec in ("kron:12", "urand:11:8"):
         ok(f"partitioned bfs slice {spec} {s}",
            np.array_equal(host(part), host(one.bfs(A, int(s)).to_dense(-1))[D.lo:D.hi]))
     lab = dist.connected_components(comm, G)
-    ok(f"partitioned cc {spec}", np.array_equal(host(lab), host(one.connected_components(A).to_dense())))
+    ok(f"partitioned cc {spec}",
+       np.array_equal(host(lab), host(one.connected_components(A).to_dense())))
     pr = dist.pagerank(comm, G, gather=True)
     ref = one.pagerank(A)
     ok(f"partitioned pagerank {spec}", pr.iterations == ref.iterations
