@@ -317,13 +317,13 @@ class _Ranges:
     def csr(self, xp):
         n_local = self.hi - self.lo
         counts = np.zeros(n_local, np.int64)
-        cols = []
+        cols = []  # each range's column ids, on the host until the total is known
         low = np.uint64(0xFFFF_FFFF)
         for i, part in enumerate(self.parts):
             if not part:
                 continue
             k = xp.asarray(np.concatenate(part))
-            self.parts[i] = None  # the host copy goes
+            part.clear()  # the host copies go
             k = xp.sort(k)
             first = xp.ones(k.shape[0], np.bool_)
             first[1:] = k[1:] != k[:-1]
@@ -332,12 +332,19 @@ class _Ranges:
             r0 = int(self.cuts[i]) - self.lo
             r1 = int(self.cuts[i + 1]) - self.lo
             c = xp.bincount(rows - r0, minlength=r1 - r0)
-            counts[r0:r1] = c.get() if xp is not np else c  # synchronize!
-            cols.append((k & low).astype(np.int32))
-            del k, rows, first
+            counts[r0:r1] = c if xp is np else c.get()  # synchronize!
+            piece = (k & low).astype(np.int32)
+            cols.append(piece if xp is np else piece.get())
+            del k, rows, first, piece
         indptr = np.zeros(n_local + 1, np.int64)
         np.cumsum(counts, out=indptr[1:])
-        indices = xp.concatenate(cols) if cols else xp.zeros(0, np.int32)
+        # one device array of 4 bytes an entry, filled range by range (no concatenation
+        # on the device: its peak stays the indices plus one sort range)
+        indices = xp.empty(int(indptr[-1]), np.int32)
+        at = 0
+        for piece in cols:
+            indices[at:at + piece.shape[0]] = xp.asarray(piece)
+            at += piece.shape[0]
         return xp.asarray(indptr), indices
 
 
