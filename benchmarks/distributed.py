@@ -26,6 +26,36 @@ Every line is one measurement, ``key=value`` fields:
 Sources: ``--sources`` vertices drawn without replacement by
 ``numpy.random.default_rng(0)`` (the same on every rank); closeness of
 those vertices, betweenness from them (``sources=``).
+
+``--partitioned``: a graph split over the ranks instead (``DistMatrix``,
+1D by rows, generated in parallel on every rank from the spec):
+
+    python benchmarks/distributed.py --partitioned --ranks 2 --graph kron:28 \\
+        --check kron:20 --one-gpu kron:26
+
+Per N of ``--ranks``: first the check (``--check`` spec, small: the
+partitioned bfs from 3 sources, components and PageRank against the
+one-GPU calls on the same graph, every rank), then with ``--one-gpu`` the
+one-GPU BFS of that spec on rank 0 (the baseline GTEPS; the other ranks
+wait), then the ``--graph`` spec generated split over the ranks and timed:
+BFS from 16 sources (vertices of degree > 0 among those drawn by
+``default_rng(0)``; GTEPS per source = the undirected edges of its
+component / seconds, their harmonic mean as Graph500 reports), one
+connected components call, one PageRank call (tol 1e-6, at most
+``--pr-iter`` iterations). Lines:
+
+    pcheck   algo graph ranks card equal|l1             (partitioned vs one-GPU)
+    one      algo=bfs graph n nnz card gteps seconds    (one GPU, rank 0)
+    part     graph n nnz ranks card build_seconds bytes_max bytes_sum pool_max
+    pbfs     graph ranks card sources gteps seconds levels directions
+    pcc      graph ranks card seconds rounds
+    ppr      graph ranks card seconds iterations seconds_per_iter
+    pcomm    algo graph ranks op calls bytes seconds    (one BFS / the CC call)
+    pscaling graph card ranks gteps one_gpu_gteps ratio (driver)
+
+``bytes_max``: the largest rank's DistMatrix arrays (row pointers 8 bytes
+a row, column ids 4 bytes an entry); ``pool_max``: CuPy's pool on the
+fullest GPU after the build.
 """
 
 from __future__ import annotations
@@ -41,18 +71,30 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 GRAPHS = ("kron:22", "grid:2048x2048:0.01")
 ALGOS = ("closeness", "betweenness")
+PART_GRAPH = "kron:24"
 
 
 def parse(argv):
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--ranks", default="1,2", help="numbers of ranks, comma-separated (default 1,2)")
-    p.add_argument("--graph", default=",".join(GRAPHS), help="generator specs, comma-separated")
+    p.add_argument("--graph", default=None, help="generator specs, comma-separated (default"
+                   f" {','.join(GRAPHS)}; --partitioned: {PART_GRAPH})")
     p.add_argument("--algo", default=",".join(ALGOS), help="closeness,betweenness")
     p.add_argument("--sources", type=int, default=4096, help="sources per call (default 4096)")
     p.add_argument("--repeat", type=int, default=3, help="timed calls per case (median)")
     p.add_argument("--no-check", action="store_true", help="skip the one-process answer check")
+    p.add_argument("--partitioned", action="store_true",
+                   help="a graph split over the ranks: bfs, components, pagerank")
+    p.add_argument("--check", default="kron:20",
+                   help="--partitioned: the spec checked against the one-GPU calls")
+    p.add_argument("--one-gpu", default="",
+                   help="--partitioned: the spec whose one-GPU BFS GTEPS is the baseline")
+    p.add_argument("--pr-iter", type=int, default=20, help="--partitioned: PageRank iterations")
     p.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
-    return p.parse_args(argv)
+    a = p.parse_args(argv)
+    if a.graph is None:
+        a.graph = PART_GRAPH if a.partitioned else ",".join(GRAPHS)
+    return a
 
 
 def fields(line):
@@ -61,6 +103,7 @@ def fields(line):
 
 def driver(a, argv):
     times, cards = {}, {}
+    gteps, one_gteps = {}, {}
     for n in [int(x) for x in a.ranks.split(",")]:
         cmd = [sys.executable, "-m", "bitgraph.distributed", "--nproc", str(n), __file__,
                "--worker", *argv]
@@ -69,6 +112,11 @@ def driver(a, argv):
         p = subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True, env=env, cwd=ROOT)
         for line in p.stdout:
             print(line, end="", flush=True)
+            if line.startswith("pbfs "):
+                f = fields(line)
+                gteps[(f["graph"], int(f["ranks"]))] = (float(f["gteps"]), f["card"])
+            if line.startswith("one "):
+                one_gteps[fields(line)["graph"]] = float(fields(line)["gteps"])
             if line.startswith("dist "):
                 f = fields(line)
                 times[(f["algo"], f["graph"], int(f["ranks"]))] = float(f["seconds"])
@@ -76,12 +124,145 @@ def driver(a, argv):
         if p.wait() != 0:
             print(f"# ranks={n}: exit status {p.returncode}", flush=True)
             return p.returncode
+    for (graph, n), (g, card) in sorted(gteps.items()):
+        for base_graph, base in sorted(one_gteps.items()):
+            print(f"pscaling graph={graph} card={card} ranks={n} gteps={g:.3f}"
+                  f" one_gpu={base_graph} one_gpu_gteps={base:.3f} ratio={g / base:.3f}",
+                  flush=True)
     for (algo, graph, n), t in sorted(times.items()):
         base = times.get((algo, graph, 0))
         if n == 0 or base is None:
             continue
         print(f"scaling algo={algo} graph={graph} card={cards[(algo, graph)]} ranks={n}"
               f" seconds={t:.4f} speedup={base / t:.3f} efficiency={base / t / n:.3f}", flush=True)
+    return 0
+
+
+def partitioned(a, comm, card):
+    """The --partitioned worker: check, one-GPU baseline, the split graph."""
+    import cupy
+    import numpy as np
+
+    import bitgraph as bg
+    import bitgraph.algorithms as one
+    import bitgraph.distributed as dist
+
+    lead = comm.rank == 0
+    N = comm.size
+
+    def say(line):
+        if lead:
+            print(line, flush=True)
+
+    def timed(fn):
+        comm.barrier()  # synchronize! (every rank's GPU idle)
+        t0 = time.perf_counter()
+        out = fn()
+        comm.barrier()  # synchronize!
+        return out, time.perf_counter() - t0
+
+    def free():
+        cupy.get_default_memory_pool().free_all_blocks()
+
+    if not a.no_check:
+        A = bg.io.generators.from_spec(a.check, device="cuda")
+        G = dist.DistMatrix.generate(comm, a.check)
+        tag = f"graph={a.check} ranks={N} card={card}"
+        same = G.nnz == A.nvals
+        for s in np.random.default_rng(1).choice(A.nrows, 3, replace=False):
+            lev = dist.bfs(comm, G, int(s), gather=True)
+            same &= bool(np.array_equal(cupy.asnumpy(lev),
+                                        cupy.asnumpy(one.bfs(A, int(s)).to_dense(-1))))
+        say(f"pcheck algo=bfs {tag} equal={int(same)}")
+        lab = dist.connected_components(comm, G)
+        say(f"pcheck algo=cc {tag} equal="
+            f"{int(bool((lab == one.connected_components(A).to_dense()).all()))}")
+        pr = dist.pagerank(comm, G, gather=True)
+        ref = one.pagerank(A)
+        l1 = float(cupy.abs(pr.ranks - ref.ranks.to_dense()).sum())
+        say(f"pcheck algo=pagerank {tag} l1={l1:.3e} iterations={pr.iterations}"
+            f" one_iterations={ref.iterations}")
+        del A, G, lab, pr, ref
+        free()
+    if a.one_gpu:
+        if lead:
+            A = bg.io.generators.from_spec(a.one_gpu, device="cuda")
+            deg = cupy.asnumpy(cupy.diff(A.indptr))
+            cand = np.random.default_rng(0).choice(A.nrows, 64, replace=False)
+            src = [int(s) for s in cand if deg[s] > 0][:16]
+            one.bfs(A, src[0])  # warm-up
+            rates, secs = [], []
+            for s in src:
+                cupy.cuda.get_current_stream().synchronize()  # synchronize!
+                t0 = time.perf_counter()
+                lev = one.bfs(A, s)
+                cupy.cuda.get_current_stream().synchronize()  # synchronize!
+                dt = time.perf_counter() - t0
+                reached = lev.to_dense(-1) >= 0
+                edges = int(cupy.asarray(deg)[reached].sum()) // 2
+                rates.append(edges / dt / 1e9)
+                secs.append(dt)
+            hmean = len(rates) / sum(1 / r for r in rates)
+            print(f"one algo=bfs graph={a.one_gpu} n={A.nrows} nnz={A.nvals} card={card}"
+                  f" gteps={hmean:.3f} seconds={statistics.median(secs):.5f}", flush=True)
+            del A, lev
+            free()
+        comm.barrier()
+    for spec in a.graph.split(","):
+        t0 = time.perf_counter()
+        G = dist.DistMatrix.generate(comm, spec)
+        comm.barrier()  # synchronize!
+        build = time.perf_counter() - t0
+        pool = cupy.get_default_memory_pool().total_bytes()
+        stats = np.array([G.nbytes, G.nbytes, pool], np.int64)
+        mx = comm.allreduce(stats, "max")
+        total = comm.allreduce(stats, "sum")
+        tag = f"graph={spec} ranks={N} card={card}"
+        say(f"part graph={spec} n={G.n} nnz={G.nnz} ranks={N} card={card}"
+            f" build_seconds={build:.2f} bytes_max={int(mx[0])} bytes_sum={int(total[1])}"
+            f" pool_max={int(mx[2])}")
+        deg = cupy.diff(G.indptr)
+        cand = np.random.default_rng(0).choice(G.n, 64, replace=False)
+        mine = np.zeros(64, np.int64)
+        here = (cand >= G.lo) & (cand < G.hi)
+        mine[here] = cupy.asnumpy(deg[cupy.asarray(cand[here] - G.lo)]) > 0
+        has = comm.allreduce(mine, "max")
+        src = [int(s) for s, h in zip(cand, has) if h][:16]
+        dist.bfs(comm, G, src[0])  # warm-up
+        rates, secs, levels, dirs = [], [], [], []
+        for s in src:
+            st = bg.Stats()
+            lev, dt = timed(lambda: dist.bfs(comm, G, s, stats=st))
+            reached = lev >= 0
+            edges = int(comm.allreduce(cupy.stack([deg[reached].sum()]).astype(np.int64),
+                                       "sum")[0]) // 2
+            rates.append(edges / dt / 1e9)
+            secs.append(dt)
+            levels.append(st.metrics["levels"])
+            dirs.append(st.metrics["directions"])
+        hmean = len(rates) / sum(1 / r for r in rates)
+        say(f"pbfs {tag} sources={len(src)} gteps={hmean:.3f}"
+            f" seconds={statistics.median(secs):.5f} levels={max(levels)} directions={dirs[0]}")
+        for algo, fn in (("bfs", lambda: dist.bfs(comm, G, src[0])),
+                         ("cc", lambda: dist.connected_components(comm, G))):
+            with comm.recording() as log:
+                fn()
+            per_op = {}
+            for op, nbytes, sec in log:
+                c, b, t = per_op.get(op, (0, 0, 0.0))
+                per_op[op] = (c + 1, b + nbytes, t + sec)
+            for op, (c, b, t) in sorted(per_op.items()):
+                say(f"pcomm algo={algo} graph={spec} ranks={N} op={op} calls={c} bytes={b}"
+                    f" seconds={t:.6f}")
+        st = bg.Stats()
+        _, dt = timed(lambda: dist.connected_components(comm, G, stats=st))
+        say(f"pcc {tag} seconds={dt:.4f} rounds={st.metrics['rounds']}")
+        pr, dt = timed(lambda: dist.pagerank(comm, G, max_iter=a.pr_iter))
+        say(f"ppr {tag} seconds={dt:.4f} iterations={pr.iterations}"
+            f" seconds_per_iter={dt / max(pr.iterations, 1):.5f}")
+        del G, deg, pr
+        free()
+    comm.barrier()
     return 0
 
 
@@ -96,6 +277,8 @@ def worker(a):
     comm = dist.init()
     props = cupy.cuda.runtime.getDeviceProperties(cupy.cuda.Device().id)
     card = props["name"].decode().replace(" ", "_")
+    if a.partitioned:
+        return partitioned(a, comm, card)
     lead = comm.rank == 0
 
     def say(line):

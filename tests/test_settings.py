@@ -77,6 +77,8 @@ FACTS = {
         "sources per msbfs batch of closeness and eccentricity: a uint64 status word",
     ("bitgraph/distributed/batches.py", "_MESSAGE_BYTES"):
         "bytes of an error message sent to the other ranks (a format limit)",
+    ("bitgraph/distributed/partition.py", "ALIGN"):
+        "rank boundaries at multiples of 64 vertices: a rank's bitmap share is whole words",
     ("bitgraph/validate.py", "_REFERENCE_CELLS"):
         "the checkers' reference BFS holds at most this many levels at once (memory)",
 }

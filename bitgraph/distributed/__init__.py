@@ -28,8 +28,12 @@ from bitgraph.distributed.batches import (betweenness_centrality, closeness_cent
                                           source_share)
 from bitgraph.distributed.comm import Comm, LocalGroup, NcclComm
 from bitgraph.distributed.environ import Launch, environment, init
+from bitgraph.distributed.partition import DistMatrix
+from bitgraph.distributed.partitioned import (DistPageRank, bfs, connected_components,
+                                              pagerank)
 from bitgraph.errors import DistributedError
 
 __all__ = ["init", "environment", "Launch", "Comm", "LocalGroup", "NcclComm", "DistributedError",
            "source_share", "msbfs", "closeness_centrality", "eccentricity",
-           "betweenness_centrality", "edge_betweenness_centrality"]
+           "betweenness_centrality", "edge_betweenness_centrality",
+           "DistMatrix", "bfs", "connected_components", "pagerank", "DistPageRank"]

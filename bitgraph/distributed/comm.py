@@ -12,6 +12,10 @@ which ``LocalGroup`` checks and names when broken):
   first (a 0-d array gives a 1-d array of ``size``);
 - ``allgatherv(a, counts)``: the same where rank r holds ``counts[r]``
   rows (every rank knows ``counts``): padded to the largest, gathered, cut;
+- ``alltoallv(a, counts)``: rank r's rows cut into ``size`` pieces of
+  ``counts[d]`` rows, piece d sent to rank d; each rank gets the pieces
+  sent to it, rank 0's first (each rank passes its own ``counts``): the
+  counts exchanged, the pieces padded to the largest, one all-to-all, cut;
 - ``broadcast(a, root)``: root's array on every rank (the others pass an
   array of the same shape and dtype, which is not changed);
 - ``barrier()``: returns when every rank has called it.
@@ -60,7 +64,8 @@ class Comm:
     """One rank of a group: ``rank``, ``size``, ``device`` ("cpu" for
     numpy ranks, "cuda" for NCCL ones) and the collectives of the module
     docstring. Subclasses implement ``_allreduce``, ``_allgather``,
-    ``_broadcast`` and ``barrier``; the checks, ``allgatherv`` and the
+    ``_alltoall``, ``_broadcast`` and ``barrier``; the checks, ``allgatherv``,
+    ``alltoallv`` and the
     traffic record are here, once.
 
     >>> def work(comm):
@@ -114,6 +119,44 @@ class Comm:
         pad[:shape[0]] = array
         every = self.allgather(pad)
         return xp.concatenate([every[r * top:r * top + c] for r, c in enumerate(counts)])
+
+    def alltoallv(self, array, counts):
+        """Rank r sends rows ``sum(counts[:d]) .. sum(counts[:d + 1])`` of
+        ``array`` to rank d (``counts``: this rank's ``size`` counts, summing
+        to its rows; the other axes equal on every rank); returns the rows
+        every rank sent here, rank 0's first. Two collectives: an
+        ``allgather`` of the counts, then one all-to-all of the pieces padded
+        to the largest (NCCL's all-to-all moves equal pieces).
+
+        >>> def work(comm):  # rank r sends r + d copies of r to rank d
+        ...     counts = [comm.rank + d for d in range(comm.size)]
+        ...     return comm.alltoallv(np.full(sum(counts), comm.rank), counts).tolist()
+        >>> LocalGroup(2).run(work)
+        [[1], [0, 1, 1]]
+        """
+        counts = np.asarray([int(c) for c in counts], np.int64)
+        if counts.shape[0] != self.size or (counts < 0).any():
+            raise InvalidValue(f"Comm.alltoallv: counts must be {self.size} numbers >= 0 (one a"
+                               f" rank), got {counts.tolist()}")
+        _check_dtype(array, "Comm.alltoallv")
+        shape = tuple(array.shape)
+        if not shape or shape[0] != int(counts.sum()):
+            raise InvalidValue(f"Comm.alltoallv: rank {self.rank} holds an array of shape {shape},"
+                               f" its counts sum to {int(counts.sum())} rows")
+        from bitgraph.device import host
+
+        every = host(self.allgather(counts)).reshape(self.size, self.size)  # [from, to]
+        xp = _module(array)
+        top = int(every.max())
+        if top == 0:
+            return xp.zeros((0,) + shape[1:], array.dtype)
+        pad = xp.zeros((self.size, top) + shape[1:], array.dtype)
+        offsets = np.concatenate([[0], np.cumsum(counts)])
+        for d in range(self.size):
+            pad[d, :counts[d]] = array[offsets[d]:offsets[d + 1]]
+        with self._record("alltoall", pad):
+            got = self._alltoall(pad)
+        return xp.concatenate([got[r, :every[r, self.rank]] for r in range(self.size)])
 
     def broadcast(self, array, root: int = 0):
         """Rank ``root``'s ``array`` on every rank (each passes an array of
@@ -264,6 +307,12 @@ class _LocalComm(Comm):
         xp = _module(array)
         return self._collective(("allgather", array.shape, str(array.dtype)), array,
                                 lambda xs: xp.concatenate([xp.atleast_1d(_like(xp, x)) for x in xs]))
+
+    def _alltoall(self, array):
+        xp = _module(array)
+        me = self.rank
+        return self._collective(("alltoall", array.shape, str(array.dtype)), array,
+                                lambda xs: xp.stack([_like(xp, x)[me] for x in xs]))
 
     def _broadcast(self, array, root):
         xp = _module(array)
@@ -458,6 +507,13 @@ class NcclComm(Comm):
         out = self._cupy.empty(shape, a.dtype)
         if a.size:
             self._nccl.all_gather(a, out, a.size)
+        return self._out(out, back)
+
+    def _alltoall(self, array):
+        a, back = self._on_gpu(array)  # (size, top, ...): piece d goes to rank d
+        out = self._cupy.empty_like(a)
+        if a.size:
+            self._nccl.all_to_all(a, out)  # grouped NCCL send/recv, one pair a peer
         return self._out(out, back)
 
     def _broadcast(self, array, root):

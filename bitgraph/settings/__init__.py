@@ -34,14 +34,15 @@ import difflib
 from dataclasses import dataclass, field, fields
 
 from bitgraph.settings.families import (
-    BFS, IO, BFSAsync, BFSCuda, Betweenness, Components, CPU, Cuda, Formats, MSBFS, MSBFSCuda,
+    BFS, IO, BFSAsync, BFSCuda, Betweenness, Components, CPU, Cuda, Distributed, Formats, MSBFS,
+    MSBFSCuda,
     PageRank, Plan, Reorder, SSSP, Triangles,
 )
 
 __all__ = ["Settings", "current", "use", "table", "family_names",
            "BFS", "BFSCuda", "BFSAsync", "MSBFS", "MSBFSCuda", "Plan", "CPU", "Cuda",
            "Formats", "Reorder", "Triangles", "Components", "SSSP", "PageRank", "IO",
-           "Betweenness"]
+           "Betweenness", "Distributed"]
 
 
 @dataclass(frozen=True)
@@ -67,6 +68,7 @@ class Settings:
     pagerank: PageRank = field(default_factory=PageRank)
     betweenness: Betweenness = field(default_factory=Betweenness)
     io: IO = field(default_factory=IO)
+    distributed: Distributed = field(default_factory=Distributed)
 
     def replace(self, **changes) -> "Settings":
         """A copy with whole families or some of their fields changed:

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from bitgraph.settings._knob import knob
 
 __all__ = ["Plan", "CPU", "Cuda", "Formats", "IO", "Reorder", "Triangles", "Components", "SSSP",
-           "PageRank", "Betweenness"]
+           "PageRank", "Betweenness", "Distributed"]
 
 
 @dataclass(frozen=True)
@@ -371,3 +371,28 @@ class IO:
     all_pairs_rows: int = knob(256, """Sources per msbfs call of the NetworkX backend's all-pairs
         path lengths (bounds the rows x n levels held at once).""")
 
+
+
+@dataclass(frozen=True)
+class Distributed:
+    """``distributed``: a graph partitioned over the ranks (``bitgraph.distributed``'s
+    ``DistMatrix``, ``bfs``, ``connected_components``, ``pagerank``). Step sizes bound
+    temporaries (memory, never the result); the BFS switch decides the direction.
+
+    >>> Distributed().bfs_alpha
+    15.0
+    """
+    step_entries: int = knob(1 << 24, """Stored entries (or generated edges) one array step of the
+        partitioned calls touches at most: a BFS step's gathers, a PageRank product, a components
+        hook, a routing round of the parallel generator. Bounds the temporaries to about 32 bytes
+        each (2^24: ~512 MiB a rank). Not yet measured on a GPU.""")
+    sort_keys: int = knob(1 << 28, """The parallel generator sorts a rank's received edge keys
+        (8 bytes each) in row ranges of about this many keys, one range at a time on the rank's
+        device (a radix sort needs about twice its input: 2^28 keys, ~6 GiB). Not yet measured on
+        a GPU.""")
+    bfs_alpha: float = knob(15.0, """Partitioned BFS, Beamer's switch: a top-down level becomes
+        bottom-up when the frontier's out-edges exceed the unvisited vertices' edges / bfs_alpha
+        (global counts, one all-reduce a level); 0: top-down only. GAP's default (Beamer et al.
+        2012: alpha 15, beta 18 on kron and urand); not yet measured on partitioned graphs.""")
+    bfs_beta: float = knob(18.0, """... and a bottom-up level goes back to top-down when the
+        frontier holds fewer than n / bfs_beta vertices and shrinks.""")

@@ -1,8 +1,10 @@
 """One rank of tests/gpu/test_distributed_gpu.py, started by
 ``python -m bitgraph.distributed --nproc 2``: NcclComm's collectives on
 CuPy and numpy arrays, then each batch call of ``bitgraph.distributed`` on
-graphs on this rank's GPU against the one-process call on the same GPU.
-Prints ``rank R ok NAME`` per check; exits 1 on the first mismatch."""
+graphs on this rank's GPU against the one-process call on the same GPU,
+then a graph split over the ranks (``DistMatrix`` generated in parallel and
+from a Matrix; ``bfs``, ``connected_components``, ``pagerank``) against the
+one-GPU calls. Prints ``rank R ok NAME`` per check; exits 1 on the first mismatch."""
 
 from __future__ import annotations
 
@@ -93,5 +95,40 @@ ok("edge betweenness", np.allclose(host(E.to_coo()[2]),
 bw = dist.betweenness_centrality(comm, W, weight=True)
 ok("weighted betweenness", np.allclose(host(bw), host(one.betweenness_centrality(W, weight=True)),
                                        rtol=1e-12, atol=1e-14))
+
+# -- a graph split over the ranks -------------------------------------------
+for spec in ("kron:12", "urand:11:8"):
+    A = bg.io.generators.from_spec(spec, device="cuda")
+    S = A.to("cpu").to_scipy().tocsr()
+    G = dist.DistMatrix.generate(comm, spec)
+    ok(f"generate {spec}", G.device == "cuda" and isinstance(G.indices, cupy.ndarray)
+       and G.nnz == A.nvals and np.array_equal(host(G.indices), S[G.lo:G.hi].indices)
+       and np.array_equal(host(G.indptr), S[G.lo:G.hi].indptr))
+    D = dist.DistMatrix.from_matrix(comm, A)
+    ok(f"from_matrix {spec}", isinstance(D.indices, cupy.ndarray)
+       and np.array_equal(host(D.indices), S[D.lo:D.hi].indices))
+    for s in src[:3] % A.nrows:
+        lev = dist.bfs(comm, G, int(s), gather=True)
+        ok(f"partitioned bfs {spec} {s}", isinstance(lev, cupy.ndarray)
+           and np.array_equal(host(lev), host(one.bfs(A, int(s)).to_dense(-1))))
+        part = dist.bfs(comm, D, int(s))
+        ok(f"partitioned bfs slice {spec} {s}",
+           np.array_equal(host(part), host(one.bfs(A, int(s)).to_dense(-1))[D.lo:D.hi]))
+    lab = dist.connected_components(comm, G)
+    ok(f"partitioned cc {spec}",
+       np.array_equal(host(lab), host(one.connected_components(A).to_dense())))
+    pr = dist.pagerank(comm, G, gather=True)
+    ref = one.pagerank(A)
+    ok(f"partitioned pagerank {spec}", pr.iterations == ref.iterations
+       and float(np.abs(host(pr.ranks) - host(ref.ranks.to_dense())).sum()) < 1e-6)
+Dw = dist.DistMatrix.from_matrix(comm, W)  # directed, weighted: in-rows held apart
+ok("partitioned directed", not Dw.symmetric
+   and np.array_equal(host(dist.bfs(comm, Dw, 3, gather=True)), host(one.bfs(W, 3).to_dense(-1)))
+   and np.array_equal(host(dist.connected_components(comm, Dw)),
+                      host(one.connected_components(W).to_dense()))
+   and float(np.abs(host(dist.pagerank(comm, Dw, gather=True).ranks)
+                    - host(one.pagerank(W).ranks.to_dense())).sum()) < 1e-6)
+got = comm.alltoallv(cupy.full((size, 2), rank, np.int64), [1] * size)
+ok("alltoallv", isinstance(got, cupy.ndarray) and host(got)[:, 0].tolist() == list(range(size)))
 comm.barrier()
 say(f"rank {rank} done")

@@ -1,7 +1,7 @@
-"""bitgraph.distributed on two GPUs of this host: the launcher starts two
-ranks of ``_dist_worker.py`` (NcclComm through ``bitgraph.distributed.init``),
-each checks the collectives and every batch call against the one-process
-call on its GPU. Skipped with fewer than two GPUs."""
+"""bitgraph.distributed on the GPUs of this host (two to four): the launcher starts a
+rank a GPU of ``_dist_worker.py`` (NcclComm through ``bitgraph.distributed.init``),
+each checks the collectives, every batch call and the partitioned graph's
+calls against the one-process calls on its GPU. Skipped with fewer than two GPUs."""
 
 from __future__ import annotations
 
@@ -24,15 +24,19 @@ def _gpus():
     return cupy.cuda.runtime.getDeviceCount()
 
 
-def test_batches_over_two_gpus_equal_the_one_process_calls():
+def test_distributed_calls_over_the_gpus_equal_the_one_process_calls():
     if _gpus() < 2:
         pytest.skip("needs two GPUs")
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
-    p = subprocess.run([sys.executable, "-m", "bitgraph.distributed", "--nproc", "2", str(WORKER)],
+    nproc = min(_gpus(), 4)
+    p = subprocess.run([sys.executable, "-m", "bitgraph.distributed", "--nproc", str(nproc),
+                        str(WORKER)],
                        capture_output=True, text=True, timeout=900, env=env, cwd=ROOT)
     out = p.stdout + p.stderr
     assert p.returncode == 0, out[-6000:]
     assert "FAILED" not in out
-    for r in range(2):
+    for r in range(nproc):
         assert f"rank {r} done" in p.stdout, out[-6000:]
         assert f"rank {r} ok betweenness kron" in p.stdout
+        assert f"rank {r} ok partitioned pagerank kron:12" in p.stdout
+        assert f"rank {r} ok partitioned directed" in p.stdout

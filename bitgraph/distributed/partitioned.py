@@ -1,0 +1,397 @@
+"""BFS, connected components and PageRank on a graph split over the ranks
+(a ``DistMatrix``, 1D by rows): every rank works on its own rows with
+array operations on its device (numpy, or CuPy on its GPU) and the ranks
+exchange one vector of n entries per level, round or iteration:
+
+============================  ==================================================  ==========
+call                          exchange                                            per
+============================  ==================================================  ==========
+``bfs``                       top-down: allgather of each rank's next-frontier    level
+                              bitmap (n / 8 bytes), OR-ed; bottom-up: allgatherv
+                              of each rank's own bits (n / 8 bytes in all); an
+                              allreduce of three counts (Beamer's switch)
+``connected_components``      allreduce(min) of the parent vector (FastSV)        round
+``pagerank``                  allgatherv of x / outdegree (8n bytes in all), an   iteration
+                              allreduce of two sums (change, dangling mass)
+============================  ==================================================  ==========
+
+The answers are the one-process calls' (``bitgraph.algorithms``): BFS
+levels and component labels bit-equal, PageRank within the summation order
+(the same iterations). ``gather=True`` returns the whole vector on every
+rank; by default each rank gets its own vertices' slice ``lo .. hi``.
+
+>>> import bitgraph as bg
+>>> from bitgraph.distributed import LocalGroup, DistMatrix, bfs
+>>> A = bg.io.generators.grid2d(3, 3)
+>>> def levels(comm):
+...     return bfs(comm, DistMatrix.from_matrix(comm, A), 0, gather=True).tolist()
+>>> LocalGroup(2).run(levels)[1]
+[0, 1, 2, 1, 2, 3, 2, 3, 4]
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+
+from bitgraph import _array
+from bitgraph.errors import InvalidType, InvalidValue
+
+__all__ = ["bfs", "connected_components", "pagerank", "DistPageRank"]
+
+
+class DistPageRank(NamedTuple):
+    """``pagerank``'s answer: ``ranks`` (this rank's slice, or every vertex
+    with ``gather=True``; float64 on the graph's device), ``iterations``,
+    ``converged``, ``error`` (the last iteration's L1 change)."""
+    ranks: object
+    iterations: int
+    converged: bool
+    error: float
+
+
+def _check(comm, D, where):
+    from bitgraph.distributed.partition import DistMatrix
+
+    if not isinstance(D, DistMatrix):
+        raise InvalidType(f"{where}: expected a DistMatrix (DistMatrix.from_matrix or .generate),"
+                          f" got {type(D).__name__}")
+    if (D.rank, D.size) != (comm.rank, comm.size):
+        raise InvalidValue(f"{where}: D was built on rank {D.rank} of {D.size}, called on rank"
+                           f" {comm.rank} of {comm.size}")
+    return np if D.device == "cpu" else _cupy()
+
+
+def _cupy():
+    import cupy
+
+    return cupy
+
+
+def _host_int(x) -> int:
+    return int(x)  # synchronize! (CuPy)
+
+
+def _expand(indptr, rows, step, xp):
+    """For the local rows ``rows`` (an index array), their stored entries in
+    steps of at most ``step``: yields ``(seg, idx)``, ``idx`` the entry
+    positions and ``seg`` the position in ``rows`` of each entry's row.
+    O(entries x log(rows)): a binary search an entry."""
+    if rows.shape[0] == 0:
+        return
+    first = indptr[rows]
+    lens = indptr[rows + 1] - first
+    cum = xp.cumsum(lens)
+    total = _host_int(cum[-1])
+    for a in range(0, total, step):
+        pos = xp.arange(a, min(total, a + step), dtype=np.int64)
+        seg = xp.searchsorted(cum, pos, side="right")
+        yield seg, first[seg] + (pos - (cum[seg] - lens[seg]))
+
+
+def _row_steps(indptr, step, xp):
+    """The local entries in steps of at most ``step``: yields ``(rows, a,
+    b)``, the local row of entries ``a .. b``."""
+    total = _host_int(indptr[-1])
+    for a in range(0, total, step):
+        b = min(total, a + step)
+        pos = xp.arange(a, b, dtype=np.int64)
+        yield xp.searchsorted(indptr, pos, side="right") - 1, a, b
+
+
+def _word_counts(D):
+    return [_array.nwords(int(D.starts[r + 1] - D.starts[r])) for r in range(D.size)]
+
+
+def _slice_counts(D):
+    return [int(D.starts[r + 1] - D.starts[r]) for r in range(D.size)]
+
+
+# ---------------------------------------------------------------------------
+# BFS
+# ---------------------------------------------------------------------------
+
+def bfs(comm, D, source, *, gather: bool = False, stats=None):
+    """BFS levels from ``source`` on a ``DistMatrix``: int32, -1 where
+    unreached (this rank's vertices, or every vertex with ``gather``);
+    equal to ``bitgraph.algorithms.bfs(A, source).to_dense(-1)``.
+
+    Level-synchronous and direction-optimising. Every rank keeps the
+    visited and frontier bitmaps of the whole graph (n bits each) and the
+    levels of its own vertices. A level runs
+
+    - top-down (push): each rank reads its frontier rows' entries and sets
+      their columns in a next bitmap of n bits; the ranks' bitmaps are
+      all-gathered and OR-ed, less the visited;
+    - bottom-up (pull): each rank checks its unvisited vertices' in-edges
+      (A' rows) against the frontier bitmap; the ranks' bits are
+      all-gathered (allgatherv of words) into the next frontier.
+
+    Beamer's switch on global counts (one allreduce a level):
+    bottom-up when the frontier's out-edges exceed the unvisited vertices'
+    out-edges / ``settings.distributed.bfs_alpha``, top-down again when the
+    frontier shrinks below n / ``bfs_beta``. ``stats``: a
+    ``bitgraph.Stats`` that gets the method and ``metrics`` levels,
+    directions ("t"/"b" a level) and edges (the graph's stored entries
+    over 2 for an undirected graph, for TEPS).
+
+    >>> import bitgraph as bg
+    >>> from bitgraph.distributed import LocalGroup, DistMatrix
+    >>> A = bg.Matrix.from_coo([0, 1, 1, 3], [1, 2, 3, 4], nrows=6, ncols=6)
+    >>> def run(comm):
+    ...     return bfs(comm, DistMatrix.from_matrix(comm, A), 0).tolist()
+    >>> LocalGroup(1).run(run)
+    [[0, 1, 2, 2, 3, -1]]
+    """
+    from bitgraph import settings
+    from bitgraph.algorithms._common import check_source
+    from bitgraph.distributed.batches import _agree, _together
+
+    where = "distributed.bfs"
+    xp = _check(comm, D, where)
+
+    class _N:  # check_source reads nrows
+        nrows = D.n
+
+    s = _together(comm, where, lambda: check_source(_N, source, where))
+    _agree(comm, where, **{"the number of vertices": D.n, "the source": s})
+    cfg = settings.current().distributed
+    n, lo, hi = D.n, D.lo, D.hi
+    step = cfg.step_entries
+    deg = xp.diff(D.indptr)  # out-degree of the local rows
+    pin, pix, _ = D.in_rows()
+    levels = xp.full(hi - lo, -1, np.int32)
+    visited = xp.zeros(n, np.bool_)
+    frontier = xp.zeros(n, np.bool_)
+    visited[s] = frontier[s] = True
+    if lo <= s < hi:
+        levels[s - lo] = 0
+    top_down, prev_nf, level, dirs = True, 0, 0, []
+    counts = _word_counts(D)
+    while True:
+        mine = frontier[lo:hi]
+        # [frontier's out-edges, frontier size, unvisited vertices' out-edges] over the ranks
+        local = xp.stack([deg[mine].sum(), mine.sum(), deg[~visited[lo:hi]].sum()]).astype(
+            np.int64)
+        m_f, n_f, m_u = (int(x) for x in _array_host(comm.allreduce(local, "sum")))
+        if n_f == 0:
+            break
+        # Beamer: pull when the frontier's edges outweigh the unvisited edges / alpha;
+        # push again when the frontier is small and shrinking
+        if top_down and m_f * cfg.bfs_alpha > m_u:
+            top_down = False
+        elif not top_down and n_f * cfg.bfs_beta < n and n_f < prev_nf:
+            top_down = True
+        prev_nf = n_f
+        level += 1
+        if top_down:
+            # next = (A' frontier) over this rank's rows, OR over the ranks, <!visited>
+            nxt = xp.zeros(n, np.bool_)
+            for seg, idx in _expand(D.indptr, xp.flatnonzero(mine), step, xp):
+                nxt[D.indices[idx]] = True
+            words = comm.allgather(_array.pack_bits(nxt)).reshape(comm.size, -1)
+            merged = words[0].copy()
+            for r in range(1, comm.size):
+                merged |= words[r]
+            nxt = _array.unpack_bits(merged, n) & ~visited
+        else:
+            # next<!visited> = A' any.pair frontier, each rank its own rows, gathered
+            todo = xp.flatnonzero(~visited[lo:hi])
+            found = xp.zeros(hi - lo, np.bool_)
+            for seg, idx in _expand(pin, todo, step, xp):
+                found[todo[seg[frontier[pix[idx]]]]] = True
+            words = comm.allgatherv(_array.pack_bits(found), counts)
+            nxt = _array.unpack_bits(words, n)
+        dirs.append("t" if top_down else "b")
+        visited |= nxt
+        levels[nxt[lo:hi]] = level
+        frontier = nxt
+    if stats is not None:
+        stats.method = "direction"
+        stats.metrics.update(levels=level, directions="".join(dirs),
+                             edges=D.nnz // 2 if D.symmetric else D.nnz)
+    return comm.allgatherv(levels, _slice_counts(D)) if gather else levels
+
+
+def _array_host(a):
+    from bitgraph.device import host
+
+    return host(a)  # synchronize! (CuPy)
+
+
+# ---------------------------------------------------------------------------
+# connected components
+# ---------------------------------------------------------------------------
+
+def connected_components(comm, D, *, gather: bool = True, stats=None):
+    """Component labels on a ``DistMatrix``: int64, the smallest vertex id
+    of each (weakly) connected component, equal to
+    ``bitgraph.algorithms.connected_components(A).to_dense()``; every vertex
+    (default) or this rank's slice with ``gather=False``.
+
+    FastSV (Zhang, Azad and Hu 2020) on a parent vector ``f`` every rank
+    holds whole: a round hooks over this rank's entries (both directions on
+    a directed graph), ``f[f[u]] = min(f[f[u]], gf[v])`` and ``f[u] =
+    min(f[u], gf[v])`` with ``gf = f[f]``, shortcuts ``f = min(f, gf)``,
+    then one allreduce(min) of f over the ranks. Every hook is a min, so
+    the ranks' partial rounds combine into the one-process round exactly;
+    it stops when ``gf`` no longer changes (about log n rounds on kron,
+    more on long paths). ``stats.metrics["rounds"]``: the rounds (one
+    allreduce of n labels each).
+
+    >>> import bitgraph as bg
+    >>> from bitgraph.distributed import LocalGroup, DistMatrix
+    >>> A = bg.Matrix.from_coo([1, 3, 4], [4, 2, 1], nrows=6, ncols=6)
+    >>> def labels(comm):
+    ...     return connected_components(comm, DistMatrix.from_matrix(comm, A)).tolist()
+    >>> LocalGroup(2).run(labels)[0]
+    [0, 1, 2, 2, 1, 5]
+    """
+    from bitgraph import settings
+
+    where = "distributed.connected_components"
+    xp = _check(comm, D, where)
+    step = settings.current().distributed.step_entries
+    n, lo = D.n, D.lo
+    lab = np.int32 if n <= np.iinfo(np.int32).max else np.int64  # half the bytes exchanged
+    f = xp.arange(n, dtype=lab)
+    gf = f.copy()
+    rounds = 0
+    while True:
+        fn = f.copy()
+        for rows, a, b in _row_steps(D.indptr, step, xp):
+            u = (rows + lo).astype(lab)
+            v = D.indices[a:b].astype(lab)
+            # stochastic and aggressive hooking over the edges (u, v) (and (v, u))
+            for x, y in ((u, v),) if D.symmetric else ((u, v), (v, u)):
+                _array.scatter_min(fn, f[x], gf[y])
+                _array.scatter_min(fn, x, gf[y])
+        xp.minimum(fn, gf, out=fn)  # shortcutting
+        f = comm.allreduce(fn, "min")
+        rounds += 1
+        ngf = f[f]
+        if bool((ngf == gf).all()):  # synchronize! (CuPy)
+            break
+        gf = ngf
+    while True:  # flatten to the roots (each rank alike: no exchange)
+        ff = f[f]
+        if bool((ff == f).all()):  # synchronize! (CuPy)
+            break
+        f = ff
+    if stats is not None:
+        stats.method = "fastsv"
+        stats.metrics["rounds"] = rounds
+    f = f.astype(np.int64)
+    return f if gather else f[D.lo:D.hi].copy()
+
+
+# ---------------------------------------------------------------------------
+# PageRank
+# ---------------------------------------------------------------------------
+
+def pagerank(comm, D, alpha=0.85, tol=1e-6, max_iter=100, personalization=None, *,
+             nstart=None, dangling=None, gather: bool = False) -> DistPageRank:
+    """PageRank on a ``DistMatrix``, networkx's semantics as
+    ``bitgraph.algorithms.pagerank`` (edge i -> j of weight A(i, j); alpha,
+    tol: converged when an iteration's L1 change is below ``n * tol``,
+    max_iter; personalization, nstart, dangling: None, an array of n values
+    or a {vertex: value} dict, the same on every rank). Ranks float64,
+    within 1e-6 (L1) of the one-process call, in the same iterations.
+
+    An iteration: ``y = x / outdegree`` on this rank's vertices,
+    all-gathered (allgatherv); this rank's new ranks pulled over its
+    vertices' in-edges, ``x' = alpha * (A' y + dangling mass * dangling) +
+    (1 - alpha) * personalization``; one allreduce of the L1 change and the
+    new dangling mass.
+
+    >>> import numpy as np, bitgraph as bg
+    >>> from bitgraph.distributed import LocalGroup, DistMatrix
+    >>> A = bg.Matrix.from_coo([0, 1, 2, 2], [1, 2, 0, 1], nrows=4, ncols=4)
+    >>> pr = LocalGroup(2).run(lambda c: pagerank(c, DistMatrix.from_matrix(c, A), tol=1e-10,
+    ...                                           gather=True))[0]
+    >>> np.round(pr.ranks, 4).tolist(), pr.converged
+    ([0.2046, 0.3785, 0.3693, 0.0476], True)
+    """
+    from bitgraph import settings
+    from bitgraph.algorithms.link_analysis import _distribution, _number
+    from bitgraph.distributed.batches import _agree, _together
+
+    where = "distributed.pagerank"
+    xp = _check(comm, D, where)
+    step = settings.current().distributed.step_entries
+    n, lo, hi = D.n, D.lo, D.hi
+    device = D.device
+
+    def prepare():
+        a = _number(alpha, "alpha", where)
+        if not 0.0 <= a <= 1.0:
+            raise InvalidValue(f"{where}: alpha must be in [0, 1], got {a}")
+        t = _number(tol, "tol", where)
+        if not t >= 0.0:
+            raise InvalidValue(f"{where}: tol must be >= 0, got {t}")
+        if isinstance(max_iter, (bool, np.bool_)) or not isinstance(max_iter, (int, np.integer)):
+            raise InvalidType(f"{where}: max_iter must be an int, got {max_iter!r}")
+        if max_iter < 0:
+            raise InvalidValue(f"{where}: max_iter must be >= 0, got {max_iter}")
+        dists = [_distribution(v, n, name, where, device) for v, name in (
+            (personalization, "personalization"), (nstart, "nstart"), (dangling, "dangling"))]
+        # S(i) = sum_j A(i, j): this rank's weighted out-degrees
+        if D.values is None:
+            S = xp.diff(D.indptr).astype(np.float64)
+        else:
+            w = D.values
+            bad = xp.flatnonzero(xp.isnan(w) | (w < 0)) if w.dtype.kind == "f" else (
+                xp.flatnonzero(w < 0) if w.dtype.kind == "i" else xp.zeros(0, np.int64))
+            if bad.size:
+                e = int(bad[0])
+                raise InvalidValue(f"{where}: edge weights must be >= 0 and not NaN; a stored"
+                                   f" entry of rank {comm.rank} has weight {w[e].item()}")
+            S = xp.zeros(hi - lo)
+            for rows, a0, b0 in _row_steps(D.indptr, step, xp):
+                S += xp.bincount(rows, weights=w[a0:b0].astype(np.float64), minlength=hi - lo)
+        return a, t, dists, S
+
+    a, t, (p, x, dw), S = _together(comm, where, prepare)
+    _agree(comm, where, **{"the number of vertices": n, "max_iter": max_iter,
+                           "alpha (bits)": np.float64(a).view(np.int64),
+                           "tol (bits)": np.float64(t).view(np.int64)})
+    if n == 0:
+        return DistPageRank(xp.zeros(0), 0, True, 0.0)
+    p = xp.full(n, 1.0 / n) if p is None else p
+    x = xp.full(n, 1.0 / n) if x is None else x
+    dw = p if dw is None else dw
+    p, x, dw = p[lo:hi], x[lo:hi].copy(), dw[lo:hi]
+    inv_s = xp.zeros(hi - lo)  # 0 exactly on the dangling vertices
+    nz = S != 0
+    inv_s[nz] = 1.0 / S[nz]
+    dangles = xp.flatnonzero(~nz)
+    pin, pix, pval = D.in_rows()
+    counts = _slice_counts(D)
+    teleport = (1.0 - a) * p
+    lost = float(_array_host(comm.allreduce(xp.stack([x[dangles].sum(dtype=np.float64)]),
+                                             "sum"))[0])
+    err, it, converged = np.inf, 0, False
+    while it < max_iter:
+        y = comm.allgatherv(x * inv_s, counts)  # x / S of every vertex
+        # t(j) = sum_i y(i) * A(i, j) over this rank's j (their A' rows)
+        acc = xp.zeros(hi - lo)
+        for rows, a0, b0 in _row_steps(pin, step, xp):
+            contrib = y[pix[a0:b0]]
+            if pval is not None:
+                contrib = contrib * pval[a0:b0]
+            acc += xp.bincount(rows, weights=contrib, minlength=hi - lo)
+        # x' = alpha * (t + lost * dw) + (1 - alpha) * p, in the one-process call's order
+        new = dw * lost
+        new += acc
+        new *= a
+        new += teleport
+        sums = xp.stack([xp.abs(new - x).sum(), new[dangles].sum(dtype=np.float64)])
+        err, lost = (float(v) for v in _array_host(comm.allreduce(sums, "sum")))
+        x = new
+        it += 1
+        if err < n * t:
+            converged = True
+            break
+    ranks = comm.allgatherv(x, counts) if gather else x
+    return DistPageRank(ranks, it, converged, float(err))
