@@ -167,8 +167,8 @@ def bfs_method(A) -> str:
     On CUDA, for a graph of long diameter (the probe of
     :func:`long_reach`): ``"async"`` when its mean out-degree is at most
     ``settings.bfs_cuda.async_max_degree`` (grids), ``"window"`` when it is
-    at most ``settings.bfs_cuda.window_max_degree`` (rgg, grids with
-    diagonals: async relabels each vertex there); else ``"direction"``, the fastest
+    at most ``settings.bfs_cuda.window_max_degree`` (0 by default: on rgg and
+    grids with diagonals it lost to direction or async); else ``"direction"``, the fastest
     level-synchronous method (or within 4% of it) on every graph family.
     Async has no barrier between levels: on grid-2048 (2,731 levels, H100)
     it takes 6.5 ms against direction's 18.9; on R-MAT, where a few huge
@@ -188,8 +188,9 @@ def _method(A, cfg) -> str:
     """``bfs_method`` under the settings ``cfg``."""
     c = cfg.bfs_cuda
     # a long graph: async where sparse (grids), windowed async up to
-    # window_max_degree (rgg), the level-synchronous kernels above
-    if A.device == "cuda" and A.nvals <= c.window_max_degree * A.nrows \
+    # window_max_degree (0 by default: it has not won yet), the
+    # level-synchronous kernels above
+    if A.device == "cuda" and A.nvals <= max(c.async_max_degree, c.window_max_degree) * A.nrows \
             and long_reach(A, cfg.bfs):
         return "async" if A.nvals <= c.async_max_degree * A.nrows else "window"
     return "direction"

@@ -59,10 +59,11 @@ class BFSCuda:
         diameter (BFS.probe_*) with at most this mean out-degree: grids (degree 4 and 6) append
         1.0-1.5 items per vertex, rgg (degree 16) 9-18, and there async took 47 ms against
         direction's 9 (H100).""")
-    window_max_degree: float = knob(40.0, """auto runs the windowed asynchronous BFS
+    window_max_degree: float = knob(0.0, """auto runs the windowed asynchronous BFS
         (bfs_window.cu) on a graph of long diameter whose mean out-degree is above
-        async_max_degree and at most this (rgg and grids with diagonals: 8-32); not yet measured
-        on a GPU.""")
+        async_max_degree and at most this; 0: never. Measured on an H200 (ms, one source):
+        window lost everywhere it was meant for: rgg-22 d16 13.4 vs direction 8.85, d32 12.3 vs
+        6.86, d8 16.5 vs async 13.0, moore:2048x2048 9.84 vs async 6.98.""")
     window_levels: int = knob(2, """bfs_window: an item is relaxed only when its level is at
         most the least pending level plus this (0: levels in order, never a relabel; large: the
         plain work list's order); not yet measured on a GPU.""")

@@ -712,26 +712,30 @@ def test_auto_picks_async_for_a_long_diameter():
 @pytest.mark.skipif(DEVICE != "cuda", reason="the probe runs on CUDA graphs only")
 def test_auto_picks_window_for_long_meshes_of_mean_degree_8_to_32():
     """Long graphs above async_max_degree and up to window_max_degree get
-    the windowed kernel: rgg of mean degree ~16 and ~32; the 8-neighbour
-    mesh (mean ~7.96) stays async; moving the limits moves the choice;
-    auto's levels on rgg are right. (The probe's share is raised so that
-    graphs of 300,000 vertices count as long: 24 hops of rgg reach ~2-6% of
-    them, of rgg 2^22 under 1%.)"""
+    the windowed kernel; the default limit (0) keeps them on direction (the
+    windowed kernel lost there when measured); the 8-neighbour mesh (mean
+    ~7.96) stays async; moving the limits moves the choice; auto's levels on
+    rgg are right. (The probe's share is raised so that graphs of 300,000
+    vertices count as long: 24 hops of rgg reach ~2-6% of them, of rgg 2^22
+    under 1%.)"""
     with bg.settings.use(bfs={"probe_share": 8}):
         rgg = bg.io.generators.from_spec("rgg:300000:d16")
-        for G in (rgg, bg.io.generators.from_spec("rgg:300000:d32")):
-            assert bg.algorithms.bfs_method(on(G)) == "window"
+        graphs = (rgg, bg.io.generators.from_spec("rgg:300000:d32"))
+        for G in graphs:
+            assert bg.algorithms.bfs_method(on(G)) == "direction"
         moore = on(bg.io.generators.from_spec("moore:450x450"))
         assert bg.algorithms.bfs_method(moore) == "async"
-        with bg.settings.use(bfs_cuda={"async_max_degree": 0.0}):
-            assert bg.algorithms.bfs_method(moore) == "window"
-        with bg.settings.use(bfs_cuda={"window_max_degree": 8.0}):
-            assert bg.algorithms.bfs_method(on(rgg)) == "direction"
-        A = on(rgg)
-        rec = bg.Stats()
-        check_bfs(rgg, A, 12345, "auto", ref=cpu_levels(rgg, 12345), keys=_edge_keys(rgg),
-                  stats=rec)
-        assert rec.method == "window" and not rec.metrics["gave_up"]
+        with bg.settings.use(bfs_cuda={"window_max_degree": 40.0}):
+            for G in graphs:
+                assert bg.algorithms.bfs_method(on(G)) == "window"
+            assert bg.algorithms.bfs_method(moore) == "async"
+            with bg.settings.use(bfs_cuda={"async_max_degree": 0.0}):
+                assert bg.algorithms.bfs_method(moore) == "window"
+            A = on(rgg)
+            rec = bg.Stats()
+            check_bfs(rgg, A, 12345, "auto", ref=cpu_levels(rgg, 12345), keys=_edge_keys(rgg),
+                      stats=rec)
+            assert rec.method == "window" and not rec.metrics["gave_up"]
 
 
 def _window_levels(A_cpu, s, cfg, where):
