@@ -236,11 +236,12 @@ class SSSP:
         read), instead of the host's loop of launches and counter reads (False). Rule: the loop on
         the device wherever the multi-launch loop pays a host round trip per few rounds (kron-22 at
         16x delta: 54 rounds, 51 reads, ~0.2 ms a round on an H200 while one pass over the edges
-        takes under 1 ms). Not yet measured on a GPU.""")
+        takes under 1 ms). Measured on an H200 (whole call, ms, device loop vs host loop): kron-22
+        9.86 vs 11.8, urand-22 13.3 vs 13.6, grid-2048 158.4 vs 157.7, rgg-22 119.3 vs 110.3.""")
     cuda_persistent_blocks_per_sm: int = knob(2, """The persistent kernel's blocks (1024 threads
         each) per multiprocessor, at most what its occupancy allows (its launch bounds make room
         for 2: full occupancy for the large rounds; fewer blocks, fewer grid-barrier arrivals).
-        Not yet measured on a GPU.""")
+        kron-22 on an H200: 10.2 ms at 2, 10.5 at 1.""")
 
 
 @dataclass(frozen=True)
