@@ -23,6 +23,10 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, settings
 
+# a rank of tests/gpu/test_distributed_gpu.py, started by the launcher: a script, not a
+# test module (it imports CuPy and joins a process group at import)
+collect_ignore = ["gpu/_dist_worker.py"]
+
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 _HC = [HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much,
