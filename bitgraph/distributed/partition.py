@@ -225,8 +225,8 @@ class DistMatrix:
         def parse():
             name, kw = gen.parse_spec(spec)
             if name not in ("kron", "urand", "kronh", "urandh"):
-                raise InvalidValue(f"{where}: generates kron, urand, kronh and urandh graphs in"
-                                   f" parallel, got"
+                raise InvalidValue(f"{where}: generates kron and urand graphs (and kronh, urandh)"
+                                   f" in parallel, got"
                                    f" {spec!r} ({name}); build it whole and use"
                                    f" DistMatrix.from_matrix")
             if kw["scale"] > 31:
