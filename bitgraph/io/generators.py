@@ -647,12 +647,11 @@ def _hashed_csr(name, kw):
     return n, *sink.csr()
 
 
-def _hashed_matrix_cuda(name, kw, where):
-    """The hashed graph made on the GPU: rounds of ``settings.distributed.step_entries``
+def _hashed_matrix(xp, name, kw, where):
+    """The hashed graph made on ``xp``'s device (CuPy: the GPU): rounds of ``settings.distributed.step_entries``
     edges, each round's keys sorted on the device and kept by row range on the host,
     then each range sorted and deduplicated on the device (:class:`_RowRanges`; the
     parallel generator's ranges, with one rank)."""
-    from .. import device as dev
     from ..algorithms._common import record
     from ..matrix import Matrix
     from ..settings import current
@@ -660,7 +659,6 @@ def _hashed_matrix_cuda(name, kw, where):
     if kw["scale"] > 31:
         raise InvalidValue(f"{where}: a hashed graph is made on the GPU up to scale 31, got"
                            f" {kw['scale']}; make it on the CPU (device='cpu')")
-    xp = dev.require_cuda(where)
     cfg = current().distributed
     n, m = _hashed_size(name, kw)
     ranges = _RowRanges(0, n, 2 * m, cfg.sort_keys)
@@ -671,7 +669,7 @@ def _hashed_matrix_cuda(name, kw, where):
     indptr, indices = ranges.csr(xp)
     idt = _index_dtype(indices.shape[0], n)
     A = Matrix.from_csr(indptr.astype(idt), indices.astype(idt, copy=False), ncols=n,
-                        check=False, device="cuda")
+                        check=False, device="cpu" if xp is np else "cuda")
     record(A, "symmetric", True)
     return A
 
@@ -1267,7 +1265,7 @@ def from_spec(spec: str, *, device=None):
 
     name, kwargs = parse_spec(spec)
     if name in ("kronh", "urandh") and dev.resolve(device, "from_spec") == "cuda":
-        return _hashed_matrix_cuda(name, kwargs, "from_spec")
+        return _hashed_matrix(dev.require_cuda("from_spec"), name, kwargs, "from_spec")
     A = globals()[name](**kwargs)
     if dev.resolve(device, "from_spec") == "cpu":
         return A
