@@ -519,7 +519,6 @@ def urand_edges(scale, degree=16, seed=0):
 _GOLDEN = 0x9E3779B97F4A7C15  # splitmix64's increment (2^64 / golden ratio, odd)
 _M64 = (1 << 64) - 1
 _FEISTEL_ROUNDS = 4  # rounds of the vertex relabelling (Luby-Rackoff: 4 make a strong PRP)
-_HASHED_CHUNK = 1 << 20  # edges per vectorised step on the CPU (memory only, never the graph)
 _SALT_KRON, _SALT_PERM, _SALT_URAND = 1, 2, 3
 
 
@@ -635,15 +634,18 @@ def _sym_keys(xp, s, d):
 
 def _hashed_csr(name, kw):
     """(n, indptr, indices) on the CPU: chunks of edges on the thread pool into a _SymSink."""
+    from ..settings import current
+
     n, m = _hashed_size(name, kw)
     sink = _SymSink(n, m)
+    step = max(1, current().io.hashed_chunk)
 
     def chunk(c):
-        lo = c * _HASHED_CHUNK
-        s, d = _hashed_edges_range(np, name, kw, lo, min(m, lo + _HASHED_CHUNK))
+        lo = c * step
+        s, d = _hashed_edges_range(np, name, kw, lo, min(m, lo + step))
         sink.put(lo, s, d)
 
-    _run(chunk, range(-(-m // _HASHED_CHUNK)))
+    _run(chunk, range(-(-m // step)))
     return n, *sink.csr()
 
 
