@@ -40,7 +40,7 @@ each rank its range of edges, and the one-GPU baseline on its GPU too;
 ``kron``/``urand`` are drawn on the CPUs (Graph500's seeded streams).
 
 Per N of ``--ranks``: first the check (``--check`` spec, small: every
-rank's generated rows against the one-GPU ``from_spec``, the
+rank's generated rows against the one-GPU ``from_spec``, ``algo=generate``; the
 partitioned bfs from 3 sources, components and PageRank against the
 one-GPU calls on the same graph, every rank), then with ``--one-gpu`` the
 one-GPU BFS of that spec on rank 0 (the baseline GTEPS; the other ranks
@@ -51,7 +51,7 @@ component / seconds, their harmonic mean as Graph500 reports), one
 connected components call, one PageRank call (tol 1e-6, at most
 ``--pr-iter`` iterations). Lines:
 
-    pcheck   algo graph ranks card equal|l1             (partitioned vs one-GPU; algo=generate: the rows)
+    pcheck   algo graph ranks card equal|l1             (partitioned vs one-GPU)
     one      algo=bfs graph n nnz card gteps seconds    (one GPU, rank 0)
     part     graph n nnz ranks card build_seconds bytes_max bytes_sum pool_max
     pbfs     graph ranks card sources gteps seconds levels directions

@@ -650,10 +650,12 @@ def _hashed_csr(name, kw):
 
 
 def _hashed_matrix(xp, name, kw, where):
-    """The hashed graph made on ``xp``'s device (CuPy: the GPU): rounds of ``settings.distributed.step_entries``
-    edges, each round's keys sorted on the device and kept by row range on the host,
-    then each range sorted and deduplicated on the device (:class:`_RowRanges`; the
-    parallel generator's ranges, with one rank)."""
+    """The hashed graph made on ``xp``'s device (CuPy: the GPU): rounds of
+    ``settings.distributed.step_entries`` edges, each round's keys sorted on the
+    device and kept by row range on the host, then each range sorted and
+    deduplicated on the device (:class:`_RowRanges`; the parallel generator's
+    ranges, with one rank). Host: 8 bytes a generated entry; device peak: the
+    CSR and one range of ``settings.distributed.sort_keys`` keys."""
     from ..algorithms._common import record
     from ..matrix import Matrix
     from ..settings import current
@@ -1162,7 +1164,8 @@ SPEC_FORMS = ("kron:SCALE[:EDGEFACTOR], urand:SCALE[:DEGREE], kronh:SCALE[:EDGEF
 
 _NUM = r"[0-9]+(?:\.[0-9]*)?(?:[eE][-+]?[0-9]+)?|\.[0-9]+(?:[eE][-+]?[0-9]+)?"
 _SPEC_RE = re.compile(
-    r"(?P<kind>kronh|urandh|kron|urand|grid|moore|rgg):(?P<args>[^@\s]+)(?:@(?P<seed>[0-9]+))?", re.IGNORECASE)
+    r"(?P<kind>kronh|urandh|kron|urand|grid|moore|rgg):(?P<args>[^@\s]+)(?:@(?P<seed>[0-9]+))?",
+    re.IGNORECASE)
 _FORMS = {
     "kron": re.compile(r"(?P<scale>[0-9]+)(?::(?P<edgefactor>[0-9]+))?"),
     "kronh": re.compile(r"(?P<scale>[0-9]+)(?::(?P<edgefactor>[0-9]+))?"),

@@ -302,7 +302,8 @@ def test_feistel_large_scales_stay_in_range_and_injective():
 def test_hashed_edges_are_a_function_of_the_index(name):
     kw = {"scale": 11, "seed": 3, ("edgefactor" if name == "kronh" else "degree"): 4}
     whole = G._hashed_edges_range(np, name, kw, 0, 5000)
-    pieces = [G._hashed_edges_range(np, name, kw, a, min(5000, a + 777)) for a in range(0, 5000, 777)]
+    pieces = [G._hashed_edges_range(np, name, kw, a, min(5000, a + 777))
+              for a in range(0, 5000, 777)]
     for w, p in zip(whole, zip(*pieces)):
         assert w.dtype == np.uint64 and np.array_equal(w, np.concatenate(p))
     other = G._hashed_edges_range(np, name, dict(kw, seed=4), 0, 5000)
@@ -649,7 +650,8 @@ def test_random_weights_errors(lo, hi, match):
         G.random_weights(G.grid2d(2, 2), 1, 2, seed=-1)
 
 
-@pytest.mark.parametrize("spec", ["kron:6", "urand:6", "kronh:6", "urandh:6", "grid:5x6", "grid:3x3x3", "rgg:200:0.1",
+@pytest.mark.parametrize("spec", ["kron:6", "urand:6", "kronh:6", "urandh:6", "grid:5x6",
+                                  "grid:3x3x3", "rgg:200:0.1",
                                   "moore:5x6", "moore:3x3x3"])
 def test_symmetry_is_recorded(spec):
     """Every generated graph is known to be symmetric without a transpose built."""
