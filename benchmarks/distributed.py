@@ -32,8 +32,15 @@ those vertices, betweenness from them (``sources=``).
 
     python benchmarks/distributed.py --partitioned --ranks 2 --graph kron:28 \\
         --check kron:20 --one-gpu kron:26
+    python benchmarks/distributed.py --partitioned --ranks 2 --graph kronh:29 \\
+        --check kronh:20 --one-gpu kronh:26
 
-Per N of ``--ranks``: first the check (``--check`` spec, small: the
+``kronh``/``urandh`` specs (edge i a hash of (seed, i)) are made on the GPUs:
+each rank its range of edges, and the one-GPU baseline on its GPU too;
+``kron``/``urand`` are drawn on the CPUs (Graph500's seeded streams).
+
+Per N of ``--ranks``: first the check (``--check`` spec, small: every
+rank's generated rows against the one-GPU ``from_spec``, ``algo=generate``; the
 partitioned bfs from 3 sources, components and PageRank against the
 one-GPU calls on the same graph, every rank), then with ``--one-gpu`` the
 one-GPU BFS of that spec on rank 0 (the baseline GTEPS; the other ranks
@@ -168,6 +175,12 @@ def partitioned(a, comm, card):
         A = bg.io.generators.from_spec(a.check, device="cuda")
         G = dist.DistMatrix.generate(comm, a.check)
         tag = f"graph={a.check} ranks={N} card={card}"
+        a0, a1 = int(A.indptr[G.lo]), int(A.indptr[G.hi])
+        rows = (G.nnz == A.nvals and G.indices.shape[0] == a1 - a0
+                and bool((G.indices == A.indices[a0:a1]).all())
+                and bool((G.indptr == A.indptr[G.lo:G.hi + 1] - a0).all()))
+        rows = int(comm.allreduce(np.array([int(rows)], np.int64), "min")[0])
+        say(f"pcheck algo=generate {tag} equal={rows}")
         same = G.nnz == A.nvals
         for s in np.random.default_rng(1).choice(A.nrows, 3, replace=False):
             lev = dist.bfs(comm, G, int(s), gather=True)

@@ -127,7 +127,7 @@ _TIMES_NOTE = (
     "BITGRAPH_PROGRESS=0/1 forces it off/on). Exit status: 0 ok, 1 --check failed, 2 bad "
     "arguments or input, 130 interrupted.")
 _REORDERS = ("none", "natural", "auto", "rcm", "degree", "gorder", "jaccard", "blest")
-_SPEC_START = re.compile(r"(kron|urand|grid|rgg):", re.IGNORECASE)
+_SPEC_START = re.compile(r"(kronh|urandh|kron|urand|grid|rgg):", re.IGNORECASE)
 _MTX_OUT = (".mtx", ".mm")
 _EDGELIST_OUT = (".el", ".txt", ".edges", ".edgelist", ".tsv", ".csv", ".snap")
 

@@ -776,3 +776,9 @@ def test_subprocess_json_pipe():
     p = _python_m("cc", "grid:8x8", "--json")
     assert p.returncode == 0 and p.stderr == ""
     assert json.loads(p.stdout)["result"] == {"components": 1, "largest": 64}
+
+
+@pytest.mark.parametrize("spec", ["kronh:8@1", "urandh:8:4"])
+def test_hashed_generator_specs(capsys, spec):
+    res = run_json(capsys, "info", spec)["result"]
+    assert res["nvals"] == bg.io.generators.from_spec(spec).nvals > 0

@@ -31,7 +31,10 @@ Two ways to build one:
   every entry to its row's owner (``Comm.alltoallv``, rounds of
   ``settings.distributed.step_entries`` edges); boundaries **balanced by
   vertices** (the owner of a row must be known before any degree is, and
-  kron's random relabelling spreads the hubs).
+  kron's random relabelling spreads the hubs). ``kronh`` and ``urandh``
+  specs (edge i a hash of (seed, i)) are made on each rank's own device,
+  rank r the edges ``r * m // size .. (r + 1) * m // size``: no host
+  drawing, the same graph as ``from_spec`` on any number of ranks.
 
 >>> import bitgraph as bg
 >>> from bitgraph.distributed import LocalGroup, DistMatrix
@@ -186,8 +189,14 @@ class DistMatrix:
     @classmethod
     def generate(cls, comm, spec: str):
         """This rank's rows of the graph of generator spec ``spec``
-        (``"kron:SCALE[:EDGEFACTOR][@SEED]"`` or ``"urand:SCALE[:DEGREE][@SEED]"``,
-        SCALE at most 31), generated in parallel: rank r draws the edge
+        (``"kron:SCALE[:EDGEFACTOR][@SEED]"``, ``"urand:SCALE[:DEGREE][@SEED]"``
+        or their hashed twins ``kronh`` and ``urandh``, SCALE at most 31),
+        generated in parallel. ``kronh``/``urandh``: rank r makes the edges
+        ``r * m // size .. (r + 1) * m // size`` on its own device (CuPy, in
+        rounds of ``settings.distributed.step_entries``; numpy on a CPU comm),
+        sorts each round's entries there, routes them to their rows' owners,
+        then sorts and deduplicates its rows by range on the device. ``kron``/
+        ``urand``: rank r draws the edge
         blocks ``r, r + size, ...`` of ``bitgraph.io.generators`` (each block
         its own PCG64 stream spawned from the seed; every rank computes the
         same vertex relabelling), routes each entry (both directions of every
@@ -202,6 +211,10 @@ class DistMatrix:
         >>> D = LocalGroup(3).run(DistMatrix.generate, "urand:8:4@1")[2]
         >>> D.lo, D.hi, D.nnz == bg.io.generators.urand(8, 4, seed=1).nvals
         (192, 256, True)
+        >>> H = LocalGroup(2).run(DistMatrix.generate, "kronh:8@1")
+        >>> S = bg.io.generators.kronh(8, seed=1).to_scipy()
+        >>> all((h.indices == S[h.lo:h.hi].indices).all() for h in H)
+        True
         """
         from bitgraph import settings
         from bitgraph.distributed.batches import _together
@@ -211,8 +224,9 @@ class DistMatrix:
 
         def parse():
             name, kw = gen.parse_spec(spec)
-            if name not in ("kron", "urand"):
-                raise InvalidValue(f"{where}: generates kron and urand graphs in parallel, got"
+            if name not in ("kron", "urand", "kronh", "urandh"):
+                raise InvalidValue(f"{where}: generates kron and urand graphs (and kronh, urandh)"
+                                   f" in parallel, got"
                                    f" {spec!r} ({name}); build it whole and use"
                                    f" DistMatrix.from_matrix")
             if kw["scale"] > 31:
@@ -225,6 +239,10 @@ class DistMatrix:
         n = 1 << kw["scale"]
         starts = _starts(n, comm.size, None)
         lo, hi = int(starts[comm.rank]), int(starts[comm.rank + 1])
+        if name in ("kronh", "urandh"):
+            indptr, indices = _generate_hashed(comm, gen, name, kw, starts, cfg)
+            total = int(comm.allreduce(np.array([indices.shape[0]], np.int64), "sum")[0])
+            return cls(comm, n, starts, indptr, indices, None, total, True)
         if name == "kron":
             m, block, draw = _kron_blocks(gen, kw)
         else:
@@ -233,7 +251,7 @@ class DistMatrix:
         mine = list(range(comm.rank, nblocks, comm.size))
         per_round = max(1, cfg.step_entries // max(block, 1))
         rounds = -(-(-(-nblocks // comm.size)) // per_round)  # the same on every rank
-        ranges = _Ranges(lo, hi, 2 * m // comm.size, cfg.sort_keys)
+        ranges = gen._RowRanges(lo, hi, 2 * m // comm.size, cfg.sort_keys)
         for r in range(rounds):
             todo = mine[r * per_round:(r + 1) * per_round]
             pieces = gen._run(draw, todo) if todo else []
@@ -246,7 +264,7 @@ class DistMatrix:
             keys = (rows << np.uint64(32)) | cols
             owner = np.searchsorted(starts[1:-1].astype(np.uint64), rows, side="right")
             del rows, cols
-            keys, counts = _grouped(keys, owner, comm.size)
+            keys, counts = gen._grouped(keys, owner, comm.size)
             got = comm.alltoallv(keys, counts)
             from bitgraph.device import host
 
@@ -292,68 +310,40 @@ def _starts(n, size, indptr=None):
     return starts
 
 
-class _Ranges:
-    """A rank's received entry keys ``row << 32 | col`` (global row and
-    column), kept apart by row range (each range about ``sort_keys`` of the
-    expected entries), then each range sorted on the device, deduplicated
-    and compacted into column ids: ``csr(xp)`` -> ``(indptr int64,
-    indices int32)`` of rows ``lo .. hi``."""
+def _generate_hashed(comm, gen, name, kw, starts, cfg):
+    """This rank's ``(indptr, indices)`` of hashed spec ``name`` on ``comm.device``.
 
-    def __init__(self, lo, hi, expected, sort_keys):
-        self.lo, self.hi = lo, hi
-        pieces = max(1, min(hi - lo, -(-int(expected) // max(1, sort_keys))))
-        self.cuts = np.array([lo + (hi - lo) * i // pieces for i in range(pieces + 1)], np.uint64)
-        self.parts = [[] for _ in range(pieces)]
+    Rank r makes generated edges ``r * m // size .. (r + 1) * m // size`` on its
+    device, ``step_entries`` a round (the same number of rounds on every rank:
+    ``alltoallv`` is collective); a round's entry keys (both directions,
+    self-loops dropped) are sorted on the device, so each owner's are one slice
+    (cut by ``searchsorted`` at the boundaries' keys), routed, sorted again and
+    kept by row range on the host; then each range is sorted and deduplicated
+    on the device (``generators._RowRanges``)."""
+    from bitgraph.device import host
 
-    def put(self, keys):
-        if keys.size == 0:
-            return
-        which = np.searchsorted(self.cuts[1:-1] << np.uint64(32), keys, side="right")
-        keys, counts = _grouped(keys, which, len(self.parts))
-        for i, piece in enumerate(np.split(keys, np.cumsum(counts)[:-1])):
-            if piece.size:
-                self.parts[i].append(piece)
-
-    def csr(self, xp):
-        n_local = self.hi - self.lo
-        counts = np.zeros(n_local, np.int64)
-        cols = []  # each range's column ids, on the host until the total is known
-        low = np.uint64(0xFFFF_FFFF)
-        for i, part in enumerate(self.parts):
-            if not part:
-                continue
-            k = xp.asarray(np.concatenate(part))
-            part.clear()  # the host copies go
-            k = xp.sort(k)
-            first = xp.ones(k.shape[0], np.bool_)
-            first[1:] = k[1:] != k[:-1]
-            k = k[first]
-            rows = (k >> np.uint64(32)).astype(np.int64) - self.lo
-            r0 = int(self.cuts[i]) - self.lo
-            r1 = int(self.cuts[i + 1]) - self.lo
-            c = xp.bincount(rows - r0, minlength=r1 - r0)
-            counts[r0:r1] = c if xp is np else c.get()  # synchronize!
-            piece = (k & low).astype(np.int32)
-            cols.append(piece if xp is np else piece.get())
-            del k, rows, first, piece
-        indptr = np.zeros(n_local + 1, np.int64)
-        np.cumsum(counts, out=indptr[1:])
-        # one device array of 4 bytes an entry, filled range by range (no concatenation
-        # on the device: its peak stays the indices plus one sort range)
-        indices = xp.empty(int(indptr[-1]), np.int32)
-        at = 0
-        for piece in cols:
-            indices[at:at + piece.shape[0]] = xp.asarray(piece)
-            at += piece.shape[0]
-        return xp.asarray(indptr), indices
-
-
-def _grouped(keys, group, groups):
-    """``(keys ordered by group, keys a group)``: a stable counting sort (numpy's
-    radix sort of a uint8 / uint16 key; O(len)), the groups' counts."""
-    small = np.uint8 if groups <= 256 else np.uint16 if groups <= 65536 else np.int64
-    group = group.astype(small)
-    return keys[np.argsort(group, kind="stable")], np.bincount(group, minlength=groups)
+    xp = _xp(comm.device)
+    lo, hi = int(starts[comm.rank]), int(starts[comm.rank + 1])
+    n, m = gen._hashed_size(name, kw)
+    e_lo, e_hi = comm.rank * m // comm.size, (comm.rank + 1) * m // comm.size
+    step = max(1, cfg.step_entries)
+    rounds = -(-(-(-m // comm.size)) // step)  # the largest share's: the same on every rank
+    ranges = gen._RowRanges(lo, hi, 2 * m // comm.size, cfg.sort_keys)
+    cuts = xp.asarray(starts[1:-1].astype(np.uint64) << np.uint64(32))
+    for t in range(rounds):
+        a = min(e_hi, e_lo + t * step)
+        b = min(e_hi, a + step)
+        s, d = gen._hashed_edges_range(xp, name, kw, a, b)
+        keys = xp.sort(gen._sym_keys(xp, s, d))
+        del s, d
+        at = host(xp.searchsorted(keys, cuts)).tolist()  # synchronize!
+        bounds = [0, *at, keys.shape[0]]
+        counts = [bounds[i + 1] - bounds[i] for i in range(comm.size)]
+        got = comm.alltoallv(keys, counts)
+        del keys
+        ranges.put_sorted(xp.sort(xp.asarray(got)))
+        del got
+    return ranges.csr(xp)
 
 
 def _kron_blocks(gen, kw):

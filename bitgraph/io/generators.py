@@ -16,6 +16,8 @@ row-major order.
 ========================================  ===========================================
 ``kron(scale, edgefactor=16, seed=0)``    Graph500 R-MAT, 2^scale vertices
 ``urand(scale, degree=16, seed=0)``       uniform random (GAP's urand)
+``kronh(scale, edgefactor=16, seed=0)``   R-MAT, edge i a hash of (seed, i); CPU, GPU
+``urandh(scale, degree=16, seed=0)``      uniform random, hashed as kronh; CPU, GPU
 ``grid2d(rows, cols, drop=0, seed=0)``    4-neighbour mesh, a fraction ``drop`` removed
 ``grid3d(nx, ny, nz, drop=0, seed=0)``    6-neighbour mesh
 ``moore2d(rows, cols)``                   8-neighbour mesh (a grid with diagonals)
@@ -64,7 +66,8 @@ from ..errors import InvalidValue
 __all__ = [
     "kron", "kron_edges", "urand", "urand_edges", "grid2d", "grid2d_edges",
     "grid3d", "grid3d_edges", "moore2d", "moore2d_edges", "moore3d", "moore3d_edges",
-    "rgg", "rgg_edges", "rgg_points", "rgg_radius",
+    "rgg", "rgg_edges", "rgg_points", "rgg_radius", "kronh", "kronh_edges", "urandh",
+    "urandh_edges",
     "random_weights", "parse_spec", "from_spec",
 ]
 
@@ -508,6 +511,330 @@ def urand_edges(scale, degree=16, seed=0):
     return _to_edges(*_urand_csr(scale, degree, seed))
 
 
+# --- hashed (counter-based) Kronecker and uniform random -----------------------------------
+
+# Edge i of a hashed graph is a pure function of (seed, i): splitmix64 (Steele, Lea and
+# Flood 2014) in uint64 wrapping arithmetic, written once over the array module, so numpy
+# and CuPy make the same bits and any rank makes any range of edges without the others.
+_GOLDEN = 0x9E3779B97F4A7C15  # splitmix64's increment (2^64 / golden ratio, odd)
+_M64 = (1 << 64) - 1
+_FEISTEL_ROUNDS = 4  # rounds of the vertex relabelling (Luby-Rackoff: 4 make a strong PRP)
+_SALT_KRON, _SALT_PERM, _SALT_URAND = 1, 2, 3
+
+
+def _fmix_int(x):
+    """splitmix64's finalizer on a Python int (mod 2^64)."""
+    x &= _M64
+    x = ((x ^ (x >> 30)) * 0xBF58476D1CE4E5B9) & _M64
+    x = ((x ^ (x >> 27)) * 0x94D049BB133111EB) & _M64
+    return x ^ (x >> 31)
+
+
+def _fmix(x):
+    """splitmix64's finalizer on a uint64 array of numpy or CuPy (wrapping: integer
+    array arithmetic never warns)."""
+    x = x ^ (x >> np.uint64(30))
+    x = x * np.uint64(0xBF58476D1CE4E5B9)
+    x = x ^ (x >> np.uint64(27))
+    x = x * np.uint64(0x94D049BB133111EB)
+    return x ^ (x >> np.uint64(31))
+
+
+def _hash_key(seed, salt):
+    """The 64-bit key of one use (``salt``) of ``seed``."""
+    return _fmix_int(_fmix_int(seed * _GOLDEN + _GOLDEN) + salt * _GOLDEN)
+
+
+def _counter_hash(xp, key, lo, hi):
+    """uint64[hi - lo]: output i of the splitmix64 stream ``key``, for i in lo..hi."""
+    i = xp.arange(lo, hi, dtype=xp.uint64)
+    return _fmix(i * np.uint64(_GOLDEN) + np.uint64((key + _GOLDEN) & _M64))
+
+
+def _feistel(x, scale, keys):
+    """A bijection of [0, 2^scale) on uint64 ``x``: an unbalanced Feistel network.
+    Each round splits x into a high part of ``scale - w`` bits and a low part of
+    ``w``, and returns ``lo << (scale - w) | (hi ^ F(lo))``, F a keyed splitmix64
+    cut to ``scale - w`` bits; the next round's low part is ``scale - w`` bits. Each
+    round is invertible (``lo`` is kept whole), so no cycle-walking is needed for
+    any scale."""
+    w = scale // 2
+    for key in keys:
+        top = scale - w
+        hi = x >> np.uint64(w)
+        lo = x & np.uint64((1 << w) - 1)
+        f = _fmix(lo + np.uint64(key)) & np.uint64((1 << top) - 1)
+        x = (lo << np.uint64(top)) | (hi ^ f)
+        w = top
+    return x
+
+
+def _perm_keys(seed):
+    base = _hash_key(seed, _SALT_PERM)
+    return [_fmix_int(base + (r + 1) * _GOLDEN) for r in range(_FEISTEL_ROUNDS)]
+
+
+def _kronh_edges_range(xp, scale, seed, lo, hi):
+    """(src, dst) uint64 of R-MAT edges lo..hi of ``kronh(scale, *, seed)``.
+
+    Level k of edge i takes 32 bits of a hash: word k // 2 of edge i's own
+    splitmix64 stream (seeded by output i of the seed's stream), its low half
+    for even k, high half for odd; the quadrant is read off integer thresholds
+    on [0, 2^32) (A, B, D, C, as :func:`kron`): row bit ``u >= a + b``, column
+    bit ``a <= u < a + b + d``. Then both ends go through :func:`_feistel`.
+    """
+    ta, tab, tabd = (np.uint64(t) for t in _kron_thresholds())
+    e = _counter_hash(xp, _hash_key(seed, _SALT_KRON), lo, hi)
+    src = xp.zeros(hi - lo, xp.uint64)
+    dst = xp.zeros(hi - lo, xp.uint64)
+    low = np.uint64(0xFFFF_FFFF)
+    h = None
+    for k in range(scale):
+        if k % 2 == 0:
+            h = _fmix(e + np.uint64(((k // 2 + 1) * _GOLDEN) & _M64))
+            u = h & low
+        else:
+            u = h >> np.uint64(32)
+        bit = np.uint64(k)
+        src |= (u >= tab).astype(xp.uint64) << bit
+        dst |= ((u >= ta) & (u < tabd)).astype(xp.uint64) << bit
+    keys = _perm_keys(seed)
+    return _feistel(src, scale, keys), _feistel(dst, scale, keys)
+
+
+def _urandh_edges_range(xp, scale, seed, lo, hi):
+    """(src, dst) uint64 of edges lo..hi of ``urandh(scale, *, seed)``: the low
+    ``scale`` bits of hash i and of its upper half (scale <= 32) or of the next
+    splitmix64 output of it (scale > 32)."""
+    h = _counter_hash(xp, _hash_key(seed, _SALT_URAND), lo, hi)
+    mask = np.uint64((1 << scale) - 1)
+    other = h >> np.uint64(32) if scale <= 32 else _fmix(h + np.uint64(_GOLDEN))
+    return h & mask, other & mask
+
+
+def _hashed_size(name, kw):
+    """(n, generated edges) of a hashed spec's kwargs."""
+    n = 1 << kw["scale"]
+    return n, (kw["edgefactor"] * n if name == "kronh" else kw["degree"] * n // 2)
+
+
+def _hashed_edges_range(xp, name, kw, lo, hi):
+    """(src, dst) uint64 on ``xp`` of generated edges lo..hi of hashed spec ``name``."""
+    make = _kronh_edges_range if name == "kronh" else _urandh_edges_range
+    return make(xp, kw["scale"], kw["seed"], lo, hi)
+
+
+def _sym_keys(xp, s, d):
+    """Entry keys ``row << 32 | col`` of both directions of edges (s, d), self-loops dropped."""
+    keep = s != d
+    s, d = s[keep], d[keep]
+    sh = np.uint64(32)
+    return xp.concatenate([(s << sh) | d, (d << sh) | s])
+
+
+def _hashed_csr(name, kw):
+    """(n, indptr, indices) on the CPU: chunks of edges on the thread pool into a _SymSink."""
+    from ..settings import current
+
+    n, m = _hashed_size(name, kw)
+    sink = _SymSink(n, m)
+    step = max(1, current().io.hashed_chunk)
+
+    def chunk(c):
+        lo = c * step
+        s, d = _hashed_edges_range(np, name, kw, lo, min(m, lo + step))
+        sink.put(lo, s, d)
+
+    _run(chunk, range(-(-m // step)))
+    return n, *sink.csr()
+
+
+def _hashed_matrix(xp, name, kw, where):
+    """The hashed graph made on ``xp``'s device (CuPy: the GPU): rounds of
+    ``settings.distributed.step_entries`` edges, each round's keys sorted on the
+    device and kept by row range on the host, then each range sorted and
+    deduplicated on the device (:class:`_RowRanges`; the parallel generator's
+    ranges, with one rank). Host: 8 bytes a generated entry; device peak: the
+    CSR and one range of ``settings.distributed.sort_keys`` keys."""
+    from ..algorithms._common import record
+    from ..matrix import Matrix
+    from ..settings import current
+
+    if kw["scale"] > 31:
+        raise InvalidValue(f"{where}: a hashed graph is made on the GPU up to scale 31, got"
+                           f" {kw['scale']}; make it on the CPU (device='cpu')")
+    cfg = current().distributed
+    n, m = _hashed_size(name, kw)
+    ranges = _RowRanges(0, n, 2 * m, cfg.sort_keys)
+    for lo in range(0, m, cfg.step_entries):
+        s, d = _hashed_edges_range(xp, name, kw, lo, min(m, lo + cfg.step_entries))
+        ranges.put_sorted(xp.sort(_sym_keys(xp, s, d)))
+        del s, d
+    indptr, indices = ranges.csr(xp)
+    idt = _index_dtype(indices.shape[0], n)
+    A = Matrix.from_csr(indptr.astype(idt), indices.astype(idt, copy=False), ncols=n,
+                        check=False, device="cpu" if xp is np else "cuda")
+    record(A, "symmetric", True)
+    return A
+
+
+def _check_kronh(scale, edgefactor, seed, where="kronh"):
+    return _check_kron(scale, edgefactor, seed, where)
+
+
+def kronh(scale, edgefactor=16, seed=0):
+    """Hashed Graph500-style R-MAT graph with ``2**scale`` vertices: the model of
+    :func:`kron` (``edgefactor * 2**scale`` edges, quadrants A=0.57, B=0.19,
+    C=0.19, D=0.05 exact to 2^-32, vertices relabelled, symmetrised, self-loops
+    and duplicates dropped), but edge i is a pure function of ``(seed, i)``
+    (splitmix64 counters, integer arithmetic only) and the relabelling a keyed
+    Feistel permutation: any range of edges is made anywhere, numpy or CuPy, bit
+    for bit; what ``DistMatrix.generate`` makes on every GPU at once. Not the same
+    graph as ``kron(scale, edgefactor, seed)``.
+
+    >>> A = kronh(6, seed=1)
+    >>> A.nrows, A.nvals
+    (64, 818)
+    >>> bool((A.to_scipy() != A.to_scipy().T).nnz == 0)
+    True
+    """
+    scale, edgefactor, seed = _check_kronh(scale, edgefactor, seed)
+    return _to_matrix(*_hashed_csr("kronh", {"scale": scale, "edgefactor": edgefactor,
+                                             "seed": seed}))
+
+
+def kronh_edges(scale, edgefactor=16, seed=0):
+    """:func:`kronh` as ``(n, rows, cols)`` int64 arrays, row-major.
+
+    >>> n, rows, cols = kronh_edges(4, seed=2)
+    >>> n, bool((rows != cols).all())
+    (16, True)
+    """
+    scale, edgefactor, seed = _check_kronh(scale, edgefactor, seed, "kronh_edges")
+    return _to_edges(*_hashed_csr("kronh", {"scale": scale, "edgefactor": edgefactor,
+                                            "seed": seed}))
+
+
+def urandh(scale, degree=16, seed=0):
+    """Hashed uniform random graph, ``2**scale`` vertices: the model of :func:`urand`
+    (``degree * 2**scale / 2`` edges, both ends uniform; symmetrised, self-loops
+    and duplicates dropped) with edge i a pure function of ``(seed, i)``, as in
+    :func:`kronh`. Not the same graph as ``urand(scale, degree, seed)``.
+
+    >>> A = urandh(8, degree=4, seed=1)
+    >>> A.nrows, A.nvals
+    (256, 1002)
+    """
+    scale, degree, seed = _check_urand(scale, degree, seed, "urandh")
+    return _to_matrix(*_hashed_csr("urandh", {"scale": scale, "degree": degree, "seed": seed}))
+
+
+def urandh_edges(scale, degree=16, seed=0):
+    """:func:`urandh` as ``(n, rows, cols)`` int64 arrays.
+
+    >>> n, rows, cols = urandh_edges(4, degree=2, seed=0)
+    >>> n, rows.size == cols.size
+    (16, True)
+    """
+    scale, degree, seed = _check_urand(scale, degree, seed, "urandh_edges")
+    return _to_edges(*_hashed_csr("urandh", {"scale": scale, "degree": degree, "seed": seed}))
+
+
+class _RowRanges:
+    """Entry keys ``row << 32 | col`` of rows ``lo .. hi`` (global row and column
+    ids), kept apart on the host by row range (each range about ``sort_keys`` of
+    the ``expected`` entries), then each range sorted on the device, deduplicated
+    and compacted into column ids: ``csr(xp)`` -> ``(indptr int64, indices int32)``
+    of rows ``lo .. hi`` on ``xp``. Device peak: the indices and one range's keys.
+
+    >>> r = _RowRanges(0, 4, 6, 2)
+    >>> r.put(np.array([2 << 32 | 1, 0 << 32 | 3, 2 << 32 | 1], np.uint64))
+    >>> r.put_sorted(np.array([1 << 32 | 0, 3 << 32 | 2], np.uint64))
+    >>> [a.tolist() for a in r.csr(np)]
+    [[0, 1, 2, 3, 4], [3, 0, 1, 2]]
+    """
+
+    def __init__(self, lo, hi, expected, sort_keys):
+        self.lo, self.hi = lo, hi
+        pieces = max(1, min(hi - lo, -(-int(expected) // max(1, sort_keys))))
+        self.cuts = np.array([lo + (hi - lo) * i // pieces for i in range(pieces + 1)], np.uint64)
+        self.parts = [[] for _ in range(pieces)]
+
+    def put(self, keys):
+        """Keep host ``keys`` (any order) by range: a counting sort by range."""
+        if keys.size == 0:
+            return
+        which = np.searchsorted(self.cuts[1:-1] << np.uint64(32), keys, side="right")
+        keys, counts = _grouped(keys, which, len(self.parts))
+        for i, piece in enumerate(np.split(keys, np.cumsum(counts)[:-1])):
+            if piece.size:
+                self.parts[i].append(piece)
+
+    def put_sorted(self, keys):
+        """Keep sorted ``keys`` (numpy or CuPy) by range: duplicates dropped, each
+        range's slice copied to the host."""
+        from ..device import host
+
+        if keys.shape[0] == 0:
+            return
+        from .. import _array as ar
+
+        xp = ar.array_module(keys)
+        first = xp.ones(keys.shape[0], np.bool_)
+        first[1:] = keys[1:] != keys[:-1]
+        keys = keys[first]
+        at = host(xp.searchsorted(keys, xp.asarray(self.cuts[1:-1] << np.uint64(32))))
+        bounds = [0, *at.tolist(), keys.shape[0]]  # synchronize!
+        for i in range(len(self.parts)):
+            if bounds[i + 1] > bounds[i]:
+                self.parts[i].append(host(keys[bounds[i]:bounds[i + 1]]))
+
+    def csr(self, xp):
+        n_local = self.hi - self.lo
+        counts = np.zeros(n_local, np.int64)
+        cols = []  # each range's column ids, on the host until the total is known
+        low = np.uint64(0xFFFF_FFFF)
+        for i, part in enumerate(self.parts):
+            if not part:
+                continue
+            k = xp.empty(sum(p.shape[0] for p in part), np.uint64)
+            at = 0
+            for p in part:  # one device array filled piece by piece (no host concatenation)
+                k[at:at + p.shape[0]] = xp.asarray(p)
+                at += p.shape[0]
+            part.clear()  # the host copies go
+            k = xp.sort(k)
+            first = xp.ones(k.shape[0], np.bool_)
+            first[1:] = k[1:] != k[:-1]
+            k = k[first]
+            rows = (k >> np.uint64(32)).astype(np.int64) - self.lo
+            r0 = int(self.cuts[i]) - self.lo
+            r1 = int(self.cuts[i + 1]) - self.lo
+            c = xp.bincount(rows - r0, minlength=r1 - r0)
+            counts[r0:r1] = c if xp is np else c.get()  # synchronize!
+            piece = (k & low).astype(np.int32)
+            cols.append(piece if xp is np else piece.get())
+            del k, rows, first, piece
+        indptr = np.zeros(n_local + 1, np.int64)
+        np.cumsum(counts, out=indptr[1:])
+        # one device array of 4 bytes an entry, filled range by range (no concatenation
+        # on the device: its peak stays the indices plus one sort range)
+        indices = xp.empty(int(indptr[-1]), np.int32)
+        at = 0
+        for piece in cols:
+            indices[at:at + piece.shape[0]] = xp.asarray(piece)
+            at += piece.shape[0]
+        return xp.asarray(indptr), indices
+
+
+def _grouped(keys, group, groups):
+    """``(keys ordered by group, keys a group)``: a stable counting sort (numpy's
+    radix sort of a uint8 / uint16 key; O(len)), the groups' counts."""
+    small = np.uint8 if groups <= 256 else np.uint16 if groups <= 65536 else np.int64
+    group = group.astype(small)
+    return keys[np.argsort(group, kind="stable")], np.bincount(group, minlength=groups)
+
+
 # --- meshes --------------------------------------------------------------------------------
 
 def _check_dims(dims, where):
@@ -830,15 +1157,19 @@ def _splitmix64(x):
 
 # --- specs ---------------------------------------------------------------------------------------
 
-SPEC_FORMS = ("kron:SCALE[:EDGEFACTOR], urand:SCALE[:DEGREE], grid:ROWSxCOLS[:DROP], "
+SPEC_FORMS = ("kron:SCALE[:EDGEFACTOR], urand:SCALE[:DEGREE], kronh:SCALE[:EDGEFACTOR], "
+              "urandh:SCALE[:DEGREE], grid:ROWSxCOLS[:DROP], "
               "grid:NXxNYxNZ[:DROP], moore:ROWSxCOLS, moore:NXxNYxNZ, rgg:N:RADIUS, "
               "rgg:N:dDEGREE; each optionally followed by @SEED")
 
 _NUM = r"[0-9]+(?:\.[0-9]*)?(?:[eE][-+]?[0-9]+)?|\.[0-9]+(?:[eE][-+]?[0-9]+)?"
 _SPEC_RE = re.compile(
-    r"(?P<kind>kron|urand|grid|moore|rgg):(?P<args>[^@\s]+)(?:@(?P<seed>[0-9]+))?", re.IGNORECASE)
+    r"(?P<kind>kronh|urandh|kron|urand|grid|moore|rgg):(?P<args>[^@\s]+)(?:@(?P<seed>[0-9]+))?",
+    re.IGNORECASE)
 _FORMS = {
     "kron": re.compile(r"(?P<scale>[0-9]+)(?::(?P<edgefactor>[0-9]+))?"),
+    "kronh": re.compile(r"(?P<scale>[0-9]+)(?::(?P<edgefactor>[0-9]+))?"),
+    "urandh": re.compile(r"(?P<scale>[0-9]+)(?::(?P<degree>[0-9]+))?"),
     "urand": re.compile(r"(?P<scale>[0-9]+)(?::(?P<degree>[0-9]+))?"),
     "grid": re.compile(r"(?P<a>[0-9]+)[xX](?P<b>[0-9]+)(?:[xX](?P<c>[0-9]+))?"
                        rf"(?::(?P<drop>{_NUM}))?"),
@@ -877,14 +1208,14 @@ def parse_spec(spec: str):
         raise bad()
     seed = int(m["seed"]) if m["seed"] is not None else 0
     try:
-        if kind == "kron":
+        if kind in ("kron", "kronh"):
             ef = int(a["edgefactor"]) if a["edgefactor"] is not None else 16
-            s, ef, seed = _check_kron(int(a["scale"]), ef, seed)
-            return "kron", {"scale": s, "edgefactor": ef, "seed": seed}
-        if kind == "urand":
+            s, ef, seed = _check_kron(int(a["scale"]), ef, seed, kind)
+            return kind, {"scale": s, "edgefactor": ef, "seed": seed}
+        if kind in ("urand", "urandh"):
             deg = int(a["degree"]) if a["degree"] is not None else 16
-            s, deg, seed = _check_urand(int(a["scale"]), deg, seed)
-            return "urand", {"scale": s, "degree": deg, "seed": seed}
+            s, deg, seed = _check_urand(int(a["scale"]), deg, seed, kind)
+            return kind, {"scale": s, "degree": deg, "seed": seed}
         if kind == "grid":
             drop = float(a["drop"]) if a["drop"] is not None else 0.0
             if a["c"] is None:
@@ -917,21 +1248,29 @@ def from_spec(spec: str, *, device=None):
     the edges), ``grid:64x64x64`` (:func:`grid3d`), ``moore:2048x2048``
     (:func:`moore2d`) and ``moore:128x128x128`` (:func:`moore3d`),
     ``rgg:100000:0.01`` (radius 0.01) or ``rgg:4194304:d16`` (the radius of
-    mean degree ~16, :func:`rgg_radius`); any of them but moore with a
-    ``@SEED`` suffix (default 0), e.g. ``kron:16@3``. A spec
+    mean degree ~16, :func:`rgg_radius`); ``kronh:20[:16]`` and
+    ``urandh:20[:16]``, the hashed twins (:func:`kronh`, :func:`urandh`); any of
+    them but moore with a ``@SEED`` suffix (default 0), e.g. ``kron:16@3``. A spec
     that does not parse, or whose numbers are out of range, raises
     :class:`~bitgraph.InvalidValue` (a ``ValueError``) naming it and the forms.
     ``device``: where the Matrix goes ("cpu", "cuda" or "auto"; None:
-    ``bitgraph.set_device``'s); the graph is generated on the CPU.
+    ``bitgraph.set_device``'s); the graph is generated on the CPU, but for
+    ``kronh`` and ``urandh`` on the GPU when it goes there (the same graph, bit
+    for bit; host memory 8 bytes an entry, device peak the CSR and one sort range
+    of ``settings.distributed.sort_keys``).
 
     >>> from_spec("grid:2x2").nvals
     8
     >>> from_spec("kron:6@1").nvals
     758
+    >>> from_spec("kronh:6@1").isequal(kronh(6, seed=1))
+    True
     """
     from .. import device as dev
 
     name, kwargs = parse_spec(spec)
+    if name in ("kronh", "urandh") and dev.resolve(device, "from_spec") == "cuda":
+        return _hashed_matrix(dev.require_cuda("from_spec"), name, kwargs, "from_spec")
     A = globals()[name](**kwargs)
     if dev.resolve(device, "from_spec") == "cpu":
         return A

@@ -364,6 +364,9 @@ class IO:
         step's text is built in memory, then written).""")
     dedup_chunk: int = knob(1 << 20, """Keys per step of the generators' deduplication pass
         (bounds its temporaries).""")
+    hashed_chunk: int = knob(1 << 20, """Edges per step of the hashed generators (kronh, urandh)
+        on the CPU, one step a thread (bounds the temporaries: ~20 uint64 arrays of this length;
+        never the graph).""")
     claim_rows: int = knob(1 << 26, """A file may claim (size line, largest vertex id) a
         dimension up to max(this, 64 x its entries); beyond, the reader raises a FormatError naming
         the dimension and the bytes its CSR row pointers (8 x (n + 1)) would take, instead of

@@ -137,6 +137,48 @@ def test_generator_sorts_in_several_ranges():
         assert np.array_equal(D.indptr, S[D.lo:D.hi].indptr)
 
 
+@pytest.mark.parametrize("spec", ["kronh:9@3", "kronh:7:4", "urandh:9:6@2", "kronh:0",
+                                  "urandh:3:1", "kronh:6:0"])
+@pytest.mark.parametrize("size", SIZES)
+def test_hashed_generator_is_from_spec_on_any_number_of_ranks(spec, size):
+    # from_spec builds through _SymSink on the thread pool; generate through routed,
+    # sorted rounds and _RowRanges: two paths to one graph
+    A = bg.io.generators.from_spec(spec)
+    S = A.to_scipy().tocsr()
+    with bg.settings.use(distributed={"step_entries": 1000}):  # several rounds, ragged shares
+        parts = LocalGroup(size).run(DistMatrix.generate, spec)
+    assert [D.lo for D in parts] == _starts(A.nrows, size).tolist()[:-1]
+    assert sum(D.nnz_local for D in parts) == A.nvals
+    for D in parts:
+        assert D.nnz == A.nvals and D.symmetric and D.values is None
+        assert D.indices.dtype == np.int32 and D.indptr.dtype == np.int64
+        part = S[D.lo:D.hi]
+        assert np.array_equal(D.indptr, part.indptr) and np.array_equal(D.indices, part.indices)
+
+
+def test_hashed_generator_sorts_in_several_ranges():
+    spec = "urandh:10:8@5"
+    S = bg.io.generators.from_spec(spec).to_scipy().tocsr()
+    with bg.settings.use(distributed={"sort_keys": 700, "step_entries": 777}):
+        parts = LocalGroup(3).run(DistMatrix.generate, spec)
+    assert len(parts[0].indices) > 2000  # several ranges a rank
+    for D in parts:
+        assert np.array_equal(D.indices, S[D.lo:D.hi].indices)
+        assert np.array_equal(D.indptr, S[D.lo:D.hi].indptr)
+
+
+def test_hashed_generator_routes_each_rank_its_edge_range():
+    def work(comm):
+        with comm.recording() as log:
+            DistMatrix.generate(comm, "kronh:8:4@1")
+        return [(name, nbytes) for name, nbytes, _ in log if name == "alltoall"]
+
+    with bg.settings.use(distributed={"step_entries": 256}):
+        logs = LocalGroup(2).run(work)
+    # 1024 edges, 512 a rank, 256 a round: 2 rounds on every rank, each an all-to-all
+    assert [len(x) for x in logs] == [2, 2]
+
+
 # ---------------------------------------------------------------------------
 # the calls against the one-process calls
 # ---------------------------------------------------------------------------
@@ -288,6 +330,8 @@ def test_bad_arguments():
         LocalGroup(2).run(DistMatrix.generate, "grid:4x4")
     with pytest.raises(bg.InvalidValue, match="scale must be <= 31"):
         LocalGroup(2).run(DistMatrix.generate, "kron:32")
+    with pytest.raises(bg.InvalidValue, match="scale must be <= 31"):
+        LocalGroup(2).run(DistMatrix.generate, "kronh:32")
     with pytest.raises(bg.InvalidValue, match="bad graph spec"):
         LocalGroup(2).run(DistMatrix.generate, "ring:5")
     W = bg.Matrix.from_coo([0, 1], [1, 0], [1.0, -1.0], nrows=2, ncols=2)

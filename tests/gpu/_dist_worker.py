@@ -2,8 +2,10 @@
 ``python -m bitgraph.distributed --nproc 2``: NcclComm's collectives on
 CuPy and numpy arrays, then each batch call of ``bitgraph.distributed`` on
 graphs on this rank's GPU against the one-process call on the same GPU,
-then a graph split over the ranks (``DistMatrix`` generated in parallel and
-from a Matrix; ``bfs``, ``connected_components``, ``pagerank``) against the
+then the hashed generators (CuPy's edges bit-equal to numpy's; from_spec
+and DistMatrix.generate on the GPUs equal to the numpy from_spec), then a
+graph split over the ranks (``DistMatrix`` generated in parallel and from a
+Matrix; ``bfs``, ``connected_components``, ``pagerank``) against the
 one-GPU calls. Prints ``rank R ok NAME`` per check; exits 1 on the first mismatch."""
 
 from __future__ import annotations
@@ -96,8 +98,37 @@ bw = dist.betweenness_centrality(comm, W, weight=True)
 ok("weighted betweenness", np.allclose(host(bw), host(one.betweenness_centrality(W, weight=True)),
                                        rtol=1e-12, atol=1e-14))
 
+# -- hashed generators: CuPy makes numpy's bits ------------------------------
+from bitgraph.io import generators as gen  # noqa: E402
+
+for name, kw in (("kronh", {"scale": 14, "edgefactor": 16, "seed": 3}),
+                 ("kronh", {"scale": 31, "edgefactor": 16, "seed": 1}),
+                 ("urandh", {"scale": 14, "degree": 16, "seed": 3}),
+                 ("urandh", {"scale": 34, "degree": 16, "seed": 2})):  # the two-hash ids
+    lo, hi = 12345 + rank, 12345 + rank + (1 << 18)
+    cpu = gen._hashed_edges_range(np, name, kw, lo, hi)
+    gpu = gen._hashed_edges_range(cupy, name, kw, lo, hi)
+    ok(f"hashed bits {name}:{kw['scale']}", all(isinstance(g, cupy.ndarray) for g in gpu)
+       and all(np.array_equal(host(g), c) for g, c in zip(gpu, cpu)))
+for spec in ("kronh:14@3", "urandh:13:8"):
+    want = bg.io.generators.from_spec(spec)  # numpy, the thread-pool path
+    got = bg.io.generators.from_spec(spec, device="cuda")  # made on this GPU
+    ok(f"from_spec gpu {spec}", got.device == "cuda" and isinstance(got.indices, cupy.ndarray)
+       and got.nvals == want.nvals and np.array_equal(host(got.indptr), want.indptr)
+       and np.array_equal(host(got.indices), want.indices))
+    G = dist.DistMatrix.generate(comm, spec)
+    S = want.to_scipy().tocsr()
+    ok(f"generate gpu {spec}", isinstance(G.indices, cupy.ndarray) and G.nnz == want.nvals
+       and np.array_equal(host(G.indptr), S[G.lo:G.hi].indptr)
+       and np.array_equal(host(G.indices), S[G.lo:G.hi].indices))
+with bg.settings.use(distributed={"step_entries": 1 << 14, "sort_keys": 1 << 15}):
+    G = dist.DistMatrix.generate(comm, "kronh:14@3")  # many rounds and ranges
+S = bg.io.generators.from_spec("kronh:14@3").to_scipy().tocsr()
+ok("generate gpu rounds and ranges", np.array_equal(host(G.indices), S[G.lo:G.hi].indices)
+   and np.array_equal(host(G.indptr), S[G.lo:G.hi].indptr))
+
 # -- a graph split over the ranks -------------------------------------------
-for spec in ("kron:12", "urand:11:8"):
+for spec in ("kron:12", "urand:11:8", "kronh:12@1"):
     A = bg.io.generators.from_spec(spec, device="cuda")
     S = A.to("cpu").to_scipy().tocsr()
     G = dist.DistMatrix.generate(comm, spec)

@@ -66,6 +66,9 @@ CASES = [
     ("grid2d", lambda s: G.grid2d(20, 30, drop=0.3, seed=s)),
     ("grid3d", lambda s: G.grid3d(6, 7, 8, drop=0.2, seed=s)),
     ("rgg", lambda s: G.rgg(500, 0.08, seed=s)),
+    ("kronh", lambda s: G.kronh(9, seed=s)),
+    ("kronh_ef", lambda s: G.kronh(7, edgefactor=5, seed=s)),
+    ("urandh", lambda s: G.urandh(9, degree=8, seed=s)),
 ]
 
 
@@ -203,6 +206,164 @@ def test_main_kron_edges_uses_generator():
     n, src, dst = kron_edges(7, edge_factor=4, seed=1)
     m, rows, cols = G.kron_edges(7, 4, seed=1)
     assert n == m and np.array_equal(src, rows) and np.array_equal(dst, cols)
+
+
+# --- kronh / urandh (hashed) ----------------------------------------------------------------
+
+def test_hashed_pinned_checksums():
+    # the definition of the hashed graphs (the GPU must make these bits too)
+    got = {spec: (G.from_spec(spec).nvals, checksum(G.from_spec(spec))) for spec in PINNED_HASHED}
+    assert got == PINNED_HASHED
+
+
+PINNED_HASHED = {
+    "kronh:6@1": (818, "9904b2ab8fa56ef2"),
+    "kronh:10:4@2": (6630, "f7eb630bb784206e"),
+    "urandh:8:4@1": (1002, "02c28d7d959f300f"),
+}
+
+
+def test_kronh_structure_and_skew_as_kron():
+    A, K = G.kronh(13, seed=0), G.kron(13, seed=0)
+    check_simple(A, 8192)
+    d, k = degrees(A), degrees(K)
+    assert d.max() > 20 * d.mean()  # heavy-tailed
+    assert (d == 0).sum() > 0.1 * 8192  # R-MAT leaves many vertices isolated
+    # the same model as kron: entries, isolated vertices and the degree tail alike
+    assert abs(A.nvals - K.nvals) < 0.02 * K.nvals
+    assert abs((d == 0).mean() - (k == 0).mean()) < 0.02
+    for q in (50, 90, 99, 99.9):
+        assert abs(np.percentile(d, q) - np.percentile(k, q)) <= 0.15 * np.percentile(k, q) + 1
+    assert 0.5 < d.max() / k.max() < 2
+
+
+def _kronh_reference(scale, seed, i):
+    """Edge i of kronh before relabelling, in Python ints, from the definition."""
+    ta, tab, tabd = G._kron_thresholds()
+    m = (1 << 64) - 1
+    e = G._fmix_int(G._hash_key(seed, G._SALT_KRON) + (i + 1) * G._GOLDEN)
+    src = dst = 0
+    for k in range(scale):
+        h = G._fmix_int(e + (k // 2 + 1) * G._GOLDEN)
+        u = (h >> (32 * (k % 2))) & 0xFFFF_FFFF
+        src |= (u >= tab) << k
+        dst |= (ta <= u < tabd) << k
+    assert e <= m
+    return src, dst
+
+
+def test_kronh_bits_follow_the_definition(monkeypatch):
+    """numpy's uint64 arrays give the Python-int hash bit for bit (the same code on
+    CuPy must too); the relabelling is applied after."""
+    scale, seed = 21, 7
+    s, d = G._kronh_edges_range(np, scale, seed, 1000, 1040)
+    keys = G._perm_keys(seed)
+    monkeypatch.setattr(G, "_feistel", lambda x, scale, keys: x)
+    s0, d0 = G._kronh_edges_range(np, scale, seed, 1000, 1040)
+    for j, i in enumerate(range(1000, 1040)):
+        assert (int(s0[j]), int(d0[j])) == _kronh_reference(scale, seed, i)
+    monkeypatch.undo()
+    assert np.array_equal(s, G._feistel(s0, scale, keys))
+    assert np.array_equal(d, G._feistel(d0, scale, keys))
+
+
+def test_kronh_quadrant_frequencies(monkeypatch):
+    monkeypatch.setattr(G, "_feistel", lambda x, scale, keys: x)
+    scale, count = 12, 1 << 16
+    s, d = G._kronh_edges_range(np, scale, 3, 0, count)
+    for k in (0, 1, 7, 11):  # even and odd levels: low and high halves of a hash
+        r, c = (s >> np.uint64(k)) & np.uint64(1), (d >> np.uint64(k)) & np.uint64(1)
+        freq = np.bincount((2 * r + c).astype(np.int64), minlength=4) / count
+        sd = np.sqrt(0.25 / count)
+        assert np.allclose(freq, [0.57, 0.19, 0.19, 0.05], atol=6 * sd), (k, freq)
+
+
+@pytest.mark.parametrize("scale", list(range(0, 15)))
+def test_feistel_is_a_permutation(scale):
+    x = np.arange(1 << scale, dtype=np.uint64)
+    y = G._feistel(x, scale, G._perm_keys(4))
+    assert np.array_equal(np.sort(y), x)
+    if scale >= 4:
+        assert (y != x).mean() > 0.5
+        assert not np.array_equal(y, G._feistel(x, scale, G._perm_keys(5)))
+
+
+def test_feistel_large_scales_stay_in_range_and_injective():
+    x = np.random.default_rng(0).integers(0, 1 << 40, 100000, dtype=np.uint64)
+    x = np.unique(x)
+    for scale in (31, 33, 40):
+        xs = x & np.uint64((1 << scale) - 1)
+        xs = np.unique(xs)
+        y = G._feistel(xs, scale, G._perm_keys(1))
+        assert y.max() < (1 << scale) and np.unique(y).size == xs.size
+
+
+@pytest.mark.parametrize("name", ["kronh", "urandh"])
+def test_hashed_edges_are_a_function_of_the_index(name):
+    kw = {"scale": 11, "seed": 3, ("edgefactor" if name == "kronh" else "degree"): 4}
+    whole = G._hashed_edges_range(np, name, kw, 0, 5000)
+    pieces = [G._hashed_edges_range(np, name, kw, a, min(5000, a + 777))
+              for a in range(0, 5000, 777)]
+    for w, p in zip(whole, zip(*pieces)):
+        assert w.dtype == np.uint64 and np.array_equal(w, np.concatenate(p))
+    other = G._hashed_edges_range(np, name, dict(kw, seed=4), 0, 5000)
+    assert (whole[0] != other[0]).mean() > 0.9
+
+
+def test_hashed_chunks_and_threads_do_not_matter(monkeypatch):
+    ref = [G.kronh(12, edgefactor=9, seed=5), G.urandh(12, degree=18, seed=5)]
+    for nt in (1, 3):
+        monkeypatch.setattr(G, "_num_threads", lambda nt=nt: nt)
+        with bg.settings.use(io={"hashed_chunk": 1000}):
+            assert same_graph(G.kronh(12, edgefactor=9, seed=5), ref[0])
+            assert same_graph(G.urandh(12, degree=18, seed=5), ref[1])
+
+
+@pytest.mark.parametrize("spec", ["kronh:10@3", "urandh:9:6", "kronh:0", "kronh:5:0"])
+def test_hashed_by_row_ranges_equals_the_cpu_path(spec):
+    """The path from_spec takes on the GPU (rounds sorted, rows kept by range,
+    ranges sorted and deduplicated), run on numpy, against the thread-pool path."""
+    name, kw = G.parse_spec(spec)
+    with bg.settings.use(distributed={"step_entries": 999, "sort_keys": 1500}):
+        A = G._hashed_matrix(np, name, kw, "test")
+    B = G.from_spec(spec)
+    assert same_graph(A, B)
+    check_simple(A, B.nrows)
+    from bitgraph.algorithms import _common
+
+    assert _common.known(A, "symmetric") is True
+
+
+def test_hashed_by_row_ranges_scale_limit():
+    with pytest.raises(bg.InvalidValue, match="up to scale 31"):
+        G._hashed_matrix(np, "kronh", {"scale": 32, "edgefactor": 1, "seed": 0}, "from_spec")
+
+
+def test_kronh_edges_match_matrix():
+    A = G.kronh(8, edgefactor=4, seed=9)
+    n, rows, cols = G.kronh_edges(8, edgefactor=4, seed=9)
+    r, c, _ = A.to_coo()
+    assert n == 256 and np.array_equal(rows, r) and np.array_equal(cols, c)
+    assert not same_graph(A, G.kron(8, edgefactor=4, seed=9))  # a different graph
+
+
+def test_urandh_structure_not_skewed():
+    A = G.urandh(12, degree=16, seed=1)
+    check_simple(A, 4096)
+    d = degrees(A)
+    assert 15 < d.mean() <= 16
+    assert d.max() < 3 * d.mean()
+    assert G.urandh(0).nvals == 0 and G.urandh(6, degree=0).nvals == 0
+    n, rows, cols = G.urandh_edges(7, degree=6, seed=9)
+    r, c, _ = G.urandh(7, degree=6, seed=9).to_coo()
+    assert n == 128 and np.array_equal(rows, r) and np.array_equal(cols, c)
+
+
+def test_urandh_wide_ids():
+    s, d = G._urandh_edges_range(np, 34, 2, 0, 20000)
+    assert s.max() < (1 << 34) and d.max() < (1 << 34)
+    assert s.max() >= (1 << 33) and d.max() >= (1 << 33)  # the top bits used
+    assert abs(np.corrcoef(s.astype(np.float64), d.astype(np.float64))[0, 1]) < 0.05
 
 
 # --- urand --------------------------------------------------------------------------------
@@ -386,6 +547,9 @@ def test_csr_from_keys_and_pairs_agree():
     ("moore:4x5", "moore2d", {"rows": 4, "cols": 5}),
     ("moore:3x4x5", "moore3d", {"nx": 3, "ny": 4, "nz": 5}),
     (" rgg:200:1e-1@2 ", "rgg", {"n": 200, "radius": 0.1, "seed": 2}),
+    ("kronh:7:4@2", "kronh", {"scale": 7, "edgefactor": 4, "seed": 2}),
+    ("KRONH:6", "kronh", {"scale": 6, "edgefactor": 16, "seed": 0}),
+    ("urandh:7", "urandh", {"scale": 7, "degree": 16, "seed": 0}),
 ])
 def test_from_spec_forms(spec, name, kwargs):
     assert G.parse_spec(spec) == (name, kwargs)
@@ -397,7 +561,8 @@ def test_from_spec_forms(spec, name, kwargs):
     "kron:6@-1", "kron:6@x", "kron:6@1@2", "urand:5:-2", "urand:5.5", "grid:4", "grid:4x",
     "grid:1x2x3x4", "grid:4x4:1.5", "grid:4x4:", "rgg:100", "rgg:100:0", "rgg:100:-0.1",
     "rgg:1e3:0.1", "rgg:100:d0", "rgg:100:d", "moore:4", "moore:4x4:0.1", "moore:4x4@1",
-    "moore:1x2x3x4", "ring:5", "kron 6", None, 16,
+    "moore:1x2x3x4", "ring:5", "kron 6", None, 16, "kronh:99", "kronh:", "urandh:5:-2",
+    "kronhh:5", "urandh:5.5",
 ])
 def test_from_spec_rejects(spec):
     with pytest.raises(ValueError) as e:
@@ -428,6 +593,9 @@ def test_cli_example_specs_parse():
     lambda: G.rgg(10, float("inf")), lambda: G.rgg(10, "x"), lambda: G.rgg_edges(10, 0),
     lambda: G.rgg_points(-1), lambda: G.moore2d(-1, 3), lambda: G.moore3d(2, 2.5, 2),
     lambda: G.moore3d_edges(2, 2, -1), lambda: G.rgg_radius(0, 8), lambda: G.rgg_radius(10, "x"),
+    lambda: G.kronh(-1), lambda: G.kronh(41), lambda: G.kronh(4, seed=-1),
+    lambda: G.kronh_edges(4, edgefactor=1.5), lambda: G.urandh(4, degree=-2),
+    lambda: G.urandh_edges(41),
 ])
 def test_bad_arguments(call):
     with pytest.raises(ValueError):
@@ -482,7 +650,8 @@ def test_random_weights_errors(lo, hi, match):
         G.random_weights(G.grid2d(2, 2), 1, 2, seed=-1)
 
 
-@pytest.mark.parametrize("spec", ["kron:6", "urand:6", "grid:5x6", "grid:3x3x3", "rgg:200:0.1",
+@pytest.mark.parametrize("spec", ["kron:6", "urand:6", "kronh:6", "urandh:6", "grid:5x6",
+                                  "grid:3x3x3", "rgg:200:0.1",
                                   "moore:5x6", "moore:3x3x3"])
 def test_symmetry_is_recorded(spec):
     """Every generated graph is known to be symmetric without a transpose built."""
