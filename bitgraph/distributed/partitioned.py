@@ -157,6 +157,31 @@ def bfs(comm, D, source, *, gather: bool = False, stats=None):
     s = _together(comm, where, lambda: check_source(_N, source, where))
     _agree(comm, where, **{"the number of vertices": D.n, "the source": s})
     cfg = settings.current().distributed
+    if xp is not np and cfg.cuda_kernels:
+        levels, level, dirs = _bfs_kernels(comm, D, s, cfg, stats)
+    else:
+        levels, level, dirs = _bfs_arrays(comm, D, s, cfg, xp)
+    if stats is not None:
+        stats.method = "direction"
+        stats.metrics.update(levels=level, directions="".join(dirs),
+                             edges=D.nnz // 2 if D.symmetric else D.nnz)
+    return comm.allgatherv(levels, _slice_counts(D)) if gather else levels
+
+
+def _switch(top_down, m_f, n_f, m_u, prev_nf, n, cfg):
+    """Beamer's switch: pull when the frontier's edges outweigh the
+    unvisited edges / alpha; push again when the frontier is small and
+    shrinking."""
+    if top_down and m_f * cfg.bfs_alpha > m_u:
+        return False
+    if not top_down and n_f * cfg.bfs_beta < n and n_f < prev_nf:
+        return True
+    return top_down
+
+
+def _bfs_arrays(comm, D, s, cfg, xp):
+    """The levels of this rank's vertices by array steps (numpy, or CuPy
+    with ``cuda_kernels`` off): ``(levels, levels run, directions)``."""
     n, lo, hi = D.n, D.lo, D.hi
     step = cfg.step_entries
     deg = xp.diff(D.indptr)  # out-degree of the local rows
@@ -177,12 +202,7 @@ def bfs(comm, D, source, *, gather: bool = False, stats=None):
         m_f, n_f, m_u = (int(x) for x in _array_host(comm.allreduce(local, "sum")))
         if n_f == 0:
             break
-        # Beamer: pull when the frontier's edges outweigh the unvisited edges / alpha;
-        # push again when the frontier is small and shrinking
-        if top_down and m_f * cfg.bfs_alpha > m_u:
-            top_down = False
-        elif not top_down and n_f * cfg.bfs_beta < n and n_f < prev_nf:
-            top_down = True
+        top_down = _switch(top_down, m_f, n_f, m_u, prev_nf, n, cfg)
         prev_nf = n_f
         level += 1
         if top_down:
@@ -207,11 +227,87 @@ def bfs(comm, D, source, *, gather: bool = False, stats=None):
         visited |= nxt
         levels[nxt[lo:hi]] = level
         frontier = nxt
-    if stats is not None:
-        stats.method = "direction"
-        stats.metrics.update(levels=level, directions="".join(dirs),
-                             edges=D.nnz // 2 if D.symmetric else D.nnz)
-    return comm.allgatherv(levels, _slice_counts(D)) if gather else levels
+    return levels, level, dirs
+
+
+def _kernels():
+    """The launchers of ``kernels/cuda/dist_traversal.py`` by name (the
+    registry's, never imported from here)."""
+    from bitgraph.kernels import registry
+
+    keys = {"frontier": ("bfs", "dist_frontier"), "topdown": ("bfs", "dist_topdown"),
+            "bottomup": ("bfs", "dist_bottomup"), "update": ("bfs", "dist_update"),
+            "hook": ("cc", "dist_hook"), "pull": ("pagerank", "dist_pull")}
+    return {k: registry.lookup(op, fmt="csr", device="cuda", variant=v)
+            for k, (op, v) in keys.items()}
+
+
+def _bfs_kernels(comm, D, s, cfg, stats):
+    """The levels of this rank's vertices by the CUDA kernels of
+    ``dist_traversal.cu``, the array path's levels, directions and
+    exchanges: frontier and visited as uint32 words of the whole graph; a
+    level is a compaction of the rank's frontier rows with Beamer's counts
+    (one 24-byte read to the host after their allreduce), then a top-down
+    step into a zeroed next bitmap all-gathered from every rank, or a
+    bottom-up step into the rank's own words all-gathered (allgatherv),
+    then one update kernel (OR of the parts less visited; levels)."""
+    import cupy
+
+    k = _kernels()
+    n, lo, hi = D.n, D.lo, D.hi
+    n_local = hi - lo
+    nw = _array.nwords(n)
+    pin, pix, _ = D.in_rows()
+    levels = cupy.full(n_local, -1, np.int32)
+    visited = cupy.zeros(nw, np.uint32)
+    frontier = cupy.zeros(nw, np.uint32)
+    bit = np.uint32(1 << (s & 31))
+    visited[s >> 5] = bit
+    frontier[s >> 5] = bit
+    if lo <= s < hi:
+        levels[s - lo] = 0
+    listing = cupy.empty(max(n_local, 1), np.uint32)
+    counts = cupy.zeros(4, np.uint64)
+    found = cupy.empty(_array.nwords(n_local), np.uint32)
+    word_counts = _word_counts(D)
+    top_down, prev_nf, level, dirs = True, 0, 0, []
+    for key in ("frontier", "topdown", "bottomup", "update"):
+        if stats is not None:
+            stats.ran(("bfs", "csr", "cuda", f"dist_{key}"))
+    while True:
+        k["frontier"](D.indptr, frontier, visited, lo, listing, counts)
+        total = comm.allreduce(counts[:3].view(np.int64), "sum")
+        m_f, n_f, m_u = (int(x) for x in _array_host(total))
+        if n_f == 0:
+            break
+        top_down = _switch(top_down, m_f, n_f, m_u, prev_nf, n, cfg)
+        prev_nf = n_f
+        level += 1
+        if top_down:
+            nxt = cupy.zeros(nw, np.uint32)
+            k["topdown"](D.indptr, D.indices, listing, counts, visited, nxt, rows=n_f,
+                         group=_group(m_f, n_f))
+            parts, nparts = comm.allgather(nxt), comm.size
+        else:
+            k["bottomup"](pin, pix, frontier, visited, lo, found)
+            parts, nparts = comm.allgatherv(found, word_counts), 1
+        k["update"](cupy.ascontiguousarray(parts), nparts, visited, frontier, levels, lo, level)
+        dirs.append("t" if top_down else "b")
+    return levels, level, dirs
+
+
+def _group(entries, rows):
+    """Lanes a row for the kernels: the power of 2 at or above the mean
+    entries a row, 1..32.
+
+    >>> _group(0, 0), _group(100, 50), _group(10**6, 10)
+    (1, 2, 32)
+    """
+    mean = entries / rows if rows > 0 else 0.0
+    g = 1
+    while g < 32 and g < mean:
+        g *= 2
+    return g
 
 
 def _array_host(a):
