@@ -33,6 +33,10 @@ those vertices, betweenness from them (``sources=``).
     python benchmarks/distributed.py --partitioned --ranks 2 --graph kron:28 \\
         --check kron:20 --one-gpu kron:26
 
+``--arrays``: each rank's local step as CuPy array operations
+(``settings.distributed.cuda_kernels`` off) instead of the kernels of
+``kernels/cuda/dist_traversal.cu``, for comparison.
+
 Per N of ``--ranks``: first the check (``--check`` spec, small: the
 partitioned bfs from 3 sources, components and PageRank against the
 one-GPU calls on the same graph, every rank), then with ``--one-gpu`` the
@@ -90,6 +94,8 @@ def parse(argv):
     p.add_argument("--one-gpu", default="",
                    help="--partitioned: the spec whose one-GPU BFS GTEPS is the baseline")
     p.add_argument("--pr-iter", type=int, default=20, help="--partitioned: PageRank iterations")
+    p.add_argument("--arrays", action="store_true",
+                   help="--partitioned: the CuPy array steps instead of the dist_traversal kernels")
     p.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     a = p.parse_args(argv)
     if a.graph is None:
@@ -278,7 +284,11 @@ def worker(a):
     props = cupy.cuda.runtime.getDeviceProperties(cupy.cuda.Device().id)
     card = props["name"].decode().replace(" ", "_")
     if a.partitioned:
-        return partitioned(a, comm, card)
+        if comm.rank == 0:
+            print(f"# local steps: {'arrays' if a.arrays else 'kernels'}"
+                  " (settings.distributed.cuda_kernels)", flush=True)
+        with bg.settings.use(distributed={"cuda_kernels": not a.arrays}):
+            return partitioned(a, comm, card)
     lead = comm.rank == 0
 
     def say(line):

@@ -271,11 +271,13 @@ def _bfs_kernels(comm, D, s, cfg, stats):
     found = cupy.empty(_array.nwords(n_local), np.uint32)
     word_counts = _word_counts(D)
     top_down, prev_nf, level, dirs = True, 0, 0, []
-    for key in ("frontier", "topdown", "bottomup", "update"):
+
+    def ran(name):
         if stats is not None:
-            stats.ran(("bfs", "csr", "cuda", f"dist_{key}"))
+            stats.ran(("bfs", "csr", "cuda", f"dist_{name}"))
     while True:
         k["frontier"](D.indptr, frontier, visited, lo, listing, counts)
+        ran("frontier")
         total = comm.allreduce(counts[:3].view(np.int64), "sum")
         m_f, n_f, m_u = (int(x) for x in _array_host(total))
         if n_f == 0:
@@ -292,6 +294,8 @@ def _bfs_kernels(comm, D, s, cfg, stats):
             k["bottomup"](pin, pix, frontier, visited, lo, found)
             parts, nparts = comm.allgatherv(found, word_counts), 1
         k["update"](cupy.ascontiguousarray(parts), nparts, visited, frontier, levels, lo, level)
+        ran("topdown" if top_down else "bottomup")
+        ran("update")
         dirs.append("t" if top_down else "b")
     return levels, level, dirs
 
@@ -348,15 +352,24 @@ def connected_components(comm, D, *, gather: bool = True, stats=None):
 
     where = "distributed.connected_components"
     xp = _check(comm, D, where)
-    step = settings.current().distributed.step_entries
+    cfg = settings.current().distributed
+    step = cfg.step_entries
     n, lo = D.n, D.lo
     lab = np.int32 if n <= np.iinfo(np.int32).max else np.int64  # half the bytes exchanged
     f = xp.arange(n, dtype=lab)
     gf = f.copy()
     rounds = 0
+    hook = None
+    if xp is not np and cfg.cuda_kernels:
+        hook = _kernels()["hook"]
+        group = _group(D.nnz_local, D.n_local)
+        if stats is not None:
+            stats.ran(("cc", "csr", "cuda", "dist_hook"))
     while True:
         fn = f.copy()
-        for rows, a, b in _row_steps(D.indptr, step, xp):
+        if hook is not None:  # the hooks of every entry, one kernel
+            hook(D.indptr, D.indices, lo, f, gf, fn, both=not D.symmetric, group=group)
+        for rows, a, b in () if hook is not None else _row_steps(D.indptr, step, xp):
             u = (rows + lo).astype(lab)
             v = D.indices[a:b].astype(lab)
             # stochastic and aggressive hooking over the edges (u, v) (and (v, u))
@@ -415,7 +428,8 @@ def pagerank(comm, D, alpha=0.85, tol=1e-6, max_iter=100, personalization=None, 
 
     where = "distributed.pagerank"
     xp = _check(comm, D, where)
-    step = settings.current().distributed.step_entries
+    cfg = settings.current().distributed
+    step = cfg.step_entries
     n, lo, hi = D.n, D.lo, D.hi
     device = D.device
 
@@ -463,6 +477,11 @@ def pagerank(comm, D, alpha=0.85, tol=1e-6, max_iter=100, personalization=None, 
     inv_s[nz] = 1.0 / S[nz]
     dangles = xp.flatnonzero(~nz)
     pin, pix, pval = D.in_rows()
+    pull = None
+    if xp is not np and cfg.cuda_kernels:
+        pull = _kernels()["pull"]
+        group = _group(pix.shape[0], hi - lo)
+        pw = None if pval is None else xp.ascontiguousarray(pval, dtype=np.float64)
     counts = _slice_counts(D)
     teleport = (1.0 - a) * p
     lost = float(_array_host(comm.allreduce(xp.stack([x[dangles].sum(dtype=np.float64)]),
@@ -472,7 +491,9 @@ def pagerank(comm, D, alpha=0.85, tol=1e-6, max_iter=100, personalization=None, 
         y = comm.allgatherv(x * inv_s, counts)  # x / S of every vertex
         # t(j) = sum_i y(i) * A(i, j) over this rank's j (their A' rows)
         acc = xp.zeros(hi - lo)
-        for rows, a0, b0 in _row_steps(pin, step, xp):
+        if pull is not None:  # every in-row summed, one kernel
+            pull(pin, pix, pw, y, acc, group=group)
+        for rows, a0, b0 in () if pull is not None else _row_steps(pin, step, xp):
             contrib = y[pix[a0:b0]]
             if pval is not None:
                 contrib = contrib * pval[a0:b0]
