@@ -15,6 +15,16 @@ call                          exchange                                          
                               allreduce of two sums (change, dangling mass)
 ============================  ==================================================  ==========
 
+On CUDA ranks each local step runs as the kernels of
+``kernels/cuda/dist_traversal.cu`` (``settings.distributed.cuda_kernels``,
+on by default): BFS a frontier compaction with Beamer's counts, a top-down
+step (atomicOr into the next bitmap) or a bottom-up step (early exit at the
+first frontier in-neighbour) and an update kernel a level, one 24-byte read
+to the host a level; a components round's hooks in one kernel; a PageRank
+iteration's product in one kernel. Numpy ranks, and CUDA ranks with the
+setting off, run the same steps as array operations in chunks of
+``step_entries`` entries.
+
 The answers are the one-process calls' (``bitgraph.algorithms``): BFS
 levels and component labels bit-equal, PageRank within the summation order
 (the same iterations). ``gather=True`` returns the whole vector on every
