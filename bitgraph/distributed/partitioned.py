@@ -168,7 +168,7 @@ def bfs(comm, D, source, *, gather: bool = False, stats=None):
     _agree(comm, where, **{"the number of vertices": D.n, "the source": s})
     cfg = settings.current().distributed
     if xp is not np and cfg.cuda_kernels:
-        levels, level, dirs = _bfs_kernels(comm, D, s, cfg, stats)
+        levels, level, dirs = _bfs_kernels(comm, D, s, cfg, stats, xp)
     else:
         levels, level, dirs = _bfs_arrays(comm, D, s, cfg, xp)
     if stats is not None:
@@ -252,7 +252,7 @@ def _kernels():
             for k, (op, v) in keys.items()}
 
 
-def _bfs_kernels(comm, D, s, cfg, stats):
+def _bfs_kernels(comm, D, s, cfg, stats, xp):
     """The levels of this rank's vertices by the CUDA kernels of
     ``dist_traversal.cu``, the array path's levels, directions and
     exchanges: frontier and visited as uint32 words of the whole graph; a
@@ -261,24 +261,22 @@ def _bfs_kernels(comm, D, s, cfg, stats):
     step into a zeroed next bitmap all-gathered from every rank, or a
     bottom-up step into the rank's own words all-gathered (allgatherv),
     then one update kernel (OR of the parts less visited; levels)."""
-    import cupy
-
     k = _kernels()
     n, lo, hi = D.n, D.lo, D.hi
     n_local = hi - lo
     nw = _array.nwords(n)
     pin, pix, _ = D.in_rows()
-    levels = cupy.full(n_local, -1, np.int32)
-    visited = cupy.zeros(nw, np.uint32)
-    frontier = cupy.zeros(nw, np.uint32)
+    levels = xp.full(n_local, -1, np.int32)
+    visited = xp.zeros(nw, np.uint32)
+    frontier = xp.zeros(nw, np.uint32)
     bit = np.uint32(1 << (s & 31))
     visited[s >> 5] = bit
     frontier[s >> 5] = bit
     if lo <= s < hi:
         levels[s - lo] = 0
-    listing = cupy.empty(max(n_local, 1), np.uint32)
-    counts = cupy.zeros(4, np.uint64)
-    found = cupy.empty(_array.nwords(n_local), np.uint32)
+    listing = xp.empty(max(n_local, 1), np.uint32)
+    counts = xp.zeros(4, np.uint64)
+    found = xp.empty(_array.nwords(n_local), np.uint32)
     word_counts = _word_counts(D)
     top_down, prev_nf, level, dirs = True, 0, 0, []
 
@@ -296,14 +294,14 @@ def _bfs_kernels(comm, D, s, cfg, stats):
         prev_nf = n_f
         level += 1
         if top_down:
-            nxt = cupy.zeros(nw, np.uint32)
+            nxt = xp.zeros(nw, np.uint32)
             k["topdown"](D.indptr, D.indices, listing, counts, visited, nxt, rows=n_f,
                          group=_group(m_f, n_f))
             parts, nparts = comm.allgather(nxt), comm.size
         else:
             k["bottomup"](pin, pix, frontier, visited, lo, found)
             parts, nparts = comm.allgatherv(found, word_counts), 1
-        k["update"](cupy.ascontiguousarray(parts), nparts, visited, frontier, levels, lo, level)
+        k["update"](xp.ascontiguousarray(parts), nparts, visited, frontier, levels, lo, level)
         ran("topdown" if top_down else "bottomup")
         ran("update")
         dirs.append("t" if top_down else "b")
