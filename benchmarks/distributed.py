@@ -39,6 +39,10 @@ those vertices, betweenness from them (``sources=``).
 each rank its range of edges, and the one-GPU baseline on its GPU too;
 ``kron``/``urand`` are drawn on the CPUs (Graph500's seeded streams).
 
+``--arrays``: each rank's local step as CuPy array operations
+(``settings.distributed.cuda_kernels`` off) instead of the kernels of
+``kernels/cuda/dist_traversal.cu``, for comparison.
+
 Per N of ``--ranks``: first the check (``--check`` spec, small: every
 rank's generated rows against the one-GPU ``from_spec``, ``algo=generate``; the
 partitioned bfs from 3 sources, components and PageRank against the
@@ -97,6 +101,8 @@ def parse(argv):
     p.add_argument("--one-gpu", default="",
                    help="--partitioned: the spec whose one-GPU BFS GTEPS is the baseline")
     p.add_argument("--pr-iter", type=int, default=20, help="--partitioned: PageRank iterations")
+    p.add_argument("--arrays", action="store_true",
+                   help="--partitioned: the CuPy array steps instead of the dist_traversal kernels")
     p.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     a = p.parse_args(argv)
     if a.graph is None:
@@ -291,7 +297,11 @@ def worker(a):
     props = cupy.cuda.runtime.getDeviceProperties(cupy.cuda.Device().id)
     card = props["name"].decode().replace(" ", "_")
     if a.partitioned:
-        return partitioned(a, comm, card)
+        if comm.rank == 0:
+            print(f"# local steps: {'arrays' if a.arrays else 'kernels'}"
+                  " (settings.distributed.cuda_kernels)", flush=True)
+        with bg.settings.use(distributed={"cuda_kernels": not a.arrays}):
+            return partitioned(a, comm, card)
     lead = comm.rank == 0
 
     def say(line):

@@ -15,6 +15,16 @@ call                          exchange                                          
                               allreduce of two sums (change, dangling mass)
 ============================  ==================================================  ==========
 
+On CUDA ranks each local step runs as the kernels of
+``kernels/cuda/dist_traversal.cu`` (``settings.distributed.cuda_kernels``,
+on by default): BFS a frontier compaction with Beamer's counts, a top-down
+step (atomicOr into the next bitmap) or a bottom-up step (early exit at the
+first frontier in-neighbour) and an update kernel a level, one 24-byte read
+to the host a level; a components round's hooks in one kernel; a PageRank
+iteration's product in one kernel. Numpy ranks, and CUDA ranks with the
+setting off, run the same steps as array operations in chunks of
+``step_entries`` entries.
+
 The answers are the one-process calls' (``bitgraph.algorithms``): BFS
 levels and component labels bit-equal, PageRank within the summation order
 (the same iterations). ``gather=True`` returns the whole vector on every
@@ -157,6 +167,31 @@ def bfs(comm, D, source, *, gather: bool = False, stats=None):
     s = _together(comm, where, lambda: check_source(_N, source, where))
     _agree(comm, where, **{"the number of vertices": D.n, "the source": s})
     cfg = settings.current().distributed
+    if xp is not np and cfg.cuda_kernels:
+        levels, level, dirs = _bfs_kernels(comm, D, s, cfg, stats, xp)
+    else:
+        levels, level, dirs = _bfs_arrays(comm, D, s, cfg, xp)
+    if stats is not None:
+        stats.method = "direction"
+        stats.metrics.update(levels=level, directions="".join(dirs),
+                             edges=D.nnz // 2 if D.symmetric else D.nnz)
+    return comm.allgatherv(levels, _slice_counts(D)) if gather else levels
+
+
+def _switch(top_down, m_f, n_f, m_u, prev_nf, n, cfg):
+    """Beamer's switch: pull when the frontier's edges outweigh the
+    unvisited edges / alpha; push again when the frontier is small and
+    shrinking."""
+    if top_down and m_f * cfg.bfs_alpha > m_u:
+        return False
+    if not top_down and n_f * cfg.bfs_beta < n and n_f < prev_nf:
+        return True
+    return top_down
+
+
+def _bfs_arrays(comm, D, s, cfg, xp):
+    """The levels of this rank's vertices by array steps (numpy, or CuPy
+    with ``cuda_kernels`` off): ``(levels, levels run, directions)``."""
     n, lo, hi = D.n, D.lo, D.hi
     step = cfg.step_entries
     deg = xp.diff(D.indptr)  # out-degree of the local rows
@@ -177,12 +212,7 @@ def bfs(comm, D, source, *, gather: bool = False, stats=None):
         m_f, n_f, m_u = (int(x) for x in _array_host(comm.allreduce(local, "sum")))
         if n_f == 0:
             break
-        # Beamer: pull when the frontier's edges outweigh the unvisited edges / alpha;
-        # push again when the frontier is small and shrinking
-        if top_down and m_f * cfg.bfs_alpha > m_u:
-            top_down = False
-        elif not top_down and n_f * cfg.bfs_beta < n and n_f < prev_nf:
-            top_down = True
+        top_down = _switch(top_down, m_f, n_f, m_u, prev_nf, n, cfg)
         prev_nf = n_f
         level += 1
         if top_down:
@@ -207,11 +237,89 @@ def bfs(comm, D, source, *, gather: bool = False, stats=None):
         visited |= nxt
         levels[nxt[lo:hi]] = level
         frontier = nxt
-    if stats is not None:
-        stats.method = "direction"
-        stats.metrics.update(levels=level, directions="".join(dirs),
-                             edges=D.nnz // 2 if D.symmetric else D.nnz)
-    return comm.allgatherv(levels, _slice_counts(D)) if gather else levels
+    return levels, level, dirs
+
+
+def _kernels():
+    """The launchers of ``kernels/cuda/dist_traversal.py`` by name (the
+    registry's, never imported from here)."""
+    from bitgraph.kernels import registry
+
+    keys = {"frontier": ("bfs", "dist_frontier"), "topdown": ("bfs", "dist_topdown"),
+            "bottomup": ("bfs", "dist_bottomup"), "update": ("bfs", "dist_update"),
+            "hook": ("cc", "dist_hook"), "pull": ("pagerank", "dist_pull")}
+    return {k: registry.lookup(op, fmt="csr", device="cuda", variant=v)
+            for k, (op, v) in keys.items()}
+
+
+def _bfs_kernels(comm, D, s, cfg, stats, xp):
+    """The levels of this rank's vertices by the CUDA kernels of
+    ``dist_traversal.cu``, the array path's levels, directions and
+    exchanges: frontier and visited as uint32 words of the whole graph; a
+    level is a compaction of the rank's frontier rows with Beamer's counts
+    (one 24-byte read to the host after their allreduce), then a top-down
+    step into a zeroed next bitmap all-gathered from every rank, or a
+    bottom-up step into the rank's own words all-gathered (allgatherv),
+    then one update kernel (OR of the parts less visited; levels)."""
+    k = _kernels()
+    n, lo, hi = D.n, D.lo, D.hi
+    n_local = hi - lo
+    nw = _array.nwords(n)
+    pin, pix, _ = D.in_rows()
+    levels = xp.full(n_local, -1, np.int32)
+    visited = xp.zeros(nw, np.uint32)
+    frontier = xp.zeros(nw, np.uint32)
+    bit = np.uint32(1 << (s & 31))
+    visited[s >> 5] = bit
+    frontier[s >> 5] = bit
+    if lo <= s < hi:
+        levels[s - lo] = 0
+    listing = xp.empty(max(n_local, 1), np.uint32)
+    counts = xp.zeros(4, np.uint64)
+    found = xp.empty(_array.nwords(n_local), np.uint32)
+    word_counts = _word_counts(D)
+    top_down, prev_nf, level, dirs = True, 0, 0, []
+
+    def ran(name):
+        if stats is not None:
+            stats.ran(("bfs", "csr", "cuda", f"dist_{name}"))
+    while True:
+        k["frontier"](D.indptr, frontier, visited, lo, listing, counts)
+        ran("frontier")
+        total = comm.allreduce(counts[:3].view(np.int64), "sum")
+        m_f, n_f, m_u = (int(x) for x in _array_host(total))
+        if n_f == 0:
+            break
+        top_down = _switch(top_down, m_f, n_f, m_u, prev_nf, n, cfg)
+        prev_nf = n_f
+        level += 1
+        if top_down:
+            nxt = xp.zeros(nw, np.uint32)
+            k["topdown"](D.indptr, D.indices, listing, counts, visited, nxt, rows=n_f,
+                         group=_group(m_f, n_f))
+            parts, nparts = comm.allgather(nxt), comm.size
+        else:
+            k["bottomup"](pin, pix, frontier, visited, lo, found)
+            parts, nparts = comm.allgatherv(found, word_counts), 1
+        k["update"](xp.ascontiguousarray(parts), nparts, visited, frontier, levels, lo, level)
+        ran("topdown" if top_down else "bottomup")
+        ran("update")
+        dirs.append("t" if top_down else "b")
+    return levels, level, dirs
+
+
+def _group(entries, rows):
+    """Lanes a row for the kernels: the power of 2 at or above the mean
+    entries a row, 1..32.
+
+    >>> _group(0, 0), _group(100, 50), _group(10**6, 10)
+    (1, 2, 32)
+    """
+    mean = entries / rows if rows > 0 else 0.0
+    g = 1
+    while g < 32 and g < mean:
+        g *= 2
+    return g
 
 
 def _array_host(a):
@@ -252,15 +360,24 @@ def connected_components(comm, D, *, gather: bool = True, stats=None):
 
     where = "distributed.connected_components"
     xp = _check(comm, D, where)
-    step = settings.current().distributed.step_entries
+    cfg = settings.current().distributed
+    step = cfg.step_entries
     n, lo = D.n, D.lo
     lab = np.int32 if n <= np.iinfo(np.int32).max else np.int64  # half the bytes exchanged
     f = xp.arange(n, dtype=lab)
     gf = f.copy()
     rounds = 0
+    hook = None
+    if xp is not np and cfg.cuda_kernels:
+        hook = _kernels()["hook"]
+        group = _group(D.nnz_local, D.n_local)
+        if stats is not None:
+            stats.ran(("cc", "csr", "cuda", "dist_hook"))
     while True:
         fn = f.copy()
-        for rows, a, b in _row_steps(D.indptr, step, xp):
+        if hook is not None:  # the hooks of every entry, one kernel
+            hook(D.indptr, D.indices, lo, f, gf, fn, both=not D.symmetric, group=group)
+        for rows, a, b in () if hook is not None else _row_steps(D.indptr, step, xp):
             u = (rows + lo).astype(lab)
             v = D.indices[a:b].astype(lab)
             # stochastic and aggressive hooking over the edges (u, v) (and (v, u))
@@ -319,7 +436,8 @@ def pagerank(comm, D, alpha=0.85, tol=1e-6, max_iter=100, personalization=None, 
 
     where = "distributed.pagerank"
     xp = _check(comm, D, where)
-    step = settings.current().distributed.step_entries
+    cfg = settings.current().distributed
+    step = cfg.step_entries
     n, lo, hi = D.n, D.lo, D.hi
     device = D.device
 
@@ -367,6 +485,11 @@ def pagerank(comm, D, alpha=0.85, tol=1e-6, max_iter=100, personalization=None, 
     inv_s[nz] = 1.0 / S[nz]
     dangles = xp.flatnonzero(~nz)
     pin, pix, pval = D.in_rows()
+    pull = None
+    if xp is not np and cfg.cuda_kernels:
+        pull = _kernels()["pull"]
+        group = _group(pix.shape[0], hi - lo)
+        pw = None if pval is None else xp.ascontiguousarray(pval, dtype=np.float64)
     counts = _slice_counts(D)
     teleport = (1.0 - a) * p
     lost = float(_array_host(comm.allreduce(xp.stack([x[dangles].sum(dtype=np.float64)]),
@@ -376,7 +499,9 @@ def pagerank(comm, D, alpha=0.85, tol=1e-6, max_iter=100, personalization=None, 
         y = comm.allgatherv(x * inv_s, counts)  # x / S of every vertex
         # t(j) = sum_i y(i) * A(i, j) over this rank's j (their A' rows)
         acc = xp.zeros(hi - lo)
-        for rows, a0, b0 in _row_steps(pin, step, xp):
+        if pull is not None:  # every in-row summed, one kernel
+            pull(pin, pix, pw, y, acc, group=group)
+        for rows, a0, b0 in () if pull is not None else _row_steps(pin, step, xp):
             contrib = y[pix[a0:b0]]
             if pval is not None:
                 contrib = contrib * pval[a0:b0]

@@ -400,3 +400,9 @@ class Distributed:
         2012: alpha 15, beta 18 on kron and urand); not yet measured on partitioned graphs.""")
     bfs_beta: float = knob(18.0, """... and a bottom-up level goes back to top-down when the
         frontier holds fewer than n / bfs_beta vertices and shrinks.""")
+    cuda_kernels: bool = knob(True, """On a CUDA DistMatrix, each rank's local step runs as the
+        kernels of kernels/cuda/dist_traversal.cu (BFS: a compacted frontier list, top-down
+        atomicOr into the next bitmap, bottom-up with early exit; a FastSV round's hooks; a
+        PageRank pull) instead of CuPy array steps of step_entries entries; False: the array
+        steps, for comparison. The array steps took 42 ms a BFS source on kron-24 over 2 x H200
+        (the one-GPU bfs 0.62 ms); the kernels not yet measured on a GPU.""")

@@ -6,7 +6,8 @@ then the hashed generators (CuPy's edges bit-equal to numpy's; from_spec
 and DistMatrix.generate on the GPUs equal to the numpy from_spec), then a
 graph split over the ranks (``DistMatrix`` generated in parallel and from a
 Matrix; ``bfs``, ``connected_components``, ``pagerank``) against the
-one-GPU calls. Prints ``rank R ok NAME`` per check; exits 1 on the first mismatch."""
+one-GPU calls, and their kernels against their CuPy array steps. Prints
+``rank R ok NAME`` per check; exits 1 on the first mismatch."""
 
 from __future__ import annotations
 
@@ -152,6 +153,21 @@ for spec in ("kron:12", "urand:11:8", "kronh:12@1"):
     ref = one.pagerank(A)
     ok(f"partitioned pagerank {spec}", pr.iterations == ref.iterations
        and float(np.abs(host(pr.ranks) - host(ref.ranks.to_dense())).sum()) < 1e-6)
+# the dist_traversal kernels (the default on CUDA ranks) against the CuPy array steps
+G = dist.DistMatrix.generate(comm, "kron:11")
+st_k, st_a = bg.Stats(), bg.Stats()
+lev_k = dist.bfs(comm, G, 3, gather=True, stats=st_k)
+lab_k, pr_k = dist.connected_components(comm, G), dist.pagerank(comm, G, gather=True)
+with bg.settings.use(distributed={"cuda_kernels": False}):
+    lev_a = dist.bfs(comm, G, 3, gather=True, stats=st_a)
+    lab_a, pr_a = dist.connected_components(comm, G), dist.pagerank(comm, G, gather=True)
+ok("partitioned kernels = array steps", np.array_equal(host(lev_k), host(lev_a))
+   and st_k.metrics["directions"] == st_a.metrics["directions"]
+   and ("bfs", "csr", "cuda", "dist_frontier") in st_k.kernels
+   and not any(k[3].startswith("dist_") for k in st_a.kernels)
+   and np.array_equal(host(lab_k), host(lab_a)) and pr_k.iterations == pr_a.iterations
+   and float(np.abs(host(pr_k.ranks) - host(pr_a.ranks)).sum()) < 1e-9,
+   (st_k.metrics, st_a.metrics))
 Dw = dist.DistMatrix.from_matrix(comm, W)  # directed, weighted: in-rows held apart
 ok("partitioned directed", not Dw.symmetric
    and np.array_equal(host(dist.bfs(comm, Dw, 3, gather=True)), host(one.bfs(W, 3).to_dense(-1)))

@@ -1,0 +1,216 @@
+// One rank's local step of the partitioned calls (bitgraph/distributed/
+// partitioned.py) on a graph split by rows: the rank owns the vertices
+// lo .. lo + n_local (lo a multiple of 64, so its bits are whole uint32 words
+// of the global bitmaps, from word lo / 32) and holds their rows as a CSR
+// with global column ids: indptr[n_local + 1] (int64), indices (V: int or
+// long long). The launcher is dist_traversal.py.
+//
+// BFS, a level:
+//   dt_frontier   the rank's frontier rows compacted into a list (unsigned
+//                 local row ids, warp-aggregated appends) and Beamer's
+//                 counts: counts[0] the frontier's out-edges, counts[1] its
+//                 size (= the list's length), counts[2] the unvisited rows'
+//                 out-edges (zeroed by the launcher before)
+//   dt_topdown    `group` lanes per listed row set its targets' bits in
+//                 next (global words) with atomicOr, skipping the visited
+//                 and the bits already set
+//   dt_bottomup   a thread per local row: an unvisited row scans its
+//                 in-edges and stops at the first in the global frontier;
+//                 a warp covers one word of the rank's rows and lane 0
+//                 writes it (every local word written, no zeroing)
+//   dt_update     the next frontier = OR of the parts (the ranks' gathered
+//                 next words, or the one gathered bottom-up bitmap) and not
+//                 visited; visited |= it; the rank's new rows get `level`
+// Components, a FastSV round: dt_hook. PageRank, an iteration: dt_pull.
+//
+// The warp loops below step a warp-aligned index by the grid's threads
+// (the block size a multiple of 32), so every lane of a warp takes the
+// same trips and the warp intrinsics see the whole warp.
+
+namespace {
+
+__device__ __forceinline__ bool bit_of(const unsigned* words, long long i) {
+  return (words[i >> 5] >> (i & 31)) & 1u;
+}
+
+__device__ __forceinline__ unsigned long long warp_sum(unsigned long long x) {
+#pragma unroll
+  for (int o = 16; o > 0; o >>= 1) x += __shfl_down_sync(0xffffffffu, x, o);
+  return x;
+}
+
+}  // namespace
+
+__global__ void dt_frontier(const long long* __restrict__ indptr,
+                            const unsigned* __restrict__ frontier,
+                            const unsigned* __restrict__ visited, long long lo,
+                            long long n_local, unsigned* __restrict__ list,
+                            unsigned long long* __restrict__ counts) {
+  const int lane = threadIdx.x & 31;
+  const long long stride = (long long)gridDim.x * blockDim.x;
+  const long long w0 = lo >> 5;  // the rank's first global word
+  unsigned long long m_f = 0, m_u = 0;
+  for (long long base = (long long)blockIdx.x * blockDim.x + (threadIdx.x & ~31);
+       base < n_local; base += stride) {
+    const long long i = base + lane;
+    bool in_f = false;
+    if (i < n_local) {
+      const long long deg = indptr[i + 1] - indptr[i];
+      in_f = bit_of(frontier + w0, i);
+      if (in_f) m_f += deg;
+      if (!bit_of(visited + w0, i)) m_u += deg;
+    }
+    const unsigned mask = __ballot_sync(0xffffffffu, in_f);
+    if (mask) {
+      unsigned long long at = 0;
+      if (lane == 0) at = atomicAdd(counts + 1, (unsigned long long)__popc(mask));
+      at = __shfl_sync(0xffffffffu, at, 0);
+      if (in_f) list[at + __popc(mask & ((1u << lane) - 1u))] = (unsigned)i;
+    }
+  }
+  m_f = warp_sum(m_f);
+  m_u = warp_sum(m_u);
+  if (lane == 0) {
+    if (m_f) atomicAdd(counts, m_f);
+    if (m_u) atomicAdd(counts + 2, m_u);
+  }
+}
+
+template <typename V>
+__global__ void dt_topdown(const long long* __restrict__ indptr, const V* __restrict__ indices,
+                           const unsigned* __restrict__ list,
+                           const unsigned long long* __restrict__ counts,
+                           const unsigned* __restrict__ visited, unsigned* next, int group) {
+  const long long listed = (long long)counts[1];
+  const long long t = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+  const long long groups = (long long)gridDim.x * blockDim.x / group;
+  const int sub = (int)(t % group);
+  for (long long k = t / group; k < listed; k += groups) {
+    const long long row = list[k];
+    const long long end = indptr[row + 1];
+    for (long long e = indptr[row] + sub; e < end; e += group) {
+      const long long c = (long long)indices[e];
+      const unsigned b = 1u << (c & 31);
+      if ((visited[c >> 5] & b) == 0 && (next[c >> 5] & b) == 0) atomicOr(next + (c >> 5), b);
+    }
+  }
+}
+
+template <typename V>
+__global__ void dt_bottomup(const long long* __restrict__ indptr,
+                            const V* __restrict__ indices,
+                            const unsigned* __restrict__ frontier,
+                            const unsigned* __restrict__ visited, long long lo,
+                            long long n_local, unsigned* __restrict__ found) {
+  const int lane = threadIdx.x & 31;
+  const long long stride = (long long)gridDim.x * blockDim.x;
+  const long long w0 = lo >> 5;
+  for (long long base = (long long)blockIdx.x * blockDim.x + (threadIdx.x & ~31);
+       base < n_local; base += stride) {
+    const long long i = base + lane;
+    const unsigned seen = visited[w0 + (base >> 5)];  // the warp's word
+    bool hit = false;
+    if (i < n_local && !((seen >> lane) & 1u)) {
+      const long long end = indptr[i + 1];
+      for (long long e = indptr[i]; e < end; ++e) {
+        if (bit_of(frontier, (long long)indices[e])) {
+          hit = true;
+          break;
+        }
+      }
+    }
+    const unsigned word = __ballot_sync(0xffffffffu, hit);
+    if (lane == 0) found[base >> 5] = word;
+  }
+}
+
+__global__ void dt_update(const unsigned* __restrict__ parts, int nparts, long long nwords,
+                          unsigned* __restrict__ visited, unsigned* __restrict__ frontier,
+                          int* __restrict__ levels, long long lo, long long n_local, int level) {
+  const long long w0 = lo >> 5;
+  const long long w1 = w0 + ((n_local + 31) >> 5);
+  for (long long g = (long long)blockIdx.x * blockDim.x + threadIdx.x; g < nwords;
+       g += (long long)gridDim.x * blockDim.x) {
+    unsigned w = 0;
+    for (int r = 0; r < nparts; ++r) w |= parts[(long long)r * nwords + g];
+    w &= ~visited[g];
+    visited[g] |= w;
+    frontier[g] = w;
+    if (g >= w0 && g < w1) {
+      while (w) {
+        const int b = __ffs(w) - 1;
+        w &= w - 1;
+        const long long i = (g - w0) * 32 + b;
+        if (i < n_local) levels[i] = level;
+      }
+    }
+  }
+}
+
+// FastSV's hooks over the rank's entries (u, v) (u = lo + row), from the
+// round's f and gf, into fn (a copy of f): fn[f[u]] and fn[u] lowered to
+// gf[v]; with both, fn[f[v]] and fn[v] lowered to gf[u] too (a directed
+// graph's entries taken both ways). Every write is an atomicMin, so the
+// round's result does not depend on the order: the array code's round.
+// `group` lanes a row; a lane folds the minimum of its entries' gf[v]
+// before its two atomics.
+template <typename V, typename L>
+__global__ void dt_hook(const long long* __restrict__ indptr, const V* __restrict__ indices,
+                        long long lo, long long n_local, const L* __restrict__ f,
+                        const L* __restrict__ gf, L* fn, int both, int group) {
+  const long long t = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+  const long long groups = (long long)gridDim.x * blockDim.x / group;
+  const int sub = (int)(t % group);
+  for (long long row = t / group; row < n_local; row += groups) {
+    const long long u = lo + row;
+    const long long end = indptr[row + 1];
+    const L fu = f[u];
+    const L gu = gf[u];
+    bool any = false;
+    L low = 0;
+    for (long long e = indptr[row] + sub; e < end; e += group) {
+      const long long v = (long long)indices[e];
+      const L g = gf[v];
+      if (!any || g < low) low = g;
+      any = true;
+      if (both) {
+        const L fv = f[v];
+        if (gu < fn[fv]) atomicMin(fn + fv, gu);
+        if (gu < fn[v]) atomicMin(fn + v, gu);
+      }
+    }
+    if (any) {
+      if (low < fn[fu]) atomicMin(fn + fu, low);
+      if (low < fn[u]) atomicMin(fn + u, low);
+    }
+  }
+}
+
+// PageRank's pull over the rank's in-rows: acc[j] = sum of y[i] (* w[e])
+// over row j's entries e = (j, i); `group` lanes a row (a power of 2 up to
+// 32), their partial sums added by shuffles within the group.
+template <typename V>
+__global__ void dt_pull(const long long* __restrict__ indptr, const V* __restrict__ indices,
+                        const double* __restrict__ w, int weighted,
+                        const double* __restrict__ y, long long n_local,
+                        double* __restrict__ acc, int group) {
+  const int lane = threadIdx.x & 31;
+  const int sub = lane & (group - 1);
+  const long long stride = (long long)gridDim.x * blockDim.x / group;
+  // a warp-aligned trip count: every lane of a warp loops the same times
+  const long long first = ((long long)blockIdx.x * blockDim.x + threadIdx.x) / group;
+  const long long lead = ((long long)blockIdx.x * blockDim.x + (threadIdx.x & ~31)) / group;
+  for (long long rb = lead; rb < n_local; rb += stride) {
+    const long long row = first + (rb - lead);
+    double s = 0.0;
+    if (row < n_local) {
+      const long long end = indptr[row + 1];
+      for (long long e = indptr[row] + sub; e < end; e += group) {
+        const double x = y[(long long)indices[e]];
+        s += weighted ? x * w[e] : x;
+      }
+    }
+    for (int o = group >> 1; o > 0; o >>= 1) s += __shfl_down_sync(0xffffffffu, s, o, group);
+    if (sub == 0 && row < n_local) acc[row] = s;
+  }
+}

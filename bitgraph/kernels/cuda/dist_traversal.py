@@ -1,0 +1,132 @@
+"""Launcher of ``dist_traversal.cu``: one rank's local step of the
+partitioned ``bfs``, ``connected_components`` and ``pagerank``
+(``bitgraph.distributed.partitioned``) on the rank's rows of a
+``DistMatrix`` (CuPy arrays: ``indptr`` int64, ``indices`` int32 or int64
+with global column ids, the rank's first vertex ``lo`` a multiple of 32).
+Bitmaps are uint32 words of the whole graph (bit i & 31 of word i >> 5,
+``Vector``'s layout). Each call launches one kernel on the current stream
+and never synchronises; the caller reads what it needs (BFS: the counts
+once a level). Grids by the ``Cuda`` settings (``shape``); ``group``: the
+lanes a row takes (a power of 2, 1..32).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from bitgraph.kernels.cuda import module, shape
+from bitgraph.kernels.registry import register
+
+__all__ = ["bfs_frontier", "bfs_topdown", "bfs_bottomup", "bfs_update", "cc_hook",
+           "pagerank_pull"]
+
+_SOURCE = "dist_traversal.cu"
+_C = {np.dtype(np.int32): "int", np.dtype(np.int64): "long long"}
+_NAMES = (("dt_frontier", "dt_update")
+          + tuple(f"{k}<{v}>" for k in ("dt_topdown", "dt_bottomup", "dt_pull")
+                  for v in _C.values())
+          + tuple(f"dt_hook<{v}, {lab}>" for v in _C.values() for lab in _C.values()))
+SPECS = ((_SOURCE, _NAMES),)  # what module() is asked for (precompile.py)
+
+_KERNELS = {}  # (device, name) -> kernel
+
+
+def _fn(name):
+    import cupy
+
+    key = (cupy.cuda.runtime.getDevice(), name)
+    got = _KERNELS.get(key)
+    if got is None:
+        mod, lowered = module(_SOURCE, _NAMES)
+        got = _KERNELS[key] = mod.get_function(lowered[name])
+    return got
+
+
+def _c(a, where):
+    try:
+        return _C[np.dtype(a.dtype)]
+    except KeyError:
+        raise ValueError(f"{where}: indices must be int32 or int64, got {a.dtype}") from None
+
+
+def _lo(lo):
+    if lo % 32:
+        raise ValueError(f"dist_traversal: a rank's first vertex must be a multiple of 32,"
+                         f" got {lo}")
+    return np.int64(lo)
+
+
+@register("bfs", fmt="csr", device="cuda", variant="dist_frontier")
+def bfs_frontier(indptr, frontier, visited, lo, listing, counts, *, cfg=None):
+    """The rank's frontier rows (local ids) appended to ``listing``
+    (uint32, at least n_local long) and ``counts`` (uint64[>= 3], zeroed
+    here) = [the frontier's out-edges, its size, the unvisited rows'
+    out-edges] over the rank's rows ``lo .. lo + n_local``."""
+    n_local = indptr.shape[0] - 1
+    counts.fill(0)
+    _fn("dt_frontier")(*shape(max(n_local, 1), cfg),
+                       (indptr, frontier, visited, _lo(lo), np.int64(n_local), listing, counts))
+
+
+@register("bfs", fmt="csr", device="cuda", variant="dist_topdown")
+def bfs_topdown(indptr, indices, listing, counts, visited, nxt, *, rows, group, cfg=None):
+    """Sets in ``nxt`` (global words, zeroed by the caller) the unvisited
+    targets of the ``counts[1]`` rows of ``listing`` (``bfs_frontier``'s);
+    ``rows``: a bound on that count for the grid (the global frontier)."""
+    n_local = indptr.shape[0] - 1
+    fn = _fn(f"dt_topdown<{_c(indices, 'bfs_topdown')}>")
+    fn(*shape(max(1, min(int(rows), n_local)) * int(group), cfg),
+       (indptr, indices, listing, counts, visited, nxt, np.int32(group)))
+
+
+@register("bfs", fmt="csr", device="cuda", variant="dist_bottomup")
+def bfs_bottomup(indptr, indices, frontier, visited, lo, found, *, cfg=None):
+    """``found`` (uint32, ceil(n_local / 32) words, every one written): the
+    rank's unvisited rows with an in-edge (``indptr``/``indices``: the
+    rank's rows of A') from the global ``frontier``."""
+    n_local = indptr.shape[0] - 1
+    if n_local == 0:
+        return
+    fn = _fn(f"dt_bottomup<{_c(indices, 'bfs_bottomup')}>")
+    fn(*shape(n_local, cfg), (indptr, indices, frontier, visited, _lo(lo), np.int64(n_local),
+                              found))
+
+
+@register("bfs", fmt="csr", device="cuda", variant="dist_update")
+def bfs_update(parts, nparts, visited, frontier, levels, lo, level, *, cfg=None):
+    """``frontier`` = the OR of the ``nparts`` rows of ``parts`` (each as
+    long as ``visited``) less ``visited``; ``visited`` |= it; the rank's
+    rows in it get ``level`` in ``levels`` (int32[n_local])."""
+    nwords = visited.shape[0]
+    _fn("dt_update")(*shape(max(nwords, 1), cfg),
+                     (parts, np.int32(nparts), np.int64(nwords), visited, frontier, levels,
+                      _lo(lo), np.int64(levels.shape[0]), np.int32(level)))
+
+
+@register("cc", fmt="csr", device="cuda", variant="dist_hook")
+def cc_hook(indptr, indices, lo, f, gf, fn, *, both, group, cfg=None):
+    """FastSV's hooks of the rank's entries (u = lo + row, v) into ``fn``
+    (a copy of ``f``): ``fn[f[u]]``, ``fn[u]`` lowered to ``gf[v]``; with
+    ``both`` also ``fn[f[v]]``, ``fn[v]`` to ``gf[u]`` (f, gf, fn: int32
+    or int64, all alike)."""
+    n_local = indptr.shape[0] - 1
+    if n_local == 0:
+        return
+    name = f"dt_hook<{_c(indices, 'cc_hook')}, {_c(f, 'cc_hook')}>"
+    _fn(name)(*shape(n_local * int(group), cfg),
+              (indptr, indices, _lo(lo), np.int64(n_local), f, gf, fn, np.int32(bool(both)),
+               np.int32(group)))
+
+
+@register("pagerank", fmt="csr", device="cuda", variant="dist_pull")
+def pagerank_pull(indptr, indices, weights, y, acc, *, group, cfg=None):
+    """``acc[j]`` (float64[n_local]) = the sum of ``y[i]`` (times the
+    entry's float64 weight, when ``weights`` is not None) over the entries
+    (j, i) of the rank's rows of A'."""
+    n_local = indptr.shape[0] - 1
+    if n_local == 0:
+        return
+    fn = _fn(f"dt_pull<{_c(indices, 'pagerank_pull')}>")
+    fn(*shape(n_local * int(group), cfg),
+       (indptr, indices, y if weights is None else weights, np.int32(weights is not None), y,
+        np.int64(n_local), acc, np.int32(group)))

@@ -1,0 +1,130 @@
+"""The host side of the partitioned calls' CUDA path (``cuda_kernels``:
+the level loop, counts, exchanges and updates around the launchers of
+``kernels/cuda/dist_traversal.py``) on numpy ranks, with numpy stand-ins
+for the launchers that meet their documented contracts: BFS levels and
+directions, component labels and PageRank equal to the one-process calls.
+tests/gpu/test_dist_kernels_gpu.py checks the real launchers against the
+same contracts (and the whole path on CUDA ranks)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import bitgraph as bg
+import bitgraph.algorithms as one
+from bitgraph import _array
+from bitgraph.distributed import DistMatrix, LocalGroup
+from bitgraph.distributed import partitioned as P
+
+
+def _bits(words, n):
+    return _array.unpack_bits(words, n)
+
+
+def _frontier(indptr, frontier, visited, lo, listing, counts):
+    n_local = indptr.shape[0] - 1
+    deg = np.diff(indptr)
+    f = _bits(frontier, lo + n_local)[lo:]
+    v = _bits(visited, lo + n_local)[lo:]
+    rows = np.random.default_rng(n_local).permutation(np.flatnonzero(f))  # any order
+    counts[:] = [deg[f].sum(), rows.shape[0], deg[~v].sum(), 0]
+    listing[:rows.shape[0]] = rows
+
+
+def _topdown(indptr, indices, listing, counts, visited, nxt, *, rows, group):
+    n = visited.shape[0] * 32
+    b, v = _bits(nxt, n).copy(), _bits(visited, n)
+    for r in listing[:int(counts[1])]:
+        c = indices[indptr[r]:indptr[r + 1]]
+        b[c[~v[c]]] = True
+    nxt[:] = _array.pack_bits(b)
+
+
+def _bottomup(indptr, indices, frontier, visited, lo, found):
+    n_local, n = indptr.shape[0] - 1, frontier.shape[0] * 32
+    f, v = _bits(frontier, n), _bits(visited, n)
+    hit = np.array([not v[lo + r] and f[indices[indptr[r]:indptr[r + 1]]].any()
+                    for r in range(n_local)], bool)
+    if n_local:
+        found[:] = _array.pack_bits(hit)
+
+
+def _update(parts, nparts, visited, frontier, levels, lo, level):
+    w = np.bitwise_or.reduce(parts.reshape(nparts, visited.shape[0]), axis=0) & ~visited
+    visited |= w
+    frontier[:] = w
+    levels[_bits(w, visited.shape[0] * 32)[lo:lo + levels.shape[0]]] = level
+
+
+def _hook(indptr, indices, lo, f, gf, fn, *, both, group):
+    rows = np.repeat(np.arange(indptr.shape[0] - 1), np.diff(indptr)) + lo
+    for x, y in ((rows, indices),) + (((indices, rows),) if both else ()):
+        np.minimum.at(fn, f[x], gf[y])
+        np.minimum.at(fn, x, gf[y])
+
+
+def _pull(indptr, indices, weights, y, acc, *, group):
+    rows = np.repeat(np.arange(indptr.shape[0] - 1), np.diff(indptr))
+    contrib = y[indices] * (1.0 if weights is None else weights)
+    acc[:] = np.bincount(rows, weights=contrib, minlength=acc.shape[0])
+
+
+class _NotNumpy:
+    """numpy under another name: the partitioned calls take their CUDA
+    branch (``xp is not np``)."""
+
+    def __getattr__(self, name):
+        return getattr(np, name)
+
+
+@pytest.fixture
+def kernel_path(monkeypatch):
+    stand_ins = {"frontier": _frontier, "topdown": _topdown, "bottomup": _bottomup,
+                 "update": _update, "hook": _hook, "pull": _pull}
+    check = P._check
+    monkeypatch.setattr(P, "_kernels", lambda: stand_ins)
+    monkeypatch.setattr(P, "_check", lambda comm, D, where: (check(comm, D, where),
+                                                              _NotNumpy())[1])
+
+
+def _calls(comm, A, source):
+    D = DistMatrix.from_matrix(comm, A)
+    st = bg.Stats()
+    lev = P.bfs(comm, D, source, gather=True, stats=st)
+    cc = P.connected_components(comm, D, stats=st)
+    pr = P.pagerank(comm, D, gather=True, tol=1e-10)
+    return lev, st.metrics["directions"], list(st.kernels), cc, pr
+
+
+def _graphs():
+    rng = np.random.default_rng(0)
+    n = 300
+    r, c = rng.integers(0, n, 1500), rng.integers(0, n, 1500)
+    return {"kron": bg.io.generators.kron(10, seed=3), "grid": bg.io.generators.grid2d(20, 20),
+            "empty": bg.Matrix.from_coo([], [], nrows=130, ncols=130),
+            "tiny": bg.Matrix.from_coo([0, 1, 2], [1, 2, 2], nrows=5, ncols=5),
+            "directed": bg.Matrix.from_coo(r, c, rng.random(1500), nrows=n, ncols=n,
+                                           dup_op="plus")}
+
+
+@pytest.mark.parametrize("size", [1, 2, 3, 4])
+@pytest.mark.parametrize("name", ["kron", "grid", "empty", "tiny", "directed"])
+def test_kernel_path_equals_the_one_process_calls(kernel_path, name, size):
+    A = _graphs()[name]
+    want_cc = one.connected_components(A).to_dense()
+    ref = one.pagerank(A, tol=1e-10)
+    for s in (1, A.nrows - 1):
+        out = LocalGroup(size).run(_calls, A, s)
+        arrays = LocalGroup(size).run(
+            lambda comm: (lambda st: (P._bfs_arrays(comm, DistMatrix.from_matrix(comm, A), s,
+                                                    bg.settings.current().distributed, np)))(0))
+        want = one.bfs(A, s).to_dense(-1)
+        for (lev, dirs, kernels, cc, pr), (_, _, dirs_a) in zip(out, arrays):
+            assert np.array_equal(lev, want)
+            assert dirs == "".join(dirs_a)  # the array steps' directions
+            assert ("bfs", "csr", "cuda", "dist_frontier") in kernels
+            assert ("cc", "csr", "cuda", "dist_hook") in kernels
+            assert np.array_equal(cc, want_cc)
+            assert pr.iterations == ref.iterations
+            assert np.abs(pr.ranks - ref.ranks.to_dense()).sum() < 1e-9

@@ -1,0 +1,227 @@
+"""The kernels of ``kernels/cuda/dist_traversal.cu`` (a rank's local step of
+the partitioned ``bfs``, ``connected_components`` and ``pagerank``) on one
+GPU: LocalGroups of CUDA ranks (threads sharing the GPU) against the numpy
+ranks and the one-process calls (levels, BFS directions and labels equal,
+PageRank within 1e-9 L1 in the same iterations); tiny graphs, n not a
+multiple of 32, no edges, ranks with no rows, self-loops, a star, a long
+path, a directed weighted graph; and each launcher directly against numpy
+for every lane group and both index and label types."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import bitgraph as bg
+import bitgraph.algorithms as one
+import bitgraph.distributed as dist
+from bitgraph import _array
+from bitgraph.distributed import DistMatrix, LocalGroup
+from bitgraph.kernels import registry
+
+pytestmark = pytest.mark.gpu
+
+cupy = pytest.importorskip("cupy")
+
+
+def _host(a):
+    return a.get() if isinstance(a, cupy.ndarray) else np.asarray(a)
+
+
+def _calls(comm, A, source, index64):
+    D = DistMatrix.from_matrix(comm, A)
+    if index64:  # the int64 column ids of a graph of more than 2^31 vertices
+        D.indices = D.indices.astype(np.int64)
+        if D._pull is not None:
+            D._pull = (D._pull[0], D._pull[1].astype(np.int64), D._pull[2])
+    st = bg.Stats()
+    lev = dist.bfs(comm, D, source, gather=True, stats=st)
+    part = dist.bfs(comm, D, source)
+    cc = dist.connected_components(comm, D)
+    pr = dist.pagerank(comm, D, gather=True, tol=1e-10)
+    return (type(lev), _host(lev), _host(part), st.metrics["directions"], list(st.kernels),
+            type(cc), _host(cc), _host(pr.ranks), pr.iterations)
+
+
+def _check(A, size, source=0, index64=False):
+    gpu = LocalGroup(size, device="cuda").run(_calls, A, source, index64)
+    cpu = LocalGroup(size).run(_calls, A, source, False)
+    want = one.bfs(A, source).to_dense(-1)
+    labels = one.connected_components(A).to_dense()
+    for g, c in zip(gpu, cpu):
+        assert g[0] is cupy.ndarray and g[5] is cupy.ndarray
+        assert g[1].dtype == np.int32 and np.array_equal(g[1], want)
+        assert g[3] == c[3]  # the same directions: the same counts a level
+        assert ("bfs", "csr", "cuda", "dist_update") in g[4]
+        assert g[6].dtype == np.int64 and np.array_equal(g[6], labels)
+        assert g[8] == c[8] and np.abs(g[7] - c[7]).sum() < 1e-9
+    assert np.array_equal(np.concatenate([g[2] for g in gpu]), want)
+    return gpu[0][3]
+
+
+def _path(n):
+    return bg.Matrix.from_coo(np.arange(n - 1), np.arange(1, n), nrows=n, ncols=n)
+
+
+def _star(n, hub=0):
+    leaves = np.array([v for v in range(n) if v != hub])
+    return bg.Matrix.from_coo(np.r_[np.full(len(leaves), hub), leaves],
+                              np.r_[leaves, np.full(len(leaves), hub)], nrows=n, ncols=n)
+
+
+@pytest.mark.parametrize("size", [1, 2, 3, 4])
+def test_kron_both_directions(size):
+    dirs = _check(bg.io.generators.kron(10, seed=3), size, source=1)
+    assert dirs == "ttbbt"
+
+
+@pytest.mark.parametrize("size", [1, 2, 3])
+@pytest.mark.parametrize("n", [1, 5, 31, 33, 100, 200])
+def test_tiny_graphs_and_ranks_without_rows(n, size):
+    rng = np.random.default_rng(n)
+    r, c = rng.integers(0, n, 3 * n), rng.integers(0, n, 3 * n)
+    A = bg.Matrix.from_coo(np.r_[r, c], np.r_[c, r], nrows=n, ncols=n)
+    _check(A, size, source=n - 1)
+
+
+@pytest.mark.parametrize("size", [1, 2])
+def test_no_edges(size):
+    A = bg.Matrix.from_coo([], [], nrows=130, ncols=130)
+    _check(A, size, source=129)
+
+
+@pytest.mark.parametrize("size", [1, 3])
+def test_self_loops_star_and_path(size):
+    loops = bg.Matrix.from_coo([0, 1, 1, 2, 3, 70, 70], [0, 1, 2, 1, 3, 70, 3], nrows=97, ncols=97)
+    _check(loops, size, source=1)
+    _check(_star(300, hub=150), size, source=7)  # a hub: 32 lanes top-down, one long pull row
+    assert len(_check(_path(500), size, source=0)) == 499  # a level each
+
+
+@pytest.mark.parametrize("size", [1, 2])
+def test_directed_weighted(size):
+    rng = np.random.default_rng(1)
+    n = 300
+    r, c = rng.integers(0, n, 1500), rng.integers(0, n, 1500)
+    A = bg.Matrix.from_coo(r, c, rng.random(1500), nrows=n, ncols=n, dup_op="plus")
+    _check(A, size, source=int(r[0]))
+
+
+@pytest.mark.parametrize("size", [1, 2])
+def test_int64_column_ids(size):
+    _check(bg.io.generators.kron(9, seed=1), size, source=3, index64=True)
+    _check(_path(150), size, source=149, index64=True)
+
+
+def test_array_steps_still_run_on_cuda_ranks():
+    A = bg.io.generators.kron(9, seed=2)
+    with bg.settings.use(distributed={"cuda_kernels": False}):
+        out = LocalGroup(2, device="cuda").run(_calls, A, 0, False)
+    assert np.array_equal(out[0][1], one.bfs(A, 0).to_dense(-1))
+    assert not any(k[3].startswith("dist_") for k in out[0][4])
+
+
+# -- each launcher against numpy ---------------------------------------------
+
+def _csr(n, nnz, seed, lo=0, n_local=None):
+    rng = np.random.default_rng(seed)
+    n_local = n - lo if n_local is None else n_local
+    deg = rng.integers(0, 2 * nnz // max(n_local, 1) + 1, n_local)
+    deg[::7] = 0  # empty rows
+    if n_local:
+        deg[0] = 90  # a long row
+    indptr = np.r_[0, np.cumsum(deg)].astype(np.int64)
+    indices = rng.integers(0, n, int(indptr[-1]))
+    return indptr, indices
+
+
+def _k(op, variant):
+    return registry.lookup(op, fmt="csr", device="cuda", variant=variant)
+
+
+@pytest.mark.parametrize("index", [np.int32, np.int64])
+@pytest.mark.parametrize("group", [1, 2, 4, 8, 16, 32])
+@pytest.mark.parametrize("n,lo", [(1, 0), (37, 0), (300, 64), (1000, 320)])
+def test_bfs_launchers(n, lo, group, index):
+    rng = np.random.default_rng(n + group)
+    indptr, indices = _csr(n, 6 * n, n, lo)
+    n_local = indptr.shape[0] - 1
+    front = rng.random(n) < 0.2
+    seen = front | (rng.random(n) < 0.3)
+    deg = np.diff(indptr)
+    mine_f, mine_seen = front[lo:], seen[lo:]
+    d = {k: cupy.asarray(v) for k, v in (("ip", indptr), ("ix", indices.astype(index)),
+                                         ("f", _array.pack_bits(front)),
+                                         ("v", _array.pack_bits(seen)))}
+    listing = cupy.empty(max(n_local, 1), np.uint32)
+    counts = cupy.full(4, 77, np.uint64)  # zeroed by the launcher
+    _k("bfs", "dist_frontier")(d["ip"], d["f"], d["v"], lo, listing, counts)
+    got = counts.get()
+    assert got[:3].tolist() == [int(deg[mine_f].sum()), int(mine_f.sum()),
+                                int(deg[~mine_seen].sum())]
+    assert sorted(listing.get()[:got[1]].tolist()) == np.flatnonzero(mine_f).tolist()
+    # top-down: every unvisited target of the listed rows
+    nxt = cupy.zeros(_array.nwords(n), np.uint32)
+    _k("bfs", "dist_topdown")(d["ip"], d["ix"], listing, counts, d["v"], nxt,
+                              rows=int(got[1]), group=group)
+    want = np.zeros(n, bool)
+    for r in np.flatnonzero(mine_f):
+        want[indices[indptr[r]:indptr[r + 1]]] = True
+    want &= ~seen
+    assert np.array_equal(_array.unpack_bits(nxt.get(), n), want)
+    # bottom-up: the unvisited rows with an entry in the frontier
+    found = cupy.full(_array.nwords(n_local), 0xFFFFFFFF, np.uint32)  # every word written
+    _k("bfs", "dist_bottomup")(d["ip"], d["ix"], d["f"], d["v"], lo, found)
+    hit = np.array([not mine_seen[r] and front[indices[indptr[r]:indptr[r + 1]]].any()
+                    for r in range(n_local)], bool)
+    assert np.array_equal(_array.unpack_bits(found.get(), n_local), hit)
+    # update: the OR of two parts less visited; levels of the rank's rows
+    other = rng.random(n) < 0.1
+    parts = cupy.concatenate([nxt, cupy.asarray(_array.pack_bits(other))])
+    visited, frontier = d["v"].copy(), cupy.zeros_like(d["v"])
+    levels = cupy.full(n_local, -1, np.int32)
+    _k("bfs", "dist_update")(parts, 2, visited, frontier, levels, lo, 6)
+    new = (want | other) & ~seen
+    assert np.array_equal(_array.unpack_bits(frontier.get(), n), new)
+    assert np.array_equal(_array.unpack_bits(visited.get(), n), seen | new)
+    assert np.array_equal(levels.get(), np.where(new[lo:], 6, -1))
+
+
+@pytest.mark.parametrize("label", [np.int32, np.int64])
+@pytest.mark.parametrize("index", [np.int32, np.int64])
+@pytest.mark.parametrize("group", [1, 4, 32])
+@pytest.mark.parametrize("both", [False, True])
+@pytest.mark.parametrize("n,lo", [(1, 0), (45, 0), (500, 128)])
+def test_hook_launcher(n, lo, both, group, index, label):
+    rng = np.random.default_rng(n)
+    indptr, indices = _csr(n, 4 * n, n + 1, lo)
+    f = np.minimum(np.arange(n), rng.integers(0, n, n)).astype(label)  # f[u] <= u
+    gf = f[f]
+    fn = cupy.asarray(f)
+    _k("cc", "dist_hook")(cupy.asarray(indptr), cupy.asarray(indices.astype(index)), lo,
+                          cupy.asarray(f), cupy.asarray(gf), fn, both=both, group=group)
+    want = f.copy()
+    rows = np.repeat(np.arange(indptr.shape[0] - 1), np.diff(indptr)) + lo
+    for x, y in ((rows, indices),) + (((indices, rows),) if both else ()):
+        np.minimum.at(want, f[x], gf[y])
+        np.minimum.at(want, x, gf[y])
+    assert fn.dtype == label and np.array_equal(fn.get(), want)
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+@pytest.mark.parametrize("index", [np.int32, np.int64])
+@pytest.mark.parametrize("group", [1, 2, 8, 32])
+@pytest.mark.parametrize("n", [1, 70, 1000])
+def test_pull_launcher(n, group, index, weighted):
+    indptr, indices = _csr(n, 8 * n, n + 2)
+    rng = np.random.default_rng(n)
+    y = rng.random(n)
+    w = rng.random(indices.shape[0]) if weighted else None
+    acc = cupy.full(n, np.nan)
+    _k("pagerank", "dist_pull")(cupy.asarray(indptr), cupy.asarray(indices.astype(index)),
+                                None if w is None else cupy.asarray(w), cupy.asarray(y), acc,
+                                group=group)
+    contrib = y[indices] * (1.0 if w is None else w)
+    rows = np.repeat(np.arange(n), np.diff(indptr))
+    want = np.bincount(rows, weights=contrib, minlength=n)
+    assert np.allclose(acc.get(), want, rtol=1e-12, atol=1e-15)
