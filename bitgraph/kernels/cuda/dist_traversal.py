@@ -49,8 +49,10 @@ def _c(a, where):
         raise ValueError(f"{where}: indices must be int32 or int64, got {a.dtype}") from None
 
 
-def _lo(lo):
-    if lo % 32:
+def _lo(lo, n_local):
+    # a rank's bits are whole words of the global bitmap; a rank without rows
+    # (its first vertex n, the last boundary) has none
+    if lo % 32 and n_local:
         raise ValueError(f"dist_traversal: a rank's first vertex must be a multiple of 32,"
                          f" got {lo}")
     return np.int64(lo)
@@ -65,7 +67,8 @@ def bfs_frontier(indptr, frontier, visited, lo, listing, counts, *, cfg=None):
     n_local = indptr.shape[0] - 1
     counts.fill(0)
     _fn("dt_frontier")(*shape(max(n_local, 1), cfg),
-                       (indptr, frontier, visited, _lo(lo), np.int64(n_local), listing, counts))
+                       (indptr, frontier, visited, _lo(lo, n_local), np.int64(n_local), listing,
+                        counts))
 
 
 @register("bfs", fmt="csr", device="cuda", variant="dist_topdown")
@@ -88,8 +91,8 @@ def bfs_bottomup(indptr, indices, frontier, visited, lo, found, *, cfg=None):
     if n_local == 0:
         return
     fn = _fn(f"dt_bottomup<{_c(indices, 'bfs_bottomup')}>")
-    fn(*shape(n_local, cfg), (indptr, indices, frontier, visited, _lo(lo), np.int64(n_local),
-                              found))
+    fn(*shape(n_local, cfg), (indptr, indices, frontier, visited, _lo(lo, n_local),
+                              np.int64(n_local), found))
 
 
 @register("bfs", fmt="csr", device="cuda", variant="dist_update")
@@ -100,7 +103,7 @@ def bfs_update(parts, nparts, visited, frontier, levels, lo, level, *, cfg=None)
     nwords = visited.shape[0]
     _fn("dt_update")(*shape(max(nwords, 1), cfg),
                      (parts, np.int32(nparts), np.int64(nwords), visited, frontier, levels,
-                      _lo(lo), np.int64(levels.shape[0]), np.int32(level)))
+                      _lo(lo, levels.shape[0]), np.int64(levels.shape[0]), np.int32(level)))
 
 
 @register("cc", fmt="csr", device="cuda", variant="dist_hook")
@@ -114,8 +117,8 @@ def cc_hook(indptr, indices, lo, f, gf, fn, *, both, group, cfg=None):
         return
     name = f"dt_hook<{_c(indices, 'cc_hook')}, {_c(f, 'cc_hook')}>"
     _fn(name)(*shape(n_local * int(group), cfg),
-              (indptr, indices, _lo(lo), np.int64(n_local), f, gf, fn, np.int32(bool(both)),
-               np.int32(group)))
+              (indptr, indices, _lo(lo, n_local), np.int64(n_local), f, gf, fn,
+               np.int32(bool(both)), np.int32(group)))
 
 
 @register("pagerank", fmt="csr", device="cuda", variant="dist_pull")
