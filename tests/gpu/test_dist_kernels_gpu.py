@@ -95,7 +95,7 @@ def test_self_loops_star_and_path(size):
     loops = bg.Matrix.from_coo([0, 1, 1, 2, 3, 70, 70], [0, 1, 2, 1, 3, 70, 3], nrows=97, ncols=97)
     _check(loops, size, source=1)
     _check(_star(300, hub=150), size, source=7)  # a hub: 32 lanes top-down, one long pull row
-    assert len(_check(_path(500), size, source=0)) == 499  # a level each
+    assert len(_check(_path(500), size, source=0)) == 500  # a step for each of its 500 levels
 
 
 @pytest.mark.parametrize("size", [1, 2])
