@@ -148,6 +148,27 @@ def _inputs(A, source, delta, dist_dtype, where):
     return D, n, idx, shift, indptr, indices, weights, infinity, saturated
 
 
+def _begin(A, source, delta, dist_dtype, cfg, cuda, work, where):
+    """What both launchers start with: ``(cfg, cuda, _inputs(...), dist,
+    workspace key, workspace)``, the settings in force where None, the
+    distances allocated (CuPy's out of memory as DeviceError)."""
+    import cupy
+
+    from bitgraph.device import oom_guard
+    from bitgraph.kernels.cuda import settings as cuda_settings
+
+    if cfg is None:
+        from bitgraph.settings import current
+        cfg = current().sssp
+    cuda = cuda_settings(cuda)
+    inputs = _inputs(A, source, delta, dist_dtype, where)
+    D, n, idx = inputs[:3]
+    with oom_guard("sssp(cuda)", n * (2 * D.itemsize + 4 + 13 * idx.itemsize)):
+        dist = cupy.empty(n, D)
+        key, ws = _workspace(work, n, idx, D)
+    return cfg, cuda, inputs, dist, key, ws
+
+
 @register("sssp", fmt="csr", device="cuda", variant="delta")
 def delta_stepping(A, source, delta, dist_dtype, *, cfg=None, cuda=None, stats=None, work=None,
                    light_heavy=False):
@@ -176,19 +197,11 @@ def delta_stepping(A, source, delta, dist_dtype, *, cfg=None, cuda=None, stats=N
     """
     import cupy
 
-    from bitgraph.device import oom_guard
     from bitgraph.kernels.cuda import multiprocessors
-    from bitgraph.kernels.cuda import settings as cuda_settings
 
-    if cfg is None:
-        from bitgraph.settings import current
-        cfg = current().sssp
-    cuda = cuda_settings(cuda)
-    D, n, idx, shift, indptr, indices, weights, infinity, saturated = _inputs(
-        A, source, delta, dist_dtype, "delta_stepping(cuda)")
-    with oom_guard("sssp(cuda)", n * (2 * D.itemsize + 4 + 13 * idx.itemsize)):
-        dist = cupy.empty(n, D)
-        key, ws = _workspace(work, n, idx, D)
+    cfg, cuda, inputs, dist, key, ws = _begin(A, source, delta, dist_dtype, cfg, cuda, work,
+                                              "delta_stepping(cuda)")
+    D, n, idx, shift, indptr, indices, weights, infinity, saturated = inputs
     flags, near, offs, far = ws["flags"], ws["near"], ws["offs"], ws["far"]
     base, du, ctr = ws["base"], ws["du"], ws["ctr"]
     mem, moffs = ws["mem"], ws["moffs"]
@@ -343,19 +356,11 @@ def delta_stepping_persistent(A, source, delta, dist_dtype, *, cfg=None, cuda=No
     """
     import cupy
 
-    from bitgraph.device import oom_guard
     from bitgraph.kernels.cuda import cooperative_blocks
-    from bitgraph.kernels.cuda import settings as cuda_settings
 
-    if cfg is None:
-        from bitgraph.settings import current
-        cfg = current().sssp
-    cuda = cuda_settings(cuda)
-    D, n, idx, shift, indptr, indices, weights, infinity, saturated = _inputs(
-        A, source, delta, dist_dtype, "delta_stepping_persistent(cuda)")
-    with oom_guard("sssp(cuda)", n * (2 * D.itemsize + 4 + 13 * idx.itemsize)):
-        dist = cupy.empty(n, D)
-        key, ws = _workspace(work, n, idx, D)
+    cfg, cuda, inputs, dist, key, ws = _begin(A, source, delta, dist_dtype, cfg, cuda, work,
+                                              "delta_stepping_persistent(cuda)")
+    D, n, idx, shift, indptr, indices, weights, infinity, saturated = inputs
     flags, near, offs, far = ws["flags"], ws["near"], ws["offs"], ws["far"]
     base, du, ctr, bar = ws["base"], ws["du"], ws["ctr"], ws["bar"]
     mem, moffs = ws["mem"], ws["moffs"]
