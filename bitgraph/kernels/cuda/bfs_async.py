@@ -154,6 +154,17 @@ def traverse(where, out_csr, sources, rows, level, *, cfg, summary=False, stats=
     return h[0:k].copy(), h[_S_TOTAL:_S_TOTAL + k].copy(), h[_S_ECC:_S_ECC + k].copy()
 
 
+def check_square_source(where, csr, source) -> int:
+    """n of a square ``csr`` with ``source`` in [0, n), else ValueError /
+    IndexError naming ``where`` (the work-list launchers' arguments)."""
+    n = int(csr.nrows)
+    if csr.ncols != n:
+        raise ValueError(f"{where}: a square CSR expected, got {csr.nrows}x{csr.ncols}")
+    if not 0 <= source < n:
+        raise IndexError(f"{where}: source {source} out of range [0, {n})")
+    return n
+
+
 @register("bfs", fmt="csr", device="cuda", variant="async")
 def bfs_async(out_csr, source, *, cfg, stats=None):
     """BFS levels from ``source`` over ``out_csr`` (CuPy arrays, int32 or
@@ -171,11 +182,7 @@ def bfs_async(out_csr, source, *, cfg, stats=None):
 
     from bitgraph.device import oom_guard
 
-    n = int(out_csr.nrows)
-    if out_csr.ncols != n:
-        raise ValueError(f"bfs_async: a square CSR expected, got {out_csr.nrows}x{out_csr.ncols}")
-    if not 0 <= source < n:
-        raise IndexError(f"bfs_async: source {source} out of range [0, {n})")
+    n = check_square_source("bfs_async", out_csr, source)
     with oom_guard("bfs_async", 4 * n):
         level = cupy.empty(n, np.int32)
     done = traverse("bfs_async", out_csr, np.array([source], np.int64), np.zeros(1, np.int64),

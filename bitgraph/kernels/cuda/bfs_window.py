@@ -18,6 +18,7 @@ import threading
 import numpy as np
 
 from bitgraph.kernels.cuda import module, multiprocessors
+from bitgraph.kernels.cuda.bfs_async import check_square_source
 from bitgraph.kernels.cuda.constants import BFS_WINDOW
 from bitgraph.kernels.registry import register
 
@@ -97,11 +98,7 @@ def bfs_window(out_csr, source, *, cfg, stats=None):
 
     from bitgraph.device import oom_guard
 
-    n = int(out_csr.nrows)
-    if out_csr.ncols != n:
-        raise ValueError(f"bfs_window: a square CSR expected, got {out_csr.nrows}x{out_csr.ncols}")
-    if not 0 <= source < n:
-        raise IndexError(f"bfs_window: source {source} out of range [0, {n})")
+    n = check_square_source("bfs_window", out_csr, source)
     m = int(out_csr.indices.size)
     if n >= _LIMIT or m >= _LIMIT:
         raise ValueError(f"bfs_window: takes fewer than {_LIMIT} vertices and entries, got {n}"
