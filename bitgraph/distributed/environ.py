@@ -3,19 +3,12 @@
 
 Launchers read, first match wins:
 
-==================  ==========================================================
-launcher            variables
-==================  ==========================================================
-torchrun, and       ``RANK``, ``WORLD_SIZE``, ``LOCAL_RANK``, ``MASTER_ADDR``,
-``python -m         ``MASTER_PORT``
-bitgraph.
-distributed``
-mpirun (Open MPI)   ``OMPI_COMM_WORLD_RANK``, ``OMPI_COMM_WORLD_SIZE``,
-                    ``OMPI_COMM_WORLD_LOCAL_RANK``
-mpirun (MPICH,      ``PMI_RANK``, ``PMI_SIZE``, ``MPI_LOCALRANKID``
-Intel MPI)
-srun (Slurm)        ``SLURM_PROCID``, ``SLURM_NTASKS``, ``SLURM_LOCALID``
-==================  ==========================================================
+- torchrun and ``python -m bitgraph.distributed``: ``RANK``, ``WORLD_SIZE``,
+  ``LOCAL_RANK``, ``MASTER_ADDR``, ``MASTER_PORT``;
+- mpirun (Open MPI): ``OMPI_COMM_WORLD_RANK``, ``OMPI_COMM_WORLD_SIZE``,
+  ``OMPI_COMM_WORLD_LOCAL_RANK``;
+- mpirun (MPICH, Intel MPI): ``PMI_RANK``, ``PMI_SIZE``, ``MPI_LOCALRANKID``;
+- srun (Slurm): ``SLURM_PROCID``, ``SLURM_NTASKS``, ``SLURM_LOCALID``.
 
 The NCCL unique id travels through CuPy's TCP store, served by rank 0 at
 ``MASTER_ADDR`` on ``BITGRAPH_STORE_PORT`` (default ``MASTER_PORT + 1``:
