@@ -404,5 +404,6 @@ class Distributed:
         kernels of kernels/cuda/dist_traversal.cu (BFS: a compacted frontier list, top-down
         atomicOr into the next bitmap, bottom-up with early exit; a FastSV round's hooks; a
         PageRank pull) instead of CuPy array steps of step_entries entries; False: the array
-        steps, for comparison. The array steps took 42 ms a BFS source on kron-24 over 2 x H200
-        (the one-GPU bfs 0.62 ms); the kernels not yet measured on a GPU.""")
+        steps, for comparison. On kron-24 over 2 x H200: a BFS source 42 ms (arrays) -> 5.8 ms
+        (kernels; the one-GPU bfs 0.6 ms), CC 0.53 -> 0.054 s, a PageRank iteration 42 ->
+        17 ms.""")
