@@ -58,6 +58,7 @@ class Derived:
     sssp_facts: object            # dict: what sssp reads of the weights (shortest_paths._weight_facts)
     cc_cuda_launch: object        # dict: the CUDA afforest's replays (kernels/cuda/components.py)
     sssp_by_weight: dict          # dtype -> CSR with values cast to it, each row by ascending weight
+    sssp_edges: dict              # dtype -> the CPU kernel's (targets, weights) records (edge_records)
     pagerank_operator: object     # the fused iteration's arrays
     pagerank_cuda: object         # dict: the GPU run's plan and workspaces (kernels/cuda/pagerank.py)
     pagerank_worth_relabelling: dict  # (min_average_degree, skew, samples) -> bool

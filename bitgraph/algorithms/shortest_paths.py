@@ -369,7 +369,14 @@ def _delta(A, c, s, W, D, delta, settings, stats):
         if split:  # light edges first in every row (sorted once, cached)
             csr = cached(A, "sssp_by_weight", lambda: _rows_by_weight(csr), key=np.dtype(W))
     else:  # the kernel's window of buckets needs the largest finite weight
-        extra = {"max_weight": _weight_facts(A, c)["finite_max"]}
+        from bitgraph.kernels.cpu import index_args
+        from bitgraph.kernels.cpu.sssp import edge_records
+
+        # each edge's target and weight side by side (built once, cached)
+        edges = cached(A, "sssp_edges",
+                       lambda: edge_records(index_args(csr.indptr, csr.indices)[1], csr.values),
+                       key=np.dtype(W))
+        extra = {"max_weight": _weight_facts(A, c)["finite_max"], "edges": edges}
     dist, _ = run(csr, s, float(delta), D, cfg=cfg, **extra)
     xp = ar.array_module(dist)
     if D.kind == "f":
