@@ -799,6 +799,59 @@ def test_kernel_small_ints_computed_wider(device):
         assert d.dtype == dtype and d.to_dense(-1).tolist() == [-1, 0, big, -1]
 
 
+@pytest.mark.parametrize("index", ["int32", "int64"])
+@pytest.mark.parametrize("W", ["int32", "int64", "uint64", "float32", "float64"])
+@pytest.mark.parametrize("m", [0, 1, 7])
+def test_edge_records_layout(index, W, m):
+    """Each edge's target and weight side by side: a record of twice the
+    wider item, the target first, the weight in the second half; the
+    kernel given the records equals the kernel building them."""
+    from bitgraph.formats.csr import CSR
+
+    rng = np.random.default_rng(m)
+    idx = rng.integers(0, 2**31 - 1, m).astype(index)
+    w = (rng.integers(0, 2**31 - 1, m) * 3).astype(W)
+    et, ew = kernel.edge_records(idx, w)
+    st_, sw = kernel._strides(et, ew)
+    rec = 2 * max(np.dtype(index).itemsize, np.dtype(W).itemsize)
+    assert (st_ * et.itemsize, sw * ew.itemsize) == (rec, rec)
+    assert et.size * et.itemsize == m * rec
+    np.testing.assert_array_equal(et[::st_], idx)
+    np.testing.assert_array_equal(ew[::sw][:m], w)
+    # the weight's bytes begin halfway through its record
+    if m:
+        offset = ew.__array_interface__["data"][0] - et.__array_interface__["data"][0]
+        assert offset == rec // 2
+    S = _hub_graph(rng, 255)
+    c = CSR(S.indptr.astype(index), S.indices.astype(index), S.data.astype(W), *S.shape)
+    records = kernel.edge_records(c.indices, c.values)
+    for parallel in (False, True):
+        own, _ = kernel.delta_stepping(c, 0, 16.0, W, parallel=parallel, par_edges=64)
+        given, _ = kernel.delta_stepping(c, 0, 16.0, W, parallel=parallel, par_edges=64,
+                                         edges=records)
+        np.testing.assert_array_equal(own, given)
+
+
+def test_edge_records_cached_on_the_matrix():
+    """sssp builds the CPU kernel's edge records once per weight dtype and
+    keeps them on the Matrix (slot ``sssp_edges``); a new storage drops them."""
+    from bitgraph.algorithms._common import known
+
+    S = _hub_graph(np.random.default_rng(13), 255)
+    A = bg.Matrix.from_scipy(S.astype(np.int32))
+    built = []
+    real = kernel.edge_records
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(kernel, "edge_records", lambda *a: built.append(1) or real(*a))
+        first = sssp(A, 0)
+        second = sssp(A, 0)
+    assert built == [1]
+    assert known(A, "sssp_edges", key=np.dtype(np.int32)) is not None
+    np.testing.assert_array_equal(first.to_dense(), second.to_dense())
+    A[0, 1] = 1
+    assert known(A, "sssp_edges", key=np.dtype(np.int32)) is None
+
+
 @pytest.mark.parametrize("device", O.DEVICES)
 def test_kernel_int64_indices(device):
     """A CSR with int64 indices takes the int64 specialisations."""
