@@ -832,6 +832,20 @@ def test_edge_records_layout(index, W, m):
         np.testing.assert_array_equal(own, given)
 
 
+def test_edge_records_checked():
+    """Records of other dtypes or of fewer edges than A's are refused."""
+    from bitgraph.formats.csr import CSR
+
+    c = CSR(np.array([0, 2, 3, 3], np.int32), np.array([1, 2, 2], np.int32),
+            np.array([1, 5, 2], np.int32), 3, 3)
+    with pytest.raises(TypeError, match="edges of int32 targets and int64 weights"):
+        kernel.delta_stepping(c, 0, 1.0, np.int32,
+                              edges=kernel.edge_records(c.indices, c.values.astype(np.int64)))
+    with pytest.raises(ValueError, match="edges' targets has 4 entries, needs 6"):
+        kernel.delta_stepping(c, 0, 1.0, np.int32,
+                              edges=kernel.edge_records(c.indices[:2], c.values[:2]))
+
+
 def test_edge_records_cached_on_the_matrix():
     """sssp builds the CPU kernel's edge records once per weight dtype and
     keeps them on the Matrix (slot ``sssp_edges``); a new storage drops them."""

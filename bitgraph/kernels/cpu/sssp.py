@@ -300,7 +300,7 @@ def _relax_plain(nf, frontier, fd, mask, indptr, et, ew, dist, head, tail, fill,
 @njit(cache=True, nogil=True)
 def _serial(indptr, et, ew, dist, head, tail, fill, data, ddata, nxt, ctl, tctl,
             frontier, fd, inv_delta, saturated):
-    # One thread, plain stores. indptr[n+1], indices[m], weights[m] W;
+    # One thread, plain stores. indptr[n+1]; et, ew: edge_records's views (W weights);
     # dist[n] D; head/tail/fill[nbins] int64; data[chunks * _CHUNK]
     # (vertex), ddata[same] D (its distance when queued), nxt[chunks] int64;
     # ctl[_NCTL], tctl[_NT] int64; frontier[n], fd[n] D: the bucket's valid
@@ -392,7 +392,7 @@ def _parallel(t, threads, indptr, et, ew, dist, head, tail, fill, data, ddata, n
               ctl, tctl, sync, frontier, fd, inv_delta, saturated, par_edges, par_block,
               spin_pauses):
     # Thread t of ``threads`` >= 2 (t = 0: the driver, the others helpers
-    # of its parallel rounds). indptr[n+1], indices[m], weights[m] W;
+    # of its parallel rounds). indptr[n+1]; et, ew: edge_records's views (W weights);
     # dist[n] D; head/tail/fill[threads * nbins] int64 (thread t's lists at
     # row t); data[chunks * _CHUNK] (vertex), ddata[same] D (its distance
     # when queued), nxt[chunks] int64; ctl[_NCTL], tctl[threads * _NT],
@@ -582,6 +582,13 @@ def delta_stepping(A, source, delta, dist_dtype, *, parallel=None,
     check_length("delta_stepping", "indices", indices, int(indptr[-1]))
     check_length("delta_stepping", "weights", weights, int(indptr[-1]))
     et, ew = edge_records(indices, weights) if edges is None else edges
+    if et.dtype != indices.dtype or ew.dtype != W:
+        raise TypeError(f"delta_stepping: edges of {et.dtype} targets and {ew.dtype} weights;"
+                        f" expected {indices.dtype} and {W}")
+    st, sw = _strides(et, ew)
+    check_length("delta_stepping", "edges' targets", et, int(indptr[-1]) * int(st))
+    check_length("delta_stepping", "edges' weights", ew,
+                 max(int(indptr[-1]) * int(sw) - int(sw) // 2, 0))
     inv_delta = np.float64(1.0 / float(delta))
     max_w = max_weight
     if max_w is None:
