@@ -19,6 +19,8 @@ synchronized devices, so that run is not among the timed ones).
 Every line is one measurement, ``key=value`` fields:
 
     dist     algo graph n nnz sources ranks card seconds   (ranks=0: the one-process call)
+    local    algo graph ranks slowest_share_seconds fastest_share_seconds
+                                                           (each rank's share, one-process call)
     comm     algo graph ranks op calls bytes seconds       (what the call exchanged)
     check    algo graph ranks max_rel_diff nan_both nan_one (against the one-process answer)
     scaling  algo graph card ranks seconds speedup efficiency   (driver: over the one-process call)
@@ -52,8 +54,9 @@ wait), then the ``--graph`` spec generated split over the ranks and timed:
 BFS from 16 sources (vertices of degree > 0 among those drawn by
 ``default_rng(0)``; GTEPS per source = the undirected edges of its
 component / seconds, their harmonic mean as Graph500 reports), one
-connected components call, one PageRank call (tol 1e-6, at most
-``--pr-iter`` iterations). Lines:
+connected components call, one PageRank call of exactly ``--pr-iter``
+iterations (tol 0: networkx's stop rule, an L1 change under n x tol, is
+met by the first iteration on a graph of 2^30 vertices at tol 1e-6). Lines:
 
     pcheck   algo graph ranks card equal|l1             (partitioned vs one-GPU)
     one      algo=bfs graph n nnz card gteps seconds    (one GPU, rank 0)
@@ -276,7 +279,7 @@ def partitioned(a, comm, card):
         st = bg.Stats()
         _, dt = timed(lambda: dist.connected_components(comm, G, stats=st))
         say(f"pcc {tag} seconds={dt:.4f} rounds={st.metrics['rounds']}")
-        pr, dt = timed(lambda: dist.pagerank(comm, G, max_iter=a.pr_iter))
+        pr, dt = timed(lambda: dist.pagerank(comm, G, tol=0.0, max_iter=a.pr_iter))
         say(f"ppr {tag} seconds={dt:.4f} iterations={pr.iterations}"
             f" seconds_per_iter={dt / max(pr.iterations, 1):.5f}")
         del G, deg, pr
@@ -327,6 +330,18 @@ def worker(a):
             tag = f"algo={algo} graph={spec}"
             say(f"dist {tag} n={n} nnz={A.nvals} sources={src.size} ranks={comm.size}"
                 f" card={card} seconds={statistics.median(ts):.4f}")
+            # this rank's share alone, the one-process call on it: the slowest rank's time
+            # against the whole call's is the cost of the split (imbalance aside)
+            lo, hi = dist.source_share(int(src.size), comm.size, comm.rank)
+            ref(A, src[lo:hi])
+            cupy.cuda.get_current_stream().synchronize()  # synchronize!
+            t0 = time.perf_counter()
+            ref(A, src[lo:hi])
+            cupy.cuda.get_current_stream().synchronize()  # synchronize!
+            mine = np.array([time.perf_counter() - t0], np.float64)
+            slow, fast = (float(comm.allreduce(mine, op)[0]) for op in ("max", "min"))
+            say(f"local {tag} ranks={comm.size} slowest_share_seconds={slow:.4f}"
+                f" fastest_share_seconds={fast:.4f}")
             with comm.recording() as log:
                 ours(comm, A, src)
             per_op = {}

@@ -18,7 +18,7 @@ from bitgraph.formats.csr import CSR
 
 __all__ = ["check_graph", "graph_device", "check_source", "check_sources", "out_csr", "in_csr",
            "undirected_csr", "is_symmetric", "out_degree", "cached",
-           "check_nonnegative", "known", "record"]
+           "check_nonnegative", "known", "record", "median_spread"]
 
 
 _GRAPH_TYPES = None  # (Matrix, TransposedMatrix), imported on the first check
@@ -274,6 +274,30 @@ def undirected_csr(A, *, self_loops: bool = True) -> CSR:
 def out_degree(A) -> np.ndarray:
     """int64 out-degree (stored entries per row), cached."""
     return cached(A, "out_degree", lambda: np.diff(A._csr().indptr).astype(np.int64))
+
+
+def median_spread(indptr, indices, samples: int) -> float:
+    """The median |i - j| over ``samples`` entries (i, j) of a CSR drawn at
+    random (seed 0, with replacement): how far a row's entries lie from it
+    in id order, small for a mesh in its natural order and about n / 3.5
+    for random ids. numpy or CuPy arrays (the draw on the host, the gather
+    where the arrays are: one read back); 0.0 without entries. O(samples log n)
+
+    >>> import bitgraph as bg
+    >>> c = bg.io.generators.grid2d(64, 64)._csr()
+    >>> median_spread(c.indptr, c.indices, 1000)
+    64.0
+    """
+    from bitgraph.device import host
+
+    nnz = int(indices.shape[0])
+    if nnz == 0:
+        return 0.0
+    xp = _array.array_module(indptr)
+    entries = xp.asarray(np.random.default_rng(0).integers(0, nnz, samples))
+    rows = xp.searchsorted(indptr, entries, side="right") - 1
+    dist = xp.abs(indices[entries].astype(np.int64) - rows)
+    return float(np.median(host(dist)))  # synchronize! (CuPy: once per graph)
 
 
 def check_nonnegative(values, where: str):

@@ -30,9 +30,10 @@ Two methods:
   connected_components``).
 
 On a CUDA graph both run on the GPU and give the same labels: Afforest is
-``kernels/cuda/components.cu`` (each vertex first hooked to the smallest of
-its first ``rounds`` entries, then the same rounds; a thread, warp or block
-per vertex in the last one), FastSV the same public-API code over CuPy
+``kernels/cuda/components.cu`` (on a graph whose ids are local, a mesh in
+natural order, each vertex first hooked to the smallest of its first
+``rounds`` entries; then the same rounds; a thread, warp or block per
+vertex in the last one: ``settings.components.cuda_presample``), FastSV the same public-API code over CuPy
 (its symmetrised matrix is built on the host once, cached on A, and moved).
 
 Both give the smallest id of each component with no relabel pass: in
@@ -48,7 +49,8 @@ import numpy as np
 
 from bitgraph import _array as ar
 from bitgraph.algorithms._common import (cached, check_graph, graph_device, is_symmetric, known,
-                                         record, undirected_csr)
+                                         median_spread, record, undirected_csr)
+from bitgraph.errors import InvalidValue
 
 __all__ = ["connected_components", "number_connected_components", "METHODS"]
 
@@ -131,10 +133,27 @@ def _afforest(A, stats=None, bitmap=False):
         kernel = registry.lookup("cc", fmt="csr", device="cuda", variant="afforest")
         # keep: the launcher's ready replay of this graph's call (slot cc_cuda_launch)
         return kernel(c.indptr, c.indices, skip_largest=skip, cfg=cfg, stats=stats,
-                      bitmap=bitmap, keep=cached(A, "cc_cuda_launch", dict))
+                      bitmap=bitmap, keep=cached(A, "cc_cuda_launch", dict),
+                      presample=_presample(A, c, cfg))
     kernel = registry.lookup("cc", fmt="csr", device="cpu", variant="afforest")
     comp = kernel(c.indptr, c.indices, skip_largest=skip, cfg=cfg)
     return comp.astype(np.int64, copy=False)
+
+
+def _presample(A, c, cfg) -> bool:
+    """Whether the CUDA Afforest starts from cc_init's hooks, flattened
+    (``settings.components.cuda_presample``; "auto": when A's ids are local,
+    the median |i - j| of sampled entries under n / ``local_share``, cached
+    on A in slot ``entry_spread``)."""
+    mode = cfg.cuda_presample
+    if mode == "auto":
+        spread = cached(A, "entry_spread", lambda: median_spread(c.indptr, c.indices,
+                                                                  cfg.samples))
+        return spread * cfg.local_share < A.nrows
+    if mode not in ("on", "off"):
+        raise InvalidValue(f"connected_components: settings.components.cuda_presample must be"
+                           f" 'auto', 'on' or 'off', got {mode!r}")
+    return mode == "on"
 
 
 _INT64 = np.dtype(np.int64)  # the labels' type, given to the Vector

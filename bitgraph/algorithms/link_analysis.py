@@ -66,7 +66,7 @@ from typing import NamedTuple
 import numpy as np
 
 from bitgraph import _array as ar
-from bitgraph.algorithms._common import cached, check_graph, in_csr, out_csr
+from bitgraph.algorithms._common import cached, check_graph, in_csr, median_spread, out_csr
 from bitgraph.errors import DeviceError, DimensionMismatch, InvalidIndex, InvalidValue
 
 __all__ = ["pagerank", "PageRank", "METHODS"]
@@ -343,14 +343,9 @@ def _far_gathers(AT, rules, itemsize=8) -> bool:
     only costs; and y (``itemsize`` bytes a vertex: 8, 4 for float32 ranks)
     is over ``rules.cpu_gather_min_bytes`` (a y that small stays in cache
     wherever the gathers fall). O(samples)"""
-    nnz = AT.indices.size
-    if nnz == 0 or itemsize * AT.nrows < rules.cpu_gather_min_bytes:
+    if AT.indices.size == 0 or itemsize * AT.nrows < rules.cpu_gather_min_bytes:
         return False
-    rng = np.random.default_rng(0)
-    entries = rng.integers(0, nnz, rules.samples)
-    rows = np.searchsorted(AT.indptr, entries, side="right") - 1
-    dist = np.abs(AT.indices[entries].astype(np.int64) - rows)
-    return bool(np.median(dist) >= rules.cpu_gather_min_distance)
+    return median_spread(AT.indptr, AT.indices, rules.samples) >= rules.cpu_gather_min_distance
 
 
 def _relabelled(M, AT, inv_s):

@@ -185,6 +185,17 @@ class Components:
     cuda_block_threads: int = knob(256, """Threads of a block of the last round's list launch
         (its warps take the warp list, the whole block one vertex of the block list; a multiple
         of 32, at most 1024, else a ValueError). Not yet measured on a GPU.""")
+    cuda_presample: str = knob("auto", """CUDA Afforest's start. ``"on"``: cc_init points every
+        vertex at the smallest of its first ``rounds`` entries and a compress flattens those chains
+        before the sampling links (a mesh in natural order, whose first entries are the vertex
+        above and the one before: grid-2048 0.33 ms, 0.77 without); ``"off"``: every vertex
+        starts alone and the compress follows the links (ids in random order: kron-21 0.23 ms,
+        0.45 with the head start, whose hooks pile onto a few roots; H200, kernels alone);
+        ``"auto"``: on when the median |i - j| of ``samples`` random entries (i, j) is under n /
+        ``local_share`` (cached on the graph), else off.""")
+    local_share: int = knob(16, """... "auto"'s cut: grid-256 and 3D meshes give a median
+        |i - j| of n / 41 or less, kron, urand and rgg (random ids) n / 3.4 to n / 3.7.""")
+    samples: int = knob(1000, "Entries sampled for that median.")
 
 
 @dataclass(frozen=True)

@@ -69,6 +69,40 @@ def test_hypothesis_graphs(g, device):
     check(g.matrix(bg), g.scipy(), repr(g), device)
 
 
+@pytest.mark.gpu
+@settings(max_examples=150)
+@given(g=graphs(max_n=60), mode=st.sampled_from(["on", "off"]))
+def test_cuda_presample_modes(g, mode):
+    # either start of the CUDA Afforest gives scipy's labels
+    want, _ = expected_labels(g.scipy())
+    A = O.on_device(g.matrix(bg), "cuda")
+    with bg.settings.use(components={"cuda_presample": mode}):
+        np.testing.assert_array_equal(labels(A, "afforest"), want, err_msg=mode)
+
+
+def test_presample_rule():
+    # "auto": the flattened head start for local ids (a mesh in natural
+    # order), none for random ids; the median spread cached on the graph
+    from bitgraph.algorithms._common import known, median_spread
+    from bitgraph.algorithms.components import _presample
+
+    cfg = bg.settings.current().components
+    grid = bg.io.generators.from_spec("grid:64x64")
+    kron = bg.io.generators.from_spec("kron:12")
+    assert _presample(grid, grid._csr(), cfg) is True
+    assert known(grid, "entry_spread") == 64.0
+    assert _presample(kron, kron._csr(), cfg) is False
+    assert known(kron, "entry_spread") > kron.nrows / cfg.local_share
+    for mode, want in (("on", True), ("off", False)):
+        assert _presample(kron, kron._csr(), bg.settings.Components(cuda_presample=mode)) is want
+    with pytest.raises(bg.errors.InvalidValue, match="cuda_presample must be"):
+        _presample(kron, kron._csr(), bg.settings.Components(cuda_presample="sometimes"))
+    c = bg.Matrix.from_coo([], [], nrows=3, ncols=3)._csr()
+    assert median_spread(c.indptr, c.indices, 10) == 0.0
+    c = bg.Matrix.from_coo([0, 5], [9, 5], nrows=10, ncols=10)._csr()
+    assert median_spread(c.indptr, c.indices, 1001) in (0.0, 4.0)
+
+
 @pytest.mark.parametrize("device", O.DEVICES)
 @settings(max_examples=100)
 @given(g=graphs(max_n=60), transpose=st.booleans())
@@ -231,8 +265,10 @@ def test_errors(device):
 # the same inputs): labels equal scipy's smallest ids exactly
 # ----------------------------------------------------------------------------
 
-def run_kernel(device, S, *, skip_largest, itype=np.int32, rounds=None, cfg=None):
-    """The ("cc", "csr", device, "afforest") kernel on scipy CSR S: numpy int64."""
+def run_kernel(device, S, *, skip_largest, itype=np.int32, rounds=None, cfg=None,
+               presample=True):
+    """The ("cc", "csr", device, "afforest") kernel on scipy CSR S: numpy int64
+    (presample: the CUDA kernel's start, see its launcher)."""
     from bitgraph.kernels import registry
 
     S = sp.csr_array(S)
@@ -242,7 +278,7 @@ def run_kernel(device, S, *, skip_largest, itype=np.int32, rounds=None, cfg=None
         import cupy
 
         got = kernel(cupy.asarray(indptr), cupy.asarray(indices), skip_largest=skip_largest,
-                     rounds=rounds, cfg=cfg)
+                     rounds=rounds, cfg=cfg, presample=presample)
         assert isinstance(got, cupy.ndarray) and got.dtype == np.int64
         return got.get()
     return kernel(indptr, indices, skip_largest=skip_largest, rounds=rounds,
@@ -250,10 +286,13 @@ def run_kernel(device, S, *, skip_largest, itype=np.int32, rounds=None, cfg=None
 
 
 def check_kernel(device, S, **kw):
+    # on CUDA both starts: cc_init's hooks flattened first (local ids), or none
     want, _ = expected_labels(S)
     for itype in (np.int32, np.int64):
-        np.testing.assert_array_equal(run_kernel(device, S, itype=itype, **kw), want,
-                                      err_msg=f"{itype.__name__} {kw}")
+        for presample in ((True, False) if device == "cuda" else (True,)):
+            np.testing.assert_array_equal(
+                run_kernel(device, S, itype=itype, presample=presample, **kw), want,
+                err_msg=f"{itype.__name__} presample={presample} {kw}")
 
 
 def symmetric(rows, cols, n):

@@ -157,7 +157,7 @@ def _bind():
 
 @register("cc", fmt="csr", device="cuda", variant="afforest")
 def afforest(indptr, indices, *, rounds=None, skip_largest=True, cfg=None, stats=None,
-             bitmap=False, keep=None):
+             bitmap=False, keep=None, presample=True):
     """Weakly connected components by Afforest on the GPU: an int64 CuPy
     array, comp[u] = the smallest vertex id of u's component; with
     ``bitmap``, the pair (labels, words), words the uint32 bitmap
@@ -168,7 +168,11 @@ def afforest(indptr, indices, *, rounds=None, skip_largest=True, cfg=None, stats
     CSR holds both directions of every edge, so the vertices of the largest
     partial component may skip their edges in the last round (False for a
     directed graph). cfg: the ``Components`` settings (None: those in
-    force); rounds: sampling rounds (None: ``cfg.rounds``). stats: a
+    force); rounds: sampling rounds (None: ``cfg.rounds``). presample: the
+    first pass points every vertex at the smallest of its first ``rounds``
+    entries and a compress flattens those chains before the sampling links
+    (the start for local ids, ``settings.components.cuda_presample``); else
+    every vertex starts alone and the compress follows the links. stats: a
     ``bitgraph.Stats`` whose ``metrics`` get ``kernel_ms`` (the kernels' GPU
     time, the host's launch overhead gated out: ``timing.gated_ms``), and
     ``warp_list`` / ``block_list`` (vertices handed to a warp or a block in
@@ -189,7 +193,7 @@ def afforest(indptr, indices, *, rounds=None, skip_largest=True, cfg=None, stats
     if keep is not None and stats is None:
         get_device, get_stream = _CUDA or _bind()
         rkey = (get_device(), get_stream().ptr, threading.get_ident(), rounds,
-                bool(skip_largest), bool(bitmap), cfg, cuda_settings())
+                bool(skip_largest), bool(bitmap), bool(presample), cfg, cuda_settings())
         replay = keep.get(rkey)
         if replay is not None:
             got = replay()
@@ -236,11 +240,16 @@ def afforest(indptr, indices, *, rounds=None, skip_largest=True, cfg=None, stats
                   np.int64(cfg.cuda_warp_degree),
                   np.int64(max(cfg.cuda_block_degree, cfg.cuda_warp_degree)))
 
+    first = r64 if presample else np.int64(0)  # cc_init's hooks: the first entries, or none
+
     def rounds_and_final(_stream):
-        init(*vertices, (indptr, indices, comp, ctrl, n64, r64))
+        init(*vertices, (indptr, indices, comp, ctrl, n64, first))
         if rounds:
-            compress(*vertices, (comp, null, null, n64))
+            if presample:
+                compress(*vertices, (comp, null, null, n64))
             sample(*vertices, (indptr, indices, comp, n64, r64))
+            if not presample:
+                compress(*vertices, (comp, null, null, n64))
         if skip_largest:
             largest((1,), (_LARGEST_THREADS,), (comp, n64, np.int32(samples), ctrl))
         final_thread(*vertices, final_args)
@@ -251,7 +260,7 @@ def afforest(indptr, indices, *, rounds=None, skip_largest=True, cfg=None, stats
     # a 0.49 ms call on kron-21 (H200)
     graph = captured(_GRAPHS, (
         cupy.cuda.runtime.getDevice(), i_type.char, v_type.char, n, rounds, skip_largest,
-        samples, hub_threads, lists_grid[0], vertices[0][0], vertices[1][0],
+        bool(presample), samples, hub_threads, lists_grid[0], vertices[0][0], vertices[1][0],
         int(cfg.cuda_warp_degree), int(final_args[-1]), indptr.data.ptr, indices.data.ptr,
         comp.data.ptr, wl.data.ptr, ctrl.data.ptr), rounds_and_final)
 
