@@ -104,6 +104,9 @@ def parse(argv):
     p.add_argument("--one-gpu", default="",
                    help="--partitioned: the spec whose one-GPU BFS GTEPS is the baseline")
     p.add_argument("--pr-iter", type=int, default=20, help="--partitioned: PageRank iterations")
+    p.add_argument("--no-bind", action="store_true",
+                   help="leave each rank where the launcher put it (settings.distributed.bind_cpus"
+                        " off), for comparison")
     p.add_argument("--arrays", action="store_true",
                    help="--partitioned: the CuPy array steps instead of the dist_traversal kernels")
     p.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
@@ -296,7 +299,10 @@ def worker(a):
     import bitgraph.algorithms as one
     import bitgraph.distributed as dist
 
-    comm = dist.init()
+    with bg.settings.use(distributed={"bind_cpus": not a.no_bind}):
+        comm = dist.init()
+    if comm.rank == 0:
+        print(f"# rank 0 on {len(os.sched_getaffinity(0))} CPUs", flush=True)
     props = cupy.cuda.runtime.getDeviceProperties(cupy.cuda.Device().id)
     card = props["name"].decode().replace(" ", "_")
     if a.partitioned:

@@ -471,6 +471,7 @@ class NcclComm(Comm):
         self._cupy = cupy
         self.rank, self.size, self.device = int(rank), int(size), "cuda"
         self.local_rank = int(local_rank)
+        self.pci_bus_id = cupy.cuda.Device(local_rank).pci_bus_id  # "0000:18:00.0"
         # rank 0 serves the id's store from a child process that the
         # interpreter would wait for at exit: stopped at exit (or by close)
         atexit.register(self.close)

@@ -405,6 +405,10 @@ class Distributed:
         (8 bytes each) in row ranges of about this many keys, one range at a time on the rank's
         device (a radix sort needs about twice its input: 2^28 keys, ~6 GiB). Not yet measured on
         a GPU.""")
+    bind_cpus: bool = knob(True, """``bitgraph.distributed.init`` keeps each rank on the CPUs of
+        its GPU's NUMA node (sysfs's local_cpulist, within the CPUs the launcher allowed; nothing
+        where sysfs does not say), as NCCL's tuning guide advises: a batch waits on its GPU at
+        every level. False: where the launcher put it.""")
     bfs_alpha: float = knob(15.0, """Partitioned BFS, Beamer's switch: a top-down level becomes
         bottom-up when the frontier's out-edges exceed the unvisited vertices' edges / bfs_alpha
         (global counts, one all-reduce a level); 0: top-down only. GAP's default (Beamer et al.

@@ -335,3 +335,18 @@ def test_launcher_ignores_the_status_of_the_ranks_it_stopped(tmp_path):
 def test_free_ports_differ():
     ports = free_ports(3)
     assert len(set(ports)) == 3 and all(0 < p < 65536 for p in ports)
+
+
+def test_cpu_list_and_the_gpus_numa_cpus(tmp_path):
+    # sysfs's local_cpulist of the GPU's PCI device (its name lowercased); nothing when absent
+    from bitgraph.distributed.environ import cpu_list, gpu_cpus
+
+    assert cpu_list("") == set() and cpu_list("5\n") == {5}
+    assert cpu_list("0-2,7,9-10") == {0, 1, 2, 7, 9, 10}
+    dev = tmp_path / "0000:1b:00.0"
+    dev.mkdir()
+    (dev / "local_cpulist").write_text("16-19,48\n")
+    assert gpu_cpus("0000:1B:00.0", sysfs=str(tmp_path)) == {16, 17, 18, 19, 48}
+    assert gpu_cpus("0000:1c:00.0", sysfs=str(tmp_path)) == set()
+    (dev / "local_cpulist").write_text("garbage\n")
+    assert gpu_cpus("0000:1b:00.0", sysfs=str(tmp_path)) == set()
