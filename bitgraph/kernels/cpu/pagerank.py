@@ -6,8 +6,8 @@ import numpy as np
 from numba import njit
 
 from bitgraph.kernels.cpu import (
-    arg, check_length, dummy, index_args, indptr_chunks, parallel_for, parallel_map, serial_below,
-    values_arg,
+    arg, check_length, dummy, index_args, indptr_chunks, parallel_for, parallel_map_here,
+    serial_below, values_arg,
 )
 from bitgraph.kernels.cpu.bits import prefetch, prefetch_l2
 from bitgraph.kernels.registry import register
@@ -15,6 +15,54 @@ from bitgraph.kernels.registry import register
 __all__ = ["pagerank_step"]
 
 _U1 = np.uint64(1)
+
+@njit(cache=True, nogil=True, inline="always")
+def _row_sum(indices, y, b, e):
+    # sum of y over the entries b..e-1 (uint64), in four running sums: one
+    # sum's chain of dependent adds bounds a row at 4 cycles an entry while
+    # y is in cache
+    a0 = 0.0
+    a1 = 0.0
+    a2 = 0.0
+    a3 = 0.0
+    p = b
+    while p + np.uint64(4) <= e:
+        a0 += y[np.uint64(indices[p])]
+        a1 += y[np.uint64(indices[p + _U1])]
+        a2 += y[np.uint64(indices[p + np.uint64(2)])]
+        a3 += y[np.uint64(indices[p + np.uint64(3)])]
+        p += np.uint64(4)
+    while p < e:
+        a0 += y[np.uint64(indices[p])]
+        p += _U1
+    return (a0 + a1) + (a2 + a3)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _row_sum_ahead(indices, y, b, e, ahead):
+    # _row_sum, entry p prefetching into L2 the y of entry p + ahead (which
+    # must be stored: e <= nnz - ahead)
+    a0 = 0.0
+    a1 = 0.0
+    a2 = 0.0
+    a3 = 0.0
+    p = b
+    while p + np.uint64(4) <= e:
+        prefetch_l2(y, np.uint64(indices[p + ahead]))
+        prefetch_l2(y, np.uint64(indices[p + ahead + _U1]))
+        prefetch_l2(y, np.uint64(indices[p + ahead + np.uint64(2)]))
+        prefetch_l2(y, np.uint64(indices[p + ahead + np.uint64(3)]))
+        a0 += y[np.uint64(indices[p])]
+        a1 += y[np.uint64(indices[p + _U1])]
+        a2 += y[np.uint64(indices[p + np.uint64(2)])]
+        a3 += y[np.uint64(indices[p + np.uint64(3)])]
+        p += np.uint64(4)
+    while p < e:
+        prefetch_l2(y, np.uint64(indices[p + ahead]))
+        a0 += y[np.uint64(indices[p])]
+        p += _U1
+    return (a0 + a1) + (a2 + a3)
+
 
 @njit(cache=True, nogil=True)
 def _uniform_rows(r0, r1, indptr, indices, y, x, inv_s, y_new, alpha, c, ahead, gather_ahead):
@@ -29,9 +77,7 @@ def _uniform_rows(r0, r1, indptr, indices, y, x, inv_s, y_new, alpha, c, ahead, 
             b = np.uint64(indptr[j])
             e = np.uint64(indptr[j + _U1])
             prefetch(indices, b + ahead)
-            acc = 0.0
-            for p in range(b, e):
-                acc += y[np.uint64(indices[p])]
+            acc = _row_sum(indices, y, b, e)
             old = np.float64(x[j])
             x[j] = alpha * acc + c
             xn = np.float64(x[j])  # the stored rank (float32 ranks: rounded once)
@@ -47,12 +93,7 @@ def _uniform_rows(r0, r1, indptr, indices, y, x, inv_s, y_new, alpha, c, ahead, 
             e = np.uint64(indptr[j + _U1])
             prefetch(indices, b + ahead)
             m = max(min(e, last), b)  # entries from m on have no entry gather_ahead past them
-            acc = 0.0
-            for p in range(b, m):
-                prefetch_l2(y, np.uint64(indices[p + gather_ahead]))
-                acc += y[np.uint64(indices[p])]
-            for p in range(m, e):
-                acc += y[np.uint64(indices[p])]
+            acc = _row_sum_ahead(indices, y, b, m, gather_ahead) + _row_sum(indices, y, m, e)
             old = np.float64(x[j])
             x[j] = alpha * acc + c
             xn = np.float64(x[j])  # the stored rank (float32 ranks: rounded once)
@@ -99,9 +140,8 @@ def _pagerank_rows(r0, r1, indptr, indices, values, iso, y, x, dw, dw_uniform,
             if not iso:
                 prefetch(values, b + ahead)
         if gather_ahead == 0:
-            if iso:
-                for p in range(b, e):
-                    acc += y[np.uint64(indices[p])]
+            if iso:  # summed as _uniform_rows sums
+                acc = _row_sum(indices, y, b, e)
             else:
                 for p in range(b, e):
                     acc += values[p] * y[np.uint64(indices[p])]
@@ -110,11 +150,7 @@ def _pagerank_rows(r0, r1, indptr, indices, values, iso, y, x, dw, dw_uniform,
             m = min(e, nnz - gather_ahead) if nnz > gather_ahead else b
             m = max(m, b)
             if iso:
-                for p in range(b, m):
-                    prefetch_l2(y, np.uint64(indices[p + gather_ahead]))
-                    acc += y[np.uint64(indices[p])]
-                for p in range(m, e):
-                    acc += y[np.uint64(indices[p])]
+                acc = _row_sum_ahead(indices, y, b, m, gather_ahead) + _row_sum(indices, y, m, e)
             else:
                 for p in range(b, m):
                     prefetch_l2(y, np.uint64(indices[p + gather_ahead]))
@@ -199,12 +235,12 @@ def pagerank_step(AT, y, x, dw, lost, alpha, teleport, inv_s, y_new, *,
         if parallel is None:
             parallel = indices.size >= serial_below()
         chunks = indptr_chunks(indptr) if parallel else np.array([0, n], np.int64)
-    parts = parallel_map(_pagerank_rows, chunks, indptr, indices, values, iso,
-                         arg(y, rank), x, dw_arr, dw_uniform,
-                         np.float64(dw if dw_uniform else 0.0), tele_arr, tele_uniform,
-                         np.float64(teleport if tele_uniform else 0.0), np.float64(lost),
-                         np.float64(alpha), arg(inv_s, np.float64), y_new,
-                         np.uint64(ahead), np.uint64(gather_ahead))
+    parts = parallel_map_here(_pagerank_rows, chunks, indptr, indices, values, iso,
+                              arg(y, rank), x, dw_arr, dw_uniform,
+                              np.float64(dw if dw_uniform else 0.0), tele_arr, tele_uniform,
+                              np.float64(teleport if tele_uniform else 0.0), np.float64(lost),
+                              np.float64(alpha), arg(inv_s, np.float64), y_new,
+                              np.uint64(ahead), np.uint64(gather_ahead))
     return float(sum(p[0] for p in parts)), float(sum(p[1] for p in parts))
 
 
