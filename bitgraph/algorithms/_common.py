@@ -294,7 +294,8 @@ def median_spread(indptr, indices, samples: int) -> float:
     if nnz == 0:
         return 0.0
     xp = _array.array_module(indptr)
-    entries = xp.asarray(np.random.default_rng(0).integers(0, nnz, samples))
+    # drawn in indptr's type: a search never converts indptr (2 ms at 1M rows)
+    entries = xp.asarray(np.random.default_rng(0).integers(0, nnz, samples).astype(indptr.dtype))
     rows = xp.searchsorted(indptr, entries, side="right") - 1
     dist = xp.abs(indices[entries].astype(np.int64) - rows)
     return float(np.median(host(dist)))  # synchronize! (CuPy: once per graph)

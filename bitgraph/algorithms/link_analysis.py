@@ -162,15 +162,15 @@ def pagerank(A, alpha=0.85, tol=1e-6, max_iter=100, personalization=None, *,
     dw = _distribution(dangling, n, "dangling", where, device)
     if n == 0:
         return PageRank(Vector(rank, 0, device=device), 0, True, 0.0)
-    if p is None:
+    fused = method == "fused"
+    if p is None and not fused:  # the fused kernels take a uniform p as a scalar
         p = xp.full(n, 1.0 / n)
-    if x is None:
-        x = xp.full(n, 1.0 / n)
     if dw is None:
         dw = p
-    x = x.astype(rank, copy=False)  # float32 ranks: the start rounded once
+    uniform = x is None  # the uniform start, made here: the CPU kernel may overwrite it
+    # float32 ranks: the start rounded once
+    x = xp.full(n, 1.0 / n, rank) if uniform else x.astype(rank, copy=False)
     M, inv_s, dangles = _operator(A)
-    fused = method == "fused"
     key = ("pagerank", "csr", device, "pull")
     if stats is not None:  # what ran (bitgraph.Stats)
         stats.method = "fused" if fused else "graphblas"
@@ -183,7 +183,7 @@ def pagerank(A, alpha=0.85, tol=1e-6, max_iter=100, personalization=None, *,
         dws = 1.0 / n if dangling is None and personalization is None else dw
         if device == "cpu":
             x, it, converged, err = _fused(M, x, dws, alpha, tele, inv_s, dangles, tol, max_iter,
-                                           cfg)
+                                           cfg, uniform=uniform)
         else:
             from bitgraph.kernels import registry
 
@@ -263,38 +263,50 @@ def _power(M, x, dw, alpha, teleport, inv_s, dangles, tol, max_iter):
     return x, it, False, err
 
 
-def _fused(M, x, dw, alpha, teleport, inv_s, dangles, tol, max_iter, cfg=None):
+def _fused(M, x, dw, alpha, teleport, inv_s, dangles, tol, max_iter, cfg=None, *,
+           uniform=False):
     """The same iteration, each one a single pass of the fused kernel over
     A' (``kernels/cpu/pagerank.py::pagerank_step``), on the vertices
     relabelled by out-degree where ``cfg.pagerank.relabel`` says so
     (``_relabelled``; the ranks mapped back). cfg: the settings (None: the
-    current ones)."""
+    current ones); uniform: x is the uniform start, made for this call
+    (overwritten in place: no copy, no permutation). What depends only on
+    the graph and the settings (the row ranges, the prefetch rule) is
+    cached on M, and so are the two scratch rank arrays between calls."""
     from bitgraph import settings
     from bitgraph.kernels import registry
-    from bitgraph.kernels.cpu import indptr_chunks
 
     if cfg is None:
         cfg = settings.current()
     step = registry.lookup("pagerank", fmt="csr", device="cpu", variant="pull")
     AT = _pull_csr(M)
     n = x.size
-    lost = float(x[dangles].sum(dtype=np.float64)) if dangles.size else 0.0
+    if uniform:
+        lost = dangles.size * float(x[0]) if n else 0.0
+    else:
+        lost = float(x[dangles].sum(dtype=np.float64)) if dangles.size else 0.0
     rules = cfg.pagerank
     order = None
     if _relabel(M, rules):
         # hubs first: the y values gathered most share cache lines
         order, AT, inv_s = _relabelled(M, AT, inv_s)
-        x = x[order]
+        x = x if uniform else x[order]
         dw = dw if np.ndim(dw) == 0 else dw[order]
         teleport = teleport if np.ndim(teleport) == 0 else teleport[order]
-    else:
+    elif not uniform:
         x = x.copy()  # the kernel overwrites x in place
-    # the pool's row ranges, once per run (serial below settings.cpu.serial_below entries)
-    chunks = (indptr_chunks(AT.indptr) if AT.indices.size >= cfg.cpu.serial_below
-              else np.array([0, n], np.int64))
-    y = (x * inv_s).astype(x.dtype, copy=False)  # float32 ranks: y rounded as the kernel's
-    y_new = np.empty(n, x.dtype)
-    gather = rules.cpu_gather_ahead if _far_gathers(AT, rules, x.dtype.itemsize) else 0
+    chunks, far = _cpu_plan(M, AT, order is not None, x.dtype.itemsize, cfg)
+    gather = rules.cpu_gather_ahead if far else 0
+    # y and y_new: scratch, kept on M between calls (fresh pages cost a fault
+    # each on first touch); taken off its list while in use, so that two calls
+    # at once never share them
+    spare = cached(M, "pagerank_cpu", list, key=("scratch", x.dtype.str))
+    try:
+        y, y_new = spare.pop()
+    except IndexError:
+        y, y_new = np.empty(n, x.dtype), np.empty(n, x.dtype)
+    # float32 ranks: y rounded as the kernel's (the product in float64, one rounding)
+    np.multiply(x, inv_s, out=y, casting="same_kind")
     err = np.inf
     it = 0
     converged = False
@@ -307,9 +319,36 @@ def _fused(M, x, dw, alpha, teleport, inv_s, dangles, tol, max_iter, cfg=None):
         if err < n * tol:
             converged = True
             break
+    spare.append((y, y_new))
     if order is not None:
         x = _unrelabel(x, order)
     return x, it, converged, err
+
+
+def _cpu_plan(M, AT, relabelled, itemsize, cfg):
+    """(chunks, far) for the CPU pull over AT (M's pull CSR, ``relabelled``
+    or not): the row ranges the pool runs, of about
+    ``cfg.pagerank.cpu_chunk_work`` entries plus rows each (one range a
+    thread at least, four at most; one range below ``cfg.cpu.serial_below``
+    entries), and whether the gathers are far (``_far_gathers``). Cached on
+    M under the settings they read. O(samples + threads log n)"""
+    from bitgraph.kernels.cpu import indptr_chunks, num_threads
+
+    rules = cfg.pagerank
+    threads = num_threads()
+    key = ("plan", relabelled, itemsize, threads, cfg.cpu.serial_below, rules.cpu_chunk_work,
+           rules.samples, rules.cpu_gather_min_distance, rules.cpu_gather_min_bytes)
+
+    def build():
+        nnz, n = AT.indices.size, AT.nrows
+        if nnz < cfg.cpu.serial_below:
+            chunks = np.array([0, n], np.int64)
+        else:
+            work = nnz + n
+            want = -(-work // max(1, rules.cpu_chunk_work))
+            chunks = indptr_chunks(AT.indptr, min(max(want, threads), 4 * threads))
+        return chunks, _far_gathers(AT, rules, itemsize)
+    return cached(M, "pagerank_cpu", build, key=key)
 
 
 def _relabel(M, rules) -> bool:

@@ -338,6 +338,10 @@ class PageRank:
     cpu_gather_min_bytes: int = knob(2 << 20, """... and when y (8 bytes a vertex, 4 with float32
         ranks) is at least this large: urand-16's 512 KiB y stays in cache, and the prefetch took
         its run from 9.5 to 11.0 ms (2 threads); urand-20's 8 MiB gains (cpu_gather_ahead).""")
+    cpu_chunk_work: int = knob(1 << 21, """The CPU pull's row ranges hold about this much work
+        (stored entries plus rows) each, at least one range a thread and at most four: each range
+        is one call on the thread pool every iteration (tens of microseconds). urand-16 (1.1 M):
+        0.88 -> 0.63 ms an iteration in 2 ranges instead of 8 (2 threads).""")
     cuda_check_every: int = knob(8, """The GPU run queues this many iterations, then reads their L1
         errors in one host sync; an iteration launched after the run converged returns at once
         and leaves the ranks as they were (the iteration count stays exact). Not yet measured on

@@ -670,6 +670,105 @@ def test_far_gathers_rule():
                                   rules) is False
 
 
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_cpu_plan_and_scratch(dtype):
+    """The CPU run keeps its plan (row ranges, prefetch rule) and two scratch
+    rank arrays on the matrix: a second call reuses the pair, returns
+    bit-identical ranks in arrays of its own (never a scratch one); calls
+    from several threads at once each take a pair of their own and give the
+    same ranks; the pool's ranges hold about cpu_chunk_work each (one a
+    thread at least, four at most), and every size gives the ranks of
+    networkx."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from bitgraph.algorithms._common import known
+    from bitgraph.kernels.cpu import num_threads
+
+    A = bg.io.generators.from_spec("kron:11")
+    n = A.nrows
+    key = ("scratch", np.dtype(dtype).str)
+    with bg.settings.use(cpu={"serial_below": 0}):
+        first = pr_module.pagerank(A, tol=1e-10, dtype=dtype)
+        kept = first.ranks.to_dense().copy()
+        (pair,) = known(A, "pagerank_cpu", key=key)
+        again = pr_module.pagerank(A, tol=1e-10, dtype=dtype)
+        assert known(A, "pagerank_cpu", key=key) == [pair]
+        for r in (first, again):
+            assert not any(np.shares_memory(r.ranks._values, a) for a in pair)
+        assert np.array_equal(first.ranks.to_dense(), kept)
+        assert np.array_equal(again.ranks.to_dense(), kept)
+        with ThreadPoolExecutor(4) as pool:
+            runs = list(pool.map(lambda _: pr_module.pagerank(A, tol=1e-10, dtype=dtype),
+                                 range(8)))
+        assert all(np.array_equal(r.ranks.to_dense(), kept) for r in runs)
+        assert 1 <= len(known(A, "pagerank_cpu", key=key)) <= 5
+        want = _nx_ranks(_nx_of(A), n, tol=1e-10)
+        threads = num_threads()
+        cfg = bg.settings.current()
+        for work, ranges in ((1, min(4 * threads, n)), (10**12, threads)):
+            with bg.settings.use(pagerank={"cpu_chunk_work": work}):
+                res = pr_module.pagerank(A, tol=1e-10, dtype=dtype)
+                chunks, _ = pr_module._cpu_plan(A, pr_module._pull_csr(A), False, 8,
+                                                bg.settings.current())
+            assert chunks.size - 1 == ranges and chunks[0] == 0 and chunks[-1] == n
+            assert np.all(np.diff(chunks) > 0)
+            assert np.abs(res.ranks.to_dense() - want).sum() < (1e-9 if dtype == np.float64
+                                                               else 1e-5)
+        # below settings.cpu.serial_below entries: one range
+        chunks, _ = pr_module._cpu_plan(A, pr_module._pull_csr(A), False, 8,
+                                        cfg.replace(cpu={"serial_below": 10**12}))
+        assert chunks.tolist() == [0, n]
+
+
+def test_cpu_nstart_uniform_or_given():
+    """The uniform start made by the call (overwritten in place, never
+    permuted) and the same start given as nstart (copied, or permuted with
+    the relabelled vertices) give the same ranks; the caller's nstart is
+    left as it was."""
+    for spec, relabel in (("kron:10", True), ("grid:20x30", False)):
+        A = bg.io.generators.from_spec(spec)
+        n = A.nrows
+        x0 = np.full(n, 1.0 / n)
+        with bg.settings.use(pagerank={"relabel": relabel}):
+            made = pr_module.pagerank(A, tol=1e-10)
+            given_ = pr_module.pagerank(A, tol=1e-10, nstart=x0)
+        assert np.array_equal(x0, np.full(n, 1.0 / n))
+        assert made.iterations == given_.iterations
+        assert np.abs(made.ranks.to_dense() - given_.ranks.to_dense()).sum() < 1e-15
+
+
+@pytest.mark.parametrize("rank", [np.float64, np.float32])
+def test_cpu_kernel_sums_in_one_order(rank):
+    """A structure-only row sums its gathers in the same order with or
+    without the gather prefetch, in one range or several: the same bits
+    (uniform dw and teleport as scalars, or per vertex); the two forms of
+    the update agree to rounding."""
+    from bitgraph.kernels.cpu import indptr_chunks
+    from bitgraph.kernels.cpu.pagerank import pagerank_step
+
+    rng = np.random.default_rng(11)
+    n = 300
+    lengths = rng.integers(0, 40, n)
+    indptr = np.concatenate(([0], np.cumsum(lengths)))
+    AT = CSR(indptr, rng.integers(0, n, int(indptr[-1])), None, n, n)
+    inv_s = 1.0 / rng.integers(1, 9, n) * (rng.random(n) < 0.9)
+    y = (rng.random(n) * inv_s).astype(rank)
+    out = []
+    for dw, tele, ahead, chunks in ((0.002, 0.0005, 0, None), (np.full(n, 0.002),
+                                    np.full(n, 0.0005), 0, None),
+                                    (0.002, 0.0005, 7, indptr_chunks(indptr, 5)),
+                                    (np.full(n, 0.002), np.full(n, 0.0005), 3, None)):
+        x = np.full(n, 1.0 / n, rank)
+        y_new = np.empty(n, rank)
+        err, lost = pagerank_step(AT, y, x, dw, 0.25, 0.85, tele, inv_s, y_new, chunks=chunks,
+                                  gather_ahead=ahead)
+        out.append((x, y_new))
+    for (x, y_new), (x2, y2) in ((out[0], out[2]), (out[1], out[3])):
+        assert np.array_equal(x, x2) and np.array_equal(y_new, y2)
+    assert np.allclose(out[0][0], out[1][0], rtol=1e-6 if rank == np.float32 else 1e-14)
+
+
 # --- float32 ranks (dtype=np.float32) ---------------------------------------------------------
 def pagerank32(A, *args, fused=True, device="cpu", **kw):
     """``pagerank`` (above) with float32 ranks: checks the result's types,

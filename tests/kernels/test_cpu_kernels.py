@@ -917,3 +917,25 @@ def test_read_only_inputs_use_the_same_specialisation(rng):
     assert len(spmv_csr._spmv_pull_rows.signatures) == nsig
     assert_same_arrays(got[0], want[0], "read-only")
     assert not A.values.flags.writeable
+
+
+def test_parallel_map_here():
+    """parallel_map_here: every range's result in range order, the calling
+    thread one of the workers; an error in any range is raised once every
+    worker is done."""
+    from numba import njit
+
+    from bitgraph.kernels.cpu import parallel_map_here
+
+    @njit(nogil=True)
+    def span(r0, r1, a):
+        if r0 == np.uint64(a.size) - 1:
+            raise ValueError("the last range")
+        return (int(r0), int(r1))
+
+    chunks = np.array([0, 1, 3, 4, 9, 10])
+    assert parallel_map_here(span, chunks, np.zeros(11)) == [(0, 1), (1, 3), (3, 4), (4, 9),
+                                                             (9, 10)]
+    assert parallel_map_here(span, np.array([0, 7]), np.zeros(11)) == [(0, 7)]
+    with pytest.raises(ValueError, match="last range"):
+        parallel_map_here(span, np.array([0, 2, 5, 9, 10]), np.zeros(10))
