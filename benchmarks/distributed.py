@@ -19,8 +19,9 @@ synchronized devices, so that run is not among the timed ones).
 Every line is one measurement, ``key=value`` fields:
 
     dist     algo graph n nnz sources ranks card seconds   (ranks=0: the one-process call)
-    local    algo graph ranks slowest_share_seconds fastest_share_seconds
-                                                           (each rank's share, one-process call)
+    local    algo graph ranks slowest_share_seconds fastest_share_seconds slowest_alone_seconds
+                      (each rank's share through the one-process call: all ranks at once, then
+                      one rank at a time)
     comm     algo graph ranks op calls bytes seconds       (what the call exchanged)
     check    algo graph ranks max_rel_diff nan_both nan_one (against the one-process answer)
     scaling  algo graph card ranks seconds speedup efficiency   (driver: over the one-process call)
@@ -346,8 +347,17 @@ def worker(a):
             cupy.cuda.get_current_stream().synchronize()  # synchronize!
             mine = np.array([time.perf_counter() - t0], np.float64)
             slow, fast = (float(comm.allreduce(mine, op)[0]) for op in ("max", "min"))
+            alone = np.zeros(1, np.float64)  # each share again, one rank at a time
+            for r in range(comm.size):
+                comm.barrier()  # synchronize!
+                if r == comm.rank:
+                    t0 = time.perf_counter()
+                    ref(A, src[lo:hi])
+                    cupy.cuda.get_current_stream().synchronize()  # synchronize!
+                    alone[0] = time.perf_counter() - t0
+            slow_alone = float(comm.allreduce(alone, "max")[0])
             say(f"local {tag} ranks={comm.size} slowest_share_seconds={slow:.4f}"
-                f" fastest_share_seconds={fast:.4f}")
+                f" fastest_share_seconds={fast:.4f} slowest_alone_seconds={slow_alone:.4f}")
             with comm.recording() as log:
                 ours(comm, A, src)
             per_op = {}
