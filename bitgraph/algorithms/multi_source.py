@@ -34,6 +34,7 @@ from bitgraph import _array
 from bitgraph import settings as _settings
 from bitgraph.algorithms._common import (check_graph, check_sources, in_csr,
                                          is_symmetric, out_csr, out_degree)
+from bitgraph.device import host
 from bitgraph.errors import InvalidValue
 
 __all__ = ["msbfs", "closeness_centrality", "eccentricity", "diameter",
@@ -57,8 +58,28 @@ def _run_batches(A, src, order, batch, levels=None, stats=None):
     vertices reached (itself included), the sum and the max of their levels.
     """
     cfg = _settings.current()
+    # a source without out-edges reaches itself alone: no traversal, and the
+    # batches hold only sources that have some (kron-22: 4 in 10 vertices
+    # have none, so a sample of sources needs ~40% fewer batches)
+    deg = out_degree(A)
+    xp = _array.array_module(deg)
+    alone = host(deg[xp.asarray(src[order])] == 0)  # synchronize! (CuPy: one read)
+    lone, order = order[alone], order[~alone]
     if A.device == "cuda":
-        return _run_batches_cuda(A, src, order, batch, levels, cfg, stats)
+        count, total, ecc = _run_batches_cuda(A, src, order, batch, levels, cfg, stats)
+    else:
+        count, total, ecc = _run_batches_cpu(A, src, order, batch, levels, cfg, stats)
+    if lone.size:
+        count[lone] = 1  # total and ecc stay 0
+        if levels is not None:
+            levels[xp.asarray(lone)] = -1
+            levels[xp.asarray(lone), xp.asarray(src[lone])] = 0
+    return count, total, ecc
+
+
+def _run_batches_cpu(A, src, order, batch, levels, cfg, stats):
+    """``_run_batches`` on the CPU (``kernels/cpu/msbfs``), batches the
+    consecutive runs of ``order``; the rows not in ``order`` stay 0."""
     if stats is not None:
         stats.method = "cpu"
         stats.ran(("msbfs", "csr", "cpu", "batch"))
@@ -73,7 +94,7 @@ def _run_batches(A, src, order, batch, levels=None, stats=None):
     count = np.zeros(k, np.int64)
     total = np.zeros(k, np.int64)
     ecc = np.zeros(k, np.int64)
-    starts = list(range(0, k, batch))
+    starts = list(range(0, order.size, batch))
     write = levels is not None
 
     def run(b0, b1, stop_work):
@@ -146,7 +167,7 @@ def _run_batches_cuda(A, src, order, batch, levels, cfg, stats):
     k = src.size
     count, total, ecc = (np.zeros(k, np.int64) for _ in range(3))
     with shared_state(A.nrows, cfg.msbfs_cuda) as state:
-        for i in range(0, k, batch):
+        for i in range(0, order.size, batch):
             rows = order[i:i + batch]
             _, c, s, e = batch_run(a, t, src[rows], levels=levels, rows=rows,
                                    write=levels is not None, state=state, schedule=schedule,

@@ -6,7 +6,10 @@ The sources (every vertex when None, or the ``k`` sampled exactly as the
 one-process call samples them) are cut into whole batches of the kernel's
 width (64 sources per msbfs / betweenness batch: a uint64 status word) and
 the batches dealt out in order, balanced by count (``source_share``): every
-rank's batches are full but the last one's. Then
+rank's batches are full but the last one's. msbfs and closeness deal
+the sources with out-edges and those without apart (the
+one-process call answers the latter without a traversal), so every rank
+gets as many traversing batches. Then
 
 - msbfs levels, closeness and eccentricity: each rank's rows, gathered
   back in the caller's order (``allgatherv``);
@@ -172,12 +175,50 @@ def _prepare_sources(comm, A, sources, where):
     return src
 
 
-def _gathered(comm, where, A, src, batch, local):
-    """``local(share)`` on this rank's share of ``src`` (rows in share
-    order), the rows of every rank gathered in the order of ``src``."""
-    a, b = source_share(int(src.size), comm.size, comm.rank, batch)
-    mine = _together(comm, where, lambda: local(src[a:b]))
-    return comm.allgatherv(mine, _counts(comm, int(src.size), batch))
+def _dealt(comm, src, traversed, batch):
+    """``(perm, counts)``: the sources ``src[perm]`` in consecutive runs of
+    ``counts`` (rank order), each rank's run its share of the sources with
+    out-edges in ``traversed`` (whole batches of ``batch``, ``source_share``)
+    then its share of those without (answered without a traversal by the
+    one-process call): every rank gets as many traversing batches as the
+    split allows, wherever they sit in ``src``."""
+    from bitgraph import _array
+    from bitgraph.algorithms._common import out_degree
+    from bitgraph.device import host
+
+    deg = out_degree(traversed)
+    xp = _array.array_module(deg)
+    has = host(deg[xp.asarray(src)] > 0)  # synchronize! (CuPy: one read)
+    busy, idle = np.flatnonzero(has), np.flatnonzero(~has)
+    parts, counts = [], []
+    for r in range(comm.size):
+        a, b = source_share(int(busy.size), comm.size, r, batch)
+        c, d = source_share(int(idle.size), comm.size, r, batch)
+        parts += [busy[a:b], idle[c:d]]
+        counts.append(b - a + d - c)
+    return np.concatenate(parts), counts
+
+
+def _gathered(comm, where, A, src, batch, local, traversed=None):
+    """``local(share)`` on this rank's share of ``src``, the rows of every
+    rank gathered back in the order of ``src``: shares dealt by ``_dealt``
+    over the graph the BFSs walk, ``traversed``; None: ``src`` cut in order
+    (eccentricity: its error names the first failing source of the first
+    failing rank, which must be the first in ``src``; a source without
+    out-edges fails anyway)."""
+    from bitgraph import _array
+
+    if traversed is None:
+        a, b = source_share(int(src.size), comm.size, comm.rank, batch)
+        mine = _together(comm, where, lambda: local(src[a:b]))
+        return comm.allgatherv(mine, _counts(comm, int(src.size), batch))
+    perm, counts = _dealt(comm, src, traversed, batch)
+    a = sum(counts[:comm.rank])
+    mine = _together(comm, where, lambda: local(src[perm[a:a + counts[comm.rank]]]))
+    got = comm.allgatherv(mine, counts)
+    out = _array.array_module(got).empty_like(got)
+    out[_array.array_module(got).asarray(perm)] = got
+    return out
 
 
 # ---------------------------------------------------------------------------
@@ -204,7 +245,7 @@ def msbfs(comm, A, sources=None, *, batch=64, groupby=False, stats=None):
     src = _prepare_sources(comm, A, sources, where)
     _agree(comm, where, batch=batch, groupby=bool(groupby))
     return _gathered(comm, where, A, src, batch,
-                     lambda s: one(A, s, batch=batch, groupby=groupby, stats=stats))
+                     lambda s: one(A, s, batch=batch, groupby=groupby, stats=stats), A)
 
 
 def closeness_centrality(comm, A, sources=None, *, wf_improved=True, stats=None):
@@ -225,7 +266,7 @@ def closeness_centrality(comm, A, sources=None, *, wf_improved=True, stats=None)
     src = _prepare_sources(comm, A, sources, where)
     _agree(comm, where, wf_improved=bool(wf_improved))
     return _gathered(comm, where, A, src, BATCH,
-                     lambda s: one(A, s, wf_improved=wf_improved, stats=stats))
+                     lambda s: one(A, s, wf_improved=wf_improved, stats=stats), A.T)
 
 
 def eccentricity(comm, A, sources=None, *, stats=None):

@@ -409,3 +409,29 @@ def test_eccentricity_empty_and_one_vertex(device):
         eccentricity(two)
     with pytest.raises(bg.InvalidValue, match=r"^diameter_bounds: the diameter is infinite"):
         diameter_bounds(two, samples=2)
+
+
+@pytest.mark.parametrize("device", O.DEVICES)
+@pytest.mark.parametrize("groupby", [False, True])
+def test_sources_without_out_edges_need_no_traversal(device, groupby):
+    # sources with no out-edge (isolated, sinks) are answered without a batch, the
+    # others packed into fewer batches: the same rows, closeness and errors as one
+    # BFS each, whatever their mix, order and repeats; a self-loop's source traverses
+    rng = np.random.default_rng(7)
+    n = 300
+    rows = rng.integers(0, 200, 900)
+    cols = rng.integers(0, 250, 900)  # 250..299 isolated; 200..249 sinks only
+    rows, cols = np.r_[rows, 280], np.r_[cols, 280]  # 280: a self-loop alone
+    A = O.on_device(bg.Matrix.from_coo(rows, cols, nrows=n, ncols=n), device)
+    src = np.r_[rng.permutation(n)[:150], 260, 260, 225, 280, 0]
+    got = O.to_host(msbfs(A, src, groupby=groupby))
+    for i, s in enumerate(src):
+        want = O.to_host(bg.algorithms.bfs(A, int(s))).to_dense(-1)
+        np.testing.assert_array_equal(got[i], want, err_msg=f"source {s}")
+    lone = np.arange(250, 300)
+    cl = O.to_host(closeness_centrality(A, lone))
+    assert (cl == 0.0).all()
+    assert (O.to_host(msbfs(A, lone)) == np.where(
+        np.arange(n)[None, :] == lone[:, None], 0, -1)).all()
+    with pytest.raises(bg.errors.InvalidValue, match="vertex 260 reaches 1 of 300"):
+        bg.algorithms.eccentricity(A, [260, 0])

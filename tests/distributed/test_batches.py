@@ -280,3 +280,28 @@ def test_a_sample_without_a_seed_is_rank_zeros():
     K = karate()
     out = LocalGroup(3).run(dist.betweenness_centrality, K, k=5)  # seed None: each draws its own
     same_on_every_rank(out)
+
+
+def test_sources_with_out_edges_dealt_evenly():
+    # isolated sources first in the caller's order: each rank still gets its share of the
+    # traversing ones (whole batches), and the rows come back in the caller's order
+    from bitgraph.distributed.batches import _dealt
+
+    n = 1000
+    rows = np.arange(500, 999)
+    A = bg.Matrix.from_coo(np.r_[rows, rows + 1], np.r_[rows + 1, rows], nrows=n, ncols=n)
+    src = np.arange(n)  # 0..499 isolated, 500..999 on a path
+
+    class Three:
+        size = 3
+
+    perm, counts = _dealt(Three, src, A, 64)
+    assert sorted(perm.tolist()) == src.tolist() and sum(counts) == n
+    cuts = np.cumsum([0] + counts)
+    busy = [int((src[perm[cuts[r]:cuts[r + 1]]] >= 500).sum()) for r in range(3)]
+    assert busy == [128, 192, 180]  # 8 batches of 64 (the last short) dealt 2 | 3 | 3
+    got = LocalGroup(3).run(dist.closeness_centrality, A, src)
+    want = bg.algorithms.closeness_centrality(A, src)
+    assert all((g == want).all() for g in got)
+    lev = LocalGroup(3).run(dist.msbfs, A, src[::7])
+    assert all((x == bg.algorithms.msbfs(A, src[::7])).all() for x in lev)
