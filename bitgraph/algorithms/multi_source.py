@@ -59,8 +59,8 @@ def _run_batches(A, src, order, batch, levels=None, stats=None):
     """
     cfg = _settings.current()
     # a source without out-edges reaches itself alone: no traversal, and the
-    # batches hold only sources that have some (kron-22: 4 in 10 vertices
-    # have none, so a sample of sources needs ~40% fewer batches)
+    # batches hold only sources that have some (kron-20: 38% of the vertices
+    # have none, so a sample of sources needs that many fewer batches)
     deg = out_degree(A)
     xp = _array.array_module(deg)
     alone = host(deg[xp.asarray(src[order])] == 0)  # synchronize! (CuPy: one read)

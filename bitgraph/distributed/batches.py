@@ -6,8 +6,8 @@ The sources (every vertex when None, or the ``k`` sampled exactly as the
 one-process call samples them) are cut into whole batches of the kernel's
 width (64 sources per msbfs / betweenness batch: a uint64 status word) and
 the batches dealt out in order, balanced by count (``source_share``): every
-rank's batches are full but the last one's. msbfs and closeness deal
-the sources with out-edges and those without apart (the
+rank's batches are full but the last one's. msbfs, closeness and
+betweenness deal the sources with out-edges and those without apart (the
 one-process call answers the latter without a traversal), so every rank
 gets as many traversing batches. Then
 
@@ -311,13 +311,15 @@ def _prepare_bc(comm, A, sources, k, seed, weight, where, *, draw_all=False):
     return w, src, sampled, directed
 
 
-def _summed(comm, where, src, local, zeros):
-    """``local(share)`` on this rank's share of ``src`` in batches of
-    ``settings.betweenness.batch`` (``zeros()`` for an empty share),
-    summed over the ranks."""
+def _summed(comm, where, A, src, local, zeros):
+    """``local(share)`` on this rank's share of ``src`` (``_dealt`` over A,
+    in batches of ``settings.betweenness.batch``; ``zeros()`` for an empty
+    share), summed over the ranks."""
     batch = _bc_batch()
-    a, b = source_share(int(src.size), comm.size, comm.rank, batch)
-    mine = _together(comm, where, lambda: local(src[a:b]) if b > a else zeros())
+    perm, counts = _dealt(comm, src, A, batch)
+    a = sum(counts[:comm.rank])
+    share = src[np.sort(perm[a:a + counts[comm.rank]])]  # in the caller's order
+    mine = _together(comm, where, lambda: local(share) if share.size else zeros())
     return comm.allreduce(mine, "sum")
 
 
@@ -345,7 +347,7 @@ def betweenness_centrality(comm, A, sources=None, k=None, normalized=True, endpo
     w, src, sampled, directed = _prepare_bc(comm, A, sources, k, seed, weight, where)
     _agree(comm, where, normalized=bool(normalized), endpoints=bool(endpoints))
     xp = _array.array_module(out_csr(A).indptr)
-    bc = _summed(comm, where, src,
+    bc = _summed(comm, where, A, src,
                  lambda s: B._vertex_sums(A, w, s, endpoints=endpoints, stats=stats, where=where),
                  lambda: xp.zeros(A.nrows, np.float64))
     return B._rescale(bc, A.nrows, normalized=normalized, directed=directed,
@@ -377,7 +379,7 @@ def edge_betweenness_centrality(comm, A, k=None, normalized=True, seed=None, wei
     _agree(comm, where, normalized=bool(normalized))
     c = out_csr(A)
     xp = _array.array_module(c.indptr)
-    e = _summed(comm, where, src,
+    e = _summed(comm, where, A, src,
                 lambda s: B._edge_sums(A, w, s, directed, stats=stats, where=where),
                 lambda: xp.zeros(int(c.indices.shape[0]), np.float64))
     e = B._rescale(e, A.nrows, normalized=normalized, directed=directed, endpoints=True,

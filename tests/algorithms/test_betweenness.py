@@ -420,6 +420,24 @@ def test_stats_record_the_method_and_batches(device):
     assert rec.method == "graphblas" and rec.metrics["batches"] == 4  # 25 sources / 7
 
 
+@pytest.mark.parametrize("device", O.DEVICES)
+@pytest.mark.parametrize("endpoints", [False, True])
+def test_sources_without_out_edges_run_no_batch(device, endpoints):
+    # isolated vertices and sinks start no path: they add nothing (endpoints or not) and
+    # take no batch; the values still equal NetworkX's over every source
+    rng = np.random.default_rng(3)
+    n = 200
+    rows, cols = rng.integers(0, 60, 400), rng.integers(0, 120, 400)  # 60..119 sinks
+    A = O.on_device(bg.Matrix.from_coo(rows, cols, nrows=n, ncols=n), device)
+    rec = bg.Stats()
+    got = betweenness_centrality(A, endpoints=endpoints, stats=rec)
+    busy = int((np.bincount(rows, minlength=n) > 0).sum())
+    assert rec.metrics["batches"] == -(-busy // 64)
+    assert_nodes(got, nx.betweenness_centrality(nx_graph(A), endpoints=endpoints), n, device)
+    lone = np.arange(60, 200)
+    assert (O.to_host(betweenness_centrality(A, sources=lone, normalized=False)) == 0).all()
+
+
 # --- weighted (Dijkstra) paths ------------------------------------------------------------
 
 def nx_weighted(A):
