@@ -212,9 +212,9 @@ class SSSP:
         starts helpers only for a graph of at least this many edges. 2 threads, weights 1-255,
         at 100k / 10k / 1k: grid-1024 (delta 64) 101 / 100 / 86 ms; kron-20 and urand-20
         within the noise of a shared 2-core box.""")
-    par_block: int = knob(64, """A thread of a parallel delta-stepping round claims this many
-        frontier vertices at once (an atomic add each; kron's hubs make larger blocks uneven).
-        Not yet measured.""")
+    fuse_edges: int = knob(1_000, """A delta-stepping thread goes on relaxing its own list of the
+        current bucket, without waiting for the others, while the list's out-edges (entries times
+        the mean degree) stay below this (bucket fusion).""")
     spin_pauses: int = knob(1 << 10, """A delta-stepping thread waiting for another (a helper for
         the next round, the driver for the helpers) checks this many times with a pause (~20-30
         ns), then yields its CPU at every check: on a busy machine the thread it waits for may need
