@@ -24,55 +24,62 @@ chunk is a call (``_open``): numba's inlining of a helper that takes arrays
 reference-counts them on every call (grid-512, one thread: 23 -> 17 ms
 without).
 
-One thread runs ``_serial`` (plain stores). Several run ``_parallel``
+One thread runs ``_serial`` (plain stores). Several run ``_rounds``
 (one compiled loop for every thread; thread and row indices unsigned in
-its hot loops): thread 0, the driver,
-empties buckets and relaxes their frontiers itself while they are small;
-a frontier whose out-edges reach ``par_edges`` is a parallel round, in
-which the other threads (helpers, started on the pool at the search's
-first parallel round, then spinning on a round counter between rounds,
-with ``pause``, yielding the CPU after ``spin_pauses`` checks: on a busy machine
-a spinning thread may hold the CPU its peer needs) and the driver claim
-blocks of ``par_block`` frontier
-vertices and relax them, lowering dist by compare-and-swap (a
-strict improvement wins once; its winner queues it in its own lists, so
-no vertex is recorded twice and nothing is merged afterwards). The driver
-waits for every helper to arrive, then goes on. A helper the pool does
-not start (a busy pool) is not waited for: the driver closes the joining
-after a bounded wait and runs with those that came.
+its hot loops), every thread in every round, as gapbs: each relaxes the
+chunks of the round's shared list (claimed one at a time, an atomic add),
+then goes on with its own list of the current bucket while it holds
+fewer entries than ``fuse_edges`` out-edges' worth (bucket fusion: no
+barrier), then offers its lowest non-empty bucket (an atomic min);
+after a barrier the lowest is the next current bucket, each thread whose
+list of it reaches ``par_edges`` out-edges' worth appends its chunks to
+the other shared list (smaller lists stay with their thread, fused next
+round), and a second barrier starts the round. Entries are relaxed
+straight from their chunks; dist is lowered by a relaxed compare-and-swap
+(``cas_relaxed``: a strict improvement wins once, and its winner queues
+it in its own lists, so no vertex is recorded twice and nothing is
+merged; with ``cas``'s acquire-release ordering the relax loop took 3.4x
+as long on grid-512). Waiting threads spin with ``pause``, yielding the
+CPU after ``spin_pauses`` checks (on a busy machine a spinning thread may
+hold the CPU its peer needs). Thread 0 runs on the caller's thread, the
+others on the pool; one the pool does not start (a busy pool) is not
+waited for: thread 0 closes the joining after a bounded wait and the
+rounds run with those that came.
 
 Buckets live in a circular window of ``nbins`` (a power of two, at least
 ``floor(max_weight * inv_delta) + 3``): an improvement never lands past it,
 since d_new <= d_cur + max_weight. Each thread has its own row of buckets;
 each bucket is a linked list of chunks of ``_CHUNK`` entries (``data``:
 vertex, ``ddata``: its distance when queued; ``nxt``), so queueing writes
-sequentially. Emptied chunks go back to the free list of the thread that
-filled them; a thread with none takes the next chunk of the shared pool
-(an atomic add). The launcher sizes the pool once from m (never reached
-in practice); should a frontier need more room, the kernel returns, the
-pool grows and the search goes on where it stopped (the state lives in
-arrays the launcher owns). Every improvement queues an entry;
+sequentially. A relaxed chunk goes back to the free list of the thread
+that relaxed it; a thread with none takes the next chunk of the shared
+pool (an atomic add). The launcher sizes the pool once from m (never
+reached in practice). Should the serial loop's frontier need more room,
+it returns, the pool grows and the search goes on where it stopped (the
+state lives in arrays the launcher owns); should the rounds run out (a
+thread then writes into its spare chunk), they return, and the launcher
+grows the pool and queues every vertex of the current bucket or later
+again (``_requeue``). Every improvement queues an entry;
 only the entry holding the vertex's current distance is valid
 (improvements are strict, so there is one), the others are skipped when
-their bucket is emptied. That check reads dist[v], which the relaxation
+they come up. That check reads dist[v], which the relaxation
 reads anyway (a separate "queued in bucket" array measured no faster and
 costs n int32 more).
 
 Tried and dropped before this design: parallel rounds on the pool that
 recorded every improvement (v, d) with plain stores for the driver to
 merge (serial merge, a Python round trip and allocations per round:
-2.2x slower than gapbs on kron-20 at 2 threads). Tried and dropped
-after: parallel rounds straight over the bucket's detached chunks (no
-serial frontier pass, stale entries skipped by the threads): 5-15%
-slower on kron-20, urand-20 and grid-1024 (the frontier pass keeps the
-prefetch distance across chunks and drops stale entries once).
-Tried and dropped later: gapbs's rounds (every thread in every round,
-each emptying its own buckets into a shared frontier, two barriers a
-round, bucket fusion: a thread goes on with its own entries of the
-current bucket while they are few), with unsigned indices and yielding
-waits: slower at 2 threads than this design on every graph (weights
-1-255, best delta each, min of 8: kron-18 51 vs 44 ms, grid-512 28-33 vs
-25; its rounds on grid cost more than the relaxations they share).
+2.2x slower than gapbs on kron-20 at 2 threads); a driver that emptied
+each bucket alone into a frontier and relaxed small ones alone (helpers
+waiting), larger ones with the helpers: at 2 threads, weights 1-255,
+best delta each, kron-18 27.7 vs 22.4 ms, grid-512 11.2 vs 9.2 against
+these rounds (the driver's version measured with ``cas_relaxed`` too:
+no faster). Tried on these rounds and dropped: prefetching the next
+chunk's first entries while one ends (the next chunk claimed a chunk
+early): urand-18 35 -> 51 ms; one barrier a round (each thread appends
+its lowest bucket's list before the barrier, tagged, three lists in
+turn, a superseded thread's chunks skipped): within the noise (kron-18
+21.4 vs 23.1 ms, grid-512 9.5-10.8 both).
 The relax loops prefetch ahead (``_ahead``): urand-20 serial 530 -> 355
 ms; prefetching all 16 first neighbours' distances was slower (447);
 without it kron-18, urand-18 and grid-512 (one thread) are 15-25% slower;
@@ -110,8 +117,8 @@ _CHUNK = 64
 
 # ctl[] slots: the search's shared scalars, kept between calls: chunks taken
 # from the pool, the current bucket, vertices relaxed, the size and
-# out-edges of a frontier kept while the kernel returned, helpers started
-_USED, _CUR, _RELAXED, _RESUME, _WORK, _HELPED = range(6)
+# out-edges of a frontier kept while the serial loop returned
+_USED, _CUR, _RELAXED, _RESUME, _WORK = range(5)
 _NCTL = 8
 # tctl[r * _NT + ...]: row r's lists (a cache line per row)
 _FREE, _NFREE, _NONEMPTY = range(3)
@@ -655,8 +662,10 @@ def delta_stepping(A, source, delta, dist_dtype, *, parallel=None,
     ``max(weights) / delta`` must stay below ``cfg.max_bins`` (cfg: the
     ``SSSP`` settings; None: those in force). parallel: None runs on all
     threads when there is more than one and the graph has at least
-    ``par_edges`` (default ``cfg.par_edges``) edges, True on at least two
-    threads (even with one CPU); False on one. initial_chunks: the bucket
+    ``par_edges`` and ``fuse_edges`` edges, True on at least two threads
+    (even with one CPU); False on one. par_edges, fuse_edges: a thread's
+    list of a bucket is shared, kept and fused by these out-edges
+    (defaults ``cfg.par_edges``, ``cfg.fuse_edges``). initial_chunks: the bucket
     lists' pool size in chunks (default: room for m + n entries; tests
     make it 1 to grow it often). max_weight: the largest finite weight, if
     the caller knows it (else one pass over the weights finds it).
