@@ -328,6 +328,32 @@ def test_kernel_rounds_requeue_after_the_pool_ran_out():
     np.testing.assert_array_equal(one, par)
 
 
+@pytest.mark.parametrize("W", ["int64", "uint64"])
+def test_kernel_rounds_requeue_saturated_sums(W):
+    """Sums that saturate at the dtype's maximum - 1 are queued again after
+    the rounds' pool ran out, as the one-thread kernel saturates them."""
+    from bitgraph.formats.csr import CSR
+
+    W = np.dtype(W)
+    big = np.iinfo(W).max // 3
+    rng = np.random.default_rng(3)
+    n = 400
+    r = np.r_[np.arange(n - 1), rng.integers(0, n, 2000)]
+    c = np.r_[np.arange(1, n), rng.integers(0, n, 2000)]
+    w = np.r_[np.full(n - 1, big, W), rng.integers(1, 1000, 2000).astype(W)]
+    S = sp.csr_array((w, (r, c)), shape=(n, n))
+    S.sum_duplicates()
+    S.sort_indices()
+    c = CSR(S.indptr.astype(np.int32), S.indices.astype(np.int32), S.data.astype(W), n, n)
+    delta = float(big) / 1024
+    one, _ = kernel.delta_stepping(c, 0, delta, W, parallel=False)
+    assert (one == np.iinfo(W).max - 1).any()  # some sums saturated
+    for pool in (None, 1):
+        par, _ = kernel.delta_stepping(c, 0, delta, W, parallel=True, par_edges=0,
+                                       fuse_edges=0, initial_chunks=pool)
+        np.testing.assert_array_equal(one, par)
+
+
 @pytest.mark.parametrize("dtype", ["int32", "uint64", "float32", "float64"])
 def test_cas_relaxed_keeps_the_minimum(dtype):
     """Two threads lowering the same slots by cas_relaxed leave each slot

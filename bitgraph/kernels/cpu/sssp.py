@@ -607,8 +607,9 @@ def _requeue(dist, infinity, inv_delta, cur, head, tail, fill, data, ddata, nxt,
     tctl[_NONEMPTY::_NT] = 0
     nbins = head.size // (tctl.size // _NT)
     v = np.flatnonzero(dist != infinity)
-    bk = (dist[v].astype(np.float64) * inv_delta).astype(np.int64)
-    keep = bk >= cur
+    with np.errstate(invalid="ignore"):
+        bk = (dist[v].astype(np.float64) * inv_delta).astype(np.int64)
+    keep = (bk >= cur) | (bk < 0)  # < 0: a bucket past int64 (the kernel's conversion)
     v, slot = v[keep], bk[keep] & (nbins - 1)
     order = np.argsort(slot, kind="stable")
     v, slot = v[order], slot[order]
