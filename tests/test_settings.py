@@ -50,6 +50,7 @@ FACTS = {
     ("bitgraph/kernels/cpu/sssp.py", "_NEXT0"): "slots of the sync array (a cache line apart)",
     ("bitgraph/kernels/cpu/sssp.py", "_NCL0"): "slots of the sync array (a cache line apart)",
     ("bitgraph/kernels/cpu/sssp.py", "_NB0"): "slots of the sync array (a cache line apart)",
+    ("bitgraph/kernels/cpu/sssp.py", "_ACT0"): "slots of the sync array (a cache line apart)",
     ("bitgraph/kernels/cpu/sssp.py", "_NONE"): "no bucket (above every bucket index)",
     ("bitgraph/kernels/cpu/sssp.py", "_NSYNC"): "slots of the sync array (a cache line apart)",
     ("bitgraph/kernels/cpu/sssp.py", "_CLOSED"): "the flag added to the joined count on closing",

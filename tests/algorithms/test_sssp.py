@@ -338,8 +338,9 @@ def test_kernel_rounds_requeue_saturated_sums(W):
     big = np.iinfo(W).max // 3
     rng = np.random.default_rng(3)
     n = 400
-    r = np.r_[np.arange(n - 1), rng.integers(0, n, 2000)]
-    c = np.r_[np.arange(1, n), rng.integers(0, n, 2000)]
+    # a chain of heavy edges (vertex 4 on past the maximum), light ones beyond
+    r = np.r_[np.arange(n - 1), rng.integers(5, n, 2000)]
+    c = np.r_[np.arange(1, n), rng.integers(5, n, 2000)]
     w = np.r_[np.full(n - 1, big, W), rng.integers(1, 1000, 2000).astype(W)]
     S = sp.csr_array((w, (r, c)), shape=(n, n))
     S.sum_duplicates()

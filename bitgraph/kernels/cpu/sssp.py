@@ -126,10 +126,11 @@ _NT = 16
 # sync[] slots (one array per launch, a cache line each): threads joined (+
 # _CLOSED once thread 0 stops waiting for more), barrier arrivals, a spent
 # pool, then for each of the two shared chunk lists: the next chunk to claim,
-# its length and the lowest bucket a thread has left (the round's parity
-# picks the list: one is read while the other is filled)
-_JOINED, _BAR, _OVER, _NEXT0, _NCL0, _NB0 = 0, 8, 16, 24, 40, 56
-_NSYNC = 72
+# its length, the lowest bucket a thread has left and the threads that have
+# any (the round's parity picks the list: one is read while the other is
+# filled)
+_JOINED, _BAR, _OVER, _NEXT0, _NCL0, _NB0, _ACT0 = 0, 8, 16, 24, 40, 56, 72
+_NSYNC = 88
 _CLOSED = 1 << 40
 _NONE = 1 << 62
 # join checks (each a pause, ~20-30 ns on Zen 3: ~25 ms in all) before
@@ -468,9 +469,13 @@ def _rounds(t, threads, indptr, et, ew, dist, head, tail, fill, data, ddata, nxt
     bars = 0
     b = np.uint64(0)
     ret = 0
+    active = 0
     while True:
-        # the shared list of this round, then this thread's own small lists
+        # the shared list of this round, then this thread's own small lists;
+        # alone with entries and nothing shared, a thread goes on from bucket
+        # to bucket (the others wait at the barrier: no round for each)
         ncl = np.uint64(load_acquire(sync, _NCL0 + 8 * b))
+        solo = ncl == 0 and active == 1 and tctl[tt + _UNONEMPTY] > 0
         shared = True
         fc = -1
         flast = -1
@@ -490,6 +495,12 @@ def _rounds(t, threads, indptr, et, ew, dist, head, tail, fill, data, ddata, nxt
                         break
                     slot = row + (cur & mask)
                     h = head[slot]
+                    if h < 0 and solo and tctl[tt + _UNONEMPTY] > 0:
+                        for k in range(_U1, np.uint64(nbins)):
+                            if head[row + ((cur + k) & mask)] >= 0:
+                                cur += k
+                                break
+                        continue
                     if h < 0 or not _entries_below(h, fill[slot], nxt, fuse):
                         break
                     fc = h
@@ -539,6 +550,7 @@ def _rounds(t, threads, indptr, et, ew, dist, head, tail, fill, data, ddata, nxt
         # this thread's lowest non-empty bucket (the window holds cur ..
         # cur + nbins - 1), the lowest over the threads by compare-and-swap
         if tctl[tt + _UNONEMPTY] > 0:
+            fetch_add(sync, _ACT0 + 8 * b, 1)
             for k in range(np.uint64(nbins)):
                 if head[row + ((cur + k) & mask)] >= 0:
                     cand = np.int64(cur + k)
@@ -557,11 +569,13 @@ def _rounds(t, threads, indptr, et, ew, dist, head, tail, fill, data, ddata, nxt
         if nb == _NONE:
             break
         cur = np.uint64(nb)
+        active = load_acquire(sync, _ACT0 + 8 * b)
         nb1 = _U1 - b
         if rank == 0:  # this round's counters, for the round after next
             sync[_NEXT0 + 8 * b] = 0
             sync[_NCL0 + 8 * b] = 0
             sync[_NB0 + 8 * nb1] = _NONE
+            sync[_ACT0 + 8 * nb1] = 0
         # a large list of the new current bucket: shared in the next round
         slot = row + (cur & mask)
         h = head[slot]
