@@ -207,19 +207,20 @@ class SSSP:
     """
     max_bins: int = knob(1 << 16, """Delta-stepping's circular window holds at most this many
         buckets (delta is widened so that max_weight / delta fits).""")
-    par_edges: int = knob(1_000, """Delta-stepping relaxes a frontier whose out-edges reach this
-        many on all threads (a round's hand-off to the spinning helpers costs a few us), and
-        starts helpers only for a graph of at least this many edges. 2 threads, weights 1-255,
-        at 100k / 10k / 1k: grid-1024 (delta 64) 101 / 100 / 86 ms; kron-20 and urand-20
-        within the noise of a shared 2-core box.""")
-    par_block: int = knob(64, """A thread of a parallel delta-stepping round claims this many
-        frontier vertices at once (an atomic add each; kron's hubs make larger blocks uneven).
-        Not yet measured.""")
-    spin_pauses: int = knob(1 << 10, """A delta-stepping thread waiting for another (a helper for
-        the next round, the driver for the helpers) checks this many times with a pause (~20-30
-        ns), then yields its CPU at every check: on a busy machine the thread it waits for may need
-        that CPU. 2 threads beside one busy process, min of 8, never yielding -> this: urand-18
-        457 -> 173 ms, grid-512 53 -> 42; alone, within 1%.""")
+    par_edges: int = knob(1_000, """A delta-stepping thread shares its list of the next bucket
+        with the other threads when the list's out-edges (entries times the mean degree) reach
+        this; a smaller list it relaxes itself. 2 threads, weights 1-255, min of 3 x 6, at 0 /
+        250 / 1k / 4k (fuse_edges 1k): grid-512 (delta 64) 9.6 / 9.3 / 9.9 / 14.1 ms, kron-18 and
+        urand-18 within the noise (10%) of this 2-core box.""")
+    fuse_edges: int = knob(1_000, """A delta-stepping thread goes on relaxing its own list of the
+        current bucket, without a barrier, while the list's out-edges stay below this (bucket
+        fusion; at least par_edges). Helpers start only for a graph of at least this many edges
+        (and par_edges). Same runs, 1k vs 4k: within the noise on kron-18, urand-18, grid-512.""")
+    spin_pauses: int = knob(1 << 10, """A delta-stepping thread waiting at a barrier (or for the
+        others to join) checks this many times with a pause (~20-30 ns), then yields its CPU at
+        every check: on a busy machine the thread it waits for may need that CPU. 2 threads beside
+        one busy process, min of 8, never yielding -> this: urand-18 457 -> 173 ms, grid-512 53 ->
+        42; alone, within 1% (64 to 256k alike).""")
     cuda_delta_scale: float = knob(16.0, """CUDA delta-stepping's default delta is default_delta
         (the CPU's) times this on a graph of short diameter. H200, int weights 1-255, whole call
         at 8x / 16x / 32x / 64x with light/heavy edges: kron-22 13.0 / 11.9 / 11.3 / 14.4 ms,

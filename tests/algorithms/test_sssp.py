@@ -252,6 +252,139 @@ def test_kernel_pool_grows_from_one_chunk():
     np.testing.assert_array_equal(par, ref)
 
 
+def _shaped_graph(case, rng):
+    """Graphs for the rounds on every thread: a hub (3000 out-edges, then
+    small rows and a chain), a long path (one vertex a bucket), two
+    components with the source in the small one, all weights zero."""
+    if case in ("hub", "zero-weights"):
+        return _hub_graph(rng, 0 if case == "zero-weights" else 255)
+    if case == "long-path":
+        n = 3000
+        r, c = np.arange(n - 1), np.arange(1, n)
+        r, c = np.r_[r, rng.integers(0, n, 300)], np.r_[c, rng.integers(0, n, 300)]
+    else:  # disconnected: vertices 0-9 a small cycle, 10.. a random graph
+        n = 2000
+        r = np.r_[np.arange(10), rng.integers(10, n, 16000)]
+        c = np.r_[(np.arange(10) + 1) % 10, rng.integers(10, n, 16000)]
+    S = sp.csr_array((rng.integers(1, 256, r.size), (r, c)), shape=(n, n))
+    S.sum_duplicates()
+    S.sort_indices()
+    return S
+
+
+@pytest.mark.parametrize("case", ["hub", "zero-weights", "long-path", "disconnected"])
+@pytest.mark.parametrize("W", ["int32", "int64", "uint64", "float32", "float64"])
+def test_kernel_rounds_share_and_fuse(case, W):
+    """The rounds on every thread (lists shared at par_edges, fused below
+    fuse_edges) on 2 and 8 threads give the one-thread kernel's distances
+    for every weight dtype; where no list is shared, its relaxation count;
+    a pool of one chunk runs out mid-round and the search is queued again
+    (each vertex relaxed at least once)."""
+    from bitgraph.formats.csr import CSR
+
+    S = _shaped_graph(case, np.random.default_rng(21))
+    W = np.dtype(W)
+    c = CSR(S.indptr.astype(np.int32), S.indices.astype(np.int32), S.data.astype(W), *S.shape)
+    ref = csgraph.dijkstra(sp.csr_array((S.data.astype(np.float64), S.indices, S.indptr),
+                                        shape=S.shape), directed=True, indices=0)
+    inf = np.inf if W.kind == "f" else np.iinfo(W).max
+    delta = 1.0 if case == "zero-weights" else 16.0
+    one, rel1 = kernel.delta_stepping(c, 0, delta, W, parallel=False)
+    expect = np.full(S.shape[0], inf, W)
+    expect[np.isfinite(ref)] = ref[np.isfinite(ref)].astype(W)
+    np.testing.assert_array_equal(expect, one)
+    reached = int(np.isfinite(ref).sum())
+    for threads in ("2", "8"):
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setenv("NUMBA_NUM_THREADS", threads)
+            for par_edges, fuse_edges in ((0, 0), (0, 1000), (64, 64), (1 << 40, 0)):
+                for pool in (None, 1):
+                    par, rel = kernel.delta_stepping(c, 0, delta, W, parallel=True,
+                                                     par_edges=par_edges, fuse_edges=fuse_edges,
+                                                     initial_chunks=pool)
+                    np.testing.assert_array_equal(one, par)
+                    assert rel >= reached
+                    if par_edges == 1 << 40 and pool is None:
+                        assert rel == rel1
+
+
+def test_kernel_rounds_requeue_after_the_pool_ran_out():
+    """The rounds' pool runs out (one chunk at first): the kernel returns,
+    the launcher grows the pool and queues every vertex of the current
+    bucket or later again; exact distances."""
+    from bitgraph.formats.csr import CSR
+
+    S = _hub_graph(np.random.default_rng(13), 255)
+    c = CSR(S.indptr.astype(np.int32), S.indices.astype(np.int32), S.data.astype(np.float64),
+            *S.shape)
+    calls = []
+    real = kernel._requeue
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(kernel, "_requeue", lambda *a: calls.append(a[3]) or real(*a))
+        par, _ = kernel.delta_stepping(c, 0, 8.0, np.float64, parallel=True, par_edges=0,
+                                       fuse_edges=0, initial_chunks=1)
+    assert calls
+    one, _ = kernel.delta_stepping(c, 0, 8.0, np.float64, parallel=False)
+    np.testing.assert_array_equal(one, par)
+
+
+@pytest.mark.parametrize("W", ["int64", "uint64"])
+def test_kernel_rounds_requeue_saturated_sums(W):
+    """Sums that saturate at the dtype's maximum - 1 are queued again after
+    the rounds' pool ran out, as the one-thread kernel saturates them."""
+    from bitgraph.formats.csr import CSR
+
+    W = np.dtype(W)
+    big = np.iinfo(W).max // 3
+    rng = np.random.default_rng(3)
+    n = 400
+    # a chain of heavy edges (vertex 4 on past the maximum), light ones beyond
+    r = np.r_[np.arange(n - 1), rng.integers(5, n, 2000)]
+    c = np.r_[np.arange(1, n), rng.integers(5, n, 2000)]
+    w = np.r_[np.full(n - 1, big, W), rng.integers(1, 1000, 2000).astype(W)]
+    S = sp.csr_array((w, (r, c)), shape=(n, n))
+    S.sum_duplicates()
+    S.sort_indices()
+    c = CSR(S.indptr.astype(np.int32), S.indices.astype(np.int32), S.data.astype(W), n, n)
+    delta = float(big) / 1024
+    one, _ = kernel.delta_stepping(c, 0, delta, W, parallel=False)
+    assert (one == np.iinfo(W).max - 1).any()  # some sums saturated
+    for pool in (None, 1):
+        par, _ = kernel.delta_stepping(c, 0, delta, W, parallel=True, par_edges=0,
+                                       fuse_edges=0, initial_chunks=pool)
+        np.testing.assert_array_equal(one, par)
+
+
+@pytest.mark.parametrize("dtype", ["int32", "uint64", "float32", "float64"])
+def test_cas_relaxed_keeps_the_minimum(dtype):
+    """Two threads lowering the same slots by cas_relaxed leave each slot
+    at the least value either offered."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from numba import njit
+
+    from bitgraph.kernels.cpu.bits import cas_relaxed
+
+    @njit(nogil=True)
+    def lower(a, vals, rounds):
+        for _ in range(rounds):
+            for i in range(a.size):
+                v = vals[i]
+                old = a[i]
+                while v < old:
+                    if cas_relaxed(a, i, old, v):
+                        break
+                    old = a[i]
+
+    rng = np.random.default_rng(5)
+    d = np.dtype(dtype)
+    a = np.full(4096, 1000, d)
+    vals = [rng.integers(1, 1000, a.size).astype(d) for _ in range(2)]
+    with ThreadPoolExecutor(2) as ex:
+        list(ex.map(lambda v: lower(a, v, 50), vals))
+    np.testing.assert_array_equal(a, np.minimum(*vals))
+
+
 @pytest.mark.parametrize("device", O.DEVICES)
 @given(graphs(max_n=60, weighted=False), st.data())
 @settings(max_examples=120)

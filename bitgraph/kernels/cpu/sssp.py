@@ -24,55 +24,66 @@ chunk is a call (``_open``): numba's inlining of a helper that takes arrays
 reference-counts them on every call (grid-512, one thread: 23 -> 17 ms
 without).
 
-One thread runs ``_serial`` (plain stores). Several run ``_parallel``
+One thread runs ``_serial`` (plain stores). Several run ``_rounds``
 (one compiled loop for every thread; thread and row indices unsigned in
-its hot loops): thread 0, the driver,
-empties buckets and relaxes their frontiers itself while they are small;
-a frontier whose out-edges reach ``par_edges`` is a parallel round, in
-which the other threads (helpers, started on the pool at the search's
-first parallel round, then spinning on a round counter between rounds,
-with ``pause``, yielding the CPU after ``spin_pauses`` checks: on a busy machine
-a spinning thread may hold the CPU its peer needs) and the driver claim
-blocks of ``par_block`` frontier
-vertices and relax them, lowering dist by compare-and-swap (a
-strict improvement wins once; its winner queues it in its own lists, so
-no vertex is recorded twice and nothing is merged afterwards). The driver
-waits for every helper to arrive, then goes on. A helper the pool does
-not start (a busy pool) is not waited for: the driver closes the joining
-after a bounded wait and runs with those that came.
+its hot loops), every thread in every round, as gapbs: each relaxes the
+chunks of the round's shared list (claimed one at a time, an atomic add),
+then goes on with its own list of the current bucket while it holds
+fewer entries than ``fuse_edges`` out-edges' worth (bucket fusion: no
+barrier), then offers its lowest non-empty bucket (an atomic min);
+after a barrier the lowest is the next current bucket, each thread whose
+list of it reaches ``par_edges`` out-edges' worth appends its chunks to
+the other shared list (smaller lists stay with their thread, fused next
+round), and a second barrier starts the round. A thread that alone holds
+entries, in a round where nothing is shared, goes on from bucket to
+bucket until a list is large (the others wait at the barrier: a round per
+bucket cost as much as a small bucket's work; grid-256, 2 threads, 2.0 ->
+1.8 ms). Entries are relaxed
+straight from their chunks; dist is lowered by a relaxed compare-and-swap
+(``cas_relaxed``: a strict improvement wins once, and its winner queues
+it in its own lists, so no vertex is recorded twice and nothing is
+merged; with ``cas``'s acquire-release ordering the relax loop took 3.4x
+as long on grid-512). Waiting threads spin with ``pause``, yielding the
+CPU after ``spin_pauses`` checks (on a busy machine a spinning thread may
+hold the CPU its peer needs). Thread 0 runs on the caller's thread, the
+others on the pool; one the pool does not start (a busy pool) is not
+waited for: thread 0 closes the joining after a bounded wait and the
+rounds run with those that came.
 
 Buckets live in a circular window of ``nbins`` (a power of two, at least
 ``floor(max_weight * inv_delta) + 3``): an improvement never lands past it,
 since d_new <= d_cur + max_weight. Each thread has its own row of buckets;
 each bucket is a linked list of chunks of ``_CHUNK`` entries (``data``:
 vertex, ``ddata``: its distance when queued; ``nxt``), so queueing writes
-sequentially. Emptied chunks go back to the free list of the thread that
-filled them; a thread with none takes the next chunk of the shared pool
-(an atomic add). The launcher sizes the pool once from m (never reached
-in practice); should a frontier need more room, the kernel returns, the
-pool grows and the search goes on where it stopped (the state lives in
-arrays the launcher owns). Every improvement queues an entry;
+sequentially. A relaxed chunk goes back to the free list of the thread
+that relaxed it; a thread with none takes the next chunk of the shared
+pool (an atomic add). The launcher sizes the pool once from m (never
+reached in practice). Should the serial loop's frontier need more room,
+it returns, the pool grows and the search goes on where it stopped (the
+state lives in arrays the launcher owns); should the rounds run out (a
+thread then writes into its spare chunk), they return, and the launcher
+grows the pool and queues every vertex of the current bucket or later
+again (``_requeue``). Every improvement queues an entry;
 only the entry holding the vertex's current distance is valid
 (improvements are strict, so there is one), the others are skipped when
-their bucket is emptied. That check reads dist[v], which the relaxation
+they come up. That check reads dist[v], which the relaxation
 reads anyway (a separate "queued in bucket" array measured no faster and
 costs n int32 more).
 
 Tried and dropped before this design: parallel rounds on the pool that
 recorded every improvement (v, d) with plain stores for the driver to
 merge (serial merge, a Python round trip and allocations per round:
-2.2x slower than gapbs on kron-20 at 2 threads). Tried and dropped
-after: parallel rounds straight over the bucket's detached chunks (no
-serial frontier pass, stale entries skipped by the threads): 5-15%
-slower on kron-20, urand-20 and grid-1024 (the frontier pass keeps the
-prefetch distance across chunks and drops stale entries once).
-Tried and dropped later: gapbs's rounds (every thread in every round,
-each emptying its own buckets into a shared frontier, two barriers a
-round, bucket fusion: a thread goes on with its own entries of the
-current bucket while they are few), with unsigned indices and yielding
-waits: slower at 2 threads than this design on every graph (weights
-1-255, best delta each, min of 8: kron-18 51 vs 44 ms, grid-512 28-33 vs
-25; its rounds on grid cost more than the relaxations they share).
+2.2x slower than gapbs on kron-20 at 2 threads); a driver that emptied
+each bucket alone into a frontier and relaxed small ones alone (helpers
+waiting), larger ones with the helpers: at 2 threads, weights 1-255,
+best delta each, kron-18 27.7 vs 22.4 ms, grid-512 11.2 vs 9.2 against
+these rounds (the driver's version measured with ``cas_relaxed`` too:
+no faster). Tried on these rounds and dropped: prefetching the next
+chunk's first entries while one ends (the next chunk claimed a chunk
+early): urand-18 35 -> 51 ms; one barrier a round (each thread appends
+its lowest bucket's list before the barrier, tagged, three lists in
+turn, a superseded thread's chunks skipped): within the noise (kron-18
+21.4 vs 23.1 ms, grid-512 9.5-10.8 both).
 The relax loops prefetch ahead (``_ahead``): urand-20 serial 530 -> 355
 ms; prefetching all 16 first neighbours' distances was slower (447);
 without it kron-18, urand-18 and grid-512 (one thread) are 15-25% slower;
@@ -90,7 +101,7 @@ from numba.extending import overload
 from numba.np.numpy_support import as_dtype
 
 from bitgraph.kernels.cpu import _submit, arg, check_length, index_args, num_threads
-from bitgraph.kernels.cpu.bits import (arrive, cas, fetch_add, load_acquire, pause, prefetch,
+from bitgraph.kernels.cpu.bits import (arrive, cas, cas_relaxed, fetch_add, load_acquire, pause, prefetch,
                                        store_release, yield_cpu)
 from bitgraph.kernels.registry import register
 
@@ -110,19 +121,22 @@ _CHUNK = 64
 
 # ctl[] slots: the search's shared scalars, kept between calls: chunks taken
 # from the pool, the current bucket, vertices relaxed, the size and
-# out-edges of a frontier kept while the kernel returned, helpers started
-_USED, _CUR, _RELAXED, _RESUME, _WORK, _HELPED = range(6)
+# out-edges of a frontier kept while the serial loop returned
+_USED, _CUR, _RELAXED, _RESUME, _WORK = range(5)
 _NCTL = 8
 # tctl[r * _NT + ...]: row r's lists (a cache line per row)
 _FREE, _NFREE, _NONEMPTY = range(3)
 _NT = 16
-# sync[] slots (one array per launch, a cache line each): helpers joined (+
-# _CLOSED once the driver stops waiting for more), the round number (-1:
-# leave), the next frontier position to claim, helpers done with the
-# round, its size
-_JOINED, _GEN, _NEXT, _ARRIVED, _NF = 0, 8, 16, 24, 32
-_NSYNC = 40
+# sync[] slots (one array per launch, a cache line each): threads joined (+
+# _CLOSED once thread 0 stops waiting for more), barrier arrivals, a spent
+# pool, then for each of the two shared chunk lists: the next chunk to claim,
+# its length, the lowest bucket a thread has left and the threads that have
+# any (the round's parity picks the list: one is read while the other is
+# filled)
+_JOINED, _BAR, _OVER, _NEXT0, _NCL0, _NB0, _ACT0 = 0, 8, 16, 24, 40, 56, 72
+_NSYNC = 88
 _CLOSED = 1 << 40
+_NONE = 1 << 62
 # join checks (each a pause, ~20-30 ns on Zen 3: ~25 ms in all) before
 # the driver goes on without a helper that never started (a busy pool)
 _JOIN_SPINS = 1 << 20
@@ -270,15 +284,18 @@ def _detach(slot, rt, out, od, at, indptr, dist, head, tail, fill, data, ddata, 
 @njit(inline="always")
 def _relax_plain(nf, frontier, fd, mask, indptr, et, ew, dist, head, tail, fill, data,
                  ddata, nxt, ctl, tctl, inv_delta, saturated):
-    # relax frontier[:nf] alone (plain stores), queueing in row 0
+    # relax frontier[:nf] alone (plain stores), queueing in row 0; returns
+    # the vertices relaxed (those not improved again meanwhile)
     zero = np.uint64(0)
     st, sw = _strides(et, ew)
+    relaxed = 0
     for f in range(np.uint64(nf)):
         _ahead(f, nf, frontier, indptr, et, ew, dist)
         u = np.uint64(frontier[f])
         du = fd[f]
         if dist[u] != du:  # improved again meanwhile: queued anew
             continue
+        relaxed += 1
         for p in range(np.uint64(indptr[u]), np.uint64(indptr[u + _U1])):
             v = np.uint64(et[p * st])
             w = ew[p * sw]
@@ -295,6 +312,7 @@ def _relax_plain(nf, frontier, fd, mask, indptr, et, ew, dist, head, tail, fill,
                 data[pos] = v
                 ddata[pos] = nd
                 fill[slot] += 1
+    return relaxed
 
 
 @njit(cache=True, nogil=True)
@@ -327,53 +345,40 @@ def _serial(indptr, et, ew, dist, head, tail, fill, data, ddata, nxt, ctl, tctl,
             nf = np.int64(k)
             if nf == 0:
                 continue
-            ctl[_RELAXED] += nf
         if nxt.size - ctl[_USED] + tctl[_NFREE] < _room_nb(work, nbins, 1):
             ctl[_RESUME] = nf
             ctl[_WORK] = work
             return -1
-        _relax_plain(nf, frontier, fd, mask, indptr, et, ew, dist, head, tail, fill,
+        ctl[_RELAXED] += _relax_plain(nf, frontier, fd, mask, indptr, et, ew, dist, head, tail, fill,
                      data, ddata, nxt, ctl, tctl, inv_delta, saturated)
 
 
-@njit(inline="always")
-def _relax_share(t, nbins, frontier, fd, nf, block, sync, indptr, et, ew, dist, head, tail,
-                 fill, data, ddata, nxt, ctl, tctl, inv_delta, saturated):
-    # thread t's part of a parallel round: blocks of frontier[:nf] claimed
-    # from sync[_NEXT]; dist lowered by compare-and-swap (a strict
-    # improvement wins once, and its winner queues it in its own lists)
-    mask = np.uint64(nbins - 1)
-    tu = np.uint64(t)
-    row = tu * np.uint64(nbins)
-    tt = tu * _UNT
-    st, sw = _strides(et, ew)
-    while True:
-        b = fetch_add(sync, _NEXT, block)
-        if b >= nf:
-            return
-        for f in range(np.uint64(b), np.uint64(min(b + block, nf))):
-            _ahead(f, nf, frontier, indptr, et, ew, dist)
-            u = np.uint64(frontier[f])
-            du = fd[f]
-            if dist[u] != du:  # improved again meanwhile: queued anew
-                continue
-            for p in range(np.uint64(indptr[u]), np.uint64(indptr[u + _U1])):
-                v = np.uint64(et[p * st])
-                w = ew[p * sw]
-                nd = saturated if w > saturated - du else du + w
-                old = dist[v]
-                while nd < old:
-                    if cas(dist, v, old, nd):
-                        slot = row + (_bucket(nd, inv_delta) & mask)
-                        last = tail[slot]
-                        if last < 0 or fill[slot] == _CHUNK:
-                            last = _open(slot, tt, head, tail, fill, nxt, ctl, tctl)
-                        pos = np.uint64(last) * _UCHUNK + np.uint64(fill[slot])
-                        data[pos] = v
-                        ddata[pos] = nd
-                        fill[slot] += 1
-                        break
-                    old = dist[v]
+@njit
+def _open_shared(slot, tt, rank, head, tail, fill, nxt, ctl, tctl, sync):
+    # _open for a thread of _rounds: a spent pool (chunks [nxt.size -
+    # threads, nxt.size) are the threads' spares) raises sync[_OVER] and
+    # hands the thread its spare, written over until the round ends; the
+    # launcher then grows the pool and queues the search again (_requeue)
+    last = tail[slot]
+    e = tctl[tt + _UFREE]
+    if e >= 0:
+        tctl[tt + _UFREE] = nxt[np.uint64(e)]
+        tctl[tt + _UNFREE] -= 1
+    else:
+        e = fetch_add(ctl, _USED, 1)
+        limit = nxt.size - tctl.size // _NT
+        if e >= limit:
+            store_release(sync, _OVER, 1)
+            e = limit + rank
+    nxt[np.uint64(e)] = -1
+    if last < 0:
+        head[slot] = e
+        tctl[tt + _UNONEMPTY] += 1
+    else:
+        nxt[np.uint64(last)] = e
+    tail[slot] = e
+    fill[slot] = 0
+    return e
 
 
 @njit(inline="always")
@@ -387,134 +392,259 @@ def _wait(spins, limit):
     return spins + 1
 
 
+@njit(inline="always")
+def _barrier(sync, target, spin_pauses):
+    # arrive, then wait until ``target`` arrivals in all (the count only grows)
+    arrive(sync, _BAR, 1)
+    spins = 0
+    while load_acquire(sync, _BAR) < target:
+        spins = _wait(spins, spin_pauses)
+
+
+@njit(inline="always")
+def _entries_below(c, fill_last, nxt, limit):
+    # whether the list starting at chunk c (its last chunk filled to
+    # fill_last) holds fewer than ``limit`` entries; walks at most
+    # limit / _CHUNK + 1 chunks
+    k = 0
+    while c >= 0:
+        if k * _CHUNK >= limit:
+            return False
+        c = nxt[np.uint64(c)]
+        k += 1
+    return (k - 1) * _CHUNK + fill_last < limit
+
+
 @njit(cache=True, nogil=True)
-def _parallel(t, threads, indptr, et, ew, dist, head, tail, fill, data, ddata, nxt,
-              ctl, tctl, sync, frontier, fd, inv_delta, saturated, par_edges, par_block,
-              spin_pauses):
-    # Thread t of ``threads`` >= 2 (t = 0: the driver, the others helpers
-    # of its parallel rounds). indptr[n+1]; et, ew: edge_records's views (W weights);
-    # dist[n] D; head/tail/fill[threads * nbins] int64 (thread t's lists at
-    # row t); data[chunks * _CHUNK] (vertex), ddata[same] D (its distance
-    # when queued), nxt[chunks] int64; ctl[_NCTL], tctl[threads * _NT],
-    # sync[_NSYNC] int64; frontier[n], fd[n] D; a thread claims par_block
-    # frontier positions at once; a waiting thread yields its CPU after
-    # spin_pauses checks.
-    # The driver empties the lowest bucket of every row into the frontier;
-    # one with fewer than par_edges out-edges it relaxes alone (plain
-    # stores: the helpers wait), a larger one is a parallel round.
-    # The driver returns -1: make room for _room(ctl[_WORK], nbins,
-    # threads) more chunks and call again (frontier[:ctl[_RESUME]] is kept to
-    # relax then); -2: the first parallel round is due: start the helpers
-    # from now on (ctl[_HELPED] = 1) and call again; 0: done.
-    # O(work of the frontiers + buckets scanned)
+def _rounds(t, threads, indptr, et, ew, dist, head, tail, fill, data, ddata, nxt, ctl, tctl,
+            sync, cl, inv_delta, saturated, share, fuse, spin_pauses):
+    # Thread t of ``threads`` >= 2 (t = 0 on the caller's thread, the others
+    # on the pool). indptr[n+1]; et, ew: edge_records's views (W weights);
+    # dist[n] D; head/tail/fill[threads * nbins] int64 (a thread's lists at
+    # the row of its rank); data[chunks * _CHUNK] (vertex), ddata[same] D
+    # (its distance when queued), nxt[chunks] int64 (the last ``threads``
+    # chunks: spares); ctl[_NCTL], tctl[threads * _NT], sync[_NSYNC] int64;
+    # cl[2 * chunks] int64: the two shared chunk lists (chunk * 128 + its
+    # entries). A thread shares its list of a new current bucket when it
+    # holds at least ``share`` entries, and relaxes its own list of the
+    # current bucket alone while it holds fewer than ``fuse`` >= share.
+    # Every thread, every round: relax the shared list's chunks (claimed one
+    # at a time), then its own list of the current bucket while it is small
+    # (bucket fusion: no barrier); find its lowest non-empty bucket; barrier;
+    # the lowest over the threads is the next current bucket: a thread
+    # whose list of it is large appends its chunks to the other shared
+    # list; barrier. Returns 0 when done, -1 when the pool ran out
+    # (ctl[_CUR]: the bucket then current). O(work of the rounds + buckets
+    # scanned)
     nbins = head.size // threads
-    if t > 0:  # a helper: join unless the driver stopped waiting, then serve rounds
+    mask = np.uint64(nbins - 1)
+    # join: ranks in order of arrival; thread 0 closes the joining after a
+    # bounded wait (a helper the pool never starts is not waited for)
+    if t > 0:
         while True:
             j = load_acquire(sync, _JOINED)
             if j >= _CLOSED:
                 return 0
             if cas(sync, _JOINED, j, j + 1):
+                rank = j + 1
                 break
-        last = 0
+        spins = 0
+        while load_acquire(sync, _JOINED) < _CLOSED:
+            spins = _wait(spins, spin_pauses)
+        team = load_acquire(sync, _JOINED) - _CLOSED + 1
+    else:
+        rank = 0
         spins = 0
         while True:
-            g = load_acquire(sync, _GEN)
-            if g == last:
-                spins = _wait(spins, spin_pauses)
-                continue
-            if g < 0:
-                return 0
-            last = g
-            spins = 0
-            _relax_share(t, nbins, frontier, fd, sync[_NF], par_block, sync, indptr, et,
-                         ew, dist, head, tail, fill, data, ddata, nxt, ctl, tctl, inv_delta,
-                         saturated)
-            arrive(sync, _ARRIVED, 1)
-    mask = np.uint64(nbins - 1)
-    zero = np.uint64(0)
-    helpers = -1  # joined helpers; -1: not waited for yet
+            j = load_acquire(sync, _JOINED)
+            if j >= threads - 1 or spins >= _JOIN_SPINS:
+                if cas(sync, _JOINED, j, j + _CLOSED):
+                    team = j + 1
+                    break
+            spins += 1
+            pause()
+    ru = np.uint64(rank)
+    row = ru * np.uint64(nbins)
+    tt = ru * _UNT
+    st, sw = _strides(et, ew)
+    half = np.uint64(cl.size // 2)
+    cur = np.uint64(ctl[_CUR])
+    relaxed = 0
+    bars = 0
+    b = np.uint64(0)
     ret = 0
+    active = 0
     while True:
-        if ctl[_RESUME] > 0:  # a frontier collected before the kernel returned
-            nf = ctl[_RESUME]
-            work = ctl[_WORK]
-            ctl[_RESUME] = 0
-        else:
-            nonempty = 0
-            for r in range(threads):
-                nonempty += tctl[np.uint64(r) * _UNT + _UNONEMPTY]
-            if nonempty == 0:
-                break
-            s = np.uint64(ctl[_CUR]) & mask
-            # detach bucket cur from every thread's row: its valid entries
-            # (queued with the vertex's current distance: the last
-            # improvement) form the frontier; each chunk goes back to the
-            # free list of the thread that filled it
-            k = zero
-            work = 0
-            found = False
-            for r in range(threads):
-                ru = np.uint64(r)
-                slot = ru * np.uint64(nbins) + s
-                if head[slot] < 0:
+        # the shared list of this round, then this thread's own small lists;
+        # alone with entries and nothing shared, a thread goes on from bucket
+        # to bucket (the others wait at the barrier: no round for each)
+        ncl = np.uint64(load_acquire(sync, _NCL0 + 8 * b))
+        solo = ncl == 0 and active == 1 and tctl[tt + _UNONEMPTY] > 0
+        shared = True
+        fc = -1
+        flast = -1
+        flast_fill = 0
+        while True:
+            if shared:
+                x = np.uint64(fetch_add(sync, _NEXT0 + 8 * b, 1))
+                if x >= ncl:
+                    shared = False
                     continue
-                found = True
-                k, w = _detach(slot, ru * _UNT, frontier, fd, k, indptr, dist, head, tail, fill,
-                               data, ddata, nxt, tctl)
-                work += w
-            if not found:
-                ctl[_CUR] += 1
-                continue
-            nf = np.int64(k)
-            if nf == 0:
-                continue
-            ctl[_RELAXED] += nf
-        if work >= par_edges:
-            if ctl[_HELPED] == 0:  # no helper spins before a search needs one
-                ctl[_RESUME] = nf
-                ctl[_WORK] = work
-                ret = -2
-                break
-            if nxt.size - ctl[_USED] < _room_nb(work, nbins, threads):
-                ctl[_RESUME] = nf
-                ctl[_WORK] = work
-                ret = -1
-                break
-            if helpers < 0:  # the first parallel round: wait for the helpers to join
-                spins = 0
-                while True:
-                    j = load_acquire(sync, _JOINED)
-                    if j >= threads - 1 or spins >= _JOIN_SPINS:
-                        if cas(sync, _JOINED, j, j + _CLOSED):
-                            helpers = j
+                code = np.uint64(cl[b * half + x])
+                c = code >> np.uint64(7)
+                cnt = code & np.uint64(127)
+            else:
+                if fc < 0:
+                    if load_acquire(sync, _OVER) != 0:
+                        break
+                    slot = row + (cur & mask)
+                    h = head[slot]
+                    if h < 0 and solo and tctl[tt + _UNONEMPTY] > 0:
+                        for k in range(_U1, np.uint64(nbins)):
+                            if head[row + ((cur + k) & mask)] >= 0:
+                                cur += k
+                                break
+                        continue
+                    if h < 0 or not _entries_below(h, fill[slot], nxt, fuse):
+                        break
+                    fc = h
+                    flast = tail[slot]
+                    flast_fill = fill[slot]
+                    head[slot] = -1
+                    tail[slot] = -1
+                    tctl[tt + _UNONEMPTY] -= 1
+                c = np.uint64(fc)
+                if fc == flast:
+                    cnt = np.uint64(flast_fill)
+                    fc = -1
+                else:
+                    cnt = _UCHUNK
+                    fc = nxt[c]
+            base = c * _UCHUNK
+            end = base + cnt
+            for f in range(base, end):
+                _ahead(f, end, data, indptr, et, ew, dist)
+                u = np.uint64(data[f])
+                du = ddata[f]
+                if dist[u] != du:  # improved again meanwhile: queued anew
+                    continue
+                relaxed += 1
+                for p in range(np.uint64(indptr[u]), np.uint64(indptr[u + _U1])):
+                    v = np.uint64(et[p * st])
+                    w = ew[p * sw]
+                    nd = saturated if w > saturated - du else du + w
+                    old = dist[v]
+                    while nd < old:
+                        if cas_relaxed(dist, v, old, nd):
+                            slot = row + (_bucket(nd, inv_delta) & mask)
+                            last = tail[slot]
+                            if last < 0 or fill[slot] == _CHUNK:
+                                last = _open_shared(slot, tt, rank, head, tail, fill, nxt, ctl,
+                                                    tctl, sync)
+                            pos = np.uint64(last) * _UCHUNK + np.uint64(fill[slot])
+                            data[pos] = v
+                            ddata[pos] = nd
+                            fill[slot] += 1
                             break
-                    spins += 1
-                    pause()
-            sync[_NF] = nf
-            sync[_NEXT] = 0
-            sync[_ARRIVED] = 0
-            store_release(sync, _GEN, load_acquire(sync, _GEN) + 1)
-            _relax_share(0, nbins, frontier, fd, nf, par_block, sync, indptr, et, ew,
-                         dist, head, tail, fill, data, ddata, nxt, ctl, tctl, inv_delta,
-                         saturated)
-            spins = 0
-            while load_acquire(sync, _ARRIVED) < helpers:
-                spins = _wait(spins, spin_pauses)
-            continue
-        if nxt.size - ctl[_USED] + tctl[_NFREE] < _room_nb(work, nbins, 1):
-            ctl[_RESUME] = nf
-            ctl[_WORK] = work
+                        old = dist[v]
+            # the chunk is done: to this thread's free list
+            nxt[c] = tctl[tt + _UFREE]
+            tctl[tt + _UFREE] = np.int64(c)
+            tctl[tt + _UNFREE] += 1
+        # this thread's lowest non-empty bucket (the window holds cur ..
+        # cur + nbins - 1), the lowest over the threads by compare-and-swap
+        if tctl[tt + _UNONEMPTY] > 0:
+            fetch_add(sync, _ACT0 + 8 * b, 1)
+            for k in range(np.uint64(nbins)):
+                if head[row + ((cur + k) & mask)] >= 0:
+                    cand = np.int64(cur + k)
+                    old = load_acquire(sync, _NB0 + 8 * b)
+                    while cand < old:
+                        if cas(sync, _NB0 + 8 * b, old, cand):
+                            break
+                        old = load_acquire(sync, _NB0 + 8 * b)
+                    break
+        bars += 1
+        _barrier(sync, bars * team, spin_pauses)
+        if load_acquire(sync, _OVER) != 0:
             ret = -1
             break
-        _relax_plain(nf, frontier, fd, mask, indptr, et, ew, dist, head, tail, fill,
-                     data, ddata, nxt, ctl, tctl, inv_delta, saturated)
-    # let the helpers go: no more joins, no more rounds
-    while True:
-        j = load_acquire(sync, _JOINED)
-        if j >= _CLOSED or cas(sync, _JOINED, j, j + _CLOSED):
+        nb = load_acquire(sync, _NB0 + 8 * b)
+        if nb == _NONE:
             break
-    store_release(sync, _GEN, -1)
+        cur = np.uint64(nb)
+        active = load_acquire(sync, _ACT0 + 8 * b)
+        nb1 = _U1 - b
+        if rank == 0:  # this round's counters, for the round after next
+            sync[_NEXT0 + 8 * b] = 0
+            sync[_NCL0 + 8 * b] = 0
+            sync[_NB0 + 8 * nb1] = _NONE
+            sync[_ACT0 + 8 * nb1] = 0
+        # a large list of the new current bucket: shared in the next round
+        slot = row + (cur & mask)
+        h = head[slot]
+        if h >= 0 and not _entries_below(h, fill[slot], nxt, share):
+            k = 0
+            c = h
+            while c >= 0:
+                k += 1
+                c = nxt[np.uint64(c)]
+            at = np.uint64(fetch_add(sync, _NCL0 + 8 * nb1, k))
+            c = h
+            last = tail[slot]
+            while True:
+                cu = np.uint64(c)
+                cnt = fill[slot] if c == last else np.int64(_CHUNK)
+                cl[nb1 * half + at] = np.int64(cu << np.uint64(7)) + cnt
+                at += _U1
+                if c == last:
+                    break
+                c = nxt[cu]
+            head[slot] = -1
+            tail[slot] = -1
+            tctl[tt + _UNONEMPTY] -= 1
+        bars += 1
+        _barrier(sync, bars * team, spin_pauses)
+        b = nb1
+    fetch_add(ctl, _RELAXED, relaxed)
+    if rank == 0:
+        ctl[_CUR] = np.int64(cur)
     return ret
+
+
+def _requeue(dist, infinity, inv_delta, cur, head, tail, fill, data, ddata, nxt, ctl, tctl):
+    """Empty every list, then queue each vertex whose distance falls in
+    bucket ``cur`` or later, once, in thread 0's lists (after the pool ran
+    out: an improvement may have been written to a spare). The lists of
+    earlier buckets were settled before."""
+    head[:] = -1
+    tail[:] = -1
+    fill[:] = 0
+    tctl[_FREE::_NT] = -1
+    tctl[_NFREE::_NT] = 0
+    tctl[_NONEMPTY::_NT] = 0
+    nbins = head.size // (tctl.size // _NT)
+    v = np.flatnonzero(dist != infinity)
+    with np.errstate(invalid="ignore"):
+        bk = (dist[v].astype(np.float64) * inv_delta).astype(np.int64)
+    keep = (bk >= cur) | (bk < 0)  # < 0: a bucket past int64 (the kernel's conversion)
+    v, slot = v[keep], bk[keep] & (nbins - 1)
+    order = np.argsort(slot, kind="stable")
+    v, slot = v[order], slot[order]
+    slots, start, cnt = np.unique(slot, return_index=True, return_counts=True)
+    nch = (cnt + _CHUNK - 1) // _CHUNK
+    first = np.cumsum(nch) - nch
+    pos = np.repeat(first * _CHUNK - start, cnt) + np.arange(v.size)
+    data[pos] = v
+    ddata[pos] = dist[v]
+    used = int(nch.sum())
+    nxt[:used] = np.arange(1, used + 1)
+    nxt[first + nch - 1] = -1
+    head[slots] = first
+    tail[slots] = first + nch - 1
+    fill[slots] = cnt - _CHUNK * (nch - 1)
+    tctl[_NONEMPTY] = slots.size
+    ctl[_USED] = used
 
 
 def _warm(dtype, index_dtype):
@@ -543,7 +673,7 @@ def _grow(data, ddata, nxt, need):
 
 @register("sssp", fmt="csr", device="cpu", variant="delta", warmup=_warm)
 def delta_stepping(A, source, delta, dist_dtype, *, parallel=None,
-                   par_edges=None, initial_chunks=None, max_weight=None, edges=None, cfg=None):
+                   par_edges=None, fuse_edges=None, initial_chunks=None, max_weight=None, edges=None, cfg=None):
     """Shortest-path distances from ``source`` by delta-stepping.
 
     A: CSR (n x n) with values W >= 0 (no NaN; the caller checks), W one of
@@ -551,8 +681,10 @@ def delta_stepping(A, source, delta, dist_dtype, *, parallel=None,
     ``max(weights) / delta`` must stay below ``cfg.max_bins`` (cfg: the
     ``SSSP`` settings; None: those in force). parallel: None runs on all
     threads when there is more than one and the graph has at least
-    ``par_edges`` (default ``cfg.par_edges``) edges, True on at least two
-    threads (even with one CPU); False on one. initial_chunks: the bucket
+    ``par_edges`` and ``fuse_edges`` edges, True on at least two threads
+    (even with one CPU); False on one. par_edges, fuse_edges: a thread's
+    list of a bucket is shared, kept and fused by these out-edges
+    (defaults ``cfg.par_edges``, ``cfg.fuse_edges``). initial_chunks: the bucket
     lists' pool size in chunks (default: room for m + n entries; tests
     make it 1 to grow it often). max_weight: the largest finite weight, if
     the caller knows it (else one pass over the weights finds it).
@@ -605,8 +737,10 @@ def delta_stepping(A, source, delta, dist_dtype, *, parallel=None,
     threads = num_threads()
     if par_edges is None:
         par_edges = cfg.par_edges
-    if parallel is None:  # helpers only where a frontier may reach par_edges
-        parallel = threads > 1 and indices.size >= par_edges
+    if fuse_edges is None:
+        fuse_edges = cfg.fuse_edges
+    if parallel is None:  # helpers only where one thread's fused list may not hold it all
+        parallel = threads > 1 and indices.size >= max(par_edges, fuse_edges)
     threads = max(threads, 2) if parallel else 1
 
     dist = np.full(n, infinity, D)
@@ -641,25 +775,29 @@ def delta_stepping(A, source, delta, dist_dtype, *, parallel=None,
                       tctl, frontier, fd, inv_delta, saturated) != 0:
             data, ddata, nxt = _grow(data, ddata, nxt, _room(int(ctl[_WORK]), nbins))
         return dist, int(ctl[_RELAXED])
-    par_edges = np.int64(par_edges)
+    # entry counts whose out-edges reach par_edges / fuse_edges on average
+    share = np.int64(-(-int(par_edges) * n // max(int(indices.size), 1)))
+    fuse = max(share, np.int64(-(-int(fuse_edges) * n // max(int(indices.size), 1))))
+    spare = threads  # the pool's last chunks: a spare per thread (_open_shared)
     while True:
+        if nxt.size < ctl[_USED] + spare + 1:
+            data, ddata, nxt = _grow(data, ddata, nxt, spare + 1)
+        cl = np.empty(2 * nxt.size, np.int64)
         sync = np.zeros(_NSYNC, np.int64)  # fresh: a helper of an earlier launch never joins it
-        args = (indptr, et, ew, dist, head, tail, fill, data, ddata, nxt, ctl, tctl,
-                sync, frontier, fd, inv_delta, saturated, par_edges,
-                np.int64(max(1, int(cfg.par_block))),
-                np.int64(max(0, int(cfg.spin_pauses))))
-        helpers = [_submit(_parallel, t, threads, *args)
-                   for t in range(1, threads if ctl[_HELPED] else 1)]
+        sync[_NB0] = sync[_NB0 + 8] = _NONE
+        args = (indptr, et, ew, dist, head, tail, fill, data, ddata, nxt, ctl, tctl, sync, cl,
+                inv_delta, saturated, share, fuse, np.int64(max(0, int(cfg.spin_pauses))))
+        helpers = [_submit(_rounds, t, threads, *args) for t in range(1, threads)]
         try:
-            ret = _parallel(0, threads, *args)
+            ret = _rounds(0, threads, *args)
         finally:
             for h in helpers:  # joined ones leave at once; one never started is dropped
                 if not h.cancel():
                     h.result()
         if ret == 0:
             break
-        if ret == -2:
-            ctl[_HELPED] = 1
-            continue
-        data, ddata, nxt = _grow(data, ddata, nxt, _room(int(ctl[_WORK]), nbins, threads))
+        # room for every vertex queued again, at least double
+        data, ddata, nxt = _grow(data, ddata, nxt, n // _CHUNK + min(nbins, n) + spare + 2)
+        _requeue(dist, infinity, inv_delta, int(ctl[_CUR]), head, tail, fill, data, ddata, nxt,
+                 ctl, tctl)
     return dist, int(ctl[_RELAXED])
