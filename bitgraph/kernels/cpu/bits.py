@@ -10,8 +10,9 @@ returns the old value: the exact test-and-set that lets pool threads share
 one visited bitmap (a plain read-modify-write would lose other threads' bits);
 ``cas`` and ``fetch_add`` are the compare-and-swap and atomic add of the
 union-find, work-queue and delta-stepping kernels (``cas`` on floats by
-their bits; ``cas_relaxed`` where the swapped value publishes nothing else); ``load_acquire``, ``store_release``, ``arrive`` and ``pause``
-are the spin barrier of the parallel delta-stepping rounds; ``prefetch``
+their bits; ``cas_relaxed`` where the swapped value publishes nothing
+else); ``load_acquire``, ``store_release``, ``arrive`` and ``pause`` are
+the spin barrier of the parallel delta-stepping rounds; ``prefetch``
 issues a random read ahead (``prefetch_l2`` into the second level only).
 """
 
@@ -24,8 +25,8 @@ from numba import njit, types
 from numba.core import cgutils
 from numba.extending import intrinsic
 
-__all__ = ["popcount", "ctz", "bits_at", "atomic_or", "cas", "cas_relaxed", "fetch_add", "arrive", "prefetch",
-           "prefetch_l2", "load_acquire", "store_release", "pause",
+__all__ = ["popcount", "ctz", "bits_at", "atomic_or", "cas", "cas_relaxed", "fetch_add", "arrive",
+           "prefetch", "prefetch_l2", "load_acquire", "store_release", "pause",
            "yield_cpu"]
 
 _U5 = np.uint64(5)

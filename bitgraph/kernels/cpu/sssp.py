@@ -100,9 +100,10 @@ from numba import njit
 from numba.extending import overload
 from numba.np.numpy_support import as_dtype
 
+from bitgraph import _array
 from bitgraph.kernels.cpu import _submit, arg, check_length, index_args, num_threads
-from bitgraph.kernels.cpu.bits import (arrive, cas, cas_relaxed, fetch_add, load_acquire, pause, prefetch,
-                                       store_release, yield_cpu)
+from bitgraph.kernels.cpu.bits import (arrive, cas, cas_relaxed, fetch_add, load_acquire, pause,
+                                       prefetch, store_release, yield_cpu)
 from bitgraph.kernels.registry import register
 
 __all__ = ["delta_stepping", "bucket_count", "edge_records", "KERNEL_DTYPES"]
@@ -631,7 +632,7 @@ def _requeue(dist, infinity, inv_delta, cur, head, tail, fill, data, ddata, nxt,
     v, slot = v[keep], bk[keep] & (nbins - 1)
     order = np.argsort(slot, kind="stable")
     v, slot = v[order], slot[order]
-    slots, start, cnt = np.unique(slot, return_index=True, return_counts=True)
+    slots, start, cnt = _array.unique(slot, return_index=True, return_counts=True)
     nch = (cnt + _CHUNK - 1) // _CHUNK
     first = np.cumsum(nch) - nch
     pos = np.repeat(first * _CHUNK - start, cnt) + np.arange(v.size)
