@@ -38,8 +38,7 @@ round), and a second barrier starts the round. A thread that alone holds
 entries, in a round where nothing is shared, goes on from bucket to
 bucket until a list is large (the others wait at the barrier: a round per
 bucket cost as much as a small bucket's work; grid-256, 2 threads, 2.0 ->
-1.8 ms). Entries are relaxed
-straight from their chunks; dist is lowered by a relaxed compare-and-swap
+1.8 ms). Entries are relaxed straight from their chunks; dist is lowered by a relaxed compare-and-swap
 (``cas_relaxed``: a strict improvement wins once, and its winner queues
 it in its own lists, so no vertex is recorded twice and nothing is
 merged; with ``cas``'s acquire-release ordering the relax loop took 3.4x
@@ -70,25 +69,11 @@ they come up. That check reads dist[v], which the relaxation
 reads anyway (a separate "queued in bucket" array measured no faster and
 costs n int32 more).
 
-Tried and dropped before this design: parallel rounds on the pool that
-recorded every improvement (v, d) with plain stores for the driver to
-merge (serial merge, a Python round trip and allocations per round:
-2.2x slower than gapbs on kron-20 at 2 threads); a driver that emptied
-each bucket alone into a frontier and relaxed small ones alone (helpers
-waiting), larger ones with the helpers: at 2 threads, weights 1-255,
-best delta each, kron-18 27.7 vs 22.4 ms, grid-512 11.2 vs 9.2 against
-these rounds (the driver's version measured with ``cas_relaxed`` too:
-no faster). Tried on these rounds and dropped: prefetching the next
-chunk's first entries while one ends (the next chunk claimed a chunk
-early): urand-18 35 -> 51 ms; one barrier a round (each thread appends
-its lowest bucket's list before the barrier, tagged, three lists in
-turn, a superseded thread's chunks skipped): within the noise (kron-18
-21.4 vs 23.1 ms, grid-512 9.5-10.8 both).
+Every thread works each round: the earlier design, a driver emptying each
+bucket alone and handing large ones to helpers, took kron-18 27.7 ms
+against these rounds' 22.4 (2 threads, weights 1-255, best delta each).
 The relax loops prefetch ahead (``_ahead``): urand-20 serial 530 -> 355
-ms; prefetching all 16 first neighbours' distances was slower (447);
-without it kron-18, urand-18 and grid-512 (one thread) are 15-25% slower;
-prefetching the distances of a bucket's entries while it is emptied
-measured no faster.
+ms.
 
 Distances are computed in D (int32/int64/uint64/float32/float64), weights
 in the same dtype (``KERNEL_DTYPES``: each pair compiles both kernels). Integer
