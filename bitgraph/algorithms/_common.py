@@ -18,7 +18,7 @@ from bitgraph.formats.csr import CSR
 
 __all__ = ["check_graph", "graph_device", "check_source", "check_sources", "out_csr", "in_csr",
            "undirected_csr", "is_symmetric", "out_degree", "cached",
-           "check_nonnegative", "known", "record", "median_spread"]
+           "check_nonnegative", "known", "record", "median_spread", "has_out_edges"]
 
 
 _GRAPH_TYPES = None  # (Matrix, TransposedMatrix), imported on the first check
@@ -274,6 +274,21 @@ def undirected_csr(A, *, self_loops: bool = True) -> CSR:
 def out_degree(A) -> np.ndarray:
     """int64 out-degree (stored entries per row), cached."""
     return cached(A, "out_degree", lambda: np.diff(A._csr().indptr).astype(np.int64))
+
+
+def has_out_edges(A, src) -> np.ndarray:
+    """Per source of ``src`` (numpy ints), whether its row of A holds an
+    entry: a numpy bool array from the cached out-degree (on A's device: one
+    read back). A source without one reaches itself alone.
+
+    >>> import bitgraph as bg
+    >>> has_out_edges(bg.Matrix.from_coo([0], [1], nrows=3, ncols=3), np.array([0, 1, 0])).tolist()
+    [True, False, True]
+    """
+    from bitgraph.device import host
+
+    deg = out_degree(A)
+    return host(deg[_array.array_module(deg).asarray(src)] > 0)  # synchronize! (CuPy)
 
 
 def median_spread(indptr, indices, samples: int) -> float:

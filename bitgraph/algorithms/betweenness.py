@@ -58,9 +58,8 @@ import numpy as np
 
 from bitgraph import _array
 from bitgraph import settings as _settings
-from bitgraph.algorithms._common import (check_graph, check_sources, is_symmetric, out_csr,
-                                         out_degree)
-from bitgraph.device import host
+from bitgraph.algorithms._common import (check_graph, check_sources, has_out_edges, is_symmetric,
+                                         out_csr)
 from bitgraph.errors import InvalidType, InvalidValue
 from bitgraph.formats.csr import CSR
 
@@ -250,8 +249,7 @@ def _node_bc(A, src, *, endpoints, edges=False, rows=None, cols=None, stats=None
                            f" source in msbfs's words), got {batch!r}")
     # a source without out-edges starts no path: it adds nothing, endpoints or not (kron-20:
     # 38% of the vertices have none, so all-source BC needs that many fewer batches)
-    deg = out_degree(A)
-    src = src[host(deg[_array.array_module(deg).asarray(src)] > 0)]  # synchronize! (CuPy)
+    src = src[has_out_edges(A, src)]
     method = _method(cfg)
     key = ("betweenness", "csr", A.device, "batch")
     if stats is not None:

@@ -32,9 +32,8 @@ import numpy as np
 
 from bitgraph import _array
 from bitgraph import settings as _settings
-from bitgraph.algorithms._common import (check_graph, check_sources, in_csr,
+from bitgraph.algorithms._common import (check_graph, check_sources, has_out_edges, in_csr,
                                          is_symmetric, out_csr, out_degree)
-from bitgraph.device import host
 from bitgraph.errors import InvalidValue
 
 __all__ = ["msbfs", "closeness_centrality", "eccentricity", "diameter",
@@ -61,10 +60,9 @@ def _run_batches(A, src, order, batch, levels=None, stats=None):
     # a source without out-edges reaches itself alone: no traversal, and the
     # batches hold only sources that have some (kron-20: 38% of the vertices
     # have none, so a sample of sources needs that many fewer batches)
-    deg = out_degree(A)
-    xp = _array.array_module(deg)
-    alone = host(deg[xp.asarray(src[order])] == 0)  # synchronize! (CuPy: one read)
-    lone, order = order[alone], order[~alone]
+    traverse = has_out_edges(A, src[order])
+    lone, order = order[~traverse], order[traverse]
+    xp = _array.array_module(out_csr(A).indptr)
     if A.device == "cuda":
         count, total, ecc = _run_batches_cuda(A, src, order, batch, levels, cfg, stats)
     else:

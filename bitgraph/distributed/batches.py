@@ -182,13 +182,9 @@ def _dealt(comm, src, traversed, batch):
     then its share of those without (answered without a traversal by the
     one-process call): every rank gets as many traversing batches as the
     split allows, wherever they sit in ``src``."""
-    from bitgraph import _array
-    from bitgraph.algorithms._common import out_degree
-    from bitgraph.device import host
+    from bitgraph.algorithms._common import has_out_edges
 
-    deg = out_degree(traversed)
-    xp = _array.array_module(deg)
-    has = host(deg[xp.asarray(src)] > 0)  # synchronize! (CuPy: one read)
+    has = has_out_edges(traversed, src)
     busy, idle = np.flatnonzero(has), np.flatnonzero(~has)
     parts, counts = [], []
     for r in range(comm.size):
