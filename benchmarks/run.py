@@ -1133,6 +1133,9 @@ class Anchor:
     fail_re: str = r"FAIL"
     count_re: str = ""  # its printed count (components, triangles): compared with ours
     unit_ms: float = 1e3
+    # run under an unlimited stack (the soft limit raised to the hard one): ECL-CC's verifier
+    # recurses once per vertex of a component, past 8 MB of stack at 2^21 vertices (SIGSEGV)
+    deep_stack: bool = False
     ok_re: str = ""
     count_scale: int = 1
     head_re: str = ""
@@ -1296,7 +1299,8 @@ ANCHORS = {
     # verifier exits non-zero on a wrong labelling; its component count is checked against ours
     ("connected_components", "ECL-CC"): Anchor("ecl-cc", "egr", ("{file}",),
                                                r"(?:runtime|compute time):\s+([0-9.eE+-]+)",
-                                               count_re=r"number of connected components:\s+(\d+)"),
+                                               count_re=r"number of connected components:\s+(\d+)",
+                                               deep_stack=True),
     # Gunrock sssp: the suite's integer weights 1..255 (as its float32), one run per source
     # of ours (-s list, -n their number); it prints the LAST run's time (that source's, the
     # runs before it warm up) and --validate checks that source's distances against its CPU
@@ -1538,6 +1542,15 @@ def _run_anchor(anchor, exe, g, folder, repeat, sources, iterations):
     return statistics.fmean(times), None, None, None
 
 
+def _deep_stack():
+    """(In the child, before exec.) The stack's soft limit raised to its hard
+    limit (unlimited where the hard one is)."""
+    import resource
+
+    _, hard = resource.getrlimit(resource.RLIMIT_STACK)
+    resource.setrlimit(resource.RLIMIT_STACK, (hard, hard))
+
+
 def _run_once(anchor, exe, g, path, repeat, sources, iterations):
     """One run of the anchor: (ms, None, count, head, output) or (None, why,
     None, None, output)."""
@@ -1547,7 +1560,8 @@ def _run_once(anchor, exe, g, path, repeat, sources, iterations):
     argv = [str(exe)] + [a.format(**values) for a in anchor.argv]
     env = {**os.environ, **{k: v.format(**values) for k, v in anchor.env}}
     try:
-        out = subprocess.run(argv, capture_output=True, text=True, timeout=600, env=env)
+        out = subprocess.run(argv, capture_output=True, text=True, timeout=600, env=env,
+                             preexec_fn=_deep_stack if anchor.deep_stack else None)
     except subprocess.TimeoutExpired:
         return None, f"{anchor.binary}: no answer in 600 s", None, None, ""
     text = out.stdout + out.stderr
