@@ -167,6 +167,9 @@ def bfs(comm, D, source, *, gather: bool = False, stats=None):
     s = _together(comm, where, lambda: check_source(_N, source, where))
     _agree(comm, where, **{"the number of vertices": D.n, "the source": s})
     cfg = settings.current().distributed
+    if cfg.bfs_topdown_exchange not in _EXCHANGES:
+        raise InvalidValue(f"{where}: settings.distributed.bfs_topdown_exchange must be one of"
+                           f" {_EXCHANGES}, got {cfg.bfs_topdown_exchange!r}")
     if xp is not np and cfg.cuda_kernels:
         levels, level, dirs = _bfs_kernels(comm, D, s, cfg, stats, xp)
     else:
@@ -176,6 +179,27 @@ def bfs(comm, D, source, *, gather: bool = False, stats=None):
         stats.metrics.update(levels=level, directions="".join(dirs),
                              edges=D.nnz // 2 if D.symmetric else D.nnz)
     return comm.allgatherv(levels, _slice_counts(D)) if gather else levels
+
+
+_EXCHANGES = ("ids", "bitmap")  # settings.distributed.bfs_topdown_exchange
+
+
+def _id_dtype(n):
+    """The dtype of the vertex ids a top-down level sends: uint32 while
+    they fit, else int64 (NCCL carries both)."""
+    return np.uint32 if n <= 1 << 32 else np.int64
+
+
+def _word_starts(D):
+    """Each rank's first word of the global bitmap, and the word count
+    last (``size + 1`` int64): ``ceil(starts / 32)``, so a rank without
+    rows starts where the next one does.
+
+    >>> class D: starts = np.array([0, 64, 100, 100])
+    >>> _word_starts(D).tolist()
+    [0, 2, 4, 4]
+    """
+    return (D.starts + 31) // 32
 
 
 def _switch(top_down, m_f, n_f, m_u, prev_nf, n, cfg):
@@ -204,6 +228,7 @@ def _bfs_arrays(comm, D, s, cfg, xp):
         levels[s - lo] = 0
     top_down, prev_nf, level, dirs = True, 0, 0, []
     counts = _word_counts(D)
+    ids = cfg.bfs_topdown_exchange == "ids"
     while True:
         mine = frontier[lo:hi]
         # [frontier's out-edges, frontier size, unvisited vertices' out-edges] over the ranks
@@ -220,24 +245,51 @@ def _bfs_arrays(comm, D, s, cfg, xp):
             nxt = xp.zeros(n, np.bool_)
             for seg, idx in _expand(D.indptr, xp.flatnonzero(mine), step, xp):
                 nxt[D.indices[idx]] = True
-            words = comm.allgather(_array.pack_bits(nxt)).reshape(comm.size, -1)
-            merged = words[0].copy()
-            for r in range(1, comm.size):
-                merged |= words[r]
-            nxt = _array.unpack_bits(merged, n) & ~visited
+            if ids:
+                # the unvisited targets' ids to their owners; the owner filters again
+                found = _route_ids(comm, D, xp.flatnonzero(nxt & ~visited), visited, xp)
+            else:
+                words = comm.allgather(_array.pack_bits(nxt)).reshape(comm.size, -1)
+                merged = words[0].copy()
+                for r in range(1, comm.size):
+                    merged |= words[r]
+                nxt = _array.unpack_bits(merged, n) & ~visited
         else:
+            if ids:  # the global frontier, from its owners' words
+                frontier = _array.unpack_bits(
+                    comm.allgatherv(_array.pack_bits(frontier[lo:hi]), counts), n)
+                visited |= frontier
             # next<!visited> = A' any.pair frontier, each rank its own rows, gathered
             todo = xp.flatnonzero(~visited[lo:hi])
             found = xp.zeros(hi - lo, np.bool_)
             for seg, idx in _expand(pin, todo, step, xp):
                 found[todo[seg[frontier[pix[idx]]]]] = True
-            words = comm.allgatherv(_array.pack_bits(found), counts)
-            nxt = _array.unpack_bits(words, n)
+            if not ids:
+                nxt = _array.unpack_bits(comm.allgatherv(_array.pack_bits(found), counts), n)
         dirs.append("t" if top_down else "b")
+        if ids:
+            # the rank's own vertices only: other ranks' visited bits are a stale subset
+            # (a filter), their frontier bits are gathered before a bottom-up level
+            nxt = xp.zeros(n, np.bool_)
+            nxt[lo:hi] = found
         visited |= nxt
         levels[nxt[lo:hi]] = level
         frontier = nxt
     return levels, level, dirs
+
+
+def _route_ids(comm, D, targets, visited, xp):
+    """A top-down level's exchange by ids: ``targets`` (ascending global
+    ids, so grouped by owner) sent to their owners (``alltoallv``, the own
+    piece included); the received ids not in ``visited`` as this rank's
+    bools (``hi - lo``)."""
+    lo, hi = D.lo, D.hi
+    cuts = xp.searchsorted(targets, xp.asarray(D.starts), side="left")
+    per = np.diff(_array_host(cuts).astype(np.int64))
+    got = comm.alltoallv(targets.astype(_id_dtype(D.n)), per)
+    found = xp.zeros(hi - lo, np.bool_)
+    found[got.astype(np.int64) - lo] = True
+    return found & ~visited[lo:hi]
 
 
 def _kernels():
@@ -247,7 +299,9 @@ def _kernels():
 
     keys = {"frontier": ("bfs", "dist_frontier"), "topdown": ("bfs", "dist_topdown"),
             "bottomup": ("bfs", "dist_bottomup"), "update": ("bfs", "dist_update"),
-            "hook": ("cc", "dist_hook"), "pull": ("pagerank", "dist_pull")}
+            "hook": ("cc", "dist_hook"), "pull": ("pagerank", "dist_pull"),
+            "owner_counts": ("bfs", "dist_owner_counts"), "pack": ("bfs", "dist_pack"),
+            "mark": ("bfs", "dist_mark")}
     return {k: registry.lookup(op, fmt="csr", device="cuda", variant=v)
             for k, (op, v) in keys.items()}
 
@@ -260,11 +314,20 @@ def _bfs_kernels(comm, D, s, cfg, stats, xp):
     (one 24-byte read to the host after their allreduce), then a top-down
     step into a zeroed next bitmap all-gathered from every rank, or a
     bottom-up step into the rank's own words all-gathered (allgatherv),
-    then one update kernel (OR of the parts less visited; levels)."""
+    then one update kernel (OR of the parts less visited; levels).
+
+    With ``bfs_topdown_exchange="ids"`` a top-down step's next bitmap is
+    counted by owner (one read of ``size`` counts to the host), packed
+    into per-owner segments of ids and sent (alltoallv); the owner marks
+    the unvisited received ids in its own words. Every level then updates
+    only the rank's own words (one update kernel on their slices), and the
+    own frontier words are all-gathered just before a bottom-up level."""
     k = _kernels()
     n, lo, hi = D.n, D.lo, D.hi
     n_local = hi - lo
     nw = _array.nwords(n)
+    ids = cfg.bfs_topdown_exchange == "ids"
+    w0, w1 = lo >> 5, (lo >> 5) + _array.nwords(n_local)  # the rank's own words
     pin, pix, _ = D.in_rows()
     levels = xp.full(n_local, -1, np.int32)
     visited = xp.zeros(nw, np.uint32)
@@ -278,6 +341,10 @@ def _bfs_kernels(comm, D, s, cfg, stats, xp):
     counts = xp.zeros(4, np.uint64)
     found = xp.empty(_array.nwords(n_local), np.uint32)
     word_counts = _word_counts(D)
+    if ids:
+        word_starts = xp.asarray(_word_starts(D))
+        owner_counts = xp.zeros(D.size, np.uint64)
+        cursors = xp.zeros(D.size, np.uint64)
     top_down, prev_nf, level, dirs = True, 0, 0, []
 
     def ran(name):
@@ -297,12 +364,35 @@ def _bfs_kernels(comm, D, s, cfg, stats, xp):
             nxt = xp.zeros(nw, np.uint32)
             k["topdown"](D.indptr, D.indices, listing, counts, visited, nxt, rows=n_f,
                          group=_group(m_f, n_f))
-            parts, nparts = comm.allgather(nxt), comm.size
+            ran("topdown")
+            if ids:  # the next bits' ids to their owners, marked in the owners' words
+                k["owner_counts"](nxt, word_starts, owner_counts)
+                per = _array_host(owner_counts).astype(np.int64)  # the level's one read
+                offsets = np.concatenate([[0], np.cumsum(per)])
+                cursors[:] = xp.asarray(offsets[:-1].astype(np.uint64))
+                targets = xp.empty(int(offsets[-1]), _id_dtype(n))
+                k["pack"](nxt, word_starts, cursors, targets)
+                got = comm.alltoallv(targets, per)
+                found.fill(0)
+                k["mark"](got, visited, lo, found)
+                for name in ("owner_counts", "pack", "mark"):
+                    ran(name)
+            else:
+                parts, nparts = comm.allgather(nxt), comm.size
         else:
+            if ids:  # the global frontier, from its owners' words
+                frontier = comm.allgatherv(frontier[w0:w1], word_counts)
+                visited |= frontier
             k["bottomup"](pin, pix, frontier, visited, lo, found)
-            parts, nparts = comm.allgatherv(found, word_counts), 1
-        k["update"](xp.ascontiguousarray(parts), nparts, visited, frontier, levels, lo, level)
-        ran("topdown" if top_down else "bottomup")
+            ran("bottomup")
+            if not ids:
+                parts, nparts = comm.allgatherv(found, word_counts), 1
+        if ids:
+            # the rank's own words only: other ranks' visited bits are a stale subset (a
+            # filter), their frontier bits are gathered before a bottom-up level
+            k["update"](found, 1, visited[w0:w1], frontier[w0:w1], levels, 0, level)
+        else:
+            k["update"](xp.ascontiguousarray(parts), nparts, visited, frontier, levels, lo, level)
         ran("update")
         dirs.append("t" if top_down else "b")
     return levels, level, dirs

@@ -420,6 +420,14 @@ class Distributed:
         2012: alpha 15, beta 18 on kron and urand); not yet measured on partitioned graphs.""")
     bfs_beta: float = knob(18.0, """... and a bottom-up level goes back to top-down when the
         frontier holds fewer than n / bfs_beta vertices and shrinks.""")
+    bfs_topdown_exchange: str = knob("ids", """Partitioned BFS, what a top-down level exchanges.
+        ``"ids"``: each rank sends the ids of its next-frontier bits to their owners (alltoallv,
+        uint32 ids while n <= 2^32, else int64; a rank receives its ids), the owner marks the
+        unvisited ones, and the global frontier is all-gathered (the owners' words, n / 8 bytes
+        in all) only before a bottom-up level; ``"bitmap"``: every rank's n-bit next bitmap
+        all-gathered and OR-ed ((size - 1) n / 8 bytes a rank receives a level). On kron-30 over
+        4 x H200 "bitmap" spent 83 of a BFS's 131 ms in 11 allgathers; "ids" not yet measured on
+        a GPU.""")
     cuda_kernels: bool = knob(True, """On a CUDA DistMatrix, each rank's local step runs as the
         kernels of kernels/cuda/dist_traversal.cu (BFS: a compacted frontier list, top-down
         atomicOr into the next bitmap, bottom-up with early exit; a FastSV round's hooks; a

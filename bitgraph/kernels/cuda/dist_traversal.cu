@@ -21,6 +21,17 @@
 //   dt_update     the next frontier = OR of the parts (the ranks' gathered
 //                 next words, or the one gathered bottom-up bitmap) and not
 //                 visited; visited |= it; the rank's new rows get `level`
+// A top-down level that sends ids to their owners (bfs_topdown_exchange
+// "ids"), after dt_topdown:
+//   dt_owner_counts  the set bits of next counted by owner (owner r holds
+//                 words word_starts[r] .. word_starts[r + 1]; a block sums
+//                 in shared memory, then one atomicAdd an owner)
+//   dt_pack       the set bits' ids written into their owner's segment of
+//                 ids (cursors[r]: the segment's next free slot, from its
+//                 start; a warp whose words share an owner takes its slots
+//                 with one atomicAdd)
+//   dt_mark       the received ids (all the rank's own) not visited set in
+//                 found (the rank's words) with atomicOr
 // Components, a FastSV round: dt_hook. PageRank, an iteration: dt_pull.
 //
 // The warp loops below step a warp-aligned index by the grid's threads
@@ -37,6 +48,23 @@ __device__ __forceinline__ unsigned long long warp_sum(unsigned long long x) {
 #pragma unroll
   for (int o = 16; o > 0; o >>= 1) x += __shfl_down_sync(0xffffffffu, x, o);
   return x;
+}
+
+// The owner of global word g (< word_starts[owners]): the last rank r <
+// owners with word_starts[r] <= g (a rank without rows starts where the
+// next one does, so the last such rank is the one holding g).
+__device__ __forceinline__ int owner_of(const long long* __restrict__ word_starts, int owners,
+                                        long long g) {
+  int a = 0, b = owners - 1;
+  while (a < b) {
+    const int m = (a + b + 1) >> 1;
+    if (word_starts[m] <= g) {
+      a = m;
+    } else {
+      b = m - 1;
+    }
+  }
+  return a;
 }
 
 }  // namespace
@@ -143,6 +171,87 @@ __global__ void dt_update(const unsigned* __restrict__ parts, int nparts, long l
         const long long i = (g - w0) * 32 + b;
         if (i < n_local) levels[i] = level;
       }
+    }
+  }
+}
+
+__global__ void dt_owner_counts(const unsigned* __restrict__ next, long long nwords,
+                                const long long* __restrict__ word_starts, int owners,
+                                unsigned long long* __restrict__ counts) {
+  extern __shared__ unsigned long long block_counts[];  // owners of them
+  for (int r = threadIdx.x; r < owners; r += blockDim.x) block_counts[r] = 0;
+  __syncthreads();
+  const int lane = threadIdx.x & 31;
+  const long long stride = (long long)gridDim.x * blockDim.x;
+  for (long long base = (long long)blockIdx.x * blockDim.x + (threadIdx.x & ~31);
+       base < nwords; base += stride) {
+    const long long g = base + lane;
+    const unsigned c = g < nwords ? __popc(next[g]) : 0u;
+    if (__any_sync(0xffffffffu, c != 0u)) {
+      const int r = owner_of(word_starts, owners, g < nwords ? g : nwords - 1);
+      const int r0 = __shfl_sync(0xffffffffu, r, 0);
+      if (__all_sync(0xffffffffu, r == r0)) {
+        const unsigned long long total = warp_sum(c);
+        if (lane == 0) atomicAdd(block_counts + r0, total);
+      } else if (c) {
+        atomicAdd(block_counts + r, (unsigned long long)c);
+      }
+    }
+  }
+  __syncthreads();
+  for (int r = threadIdx.x; r < owners; r += blockDim.x) {
+    if (block_counts[r]) atomicAdd(counts + r, block_counts[r]);
+  }
+}
+
+template <typename I>
+__global__ void dt_pack(const unsigned* __restrict__ next, long long nwords,
+                        const long long* __restrict__ word_starts, int owners,
+                        unsigned long long* __restrict__ cursors, I* __restrict__ ids) {
+  const int lane = threadIdx.x & 31;
+  const long long stride = (long long)gridDim.x * blockDim.x;
+  for (long long base = (long long)blockIdx.x * blockDim.x + (threadIdx.x & ~31);
+       base < nwords; base += stride) {
+    const long long g = base + lane;
+    unsigned w = g < nwords ? next[g] : 0u;
+    const unsigned c = __popc(w);
+    if (!__any_sync(0xffffffffu, c != 0u)) continue;
+    const int r = owner_of(word_starts, owners, g < nwords ? g : nwords - 1);
+    const int r0 = __shfl_sync(0xffffffffu, r, 0);
+    unsigned long long at;
+    if (__all_sync(0xffffffffu, r == r0)) {
+      unsigned upto = c;  // inclusive scan of c over the warp
+#pragma unroll
+      for (int o = 1; o < 32; o <<= 1) {
+        const unsigned y = __shfl_up_sync(0xffffffffu, upto, o);
+        if (lane >= o) upto += y;
+      }
+      const unsigned total = __shfl_sync(0xffffffffu, upto, 31);
+      unsigned long long first = 0;
+      if (lane == 0) first = atomicAdd(cursors + r0, (unsigned long long)total);
+      at = __shfl_sync(0xffffffffu, first, 0) + (upto - c);
+    } else {
+      at = c ? atomicAdd(cursors + r, (unsigned long long)c) : 0ull;
+    }
+    while (w) {
+      const int b = __ffs(w) - 1;
+      w &= w - 1;
+      ids[at++] = (I)(g * 32 + b);
+    }
+  }
+}
+
+template <typename I>
+__global__ void dt_mark(const I* __restrict__ ids, long long count,
+                        const unsigned* __restrict__ visited, long long lo,
+                        unsigned* found) {
+  const long long w0 = lo >> 5;
+  for (long long k = (long long)blockIdx.x * blockDim.x + threadIdx.x; k < count;
+       k += (long long)gridDim.x * blockDim.x) {
+    const long long i = (long long)ids[k] - lo;  // a local row
+    const unsigned b = 1u << (i & 31);
+    if ((visited[w0 + (i >> 5)] & b) == 0 && (found[i >> 5] & b) == 0) {
+      atomicOr(found + (i >> 5), b);
     }
   }
 }

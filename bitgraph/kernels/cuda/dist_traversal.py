@@ -17,14 +17,16 @@ import numpy as np
 from bitgraph.kernels.cuda import module, shape
 from bitgraph.kernels.registry import register
 
-__all__ = ["bfs_frontier", "bfs_topdown", "bfs_bottomup", "bfs_update", "cc_hook",
-           "pagerank_pull"]
+__all__ = ["bfs_frontier", "bfs_topdown", "bfs_bottomup", "bfs_update", "bfs_owner_counts",
+           "bfs_pack", "bfs_mark", "cc_hook", "pagerank_pull"]
 
 _SOURCE = "dist_traversal.cu"
 _C = {np.dtype(np.int32): "int", np.dtype(np.int64): "long long"}
-_NAMES = (("dt_frontier", "dt_update")
+_IDS = {np.dtype(np.uint32): "unsigned", np.dtype(np.int64): "long long"}  # vertex ids sent
+_NAMES = (("dt_frontier", "dt_update", "dt_owner_counts")
           + tuple(f"{k}<{v}>" for k in ("dt_topdown", "dt_bottomup", "dt_pull")
                   for v in _C.values())
+          + tuple(f"{k}<{v}>" for k in ("dt_pack", "dt_mark") for v in _IDS.values())
           + tuple(f"dt_hook<{v}, {lab}>" for v in _C.values() for lab in _C.values()))
 SPECS = ((_SOURCE, _NAMES),)  # what module() is asked for (precompile.py)
 
@@ -104,6 +106,64 @@ def bfs_update(parts, nparts, visited, frontier, levels, lo, level, *, cfg=None)
     _fn("dt_update")(*shape(max(nwords, 1), cfg),
                      (parts, np.int32(nparts), np.int64(nwords), visited, frontier, levels,
                       _lo(lo, levels.shape[0]), np.int64(levels.shape[0]), np.int32(level)))
+
+
+def _ids(a, where):
+    try:
+        return _IDS[np.dtype(a.dtype)]
+    except KeyError:
+        raise ValueError(f"{where}: ids must be uint32 or int64, got {a.dtype}") from None
+
+
+def _owners(word_starts):
+    if word_starts.dtype != np.int64 or word_starts.shape[0] < 2:
+        raise ValueError(f"dist_traversal: word_starts must be int64 of size + 1 >= 2 entries,"
+                         f" got {word_starts.dtype} of {word_starts.shape[0]}")
+    return word_starts.shape[0] - 1
+
+
+@register("bfs", fmt="csr", device="cuda", variant="dist_owner_counts")
+def bfs_owner_counts(nxt, word_starts, counts, *, cfg=None):
+    """``counts`` (uint64[size], zeroed here): the set bits of ``nxt``
+    (global words) by owner, owner r holding words ``word_starts[r] ..
+    word_starts[r + 1]`` (``word_starts``: int64[size + 1], non-decreasing,
+    from 0 to ``nxt``'s length)."""
+    owners = _owners(word_starts)
+    nwords = nxt.shape[0]
+    counts.fill(0)
+    if nwords == 0:
+        return
+    grid, block = shape(nwords, cfg)
+    _fn("dt_owner_counts")(grid, block, (nxt, np.int64(nwords), word_starts, np.int32(owners),
+                                         counts), shared_mem=8 * owners)
+
+
+@register("bfs", fmt="csr", device="cuda", variant="dist_pack")
+def bfs_pack(nxt, word_starts, cursors, ids, *, cfg=None):
+    """The ids of ``nxt``'s set bits written into ``ids`` (uint32 or
+    int64), each owner's into its segment: ``cursors`` (uint64[size]) the
+    segments' starts on entry (the exclusive prefix sums of
+    ``bfs_owner_counts``), their ends on return; the order within a
+    segment is not fixed."""
+    owners = _owners(word_starts)
+    nwords = nxt.shape[0]
+    fn = _fn(f"dt_pack<{_ids(ids, 'bfs_pack')}>")
+    if nwords == 0 or ids.shape[0] == 0:
+        return
+    fn(*shape(nwords, cfg), (nxt, np.int64(nwords), word_starts, np.int32(owners), cursors, ids))
+
+
+@register("bfs", fmt="csr", device="cuda", variant="dist_mark")
+def bfs_mark(ids, visited, lo, found, *, cfg=None):
+    """Sets in ``found`` (the rank's words, zeroed by the caller) the bits
+    of the received ``ids`` (uint32 or int64, every one in the rank's
+    vertices ``lo ..``; repeats allowed) that are not set in the global
+    ``visited``."""
+    fn = _fn(f"dt_mark<{_ids(ids, 'bfs_mark')}>")
+    count = ids.shape[0]
+    if count == 0:
+        return
+    fn(*shape(count, cfg), (ids, np.int64(count), visited, _lo(lo, found.shape[0] * 32), found))
 
 
 @register("cc", fmt="csr", device="cuda", variant="dist_hook")
