@@ -57,6 +57,30 @@ def _update(parts, nparts, visited, frontier, levels, lo, level):
     levels[_bits(w, visited.shape[0] * 32)[lo:lo + levels.shape[0]]] = level
 
 
+def _owner_counts(nxt, word_starts, counts):
+    bits = np.bitwise_count(nxt).astype(np.int64)
+    sums = np.r_[0, np.cumsum(bits)]
+    counts[:] = np.diff(sums[word_starts])
+
+
+def _pack(nxt, word_starts, cursors, ids):
+    at = _array.unpack_bits(nxt, nxt.shape[0] * 32)
+    for r in range(word_starts.shape[0] - 1):
+        mine = np.flatnonzero(at[word_starts[r] * 32:word_starts[r + 1] * 32]) \
+            + word_starts[r] * 32
+        mine = np.random.default_rng(r).permutation(mine)  # any order within a segment
+        ids[int(cursors[r]):int(cursors[r]) + mine.shape[0]] = mine
+        cursors[r] += mine.shape[0]
+
+
+def _mark(ids, visited, lo, found):
+    n_local = found.shape[0] * 32
+    b = _bits(found, n_local).copy()
+    local = ids.astype(np.int64) - lo
+    b[local[~_bits(visited, lo + n_local)[lo + local]]] = True
+    found[:] = _array.pack_bits(b)
+
+
 def _hook(indptr, indices, lo, f, gf, fn, *, both, group):
     rows = np.repeat(np.arange(indptr.shape[0] - 1), np.diff(indptr)) + lo
     for x, y in ((rows, indices),) + (((indices, rows),) if both else ()):
@@ -81,7 +105,8 @@ class _NotNumpy:
 @pytest.fixture
 def kernel_path(monkeypatch):
     stand_ins = {"frontier": _frontier, "topdown": _topdown, "bottomup": _bottomup,
-                 "update": _update, "hook": _hook, "pull": _pull}
+                 "update": _update, "hook": _hook, "pull": _pull,
+                 "owner_counts": _owner_counts, "pack": _pack, "mark": _mark}
     check = P._check
     monkeypatch.setattr(P, "_kernels", lambda: stand_ins)
     monkeypatch.setattr(P, "_check", lambda comm, D, where: (check(comm, D, where),
@@ -108,14 +133,16 @@ def _graphs():
                                            dup_op="plus")}
 
 
+@pytest.mark.parametrize("exchange", ["ids", "bitmap"])
 @pytest.mark.parametrize("size", [1, 2, 3, 4])
 @pytest.mark.parametrize("name", ["kron", "grid", "empty", "tiny", "directed"])
-def test_kernel_path_equals_the_one_process_calls(kernel_path, name, size):
+def test_kernel_path_equals_the_one_process_calls(kernel_path, name, size, exchange):
     A = _graphs()[name]
     want_cc = one.connected_components(A).to_dense()
     ref = one.pagerank(A, tol=1e-10)
     for s in (1, A.nrows - 1):
-        out = LocalGroup(size).run(_calls, A, s)
+        with bg.settings.use(distributed={"bfs_topdown_exchange": exchange}):
+            out = LocalGroup(size).run(_calls, A, s)
         arrays = LocalGroup(size).run(
             lambda comm: (lambda st: (P._bfs_arrays(comm, DistMatrix.from_matrix(comm, A), s,
                                                     bg.settings.current().distributed, np)))(0))
@@ -125,6 +152,8 @@ def test_kernel_path_equals_the_one_process_calls(kernel_path, name, size):
             assert dirs == "".join(dirs_a)  # the array steps' directions
             assert ("bfs", "csr", "cuda", "dist_frontier") in kernels
             assert ("cc", "csr", "cuda", "dist_hook") in kernels
+            pack = ("bfs", "csr", "cuda", "dist_pack")
+            assert (pack in kernels) == (exchange == "ids" and "t" in dirs)
             assert np.array_equal(cc, want_cc)
             assert pr.iterations == ref.iterations
             assert np.abs(pr.ranks - ref.ranks.to_dense()).sum() < 1e-9

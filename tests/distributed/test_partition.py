@@ -268,7 +268,8 @@ def test_exchange_schedule_per_level():
             dist.bfs(comm, D, 0, stats=st_)
         return [(op, nbytes) for op, nbytes, _ in log], st_.metrics["directions"]
 
-    log, dirs = LocalGroup(2).run(run)[0]
+    with bg.settings.use(distributed={"bfs_topdown_exchange": "bitmap"}):
+        log, dirs = LocalGroup(2).run(run)[0]
     assert "t" in dirs and "b" in dirs
     # a level: an allreduce of 3 int64 counts, then top-down an allgather of the whole
     # bitmap (32 bytes), bottom-up an allgatherv of the rank's own words (16 bytes); the
@@ -278,6 +279,119 @@ def test_exchange_schedule_per_level():
     assert [b for op, b in body if op == "allreduce"] == [24] * (len(dirs) + 1)
     bitmaps = [b for op, b in body if op == "allgather"]
     assert bitmaps == [32 if d == "t" else 16 for d in dirs]
+
+
+def _levels_of(comm, A, sources, exchange, balance):
+    """(this rank's slice, [(levels gathered, levels sliced, directions) a
+    source]) with ``bfs_topdown_exchange=exchange``."""
+    D = DistMatrix.from_matrix(comm, A, balance=balance)
+    out = []
+    with bg.settings.use(distributed={"bfs_topdown_exchange": exchange}):
+        for s in sources:
+            st_ = bg.Stats()
+            lev = dist.bfs(comm, D, s, gather=True, stats=st_)
+            out.append((lev, dist.bfs(comm, D, s), st_.metrics["directions"]))
+    return (D.lo, D.hi), out
+
+
+def _bfs_cases():
+    rng = np.random.default_rng(5)
+    r, c = rng.integers(0, 130, 260), rng.integers(0, 130, 260)
+    return [(bg.io.generators.kron(10, seed=1), "edges"),
+            (bg.io.generators.grid2d(40, 40, drop=0.1, seed=2), "edges"),
+            # 130 vertices by vertices on 4 ranks: [0, 64, 64, 128, 130], rank 1 owns none
+            (bg.Matrix.from_coo(np.r_[r, c], np.r_[c, r], nrows=130, ncols=130), "vertices"),
+            (bg.Matrix.from_coo(r, c, nrows=130, ncols=130), "vertices")]  # directed
+
+
+@pytest.mark.parametrize("size", [2, 3, 4])
+def test_bfs_exchanges_equal_the_one_process_levels(size):
+    seen = set()
+    for A, balance in _bfs_cases():
+        slices = LocalGroup(size).run(
+            lambda c: (lambda D: (D.lo, D.hi))(DistMatrix.from_matrix(c, A, balance=balance)))
+        sources = sorted({v for lo, hi in slices if hi > lo for v in (lo, hi - 1)})
+        if balance == "vertices" and size == 4:
+            assert (64, 64) in slices  # a rank without rows
+        want = [one.bfs(A, s).to_dense(-1) for s in sources]
+        dirs = {}
+        for exchange in ("ids", "bitmap"):
+            out = LocalGroup(size).run(_levels_of, A, sources, exchange, balance)
+            assert [o[0] for o in out] == slices
+            for i, w in enumerate(want):
+                assert np.array_equal(whole([o[1][i][0] for o in out]), w)
+                assert np.array_equal(np.concatenate([o[1][i][1] for o in out]), w)
+            dirs[exchange] = [d for _, _, d in out[0][1]]
+            seen.update("".join(dirs[exchange]))
+        assert dirs["ids"] == dirs["bitmap"]  # the same counts a level
+    assert seen == {"t", "b"}
+
+
+def _log_by_level(log):
+    """The collectives after the source checks, one list a level (each
+    opens with the allreduce of Beamer's counts; the last one finds no
+    frontier)."""
+    levels = []
+    for op, nbytes in log[2:]:
+        if op == "allreduce":
+            levels.append([])
+        else:
+            levels[-1].append((op, nbytes))
+    return levels
+
+
+def test_exchange_schedule_of_ids_per_level():
+    A = bg.io.generators.kron(8, seed=1)  # 256 vertices: 128 a rank, 16 bytes of own words
+
+    def run(comm):
+        D = DistMatrix.from_matrix(comm, A, balance="vertices")
+        st_ = bg.Stats()
+        with comm.recording() as log:
+            dist.bfs(comm, D, 0, stats=st_)
+        return [(op, nbytes) for op, nbytes, _ in log], st_.metrics["directions"]
+
+    log, dirs = LocalGroup(2).run(run)[0]  # "ids", the default
+    assert "t" in dirs and "b" in dirs
+    levels = _log_by_level(log)
+    assert len(levels) == len(dirs) + 1 and levels[-1] == []
+    for d, ops in zip(dirs, levels):
+        if d == "t":  # alltoallv: the 2 counts all-gathered, the ids (uint32) all-to-all
+            assert ops[0] == ("allgather", 16)
+            assert [op for op, _ in ops[1:]] in ([], ["alltoall"])
+            assert all(b % 8 == 0 for _, b in ops[1:])  # 2 pieces of 4-byte ids
+        else:  # the owners' frontier words before the step, nothing after it
+            assert ops == [("allgather", 16)]
+    assert any(ops[1:] for d, ops in zip(dirs, levels) if d == "t")  # ids were sent
+
+
+@pytest.mark.parametrize("size", [2, 4])
+def test_topdown_levels_exchange_fewer_bytes_with_ids(size):
+    A = bg.io.generators.grid2d(128, 128)  # a bitmap of 2 KiB; frontiers of <= 128 vertices
+
+    def run(comm, exchange):
+        D = DistMatrix.from_matrix(comm, A, balance="vertices")
+        st_ = bg.Stats()
+        with bg.settings.use(distributed={"bfs_topdown_exchange": exchange}), \
+                comm.recording() as log:
+            dist.bfs(comm, D, 0, stats=st_)
+        return [(op, nbytes) for op, nbytes, _ in log], st_.metrics["directions"]
+
+    ids, dirs = LocalGroup(size).run(run, "ids")[0]
+    bitmap, dirs_b = LocalGroup(size).run(run, "bitmap")[0]
+    assert dirs == dirs_b and dirs.count("t") > 100
+    by_ids, by_bitmap = _log_by_level(ids), _log_by_level(bitmap)
+    for d, a, b in zip(dirs, by_ids, by_bitmap):
+        if d == "t":
+            assert b == [("allgather", 2048)]
+            assert sum(n for _, n in a) < 2048
+    assert sum(n for _, n in ids) < sum(n for _, n in bitmap) / 2
+
+
+def test_bfs_topdown_exchange_setting_checked():
+    A = bg.io.generators.grid2d(3, 3)
+    with bg.settings.use(distributed={"bfs_topdown_exchange": "words"}):
+        with pytest.raises(bg.InvalidValue, match="bfs_topdown_exchange"):
+            LocalGroup(2).run(lambda c: dist.bfs(c, DistMatrix.from_matrix(c, A), 0))
 
 
 def test_components_rounds_reported():
