@@ -42,6 +42,9 @@ those vertices, betweenness from them (``sources=``).
 each rank its range of edges, and the one-GPU baseline on its GPU too;
 ``kron``/``urand`` are drawn on the CPUs (Graph500's seeded streams).
 
+``--exchange ids,bitmap``: the BFS checked, timed and its exchanges
+recorded under each ``settings.distributed.bfs_topdown_exchange``.
+
 ``--arrays``: each rank's local step as CuPy array operations
 (``settings.distributed.cuda_kernels`` off) instead of the kernels of
 ``kernels/cuda/dist_traversal.cu``, for comparison.
@@ -62,11 +65,12 @@ met by the first iteration on a graph of 2^30 vertices at tol 1e-6). Lines:
     pcheck   algo graph ranks card equal|l1             (partitioned vs one-GPU)
     one      algo=bfs graph n nnz card gteps seconds    (one GPU, rank 0)
     part     graph n nnz ranks card build_seconds bytes_max bytes_sum pool_max
-    pbfs     graph ranks card sources gteps seconds levels directions
+    pbfs     graph ranks card exchange sources gteps seconds levels directions
     pcc      graph ranks card seconds rounds
     ppr      graph ranks card seconds iterations seconds_per_iter
-    pcomm    algo graph ranks op calls bytes seconds    (one BFS / the CC call)
-    pscaling graph card ranks gteps one_gpu_gteps ratio (driver)
+    pcomm    algo graph ranks [exchange] op calls bytes seconds   (one BFS / the CC call;
+             the ids exchange's alltoallv: an allgather of counts and an alltoall)
+    pscaling graph card ranks exchange gteps one_gpu_gteps ratio (driver)
 
 ``bytes_max``: the largest rank's DistMatrix arrays (row pointers 8 bytes
 a row, column ids 4 bytes an entry); ``pool_max``: CuPy's pool on the
@@ -108,6 +112,9 @@ def parse(argv):
     p.add_argument("--no-bind", action="store_true",
                    help="leave each rank where the launcher put it (settings.distributed.bind_cpus"
                         " off), for comparison")
+    p.add_argument("--exchange", default="ids",
+                   help="--partitioned: the BFS's top-down exchanges, comma-separated, each checked"
+                   " and timed (settings.distributed.bfs_topdown_exchange: ids, bitmap)")
     p.add_argument("--arrays", action="store_true",
                    help="--partitioned: the CuPy array steps instead of the dist_traversal kernels")
     p.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
@@ -134,7 +141,8 @@ def driver(a, argv):
             print(line, end="", flush=True)
             if line.startswith("pbfs "):
                 f = fields(line)
-                gteps[(f["graph"], int(f["ranks"]))] = (float(f["gteps"]), f["card"])
+                gteps[(f["graph"], int(f["ranks"]), f["exchange"])] = (float(f["gteps"]),
+                                                                      f["card"])
             if line.startswith("one "):
                 one_gteps[fields(line)["graph"]] = float(fields(line)["gteps"])
             if line.startswith("dist "):
@@ -144,9 +152,9 @@ def driver(a, argv):
         if p.wait() != 0:
             print(f"# ranks={n}: exit status {p.returncode}", flush=True)
             return p.returncode
-    for (graph, n), (g, card) in sorted(gteps.items()):
+    for (graph, n, exchange), (g, card) in sorted(gteps.items()):
         for base_graph, base in sorted(one_gteps.items()):
-            print(f"pscaling graph={graph} card={card} ranks={n} gteps={g:.3f}"
+            print(f"pscaling graph={graph} card={card} ranks={n} exchange={exchange} gteps={g:.3f}"
                   f" one_gpu={base_graph} one_gpu_gteps={base:.3f} ratio={g / base:.3f}",
                   flush=True)
     for (algo, graph, n), t in sorted(times.items()):
@@ -169,6 +177,7 @@ def partitioned(a, comm, card):
 
     lead = comm.rank == 0
     N = comm.size
+    exchanges = a.exchange.split(",")
 
     def say(line):
         if lead:
@@ -194,12 +203,14 @@ def partitioned(a, comm, card):
                 and bool((G.indptr == A.indptr[G.lo:G.hi + 1] - a0).all()))
         rows = int(comm.allreduce(np.array([int(rows)], np.int64), "min")[0])
         say(f"pcheck algo=generate {tag} equal={rows}")
-        same = G.nnz == A.nvals
-        for s in np.random.default_rng(1).choice(A.nrows, 3, replace=False):
-            lev = dist.bfs(comm, G, int(s), gather=True)
-            same &= bool(np.array_equal(cupy.asnumpy(lev),
-                                        cupy.asnumpy(one.bfs(A, int(s)).to_dense(-1))))
-        say(f"pcheck algo=bfs {tag} equal={int(same)}")
+        for exchange in exchanges:
+            same = G.nnz == A.nvals
+            with bg.settings.use(distributed={"bfs_topdown_exchange": exchange}):
+                for s in np.random.default_rng(1).choice(A.nrows, 3, replace=False):
+                    lev = dist.bfs(comm, G, int(s), gather=True)
+                    same &= bool(np.array_equal(cupy.asnumpy(lev),
+                                                cupy.asnumpy(one.bfs(A, int(s)).to_dense(-1))))
+            say(f"pcheck algo=bfs {tag} exchange={exchange} equal={int(same)}")
         lab = dist.connected_components(comm, G)
         say(f"pcheck algo=cc {tag} equal="
             f"{int(bool((lab == one.connected_components(A).to_dense()).all()))}")
@@ -254,23 +265,7 @@ def partitioned(a, comm, card):
         mine[here] = cupy.asnumpy(deg[cupy.asarray(cand[here] - G.lo)]) > 0
         has = comm.allreduce(mine, "max")
         src = [int(s) for s, h in zip(cand, has) if h][:16]
-        dist.bfs(comm, G, src[0])  # warm-up
-        rates, secs, levels, dirs = [], [], [], []
-        for s in src:
-            st = bg.Stats()
-            lev, dt = timed(lambda: dist.bfs(comm, G, s, stats=st))
-            reached = lev >= 0
-            edges = int(comm.allreduce(cupy.stack([deg[reached].sum()]).astype(np.int64),
-                                       "sum")[0]) // 2
-            rates.append(edges / dt / 1e9)
-            secs.append(dt)
-            levels.append(st.metrics["levels"])
-            dirs.append(st.metrics["directions"])
-        hmean = len(rates) / sum(1 / r for r in rates)
-        say(f"pbfs {tag} sources={len(src)} gteps={hmean:.3f}"
-            f" seconds={statistics.median(secs):.5f} levels={max(levels)} directions={dirs[0]}")
-        for algo, fn in (("bfs", lambda: dist.bfs(comm, G, src[0])),
-                         ("cc", lambda: dist.connected_components(comm, G))):
+        def exchanged(algo, fn, extra=""):
             with comm.recording() as log:
                 fn()
             per_op = {}
@@ -278,8 +273,29 @@ def partitioned(a, comm, card):
                 c, b, t = per_op.get(op, (0, 0, 0.0))
                 per_op[op] = (c + 1, b + nbytes, t + sec)
             for op, (c, b, t) in sorted(per_op.items()):
-                say(f"pcomm algo={algo} graph={spec} ranks={N} op={op} calls={c} bytes={b}"
-                    f" seconds={t:.6f}")
+                say(f"pcomm algo={algo} graph={spec} ranks={N}{extra} op={op} calls={c}"
+                    f" bytes={b} seconds={t:.6f}")
+
+        for exchange in exchanges:
+            with bg.settings.use(distributed={"bfs_topdown_exchange": exchange}):
+                dist.bfs(comm, G, src[0])  # warm-up
+                rates, secs, levels, dirs = [], [], [], []
+                for s in src:
+                    st = bg.Stats()
+                    lev, dt = timed(lambda: dist.bfs(comm, G, s, stats=st))
+                    reached = lev >= 0
+                    edges = int(comm.allreduce(cupy.stack([deg[reached].sum()]).astype(np.int64),
+                                               "sum")[0]) // 2
+                    rates.append(edges / dt / 1e9)
+                    secs.append(dt)
+                    levels.append(st.metrics["levels"])
+                    dirs.append(st.metrics["directions"])
+                hmean = len(rates) / sum(1 / r for r in rates)
+                say(f"pbfs {tag} exchange={exchange} sources={len(src)} gteps={hmean:.3f}"
+                    f" seconds={statistics.median(secs):.5f} levels={max(levels)}"
+                    f" directions={dirs[0]}")
+                exchanged("bfs", lambda: dist.bfs(comm, G, src[0]), f" exchange={exchange}")
+        exchanged("cc", lambda: dist.connected_components(comm, G))
         st = bg.Stats()
         _, dt = timed(lambda: dist.connected_components(comm, G, stats=st))
         say(f"pcc {tag} seconds={dt:.4f} rounds={st.metrics['rounds']}")

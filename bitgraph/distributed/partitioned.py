@@ -6,10 +6,16 @@ exchange one vector of n entries per level, round or iteration:
 ============================  ==================================================  ==========
 call                          exchange                                            per
 ============================  ==================================================  ==========
-``bfs``                       top-down: allgather of each rank's next-frontier    level
-                              bitmap (n / 8 bytes), OR-ed; bottom-up: allgatherv
-                              of each rank's own bits (n / 8 bytes in all); an
-                              allreduce of three counts (Beamer's switch)
+``bfs``                       top-down: alltoallv of the next frontier's ids to   level
+                              their owners (the ids a rank reached, 4 bytes each
+                              while n <= 2^32), the owners mark them;
+                              bottom-up: allgatherv of each rank's own frontier
+                              words before the step (n / 8 bytes in all); an
+                              allreduce of three counts (Beamer's switch). With
+                              ``bfs_topdown_exchange="bitmap"``: top-down an
+                              allgather of each rank's n-bit next bitmap, OR-ed
+                              (n / 8 bytes a rank), and every level ends with
+                              the whole frontier on every rank
 ``connected_components``      allreduce(min) of the parent vector (FastSV)        round
 ``pagerank``                  allgatherv of x / outdegree (8n bytes in all), an   iteration
                               allreduce of two sums (change, dangling mass)
@@ -132,11 +138,17 @@ def bfs(comm, D, source, *, gather: bool = False, stats=None):
     levels of its own vertices. A level runs
 
     - top-down (push): each rank reads its frontier rows' entries and sets
-      their columns in a next bitmap of n bits; the ranks' bitmaps are
-      all-gathered and OR-ed, less the visited;
-    - bottom-up (pull): each rank checks its unvisited vertices' in-edges
-      (A' rows) against the frontier bitmap; the ranks' bits are
-      all-gathered (allgatherv of words) into the next frontier.
+      their unvisited columns in a next bitmap of n bits; with
+      ``settings.distributed.bfs_topdown_exchange`` "ids" (the default)
+      the set bits' ids go to their owners (``alltoallv``), each owner
+      marks the ids it has not visited in its own words, and the
+      frontier stays split (other ranks' visited bits, a stale subset,
+      only filter); with "bitmap" the ranks' bitmaps are all-gathered and
+      OR-ed, less the visited;
+    - bottom-up (pull): ("ids": the owners' frontier words all-gathered
+      first) each rank checks its unvisited vertices' in-edges (A' rows)
+      against the frontier bitmap; ("bitmap": the ranks' bits are
+      all-gathered into the next frontier).
 
     Beamer's switch on global counts (one allreduce a level):
     bottom-up when the frontier's out-edges exceed the unvisited vertices'

@@ -43,9 +43,10 @@ def _calls(comm, A, source, index64):
             type(cc), _host(cc), _host(pr.ranks), pr.iterations)
 
 
-def _check(A, size, source=0, index64=False):
-    gpu = LocalGroup(size, device="cuda").run(_calls, A, source, index64)
-    cpu = LocalGroup(size).run(_calls, A, source, False)
+def _check(A, size, source=0, index64=False, exchange="ids"):
+    with bg.settings.use(distributed={"bfs_topdown_exchange": exchange}):
+        gpu = LocalGroup(size, device="cuda").run(_calls, A, source, index64)
+        cpu = LocalGroup(size).run(_calls, A, source, False)
     want = one.bfs(A, source).to_dense(-1)
     labels = one.connected_components(A).to_dense()
     for g, c in zip(gpu, cpu):
@@ -111,6 +112,29 @@ def test_directed_weighted(size):
 def test_int64_column_ids(size):
     _check(bg.io.generators.kron(9, seed=1), size, source=3, index64=True)
     _check(_path(150), size, source=149, index64=True)
+
+
+@pytest.mark.parametrize("exchange", ["ids", "bitmap"])
+@pytest.mark.parametrize("size", [2, 3, 4])
+def test_both_topdown_exchanges(size, exchange):
+    assert _check(bg.io.generators.kron(10, seed=3), size, source=1, exchange=exchange) == "ttbbt"
+    assert set(_check(_path(300), size, source=150, exchange=exchange)) == {"t"}
+    rng = np.random.default_rng(3)
+    r, c = rng.integers(0, 130, 300), rng.integers(0, 130, 300)
+    A = bg.Matrix.from_coo(np.r_[r, c], np.r_[c, r], nrows=130, ncols=130)  # a rank without rows
+    for s in (0, 63, 64, 127, 129):
+        _check(A, size, source=s, exchange=exchange)
+    _check(bg.io.generators.kron(9, seed=1), size, source=3, index64=True, exchange=exchange)
+
+
+def test_ids_exchange_runs_the_ids_kernels():
+    A = bg.io.generators.kron(10, seed=3)
+    out = LocalGroup(2, device="cuda").run(_calls, A, 1, False)
+    for variant in ("dist_owner_counts", "dist_pack", "dist_mark"):
+        assert ("bfs", "csr", "cuda", variant) in out[0][4]
+    with bg.settings.use(distributed={"bfs_topdown_exchange": "bitmap"}):
+        out = LocalGroup(2, device="cuda").run(_calls, A, 1, False)
+    assert ("bfs", "csr", "cuda", "dist_pack") not in out[0][4]
 
 
 def test_array_steps_still_run_on_cuda_ranks():
@@ -225,3 +249,50 @@ def test_pull_launcher(n, group, index, weighted):
     rows = np.repeat(np.arange(n), np.diff(indptr))
     want = np.bincount(rows, weights=contrib, minlength=n)
     assert np.allclose(acc.get(), want, rtol=1e-12, atol=1e-15)
+
+
+# the ids exchange's launchers: word_starts of owners with and without rows
+_OWNERS = {"one": [0, 37], "two": [0, 64, 300], "empty first and middle": [0, 0, 64, 64, 200],
+           "empty last": [0, 64, 100, 100], "whole warps": [0, 1024, 1088, 2100]}
+
+
+@pytest.mark.parametrize("ids_dtype", [np.uint32, np.int64])
+@pytest.mark.parametrize("density", [0.0, 0.003, 0.3, 1.0])
+@pytest.mark.parametrize("owners", sorted(_OWNERS))
+def test_ids_launchers(owners, density, ids_dtype):
+    starts = np.array(_OWNERS[owners], np.int64)
+    n = int(starts[-1])
+    word_starts = (starts + 31) // 32
+    rng = np.random.default_rng(n + int(density * 1000))
+    bits = rng.random(n) < density
+    edges = np.r_[starts[:-1], starts[1:] - 1, np.arange(31, n, 32)]  # owner and word edges
+    bits[edges[(edges >= 0) & (edges < n)]] = density > 0
+    nxt = cupy.asarray(_array.pack_bits(bits))
+    ws = cupy.asarray(word_starts)
+    counts = cupy.full(len(starts) - 1, 99, np.uint64)  # zeroed by the launcher
+    _k("bfs", "dist_owner_counts")(nxt, ws, counts)
+    owner = np.searchsorted(starts, np.flatnonzero(bits), side="right") - 1
+    want = np.bincount(owner, minlength=len(starts) - 1)
+    assert counts.get().tolist() == want.tolist()
+    offsets = np.r_[0, np.cumsum(want)]
+    cursors = cupy.asarray(offsets[:-1].astype(np.uint64))
+    ids = cupy.full(int(offsets[-1]), 7, ids_dtype)
+    _k("bfs", "dist_pack")(nxt, ws, cursors, ids)
+    assert cursors.get().tolist() == offsets[1:].tolist()
+    got = ids.get()
+    for r in range(len(starts) - 1):
+        seg = np.sort(got[offsets[r]:offsets[r + 1]])
+        assert seg.tolist() == (np.flatnonzero(bits[starts[r]:starts[r + 1]]) + starts[r]).tolist()
+    # each owner marks its received ids (twice over: repeats allowed) less its visited
+    visited = rng.random(n) < 0.5
+    for r in range(len(starts) - 1):
+        lo, hi = int(starts[r]), int(starts[r + 1])
+        if hi == lo:
+            continue
+        mine = cupy.asarray(np.r_[got[offsets[r]:offsets[r + 1]],
+                                  got[offsets[r]:offsets[r + 1]]].astype(ids_dtype))
+        found = cupy.zeros(_array.nwords(hi - lo), np.uint32)
+        _k("bfs", "dist_mark")(mine, cupy.asarray(_array.pack_bits(visited)), lo, found)
+        assert np.array_equal(_array.unpack_bits(found.get(), hi - lo),
+                              bits[lo:hi] & ~visited[lo:hi])
+    assert nxt.shape[0] == _array.nwords(n)

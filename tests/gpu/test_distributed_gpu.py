@@ -40,3 +40,4 @@ def test_distributed_calls_over_the_gpus_equal_the_one_process_calls():
         assert f"rank {r} ok betweenness kron" in p.stdout
         assert f"rank {r} ok partitioned pagerank kron:12" in p.stdout
         assert f"rank {r} ok partitioned directed" in p.stdout
+        assert f"rank {r} ok partitioned bfs exchanges" in p.stdout
