@@ -24,9 +24,12 @@ call                          exchange                                          
 On CUDA ranks each local step runs as the kernels of
 ``kernels/cuda/dist_traversal.cu`` (``settings.distributed.cuda_kernels``,
 on by default): BFS a frontier compaction with Beamer's counts, a top-down
-step (atomicOr into the next bitmap) or a bottom-up step (early exit at the
-first frontier in-neighbour) and an update kernel a level, one 24-byte read
-to the host a level; a components round's hooks in one kernel; a PageRank
+step (atomicOr into the next bitmap; with the ids exchange then a count of
+its bits by owner, a pack into per-owner segments of ids and, after the
+alltoallv, a mark of the received ids) or a bottom-up step (early exit at
+the first frontier in-neighbour) and an update kernel a level, one 24-byte
+read to the host a level (and the owners' counts, 8 bytes a rank, a
+top-down level with ids); a components round's hooks in one kernel; a PageRank
 iteration's product in one kernel. Numpy ranks, and CUDA ranks with the
 setting off, run the same steps as array operations in chunks of
 ``step_entries`` entries.
