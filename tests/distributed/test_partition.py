@@ -387,6 +387,25 @@ def test_topdown_levels_exchange_fewer_bytes_with_ids(size):
     assert sum(n for _, n in ids) < sum(n for _, n in bitmap) / 2
 
 
+def test_ids_as_int64_past_2_to_the_32_vertices(monkeypatch):
+    from bitgraph.distributed import partitioned as P
+
+    A = bg.io.generators.grid2d(30, 30)
+    sizes = {}
+    for dtype in (np.uint32, np.int64):  # int64: the ids of a graph of more than 2^32 vertices
+        monkeypatch.setattr(P, "_id_dtype", lambda n, dtype=dtype: dtype)
+
+        def run(comm):
+            with comm.recording() as log:
+                lev = dist.bfs(comm, DistMatrix.from_matrix(comm, A), 0, gather=True)
+            return lev, sum(b for op, b, _ in log if op == "alltoall")
+
+        out = LocalGroup(3).run(run)
+        assert np.array_equal(whole([o[0] for o in out]), one.bfs(A, 0).to_dense(-1))
+        sizes[dtype] = out[0][1]
+    assert sizes[np.int64] == 2 * sizes[np.uint32] > 0
+
+
 def test_bfs_topdown_exchange_setting_checked():
     A = bg.io.generators.grid2d(3, 3)
     with bg.settings.use(distributed={"bfs_topdown_exchange": "words"}):
