@@ -20,8 +20,10 @@ Every line is one measurement, ``key=value`` fields:
 
     dist     algo graph n nnz sources ranks card seconds   (ranks=0: the one-process call)
     local    algo graph ranks slowest_share_seconds fastest_share_seconds slowest_alone_seconds
-                      (each rank's share through the one-process call: all ranks at once, then
-                      one rank at a time)
+                      (each rank's share, as the call deals it, through the one-process call:
+                      all ranks at once, then one rank at a time)
+    phases   algo graph ranks prepare_seconds deal_seconds local_seconds gather_seconds
+                      (closeness: the call's steps one by one, the slowest rank's)
     comm     algo graph ranks op calls bytes seconds       (what the call exchanged)
     check    algo graph ranks max_rel_diff nan_both nan_one (against the one-process answer)
     scaling  algo graph card ranks seconds speedup efficiency   (driver: over the one-process call)
@@ -308,6 +310,57 @@ def partitioned(a, comm, card):
     return 0
 
 
+def _dealt_share(comm, A, src, algo):
+    """This rank's sources as the distributed call deals them
+    (``batches._dealt`` over the graph its BFSs walk)."""
+    from bitgraph.distributed import batches
+
+    perm, counts = batches._dealt(comm, src, A.T if algo == "closeness" else A, batches.BATCH)
+    a = sum(counts[:comm.rank])
+    return src[perm[a:a + counts[comm.rank]]]
+
+
+def _closeness_phases(comm, A, src):
+    """The distributed closeness call's steps timed one by one, the GPU
+    synchronized after each (the slowest rank's seconds per step): the
+    sources' checks with the ranks' agreement, the deal, this rank's share,
+    the gather of the values in the sources' order."""
+    import cupy
+
+    import bitgraph.algorithms as one
+    from bitgraph.distributed import batches
+
+    where = "closeness_centrality"
+    sync = cupy.cuda.get_current_stream().synchronize
+    steps = {}
+
+    def step(name, fn):
+        comm.barrier()  # synchronize!
+        t0 = time.perf_counter()
+        out = fn()
+        sync()  # synchronize!
+        steps[name] = time.perf_counter() - t0
+        return out
+
+    s = step("prepare", lambda: batches._prepare_sources(comm, A, src, where, wf_improved=True))
+    perm, counts = step("deal", lambda: batches._dealt(comm, s, A.T, batches.BATCH))
+    a = sum(counts[:comm.rank])
+    mine = step("local", lambda: batches._together(
+        comm, where, lambda: one.closeness_centrality(A, s[perm[a:a + counts[comm.rank]]])))
+
+    def gather():
+        got = comm.allgatherv(mine, counts)
+        out = cupy.empty_like(got)
+        out[cupy.asarray(perm)] = got
+        return out
+
+    step("gather", gather)
+    import numpy as np
+
+    every = comm.allreduce(np.array(list(steps.values()), np.float64), "max")
+    return dict(zip(steps, (float(v) for v in cupy.asnumpy(every))))
+
+
 def worker(a):
     import cupy
     import numpy as np
@@ -353,13 +406,14 @@ def worker(a):
             tag = f"algo={algo} graph={spec}"
             say(f"dist {tag} n={n} nnz={A.nvals} sources={src.size} ranks={comm.size}"
                 f" card={card} seconds={statistics.median(ts):.4f}")
-            # this rank's share alone, the one-process call on it: the slowest rank's time
-            # against the whole call's is the cost of the split (imbalance aside)
-            lo, hi = dist.source_share(int(src.size), comm.size, comm.rank)
-            ref(A, src[lo:hi])
+            # this rank's share alone (the sources the call deals it), the one-process call
+            # on it: the slowest rank's time against the whole call's is the cost of the
+            # split (imbalance aside)
+            share = _dealt_share(comm, A, src, algo)
+            ref(A, share)
             cupy.cuda.get_current_stream().synchronize()  # synchronize!
             t0 = time.perf_counter()
-            ref(A, src[lo:hi])
+            ref(A, share)
             cupy.cuda.get_current_stream().synchronize()  # synchronize!
             mine = np.array([time.perf_counter() - t0], np.float64)
             slow, fast = (float(comm.allreduce(mine, op)[0]) for op in ("max", "min"))
@@ -368,12 +422,15 @@ def worker(a):
                 comm.barrier()  # synchronize!
                 if r == comm.rank:
                     t0 = time.perf_counter()
-                    ref(A, src[lo:hi])
+                    ref(A, share)
                     cupy.cuda.get_current_stream().synchronize()  # synchronize!
                     alone[0] = time.perf_counter() - t0
             slow_alone = float(comm.allreduce(alone, "max")[0])
             say(f"local {tag} ranks={comm.size} slowest_share_seconds={slow:.4f}"
                 f" fastest_share_seconds={fast:.4f} slowest_alone_seconds={slow_alone:.4f}")
+            if algo == "closeness":
+                say(f"phases {tag} ranks={comm.size} " + " ".join(
+                    f"{k}_seconds={v:.5f}" for k, v in _closeness_phases(comm, A, src).items()))
             with comm.recording() as log:
                 ours(comm, A, src)
             per_op = {}

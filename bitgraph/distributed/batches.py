@@ -159,9 +159,10 @@ def _sources_fields(src):
     return {"the number of sources": src.size, "the sources": _digest(src)}
 
 
-def _prepare_sources(comm, A, sources, where):
+def _prepare_sources(comm, A, sources, where, **options):
     """The sources (every vertex when None) checked on every rank, and
-    compared with the other ranks'."""
+    compared with the other ranks' (with the call's ``options``, integers,
+    in the same collective)."""
     from bitgraph.algorithms._common import check_graph, check_sources
 
     def check():
@@ -171,7 +172,7 @@ def _prepare_sources(comm, A, sources, where):
         return check_sources(A, sources, where)
 
     src = _together(comm, where, check)
-    _agree(comm, where, **_graph_fields(A), **_sources_fields(src))
+    _agree(comm, where, **_graph_fields(A), **_sources_fields(src), **options)
     return src
 
 
@@ -238,8 +239,7 @@ def msbfs(comm, A, sources=None, *, batch=64, groupby=False, stats=None):
 
     where = "msbfs"
     batch = _together(comm, where, lambda: _check_batch(batch, where))
-    src = _prepare_sources(comm, A, sources, where)
-    _agree(comm, where, batch=batch, groupby=bool(groupby))
+    src = _prepare_sources(comm, A, sources, where, batch=batch, groupby=bool(groupby))
     return _gathered(comm, where, A, src, batch,
                      lambda s: one(A, s, batch=batch, groupby=groupby, stats=stats), A)
 
@@ -259,8 +259,7 @@ def closeness_centrality(comm, A, sources=None, *, wf_improved=True, stats=None)
     from bitgraph.algorithms import closeness_centrality as one
 
     where = "closeness_centrality"
-    src = _prepare_sources(comm, A, sources, where)
-    _agree(comm, where, wf_improved=bool(wf_improved))
+    src = _prepare_sources(comm, A, sources, where, wf_improved=bool(wf_improved))
     return _gathered(comm, where, A, src, BATCH,
                      lambda s: one(A, s, wf_improved=wf_improved, stats=stats), A.T)
 
