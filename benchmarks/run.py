@@ -98,7 +98,8 @@ CUDA_SPMV_GRAPHS = ("kron:22", "urand:22", "grid:2048x2048")
 # auto's choice is checked against the best of them
 CUDA_MESH_GRAPHS = ("rgg:4194304:d8", RGG_22, "rgg:4194304:d32", "moore:2048x2048",
                     "moore:161x161x161")
-CUDA_MESH_METHODS = ("auto", "direction", "push", "async", "window", "window-rcm")
+CUDA_MESH_METHODS = ("auto", "direction", "push", "async", "window", "window-rcm",
+                     "direction-rcm")
 # triangle_count, eccentricity/diameter on CUDA (issue 28's graphs). The exact
 # diameter (Takes-Kosters bounds, a few msbfs batches) and the bounds run on
 # each graph's largest strongly connected component
@@ -373,7 +374,8 @@ def _whole(g, case):
 def _bfs_call(g, method, s, **kw):
     import bitgraph as bg
 
-    # "window-rcm": the windowed kernel over A in RCM order (bfs's reorder=, built once)
+    # "window-rcm": the windowed kernel over A in RCM order, "direction-rcm": the persistent
+    # kernel over A renumbered in RCM order (bfs's reorder=, built once)
     method, _, order = method.partition("-")
     if order:
         kw["reorder"] = order

@@ -69,6 +69,7 @@ __all__ = ["bfs", "bfs_method", "blest_layout", "long_reach", "METHODS", "METHOD
            "CUDA_ONLY"]
 
 METHODS = ("auto", "pull", "push", "direction", "blest", "async", "window")
+OWN_ORDER = ("blest", "window")  # methods whose kernels walk a reorder= vertex order themselves
 METHODS_CUDA = ("auto", "pull", "push", "direction", "blest", "async", "window")
 CUDA_ONLY = ("async", "window")  # methods that run on CUDA graphs only
 
@@ -85,9 +86,11 @@ def bfs(A, source, *, parents=False, method="auto", alpha=None, reorder="none", 
     method: ``"auto"``, ``"pull"``, ``"push"``, ``"direction"``,
     ``"blest"`` or (CUDA only) ``"async"``, ``"window"`` (see the module docstring).
     alpha: the direction switch (bottom-up when the frontier's out-edges > alpha * nvals; default
-    ``settings.bfs.alpha``, on CUDA ``settings.bfs_cuda.alpha``). reorder: the vertex order of
-    the BVSS for ``"blest"`` and of the CSR ``"window"`` walks (``"none"``, ``"auto"``,
-    ``"rcm"``, ...; built once, cached on A; the result is in A's own order).
+    ``settings.bfs.alpha``, on CUDA ``settings.bfs_cuda.alpha``). reorder: the vertex order the
+    traversal walks (``"none"``, ``"auto"``, ``"rcm"``, ... of ``bitgraph.formats.reorder``;
+    built once, cached on A; the result is in A's own order): the BVSS's for ``"blest"``, the
+    CSR's for ``"window"``, and for the other methods a renumbered copy of A (a graph whose
+    ids are random, such as a generated rgg, keeps a wavefront in few cache lines in RCM order).
     stats: a ``bitgraph.Stats`` to fill with the method run and, on CUDA, the
     kernels' metrics (levels, modes, kernel time).
 
@@ -111,6 +114,11 @@ def bfs(A, source, *, parents=False, method="auto", alpha=None, reorder="none", 
         alpha = cfg.bfs_cuda.alpha if cuda else cfg.bfs.alpha
     if not (isinstance(alpha, (int, float, np.floating, np.integer)) and alpha >= 0):
         raise InvalidValue(f"bfs: alpha must be a number >= 0, got {alpha!r}")
+    if reorder not in ("none", "natural") and method not in OWN_ORDER:
+        if method == "auto":
+            method = _method(A, cfg)
+        if method not in OWN_ORDER:
+            return _renumbered_bfs(A, s, parents, method, alpha, reorder, stats)
     if cuda and not parents:
         # the launch prepared for this graph and these settings: a call is
         # one allocation and one launch, and the kernel's levels (0 where
@@ -565,6 +573,50 @@ def _window_cuda(A, s, want_parents, cfg, stats, reorder="none"):
     if want_parents:
         par = registry.lookup("bfs", fmt="csr", device="cuda", variant="parents")(in_csr(A), lv, s)
     return lv, None, par
+
+
+def _renumbered_bfs(A, s, parents, method, alpha, reorder, stats):
+    """``bfs`` by ``method`` (not one of OWN_ORDER) on A renumbered by
+    ``reorder`` (``_renumbered``), from the source's new id; the levels (and
+    the parents, ids mapped back) returned in A's ids: two gathers of n."""
+    B, perm, inv, inv_host = _renumbered(A, reorder)
+    got = bfs(B, int(inv_host[s]), parents=parents, method=method, alpha=alpha, stats=stats)
+    levels, par = got if parents else (got, None)
+    lv = levels.to_dense(-1)[inv]  # old vertex v's level: its new id inv[v]'s
+    xp = _array.array_module(lv)
+    reached = lv >= 0
+    if par is not None:
+        par = xp.where(reached, perm[xp.maximum(par.to_dense(-1)[inv], 0)], 0)
+    if xp is np:
+        bits = _array.pack_bits(reached)
+    else:  # our kernel, not a CuPy JIT one
+        from bitgraph.kernels import registry
+
+        bits = registry.lookup("pack_bits", fmt="dense", device="cuda", variant="bool")(reached)
+    return _result(xp.maximum(lv, 0), par, bits)
+
+
+def _renumbered(A, reorder):
+    """``(B, perm, inv, inv_host)``: A's pattern with vertex ``perm[k]``
+    renamed k (``formats.reorder`` method ``reorder``, computed on the
+    host), B, ``perm`` and its inverse ``inv`` (int64) on A's device,
+    ``inv_host`` numpy; built once, cached on A (slot ``bfs_order``)."""
+
+    def build():
+        from bitgraph import device as dev
+        from bitgraph.formats import reorder as ro
+        from bitgraph.formats.csr import CSR
+        from bitgraph.matrix import Matrix
+
+        where = "bfs(reorder=...)"
+        out = out_csr(A)
+        host = CSR(dev.host(out.indptr), dev.host(out.indices), None, out.nrows, out.ncols)
+        perm = np.asarray(ro.reorder(host, reorder), np.int64)
+        inv = np.asarray(ro.inverse(perm), np.int64)
+        B = Matrix._from_csr(ro.permute(host, perm)).to(A.device)
+        return (B, dev.asdevice(perm, A.device, where), dev.asdevice(inv, A.device, where), inv)
+
+    return cached(A, "bfs_order", build, key=reorder)
 
 
 def _window_order(A, reorder):

@@ -278,3 +278,36 @@ def test_long_diameter_probe():
     assert not probe(A)
     # and bfs_method on the CPU is direction whatever the graph
     assert bg.algorithms.bfs_method(from_spec("grid:400x400:0.01")) == "direction"
+
+
+@pytest.mark.parametrize("device", O.DEVICES)
+def test_renumbered_traversals(device):
+    """reorder= with the methods that walk A's own CSR (pull, push,
+    direction, auto; on CUDA async too): the traversal runs on A renumbered
+    (RCM, degree, auto; built once, cached on A), the levels equal the
+    reference and the parents form a valid tree, both in A's ids and on A's
+    device; a directed graph, several components and unreached vertices."""
+    from bitgraph.algorithms._common import known
+
+    rng = np.random.default_rng(9)
+    n = 300
+    directed = bg.Matrix.from_coo(rng.integers(0, n, 700), rng.integers(0, n, 700), nrows=n,
+                                  ncols=n)
+    methods = ("pull", "push", "direction", "auto") + (("async",) if device == "cuda" else ())
+    for A in (bg.io.generators.from_spec("grid:30x40:0.1"), bg.io.generators.from_spec("kron:9"),
+              directed):
+        S = A.to_scipy().tocsr()
+        Ad = O.on_device(A, device)
+        for s in (0, 7, A.nrows - 1):
+            ref = ref_levels(S, s)
+            for reorder in ("rcm", "degree", "auto"):
+                for method in methods:
+                    lv, par = run(Ad, s, method, reorder=reorder)
+                    assert np.array_equal(lv, ref), (method, reorder, s)
+                    check_tree(S, s, lv, par)
+                    got = bfs(Ad, s, method=method, reorder=reorder)
+                    assert got.device == device
+                    assert np.array_equal(O.to_host(got).to_dense(-1), ref)
+        assert known(Ad, "bfs_order", key="rcm") is not None
+    with pytest.raises(bg.InvalidValue, match="reorder"):
+        bfs(bg.io.generators.from_spec("grid:4x4"), 0, method="direction", reorder="bogus")
