@@ -202,7 +202,7 @@ class DistMatrix:
         same vertex relabelling), routes each entry (both directions of every
         edge, self-loops dropped) to its row's owner, then sorts its rows and
         drops duplicates: the same graph as ``from_spec(spec)``, boundaries
-        balanced by vertices. Peak memory of a rank: its received keys (8
+        balanced by vertices. Peak memory of a rank: its received keys (6
         bytes an entry, on the host) and one sort range
         (``settings.distributed.sort_keys``) on its device.
 
@@ -251,7 +251,7 @@ class DistMatrix:
         mine = list(range(comm.rank, nblocks, comm.size))
         per_round = max(1, cfg.step_entries // max(block, 1))
         rounds = -(-(-(-nblocks // comm.size)) // per_round)  # the same on every rank
-        ranges = gen._RowRanges(lo, hi, 2 * m // comm.size, cfg.sort_keys)
+        ranges = gen._RowRanges(lo, hi, 2 * m // comm.size, cfg.sort_keys, n)
         for r in range(rounds):
             todo = mine[r * per_round:(r + 1) * per_round]
             pieces = gen._run(draw, todo) if todo else []
@@ -328,7 +328,7 @@ def _generate_hashed(comm, gen, name, kw, starts, cfg):
     e_lo, e_hi = comm.rank * m // comm.size, (comm.rank + 1) * m // comm.size
     step = max(1, cfg.step_entries)
     rounds = -(-(-(-m // comm.size)) // step)  # the largest share's: the same on every rank
-    ranges = gen._RowRanges(lo, hi, 2 * m // comm.size, cfg.sort_keys)
+    ranges = gen._RowRanges(lo, hi, 2 * m // comm.size, cfg.sort_keys, n)
     cuts = xp.asarray(starts[1:-1].astype(np.uint64) << np.uint64(32))
     for t in range(rounds):
         a = min(e_hi, e_lo + t * step)

@@ -654,7 +654,7 @@ def _hashed_matrix(xp, name, kw, where):
     ``settings.distributed.step_entries`` edges, each round's keys sorted on the
     device and kept by row range on the host, then each range sorted and
     deduplicated on the device (:class:`_RowRanges`; the parallel generator's
-    ranges, with one rank). Host: 8 bytes a generated entry; device peak: the
+    ranges, with one rank). Host: 6 bytes a generated entry; device peak: the
     CSR and one range of ``settings.distributed.sort_keys`` keys."""
     from ..algorithms._common import record
     from ..matrix import Matrix
@@ -665,7 +665,7 @@ def _hashed_matrix(xp, name, kw, where):
                            f" {kw['scale']}; make it on the CPU (device='cpu')")
     cfg = current().distributed
     n, m = _hashed_size(name, kw)
-    ranges = _RowRanges(0, n, 2 * m, cfg.sort_keys)
+    ranges = _RowRanges(0, n, 2 * m, cfg.sort_keys, n)
     for lo in range(0, m, cfg.step_entries):
         s, d = _hashed_edges_range(xp, name, kw, lo, min(m, lo + cfg.step_entries))
         ranges.put_sorted(xp.sort(_sym_keys(xp, s, d)))
@@ -742,23 +742,56 @@ def urandh_edges(scale, degree=16, seed=0):
 
 class _RowRanges:
     """Entry keys ``row << 32 | col`` of rows ``lo .. hi`` (global row and column
-    ids), kept apart on the host by row range (each range about ``sort_keys`` of
-    the ``expected`` entries), then each range sorted on the device, deduplicated
-    and compacted into column ids: ``csr(xp)`` -> ``(indptr int64, indices int32)``
-    of rows ``lo .. hi`` on ``xp``. Device peak: the indices and one range's keys.
+    ids, columns below ``ncols``), kept apart on the host by row range, then
+    each range sorted on the device, deduplicated and compacted into column
+    ids: ``csr(xp)`` -> ``(indptr int64, indices int32)`` of rows ``lo .. hi``
+    on ``xp``. A range holds about ``sort_keys`` of the ``expected`` entries
+    and at most 2^(48 - column bits) rows, so that a key is kept in 6 bytes on
+    the host (its row's offset in the range above the column: kronh-30 over
+    two ranks stages 17G keys a rank, 102 GB where 8 bytes a key took 136 GB of
+    a 256 GB host). ``staged``: the keys kept. Device peak: the indices and
+    one range's keys.
 
-    >>> r = _RowRanges(0, 4, 6, 2)
+    >>> r = _RowRanges(0, 4, 6, 2, 4)
     >>> r.put(np.array([2 << 32 | 1, 0 << 32 | 3, 2 << 32 | 1], np.uint64))
     >>> r.put_sorted(np.array([1 << 32 | 0, 3 << 32 | 2], np.uint64))
+    >>> r.staged
+    5
     >>> [a.tolist() for a in r.csr(np)]
     [[0, 1, 2, 3, 4], [3, 0, 1, 2]]
     """
 
-    def __init__(self, lo, hi, expected, sort_keys):
+    def __init__(self, lo, hi, expected, sort_keys, ncols):
         self.lo, self.hi = lo, hi
-        pieces = max(1, min(hi - lo, -(-int(expected) // max(1, sort_keys))))
+        self.col_bits = max(1, (int(ncols) - 1).bit_length())
+        if self.col_bits > 31:
+            raise InvalidValue(f"generators: column ids below {ncols} do not fit the int32 indices"
+                               f" of the CSR")
+        rows = max(1, hi - lo)
+        pieces = max(1, min(rows, -(-int(expected) // max(1, sort_keys))),
+                     -(-rows // (1 << (48 - self.col_bits))))
         self.cuts = np.array([lo + (hi - lo) * i // pieces for i in range(pieces + 1)], np.uint64)
         self.parts = [[] for _ in range(pieces)]
+        self.staged = 0
+
+    def _keep(self, packed, counts):
+        """Keep ``packed`` (host uint64, grouped by range, ``counts`` a range)
+        as 6-byte rows, each range's its own copy (freed as csr goes)."""
+        b = packed.view(np.uint8).reshape(-1, 8)[:, :6]  # the low 48 bits (little-endian)
+        at = 0
+        for i, c in enumerate(counts):
+            c = int(c)
+            if c:
+                self.parts[i].append(np.ascontiguousarray(b[at:at + c]))
+                at += c
+        self.staged += at
+
+    def _packed(self, keys, which, xp):
+        """keys (uint64, grouped by range) -> (row - its range's first) <<
+        col_bits | col, ``which`` the keys' ranges."""
+        first = xp.asarray(self.cuts[:-1])[which]
+        off = (keys >> np.uint64(32)) - first
+        return (off << np.uint64(self.col_bits)) | (keys & np.uint64(0xFFFF_FFFF))
 
     def put(self, keys):
         """Keep host ``keys`` (any order) by range: a counting sort by range."""
@@ -766,13 +799,12 @@ class _RowRanges:
             return
         which = np.searchsorted(self.cuts[1:-1] << np.uint64(32), keys, side="right")
         keys, counts = _grouped(keys, which, len(self.parts))
-        for i, piece in enumerate(np.split(keys, np.cumsum(counts)[:-1])):
-            if piece.size:
-                self.parts[i].append(piece)
+        which = np.repeat(np.arange(len(self.parts)), counts)
+        self._keep(self._packed(keys, which, np), counts)
 
     def put_sorted(self, keys):
-        """Keep sorted ``keys`` (numpy or CuPy) by range: duplicates dropped, each
-        range's slice copied to the host."""
+        """Keep sorted ``keys`` (numpy or CuPy) by range: duplicates dropped,
+        packed where they are, copied to the host at once."""
         from ..device import host
 
         if keys.shape[0] == 0:
@@ -783,48 +815,45 @@ class _RowRanges:
         first = xp.ones(keys.shape[0], np.bool_)
         first[1:] = keys[1:] != keys[:-1]
         keys = keys[first]
+        which = xp.searchsorted(xp.asarray(self.cuts[1:-1] << np.uint64(32)), keys,
+                                side="right")
         at = host(xp.searchsorted(keys, xp.asarray(self.cuts[1:-1] << np.uint64(32))))
-        bounds = [0, *at.tolist(), keys.shape[0]]  # synchronize!
-        for i in range(len(self.parts)):
-            if bounds[i + 1] > bounds[i]:
-                self.parts[i].append(host(keys[bounds[i]:bounds[i + 1]]))
+        bounds = np.array([0, *at.tolist(), keys.shape[0]], np.int64)  # synchronize!
+        self._keep(host(self._packed(keys, which, xp)), np.diff(bounds))
 
     def csr(self, xp):
         n_local = self.hi - self.lo
         counts = np.zeros(n_local, np.int64)
-        cols = []  # each range's column ids, on the host until the total is known
-        low = np.uint64(0xFFFF_FFFF)
+        # the column ids, range by range into one device array of the staged keys'
+        # length (duplicates dropped: its first `at` entries are the graph's)
+        indices = xp.empty(self.staged, np.int32)
+        at = 0
+        mask = np.uint64((1 << self.col_bits) - 1)
         for i, part in enumerate(self.parts):
             if not part:
                 continue
-            k = xp.empty(sum(p.shape[0] for p in part), np.uint64)
-            at = 0
+            b = xp.zeros((sum(p.shape[0] for p in part), 8), np.uint8)
+            k = 0
             for p in part:  # one device array filled piece by piece (no host concatenation)
-                k[at:at + p.shape[0]] = xp.asarray(p)
-                at += p.shape[0]
+                b[k:k + p.shape[0], :6] = xp.asarray(p)
+                k += p.shape[0]
             part.clear()  # the host copies go
-            k = xp.sort(k)
-            first = xp.ones(k.shape[0], np.bool_)
-            first[1:] = k[1:] != k[:-1]
-            k = k[first]
-            rows = (k >> np.uint64(32)).astype(np.int64) - self.lo
+            keys = xp.sort(b.view(np.uint64).ravel())
+            del b
+            first = xp.ones(keys.shape[0], np.bool_)
+            first[1:] = keys[1:] != keys[:-1]
+            keys = keys[first]
             r0 = int(self.cuts[i]) - self.lo
             r1 = int(self.cuts[i + 1]) - self.lo
-            c = xp.bincount(rows - r0, minlength=r1 - r0)
+            c = xp.bincount((keys >> np.uint64(self.col_bits)).astype(np.int64),
+                            minlength=r1 - r0)
             counts[r0:r1] = c if xp is np else c.get()  # synchronize!
-            piece = (k & low).astype(np.int32)
-            cols.append(piece if xp is np else piece.get())
-            del k, rows, first, piece
+            indices[at:at + keys.shape[0]] = (keys & mask).astype(np.int32)
+            at += keys.shape[0]
+            del keys, first, c
         indptr = np.zeros(n_local + 1, np.int64)
         np.cumsum(counts, out=indptr[1:])
-        # one device array of 4 bytes an entry, filled range by range (no concatenation
-        # on the device: its peak stays the indices plus one sort range)
-        indices = xp.empty(int(indptr[-1]), np.int32)
-        at = 0
-        for piece in cols:
-            indices[at:at + piece.shape[0]] = xp.asarray(piece)
-            at += piece.shape[0]
-        return xp.asarray(indptr), indices
+        return xp.asarray(indptr), indices[:at]
 
 
 def _grouped(keys, group, groups):
@@ -1256,7 +1285,7 @@ def from_spec(spec: str, *, device=None):
     ``device``: where the Matrix goes ("cpu", "cuda" or "auto"; None:
     ``bitgraph.set_device``'s); the graph is generated on the CPU, but for
     ``kronh`` and ``urandh`` on the GPU when it goes there (the same graph, bit
-    for bit; host memory 8 bytes an entry, device peak the CSR and one sort range
+    for bit; host memory 6 bytes an entry, device peak the CSR and one sort range
     of ``settings.distributed.sort_keys``).
 
     >>> from_spec("grid:2x2").nvals

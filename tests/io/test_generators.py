@@ -660,3 +660,41 @@ def test_symmetry_is_recorded(spec):
     for A in (G.from_spec(spec), G.from_spec(spec, device="cpu")):
         assert _common.known(A, "symmetric") is True and _common.known(A.T, "symmetric") is True
         assert _common.in_csr(A) is A._csr()  # A' not built
+
+
+@pytest.mark.parametrize("lo, hi, ncols", [(1000, 301_000, 1 << 31), (0, 5000, 5000),
+                                           (64, 64, 100), (0, 1, 1)])
+def test_row_ranges_keep_six_bytes_a_key(lo, hi, ncols):
+    """The parallel generator's staging (_RowRanges): keys of rows lo..hi
+    kept 6 bytes each on the host, in ranges of at most 2^(48 - column bits)
+    rows (three or more at 2^31 columns over 300,000 rows), given in any
+    order (put) or sorted (put_sorted), duplicates within and across the
+    calls; the CSR is that of the distinct keys."""
+    rng = np.random.default_rng(lo + hi)
+    k = 0 if hi == lo else 20_000
+    rows = rng.integers(lo, hi, k, dtype=np.uint64) if k else np.zeros(0, np.uint64)
+    cols = rng.integers(0, ncols, k, dtype=np.uint64) if k else np.zeros(0, np.uint64)
+    keys = (rows << np.uint64(32)) | cols
+    keys = np.concatenate([keys, keys[: k // 3]])  # duplicates across the calls
+    r = G._RowRanges(lo, hi, keys.size, 4096, ncols)
+    if ncols == 1 << 31:
+        assert len(r.parts) >= 3
+        assert all(int(b) - int(a) <= 1 << 17 for a, b in zip(r.cuts[:-1], r.cuts[1:]))
+    half = keys.size // 2
+    r.put(keys[:half])
+    r.put_sorted(np.sort(keys[half:]))
+    staged = sum(p.nbytes for part in r.parts for p in part)
+    assert staged == 6 * r.staged
+    indptr, indices = r.csr(np)
+    want = np.unique(keys)
+    assert indptr.tolist() == np.concatenate(
+        [[0], np.cumsum(np.bincount((want >> np.uint64(32)).astype(np.int64) - lo,
+                                    minlength=hi - lo))]).tolist()
+    assert indices.dtype == np.int32
+    assert indices.tolist() == (want & np.uint64(0xFFFF_FFFF)).astype(np.int64).tolist()
+    assert all(not part for part in r.parts)  # the host copies went
+
+
+def test_row_ranges_refuse_columns_past_int32():
+    with pytest.raises(bg.InvalidValue, match="column ids below 4294967296 do not fit"):
+        G._RowRanges(0, 10, 10, 4, 1 << 32)
