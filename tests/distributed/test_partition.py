@@ -258,18 +258,21 @@ def test_bfs_takes_both_directions_and_reports_them():
         assert ("b" in m["directions"]) == (alpha == 15.0)
 
 
+def _bfs_exchanges(comm, A):
+    """(the collectives of a bfs from 0 on A split by vertices: (op, bytes)
+    each, the directions of its levels)."""
+    D = DistMatrix.from_matrix(comm, A, balance="vertices")
+    st_ = bg.Stats()
+    with comm.recording() as log:
+        dist.bfs(comm, D, 0, stats=st_)
+    return [(op, nbytes) for op, nbytes, _ in log], st_.metrics["directions"]
+
+
 def test_exchange_schedule_per_level():
     A = bg.io.generators.kron(8, seed=1)  # 256 vertices: 128 a rank, a bitmap of 32 bytes
 
-    def run(comm):
-        D = DistMatrix.from_matrix(comm, A, balance="vertices")
-        st_ = bg.Stats()
-        with comm.recording() as log:
-            dist.bfs(comm, D, 0, stats=st_)
-        return [(op, nbytes) for op, nbytes, _ in log], st_.metrics["directions"]
-
     with bg.settings.use(distributed={"bfs_topdown_exchange": "bitmap"}):
-        log, dirs = LocalGroup(2).run(run)[0]
+        log, dirs = LocalGroup(2).run(_bfs_exchanges, A)[0]
     assert "t" in dirs and "b" in dirs
     # a level: an allreduce of 3 int64 counts, then top-down an allgather of the whole
     # bitmap (32 bytes), bottom-up an allgatherv of the rank's own words (16 bytes); the
@@ -343,14 +346,7 @@ def _log_by_level(log):
 def test_exchange_schedule_of_ids_per_level():
     A = bg.io.generators.kron(8, seed=1)  # 256 vertices: 128 a rank, 16 bytes of own words
 
-    def run(comm):
-        D = DistMatrix.from_matrix(comm, A, balance="vertices")
-        st_ = bg.Stats()
-        with comm.recording() as log:
-            dist.bfs(comm, D, 0, stats=st_)
-        return [(op, nbytes) for op, nbytes, _ in log], st_.metrics["directions"]
-
-    log, dirs = LocalGroup(2).run(run)[0]  # "ids", the default
+    log, dirs = LocalGroup(2).run(_bfs_exchanges, A)[0]  # "ids", the default
     assert "t" in dirs and "b" in dirs
     levels = _log_by_level(log)
     assert len(levels) == len(dirs) + 1 and levels[-1] == []
