@@ -204,8 +204,9 @@ def pagerank_run(AT, x, inv_s, dw, teleport, alpha, threshold, max_iter, *, cfg,
     smem = hot * rank.itemsize
     if hot:
         # resident blocks only, each copying the hot ranks once a launch, of the
-        # kernel's largest size (one copy serves as many warps as a block holds)
-        threads = 1024
+        # largest size the kernel's registers allow (one copy serves as many warps
+        # as a block holds)
+        threads = min(1024, int(getattr(fn, "max_threads_per_block", 1024))) // 32 * 32
         blocks = cooperative_blocks(fn, threads, 2, smem)
     else:
         (blocks,), (threads,) = shape(n * group, cuda_cfg)
