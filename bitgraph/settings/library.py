@@ -366,8 +366,8 @@ class PageRank:
     cuda_hot_bytes: int = knob(0, """On a graph relabelled hubs first (relabel), each block of the
         GPU pull copies the first cuda_hot_bytes / 8 (float32: / 4) ranks, the most gathered,
         into its shared memory once an iteration and gathers them there (at most what a block
-        may opt in to, 227 KiB on H100/H200), in a grid of resident 1024-thread blocks; 0: none.
-        The sums are the same either way. Relabelled kron-22: the first 49,152 columns of A' hold
+        may opt in to, 227 KiB on H100/H200), in a grid of resident blocks of up to 1024
+        threads; 0: none. The sums are the same either way. Relabelled kron-22: the first 49,152 columns of A' hold
         58% of its entries (kron-20: 76%; urand and rgg: under 8%). Not yet measured on a GPU.""")
 
 
