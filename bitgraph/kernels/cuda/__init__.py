@@ -472,8 +472,10 @@ def shared_bytes_optin() -> int:
 def _optin(dev: int) -> int:
     import cupy
 
-    return cupy.cuda.runtime.deviceGetAttribute(
-        cupy.cuda.runtime.cudaDevAttrMaxSharedMemoryPerBlockOptin, dev)
+    runtime = cupy.cuda.runtime
+    # cudaDevAttrMaxSharedMemoryPerBlockOptin (97), where CuPy does not name it
+    return runtime.deviceGetAttribute(
+        getattr(runtime, "cudaDevAttrMaxSharedMemoryPerBlockOptin", 97), dev)
 
 
 @functools.lru_cache(maxsize=None)
