@@ -115,6 +115,10 @@ def bfs(A, source, *, parents=False, method="auto", alpha=None, reorder="none", 
     if not (isinstance(alpha, (int, float, np.floating, np.integer)) and alpha >= 0):
         raise InvalidValue(f"bfs: alpha must be a number >= 0, got {alpha!r}")
     if reorder not in ("none", "natural") and method not in OWN_ORDER:
+        from bitgraph.formats.reorder import METHODS as ORDERS
+
+        if reorder not in ORDERS:
+            raise InvalidValue(f"bfs: unknown reorder {reorder!r}; expected one of {ORDERS}")
         if method == "auto":
             method = _method(A, cfg)
         if method not in OWN_ORDER:

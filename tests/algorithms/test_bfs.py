@@ -309,5 +309,5 @@ def test_renumbered_traversals(device):
                     assert got.device == device
                     assert np.array_equal(O.to_host(got).to_dense(-1), ref)
         assert known(Ad, "bfs_order", key="rcm") is not None
-    with pytest.raises(bg.InvalidValue, match="reorder"):
+    with pytest.raises(bg.InvalidValue, match="bfs: unknown reorder 'bogus'; expected one of"):
         bfs(bg.io.generators.from_spec("grid:4x4"), 0, method="direction", reorder="bogus")
