@@ -90,6 +90,14 @@ def test_kernel_name_and_matching():
         fatbin.match(["f<double>"], list(dem), demangle)
 
 
+def test_names_spell_types_as_the_demangler():
+    # the build finds a name among the demangled symbols, which spell "unsigned int": a bare
+    # "unsigned" compiles under NVRTC and matches no fatbin symbol (no nvcc needed to see it)
+    bare = [n for names in fatbin.read_specs().values() for n in names
+            if re.search(r"\bunsigned\b(?!\s+(int|char|short|long))", n)]
+    assert not bare
+
+
 def test_constants_of_a_source():
     values = fatbin.constants(cuda.source_text("bfs_fused.cu"))
     assert fatbin.resolve("bfs_fused<FMT_CSR, int>", values) == "bfs_fused<0, int>"

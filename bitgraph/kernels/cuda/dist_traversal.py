@@ -22,7 +22,7 @@ __all__ = ["bfs_frontier", "bfs_topdown", "bfs_bottomup", "bfs_update", "bfs_own
 
 _SOURCE = "dist_traversal.cu"
 _C = {np.dtype(np.int32): "int", np.dtype(np.int64): "long long"}
-_IDS = {np.dtype(np.uint32): "unsigned", np.dtype(np.int64): "long long"}  # vertex ids sent
+_IDS = {np.dtype(np.uint32): "unsigned int", np.dtype(np.int64): "long long"}  # vertex ids sent
 _NAMES = (("dt_frontier", "dt_update", "dt_owner_counts")
           + tuple(f"{k}<{v}>" for k in ("dt_topdown", "dt_bottomup", "dt_pull")
                   for v in _C.values())
