@@ -315,6 +315,7 @@ def _kernels():
     keys = {"frontier": ("bfs", "dist_frontier"), "topdown": ("bfs", "dist_topdown"),
             "bottomup": ("bfs", "dist_bottomup"), "update": ("bfs", "dist_update"),
             "hook": ("cc", "dist_hook"), "pull": ("pagerank", "dist_pull"),
+            "pull_plan": ("pagerank", "dist_pull_plan"),
             "owner_counts": ("bfs", "dist_owner_counts"), "pack": ("bfs", "dist_pack"),
             "mark": ("bfs", "dist_mark")}
     return {k: registry.lookup(op, fmt="csr", device="cuda", variant=v)
@@ -592,9 +593,12 @@ def pagerank(comm, D, alpha=0.85, tol=1e-6, max_iter=100, personalization=None, 
     pin, pix, pval = D.in_rows()
     pull = None
     if xp is not np and cfg.cuda_kernels:
-        pull = _kernels()["pull"]
+        k = _kernels()
+        pull = k["pull"]
         group = _group(pix.shape[0], hi - lo)
         pw = None if pval is None else xp.ascontiguousarray(pval, dtype=np.float64)
+        # the in-rows of more than pull_split entries (a kron hub's) cut into chunks
+        plan = k["pull_plan"](pin, split=cfg.pull_split, chunk=cfg.pull_chunk)
     counts = _slice_counts(D)
     teleport = (1.0 - a) * p
     lost = float(_array_host(comm.allreduce(xp.stack([x[dangles].sum(dtype=np.float64)]),
@@ -605,7 +609,7 @@ def pagerank(comm, D, alpha=0.85, tol=1e-6, max_iter=100, personalization=None, 
         # t(j) = sum_i y(i) * A(i, j) over this rank's j (their A' rows)
         acc = xp.zeros(hi - lo)
         if pull is not None:  # every in-row summed, one kernel
-            pull(pin, pix, pw, y, acc, group=group)
+            pull(pin, pix, pw, y, acc, group=group, plan=plan)
         for rows, a0, b0 in () if pull is not None else _row_steps(pin, step, xp):
             contrib = y[pix[a0:b0]]
             if pval is not None:

@@ -88,10 +88,24 @@ def _hook(indptr, indices, lo, f, gf, fn, *, both, group):
         np.minimum.at(fn, x, gf[y])
 
 
-def _pull(indptr, indices, weights, y, acc, *, group):
+def _pull_plan(indptr, *, split, chunk):
+    heavy = np.flatnonzero(np.diff(indptr) > split)
+    return heavy, split, chunk
+
+
+def _pull(indptr, indices, weights, y, acc, *, group, plan):
+    # the heavy rows (plan) summed chunk by chunk, then the chunks in order
+    heavy, split, chunk = plan
     rows = np.repeat(np.arange(indptr.shape[0] - 1), np.diff(indptr))
     contrib = y[indices] * (1.0 if weights is None else weights)
     acc[:] = np.bincount(rows, weights=contrib, minlength=acc.shape[0])
+    for r in heavy:
+        part = contrib[indptr[r]:indptr[r + 1]]
+        acc[r] = sum(part[c:c + chunk].sum() for c in range(0, part.size, chunk))
+    _PULLS.append(len(heavy))
+
+
+_PULLS = []  # heavy rows a pull took chunk by chunk
 
 
 class _NotNumpy:
@@ -105,7 +119,7 @@ class _NotNumpy:
 @pytest.fixture
 def kernel_path(monkeypatch):
     stand_ins = {"frontier": _frontier, "topdown": _topdown, "bottomup": _bottomup,
-                 "update": _update, "hook": _hook, "pull": _pull,
+                 "update": _update, "hook": _hook, "pull": _pull, "pull_plan": _pull_plan,
                  "owner_counts": _owner_counts, "pack": _pack, "mark": _mark}
     check = P._check
     monkeypatch.setattr(P, "_kernels", lambda: stand_ins)
@@ -157,3 +171,24 @@ def test_kernel_path_equals_the_one_process_calls(kernel_path, name, size, excha
             assert np.array_equal(cc, want_cc)
             assert pr.iterations == ref.iterations
             assert np.abs(pr.ranks - ref.ranks.to_dense()).sum() < 1e-9
+
+
+@pytest.mark.parametrize("split, chunk", [(0, 1), (4, 3), (40, 16), (10**9, 4096)])
+@pytest.mark.parametrize("name", ["kron", "directed"])
+def test_kernel_path_pull_cuts_heavy_rows(kernel_path, name, split, chunk):
+    """settings.distributed.pull_split / pull_chunk: the CUDA pull takes the
+    in-rows over the split chunk by chunk (every row at 0, none past the
+    longest); the ranks equal the one-process call's in the same
+    iterations."""
+    A = _graphs()[name]
+    ref = one.pagerank(A, tol=1e-10)
+    _PULLS.clear()
+    with bg.settings.use(distributed={"pull_split": split, "pull_chunk": chunk}):
+        out = LocalGroup(2).run(lambda comm: P.pagerank(comm, DistMatrix.from_matrix(comm, A),
+                                                        gather=True, tol=1e-10))
+    for pr in out:
+        assert pr.iterations == ref.iterations
+        assert np.abs(pr.ranks - ref.ranks.to_dense()).sum() < 1e-9
+    longest = int(np.bincount(A.to_coo()[1], minlength=A.nrows).max())  # the longest in-row
+    assert (max(_PULLS) > 0) == (longest > split)
+    assert name == "directed" or split >= 10**9 or max(_PULLS) > 0  # kron's hubs go by chunks

@@ -251,6 +251,38 @@ def test_pull_launcher(n, group, index, weighted):
     assert np.allclose(acc.get(), want, rtol=1e-12, atol=1e-15)
 
 
+@pytest.mark.parametrize("weighted", [False, True])
+@pytest.mark.parametrize("index", [np.int32, np.int64])
+@pytest.mark.parametrize("split, chunk", [(0, 1), (5, 3), (40, 64), (89, 7), (90, 4096)])
+@pytest.mark.parametrize("n", [1, 70, 1000])
+def test_pull_launcher_heavy_rows(n, split, chunk, index, weighted):
+    """pagerank_pull with a plan (pagerank_pull_plan): the rows over the split
+    (row 0 holds 90 entries, others up to 16; every row at split 0) summed
+    chunk by chunk, a block a chunk, and in chunk order; the others by
+    their lanes; equal to numpy's sums."""
+    indptr, indices = _csr(n, 8 * n, n + 3)
+    rng = np.random.default_rng(n + 1)
+    y = rng.random(n)
+    w = rng.random(indices.shape[0]) if weighted else None
+    ip = cupy.asarray(indptr)
+    plan = _k("pagerank", "dist_pull_plan")(ip, split=split, chunk=chunk)
+    lens = np.diff(indptr)
+    assert plan[4] == int((lens > split).sum())
+    assert plan[5] == int(-(-lens[lens > split] // chunk).sum())
+    acc = cupy.full(n, np.nan)
+    _k("pagerank", "dist_pull")(ip, cupy.asarray(indices.astype(index)),
+                                None if w is None else cupy.asarray(w), cupy.asarray(y), acc,
+                                group=4, plan=plan)
+    contrib = y[indices] * (1.0 if w is None else w)
+    want = np.bincount(np.repeat(np.arange(n), lens), weights=contrib, minlength=n)
+    assert np.allclose(acc.get(), want, rtol=1e-12, atol=1e-15)
+    again = cupy.full(n, np.nan)  # deterministic: the same bits on a second call
+    _k("pagerank", "dist_pull")(ip, cupy.asarray(indices.astype(index)),
+                                None if w is None else cupy.asarray(w), cupy.asarray(y), again,
+                                group=4, plan=plan)
+    assert np.array_equal(acc.get(), again.get())
+
+
 # the ids exchange's launchers: word_starts of owners with and without rows
 _OWNERS = {"one": [0, 37], "two": [0, 64, 300], "empty first and middle": [0, 0, 64, 64, 200],
            "empty last": [0, 64, 100, 100], "whole warps": [0, 1024, 1088, 2100]}

@@ -296,13 +296,24 @@ __global__ void dt_hook(const long long* __restrict__ indptr, const V* __restric
 }
 
 // PageRank's pull over the rank's in-rows: acc[j] = sum of y[i] (* w[e])
-// over row j's entries e = (j, i); `group` lanes a row (a power of 2 up to
-// 32), their partial sums added by shuffles within the group.
+// over row j's entries e = (j, i), in three kernels:
+//   dt_pull        the rows of at most light_max entries, `group` lanes a
+//                  row (a power of 2 up to 32), their partial sums added by
+//                  shuffles within the group; longer rows are left alone
+//   dt_pull_chunks the longer (heavy) rows cut into chunks of `chunk`
+//                  entries, a block a chunk (its threads stride the chunk),
+//                  the chunk's sum into chunk_sums[c]
+//   dt_pull_rows   a thread a heavy row: its chunks' sums added in chunk
+//                  order (no float atomics: the sum does not depend on the
+//                  order the chunks ran in) into acc
+// (heavy_rows[h]: heavy row h; its chunks heavy_first[h] .. heavy_first[h
+// + 1] - 1; chunk_heavy[c]: chunk c's heavy row; kernels/cuda/pagerank.py's
+// heavy_chunks.)
 template <typename V>
 __global__ void dt_pull(const long long* __restrict__ indptr, const V* __restrict__ indices,
                         const double* __restrict__ w, int weighted,
                         const double* __restrict__ y, long long n_local,
-                        double* __restrict__ acc, int group) {
+                        double* __restrict__ acc, int group, long long light_max) {
   const int lane = threadIdx.x & 31;
   const int sub = lane & (group - 1);
   const long long stride = (long long)gridDim.x * blockDim.x / group;
@@ -312,14 +323,65 @@ __global__ void dt_pull(const long long* __restrict__ indptr, const V* __restric
   for (long long rb = lead; rb < n_local; rb += stride) {
     const long long row = first + (rb - lead);
     double s = 0.0;
+    bool light = false;
     if (row < n_local) {
-      const long long end = indptr[row + 1];
-      for (long long e = indptr[row] + sub; e < end; e += group) {
-        const double x = y[(long long)indices[e]];
-        s += weighted ? x * w[e] : x;
+      const long long start = indptr[row], end = indptr[row + 1];
+      light = end - start <= light_max;
+      if (light) {
+#pragma unroll 4
+        for (long long e = start + sub; e < end; e += group) {
+          const double x = y[(long long)indices[e]];
+          s += weighted ? x * w[e] : x;
+        }
       }
     }
     for (int o = group >> 1; o > 0; o >>= 1) s += __shfl_down_sync(0xffffffffu, s, o, group);
-    if (sub == 0 && row < n_local) acc[row] = s;
+    if (sub == 0 && light) acc[row] = s;
+  }
+}
+
+template <typename V>
+__global__ void dt_pull_chunks(const long long* __restrict__ indptr,
+                               const V* __restrict__ indices, const double* __restrict__ w,
+                               int weighted, const double* __restrict__ y,
+                               const long long* __restrict__ heavy_rows,
+                               const long long* __restrict__ heavy_first,
+                               const long long* __restrict__ chunk_heavy, long long nchunks,
+                               long long chunk, double* __restrict__ chunk_sums) {
+  __shared__ double scratch[32];
+  const int lane = threadIdx.x & 31;
+  const int warp = threadIdx.x >> 5;
+  // block-uniform loop: every thread of the block reaches the barriers
+  for (long long c = blockIdx.x; c < nchunks; c += gridDim.x) {
+    const long long h = chunk_heavy[c];
+    const long long r = heavy_rows[h];
+    const long long start = indptr[r] + (c - heavy_first[h]) * chunk;
+    const long long end = min(start + chunk, indptr[r + 1]);
+    double s = 0.0;
+#pragma unroll 4
+    for (long long e = start + threadIdx.x; e < end; e += blockDim.x) {
+      const double x = y[(long long)indices[e]];
+      s += weighted ? x * w[e] : x;
+    }
+    for (int o = 16; o > 0; o >>= 1) s += __shfl_down_sync(0xffffffffu, s, o);
+    __syncthreads();  // scratch may still be read for the block's previous chunk
+    if (lane == 0) scratch[warp] = s;
+    __syncthreads();
+    if (warp == 0) {
+      s = lane < (int)(blockDim.x >> 5) ? scratch[lane] : 0.0;
+      for (int o = 16; o > 0; o >>= 1) s += __shfl_down_sync(0xffffffffu, s, o);
+      if (lane == 0) chunk_sums[c] = s;
+    }
+  }
+}
+
+__global__ void dt_pull_rows(const long long* __restrict__ heavy_rows,
+                             const long long* __restrict__ heavy_first, long long nheavy,
+                             const double* __restrict__ chunk_sums, double* __restrict__ acc) {
+  for (long long h = (long long)blockIdx.x * blockDim.x + threadIdx.x; h < nheavy;
+       h += (long long)gridDim.x * blockDim.x) {
+    double s = 0.0;
+    for (long long c = heavy_first[h]; c < heavy_first[h + 1]; ++c) s += chunk_sums[c];
+    acc[heavy_rows[h]] = s;
   }
 }

@@ -18,13 +18,13 @@ from bitgraph.kernels.cuda import module, shape
 from bitgraph.kernels.registry import register
 
 __all__ = ["bfs_frontier", "bfs_topdown", "bfs_bottomup", "bfs_update", "bfs_owner_counts",
-           "bfs_pack", "bfs_mark", "cc_hook", "pagerank_pull"]
+           "bfs_pack", "bfs_mark", "cc_hook", "pagerank_pull", "pagerank_pull_plan"]
 
 _SOURCE = "dist_traversal.cu"
 _C = {np.dtype(np.int32): "int", np.dtype(np.int64): "long long"}
 _IDS = {np.dtype(np.uint32): "unsigned int", np.dtype(np.int64): "long long"}  # vertex ids sent
-_NAMES = (("dt_frontier", "dt_update", "dt_owner_counts")
-          + tuple(f"{k}<{v}>" for k in ("dt_topdown", "dt_bottomup", "dt_pull")
+_NAMES = (("dt_frontier", "dt_update", "dt_owner_counts", "dt_pull_rows")
+          + tuple(f"{k}<{v}>" for k in ("dt_topdown", "dt_bottomup", "dt_pull", "dt_pull_chunks")
                   for v in _C.values())
           + tuple(f"{k}<{v}>" for k in ("dt_pack", "dt_mark") for v in _IDS.values())
           + tuple(f"dt_hook<{v}, {lab}>" for v in _C.values() for lab in _C.values()))
@@ -181,15 +181,48 @@ def cc_hook(indptr, indices, lo, f, gf, fn, *, both, group, cfg=None):
                np.int32(bool(both)), np.int32(group)))
 
 
+@register("pagerank", fmt="csr", device="cuda", variant="dist_pull_plan")
+def pagerank_pull_plan(indptr, *, split, chunk):
+    """The heavy rows of the rank's rows of A' for ``pagerank_pull``: rows of
+    more than ``split`` entries cut into chunks of ``chunk`` (``pagerank.
+    heavy_chunks``), with the chunks' sums' buffer: ``(heavy_rows,
+    heavy_first, chunk_heavy, chunk_sums, nheavy, nchunks, split, chunk)``.
+    Built once a call (two host reads)."""
+    import cupy
+
+    from bitgraph.kernels.cuda.pagerank import heavy_chunks
+
+    split, chunk = int(split), int(chunk)
+    if split < 0 or chunk < 1:
+        raise ValueError(f"pagerank_pull_plan: settings.distributed.pull_split = {split} must be"
+                         f" >= 0 and pull_chunk = {chunk} >= 1")
+    lens = indptr[1:].astype(np.int64) - indptr[:-1].astype(np.int64)
+    rows, first, chunk_heavy, nheavy, nchunks = heavy_chunks(cupy, lens, split, chunk)
+    return (rows, first, chunk_heavy, cupy.empty(max(nchunks, 1), np.float64), nheavy, nchunks,
+            split, chunk)
+
+
 @register("pagerank", fmt="csr", device="cuda", variant="dist_pull")
-def pagerank_pull(indptr, indices, weights, y, acc, *, group, cfg=None):
+def pagerank_pull(indptr, indices, weights, y, acc, *, group, plan=None, cfg=None):
     """``acc[j]`` (float64[n_local]) = the sum of ``y[i]`` (times the
     entry's float64 weight, when ``weights`` is not None) over the entries
-    (j, i) of the rank's rows of A'."""
+    (j, i) of the rank's rows of A'. ``plan`` (``pagerank_pull_plan`` of
+    these rows; None: no heavy rows): the heavy rows summed chunk by chunk,
+    a block a chunk, the others ``group`` lanes a row."""
     n_local = indptr.shape[0] - 1
     if n_local == 0:
         return
-    fn = _fn(f"dt_pull<{_c(indices, 'pagerank_pull')}>")
-    fn(*shape(n_local * int(group), cfg),
-       (indptr, indices, y if weights is None else weights, np.int32(weights is not None), y,
-        np.int64(n_local), acc, np.int32(group)))
+    v = _c(indices, "pagerank_pull")
+    w = y if weights is None else weights
+    weighted = np.int32(weights is not None)
+    light_max = np.int64(np.iinfo(np.int64).max)
+    if plan is not None and plan[4]:
+        rows, first, chunk_heavy, sums, nheavy, nchunks, split, chunk = plan
+        light_max = np.int64(split)
+        _fn(f"dt_pull_chunks<{v}>")(*shape(nchunks * 256, cfg),
+                                    (indptr, indices, w, weighted, y, rows, first, chunk_heavy,
+                                     np.int64(nchunks), np.int64(chunk), sums))
+        _fn("dt_pull_rows")(*shape(nheavy, cfg), (rows, first, np.int64(nheavy), sums, acc))
+    _fn(f"dt_pull<{v}>")(*shape(n_local * int(group), cfg),
+                         (indptr, indices, w, weighted, y, np.int64(n_local), acc,
+                          np.int32(group), light_max))

@@ -66,23 +66,9 @@ def _plan(cupy, AT, split, chunk, warp_above, lanes):
     values = (cupy.zeros(1, np.float64) if AT.values is None
               else cupy.ascontiguousarray(AT.values, dtype=np.float64))
     lens = indptr[1:].astype(np.int64) - indptr[:-1].astype(np.int64)
-    heavy_rows = cupy.ascontiguousarray(cupy.flatnonzero(lens > split), dtype=np.int64)
-    nheavy = int(heavy_rows.shape[0])
-    heavy_len = lens[heavy_rows]
-    counts = (heavy_len + (chunk - 1)) // chunk  # >= 1: a heavy row has > split >= 0 entries
-    heavy_first = cupy.zeros(nheavy + 1, np.int64)
-    heavy_first[1:] = cupy.cumsum(counts)
+    heavy_rows, heavy_first, chunk_heavy, nheavy, nchunks = heavy_chunks(cupy, lens, split, chunk)
     short = lens <= min(warp_above, split)
-    # synchronize! (once per graph and settings)
-    nchunks, nshort = (int(v) for v in cupy.stack(
-        [heavy_first[nheavy], cupy.sum(short, dtype=np.int64)]).get())
-    # chunk c's heavy row: the count of row starts at or before c, less one
-    marks = cupy.zeros(max(nchunks, 1), np.int64)
-    if nheavy > 1:
-        marks[heavy_first[1:nheavy]] = 1
-    chunk_heavy = cupy.ascontiguousarray(cupy.cumsum(marks), dtype=np.int64)
-    if nheavy == 0:
-        heavy_rows = cupy.zeros(1, np.int64)
+    nshort = int(cupy.sum(short, dtype=np.int64))  # synchronize! (once per graph and settings)
     group = int(lanes) or _lanes(cupy, lens[short], nshort)
     medium_rows, nmedium, light_max = None, 0, split
     if warp_above < split and group < 32:
@@ -96,6 +82,29 @@ def _plan(cupy, AT, split, chunk, warp_above, lanes):
         medium_rows = cupy.zeros(1, np.int64)
     return (indptr, indices, values, heavy_rows, heavy_first, chunk_heavy, nheavy, nchunks,
             medium_rows, nmedium, light_max, group)
+
+
+def heavy_chunks(cupy, lens, split, chunk):
+    """The rows of more than ``split`` entries (``lens``: int64 row lengths,
+    CuPy) cut into chunks of ``chunk`` entries, the last shorter:
+    ``(heavy_rows, heavy_first, chunk_heavy, nheavy, nchunks)``, int64 CuPy
+    arrays (one-element dummies for none): row h's chunks are
+    heavy_first[h] .. heavy_first[h + 1] - 1, chunk c's row heavy_rows[
+    chunk_heavy[c]]. Two host reads (the counts)."""
+    heavy_rows = cupy.ascontiguousarray(cupy.flatnonzero(lens > split), dtype=np.int64)
+    nheavy = int(heavy_rows.shape[0])
+    counts = (lens[heavy_rows] + (chunk - 1)) // chunk  # >= 1: a heavy row has > split >= 0
+    heavy_first = cupy.zeros(nheavy + 1, np.int64)
+    heavy_first[1:] = cupy.cumsum(counts)
+    nchunks = int(heavy_first[nheavy])  # synchronize!
+    # chunk c's heavy row: the count of row starts at or before c, less one
+    marks = cupy.zeros(max(nchunks, 1), np.int64)
+    if nheavy > 1:
+        marks[heavy_first[1:nheavy]] = 1
+    chunk_heavy = cupy.ascontiguousarray(cupy.cumsum(marks), dtype=np.int64)
+    if nheavy == 0:
+        heavy_rows = cupy.zeros(1, np.int64)
+    return heavy_rows, heavy_first, chunk_heavy, nheavy, nchunks
 
 
 def _lanes(cupy, lens, rows):
