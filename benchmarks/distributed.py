@@ -119,6 +119,9 @@ def parse(argv):
                    " and timed (settings.distributed.bfs_topdown_exchange: ids, bitmap)")
     p.add_argument("--arrays", action="store_true",
                    help="--partitioned: the CuPy array steps instead of the dist_traversal kernels")
+    p.add_argument("--set", default="",
+                   help="settings changes on every rank, ab.py's form (e.g."
+                        " distributed.pull_split=1000000000)")
     p.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     a = p.parse_args(argv)
     if a.graph is None:
@@ -471,7 +474,15 @@ def worker(a):
 def main(argv=None):
     argv = sys.argv[1:] if argv is None else argv
     a = parse(argv)
-    return worker(a) if a.worker else driver(a, argv)
+    if not a.worker:
+        return driver(a, argv)
+    import bitgraph as bg
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from ab import parse_variant  # benchmarks/ab.py: "family.field=value,..."
+
+    with bg.settings.use(**parse_variant(a.set)):
+        return worker(a)
 
 
 if __name__ == "__main__":
