@@ -121,7 +121,7 @@ def parse(argv):
                    help="--partitioned: the CuPy array steps instead of the dist_traversal kernels")
     p.add_argument("--set", default="",
                    help="settings changes on every rank, ab.py's form (e.g."
-                        " distributed.pull_split=1000000000)")
+                        " distributed.heavy_split=1000000000)")
     p.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     a = p.parse_args(argv)
     if a.graph is None:

@@ -355,6 +355,11 @@ def _bfs_kernels(comm, D, s, cfg, stats, xp):
         levels[s - lo] = 0
     listing = xp.empty(max(n_local, 1), np.uint32)
     counts = xp.zeros(4, np.uint64)
+    # the frontier rows of more than heavy_split entries (a kron hub's), listed apart and
+    # walked by the whole grid in a top-down step
+    split = int(cfg.heavy_split)
+    nheavy = int(_array_host(xp.count_nonzero(xp.diff(D.indptr) > split)))
+    heavy = xp.empty(max(nheavy, 1), np.uint32)
     found = xp.empty(_array.nwords(n_local), np.uint32)
     word_counts = _word_counts(D)
     if ids:
@@ -367,7 +372,7 @@ def _bfs_kernels(comm, D, s, cfg, stats, xp):
         if stats is not None:
             stats.ran(("bfs", "csr", "cuda", f"dist_{name}"))
     while True:
-        k["frontier"](D.indptr, frontier, visited, lo, listing, counts)
+        k["frontier"](D.indptr, frontier, visited, lo, listing, counts, heavy=heavy, split=split)
         ran("frontier")
         total = comm.allreduce(counts[:3].view(np.int64), "sum")
         m_f, n_f, m_u = (int(x) for x in _array_host(total))
@@ -379,7 +384,7 @@ def _bfs_kernels(comm, D, s, cfg, stats, xp):
         if top_down:
             nxt = xp.zeros(nw, np.uint32)
             k["topdown"](D.indptr, D.indices, listing, counts, visited, nxt, rows=n_f,
-                         group=_group(m_f, n_f))
+                         group=_group(m_f, n_f), heavy=heavy, split=split)
             ran("topdown")
             if ids:  # the next bits' ids to their owners, marked in the owners' words
                 k["owner_counts"](nxt, word_starts, owner_counts)
@@ -597,8 +602,8 @@ def pagerank(comm, D, alpha=0.85, tol=1e-6, max_iter=100, personalization=None, 
         pull = k["pull"]
         group = _group(pix.shape[0], hi - lo)
         pw = None if pval is None else xp.ascontiguousarray(pval, dtype=np.float64)
-        # the in-rows of more than pull_split entries (a kron hub's) cut into chunks
-        plan = k["pull_plan"](pin, split=cfg.pull_split, chunk=cfg.pull_chunk)
+        # the in-rows of more than heavy_split entries (a kron hub's) cut into chunks
+        plan = k["pull_plan"](pin, split=cfg.heavy_split, chunk=cfg.heavy_chunk)
     counts = _slice_counts(D)
     teleport = (1.0 - a) * p
     lost = float(_array_host(comm.allreduce(xp.stack([x[dangles].sum(dtype=np.float64)]),

@@ -441,9 +441,11 @@ class Distributed:
         steps, for comparison. On kron-24 over 2 x H200: a BFS source 42 ms (arrays) -> 5.8 ms
         (kernels; the one-GPU bfs 0.6 ms), CC 0.53 -> 0.054 s, a PageRank iteration 42 ->
         17 ms.""")
-    pull_split: int = knob(4096, """The CUDA PageRank pull (cuda_kernels) cuts a rank's in-rows of
-        more than this many entries into chunks of pull_chunk entries, a whole block each, the
-        chunks' sums added in chunk order (deterministic); shorter rows take a group of up to 32
-        lanes. A kron hub holds about m * 0.76^scale entries (kronh-26: ~10^6, kronh-30:
-        ~10^7): one group of 32 lanes walks it alone. Not yet measured on a GPU.""")
-    pull_chunk: int = knob(4096, """Entries of a heavy in-row's chunk (pull_split).""")
+    heavy_split: int = knob(4096, """On CUDA ranks (cuda_kernels) a row of more than this many
+        entries is walked by many blocks, not one group of at most 32 lanes: the PageRank pull
+        cuts such in-rows into chunks of heavy_chunk entries, a block each, the chunks' sums
+        added in chunk order (deterministic); a BFS top-down level walks such frontier rows one
+        at a time with every thread of the grid. A kron hub holds about m * 0.76^scale entries
+        (kronh-26: ~10^6, kronh-30: ~10^7). Not yet measured on a GPU.""")
+    heavy_chunk: int = knob(4096, """Entries of a heavy in-row's chunk in the PageRank pull
+        (heavy_split).""")

@@ -22,23 +22,31 @@ def _bits(words, n):
     return _array.unpack_bits(words, n)
 
 
-def _frontier(indptr, frontier, visited, lo, listing, counts):
+def _frontier(indptr, frontier, visited, lo, listing, counts, *, heavy, split):
     n_local = indptr.shape[0] - 1
     deg = np.diff(indptr)
     f = _bits(frontier, lo + n_local)[lo:]
     v = _bits(visited, lo + n_local)[lo:]
     rows = np.random.default_rng(n_local).permutation(np.flatnonzero(f))  # any order
-    counts[:] = [deg[f].sum(), rows.shape[0], deg[~v].sum(), 0]
+    big = rows[deg[rows] > split]
+    counts[:] = [deg[f].sum(), rows.shape[0], deg[~v].sum(), big.shape[0]]
     listing[:rows.shape[0]] = rows
+    heavy[:big.shape[0]] = big
 
 
-def _topdown(indptr, indices, listing, counts, visited, nxt, *, rows, group):
+def _topdown(indptr, indices, listing, counts, visited, nxt, *, rows, group, heavy, split):
+    # the light listed rows, then the heavy ones (listed apart), as the two kernels
     n = visited.shape[0] * 32
     b, v = _bits(nxt, n).copy(), _bits(visited, n)
-    for r in listing[:int(counts[1])]:
+    light = [r for r in listing[:int(counts[1])] if indptr[r + 1] - indptr[r] <= split]
+    for r in light + list(heavy[:int(counts[3])]):
         c = indices[indptr[r]:indptr[r + 1]]
         b[c[~v[c]]] = True
     nxt[:] = _array.pack_bits(b)
+    _HEAVY.append(int(counts[3]))
+
+
+_HEAVY = []  # heavy rows a top-down step walked with the whole grid
 
 
 def _bottomup(indptr, indices, frontier, visited, lo, found):
@@ -176,14 +184,14 @@ def test_kernel_path_equals_the_one_process_calls(kernel_path, name, size, excha
 @pytest.mark.parametrize("split, chunk", [(0, 1), (4, 3), (40, 16), (10**9, 4096)])
 @pytest.mark.parametrize("name", ["kron", "directed"])
 def test_kernel_path_pull_cuts_heavy_rows(kernel_path, name, split, chunk):
-    """settings.distributed.pull_split / pull_chunk: the CUDA pull takes the
+    """settings.distributed.heavy_split / heavy_chunk: the CUDA pull takes the
     in-rows over the split chunk by chunk (every row at 0, none past the
     longest); the ranks equal the one-process call's in the same
     iterations."""
     A = _graphs()[name]
     ref = one.pagerank(A, tol=1e-10)
     _PULLS.clear()
-    with bg.settings.use(distributed={"pull_split": split, "pull_chunk": chunk}):
+    with bg.settings.use(distributed={"heavy_split": split, "heavy_chunk": chunk}):
         out = LocalGroup(2).run(lambda comm: P.pagerank(comm, DistMatrix.from_matrix(comm, A),
                                                         gather=True, tol=1e-10))
     for pr in out:
@@ -192,3 +200,21 @@ def test_kernel_path_pull_cuts_heavy_rows(kernel_path, name, split, chunk):
     longest = int(np.bincount(A.to_coo()[1], minlength=A.nrows).max())  # the longest in-row
     assert (max(_PULLS) > 0) == (longest > split)
     assert name == "directed" or split >= 10**9 or max(_PULLS) > 0  # kron's hubs go by chunks
+
+
+@pytest.mark.parametrize("split", [0, 3, 40, 10**9])
+@pytest.mark.parametrize("size", [1, 2, 3])
+def test_kernel_path_topdown_walks_heavy_rows_apart(kernel_path, size, split):
+    """settings.distributed.heavy_split: a top-down step walks the frontier
+    rows over the split apart (every row at 0, none past the longest); the
+    levels equal the one-process bfs whatever the split."""
+    A = bg.io.generators.kron(10, seed=3)
+    want = one.bfs(A, 1).to_dense(-1)
+    _HEAVY.clear()
+    with bg.settings.use(distributed={"heavy_split": split,
+                                      "bfs_alpha": 1e-9}):  # top-down every level
+        out = LocalGroup(size).run(
+            lambda comm: P.bfs(comm, DistMatrix.from_matrix(comm, A), 1, gather=True))
+    for lev in out:
+        assert np.array_equal(lev, want)
+    assert (sum(_HEAVY) > 0) == (split < 10**9)

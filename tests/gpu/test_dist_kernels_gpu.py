@@ -163,10 +163,14 @@ def _k(op, variant):
     return registry.lookup(op, fmt="csr", device="cuda", variant=variant)
 
 
+@pytest.mark.parametrize("split", [None, 0, 8, 89])
 @pytest.mark.parametrize("index", [np.int32, np.int64])
 @pytest.mark.parametrize("group", [1, 2, 4, 8, 16, 32])
 @pytest.mark.parametrize("n,lo", [(1, 0), (37, 0), (300, 64), (1000, 320)])
-def test_bfs_launchers(n, lo, group, index):
+def test_bfs_launchers(n, lo, group, index, split):
+    """The BFS launchers against numpy; ``split`` (heavy_split; None: no
+    heavy list): the frontier rows over it listed apart (row 0 holds 90
+    entries) and walked by the whole grid, the same next bitmap."""
     rng = np.random.default_rng(n + group)
     indptr, indices = _csr(n, 6 * n, n, lo)
     n_local = indptr.shape[0] - 1
@@ -179,15 +183,20 @@ def test_bfs_launchers(n, lo, group, index):
                                          ("v", _array.pack_bits(seen)))}
     listing = cupy.empty(max(n_local, 1), np.uint32)
     counts = cupy.full(4, 77, np.uint64)  # zeroed by the launcher
-    _k("bfs", "dist_frontier")(d["ip"], d["f"], d["v"], lo, listing, counts)
+    heavy = None if split is None else cupy.full(max(int((deg > split).sum()), 1), 7, np.uint32)
+    _k("bfs", "dist_frontier")(d["ip"], d["f"], d["v"], lo, listing, counts, heavy=heavy,
+                               split=split)
     got = counts.get()
     assert got[:3].tolist() == [int(deg[mine_f].sum()), int(mine_f.sum()),
                                 int(deg[~mine_seen].sum())]
     assert sorted(listing.get()[:got[1]].tolist()) == np.flatnonzero(mine_f).tolist()
+    if split is not None:
+        big = np.flatnonzero(mine_f & (deg > split)).tolist()
+        assert got[3] == len(big) and sorted(heavy.get()[:got[3]].tolist()) == big
     # top-down: every unvisited target of the listed rows
     nxt = cupy.zeros(_array.nwords(n), np.uint32)
     _k("bfs", "dist_topdown")(d["ip"], d["ix"], listing, counts, d["v"], nxt,
-                              rows=int(got[1]), group=group)
+                              rows=int(got[1]), group=group, heavy=heavy, split=split)
     want = np.zeros(n, bool)
     for r in np.flatnonzero(mine_f):
         want[indices[indptr[r]:indptr[r + 1]]] = True

@@ -13,7 +13,9 @@
 //                 out-edges (zeroed by the launcher before)
 //   dt_topdown    `group` lanes per listed row set its targets' bits in
 //                 next (global words) with atomicOr, skipping the visited
-//                 and the bits already set
+//                 and the bits already set; rows over light_max (listed
+//                 apart by dt_frontier) by dt_topdown_heavy, every thread of
+//                 the grid on one row at a time
 //   dt_bottomup   a thread per local row: an unvisited row scans its
 //                 in-edges and stops at the first in the global frontier;
 //                 a warp covers one word of the rank's rows and lane 0
@@ -73,7 +75,8 @@ __global__ void dt_frontier(const long long* __restrict__ indptr,
                             const unsigned* __restrict__ frontier,
                             const unsigned* __restrict__ visited, long long lo,
                             long long n_local, unsigned* __restrict__ list,
-                            unsigned long long* __restrict__ counts) {
+                            unsigned long long* __restrict__ counts, long long light_max,
+                            unsigned* __restrict__ heavy) {
   const int lane = threadIdx.x & 31;
   const long long stride = (long long)gridDim.x * blockDim.x;
   const long long w0 = lo >> 5;  // the rank's first global word
@@ -81,10 +84,11 @@ __global__ void dt_frontier(const long long* __restrict__ indptr,
   for (long long base = (long long)blockIdx.x * blockDim.x + (threadIdx.x & ~31);
        base < n_local; base += stride) {
     const long long i = base + lane;
-    bool in_f = false;
+    bool in_f = false, big = false;
     if (i < n_local) {
       const long long deg = indptr[i + 1] - indptr[i];
       in_f = bit_of(frontier + w0, i);
+      big = in_f && deg > light_max;
       if (in_f) m_f += deg;
       if (!bit_of(visited + w0, i)) m_u += deg;
     }
@@ -94,6 +98,14 @@ __global__ void dt_frontier(const long long* __restrict__ indptr,
       if (lane == 0) at = atomicAdd(counts + 1, (unsigned long long)__popc(mask));
       at = __shfl_sync(0xffffffffu, at, 0);
       if (in_f) list[at + __popc(mask & ((1u << lane) - 1u))] = (unsigned)i;
+    }
+    // the rows over light_max, listed apart for dt_topdown_heavy (counts[3])
+    const unsigned bigs = __ballot_sync(0xffffffffu, big);
+    if (bigs) {
+      unsigned long long at = 0;
+      if (lane == 0) at = atomicAdd(counts + 3, (unsigned long long)__popc(bigs));
+      at = __shfl_sync(0xffffffffu, at, 0);
+      if (big) heavy[at + __popc(bigs & ((1u << lane) - 1u))] = (unsigned)i;
     }
   }
   m_f = warp_sum(m_f);
@@ -105,22 +117,49 @@ __global__ void dt_frontier(const long long* __restrict__ indptr,
 }
 
 template <typename V>
+__device__ __forceinline__ void mark_target(const V* __restrict__ indices, long long e,
+                                            const unsigned* __restrict__ visited,
+                                            unsigned* next) {
+  const long long c = (long long)indices[e];
+  const unsigned b = 1u << (c & 31);
+  if ((visited[c >> 5] & b) == 0 && (next[c >> 5] & b) == 0) atomicOr(next + (c >> 5), b);
+}
+
+template <typename V>
 __global__ void dt_topdown(const long long* __restrict__ indptr, const V* __restrict__ indices,
                            const unsigned* __restrict__ list,
                            const unsigned long long* __restrict__ counts,
-                           const unsigned* __restrict__ visited, unsigned* next, int group) {
+                           const unsigned* __restrict__ visited, unsigned* next, int group,
+                           long long light_max) {
   const long long listed = (long long)counts[1];
   const long long t = (long long)blockIdx.x * blockDim.x + threadIdx.x;
   const long long groups = (long long)gridDim.x * blockDim.x / group;
   const int sub = (int)(t % group);
   for (long long k = t / group; k < listed; k += groups) {
     const long long row = list[k];
+    const long long start = indptr[row], end = indptr[row + 1];
+    if (end - start > light_max) continue;  // dt_topdown_heavy's
+    for (long long e = start + sub; e < end; e += group) mark_target(indices, e, visited, next);
+  }
+}
+
+// the listed rows over light_max (dt_frontier's heavy list, counts[3] of
+// them, a kron hub's 10^6 entries among them), each walked by every thread
+// of the grid in turn
+template <typename V>
+__global__ void dt_topdown_heavy(const long long* __restrict__ indptr,
+                                 const V* __restrict__ indices,
+                                 const unsigned* __restrict__ heavy,
+                                 const unsigned long long* __restrict__ counts,
+                                 const unsigned* __restrict__ visited, unsigned* next) {
+  const long long nheavy = (long long)counts[3];
+  const long long t = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+  const long long stride = (long long)gridDim.x * blockDim.x;
+  for (long long h = 0; h < nheavy; ++h) {
+    const long long row = heavy[h];
     const long long end = indptr[row + 1];
-    for (long long e = indptr[row] + sub; e < end; e += group) {
-      const long long c = (long long)indices[e];
-      const unsigned b = 1u << (c & 31);
-      if ((visited[c >> 5] & b) == 0 && (next[c >> 5] & b) == 0) atomicOr(next + (c >> 5), b);
-    }
+    for (long long e = indptr[row] + t; e < end; e += stride)
+      mark_target(indices, e, visited, next);
   }
 }
 

@@ -24,7 +24,8 @@ _SOURCE = "dist_traversal.cu"
 _C = {np.dtype(np.int32): "int", np.dtype(np.int64): "long long"}
 _IDS = {np.dtype(np.uint32): "unsigned int", np.dtype(np.int64): "long long"}  # vertex ids sent
 _NAMES = (("dt_frontier", "dt_update", "dt_owner_counts", "dt_pull_rows")
-          + tuple(f"{k}<{v}>" for k in ("dt_topdown", "dt_bottomup", "dt_pull", "dt_pull_chunks")
+          + tuple(f"{k}<{v}>" for k in ("dt_topdown", "dt_topdown_heavy", "dt_bottomup",
+                                         "dt_pull", "dt_pull_chunks")
                   for v in _C.values())
           + tuple(f"{k}<{v}>" for k in ("dt_pack", "dt_mark") for v in _IDS.values())
           + tuple(f"dt_hook<{v}, {lab}>" for v in _C.values() for lab in _C.values()))
@@ -61,27 +62,40 @@ def _lo(lo, n_local):
 
 
 @register("bfs", fmt="csr", device="cuda", variant="dist_frontier")
-def bfs_frontier(indptr, frontier, visited, lo, listing, counts, *, cfg=None):
+def bfs_frontier(indptr, frontier, visited, lo, listing, counts, *, heavy=None, split=None,
+                 cfg=None):
     """The rank's frontier rows (local ids) appended to ``listing``
-    (uint32, at least n_local long) and ``counts`` (uint64[>= 3], zeroed
+    (uint32, at least n_local long) and ``counts`` (uint64[4], zeroed
     here) = [the frontier's out-edges, its size, the unvisited rows'
-    out-edges] over the rank's rows ``lo .. lo + n_local``."""
+    out-edges, the heavy rows] over the rank's rows ``lo .. lo + n_local``;
+    with ``heavy`` (uint32, as long as the rank's rows of more than
+    ``split`` entries), those of the frontier rows also listed there."""
     n_local = indptr.shape[0] - 1
     counts.fill(0)
+    light_max = np.int64(np.iinfo(np.int64).max if heavy is None else int(split))
     _fn("dt_frontier")(*shape(max(n_local, 1), cfg),
                        (indptr, frontier, visited, _lo(lo, n_local), np.int64(n_local), listing,
-                        counts))
+                        counts, light_max, listing if heavy is None else heavy))
 
 
 @register("bfs", fmt="csr", device="cuda", variant="dist_topdown")
-def bfs_topdown(indptr, indices, listing, counts, visited, nxt, *, rows, group, cfg=None):
+def bfs_topdown(indptr, indices, listing, counts, visited, nxt, *, rows, group, heavy=None,
+                split=None, cfg=None):
     """Sets in ``nxt`` (global words, zeroed by the caller) the unvisited
     targets of the ``counts[1]`` rows of ``listing`` (``bfs_frontier``'s);
-    ``rows``: a bound on that count for the grid (the global frontier)."""
+    ``rows``: a bound on that count for the grid (the global frontier).
+    With ``heavy`` (``bfs_frontier``'s, ``counts[3]`` rows of more than
+    ``split`` entries) those rows are walked one at a time by the whole
+    grid, the others by ``group`` lanes each."""
     n_local = indptr.shape[0] - 1
-    fn = _fn(f"dt_topdown<{_c(indices, 'bfs_topdown')}>")
-    fn(*shape(max(1, min(int(rows), n_local)) * int(group), cfg),
-       (indptr, indices, listing, counts, visited, nxt, np.int32(group)))
+    v = _c(indices, "bfs_topdown")
+    light_max = np.int64(np.iinfo(np.int64).max if heavy is None else int(split))
+    _fn(f"dt_topdown<{v}>")(*shape(max(1, min(int(rows), n_local)) * int(group), cfg),
+                            (indptr, indices, listing, counts, visited, nxt, np.int32(group),
+                             light_max))
+    if heavy is not None:
+        _fn(f"dt_topdown_heavy<{v}>")(*shape(1 << 40, cfg),  # every block the settings allow
+                                      (indptr, indices, heavy, counts, visited, nxt))
 
 
 @register("bfs", fmt="csr", device="cuda", variant="dist_bottomup")
@@ -194,8 +208,8 @@ def pagerank_pull_plan(indptr, *, split, chunk):
 
     split, chunk = int(split), int(chunk)
     if split < 0 or chunk < 1:
-        raise ValueError(f"pagerank_pull_plan: settings.distributed.pull_split = {split} must be"
-                         f" >= 0 and pull_chunk = {chunk} >= 1")
+        raise ValueError(f"pagerank_pull_plan: settings.distributed.heavy_split = {split} must be"
+                         f" >= 0 and heavy_chunk = {chunk} >= 1")
     lens = indptr[1:].astype(np.int64) - indptr[:-1].astype(np.int64)
     rows, first, chunk_heavy, nheavy, nchunks = heavy_chunks(cupy, lens, split, chunk)
     return (rows, first, chunk_heavy, cupy.empty(max(nchunks, 1), np.float64), nheavy, nchunks,
