@@ -482,12 +482,16 @@ def connected_components(comm, D, *, gather: bool = True, stats=None):
     if xp is not np and cfg.cuda_kernels:
         hook = _kernels()["hook"]
         group = _group(D.nnz_local, D.n_local)
+        # the rows of more than heavy_split entries (a kron hub's), walked by the whole grid
+        split = int(cfg.heavy_split)
+        heavy = xp.ascontiguousarray(xp.flatnonzero(xp.diff(D.indptr) > split), dtype=np.int64)
         if stats is not None:
             stats.ran(("cc", "csr", "cuda", "dist_hook"))
     while True:
         fn = f.copy()
         if hook is not None:  # the hooks of every entry, one kernel
-            hook(D.indptr, D.indices, lo, f, gf, fn, both=not D.symmetric, group=group)
+            hook(D.indptr, D.indices, lo, f, gf, fn, both=not D.symmetric, group=group,
+                 heavy=heavy, split=split)
         for rows, a, b in () if hook is not None else _row_steps(D.indptr, step, xp):
             u = (rows + lo).astype(lab)
             v = D.indices[a:b].astype(lab)

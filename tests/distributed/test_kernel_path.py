@@ -89,11 +89,16 @@ def _mark(ids, visited, lo, found):
     found[:] = _array.pack_bits(b)
 
 
-def _hook(indptr, indices, lo, f, gf, fn, *, both, group):
+def _hook(indptr, indices, lo, f, gf, fn, *, both, group, heavy, split):
+    assert heavy.tolist() == np.flatnonzero(np.diff(indptr) > split).tolist()
+    _HOOKED.append(heavy.shape[0])
     rows = np.repeat(np.arange(indptr.shape[0] - 1), np.diff(indptr)) + lo
     for x, y in ((rows, indices),) + (((indices, rows),) if both else ()):
         np.minimum.at(fn, f[x], gf[y])
         np.minimum.at(fn, x, gf[y])
+
+
+_HOOKED = []  # heavy rows a hook round walked with the whole grid
 
 
 def _pull_plan(indptr, *, split, chunk):
@@ -218,3 +223,20 @@ def test_kernel_path_topdown_walks_heavy_rows_apart(kernel_path, size, split):
     for lev in out:
         assert np.array_equal(lev, want)
     assert (sum(_HEAVY) > 0) == (split < 10**9)
+
+
+@pytest.mark.parametrize("split", [0, 5, 10**9])
+@pytest.mark.parametrize("name", ["kron", "directed"])
+def test_kernel_path_hooks_take_heavy_rows_apart(kernel_path, name, split):
+    """settings.distributed.heavy_split: the CC hooks take the rows over the
+    split apart (every row at 0, none past the longest); the labels equal
+    the one-process call's."""
+    A = _graphs()[name]
+    want = one.connected_components(A).to_dense()
+    _HOOKED.clear()
+    with bg.settings.use(distributed={"heavy_split": split}):
+        out = LocalGroup(2).run(
+            lambda comm: P.connected_components(comm, DistMatrix.from_matrix(comm, A)))
+    for labels in out:
+        assert np.array_equal(labels, want)
+    assert (max(_HOOKED) > 0) == (split < 10**9)

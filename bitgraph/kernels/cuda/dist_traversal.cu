@@ -302,16 +302,21 @@ __global__ void dt_mark(const I* __restrict__ ids, long long count,
 // round's result does not depend on the order: the array code's round.
 // `group` lanes a row; a lane folds the minimum of its entries' gf[v]
 // before its two atomics.
+// Rows of more than light_max entries are left to dt_hook_heavy (the same
+// hooks, each such row walked by the whole grid; the atomicMins make the
+// result independent of who takes which entry).
 template <typename V, typename L>
 __global__ void dt_hook(const long long* __restrict__ indptr, const V* __restrict__ indices,
                         long long lo, long long n_local, const L* __restrict__ f,
-                        const L* __restrict__ gf, L* fn, int both, int group) {
+                        const L* __restrict__ gf, L* fn, int both, int group,
+                        long long light_max) {
   const long long t = (long long)blockIdx.x * blockDim.x + threadIdx.x;
   const long long groups = (long long)gridDim.x * blockDim.x / group;
   const int sub = (int)(t % group);
   for (long long row = t / group; row < n_local; row += groups) {
     const long long u = lo + row;
     const long long end = indptr[row + 1];
+    if (end - indptr[row] > light_max) continue;  // dt_hook_heavy's
     const L fu = f[u];
     const L gu = gf[u];
     bool any = false;
@@ -328,6 +333,55 @@ __global__ void dt_hook(const long long* __restrict__ indptr, const V* __restric
       }
     }
     if (any) {
+      if (low < fn[fu]) atomicMin(fn + fu, low);
+      if (low < fn[u]) atomicMin(fn + u, low);
+    }
+  }
+}
+
+// dt_hook's hooks of the rows heavy[0 .. nheavy) (local ids, more than
+// light_max entries: a kron hub's 10^6), one row at a time, its entries
+// strided by every thread of the grid; a warp folds its minimum of gf[v]
+// before one pair of atomics
+template <typename V, typename L>
+__global__ void dt_hook_heavy(const long long* __restrict__ indptr,
+                              const V* __restrict__ indices, long long lo,
+                              const long long* __restrict__ heavy, long long nheavy,
+                              const L* __restrict__ f, const L* __restrict__ gf, L* fn,
+                              int both) {
+  const int lane = threadIdx.x & 31;
+  const long long t = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+  const long long stride = (long long)gridDim.x * blockDim.x;
+  for (long long h = 0; h < nheavy; ++h) {
+    const long long row = heavy[h];
+    const long long u = lo + row;
+    const long long start = indptr[row], end = indptr[row + 1];
+    const L fu = f[u];
+    const L gu = gf[u];
+    bool any = false;
+    L low = 0;
+    // warp-uniform trip count: the shuffles below see the whole warp
+    for (long long base = start + (t & ~31LL); base < end; base += stride) {
+      const long long e = base + lane;
+      if (e < end) {
+        const long long v = (long long)indices[e];
+        const L g = gf[v];
+        if (!any || g < low) low = g;
+        any = true;
+        if (both) {
+          const L fv = f[v];
+          if (gu < fn[fv]) atomicMin(fn + fv, gu);
+          if (gu < fn[v]) atomicMin(fn + v, gu);
+        }
+      }
+    }
+    for (int o = 16; o > 0; o >>= 1) {
+      const L other = __shfl_down_sync(0xffffffffu, low, o);
+      const bool has = __shfl_down_sync(0xffffffffu, any, o);
+      if (has && (!any || other < low)) low = other;
+      any = any || has;
+    }
+    if (lane == 0 && any) {
       if (low < fn[fu]) atomicMin(fn + fu, low);
       if (low < fn[u]) atomicMin(fn + u, low);
     }

@@ -28,7 +28,8 @@ _NAMES = (("dt_frontier", "dt_update", "dt_owner_counts", "dt_pull_rows")
                                          "dt_pull", "dt_pull_chunks")
                   for v in _C.values())
           + tuple(f"{k}<{v}>" for k in ("dt_pack", "dt_mark") for v in _IDS.values())
-          + tuple(f"dt_hook<{v}, {lab}>" for v in _C.values() for lab in _C.values()))
+          + tuple(f"{k}<{v}, {lab}>" for k in ("dt_hook", "dt_hook_heavy") for v in _C.values()
+                  for lab in _C.values()))
 SPECS = ((_SOURCE, _NAMES),)  # what module() is asked for (precompile.py)
 
 _KERNELS = {}  # (device, name) -> kernel
@@ -181,18 +182,26 @@ def bfs_mark(ids, visited, lo, found, *, cfg=None):
 
 
 @register("cc", fmt="csr", device="cuda", variant="dist_hook")
-def cc_hook(indptr, indices, lo, f, gf, fn, *, both, group, cfg=None):
+def cc_hook(indptr, indices, lo, f, gf, fn, *, both, group, heavy=None, split=None, cfg=None):
     """FastSV's hooks of the rank's entries (u = lo + row, v) into ``fn``
     (a copy of ``f``): ``fn[f[u]]``, ``fn[u]`` lowered to ``gf[v]``; with
     ``both`` also ``fn[f[v]]``, ``fn[v]`` to ``gf[u]`` (f, gf, fn: int32
-    or int64, all alike)."""
+    or int64, all alike). ``heavy`` (int64 local row ids: every row of
+    more than ``split`` entries): those rows walked one at a time by the
+    whole grid, the others by ``group`` lanes each."""
     n_local = indptr.shape[0] - 1
     if n_local == 0:
         return
-    name = f"dt_hook<{_c(indices, 'cc_hook')}, {_c(f, 'cc_hook')}>"
-    _fn(name)(*shape(n_local * int(group), cfg),
-              (indptr, indices, _lo(lo, n_local), np.int64(n_local), f, gf, fn,
-               np.int32(bool(both)), np.int32(group)))
+    types = f"{_c(indices, 'cc_hook')}, {_c(f, 'cc_hook')}"
+    light_max = np.int64(np.iinfo(np.int64).max if heavy is None else int(split))
+    lo = _lo(lo, n_local)
+    _fn(f"dt_hook<{types}>")(*shape(n_local * int(group), cfg),
+                             (indptr, indices, lo, np.int64(n_local), f, gf, fn,
+                              np.int32(bool(both)), np.int32(group), light_max))
+    if heavy is not None and heavy.shape[0]:
+        _fn(f"dt_hook_heavy<{types}>")(*shape(1 << 40, cfg),  # every block the settings allow
+                                       (indptr, indices, lo, heavy, np.int64(heavy.shape[0]),
+                                        f, gf, fn, np.int32(bool(both))))
 
 
 @register("pagerank", fmt="csr", device="cuda", variant="dist_pull_plan")
