@@ -132,15 +132,17 @@ class Replay:
 
             with oom_guard(self.where, self.nbytes):  # CuPy's out of memory as DeviceError
                 raise
-        labels = ndarray((self.n,), int64, mem)
-        words = ndarray((self.nwords,), uint32, mem + self.off) if self.bitmap else None
         stream = get_stream()
         with self.lock:
             self.last.set(1, mem.ptr)
-            self.last.set(2, words.data.ptr if self.bitmap else 0)
+            self.last.set(2, mem.ptr + self.off if self.bitmap else 0)
             self.graph.launch(stream)
             self.last.launch(stream.ptr)
-        return (labels, words) if self.bitmap else labels
+        # the arrays over the memory after the launches: the kernels start sooner
+        labels = ndarray((self.n,), int64, mem)
+        if self.bitmap:
+            return labels, ndarray((self.nwords,), uint32, mem + self.off)
+        return labels
 
 
 _CUDA = ()  # (getDevice, get_current_stream) of CuPy, bound at the first call
