@@ -295,6 +295,30 @@ __global__ void dt_mark(const I* __restrict__ ids, long long count,
   }
 }
 
+// entry e = (u, v) of FastSV's hooks: gf[v] folded into (low, any), the
+// minimum over a row's entries; with both, fn[f[v]] and fn[v] lowered to gu
+template <typename V, typename L>
+__device__ __forceinline__ void hook_entry(const V* __restrict__ indices, long long e,
+                                           const L* __restrict__ f, const L* __restrict__ gf,
+                                           L* fn, L gu, int both, L& low, bool& any) {
+  const long long v = (long long)indices[e];
+  const L g = gf[v];
+  if (!any || g < low) low = g;
+  any = true;
+  if (both) {
+    const L fv = f[v];
+    if (gu < fn[fv]) atomicMin(fn + fv, gu);
+    if (gu < fn[v]) atomicMin(fn + v, gu);
+  }
+}
+
+// row u's hooks from its entries' minimum: fn[f[u]] and fn[u] lowered to it
+template <typename L>
+__device__ __forceinline__ void hook_row(L* fn, long long u, L fu, L low) {
+  if (low < fn[fu]) atomicMin(fn + fu, low);
+  if (low < fn[u]) atomicMin(fn + u, low);
+}
+
 // FastSV's hooks over the rank's entries (u, v) (u = lo + row), from the
 // round's f and gf, into fn (a copy of f): fn[f[u]] and fn[u] lowered to
 // gf[v]; with both, fn[f[v]] and fn[v] lowered to gf[u] too (a directed
@@ -321,21 +345,9 @@ __global__ void dt_hook(const long long* __restrict__ indptr, const V* __restric
     const L gu = gf[u];
     bool any = false;
     L low = 0;
-    for (long long e = indptr[row] + sub; e < end; e += group) {
-      const long long v = (long long)indices[e];
-      const L g = gf[v];
-      if (!any || g < low) low = g;
-      any = true;
-      if (both) {
-        const L fv = f[v];
-        if (gu < fn[fv]) atomicMin(fn + fv, gu);
-        if (gu < fn[v]) atomicMin(fn + v, gu);
-      }
-    }
-    if (any) {
-      if (low < fn[fu]) atomicMin(fn + fu, low);
-      if (low < fn[u]) atomicMin(fn + u, low);
-    }
+    for (long long e = indptr[row] + sub; e < end; e += group)
+      hook_entry(indices, e, f, gf, fn, gu, both, low, any);
+    if (any) hook_row(fn, u, fu, low);
   }
 }
 
@@ -363,17 +375,7 @@ __global__ void dt_hook_heavy(const long long* __restrict__ indptr,
     // warp-uniform trip count: the shuffles below see the whole warp
     for (long long base = start + (t & ~31LL); base < end; base += stride) {
       const long long e = base + lane;
-      if (e < end) {
-        const long long v = (long long)indices[e];
-        const L g = gf[v];
-        if (!any || g < low) low = g;
-        any = true;
-        if (both) {
-          const L fv = f[v];
-          if (gu < fn[fv]) atomicMin(fn + fv, gu);
-          if (gu < fn[v]) atomicMin(fn + v, gu);
-        }
-      }
+      if (e < end) hook_entry(indices, e, f, gf, fn, gu, both, low, any);
     }
     for (int o = 16; o > 0; o >>= 1) {
       const L other = __shfl_down_sync(0xffffffffu, low, o);
@@ -381,10 +383,7 @@ __global__ void dt_hook_heavy(const long long* __restrict__ indptr,
       if (has && (!any || other < low)) low = other;
       any = any || has;
     }
-    if (lane == 0 && any) {
-      if (low < fn[fu]) atomicMin(fn + fu, low);
-      if (low < fn[u]) atomicMin(fn + u, low);
-    }
+    if (lane == 0 && any) hook_row(fn, u, fu, low);
   }
 }
 
