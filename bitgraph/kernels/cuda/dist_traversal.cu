@@ -52,6 +52,18 @@ __device__ __forceinline__ unsigned long long warp_sum(unsigned long long x) {
   return x;
 }
 
+// the warp's lanes with `take` append their `value` to list at the next
+// free slots (*count, one atomicAdd a warp); every lane of the warp calls it
+__device__ __forceinline__ void warp_append(bool take, unsigned value, unsigned* list,
+                                            unsigned long long* count, int lane) {
+  const unsigned mask = __ballot_sync(0xffffffffu, take);
+  if (!mask) return;
+  unsigned long long at = 0;
+  if (lane == 0) at = atomicAdd(count, (unsigned long long)__popc(mask));
+  at = __shfl_sync(0xffffffffu, at, 0);
+  if (take) list[at + __popc(mask & ((1u << lane) - 1u))] = value;
+}
+
 // The owner of global word g (< word_starts[owners]): the last rank r <
 // owners with word_starts[r] <= g (a rank without rows starts where the
 // next one does, so the last such rank is the one holding g).
@@ -92,21 +104,9 @@ __global__ void dt_frontier(const long long* __restrict__ indptr,
       if (in_f) m_f += deg;
       if (!bit_of(visited + w0, i)) m_u += deg;
     }
-    const unsigned mask = __ballot_sync(0xffffffffu, in_f);
-    if (mask) {
-      unsigned long long at = 0;
-      if (lane == 0) at = atomicAdd(counts + 1, (unsigned long long)__popc(mask));
-      at = __shfl_sync(0xffffffffu, at, 0);
-      if (in_f) list[at + __popc(mask & ((1u << lane) - 1u))] = (unsigned)i;
-    }
+    warp_append(in_f, (unsigned)i, list, counts + 1, lane);
     // the rows over light_max, listed apart for dt_topdown_heavy (counts[3])
-    const unsigned bigs = __ballot_sync(0xffffffffu, big);
-    if (bigs) {
-      unsigned long long at = 0;
-      if (lane == 0) at = atomicAdd(counts + 3, (unsigned long long)__popc(bigs));
-      at = __shfl_sync(0xffffffffu, at, 0);
-      if (big) heavy[at + __popc(bigs & ((1u << lane) - 1u))] = (unsigned)i;
-    }
+    warp_append(big, (unsigned)i, heavy, counts + 3, lane);
   }
   m_f = warp_sum(m_f);
   m_u = warp_sum(m_u);
