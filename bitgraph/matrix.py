@@ -76,7 +76,6 @@ class Derived:
     out_degree_int32: object
     in_csr_by_degree: object
     bfs_cuda_launch: dict    # (device, method, alpha, reorder, settings) -> (method, launch)
-    window_order: dict       # reorder -> (perm CuPy int64, permuted out-CSR, inverse numpy)
     bfs_order: dict          # reorder -> (renumbered Matrix, perm, inverse) (bfs._renumbered)
 
     __slots__ = tuple(__annotations__)

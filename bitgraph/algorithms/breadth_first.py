@@ -69,7 +69,7 @@ __all__ = ["bfs", "bfs_method", "blest_layout", "long_reach", "METHODS", "METHOD
            "CUDA_ONLY"]
 
 METHODS = ("auto", "pull", "push", "direction", "blest", "async", "window")
-OWN_ORDER = ("blest", "window")  # methods whose kernels walk a reorder= vertex order themselves
+OWN_ORDER = ("blest",)  # methods whose kernels walk a reorder= vertex order themselves
 METHODS_CUDA = ("auto", "pull", "push", "direction", "blest", "async", "window")
 CUDA_ONLY = ("async", "window")  # methods that run on CUDA graphs only
 
@@ -88,9 +88,9 @@ def bfs(A, source, *, parents=False, method="auto", alpha=None, reorder="none", 
     alpha: the direction switch (bottom-up when the frontier's out-edges > alpha * nvals; default
     ``settings.bfs.alpha``, on CUDA ``settings.bfs_cuda.alpha``). reorder: the vertex order the
     traversal walks (``"none"``, ``"auto"``, ``"rcm"``, ... of ``bitgraph.formats.reorder``;
-    built once, cached on A; the result is in A's own order): the BVSS's for ``"blest"``, the
-    CSR's for ``"window"``, and for the other methods a renumbered copy of A (a graph whose
-    ids are random, such as a generated rgg, keeps a wavefront in few cache lines in RCM order).
+    built once, cached on A; the result is in A's own order): the BVSS's for ``"blest"``, and
+    for the other methods a renumbered copy of A (a graph whose ids are random, such as a
+    generated rgg, keeps a wavefront in few cache lines in RCM order).
     stats: a ``bitgraph.Stats`` to fill with the method run and, on CUDA, the
     kernels' metrics (levels, modes, kernel time).
 
@@ -147,7 +147,7 @@ def bfs(A, source, *, parents=False, method="auto", alpha=None, reorder="none", 
         elif method == "async":
             levels, visited, par = _async_cuda(A, s, parents, cfg, stats)
         elif method == "window":
-            levels, visited, par = _window_cuda(A, s, parents, cfg, stats, reorder)
+            levels, visited, par = _window_cuda(A, s, parents, cfg, stats)
         else:
             levels, visited, par = _blest_cuda(A, s, reorder, parents, alpha, cfg, stats)
         xp = _array.array_module(levels)
@@ -549,30 +549,21 @@ def _async_cuda(A, s, want_parents, cfg, stats):
     return lv, None, par
 
 
-def _window_cuda(A, s, want_parents, cfg, stats, reorder="none"):
+def _window_cuda(A, s, want_parents, cfg, stats):
     """Levels (int32 CuPy, -1 unreached), None for the bits, and parents
     from the windowed asynchronous kernel (``kernels/cuda/bfs_window``);
-    the push method when it gives up (its work list full). ``reorder``
-    (a ``formats.reorder`` method but "none"): the kernel walks A's CSR in
-    that vertex order (built once, cached on A), the levels mapped back: a
-    mesh in a locality order (RCM) keeps a wavefront's rows and levels in
-    few cache lines (rgg's generated order is random)."""
+    the push method when it gives up (its work list full). (``reorder=``
+    runs it on A renumbered, ``_renumbered_bfs``: a mesh in a locality
+    order, RCM, keeps a wavefront's rows and levels in few cache lines;
+    rgg's generated order is random.)"""
     from bitgraph.kernels import registry
 
     run = registry.lookup("bfs", fmt="csr", device="cuda", variant="window")
-    csr, perm, t = out_csr(A), None, s
-    if reorder not in ("none", "natural"):
-        perm, csr, inv = cached(A, f"window_order:{reorder}", lambda: _window_order(A, reorder))
-        t = int(inv[s])
-    lv = run(csr, t, cfg=cfg.bfs_cuda, stats=stats)
+    lv = run(out_csr(A), s, cfg=cfg.bfs_cuda, stats=stats)
     if lv is None:
         if stats is not None:
             stats.method = "push (window gave up)"
         return _csr_cuda(A, s, want_parents, None, cfg, stats)
-    if perm is not None:  # lv[new] -> level[perm[new]]
-        back = _array.array_module(lv).empty_like(lv)
-        back[perm] = lv
-        lv = back
     par = None
     if want_parents:
         par = registry.lookup("bfs", fmt="csr", device="cuda", variant="parents")(in_csr(A), lv, s)
@@ -621,22 +612,6 @@ def _renumbered(A, reorder):
         return (B, dev.asdevice(perm, A.device, where), dev.asdevice(inv, A.device, where), inv)
 
     return cached(A, "bfs_order", build, key=reorder)
-
-
-def _window_order(A, reorder):
-    """``(perm, csr, inv)`` for the windowed kernel under ``reorder``: the
-    permutation (``perm[new] = old``, CuPy int64), A's out-CSR permuted by
-    it (on the device) and its inverse (numpy int64, for the source)."""
-    import cupy
-
-    from bitgraph import device as dev
-    from bitgraph.formats import reorder as ro
-    from bitgraph.formats.csr import CSR
-
-    out = out_csr(A)
-    perm = ro.reorder(CSR(dev.host(out.indptr), dev.host(out.indices), None, out.nrows,
-                          out.ncols), reorder)
-    return cupy.asarray(perm, cupy.int64), _permuted(out, perm), ro.inverse(perm)
 
 
 def _dead(A, in_csr, key, cfg):
