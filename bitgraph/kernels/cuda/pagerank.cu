@@ -93,12 +93,6 @@ __device__ __forceinline__ double block_sum(double v, double* scratch) {
   return v;
 }
 
-// acc plus y(indices[q]) (times values[q] unless ISO) for q = p, p + step,
-// ... < end, added in that order (in double; y of type T widened exactly);
-// four gathers issued before their adds.
-// (Loads that stream past the caches, ld.cs, for the entries and the
-// per-vertex arrays, to keep y in L2, made every graph 3-9% slower on an
-// H200.)
 // y(i) from the block's copy of the hot ranks (i < hot) or from y
 template <typename T>
 __device__ __forceinline__ double rank_at(const T* __restrict__ y, const T* hot_y,
@@ -106,6 +100,12 @@ __device__ __forceinline__ double rank_at(const T* __restrict__ y, const T* hot_
   return (double)(i < hot ? hot_y[i] : y[i]);
 }
 
+// acc plus y(indices[q]) (times values[q] unless ISO) for q = p, p + step,
+// ... < end, added in that order (in double; y of type T widened exactly);
+// four gathers issued before their adds.
+// (Loads that stream past the caches, ld.cs, for the entries and the
+// per-vertex arrays, to keep y in L2, made every graph 3-9% slower on an
+// H200.)
 template <typename I, bool ISO, typename T>
 __device__ __forceinline__ double strided_sum(const I* __restrict__ indices,
                                               const double* __restrict__ values,
