@@ -363,12 +363,6 @@ class PageRank:
         group of lanes sized by their own mean length (cuda_lanes). At 32, urand-22's rows of 33
         to 60 entries took a warp each, a gather a lane at a time: 1.80-2.04 ms an iteration
         against 1.39-1.46 with every row light (H200).""")
-    cuda_hot_bytes: int = knob(0, """On a graph relabelled hubs first (relabel), each block of the
-        GPU pull copies the first cuda_hot_bytes / 8 (float32: / 4) ranks, the most gathered,
-        into its shared memory once an iteration and gathers them there (at most what a block
-        may opt in to, 227 KiB on H100/H200), in a grid of resident blocks of up to 1024
-        threads; 0: none. The sums are the same either way. Relabelled kron-22: the first 49,152 columns of A' hold
-        58% of its entries (kron-20: 76%; urand and rgg: under 8%). Not yet measured on a GPU.""")
 
 
 @dataclass(frozen=True)

@@ -416,36 +416,6 @@ def test_heavy_rows_cut_into_chunks(weighted, device):
 
 
 @pytest.mark.parametrize("device", DEVICES)
-@pytest.mark.parametrize("dtype", [np.float64, np.float32])
-def test_hot_ranks_change_nothing(device, dtype):
-    """settings.pagerank.cuda_hot_bytes: on a graph relabelled hubs first
-    (kron) the GPU pull reads its first ranks from shared memory; the ranks,
-    iterations and error are bit-equal to the plain pull's whatever the
-    count (a few ranks, more than a block's threads, past n, the most a
-    block may opt in to), weighted or not, personalized or not; stats
-    report the count. On the CPU the setting is never read."""
-    A = bg.io.generators.from_spec("kron:11")
-    n = A.nrows
-    W = bg.Matrix.from_coo(*A.to_coo()[:2], np.random.default_rng(5).integers(
-        1, 9, A.nvals).astype(np.float64), nrows=n, ncols=n)
-    p = np.random.default_rng(6).random(n)
-    run = pagerank if dtype is np.float64 else pagerank32  # each checks its result's dtype
-    for M in (A, W):
-        for kw in ({}, {"personalization": p}):
-            ref = run(M, tol=1e-10, device=device, **kw)
-            for hot_bytes in (8, 4100, 8 * n + 8, 1 << 30):
-                st = bg.Stats()
-                with bg.settings.use(pagerank={"cuda_hot_bytes": hot_bytes}):
-                    got = run(M, tol=1e-10, device=device, stats=st, **kw)
-                assert (got.iterations, got.converged, got.error) == (
-                    ref.iterations, ref.converged, ref.error)
-                assert np.array_equal(got.ranks.to_dense(), ref.ranks.to_dense())
-                if device == "cuda":
-                    assert st.metrics["relabel"] is True
-                    assert 0 < st.metrics["hot"] <= min(n, hot_bytes // np.dtype(dtype).itemsize)
-
-
-@pytest.mark.parametrize("device", DEVICES)
 def test_repeated_runs(device):
     """Runs on one graph reuse its cached plan and workspaces: the same call
     gives bit-identical ranks, iterations and error (the GPU's sums are in a

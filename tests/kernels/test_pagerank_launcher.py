@@ -117,18 +117,14 @@ class _Pull:
     def __init__(self, index, iso, log, seed=0, rank=np.float64):
         self.index, self.iso, self.log, self.rank = index, iso, log, rank
         self.rng = np.random.default_rng(seed)
-        self.hot = []
 
-    def __call__(self, grid, block, args, shared_mem=0):
+    def __call__(self, grid, block, args):
         _check_args(_PULL, args, self.index, self.rank)
         (indptr, indices, values, heavy_rows, heavy_first, chunk_heavy, nheavy, nchunks, chunk,
-         medium_rows, nmedium, light_max, y, hot, x, inv_s, dw, dw_c, dw_uniform, teleport, tele_c, tele_uniform, alpha, n,
+         medium_rows, nmedium, light_max, y, x, inv_s, dw, dw_c, dw_uniform, teleport, tele_c, tele_uniform, alpha, n,
          group, x_new, y_new, lost, parity, partials, chunk_sums, heavy_parts, row_arrived,
          arrived, errs, slot, threshold, stop) = args
-        assert 2 * grid[0] <= partials.size and block[0] % 32 == 0 and block[0] <= 1024
-        # the hot ranks: the first `hot` of y, in the block's dynamic shared memory
-        assert 0 <= hot <= n and shared_mem == hot * np.dtype(self.rank).itemsize
-        self.hot.append(int(hot))
+        assert 2 * grid[0] <= partials.size and block[0] % 32 == 0
         assert group in (1, 2, 4, 8, 16, 32)
         assert chunk_sums.size >= nchunks and heavy_parts.size >= 2 * nheavy
         assert not (np.shares_memory(x, x_new) or np.shares_memory(y, y_new))
@@ -382,52 +378,3 @@ def test_float32_ranks(launcher, every, weighted, split, chunk, warp_above):
     assert sum(isinstance(k, tuple) and k[0] == "work" for k in cache) == 2
     with pytest.raises(ValueError, match="x must be float64 or float32 ranks, got float16"):
         kp.pagerank_run(AT, x.astype(np.float16), inv_s, 0.1, 0.1, 0.85, 1e-3, 10, cfg=cfg)
-
-
-@pytest.mark.parametrize("rank", [np.float64, np.float32])
-def test_hot_ranks_in_shared_memory(launcher, monkeypatch, rank):
-    """settings.pagerank.cuda_hot_bytes on a graph relabelled hubs first:
-    the pull reads the first cuda_hot_bytes / itemsize ranks (at most n, and
-    at most what a block may opt in to, less 1 KiB) from shared memory, in a
-    grid of resident 1024-thread blocks; the ranks and iterations are those
-    of the plain launch. Not relabelled (hubs_first False): no hot ranks."""
-    from bitgraph.algorithms import link_analysis as la
-
-    kp, log = launcher
-    calls = []
-    monkeypatch.setattr(kp, "shared_bytes_optin", lambda: 4096)
-    monkeypatch.setattr(kp, "cooperative_blocks",
-                        lambda fn, threads, per_sm, smem: calls.append((threads, smem)) or 5)
-    pulls = []
-    real = kp._kernels
-    monkeypatch.setattr(kp, "_kernels", lambda *a: pulls.append(real(*a)[1]) or
-                        (real(*a)[0], pulls[-1]))
-    rng = np.random.default_rng(3)
-    n = 700
-    A = bg.Matrix.from_coo(rng.integers(0, n, 3000), rng.integers(0, n, 3000), nrows=n, ncols=n)
-    AT, M, x, inv_s, dangles = _inputs(A)
-    x = x.astype(rank)
-    size = np.dtype(rank).itemsize
-    plain = kp.pagerank_run(AT, x, inv_s, 1.0 / n, 0.15 / n, 0.85, n * 1e-9, 100,
-                            cfg=bg.settings.PageRank(), cache={}, hubs_first=True)
-    assert set(pulls[-1].hot) == {0} and len(pulls[-1].hot) >= plain[1] and not calls
-    for hot_bytes, want in ((8, 8 // size), (800, 800 // size), (10**6, min(n, (4096 - 1024) // size))):
-        cfg = bg.settings.PageRank(cuda_hot_bytes=hot_bytes)
-        st = bg.Stats()
-        got = kp.pagerank_run(AT, x, inv_s, 1.0 / n, 0.15 / n, 0.85, n * 1e-9, 100, cfg=cfg,
-                              cache={}, stats=st, hubs_first=True)
-        assert got[1:3] == plain[1:3]
-        np.testing.assert_array_equal(np.asarray(got[0]), np.asarray(plain[0]))
-        assert set(pulls[-1].hot) == {want} and st.metrics["hot"] == want
-        assert calls[-1] == (1024, want * size)
-        got = kp.pagerank_run(AT, x, inv_s, 1.0 / n, 0.15 / n, 0.85, n * 1e-9, 100, cfg=cfg,
-                              cache={}, hubs_first=False)
-        assert set(pulls[-1].hot) == {0}
-    small = bg.Matrix.from_coo([0, 1], [1, 0], nrows=3, ncols=3)  # n below the hot count
-    AT, M, x, inv_s, dangles = _inputs(small)
-    kp.pagerank_run(AT, x.astype(rank), inv_s, 1.0 / 3, 0.05, 0.85, 1e-9, 100,
-                    cfg=bg.settings.PageRank(cuda_hot_bytes=800), cache={}, hubs_first=True)
-    assert set(pulls[-1].hot) == {3}
-    with pytest.raises(ValueError, match="cuda_hot_bytes = -1 must be >= 0"):
-        kp.pagerank_run(AT, x, inv_s, 1.0 / 3, 0.05, 0.85, 1e-9, 100,
-                        cfg=bg.settings.PageRank(cuda_hot_bytes=-1), cache={})

@@ -460,24 +460,6 @@ def multiprocessors() -> int:
     return _sm_count(dev)
 
 
-def shared_bytes_optin() -> int:
-    """The most dynamic shared memory a block of the current GPU may ask
-    for once its kernel opts in (H100, H200: 227 KiB; cached per device)."""
-    import cupy
-
-    return _optin(cupy.cuda.runtime.getDevice())
-
-
-@functools.lru_cache(maxsize=None)
-def _optin(dev: int) -> int:
-    import cupy
-
-    runtime = cupy.cuda.runtime
-    # cudaDevAttrMaxSharedMemoryPerBlockOptin (97), where CuPy does not name it
-    return runtime.deviceGetAttribute(
-        getattr(runtime, "cudaDevAttrMaxSharedMemoryPerBlockOptin", 97), dev)
-
-
 @functools.lru_cache(maxsize=None)
 def _sm_count(dev: int) -> int:
     import cupy

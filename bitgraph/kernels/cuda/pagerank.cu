@@ -44,13 +44,11 @@
 // CUDA's threadFenceReduction sample) adds the blocks' partials in block
 // order and the heavy rows' in row order, and resets the counter.
 //
-// Hot ranks (hot > 0, the launcher's choice on a graph relabelled hubs
-// first): each block copies y(0 .. hot-1), the most gathered ranks, into its
-// dynamic shared memory once a launch and gathers them there, the other
-// ranks from global memory; the sums and their order are unchanged (the same
-// values read from another place). On relabelled kron-22 the first 49,152
-// columns of A' hold 58% of its entries: gathers bound by L2 sectors. The
-// launcher runs a grid of resident blocks then (the copy is per block).
+// Ranks are gathered from global memory (L2): a copy of the most gathered
+// ranks in each block's shared memory (relabelled kron-22, the first 24,576
+// or 49,152 float32 ranks) made the whole run 0.72x / 0.70x as fast on an
+// H200 (ab.py, 9.9 -> 13.7 / 14.2 ms): the per-block copy costs more than
+// the L2 sectors it saves.
 //
 // The ranks' type T (double, or float: float32 ranks, half the bytes a
 // gather reads) is that of x, x_new, y and y_new; every sum is double (a
@@ -63,8 +61,7 @@
 // every weight 1); heavy_rows[nheavy] (row ids), heavy_first[nheavy + 1]
 // (row h's chunks are heavy_first[h] .. heavy_first[h + 1] - 1),
 // chunk_heavy[nchunks] (the heavy row of each chunk), medium_rows[nmedium]
-// (row ids); y[n], x[n] (T), hot (ranks y(0 .. hot-1) read from shared
-// memory, hot * sizeof(T) dynamic bytes; 0: none), inv_s[n] (double,
+// (row ids); y[n], x[n] (T), inv_s[n] (double,
 // 0 exactly on dangling vertices), x_new[n], y_new[n] (T); dw[n] and
 // teleport[n] (read unless dw_uniform / tele_uniform: then the scalars dw_c
 // / tele_c); lost[2]; partials[2 * gridDim.x]; chunk_sums[nchunks];
@@ -93,13 +90,6 @@ __device__ __forceinline__ double block_sum(double v, double* scratch) {
   return v;
 }
 
-// y(i) from the block's copy of the hot ranks (i < hot) or from y
-template <typename T>
-__device__ __forceinline__ double rank_at(const T* __restrict__ y, const T* hot_y,
-                                          long long hot, long long i) {
-  return (double)(i < hot ? hot_y[i] : y[i]);
-}
-
 // acc plus y(indices[q]) (times values[q] unless ISO) for q = p, p + step,
 // ... < end, added in that order (in double; y of type T widened exactly);
 // four gathers issued before their adds.
@@ -109,16 +99,15 @@ __device__ __forceinline__ double rank_at(const T* __restrict__ y, const T* hot_
 template <typename I, bool ISO, typename T>
 __device__ __forceinline__ double strided_sum(const I* __restrict__ indices,
                                               const double* __restrict__ values,
-                                              const T* __restrict__ y, const T* hot_y,
-                                              long long hot, long long p,
+                                              const T* __restrict__ y, long long p,
                                               long long end, long long step, double acc) {
   for (; p + 3 * step < end; p += 4 * step) {
     const long long i0 = (long long)indices[p];
     const long long i1 = (long long)indices[p + step];
     const long long i2 = (long long)indices[p + 2 * step];
     const long long i3 = (long long)indices[p + 3 * step];
-    const double y0 = rank_at(y, hot_y, hot, i0), y1 = rank_at(y, hot_y, hot, i1),
-                 y2 = rank_at(y, hot_y, hot, i2), y3 = rank_at(y, hot_y, hot, i3);
+    const double y0 = (double)y[i0], y1 = (double)y[i1], y2 = (double)y[i2],
+                 y3 = (double)y[i3];
     if constexpr (ISO) {
       acc += y0;
       acc += y1;
@@ -132,7 +121,7 @@ __device__ __forceinline__ double strided_sum(const I* __restrict__ indices,
     }
   }
   for (; p < end; p += step) {
-    const double yi = rank_at(y, hot_y, hot, (long long)indices[p]);
+    const double yi = (double)y[(long long)indices[p]];
     if constexpr (ISO) acc += yi;
     else acc += values[p] * yi;
   }
@@ -178,8 +167,8 @@ __global__ void pagerank_pull(const I* __restrict__ indptr, const I* __restrict_
                               long long nchunks, long long chunk,
                               const long long* __restrict__ medium_rows, long long nmedium,
                               long long light_max,
-                              const T* __restrict__ y, long long hot,
-                              const T* __restrict__ x, const double* __restrict__ inv_s,
+                              const T* __restrict__ y, const T* __restrict__ x,
+                              const double* __restrict__ inv_s,
                               const double* __restrict__ dw, double dw_c, bool dw_uniform,
                               const double* __restrict__ teleport, double tele_c,
                               bool tele_uniform, double alpha, long long n, int group,
@@ -194,11 +183,6 @@ __global__ void pagerank_pull(const I* __restrict__ indptr, const I* __restrict_
   // converged at an earlier launch: every thread reads the same flag (set
   // by an earlier launch on this stream), so the whole grid returns
   if (*stop) return;
-  // the hot ranks into this block's shared memory (the launcher's bytes)
-  extern __shared__ __align__(16) unsigned char hot_bytes[];
-  T* hot_y = reinterpret_cast<T*>(hot_bytes);
-  for (long long i = threadIdx.x; i < hot; i += blockDim.x) hot_y[i] = y[i];
-  __syncthreads();
   const Update<T> u{x, inv_s, dw, teleport, x_new, y_new, dw_c, tele_c, alpha, lost[parity],
                     dw_uniform, tele_uniform};
   // the heavy rows' chunks, a whole block each (block-uniform control flow:
@@ -210,8 +194,8 @@ __global__ void pagerank_pull(const I* __restrict__ indptr, const I* __restrict_
     const long long r = heavy_rows[h];
     const long long start = (long long)indptr[r] + (c - first) * chunk;
     const long long end = min(start + chunk, (long long)indptr[r + 1]);
-    double acc = strided_sum<I, ISO, T>(indices, values, y, hot_y, hot, start + threadIdx.x,
-                                        end, (long long)blockDim.x, 0.0);
+    double acc = strided_sum<I, ISO, T>(indices, values, y, start + threadIdx.x, end,
+                                        (long long)blockDim.x, 0.0);
     acc = block_sum(acc, scratch);
     if (threadIdx.x == 0) {
       chunk_sums[c] = acc;
@@ -242,8 +226,8 @@ __global__ void pagerank_pull(const I* __restrict__ indptr, const I* __restrict_
   for (long long m = warp_id; m < nmedium; m += warps) {
     const long long r = medium_rows[m];
     const long long start = (long long)indptr[r], end = (long long)indptr[r + 1];
-    double acc = strided_sum<I, ISO, T>(indices, values, y, hot_y, hot,
-                                        start + (threadIdx.x & 31), end, 32, 0.0);
+    double acc = strided_sum<I, ISO, T>(indices, values, y, start + (threadIdx.x & 31), end,
+                                        32, 0.0);
     acc = warp_sum(acc, 32);
     if ((threadIdx.x & 31) == 0) err += finish_row(u, r, acc, &dangling);
   }
@@ -261,8 +245,7 @@ __global__ void pagerank_pull(const I* __restrict__ indptr, const I* __restrict_
     }
     const bool mine = r < n && end - start <= light_max;
     double acc = 0.0;
-    if (mine)
-      acc = strided_sum<I, ISO, T>(indices, values, y, hot_y, hot, start + lane, end, group, 0.0);
+    if (mine) acc = strided_sum<I, ISO, T>(indices, values, y, start + lane, end, group, 0.0);
     acc = warp_sum(acc, group);  // lane 0 of the group holds the row's sum
     if (lane == 0 && mine) err += finish_row(u, r, acc, &dangling);
   }
@@ -345,25 +328,25 @@ template __global__ void pagerank_init<float>(const float*, const double*, long 
     double*, double*, unsigned int*, long long, unsigned int*, int*);
 template __global__ void pagerank_pull<int, true, double>(const int*, const int*, const double*,
     const long long*, const long long*, const long long*, long long, long long, long long,
-    const long long*, long long, long long, const double*, long long, const double*, const double*,
+    const long long*, long long, long long, const double*, const double*, const double*,
     const double*, double, bool, const double*, double, bool, double, long long, int, double*,
     double*, double*, int, double*, double*, double*, unsigned int*, unsigned int*, double*,
     long long, double, int*);
 template __global__ void pagerank_pull<long long, false, double>(const long long*,
     const long long*, const double*, const long long*, const long long*, const long long*,
     long long, long long, long long, const long long*, long long, long long, const double*,
-    long long, const double*, const double*, const double*, double, bool, const double*, double,
-    bool, double, long long, int, double*, double*, double*, int, double*, double*, double*,
+    const double*, const double*, const double*, double, bool, const double*, double, bool,
+    double, long long, int, double*, double*, double*, int, double*, double*, double*,
     unsigned int*, unsigned int*, double*, long long, double, int*);
 template __global__ void pagerank_pull<int, true, float>(const int*, const int*, const double*,
     const long long*, const long long*, const long long*, long long, long long, long long,
-    const long long*, long long, long long, const float*, long long, const float*, const double*,
+    const long long*, long long, long long, const float*, const float*, const double*,
     const double*, double, bool, const double*, double, bool, double, long long, int, float*,
     float*, double*, int, double*, double*, double*, unsigned int*, unsigned int*, double*,
     long long, double, int*);
-template __global__ void pagerank_pull<long long, false, float>(const long long*, const long long*,
-    const double*, const long long*, const long long*, const long long*, long long, long long,
-    long long, const long long*, long long, long long, const float*, long long, const float*,
-    const double*, const double*, double, bool, const double*, double, bool, double, long long,
-    int, float*, float*, double*, int, double*, double*, double*, unsigned int*, unsigned int*,
-    double*, long long, double, int*);
+template __global__ void pagerank_pull<long long, false, float>(const long long*,
+    const long long*, const double*, const long long*, const long long*, const long long*,
+    long long, long long, long long, const long long*, long long, long long, const float*,
+    const float*, const double*, const double*, double, bool, const double*, double, bool,
+    double, long long, int, float*, float*, double*, int, double*, double*, double*,
+    unsigned int*, unsigned int*, double*, long long, double, int*);

@@ -13,16 +13,15 @@ iteration.
 A ``stats`` (``bitgraph.Stats``) receives ``kernel_ms`` (GPU time of the
 iterations, events around the loop: it includes the host's batch reads),
 ``iterations``, ``lanes``, ``blocks``, ``heavy_rows``, ``chunks``,
-``medium_rows``, ``hot`` (ranks each block reads from shared memory) and
-``launches`` (iterations queued, including those that returned at once
-after convergence; the initialisation not counted).
+``medium_rows`` and ``launches`` (iterations queued, including those that
+returned at once after convergence; the initialisation not counted).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from bitgraph.kernels.cuda import cooperative_blocks, module, shape, shared_bytes_optin
+from bitgraph.kernels.cuda import module, shape
 from bitgraph.kernels.cuda.spmv_csr import group_size
 from bitgraph.kernels.registry import register
 
@@ -143,7 +142,7 @@ def _workspace(cupy, n, blocks, nheavy, nchunks, every, rank=np.float64):
 
 @register("pagerank", fmt="csr", device="cuda", variant="pull")
 def pagerank_run(AT, x, inv_s, dw, teleport, alpha, threshold, max_iter, *, cfg, cuda_cfg=None,
-                 stats=None, cache=None, hubs_first=False):
+                 stats=None, cache=None):
     """Run PageRank's power iteration from ``x`` on the GPU: returns
     ``(x, iterations, converged, error)`` as ``link_analysis._fused`` does
     on the CPU (x a CuPy array of the ranks' dtype, the others Python numbers).
@@ -161,10 +160,7 @@ def pagerank_run(AT, x, inv_s, dw, teleport, alpha, threshold, max_iter, *, cfg,
     ``cuda_chunk``, ``cuda_warp_above``); cuda_cfg: the ``Cuda`` settings (launch shape; None:
     those in force); cache: a dict kept with the graph (AT must not change
     while it is): the plan and workspaces are built on the first run and
-    reused (None: built for this run). hubs_first: AT is relabelled by
-    degree, hubs first, so its first columns are the most gathered: each
-    block reads the first ``cfg.cuda_hot_bytes`` of y from its shared
-    memory (the same sums). Iteration s reads y = x * inv_s and
+    reused (None: built for this run). Iteration s reads y = x * inv_s and
     the dangling rank from buffers s & 1 and writes buffers (s + 1) & 1;
     the iteration that converges sets a flag that makes every later launch
     return at once, so the final ranks are those of that iteration.
@@ -202,23 +198,7 @@ def pagerank_run(AT, x, inv_s, dw, teleport, alpha, threshold, max_iter, *, cfg,
     (indptr, indices, values, heavy_rows, heavy_first, chunk_heavy, nheavy, nchunks,
      medium_rows, nmedium, light_max, group) = cache[key]
     every = max(1, int(cfg.cuda_check_every))
-    init, fn = _kernels(indptr.dtype, AT.values is None, rank)
-    hot_bytes = int(cfg.cuda_hot_bytes)
-    if hot_bytes < 0:
-        raise ValueError(f"{where}: settings.pagerank.cuda_hot_bytes = {hot_bytes} must be >= 0")
-    hot = min(n, hot_bytes // rank.itemsize) if hubs_first else 0
-    if hot:
-        # a block's static shared memory (the reductions' scratch) stays below 1 KiB
-        hot = min(hot, (shared_bytes_optin() - 1024) // rank.itemsize)
-    smem = hot * rank.itemsize
-    if hot:
-        # resident blocks only, each copying the hot ranks once a launch, of the
-        # largest size the kernel's registers allow (one copy serves as many warps
-        # as a block holds)
-        threads = min(1024, int(getattr(fn, "max_threads_per_block", 1024))) // 32 * 32
-        blocks = cooperative_blocks(fn, threads, 2, smem)
-    else:
-        (blocks,), (threads,) = shape(n * group, cuda_cfg)
+    (blocks,), (threads,) = shape(n * group, cuda_cfg)
     # the workspace's ys hold the ranks' dtype: one workspace per dtype run
     wkey = ("work", n, blocks, nheavy, nchunks, every, rank.str)
     if wkey not in cache:
@@ -240,6 +220,7 @@ def pagerank_run(AT, x, inv_s, dw, teleport, alpha, threshold, max_iter, *, cfg,
     with oom_guard(where, 2 * rank.itemsize * n):
         # the ranks of odd / even iterations (the result is one of them)
         xs = (cupy.empty(n, rank), cupy.empty(n, rank))
+    init, fn = _kernels(indptr.dtype, AT.values is None, rank)
     # ys[0] = x0 * inv_s, lost[0], *stop = 0, row_arrived = 0
     init((blocks,), (threads,), (x0, inv_s, np.int64(n), ys[0], lost, partials, row_arrived,
                                  np.int64(nheavy), arrived, stop))
@@ -255,9 +236,8 @@ def pagerank_run(AT, x, inv_s, dw, teleport, alpha, threshold, max_iter, *, cfg,
     def launch(s, slot):
         a, b = s & 1, (s + 1) & 1
         fn((blocks,), (threads,),
-           head + (ys[a], np.int64(hot), x0 if s == 0 else xs[a], inv_s) + scalars +
-           (xs[b], ys[b], lost, np.int32(a)) + tail + (np.int64(slot), threshold, stop),
-           shared_mem=smem)
+           head + (ys[a], x0 if s == 0 else xs[a], inv_s) + scalars +
+           (xs[b], ys[b], lost, np.int32(a)) + tail + (np.int64(slot), threshold, stop))
 
     timed = stats is not None
     if timed:
@@ -282,5 +262,5 @@ def pagerank_run(AT, x, inv_s, dw, teleport, alpha, threshold, max_iter, *, cfg,
         end.synchronize()
         stats.metrics.update(kernel_ms=cupy.cuda.get_elapsed_time(start, end), lanes=group,
                              blocks=blocks, launches=launches, iterations=it,
-                             heavy_rows=nheavy, chunks=nchunks, medium_rows=nmedium, hot=hot)
+                             heavy_rows=nheavy, chunks=nchunks, medium_rows=nmedium)
     return (x0 if it == 0 else xs[it & 1]), it, converged, err
