@@ -114,7 +114,7 @@ def parse(argv):
     p.add_argument("--no-bind", action="store_true",
                    help="leave each rank where the launcher put it (settings.distributed.bind_cpus"
                         " off), for comparison")
-    p.add_argument("--exchange", default="ids",
+    p.add_argument("--exchange", default="bitmap",
                    help="--partitioned: the BFS's top-down exchanges, comma-separated, each checked"
                    " and timed (settings.distributed.bfs_topdown_exchange: ids, bitmap)")
     p.add_argument("--arrays", action="store_true",

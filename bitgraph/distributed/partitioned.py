@@ -6,16 +6,15 @@ exchange one vector of n entries per level, round or iteration:
 ============================  ==================================================  ==========
 call                          exchange                                            per
 ============================  ==================================================  ==========
-``bfs``                       top-down: alltoallv of the next frontier's ids to   level
-                              their owners (the ids a rank reached, 4 bytes each
-                              while n <= 2^32), the owners mark them;
-                              bottom-up: allgatherv of each rank's own frontier
-                              words before the step (n / 8 bytes in all); an
+``bfs``                       an allgather of each rank's n-bit next bitmap,      level
+                              OR-ed (n / 8 bytes a rank), every level ending
+                              with the whole frontier on every rank; an
                               allreduce of three counts (Beamer's switch). With
-                              ``bfs_topdown_exchange="bitmap"``: top-down an
-                              allgather of each rank's n-bit next bitmap, OR-ed
-                              (n / 8 bytes a rank), and every level ends with
-                              the whole frontier on every rank
+                              ``bfs_topdown_exchange="ids"``: top-down an
+                              alltoallv of the next frontier's ids to their
+                              owners (4 bytes each while n <= 2^32), the owners
+                              mark them; bottom-up an allgatherv of each rank's
+                              own frontier words before the step
 ``connected_components``      allreduce(min) of the parent vector (FastSV)        round
 ``pagerank``                  allgatherv of x / outdegree (8n bytes in all), an   iteration
                               allreduce of two sums (change, dangling mass)
@@ -142,12 +141,12 @@ def bfs(comm, D, source, *, gather: bool = False, stats=None):
 
     - top-down (push): each rank reads its frontier rows' entries and sets
       their unvisited columns in a next bitmap of n bits; with
-      ``settings.distributed.bfs_topdown_exchange`` "ids" (the default)
+      ``settings.distributed.bfs_topdown_exchange`` "ids"
       the set bits' ids go to their owners (``alltoallv``), each owner
       marks the ids it has not visited in its own words, and the
       frontier stays split (other ranks' visited bits, a stale subset,
-      only filter); with "bitmap" the ranks' bitmaps are all-gathered and
-      OR-ed, less the visited;
+      only filter); with "bitmap" (the default) the ranks' bitmaps are
+      all-gathered and OR-ed, less the visited;
     - bottom-up (pull): ("ids": the owners' frontier words all-gathered
       first) each rank checks its unvisited vertices' in-edges (A' rows)
       against the frontier bitmap; ("bitmap": the ranks' bits are

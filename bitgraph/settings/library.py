@@ -420,14 +420,15 @@ class Distributed:
         2012: alpha 15, beta 18 on kron and urand); not yet measured on partitioned graphs.""")
     bfs_beta: float = knob(18.0, """... and a bottom-up level goes back to top-down when the
         frontier holds fewer than n / bfs_beta vertices and shrinks.""")
-    bfs_topdown_exchange: str = knob("ids", """Partitioned BFS, what a top-down level exchanges.
-        ``"ids"``: each rank sends the ids of its next-frontier bits to their owners (alltoallv,
-        uint32 ids while n <= 2^32, else int64; a rank receives its ids), the owner marks the
-        unvisited ones, and the global frontier is all-gathered (the owners' words, n / 8 bytes
-        in all) only before a bottom-up level; ``"bitmap"``: every rank's n-bit next bitmap
-        all-gathered and OR-ed ((size - 1) n / 8 bytes a rank receives a level). On kron-30 over
-        4 x H200 "bitmap" spent 83 of a BFS's 131 ms in 11 allgathers; "ids" not yet measured on
-        a GPU.""")
+    bfs_topdown_exchange: str = knob("bitmap", """Partitioned BFS, what a top-down level exchanges.
+        ``"bitmap"``: every rank's n-bit next bitmap all-gathered and OR-ed ((size - 1) n / 8 bytes
+        a rank receives a level); ``"ids"``: each rank sends the ids of its next-frontier bits to
+        their owners (alltoallv, uint32 ids while n <= 2^32, else int64), the owner marks the
+        unvisited ones, and the global frontier is all-gathered (the owners' words) only before a
+        bottom-up level: fewer bytes, more steps (a count exchange, pack and mark kernels). 16
+        sources on 4 x H200 (NVLink), GTEPS bitmap / ids: kronh-26 148.7 / 82.8 (2 ranks 132.5 /
+        82.2), kronh-30 291.6 / 291.7 (allgathers 10.3 ms of a 58 ms BFS, ids' exchange 4.4 ms).
+        "ids" pays only where bytes cost more than NVLink's.""")
     cuda_kernels: bool = knob(True, """On a CUDA DistMatrix, each rank's local step runs as the
         kernels of kernels/cuda/dist_traversal.cu (BFS: a compacted frontier list, top-down
         atomicOr into the next bitmap, bottom-up with early exit; a FastSV round's hooks; a

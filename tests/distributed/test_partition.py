@@ -258,12 +258,14 @@ def test_bfs_takes_both_directions_and_reports_them():
         assert ("b" in m["directions"]) == (alpha == 15.0)
 
 
-def _bfs_exchanges(comm, A):
+def _bfs_exchanges(comm, A, exchange=None):
     """(the collectives of a bfs from 0 on A split by vertices: (op, bytes)
-    each, the directions of its levels)."""
+    each, the directions of its levels), under ``bfs_topdown_exchange``
+    ``exchange`` (None: the default)."""
     D = DistMatrix.from_matrix(comm, A, balance="vertices")
     st_ = bg.Stats()
-    with comm.recording() as log:
+    change = {} if exchange is None else {"bfs_topdown_exchange": exchange}
+    with comm.recording() as log, bg.settings.use(distributed=change):
         dist.bfs(comm, D, 0, stats=st_)
     return [(op, nbytes) for op, nbytes, _ in log], st_.metrics["directions"]
 
@@ -271,8 +273,7 @@ def _bfs_exchanges(comm, A):
 def test_exchange_schedule_per_level():
     A = bg.io.generators.kron(8, seed=1)  # 256 vertices: 128 a rank, a bitmap of 32 bytes
 
-    with bg.settings.use(distributed={"bfs_topdown_exchange": "bitmap"}):
-        log, dirs = LocalGroup(2).run(_bfs_exchanges, A)[0]
+    log, dirs = LocalGroup(2).run(_bfs_exchanges, A)[0]  # "bitmap", the default
     assert "t" in dirs and "b" in dirs
     # a level: an allreduce of 3 int64 counts, then top-down an allgather of the whole
     # bitmap (32 bytes), bottom-up an allgatherv of the rank's own words (16 bytes); the
@@ -346,7 +347,7 @@ def _log_by_level(log):
 def test_exchange_schedule_of_ids_per_level():
     A = bg.io.generators.kron(8, seed=1)  # 256 vertices: 128 a rank, 16 bytes of own words
 
-    log, dirs = LocalGroup(2).run(_bfs_exchanges, A)[0]  # "ids", the default
+    log, dirs = LocalGroup(2).run(_bfs_exchanges, A, "ids")[0]
     assert "t" in dirs and "b" in dirs
     levels = _log_by_level(log)
     assert len(levels) == len(dirs) + 1 and levels[-1] == []
@@ -392,7 +393,8 @@ def test_ids_as_int64_past_2_to_the_32_vertices(monkeypatch):
         monkeypatch.setattr(P, "_id_dtype", lambda n, dtype=dtype: dtype)
 
         def run(comm):
-            with comm.recording() as log:
+            with comm.recording() as log, \
+                    bg.settings.use(distributed={"bfs_topdown_exchange": "ids"}):
                 lev = dist.bfs(comm, DistMatrix.from_matrix(comm, A), 0, gather=True)
             return lev, sum(b for op, b, _ in log if op == "alltoall")
 
