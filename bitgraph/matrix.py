@@ -77,6 +77,8 @@ class Derived:
     in_csr_by_degree: object
     bfs_cuda_launch: dict    # (device, method, alpha, reorder, settings) -> (method, launch)
     bfs_order: dict          # reorder -> (renumbered Matrix, perm, inverse) (bfs._renumbered)
+    # bitgraph.distributed
+    indptr_digest: object    # int: the row pointers' checksum the ranks compare (batches._digest)
 
     __slots__ = tuple(__annotations__)
     KEYED = tuple(k for k, v in __annotations__.items() if v == "dict")

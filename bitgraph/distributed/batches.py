@@ -79,19 +79,30 @@ def _counts(comm, k, batch):
 # every rank alike: errors raised everywhere, arguments compared
 # ---------------------------------------------------------------------------
 
-def _together(comm, where, fn):
+def _together(comm, where, fn, agree=()):
     """``fn()`` on every rank (no collective inside it); when it raises on
     any rank, every rank raises: the first failing rank its own exception,
     the others the same type and message (a bitgraph error or a builtin
-    one; anything else as ``DistributedError`` naming it)."""
+    one; anything else as ``DistributedError`` naming it). ``agree``: the
+    names of integer fields that every rank must share; ``fn()`` then
+    returns ``(out, values)``, and the values are compared in the same
+    collective as the outcome (``_agree``'s error where they differ)."""
     from bitgraph.device import host
 
+    k = len(agree)
+    row = np.zeros(1 + k, np.int64 if k else np.int8)  # the outcome alone: one byte
     try:
         out, err = fn(), None
+        if k:
+            out, values = out
+            row[1:] = [int(v) for v in values]
     except Exception as e:  # noqa: BLE001 - re-raised below, on every rank
         out, err = None, e
-    failed = np.flatnonzero(host(comm.allgather(np.array([err is not None], np.int8))))
+        row[0] = 1
+    every = host(comm.allgather(row)).reshape(comm.size, 1 + k)
+    failed = np.flatnonzero(every[:, 0])
     if failed.size == 0:
+        _differ(where, agree, every[:, 1:])
         return out
     first = int(failed[0])
     text = np.zeros(_MESSAGE_BYTES, np.uint8)
@@ -139,41 +150,54 @@ def _agree(comm, where, **fields):
 
     names = list(fields)
     mine = np.array([int(v) for v in fields.values()], np.int64)
-    every = host(comm.allgather(mine)).reshape(comm.size, len(names))
+    _differ(where, names, host(comm.allgather(mine)).reshape(comm.size, len(names)))
+
+
+def _differ(where, names, every):
+    """Raise ``DistributedError`` naming the first of ``names`` whose
+    column of ``every`` (a row a rank) is not one value."""
     bad = np.flatnonzero((every != every[0]).any(axis=0))
     if bad.size:
         j = int(bad[0])
-        values = ", ".join(f"rank {r}: {int(every[r, j])}" for r in range(comm.size))
+        values = ", ".join(f"rank {r}: {int(every[r, j])}" for r in range(every.shape[0]))
         raise DistributedError(f"{where}: the ranks disagree on {names[j]} ({values}); every rank"
                                f" must call with the same graph and arguments")
 
 
-def _graph_fields(A):
-    from bitgraph.algorithms._common import out_csr
+# what the ranks compare of a call's graph and sources (integers)
+_GRAPH = ("the number of vertices", "the number of entries", "the graph's row pointers")
+_SOURCES = ("the number of sources", "the sources")
 
-    return {"the number of vertices": A.nrows, "the number of entries": A.nvals,
-            "the graph's row pointers": _digest(out_csr(A).indptr)}
+
+def _graph_values(A):
+    from bitgraph.algorithms._common import cached, out_csr
+
+    # the checksum once per graph (its storage): a pass over the row pointers and a read back
+    return A.nrows, A.nvals, cached(A, "indptr_digest", lambda: _digest(out_csr(A).indptr))
+
+
+def _graph_fields(A):
+    return dict(zip(_GRAPH, _graph_values(A)))
 
 
 def _sources_fields(src):
-    return {"the number of sources": src.size, "the sources": _digest(src)}
+    return dict(zip(_SOURCES, (src.size, _digest(src))))
 
 
 def _prepare_sources(comm, A, sources, where, **options):
     """The sources (every vertex when None) checked on every rank, and
-    compared with the other ranks' (with the call's ``options``, integers,
-    in the same collective)."""
+    compared with the other ranks' (with the graph and the call's
+    ``options``, integers): the outcome and the comparison in one
+    collective."""
     from bitgraph.algorithms._common import check_graph, check_sources
 
     def check():
         check_graph(A, where, cuda=True)
-        if sources is None:
-            return np.arange(A.nrows, dtype=np.int64)
-        return check_sources(A, sources, where)
+        src = np.arange(A.nrows, dtype=np.int64) if sources is None \
+            else check_sources(A, sources, where)
+        return src, (*_graph_values(A), src.size, _digest(src), *options.values())
 
-    src = _together(comm, where, check)
-    _agree(comm, where, **_graph_fields(A), **_sources_fields(src), **options)
-    return src
+    return _together(comm, where, check, agree=_GRAPH + _SOURCES + tuple(options))
 
 
 def _dealt(comm, src, traversed, batch):

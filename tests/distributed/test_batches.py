@@ -275,6 +275,29 @@ def test_ranks_with_different_graphs_or_sources_are_named():
     with pytest.raises(DistributedError, match="disagree on normalized"):
         LocalGroup(2).run(options_differ)
 
+    def closeness_options_differ(comm):  # checked in the sources' collective
+        return dist.closeness_centrality(comm, A, [0, 1], wf_improved=comm.rank == 0)
+
+    with pytest.raises(DistributedError, match=r"disagree on wf_improved \(rank 0: 1, rank 1: 0"):
+        LocalGroup(2).run(closeness_options_differ)
+
+
+def test_the_graphs_checksum_is_made_once_per_graph(monkeypatch):
+    from bitgraph.distributed import batches
+
+    A, made = grid(), []
+    real = batches._digest
+    monkeypatch.setattr(batches, "_digest", lambda a: made.append(a.size) or real(a))
+    first = LocalGroup(2).run(dist.closeness_centrality, A, [0, 5])
+    once = made.count(A.nrows + 1)
+    assert once in (1, 2)  # the ranks (threads here) share A: made once, or once a rank at worst
+    again = LocalGroup(2).run(dist.closeness_centrality, A, [0, 5])
+    assert made.count(A.nrows + 1) == once and made.count(2) == 4  # the sources each call
+    assert np.array_equal(first[0], again[1])
+    A[0, 5] = True  # new storage: a new checksum
+    LocalGroup(2).run(dist.closeness_centrality, A, [0, 5])
+    assert made.count(A.nrows + 1) > once
+
 
 def test_a_sample_without_a_seed_is_rank_zeros():
     K = karate()
