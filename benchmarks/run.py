@@ -156,15 +156,17 @@ CASES = [
     # Blest's BVSS kernel on the same GPU (their counts checked against ours)
     *_cases("connected_components", ("auto", "fastsv"), CUDA_GRAPHS, "cuda",
             ("scipy", "ECL-CC", "Blest")),
-    # sssp: the suite's weights 1..255; "-float": the same weights / 255 as float64;
+    # sssp: the suite's weights 1..255; "-float": the same weights / 255 as float64, "-f32" as
+    # float32 (Gunrock's weight type);
     # Bellman-Ford (a vxm per round) only where the rounds are few (kron, urand);
     # Gunrock (the issue's anchor) runs once per graph, on the integer weights
-    *_cases("sssp", ("auto", "auto-float"), CUDA_GRAPHS, "cuda", ("scipy", "Gunrock")),
+    *_cases("sssp", ("auto", "auto-float", "auto-f32"), CUDA_GRAPHS, "cuda", ("scipy", "Gunrock")),
     *_cases("sssp", ("bellman-ford",), CUDA_GRAPHS[:3], "cuda", ("scipy", "Gunrock")),
     # sssp's two CUDA schedules forced ("auto" takes settings.sssp.cuda_persistent's): the bucket
     # loop on the device (one cooperative launch) and the host's loop of launches and reads
     *_cases("sssp", ("delta-persistent", "delta-launches", "delta-persistent-float",
-                     "delta-launches-float"), CUDA_GRAPHS + ("urand:22:32",), "cuda",
+                     "delta-launches-float", "delta-persistent-f32"), CUDA_GRAPHS + ("urand:22:32",),
+            "cuda",
             ("scipy", "Gunrock")),
     # betweenness: our CPU call on the host copy checks the values; Gunrock's bc (patched by
     # gunrock.sh) runs the same sources one after another
@@ -388,25 +390,41 @@ def _msbfs_call(g, method, src, **kw):
     return bg.algorithms.msbfs(g.A, src, batch=BATCH, groupby=(method == "groupby"), **kw)
 
 
-def _weighted(g, floats=False):
-    """The graph with the suite's weights on its device (``floats``: / 255 as float64)."""
+def _weighted(g, floats=None):
+    """The graph with the suite's weights on its device (``floats``: / 255 as that float
+    dtype, float64 or float32)."""
     import bitgraph as bg
 
     def build():
         r, c = g.coo()
-        w = g.weights() / 255.0 if floats else g.weights()
+        w = g.weights() if floats is None else (g.weights() / 255.0).astype(floats)
         return bg.Matrix.from_coo(r, c, w, nrows=g.n, ncols=g.n, device=g.device)
 
     return g.memo(("weighted", floats), build)
 
 
+def _sssp_floats(method):
+    """The weights' float dtype of an sssp method name ("-float": float64, "-f32": float32), or
+    None (the integer weights)."""
+    return {"": None, "loat": "float64", "32": "float32"}[method.partition("-f")[2]]
+
+
+def _sssp_check(a, b):
+    """Distances equal; float32 ones (summed in float32) within 1e-5 of float64 sums."""
+    a, b = np.asarray(a), np.asarray(b)
+    if a.dtype == np.float32 or b.dtype == np.float32:
+        return close(rtol=1e-5)(a, b)
+    return same_levels(a, b)
+
+
 def _sssp_call(g, method, s, **kw):
-    """sssp of the suite's weights; "-float": those / 255 as float64; "delta-persistent" and
-    "delta-launches": method "delta" with settings.sssp.cuda_persistent on or off."""
+    """sssp of the suite's weights; "-float": those / 255 as float64, "-f32": as float32 (what
+    Gunrock's sssp computes in); "delta-persistent" and "delta-launches": method "delta" with
+    settings.sssp.cuda_persistent on or off."""
     import bitgraph as bg
 
-    floats = method.endswith("-float")
-    method = method[:-6] if floats else method
+    floats = _sssp_floats(method)
+    method = method.partition("-f")[0]
     schedule = {"delta-persistent": True, "delta-launches": False}.get(method)
     if schedule is None:
         return bg.algorithms.sssp(_weighted(g, floats), s, method=method, **kw)
@@ -613,7 +631,7 @@ def _scalar(x):
 ALGOS = {
     "bfs": Algo(_sources, _bfs_call, host, same_levels),
     "msbfs": Algo(_batch, _msbfs_call, host, same_levels),
-    "sssp": Algo(_sources, _sssp_call, host, same_levels),
+    "sssp": Algo(_sources, _sssp_call, host, _sssp_check),
     "pagerank": Algo(_whole, _pagerank_call, host, close(l1=1e-5)),
     "connected_components": Algo(_whole, _cc_call, host, same_partition),
     "triangle_count": Algo(_whole, _tc_call, _scalar, same_count),
@@ -722,11 +740,12 @@ def b_sssp_scipy(g, case):
     import scipy.sparse as sp
     from scipy.sparse.csgraph import dijkstra
 
-    floats = case.method.endswith("-float")  # the weights / 255, distances compared as floats
+    floats = _sssp_floats(case.method)  # the weights / 255, distances compared as floats
 
     def build():
         r, c = g.coo()
-        w = g.weights() / 255.0 if floats else g.weights().astype(np.float64)
+        w = g.weights().astype(np.float64) if floats is None else \
+            (g.weights() / 255.0).astype(floats).astype(np.float64)
         return sp.csr_array((w, (r, c)), shape=(g.n, g.n))
 
     S = g.memo(("scipy weighted", floats), build)
