@@ -313,7 +313,8 @@ def _kernels():
 
     keys = {"frontier": ("bfs", "dist_frontier"), "topdown": ("bfs", "dist_topdown"),
             "bottomup": ("bfs", "dist_bottomup"), "update": ("bfs", "dist_update"),
-            "hook": ("cc", "dist_hook"), "pull": ("pagerank", "dist_pull"),
+            "hook": ("cc", "dist_hook"), "hook_plan": ("cc", "dist_hook_plan"),
+            "pull": ("pagerank", "dist_pull"),
             "pull_plan": ("pagerank", "dist_pull_plan"),
             "owner_counts": ("bfs", "dist_owner_counts"), "pack": ("bfs", "dist_pack"),
             "mark": ("bfs", "dist_mark")}
@@ -481,16 +482,15 @@ def connected_components(comm, D, *, gather: bool = True, stats=None):
     if xp is not np and cfg.cuda_kernels:
         hook = _kernels()["hook"]
         group = _group(D.nnz_local, D.n_local)
-        # the rows of more than heavy_split entries (a kron hub's), walked by the whole grid
-        split = int(cfg.heavy_split)
-        heavy = xp.ascontiguousarray(xp.flatnonzero(xp.diff(D.indptr) > split), dtype=np.int64)
+        # the rows of more than heavy_split entries (a kron hub's) cut into chunks, a block each
+        plan = _kernels()["hook_plan"](D.indptr, split=cfg.heavy_split, chunk=cfg.heavy_chunk)
         if stats is not None:
             stats.ran(("cc", "csr", "cuda", "dist_hook"))
     while True:
         fn = f.copy()
         if hook is not None:  # the hooks of every entry, one kernel
             hook(D.indptr, D.indices, lo, f, gf, fn, both=not D.symmetric, group=group,
-                 heavy=heavy, split=split)
+                 plan=plan)
         for rows, a, b in () if hook is not None else _row_steps(D.indptr, step, xp):
             u = (rows + lo).astype(lab)
             v = D.indices[a:b].astype(lab)

@@ -89,7 +89,8 @@ def _mark(ids, visited, lo, found):
     found[:] = _array.pack_bits(b)
 
 
-def _hook(indptr, indices, lo, f, gf, fn, *, both, group, heavy, split):
+def _hook(indptr, indices, lo, f, gf, fn, *, both, group, plan):
+    heavy, split, chunk = plan
     assert heavy.tolist() == np.flatnonzero(np.diff(indptr) > split).tolist()
     _HOOKED.append(heavy.shape[0])
     rows = np.repeat(np.arange(indptr.shape[0] - 1), np.diff(indptr)) + lo
@@ -98,7 +99,7 @@ def _hook(indptr, indices, lo, f, gf, fn, *, both, group, heavy, split):
         np.minimum.at(fn, x, gf[y])
 
 
-_HOOKED = []  # heavy rows a hook round walked with the whole grid
+_HOOKED = []  # heavy rows a hook round took chunk by chunk
 
 
 def _pull_plan(indptr, *, split, chunk):
@@ -132,7 +133,8 @@ class _NotNumpy:
 @pytest.fixture
 def kernel_path(monkeypatch):
     stand_ins = {"frontier": _frontier, "topdown": _topdown, "bottomup": _bottomup,
-                 "update": _update, "hook": _hook, "pull": _pull, "pull_plan": _pull_plan,
+                 "update": _update, "hook": _hook, "hook_plan": _pull_plan, "pull": _pull,
+                 "pull_plan": _pull_plan,
                  "owner_counts": _owner_counts, "pack": _pack, "mark": _mark}
     check = P._check
     monkeypatch.setattr(P, "_kernels", lambda: stand_ins)

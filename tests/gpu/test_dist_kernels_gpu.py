@@ -220,25 +220,31 @@ def test_bfs_launchers(n, lo, group, index, split):
     assert np.array_equal(levels.get(), np.where(new[lo:], 6, -1))
 
 
-@pytest.mark.parametrize("split", [None, 0, 8, 89])
+@pytest.mark.parametrize("split,chunk", [(None, None), (0, 1), (0, 7), (8, 32), (89, 1000)])
 @pytest.mark.parametrize("label", [np.int32, np.int64])
 @pytest.mark.parametrize("index", [np.int32, np.int64])
 @pytest.mark.parametrize("group", [1, 4, 32])
 @pytest.mark.parametrize("both", [False, True])
 @pytest.mark.parametrize("n,lo", [(1, 0), (45, 0), (500, 128)])
-def test_hook_launcher(n, lo, both, group, index, label, split):
+def test_hook_launcher(n, lo, both, group, index, label, split, chunk):
     """FastSV's hooks against numpy; ``split`` (heavy_split; None: none):
-    the rows over it (row 0 holds 90 entries) walked by the whole grid."""
+    the rows over it (row 0 holds 90 entries) cut into chunks of ``chunk``
+    entries, a block each (a chunk of 1: a block an entry; 1000: a chunk a
+    row)."""
     rng = np.random.default_rng(n)
     indptr, indices = _csr(n, 4 * n, n + 1, lo)
     f = np.minimum(np.arange(n), rng.integers(0, n, n)).astype(label)  # f[u] <= u
     gf = f[f]
     fn = cupy.asarray(f)
-    heavy = None if split is None else cupy.asarray(
-        np.flatnonzero(np.diff(indptr) > split).astype(np.int64))
-    _k("cc", "dist_hook")(cupy.asarray(indptr), cupy.asarray(indices.astype(index)), lo,
+    ip = cupy.asarray(indptr)
+    plan = None if split is None else _k("cc", "dist_hook_plan")(ip, split=split, chunk=chunk)
+    if plan is not None:
+        heavy = np.flatnonzero(np.diff(indptr) > split)
+        assert plan[3] == heavy.size and plan[0].get()[:heavy.size].tolist() == heavy.tolist()
+        assert plan[4] == sum(-(-int(np.diff(indptr)[r]) // chunk) for r in heavy)
+    _k("cc", "dist_hook")(ip, cupy.asarray(indices.astype(index)), lo,
                           cupy.asarray(f), cupy.asarray(gf), fn, both=both, group=group,
-                          heavy=heavy, split=split)
+                          plan=plan)
     want = f.copy()
     rows = np.repeat(np.arange(indptr.shape[0] - 1), np.diff(indptr)) + lo
     for x, y in ((rows, indices),) + (((indices, rows),) if both else ()):

@@ -327,8 +327,8 @@ __device__ __forceinline__ void hook_row(L* fn, long long u, L fu, L low) {
 // `group` lanes a row; a lane folds the minimum of its entries' gf[v]
 // before its two atomics.
 // Rows of more than light_max entries are left to dt_hook_heavy (the same
-// hooks, each such row walked by the whole grid; the atomicMins make the
-// result independent of who takes which entry).
+// hooks, such rows cut into chunks, a block a chunk; the atomicMins make
+// the result independent of who takes which entry).
 template <typename V, typename L>
 __global__ void dt_hook(const long long* __restrict__ indptr, const V* __restrict__ indices,
                         long long lo, long long n_local, const L* __restrict__ f,
@@ -351,29 +351,36 @@ __global__ void dt_hook(const long long* __restrict__ indptr, const V* __restric
   }
 }
 
-// dt_hook's hooks of the rows heavy[0 .. nheavy) (local ids, more than
-// light_max entries: a kron hub's 10^6), one row at a time, its entries
-// strided by every thread of the grid; a warp folds its minimum of gf[v]
-// before one pair of atomics
+// dt_hook's hooks of the rows of more than light_max entries (a kron hub's
+// 10^6), cut into chunks of `chunk` entries (kernels/cuda/pagerank.py's
+// heavy_chunks: heavy_rows[h], its chunks heavy_first[h] .. heavy_first[h +
+// 1] - 1, chunk c's row chunk_heavy[c]), a block a chunk, its threads
+// striding it; a warp folds its minimum of gf[v] before one pair of
+// atomics. The chunks spread every heavy row's entries over the grid at
+// once: walking the rows one at a time with the whole grid made each thread
+// pass over every heavy row (kronh-26 over 2 H200s: a components call 186
+// -> 621 ms).
 template <typename V, typename L>
 __global__ void dt_hook_heavy(const long long* __restrict__ indptr,
                               const V* __restrict__ indices, long long lo,
-                              const long long* __restrict__ heavy, long long nheavy,
-                              const L* __restrict__ f, const L* __restrict__ gf, L* fn,
-                              int both) {
+                              const long long* __restrict__ heavy_rows,
+                              const long long* __restrict__ heavy_first,
+                              const long long* __restrict__ chunk_heavy, long long nchunks,
+                              long long chunk, const L* __restrict__ f,
+                              const L* __restrict__ gf, L* fn, int both) {
   const int lane = threadIdx.x & 31;
-  const long long t = (long long)blockIdx.x * blockDim.x + threadIdx.x;
-  const long long stride = (long long)gridDim.x * blockDim.x;
-  for (long long h = 0; h < nheavy; ++h) {
-    const long long row = heavy[h];
+  for (long long c = blockIdx.x; c < nchunks; c += gridDim.x) {
+    const long long h = chunk_heavy[c];
+    const long long row = heavy_rows[h];
     const long long u = lo + row;
-    const long long start = indptr[row], end = indptr[row + 1];
+    const long long start = indptr[row] + (c - heavy_first[h]) * chunk;
+    const long long end = min(start + chunk, indptr[row + 1]);
     const L fu = f[u];
     const L gu = gf[u];
     bool any = false;
     L low = 0;
     // warp-uniform trip count: the shuffles below see the whole warp
-    for (long long base = start + (t & ~31LL); base < end; base += stride) {
+    for (long long base = start + (threadIdx.x & ~31); base < end; base += blockDim.x) {
       const long long e = base + lane;
       if (e < end) hook_entry(indices, e, f, gf, fn, gu, both, low, any);
     }

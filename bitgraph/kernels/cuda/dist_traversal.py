@@ -18,7 +18,7 @@ from bitgraph.kernels.cuda import module, shape
 from bitgraph.kernels.registry import register
 
 __all__ = ["bfs_frontier", "bfs_topdown", "bfs_bottomup", "bfs_update", "bfs_owner_counts",
-           "bfs_pack", "bfs_mark", "cc_hook", "pagerank_pull", "pagerank_pull_plan"]
+           "bfs_pack", "bfs_mark", "cc_hook", "cc_hook_plan", "pagerank_pull", "pagerank_pull_plan"]
 
 _SOURCE = "dist_traversal.cu"
 _C = {np.dtype(np.int32): "int", np.dtype(np.int64): "long long"}
@@ -182,26 +182,54 @@ def bfs_mark(ids, visited, lo, found, *, cfg=None):
 
 
 @register("cc", fmt="csr", device="cuda", variant="dist_hook")
-def cc_hook(indptr, indices, lo, f, gf, fn, *, both, group, heavy=None, split=None, cfg=None):
+def cc_hook(indptr, indices, lo, f, gf, fn, *, both, group, plan=None, cfg=None):
     """FastSV's hooks of the rank's entries (u = lo + row, v) into ``fn``
     (a copy of ``f``): ``fn[f[u]]``, ``fn[u]`` lowered to ``gf[v]``; with
     ``both`` also ``fn[f[v]]``, ``fn[v]`` to ``gf[u]`` (f, gf, fn: int32
-    or int64, all alike). ``heavy`` (int64 local row ids: every row of
-    more than ``split`` entries): those rows walked one at a time by the
-    whole grid, the others by ``group`` lanes each."""
+    or int64, all alike). ``plan`` (``cc_hook_plan`` of these rows; None: no
+    heavy rows): the rows of more than its split entries cut into chunks, a
+    block a chunk, the others ``group`` lanes each."""
     n_local = indptr.shape[0] - 1
     if n_local == 0:
         return
     types = f"{_c(indices, 'cc_hook')}, {_c(f, 'cc_hook')}"
-    light_max = np.int64(np.iinfo(np.int64).max if heavy is None else int(split))
+    light_max = np.int64(np.iinfo(np.int64).max)
     lo = _lo(lo, n_local)
+    if plan is not None and plan[3]:
+        rows, first, chunk_heavy, nheavy, nchunks, split, chunk = plan
+        light_max = np.int64(split)
+        _fn(f"dt_hook_heavy<{types}>")(*shape(nchunks * 256, cfg),
+                                       (indptr, indices, lo, rows, first, chunk_heavy,
+                                        np.int64(nchunks), np.int64(chunk), f, gf, fn,
+                                        np.int32(bool(both))))
     _fn(f"dt_hook<{types}>")(*shape(n_local * int(group), cfg),
                              (indptr, indices, lo, np.int64(n_local), f, gf, fn,
                               np.int32(bool(both)), np.int32(group), light_max))
-    if heavy is not None and heavy.shape[0]:
-        _fn(f"dt_hook_heavy<{types}>")(*shape(1 << 40, cfg),  # every block the settings allow
-                                       (indptr, indices, lo, heavy, np.int64(heavy.shape[0]),
-                                        f, gf, fn, np.int32(bool(both))))
+
+
+def _heavy_plan(indptr, split, chunk, where):
+    """The rows of more than ``split`` entries cut into chunks of ``chunk``
+    (``pagerank.heavy_chunks``): ``(heavy_rows, heavy_first, chunk_heavy,
+    nheavy, nchunks, split, chunk)``. Two host reads."""
+    import cupy
+
+    from bitgraph.kernels.cuda.pagerank import heavy_chunks
+
+    split, chunk = int(split), int(chunk)
+    if split < 0 or chunk < 1:
+        raise ValueError(f"{where}: settings.distributed.heavy_split = {split} must be"
+                         f" >= 0 and heavy_chunk = {chunk} >= 1")
+    lens = indptr[1:].astype(np.int64) - indptr[:-1].astype(np.int64)
+    return (*heavy_chunks(cupy, lens, split, chunk), split, chunk)
+
+
+@register("cc", fmt="csr", device="cuda", variant="dist_hook_plan")
+def cc_hook_plan(indptr, *, split, chunk):
+    """The heavy rows of the rank's rows for ``cc_hook``: rows of more than
+    ``split`` entries cut into chunks of ``chunk``: ``(heavy_rows,
+    heavy_first, chunk_heavy, nheavy, nchunks, split, chunk)``. Built once a
+    call (two host reads)."""
+    return _heavy_plan(indptr, split, chunk, "cc_hook_plan")
 
 
 @register("pagerank", fmt="csr", device="cuda", variant="dist_pull_plan")
@@ -213,14 +241,8 @@ def pagerank_pull_plan(indptr, *, split, chunk):
     Built once a call (two host reads)."""
     import cupy
 
-    from bitgraph.kernels.cuda.pagerank import heavy_chunks
-
-    split, chunk = int(split), int(chunk)
-    if split < 0 or chunk < 1:
-        raise ValueError(f"pagerank_pull_plan: settings.distributed.heavy_split = {split} must be"
-                         f" >= 0 and heavy_chunk = {chunk} >= 1")
-    lens = indptr[1:].astype(np.int64) - indptr[:-1].astype(np.int64)
-    rows, first, chunk_heavy, nheavy, nchunks = heavy_chunks(cupy, lens, split, chunk)
+    rows, first, chunk_heavy, nheavy, nchunks, split, chunk = _heavy_plan(
+        indptr, split, chunk, "pagerank_pull_plan")
     return (rows, first, chunk_heavy, cupy.empty(max(nchunks, 1), np.float64), nheavy, nchunks,
             split, chunk)
 
