@@ -515,6 +515,12 @@ def _require_nccl(where):
     return cupy
 
 
+# ncclDataType_t of each of DTYPES, by its name in cupy.cuda.nccl
+_NCCL_TYPES = {"int8": "NCCL_INT8", "uint8": "NCCL_UINT8", "int32": "NCCL_INT32",
+               "uint32": "NCCL_UINT32", "int64": "NCCL_INT64", "uint64": "NCCL_UINT64",
+               "float16": "NCCL_FLOAT16", "float32": "NCCL_FLOAT32", "float64": "NCCL_FLOAT64"}
+
+
 class NcclComm(Comm):
     """One rank of a job of one process per GPU: NCCL through CuPy's
     ``cupyx.distributed`` (its NCCL backend; the unique id passed by its TCP
@@ -607,7 +613,7 @@ class NcclComm(Comm):
         a, back = self._on_gpu(array)
         buf = self._cupy.empty(out.shape, out.dtype) if back else out
         row = int(np.prod(out.shape[1:], dtype=np.int64))  # elements a row
-        dtype, _ = self._nccl._get_nccl_dtype_and_count(a)
+        dtype = getattr(nccl, _NCCL_TYPES[a.dtype.name])
         stream = self._cupy.cuda.get_current_stream().ptr
         offsets = np.concatenate([[0], np.cumsum(counts)])
         nccl.groupStart()

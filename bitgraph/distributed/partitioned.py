@@ -483,7 +483,9 @@ def connected_components(comm, D, *, gather: bool = True, stats=None):
     holds whole: a round hooks over this rank's entries (both directions on
     a directed graph), ``f[f[u]] = min(f[f[u]], gf[v])`` and ``f[u] =
     min(f[u], gf[v])`` with ``gf = f[f]``, shortcuts ``f = min(f, gf)``,
-    then one allreduce(min) of f over the ranks. Every hook is a min, so
+    then one allreduce(min) of f over the ranks (in place). Three label
+    vectors of n entries, reused by every round (int32 while n < 2^31), and
+    the int64 answer made once at the end. Every hook is a min, so
     the ranks' partial rounds combine into the one-process round exactly;
     it stops when ``gf`` no longer changes (about log n rounds on kron,
     more on long paths). ``stats.metrics["rounds"]``: the rounds (one
@@ -570,7 +572,10 @@ def pagerank(comm, D, alpha=0.85, tol=1e-6, max_iter=100, personalization=None, 
     all-gathered (allgatherv); this rank's new ranks pulled over its
     vertices' in-edges, ``x' = alpha * (A' y + dangling mass * dangling) +
     (1 - alpha) * personalization``; one allreduce of the L1 change and the
-    new dangling mass.
+    new dangling mass. One float64 n-vector a rank (y, gathered into by
+    every iteration and by the answer with ``gather``) and four of this
+    rank's vertices (x, the new x, the pulled sums, 1 / outdegree), the
+    same buffers every iteration.
 
     >>> import numpy as np, bitgraph as bg
     >>> from bitgraph.distributed import LocalGroup, DistMatrix
