@@ -130,7 +130,7 @@ def _add_rows(target, rows, weights, xp):
     """
     if rows.shape[0] == 0:
         return target
-    first, last = _host_int(rows[0]), _host_int(rows[-1])
+    first, last = (int(r) for r in _array_host(rows[[0, -1]]))  # one read
     target[first:last + 1] += xp.bincount(rows - first, weights=weights,
                                           minlength=last - first + 1)
     return target
