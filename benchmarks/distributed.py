@@ -76,7 +76,14 @@ met by the first iteration on a graph of 2^30 vertices at tol 1e-6). Lines:
 
 ``bytes_max``: the largest rank's DistMatrix arrays (row pointers 8 bytes
 a row, column ids 4 bytes an entry); ``pool_max``: CuPy's pool on the
-fullest GPU after the build.
+fullest GPU after the build. After the BFSs of each exchange, the
+components call and the PageRank call, the pool's bytes on every rank
+(emptied before the call, so the call's high-water with the graph, and
+for BFS the driver's out-degrees, 8 bytes a row; an upper bound of what it needs where freed blocks did not fit later
+requests); PageRank's seconds include the first allocation of its
+buffers:
+
+    pmem     algo graph ranks card pool_peak_max pool_peak (every rank's, rank order)
 """
 
 from __future__ import annotations
@@ -198,6 +205,14 @@ def partitioned(a, comm, card):
     def free():
         cupy.get_default_memory_pool().free_all_blocks()
 
+    def held(algo, spec):
+        """The pool's bytes on every rank (emptied before the call: the
+        call's high-water with the graph), one ``pmem`` line."""
+        mine = np.array([cupy.get_default_memory_pool().total_bytes()], np.int64)
+        every = [int(v) for v in comm.allgather(mine)]
+        say(f"pmem algo={algo} graph={spec} ranks={N} card={card} pool_peak_max={max(every)}"
+            f" pool_peak={','.join(str(v) for v in every)}")
+
     if not a.no_check:
         A = bg.io.generators.from_spec(a.check, device="cuda")
         G = dist.DistMatrix.generate(comm, a.check)
@@ -282,6 +297,7 @@ def partitioned(a, comm, card):
                     f" bytes={b} seconds={t:.6f}")
 
         for exchange in exchanges:
+            free()
             with bg.settings.use(distributed={"bfs_topdown_exchange": exchange}):
                 dist.bfs(comm, G, src[0])  # warm-up
                 rates, secs, levels, dirs = [], [], [], []
@@ -300,14 +316,22 @@ def partitioned(a, comm, card):
                     f" seconds={statistics.median(secs):.5f} levels={max(levels)}"
                     f" directions={dirs[0]}")
                 exchanged("bfs", lambda: dist.bfs(comm, G, src[0]), f" exchange={exchange}")
-        exchanged("cc", lambda: dist.connected_components(comm, G))
+                del lev, reached
+                held(f"bfs_{exchange}", spec)
+        del deg
+        free()
+        exchanged("cc", lambda: dist.connected_components(comm, G))  # the answer dropped
+        held("cc", spec)
         st = bg.Stats()
-        _, dt = timed(lambda: dist.connected_components(comm, G, stats=st))
+        labels, dt = timed(lambda: dist.connected_components(comm, G, stats=st))
+        del labels  # n int64 labels: not held through PageRank
         say(f"pcc {tag} seconds={dt:.4f} rounds={st.metrics['rounds']}")
+        free()
         pr, dt = timed(lambda: dist.pagerank(comm, G, tol=0.0, max_iter=a.pr_iter))
+        held("pagerank", spec)
         say(f"ppr {tag} seconds={dt:.4f} iterations={pr.iterations}"
             f" seconds_per_iter={dt / max(pr.iterations, 1):.5f}")
-        del G, deg, pr
+        del G, pr
         free()
     comm.barrier()
     return 0

@@ -6,12 +6,15 @@ or one thread per rank in tests). Its collectives are called by every rank
 in the same order with arrays of the same shape and dtype (NCCL's rule,
 which ``LocalGroup`` checks and names when broken):
 
-- ``allreduce(a, op)``: the elementwise ``"sum"``, ``"max"`` or ``"min"``
-  over the ranks (a sum in rank order, so every rank gets the same bits);
-- ``allgather(a)``: the ranks' arrays concatenated along axis 0, rank 0's
-  first (a 0-d array gives a 1-d array of ``size``);
-- ``allgatherv(a, counts)``: the same where rank r holds ``counts[r]``
-  rows (every rank knows ``counts``): padded to the largest, gathered, cut;
+- ``allreduce(a, op, out=None)``: the elementwise ``"sum"``, ``"max"`` or
+  ``"min"`` over the ranks (a sum in rank order, so every rank gets the
+  same bits);
+- ``allgather(a, out=None)``: the ranks' arrays concatenated along axis 0,
+  rank 0's first (a 0-d array gives a 1-d array of ``size``);
+- ``allgatherv(a, counts, out=None)``: the same where rank r holds
+  ``counts[r]`` rows (every rank knows ``counts``), gathered straight into
+  the result of ``sum(counts)`` rows (no padded copy: NCCL broadcasts from
+  each rank into its slice, in one group; equal counts: one all-gather);
 - ``alltoallv(a, counts)``: rank r's rows cut into ``size`` pieces of
   ``counts[d]`` rows, piece d sent to rank d; each rank gets the pieces
   sent to it, rank 0's first (each rank passes its own ``counts``): the
@@ -20,7 +23,11 @@ which ``LocalGroup`` checks and names when broken):
   array of the same shape and dtype, which is not changed);
 - ``barrier()``: returns when every rank has called it.
 
-Each returns a new array on the device of its input (numpy in, numpy out).
+Each returns a new array on the device of its input (numpy in, numpy out),
+or writes into ``out`` where given (an array of the result's shape and
+dtype on the same device, C-contiguous) and returns it: a loop that
+gathers or reduces an n-vector every step reuses one buffer. ``allreduce``
+may be given its input as ``out`` (in place: NCCL allows it).
 The dtypes are those NCCL carries: int8, uint8, int32, uint32, int64,
 uint64, float16, float32, float64 (a bool bitmap travels as uint8 or as
 packed uint32 words).
@@ -63,10 +70,10 @@ DTYPES = tuple(np.dtype(t) for t in (np.int8, np.uint8, np.int32, np.uint32, np.
 class Comm:
     """One rank of a group: ``rank``, ``size``, ``device`` ("cpu" for
     numpy ranks, "cuda" for NCCL ones) and the collectives of the module
-    docstring. Subclasses implement ``_allreduce``, ``_allgather``,
-    ``_alltoall``, ``_broadcast`` and ``barrier``; the checks, ``allgatherv``,
-    ``alltoallv`` and the
-    traffic record are here, once.
+    docstring. Subclasses implement ``_allreduce``, ``_allgather`` (each
+    with an optional ``out``), ``_allgatherv`` (unequal counts, into
+    ``out``), ``_alltoall``, ``_broadcast`` and ``barrier``; the checks,
+    ``alltoallv`` and the traffic record are here, once.
 
     >>> def work(comm):
     ...     return comm.allgatherv(np.arange(comm.rank), counts=[0, 1, 2]).tolist()
@@ -82,43 +89,80 @@ class Comm:
         self._log = None  # a list while ``recording``
 
     # -- the collectives ------------------------------------------------
-    def allreduce(self, array, op: str = "sum"):
+    def allreduce(self, array, op: str = "sum", *, out=None):
         """The elementwise ``op`` ("sum", "max", "min") of every rank's
-        ``array`` (same shape and dtype on every rank)."""
+        ``array`` (same shape and dtype on every rank); into ``out`` when
+        given (``array`` itself: in place).
+
+        >>> def work(comm):
+        ...     a = np.array([comm.rank, 5 - comm.rank], np.int32)
+        ...     b = comm.allreduce(a, "min", out=a)
+        ...     return b is a, a.tolist()
+        >>> LocalGroup(2).run(work)[1]
+        (True, [0, 4])
+        """
         if op not in OPS:
             raise InvalidValue(f"Comm.allreduce: op must be one of {OPS}, got {op!r}")
         _check_dtype(array, "Comm.allreduce")
+        if out is not None:
+            _check_out(out, array, tuple(array.shape), "Comm.allreduce")
+            with self._record("allreduce", array):
+                return self._allreduce(array, op, out=out)
         with self._record("allreduce", array):
             return self._allreduce(array, op)
 
-    def allgather(self, array):
+    def allgather(self, array, *, out=None):
         """Every rank's ``array`` (same shape and dtype on every rank),
-        concatenated along axis 0 in rank order."""
+        concatenated along axis 0 in rank order; into ``out`` when given."""
         _check_dtype(array, "Comm.allgather")
+        if out is not None:
+            shape = tuple(array.shape)
+            want = (self.size,) if not shape else (self.size * shape[0],) + shape[1:]
+            _check_out(out, array, want, "Comm.allgather")
+            with self._record("allgather", array):
+                return self._allgather(array, out=out)
         with self._record("allgather", array):
             return self._allgather(array)
 
-    def allgatherv(self, array, counts):
+    def allgatherv(self, array, counts, *, out=None):
         """``allgather`` of arrays of ``counts[r]`` rows on rank r (the
         other axes equal); every rank passes the same ``counts``. The rows
-        of rank 0, then rank 1, ...: padded to the largest count, gathered,
-        the padding cut."""
+        of rank 0, then rank 1, ..., straight into one array of
+        ``sum(counts)`` rows (``out`` when given): no padded copy. Recorded
+        as an ``allgather`` of this rank's rows.
+
+        >>> def work(comm):
+        ...     y = np.zeros(5)
+        ...     for step in range(2):  # one buffer, every step
+        ...         comm.allgatherv(np.full(2 + comm.rank, step + comm.rank / 10), [2, 3], out=y)
+        ...     return y.tolist()
+        >>> LocalGroup(2).run(work)[0]
+        [1.0, 1.0, 1.1, 1.1, 1.1]
+        """
         counts = [int(c) for c in counts]
         if len(counts) != self.size:
             raise InvalidValue(f"Comm.allgatherv: counts has {len(counts)} entries for"
                                f" {self.size} ranks")
+        if min(counts) < 0:
+            raise InvalidValue(f"Comm.allgatherv: counts must be >= 0, got {counts}")
+        _check_dtype(array, "Comm.allgatherv")
         shape = tuple(array.shape)
         if not shape or shape[0] != counts[self.rank]:
             raise InvalidValue(f"Comm.allgatherv: rank {self.rank} holds an array of shape"
                                f" {shape}, expected {counts[self.rank]} rows")
         xp = _module(array)
-        top = max(counts)
-        if top == 0:  # every rank knows: nothing to send
-            return xp.zeros((0,) + shape[1:], array.dtype)
-        pad = xp.zeros((top,) + shape[1:], array.dtype)
-        pad[:shape[0]] = array
-        every = self.allgather(pad)
-        return xp.concatenate([every[r * top:r * top + c] for r, c in enumerate(counts)])
+        want = (sum(counts),) + shape[1:]
+        if out is None:
+            out = xp.empty(want, array.dtype)
+        else:
+            _check_out(out, array, want, "Comm.allgatherv")
+        if want[0] == 0:  # every rank knows: nothing to send
+            return out
+        if all(c == counts[0] for c in counts):
+            return self.allgather(array, out=out)
+        with self._record("allgather", array):
+            self._allgatherv(array, counts, out)
+        return out
 
     def alltoallv(self, array, counts):
         """Rank r sends rows ``sum(counts[:d]) .. sum(counts[:d + 1])`` of
@@ -168,6 +212,9 @@ class Comm:
         _check_dtype(array, "Comm.broadcast")
         with self._record("broadcast", array):
             return self._broadcast(array, int(root))
+
+    def _allgatherv(self, array, counts, out):  # pragma: no cover - each has its own
+        raise NotImplementedError
 
     def barrier(self):  # pragma: no cover - each implementation has its own
         raise NotImplementedError
@@ -224,6 +271,19 @@ def _check_dtype(array, where):
     if np.dtype(dtype) not in DTYPES:
         raise InvalidType(f"{where}: NCCL carries no {np.dtype(dtype)} arrays (one of"
                           f" {', '.join(str(d) for d in DTYPES)}; a bool array as uint8)")
+
+
+def _check_out(out, array, shape, where):
+    """``out`` fits a collective's result: the module, shape and dtype of
+    ``shape`` rows of ``array``'s kind, C-contiguous (NCCL writes it whole)."""
+    if _module(out) is not _module(array) or not hasattr(out, "shape"):
+        raise InvalidType(f"{where}: out must be an array of the input's module"
+                          f" ({_module(array).__name__}), got {type(out).__name__}")
+    if tuple(out.shape) != tuple(shape) or out.dtype != array.dtype:
+        raise InvalidValue(f"{where}: out must have shape {tuple(shape)} and dtype"
+                           f" {array.dtype}, got {tuple(out.shape)} {out.dtype}")
+    if not out.flags.c_contiguous:
+        raise InvalidValue(f"{where}: out must be C-contiguous")
 
 
 def _like(xp, a):
@@ -286,27 +346,48 @@ class _LocalComm(Comm):
             raise error
         return result
 
-    def _allreduce(self, array, op):
+    def _allreduce(self, array, op, out=None):
         xp = _module(array)
+        fold = {"sum": xp.add, "max": xp.maximum, "min": xp.minimum}[op]
 
         def combine(xs):
-            out = _like(xp, xs[0]).copy()
+            res = _like(xp, xs[0]).copy()
             for x in xs[1:]:  # rank order: the same bits on every rank
-                x = _like(xp, x)
-                if op == "sum":
-                    out = out + x
-                elif op == "max":
-                    out = xp.maximum(out, x)
-                else:
-                    out = xp.minimum(out, x)
-            return out.astype(array.dtype, copy=False)
+                fold(res, _like(xp, x), out=res)
+            return res
 
-        return self._collective(("allreduce", op, array.shape, str(array.dtype)), array, combine)
+        res = self._collective(("allreduce", op, array.shape, str(array.dtype)), array, combine)
+        if out is None:
+            return res
+        out[...] = res  # after every rank has read the inputs (out may be one)
+        return out
 
-    def _allgather(self, array):
+    def _allgather(self, array, out=None):
         xp = _module(array)
-        return self._collective(("allgather", array.shape, str(array.dtype)), array,
-                                lambda xs: xp.concatenate([xp.atleast_1d(_like(xp, x)) for x in xs]))
+        size = self.size
+        rows = 1 if array.ndim == 0 else array.shape[0]
+
+        def combine(xs):
+            res = out
+            if res is None:
+                res = xp.empty((size * rows,) + tuple(array.shape[1:]), array.dtype)
+            for r, x in enumerate(xs):
+                res[r * rows:(r + 1) * rows] = _like(xp, x)
+            return res
+
+        return self._collective(("allgather", array.shape, str(array.dtype)), array, combine)
+
+    def _allgatherv(self, array, counts, out):
+        xp = _module(array)
+        offsets = np.concatenate([[0], np.cumsum(counts)])
+
+        def combine(xs):
+            for r, x in enumerate(xs):
+                out[offsets[r]:offsets[r + 1]] = _like(xp, x)
+            return out
+
+        return self._collective(("allgatherv", tuple(counts), array.shape[1:], str(array.dtype)),
+                                array, combine)
 
     def _alltoall(self, array):
         xp = _module(array)
@@ -434,6 +515,12 @@ def _require_nccl(where):
     return cupy
 
 
+# ncclDataType_t of each of DTYPES, by its name in cupy.cuda.nccl
+_NCCL_TYPES = {"int8": "NCCL_INT8", "uint8": "NCCL_UINT8", "int32": "NCCL_INT32",
+               "uint32": "NCCL_UINT32", "int64": "NCCL_INT64", "uint64": "NCCL_UINT64",
+               "float16": "NCCL_FLOAT16", "float32": "NCCL_FLOAT32", "float64": "NCCL_FLOAT64"}
+
+
 class NcclComm(Comm):
     """One rank of a job of one process per GPU: NCCL through CuPy's
     ``cupyx.distributed`` (its NCCL backend; the unique id passed by its TCP
@@ -495,20 +582,51 @@ class NcclComm(Comm):
     def _out(self, a, back):
         return a.get() if back else a  # synchronize! (a numpy caller reads it)
 
-    def _allreduce(self, array, op):
-        a, back = self._on_gpu(array)
-        out = self._cupy.empty_like(a)
-        if a.size:
-            self._nccl.all_reduce(a, out, op)
-        return self._out(out, back)
+    def _into(self, buf, out, back):
+        """``buf`` as the caller's result: into ``out`` when given."""
+        if out is None:
+            return self._out(buf, back)
+        if back:
+            out[...] = buf.get()  # synchronize! (a numpy caller reads it)
+        return out
 
-    def _allgather(self, array):
+    def _allreduce(self, array, op, out=None):
+        a, back = self._on_gpu(array)
+        buf = out if out is not None and not back else self._cupy.empty_like(a)
+        if a.size:
+            self._nccl.all_reduce(a, buf, op)  # in place when buf is a (NCCL allows it)
+        return self._into(buf, out, back)
+
+    def _allgather(self, array, out=None):
         a, back = self._on_gpu(array)
         shape = (self.size,) if a.ndim == 0 else (self.size * a.shape[0],) + a.shape[1:]
-        out = self._cupy.empty(shape, a.dtype)
+        buf = out if out is not None and not back else self._cupy.empty(shape, a.dtype)
         if a.size:
-            self._nccl.all_gather(a, out, a.size)
-        return self._out(out, back)
+            self._nccl.all_gather(a, buf, a.size)
+        return self._into(buf, out, back)
+
+    def _allgatherv(self, array, counts, out):
+        """One NCCL broadcast a rank with rows, from that rank into its
+        slice of ``out``, the broadcasts in one group (NCCL's allgatherv)."""
+        from cupy.cuda import nccl
+
+        a, back = self._on_gpu(array)
+        buf = self._cupy.empty(out.shape, out.dtype) if back else out
+        row = int(np.prod(out.shape[1:], dtype=np.int64))  # elements a row
+        dtype = getattr(nccl, _NCCL_TYPES[a.dtype.name])
+        stream = self._cupy.cuda.get_current_stream().ptr
+        offsets = np.concatenate([[0], np.cumsum(counts)])
+        nccl.groupStart()
+        try:
+            for r, c in enumerate(counts):
+                if c == 0:  # every rank knows: no broadcast
+                    continue
+                piece = buf[int(offsets[r]):int(offsets[r + 1])]
+                send = a.data.ptr if r == self.rank else piece.data.ptr
+                self._nccl._comm.broadcast(send, piece.data.ptr, c * row, dtype, r, stream)
+        finally:
+            nccl.groupEnd()
+        self._into(buf, out, back)
 
     def _alltoall(self, array):
         a, back = self._on_gpu(array)  # (size, top, ...): piece d goes to rank d

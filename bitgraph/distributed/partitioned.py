@@ -118,6 +118,37 @@ def _row_steps(indptr, step, xp):
         yield xp.searchsorted(indptr, pos, side="right") - 1, a, b
 
 
+def _add_rows(target, rows, weights, xp):
+    """``target[rows[k]] += weights[k]`` for nondecreasing ``rows`` (a
+    step's), each row's weights summed in order first (``bincount``) over
+    only the rows the step spans: no n-length temporary a step, the same
+    sums as a ``bincount`` of ``minlength=target.size`` added whole.
+
+    >>> t = np.zeros(6)
+    >>> _add_rows(t, np.array([2, 2, 4]), np.array([1.0, 2.0, 5.0]), np).tolist()
+    [0.0, 0.0, 3.0, 0.0, 5.0, 0.0]
+    """
+    if rows.shape[0] == 0:
+        return target
+    first, last = (int(r) for r in _array_host(rows[[0, -1]]))  # one read
+    target[first:last + 1] += xp.bincount(rows - first, weights=weights,
+                                          minlength=last - first + 1)
+    return target
+
+
+def _take(a, idx, out, xp):
+    """``a[idx]`` written into ``out`` (numpy's ``take`` with ``mode="clip"``:
+    with ``"raise"`` it fills a temporary of ``out``'s size first; the
+    indices are in range either way).
+
+    >>> _take(np.array([5, 6, 7]), np.array([2, 0]), np.empty(2, np.int64), np).tolist()
+    [7, 5]
+    """
+    if xp is np:
+        return np.take(a, idx, out=out, mode="clip")
+    return xp.take(a, idx, out=out)
+
+
 def _word_counts(D):
     return [_array.nwords(int(D.starts[r + 1] - D.starts[r])) for r in range(D.size)]
 
@@ -453,7 +484,9 @@ def connected_components(comm, D, *, gather: bool = True, stats=None):
     holds whole: a round hooks over this rank's entries (both directions on
     a directed graph), ``f[f[u]] = min(f[f[u]], gf[v])`` and ``f[u] =
     min(f[u], gf[v])`` with ``gf = f[f]``, shortcuts ``f = min(f, gf)``,
-    then one allreduce(min) of f over the ranks. Every hook is a min, so
+    then one allreduce(min) of f over the ranks (in place). Three label
+    vectors of n entries, reused by every round (int32 while n < 2^31), and
+    the int64 answer made once at the end. Every hook is a min, so
     the ranks' partial rounds combine into the one-process round exactly;
     it stops when ``gf`` no longer changes (about log n rounds on kron,
     more on long paths). ``stats.metrics["rounds"]``: the rounds (one
@@ -475,8 +508,11 @@ def connected_components(comm, D, *, gather: bool = True, stats=None):
     step = cfg.step_entries
     n, lo = D.n, D.lo
     lab = np.int32 if n <= np.iinfo(np.int32).max else np.int64  # half the bytes exchanged
+    # three n-vectors of labels, reused every round: f, gf = f[f] and fn (the round's hooks,
+    # reduced in place into the next f; the old f then holds the next gf = f[f])
     f = xp.arange(n, dtype=lab)
     gf = f.copy()
+    fn = xp.empty_like(f)
     rounds = 0
     hook = None
     if xp is not np and cfg.cuda_kernels:
@@ -487,7 +523,7 @@ def connected_components(comm, D, *, gather: bool = True, stats=None):
         if stats is not None:
             stats.ran(("cc", "csr", "cuda", "dist_hook"))
     while True:
-        fn = f.copy()
+        fn[...] = f
         if hook is not None:  # the hooks of every entry, one kernel
             hook(D.indptr, D.indices, lo, f, gf, fn, both=not D.symmetric, group=group,
                  plan=plan)
@@ -499,22 +535,24 @@ def connected_components(comm, D, *, gather: bool = True, stats=None):
                 _array.scatter_min(fn, f[x], gf[y])
                 _array.scatter_min(fn, x, gf[y])
         xp.minimum(fn, gf, out=fn)  # shortcutting
-        f = comm.allreduce(fn, "min")
+        f, fn = comm.allreduce(fn, "min", out=fn), f
         rounds += 1
-        ngf = f[f]
+        ngf = _take(f, f, fn, xp)
         if bool((ngf == gf).all()):  # synchronize! (CuPy)
             break
-        gf = ngf
+        gf, fn = ngf, gf
+    del gf
     while True:  # flatten to the roots (each rank alike: no exchange)
-        ff = f[f]
+        ff = _take(f, f, fn, xp)
         if bool((ff == f).all()):  # synchronize! (CuPy)
             break
-        f = ff
+        f, fn = ff, f
+    del fn, ff
     if stats is not None:
         stats.method = "fastsv"
         stats.metrics["rounds"] = rounds
-    f = f.astype(np.int64)
-    return f if gather else f[D.lo:D.hi].copy()
+    # int64 labels: the whole vector, or only this rank's slice
+    return f.astype(np.int64) if gather else f[D.lo:D.hi].astype(np.int64)
 
 
 # ---------------------------------------------------------------------------
@@ -534,7 +572,10 @@ def pagerank(comm, D, alpha=0.85, tol=1e-6, max_iter=100, personalization=None, 
     all-gathered (allgatherv); this rank's new ranks pulled over its
     vertices' in-edges, ``x' = alpha * (A' y + dangling mass * dangling) +
     (1 - alpha) * personalization``; one allreduce of the L1 change and the
-    new dangling mass.
+    new dangling mass. One float64 n-vector a rank (y, gathered into by
+    every iteration and by the answer with ``gather``) and four of this
+    rank's vertices (x, the new x, the pulled sums, 1 / outdegree), the
+    same buffers every iteration.
 
     >>> import numpy as np, bitgraph as bg
     >>> from bitgraph.distributed import LocalGroup, DistMatrix
@@ -566,7 +607,8 @@ def pagerank(comm, D, alpha=0.85, tol=1e-6, max_iter=100, personalization=None, 
             raise InvalidType(f"{where}: max_iter must be an int, got {max_iter!r}")
         if max_iter < 0:
             raise InvalidValue(f"{where}: max_iter must be >= 0, got {max_iter}")
-        dists = [_distribution(v, n, name, where, device) for v, name in (
+        # one whole n-vector at a time, cut to this rank's slice (None: uniform, a scalar)
+        dists = [_slice(_distribution(v, n, name, where, device)) for v, name in (
             (personalization, "personalization"), (nstart, "nstart"), (dangling, "dangling"))]
         # S(i) = sum_j A(i, j): this rank's weighted out-degrees
         if D.values is None:
@@ -581,8 +623,11 @@ def pagerank(comm, D, alpha=0.85, tol=1e-6, max_iter=100, personalization=None, 
                                    f" entry of rank {comm.rank} has weight {w[e].item()}")
             S = xp.zeros(hi - lo)
             for rows, a0, b0 in _row_steps(D.indptr, step, xp):
-                S += xp.bincount(rows, weights=w[a0:b0].astype(np.float64), minlength=hi - lo)
+                _add_rows(S, rows, w[a0:b0].astype(np.float64), xp)
         return a, t, dists, S
+
+    def _slice(v):
+        return None if v is None else v[lo:hi].copy()
 
     a, t, (p, x, dw), S = _together(comm, where, prepare)
     _agree(comm, where, **{"the number of vertices": n, "max_iter": max_iter,
@@ -590,14 +635,19 @@ def pagerank(comm, D, alpha=0.85, tol=1e-6, max_iter=100, personalization=None, 
                            "tol (bits)": np.float64(t).view(np.int64)})
     if n == 0:
         return DistPageRank(xp.zeros(0), 0, True, 0.0)
-    p = xp.full(n, 1.0 / n) if p is None else p
-    x = xp.full(n, 1.0 / n) if x is None else x
+    # this rank's slices; a uniform personalization / dangling as the scalar 1 / n (the
+    # same products, bit for bit, without an array)
+    uniform = 1.0 / n
+    x = xp.full(hi - lo, uniform) if x is None else x
     dw = p if dw is None else dw
-    p, x, dw = p[lo:hi], x[lo:hi].copy(), dw[lo:hi]
+    teleport = (1.0 - a) * (uniform if p is None else p)
+    dw = uniform if dw is None else dw
+    del p
     inv_s = xp.zeros(hi - lo)  # 0 exactly on the dangling vertices
     nz = S != 0
     inv_s[nz] = 1.0 / S[nz]
     dangles = xp.flatnonzero(~nz)
+    del S, nz
     pin, pix, pval = D.in_rows()
     pull = None
     if xp is not np and cfg.cuda_kernels:
@@ -608,32 +658,43 @@ def pagerank(comm, D, alpha=0.85, tol=1e-6, max_iter=100, personalization=None, 
         # the in-rows of more than heavy_split entries (a kron hub's) cut into chunks
         plan = k["pull_plan"](pin, split=cfg.heavy_split, chunk=cfg.heavy_chunk)
     counts = _slice_counts(D)
-    teleport = (1.0 - a) * p
     lost = float(_array_host(comm.allreduce(xp.stack([x[dangles].sum(dtype=np.float64)]),
                                              "sum"))[0])
+    # the n-vector y (every rank's x / S) and three slices (x, the new x, and acc: first
+    # x / S to send, then the pulled sums, then |x' - x|), the same buffers every iteration
+    y = None
+    new = xp.empty(hi - lo)
+    acc = xp.empty(hi - lo)
     err, it, converged = np.inf, 0, False
     while it < max_iter:
-        y = comm.allgatherv(x * inv_s, counts)  # x / S of every vertex
+        xp.multiply(x, inv_s, out=acc)
+        y = comm.allgatherv(acc, counts, out=y)  # x / S of every vertex
         # t(j) = sum_i y(i) * A(i, j) over this rank's j (their A' rows)
-        acc = xp.zeros(hi - lo)
+        acc.fill(0.0)
         if pull is not None:  # every in-row summed, one kernel
             pull(pin, pix, pw, y, acc, group=group, plan=plan)
         for rows, a0, b0 in () if pull is not None else _row_steps(pin, step, xp):
             contrib = y[pix[a0:b0]]
             if pval is not None:
                 contrib = contrib * pval[a0:b0]
-            acc += xp.bincount(rows, weights=contrib, minlength=hi - lo)
+            _add_rows(acc, rows, contrib, xp)
         # x' = alpha * (t + lost * dw) + (1 - alpha) * p, in the one-process call's order
-        new = dw * lost
+        if isinstance(dw, float):
+            new.fill(dw * lost)
+        else:
+            xp.multiply(dw, lost, out=new)
         new += acc
         new *= a
         new += teleport
-        sums = xp.stack([xp.abs(new - x).sum(), new[dangles].sum(dtype=np.float64)])
+        xp.subtract(new, x, out=acc)
+        xp.abs(acc, out=acc)
+        sums = xp.stack([acc.sum(), new[dangles].sum(dtype=np.float64)])
         err, lost = (float(v) for v in _array_host(comm.allreduce(sums, "sum")))
-        x = new
+        x, new = new, x
         it += 1
         if err < n * t:
             converged = True
             break
-    ranks = comm.allgatherv(x, counts) if gather else x
+    del new, acc
+    ranks = comm.allgatherv(x, counts, out=y) if gather else x
     return DistPageRank(ranks, it, converged, float(err))

@@ -350,3 +350,84 @@ def test_cpu_list_and_the_gpus_numa_cpus(tmp_path):
     assert gpu_cpus("0000:1c:00.0", sysfs=str(tmp_path)) == set()
     (dev / "local_cpulist").write_text("garbage\n")
     assert gpu_cpus("0000:1b:00.0", sysfs=str(tmp_path)) == set()
+
+
+# ---------------------------------------------------------------------------
+# out=: one buffer reused, allgatherv without padded copies
+# ---------------------------------------------------------------------------
+
+@pytest.mark.parametrize("size", SIZES)
+@pytest.mark.parametrize("equal", [True, False])
+def test_allgatherv_into_out_every_call(size, equal):
+    counts = [3] * size if equal else [(r * 3) % 4 + (r == 0) for r in range(size)]
+    offsets = np.concatenate([[0], np.cumsum(counts)])
+
+    def work(comm):
+        r = comm.rank
+        out = np.full((sum(counts), 2), -1.0)
+        got = []
+        for step in range(3):  # the same buffer every step
+            mine = np.full((counts[r], 2), 10.0 * step + r)
+            with comm.recording() as log:
+                res = comm.allgatherv(mine, counts, out=out)
+            got.append((res is out, out.copy(), [(op, b) for op, b, _ in log]))
+        fresh = comm.allgatherv(np.full((counts[r], 2), 7.0 + r), counts)
+        return got, fresh
+
+    for got, fresh in LocalGroup(size).run(work):
+        for step, (same, out, log) in enumerate(got):
+            assert same
+            want = np.repeat(10.0 * step + np.arange(size), counts)
+            assert out[:, 0].tolist() == want.tolist() and out[:, 1].tolist() == want.tolist()
+            assert [op for op, _ in log] == ["allgather"]
+        assert fresh.shape == (sum(counts), 2) and fresh[:, 0].tolist() == (
+            np.repeat(7.0 + np.arange(size), counts)).tolist()
+        assert offsets[-1] == fresh.shape[0]
+
+
+def test_allgatherv_records_this_ranks_rows():
+    def work(comm):
+        with comm.recording() as log:
+            comm.allgatherv(np.zeros(2 + 3 * comm.rank, np.int32), [2, 5])
+            comm.allgatherv(np.zeros(4, np.int32), [4, 4])
+        return [(op, b) for op, b, _ in log]
+
+    assert LocalGroup(2).run(work) == [[("allgather", 8), ("allgather", 16)],
+                                       [("allgather", 20), ("allgather", 16)]]
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_allreduce_and_allgather_into_out(size):
+    def work(comm):
+        r = comm.rank
+        a = np.array([r, -r, 7], np.int64)
+        same = comm.allreduce(a, "min", out=a)  # in place
+        f = np.array([0.1 * (r + 1), 1.0])
+        into = np.empty(2)
+        s = comm.allreduce(f, out=into)
+        g = np.empty((2 * comm.size, 3), np.int32)
+        h = comm.allgather(np.full((2, 3), r, np.int32), out=g)
+        z = np.empty(comm.size)
+        comm.allgather(np.array(r * 1.5), out=z)
+        return same is a, a, s is into, into, comm.allreduce(f), h is g, g, z
+
+    for same, a, s_is, s, plain, h_is, g, z in LocalGroup(size).run(work):
+        assert same and a.tolist() == [0, -(size - 1), 7]
+        assert s_is and s.tolist() == plain.tolist()  # the same bits as without out
+        assert h_is and g[:, 0].tolist() == np.repeat(np.arange(size), 2).tolist()
+        assert z.tolist() == [r * 1.5 for r in range(size)]
+
+
+def test_out_is_checked():
+    def run(fn):
+        with pytest.raises((InvalidValue, InvalidType)) as e:
+            LocalGroup(2).run(fn)
+        return str(e.value)
+
+    assert "shape (4,) and dtype float64, got (3,) float64" in run(
+        lambda c: c.allgatherv(np.zeros(2), [2, 2], out=np.zeros(3)))
+    assert "dtype float32" in run(lambda c: c.allreduce(np.zeros(2, np.float32), out=np.zeros(2)))
+    assert "C-contiguous" in run(lambda c: c.allgather(np.zeros(2), out=np.zeros(8)[::2]))
+    assert "out must be an array of the input's module" in run(
+        lambda c: c.allgather(np.zeros(2), out=[0.0] * 4))
+    assert "counts must be >= 0" in run(lambda c: c.allgatherv(np.zeros(2), [2, -1]))

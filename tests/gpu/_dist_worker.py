@@ -56,6 +56,23 @@ for xp in (np, cupy):
     counts = [3, 0] + [1] * (size - 2)
     v = comm.allgatherv(xp.full((counts[rank], 2), rank, np.uint8), counts)
     ok(f"allgatherv {xp.__name__}", host(v)[:, 0].tolist() == np.repeat(r, counts).tolist())
+    # into one buffer, twice: unequal counts (NCCL broadcasts in one group), then equal
+    into = xp.full((sum(counts), 2), 99, np.uint8)
+    for step in range(2):
+        w = comm.allgatherv(xp.full((counts[rank], 2), rank + step, np.uint8), counts, out=into)
+        ok(f"allgatherv out {xp.__name__} {step}", w is into
+           and host(into)[:, 1].tolist() == np.repeat(r + step, counts).tolist())
+    even = xp.empty((3 * size,), np.float64)
+    w = comm.allgatherv(xp.full(3, rank / 2, np.float64), [3] * size, out=even)
+    ok(f"allgatherv equal out {xp.__name__}", w is even
+       and host(even).tolist() == np.repeat(r / 2, 3).tolist())
+    m = xp.asarray(np.array([rank, -rank, 7], np.int32))
+    w = comm.allreduce(m, "min", out=m)  # in place
+    ok(f"allreduce in place {xp.__name__}", w is m and host(m).tolist() == [0, 1 - size, 7])
+    big = xp.asarray(np.arange(1 << 20, dtype=np.float64) * (rank + 1))  # several NCCL chunks
+    w = comm.allreduce(big, "sum", out=big)
+    ok(f"allreduce in place big {xp.__name__}", w is big and bool(
+        (host(big) == np.arange(1 << 20, dtype=np.float64) * (size * (size + 1) // 2)).all()))
     b = comm.broadcast(xp.full(5, rank, np.float64), root=size - 1)
     ok(f"broadcast {xp.__name__}", host(b).tolist() == [size - 1.0] * 5)
 comm.barrier()

@@ -38,6 +38,8 @@ def test_distributed_calls_over_the_gpus_equal_the_one_process_calls():
     for r in range(nproc):
         assert f"rank {r} done" in p.stdout, out[-6000:]
         assert f"rank {r} ok betweenness kron" in p.stdout
+        assert f"rank {r} ok allgatherv out cupy 1" in p.stdout
+        assert f"rank {r} ok allreduce in place big cupy" in p.stdout
         assert f"rank {r} ok partitioned pagerank kron:12" in p.stdout
         assert f"rank {r} ok partitioned directed" in p.stdout
         assert f"rank {r} ok partitioned bfs exchanges" in p.stdout
