@@ -117,10 +117,10 @@ CASES = [
     *_cases("sssp", ("auto", "bellman-ford"), CPU_GRAPHS, "cpu",
             ("SuiteSparse", "scipy", "gapbs")),
     *_cases("pagerank", ("auto",), CPU_GRAPHS, "cpu",
-            ("SuiteSparse", "scipy", "networkx", "gapbs")),
-    # "-f32": float32 ranks (dtype=np.float32), beside gapbs's pr (float32 scores too); scipy
-    # (float64) checks the ranks
-    *_cases("pagerank", ("auto-f32",), CPU_GRAPHS, "cpu", ("scipy", "gapbs")),
+            ("SuiteSparse", "scipy", "networkx", "gapbs", "gapbs spmv")),
+    # "-f32": float32 ranks (dtype=np.float32), beside gapbs's pr and pr_spmv (float32 scores
+    # too); scipy (float64) checks the ranks
+    *_cases("pagerank", ("auto-f32",), CPU_GRAPHS, "cpu", ("scipy", "gapbs", "gapbs spmv")),
     *_cases("connected_components", ("auto", "fastsv"), CPU_GRAPHS, "cpu",
             ("scipy", "networkx", "gapbs")),
     *_cases("triangle_count", ("auto", "mxm"), CPU_GRAPHS, "cpu",
@@ -1296,6 +1296,13 @@ ANCHORS = {
                               GAPBS_TIME),
     ("pagerank", "gapbs"): Anchor("gapbs/pr", "el", ("-f", "{file}", "-n", "{repeat}", "-i", "100",
                                                      "-t", str(PAGERANK_TOL), "-v"), GAPBS_TIME),
+    # gapbs's pr is a Gauss-Seidel pull (a new score feeds the rest of its iteration: fewer
+    # iterations to the same L1 rule, other ranks); pr_spmv is the power iteration ours and
+    # networkx run, the like-for-like whole run
+    ("pagerank", "gapbs spmv"): Anchor("gapbs/pr_spmv", "el", ("-f", "{file}", "-n", "{repeat}",
+                                                               "-i", "100", "-t",
+                                                               str(PAGERANK_TOL), "-v"),
+                                       GAPBS_TIME),
     ("connected_components", "gapbs"): Anchor("gapbs/cc", "el", ("-f", "{file}", "-s", "-n",
                                                                  "{repeat}", "-v"), GAPBS_TIME),
     ("triangle_count", "gapbs"): Anchor("gapbs/tc", "el", ("-f", "{file}", "-s", "-n", "{repeat}",
