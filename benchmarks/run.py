@@ -403,10 +403,20 @@ def _weighted(g, floats=None):
     return g.memo(("weighted", floats), build)
 
 
-def _sssp_floats(method):
-    """The weights' float dtype of an sssp method name ("-float": float64, "-f32": float32), or
-    None (the integer weights)."""
-    return {"": None, "loat": "float64", "32": "float32"}[method.partition("-f")[2]]
+_SSSP_FLOATS = (("-float", "float64"), ("-f32", "float32"))  # method suffix -> weights' dtype
+
+
+def _sssp_method(method):
+    """``(method without its suffix, the weights' float dtype or None: the integer weights)``
+    of an sssp case's method name.
+
+    >>> _sssp_method("bellman-ford"), _sssp_method("delta-persistent-f32")
+    (('bellman-ford', None), ('delta-persistent', 'float32'))
+    """
+    for suffix, dtype in _SSSP_FLOATS:
+        if method.endswith(suffix):
+            return method[:-len(suffix)], dtype
+    return method, None
 
 
 def _sssp_check(a, b):
@@ -423,8 +433,7 @@ def _sssp_call(g, method, s, **kw):
     settings.sssp.cuda_persistent on or off."""
     import bitgraph as bg
 
-    floats = _sssp_floats(method)
-    method = method.partition("-f")[0]
+    method, floats = _sssp_method(method)
     schedule = {"delta-persistent": True, "delta-launches": False}.get(method)
     if schedule is None:
         return bg.algorithms.sssp(_weighted(g, floats), s, method=method, **kw)
@@ -740,7 +749,7 @@ def b_sssp_scipy(g, case):
     import scipy.sparse as sp
     from scipy.sparse.csgraph import dijkstra
 
-    floats = _sssp_floats(case.method)  # the weights / 255, distances compared as floats
+    floats = _sssp_method(case.method)[1]  # the weights / 255, distances compared as floats
 
     def build():
         r, c = g.coo()
