@@ -441,8 +441,9 @@ class Distributed:
         and a components round cut such rows into chunks of heavy_chunk entries, a block each
         (the pull's chunk sums added in chunk order: deterministic); a BFS top-down level walks
         its heavy frontier rows one at a time with every thread of the grid. A kron hub holds
-        about m * 0.76^scale entries (kronh-26: ~10^6, kronh-30: ~10^7). 16 sources on 2 x
-        H200, kronh-26, before -> with the split: BFS 59.4 -> 132.5 GTEPS, a PageRank iteration
-        54.5 -> 25.4 ms (4 ranks: 65.0 -> 148.7, 42.0 -> 14.0).""")
+        about m * 0.76^scale entries (kronh-26: ~10^6, kronh-30: ~10^7). kronh-26 on 2 x H200,
+        before -> with the split: BFS (16 sources) 59.4 -> 132.5 GTEPS, a PageRank iteration
+        54.5 -> 25.4 ms; on 4 x H200 a components call 149 -> 55 ms (its heavy rows walked one
+        at a time by the whole grid instead of in chunks: 320 ms).""")
     heavy_chunk: int = knob(4096, """Entries of a heavy row's chunk in the PageRank pull and a
         components round (heavy_split).""")
