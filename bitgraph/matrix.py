@@ -42,6 +42,7 @@ class Derived:
     top1_share: object  # float: share of entries in the 1% longest rows (plan)
     # graph facts (algorithms._common)
     out_degree: object          # int64[nrows]
+    has_out_edges: object       # numpy bool[nrows]: out_degree > 0, on the host
     undirected: object          # CSR of the pattern of A + A'
     undirected_noloops: object  # the same without the diagonal
     # triangle_count

@@ -278,8 +278,9 @@ def out_degree(A) -> np.ndarray:
 
 def has_out_edges(A, src) -> np.ndarray:
     """Per source of ``src`` (numpy ints), whether its row of A holds an
-    entry: a numpy bool array from the cached out-degree (on A's device: one
-    read back). A source without one reaches itself alone.
+    entry: a numpy bool array, from a host copy of "out-degree > 0" kept
+    with A (a CUDA graph's read back once, n bytes; a call then touches no
+    device). A source without one reaches itself alone.
 
     >>> import bitgraph as bg
     >>> has_out_edges(bg.Matrix.from_coo([0], [1], nrows=3, ncols=3), np.array([0, 1, 0])).tolist()
@@ -287,8 +288,7 @@ def has_out_edges(A, src) -> np.ndarray:
     """
     from bitgraph.device import host
 
-    deg = out_degree(A)
-    return host(deg[_array.array_module(deg).asarray(src)] > 0)  # synchronize! (CuPy)
+    return cached(A, "has_out_edges", lambda: host(out_degree(A) > 0))[src]  # synchronize! (once)
 
 
 def median_spread(indptr, indices, samples: int) -> float:

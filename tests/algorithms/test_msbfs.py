@@ -435,3 +435,21 @@ def test_sources_without_out_edges_need_no_traversal(device, groupby):
         np.arange(n)[None, :] == lone[:, None], 0, -1)).all()
     with pytest.raises(bg.errors.InvalidValue, match="vertex 260 reaches 1 of 300"):
         bg.algorithms.eccentricity(A, [260, 0])
+
+
+@pytest.mark.parametrize("device", O.DEVICES)
+def test_sources_with_out_edges_follow_the_graphs_changes(device):
+    # has_out_edges reads a host copy of "out-degree > 0" kept with the graph: an entry
+    # added or removed changes what the next call sees (the copy is dropped with the storage)
+    from bitgraph.algorithms._common import has_out_edges
+
+    A = bg.Matrix.from_coo([0, 1], [1, 2], nrows=4, ncols=4)
+    B = O.on_device(A, device)
+    src = np.array([3, 2, 1, 0, 3])
+    assert has_out_edges(B, src).tolist() == [False, False, True, True, False]
+    assert has_out_edges(B.T, src).tolist() == [False, True, True, False, False]
+    A[3, 0] = True
+    del A[1, 2]
+    B = O.on_device(A, device)
+    assert has_out_edges(B, src).tolist() == [True, False, False, True, True]
+    assert O.to_host(msbfs(B, [3, 1])).tolist() == [[1, 2, -1, 0], [-1, 0, -1, -1]]
