@@ -677,9 +677,9 @@ def test_cpu_plan_and_scratch(dtype):
     rank arrays on the matrix: a second call reuses the pair, returns
     bit-identical ranks in arrays of its own (never a scratch one); calls
     from several threads at once each take a pair of their own and give the
-    same ranks; the pool's ranges hold about cpu_chunk_work each (one a
-    thread at least, four at most), and every size gives the ranks of
-    networkx."""
+    same ranks; the pool's ranges hold about cpu_chunk_work each (as many
+    a thread, one at least, four at most), and every size gives the ranks
+    of networkx."""
     from concurrent.futures import ThreadPoolExecutor
 
     from bitgraph.algorithms._common import known
@@ -706,7 +706,10 @@ def test_cpu_plan_and_scratch(dtype):
         want = _nx_ranks(_nx_of(A), n, tol=1e-10)
         threads = num_threads()
         cfg = bg.settings.current()
-        for work, ranges in ((1, min(4 * threads, n)), (10**12, threads)):
+        total = int(pr_module._pull_csr(A).indices.size) + n
+        # a work of threads + 1 ranges: rounded up to whole ranges a thread (2 each)
+        odd = (-(-total // (threads + 1)), min(-(-(threads + 1) // threads) * threads, n))
+        for work, ranges in ((1, min(4 * threads, n)), (10**12, threads), odd):
             with bg.settings.use(pagerank={"cpu_chunk_work": work}):
                 res = pr_module.pagerank(A, tol=1e-10, dtype=dtype)
                 chunks, _ = pr_module._cpu_plan(A, pr_module._pull_csr(A), False, 8,
