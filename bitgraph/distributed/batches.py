@@ -180,8 +180,12 @@ def _graph_fields(A):
     return dict(zip(_GRAPH, _graph_values(A)))
 
 
+def _sources_values(src):
+    return src.size, _digest(src)
+
+
 def _sources_fields(src):
-    return dict(zip(_SOURCES, (src.size, _digest(src))))
+    return dict(zip(_SOURCES, _sources_values(src)))
 
 
 def _prepare_sources(comm, A, sources, where, **options):
@@ -195,7 +199,7 @@ def _prepare_sources(comm, A, sources, where, **options):
         check_graph(A, where, cuda=True)
         src = np.arange(A.nrows, dtype=np.int64) if sources is None \
             else check_sources(A, sources, where)
-        return src, (*_graph_values(A), src.size, _digest(src), *options.values())
+        return src, (*_graph_values(A), *_sources_values(src), *options.values())
 
     return _together(comm, where, check, agree=_GRAPH + _SOURCES + tuple(options))
 
