@@ -1801,6 +1801,9 @@ class Row:
     problems: list = dataclasses.field(default_factory=list)
     stats: object = None
     per_source: bool = False  # ms and the baselines' ms are per source
+    floor_ms: float | None = None  # CUDA: the bytes the call must move / copy bandwidth
+    gather_ms: float | None = None  # CUDA pagerank: the gathers alone, in stored order
+    gteps: float | None = None  # CUDA: stored entries (x sources, x iterations) per second
 
 
 def run_case(case, g, args, clock):
@@ -1816,7 +1819,7 @@ def run_case(case, g, args, clock):
     row.per_source = algo.per_source
     ours = [algo.answer(r) for r in results]
     del results
-    kernel = []
+    kernel, iterations = [], None
     for inp in inputs:
         rec = call_stats(case.algo, g, case, inp, trace=args.trace)
         if rec is None:
@@ -1825,8 +1828,11 @@ def run_case(case, g, args, clock):
             row.stats = rec
         if isinstance(rec.metrics.get("kernel_ms"), (int, float)):
             kernel.append(rec.metrics["kernel_ms"])
+        iterations = rec.metrics.get("iterations", iterations)
     if kernel and len(kernel) == len(inputs):
         row.kernel_ms = statistics.fmean(kernel)
+    if case.device == "cuda" and not args.smoke:
+        floors(row, g, case, inputs, iterations)
     skip = set(filter(None, (getattr(args, "skip", "") or "").split(",")))
     for name in case.baselines if not args.no_baselines else ():
         if name in skip:
@@ -1862,6 +1868,25 @@ def run_case(case, g, args, clock):
             if why:
                 row.problems.append(f"{name} (input {i}): {why}")
     return row
+
+
+def floors(row, g, case, inputs, iterations):
+    """A CUDA row's floor ms, gather ms and GTEPS (benchmarks/_floor.py), measured beside it."""
+    import _floor
+
+    rank = 4 if case.method.endswith("-f32") else 8
+    if case.algo == "pagerank" and not isinstance(iterations, int):
+        iterations = pagerank_iterations(g)
+    weight = {None: 4, "float64": 8, "float32": 4}[_sssp_method(case.method)[1]]
+    nbytes = _floor.floor_bytes(case.algo, case.method, g.n, g.nvals, iterations, rank, weight)
+    if nbytes is not None:
+        row.floor_ms = nbytes / (_floor.copy_gbps() * 1e6)
+    if case.algo == "pagerank":
+        one = _floor.gather_ms(g.A, np.float32 if rank == 4 else np.float64)
+        row.gather_ms = None if one is None else one * iterations
+    batch = (statistics.fmean(len(inp) for inp in inputs)
+             if case.algo in ("msbfs", "closeness") else 1)
+    row.gteps = _floor.gteps(case.algo, g.nvals, row.ms, iterations, batch)
 
 
 # === cases selected ========================================================================
@@ -1974,6 +1999,11 @@ def page_row(row, card_name, date, sha, repeat):
              "card": card_name, "date": date, "commit": sha, "command": f"`{cmd}`"}
     for name, ms in row.baselines.items():
         cells[f"{name} ms"] = _fmt(ms)
+    for col, v in (("floor ms", row.floor_ms), ("gather ms", row.gather_ms)):
+        if v is not None:
+            cells[col] = _fmt(v)
+    if row.gteps is not None:
+        cells["GTEPS"] = f"{row.gteps:.3g}"
     if row.per_source and row.ms:
         # the throughput the issue compares: sources x stored entries per second
         cells["sources x edges / s"] = f"{row.nvals / (row.ms / 1e3):.3g}"
@@ -2024,7 +2054,11 @@ entries over that time; on CUDA between CUDA events); "kernel ms" is the
 kernels' own time where the call reports it (`stats=`); each baseline ran in the same
 run on the same graph, and "x best baseline" is the fastest baseline's
 time over ours (> 1: bitgraph faster). "checked": our answers equal every
-baseline's. Rows whose "checked" says "recorded" were measured before the
+baseline's. CUDA rows also give "floor ms" (the bytes the call must move over
+the card's copy bandwidth, both measured in the same run), "gather ms"
+(pagerank: only the gathers of its SpMV, in the graph's stored order) and
+"GTEPS" (stored entries per second); `benchmarks/_floor.py` says what each
+counts. Rows whose "checked" says "recorded" were measured before the
 driver existed (answers checked then) and are carried from the project's
 records with the command that remeasures them; those without "ms" give
 kernel times, and their ratio compares kernels. History is in git

@@ -109,3 +109,28 @@ def test_gapbs_bc_source_check(run):
     assert "no top scores" in run.gapbs_bc_problems(g, s, "")
     # gapbs's scores are over their maximum: 2 matches no vertex of ours
     assert "!= ours" in run.gapbs_bc_problems(g, s, f"{s}:2\n")
+
+
+def test_floor_bytes_and_rates():
+    """The GPU rows' floors (benchmarks/_floor.py): its doctests, and the bytes each
+    algorithm counts."""
+    import doctest
+
+    spec = importlib.util.spec_from_file_location("bench_floor", RUN.parent / "_floor.py")
+    floor = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(floor)
+    assert doctest.testmod(floor).failed == 0
+    n, nvals = 1000, 16000
+    # pagerank: per iteration int32 indices and row pointers, y read and x' written
+    assert floor.floor_bytes("pagerank", "auto", n, nvals, 3) == 3 * (4 * nvals + 4 * (n + 1)
+                                                                      + 16 * n)
+    assert floor.floor_bytes("pagerank", "auto-f32", n, nvals, 1, rank_bytes=4) == \
+        4 * nvals + 4 * (n + 1) + 8 * n
+    # sssp: each entry's index and weight, the row pointers, distances read and written
+    assert floor.floor_bytes("sssp", "auto-float", n, nvals, None, weight_bytes=8) == \
+        12 * nvals + 4 * (n + 1) + 16 * n
+    for algo in ("bfs", "msbfs", "closeness", "betweenness", "connected_components"):
+        assert floor.floor_bytes(algo, "auto", n, nvals, None) is None
+    assert floor.gteps("msbfs", nvals, 2.0, batch=64) == pytest.approx(64 * nvals / 2e6)
+    assert floor.gteps("pagerank", nvals, 2.0) is None  # no iteration count
+    assert floor.gteps("diameter", nvals, 2.0) is None
