@@ -79,7 +79,27 @@ def matvec(get_csr, get_csr_t, M, u, x_values, allowed, spec, flipped, pattern_o
         if t:
             return _bit_matvec(kind, M.b2sr(t), u, x_values, allowed, spec, flipped, device)
     pull = _kernel("mxv", "csr", "pull", device)
-    return pull(get_csr(), x_values, u._bitmap, allowed, spec, flipped)
+    csr = get_csr()
+    if device != "cuda":
+        return pull(csr, x_values, u._bitmap, allowed, spec, flipped)
+    return pull(csr, x_values, u._bitmap, allowed, spec, flipped, plan=_pull_plan(M, csr),
+                x_full=u.nvals == u.size)
+
+
+def _pull_plan(M, csr):
+    """The CUDA pull's split of M's rows (``kernels.cuda.spmv_csr.pull_plan``), kept with M
+    (slot ``spmv_cuda_plan``: a few host reads once, none after)."""
+    from bitgraph.kernels.cuda import settings as cuda_settings
+    from bitgraph.kernels.cuda.spmv_csr import pull_plan
+
+    cfg = cuda_settings()
+    key = (int(cfg.spmv_split_above), int(cfg.spmv_chunk))
+    slots = M._slots()
+    if slots.spmv_cuda_plan is None:
+        slots.spmv_cuda_plan = {}
+    if key not in slots.spmv_cuda_plan:
+        slots.spmv_cuda_plan[key] = pull_plan(csr.indptr, split=key[0], chunk=key[1])
+    return slots.spmv_cuda_plan[key]
 
 
 # --- bit formats ----------------------------------------------------------------

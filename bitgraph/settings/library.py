@@ -75,6 +75,11 @@ class Cuda:
         loads in flight.""")
     bmv_steps: int = knob(8, """The B2SR BMV cuts a tile row longer than this many of its group's
         steps into chunks that run in parallel (their partial results folded after).""")
+    spmv_split_above: int = knob(1024, """The CSR pull (mxv) cuts a row of more entries than this
+        into chunks of spmv_chunk entries, a whole block each, folded in order by a second launch;
+        shorter rows take a group of lanes each. A group of 32 lanes a row left kron-22's hubs to
+        one warp each: 5.4 ms against cuSPARSE's SpMV 1.1 (H100, plus_times).""")
+    spmv_chunk: int = knob(2048, "Entries of a heavy row's chunk (spmv_split_above).")
     bmm_heavy: int = knob(1024, """The B2SR BMM defers an output tile of the binary-search path
         (A's tile row too long for the shared-memory hash table) whose shorter list of tiles is
         longer than this, and cuts it into chunks of bmm_chunk tiles, a warp each: one hub's tile
@@ -349,7 +354,7 @@ class PageRank:
         a GPU.""")
     cuda_lanes: int = knob(0, """Lanes per row of A' (1-32, a power of 2) for the light rows
         (cuda_warp_above); 0: the power of 2 at or above a quarter of those rows' mean length,
-        four gathers in flight a lane (kernels/cuda/pagerank.py::_lanes: grid-2048 0.249 -> 0.114
+        four gathers in flight a lane (kernels/cuda/spmv_csr.py::median_lanes: grid-2048 0.249 -> 0.114
         ms an iteration, H200).""")
     cuda_split_above: int = knob(1024, """A row of A' with more entries than this is cut into
         chunks of cuda_chunk entries, a whole block each, the chunks' sums added in order by the

@@ -30,10 +30,16 @@ DTYPES = registry.DTYPES
        nrows=st.integers(0, 90), ncols=st.integers(1, 90),
        density=st.sampled_from([0.0, 0.05, 0.3, 1.0]), iso=st.booleans(),
        masked=st.booleans(), flipped=st.booleans(), index64=st.booleans(),
-       lanes=st.sampled_from([None, 1, 2, 4, 8, 16, 32]))
+       lanes=st.sampled_from([None, 1, 2, 4, 8, 16, 32]),
+       split=st.sampled_from([None, 0, 2, 7, 40]), chunk=st.sampled_from([1, 3, 16]),
+       full=st.booleans())
 def test_pull_equals_cpu(add, mult, dtype, seed, nrows, ncols, density, iso, masked,
-                         flipped, index64, lanes):
+                         flipped, index64, lanes, split, chunk, full):
+    """split/chunk: the rows of more than split entries cut into chunks of chunk, a block
+    each (None: the settings' plan); full: x has every entry, said to the kernel."""
     import cupy
+
+    from bitgraph.kernels.cuda.spmv_csr import pull_plan
 
     spec = semiring_spec(add, mult, dtype)
     if spec is None:
@@ -52,7 +58,8 @@ def test_pull_equals_cpu(add, mult, dtype, seed, nrows, ncols, density, iso, mas
     values = None if iso else gen_values(rng, dt, rows.size, mode, nan=not inexact)
     A = CSR(indptr, cols.astype(it), values, nrows, ncols)
     x = gen_values(rng, dt, ncols, mode, nan=not inexact)
-    xbits = _pack(rng.random(ncols) < rng.choice([0.2, 0.8, 1.0]))
+    share = 1.0 if full else rng.choice([0.2, 0.8, 1.0])
+    xbits = _pack(rng.random(ncols) < share)
     allowed = _pack(rng.random(nrows) < 0.6) if masked and nrows else None
     cpu = registry.lookup("mxv", fmt="csr", device="cpu", variant="pull")
     gpu = registry.lookup("mxv", fmt="csr", device="cuda", variant="pull")
@@ -61,7 +68,9 @@ def test_pull_equals_cpu(add, mult, dtype, seed, nrows, ncols, density, iso, mas
             None if iso else cupy.asarray(values), nrows, ncols)
     got_v, got_p = gpu(G, cupy.asarray(x), cupy.asarray(xbits),
                        None if allowed is None else cupy.asarray(allowed), spec, flipped,
-                       lanes=lanes)
+                       lanes=lanes, x_full=full,
+                       plan=None if split is None else pull_plan(G.indptr, split=split,
+                                                                 chunk=chunk))
     got_v, got_p = got_v.get(), got_p.get()
     assert np.array_equal(got_p, want_p)
     w, g = want_v[want_p], got_v[want_p]
@@ -74,3 +83,46 @@ def test_pull_equals_cpu(add, mult, dtype, seed, nrows, ncols, density, iso, mas
         assert np.array_equal(g, w, equal_nan=True)  # -0.0 == 0.0 (min/max order)
     else:
         assert np.array_equal(g, w)
+
+
+@pytest.mark.parametrize("semiring,dtype", [("plus_times", np.float64), ("min_plus", np.int64),
+                                            ("lor_land", np.bool_), ("plus_pair", np.int64),
+                                            ("any_secondi", np.int64), ("max_first", np.float32)])
+def test_mxv_hub_rows_equal_cpu(semiring, dtype):
+    """A CUDA matrix whose hub rows are longer than settings.cuda.spmv_split_above: mxv (and
+    vxm, over the transpose) equals the CPU's, masked and not; the rows' plan is kept with the
+    matrix and reused."""
+    import bitgraph as bg
+
+    rng = np.random.default_rng(7)
+    n = 3000
+    r = np.r_[np.zeros(2900, np.int64), np.full(1500, 5), rng.integers(0, n, 6000)]
+    c = np.r_[rng.permutation(n)[:2900], rng.integers(0, n, 1500), rng.integers(0, n, 6000)]
+    vals = rng.integers(1, 9, r.size).astype(dtype)
+    A = bg.Matrix.from_coo(r, c, vals, nrows=n, ncols=n, dup_op="max")
+    G = A.to("cuda")
+    xi = rng.permutation(n)[:2000]
+    u = bg.Vector.from_coo(xi, rng.integers(1, 9, xi.size).astype(dtype), size=n)
+    full = bg.Vector.from_coo(np.arange(n), rng.integers(1, 9, n).astype(dtype), size=n)
+    mask = bg.Vector.from_coo(rng.permutation(n)[:1000], True, size=n)
+    with bg.settings.use(cuda={"spmv_split_above": 512, "spmv_chunk": 300},
+                         plan={"push_density": 0.0}):
+        for x in (u, full):
+            for kw in ({}, {"mask": mask}, {"mask": ~mask}):
+                want = A.mxv(x, semiring=semiring, **kw)
+                got = G.mxv(x.to("cuda"), semiring=semiring, **kw).to("cpu")
+                assert got.isequal(want) if dtype != np.float64 or "plus" not in semiring \
+                    or semiring == "plus_pair" else _close(got, want)
+                want_t = x.vxm(A, semiring=semiring, **kw)
+                got_t = x.to("cuda").vxm(G, semiring=semiring, **kw).to("cpu")
+                assert got_t.isequal(want_t) if dtype != np.float64 or "plus" not in semiring \
+                    or semiring == "plus_pair" else _close(got_t, want_t)
+    if semiring in ("plus_times", "min_plus", "max_first"):  # they read A's values: the pull
+        assert (512, 300) in G._slots().spmv_cuda_plan
+        assert G._slots().spmv_cuda_plan[512, 300][3] == 2  # rows 0 and 5 are heavy
+
+
+def _close(a, b):
+    ia, va = a.to_coo()
+    ib, vb = b.to_coo()
+    return np.array_equal(ia, ib) and np.allclose(va, vb, rtol=1e-12)

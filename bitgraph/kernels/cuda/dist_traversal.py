@@ -209,11 +209,11 @@ def cc_hook(indptr, indices, lo, f, gf, fn, *, both, group, plan=None, cfg=None)
 
 def _heavy_plan(indptr, split, chunk, where):
     """The rows of more than ``split`` entries cut into chunks of ``chunk``
-    (``pagerank.heavy_chunks``): ``(heavy_rows, heavy_first, chunk_heavy,
+    (``spmv_csr.heavy_chunks``): ``(heavy_rows, heavy_first, chunk_heavy,
     nheavy, nchunks, split, chunk)``. Two host reads."""
     import cupy
 
-    from bitgraph.kernels.cuda.pagerank import heavy_chunks
+    from bitgraph.kernels.cuda.spmv_csr import heavy_chunks
 
     split, chunk = int(split), int(chunk)
     if split < 0 or chunk < 1:
@@ -235,7 +235,7 @@ def cc_hook_plan(indptr, *, split, chunk):
 @register("pagerank", fmt="csr", device="cuda", variant="dist_pull_plan")
 def pagerank_pull_plan(indptr, *, split, chunk):
     """The heavy rows of the rank's rows of A' for ``pagerank_pull``: rows of
-    more than ``split`` entries cut into chunks of ``chunk`` (``pagerank.
+    more than ``split`` entries cut into chunks of ``chunk`` (``spmv_csr.
     heavy_chunks``), with the chunks' sums' buffer: ``(heavy_rows,
     heavy_first, chunk_heavy, chunk_sums, nheavy, nchunks, split, chunk)``.
     Built once a call (two host reads)."""

@@ -22,7 +22,7 @@ from __future__ import annotations
 import numpy as np
 
 from bitgraph.kernels.cuda import module, shape
-from bitgraph.kernels.cuda.spmv_csr import group_size
+from bitgraph.kernels.cuda.spmv_csr import heavy_chunks, median_lanes
 from bitgraph.kernels.registry import register
 
 __all__ = ["pagerank_run"]
@@ -51,7 +51,7 @@ def _plan(cupy, AT, split, chunk, warp_above, lanes):
     heavy_first, chunk_heavy, nheavy, nchunks, medium_rows, nmedium,
     light_max, group). Heavy rows: more than ``split`` entries, cut into
     chunks of ``chunk`` entries. Light rows: at most ``warp_above``
-    entries, a group of ``lanes`` each (0: ``_lanes`` of their mean
+    entries, a group of ``lanes`` each (0: ``spmv_csr.median_lanes`` of their
     length); the rows between (medium) a warp each, unless that group is
     already a warp (then light_max is ``split``, no medium rows). The arrays
     of no entries are one-element dummies. A few host reads (the counts),
@@ -68,7 +68,7 @@ def _plan(cupy, AT, split, chunk, warp_above, lanes):
     heavy_rows, heavy_first, chunk_heavy, nheavy, nchunks = heavy_chunks(cupy, lens, split, chunk)
     short = lens <= min(warp_above, split)
     nshort = int(cupy.sum(short, dtype=np.int64))  # synchronize! (once per graph and settings)
-    group = int(lanes) or _lanes(cupy, lens[short], nshort)
+    group = int(lanes) or median_lanes(cupy, lens[short], nshort)
     medium_rows, nmedium, light_max = None, 0, split
     if warp_above < split and group < 32:
         medium_rows = cupy.ascontiguousarray(cupy.flatnonzero(~short & (lens <= split)),
@@ -76,50 +76,11 @@ def _plan(cupy, AT, split, chunk, warp_above, lanes):
         nmedium = int(medium_rows.shape[0])
         light_max = warp_above
     elif not lanes:
-        group = _lanes(cupy, lens[lens <= split], n - nheavy)
+        group = median_lanes(cupy, lens[lens <= split], n - nheavy)
     if nmedium == 0:
         medium_rows = cupy.zeros(1, np.int64)
     return (indptr, indices, values, heavy_rows, heavy_first, chunk_heavy, nheavy, nchunks,
             medium_rows, nmedium, light_max, group)
-
-
-def heavy_chunks(cupy, lens, split, chunk):
-    """The rows of more than ``split`` entries (``lens``: int64 row lengths,
-    CuPy) cut into chunks of ``chunk`` entries, the last shorter:
-    ``(heavy_rows, heavy_first, chunk_heavy, nheavy, nchunks)``, int64 CuPy
-    arrays (one-element dummies for none): row h's chunks are
-    heavy_first[h] .. heavy_first[h + 1] - 1, chunk c's row heavy_rows[
-    chunk_heavy[c]]. Two host reads (the counts)."""
-    heavy_rows = cupy.ascontiguousarray(cupy.flatnonzero(lens > split), dtype=np.int64)
-    nheavy = int(heavy_rows.shape[0])
-    counts = (lens[heavy_rows] + (chunk - 1)) // chunk  # >= 1: a heavy row has > split >= 0
-    heavy_first = cupy.zeros(nheavy + 1, np.int64)
-    heavy_first[1:] = cupy.cumsum(counts)
-    nchunks = int(heavy_first[nheavy])  # synchronize!
-    # chunk c's heavy row: the count of row starts at or before c, less one
-    marks = cupy.zeros(max(nchunks, 1), np.int64)
-    if nheavy > 1:
-        marks[heavy_first[1:nheavy]] = 1
-    chunk_heavy = cupy.ascontiguousarray(cupy.cumsum(marks), dtype=np.int64)
-    if nheavy == 0:
-        heavy_rows = cupy.zeros(1, np.int64)
-    return heavy_rows, heavy_first, chunk_heavy, nheavy, nchunks
-
-
-def _lanes(cupy, lens, rows):
-    """Lanes per light row: the power of 2 at or above a quarter of their
-    median length ``lens`` (``rows`` of them), 1..32: each lane then
-    issues the kernel's four gathers at once. A lane per entry (a warp per
-    32 entries) waits on one gather at a time: grid-2048 (4 entries a row)
-    took 0.249 ms an iteration with 4 lanes a row, 0.114 with 1; urand-22
-    (32 a row) 1.82 ms with 32, 1.39 with 8. The median, not the mean: the
-    relabelled kron-22's light rows (median 5) took 0.92-0.93 ms with 1 or
-    2 lanes, 0.96 with the mean's 4 (H200; cuSPARSE's float64 SpMV: 0.161,
-    1.34 and 1.11). One host read (the median), once per plan."""
-    if rows == 0:
-        return 1
-    median = int(cupy.sort(lens)[rows // 2])  # synchronize! (once per plan)
-    return group_size(1, -(-median // 4))
 
 
 def _workspace(cupy, n, blocks, nheavy, nchunks, every, rank=np.float64):

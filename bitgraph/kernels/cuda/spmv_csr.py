@@ -1,5 +1,10 @@
 """Launcher of ``spmv_csr.cu``: mxv pull on the GPU, with the CPU
-launcher's signature and results (``kernels/cpu/spmv_csr.py``)."""
+launcher's signature and results (``kernels/cpu/spmv_csr.py``).
+
+The plan (``pull_plan``: the heavy rows cut into chunks, a block each; the
+lanes of the other rows) takes a few host reads; ``plan.matvec`` keeps it
+with the matrix (slot ``spmv_cuda_plan``), so a repeated product reads
+nothing back."""
 
 from __future__ import annotations
 
@@ -30,7 +35,8 @@ def _name(t, i, add, mult):
 
 
 _NAMES = tuple(_name(t, i, -1, -1) for t in C_TYPES.values() for i in _INDEX.values()) + tuple(
-    _name(t, i, a, m) for (a, m), ts in FAST.items() for t in ts for i in _INDEX.values())
+    _name(t, i, a, m) for (a, m), ts in FAST.items() for t in ts for i in _INDEX.values()) + tuple(
+    f"spmv_heavy_finish<{t}>" for t in C_TYPES.values())
 SPECS = (("spmv_csr.cu", _NAMES),)  # what module() is asked for (precompile.py)
 
 
@@ -48,14 +54,87 @@ def group_size(nrows: int, nnz: int) -> int:
     return g
 
 
-@register("mxv", fmt="csr", device="cuda", variant="pull")
-def spmv_pull(A, x_values, x_bitmap, allowed, sr, flipped=False, *, lanes=None):
-    """t = A (+).(x) x on the GPU, ``lanes`` per row (a power of 2 up to 32;
-    None: ``group_size``); arguments and results as
-    ``kernels.cpu.spmv_csr.spmv_pull`` (CuPy arrays). Float sums may differ
-    from the CPU's in the last bits (the lanes add in another order); ANY
-    returns a valid witness, not necessarily the CPU's."""
+def heavy_chunks(cupy, lens, split, chunk):
+    """The rows of more than ``split`` entries (``lens``: int64 row lengths,
+    CuPy) cut into chunks of ``chunk`` entries, the last shorter:
+    ``(heavy_rows, heavy_first, chunk_heavy, nheavy, nchunks)``, int64 CuPy
+    arrays (one-element dummies for none): row h's chunks are
+    heavy_first[h] .. heavy_first[h + 1] - 1, chunk c's row heavy_rows[
+    chunk_heavy[c]]. Two host reads (the counts)."""
+    heavy_rows = cupy.ascontiguousarray(cupy.flatnonzero(lens > split), dtype=np.int64)
+    nheavy = int(heavy_rows.shape[0])
+    counts = (lens[heavy_rows] + (chunk - 1)) // chunk  # >= 1: a heavy row has > split >= 0
+    heavy_first = cupy.zeros(nheavy + 1, np.int64)
+    heavy_first[1:] = cupy.cumsum(counts)
+    nchunks = int(heavy_first[nheavy])  # synchronize!
+    # chunk c's heavy row: the count of row starts at or before c, less one
+    marks = cupy.zeros(max(nchunks, 1), np.int64)
+    if nheavy > 1:
+        marks[heavy_first[1:nheavy]] = 1
+    chunk_heavy = cupy.ascontiguousarray(cupy.cumsum(marks), dtype=np.int64)
+    if nheavy == 0:
+        heavy_rows = cupy.zeros(1, np.int64)
+    return heavy_rows, heavy_first, chunk_heavy, nheavy, nchunks
+
+
+def median_lanes(cupy, lens, rows):
+    """Lanes per light row: the power of 2 at or above a quarter of their
+    median length ``lens`` (``rows`` of them), 1..32: each lane then
+    issues the kernel's four gathers at once. A lane per entry (a warp per
+    32 entries) waits on one gather at a time: grid-2048 (4 entries a row)
+    took 0.249 ms an iteration with 4 lanes a row, 0.114 with 1; urand-22
+    (32 a row) 1.82 ms with 32, 1.39 with 8. The median, not the mean: the
+    relabelled kron-22's light rows (median 5) took 0.92-0.93 ms with 1 or
+    2 lanes, 0.96 with the mean's 4 (H200; cuSPARSE's float64 SpMV: 0.161,
+    1.34 and 1.11). One host read (the median), once per plan."""
+    if rows == 0:
+        return 1
+    median = int(cupy.sort(lens)[rows // 2])  # synchronize! (once per plan)
+    return group_size(1, -(-median // 4))
+
+
+def pull_plan(indptr, *, split, chunk, lanes=0):
+    """The kernel's split of the rows of a CSR (``indptr`` CuPy): rows of
+    more than ``split`` entries cut into chunks of ``chunk``
+    (``heavy_chunks``), the others ``group`` lanes each (``lanes``, or 0:
+    ``median_lanes``). Returns ``(heavy_rows, heavy_first, chunk_heavy,
+    nheavy, nchunks, chunk, light_max, group)``. Three host reads (the
+    counts, the median), once per matrix and settings.
+
+    >>> pull_plan(cupy.asarray([0, 2, 2, 9]), split=4, chunk=3)[3:]  # doctest: +SKIP
+    (1, 3, 3, 4, 1)
+    """
     import cupy
+
+    split, chunk, lanes = int(split), int(chunk), int(lanes)
+    if split < 0 or chunk < 1:
+        raise ValueError(f"mxv(pull, cuda): settings.cuda.spmv_split_above = {split} must be"
+                         f" >= 0 and spmv_chunk = {chunk} >= 1")
+    if lanes not in (0, 1, 2, 4, 8, 16, 32):
+        raise ValueError(f"mxv(pull, cuda): lanes={lanes!r} must be 0 or a power of 2 up to 32")
+    lens = indptr[1:].astype(np.int64) - indptr[:-1].astype(np.int64)
+    heavy_rows, heavy_first, chunk_heavy, nheavy, nchunks = heavy_chunks(cupy, lens, split, chunk)
+    nrows = int(lens.shape[0])
+    group = lanes or median_lanes(cupy, lens[lens <= split] if nheavy else lens, nrows - nheavy)
+    return heavy_rows, heavy_first, chunk_heavy, nheavy, nchunks, chunk, split, group
+
+
+@register("mxv", fmt="csr", device="cuda", variant="pull")
+def spmv_pull(A, x_values, x_bitmap, allowed, sr, flipped=False, *, lanes=None, plan=None,
+              x_full=False):
+    """t = A (+).(x) x on the GPU; arguments and results as
+    ``kernels.cpu.spmv_csr.spmv_pull`` (CuPy arrays). ``plan``: ``pull_plan``
+    of A's row pointers (None: made now, by the ``Cuda`` settings in force);
+    ``lanes``: lanes per light row, overriding the plan's (a power of 2 up to
+    32); ``x_full``: every entry of x is present (the bitmap is not read).
+    Float sums may differ from the CPU's in the last bits (the lanes add in
+    another order); ANY returns a valid witness, not necessarily the CPU's.
+
+    >>> t, present = spmv_pull(A, x, bitmap, None, sr)  # doctest: +SKIP
+    """
+    import cupy
+
+    from bitgraph.kernels.cuda import settings as cuda_settings
 
     where = "mxv(pull, cuda)"
     dtype, add, mult, identity, has_term, terminal = semiring_args(where, sr, flipped)
@@ -74,20 +153,34 @@ def spmv_pull(A, x_values, x_bitmap, allowed, sr, flipped=False, *, lanes=None):
     check_length(where, "x_bitmap", x_bitmap, (A.ncols + 31) // 32, "uint32 words")
     if has_allowed:
         check_length(where, "allowed", allowed, (A.nrows + 31) // 32, "uint32 words")
+    if lanes is not None and int(lanes) not in (1, 2, 4, 8, 16, 32):
+        raise ValueError(f"{where}: lanes={lanes!r} must be a power of 2 up to 32")
     t_values = cupy.empty(A.nrows, dtype)
     t_present = cupy.empty(A.nrows, np.bool_)
-    group = group_size(A.nrows, A.nnz) if lanes is None else int(lanes)
-    if group not in (1, 2, 4, 8, 16, 32):
-        raise ValueError(f"{where}: lanes={lanes!r} must be a power of 2 up to 32")
-    if A.nrows:
-        mod, lowered = module("spmv_csr.cu", _NAMES)
-        t = C_TYPES[dtype]
-        fast = t in FAST.get((add, mult), ())
-        name = _name(t, _INDEX[idx], add, mult) if fast else _name(t, _INDEX[idx], -1, -1)
-        fn = mod.get_function(lowered[name])
-        fn(*shape(A.nrows * group),
-           (indptr, indices, values, np.bool_(iso), x_values, x_bitmap, allowed,
-            np.bool_(has_allowed), np.int32(add), np.int32(mult), dtype.type(identity),
-            np.bool_(has_term), dtype.type(terminal), t_values, t_present,
-            np.int64(A.nrows), np.int32(group)))
+    if not A.nrows:
+        return t_values, t_present
+    if plan is None:
+        cfg = cuda_settings()
+        plan = pull_plan(indptr, split=cfg.spmv_split_above, chunk=cfg.spmv_chunk)
+    heavy_rows, heavy_first, chunk_heavy, nheavy, nchunks, chunk, light_max, group = plan
+    group = group if lanes is None else int(lanes)
+    mod, lowered = module("spmv_csr.cu", _NAMES)
+    t = C_TYPES[dtype]
+    fast = t in FAST.get((add, mult), ())
+    name = _name(t, _INDEX[idx], add, mult) if fast else _name(t, _INDEX[idx], -1, -1)
+    chunk_vals = cupy.empty(max(nchunks, 1), dtype)
+    chunk_found = cupy.empty(max(nchunks, 1), np.bool_)
+    (blocks,), (threads,) = shape(A.nrows * group)
+    blocks = max(blocks, min(nchunks, 65535))
+    mod.get_function(lowered[name])(
+        (blocks,), (threads,),
+        (indptr, indices, values, np.bool_(iso), x_values, x_bitmap, np.bool_(x_full), allowed,
+         np.bool_(has_allowed), np.int32(add), np.int32(mult), dtype.type(identity),
+         np.bool_(has_term), dtype.type(terminal), t_values, t_present,
+         np.int64(A.nrows), np.int32(group), np.int64(light_max), heavy_rows, heavy_first,
+         chunk_heavy, np.int64(nchunks), np.int64(chunk), chunk_vals, chunk_found))
+    if nheavy:
+        mod.get_function(lowered[f"spmv_heavy_finish<{t}>"])(
+            *shape(nheavy), (heavy_rows, heavy_first, np.int64(nheavy), chunk_vals, chunk_found,
+                             np.int32(add), dtype.type(identity), t_values, t_present))
     return t_values, t_present
