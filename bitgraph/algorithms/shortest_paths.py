@@ -347,7 +347,9 @@ def _delta(A, c, s, W, D, delta, settings, stats):
             from bitgraph.algorithms.breadth_first import long_reach
 
             # a graph of long diameter (a mesh) runs thousands of rounds: wider still
-            scale = cfg.cuda_delta_scale_long if long_reach(A) else cfg.cuda_delta_scale
+            scale = cfg.cuda_delta_scale_long if long_reach(A) else (
+                cfg.cuda_delta_scale_float if np.dtype(W).kind == "f"
+                else cfg.cuda_delta_scale)
             delta *= max(1.0, float(scale))
     else:
         wmax = float(_weight_facts(A, c)["max"])

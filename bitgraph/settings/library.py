@@ -231,6 +231,10 @@ class SSSP:
         at 8x / 16x / 32x / 64x with light/heavy edges: kron-22 13.0 / 11.9 / 11.3 / 14.4 ms,
         urand-22 12.8 / 13.3 / 15.8 / 35.2 (wider buckets re-relax more edges); 16x is within 6%
         of each graph's best.""")
+    cuda_delta_scale_float: float = knob(8.0, """... and times this instead for float weights (the
+        same weights / 255). H200, whole call at 16x -> 8x: kron-22 float64 11.0 -> 10.5 ms, float32
+        10.3 -> 9.95, urand-22 float64 14.2 -> 13.4; integer weights at 8x: kron-22 9.8 -> 10.1,
+        urand-22 13.0 -> 12.3 (kept at 16x).""")
     cuda_delta_scale_long: float = knob(128.0, """... and times this on a graph of long diameter
         (``breadth_first.long_reach``: a mesh runs a round per bucket per hop). Same run:
         grid-2048 416 / 222 / 149 / 126 ms, rgg-22 306 / 170 / 107 / 128 at 4x / 16x / 64x / 256x;
