@@ -20,9 +20,9 @@ For each CUDA row, measured in the same run on the same card:
 - ``GTEPS``: stored entries (times sources for a batch, times iterations
   for pagerank) over the call's time.
 
->>> floor_bytes("triangle_count", "auto", 10, 100, 0)
+>>> floor_bytes("triangle_count", 10, 100, 0)
 400
->>> floor_bytes("bfs", "auto", 10, 100, 0) is None
+>>> floor_bytes("bfs", 10, 100, 0) is None
 True
 """
 
@@ -83,7 +83,7 @@ def copy_gbps():
     return _MEMO["copy"]
 
 
-def floor_bytes(algo, method, n, nvals, iterations, rank_bytes=8, weight_bytes=4):
+def floor_bytes(algo, n, nvals, iterations, rank_bytes=8, weight_bytes=4):
     """The bytes a CUDA call of ``algo`` must move (None: no floor, see the module's
     docstring); ``iterations`` for pagerank, ``rank_bytes`` its ranks' size,
     ``weight_bytes`` sssp's weights'."""

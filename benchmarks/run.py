@@ -1878,7 +1878,7 @@ def floors(row, g, case, inputs, iterations):
     if case.algo == "pagerank" and not isinstance(iterations, int):
         iterations = pagerank_iterations(g)
     weight = {None: 4, "float64": 8, "float32": 4}[_sssp_method(case.method)[1]]
-    nbytes = _floor.floor_bytes(case.algo, case.method, g.n, g.nvals, iterations, rank, weight)
+    nbytes = _floor.floor_bytes(case.algo, g.n, g.nvals, iterations, rank, weight)
     if nbytes is not None:
         row.floor_ms = nbytes / (_floor.copy_gbps() * 1e6)
     if case.algo == "pagerank":

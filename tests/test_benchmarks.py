@@ -122,15 +122,15 @@ def test_floor_bytes_and_rates():
     assert doctest.testmod(floor).failed == 0
     n, nvals = 1000, 16000
     # pagerank: per iteration int32 indices and row pointers, y read and x' written
-    assert floor.floor_bytes("pagerank", "auto", n, nvals, 3) == 3 * (4 * nvals + 4 * (n + 1)
+    assert floor.floor_bytes("pagerank", n, nvals, 3) == 3 * (4 * nvals + 4 * (n + 1)
                                                                       + 16 * n)
-    assert floor.floor_bytes("pagerank", "auto-f32", n, nvals, 1, rank_bytes=4) == \
+    assert floor.floor_bytes("pagerank", n, nvals, 1, rank_bytes=4) == \
         4 * nvals + 4 * (n + 1) + 8 * n
     # sssp: each entry's index and weight, the row pointers, distances read and written
-    assert floor.floor_bytes("sssp", "auto-float", n, nvals, None, weight_bytes=8) == \
+    assert floor.floor_bytes("sssp", n, nvals, None, weight_bytes=8) == \
         12 * nvals + 4 * (n + 1) + 16 * n
     for algo in ("bfs", "msbfs", "closeness", "betweenness", "connected_components"):
-        assert floor.floor_bytes(algo, "auto", n, nvals, None) is None
+        assert floor.floor_bytes(algo, n, nvals, None) is None
     assert floor.gteps("msbfs", nvals, 2.0, batch=64) == pytest.approx(64 * nvals / 2e6)
     assert floor.gteps("pagerank", nvals, 2.0) is None  # no iteration count
     assert floor.gteps("diameter", nvals, 2.0) is None
