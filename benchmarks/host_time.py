@@ -54,10 +54,39 @@ def _calls(A, source):
         "ncc": lambda st: components.number_connected_components(A),
         "sssp": lambda st: shortest_paths.sssp(A, source, stats=st),
         "pagerank": lambda st: link_analysis.pagerank(A, stats=st),
+        "pagerank-f32": lambda st: link_analysis.pagerank(A, dtype=np.float32, stats=st),
+        # the suite's mxv case: float32 values (cuSPARSE's type) times a dense vector
+        "mxv-plus": lambda st: bg.mxv(_valued(A), _dense_x(A), bg.PLUS_TIMES),
         "mxv": lambda st: A.T.mxv(bg.Vector.from_coo([source], [True], size=A.nrows,
                                                      device="cuda"),
                                   semiring=bg.LOR_LAND),
     }
+
+
+_MEMO: dict = {}
+
+
+def _valued(A):
+    """A with random float32 values (made once per graph)."""
+    import bitgraph as bg
+
+    key = ("valued", id(A))
+    if key not in _MEMO:
+        c = A.to("cpu")._csr()
+        w = np.random.default_rng(0).random(c.indices.size).astype(np.float32)
+        _MEMO[key] = bg.Matrix.from_csr(c.indptr, c.indices, w, ncols=A.ncols).to("cuda")
+    return _MEMO[key]
+
+
+def _dense_x(A):
+    """A full float32 vector of A's size on the GPU (made once per graph)."""
+    import bitgraph as bg
+
+    key = ("x", id(A))
+    if key not in _MEMO:
+        x = np.random.default_rng(1).random(A.nrows).astype(np.float32)
+        _MEMO[key] = bg.Vector.from_dense(x, device="cuda")
+    return _MEMO[key]
 
 
 def main(argv=None):
@@ -69,7 +98,8 @@ def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--graph", action="append", required=True, help="generator spec (repeat)")
     p.add_argument("--call", action="append", required=True,
-                   help="bfs, bfs-parents, bfs-push, bfs-blest, cc, ncc, msbfs, tc, sssp, pagerank, mxv"
+                   help="bfs, bfs-parents, bfs-push, bfs-blest, cc, ncc, msbfs, tc, sssp, pagerank,"
+                        " pagerank-f32, mxv, mxv-plus"
                         " (repeat)")
     p.add_argument("--repeat", type=int, default=50)
     p.add_argument("--profile", type=int, default=0, help="calls under cProfile (0: none)")

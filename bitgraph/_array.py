@@ -70,16 +70,31 @@ def pack_bits(present):
     """bool[n] -> uint32 words, bit i & 31 of word i >> 5 = present[i]."""
     xp = array_module(present)
     n = present.shape[0]
-    if xp is not np:  # CuPy: shifts and a row sum (no bitorder/count in every version)
-        bits = xp.zeros(nwords(n) * 32, np.uint32)
-        bits[:n] = present
-        return (bits.reshape(-1, 32) << xp.arange(32, dtype=np.uint32)).sum(
-            axis=1, dtype=np.uint32)
+    if xp is not np:  # CuPy: our shipped kernel (no CuPy kernel to compile, no temporaries)
+        return _cuda_kernel("pack_bits", "bool")(present.astype(np.bool_, copy=False))
     b = xp.packbits(present.astype(np.bool_, copy=False), bitorder="little")
     pad = nwords(n) * 4 - b.shape[0]
     if pad:
         b = xp.concatenate([b, xp.zeros(pad, np.uint8)])
     return b.view(np.uint32) if b.shape[0] else xp.zeros(0, np.uint32)
+
+
+def full_bitmap(n: int, xp=np):
+    """uint32 words of n set bits (bits past n clear): a full vector's
+    structure, with no bool[n] to pack.
+
+    >>> full_bitmap(33).tolist()
+    [4294967295, 1]
+    """
+    if xp is np:
+        words = np.full(nwords(n), 0xFFFFFFFF, np.uint32)
+    else:  # a memset, not a fill kernel
+        words = xp.empty(nwords(n), np.uint32)
+        if words.size:
+            words.data.memset_async(0xFF, words.nbytes)
+    if n & 31:
+        words[-1] = np.uint32((1 << (n & 31)) - 1)
+    return words
 
 
 def unpack_bits(words, n: int):
@@ -88,8 +103,7 @@ def unpack_bits(words, n: int):
     if n == 0:
         return xp.zeros(0, np.bool_)
     if xp is not np:
-        bits = (words[:, None] >> xp.arange(32, dtype=np.uint32)) & np.uint32(1)
-        return bits.reshape(-1)[:n].astype(np.bool_)
+        return _cuda_kernel("unpack_bits", "bool")(words.astype(np.uint32, copy=False), n)
     return xp.unpackbits(words.view(np.uint8), count=n, bitorder="little").astype(np.bool_)
 
 
@@ -98,8 +112,15 @@ def popcount_words(words) -> int:
     if not words.shape[0]:
         return 0
     if xp is not np:
-        return int(unpack_bits(words, words.shape[0] * 32).sum())
+        return _cuda_kernel("popcount_words", "count")(words.astype(np.uint32, copy=False))
     return int(xp.bitwise_count(words).sum())
+
+
+def _cuda_kernel(name, variant):
+    """The registered CUDA kernel of a bitmap helper (``kernels/cuda/graph_prep.py``)."""
+    from bitgraph.kernels import registry
+
+    return registry.lookup(name, fmt="dense", device="cuda", variant=variant)
 
 
 def rows_of(indptr):

@@ -238,6 +238,11 @@ class Vector(Container):
         """
         return "cpu" if ar.array_module(self._values) is np else "cuda"
 
+    # (bitmap, count): the count of the bitmap it holds. Every write gives a vector a new
+    # bitmap (ops replace it, never change it in place), so a kept count is current while
+    # its bitmap is; on the GPU a count is a kernel and a host read that waits for the GPU.
+    _counted = None
+
     @property
     def nvals(self) -> int:
         """Number of entries present.
@@ -245,7 +250,12 @@ class Vector(Container):
         >>> Vector.from_coo([0, 3], [1, 2], size=5).nvals
         2
         """
-        return ar.popcount_words(self._bitmap)
+        counted = self._counted
+        if counted is not None and counted[0] is self._bitmap:
+            return counted[1]
+        n = ar.popcount_words(self._bitmap)
+        self._counted = (self._bitmap, n)
+        return n
 
     @property
     def bitmap(self):

@@ -208,7 +208,7 @@ def pagerank(A, alpha=0.85, tol=1e-6, max_iter=100, personalization=None, *,
     else:
         x, it, converged, err = _power(M, x, dw, alpha, (1.0 - alpha) * p, inv_s, dangles,
                                        tol, max_iter)
-    return PageRank(Vector._from_parts(ar.pack_bits(xp.ones(n, np.bool_)), x, n),
+    return PageRank(Vector._from_parts(ar.full_bitmap(n, xp), x, n),
                     int(it), bool(converged), float(err))
 
 
@@ -229,7 +229,7 @@ def _power(M, x, dw, alpha, teleport, inv_s, dangles, tol, max_iter):
     # a float32 operand in float32)
     y = xp.empty(n, x.dtype)
     yw = y if wide else xp.empty(n)
-    u = Vector._from_parts(ar.pack_bits(xp.ones(n, np.bool_)), yw, n)
+    u = Vector._from_parts(ar.full_bitmap(n, xp), yw, n)
     x_new = xp.empty(n, x.dtype)
     wide_new = None if wide else xp.empty(n)  # float32 ranks: the new ranks before rounding
     diff = xp.empty(n)

@@ -129,7 +129,8 @@ def test_both_topdown_exchanges(size, exchange):
 
 def test_ids_exchange_runs_the_ids_kernels():
     A = bg.io.generators.kron(10, seed=3)
-    out = LocalGroup(2, device="cuda").run(_calls, A, 1, False)
+    with bg.settings.use(distributed={"bfs_topdown_exchange": "ids"}):
+        out = LocalGroup(2, device="cuda").run(_calls, A, 1, False)
     for variant in ("dist_owner_counts", "dist_pack", "dist_mark"):
         assert ("bfs", "csr", "cuda", variant) in out[0][4]
     with bg.settings.use(distributed={"bfs_topdown_exchange": "bitmap"}):

@@ -138,3 +138,46 @@ def test_pack_bits_equals_the_host(n):
     # a strided view goes through a contiguous copy
     both = cupy.asarray(np.repeat(present, 2))
     np.testing.assert_array_equal(pack(both[::2]).get(), _array.pack_bits(present))
+
+
+@pytest.mark.parametrize("n", [0, 1, 31, 32, 33, 1000, 4099, 70_001])
+def test_bitmap_helpers_equal_the_host(n):
+    """``_array``'s pack, unpack and popcount on CuPy arrays (our kernels) equal numpy's,
+    bits past n clear, a view of non-uint32 words or a longer bitmap read as numpy does."""
+    cupy = pytest.importorskip("cupy")
+    rng = np.random.default_rng(n)
+    present = rng.random(n) < 0.4
+    words = _array.pack_bits(present)
+    got = _array.pack_bits(cupy.asarray(present))
+    np.testing.assert_array_equal(got.get(), words)
+    assert _array.pack_bits(cupy.asarray(present.astype(np.int8))).get().tolist() == words.tolist()
+    np.testing.assert_array_equal(_array.unpack_bits(cupy.asarray(words), n).get(), present)
+    assert _array.popcount_words(cupy.asarray(words)) == int(present.sum())
+    full = np.full(max(1, (n + 31) // 32), 0xFFFFFFFF, np.uint32)
+    assert _array.popcount_words(cupy.asarray(full)) == 32 * full.size
+    if n > 3:  # the first bits of a longer bitmap
+        np.testing.assert_array_equal(_array.unpack_bits(cupy.asarray(full), n - 3).get(),
+                                      np.ones(n - 3, np.bool_))
+    from bitgraph.kernels import registry
+
+    with pytest.raises(ValueError, match="words"):
+        registry.lookup("unpack_bits", fmt="dense", device="cuda", variant="bool")(
+            cupy.asarray(words), 32 * words.size + 1)
+
+
+def test_vector_nvals_follows_its_bitmap():
+    """The count a CUDA Vector keeps is its bitmap's: an op that replaces the bitmap
+    (out=, assign) gives the new count."""
+    pytest.importorskip("cupy")
+    import bitgraph as bg
+
+    u = bg.Vector.from_coo([1, 5, 64], [1.0, 2.0, 3.0], size=100, device="cuda")
+    assert u.nvals == 3 and u.nvals == 3
+    w = bg.Vector(np.float64, 100, device="cuda")
+    assert w.nvals == 0
+    bg.ewise_add(u, u, "plus", out=w)
+    assert w.nvals == 3
+    w[7] = 1.0
+    assert w.nvals == 4
+    bg.apply(w, "identity", mask=~u.S, replace=True, out=w)
+    assert w.nvals == 1

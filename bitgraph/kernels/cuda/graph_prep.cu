@@ -132,18 +132,40 @@ __global__ void merge_runs(const long long* __restrict__ keys_in, const I* __res
 }
 
 // words[ceil(n / 32)]: bit b of word w = present[32 w + b], bits past n
-// clear (_array.pack_bits on the GPU). A thread per word. O(n)
+// clear (_array.pack_bits on the GPU). A warp per word: each lane reads one
+// flag (32 adjacent bytes a warp) and the ballot is the word. O(n)
 __global__ void pack_present(const bool* __restrict__ present, unsigned int* __restrict__ words,
                              long long n) {
   const long long nwords = (n + 31) / 32;
-  for (long long w = blockIdx.x * (long long)blockDim.x + threadIdx.x; w < nwords;
-       w += (long long)gridDim.x * blockDim.x) {
-    unsigned int word = 0;
-    const long long end = n - w * 32 < 32 ? n - w * 32 : 32;
-    for (int b = 0; b < end; ++b)
-      word |= (present[w * 32 + b] ? 1u : 0u) << b;
-    words[w] = word;
+  const int lane = threadIdx.x & 31;
+  const long long warps = (long long)gridDim.x * blockDim.x / 32;
+  for (long long w = (blockIdx.x * (long long)blockDim.x + threadIdx.x) / 32; w < nwords;
+       w += warps) {
+    const long long i = w * 32 + lane;
+    const unsigned int word = __ballot_sync(0xFFFFFFFFu, i < n && present[i]);
+    if (lane == 0) words[w] = word;
   }
+}
+
+// present[i] = bit i & 31 of word i >> 5, i < n (_array.unpack_bits on the
+// GPU). A thread per flag. O(n)
+__global__ void unpack_words(const unsigned int* __restrict__ words, bool* __restrict__ present,
+                             long long n) {
+  for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n;
+       i += (long long)gridDim.x * blockDim.x)
+    present[i] = (words[i >> 5] >> (i & 31)) & 1u;
+}
+
+// *count += the set bits of words[nwords] (count zeroed by the caller;
+// _array.popcount_words on the GPU): a warp's sum, one atomic a warp. O(nwords)
+__global__ void popcount_words(const unsigned int* __restrict__ words, long long nwords,
+                               unsigned long long* __restrict__ count) {
+  unsigned int c = 0;
+  for (long long w = blockIdx.x * (long long)blockDim.x + threadIdx.x; w < nwords;
+       w += (long long)gridDim.x * blockDim.x)
+    c += __popc(words[w]);
+  c = __reduce_add_sync(0xFFFFFFFFu, c);
+  if ((threadIdx.x & 31) == 0 && c) atomicAdd(count, (unsigned long long)c);
 }
 
 // instantiations nvcc compiles standalone (CI); at run time the launcher's

@@ -1,5 +1,6 @@
 """Launcher of ``graph_prep.cu``: the per-graph preparation of the CUDA
-traversals (row lengths, empty-row bits, in-lists ordered by degree), by
+traversals (row lengths, empty-row bits, in-lists ordered by degree) and the
+bitmaps' bookkeeping (pack, unpack, popcount: ``bitgraph._array`` on CuPy), by
 our own shipped kernels instead of CuPy's elementwise, reduction and sort
 kernels, which a fresh machine compiles on first use (0.2-0.5 s each;
 ``cupy.argsort`` 0.46 s of a 0.59 s first ``bfs`` on kron:12, H100).
@@ -12,14 +13,15 @@ import numpy as np
 from bitgraph.kernels.cuda import grid, module, settings, shape
 from bitgraph.kernels.registry import register
 
-__all__ = ["row_lengths", "empty_rows", "order_by_degree", "pack_bits"]
+__all__ = ["row_lengths", "empty_rows", "order_by_degree", "pack_bits", "unpack_bits",
+           "popcount_words"]
 
 _SOURCE = "graph_prep.cu"
 _INDEX = {np.dtype(np.int32): "int", np.dtype(np.int64): "long long"}
 _NAMES = tuple(f"{k}<{i}>" for k in ("row_lengths", "empty_rows", "sort_chunks", "merge_runs")
                for i in _INDEX.values()) + tuple(
     f"degree_keys<{p}, {i}>" for p in _INDEX.values() for i in _INDEX.values()) + (
-    "pack_present",)
+    "pack_present", "unpack_words", "popcount_words")
 SPECS = ((_SOURCE, _NAMES),)  # what module() is asked for (precompile.py)
 
 
@@ -130,6 +132,48 @@ def pack_bits(present):
     n = present.shape[0]
     nwords = (n + 31) // 32
     words = cupy.empty(nwords, cupy.uint32)
-    if nwords:
-        _fn("pack_present")(*shape(nwords), (present, words, np.int64(n)))
+    if nwords:  # a warp per word
+        _fn("pack_present")(*shape(32 * nwords), (present, words, np.int64(n)))
     return words
+
+
+@register("unpack_bits", fmt="dense", device="cuda", variant="bool")
+def unpack_bits(words, n):
+    """bool[n]: bit i & 31 of word i >> 5 (words: uint32 CuPy, at least
+    ceil(n / 32) of them; ``bitgraph._array.unpack_bits`` on the GPU). O(n)
+
+    >>> unpack_bits(cupy.asarray([5], cupy.uint32), 3)  # doctest: +SKIP
+    array([ True, False,  True])
+    """
+    import cupy
+
+    n = int(n)
+    if words.dtype != np.uint32 or words.ndim != 1 or 32 * words.shape[0] < n:
+        raise ValueError(f"unpack_bits: {n} bits need {(n + 31) // 32} uint32 words, got "
+                         f"{words.dtype} {words.shape}")
+    present = cupy.empty(n, np.bool_)
+    if n:
+        _fn("unpack_words")(*shape(n), (cupy.ascontiguousarray(words), present, np.int64(n)))
+    return present
+
+
+@register("popcount_words", fmt="dense", device="cuda", variant="count")
+def popcount_words(words):
+    """The set bits of uint32 words (CuPy), a Python int: one host read,
+    which waits for the GPU (``bitgraph._array.popcount_words`` on the GPU).
+    O(nwords)
+
+    >>> popcount_words(cupy.asarray([5, 1 << 31], cupy.uint32))  # doctest: +SKIP
+    3
+    """
+    import cupy
+
+    if words.dtype != np.uint32 or words.ndim != 1:
+        raise ValueError(f"popcount_words: 1-d uint32 words expected, got {words.dtype} "
+                         f"{words.shape}")
+    m = words.shape[0]
+    if m == 0:
+        return 0
+    count = cupy.zeros(1, np.uint64)
+    _fn("popcount_words")(*shape(m), (cupy.ascontiguousarray(words), np.int64(m), count))
+    return int(count.get()[0])  # synchronize!
