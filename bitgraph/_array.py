@@ -70,8 +70,11 @@ def pack_bits(present):
     """bool[n] -> uint32 words, bit i & 31 of word i >> 5 = present[i]."""
     xp = array_module(present)
     n = present.shape[0]
-    if xp is not np:  # CuPy: our shipped kernel (no CuPy kernel to compile, no temporaries)
-        return _cuda_kernel("pack_bits", "bool")(present.astype(np.bool_, copy=False))
+    if xp is not np:  # CuPy: shifts and a row sum (hot callers: plan.pack_bits, a kernel)
+        bits = xp.zeros(nwords(n) * 32, np.uint32)
+        bits[:n] = present
+        return (bits.reshape(-1, 32) << xp.arange(32, dtype=np.uint32)).sum(
+            axis=1, dtype=np.uint32)
     b = xp.packbits(present.astype(np.bool_, copy=False), bitorder="little")
     pad = nwords(n) * 4 - b.shape[0]
     if pad:
@@ -102,8 +105,9 @@ def unpack_bits(words, n: int):
     xp = array_module(words)
     if n == 0:
         return xp.zeros(0, np.bool_)
-    if xp is not np:
-        return _cuda_kernel("unpack_bits", "bool")(words.astype(np.uint32, copy=False), n)
+    if xp is not np:  # hot callers: plan.unpack_bits, a kernel
+        bits = (words[:, None] >> xp.arange(32, dtype=np.uint32)) & np.uint32(1)
+        return bits.reshape(-1)[:n].astype(np.bool_)
     return xp.unpackbits(words.view(np.uint8), count=n, bitorder="little").astype(np.bool_)
 
 
@@ -111,16 +115,9 @@ def popcount_words(words) -> int:
     xp = array_module(words)
     if not words.shape[0]:
         return 0
-    if xp is not np:
-        return _cuda_kernel("popcount_words", "count")(words.astype(np.uint32, copy=False))
+    if xp is not np:  # hot callers: plan.count_bits, a kernel
+        return int(unpack_bits(words, words.shape[0] * 32).sum())
     return int(xp.bitwise_count(words).sum())
-
-
-def _cuda_kernel(name, variant):
-    """The registered CUDA kernel of a bitmap helper (``kernels/cuda/graph_prep.py``)."""
-    from bitgraph.kernels import registry
-
-    return registry.lookup(name, fmt="dense", device="cuda", variant=variant)
 
 
 def rows_of(indptr):

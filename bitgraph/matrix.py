@@ -40,7 +40,7 @@ class Derived:
     bvss: dict          # (sigma, reorder) -> formats.bvss.BVSS
     profile: object     # formats.profile.estimate's dict, or None
     top1_share: object  # float: share of entries in the 1% longest rows (plan)
-    spmv_cuda_plan: dict  # (split, chunk) -> the CUDA mxv pull's plan (kernels/cuda/spmv_csr.pull_plan)
+    spmv_cuda_plan: dict  # (split, chunk, warp_above) -> the CUDA mxv pull's plan (kernels/cuda/spmv_csr.pull_plan)
     # graph facts (algorithms._common)
     out_degree: object          # int64[nrows]
     has_out_edges: object       # numpy bool[nrows]: out_degree > 0, on the host

@@ -113,7 +113,7 @@ def _to_vector(e: Entries, size: int, dtype):
     present[e.keys] = True
     vals = xp.zeros(size, dtype)
     vals[e.keys] = e.values
-    return kinds.new(kinds.VECTOR)._from_parts(ar.pack_bits(present), vals, size)
+    return kinds.new(kinds.VECTOR)._from_parts(plan.pack_bits(present), vals, size)
 
 
 def _to_csr(e: Entries, nrows: int, ncols: int) -> CSR:
@@ -190,7 +190,7 @@ class _MaskSet:
     def allowed_bitmap(self):
         """Packed bitmap of allowed vector positions (mask pushdown for kernels)."""
         d = ~self.dense if self.complement else self.dense
-        return ar.pack_bits(d)
+        return plan.pack_bits(d)
 
     def pattern(self, nrows, ncols) -> CSR:
         """The mask's truthy entries as a structure-only CSR (matrix pushdown)."""

@@ -95,12 +95,13 @@ def _pull_plan(M, csr):
     from bitgraph.kernels.cuda.spmv_csr import pull_plan
 
     cfg = cuda_settings()
-    key = (int(cfg.spmv_split_above), int(cfg.spmv_chunk))
+    key = (int(cfg.spmv_split_above), int(cfg.spmv_chunk), int(cfg.spmv_warp_above))
     slots = M._slots()
     if slots.spmv_cuda_plan is None:
         slots.spmv_cuda_plan = {}
     if key not in slots.spmv_cuda_plan:
-        slots.spmv_cuda_plan[key] = pull_plan(csr.indptr, split=key[0], chunk=key[1])
+        slots.spmv_cuda_plan[key] = pull_plan(csr.indptr, split=key[0], chunk=key[1],
+                                              warp_above=key[2])
     return slots.spmv_cuda_plan[key]
 
 
@@ -336,3 +337,38 @@ def unary(code, x):
 def reduce_segments(indptr, values, code, identity, terminal):
     return _kernel("reduce", "csr", "segments", _device_of(values))(indptr, values, code, identity,
                                                                      terminal)
+
+
+# --- a Vector's bitmap ------------------------------------------------------------
+# On the GPU our shipped kernels (kernels/cuda/graph_prep.py): one launch each, no CuPy
+# kernel to compile, no n x 32 temporaries; on the CPU numpy (``_array``).
+
+def pack_bits(present):
+    """uint32 words of the flags ``present`` (``_array.pack_bits`` on either device)."""
+    if _device_of(present) == "cpu":
+        return ar.pack_bits(present)
+    return _kernel("pack_bits", "dense", "bool", "cuda")(present.astype(np.bool_, copy=False))
+
+
+def unpack_bits(words, n):
+    """bool[n] of uint32 words (``_array.unpack_bits`` on either device)."""
+    if _device_of(words) == "cpu":
+        return ar.unpack_bits(words, n)
+    return _kernel("unpack_bits", "dense", "bool", "cuda")(words.astype(np.uint32, copy=False), n)
+
+
+def count_bits(words) -> int:
+    """The set bits of uint32 words, a Python int (on the GPU a host read)."""
+    if _device_of(words) == "cpu":
+        return ar.popcount_words(words)
+    return _kernel("popcount_words", "dense", "count", "cuda")(
+        words.astype(np.uint32, copy=False))
+
+
+def present_vector(present, values):
+    """``(words, values')``: a Vector's bitmap and its values zeroed where
+    absent (a new array), from flags and values on either device."""
+    if _device_of(values) == "cpu":
+        return ar.pack_bits(present), np.where(present, values, values.dtype.type(0))
+    return _kernel("present_vector", "dense", "bits", "cuda")(
+        present.astype(np.bool_, copy=False), values)

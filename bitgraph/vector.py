@@ -54,9 +54,11 @@ class Vector(Container):
 
     @classmethod
     def _from_present(cls, present, values):
-        xp = ar.array_module(values)
-        values = xp.where(present, values, values.dtype.type(0))
-        return cls._from_parts(ar.pack_bits(present), values)
+        """A Vector of ``values`` where ``present`` (values zeroed elsewhere, in a new array)."""
+        from . import plan
+
+        words, values = plan.present_vector(present, values)
+        return cls._from_parts(words, values)
 
     # --- constructors ---------------------------------------------------------------
     @classmethod
@@ -145,11 +147,10 @@ class Vector(Container):
         if a.ndim != 1:
             raise DimensionMismatch(f"Vector.from_dense: expected a 1-D array, got shape {a.shape}")
         dt = lookup_dtype(dtype if dtype is not None else a.dtype)
-        present = _not_missing(a, missing_value)
         vals = ar.cast(a, dt).copy()
-        if missing_value is None:
-            return cls._from_parts(ar.pack_bits(present), vals)
-        return cls._from_present(present, vals)
+        if missing_value is None:  # every entry: the bitmap needs no flags
+            return cls._from_parts(ar.full_bitmap(a.shape[0], ar.array_module(a)), vals)
+        return cls._from_present(_not_missing(a, missing_value), vals)
 
     @classmethod
     def from_graphblas(cls, g, *, device=None):
@@ -253,7 +254,9 @@ class Vector(Container):
         counted = self._counted
         if counted is not None and counted[0] is self._bitmap:
             return counted[1]
-        n = ar.popcount_words(self._bitmap)
+        from . import plan
+
+        n = plan.count_bits(self._bitmap)
         self._counted = (self._bitmap, n)
         return n
 
@@ -271,7 +274,9 @@ class Vector(Container):
         return b
 
     def _present(self):
-        return ar.unpack_bits(self._bitmap, self._size)
+        from . import plan
+
+        return plan.unpack_bits(self._bitmap, self._size)
 
     def indices(self):
         """Sorted int64 indices of the entries.

@@ -142,21 +142,26 @@ def test_pack_bits_equals_the_host(n):
 
 @pytest.mark.parametrize("n", [0, 1, 31, 32, 33, 1000, 4099, 70_001])
 def test_bitmap_helpers_equal_the_host(n):
-    """``_array``'s pack, unpack and popcount on CuPy arrays (our kernels) equal numpy's,
-    bits past n clear, a view of non-uint32 words or a longer bitmap read as numpy does."""
+    """plan's pack, unpack and count on CuPy arrays (our kernels) equal numpy's, bits past n
+    clear, flags of another dtype or a longer bitmap read as numpy does."""
     cupy = pytest.importorskip("cupy")
+    from bitgraph import plan
+
     rng = np.random.default_rng(n)
     present = rng.random(n) < 0.4
     words = _array.pack_bits(present)
-    got = _array.pack_bits(cupy.asarray(present))
+    got = plan.pack_bits(cupy.asarray(present))
+    assert got.dtype == np.uint32
     np.testing.assert_array_equal(got.get(), words)
-    assert _array.pack_bits(cupy.asarray(present.astype(np.int8))).get().tolist() == words.tolist()
-    np.testing.assert_array_equal(_array.unpack_bits(cupy.asarray(words), n).get(), present)
-    assert _array.popcount_words(cupy.asarray(words)) == int(present.sum())
+    assert plan.pack_bits(cupy.asarray(present.astype(np.int8))).get().tolist() == words.tolist()
+    np.testing.assert_array_equal(plan.unpack_bits(cupy.asarray(words), n).get(), present)
+    assert plan.count_bits(cupy.asarray(words)) == int(present.sum())
     full = np.full(max(1, (n + 31) // 32), 0xFFFFFFFF, np.uint32)
-    assert _array.popcount_words(cupy.asarray(full)) == 32 * full.size
+    assert plan.count_bits(cupy.asarray(full)) == 32 * full.size
+    np.testing.assert_array_equal(_array.full_bitmap(n, cupy).get(), _array.full_bitmap(n))
+    assert plan.count_bits(_array.full_bitmap(n, cupy)) == n
     if n > 3:  # the first bits of a longer bitmap
-        np.testing.assert_array_equal(_array.unpack_bits(cupy.asarray(full), n - 3).get(),
+        np.testing.assert_array_equal(plan.unpack_bits(cupy.asarray(full), n - 3).get(),
                                       np.ones(n - 3, np.bool_))
     from bitgraph.kernels import registry
 
@@ -181,3 +186,29 @@ def test_vector_nvals_follows_its_bitmap():
     assert w.nvals == 4
     bg.apply(w, "identity", mask=~u.S, replace=True, out=w)
     assert w.nvals == 1
+
+
+@pytest.mark.parametrize("dtype", [np.bool_, np.int8, np.uint16, np.int32, np.float32,
+                                   np.int64, np.uint64, np.float64])
+@pytest.mark.parametrize("n", [0, 1, 33, 4099])
+def test_present_vector_equals_where_and_pack(dtype, n):
+    """Vector._from_present on the GPU (one kernel) equals numpy's where + pack: values zeroed
+    where absent (-0.0 and NaN kept where present), bits past n clear, the input untouched."""
+    cupy = pytest.importorskip("cupy")
+    import bitgraph as bg
+
+    rng = np.random.default_rng(n)
+    present = rng.random(n) < 0.5
+    values = (rng.random(n) * 200 - 100).astype(dtype)
+    if np.dtype(dtype).kind == "f" and n > 2:
+        values[:2] = [-0.0, np.nan]
+        present[:2] = True
+    gv = cupy.asarray(values)
+    v = bg.Vector._from_present(cupy.asarray(present), gv)
+    want = bg.Vector._from_present(present, values)
+    np.testing.assert_array_equal(v._bitmap.get(), want._bitmap)
+    got = v._values.get()
+    assert got.dtype == values.dtype
+    assert got.tobytes() == want._values.tobytes()  # bit for bit: -0.0 stays, NaN stays
+    assert gv.get().tobytes() == values.tobytes()
+    assert v.nvals == int(present.sum())

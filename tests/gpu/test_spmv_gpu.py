@@ -32,11 +32,12 @@ DTYPES = registry.DTYPES
        masked=st.booleans(), flipped=st.booleans(), index64=st.booleans(),
        lanes=st.sampled_from([None, 1, 2, 4, 8, 16, 32]),
        split=st.sampled_from([None, 0, 2, 7, 40]), chunk=st.sampled_from([1, 3, 16]),
-       full=st.booleans())
+       warp_above=st.sampled_from([None, 0, 1, 5, 30]), full=st.booleans())
 def test_pull_equals_cpu(add, mult, dtype, seed, nrows, ncols, density, iso, masked,
-                         flipped, index64, lanes, split, chunk, full):
+                         flipped, index64, lanes, split, chunk, warp_above, full):
     """split/chunk: the rows of more than split entries cut into chunks of chunk, a block
-    each (None: the settings' plan); full: x has every entry, said to the kernel."""
+    each (None: the settings' plan); warp_above: the rows of more entries than it (and at most
+    split) a warp each (None: no such rows); full: x has every entry, said to the kernel."""
     import cupy
 
     from bitgraph.kernels.cuda.spmv_csr import pull_plan
@@ -69,8 +70,8 @@ def test_pull_equals_cpu(add, mult, dtype, seed, nrows, ncols, density, iso, mas
     got_v, got_p = gpu(G, cupy.asarray(x), cupy.asarray(xbits),
                        None if allowed is None else cupy.asarray(allowed), spec, flipped,
                        lanes=lanes, x_full=full,
-                       plan=None if split is None else pull_plan(G.indptr, split=split,
-                                                                 chunk=chunk))
+                       plan=None if split is None else pull_plan(
+                           G.indptr, split=split, chunk=chunk, warp_above=warp_above))
     got_v, got_p = got_v.get(), got_p.get()
     assert np.array_equal(got_p, want_p)
     w, g = want_v[want_p], got_v[want_p]
@@ -89,15 +90,18 @@ def test_pull_equals_cpu(add, mult, dtype, seed, nrows, ncols, density, iso, mas
                                             ("lor_land", np.bool_), ("plus_pair", np.int64),
                                             ("any_secondi", np.int64), ("max_first", np.float32)])
 def test_mxv_hub_rows_equal_cpu(semiring, dtype):
-    """A CUDA matrix whose hub rows are longer than settings.cuda.spmv_split_above: mxv (and
+    """A CUDA matrix whose hub rows are longer than settings.cuda.spmv_split_above, and a row
+    longer than spmv_warp_above (a warp of its own): mxv (and
     vxm, over the transpose) equals the CPU's, masked and not; the rows' plan is kept with the
     matrix and reused."""
     import bitgraph as bg
 
     rng = np.random.default_rng(7)
     n = 3000
-    r = np.r_[np.zeros(2900, np.int64), np.full(1500, 5), rng.integers(0, n, 6000)]
-    c = np.r_[rng.permutation(n)[:2900], rng.integers(0, n, 1500), rng.integers(0, n, 6000)]
+    r = np.r_[np.zeros(2900, np.int64), np.full(1500, 5), np.full(200, 9),
+              rng.integers(0, n, 6000)]
+    c = np.r_[rng.permutation(n)[:2900], rng.integers(0, n, 1500), rng.integers(0, n, 200),
+              rng.integers(0, n, 6000)]
     vals = rng.integers(1, 9, r.size).astype(dtype)
     A = bg.Matrix.from_coo(r, c, vals, nrows=n, ncols=n, dup_op="max")
     G = A.to("cuda")
@@ -111,7 +115,7 @@ def test_mxv_hub_rows_equal_cpu(semiring, dtype):
         (lambda a, b: a.isequal(b))
     if semiring == "any_secondi":  # ANY: a witness, any product of the row is right
         same = _same_pattern
-    with bg.settings.use(cuda={"spmv_split_above": 512, "spmv_chunk": 300},
+    with bg.settings.use(cuda={"spmv_split_above": 512, "spmv_chunk": 300, "spmv_warp_above": 40},
                          plan={"push_density": 0.0}):
         for x in (u, full):
             gx = x.to("cuda")
@@ -121,8 +125,9 @@ def test_mxv_hub_rows_equal_cpu(semiring, dtype):
                 want_t = x.vxm(A, semiring=semiring, **kw)
                 assert same(gx.vxm(G, semiring=semiring, **gkw).to("cpu"), want_t)
     if semiring in ("plus_times", "min_plus", "max_first"):  # they read A's values: the pull
-        assert (512, 300) in G._slots().spmv_cuda_plan
-        assert G._slots().spmv_cuda_plan[512, 300][3] == 2  # rows 0 and 5 are heavy
+        plan = G._slots().spmv_cuda_plan[512, 300, 40]
+        assert plan[3] == 2  # rows 0 and 5 are heavy
+        assert plan[7] == 1  # row 9 (about 190 entries) a warp
 
 
 def _close(a, b):

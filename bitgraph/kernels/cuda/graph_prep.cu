@@ -132,7 +132,7 @@ __global__ void merge_runs(const long long* __restrict__ keys_in, const I* __res
 }
 
 // words[ceil(n / 32)]: bit b of word w = present[32 w + b], bits past n
-// clear (_array.pack_bits on the GPU). A warp per word: each lane reads one
+// clear (plan.pack_bits on the GPU). A warp per word: each lane reads one
 // flag (32 adjacent bytes a warp) and the ballot is the word. O(n)
 __global__ void pack_present(const bool* __restrict__ present, unsigned int* __restrict__ words,
                              long long n) {
@@ -147,7 +147,27 @@ __global__ void pack_present(const bool* __restrict__ present, unsigned int* __r
   }
 }
 
-// present[i] = bit i & 31 of word i >> 5, i < n (_array.unpack_bits on the
+// A Vector from its flags and values: words as pack_present, and
+// out[i] = present[i] ? values[i] : 0 (W: the values' width as an unsigned
+// integer: zero is all bits clear in every dtype). A warp per word. O(n)
+template <typename W>
+__global__ void present_vector(const bool* __restrict__ present, const W* __restrict__ values,
+                               W* __restrict__ out, unsigned int* __restrict__ words,
+                               long long n) {
+  const long long nwords = (n + 31) / 32;
+  const int lane = threadIdx.x & 31;
+  const long long warps = (long long)gridDim.x * blockDim.x / 32;
+  for (long long w = (blockIdx.x * (long long)blockDim.x + threadIdx.x) / 32; w < nwords;
+       w += warps) {
+    const long long i = w * 32 + lane;
+    const bool p = i < n && present[i];
+    if (i < n) out[i] = p ? values[i] : (W)0;
+    const unsigned int word = __ballot_sync(0xFFFFFFFFu, p);
+    if (lane == 0) words[w] = word;
+  }
+}
+
+// present[i] = bit i & 31 of word i >> 5, i < n (plan.unpack_bits on the
 // GPU). A thread per flag. O(n)
 __global__ void unpack_words(const unsigned int* __restrict__ words, bool* __restrict__ present,
                              long long n) {
@@ -157,7 +177,7 @@ __global__ void unpack_words(const unsigned int* __restrict__ words, bool* __res
 }
 
 // *count += the set bits of words[nwords] (count zeroed by the caller;
-// _array.popcount_words on the GPU): a warp's sum, one atomic a warp. O(nwords)
+// plan.count_bits on the GPU): a warp's sum, one atomic a warp. O(nwords)
 __global__ void popcount_words(const unsigned int* __restrict__ words, long long nwords,
                                unsigned long long* __restrict__ count) {
   unsigned int c = 0;
@@ -170,6 +190,9 @@ __global__ void popcount_words(const unsigned int* __restrict__ words, long long
 
 // instantiations nvcc compiles standalone (CI); at run time the launcher's
 // SPECS name them
+template __global__ void present_vector<unsigned long long>(const bool*, const unsigned long long*,
+                                                            unsigned long long*, unsigned int*,
+                                                            long long);
 template __global__ void row_lengths<int>(const int*, int*, long long);
 template __global__ void row_lengths<long long>(const long long*, int*, long long);
 template __global__ void empty_rows<int>(const int*, unsigned int*, unsigned long long*, long long);

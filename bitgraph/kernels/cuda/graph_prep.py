@@ -1,6 +1,6 @@
 """Launcher of ``graph_prep.cu``: the per-graph preparation of the CUDA
 traversals (row lengths, empty-row bits, in-lists ordered by degree) and the
-bitmaps' bookkeeping (pack, unpack, popcount: ``bitgraph._array`` on CuPy), by
+bitmaps' bookkeeping (pack, unpack, count: ``bitgraph.plan``'s on CuPy), by
 our own shipped kernels instead of CuPy's elementwise, reduction and sort
 kernels, which a fresh machine compiles on first use (0.2-0.5 s each;
 ``cupy.argsort`` 0.46 s of a 0.59 s first ``bfs`` on kron:12, H100).
@@ -14,14 +14,17 @@ from bitgraph.kernels.cuda import grid, module, settings, shape
 from bitgraph.kernels.registry import register
 
 __all__ = ["row_lengths", "empty_rows", "order_by_degree", "pack_bits", "unpack_bits",
-           "popcount_words"]
+           "popcount_words", "present_vector"]
 
 _SOURCE = "graph_prep.cu"
 _INDEX = {np.dtype(np.int32): "int", np.dtype(np.int64): "long long"}
+# a value's bytes as the unsigned type of its width (present_vector copies bits)
+_WIDTH = {1: "unsigned char", 2: "unsigned short", 4: "unsigned int", 8: "unsigned long long"}
 _NAMES = tuple(f"{k}<{i}>" for k in ("row_lengths", "empty_rows", "sort_chunks", "merge_runs")
                for i in _INDEX.values()) + tuple(
     f"degree_keys<{p}, {i}>" for p in _INDEX.values() for i in _INDEX.values()) + (
-    "pack_present", "unpack_words", "popcount_words")
+    "pack_present", "unpack_words", "popcount_words") + tuple(
+    f"present_vector<{w}>" for w in _WIDTH.values())
 SPECS = ((_SOURCE, _NAMES),)  # what module() is asked for (precompile.py)
 
 
@@ -118,7 +121,7 @@ def order_by_degree(indptr, indices, deg):
 @register("pack_bits", fmt="dense", device="cuda", variant="bool")
 def pack_bits(present):
     """uint32[ceil(n / 32)]: bit i & 31 of word i >> 5 = present[i]
-    (present: bool[n] CuPy; ``bitgraph._array.pack_bits`` on the GPU). O(n)
+    (present: bool[n] CuPy; ``bitgraph.plan.pack_bits`` on the GPU). O(n)
 
     >>> pack_bits(cupy.asarray([True, False, True]))  # doctest: +SKIP
     array([5], dtype=uint32)
@@ -140,7 +143,7 @@ def pack_bits(present):
 @register("unpack_bits", fmt="dense", device="cuda", variant="bool")
 def unpack_bits(words, n):
     """bool[n]: bit i & 31 of word i >> 5 (words: uint32 CuPy, at least
-    ceil(n / 32) of them; ``bitgraph._array.unpack_bits`` on the GPU). O(n)
+    ceil(n / 32) of them; ``bitgraph.plan.unpack_bits`` on the GPU). O(n)
 
     >>> unpack_bits(cupy.asarray([5], cupy.uint32), 3)  # doctest: +SKIP
     array([ True, False,  True])
@@ -160,7 +163,7 @@ def unpack_bits(words, n):
 @register("popcount_words", fmt="dense", device="cuda", variant="count")
 def popcount_words(words):
     """The set bits of uint32 words (CuPy), a Python int: one host read,
-    which waits for the GPU (``bitgraph._array.popcount_words`` on the GPU).
+    which waits for the GPU (``bitgraph.plan.count_bits`` on the GPU).
     O(nwords)
 
     >>> popcount_words(cupy.asarray([5, 1 << 31], cupy.uint32))  # doctest: +SKIP
@@ -177,3 +180,34 @@ def popcount_words(words):
     count = cupy.zeros(1, np.uint64)
     _fn("popcount_words")(*shape(m), (cupy.ascontiguousarray(words), np.int64(m), count))
     return int(count.get()[0])  # synchronize!
+
+
+@register("present_vector", fmt="dense", device="cuda", variant="bits")
+def present_vector(present, values):
+    """``(words, out)``: a Vector's bitmap and values from its flags and
+    values (CuPy, one length): ``pack_bits(present)`` and ``where(present,
+    values, 0)`` in one launch, ``out`` a new array of values' dtype (every
+    dtype of 1, 2, 4 or 8 bytes: zero is all bits clear). O(n)
+
+    >>> present_vector(cupy.asarray([True, False]), cupy.asarray([3.0, 4.0]))  # doctest: +SKIP
+    (array([1], dtype=uint32), array([3., 0.]))
+    """
+    import cupy
+
+    if present.dtype != np.bool_ or present.ndim != 1 or values.shape != present.shape:
+        raise ValueError(f"present_vector: 1-d bool flags and values of their length expected,"
+                         f" got {present.dtype} {present.shape} and {values.shape}")
+    width = values.dtype.itemsize
+    if width not in _WIDTH or values.dtype.kind not in "biuf":
+        raise ValueError(f"present_vector: values of 1, 2, 4 or 8 bytes expected, got "
+                         f"{values.dtype}")
+    n = present.shape[0]
+    out = cupy.empty(n, values.dtype)
+    words = cupy.empty((n + 31) // 32, cupy.uint32)
+    if n:
+        bits = np.dtype(f"u{width}")
+        _fn(f"present_vector<{_WIDTH[width]}>")(
+            *shape(32 * words.shape[0]),
+            (cupy.ascontiguousarray(present), cupy.ascontiguousarray(values).view(bits),
+             out.view(bits), words, np.int64(n)))
+    return words, out

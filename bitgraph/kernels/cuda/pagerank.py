@@ -22,7 +22,7 @@ from __future__ import annotations
 import numpy as np
 
 from bitgraph.kernels.cuda import module, shape
-from bitgraph.kernels.cuda.spmv_csr import heavy_chunks, median_lanes
+from bitgraph.kernels.cuda.spmv_csr import row_classes
 from bitgraph.kernels.registry import register
 
 __all__ = ["pagerank_run"]
@@ -53,8 +53,9 @@ def _plan(cupy, AT, split, chunk, warp_above, lanes):
     chunks of ``chunk`` entries. Light rows: at most ``warp_above``
     entries, a group of ``lanes`` each (0: ``spmv_csr.median_lanes`` of their
     length); the rows between (medium) a warp each, unless that group is
-    already a warp (then light_max is ``split``, no medium rows). The arrays
-    of no entries are one-element dummies. A few host reads (the counts),
+    already a warp (then light_max is ``split``, no medium rows):
+    ``spmv_csr.row_classes``. The arrays of no entries are one-element
+    dummies. A few host reads (the counts),
     once per graph and settings. O(n + nnz) (a cast of the index arrays
     only where their dtypes differ)."""
     index = np.dtype(np.int64) if max(AT.indptr.dtype.itemsize,
@@ -65,20 +66,9 @@ def _plan(cupy, AT, split, chunk, warp_above, lanes):
     values = (cupy.zeros(1, np.float64) if AT.values is None
               else cupy.ascontiguousarray(AT.values, dtype=np.float64))
     lens = indptr[1:].astype(np.int64) - indptr[:-1].astype(np.int64)
-    heavy_rows, heavy_first, chunk_heavy, nheavy, nchunks = heavy_chunks(cupy, lens, split, chunk)
-    short = lens <= min(warp_above, split)
-    nshort = int(cupy.sum(short, dtype=np.int64))  # synchronize! (once per graph and settings)
-    group = int(lanes) or median_lanes(cupy, lens[short], nshort)
-    medium_rows, nmedium, light_max = None, 0, split
-    if warp_above < split and group < 32:
-        medium_rows = cupy.ascontiguousarray(cupy.flatnonzero(~short & (lens <= split)),
-                                             dtype=np.int64)
-        nmedium = int(medium_rows.shape[0])
-        light_max = warp_above
-    elif not lanes:
-        group = median_lanes(cupy, lens[lens <= split], n - nheavy)
-    if nmedium == 0:
-        medium_rows = cupy.zeros(1, np.int64)
+    (heavy_rows, heavy_first, chunk_heavy, nheavy, nchunks, medium_rows, nmedium, light_max,
+     group) = row_classes(cupy, lens, split=split, chunk=chunk, warp_above=warp_above,
+                          lanes=lanes)
     return (indptr, indices, values, heavy_rows, heavy_first, chunk_heavy, nheavy, nchunks,
             medium_rows, nmedium, light_max, group)
 

@@ -5,7 +5,7 @@
 // then the runtime arguments add and mult choose (every thread takes the
 // same branch).
 //
-// Work balance, two kinds of rows (the launcher's plan, cached per matrix):
+// Work balance, three kinds of rows (the launcher's plan, cached per matrix):
 // - heavy rows (more than light_max entries: a power-law hub holds 10^5)
 //   are cut into chunks of `chunk` entries, a whole block each; its threads
 //   stride the chunk, fold their products, then the block folds its
@@ -14,12 +14,17 @@
 //   folds each heavy row's chunks in chunk order into t. A group of 32
 //   lanes on kron-22's hubs took 5.4 ms where cuSPARSE's SpMV took 1.1
 //   (H100).
+// - medium rows (listed in medium_rows: more than light_max entries, at
+//   most the heavy cut): a warp each, its lanes striding the row as a light
+//   row's group does. Left to a light row's G lanes, one such row holds its
+//   warp while the other rows' lanes idle.
 // - light rows: a group of G lanes each (G a power of 2 up to 32, the
 //   launcher's choice: about four entries a lane of a median row); lane l
 //   folds the row's products p = start + l, start + l + G, ... in order,
 //   four loads in flight, stopping at the monoid's terminal, then the group
 //   folds its G partial results by shuffles.
-// Blocks first take chunks (grid-stride), then groups light rows. x_full:
+// Blocks first take chunks (grid-stride), then warps medium rows, then
+// groups light rows. x_full:
 // every entry of x is present (the bitmap is not read).
 #include "scalar.cuh"
 
@@ -111,7 +116,8 @@ __global__ void spmv_pull(const I* __restrict__ indptr, const I* __restrict__ in
                           const long long* __restrict__ heavy_first,
                           const long long* __restrict__ chunk_heavy, long long nchunks,
                           long long chunk, T* __restrict__ chunk_vals,
-                          bool* __restrict__ chunk_found) {
+                          bool* __restrict__ chunk_found,
+                          const long long* __restrict__ medium_rows, long long nmedium) {
   __shared__ T warp_vals[32];
   __shared__ bool warp_found[32];
   const int add = ADD >= 0 ? ADD : add_rt;
@@ -144,13 +150,27 @@ __global__ void spmv_pull(const I* __restrict__ indptr, const I* __restrict__ in
       chunk_found[c] = found;
     }
   }
+  const long long warps = (long long)gridDim.x * (blockDim.x >> 5);
+  const long long warp_id = ((long long)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
+  // the medium rows, a warp each (warp-uniform loop: the shuffles need the
+  // whole warp)
+  for (long long m = warp_id; m < nmedium; m += warps) {
+    const long long r = medium_rows[m];
+    T acc = identity;
+    bool found = false;
+    if (!has_allowed || bit(allowed, (unsigned long long)r))
+      f.run(acc, found, r, (long long)indptr[r] + warp_lane, (long long)indptr[r + 1], 32);
+    group_fold(add, acc, found, warp_lane, 32);
+    if (warp_lane == 0) {
+      t_values[r] = acc;
+      t_present[r] = found;
+    }
+  }
   const int lane = threadIdx.x & (group - 1);
   const long long per_warp = 32 / group;
-  const long long warps = (long long)gridDim.x * (blockDim.x >> 5);
   // every lane of a warp runs the same iterations (the shuffles need the
-  // whole warp); rows past the end and heavy rows are idle groups
-  for (long long base = (((long long)blockIdx.x * blockDim.x + threadIdx.x) >> 5) * per_warp;
-       base < nrows; base += warps * per_warp) {
+  // whole warp); rows past the end, medium and heavy rows are idle groups
+  for (long long base = warp_id * per_warp; base < nrows; base += warps * per_warp) {
     const long long r = base + warp_lane / group;
     T acc = identity;
     bool found = false;
@@ -194,10 +214,11 @@ __global__ void spmv_heavy_finish(const long long* __restrict__ heavy_rows,
 template __global__ void spmv_pull<double, int, -1, -1>(const int*, const int*, const double*,
     bool, const double*, const unsigned int*, bool, const unsigned int*, bool, int, int, double,
     bool, double, double*, bool*, long long, int, long long, const long long*, const long long*,
-    const long long*, long long, long long, double*, bool*);
+    const long long*, long long, long long, double*, bool*, const long long*, long long);
 template __global__ void spmv_pull<bool, long long, bg::LOR, bg::LAND>(const long long*,
     const long long*, const bool*, bool, const bool*, const unsigned int*, bool,
     const unsigned int*, bool, int, int, bool, bool, bool, bool*, bool*, long long, int, long long,
-    const long long*, const long long*, const long long*, long long, long long, bool*, bool*);
+    const long long*, const long long*, const long long*, long long, long long, bool*, bool*,
+    const long long*, long long);
 template __global__ void spmv_heavy_finish<double>(const long long*, const long long*, long long,
     const double*, const bool*, int, double, double*, bool*);

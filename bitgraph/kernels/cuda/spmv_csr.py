@@ -2,7 +2,7 @@
 launcher's signature and results (``kernels/cpu/spmv_csr.py``).
 
 The plan (``pull_plan``: the heavy rows cut into chunks, a block each; the
-lanes of the other rows) takes a few host reads; ``plan.matvec`` keeps it
+medium rows a warp each; the lanes of the light rows) takes a few host reads; ``plan.matvec`` keeps it
 with the matrix (slot ``spmv_cuda_plan``), so a repeated product reads
 nothing back."""
 
@@ -93,30 +93,64 @@ def median_lanes(cupy, lens, rows):
     return group_size(1, -(-median // 4))
 
 
-def pull_plan(indptr, *, split, chunk, lanes=0):
-    """The kernel's split of the rows of a CSR (``indptr`` CuPy): rows of
-    more than ``split`` entries cut into chunks of ``chunk``
-    (``heavy_chunks``), the others ``group`` lanes each (``lanes``, or 0:
-    ``median_lanes``). Returns ``(heavy_rows, heavy_first, chunk_heavy,
-    nheavy, nchunks, chunk, light_max, group)``. Three host reads (the
-    counts, the median), once per matrix and settings.
+def row_classes(cupy, lens, *, split, chunk, warp_above, lanes=0):
+    """The rows (``lens``: int64 row lengths, CuPy) in three classes: heavy
+    (more than ``split`` entries: ``heavy_chunks``), medium (more than
+    ``warp_above``, at most ``split``: a warp each, listed) and light (a
+    group of ``lanes`` each; 0: ``median_lanes`` of their lengths). With no
+    medium class (``warp_above >= split``, or the light rows' group is a
+    warp already) every row of at most ``split`` entries is light. Returns
+    ``(heavy_rows, heavy_first, chunk_heavy, nheavy, nchunks, medium_rows,
+    nmedium, light_max, group)``: light rows have at most ``light_max``
+    entries; ``medium_rows`` int64 CuPy (a one-element dummy for none). A
+    few host reads (the counts, the median), once per plan."""
+    n = int(lens.shape[0])
+    heavy_rows, heavy_first, chunk_heavy, nheavy, nchunks = heavy_chunks(cupy, lens, split, chunk)
+    short = lens <= min(warp_above, split)
+    nshort = int(cupy.count_nonzero(short))  # synchronize! (once per plan)
+    group = int(lanes) or median_lanes(cupy, lens[short], nshort)
+    medium_rows, nmedium, light_max = None, 0, split
+    if warp_above < split and group < 32:
+        medium_rows = cupy.ascontiguousarray(cupy.flatnonzero(~short & (lens <= split)),
+                                             dtype=np.int64)
+        nmedium = int(medium_rows.shape[0])
+        light_max = warp_above
+    elif not lanes:
+        group = median_lanes(cupy, lens[lens <= split], n - nheavy)
+    if nmedium == 0:
+        medium_rows = cupy.zeros(1, np.int64)
+    return (heavy_rows, heavy_first, chunk_heavy, nheavy, nchunks, medium_rows, nmedium,
+            light_max, group)
 
-    >>> pull_plan(cupy.asarray([0, 2, 2, 9]), split=4, chunk=3)[3:]  # doctest: +SKIP
-    (1, 3, 3, 4, 1)
+
+def pull_plan(indptr, *, split, chunk, warp_above=None, lanes=0):
+    """The kernel's split of the rows of a CSR (``indptr`` CuPy) by
+    ``row_classes``: rows of more than ``split`` entries cut into chunks of
+    ``chunk``, rows of more than ``warp_above`` (None: ``split``, no such
+    class) a warp each, the others ``lanes`` lanes each (0:
+    ``median_lanes``). Returns ``(heavy_rows, heavy_first, chunk_heavy,
+    nheavy, nchunks, chunk, medium_rows, nmedium, light_max, group)``. A few
+    host reads, once per matrix and settings.
+
+    >>> pull_plan(cupy.asarray([0, 2, 2, 9]), split=4, chunk=3)[3:6]  # doctest: +SKIP
+    (1, 3, 3)
     """
     import cupy
 
     split, chunk, lanes = int(split), int(chunk), int(lanes)
-    if split < 0 or chunk < 1:
-        raise ValueError(f"mxv(pull, cuda): settings.cuda.spmv_split_above = {split} must be"
-                         f" >= 0 and spmv_chunk = {chunk} >= 1")
+    warp_above = split if warp_above is None else int(warp_above)
+    if split < 0 or chunk < 1 or warp_above < 0:
+        raise ValueError(f"mxv(pull, cuda): settings.cuda.spmv_split_above = {split} and"
+                         f" spmv_warp_above = {warp_above} must be >= 0 and spmv_chunk ="
+                         f" {chunk} >= 1")
     if lanes not in (0, 1, 2, 4, 8, 16, 32):
         raise ValueError(f"mxv(pull, cuda): lanes={lanes!r} must be 0 or a power of 2 up to 32")
     lens = indptr[1:].astype(np.int64) - indptr[:-1].astype(np.int64)
-    heavy_rows, heavy_first, chunk_heavy, nheavy, nchunks = heavy_chunks(cupy, lens, split, chunk)
-    nrows = int(lens.shape[0])
-    group = lanes or median_lanes(cupy, lens[lens <= split] if nheavy else lens, nrows - nheavy)
-    return heavy_rows, heavy_first, chunk_heavy, nheavy, nchunks, chunk, split, group
+    (heavy_rows, heavy_first, chunk_heavy, nheavy, nchunks, medium_rows, nmedium, light_max,
+     group) = row_classes(cupy, lens, split=split, chunk=chunk, warp_above=warp_above,
+                          lanes=lanes)
+    return (heavy_rows, heavy_first, chunk_heavy, nheavy, nchunks, chunk, medium_rows, nmedium,
+            light_max, group)
 
 
 @register("mxv", fmt="csr", device="cuda", variant="pull")
@@ -161,8 +195,10 @@ def spmv_pull(A, x_values, x_bitmap, allowed, sr, flipped=False, *, lanes=None, 
         return t_values, t_present
     if plan is None:
         cfg = cuda_settings()
-        plan = pull_plan(indptr, split=cfg.spmv_split_above, chunk=cfg.spmv_chunk)
-    heavy_rows, heavy_first, chunk_heavy, nheavy, nchunks, chunk, light_max, group = plan
+        plan = pull_plan(indptr, split=cfg.spmv_split_above, chunk=cfg.spmv_chunk,
+                         warp_above=cfg.spmv_warp_above)
+    (heavy_rows, heavy_first, chunk_heavy, nheavy, nchunks, chunk, medium_rows, nmedium,
+     light_max, group) = plan
     group = group if lanes is None else int(lanes)
     mod, lowered = module("spmv_csr.cu", _NAMES)
     t = C_TYPES[dtype]
@@ -178,7 +214,8 @@ def spmv_pull(A, x_values, x_bitmap, allowed, sr, flipped=False, *, lanes=None, 
          np.bool_(has_allowed), np.int32(add), np.int32(mult), dtype.type(identity),
          np.bool_(has_term), dtype.type(terminal), t_values, t_present,
          np.int64(A.nrows), np.int32(group), np.int64(light_max), heavy_rows, heavy_first,
-         chunk_heavy, np.int64(nchunks), np.int64(chunk), chunk_vals, chunk_found))
+         chunk_heavy, np.int64(nchunks), np.int64(chunk), chunk_vals, chunk_found,
+         medium_rows, np.int64(nmedium)))
     if nheavy:
         mod.get_function(lowered[f"spmv_heavy_finish<{t}>"])(
             *shape(nheavy), (heavy_rows, heavy_first, np.int64(nheavy), chunk_vals, chunk_found,
