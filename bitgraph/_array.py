@@ -100,6 +100,19 @@ def full_bitmap(n: int, xp=np):
     return words
 
 
+def invert_bits(words, n: int):
+    """The complement of n bits packed in uint32 words (a new array; bits
+    past n clear).
+
+    >>> invert_bits(np.array([5], np.uint32), 3).tolist()
+    [2]
+    """
+    out = ~words
+    if n & 31 and out.shape[0]:
+        out[-1] &= np.uint32((1 << (n & 31)) - 1)
+    return out
+
+
 def unpack_bits(words, n: int):
     """uint32 words -> bool[n] (inverse of ``pack_bits``)."""
     xp = array_module(words)

@@ -172,23 +172,32 @@ class _MaskSet:
     def __init__(self, mask: Mask):
         p = mask.parent
         self.complement = mask.complement
+        # a vector's structure is its bitmap, read as it is now (dense flags only on demand)
+        self.words, self.size, self._dense, self.keys = None, 0, None, None
         if kinds.is_vector(p):
-            truth = p._present()
-            if not mask.structure:
-                truth = truth & ar.truthy(p._values)
-            self.dense = truth
-            self.keys = None
+            if mask.structure:
+                self.words, self.size = p._bitmap, p.size
+            else:
+                self._dense = p._present() & ar.truthy(p._values)
         else:
             e = _entries(p)
             self.keys = e.keys if mask.structure else e.keys[ar.truthy(e.values)]
-            self.dense = None
+
+    @property
+    def dense(self):
+        """A vector mask's truthy positions as flags (None for a matrix mask)."""
+        if self._dense is None and self.words is not None:
+            self._dense = plan.unpack_bits(self.words, self.size)
+        return self._dense
 
     def contains(self, keys):
-        hit = self.dense[keys] if self.dense is not None else ar.isin_sorted(keys, self.keys)
+        hit = self.dense[keys] if self.keys is None else ar.isin_sorted(keys, self.keys)
         return ~hit if self.complement else hit
 
     def allowed_bitmap(self):
         """Packed bitmap of allowed vector positions (mask pushdown for kernels)."""
+        if self.words is not None:  # a structural mask: its vector's own words
+            return ar.invert_bits(self.words, self.size) if self.complement else self.words
         d = ~self.dense if self.complement else self.dense
         return plan.pack_bits(d)
 
@@ -220,11 +229,12 @@ def _binop_values(op, x, y, dtype=None):
     return ar.cast(z, to)
 
 
-def finish(out, t: Entries | Dense, t_dtype, mask, accum, replace, shape):
+def finish(out, t: Entries | Dense, t_dtype, mask, accum, replace, shape, mask_set=None):
     """Write ``t`` into the output with mask, accum and replace; return the output.
 
     ``out=None`` means a new, empty C of t's dtype. Nothing is written until
     every array of the result exists, so a failed call leaves ``out`` unchanged.
+    ``mask_set``: the mask's ``_MaskSet`` where the caller built it already.
 
         Z = accum ? C ∪ t (accum where both) : t
         C = mask ? (Z ∩ M) ∪ (replace ? ∅ : C \\ M) : Z
@@ -239,7 +249,7 @@ def finish(out, t: Entries | Dense, t_dtype, mask, accum, replace, shape):
         else:
             t = Entries(t.keys, ar.cast(t.values, t_dtype))
     if isinstance(t, Dense):
-        return _finish_dense(out, t, t_dtype, mask, accum, replace)
+        return _finish_dense(out, t, t_dtype, mask, accum, replace, mask_set)
     if out is None:
         c, c_dtype = _empty(t_dtype, ar.array_module(t.keys)), lookup_dtype(t_dtype)
     else:
@@ -259,9 +269,10 @@ def finish(out, t: Entries | Dense, t_dtype, mask, accum, replace, shape):
     return _write(out, z, c_dtype, shape)
 
 
-def _finish_dense(out, t: Dense, t_dtype, mask, accum, replace):
+def _finish_dense(out, t: Dense, t_dtype, mask, accum, replace, mask_set=None):
     """``finish`` for a Vector result on dense arrays (present flags and
-    values over all n positions): the same rules in O(n) array passes."""
+    values over all n positions): the same rules in O(n) array passes (a
+    new vector under a mask: one pass, the mask's bitmap read as words)."""
     xp = ar.array_module(t.values)
     c_dtype = lookup_dtype(t_dtype) if out is None else out.dtype
     zp, zv = t.present, ar.cast(t.values, c_dtype)
@@ -274,7 +285,10 @@ def _finish_dense(out, t: Dense, t_dtype, mask, accum, replace):
             zv[idx] = ar.cast(acc, c_dtype)
             zp = zp | cp
     if mask is not None:
-        ms = _MaskSet(mask)
+        ms = mask_set if mask_set is not None else _MaskSet(mask)
+        if out is None:  # no C to keep: Z where the mask allows
+            words, values = plan.present_vector(zp, zv, ms.allowed_bitmap())
+            return kinds.new(kinds.VECTOR)._from_parts(words, values)
         allowed = ~ms.dense if ms.complement else ms.dense
         zp = zp & allowed
         if not replace and out is not None:
@@ -415,7 +429,8 @@ def _matvec(name, M, u, semiring, *, flipped, mask, accum, replace, out, method)
     mask = _check_out_mask(name, (M.nrows,), mask, out, accum)
     _same_device(name, M, u, out, None if mask is None else mask.parent)
     spec, tc, to = _semiring_spec(sr, unify(M.dtype, u.dtype))
-    allowed = _MaskSet(mask).allowed_bitmap() if mask is not None else None
+    ms = _MaskSet(mask) if mask is not None else None
+    allowed = ms.allowed_bitmap() if ms is not None else None
     x_vals = ar.cast(u._values, tc)
     get_csr = lambda: _operand_csr(M._csr(), tc, sr.mult.code, first=not flipped)  # noqa: E731
     get_csr_t = lambda: _operand_csr(M._transposed_csr(), tc, sr.mult.code, first=not flipped)  # noqa: E731
@@ -424,7 +439,7 @@ def _matvec(name, M, u, semiring, *, flipped, mask, accum, replace, out, method)
         _no_tensor_core(name, sr, tc, M, pattern_only)
     t_vals, t_present = plan.matvec(get_csr, get_csr_t, M, u, x_vals, allowed, spec, flipped, pattern_only,
                                     method, rules)
-    return finish(out, Dense(t_vals, t_present), to, mask, accum, replace, (M.nrows,))
+    return finish(out, Dense(t_vals, t_present), to, mask, accum, replace, (M.nrows,), ms)
 
 
 def _no_tensor_core(name, sr, tc, M, pattern_only):

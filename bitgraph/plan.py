@@ -365,10 +365,22 @@ def count_bits(words) -> int:
         words.astype(np.uint32, copy=False))
 
 
-def present_vector(present, values):
+def bit_indices(words, n, count):
+    """int64 positions (< n) of the ``count`` set bits of uint32 words,
+    ascending, on either device (the GPU's: two launches, no host read)."""
+    if _device_of(words) == "cpu":
+        return np.flatnonzero(ar.unpack_bits(words, n)).astype(np.int64)
+    return _kernel("bit_indices", "dense", "int64", "cuda")(words.astype(np.uint32, copy=False),
+                                                            count)
+
+
+def present_vector(present, values, allowed=None):
     """``(words, values')``: a Vector's bitmap and its values zeroed where
-    absent (a new array), from flags and values on either device."""
+    absent (a new array), from flags and values on either device; with
+    ``allowed`` (uint32 words) only the positions it has are present."""
     if _device_of(values) == "cpu":
+        if allowed is not None:
+            present = present & ar.unpack_bits(allowed, present.shape[0])
         return ar.pack_bits(present), np.where(present, values, values.dtype.type(0))
     return _kernel("present_vector", "dense", "bits", "cuda")(
-        present.astype(np.bool_, copy=False), values)
+        present.astype(np.bool_, copy=False), values, allowed)

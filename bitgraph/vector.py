@@ -284,8 +284,9 @@ class Vector(Container):
         >>> Vector.from_coo([3, 1], [1, 1], size=4).indices().tolist()
         [1, 3]
         """
-        xp = ar.array_module(self._bitmap)
-        return xp.flatnonzero(self._present()).astype(np.int64)
+        from . import plan
+
+        return plan.bit_indices(self._bitmap, self._size, self.nvals)
 
     def to_coo(self):
         """``(indices, values)``, sorted by index.

@@ -212,3 +212,39 @@ def test_present_vector_equals_where_and_pack(dtype, n):
     assert got.tobytes() == want._values.tobytes()  # bit for bit: -0.0 stays, NaN stays
     assert gv.get().tobytes() == values.tobytes()
     assert v.nvals == int(present.sum())
+    # under a mask's words: only the allowed positions (plan.present_vector, both devices)
+    from bitgraph import plan
+
+    allowed = _array.pack_bits(rng.random(n) < 0.5)
+    words, vals = plan.present_vector(cupy.asarray(present), gv, cupy.asarray(allowed))
+    want_w, want_v = plan.present_vector(present, values, allowed)
+    np.testing.assert_array_equal(words.get(), want_w)
+    assert vals.get().tobytes() == want_v.tobytes()
+    keep = present & _array.unpack_bits(allowed, n)
+    np.testing.assert_array_equal(_array.unpack_bits(want_w, n), keep)
+
+
+@pytest.mark.parametrize("n", [0, 1, 33, 4099, 70_001, 3_000_001])
+@pytest.mark.parametrize("density", [0.0, 0.001, 0.5, 1.0])
+def test_bit_indices_equal_flatnonzero(n, density):
+    """plan.bit_indices (two launches: the blocks' counts, then each block's scan) equals
+    numpy's flatnonzero over many blocks and tiles; Vector.indices on the GPU uses it."""
+    cupy = pytest.importorskip("cupy")
+    import bitgraph as bg
+    from bitgraph import plan
+
+    rng = np.random.default_rng(n + int(density * 1000))
+    present = rng.random(n) < density
+    words = _array.pack_bits(present)
+    want = np.flatnonzero(present)
+    got = plan.bit_indices(cupy.asarray(words), n, int(present.sum()))
+    assert got.dtype == np.int64
+    np.testing.assert_array_equal(got.get(), want)
+    v = bg.Vector.from_coo(want, True, size=n, device="cuda") if n else None
+    if v is not None:
+        np.testing.assert_array_equal(v.indices().get(), want)
+    from bitgraph.kernels import registry
+
+    with pytest.raises(ValueError, match="set bits"):
+        registry.lookup("bit_indices", fmt="dense", device="cuda", variant="int64")(
+            cupy.asarray(words), 32 * words.size + 1)

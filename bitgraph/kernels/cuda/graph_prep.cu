@@ -149,10 +149,12 @@ __global__ void pack_present(const bool* __restrict__ present, unsigned int* __r
 
 // A Vector from its flags and values: words as pack_present, and
 // out[i] = present[i] ? values[i] : 0 (W: the values' width as an unsigned
-// integer: zero is all bits clear in every dtype). A warp per word. O(n)
+// integer: zero is all bits clear in every dtype); with has_allowed, only
+// where allowed[] has the bit (a mask's words). A warp per word. O(n)
 template <typename W>
 __global__ void present_vector(const bool* __restrict__ present, const W* __restrict__ values,
                                W* __restrict__ out, unsigned int* __restrict__ words,
+                               const unsigned int* __restrict__ allowed, bool has_allowed,
                                long long n) {
   const long long nwords = (n + 31) / 32;
   const int lane = threadIdx.x & 31;
@@ -160,10 +162,74 @@ __global__ void present_vector(const bool* __restrict__ present, const W* __rest
   for (long long w = (blockIdx.x * (long long)blockDim.x + threadIdx.x) / 32; w < nwords;
        w += warps) {
     const long long i = w * 32 + lane;
-    const bool p = i < n && present[i];
+    const bool p = i < n && present[i] && (!has_allowed || ((allowed[w] >> lane) & 1u));
     if (i < n) out[i] = p ? values[i] : (W)0;
     const unsigned int word = __ballot_sync(0xFFFFFFFFu, p);
     if (lane == 0) words[w] = word;
+  }
+}
+
+// The positions of the set bits of words[nwords], ascending (plan.bit_indices:
+// a Vector's indices): block b owns words [b * per, (b + 1) * per) of the
+// grid's split. bit_block_counts writes each block's count; bit_positions
+// starts each block at the sum of the counts before it and walks its words
+// a tile of blockDim.x at a time, a thread a word, the tile's offsets by a
+// block scan (warp shuffles, then the warps' totals). out[count] (count: the
+// set bits; no write past it whatever the words). O(nwords + count + gridDim^2
+// / blockDim)
+__global__ void bit_block_counts(const unsigned int* __restrict__ words, long long nwords,
+                                 long long per, long long* __restrict__ block_counts) {
+  __shared__ long long warp_sums[32];
+  const long long lo = blockIdx.x * per, hi = min(lo + per, nwords);
+  long long c = 0;
+  for (long long w = lo + threadIdx.x; w < hi; w += blockDim.x) c += __popc(words[w]);
+  for (int d = 16; d > 0; d >>= 1) c += __shfl_down_sync(0xFFFFFFFFu, c, d);
+  if ((threadIdx.x & 31) == 0) warp_sums[threadIdx.x >> 5] = c;
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    long long t = 0;
+    for (int k = 0; k < (int)(blockDim.x >> 5); ++k) t += warp_sums[k];
+    block_counts[blockIdx.x] = t;
+  }
+}
+
+__global__ void bit_positions(const unsigned int* __restrict__ words, long long nwords,
+                              long long per, const long long* __restrict__ block_counts,
+                              long long* __restrict__ out, long long count) {
+  __shared__ long long warp_sums[32];
+  __shared__ long long base;
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, nw = blockDim.x >> 5;
+  // the blocks before this one
+  long long c = 0;
+  for (long long b = threadIdx.x; b < blockIdx.x; b += blockDim.x) c += block_counts[b];
+  for (int d = 16; d > 0; d >>= 1) c += __shfl_down_sync(0xFFFFFFFFu, c, d);
+  if (lane == 0) warp_sums[warp] = c;
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    long long t = 0;
+    for (int k = 0; k < nw; ++k) t += warp_sums[k];
+    base = t;
+  }
+  __syncthreads();
+  const long long lo = blockIdx.x * per, hi = min(lo + per, nwords);
+  for (long long t0 = lo; t0 < hi; t0 += blockDim.x) {  // block-uniform
+    const long long w = t0 + threadIdx.x;
+    const unsigned int x = w < hi ? words[w] : 0u;
+    // inclusive scan of the popcounts over the warp, then over the warps
+    long long inc = __popc(x);
+    for (int d = 1; d < 32; d <<= 1) {
+      const long long y = __shfl_up_sync(0xFFFFFFFFu, inc, d);
+      if (lane >= d) inc += y;
+    }
+    __syncthreads();  // warp_sums and base: the tile before is done with them
+    if (lane == 31) warp_sums[warp] = inc;
+    __syncthreads();
+    long long before = base;
+    for (int k = 0; k < warp; ++k) before += warp_sums[k];
+    long long at = before + inc - __popc(x);
+    for (unsigned int r = x; r && at < count; r &= r - 1) out[at++] = w * 32 + (__ffs(r) - 1);
+    __syncthreads();
+    if (threadIdx.x == blockDim.x - 1) base = before + inc;  // the tile's end
   }
 }
 
@@ -192,7 +258,7 @@ __global__ void popcount_words(const unsigned int* __restrict__ words, long long
 // SPECS name them
 template __global__ void present_vector<unsigned long long>(const bool*, const unsigned long long*,
                                                             unsigned long long*, unsigned int*,
-                                                            long long);
+                                                            const unsigned int*, bool, long long);
 template __global__ void row_lengths<int>(const int*, int*, long long);
 template __global__ void row_lengths<long long>(const long long*, int*, long long);
 template __global__ void empty_rows<int>(const int*, unsigned int*, unsigned long long*, long long);

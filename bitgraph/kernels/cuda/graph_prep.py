@@ -14,7 +14,7 @@ from bitgraph.kernels.cuda import grid, module, settings, shape
 from bitgraph.kernels.registry import register
 
 __all__ = ["row_lengths", "empty_rows", "order_by_degree", "pack_bits", "unpack_bits",
-           "popcount_words", "present_vector"]
+           "popcount_words", "present_vector", "bit_indices"]
 
 _SOURCE = "graph_prep.cu"
 _INDEX = {np.dtype(np.int32): "int", np.dtype(np.int64): "long long"}
@@ -23,7 +23,7 @@ _WIDTH = {1: "unsigned char", 2: "unsigned short", 4: "unsigned int", 8: "unsign
 _NAMES = tuple(f"{k}<{i}>" for k in ("row_lengths", "empty_rows", "sort_chunks", "merge_runs")
                for i in _INDEX.values()) + tuple(
     f"degree_keys<{p}, {i}>" for p in _INDEX.values() for i in _INDEX.values()) + (
-    "pack_present", "unpack_words", "popcount_words") + tuple(
+    "pack_present", "unpack_words", "popcount_words", "bit_block_counts", "bit_positions") + tuple(
     f"present_vector<{w}>" for w in _WIDTH.values())
 SPECS = ((_SOURCE, _NAMES),)  # what module() is asked for (precompile.py)
 
@@ -183,11 +183,12 @@ def popcount_words(words):
 
 
 @register("present_vector", fmt="dense", device="cuda", variant="bits")
-def present_vector(present, values):
+def present_vector(present, values, allowed=None):
     """``(words, out)``: a Vector's bitmap and values from its flags and
     values (CuPy, one length): ``pack_bits(present)`` and ``where(present,
     values, 0)`` in one launch, ``out`` a new array of values' dtype (every
-    dtype of 1, 2, 4 or 8 bytes: zero is all bits clear). O(n)
+    dtype of 1, 2, 4 or 8 bytes: zero is all bits clear); ``allowed``
+    (uint32 words, or None: all) keeps only the positions it has. O(n)
 
     >>> present_vector(cupy.asarray([True, False]), cupy.asarray([3.0, 4.0]))  # doctest: +SKIP
     (array([1], dtype=uint32), array([3., 0.]))
@@ -202,12 +203,51 @@ def present_vector(present, values):
         raise ValueError(f"present_vector: values of 1, 2, 4 or 8 bytes expected, got "
                          f"{values.dtype}")
     n = present.shape[0]
+    nwords = (n + 31) // 32
+    has_allowed = allowed is not None
+    if has_allowed and (allowed.dtype != np.uint32 or allowed.shape != (nwords,)):
+        raise ValueError(f"present_vector: allowed must be {nwords} uint32 words, got "
+                         f"{allowed.dtype} {allowed.shape}")
     out = cupy.empty(n, values.dtype)
-    words = cupy.empty((n + 31) // 32, cupy.uint32)
+    words = cupy.empty(nwords, cupy.uint32)
     if n:
         bits = np.dtype(f"u{width}")
         _fn(f"present_vector<{_WIDTH[width]}>")(
-            *shape(32 * words.shape[0]),
+            *shape(32 * nwords),
             (cupy.ascontiguousarray(present), cupy.ascontiguousarray(values).view(bits),
-             out.view(bits), words, np.int64(n)))
+             out.view(bits), words,  # no allowed: a pointer the kernel never reads
+             cupy.ascontiguousarray(allowed) if has_allowed else words, np.bool_(has_allowed),
+             np.int64(n)))
     return words, out
+
+
+@register("bit_indices", fmt="dense", device="cuda", variant="int64")
+def bit_indices(words, count):
+    """int64[count]: the positions of the set bits of uint32 words (CuPy),
+    ascending; ``count`` their number (``Vector.nvals``, known: no host
+    read here). Two launches over the words. O(nwords + count)
+
+    >>> bit_indices(cupy.asarray([5, 2], cupy.uint32), 3)  # doctest: +SKIP
+    array([ 0,  2, 33])
+    """
+    import cupy
+
+    if words.dtype != np.uint32 or words.ndim != 1:
+        raise ValueError(f"bit_indices: 1-d uint32 words expected, got {words.dtype} "
+                         f"{words.shape}")
+    count, m = int(count), words.shape[0]
+    if not 0 <= count <= 32 * m:
+        raise ValueError(f"bit_indices: {count} set bits cannot be in {m} words")
+    out = cupy.empty(count, np.int64)
+    if count == 0:
+        return out
+    cfg = settings()
+    (blocks,), (threads,) = shape(m, cfg)
+    per = -(-m // blocks)
+    block_counts = cupy.empty(blocks, np.int64)
+    words = cupy.ascontiguousarray(words)
+    _fn("bit_block_counts")((blocks,), (threads,), (words, np.int64(m), np.int64(per),
+                                                    block_counts))
+    _fn("bit_positions")((blocks,), (threads,), (words, np.int64(m), np.int64(per), block_counts,
+                                                 out, np.int64(count)))
+    return out
