@@ -80,11 +80,12 @@ class Cuda:
         shorter rows take a group of lanes each. A group of 32 lanes a row left kron-22's hubs to
         one warp each: 5.4 ms against cuSPARSE's SpMV 1.1 (H100, plus_times).""")
     spmv_chunk: int = knob(2048, "Entries of a heavy row's chunk (spmv_split_above).")
-    spmv_warp_above: int = knob(128, """The CSR pull (mxv) gives a row of more entries than this
+    spmv_warp_above: int = knob(64, """The CSR pull (mxv) gives a row of more entries than this
         (and at most spmv_split_above) a warp of its own; shorter rows share a warp in groups of
-        lanes sized by their median length. As settings.pagerank.cuda_warp_above: on kron-22 in
-        its generated order (median row 4 entries: a lane a row) one such row held its warp's 31
-        other lanes idle.""")
+        lanes sized by their median length, where one long row holds its warp's other lanes idle
+        (kron-22 plus_times, H100: 2.37 ms with no such rows, 1.47 at 128). A/B over 3 rounds
+        (H100, x 128): 32 1.03 kron-22, 0.92 urand-22; 64 1.04, 1.00, grid-2048 1.01; 256 1.00,
+        0.99, 1.01.""")
     bmm_heavy: int = knob(1024, """The B2SR BMM defers an output tile of the binary-search path
         (A's tile row too long for the shared-memory hash table) whose shorter list of tiles is
         longer than this, and cuts it into chunks of bmm_chunk tiles, a warp each: one hub's tile
