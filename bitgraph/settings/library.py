@@ -363,9 +363,15 @@ class PageRank:
         and leaves the ranks as they were (the iteration count stays exact). Not yet measured on
         a GPU.""")
     cuda_lanes: int = knob(0, """Lanes per row of A' (1-32, a power of 2) for the light rows
-        (cuda_warp_above); 0: the power of 2 at or above a quarter of those rows' mean length,
+        (cuda_warp_above); 0: the power of 2 at or above a quarter of those rows' median length,
         four gathers in flight a lane (kernels/cuda/spmv_csr.py::median_lanes: grid-2048 0.249 -> 0.114
-        ms an iteration, H200).""")
+        ms an iteration, H200), a half for float64 ranks where that median is
+        cuda_f64_wide_median or more.""")
+    cuda_f64_wide_median: int = knob(8, """With float64 ranks and cuda_lanes 0, light rows whose
+        median holds at least this many entries take a lane for every two of them, not four (0:
+        never). H100, A/Bs of 3 rounds against a quarter: urand-22 (median 32) 16 lanes 1.051
+        and 1.046; float32 ranks there 0.963. Below 8 a quarter stays: kron-22's relabelled
+        light rows (median 5) gained at 4 lanes (1.052) but grid-2048's (4) lost at 2 (0.839).""")
     cuda_split_above: int = knob(1024, """A row of A' with more entries than this is cut into
         chunks of cuda_chunk entries, a whole block each, the chunks' sums added in order by the
         last to finish; shorter rows take a group of lanes each. One group of at most 32 lanes per

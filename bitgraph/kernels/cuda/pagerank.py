@@ -46,7 +46,7 @@ def _kernels(index, iso, rank=np.float64):
     return mod.get_function(lowered[f"pagerank_init<{t}>"]), mod.get_function(pull)
 
 
-def _plan(cupy, AT, split, chunk, warp_above, lanes):
+def _plan(cupy, AT, split, chunk, warp_above, lanes, rank=np.dtype(np.float64), wide_median=0):
     """The kernel's view of AT: (indptr, indices, values, heavy_rows,
     heavy_first, chunk_heavy, nheavy, nchunks, medium_rows, nmedium,
     light_max, group). Heavy rows: more than ``split`` entries, cut into
@@ -66,9 +66,14 @@ def _plan(cupy, AT, split, chunk, warp_above, lanes):
     values = (cupy.zeros(1, np.float64) if AT.values is None
               else cupy.ascontiguousarray(AT.values, dtype=np.float64))
     lens = indptr[1:].astype(np.int64) - indptr[:-1].astype(np.int64)
+    per_lane = 4  # entries a lane of the light rows' median row (float64: cuda_f64_wide_median)
+    if rank == np.float64 and not lanes and wide_median > 0:
+        light = lens[lens <= min(warp_above, split)]
+        if light.size and int(cupy.sort(light)[light.size // 2]) >= wide_median:  # synchronize!
+            per_lane = 2
     (heavy_rows, heavy_first, chunk_heavy, nheavy, nchunks, medium_rows, nmedium, light_max,
      group) = row_classes(cupy, lens, split=split, chunk=chunk, warp_above=warp_above,
-                          lanes=lanes)
+                          lanes=lanes, per_lane=per_lane)
     return (indptr, indices, values, heavy_rows, heavy_first, chunk_heavy, nheavy, nchunks,
             medium_rows, nmedium, light_max, group)
 
@@ -138,14 +143,15 @@ def pagerank_run(AT, x, inv_s, dw, teleport, alpha, threshold, max_iter, *, cfg,
     if lanes not in (0, 1, 2, 4, 8, 16, 32):
         raise ValueError(f"{where}: settings.pagerank.cuda_lanes = {cfg.cuda_lanes!r} must be 0"
                          f" or a power of 2 up to 32")
+    cache = {} if cache is None else cache
     rank = np.dtype(x.dtype)
     if rank not in _RANK:
         raise ValueError(f"{where}: x must be float64 or float32 ranks, got {rank}")
-    cache = {} if cache is None else cache
-    key = ("plan", split, chunk, warp_above, lanes)
+    wide = int(cfg.cuda_f64_wide_median)
+    key = ("plan", split, chunk, warp_above, lanes, rank.str, wide)
     if key not in cache:
         with oom_guard(where, 24 * n + 8 * int(AT.indices.shape[0])):
-            cache[key] = _plan(cupy, AT, split, chunk, warp_above, lanes)
+            cache[key] = _plan(cupy, AT, split, chunk, warp_above, lanes, rank, wide)
     (indptr, indices, values, heavy_rows, heavy_first, chunk_heavy, nheavy, nchunks,
      medium_rows, nmedium, light_max, group) = cache[key]
     every = max(1, int(cfg.cuda_check_every))
