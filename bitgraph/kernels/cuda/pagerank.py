@@ -66,14 +66,10 @@ def _plan(cupy, AT, split, chunk, warp_above, lanes, rank=np.dtype(np.float64), 
     values = (cupy.zeros(1, np.float64) if AT.values is None
               else cupy.ascontiguousarray(AT.values, dtype=np.float64))
     lens = indptr[1:].astype(np.int64) - indptr[:-1].astype(np.int64)
-    per_lane = 4  # entries a lane of the light rows' median row (float64: cuda_f64_wide_median)
-    if rank == np.float64 and not lanes and wide_median > 0:
-        light = lens[lens <= min(warp_above, split)]
-        if light.size and int(cupy.sort(light)[light.size // 2]) >= wide_median:  # synchronize!
-            per_lane = 2
+    # float64 ranks: a lane per two entries of a long median row (cuda_f64_wide_median)
     (heavy_rows, heavy_first, chunk_heavy, nheavy, nchunks, medium_rows, nmedium, light_max,
      group) = row_classes(cupy, lens, split=split, chunk=chunk, warp_above=warp_above,
-                          lanes=lanes, per_lane=per_lane)
+                          lanes=lanes, wide_median=wide_median if rank == np.float64 else 0)
     return (indptr, indices, values, heavy_rows, heavy_first, chunk_heavy, nheavy, nchunks,
             medium_rows, nmedium, light_max, group)
 

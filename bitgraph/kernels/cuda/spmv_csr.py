@@ -77,10 +77,11 @@ def heavy_chunks(cupy, lens, split, chunk):
     return heavy_rows, heavy_first, chunk_heavy, nheavy, nchunks
 
 
-def median_lanes(cupy, lens, rows, per_lane=4):
-    """Lanes per light row: the power of 2 at or above 1 / ``per_lane`` of
-    their median length ``lens`` (``rows`` of them), 1..32: each lane then
-    issues the kernel's four gathers at once. A lane per entry (a warp per
+def median_lanes(cupy, lens, rows, wide_median=0):
+    """Lanes per light row: the power of 2 at or above a quarter of their
+    median length ``lens`` (``rows`` of them), 1..32: each lane then
+    issues the kernel's four gathers at once; a half where that median is
+    at least ``wide_median`` (0: never; PageRank's float64 ranks). A lane per entry (a warp per
     32 entries) waits on one gather at a time: grid-2048 (4 entries a row)
     took 0.249 ms an iteration with 4 lanes a row, 0.114 with 1; urand-22
     (32 a row) 1.82 ms with 32, 1.39 with 8. The median, not the mean: the
@@ -90,15 +91,16 @@ def median_lanes(cupy, lens, rows, per_lane=4):
     if rows == 0:
         return 1
     median = int(cupy.sort(lens)[rows // 2])  # synchronize! (once per plan)
+    per_lane = 2 if 0 < wide_median <= median else 4
     return group_size(1, -(-median // per_lane))
 
 
-def row_classes(cupy, lens, *, split, chunk, warp_above, lanes=0, per_lane=4):
+def row_classes(cupy, lens, *, split, chunk, warp_above, lanes=0, wide_median=0):
     """The rows (``lens``: int64 row lengths, CuPy) in three classes: heavy
     (more than ``split`` entries: ``heavy_chunks``), medium (more than
     ``warp_above``, at most ``split``: a warp each, listed) and light (a
-    group of ``lanes`` each; 0: ``median_lanes`` of their lengths, ``per_lane``
-    entries a lane of the median row). With no
+    group of ``lanes`` each; 0: ``median_lanes`` of their lengths, with
+    ``wide_median``). With no
     medium class (``warp_above >= split``, or the light rows' group is a
     warp already) every row of at most ``split`` entries is light. Returns
     ``(heavy_rows, heavy_first, chunk_heavy, nheavy, nchunks, medium_rows,
@@ -109,7 +111,7 @@ def row_classes(cupy, lens, *, split, chunk, warp_above, lanes=0, per_lane=4):
     heavy_rows, heavy_first, chunk_heavy, nheavy, nchunks = heavy_chunks(cupy, lens, split, chunk)
     short = lens <= min(warp_above, split)
     nshort = int(cupy.count_nonzero(short))  # synchronize! (once per plan)
-    group = int(lanes) or median_lanes(cupy, lens[short], nshort, per_lane)
+    group = int(lanes) or median_lanes(cupy, lens[short], nshort, wide_median)
     medium_rows, nmedium, light_max = None, 0, split
     if warp_above < split and group < 32:
         medium_rows = cupy.ascontiguousarray(cupy.flatnonzero(~short & (lens <= split)),
@@ -117,7 +119,7 @@ def row_classes(cupy, lens, *, split, chunk, warp_above, lanes=0, per_lane=4):
         nmedium = int(medium_rows.shape[0])
         light_max = warp_above
     elif not lanes:
-        group = median_lanes(cupy, lens[lens <= split], n - nheavy, per_lane)
+        group = median_lanes(cupy, lens[lens <= split], n - nheavy, wide_median)
     if nmedium == 0:
         medium_rows = cupy.zeros(1, np.int64)
     return (heavy_rows, heavy_first, chunk_heavy, nheavy, nchunks, medium_rows, nmedium,
