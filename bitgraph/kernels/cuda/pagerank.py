@@ -46,7 +46,8 @@ def _kernels(index, iso, rank=np.float64):
     return mod.get_function(lowered[f"pagerank_init<{t}>"]), mod.get_function(pull)
 
 
-def _plan(cupy, AT, split, chunk, warp_above, lanes, rank=np.dtype(np.float64), wide_median=0):
+def _plan(cupy, AT, split, chunk, warp_above, lanes, rank=np.dtype(np.float64),
+          wide_median=0):
     """The kernel's view of AT: (indptr, indices, values, heavy_rows,
     heavy_first, chunk_heavy, nheavy, nchunks, medium_rows, nmedium,
     light_max, group). Heavy rows: more than ``split`` entries, cut into
@@ -54,8 +55,9 @@ def _plan(cupy, AT, split, chunk, warp_above, lanes, rank=np.dtype(np.float64), 
     entries, a group of ``lanes`` each (0: ``spmv_csr.median_lanes`` of their
     length); the rows between (medium) a warp each, unless that group is
     already a warp (then light_max is ``split``, no medium rows):
-    ``spmv_csr.row_classes``. The arrays of no entries are one-element
-    dummies. A few host reads (the counts),
+    ``spmv_csr.row_classes``; for float64 ``rank`` its ``wide_median``
+    (``settings.pagerank.cuda_f64_wide_median``). The arrays of no entries
+    are one-element dummies. A few host reads (the counts),
     once per graph and settings. O(n + nnz) (a cast of the index arrays
     only where their dtypes differ)."""
     index = np.dtype(np.int64) if max(AT.indptr.dtype.itemsize,

@@ -2,9 +2,9 @@
 launcher's signature and results (``kernels/cpu/spmv_csr.py``).
 
 The plan (``pull_plan``: the heavy rows cut into chunks, a block each; the
-medium rows a warp each; the lanes of the light rows) takes a few host reads; ``plan.matvec`` keeps it
-with the matrix (slot ``spmv_cuda_plan``), so a repeated product reads
-nothing back."""
+medium rows a warp each; the lanes of the light rows) takes a few host
+reads; ``plan.matvec`` keeps it with the matrix (slot ``spmv_cuda_plan``),
+so a repeated product reads nothing back."""
 
 from __future__ import annotations
 
