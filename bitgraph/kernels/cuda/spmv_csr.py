@@ -110,7 +110,7 @@ def row_classes(cupy, lens, *, split, chunk, warp_above, lanes=0, wide_median=0)
     n = int(lens.shape[0])
     heavy_rows, heavy_first, chunk_heavy, nheavy, nchunks = heavy_chunks(cupy, lens, split, chunk)
     short = lens <= min(warp_above, split)
-    nshort = int(cupy.count_nonzero(short))  # synchronize! (once per plan)
+    nshort = int(cupy.sum(short, dtype=np.int64))  # synchronize! (once per plan)
     group = int(lanes) or median_lanes(cupy, lens[short], nshort, wide_median)
     medium_rows, nmedium, light_max = None, 0, split
     if warp_above < split and group < 32:
