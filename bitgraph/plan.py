@@ -366,8 +366,9 @@ def count_bits(words) -> int:
 
 
 def bit_indices(words, n, count):
-    """int64 positions (< n) of the ``count`` set bits of uint32 words,
-    ascending, on either device (the GPU's: two launches, no host read)."""
+    """int64 positions (< n) of the set bits of uint32 words, ascending, on
+    either device (the GPU's: two launches sized by ``count``, their number,
+    no host read; the CPU ignores ``count``)."""
     if _device_of(words) == "cpu":
         return np.flatnonzero(ar.unpack_bits(words, n)).astype(np.int64)
     return _kernel("bit_indices", "dense", "int64", "cuda")(words.astype(np.uint32, copy=False),

@@ -286,7 +286,9 @@ class Vector(Container):
         """
         from . import plan
 
-        return plan.bit_indices(self._bitmap, self._size, self.nvals)
+        # the GPU's kernel sizes its output by the count (kept); the CPU's needs none
+        count = self.nvals if ar.array_module(self._bitmap) is not np else None
+        return plan.bit_indices(self._bitmap, self._size, count)
 
     def to_coo(self):
         """``(indices, values)``, sorted by index.
