@@ -53,6 +53,7 @@ def _calls(A, source):
         "tc": lambda st: triangles.triangle_count(A),
         "ncc": lambda st: components.number_connected_components(A),
         "sssp": lambda st: shortest_paths.sssp(A, source, stats=st),
+        "sssp-int": lambda st: shortest_paths.sssp(_int_weighted(A), source, stats=st),
         "pagerank": lambda st: link_analysis.pagerank(A, stats=st),
         "pagerank-f32": lambda st: link_analysis.pagerank(A, dtype=np.float32, stats=st),
         # the suite's mxv case: float32 values (cuSPARSE's type) times a dense vector
@@ -78,6 +79,19 @@ def _valued(A):
     return _MEMO[key]
 
 
+def _int_weighted(A):
+    """A with int32 weights 1..255 (benchmarks/run.py's weights: the issue's SSSP case; made
+    once per graph)."""
+    import bitgraph as bg
+
+    key = ("int", id(A))
+    if key not in _MEMO:
+        c = A.to("cpu")._csr()
+        w = np.random.default_rng(0).integers(1, 256, c.indices.size, dtype=np.int32)
+        _MEMO[key] = bg.Matrix.from_csr(c.indptr, c.indices, w, ncols=A.ncols).to("cuda")
+    return _MEMO[key]
+
+
 def _dense_x(A):
     """A full float32 vector of A's size on the GPU (made once per graph)."""
     import bitgraph as bg
@@ -98,7 +112,8 @@ def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--graph", action="append", required=True, help="generator spec (repeat)")
     p.add_argument("--call", action="append", required=True,
-                   help="bfs, bfs-parents, bfs-push, bfs-blest, cc, ncc, msbfs, tc, sssp, pagerank,"
+                   help="bfs, bfs-parents, bfs-push, bfs-blest, cc, ncc, msbfs, tc, sssp, sssp-int,"
+                        " pagerank,"
                         " pagerank-f32, mxv, mxv-plus"
                         " (repeat)")
     p.add_argument("--repeat", type=int, default=50)
