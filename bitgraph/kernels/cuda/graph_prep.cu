@@ -131,26 +131,13 @@ __global__ void merge_runs(const long long* __restrict__ keys_in, const I* __res
   }
 }
 
-// words[ceil(n / 32)]: bit b of word w = present[32 w + b], bits past n
-// clear (plan.pack_bits on the GPU). A warp per word: each lane reads one
-// flag (32 adjacent bytes a warp) and the ballot is the word. O(n)
-__global__ void pack_present(const bool* __restrict__ present, unsigned int* __restrict__ words,
-                             long long n) {
-  const long long nwords = (n + 31) / 32;
-  const int lane = threadIdx.x & 31;
-  const long long warps = (long long)gridDim.x * blockDim.x / 32;
-  for (long long w = (blockIdx.x * (long long)blockDim.x + threadIdx.x) / 32; w < nwords;
-       w += warps) {
-    const long long i = w * 32 + lane;
-    const unsigned int word = __ballot_sync(0xFFFFFFFFu, i < n && present[i]);
-    if (lane == 0) words[w] = word;
-  }
-}
-
-// A Vector from its flags and values: words as pack_present, and
-// out[i] = present[i] ? values[i] : 0 (W: the values' width as an unsigned
-// integer: zero is all bits clear in every dtype); with has_allowed, only
-// where allowed[] has the bit (a mask's words). A warp per word. O(n)
+// A Vector from its flags and values: words[ceil(n / 32)], bit b of word w =
+// present[32 w + b] (bits past n clear), and out[i] = present[i] ? values[i]
+// : 0 (W: the values' width as an unsigned integer: zero is all bits clear in
+// every dtype; out null: the words alone, plan.pack_bits); with has_allowed,
+// only where allowed[] has the bit (a mask's words). A warp per word: each
+// lane reads one flag (32 adjacent bytes a warp) and the ballot is the word.
+// O(n)
 template <typename W>
 __global__ void present_vector(const bool* __restrict__ present, const W* __restrict__ values,
                                W* __restrict__ out, unsigned int* __restrict__ words,
@@ -163,7 +150,7 @@ __global__ void present_vector(const bool* __restrict__ present, const W* __rest
        w += warps) {
     const long long i = w * 32 + lane;
     const bool p = i < n && present[i] && (!has_allowed || ((allowed[w] >> lane) & 1u));
-    if (i < n) out[i] = p ? values[i] : (W)0;
+    if (out != nullptr && i < n) out[i] = p ? values[i] : (W)0;
     const unsigned int word = __ballot_sync(0xFFFFFFFFu, p);
     if (lane == 0) words[w] = word;
   }

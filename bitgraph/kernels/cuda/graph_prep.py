@@ -23,7 +23,7 @@ _WIDTH = {1: "unsigned char", 2: "unsigned short", 4: "unsigned int", 8: "unsign
 _NAMES = tuple(f"{k}<{i}>" for k in ("row_lengths", "empty_rows", "sort_chunks", "merge_runs")
                for i in _INDEX.values()) + tuple(
     f"degree_keys<{p}, {i}>" for p in _INDEX.values() for i in _INDEX.values()) + (
-    "pack_present", "unpack_words", "popcount_words", "bit_block_counts", "bit_positions") + tuple(
+    "unpack_words", "popcount_words", "bit_block_counts", "bit_positions") + tuple(
     f"present_vector<{w}>" for w in _WIDTH.values())
 SPECS = ((_SOURCE, _NAMES),)  # what module() is asked for (precompile.py)
 
@@ -135,8 +135,10 @@ def pack_bits(present):
     n = present.shape[0]
     nwords = (n + 31) // 32
     words = cupy.empty(nwords, cupy.uint32)
-    if nwords:  # a warp per word
-        _fn("pack_present")(*shape(32 * nwords), (present, words, np.int64(n)))
+    if nwords:  # a warp per word; null values, out and allowed: the words alone
+        null = np.uint64(0)
+        _fn(f"present_vector<{_WIDTH[1]}>")(*shape(32 * nwords), (
+            present, null, null, words, null, np.bool_(False), np.int64(n)))
     return words
 
 
