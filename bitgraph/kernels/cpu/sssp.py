@@ -42,12 +42,10 @@ bucket cost as much as a small bucket's work; grid-256, 2 threads, 2.0 ->
 (``cas_relaxed``: a strict improvement wins once, and its winner queues
 it in its own lists, so no vertex is recorded twice and nothing is
 merged; with ``cas``'s acquire-release ordering the relax loop took 3.4x
-as long on grid-512). Waiting threads spin with ``pause``, yielding the
-CPU after ``spin_pauses`` checks (on a busy machine a spinning thread may
-hold the CPU its peer needs). Thread 0 runs on the caller's thread, the
-others on the pool; one the pool does not start (a busy pool) is not
-waited for: thread 0 closes the joining after a bounded wait and the
-rounds run with those that came.
+as long on grid-512). The threads are a team (``team.py``: the join,
+the barriers, waiting threads spinning with ``pause`` and yielding the CPU
+after ``spin_pauses`` checks); one the pool does not start (a busy pool)
+is not waited for, and the rounds run with those that came.
 
 Buckets live in a circular window of ``nbins`` (a power of two, at least
 ``floor(max_weight * inv_delta) + 3``): an improvement never lands past it,
@@ -86,9 +84,10 @@ from numba.extending import overload
 from numba.np.numpy_support import as_dtype
 
 from bitgraph import _array
-from bitgraph.kernels.cpu import _submit, arg, check_length, index_args, num_threads
-from bitgraph.kernels.cpu.bits import (arrive, cas, cas_relaxed, fetch_add, load_acquire, pause,
-                                       prefetch, store_release, yield_cpu)
+from bitgraph.kernels.cpu import arg, check_length, index_args, num_threads
+from bitgraph.kernels.cpu.bits import (cas, cas_relaxed, fetch_add, load_acquire, prefetch,
+                                       store_release)
+from bitgraph.kernels.cpu.team import FIRST, barrier, join, run_team, wait
 from bitgraph.kernels.registry import register
 
 __all__ = ["delta_stepping", "bucket_count", "edge_records", "KERNEL_DTYPES"]
@@ -113,19 +112,14 @@ _NCTL = 8
 # tctl[r * _NT + ...]: row r's lists (a cache line per row)
 _FREE, _NFREE, _NONEMPTY = range(3)
 _NT = 16
-# sync[] slots (one array per launch, a cache line each): threads joined (+
-# _CLOSED once thread 0 stops waiting for more), barrier arrivals, a spent
-# pool, then for each of the two shared chunk lists: the next chunk to claim,
+# sync[] slots (one array per launch, a cache line each): team.py's (threads
+# joined, barrier arrivals), then a spent pool, then for each of the two shared chunk lists: the next chunk to claim,
 # its length, the lowest bucket a thread has left and the threads that have
 # any (the round's parity picks the list: one is read while the other is
 # filled)
-_JOINED, _BAR, _OVER, _NEXT0, _NCL0, _NB0, _ACT0 = 0, 8, 16, 24, 40, 56, 72
+_OVER, _NEXT0, _NCL0, _NB0, _ACT0 = FIRST, FIRST + 8, FIRST + 24, FIRST + 40, FIRST + 56
 _NSYNC = 88
-_CLOSED = 1 << 40
 _NONE = 1 << 62
-# join checks (each a pause, ~20-30 ns on Zen 3: ~25 ms in all) before
-# the driver goes on without a helper that never started (a busy pool)
-_JOIN_SPINS = 1 << 20
 _U1 = np.uint64(1)
 _UCHUNK = np.uint64(_CHUNK)
 _UNT = np.uint64(_NT)
@@ -368,26 +362,6 @@ def _open_shared(slot, tt, rank, head, tail, fill, nxt, ctl, tctl, sync):
 
 
 @njit(inline="always")
-def _wait(spins, limit):
-    # one check of a spin-wait that has made ``spins`` checks so far: a
-    # pause for the first ``limit``, then a yield of the CPU
-    if spins < limit:
-        pause()
-    else:
-        yield_cpu()
-    return spins + 1
-
-
-@njit(inline="always")
-def _barrier(sync, target, spin_pauses):
-    # arrive, then wait until ``target`` arrivals in all (the count only grows)
-    arrive(sync, _BAR, 1)
-    spins = 0
-    while load_acquire(sync, _BAR) < target:
-        spins = _wait(spins, spin_pauses)
-
-
-@njit(inline="always")
 def _entries_below(c, fill_last, nxt, limit):
     # whether the list starting at chunk c (its last chunk filled to
     # fill_last) holds fewer than ``limit`` entries; walks at most
@@ -424,31 +398,10 @@ def _rounds(t, threads, indptr, et, ew, dist, head, tail, fill, data, ddata, nxt
     # scanned)
     nbins = head.size // threads
     mask = np.uint64(nbins - 1)
-    # join: ranks in order of arrival; thread 0 closes the joining after a
-    # bounded wait (a helper the pool never starts is not waited for)
-    if t > 0:
-        while True:
-            j = load_acquire(sync, _JOINED)
-            if j >= _CLOSED:
-                return 0
-            if cas(sync, _JOINED, j, j + 1):
-                rank = j + 1
-                break
-        spins = 0
-        while load_acquire(sync, _JOINED) < _CLOSED:
-            spins = _wait(spins, spin_pauses)
-        team = load_acquire(sync, _JOINED) - _CLOSED + 1
-    else:
-        rank = 0
-        spins = 0
-        while True:
-            j = load_acquire(sync, _JOINED)
-            if j >= threads - 1 or spins >= _JOIN_SPINS:
-                if cas(sync, _JOINED, j, j + _CLOSED):
-                    team = j + 1
-                    break
-            spins += 1
-            pause()
+    # join (team.join: a helper the pool never starts is not waited for)
+    rank, team = join(t, threads, sync, spin_pauses)
+    if rank < 0:
+        return 0
     ru = np.uint64(rank)
     row = ru * np.uint64(nbins)
     tt = ru * _UNT
@@ -551,7 +504,7 @@ def _rounds(t, threads, indptr, et, ew, dist, head, tail, fill, data, ddata, nxt
                         old = load_acquire(sync, _NB0 + 8 * b)
                     break
         bars += 1
-        _barrier(sync, bars * team, spin_pauses)
+        barrier(sync, bars * team, spin_pauses)
         if load_acquire(sync, _OVER) != 0:
             ret = -1
             break
@@ -590,7 +543,7 @@ def _rounds(t, threads, indptr, et, ew, dist, head, tail, fill, data, ddata, nxt
             tail[slot] = -1
             tctl[tt + _UNONEMPTY] -= 1
         bars += 1
-        _barrier(sync, bars * team, spin_pauses)
+        barrier(sync, bars * team, spin_pauses)
         b = nb1
     fetch_add(ctl, _RELAXED, relaxed)
     if rank == 0:
@@ -773,13 +726,7 @@ def delta_stepping(A, source, delta, dist_dtype, *, parallel=None,
         sync[_NB0] = sync[_NB0 + 8] = _NONE
         args = (indptr, et, ew, dist, head, tail, fill, data, ddata, nxt, ctl, tctl, sync, cl,
                 inv_delta, saturated, share, fuse, np.int64(max(0, int(cfg.spin_pauses))))
-        helpers = [_submit(_rounds, t, threads, *args) for t in range(1, threads)]
-        try:
-            ret = _rounds(0, threads, *args)
-        finally:
-            for h in helpers:  # joined ones leave at once; one never started is dropped
-                if not h.cancel():
-                    h.result()
+        ret = run_team(_rounds, threads, *args)
         if ret == 0:
             break
         # room for every vertex queued again, at least double
