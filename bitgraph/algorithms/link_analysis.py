@@ -266,8 +266,9 @@ def _power(M, x, dw, alpha, teleport, inv_s, dangles, tol, max_iter):
 def _fused(M, x, dw, alpha, teleport, inv_s, dangles, tol, max_iter, cfg=None, *,
            uniform=False):
     """The same iteration, each one a single pass of the fused kernel over
-    A' (``kernels/cpu/pagerank.py::pagerank_step``), on the vertices
-    relabelled by out-degree where ``cfg.pagerank.relabel`` says so
+    A' (``kernels/cpu/pagerank.py::pagerank_run``: every iteration in one
+    call), on the vertices relabelled by out-degree where
+    ``cfg.pagerank.relabel`` says so
     (``_relabelled``; the ranks mapped back). cfg: the settings (None: the
     current ones); uniform: x is the uniform start, made for this call
     (overwritten in place: no copy, no permutation). What depends only on
@@ -278,7 +279,7 @@ def _fused(M, x, dw, alpha, teleport, inv_s, dangles, tol, max_iter, cfg=None, *
 
     if cfg is None:
         cfg = settings.current()
-    step = registry.lookup("pagerank", fmt="csr", device="cpu", variant="pull")
+    run = registry.lookup("pagerank", fmt="csr", device="cpu", variant="pull")
     AT = _pull_csr(M)
     n = x.size
     if uniform:
@@ -307,18 +308,10 @@ def _fused(M, x, dw, alpha, teleport, inv_s, dangles, tol, max_iter, cfg=None, *
         y, y_new = np.empty(n, x.dtype), np.empty(n, x.dtype)
     # float32 ranks: y rounded as the kernel's (the product in float64, one rounding)
     np.multiply(x, inv_s, out=y, casting="same_kind")
-    err = np.inf
-    it = 0
-    converged = False
-    while it < max_iter:
-        # x overwritten by the next ranks; y_new and the next iteration's dangling rank
-        err, lost = step(AT, y, x, dw, lost, alpha, teleport, inv_s, y_new, chunks=chunks,
-                         ahead=rules.cpu_prefetch, gather_ahead=gather)
-        it += 1
-        y, y_new = y_new, y
-        if err < n * tol:
-            converged = True
-            break
+    # every iteration in one call (x overwritten by the ranks)
+    it, converged, err, _ = run(AT, x, y, y_new, dw, lost, alpha, teleport, inv_s, n * tol,
+                                max_iter, chunks=chunks, ahead=rules.cpu_prefetch,
+                                gather_ahead=gather, spin_pauses=rules.cpu_spin_pauses)
     spare.append((y, y_new))
     if order is not None:
         x = _unrelabel(x, order)

@@ -358,6 +358,10 @@ class PageRank:
         (stored entries plus rows) each, at least one range a thread and at most four: each range
         is one call on the thread pool every iteration (tens of microseconds). urand-16 (1.1 M):
         0.88 -> 0.63 ms an iteration in 2 ranges instead of 8 (2 threads).""")
+    cpu_spin_pauses: int = knob(1 << 10, """A CPU PageRank thread waiting at an iteration's barrier
+        checks this many times with a pause (~20-30 ns), then yields its CPU at every check (a
+        busy machine: the thread it waits for may need that CPU; settings.sssp.spin_pauses, whose
+        measurements it takes).""")
     cuda_check_every: int = knob(8, """The GPU run queues this many iterations, then reads their L1
         errors in one host sync; an iteration launched after the run converged returns at once
         and leaves the ranks as they were (the iteration count stays exact). Not yet measured on

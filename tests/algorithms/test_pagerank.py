@@ -768,7 +768,7 @@ def test_cpu_kernel_sums_in_one_order(rank):
     (uniform dw and teleport as scalars, or per vertex); the two forms of
     the update agree to rounding."""
     from bitgraph.kernels.cpu import indptr_chunks
-    from bitgraph.kernels.cpu.pagerank import pagerank_step
+    from bitgraph.kernels.cpu.pagerank import pagerank_run
 
     rng = np.random.default_rng(11)
     n = 300
@@ -784,8 +784,9 @@ def test_cpu_kernel_sums_in_one_order(rank):
                                     (np.full(n, 0.002), np.full(n, 0.0005), 3, None)):
         x = np.full(n, 1.0 / n, rank)
         y_new = np.empty(n, rank)
-        err, lost = pagerank_step(AT, y, x, dw, 0.25, 0.85, tele, inv_s, y_new, chunks=chunks,
-                                  gather_ahead=ahead)
+        it, _, _, last = pagerank_run(AT, x, y.copy(), y_new, dw, 0.25, 0.85, tele, inv_s, 0.0,
+                                      1, chunks=chunks, gather_ahead=ahead)
+        assert it == 1 and last is y_new
         out.append((x, y_new))
     for (x, y_new), (x2, y2) in ((out[0], out[2]), (out[1], out[3])):
         assert np.array_equal(x, x2) and np.array_equal(y_new, y2)

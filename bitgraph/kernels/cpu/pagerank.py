@@ -1,18 +1,27 @@
 """PageRank's fused power iteration on A' (pull), numba: the kernel of
-``bitgraph.algorithms.link_analysis`` on the CPU (``pagerank_step``).
+``bitgraph.algorithms.link_analysis`` on the CPU (``pagerank_run``).
+
+Every iteration of a run happens in one call: the threads are a team
+(``team.py``) that claims the iteration's row ranges one at a time (an
+atomic add), meets at a barrier, and sums the ranges' errors and dangling
+ranks in range order (the same sums whatever thread ran a range), so no
+Python runs between iterations and no thread waits on the pool: a pool
+round trip an iteration cost tens of microseconds (grid-256, 2 threads:
+one range ran, the other thread woke too late).
 """
 
 import numpy as np
 from numba import njit
 
 from bitgraph.kernels.cpu import (
-    arg, check_length, dummy, index_args, indptr_chunks, parallel_for, parallel_map_here,
-    serial_below, values_arg,
+    arg, check_length, dummy, index_args, indptr_chunks, num_threads, parallel_for, serial_below,
+    values_arg,
 )
-from bitgraph.kernels.cpu.bits import prefetch, prefetch_l2
+from bitgraph.kernels.cpu.bits import fetch_add, prefetch, prefetch_l2, store_release
+from bitgraph.kernels.cpu.team import FIRST, barrier, join, run_team
 from bitgraph.kernels.registry import register
 
-__all__ = ["pagerank_step"]
+__all__ = ["pagerank_run"]
 
 _U1 = np.uint64(1)
 
@@ -138,6 +147,60 @@ def _pagerank_rows(r0, r1, indptr, indices, values, iso, y, x, dw, dw_uniform,
     return err, dangling
 
 
+# sync[] slots after team.py's: the range counters of even and odd iterations
+_CLAIM = (FIRST, FIRST + 8)
+_NSYNC = FIRST + 16
+
+
+@njit(cache=True, nogil=True)
+def _run(t, threads, sync, parts, chunks, indptr, indices, values, iso, y0, y1, x, dw,
+         dw_uniform, dw_c, teleport, tele_uniform, tele_c, lost, alpha, inv_s, ahead,
+         gather_ahead, threshold, max_iter, spin_pauses):
+    # thread t of a team (team.join): iteration k reads y0 (k even) or y1
+    # and writes the other; each thread claims ranges of ``chunks`` from the
+    # iteration's counter (the next iteration's cleared by rank 0 before the
+    # barrier, whoever last used it being past the one before) and stores
+    # each range's (error, dangling rank) in parts[2 * (k & 1) * ranges + 2 c
+    # ...] (two sets: a thread may start the next iteration while another
+    # still sums this one's); after the barrier every thread sums them in
+    # range order, so all stop at the same iteration. Returns (iterations,
+    # error, dangling rank) on every thread of the team, (0, 0.0, 0.0) on a
+    # helper that came too late
+    rank, team = join(t, threads, sync, spin_pauses)
+    if rank < 0:
+        return 0, 0.0, 0.0
+    ranges = chunks.size - 1
+    it = 0
+    err = np.inf
+    while it < max_iter:
+        odd = it & 1
+        ya = y1 if odd else y0
+        yb = y0 if odd else y1
+        at = 2 * odd * ranges
+        if rank == 0:
+            store_release(sync, _CLAIM[1 - odd], 0)
+        while True:
+            c = fetch_add(sync, _CLAIM[odd], 1)
+            if c >= ranges:
+                break
+            e, d = _pagerank_rows(np.uint64(chunks[c]), np.uint64(chunks[c + 1]), indptr,
+                                  indices, values, iso, ya, x, dw, dw_uniform, dw_c, teleport,
+                                  tele_uniform, tele_c, lost, alpha, inv_s, yb, ahead,
+                                  gather_ahead)
+            parts[at + 2 * c] = e
+            parts[at + 2 * c + 1] = d
+        it += 1
+        barrier(sync, it * team, spin_pauses)
+        err = 0.0
+        lost = 0.0
+        for c in range(ranges):
+            err += parts[at + 2 * c]
+            lost += parts[at + 2 * c + 1]
+        if err < threshold:
+            break
+    return it, err, lost
+
+
 def _warm_pagerank(dtype, index_dtype):
     if dtype != np.bool_:
         return
@@ -148,44 +211,60 @@ def _warm_pagerank(dtype, index_dtype):
                  values, 2, 2)
         ones = np.ones(2)
         for rank in (np.float64, np.float32):  # the ranks' two dtypes
-            r1 = np.ones(2, rank)
             for par in (False, True):
-                pagerank_step(AT, r1, np.ones(2, rank), ones, 0.0, 0.85, ones, ones,
-                              np.empty(2, rank), parallel=par, ahead=4)
-                pagerank_step(AT, r1, np.ones(2, rank), 0.5, 0.0, 0.85, 0.1, ones,
-                              np.empty(2, rank), parallel=par, gather_ahead=1)
+                pagerank_run(AT, np.ones(2, rank), np.ones(2, rank), np.empty(2, rank), ones,
+                             0.0, 0.85, ones, ones, 0.0, 2, parallel=par, ahead=4)
+                pagerank_run(AT, np.ones(2, rank), np.ones(2, rank), np.empty(2, rank), 0.5,
+                             0.0, 0.85, 0.1, ones, 0.0, 2, parallel=par, gather_ahead=1)
 
 
 @register("pagerank", fmt="csr", device="cpu", variant="pull", warmup=_warm_pagerank)
-def pagerank_step(AT, y, x, dw, lost, alpha, teleport, inv_s, y_new, *,
-                  parallel=None, chunks=None, ahead=0, gather_ahead=0):
-    """One PageRank power iteration, fused, x updated in place: returns
-    (sum |x_new - x|, the rank x_new holds on dangling vertices).
+def pagerank_run(AT, x, y, y_new, dw, lost, alpha, teleport, inv_s, threshold, max_iter, *,
+                 parallel=None, chunks=None, ahead=0, gather_ahead=0, spin_pauses=1 << 10):
+    """PageRank's power iteration from ``x``, every iteration one fused pass
+    over A' (pull), until an iteration's L1 change is below ``threshold`` or
+    ``max_iter`` iterations: returns ``(iterations, converged, error, y)``,
+    x updated in place (the CPU twin of ``kernels/cuda/pagerank.py``'s
+    ``pagerank_run``).
 
     AT: CSR of A' (n x n; values float64 or None = all 1). x, y, y_new:
     the ranks' dtype R, float64 or float32 (x's; the other two must match);
-    y[n] = x * inv_s; inv_s: float64[n], 0 exactly on the dangling
+    y[n] = x * inv_s on entry; inv_s: float64[n], 0 exactly on the dangling
     vertices; dw, teleport: float64[n] or a float (the same for every
-    vertex); lost: the rank x holds on dangling vertices. Overwrites x with
-    x_new = alpha * (y A + lost * dw) + teleport (x must be a writeable
-    C-contiguous R array) and fills y_new[n] = x_new * inv_s (the next
-    iteration's y). Every sum is float64 (a row's, the error, the dangling
-    rank); with R float32 a rank is rounded once, when stored, and the
-    error is the change of the stored ranks. The pull over A' reads y at the in-neighbours, no
-    bitmap, no op codes: 1.2-3x faster than the public-API iteration. parallel: None
-    picks the thread pool from ``settings.cpu.serial_below`` stored entries; chunks: the
-    row ranges (``indptr_chunks(AT.indptr)``; pass them to skip recomputing
-    them on every iteration); ahead: each row prefetches its entries that
-    many past its first (``settings.pagerank.cpu_prefetch``; 0: none);
-    gather_ahead: entry p prefetches the y of entry p + gather_ahead
-    (``settings.pagerank.cpu_gather_ahead``; 0: none). O(n + nnz)
+    vertex); lost: the rank x holds on dangling vertices. An iteration
+    overwrites x with x_new = alpha * (y A + lost * dw) + teleport and fills
+    the other y buffer with x_new * inv_s (the next iteration's y; the last
+    one's comes back as ``y``: y or y_new, the other scratch). Every sum is
+    float64 (a row's, the error, the dangling rank); with R float32 a rank
+    is rounded once, when stored, and the error is the change of the stored
+    ranks. The pull over A' reads y at the in-neighbours, no bitmap, no op
+    codes: 1.2-3x faster than the public-API iteration. parallel: None runs
+    a team of ``num_threads()`` threads from ``settings.cpu.serial_below``
+    stored entries; chunks: the row ranges the team claims
+    (``indptr_chunks(AT.indptr)`` by default), whose errors are summed in
+    range order (the same ranges, the same bits whatever the threads);
+    ahead: each row prefetches its entries that many past its first
+    (``settings.pagerank.cpu_prefetch``; 0: none); gather_ahead: entry p
+    prefetches the y of entry p + gather_ahead
+    (``settings.pagerank.cpu_gather_ahead``; 0: none); spin_pauses: a
+    thread waiting at an iteration's barrier pauses that many times, then
+    yields its CPU (``settings.pagerank.cpu_spin_pauses``). O(n + nnz) an
+    iteration, no Python between iterations
+
+    >>> from bitgraph.formats.csr import CSR
+    >>> AT = CSR(np.array([0, 1, 2]), np.array([1, 0]), None, 2, 2)  # 0 <-> 1
+    >>> x = np.array([0.9, 0.1]); y = x.copy()
+    >>> it, converged, err, _ = pagerank_run(AT, x, y, np.empty(2), 0.5, 0.0, 0.85, 0.075,
+    ...                                      np.ones(2), 1e-6, 200)
+    >>> it, converged, np.round(x, 5).tolist()
+    (89, True, [0.5, 0.5])
     """
     indptr, indices = index_args(AT.indptr, AT.indices)
     values, iso = values_arg(AT.values, np.float64)
     n = AT.nrows
     rank = x.dtype if isinstance(x, np.ndarray) else None
     if rank is None or rank not in (np.float64, np.float32):
-        raise TypeError(f"pagerank_step: x must be a float64 or float32 numpy array, got"
+        raise TypeError(f"pagerank_run: x must be a float64 or float32 numpy array, got"
                         f" {getattr(x, 'dtype', type(x).__name__)}")
     dw_uniform = np.ndim(dw) == 0
     tele_uniform = np.ndim(teleport) == 0
@@ -194,23 +273,31 @@ def pagerank_step(AT, y, x, dw, lost, alpha, teleport, inv_s, y_new, *,
     for name, a in (("y", y), ("x", x), ("inv_s", inv_s), ("y_new", y_new)) + (
             (("dw", dw_arr),) if not dw_uniform else ()) + (
                 (("teleport", tele_arr),) if not tele_uniform else ()):
-        check_length("pagerank_step", name, a, n)
-    for name, a in (("x", x), ("y_new", y_new)):  # written: never a converted copy
+        check_length("pagerank_run", name, a, n)
+    for name, a in (("x", x), ("y", y), ("y_new", y_new)):  # written: never a converted copy
         if not (isinstance(a, np.ndarray) and a.dtype == rank and a.ndim == 1
                 and a.flags.c_contiguous and a.flags.writeable):
-            raise TypeError(f"pagerank_step: {name} must be a writeable C-contiguous {rank}[n]"
+            raise TypeError(f"pagerank_run: {name} must be a writeable C-contiguous {rank}[n]"
                             f" numpy array")
+    if max_iter < 0:
+        raise ValueError(f"pagerank_run: max_iter must be >= 0, got {max_iter}")
+    if parallel is None:
+        parallel = indices.size >= serial_below()
     if chunks is None:
-        if parallel is None:
-            parallel = indices.size >= serial_below()
         chunks = indptr_chunks(indptr) if parallel else np.array([0, n], np.int64)
-    parts = parallel_map_here(_pagerank_rows, chunks, indptr, indices, values, iso,
-                              arg(y, rank), x, dw_arr, dw_uniform,
-                              np.float64(dw if dw_uniform else 0.0), tele_arr, tele_uniform,
-                              np.float64(teleport if tele_uniform else 0.0), np.float64(lost),
-                              np.float64(alpha), arg(inv_s, np.float64), y_new,
-                              np.uint64(ahead), np.uint64(gather_ahead))
-    return float(sum(p[0] for p in parts)), float(sum(p[1] for p in parts))
+    chunks = np.ascontiguousarray(chunks, np.int64)
+    threads = min(num_threads(), chunks.size - 1) if parallel else 1
+    sync = np.zeros(_NSYNC, np.int64)
+    parts = np.empty(4 * (chunks.size - 1), np.float64)
+    it, err, _ = run_team(_run, max(threads, 1), sync, parts, chunks, indptr, indices, values,
+                          iso, y, y_new, x, dw_arr, dw_uniform,
+                          np.float64(dw if dw_uniform else 0.0), tele_arr, tele_uniform,
+                          np.float64(teleport if tele_uniform else 0.0), np.float64(lost),
+                          np.float64(alpha), arg(inv_s, np.float64), np.uint64(ahead),
+                          np.uint64(gather_ahead), np.float64(threshold), np.int64(max_iter),
+                          np.int64(max(0, int(spin_pauses))))
+    it = int(it)
+    return it, bool(it > 0 and err < threshold), float(err), (y_new if it & 1 else y)
 
 
 @njit(cache=True, nogil=True)
