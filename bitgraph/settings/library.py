@@ -364,8 +364,9 @@ class PageRank:
         measurements it takes).""")
     cuda_check_every: int = knob(8, """The GPU run queues this many iterations, then reads their L1
         errors in one host sync; an iteration launched after the run converged returns at once
-        and leaves the ranks as they were (the iteration count stays exact). Not yet measured on
-        a GPU.""")
+        and leaves the ranks as they were (the iteration count stays exact). H100 A/B of 3
+        rounds: 4 and 16 within 1% of 8 on urand-22 and kron-22; on grid-2048 their medians 0.95
+        and 0.90 of 8's, their best runs level.""")
     cuda_lanes: int = knob(0, """Lanes per row of A' (1-32, a power of 2) for the light rows
         (cuda_warp_above); 0: the power of 2 at or above a quarter of those rows' median length,
         four gathers in flight a lane (kernels/cuda/spmv_csr.py::median_lanes: grid-2048 0.249 -> 0.114
