@@ -355,9 +355,10 @@ class PageRank:
         ranks) is at least this large: urand-16's 512 KiB y stays in cache, and the prefetch took
         its run from 9.5 to 11.0 ms (2 threads); urand-20's 8 MiB gains (cpu_gather_ahead).""")
     cpu_chunk_work: int = knob(1 << 21, """The CPU pull's row ranges hold about this much work
-        (stored entries plus rows) each, at least one range a thread and at most four: each range
-        is one call on the thread pool every iteration (tens of microseconds). urand-16 (1.1 M):
-        0.88 -> 0.63 ms an iteration in 2 ranges instead of 8 (2 threads).""")
+        (stored entries plus rows) each, at least one range a thread and at most four; the
+        threads claim them one at a time every iteration, and the errors are summed per range.
+        2 threads, min of 11 runs x 4 rounds: urand-16 4.37 ms a run in 2 ranges, 4.30 in 4
+        (1 << 18); grid-1024 6.39 in 2, 6.48 in 4.""")
     cpu_spin_pauses: int = knob(1 << 10, """A CPU PageRank thread waiting at an iteration's barrier
         checks this many times with a pause (~20-30 ns), then yields its CPU at every check (a
         busy machine: the thread it waits for may need that CPU; settings.sssp.spin_pauses, whose
