@@ -306,9 +306,7 @@ def _fused(M, x, dw, alpha, teleport, inv_s, dangles, tol, max_iter, cfg=None, *
         y, y_new = spare.pop()
     except IndexError:
         y, y_new = np.empty(n, x.dtype), np.empty(n, x.dtype)
-    # float32 ranks: y rounded as the kernel's (the product in float64, one rounding)
-    np.multiply(x, inv_s, out=y, casting="same_kind")
-    # every iteration in one call (x overwritten by the ranks)
+    # every iteration in one call, y = x * inv_s made first (x overwritten by the ranks)
     it, converged, err, _ = run(AT, x, y, y_new, dw, lost, alpha, teleport, inv_s, n * tol,
                                 max_iter, chunks=chunks, ahead=rules.cpu_prefetch,
                                 gather_ahead=gather, spin_pauses=rules.cpu_spin_pauses)

@@ -147,16 +147,19 @@ def _pagerank_rows(r0, r1, indptr, indices, values, iso, y, x, dw, dw_uniform,
     return err, dangling
 
 
-# sync[] slots after team.py's: the range counters of even and odd iterations
+# sync[] slots after team.py's: the range counters of even and odd iterations, and of the
+# first y
 _CLAIM = (FIRST, FIRST + 8)
-_NSYNC = FIRST + 16
+_CLAIM_Y = FIRST + 16
+_NSYNC = FIRST + 24
 
 
 @njit(cache=True, nogil=True)
 def _run(t, threads, sync, parts, chunks, indptr, indices, values, iso, y0, y1, x, dw,
          dw_uniform, dw_c, teleport, tele_uniform, tele_c, lost, alpha, inv_s, ahead,
          gather_ahead, threshold, max_iter, spin_pauses):
-    # thread t of a team (team.join): iteration k reads y0 (k even) or y1
+    # thread t of a team (team.join): y0 = x * inv_s first (ranges claimed as
+    # below, then a barrier); iteration k reads y0 (k even) or y1
     # and writes the other; each thread claims ranges of ``chunks`` from the
     # iteration's counter (the next iteration's cleared by rank 0 before the
     # barrier, whoever last used it being past the one before) and stores
@@ -170,6 +173,14 @@ def _run(t, threads, sync, parts, chunks, indptr, indices, values, iso, y0, y1, 
     if rank < 0:
         return 0, 0.0, 0.0
     ranges = chunks.size - 1
+    # the first y = x * inv_s (float64 product, stored as R: numpy's x * inv_s into R)
+    while True:
+        c = fetch_add(sync, _CLAIM_Y, 1)
+        if c >= ranges:
+            break
+        for j in range(chunks[c], chunks[c + 1]):
+            y0[j] = np.float64(x[j]) * inv_s[j]
+    barrier(sync, team, spin_pauses)
     it = 0
     err = np.inf
     while it < max_iter:
@@ -190,7 +201,7 @@ def _run(t, threads, sync, parts, chunks, indptr, indices, values, iso, y0, y1, 
             parts[at + 2 * c] = e
             parts[at + 2 * c + 1] = d
         it += 1
-        barrier(sync, it * team, spin_pauses)
+        barrier(sync, (it + 1) * team, spin_pauses)
         err = 0.0
         lost = 0.0
         for c in range(ranges):
@@ -229,7 +240,8 @@ def pagerank_run(AT, x, y, y_new, dw, lost, alpha, teleport, inv_s, threshold, m
 
     AT: CSR of A' (n x n; values float64 or None = all 1). x, y, y_new:
     the ranks' dtype R, float64 or float32 (x's; the other two must match);
-    y[n] = x * inv_s on entry; inv_s: float64[n], 0 exactly on the dangling
+    y and y_new are scratch (y = x * inv_s is made first, in parallel);
+    inv_s: float64[n], 0 exactly on the dangling
     vertices; dw, teleport: float64[n] or a float (the same for every
     vertex); lost: the rank x holds on dangling vertices. An iteration
     overwrites x with x_new = alpha * (y A + lost * dw) + teleport and fills
