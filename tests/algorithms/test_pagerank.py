@@ -793,6 +793,40 @@ def test_cpu_kernel_sums_in_one_order(rank):
     assert np.allclose(out[0][0], out[1][0], rtol=1e-6 if rank == np.float32 else 1e-14)
 
 
+@pytest.mark.parametrize("rank", [np.float64, np.float32])
+@pytest.mark.parametrize("threads", ["1", "2", "8"])
+def test_cpu_run_same_bits_whatever_the_team(rank, threads):
+    """A whole CPU run over the same row ranges gives the same ranks,
+    iterations and error on one thread and on a team, and with more
+    threads asked for than the pool has (the helpers the pool never starts
+    are not waited for): the ranges' sums are added in range order."""
+    from bitgraph.kernels.cpu import indptr_chunks
+    from bitgraph.kernels.cpu.pagerank import pagerank_run
+
+    rng = np.random.default_rng(5)
+    n = 2000
+    lengths = rng.integers(0, 30, n)
+    indptr = np.concatenate(([0], np.cumsum(lengths)))
+    AT = CSR(indptr, rng.integers(0, n, int(indptr[-1])), None, n, n)
+    deg = np.bincount(AT.indices, minlength=n)  # out-degrees: the times each j is pulled
+    inv_s = np.where(deg > 0, 1.0 / np.maximum(deg, 1), 0.0)
+    lost = float((deg == 0).sum()) / n
+    chunks = indptr_chunks(indptr, 7)
+    out = []
+    for parallel, env in ((False, None), (True, threads)):
+        x = np.full(n, 1.0 / n, rank)
+        with pytest.MonkeyPatch.context() as mp:
+            if env:
+                mp.setenv("NUMBA_NUM_THREADS", env)
+            it, converged, err, _ = pagerank_run(AT, x, np.empty(n, rank), np.empty(n, rank),
+                                                 1.0 / n, lost, 0.85, 0.15 / n, inv_s, 1e-6,
+                                                 300, parallel=parallel, chunks=chunks)
+        out.append((x, it, converged, err))
+    (x1, *rest1), (x2, *rest2) = out
+    assert np.array_equal(x1, x2) and rest1 == rest2
+    assert rest1[0] > 3 and rest1[1]
+
+
 # --- float32 ranks (dtype=np.float32) ---------------------------------------------------------
 def pagerank32(A, *args, fused=True, device="cpu", **kw):
     """``pagerank`` (above) with float32 ranks: checks the result's types,
