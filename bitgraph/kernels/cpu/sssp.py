@@ -113,10 +113,10 @@ _NCTL = 8
 _FREE, _NFREE, _NONEMPTY = range(3)
 _NT = 16
 # sync[] slots (one array per launch, a cache line each): team.py's (threads
-# joined, barrier arrivals), then a spent pool, then for each of the two shared chunk lists: the next chunk to claim,
-# its length, the lowest bucket a thread has left and the threads that have
-# any (the round's parity picks the list: one is read while the other is
-# filled)
+# joined, barrier arrivals), then a spent pool, then for each of the two
+# shared chunk lists: the next chunk to claim, its length, the lowest bucket
+# a thread has left and the threads that have any (the round's parity picks
+# the list: one is read while the other is filled)
 _OVER, _NEXT0, _NCL0, _NB0, _ACT0 = FIRST, FIRST + 8, FIRST + 24, FIRST + 40, FIRST + 56
 _NSYNC = 88
 _NONE = 1 << 62
