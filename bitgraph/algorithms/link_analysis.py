@@ -167,9 +167,14 @@ def pagerank(A, alpha=0.85, tol=1e-6, max_iter=100, personalization=None, *,
         p = xp.full(n, 1.0 / n)
     if dw is None:
         dw = p
-    uniform = x is None  # the uniform start, made here: the CPU kernel may overwrite it
+    uniform = x is None  # the uniform start, made here (by the CPU kernel's team)
     # float32 ranks: the start rounded once
-    x = xp.full(n, 1.0 / n, rank) if uniform else x.astype(rank, copy=False)
+    if not uniform:
+        x = x.astype(rank, copy=False)
+    elif fused and device == "cpu":
+        x = xp.empty(n, rank)
+    else:
+        x = xp.full(n, 1.0 / n, rank)
     M, inv_s, dangles = _operator(A)
     key = ("pagerank", "csr", device, "pull")
     if stats is not None:  # what ran (bitgraph.Stats)
@@ -270,8 +275,9 @@ def _fused(M, x, dw, alpha, teleport, inv_s, dangles, tol, max_iter, cfg=None, *
     call), on the vertices relabelled by out-degree where
     ``cfg.pagerank.relabel`` says so
     (``_relabelled``; the ranks mapped back). cfg: the settings (None: the
-    current ones); uniform: x is the uniform start, made for this call
-    (overwritten in place: no copy, no permutation). What depends only on
+    current ones); uniform: x is an uninitialised array for this call, the
+    kernel starts it at 1 / n (overwritten in place: no copy, no
+    permutation). What depends only on
     the graph and the settings (the row ranges, the prefetch rule) is
     cached on M, and so are the two scratch rank arrays between calls."""
     from bitgraph import settings
@@ -282,8 +288,8 @@ def _fused(M, x, dw, alpha, teleport, inv_s, dangles, tol, max_iter, cfg=None, *
     run = registry.lookup("pagerank", fmt="csr", device="cpu", variant="pull")
     AT = _pull_csr(M)
     n = x.size
-    if uniform:
-        lost = dangles.size * float(x[0]) if n else 0.0
+    if uniform:  # x is not made yet: the kernel fills it with 1 / n as its dtype
+        lost = dangles.size * float(x.dtype.type(1.0 / n)) if n else 0.0
     else:
         lost = float(x[dangles].sum(dtype=np.float64)) if dangles.size else 0.0
     rules = cfg.pagerank
@@ -309,7 +315,8 @@ def _fused(M, x, dw, alpha, teleport, inv_s, dangles, tol, max_iter, cfg=None, *
     # every iteration in one call, y = x * inv_s made first (x overwritten by the ranks)
     it, converged, err, _ = run(AT, x, y, y_new, dw, lost, alpha, teleport, inv_s, n * tol,
                                 max_iter, chunks=chunks, ahead=rules.cpu_prefetch,
-                                gather_ahead=gather, spin_pauses=rules.cpu_spin_pauses)
+                                gather_ahead=gather, spin_pauses=rules.cpu_spin_pauses,
+                                fill=1.0 / n if uniform else None)
     spare.append((y, y_new))
     if order is not None:
         x = _unrelabel(x, order)

@@ -157,9 +157,9 @@ _NSYNC = FIRST + 24
 @njit(cache=True, nogil=True)
 def _run(t, threads, sync, parts, chunks, indptr, indices, values, iso, y0, y1, x, dw,
          dw_uniform, dw_c, teleport, tele_uniform, tele_c, lost, alpha, inv_s, ahead,
-         gather_ahead, threshold, max_iter, spin_pauses):
-    # thread t of a team (team.join): y0 = x * inv_s first (ranges claimed as
-    # below, then a barrier); iteration k reads y0 (k even) or y1
+         gather_ahead, threshold, max_iter, spin_pauses, fill, fill_c):
+    # thread t of a team (team.join): x = fill_c where ``fill``, and y0 = x *
+    # inv_s first (ranges claimed as below, then a barrier); iteration k reads y0 (k even) or y1
     # and writes the other; each thread claims ranges of ``chunks`` from the
     # iteration's counter (the next iteration's cleared by rank 0 before the
     # barrier, whoever last used it being past the one before) and stores
@@ -179,6 +179,8 @@ def _run(t, threads, sync, parts, chunks, indptr, indices, values, iso, y0, y1, 
         if c >= ranges:
             break
         for j in range(chunks[c], chunks[c + 1]):
+            if fill:
+                x[j] = fill_c
             y0[j] = np.float64(x[j]) * inv_s[j]
     barrier(sync, team, spin_pauses)
     it = 0
@@ -226,12 +228,14 @@ def _warm_pagerank(dtype, index_dtype):
                 pagerank_run(AT, np.ones(2, rank), np.ones(2, rank), np.empty(2, rank), ones,
                              0.0, 0.85, ones, ones, 0.0, 2, parallel=par, ahead=4)
                 pagerank_run(AT, np.ones(2, rank), np.ones(2, rank), np.empty(2, rank), 0.5,
-                             0.0, 0.85, 0.1, ones, 0.0, 2, parallel=par, gather_ahead=1)
+                             0.0, 0.85, 0.1, ones, 0.0, 2, parallel=par, gather_ahead=1,
+                             fill=0.5)
 
 
 @register("pagerank", fmt="csr", device="cpu", variant="pull", warmup=_warm_pagerank)
 def pagerank_run(AT, x, y, y_new, dw, lost, alpha, teleport, inv_s, threshold, max_iter, *,
-                 parallel=None, chunks=None, ahead=0, gather_ahead=0, spin_pauses=1 << 10):
+                 parallel=None, chunks=None, ahead=0, gather_ahead=0, spin_pauses=1 << 10,
+                 fill=None):
     """PageRank's power iteration from ``x``, every iteration one fused pass
     over A' (pull), until an iteration's L1 change is below ``threshold`` or
     ``max_iter`` iterations: returns ``(iterations, converged, error, y)``,
@@ -260,8 +264,10 @@ def pagerank_run(AT, x, y, y_new, dw, lost, alpha, teleport, inv_s, threshold, m
     prefetches the y of entry p + gather_ahead
     (``settings.pagerank.cpu_gather_ahead``; 0: none); spin_pauses: a
     thread waiting at an iteration's barrier pauses that many times, then
-    yields its CPU (``settings.pagerank.cpu_spin_pauses``). O(n + nnz) an
-    iteration, no Python between iterations
+    yields its CPU (``settings.pagerank.cpu_spin_pauses``); fill: a float to
+    start from (x set to it, as R, by the team: x's values on entry are not
+    read), None: x as given. O(n + nnz) an iteration, no Python between
+    iterations
 
     >>> from bitgraph.formats.csr import CSR
     >>> AT = CSR(np.array([0, 1, 2]), np.array([1, 0]), None, 2, 2)  # 0 <-> 1
@@ -307,7 +313,8 @@ def pagerank_run(AT, x, y, y_new, dw, lost, alpha, teleport, inv_s, threshold, m
                           np.float64(teleport if tele_uniform else 0.0), np.float64(lost),
                           np.float64(alpha), arg(inv_s, np.float64), np.uint64(ahead),
                           np.uint64(gather_ahead), np.float64(threshold), np.int64(max_iter),
-                          np.int64(max(0, int(spin_pauses))))
+                          np.int64(max(0, int(spin_pauses))), fill is not None,
+                          np.float64(0.0 if fill is None else fill))
     it = int(it)
     return it, bool(it > 0 and err < threshold), float(err), (y_new if it & 1 else y)
 
