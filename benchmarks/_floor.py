@@ -16,7 +16,10 @@ For each CUDA row, measured in the same run on the same card:
   dtype, one kernel, nothing written), times the iterations: what any
   SpMV in the graph's own vertex order pays for its gathers (cuSPARSE's
   included), at the L2's 32-byte sectors rather than the 4 or 8 bytes a
-  gather uses.
+  gather uses. ``kernel-order gather ms``: the same pass over the pull
+  CSR our kernel runs on (the vertices relabelled hubs first where
+  ``settings.pagerank.relabel`` chooses it): the floor of any pull in that
+  order.
 - ``GTEPS``: stored entries (times sources for a batch, times iterations
   for pagerank) over the call's time.
 
@@ -101,8 +104,9 @@ def floor_bytes(algo, n, nvals, iterations, rank_bytes=8, weight_bytes=4):
 
 def gather_ms(A, rank_dtype=np.float64):
     """Milliseconds of one pass of gathers over ``A``'s stored entries (a CUDA
-    ``bitgraph.Matrix``; its CSR's column indices as int32, in stored order), each
-    reading the ``rank_dtype`` value its index names; None past int32 indices."""
+    ``bitgraph.Matrix``, or a CSR of the GPU: its column indices as int32, in
+    stored order), each reading the ``rank_dtype`` value its index names; None
+    past int32 indices."""
     import cupy
 
     if A.ncols > np.iinfo(np.int32).max:

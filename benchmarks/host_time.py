@@ -16,7 +16,12 @@ call returns. For each graph and call it prints:
   another's;
 
 then, with ``--profile``, the call's host profile (cProfile over that
-many calls, the functions with the most own time).
+many calls, the functions with the most own time), and with ``--pieces``
+the parts of a CUDA ``bfs`` call without parents, each timed alone as
+``host`` is (median us): the settings and the prepared launch looked up
+(``lookup``), the prepared run (``run``: allocation and launch), its
+allocation alone and freed (``alloc``), its launch alone (``launch``),
+and the result Vector made over the run's arrays (``vector``).
 
     python benchmarks/host_time.py --graph kron:22 --graph urand:21:32 --call bfs --call cc \
         --profile 200
@@ -103,6 +108,49 @@ def _dense_x(A):
     return _MEMO[key]
 
 
+def _pieces(A, source, idle, sync, repeat):
+    """Print the parts of a CUDA bfs call (no parents, method auto), each timed
+    alone (median us of ``repeat`` runs, the GPU idle before each)."""
+    import cupy
+
+    from bitgraph import settings as _settings
+    from bitgraph.algorithms import breadth_first as bf
+
+    cfg = _settings.current()
+    method, run = bf._prepared(A, "auto", cfg.bfs_cuda.alpha, "none", cfg)
+    if run is None:
+        print(f"pieces: method {method} has no prepared launch", flush=True)
+        return
+    stream = cupy.cuda.get_current_stream().ptr
+    levels, visited = run(source)
+    sync()
+
+    def lookup():
+        c = _settings.current()
+        return bf._prepared(A, "auto", c.bfs_cuda.alpha, "none", c)
+
+    parts = {
+        "lookup": lookup,
+        "run": lambda: run(source),
+        "alloc": lambda: cupy.cuda.alloc(run.nbytes),
+        "launch": lambda: run.launch.launch(stream),
+        "vector": lambda: bf._vector()._from_parts(visited, levels, dtype=bf._INT32),
+    }
+    out = []
+    for part, f in parts.items():
+        times = []
+        for _ in range(repeat):
+            idle()
+            t0 = time.perf_counter()
+            r = f()
+            times.append((time.perf_counter() - t0) * 1e6)
+            del r
+        sync()
+        out.append(f"{part} {statistics.median(times):.1f}")
+    print(f"pieces ({method}, {run.nbytes} bytes, grid {run.launch.grid}): "
+          + ", ".join(out) + " us", flush=True)
+
+
 def main(argv=None):
     import cupy
 
@@ -119,6 +167,7 @@ def main(argv=None):
     p.add_argument("--repeat", type=int, default=50)
     p.add_argument("--profile", type=int, default=0, help="calls under cProfile (0: none)")
     p.add_argument("--top", type=int, default=25)
+    p.add_argument("--pieces", action="store_true", help="bfs: the call's parts timed alone")
     a = p.parse_args(argv)
     sync = cupy.cuda.Device().synchronize
 
@@ -186,6 +235,8 @@ def main(argv=None):
             print(f"{spec} {name}: host {hw:.1f} us (min {hmin:.1f}), busy {hb:.1f} us,"
                   f" whole {statistics.median(whole):.4f} ms, kernel"
                   f" {statistics.median(kern):.4f} ms", flush=True)
+            if a.pieces and name == "bfs":
+                _pieces(A, source, idle, sync, a.repeat)
             if a.profile:
                 prof = cProfile.Profile()
                 sync()

@@ -58,8 +58,8 @@ import numpy as np
 
 from bitgraph import _array
 from bitgraph import settings as _settings
-from bitgraph.algorithms._common import (check_graph, check_sources, has_out_edges, is_symmetric,
-                                         out_csr)
+from bitgraph.algorithms._common import (cached, check_graph, check_sources, has_out_edges,
+                                         is_symmetric, out_csr)
 from bitgraph.errors import InvalidType, InvalidValue
 from bitgraph.formats.csr import CSR
 
@@ -262,8 +262,10 @@ def _node_bc(A, src, *, endpoints, edges=False, rows=None, cols=None, stats=None
         from bitgraph.kernels.registry import lookup
 
         run = lookup("betweenness", fmt="csr", device=A.device, variant="batch")
-        # the CUDA kernel keeps its buffers in ``work`` across this call's batches
-        extra = {} if A.device == "cpu" else {"cfg": cfg, "work": {}}
+        # the CUDA kernel keeps its buffers in ``work`` across this call's batches,
+        # and its heavy rows' tables with the graph across calls
+        extra = {} if A.device == "cpu" else {
+            "cfg": cfg, "work": {"graph": cached(A, "bc_cuda", dict)}}
         a, t = out_csr(A), in_csr(A)
     xp = _array.array_module(out_csr(A).indptr)
     n = A.nrows

@@ -439,6 +439,35 @@ def test_cuda_heavy_rows_deterministic(index):
 
 
 @pytest.mark.gpu
+def test_cuda_heavy_tables_kept_with_the_graph(monkeypatch):
+    """The algorithm's CUDA calls keep the heavy rows' tables with the graph
+    (slot bc_cuda, per index type and knobs): a second call builds none
+    (heavy_table would raise) and gives the same bits; other knobs build
+    their own; the values equal the CPU call's."""
+    from bitgraph.algorithms._common import known
+    from bitgraph.kernels.cuda import betweenness as kb
+
+    A = bg.io.generators.kron(10, 8, seed=2).to("cuda")
+    src = np.arange(0, 640, 10)
+    with bg.settings.use(betweenness={"cuda_heavy_degree": 16, "cuda_heavy_chunk": 8}):
+        first = bg.algorithms.betweenness_centrality(A, sources=src)
+        kept = known(A, "bc_cuda")
+        assert len(kept) == 1 and next(iter(kept.values()))["forward"] is not None
+
+        def built(*args):
+            raise AssertionError("heavy_table called again")
+        monkeypatch.setattr(kb, "heavy_table", built)
+        again = bg.algorithms.betweenness_centrality(A, sources=src)
+        assert np.array_equal(first.get(), again.get())
+    monkeypatch.undo()
+    with bg.settings.use(betweenness={"cuda_heavy_degree": 32}):
+        bg.algorithms.betweenness_centrality(A, sources=src)
+    assert len(known(A, "bc_cuda")) == 2
+    cpu = bg.algorithms.betweenness_centrality(A.to("cpu"), sources=src)
+    _assert_close(first.get(), cpu)
+
+
+@pytest.mark.gpu
 def test_cuda_batches_share_work():
     """Batches of 64, then 7, then 64 again through one work dict (the
     buffers of the first kept, their stale values never read), on a graph of
