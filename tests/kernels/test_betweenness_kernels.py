@@ -162,11 +162,14 @@ def emulate_lists(lev_t, chunk, shared):
     return offsets, out
 
 
-def emulate_batch(a, t, lev, edges, chunk=3, shared=True, heavy=None, heavy_chunk=1024):
+def emulate_batch(a, t, lev, edges, chunk=3, shared=True, heavy=None, heavy_chunk=1024,
+                  zero_words=True):
     """The CUDA batch in numpy, one kernel at a time as the launcher
     queues them (same arrays, same order of writes); heavy: the launcher's
     cuda_heavy_degree (None: no row heavy), heavy_chunk its
-    cuda_heavy_chunk."""
+    cuda_heavy_chunk; zero_words False leaves the forward phase's frontier
+    words in place for the backward phase (not the launcher: the test that
+    its zeroing matters)."""
     from bitgraph.kernels.cuda.betweenness import heavy_table
 
     big = np.iinfo(np.int64).max if heavy is None else heavy
@@ -181,9 +184,21 @@ def emulate_batch(a, t, lev, edges, chunk=3, shared=True, heavy=None, heavy_chun
     depth = int(lev_t.max())
     off, vlist = emulate_lists(lev_t, chunk, shared)
     sv = np.full((n, k), np.nan)  # never cleared on the GPU: stale values must not be read
+    # the frontier words of two consecutive levels: words[d & 1][v] bit s iff lev_t[v, s] == d,
+    # zeroed before each phase, never cleared within one
+    words = np.zeros((2, n), np.uint64)
+    bit = np.uint64(1) << np.arange(k, dtype=np.uint64)
+
+    def at(d, u):  # lane s's test of a neighbour's word at level d
+        return (words[d & 1][u] & bit) != 0
+
+    def write(d, v, on):
+        words[d & 1][v] = np.bitwise_or.reduce(np.where(on, bit, np.uint64(0)))
+
     for d in range(depth + 1):                              # bc_forward, level d
         for v in vlist[off[d]:off[d + 1]]:
             on = lev_t[v] == d
+            write(d, v, on)
             if d == 0:
                 sv[v, on] = 1.0
                 continue
@@ -191,7 +206,7 @@ def emulate_batch(a, t, lev, edges, chunk=3, shared=True, heavy=None, heavy_chun
                 continue
             acc = np.zeros(k)
             for u in t.indices[t.indptr[v]:t.indptr[v + 1]]:
-                hit = on & (lev_t[u] == d - 1)
+                hit = on & at(d - 1, u)
                 acc[hit] += sv[u, hit]
             sv[v, on] = acc[on]
         if d > 0 and off[d + 1] > off[d]:
@@ -203,7 +218,7 @@ def emulate_batch(a, t, lev, edges, chunk=3, shared=True, heavy=None, heavy_chun
                     continue
                 acc = np.zeros(k)
                 for u in t.indices[clo[c]:chi[c]]:
-                    hit = on & (lev_t[u] == d - 1)
+                    hit = on & at(d - 1, u)
                     acc[hit] += sv[u, hit]
                 partial[c] = acc
             for h in range(hv.size):                        # bc_forward_heavy
@@ -214,17 +229,20 @@ def emulate_batch(a, t, lev, edges, chunk=3, shared=True, heavy=None, heavy_chun
                 for c in range(coff[h], coff[h + 1]):
                     acc += partial[c]
                 sv[hv[h], on] = acc[on]
+    if zero_words:
+        words[:] = 0
     for e in range(depth, -1 if edges else 0, -1):          # bc_backward, level e
         for u in vlist[off[e]:off[e + 1]]:
+            on = lev_t[u] == e
+            write(e, u, on)
             if e < depth and a.indptr[u + 1] - a.indptr[u] > big:
                 continue
-            on = lev_t[u] == e
             sg = np.where(on, sv[u], 0.0)
             acc = np.zeros(k)
             if e < depth:
                 for j in range(a.indptr[u], a.indptr[u + 1]):
                     w = a.indices[j]
-                    hit = on & (lev_t[w] == e + 1)
+                    hit = on & at(e + 1, w)
                     c = np.where(hit, sg * np.where(hit, sv[w], 0.0), 0.0)
                     acc += c
                     if edges and hit.any():
@@ -242,7 +260,7 @@ def emulate_batch(a, t, lev, edges, chunk=3, shared=True, heavy=None, heavy_chun
                 sg = np.where(on, sv[cv[c]], 0.0)
                 acc = np.zeros(k)
                 for j in range(clo[c], chi[c]):
-                    hit = on & (lev_t[a.indices[j]] == e + 1)
+                    hit = on & at(e + 1, a.indices[j])
                     x = np.where(hit, sg * np.where(hit, sv[a.indices[j]], 0.0), 0.0)
                     acc += x
                     if edges and hit.any():
@@ -284,6 +302,21 @@ def test_emulated_batch_equals_cpu_kernel(case, shared, heavy):
             _assert_close(got[1], want[1])
 
 
+def test_emulated_words_zeroed_between_the_phases_matter():
+    """Words are never cleared within a phase (a stale word's sources are at a
+    level no neighbour of the reader holds for them), but the forward
+    phase's words of shallower levels would be read by the backward phase
+    on a directed graph (an out-neighbour one level up): the launcher zeroes
+    them, and the emulation without that zeroing is wrong."""
+    _, A, sources = next(c for c in CASES if c[0] == "b64_directed_loops")
+    lev = _levels(A, sources)
+    a, t = out_csr(A), in_csr(A)
+    want = _cpu()(a, t, lev, edges=False)[0]
+    _assert_close(emulate_batch(a, t, lev, False)[0], want)
+    got = emulate_batch(a, t, lev, False, zero_words=False)[0]
+    assert not np.allclose(got, want, rtol=REL, atol=0)
+
+
 def test_emulated_lists_hold_each_vertex_once_a_level():
     rng = np.random.default_rng(0)
     lev = rng.integers(-1, 6, (64, 50)).astype(np.int32)
@@ -313,20 +346,26 @@ def test_packed_level_slots_are_the_kernels():
         sig = re.search(rf"__global__ void {kernel}\((.*?)\)\s*\{{", text, re.S).group(1)
         return [re.search(r"(\w+)\s*$", p.strip()).group(1) for p in sig.split(",")]
 
-    for kernel, count in (("bc_forward", 10), ("bc_backward", 13)):
+    for kernel, count, near in (("bc_forward", 12, "fprev"), ("bc_backward", 15, "fnext")):
         names = params(kernel)
         assert len(names) == count, (kernel, names)
         assert names[5:7] == ["begin", "end"] and names[8] in ("d", "e"), (kernel, names)
-        assert names[-1] == "heavy", (kernel, names)
-    for kernel, count, slot in (("bc_forward_chunks", 10, 8), ("bc_backward_chunks", 11, 8),
+        # the words slots the launcher sets per level (words_at, words_at + 1)
+        at = 10 if kernel == "bc_forward" else 13
+        assert names[at - 1:] == ["heavy", near, "fnow"], (kernel, names)
+    for kernel, count, slot in (("bc_forward_chunks", 11, 8), ("bc_backward_chunks", 12, 8),
                                 ("bc_forward_heavy", 8, 6), ("bc_backward_heavy", 9, 6)):
         names = params(kernel)
         assert len(names) == count and names[slot] in ("d", "e"), (kernel, names)
+    assert params("bc_forward_chunks")[10] == "fprev"
+    assert params("bc_backward_chunks")[11] == "fnext"
     launcher = inspect.getsource(betweenness.batch_run)
     assert "runs[0].set(8," in launcher and "runs[1].set(6," in launcher
-    for kernel, count in (('kern["forward"], 1', 10), ('kern["backward"][bool(edges)], 1', 13),
-                          ('kern["forward_chunks"], grid(int(nch))', 10),
-                          ('kern["backward_chunks"][bool(edges)], grid(int(nch))', 11),
+    assert 'runs[0].set(10 if name == "forward" else 11,' in launcher
+    assert "words_at = 10 if run is fwd else 13" in launcher
+    for kernel, count in (('kern["forward"], 1', 12), ('kern["backward"][bool(edges)], 1', 15),
+                          ('kern["forward_chunks"], grid(int(nch))', 11),
+                          ('kern["backward_chunks"][bool(edges)], grid(int(nch))', 12),
                           ('kern["forward_heavy"], grid(int(nhv))', 8),
                           ('kern["backward_heavy"], grid(int(nhv))', 9)):
         call = re.search(rf"PackedLaunch\({re.escape(kernel)}, threads,\s*\((.*?)\)\)",

@@ -17,6 +17,21 @@
 //   never read (every read is masked by lev_t), so sv is not cleared
 //   between batches.
 //
+// - words[2][n] uint64, the frontier words of two consecutive levels:
+//   words[d & 1][v] bit s set iff lev_t[v, s] == d. A row walk tests a
+//   neighbour's sources at the level it wants with one 8-byte load (the
+//   same address on every lane: one sector) instead of the lanes' lev_t
+//   entries (a sector for every 8 sources on: most of a 256-byte row).
+//   The launch of level d writes the words of its listed vertices, heavy
+//   ones included, into words[d & 1], and reads those of level d - 1
+//   (forward) or d + 1 (backward), written by the launch before. The
+//   launcher zeroes both buffers before each phase; within a phase a word
+//   left from level d -+ 2 is never cleared, and never matters: its bits
+//   are sources at a level no neighbour of the reader can hold for them
+//   (BFS levels along an edge u -> v: lev(v) <= lev(u) + 1, so an
+//   in-neighbour of a vertex at level d + 1 is at d or deeper, an
+//   out-neighbour of one at e is at e + 1 or shallower).
+//
 // Per-level lists: a vertex is listed once for each distinct level among
 // its b entries (bc_lists, counting then scattering; bc_scan between). A
 // level's launch runs a warp per listed vertex; lane L owns sources L and
@@ -68,56 +83,67 @@ __device__ __forceinline__ double warp_sum(double x) {
   return x;
 }
 
-// Neighbours a row walk keeps in flight: their level loads are issued
+// The frontier word of a vertex at a level: bit s for each of its sources
+// there (lane L's on0 is bit L, its on1 bit L + 32; every lane gets it).
+__device__ __forceinline__ unsigned long long frontier_word(bool on0, bool on1) {
+  return (unsigned long long)__ballot_sync(FULL, on0) |
+         ((unsigned long long)__ballot_sync(FULL, on1) << 32);
+}
+
+// Neighbours a row walk keeps in flight: their frontier words are loaded
 // together, then their sigma / W loads, then the sums in CSR order (the
 // same additions as one at a time). A warp's loop is a chain of dependent
-// loads (index, level, value), so the walk is latency-bound without it.
+// loads (index, word, value), so the walk is latency-bound without it.
 constexpr int FLIGHT = 8;
 
 // The loads of neighbours k .. k + FLIGHT - 1 of a 32-neighbour slice (lane
-// j holds neighbour j's id in mine; cnt of them are real): their levels
-// x0 / x1 (-2 where past cnt or the lane's source is off), then their
-// values y0 / y1 where the level is want (0 elsewhere).
-__device__ __forceinline__ void gather(long long mine, int k, int cnt,
-                                       const int* __restrict__ lev_t,
-                                       const double* __restrict__ sv, int b, int lane, bool on0,
-                                       bool on1, int want, int (&x0)[FLIGHT], int (&x1)[FLIGHT],
-                                       double (&y0)[FLIGHT], double (&y1)[FLIGHT]) {
+// j holds neighbour j's id in mine; cnt of them are real): their frontier
+// words at the wanted level (fw: that level's words; one address per
+// neighbour, the same on every lane), as the bits hit (bit j: lane L's
+// source L is on and at that level for neighbour j; bit j + FLIGHT: its
+// source L + 32), then their values y0 / y1 where it is (0 elsewhere).
+__device__ __forceinline__ unsigned gather(long long mine, int k, int cnt,
+                                           const unsigned long long* __restrict__ fw,
+                                           const double* __restrict__ sv, int b, int lane,
+                                           bool on0, bool on1, double (&y0)[FLIGHT],
+                                           double (&y1)[FLIGHT]) {
   long long r[FLIGHT];
+  unsigned long long w[FLIGHT];
 #pragma unroll
-  for (int j = 0; j < FLIGHT; ++j) r[j] = __shfl_sync(FULL, mine, (k + j) & 31) * (long long)b;
+  for (int j = 0; j < FLIGHT; ++j) r[j] = __shfl_sync(FULL, mine, (k + j) & 31);
 #pragma unroll
-  for (int j = 0; j < FLIGHT; ++j) {
-    const bool in = k + j < cnt;
-    x0[j] = in && on0 ? lev_t[r[j] + lane] : -2;
-    x1[j] = in && on1 ? lev_t[r[j] + lane + 32] : -2;
-  }
+  for (int j = 0; j < FLIGHT; ++j) w[j] = k + j < cnt ? fw[r[j]] : 0ull;
+  unsigned hit = 0;
 #pragma unroll
   for (int j = 0; j < FLIGHT; ++j) {
-    y0[j] = x0[j] == want ? sv[r[j] + lane] : 0.0;
-    y1[j] = x1[j] == want ? sv[r[j] + lane + 32] : 0.0;
+    const long long row = r[j] * (long long)b;
+    const bool h0 = on0 && ((unsigned)(w[j] >> lane) & 1u);
+    const bool h1 = on1 && ((unsigned)(w[j] >> 32 >> lane) & 1u);
+    y0[j] = h0 ? sv[row + lane] : 0.0;
+    y1[j] = h1 ? sv[row + lane + 32] : 0.0;
+    hit |= (h0 ? 1u << j : 0u) | (h1 ? 1u << (j + FLIGHT) : 0u);
   }
+  return hit;
 }
 
 // Forward row walk: s0 / s1 += sv[u, L] / sv[u, L + 32] over the row's
 // neighbours u = idx[e0 .. e1) in order, where lane L's source is on (on0,
-// on1) and lev_t[u, s] == want.
+// on1) and at the wanted level for u (fw: that level's frontier words).
 template <typename I>
 __device__ __forceinline__ void pull_row(const I* __restrict__ idx, long long e0, long long e1,
-                                         const int* __restrict__ lev_t,
+                                         const unsigned long long* __restrict__ fw,
                                          const double* __restrict__ sv, int b, int lane,
-                                         bool on0, bool on1, int want, double& s0, double& s1) {
+                                         bool on0, bool on1, double& s0, double& s1) {
   for (long long base = e0; base < e1; base += 32) {
     const long long mine = base + lane < e1 ? (long long)idx[base + lane] : 0;
     const int cnt = (int)min(32ll, e1 - base);
     for (int k = 0; k < cnt; k += FLIGHT) {
-      int x0[FLIGHT], x1[FLIGHT];
       double y0[FLIGHT], y1[FLIGHT];
-      gather(mine, k, cnt, lev_t, sv, b, lane, on0, on1, want, x0, x1, y0, y1);
+      const unsigned hit = gather(mine, k, cnt, fw, sv, b, lane, on0, on1, y0, y1);
 #pragma unroll
       for (int j = 0; j < FLIGHT; ++j) {
-        if (x0[j] == want) s0 += y0[j];
-        if (x1[j] == want) s1 += y1[j];
+        if (hit >> j & 1u) s0 += y0[j];
+        if (hit >> (j + FLIGHT) & 1u) s1 += y1[j];
       }
     }
   }
@@ -125,24 +151,24 @@ __device__ __forceinline__ void pull_row(const I* __restrict__ idx, long long e0
 
 // Backward row walk: a0 / a1 += sg0 * W[w, L] / sg1 * W[w, L + 32] over the
 // row's neighbours w = idx[e0 .. e1) in order, where lane L's source is on
-// and lev_t[w, s] == want; EDGES: each edge's sum over the lanes (a fixed
-// warp tree) added to share[edge] where any lane's source counts it.
+// and at the wanted level for w (fw: that level's frontier words); EDGES:
+// each edge's sum over the lanes (a fixed warp tree) added to share[edge]
+// where any lane's source counts it.
 template <typename I, bool EDGES>
 __device__ __forceinline__ void push_row(const I* __restrict__ idx, long long e0, long long e1,
-                                         const int* __restrict__ lev_t,
+                                         const unsigned long long* __restrict__ fw,
                                          const double* __restrict__ sv, int b, int lane,
-                                         bool on0, bool on1, int want, double sg0, double sg1,
+                                         bool on0, bool on1, double sg0, double sg1,
                                          double& a0, double& a1, double* __restrict__ share) {
   for (long long base = e0; base < e1; base += 32) {
     const long long mine = base + lane < e1 ? (long long)idx[base + lane] : 0;
     const int cnt = (int)min(32ll, e1 - base);
     for (int k = 0; k < cnt; k += FLIGHT) {
-      int x0[FLIGHT], x1[FLIGHT];
       double y0[FLIGHT], y1[FLIGHT];
-      gather(mine, k, cnt, lev_t, sv, b, lane, on0, on1, want, x0, x1, y0, y1);
+      const unsigned hit = gather(mine, k, cnt, fw, sv, b, lane, on0, on1, y0, y1);
 #pragma unroll
       for (int j = 0; j < FLIGHT; ++j) {
-        const bool hit0 = x0[j] == want, hit1 = x1[j] == want;
+        const bool hit0 = hit >> j & 1u, hit1 = hit >> (j + FLIGHT) & 1u;
         double c0 = 0.0, c1 = 0.0;
         if (hit0) {
           c0 = sg0 * y0[j];
@@ -333,12 +359,15 @@ __global__ void bc_scan(unsigned long long* __restrict__ hist, int levels,
 // u (tindptr/tindices: the CSR of A', in order) with lev_t[u, s] == d - 1 of
 // sigma[u, s]; at d = 0 (the sources) sigma = 1. A warp per vertex,
 // grid-stride. For d > 0 a vertex of in-degree > heavy is skipped
-// (bc_forward_chunks, bc_forward_heavy).
+// (bc_forward_chunks, bc_forward_heavy). Every listed vertex's frontier word
+// of level d goes to fnow (heavy ones too); the in-neighbours' of level
+// d - 1 are read from fprev.
 template <typename I>
 __global__ void bc_forward(const I* __restrict__ tindptr, const I* __restrict__ tindices,
                            const int* __restrict__ lev_t, double* __restrict__ sv,
                            const I* __restrict__ list, long long begin, long long end, int b,
-                           int d, long long heavy) {
+                           int d, long long heavy, const unsigned long long* __restrict__ fprev,
+                           unsigned long long* __restrict__ fnow) {
   const int lane = threadIdx.x & 31;
   const long long stride = ((long long)gridDim.x * blockDim.x) >> 5;
   for (long long i = begin + (((long long)blockIdx.x * blockDim.x + threadIdx.x) >> 5); i < end;
@@ -347,6 +376,8 @@ __global__ void bc_forward(const I* __restrict__ tindptr, const I* __restrict__ 
     int l0, l1;
     bc::row_levels(lev_t, v, b, lane, l0, l1);
     const bool on0 = l0 == d, on1 = l1 == d;
+    const unsigned long long word = bc::frontier_word(on0, on1);
+    if (lane == 0) fnow[v] = word;
     const long long row = v * (long long)b;
     if (d == 0) {
       if (on0) sv[row + lane] = 1.0;
@@ -356,7 +387,7 @@ __global__ void bc_forward(const I* __restrict__ tindptr, const I* __restrict__ 
     const long long e0 = tindptr[v], e1 = tindptr[v + 1];
     if (e1 - e0 > heavy) continue;  // uniform: bc_forward_chunks and bc_forward_heavy
     double s0 = 0.0, s1 = 0.0;
-    bc::pull_row(tindices, e0, e1, lev_t, sv, b, lane, on0, on1, d - 1, s0, s1);
+    bc::pull_row(tindices, e0, e1, fprev, sv, b, lane, on0, on1, s0, s1);
     if (on0) sv[row + lane] = s0;
     if (on1) sv[row + lane + 32] = s1;
   }
@@ -373,30 +404,35 @@ __global__ void bc_forward(const I* __restrict__ tindptr, const I* __restrict__ 
 // of out-degree > heavy is skipped (bc_backward_chunks, bc_backward_heavy).
 // EDGES: each out-edge's sum over the
 // batch of those sigma[u, s] * W[w, s] added to share[edge] (A's CSR
-// order).
+// order). Every listed vertex's frontier word of level e goes to fnow
+// (heavy ones too); the out-neighbours' of level e + 1 are read from fnext.
 template <typename I, bool EDGES>
 __global__ void bc_backward(const I* __restrict__ indptr, const I* __restrict__ indices,
                             const int* __restrict__ lev_t, double* __restrict__ sv,
                             const I* __restrict__ list, long long begin, long long end, int b,
                             int e, int deepest, double* __restrict__ total,
-                            double* __restrict__ share, long long heavy) {
+                            double* __restrict__ share, long long heavy,
+                            const unsigned long long* __restrict__ fnext,
+                            unsigned long long* __restrict__ fnow) {
   const int lane = threadIdx.x & 31;
   const long long stride = ((long long)gridDim.x * blockDim.x) >> 5;
   for (long long i = begin + (((long long)blockIdx.x * blockDim.x + threadIdx.x) >> 5); i < end;
        i += stride) {
     const long long u = list[i];
-    const long long e0 = indptr[u], e1 = indptr[u + 1];
-    if (e < deepest && e1 - e0 > heavy) continue;  // uniform: the chunks and bc_backward_heavy
     int l0, l1;
     bc::row_levels(lev_t, u, b, lane, l0, l1);
     const bool on0 = l0 == e, on1 = l1 == e;
+    const unsigned long long word = bc::frontier_word(on0, on1);
+    if (lane == 0) fnow[u] = word;
+    const long long e0 = indptr[u], e1 = indptr[u + 1];
+    if (e < deepest && e1 - e0 > heavy) continue;  // uniform: the chunks and bc_backward_heavy
     const long long row = u * (long long)b;
     const double sg0 = on0 ? sv[row + lane] : 0.0;
     const double sg1 = on1 ? sv[row + lane + 32] : 0.0;
     double a0 = 0.0, a1 = 0.0;
     if (e < deepest) {
-      bc::push_row<I, EDGES>(indices, e0, e1, lev_t, sv, b, lane, on0, on1, e + 1, sg0, sg1, a0,
-                             a1, share);
+      bc::push_row<I, EDGES>(indices, e0, e1, fnext, sv, b, lane, on0, on1, sg0, sg1, a0, a1,
+                             share);
     }
     if (on0) sv[row + lane] = (1.0 + a0) / sg0;
     if (on1) sv[row + lane + 32] = (1.0 + a1) / sg1;
@@ -413,13 +449,15 @@ __global__ void bc_backward(const I* __restrict__ indptr, const I* __restrict__ 
 // of v's sources is at level d, partial[c * 64 + L] = the sum over the
 // chunk's in-neighbours u with lev_t[u, s] == d - 1 of sigma[u, s] (s = L,
 // L + 32; 0 where v's source is not at d or past b), summed as bc_forward
-// sums a row. Reads sigma of level d - 1 (final), writes no sigma.
+// sums a row. Reads sigma of level d - 1 (final) and that level's frontier
+// words (fprev), writes no sigma.
 template <typename I>
 __global__ void bc_forward_chunks(const I* __restrict__ tindices, const int* __restrict__ lev_t,
                                   const double* __restrict__ sv, const long long* __restrict__ cv,
                                   const long long* __restrict__ clo,
                                   const long long* __restrict__ chi, long long chunks, int b,
-                                  int d, double* __restrict__ partial) {
+                                  int d, double* __restrict__ partial,
+                                  const unsigned long long* __restrict__ fprev) {
   const int lane = threadIdx.x & 31;
   const long long stride = ((long long)gridDim.x * blockDim.x) >> 5;
   for (long long c = ((long long)blockIdx.x * blockDim.x + threadIdx.x) >> 5; c < chunks;
@@ -429,7 +467,7 @@ __global__ void bc_forward_chunks(const I* __restrict__ tindices, const int* __r
     const bool on0 = l0 == d, on1 = l1 == d;
     if (!__any_sync(bc::FULL, on0 || on1)) continue;  // uniform: c is the warp's
     double s0 = 0.0, s1 = 0.0;
-    bc::pull_row(tindices, clo[c], chi[c], lev_t, sv, b, lane, on0, on1, d - 1, s0, s1);
+    bc::pull_row(tindices, clo[c], chi[c], fprev, sv, b, lane, on0, on1, s0, s1);
     partial[c * 64 + lane] = s0;
     partial[c * 64 + lane + 32] = s1;
   }
@@ -471,7 +509,8 @@ __global__ void bc_forward_heavy(const int* __restrict__ lev_t, double* __restri
 // (s = L, L + 32), summed as bc_backward sums a row; EDGES: each edge's sum
 // over the batch added to share[edge] as bc_backward adds it (the edge's
 // one warp this level). Reads sigma[u, s] (bc_backward_heavy writes W there
-// after this launch) and W of level e + 1 (final).
+// after this launch), W of level e + 1 (final) and that level's frontier
+// words (fnext).
 template <typename I, bool EDGES>
 __global__ void bc_backward_chunks(const I* __restrict__ indices, const int* __restrict__ lev_t,
                                    const double* __restrict__ sv,
@@ -479,7 +518,8 @@ __global__ void bc_backward_chunks(const I* __restrict__ indices, const int* __r
                                    const long long* __restrict__ clo,
                                    const long long* __restrict__ chi, long long chunks, int b,
                                    int e, double* __restrict__ share,
-                                   double* __restrict__ partial) {
+                                   double* __restrict__ partial,
+                                   const unsigned long long* __restrict__ fnext) {
   const int lane = threadIdx.x & 31;
   const long long stride = ((long long)gridDim.x * blockDim.x) >> 5;
   for (long long c = ((long long)blockIdx.x * blockDim.x + threadIdx.x) >> 5; c < chunks;
@@ -493,8 +533,8 @@ __global__ void bc_backward_chunks(const I* __restrict__ indices, const int* __r
     const double sg0 = on0 ? sv[row + lane] : 0.0;
     const double sg1 = on1 ? sv[row + lane + 32] : 0.0;
     double a0 = 0.0, a1 = 0.0;
-    bc::push_row<I, EDGES>(indices, clo[c], chi[c], lev_t, sv, b, lane, on0, on1, e + 1, sg0, sg1,
-                           a0, a1, share);
+    bc::push_row<I, EDGES>(indices, clo[c], chi[c], fnext, sv, b, lane, on0, on1, sg0, sg1, a0,
+                           a1, share);
     partial[c * 64 + lane] = a0;
     partial[c * 64 + lane + 32] = a1;
   }
@@ -539,53 +579,48 @@ __global__ void bc_backward_heavy(const int* __restrict__ lev_t, double* __restr
 // every instantiation the launcher asks for, so that nvcc -cubin compiles
 // the templates' bodies too
 template __global__ void bc_lists<int>(const int*, long long, int, long long, int, int, int,
-                                       unsigned long long*, int*);
-template __global__ void bc_lists<long long>(const int*, long long, int, long long, int, int,
-                                             int, unsigned long long*, long long*);
+    unsigned long long*, int*);
+template __global__ void bc_lists<long long>(const int*, long long, int, long long, int, int, int,
+    unsigned long long*, long long*);
 template __global__ void bc_forward<int>(const int*, const int*, const int*, double*,
-                                         const int*, long long, long long, int, int, long long);
+    const int*, long long, long long, int, int, long long, const unsigned long long*,
+    unsigned long long*);
 template __global__ void bc_forward<long long>(const long long*, const long long*, const int*,
-                                               double*, const long long*, long long, long long,
-                                               int, int, long long);
-template __global__ void bc_backward<int, false>(const int*, const int*, const int*, double*,
-                                                 const int*, long long, long long, int, int, int,
-                                                 double*, double*, long long);
-template __global__ void bc_backward<int, true>(const int*, const int*, const int*, double*,
-                                                const int*, long long, long long, int, int, int,
-                                                double*, double*, long long);
+    double*,
+    const long long*, long long, long long, int, int, long long, const unsigned long long*,
+    unsigned long long*);
+template __global__ void bc_backward<int, false>(const int*, const int*, const int*,
+    double*, const int*, long long, long long, int, int, int, double*, double*,
+    long long, const unsigned long long*, unsigned long long*);
+template __global__ void bc_backward<int, true>(const int*, const int*, const int*,
+    double*, const int*, long long, long long, int, int, int, double*, double*,
+    long long, const unsigned long long*, unsigned long long*);
 template __global__ void bc_backward<long long, false>(const long long*, const long long*,
-                                                       const int*, double*, const long long*,
-                                                       long long, long long, int, int, int,
-                                                       double*, double*, long long);
+    const int*,
+    double*, const long long*, long long, long long, int, int, int, double*, double*,
+    long long, const unsigned long long*, unsigned long long*);
 template __global__ void bc_backward<long long, true>(const long long*, const long long*,
-                                                      const int*, double*, const long long*,
-                                                      long long, long long, int, int, int,
-                                                      double*, double*, long long);
+    const int*,
+    double*, const long long*, long long, long long, int, int, int, double*, double*,
+    long long, const unsigned long long*, unsigned long long*);
 template __global__ void bc_forward_chunks<int>(const int*, const int*, const double*,
-                                                const long long*, const long long*,
-                                                const long long*, long long, int, int, double*);
-template __global__ void bc_forward_chunks<long long>(const long long*, const int*,
-                                                      const double*, const long long*,
-                                                      const long long*, const long long*,
-                                                      long long, int, int, double*);
-template __global__ void bc_backward_chunks<int, false>(const int*, const int*, const double*,
-                                                        const long long*, const long long*,
-                                                        const long long*, long long, int, int,
-                                                        double*, double*);
-template __global__ void bc_backward_chunks<int, true>(const int*, const int*, const double*,
-                                                       const long long*, const long long*,
-                                                       const long long*, long long, int, int,
-                                                       double*, double*);
+    const long long*, const long long*, const long long*, long long, int, int, double*,
+    const unsigned long long*);
+template __global__ void bc_forward_chunks<long long>(const long long*, const int*, const double*,
+    const long long*, const long long*, const long long*, long long, int, int, double*,
+    const unsigned long long*);
+template __global__ void bc_backward_chunks<int, false>(const int*, const int*,
+    const double*, const long long*, const long long*, const long long*, long long,
+    int, int, double*, double*, const unsigned long long*);
+template __global__ void bc_backward_chunks<int, true>(const int*, const int*,
+    const double*, const long long*, const long long*, const long long*, long long,
+    int, int, double*, double*, const unsigned long long*);
 template __global__ void bc_backward_chunks<long long, false>(const long long*, const int*,
-                                                              const double*, const long long*,
-                                                              const long long*, const long long*,
-                                                              long long, int, int, double*,
-                                                              double*);
+    const double*, const long long*, const long long*, const long long*, long long,
+    int, int, double*, double*, const unsigned long long*);
 template __global__ void bc_backward_chunks<long long, true>(const long long*, const int*,
-                                                             const double*, const long long*,
-                                                             const long long*, const long long*,
-                                                             long long, int, int, double*,
-                                                             double*);
+    const double*, const long long*, const long long*, const long long*, long long,
+    int, int, double*, double*, const unsigned long long*);
 
 // ---------------------------------------------------------------------------
 // Pair mode: a thread per (vertex, source). On deep graphs (grids, roads,

@@ -283,8 +283,10 @@ def batch_run(a, t, lev, *, edges=False, parallel_work=None, cfg=None, work=None
         _pair_run(cupy, kern, work, stream, csrs, tables, lev_t, sv, total, n, k, depth,
                   threads, chunk, use_shared, cap, heavy, where)
         return total, None
-    with oom_guard(where, index.itemsize * off[-1]):
+    with oom_guard(where, index.itemsize * off[-1] + 16 * n):
         vlist = _grown(cupy, work, "list", off[-1], index)
+        # the frontier words of two consecutive levels (the .cu's words[2][n])
+        words = _grown(cupy, work, "words", 2 * n, np.uint64)
     # counts now holds offsets[d]: the cursors of the scatter
     lists(list_grid, (threads,), head + (np.int32(1), counts, vlist), shared_mem=smem)
     per_block = threads // 32
@@ -292,26 +294,37 @@ def batch_run(a, t, lev, *, edges=False, parallel_work=None, cfg=None, work=None
     # each call; a long path or a road graph launches thousands of levels a batch):
     # parameters 5, 6 (begin, end of the level's list) and 8 (the level) change per level
     heavy64 = np.int64(heavy)
+    # parameters 10 and 11 (forward), 13 and 14 (backward): the words read (the
+    # level before / after) and written (this level's), set per level
     fwd = PackedLaunch(kern["forward"], 1, threads, (tindptr, tindices, lev_t, sv, vlist,
                                                      np.int64(0), np.int64(0), k32, np.int32(0),
-                                                     heavy64))
+                                                     heavy64, words, words))
     bwd = PackedLaunch(kern["backward"][bool(edges)], 1, threads,
                        (indptr, indices, lev_t, sv, vlist, np.int64(0), np.int64(0), k32,
-                        np.int32(0), np.int32(depth), total, share, heavy64))
+                        np.int32(0), np.int32(depth), total, share, heavy64, words, words))
+    half = words.data.ptr + 8 * n  # words[1]: the odd levels'
+
+    def buffer(d):
+        return half if d & 1 else words.data.ptr
 
     def grid(warps):
         return max(1, min(cap, (warps + per_block - 1) // per_block))
 
-    def level(run, d):
+    def level(run, d, near):
+        """Level d's launch of run, reading the words of level ``near``."""
         if off[d + 1] > off[d]:
             run.grid = grid(off[d + 1] - off[d])
             run.set(5, arg_word(np.int64(off[d])))
             run.set(6, arg_word(np.int64(off[d + 1])))
             run.set(8, arg_word(np.int32(d)))
+            words_at = 10 if run is fwd else 13
+            run.set(words_at, buffer(near))
+            run.set(words_at + 1, buffer(d))
             run.launch(stream.ptr)
 
-    # the heavy rows: per direction (chunks launch, its level in slot 8; heavy
-    # vertices launch, its level in slot 6), None where no row is heavy
+    # the heavy rows: per direction (chunks launch, its level in slot 8 and the
+    # words it reads in the last; heavy vertices launch, its level in slot 6),
+    # None where no row is heavy
     most_chunks = max([0] + [int(x[2].shape[0]) for x in tables.values() if x is not None])
     with oom_guard(where, 8 * 64 * most_chunks):
         partial = _grown(cupy, work, "partial", 64 * most_chunks, np.float64)
@@ -325,34 +338,39 @@ def batch_run(a, t, lev, *, edges=False, parallel_work=None, cfg=None, work=None
         if name == "forward":
             chunks = PackedLaunch(kern["forward_chunks"], grid(int(nch)), threads,
                                   (tindices, lev_t, sv, cv, clo, chi, nch, k32, np.int32(0),
-                                   partial))
+                                   partial, words))
             heads = PackedLaunch(kern["forward_heavy"], grid(int(nhv)), threads,
                                  (lev_t, sv, hv, coff, nhv, k32, np.int32(0), partial))
         else:
             chunks = PackedLaunch(kern["backward_chunks"][bool(edges)], grid(int(nch)), threads,
                                   (indices, lev_t, sv, cv, clo, chi, nch, k32, np.int32(0),
-                                   share, partial))
+                                   share, partial, words))
             heads = PackedLaunch(kern["backward_heavy"], grid(int(nhv)), threads,
                                  (lev_t, sv, hv, coff, nhv, k32, np.int32(0), partial, total))
         heavy_runs[name] = (chunks, heads)
 
-    def heavy_level(name, d):
+    def heavy_level(name, d, near):
         runs = heavy_runs[name]
         if runs is not None and off[d + 1] > off[d]:
             runs[0].set(8, arg_word(np.int32(d)))
+            runs[0].set(10 if name == "forward" else 11, buffer(near))
             runs[0].launch(stream.ptr)
             runs[1].set(6, arg_word(np.int32(d)))
             runs[1].launch(stream.ptr)
 
+    # zeroed before each phase: no word of another batch, nor (backward) of a
+    # shallower level, is read (the .cu's words[2][n])
+    memset(words.data.ptr, 0, 16 * n, stream.ptr)
     for d in range(levels):
-        level(fwd, d)
+        level(fwd, d, d - 1)
         if d > 0:
-            heavy_level("forward", d)
+            heavy_level("forward", d, d - 1)
+    memset(words.data.ptr, 0, 16 * n, stream.ptr)
     # level 0 (the sources) adds nothing to total: run only for the edges' shares
     for e in range(depth, -1 if edges else 0, -1):
-        level(bwd, e)
+        level(bwd, e, e + 1)
         if e < depth:
-            heavy_level("backward", e)
+            heavy_level("backward", e, e + 1)
     return total, (share if edges else None)
 
 
