@@ -59,7 +59,8 @@
 //
 // Cost per batch: O(n b) for the transpose and lists, then per level the
 // listed vertices' rows: O(sum over list entries of degree x (b / 32))
-// loads of 4b + 8b bytes.
+// loads, a neighbour's 8-byte frontier word and 8 bytes for each of its
+// sources that hits.
 
 #include "warp.cuh"
 

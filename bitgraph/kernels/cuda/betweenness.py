@@ -193,9 +193,10 @@ def batch_run(a, t, lev, *, edges=False, parallel_work=None, cfg=None, work=None
     whose entry "graph", where given, is a dict kept with the graph across
     calls (the heavy rows' tables: ``_heavy``).
     Two host reads a batch (the depth, the levels' offsets), and the row
-    pointers once per ``work`` (the heavy rows' chunks). O(n k + sum over
-    the list entries of degree x k / 32) loads; 12 n k bytes + the lists +
-    512 bytes a heavy chunk.
+    pointers once per graph given ``work["graph"]``, else once per
+    ``work`` (the heavy rows' chunks). O(n k + sum over
+    the list entries of degree x k / 32) loads; 12 n k + 16 n bytes (the
+    frontier words) + the lists + 512 bytes a heavy chunk.
 
     >>> total, _ = batch_run(out_csr(A), in_csr(A), msbfs(A, range(64)))  # doctest: +SKIP
     """
