@@ -108,6 +108,19 @@ def _dense_x(A):
     return _MEMO[key]
 
 
+def _idle_us(f, repeat, idle):
+    """``repeat`` host times of ``f()`` in microseconds, the GPU idle before
+    each (``idle``), the result dropped after its timing."""
+    times = []
+    for _ in range(repeat):
+        idle()
+        t0 = time.perf_counter()
+        r = f()
+        times.append((time.perf_counter() - t0) * 1e6)
+        del r
+    return times
+
+
 def _pieces(A, source, idle, sync, repeat):
     """Print the parts of a CUDA bfs call (no parents, method auto), each timed
     alone (median us of ``repeat`` runs, the GPU idle before each)."""
@@ -138,13 +151,7 @@ def _pieces(A, source, idle, sync, repeat):
     }
     out = []
     for part, f in parts.items():
-        times = []
-        for _ in range(repeat):
-            idle()
-            t0 = time.perf_counter()
-            r = f()
-            times.append((time.perf_counter() - t0) * 1e6)
-            del r
+        times = _idle_us(f, repeat, idle)
         sync()
         out.append(f"{part} {statistics.median(times):.1f}")
     print(f"pieces ({method}, {run.nbytes} bytes, grid {run.launch.grid}): "
@@ -185,13 +192,7 @@ def main(argv=None):
 
     def host_times(f):
         """(idle, busy) median us of f's host time, results kept."""
-        warm, busy, held = [], [], []
-        for _ in range(a.repeat):
-            idle()
-            t0 = time.perf_counter()
-            r = f()
-            warm.append((time.perf_counter() - t0) * 1e6)
-            del r
+        warm, busy, held = _idle_us(f, a.repeat, idle), [], []
         sync()
         for i in range(4 * a.repeat):
             t0 = time.perf_counter()
