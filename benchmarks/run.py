@@ -1886,12 +1886,14 @@ def floors(row, g, case, inputs, iterations):
         dtype = np.float32 if rank == 4 else np.float64
         one = _floor.gather_ms(g.A, dtype)
         row.gather_ms = None if one is None else one * iterations
-        # the kernel's own order: the relabelled pull CSR its calls cached on the graph
+        # the kernel's own order: the pull CSR of the matrix its calls read
+        # (_operator), relabelled where they cached a relabelling
         from bitgraph.algorithms._common import known
-        from bitgraph.algorithms.link_analysis import _pull_csr
+        from bitgraph.algorithms.link_analysis import _operator, _pull_csr
 
-        relabelled = known(g.A, "pagerank_relabelled")
-        one = _floor.gather_ms(relabelled[1] if relabelled else _pull_csr(g.A), dtype) \
+        M = _operator(g.A)[0]
+        relabelled = known(M, "pagerank_relabelled")
+        one = _floor.gather_ms(relabelled[1] if relabelled else _pull_csr(M), dtype) \
             if case.method.startswith("auto") else None
         row.kernel_gather_ms = None if one is None else one * iterations
     batch = (statistics.fmean(len(inp) for inp in inputs)
