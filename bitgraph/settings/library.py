@@ -296,11 +296,14 @@ class Betweenness:
         Not tuned.""")
     cuda_threads: int = knob(256, """CUDA fused: threads a block (a multiple of 32, 32..512) of
         the per-level launches (a warp per listed vertex) and of the list building; at most 512:
-        the row walks keep 8 neighbours' loads in flight in 80-94 registers a thread, and a
-        1024-thread block of those exceeds an SM's 65,536 registers. Not yet tuned.""")
+        the row walks keep 8 neighbours' loads in flight in 64-80 registers a thread, and a
+        1024-thread block of those exceeds an SM's 65,536 registers. H100, 64 sources, a call
+        (de84977): kron-22 81.5 / 85.2 / 106.0 ms at 128 / 256 / 512, urand-22 87.0 / 87.2 /
+        96.9.""")
     cuda_list_chunk: int = knob(256, """CUDA fused: vertices a block takes when it builds the
         per-level lists (its warps share them; one global atomic per level the block holds
-        instead of one per vertex). Not yet measured on a GPU.""")
+        instead of one per vertex). H100, 64 sources, a call (de84977): 64 / 256 / 1024 took
+        85.1 / 85.2 / 86.0 ms on kron-22, 87.0 / 87.2 / 87.3 on urand-22.""")
     cuda_hist_levels: int = knob(4096, """CUDA fused: a batch of at most this many levels counts
         its lists' blocks in shared memory (8 bytes a level, at most 6144: 48 KiB); deeper
         batches (long paths, roads, grids) take a global atomic per (vertex, level). Not yet
@@ -309,9 +312,12 @@ class Betweenness:
         out-degree (backward phase) above this is heavy: its row is summed by a warp per chunk
         of cuda_heavy_chunk edges, then a warp adds the chunks' partial sums in chunk order,
         instead of one warp walking the row (a kron hub's 10^5-10^6 edges serialise a level).
-        Not yet measured on a GPU.""")
+        H100, kron-22, 64 sources, a call (de84977), heavy degree / chunk: 2048 / 1024 85.2 ms,
+        1024 / 512 85.5, 512 / 256 82.5, 256 / 128 82.2, 128 / 64 86.0; urand-22 (no hub)
+        86.5-87.2 for all.""")
     cuda_heavy_chunk: int = knob(1024, """CUDA fused: edges a chunk of a heavy row (a warp
-        each). Not yet measured on a GPU.""")
+        each). Measured with cuda_heavy_degree (there); 256 alone: 86.3 ms against 85.2 on
+        kron-22.""")
     cuda_pair_lanes: float = knob(4, """CUDA fused: a batch without edge shares runs a
         thread per (vertex, source) ("pair mode") when its reached pairs of level >= 1 are fewer
         than this many per entry of the per-level vertex lists (the mean active lanes of the
