@@ -68,6 +68,7 @@ class Derived:
     pagerank_relabelled: object   # (order, pull CSR, inv_s) by descending out-degree
     pagerank_cpu: dict            # the CPU run's plan (row ranges, prefetch) and scratch ranks
     bc_cuda: object               # dict: the CUDA betweenness's heavy-row tables (kernels/cuda/betweenness.py)
+    bc_anchors: object            # int64[nrows] on the host: each vertex's out-neighbour of highest out-degree
     # the traversals (bfs, msbfs): names as their code spells them
     long_reach: object
     blest_perm: dict         # reorder -> ...

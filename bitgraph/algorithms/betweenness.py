@@ -30,7 +30,11 @@ counts (``kernels/cuda/betweenness``).
 
 Memory is O(b x n) per batch (the levels, the per-level matrices: each
 (source, vertex) pair sits in one level), whatever the number of sources;
-batches run one after another. Every step of the graphblas method is a
+batches run one after another. A call of many batches
+(``settings.betweenness.group_batches``) first orders its sources by their
+out-neighbour of the highest out-degree (``grouped_sources``): a batch of
+sources one hop from a shared hub sits at few distinct levels of each
+vertex, so its fused passes have fewer (vertex, level) entries to walk. Every step of the graphblas method is a
 public GraphBLAS operation (or msbfs), so it runs on either device too.
 
 The scaling follows NetworkX's ``_rescale`` (sampled sources, endpoints,
@@ -233,6 +237,31 @@ def _method(cfg):
     return "fused"
 
 
+def grouped_sources(A, src):
+    """``src`` (numpy ints) ordered by each source's out-neighbour of the
+    highest out-degree (its anchor; ties: the smaller id), then by id: a
+    batch cut from it holds sources one hop from a shared hub, which sit at
+    few distinct levels of each vertex (``settings.betweenness.group_batches``).
+    The anchors are made once per graph, on the host (``hub_anchors``).
+
+    >>> import bitgraph as bg
+    >>> A = bg.Matrix.from_coo([0, 1, 2, 3, 3, 3], [3, 2, 1, 0, 1, 2], nrows=4, ncols=4)
+    >>> grouped_sources(A, np.arange(4)).tolist()  # the anchors of 0..3: 3, 2, 1, 0
+    [3, 2, 1, 0]
+    """
+    anchors = cached(A, "bc_anchors", lambda: _anchors(A))
+    return src[np.lexsort((src, anchors[src]))]
+
+
+def _anchors(A):
+    from bitgraph.device import host
+    from bitgraph.kernels.registry import lookup
+
+    c = out_csr(A)
+    h = CSR(host(c.indptr), host(c.indices), None, c.nrows, c.ncols)  # synchronize! (once)
+    return lookup("betweenness", fmt="csr", device="cpu", variant="anchors")(h)
+
+
 def _node_bc(A, src, *, endpoints, edges=False, rows=None, cols=None, stats=None):
     """Raw (unscaled) vertex sums over ``src`` in batches
     (``settings.betweenness.batch``); with ``edges`` the raw edge sums over
@@ -250,6 +279,13 @@ def _node_bc(A, src, *, endpoints, edges=False, rows=None, cols=None, stats=None
     # a source without out-edges starts no path: it adds nothing, endpoints or not (kron-20:
     # 38% of the vertices have none, so all-source BC needs that many fewer batches)
     src = src[has_out_edges(A, src)]
+    groups = cfg.group_batches
+    if isinstance(groups, (bool, np.bool_)) or not isinstance(groups, (int, np.integer)) \
+            or groups < 0:
+        raise InvalidValue(f"settings.betweenness.group_batches must be an integer >= 0, got"
+                           f" {groups!r}")
+    if groups and -(-int(src.size) // batch) >= groups:
+        src = grouped_sources(A, src)
     method = _method(cfg)
     key = ("betweenness", "csr", A.device, "batch")
     if stats is not None:

@@ -105,6 +105,76 @@ def test_edges_match_networkx(g, normalized, k, seed, method):
     assert_edges(E, ref, A)
 
 
+@settings(max_examples=60, deadline=None)
+@given(g=graphs(max_n=40, weighted=False), endpoints=st.booleans(),
+       k=st.one_of(st.none(), st.integers(1, 40)), seed=st.integers(0, 2**31),
+       method=st.sampled_from(METHODS))
+def test_grouped_sources_match_networkx(g, endpoints, k, seed, method):
+    """Batches of 3 sources, grouped by their hub anchors whenever there are
+    two batches or more (settings.betweenness.group_batches 2): nodes and
+    edges as NetworkX's."""
+    from bitgraph import settings as S
+
+    A = g.matrix(bg)
+    G = nx_graph(A)
+    k = None if k is None else min(k, g.n)
+    with S.use(betweenness={"method": method, "batch": 3, "group_batches": 2}):
+        got = betweenness_centrality(A, k=k, endpoints=endpoints, seed=seed)
+        E = edge_betweenness_centrality(A, k=k, seed=seed)
+    assert_nodes(got, nx.betweenness_centrality(G, k=k, endpoints=endpoints, seed=seed), g.n)
+    assert_edges(E, nx.edge_betweenness_centrality(G, k=k, seed=seed), A)
+
+
+@settings(max_examples=60, deadline=None)
+@given(g=graphs(max_n=40, weighted=False))
+def test_hub_anchors(g):
+    """Each vertex's out-neighbour of the highest out-degree, the smaller id
+    on ties, itself without out-neighbours (self-loops count as out-edges);
+    grouped_sources sorts by it, then by id, keeping repeats."""
+    from bitgraph.algorithms._common import out_csr
+    from bitgraph.algorithms.betweenness import grouped_sources
+    from bitgraph.kernels.registry import lookup
+
+    A = g.matrix(bg)
+    c = out_csr(A)
+    deg = np.diff(c.indptr)
+    want = []
+    for v in range(A.nrows):
+        nb = c.indices[c.indptr[v]:c.indptr[v + 1]].tolist()
+        want.append(min(nb, key=lambda u: (-deg[u], u)) if nb else v)
+    got = lookup("betweenness", fmt="csr", device="cpu", variant="anchors")(c)
+    assert got.dtype == np.int64 and got.tolist() == want
+    src = np.array(list(range(A.nrows)) + [0, A.nrows - 1], np.int64)
+    out = grouped_sources(A, src)
+    assert sorted(out.tolist()) == sorted(src.tolist())
+    keys = [(want[s], s) for s in out.tolist()]
+    assert keys == sorted(keys)
+
+
+@pytest.mark.parametrize("device", O.DEVICES)
+def test_grouped_sources_same_values(device):
+    """kron-9, every source in batches of 64 (6 batches): grouped (the
+    default from 32 batches, here from 2) and in the given order equal up to
+    the order of the float sums, nodes and edges; NetworkX's values."""
+    from bitgraph import settings as S
+
+    A_cpu = bg.io.generators.kron(9, 8, seed=3)
+    A = O.on_device(A_cpu, device)
+    with S.use(betweenness={"group_batches": 0}):
+        plain = O.to_host(betweenness_centrality(A, normalized=False))
+        E0 = O.to_host(edge_betweenness_centrality(A)).to_coo()[2]
+    with S.use(betweenness={"group_batches": 2}):
+        got = betweenness_centrality(A, normalized=False)
+        E = O.to_host(edge_betweenness_centrality(A)).to_coo()[2]
+    assert np.allclose(O.to_host(got), plain, rtol=1e-12, atol=1e-12)
+    assert np.allclose(E, E0, rtol=1e-12, atol=1e-12)
+    assert_nodes(got, nx.betweenness_centrality(nx_graph(A_cpu), normalized=False), A.nrows,
+                 device)
+    with S.use(betweenness={"group_batches": -1}):
+        with pytest.raises(bg.InvalidValue, match="group_batches must be an integer >= 0"):
+            betweenness_centrality(A)
+
+
 @settings(max_examples=40, deadline=None)
 @given(g=graphs(max_n=40, weighted=False), data=st.data())
 def test_sources_scale_as_that_sample(g, data):

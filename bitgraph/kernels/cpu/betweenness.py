@@ -37,7 +37,8 @@ from bitgraph.kernels.cpu import arg, index_args
 from bitgraph.kernels.cpu.bits import ctz
 from bitgraph.kernels.registry import register
 
-__all__ = ["bc_entries", "bc_sigma", "bc_delta", "batch_run", "wbc_sources", "weighted_run"]
+__all__ = ["bc_entries", "bc_sigma", "bc_delta", "batch_run", "hub_anchors", "wbc_sources",
+           "weighted_run"]
 
 _U0 = np.uint64(0)
 _U1 = np.uint64(1)
@@ -214,6 +215,48 @@ def batch_run(a, t, lev, *, edges=False, parallel_work=1 << 62):
     for d in range(depth, -1, -1):
         run(bc_delta, d, indptr, indices, sigma, coef, total, eshare, edges, k)
     return total, (eshare if edges else None)
+
+
+@njit(cache=True, nogil=True)
+def _anchor_rows(indptr, indices, out):
+    # out[v] = v's out-neighbour of the highest out-degree (ties: the smaller
+    # id); v itself when it has none
+    for v in range(out.size):
+        best = v
+        top = -1
+        for p in range(indptr[v], indptr[v + 1]):
+            u = indices[p]
+            du = indptr[u + 1] - indptr[u]
+            if du > top or (du == top and u < best):
+                top = du
+                best = u
+        out[v] = best
+
+
+def _warm_anchors(dtype, index_dtype):
+    if dtype != np.bool_:
+        return
+    from bitgraph.formats.csr import CSR
+    hub_anchors(CSR(np.array([0, 1, 2], index_dtype), np.array([1, 0], index_dtype), None, 2, 2))
+
+
+@register("betweenness", fmt="csr", device="cpu", variant="anchors", warmup=_warm_anchors)
+def hub_anchors(a):
+    """int64[n]: each vertex's out-neighbour of the highest out-degree in
+    the CSR ``a`` (host arrays; ties: the smaller id), the vertex itself
+    where it has no out-neighbour. Sources sorted by it share a hub one hop
+    away, so a batch of them sits at few distinct levels of each vertex
+    (``algorithms.betweenness``'s grouping). O(n + nnz)
+
+    >>> from bitgraph.formats.csr import from_coo
+    >>> a = from_coo(np.array([0, 0, 1, 2, 2]), np.array([1, 2, 2, 0, 1]), None, 4, 4)
+    >>> hub_anchors(a).tolist()  # out-degrees 2, 1, 2, 0
+    [2, 2, 0, 3]
+    """
+    indptr, indices = index_args(a.indptr, a.indices)
+    out = np.empty(a.nrows, np.int64)
+    _anchor_rows(indptr, indices, out)
+    return out
 
 
 # ---------------------------------------------------------------------------
