@@ -67,8 +67,8 @@ class Derived:
     pagerank_worth_relabelling: dict  # (min_average_degree, skew, samples) -> bool
     pagerank_relabelled: object   # (order, pull CSR, inv_s) by descending out-degree
     pagerank_cpu: dict            # the CPU run's plan (row ranges, prefetch) and scratch ranks
-    bc_cuda: object               # dict: the CUDA betweenness's heavy-row tables (kernels/cuda/betweenness.py)
-    bc_anchors: object            # int64[nrows] on the host: each vertex's out-neighbour of highest out-degree
+    bc_cuda: object               # dict: CUDA betweenness's heavy-row tables (cuda/betweenness.py)
+    bc_anchors: object            # host int64[nrows]: out-neighbour of highest out-degree
     # the traversals (bfs, msbfs): names as their code spells them
     long_reach: object
     blest_perm: dict         # reorder -> ...

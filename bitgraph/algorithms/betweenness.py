@@ -34,8 +34,9 @@ batches run one after another. A call of many batches
 (``settings.betweenness.group_batches``) first orders its sources by their
 out-neighbour of the highest out-degree (``grouped_sources``): a batch of
 sources one hop from a shared hub sits at few distinct levels of each
-vertex, so its fused passes have fewer (vertex, level) entries to walk. Every step of the graphblas method is a
-public GraphBLAS operation (or msbfs), so it runs on either device too.
+vertex, so its fused passes have fewer (vertex, level) entries to walk.
+Every step of the graphblas method is a public GraphBLAS operation (or
+msbfs), so it runs on either device too.
 
 The scaling follows NetworkX's ``_rescale`` (sampled sources, endpoints,
 directed or undirected).
