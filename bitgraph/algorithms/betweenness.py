@@ -263,20 +263,33 @@ def _anchors(A):
     return lookup("betweenness", fmt="csr", device="cpu", variant="anchors")(h)
 
 
-def _node_bc(A, src, *, endpoints, edges=False, rows=None, cols=None, stats=None):
-    """Raw (unscaled) vertex sums over ``src`` in batches
-    (``settings.betweenness.batch``); with ``edges`` the raw edge sums over
-    ``rows``/``cols`` (A's CSR order) instead. ``stats``: the method run,
-    the fused kernel's key where it ran, ``metrics["batches"]`` (and on CUDA
-    ``metrics["bc_pair_batches"]``: the batches run in pair mode)."""
-    from bitgraph.algorithms.multi_source import msbfs
-
-    cfg = _settings.current().betweenness
+def _batch_width(cfg):
     batch = cfg.batch
     if isinstance(batch, (bool, np.bool_)) or not isinstance(batch, (int, np.integer)) \
             or not 1 <= batch <= 64:
         raise InvalidValue(f"settings.betweenness.batch must be an integer in 1..64 (one bit per"
                            f" source in msbfs's words), got {batch!r}")
+    return int(batch)
+
+
+def batch_order(A, src):
+    """The sources of an unweighted betweenness call in the order its
+    batches take them (``settings.betweenness.batch`` at a time): those
+    with out-edges only, grouped (``grouped_sources``) when they make at
+    least ``settings.betweenness.group_batches`` batches. A whole-batch
+    run of this order gives the same order back, so a share of it cut at
+    batch boundaries (``bitgraph.distributed``) runs the same batches.
+
+    >>> import bitgraph as bg
+    >>> A = bg.Matrix.from_coo([0, 1, 2, 3, 3, 3], [3, 2, 1, 0, 1, 2], nrows=5, ncols=5)
+    >>> batch_order(A, np.arange(5)).tolist()  # vertex 4 has no out-edges
+    [0, 1, 2, 3]
+    >>> with bg.settings.use(betweenness={"batch": 2, "group_batches": 2}):
+    ...     batch_order(A, np.arange(5)).tolist()
+    [3, 2, 1, 0]
+    """
+    cfg = _settings.current().betweenness
+    batch = _batch_width(cfg)
     # a source without out-edges starts no path: it adds nothing, endpoints or not (kron-20:
     # 38% of the vertices have none, so all-source BC needs that many fewer batches)
     src = src[has_out_edges(A, src)]
@@ -287,6 +300,20 @@ def _node_bc(A, src, *, endpoints, edges=False, rows=None, cols=None, stats=None
                            f" {groups!r}")
     if groups and -(-int(src.size) // batch) >= groups:
         src = grouped_sources(A, src)
+    return src
+
+
+def _node_bc(A, src, *, endpoints, edges=False, rows=None, cols=None, stats=None):
+    """Raw (unscaled) vertex sums over ``src`` in batches
+    (``settings.betweenness.batch``); with ``edges`` the raw edge sums over
+    ``rows``/``cols`` (A's CSR order) instead. ``stats``: the method run,
+    the fused kernel's key where it ran, ``metrics["batches"]`` (and on CUDA
+    ``metrics["bc_pair_batches"]``: the batches run in pair mode)."""
+    from bitgraph.algorithms.multi_source import msbfs
+
+    cfg = _settings.current().betweenness
+    batch = _batch_width(cfg)
+    src = batch_order(A, src)
     method = _method(cfg)
     key = ("betweenness", "csr", A.device, "batch")
     if stats is not None:

@@ -6,10 +6,12 @@ The sources (every vertex when None, or the ``k`` sampled exactly as the
 one-process call samples them) are cut into whole batches of the kernel's
 width (64 sources per msbfs / betweenness batch: a uint64 status word) and
 the batches dealt out in order, balanced by count (``source_share``): every
-rank's batches are full but the last one's. msbfs, closeness and
-betweenness deal the sources with out-edges and those without apart (the
-one-process call answers the latter without a traversal), so every rank
-gets as many traversing batches. Then
+rank's batches are full but the last one's. msbfs and closeness deal the
+sources with out-edges and those without apart (the one-process call
+answers the latter without a traversal), so every rank gets as many
+traversing batches; unweighted betweenness deals whole batches of the
+one-process call's own batch order (``betweenness.batch_order``), so the
+ranks run that call's batches, grouped sources included. Then
 
 - msbfs levels, closeness and eccentricity: each rank's rows, gathered
   back in the caller's order (``allgatherv``);
@@ -334,14 +336,25 @@ def _prepare_bc(comm, A, sources, k, seed, weight, where, *, draw_all=False):
     return w, src, sampled, directed
 
 
-def _summed(comm, where, A, src, local, zeros):
-    """``local(share)`` on this rank's share of ``src`` (``_dealt`` over A,
-    in batches of ``settings.betweenness.batch``; ``zeros()`` for an empty
-    share), summed over the ranks."""
-    batch = _bc_batch()
-    perm, counts = _dealt(comm, src, A, batch)
-    a = sum(counts[:comm.rank])
-    share = src[np.sort(perm[a:a + counts[comm.rank]])]  # in the caller's order
+def _summed(comm, where, A, src, local, zeros, *, hops):
+    """``local(share)`` on this rank's share of ``src`` (``zeros()`` for an
+    empty share), summed over the ranks. ``hops`` (unweighted): the shares
+    are whole-batch runs of the one-process call's batch order
+    (``betweenness.batch_order``: sources with out-edges, grouped when the
+    call is large), so the ranks run that call's very batches; weighted:
+    ``_dealt`` over A, each share in the caller's order. Batches of
+    ``settings.betweenness.batch``."""
+    from bitgraph.algorithms import betweenness as B
+
+    if hops:
+        order = _together(comm, where, lambda: B.batch_order(A, src))  # checks the settings
+        a, b = source_share(int(order.size), comm.size, comm.rank, _bc_batch())
+        share = order[a:b]
+    else:
+        batch = _bc_batch()
+        perm, counts = _dealt(comm, src, A, batch)
+        a = sum(counts[:comm.rank])
+        share = src[np.sort(perm[a:a + counts[comm.rank]])]  # in the caller's order
     mine = _together(comm, where, lambda: local(share) if share.size else zeros())
     return comm.allreduce(mine, "sum")
 
@@ -372,7 +385,7 @@ def betweenness_centrality(comm, A, sources=None, k=None, normalized=True, endpo
     xp = _array.array_module(out_csr(A).indptr)
     bc = _summed(comm, where, A, src,
                  lambda s: B._vertex_sums(A, w, s, endpoints=endpoints, stats=stats, where=where),
-                 lambda: xp.zeros(A.nrows, np.float64))
+                 lambda: xp.zeros(A.nrows, np.float64), hops=w is None)
     return B._rescale(bc, A.nrows, normalized=normalized, directed=directed,
                       endpoints=endpoints, sampled=src if sampled else None)
 
@@ -404,7 +417,7 @@ def edge_betweenness_centrality(comm, A, k=None, normalized=True, seed=None, wei
     xp = _array.array_module(c.indptr)
     e = _summed(comm, where, A, src,
                 lambda s: B._edge_sums(A, w, s, directed, stats=stats, where=where),
-                lambda: xp.zeros(int(c.indices.shape[0]), np.float64))
+                lambda: xp.zeros(int(c.indices.shape[0]), np.float64), hops=w is None)
     e = B._rescale(e, A.nrows, normalized=normalized, directed=directed, endpoints=True,
                    sampled=src if sampled else None)
     return B._edge_matrix(A, e)

@@ -133,6 +133,36 @@ def test_betweenness(size):
             close(v0, v1)
 
 
+@pytest.mark.parametrize("size", (2, 3))
+def test_betweenness_ranks_run_the_one_process_calls_batches(size, monkeypatch):
+    # grouped sources (group_batches 2): each rank's share is a whole-batch run of the
+    # one-process call's order, so the ranks' batches together are that call's batches
+    import threading
+
+    from bitgraph.algorithms import multi_source
+
+    K = karate()
+    seen, lock = [], threading.Lock()
+    real = multi_source.msbfs
+
+    def recorded(A, s, *args, **kw):
+        with lock:
+            seen.append(tuple(int(v) for v in s))
+        return real(A, s, *args, **kw)
+
+    monkeypatch.setattr(multi_source, "msbfs", recorded)
+    with bg.settings.use(betweenness={"batch": 4, "group_batches": 2}):
+        ref = one.betweenness_centrality(K)
+        want, seen[:] = sorted(seen), []
+        out = same_on_every_rank(LocalGroup(size).run(dist.betweenness_centrality, K))
+    assert sorted(seen) == want
+    close(out, ref)
+    order = bg.algorithms.betweenness.batch_order
+    with bg.settings.use(betweenness={"batch": 4, "group_batches": 2}):
+        grouped = order(K, np.arange(34))
+    assert not np.array_equal(grouped, np.sort(grouped))  # the grouping reorders karate
+
+
 def test_fewer_batches_than_ranks_and_one_rank_with_everything():
     A = bg.io.generators.grid2d(3, 4)  # 12 vertices: one batch, on the last of 5 ranks
     assert [source_share(12, 5, r) for r in range(5)] == [(0, 0)] * 4 + [(0, 12)]
