@@ -23,9 +23,9 @@ ranks on threads of one process (the CPU tests' communicator):
 [4, 3, 4, 3, 2, 3, 4, 3, 4]
 """
 
-from bitgraph.distributed.batches import (betweenness_centrality, closeness_centrality,
-                                          eccentricity, edge_betweenness_centrality, msbfs,
-                                          source_share)
+from bitgraph.distributed.batches import (batch_deal, betweenness_centrality,
+                                          closeness_centrality, eccentricity,
+                                          edge_betweenness_centrality, msbfs, source_share)
 from bitgraph.distributed.comm import Comm, LocalGroup, NcclComm
 from bitgraph.distributed.environ import Launch, environment, init
 from bitgraph.distributed.partition import DistMatrix
@@ -34,6 +34,6 @@ from bitgraph.distributed.partitioned import (DistPageRank, bfs, connected_compo
 from bitgraph.errors import DistributedError
 
 __all__ = ["init", "environment", "Launch", "Comm", "LocalGroup", "NcclComm", "DistributedError",
-           "source_share", "msbfs", "closeness_centrality", "eccentricity",
+           "source_share", "batch_deal", "msbfs", "closeness_centrality", "eccentricity",
            "betweenness_centrality", "edge_betweenness_centrality",
            "DistMatrix", "bfs", "connected_components", "pagerank", "DistPageRank"]

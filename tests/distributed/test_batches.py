@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 import bitgraph as bg
 import bitgraph.algorithms as one
 import bitgraph.distributed as dist
-from bitgraph.distributed import DistributedError, LocalGroup, source_share
+from bitgraph.distributed import DistributedError, LocalGroup, batch_deal, source_share
 from graph_strategies import graphs
 from testdata import data_file
 
@@ -61,6 +61,34 @@ def test_source_share_covers_in_order_whole_batches_balanced(k, size, batch):
     assert max(counts) - min(counts) <= 1
     for a, b in shares[:-1]:
         assert (b - a) % batch == 0 or b == k  # full batches but the very last
+
+
+@given(k=st.integers(0, 1000), size=st.integers(1, 9), batch=st.integers(1, 70))
+def test_batch_deal_covers_whole_batches_back_and_forth(k, size, batch):
+    deals = [batch_deal(k, size, r, batch) for r in range(size)]
+    every = np.concatenate(deals)
+    assert np.array_equal(np.sort(every), np.arange(k))  # each position once
+    nb = -(-k // batch)
+    counts = [-(-d.size // batch) for d in deals]  # batches per rank
+    assert sum(counts) == nb and max(counts) - min(counts) <= 1
+    for r, d in enumerate(deals):
+        assert np.array_equal(d, np.sort(d))
+        starts = d[::batch]
+        assert (starts % batch == 0).all()  # whole batches, the short last one last
+        assert np.array_equal(d, np.concatenate(
+            [np.arange(s, min(s + batch, k)) for s in starts]) if starts.size else d)
+        for j in starts // batch:  # back and forth: batch j's rank
+            sweep, pos = divmod(int(j), size)
+            assert (pos if sweep % 2 == 0 else size - 1 - pos) == r
+
+
+def test_batch_deal_mixes_a_drifting_cost():
+    cost = np.linspace(75.0, 45.0, 36)  # a cost a batch that falls along the order
+    mix = [cost[batch_deal(36, 4, r, 1)].sum() for r in range(4)]
+    cut = [cost[a:b].sum() for a, b in (source_share(36, 4, r, 1) for r in range(4))]
+    assert max(mix) - min(mix) < 0.1 * (max(cut) - min(cut))
+    with pytest.raises(bg.InvalidValue, match="rank must be in 0..1"):
+        batch_deal(10, 2, 2)
 
 
 def test_source_share_errors():
@@ -352,7 +380,7 @@ def test_sources_with_out_edges_dealt_evenly():
     assert sorted(perm.tolist()) == src.tolist() and sum(counts) == n
     cuts = np.cumsum([0] + counts)
     busy = [int((src[perm[cuts[r]:cuts[r + 1]]] >= 500).sum()) for r in range(3)]
-    assert busy == [128, 192, 180]  # 8 batches of 64 (the last short) dealt 2 | 3 | 3
+    assert busy == [192, 180, 128]  # 8 batches of 64 (the last short): 0 5 6 | 1 4 7 | 2 3
     got = LocalGroup(3).run(dist.closeness_centrality, A, src)
     want = bg.algorithms.closeness_centrality(A, src)
     assert all((g == want).all() for g in got)
