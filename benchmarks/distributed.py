@@ -8,7 +8,8 @@ ranks, the speedup over the one-process call and the scaling efficiency.
 The driver (this script without ``--worker``) re-launches itself under
 ``python -m bitgraph.distributed --nproc N`` for each N of ``--ranks``;
 each rank builds the graph itself (a generator spec, on the GPU), warms
-the kernels up on one batch, then times the whole call: a barrier (which
+the kernels up on one batch (and builds what the graph keeps for the call:
+betweenness's source anchors), then times the whole call: a barrier (which
 synchronizes the GPU), ``perf_counter``, the call, a barrier,
 ``perf_counter`` (``--repeat`` runs, the median). With N = 1 the plain
 one-process call (``bitgraph.algorithms``) is timed too: the baseline of
@@ -338,13 +339,30 @@ def partitioned(a, comm, card):
 
 
 def _dealt_share(comm, A, src, algo):
-    """This rank's sources as the distributed call deals them
-    (``batches._dealt`` over the graph its BFSs walk)."""
+    """This rank's sources as the distributed call deals them: closeness
+    ``batches._dealt`` over the graph its BFSs walk, betweenness whole
+    batches of its one-process batch order (``batch_deal``)."""
+    from bitgraph.algorithms.betweenness import batch_order
     from bitgraph.distributed import batches
 
-    perm, counts = batches._dealt(comm, src, A.T if algo == "closeness" else A, batches.BATCH)
+    if algo == "betweenness":
+        order = batch_order(A, src)
+        return order[batches.batch_deal(int(order.size), comm.size, comm.rank,
+                                        batches._bc_batch())]
+    perm, counts = batches._dealt(comm, src, A.T, batches.BATCH)
     a = sum(counts[:comm.rank])
     return src[perm[a:a + counts[comm.rank]]]
+
+
+def _warm(algo, A, src):
+    """What a graph keeps after its first call of ``algo`` on ``src`` beyond
+    a batch's kernels: betweenness's source anchors (``batch_order``
+    groups a call of ``settings.betweenness.group_batches`` batches or
+    more; the warm-up's one batch a rank does not)."""
+    if algo == "betweenness":
+        from bitgraph.algorithms.betweenness import batch_order
+
+        batch_order(A, src)
 
 
 def _closeness_phases(comm, A, src):
@@ -423,6 +441,7 @@ def worker(a):
         for algo in a.algo.split(","):
             ours, ref = calls[algo]
             ours(comm, A, src[:64 * comm.size])  # warm-up: a batch a rank
+            _warm(algo, A, src)
             ts = []
             for _ in range(a.repeat):
                 comm.barrier()  # synchronize! (every rank's GPU idle)

@@ -98,6 +98,10 @@ for name, A in (("kron", K), ("grid", G)):
     bc = dist.betweenness_centrality(comm, A, k=130, seed=4, endpoints=True)
     ref = host(one.betweenness_centrality(A, k=130, seed=4, endpoints=True))
     ok(f"betweenness k {name}", np.allclose(host(bc), ref, rtol=1e-12, atol=1e-14))
+    with bg.settings.use(betweenness={"group_batches": 2}):  # grouped sources, dealt by batch
+        bc = dist.betweenness_centrality(comm, A, src)
+        ref = host(one.betweenness_centrality(A, src))
+    ok(f"betweenness grouped {name}", np.allclose(host(bc), ref, rtol=1e-12, atol=1e-14))
 try:
     ecc = dist.eccentricity(comm, G, src[:100] % G.nrows)
     want = host(one.eccentricity(G, src[:100] % G.nrows))
