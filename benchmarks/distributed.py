@@ -9,7 +9,7 @@ The driver (this script without ``--worker``) re-launches itself under
 ``python -m bitgraph.distributed --nproc N`` for each N of ``--ranks``;
 each rank builds the graph itself (a generator spec, on the GPU), warms
 the kernels up on one batch (and builds what the graph keeps for the call:
-betweenness's source anchors), then times the whole call: a barrier (which
+the source anchors), then times the whole call: a barrier (which
 synchronizes the GPU), ``perf_counter``, the call, a barrier,
 ``perf_counter`` (``--repeat`` runs, the median). With N = 1 the plain
 one-process call (``bitgraph.algorithms``) is timed too: the baseline of
@@ -343,26 +343,29 @@ def _dealt_share(comm, A, src, algo):
     ``batches._dealt`` over the graph its BFSs walk, betweenness whole
     batches of its one-process batch order (``batch_deal``)."""
     from bitgraph.algorithms.betweenness import batch_order
+    from bitgraph.algorithms.multi_source import batch_order as closeness_order
     from bitgraph.distributed import batches
 
     if algo == "betweenness":
         order = batch_order(A, src)
         return order[batches.batch_deal(int(order.size), comm.size, comm.rank,
                                         batches._bc_batch())]
-    perm, counts = batches._dealt(comm, src, A.T, batches.BATCH)
+    perm, counts = batches._dealt(comm, src, A.T, batches.BATCH, closeness_order(A.T, src))
     a = sum(counts[:comm.rank])
     return src[perm[a:a + counts[comm.rank]]]
 
 
 def _warm(algo, A, src):
     """What a graph keeps after its first call of ``algo`` on ``src`` beyond
-    a batch's kernels: betweenness's source anchors (``batch_order``
-    groups a call of ``settings.betweenness.group_batches`` batches or
-    more; the warm-up's one batch a rank does not)."""
-    if algo == "betweenness":
-        from bitgraph.algorithms.betweenness import batch_order
+    a batch's kernels: the source anchors (``batch_order`` groups a call of
+    ``settings.betweenness.group_batches`` / ``settings.msbfs.group_batches``
+    batches or more; the warm-up's one batch a rank does not)."""
+    from bitgraph.algorithms import betweenness, multi_source
 
-        batch_order(A, src)
+    if algo == "betweenness":
+        betweenness.batch_order(A, src)
+    else:
+        multi_source.batch_order(A.T, src)
 
 
 def _closeness_phases(comm, A, src):
@@ -373,6 +376,7 @@ def _closeness_phases(comm, A, src):
     import cupy
 
     import bitgraph.algorithms as one
+    from bitgraph.algorithms.multi_source import batch_order
     from bitgraph.distributed import batches
 
     where = "closeness_centrality"
@@ -388,7 +392,8 @@ def _closeness_phases(comm, A, src):
         return out
 
     s = step("prepare", lambda: batches._prepare_sources(comm, A, src, where, wf_improved=True))
-    perm, counts = step("deal", lambda: batches._dealt(comm, s, A.T, batches.BATCH))
+    perm, counts = step("deal", lambda: batches._dealt(comm, s, A.T, batches.BATCH,
+                                                       batch_order(A.T, s)))
     a = sum(counts[:comm.rank])
     mine = step("local", lambda: batches._together(
         comm, where, lambda: one.closeness_centrality(A, s[perm[a:a + counts[comm.rank]]])))

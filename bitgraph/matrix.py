@@ -68,7 +68,7 @@ class Derived:
     pagerank_relabelled: object   # (order, pull CSR, inv_s) by descending out-degree
     pagerank_cpu: dict            # the CPU run's plan (row ranges, prefetch) and scratch ranks
     bc_cuda: object               # dict: CUDA betweenness's heavy-row tables (cuda/betweenness.py)
-    bc_anchors: object            # host int64[nrows]: out-neighbour of highest out-degree
+    anchors: object               # host int64[nrows]: out-neighbour of highest out-degree
     # the traversals (bfs, msbfs): names as their code spells them
     long_reach: object
     blest_perm: dict         # reorder -> ...

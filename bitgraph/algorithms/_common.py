@@ -18,7 +18,8 @@ from bitgraph.formats.csr import CSR
 
 __all__ = ["check_graph", "graph_device", "check_source", "check_sources", "out_csr", "in_csr",
            "undirected_csr", "is_symmetric", "out_degree", "cached",
-           "check_nonnegative", "known", "record", "median_spread", "has_out_edges"]
+           "check_nonnegative", "known", "record", "median_spread", "has_out_edges",
+           "anchor_order"]
 
 
 _GRAPH_TYPES = None  # (Matrix, TransposedMatrix), imported on the first check
@@ -289,6 +290,34 @@ def has_out_edges(A, src) -> np.ndarray:
     from bitgraph.device import host
 
     return cached(A, "has_out_edges", lambda: host(out_degree(A) > 0))[src]  # synchronize! (once)
+
+
+def anchor_order(A, src) -> np.ndarray:
+    """The positions of ``src`` (numpy ints) ordered by each source's
+    out-neighbour of the highest out-degree in A (its anchor; ties: the
+    smaller id), then by id, stably: batches cut from it hold sources one
+    hop from a shared hub, which sit at few distinct levels of each vertex,
+    so a batch's BFSs overlap (``settings.betweenness.group_batches``,
+    ``settings.msbfs.group_batches``). A run of this order that keeps its
+    order gives it back. The anchors are made once per graph, on the host
+    (``kernels/cpu/betweenness.hub_anchors``).
+
+    >>> import bitgraph as bg
+    >>> A = bg.Matrix.from_coo([0, 1, 2, 3, 3, 3], [3, 2, 1, 0, 1, 2], nrows=4, ncols=4)
+    >>> anchor_order(A, np.array([0, 1, 2, 3])).tolist()  # the anchors of 0..3: 3, 2, 1, 0
+    [3, 2, 1, 0]
+    """
+    anchors = cached(A, "anchors", lambda: _anchors(A))
+    return np.lexsort((src, anchors[src]))
+
+
+def _anchors(A):
+    from bitgraph.device import host
+    from bitgraph.kernels.registry import lookup
+
+    c = out_csr(A)
+    h = CSR(host(c.indptr), host(c.indices), None, c.nrows, c.ncols)  # synchronize! (once)
+    return lookup("betweenness", fmt="csr", device="cpu", variant="anchors")(h)
 
 
 def median_spread(indptr, indices, samples: int) -> float:

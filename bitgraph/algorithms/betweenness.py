@@ -63,8 +63,8 @@ import numpy as np
 
 from bitgraph import _array
 from bitgraph import settings as _settings
-from bitgraph.algorithms._common import (cached, check_graph, check_sources, has_out_edges,
-                                         is_symmetric, out_csr)
+from bitgraph.algorithms._common import (anchor_order, cached, check_graph, check_sources,
+                                         has_out_edges, is_symmetric, out_csr)
 from bitgraph.errors import InvalidType, InvalidValue
 from bitgraph.formats.csr import CSR
 
@@ -239,28 +239,16 @@ def _method(cfg):
 
 
 def grouped_sources(A, src):
-    """``src`` (numpy ints) ordered by each source's out-neighbour of the
-    highest out-degree (its anchor; ties: the smaller id), then by id: a
-    batch cut from it holds sources one hop from a shared hub, which sit at
-    few distinct levels of each vertex (``settings.betweenness.group_batches``).
-    The anchors are made once per graph, on the host (``hub_anchors``).
+    """``src`` (numpy ints) in ``anchor_order``: by each source's
+    out-neighbour of the highest out-degree (its anchor; ties: the smaller
+    id), then by id (``settings.betweenness.group_batches``).
 
     >>> import bitgraph as bg
     >>> A = bg.Matrix.from_coo([0, 1, 2, 3, 3, 3], [3, 2, 1, 0, 1, 2], nrows=4, ncols=4)
     >>> grouped_sources(A, np.arange(4)).tolist()  # the anchors of 0..3: 3, 2, 1, 0
     [3, 2, 1, 0]
     """
-    anchors = cached(A, "bc_anchors", lambda: _anchors(A))
-    return src[np.lexsort((src, anchors[src]))]
-
-
-def _anchors(A):
-    from bitgraph.device import host
-    from bitgraph.kernels.registry import lookup
-
-    c = out_csr(A)
-    h = CSR(host(c.indptr), host(c.indices), None, c.nrows, c.ncols)  # synchronize! (once)
-    return lookup("betweenness", fmt="csr", device="cpu", variant="anchors")(h)
+    return src[anchor_order(A, src)]
 
 
 def _batch_width(cfg):

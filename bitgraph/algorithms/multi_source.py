@@ -32,8 +32,9 @@ import numpy as np
 
 from bitgraph import _array
 from bitgraph import settings as _settings
-from bitgraph.algorithms._common import (check_graph, check_sources, has_out_edges, in_csr,
-                                         is_symmetric, out_csr, out_degree)
+from bitgraph.algorithms._common import (anchor_order, check_graph, check_sources,
+                                         has_out_edges, in_csr, is_symmetric, out_csr,
+                                         out_degree)
 from bitgraph.errors import InvalidValue
 
 __all__ = ["msbfs", "closeness_centrality", "eccentricity", "diameter",
@@ -250,6 +251,35 @@ def msbfs(A, sources, *, batch=64, groupby=False, stats=None):
     return levels
 
 
+def batch_order(A, src) -> np.ndarray:
+    """The positions of ``src`` in the order closeness_centrality and
+    eccentricity batch them over the graph they walk, A: those with
+    out-edges first, in ``anchor_order`` when they make at least
+    ``settings.msbfs.group_batches`` batches of 64, then the others (which
+    need no traversal). A whole-batch run of it gives itself back, so a
+    share of it cut at batch boundaries (``bitgraph.distributed``) runs the
+    same batches.
+
+    >>> import bitgraph as bg
+    >>> A = bg.Matrix.from_coo([0, 1, 2, 3, 3, 3], [3, 2, 1, 0, 1, 2], nrows=5, ncols=5)
+    >>> batch_order(A, np.arange(5)).tolist()  # vertex 4 has no out-edges
+    [0, 1, 2, 3, 4]
+    >>> with bg.settings.use(msbfs={"group_batches": 1}):
+    ...     batch_order(A, np.arange(5)).tolist()
+    [3, 2, 1, 0, 4]
+    """
+    groups = _settings.current().msbfs.group_batches
+    if isinstance(groups, (bool, np.bool_)) or not isinstance(groups, (int, np.integer)) \
+            or groups < 0:
+        raise InvalidValue(f"settings.msbfs.group_batches must be an integer >= 0, got"
+                           f" {groups!r}")
+    has = has_out_edges(A, src)
+    busy, idle = np.flatnonzero(has), np.flatnonzero(~has)
+    if groups and -(-int(busy.size) // 64) >= groups:
+        busy = busy[anchor_order(A, src[busy])]
+    return np.concatenate([busy, idle])
+
+
 def _all_or(A, sources, where):
     if sources is None:
         return np.arange(A.nrows, dtype=np.int64)
@@ -288,7 +318,7 @@ def closeness_centrality(A, sources=None, *, wf_improved=True, stats=None):
     if src.size == 0:
         return asdevice(np.zeros(0, np.float64), A.device, where)
     # incoming distances to u = BFS from u in A'
-    count, total, _ = _run_batches(A.T, src, np.arange(src.size), 64, stats=stats)
+    count, total, _ = _run_batches(A.T, src, batch_order(A.T, src), 64, stats=stats)
     reached = count - 1.0
     out = np.zeros(src.size, np.float64)
     ok = (total > 0) & (n > 1)
@@ -300,7 +330,7 @@ def closeness_centrality(A, sources=None, *, wf_improved=True, stats=None):
 
 
 def _eccentricities(A, src, where, stats=None):
-    count, _, ecc = _run_batches(A, src, np.arange(src.size), 64, stats=stats)
+    count, _, ecc = _run_batches(A, src, batch_order(A, src), 64, stats=stats)
     short = np.flatnonzero(count < A.nrows)
     if short.size:
         i = short[0]

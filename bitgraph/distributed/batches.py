@@ -10,9 +10,10 @@ the batches dealt back and forth over the ranks, balanced by count
 batches are full but the last one's. msbfs and closeness deal the sources
 with out-edges and those without apart (the one-process call answers the
 latter without a traversal), so every rank gets as many traversing
-batches; unweighted betweenness deals whole batches of the one-process
-call's own batch order (``betweenness.batch_order``), so the ranks run
-that call's batches, grouped sources included. Then
+batches; closeness and unweighted betweenness deal whole batches of the
+one-process call's own batch order (``multi_source.batch_order``,
+``betweenness.batch_order``), so the ranks run that call's batches,
+grouped sources included. Then
 
 - msbfs levels, closeness and eccentricity: each rank's rows, gathered
   back in the caller's order (``allgatherv``);
@@ -231,17 +232,22 @@ def _prepare_sources(comm, A, sources, where, **options):
     return _together(comm, where, check, agree=_GRAPH + _SOURCES + tuple(options))
 
 
-def _dealt(comm, src, traversed, batch):
+def _dealt(comm, src, traversed, batch, order=None):
     """``(perm, counts)``: the sources ``src[perm]`` in consecutive runs of
     ``counts`` (rank order), each rank's run its share of the sources with
     out-edges in ``traversed`` (whole batches of ``batch``, ``batch_deal``)
     then its share of those without (answered without a traversal by the
     one-process call): every rank gets as many traversing batches as the
-    split allows, wherever they sit in ``src``."""
+    split allows, wherever they sit in ``src``. The batches are cut from
+    ``order`` (positions of ``src``: the one-process call's batch order),
+    or from ``src``'s own order when None."""
     from bitgraph.algorithms._common import has_out_edges
 
     has = has_out_edges(traversed, src)
-    busy, idle = np.flatnonzero(has), np.flatnonzero(~has)
+    if order is None:
+        busy, idle = np.flatnonzero(has), np.flatnonzero(~has)
+    else:
+        busy, idle = order[has[order]], np.flatnonzero(~has)
     parts, counts = [], []
     for r in range(comm.size):
         mine = busy[batch_deal(int(busy.size), comm.size, r, batch)]
@@ -251,20 +257,21 @@ def _dealt(comm, src, traversed, batch):
     return np.concatenate(parts), counts
 
 
-def _gathered(comm, where, A, src, batch, local, traversed=None):
+def _gathered(comm, where, A, src, batch, local, traversed=None, order=None):
     """``local(share)`` on this rank's share of ``src``, the rows of every
     rank gathered back in the order of ``src``: shares dealt by ``_dealt``
-    over the graph the BFSs walk, ``traversed``; None: ``src`` cut in order
-    (eccentricity: its error names the first failing source of the first
-    failing rank, which must be the first in ``src``; a source without
-    out-edges fails anyway)."""
+    over the graph the BFSs walk, ``traversed``, in batches cut from
+    ``order`` (None: ``src``'s order); ``traversed`` None: ``src`` cut in
+    order (eccentricity: its error names the first failing source of the
+    first failing rank, which must be the first in ``src``; a source
+    without out-edges fails anyway)."""
     from bitgraph import _array
 
     if traversed is None:
         a, b = source_share(int(src.size), comm.size, comm.rank, batch)
         mine = _together(comm, where, lambda: local(src[a:b]))
         return comm.allgatherv(mine, _counts(comm, int(src.size), batch))
-    perm, counts = _dealt(comm, src, traversed, batch)
+    perm, counts = _dealt(comm, src, traversed, batch, order)
     a = sum(counts[:comm.rank])
     mine = _together(comm, where, lambda: local(src[perm[a:a + counts[comm.rank]]]))
     got = comm.allgatherv(mine, counts)
@@ -312,11 +319,14 @@ def closeness_centrality(comm, A, sources=None, *, wf_improved=True, stats=None)
     [0.4444444444444444, 0.6666666666666666, 0.4444444444444444, 0.0]
     """
     from bitgraph.algorithms import closeness_centrality as one
+    from bitgraph.algorithms.multi_source import batch_order
 
     where = "closeness_centrality"
     src = _prepare_sources(comm, A, sources, where, wf_improved=bool(wf_improved))
+    # the one-process call's batches (grouped when large), dealt: batch_order checks the settings
+    order = _together(comm, where, lambda: batch_order(A.T, src))
     return _gathered(comm, where, A, src, BATCH,
-                     lambda s: one(A, s, wf_improved=wf_improved, stats=stats), A.T)
+                     lambda s: one(A, s, wf_improved=wf_improved, stats=stats), A.T, order)
 
 
 def eccentricity(comm, A, sources=None, *, stats=None):

@@ -438,6 +438,48 @@ def test_sources_without_out_edges_need_no_traversal(device, groupby):
 
 
 @pytest.mark.parametrize("device", O.DEVICES)
+@pytest.mark.parametrize("spec", ["kron:9", "urand:8"])
+def test_grouped_batches_same_values(device, spec):
+    # closeness and eccentricity with their sources grouped by anchor (settings.msbfs.
+    # group_batches: the default from 32 batches, here from 1) equal the given order's,
+    # bit for bit: closeness walks A' (a directed graph's anchors there), eccentricity A
+    from bitgraph.algorithms._common import has_out_edges
+
+    A_cpu = bg.io.generators.from_spec(spec)
+    r, c, _ = A_cpu.to_coo()
+    keep = (r * 7 + c) % 3 != 0  # directed: a third of the entries dropped
+    D_cpu = bg.Matrix.from_coo(r[keep], c[keep], nrows=A_cpu.nrows, ncols=A_cpu.ncols)
+    src = np.random.default_rng(1).integers(0, A_cpu.nrows, 300)
+    for G_cpu in (A_cpu, D_cpu):
+        G = O.on_device(G_cpu, device)
+        with bg.settings.use(msbfs={"group_batches": 0}):
+            plain = O.to_host(closeness_centrality(G, src))
+            plain_all = O.to_host(closeness_centrality(G))
+        with bg.settings.use(msbfs={"group_batches": 1}):
+            order = M.batch_order(G.T, src)
+            busy = order[:int(has_out_edges(G.T, src).sum())]  # those that traverse, first
+            assert not np.array_equal(busy, np.sort(busy))  # the grouping reorders the batches
+            assert np.array_equal(O.to_host(closeness_centrality(G, src)), plain)
+            assert np.array_equal(O.to_host(closeness_centrality(G)), plain_all)
+    G = O.on_device(A_cpu, device)  # kron: not connected, urand-8: connected
+    with bg.settings.use(msbfs={"group_batches": 0}):
+        try:
+            want, err = O.to_host(eccentricity(G)), None
+        except bg.InvalidValue as e:
+            want, err = None, str(e)
+    with bg.settings.use(msbfs={"group_batches": 1}):
+        if err is None:
+            assert np.array_equal(O.to_host(eccentricity(G)), want)
+        else:
+            with pytest.raises(bg.InvalidValue) as e:
+                eccentricity(G)
+            assert str(e.value) == err  # the first failing source named, as ungrouped
+    with bg.settings.use(msbfs={"group_batches": -1}):
+        with pytest.raises(bg.InvalidValue, match="group_batches must be an integer >= 0"):
+            closeness_centrality(G)
+
+
+@pytest.mark.parametrize("device", O.DEVICES)
 def test_sources_with_out_edges_follow_the_graphs_changes(device):
     # has_out_edges reads a host copy of "out-degree > 0" kept with the graph: an entry
     # added or removed changes what the next call sees (the copy is dropped with the storage)

@@ -191,6 +191,36 @@ def test_betweenness_ranks_run_the_one_process_calls_batches(size, monkeypatch):
     assert not np.array_equal(grouped, np.sort(grouped))  # the grouping reorders karate
 
 
+@pytest.mark.parametrize("size", (2, 3))
+def test_closeness_ranks_run_the_one_process_calls_batches(size, monkeypatch):
+    # grouped sources (msbfs.group_batches 1): the ranks' batches together are the
+    # one-process call's, and the values come back in the caller's order, bit-equal
+    import threading
+
+    from bitgraph.algorithms import multi_source
+
+    K = karate()
+    src = np.random.default_rng(5).integers(0, 34, 200)  # repeats included
+    seen, lock = [], threading.Lock()
+    real = multi_source._run_batches_cpu
+
+    def recorded(A, s, order, batch, *args):
+        with lock:
+            seen.extend(tuple(int(v) for v in s[order[i:i + batch]])
+                        for i in range(0, order.size, batch))
+        return real(A, s, order, batch, *args)
+
+    monkeypatch.setattr(multi_source, "_run_batches_cpu", recorded)
+    with bg.settings.use(msbfs={"group_batches": 1}):
+        ref = one.closeness_centrality(K, src)
+        want, seen[:] = sorted(seen), []
+        out = same_on_every_rank(LocalGroup(size).run(dist.closeness_centrality, K, src))
+        assert sorted(seen) == want
+        order = multi_source.batch_order(K.T, src)
+    assert np.array_equal(out, ref)
+    assert not np.array_equal(order, np.sort(order))  # the grouping reorders karate's
+
+
 def test_fewer_batches_than_ranks_and_one_rank_with_everything():
     A = bg.io.generators.grid2d(3, 4)  # 12 vertices: one batch, on the last of 5 ranks
     assert [source_share(12, 5, r) for r in range(5)] == [(0, 0)] * 4 + [(0, 12)]
