@@ -216,18 +216,21 @@ def _sources_fields(src):
     return dict(zip(_SOURCES, _sources_values(src)))
 
 
-def _prepare_sources(comm, A, sources, where, **options):
+def _prepare_sources(comm, A, sources, where, *, order=None, **options):
     """The sources (every vertex when None) checked on every rank, and
     compared with the other ranks' (with the graph and the call's
     ``options``, integers): the outcome and the comparison in one
-    collective."""
+    collective. ``order``: a function of the checked sources whose result
+    (the batch order) comes back too, ``(src, order(src))``, made before
+    that collective (its errors raised on every rank alike)."""
     from bitgraph.algorithms._common import check_graph, check_sources
 
     def check():
         check_graph(A, where, cuda=True)
         src = np.arange(A.nrows, dtype=np.int64) if sources is None \
             else check_sources(A, sources, where)
-        return src, (*_graph_values(A), *_sources_values(src), *options.values())
+        out = src if order is None else (src, order(src))
+        return out, (*_graph_values(A), *_sources_values(src), *options.values())
 
     return _together(comm, where, check, agree=_GRAPH + _SOURCES + tuple(options))
 
@@ -322,9 +325,10 @@ def closeness_centrality(comm, A, sources=None, *, wf_improved=True, stats=None)
     from bitgraph.algorithms.multi_source import batch_order
 
     where = "closeness_centrality"
-    src = _prepare_sources(comm, A, sources, where, wf_improved=bool(wf_improved))
-    # the one-process call's batches (grouped when large), dealt: batch_order checks the settings
-    order = _together(comm, where, lambda: batch_order(A.T, src))
+    # the one-process call's batches (grouped when large), to be dealt; batch_order checks
+    # the settings
+    src, order = _prepare_sources(comm, A, sources, where, order=lambda s: batch_order(A.T, s),
+                                  wf_improved=bool(wf_improved))
     return _gathered(comm, where, A, src, BATCH,
                      lambda s: one(A, s, wf_improved=wf_improved, stats=stats), A.T, order)
 

@@ -221,6 +221,20 @@ def test_closeness_ranks_run_the_one_process_calls_batches(size, monkeypatch):
     assert not np.array_equal(order, np.sort(order))  # the grouping reorders karate's
 
 
+def test_closeness_exchanges_three_times():
+    # the checks and the batch order agreed in one collective, the outcome of the shares
+    # in one, the values in one: the fixed cost a call pays whatever its size
+    K = karate()
+
+    def work(comm):
+        with comm.recording() as log:
+            dist.closeness_centrality(comm, K)
+        return [name for name, _, _ in log]
+
+    logs = LocalGroup(3).run(work)
+    assert all(log == logs[0] for log in logs) and len(logs[0]) == 3, logs[0]
+
+
 def test_fewer_batches_than_ranks_and_one_rank_with_everything():
     A = bg.io.generators.grid2d(3, 4)  # 12 vertices: one batch, on the last of 5 ranks
     assert [source_share(12, 5, r) for r in range(5)] == [(0, 0)] * 4 + [(0, 12)]
