@@ -132,7 +132,14 @@ def _together(comm, where, fn, agree=()):
     if failed.size == 0:
         _differ(where, agree, every[:, 1:])
         return out
-    first = int(failed[0])
+    _raise_first(comm, where, int(failed[0]), err)
+
+
+def _raise_first(comm, where, first, err):
+    """Raise, on every rank, rank ``first``'s exception ``err`` (its own
+    there; elsewhere the same type and message, broadcast from it)."""
+    from bitgraph.device import host
+
     text = np.zeros(_MESSAGE_BYTES, np.uint8)
     if comm.rank == first:
         raw = f"{type(err).__name__}\n{err}".encode("utf-8", "replace")[:_MESSAGE_BYTES]
@@ -260,27 +267,66 @@ def _dealt(comm, src, traversed, batch, order=None):
     return np.concatenate(parts), counts
 
 
-def _gathered(comm, where, A, src, batch, local, traversed=None, order=None):
+def _gathered(comm, where, A, src, batch, local, traversed=None, order=None, value=None):
     """``local(share)`` on this rank's share of ``src``, the rows of every
     rank gathered back in the order of ``src``: shares dealt by ``_dealt``
     over the graph the BFSs walk, ``traversed``, in batches cut from
     ``order`` (None: ``src``'s order); ``traversed`` None: ``src`` cut in
     order (eccentricity: its error names the first failing source of the
     first failing rank, which must be the first in ``src``; a source
-    without out-edges fails anyway)."""
+    without out-edges fails anyway). ``value``: the dtype of a 1-d result
+    (one value a source), whose outcome then travels with the values in
+    one collective (``_outcome_with``); None: the outcome first, then the
+    rows (msbfs's, n values a source, are not copied again)."""
     from bitgraph import _array
 
     if traversed is None:
-        a, b = source_share(int(src.size), comm.size, comm.rank, batch)
-        mine = _together(comm, where, lambda: local(src[a:b]))
-        return comm.allgatherv(mine, _counts(comm, int(src.size), batch))
-    perm, counts = _dealt(comm, src, traversed, batch, order)
+        perm, counts = None, _counts(comm, int(src.size), batch)
+    else:
+        perm, counts = _dealt(comm, src, traversed, batch, order)
     a = sum(counts[:comm.rank])
-    mine = _together(comm, where, lambda: local(src[perm[a:a + counts[comm.rank]]]))
-    got = comm.allgatherv(mine, counts)
-    out = _array.array_module(got).empty_like(got)
-    out[_array.array_module(got).asarray(perm)] = got
+    share = src[a:a + counts[comm.rank]] if perm is None else src[perm[a:a + counts[comm.rank]]]
+    if value is None:
+        got = comm.allgatherv(_together(comm, where, lambda: local(share)), counts)
+    else:
+        from bitgraph.algorithms._common import out_csr
+
+        xp = _array.array_module(out_csr(A).indptr)  # the graph's device
+        got = _outcome_with(comm, where, lambda: local(share), counts, value, xp)
+    if perm is None:
+        return got
+    xp = _array.array_module(got)
+    out = xp.empty_like(got)
+    out[xp.asarray(perm)] = got
     return out
+
+
+def _outcome_with(comm, where, fn, counts, dtype, xp):
+    """``fn()`` (``counts[rank]`` values of ``dtype``) on every rank,
+    gathered as ``allgatherv`` would, with each rank's outcome in the same
+    collective: its block leads with a status value (1: ``fn`` raised;
+    then zeros stand for its values). Raises on every rank as ``_together``
+    does when any rank failed. One collective, not two: about 0.2 ms of a
+    closeness call over 4 H200s (NCCL allgathers of a few words). ``xp``:
+    the module of the values (numpy or CuPy)."""
+    from bitgraph.device import host
+
+    try:
+        mine, err = xp.asarray(fn(), dtype), None
+        bad = 0
+    except Exception as e:  # noqa: BLE001 - re-raised below, on every rank
+        mine, err = xp.zeros(counts[comm.rank], dtype), e
+        bad = 1
+    got = comm.allgatherv(xp.concatenate([xp.full(1, bad, dtype), mine]),
+                          [c + 1 for c in counts])
+    heads = np.cumsum([0] + [c + 1 for c in counts[:-1]])
+    status = host(got[xp.asarray(heads)])  # synchronize! (the outcome)
+    failed = np.flatnonzero(status != 0)
+    if failed.size:
+        _raise_first(comm, where, int(failed[0]), err)
+    keep = np.ones(int(got.shape[0]), bool)
+    keep[heads] = False
+    return got[xp.asarray(np.flatnonzero(keep))]
 
 
 # ---------------------------------------------------------------------------
@@ -330,7 +376,8 @@ def closeness_centrality(comm, A, sources=None, *, wf_improved=True, stats=None)
     src, order = _prepare_sources(comm, A, sources, where, order=lambda s: batch_order(A.T, s),
                                   wf_improved=bool(wf_improved))
     return _gathered(comm, where, A, src, BATCH,
-                     lambda s: one(A, s, wf_improved=wf_improved, stats=stats), A.T, order)
+                     lambda s: one(A, s, wf_improved=wf_improved, stats=stats), A.T, order,
+                     value=np.float64)
 
 
 def eccentricity(comm, A, sources=None, *, stats=None):
@@ -349,7 +396,8 @@ def eccentricity(comm, A, sources=None, *, stats=None):
 
     where = "eccentricity"
     src = _prepare_sources(comm, A, sources, where)
-    return _gathered(comm, where, A, src, BATCH, lambda s: one(A, s, stats=stats))
+    return _gathered(comm, where, A, src, BATCH, lambda s: one(A, s, stats=stats),
+                     value=np.int64)
 
 
 def _bc_batch():
