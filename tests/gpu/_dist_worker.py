@@ -92,6 +92,10 @@ for name, A in (("kron", K), ("grid", G)):
        and np.array_equal(host(lev), host(one.msbfs(A, src[:200]))))
     cc = dist.closeness_centrality(comm, A, src)
     ok(f"closeness {name}", np.array_equal(host(cc), host(one.closeness_centrality(A, src))))
+    with bg.settings.use(msbfs={"group_batches": 2}):  # grouped sources, dealt by batch
+        cc = dist.closeness_centrality(comm, A, src)
+        ok(f"closeness grouped {name}",
+           np.array_equal(host(cc), host(one.closeness_centrality(A, src))))
     bc = dist.betweenness_centrality(comm, A, src)
     ref = host(one.betweenness_centrality(A, src))
     ok(f"betweenness {name}", np.allclose(host(bc), ref, rtol=1e-12, atol=1e-14))
