@@ -19,7 +19,7 @@ from bitgraph.formats.csr import CSR
 __all__ = ["check_graph", "graph_device", "check_source", "check_sources", "out_csr", "in_csr",
            "undirected_csr", "is_symmetric", "out_degree", "cached",
            "check_nonnegative", "known", "record", "median_spread", "has_out_edges",
-           "anchor_order"]
+           "anchor_order", "traversal_order"]
 
 
 _GRAPH_TYPES = None  # (Matrix, TransposedMatrix), imported on the first check
@@ -309,6 +309,28 @@ def anchor_order(A, src) -> np.ndarray:
     """
     anchors = cached(A, "anchors", lambda: _anchors(A))
     return np.lexsort((src, anchors[src]))
+
+
+def traversal_order(A, src, batch: int, groups, knob: str) -> tuple:
+    """``(busy, idle)``: the positions of ``src`` whose rows of A hold an
+    entry (in ``anchor_order`` when they make at least ``groups`` batches of
+    ``batch``; 0: never) and of those without (no traversal needed), each
+    in order. ``knob``: the setting ``groups`` comes from, named when it is
+    not an integer >= 0.
+
+    >>> import bitgraph as bg
+    >>> A = bg.Matrix.from_coo([0, 1, 2, 3, 3, 3], [3, 2, 1, 0, 1, 2], nrows=5, ncols=5)
+    >>> [p.tolist() for p in traversal_order(A, np.arange(5), 64, 1, "groups")]
+    [[3, 2, 1, 0], [4]]
+    """
+    if isinstance(groups, (bool, np.bool_)) or not isinstance(groups, (int, np.integer)) \
+            or groups < 0:
+        raise InvalidValue(f"{knob} must be an integer >= 0, got {groups!r}")
+    has = has_out_edges(A, src)
+    busy, idle = np.flatnonzero(has), np.flatnonzero(~has)
+    if groups and -(-int(busy.size) // int(batch)) >= groups:
+        busy = busy[anchor_order(A, src[busy])]
+    return busy, idle
 
 
 def _anchors(A):

@@ -64,7 +64,7 @@ import numpy as np
 from bitgraph import _array
 from bitgraph import settings as _settings
 from bitgraph.algorithms._common import (anchor_order, cached, check_graph, check_sources,
-                                         has_out_edges, is_symmetric, out_csr)
+                                         is_symmetric, out_csr, traversal_order)
 from bitgraph.errors import InvalidType, InvalidValue
 from bitgraph.formats.csr import CSR
 
@@ -277,18 +277,11 @@ def batch_order(A, src):
     [3, 2, 1, 0]
     """
     cfg = _settings.current().betweenness
-    batch = _batch_width(cfg)
     # a source without out-edges starts no path: it adds nothing, endpoints or not (kron-20:
     # 38% of the vertices have none, so all-source BC needs that many fewer batches)
-    src = src[has_out_edges(A, src)]
-    groups = cfg.group_batches
-    if isinstance(groups, (bool, np.bool_)) or not isinstance(groups, (int, np.integer)) \
-            or groups < 0:
-        raise InvalidValue(f"settings.betweenness.group_batches must be an integer >= 0, got"
-                           f" {groups!r}")
-    if groups and -(-int(src.size) // batch) >= groups:
-        src = grouped_sources(A, src)
-    return src
+    busy, _ = traversal_order(A, src, _batch_width(cfg), cfg.group_batches,
+                              "settings.betweenness.group_batches")
+    return src[busy]
 
 
 def _node_bc(A, src, *, endpoints, edges=False, rows=None, cols=None, stats=None):

@@ -32,9 +32,8 @@ import numpy as np
 
 from bitgraph import _array
 from bitgraph import settings as _settings
-from bitgraph.algorithms._common import (anchor_order, check_graph, check_sources,
-                                         has_out_edges, in_csr, is_symmetric, out_csr,
-                                         out_degree)
+from bitgraph.algorithms._common import (check_graph, check_sources, has_out_edges, in_csr,
+                                         is_symmetric, out_csr, out_degree, traversal_order)
 from bitgraph.errors import InvalidValue
 
 __all__ = ["msbfs", "closeness_centrality", "eccentricity", "diameter",
@@ -268,15 +267,8 @@ def batch_order(A, src) -> np.ndarray:
     ...     batch_order(A, np.arange(5)).tolist()
     [3, 2, 1, 0, 4]
     """
-    groups = _settings.current().msbfs.group_batches
-    if isinstance(groups, (bool, np.bool_)) or not isinstance(groups, (int, np.integer)) \
-            or groups < 0:
-        raise InvalidValue(f"settings.msbfs.group_batches must be an integer >= 0, got"
-                           f" {groups!r}")
-    has = has_out_edges(A, src)
-    busy, idle = np.flatnonzero(has), np.flatnonzero(~has)
-    if groups and -(-int(busy.size) // 64) >= groups:
-        busy = busy[anchor_order(A, src[busy])]
+    busy, idle = traversal_order(A, src, 64, _settings.current().msbfs.group_batches,
+                                 "settings.msbfs.group_batches")
     return np.concatenate([busy, idle])
 
 
