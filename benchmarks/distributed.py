@@ -371,9 +371,11 @@ def _warm(algo, A, src):
 def _closeness_phases(comm, A, src):
     """The distributed closeness call's steps timed one by one, the GPU
     synchronized after each (the slowest rank's seconds per step): the
-    sources' checks with the ranks' agreement, the deal, this rank's share,
-    the gather of the values in the sources' order."""
+    sources' checks and batch order with the ranks' agreement, the deal,
+    this rank's share, the gather of the outcome and values in the sources'
+    order (the call's own collectives)."""
     import cupy
+    import numpy as np
 
     import bitgraph.algorithms as one
     from bitgraph.algorithms.multi_source import batch_order
@@ -391,22 +393,19 @@ def _closeness_phases(comm, A, src):
         steps[name] = time.perf_counter() - t0
         return out
 
-    s = step("prepare", lambda: batches._prepare_sources(comm, A, src, where, wf_improved=True))
-    perm, counts = step("deal", lambda: batches._dealt(comm, s, A.T, batches.BATCH,
-                                                       batch_order(A.T, s)))
+    s, order = step("prepare", lambda: batches._prepare_sources(
+        comm, A, src, where, order=lambda x: batch_order(A.T, x), wf_improved=True))
+    perm, counts = step("deal", lambda: batches._dealt(comm, s, A.T, batches.BATCH, order))
     a = sum(counts[:comm.rank])
-    mine = step("local", lambda: batches._together(
-        comm, where, lambda: one.closeness_centrality(A, s[perm[a:a + counts[comm.rank]]])))
+    mine = step("local", lambda: one.closeness_centrality(A, s[perm[a:a + counts[comm.rank]]]))
 
-    def gather():
-        got = comm.allgatherv(mine, counts)
+    def gather():  # the outcome travels with the values, as in the call
+        got = batches._outcome_with(comm, where, lambda: mine, counts, np.float64, cupy)
         out = cupy.empty_like(got)
         out[cupy.asarray(perm)] = got
         return out
 
     step("gather", gather)
-    import numpy as np
-
     every = comm.allreduce(np.array(list(steps.values()), np.float64), "max")
     return dict(zip(steps, (float(v) for v in cupy.asnumpy(every))))
 
