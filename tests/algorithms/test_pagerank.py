@@ -794,6 +794,47 @@ def test_cpu_kernel_sums_in_one_order(rank):
 
 
 @pytest.mark.parametrize("rank", [np.float64, np.float32])
+@pytest.mark.parametrize("weighted", [False, True], ids=["pattern", "weighted"])
+def test_cpu_uniform_start_fused_with_the_first_iteration(rank, weighted):
+    """The uniform start (``fill``) runs its first iteration without the
+    pass that writes x and y first: the same bits as that start given in x,
+    for every iteration count (0 included: x is the start), structure-only
+    or weighted, uniform or per-vertex dw and teleport, with and without
+    the gather prefetch, on one thread and on a team."""
+    from bitgraph.kernels.cpu import indptr_chunks
+    from bitgraph.kernels.cpu.pagerank import pagerank_run
+
+    rng = np.random.default_rng(17)
+    n = 500
+    lengths = rng.integers(0, 25, n)
+    lengths[rng.random(n) < 0.1] = 0
+    indptr = np.concatenate(([0], np.cumsum(lengths)))
+    nnz = int(indptr[-1])
+    AT = CSR(indptr, rng.integers(0, n, nnz), rng.random(nnz) + 0.5 if weighted else None, n, n)
+    inv_s = 1.0 / rng.integers(1, 9, n) * (rng.random(n) < 0.9)
+    c = 1.0 / n
+    for max_iter in (0, 1, 2, 7):
+        for dw, tele, ahead, parallel in ((c, 0.15 * c, 0, False),
+                                          (np.full(n, c), np.full(n, 0.15 * c), 5, True),
+                                          (c, 0.15 * c, 3, True)):
+            got = []
+            for fill in (c, None):
+                x = np.full(n, -7.0 if fill else c, rank)  # a fill's x is not read
+                y, y_new = np.full(n, np.nan, rank), np.full(n, np.nan, rank)
+                out = pagerank_run(AT, x, y, y_new, dw, float(rank(c)) * (inv_s == 0).sum(),
+                                   0.85, tele, inv_s, 0.0, max_iter, gather_ahead=ahead,
+                                   parallel=parallel, chunks=indptr_chunks(indptr, 4),
+                                   fill=fill)
+                got.append((x, out[0], out[2], out[3] if max_iter else None))
+            (x1, it1, err1, last1), (x2, it2, err2, last2) = got
+            assert it1 == it2 == max_iter and (err1 == err2 or max_iter == 0)
+            assert np.array_equal(x1, x2), (max_iter, ahead)
+            assert max_iter == 0 or np.array_equal(last1, last2)
+            if max_iter == 0:
+                assert np.array_equal(x1, np.full(n, c, rank))
+
+
+@pytest.mark.parametrize("rank", [np.float64, np.float32])
 @pytest.mark.parametrize("threads", ["1", "2", "8"])
 def test_cpu_run_same_bits_whatever_the_team(rank, threads):
     """A whole CPU run over the same row ranges gives the same ranks,

@@ -26,13 +26,29 @@ __all__ = ["pagerank_run"]
 _U1 = np.uint64(1)
 
 @njit(cache=True, nogil=True, inline="always")
-def _row_sum(indices, y, b, e, m, ahead):
+def _gathered(y, i, first, c, r32):
+    # the y(i) a sum adds, as float64: y[i]; in a fused first iteration
+    # (first: y is inv_s, the start the uniform c) the y(i) the first pass
+    # would have stored, c * inv_s(i) rounded to the ranks' type (r32:
+    # float32). Callers pass ``first`` as a constant: inlined, one branch
+    # folds away
+    if first:
+        v = c * y[i]
+        if r32:
+            v = np.float64(np.float32(v))
+        return v
+    return np.float64(y[i])
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _row_sum(indices, y, b, e, m, ahead, first, c, r32):
     # sum of y over the entries b..e-1 (uint64) in four running sums (one
     # sum's chain of dependent adds bounds a row at 4 cycles an entry while
     # y is in cache: relabelled kron-16 0.82 -> 0.54 ms an iteration), in
     # groups of four from b, the last e - b mod 4 entries into the first sum:
     # the same order whatever m; each group wholly before m (<= nnz - ahead)
-    # prefetches into L2 the y of its entries' p + ahead
+    # prefetches into L2 the y of its entries' p + ahead. y(i) as _gathered
+    # gives it (first, c, r32)
     a0 = 0.0
     a1 = 0.0
     a2 = 0.0
@@ -44,25 +60,44 @@ def _row_sum(indices, y, b, e, m, ahead):
         prefetch_l2(y, np.uint64(indices[p + ahead + _U1]))
         prefetch_l2(y, np.uint64(indices[p + ahead + np.uint64(2)]))
         prefetch_l2(y, np.uint64(indices[p + ahead + np.uint64(3)]))
-        a0 += y[np.uint64(indices[p])]
-        a1 += y[np.uint64(indices[p + _U1])]
-        a2 += y[np.uint64(indices[p + np.uint64(2)])]
-        a3 += y[np.uint64(indices[p + np.uint64(3)])]
+        a0 += _gathered(y, np.uint64(indices[p]), first, c, r32)
+        a1 += _gathered(y, np.uint64(indices[p + _U1]), first, c, r32)
+        a2 += _gathered(y, np.uint64(indices[p + np.uint64(2)]), first, c, r32)
+        a3 += _gathered(y, np.uint64(indices[p + np.uint64(3)]), first, c, r32)
         p += four
     while p + four <= e:
-        a0 += y[np.uint64(indices[p])]
-        a1 += y[np.uint64(indices[p + _U1])]
-        a2 += y[np.uint64(indices[p + np.uint64(2)])]
-        a3 += y[np.uint64(indices[p + np.uint64(3)])]
+        a0 += _gathered(y, np.uint64(indices[p]), first, c, r32)
+        a1 += _gathered(y, np.uint64(indices[p + _U1]), first, c, r32)
+        a2 += _gathered(y, np.uint64(indices[p + np.uint64(2)]), first, c, r32)
+        a3 += _gathered(y, np.uint64(indices[p + np.uint64(3)]), first, c, r32)
         p += four
     while p < e:
-        a0 += y[np.uint64(indices[p])]
+        a0 += _gathered(y, np.uint64(indices[p]), first, c, r32)
         p += _U1
     return (a0 + a1) + (a2 + a3)
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _weighted_sum(indices, values, y, b, e, m, ahead, first, c, r32):
+    # sum of values[p] * y(indices[p]) over p = b..e-1 in order (one sum);
+    # the entries before m prefetch the y of entry p + ahead (ahead 0:
+    # none). y(i) as _gathered gives it
+    acc = 0.0
+    if ahead == 0:
+        for p in range(b, e):
+            acc += values[p] * _gathered(y, np.uint64(indices[p]), first, c, r32)
+        return acc
+    for p in range(b, m):
+        prefetch_l2(y, np.uint64(indices[p + ahead]))
+        acc += values[p] * _gathered(y, np.uint64(indices[p]), first, c, r32)
+    for p in range(m, e):
+        acc += values[p] * _gathered(y, np.uint64(indices[p]), first, c, r32)
+    return acc
+
+
 @njit(cache=True, nogil=True)
-def _uniform_rows(r0, r1, indptr, indices, y, x, inv_s, y_new, alpha, c, ahead, gather_ahead):
+def _uniform_rows(r0, r1, indptr, indices, y, x, inv_s, y_new, alpha, c, ahead, gather_ahead,
+                  first, start, r32):
     # _pagerank_rows for a structure-only AT and uniform dw and teleport:
     # x_new = alpha * sum_i y(i) + c, no per-row branch on the flags (1 ms
     # an iteration of urand-20's 14.5, its rows holding 16 entries)
@@ -75,8 +110,12 @@ def _uniform_rows(r0, r1, indptr, indices, y, x, inv_s, y_new, alpha, c, ahead, 
         b = np.uint64(indptr[j])
         e = np.uint64(indptr[j + _U1])
         prefetch(indices, b + ahead)
-        acc = _row_sum(indices, y, b, e, max(min(e, last), b), gather_ahead)
-        old = np.float64(x[j])
+        m = max(min(e, last), b)
+        if first:
+            acc = _row_sum(indices, inv_s, b, e, m, gather_ahead, True, start, r32)
+        else:
+            acc = _row_sum(indices, y, b, e, m, gather_ahead, False, start, r32)
+        old = start if first else np.float64(x[j])
         x[j] = alpha * acc + c
         xn = np.float64(x[j])  # the stored rank (float32 ranks: rounded once)
         err += abs(xn - old)
@@ -90,7 +129,7 @@ def _uniform_rows(r0, r1, indptr, indices, y, x, inv_s, y_new, alpha, c, ahead, 
 @njit(cache=True, nogil=True)
 def _pagerank_rows(r0, r1, indptr, indices, values, iso, y, x, dw, dw_uniform,
                    dw_c, teleport, tele_uniform, tele_c, lost, alpha, inv_s, y_new, ahead,
-                   gather_ahead):
+                   gather_ahead, first, start, r32):
     # rows r0..r1-1 of AT = A' (row j: the in-neighbours i of j, values
     # A(i, j) or iso); y[n] = x / S (x scaled by 1 / weighted out-degree);
     # x[n], y[n], y_new[n] the ranks' dtype R (float64, or float32: half the
@@ -105,11 +144,15 @@ def _pagerank_rows(r0, r1, indptr, indices, values, iso, y, x, dw, dw_uniform,
     # inv_s == 0: the next iteration's dangling rank). ahead (uint64): each
     # row prefetches the entries that many past its first (0: none), so the
     # gathers' addresses are at hand; gather_ahead (uint64): entry p
-    # prefetches the y of entry p + gather_ahead into L2 (0: none).
-    # O(r1 - r0 + their entries)
+    # prefetches the y of entry p + gather_ahead into L2 (0: none). first:
+    # the run's fused first iteration from the uniform start ``start`` (the
+    # float64 value of the ranks' type): y is not read, its values made
+    # from inv_s (_gathered), and x (not yet written) counts as ``start``;
+    # r32: the ranks are float32. O(r1 - r0 + their entries)
     if iso and dw_uniform and tele_uniform:  # the common case, without the flags
         return _uniform_rows(r0, r1, indptr, indices, y, x, inv_s, y_new, alpha,
-                             alpha * lost * dw_c + tele_c, ahead, gather_ahead)
+                             alpha * lost * dw_c + tele_c, ahead, gather_ahead, first, start,
+                             r32)
     err = 0.0
     dangling = 0.0
     nnz = np.uint64(indices.size)
@@ -125,17 +168,15 @@ def _pagerank_rows(r0, r1, indptr, indices, values, iso, y, x, dw, dw_uniform,
         # entries whose p + gather_ahead is stored prefetch, the last few do not
         m = max(min(e, last), b)
         if iso:  # summed as _uniform_rows sums
-            acc = _row_sum(indices, y, b, e, m, gather_ahead)
-        elif gather_ahead == 0:
-            for p in range(b, e):
-                acc += values[p] * y[np.uint64(indices[p])]
+            if first:
+                acc = _row_sum(indices, inv_s, b, e, m, gather_ahead, True, start, r32)
+            else:
+                acc = _row_sum(indices, y, b, e, m, gather_ahead, False, start, r32)
+        elif first:
+            acc = _weighted_sum(indices, values, inv_s, b, e, m, gather_ahead, True, start, r32)
         else:
-            for p in range(b, m):
-                prefetch_l2(y, np.uint64(indices[p + gather_ahead]))
-                acc += values[p] * y[np.uint64(indices[p])]
-            for p in range(m, e):
-                acc += values[p] * y[np.uint64(indices[p])]
-        old = np.float64(x[j])
+            acc = _weighted_sum(indices, values, y, b, e, m, gather_ahead, False, start, r32)
+        old = start if first else np.float64(x[j])
         x[j] = alpha * (acc + lost * (dw_c if dw_uniform else dw[j])) + (
             tele_c if tele_uniform else teleport[j])
         xn = np.float64(x[j])  # the stored rank (float32 ranks: rounded once)
@@ -157,9 +198,15 @@ _NSYNC = FIRST + 24
 @njit(cache=True, nogil=True)
 def _run(t, threads, sync, parts, chunks, indptr, indices, values, iso, y0, y1, x, dw,
          dw_uniform, dw_c, teleport, tele_uniform, tele_c, lost, alpha, inv_s, ahead,
-         gather_ahead, threshold, max_iter, spin_pauses, fill, fill_c):
-    # thread t of a team (team.join): x = fill_c where ``fill``, and y0 = x *
-    # inv_s first (ranges claimed as below, then a barrier); iteration k reads y0 (k even) or y1
+         gather_ahead, threshold, max_iter, spin_pauses, fill, fill_c, r32):
+    # thread t of a team (team.join). With ``fill`` (the uniform start
+    # fill_c, a value of the ranks' type) and an iteration to run, the first
+    # iteration is fused with the start (_pagerank_rows' first: y0 and x not
+    # read); else a first pass makes x = fill_c (with ``fill``) and y0 = x *
+    # inv_s (ranges claimed as below, then a barrier): the same bits, one
+    # pass over 3 n-arrays fewer (float32 ranks, 2 threads, whole run at tol
+    # 1e-4: urand-20 100.1 -> 98.0 ms, kron-20 162.6 -> 155.5; grid-1024's 3
+    # iterations unchanged, its arrays mostly in L3). Iteration k reads y0 (k even) or y1
     # and writes the other; each thread claims ranges of ``chunks`` from the
     # iteration's counter (the next iteration's cleared by rank 0 before the
     # barrier, whoever last used it being past the one before) and stores
@@ -173,16 +220,20 @@ def _run(t, threads, sync, parts, chunks, indptr, indices, values, iso, y0, y1, 
     if rank < 0:
         return 0, 0.0, 0.0
     ranges = chunks.size - 1
-    # the first y = x * inv_s (float64 product, stored as R: numpy's x * inv_s into R)
-    while True:
-        c = fetch_add(sync, _CLAIM_Y, 1)
-        if c >= ranges:
-            break
-        for j in range(chunks[c], chunks[c + 1]):
-            if fill:
-                x[j] = fill_c
-            y0[j] = np.float64(x[j]) * inv_s[j]
-    barrier(sync, team, spin_pauses)
+    fused = fill and max_iter > 0
+    barriers = 0  # the team's barriers passed
+    if not fused:
+        # the first y = x * inv_s (float64 product, stored as R: numpy's x * inv_s into R)
+        while True:
+            c = fetch_add(sync, _CLAIM_Y, 1)
+            if c >= ranges:
+                break
+            for j in range(chunks[c], chunks[c + 1]):
+                if fill:
+                    x[j] = fill_c
+                y0[j] = np.float64(x[j]) * inv_s[j]
+        barriers += 1
+        barrier(sync, barriers * team, spin_pauses)
     it = 0
     err = np.inf
     while it < max_iter:
@@ -192,6 +243,7 @@ def _run(t, threads, sync, parts, chunks, indptr, indices, values, iso, y0, y1, 
         at = 2 * odd * ranges
         if rank == 0:
             store_release(sync, _CLAIM[1 - odd], 0)
+        first = fused and it == 0
         while True:
             c = fetch_add(sync, _CLAIM[odd], 1)
             if c >= ranges:
@@ -199,11 +251,12 @@ def _run(t, threads, sync, parts, chunks, indptr, indices, values, iso, y0, y1, 
             e, d = _pagerank_rows(np.uint64(chunks[c]), np.uint64(chunks[c + 1]), indptr,
                                   indices, values, iso, ya, x, dw, dw_uniform, dw_c, teleport,
                                   tele_uniform, tele_c, lost, alpha, inv_s, yb, ahead,
-                                  gather_ahead)
+                                  gather_ahead, first, fill_c, r32)
             parts[at + 2 * c] = e
             parts[at + 2 * c + 1] = d
         it += 1
-        barrier(sync, (it + 1) * team, spin_pauses)
+        barriers += 1
+        barrier(sync, barriers * team, spin_pauses)
         err = 0.0
         lost = 0.0
         for c in range(ranges):
@@ -266,7 +319,8 @@ def pagerank_run(AT, x, y, y_new, dw, lost, alpha, teleport, inv_s, threshold, m
     thread waiting at an iteration's barrier pauses that many times, then
     yields its CPU (``settings.pagerank.cpu_spin_pauses``); fill: a float to
     start from (x set to it, as R, by the team: x's values on entry are not
-    read), None: x as given. O(n + nnz) an iteration, no Python between
+    read; the first iteration makes the y of that start as it gathers, no
+    pass before it), None: x as given. O(n + nnz) an iteration, no Python between
     iterations
 
     >>> from bitgraph.formats.csr import CSR
@@ -314,7 +368,8 @@ def pagerank_run(AT, x, y, y_new, dw, lost, alpha, teleport, inv_s, threshold, m
                           np.float64(alpha), arg(inv_s, np.float64), np.uint64(ahead),
                           np.uint64(gather_ahead), np.float64(threshold), np.int64(max_iter),
                           np.int64(max(0, int(spin_pauses))), fill is not None,
-                          np.float64(0.0 if fill is None else fill))
+                          np.float64(0.0 if fill is None else rank.type(fill)),
+                          rank == np.float32)
     it = int(it)
     return it, bool(it > 0 and err < threshold), float(err), (y_new if it & 1 else y)
 
