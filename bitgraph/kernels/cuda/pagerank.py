@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from bitgraph.kernels.cuda import module, shape
+from bitgraph.kernels.cuda import PackedLaunch, arg_word, module, shape
 from bitgraph.kernels.cuda.spmv_csr import row_classes
 from bitgraph.kernels.registry import register
 
@@ -35,6 +35,9 @@ _NAMES = tuple(f"pagerank_pull<{i}, {iso}, {t}>" for t in _RANK.values()
                for i in _INDEX.values() for iso in ("true", "false")) + tuple(
                    f"pagerank_init<{t}>" for t in _RANK.values())
 SPECS = ((_SOURCE, _NAMES),)  # what module() is asked for (precompile.py)
+# pagerank_pull's parameters that a call or a launch sets (PackedLaunch slots)
+_Y, _X, _INV_S, _DW, _DW_C, _TELE, _TELE_C, _ALPHA = 12, 13, 14, 15, 16, 18, 19, 21
+_X_NEW, _Y_NEW, _PARITY, _SLOT, _THRESHOLD = 24, 25, 27, 34, 35
 
 
 def _kernels(index, iso, rank=np.float64):
@@ -160,7 +163,7 @@ def pagerank_run(AT, x, inv_s, dw, teleport, alpha, threshold, max_iter, *, cfg,
         with oom_guard(where, 2 * rank.itemsize * n + 16 * blocks + 8 * nchunks + 20 * nheavy):
             cache[wkey] = _workspace(cupy, n, blocks, nheavy, nchunks, every, rank)
     ys, lost, partials, chunk_sums, heavy_parts, row_arrived, arrived, errs, stop = cache[wkey]
-    dw_uniform, tele_uniform = np.ndim(dw) == 0, np.ndim(teleport) == 0
+    dw_uniform, tele_uniform = bool(np.ndim(dw) == 0), bool(np.ndim(teleport) == 0)
     if dw_uniform or tele_uniform:
         dummy = cache.get("dummy")
         if dummy is None:
@@ -175,24 +178,48 @@ def pagerank_run(AT, x, inv_s, dw, teleport, alpha, threshold, max_iter, *, cfg,
     with oom_guard(where, 2 * rank.itemsize * n):
         # the ranks of odd / even iterations (the result is one of them)
         xs = (cupy.empty(n, rank), cupy.empty(n, rank))
-    init, fn = _kernels(indptr.dtype, AT.values is None, rank)
-    # ys[0] = x0 * inv_s, lost[0], *stop = 0, row_arrived = 0
-    init((blocks,), (threads,), (x0, inv_s, np.int64(n), ys[0], lost, partials, row_arrived,
-                                 np.int64(nheavy), arrived, stop))
-    head = (indptr, indices, values, heavy_rows, heavy_first, chunk_heavy, np.int64(nheavy),
+    # the two launches packed once per graph, settings and flags (PackedLaunch:
+    # CuPy's launch converts the iteration's 37 arguments each time, ~12 us of
+    # host time); a call sets the slots that change: its arrays and numbers
+    pkey = ("packed", key, wkey, dw_uniform, tele_uniform)
+    packed = cache.get(pkey)
+    if packed is None:
+        init_fn, fn = _kernels(indptr.dtype, AT.values is None, rank)
+        # ys[0] = x0 * inv_s, lost[0], *stop = 0, row_arrived = 0
+        init = PackedLaunch(init_fn, blocks, threads, (
+            None, None, np.int64(n), ys[0], lost, partials, row_arrived, np.int64(nheavy),
+            arrived, stop))
+        pull = PackedLaunch(fn, blocks, threads, (
+            indptr, indices, values, heavy_rows, heavy_first, chunk_heavy, np.int64(nheavy),
             np.int64(nchunks), np.int64(chunk), medium_rows, np.int64(nmedium),
-            np.int64(light_max))
-    scalars = (dw_arr, np.float64(dw if dw_uniform else 0.0), np.bool_(dw_uniform),
-               tele_arr, np.float64(teleport if tele_uniform else 0.0), np.bool_(tele_uniform),
-               np.float64(alpha), np.int64(n), np.int32(group))
-    tail = (partials, chunk_sums, heavy_parts, row_arrived, arrived, errs)
-    threshold = np.float64(threshold)
+            np.int64(light_max),
+            None, None, None,  # _Y, _X, _INV_S
+            None, np.float64(0.0), np.uint8(dw_uniform),  # _DW, _DW_C
+            None, np.float64(0.0), np.uint8(tele_uniform),  # _TELE, _TELE_C
+            np.float64(0.0), np.int64(n), np.int32(group),  # _ALPHA
+            None, None, lost, np.int32(0),  # _X_NEW, _Y_NEW, lost, _PARITY
+            partials, chunk_sums, heavy_parts, row_arrived, arrived, errs,
+            np.int64(0), np.float64(0.0), stop))  # _SLOT, _THRESHOLD, stop
+        packed = cache[pkey] = (init, pull)
+    init, pull = packed
+    stream = cupy.cuda.get_current_stream().ptr
+    init.set(0, x0.data.ptr)
+    init.set(1, inv_s.data.ptr)
+    init.launch(stream)
+    for i, a in ((_INV_S, inv_s), (_DW, dw_arr), (_DW_C, np.float64(dw if dw_uniform else 0.0)),
+                 (_TELE, tele_arr), (_TELE_C, np.float64(teleport if tele_uniform else 0.0)),
+                 (_ALPHA, np.float64(alpha)), (_THRESHOLD, np.float64(threshold))):
+        pull.set(i, arg_word(a))
 
     def launch(s, slot):
         a, b = s & 1, (s + 1) & 1
-        fn((blocks,), (threads,),
-           head + (ys[a], x0 if s == 0 else xs[a], inv_s) + scalars +
-           (xs[b], ys[b], lost, np.int32(a)) + tail + (np.int64(slot), threshold, stop))
+        pull.set(_Y, ys[a].data.ptr)
+        pull.set(_X, (x0 if s == 0 else xs[a]).data.ptr)
+        pull.set(_X_NEW, xs[b].data.ptr)
+        pull.set(_Y_NEW, ys[b].data.ptr)
+        pull.set(_PARITY, a)
+        pull.set(_SLOT, slot)
+        pull.launch(stream)
 
     timed = stats is not None
     if timed:
