@@ -52,6 +52,14 @@ def test_slots_hold_what_the_kernel_reads():
     assert _slot(run, 0, ctypes.c_uint64) == 0x7F00_0000_2000
     assert _slot(run, 2, ctypes.c_int64) == 3
     assert _slot(run, 4, ctypes.c_int32) == -1  # the others unchanged
+    run.put(1, _DeviceArray(0x7F00_0000_3000))  # put: an argument as the constructor takes it
+    run.put(7, np.float32(-0.5))
+    run.put(5, None)
+    assert _slot(run, 1, ctypes.c_uint64) == 0x7F00_0000_3000
+    assert _slot(run, 7, ctypes.c_float) == -0.5
+    assert _slot(run, 5, ctypes.c_uint64) == 0
+    with pytest.raises(TypeError, match="launch argument"):
+        run.put(2, True)
 
 
 @pytest.mark.parametrize("bad", [True, np.bool_(False), "x", np.zeros(2), np.complex128(1)])

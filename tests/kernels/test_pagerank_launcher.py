@@ -38,7 +38,8 @@ def _params(name):
 
 
 _PULL, _INIT = _params("pagerank_pull"), _params("pagerank_init")
-_C = {"double": np.float64, "bool": np.bool_, "long long": np.int64, "int": np.int32,
+# a bool parameter takes one byte: np.uint8 (the packed launch takes no numpy bools)
+_C = {"double": np.float64, "bool": np.uint8, "long long": np.int64, "int": np.int32,
       "unsigned int": np.uint32}
 
 
@@ -80,7 +81,8 @@ def _cupy():
             pass
 
     memory = types.SimpleNamespace(OutOfMemoryError=type("OutOfMemoryError", (Exception,), {}))
-    cuda = types.SimpleNamespace(Event=Event, get_elapsed_time=lambda a, b: 1.0, memory=memory)
+    cuda = types.SimpleNamespace(Event=Event, get_elapsed_time=lambda a, b: 1.0, memory=memory,
+                                 get_current_stream=lambda: types.SimpleNamespace(ptr=0))
     cp.cuda = cuda
     return cp
 
@@ -188,6 +190,21 @@ class _Pull:
         stop[0] = err < threshold
 
 
+class _Packed:
+    """``PackedLaunch`` on the emulated GPU: the arguments kept as objects,
+    ``put`` replacing one, a launch calling the kernel with all of them as
+    CuPy's launch would."""
+
+    def __init__(self, fn, grid, block, args, *, smem=0, cooperative=False):
+        self.fn, self.grid, self.block, self.args = fn, grid, block, list(args)
+
+    def put(self, i, arg):
+        self.args[i] = arg
+
+    def launch(self, stream_ptr):
+        self.fn((self.grid,), (self.block,), tuple(self.args))
+
+
 @pytest.fixture
 def launcher(monkeypatch):
     """The launcher module on the emulated GPU, and the launches' log
@@ -195,6 +212,7 @@ def launcher(monkeypatch):
     monkeypatch.setitem(sys.modules, "cupy", _cupy())
     from bitgraph.kernels.cuda import pagerank as kp
 
+    monkeypatch.setattr(kp, "PackedLaunch", _Packed)
     log = []
     monkeypatch.setattr(kp, "_kernels", lambda index, iso, rank: (
         _Init(log, rank), _Pull(index, iso, log, rank=rank)))

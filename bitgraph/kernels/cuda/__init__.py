@@ -407,6 +407,12 @@ class PackedLaunch:
         """Parameter ``i`` becomes ``word`` (a device address or ``arg_word``)."""
         self._view[i] = word
 
+    def put(self, i: int, arg) -> None:
+        """Parameter ``i`` becomes ``arg``, given as the constructor takes
+        it (a CuPy array, None, a numpy scalar of the parameter's C type);
+        the caller keeps an array alive until the launch is queued."""
+        self._view[i] = arg_word(arg)
+
     def launch(self, stream_ptr: int) -> None:
         """Queue the kernel on the stream ``stream_ptr`` (0: the legacy default)."""
         driver = self._driver

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from bitgraph.kernels.cuda import PackedLaunch, arg_word, module, shape
+from bitgraph.kernels.cuda import PackedLaunch, module, shape
 from bitgraph.kernels.cuda.spmv_csr import row_classes
 from bitgraph.kernels.registry import register
 
@@ -203,22 +203,22 @@ def pagerank_run(AT, x, inv_s, dw, teleport, alpha, threshold, max_iter, *, cfg,
         packed = cache[pkey] = (init, pull)
     init, pull = packed
     stream = cupy.cuda.get_current_stream().ptr
-    init.set(0, x0.data.ptr)
-    init.set(1, inv_s.data.ptr)
+    init.put(0, x0)
+    init.put(1, inv_s)
     init.launch(stream)
     for i, a in ((_INV_S, inv_s), (_DW, dw_arr), (_DW_C, np.float64(dw if dw_uniform else 0.0)),
                  (_TELE, tele_arr), (_TELE_C, np.float64(teleport if tele_uniform else 0.0)),
                  (_ALPHA, np.float64(alpha)), (_THRESHOLD, np.float64(threshold))):
-        pull.set(i, arg_word(a))
+        pull.put(i, a)
 
     def launch(s, slot):
         a, b = s & 1, (s + 1) & 1
-        pull.set(_Y, ys[a].data.ptr)
-        pull.set(_X, (x0 if s == 0 else xs[a]).data.ptr)
-        pull.set(_X_NEW, xs[b].data.ptr)
-        pull.set(_Y_NEW, ys[b].data.ptr)
-        pull.set(_PARITY, a)
-        pull.set(_SLOT, slot)
+        pull.put(_Y, ys[a])
+        pull.put(_X, x0 if s == 0 else xs[a])
+        pull.put(_X_NEW, xs[b])
+        pull.put(_Y_NEW, ys[b])
+        pull.put(_PARITY, np.int32(a))
+        pull.put(_SLOT, np.int64(slot))
         pull.launch(stream)
 
     timed = stats is not None
