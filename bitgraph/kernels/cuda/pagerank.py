@@ -19,9 +19,12 @@ returned at once after convergence; the initialisation not counted).
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 
 from bitgraph.kernels.cuda import PackedLaunch, module, shape
+from bitgraph.kernels.cuda import settings as cuda_settings
 from bitgraph.kernels.cuda.spmv_csr import row_classes
 from bitgraph.kernels.registry import register
 
@@ -113,7 +116,7 @@ def pagerank_run(AT, x, inv_s, dw, teleport, alpha, threshold, max_iter, *, cfg,
     float (the same for every vertex: no stream read); alpha: the damping;
     threshold: converged once an iteration's L1 change is below it (``n *
     tol``); max_iter: most iterations. cfg: the ``PageRank`` settings
-    (``cuda_check_every``, ``cuda_lanes``, ``cuda_split_above``,
+    (``cuda_check_every``, ``cuda_blocks_per_sm``, ``cuda_lanes``, ``cuda_split_above``,
     ``cuda_chunk``, ``cuda_warp_above``); cuda_cfg: the ``Cuda`` settings (launch shape; None:
     those in force); cache: a dict kept with the graph (AT must not change
     while it is): the plan and workspaces are built on the first run and
@@ -156,6 +159,12 @@ def pagerank_run(AT, x, inv_s, dw, teleport, alpha, threshold, max_iter, *, cfg,
     (indptr, indices, values, heavy_rows, heavy_first, chunk_heavy, nheavy, nchunks,
      medium_rows, nmedium, light_max, group) = cache[key]
     every = max(1, int(cfg.cuda_check_every))
+    per_sm = int(cfg.cuda_blocks_per_sm)
+    if per_sm < 0:
+        raise ValueError(f"{where}: settings.pagerank.cuda_blocks_per_sm = {per_sm} must be >= 0")
+    cuda_cfg = cuda_settings(cuda_cfg)
+    if per_sm:
+        cuda_cfg = dataclasses.replace(cuda_cfg, blocks_per_sm=per_sm)
     (blocks,), (threads,) = shape(n * group, cuda_cfg)
     # the workspace's ys hold the ranks' dtype: one workspace per dtype run
     wkey = ("work", n, blocks, nheavy, nchunks, every, rank.str)
