@@ -38,6 +38,15 @@ def _params(name):
 
 
 _PULL, _INIT = _params("pagerank_pull"), _params("pagerank_init")
+
+
+def test_packed_parameter_names_are_the_kernels():
+    """The launcher's parameter names (the packed launch's slots it sets
+    by name) are ``pagerank_pull``'s, in order."""
+    from bitgraph.kernels.cuda import pagerank as kp
+
+    assert kp._PARAMS == tuple(re.search(r"(\w+)\s*$", p).group(1) for p in _PULL)
+    assert (kp._X, kp._X_NEW, kp._SLOT) == (13, 24, 34)
 # a bool parameter takes one byte: np.uint8 (the packed launch takes no numpy bools)
 _C = {"double": np.float64, "bool": np.uint8, "long long": np.int64, "int": np.int32,
       "unsigned int": np.uint32}

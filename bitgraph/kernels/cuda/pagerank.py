@@ -38,9 +38,17 @@ _NAMES = tuple(f"pagerank_pull<{i}, {iso}, {t}>" for t in _RANK.values()
                for i in _INDEX.values() for iso in ("true", "false")) + tuple(
                    f"pagerank_init<{t}>" for t in _RANK.values())
 SPECS = ((_SOURCE, _NAMES),)  # what module() is asked for (precompile.py)
-# pagerank_pull's parameters that a call or a launch sets (PackedLaunch slots)
-_Y, _X, _INV_S, _DW, _DW_C, _TELE, _TELE_C, _ALPHA = 12, 13, 14, 15, 16, 18, 19, 21
-_X_NEW, _Y_NEW, _PARITY, _SLOT, _THRESHOLD = 24, 25, 27, 34, 35
+# pagerank_pull's parameters, in order (pagerank.cu); a call or a launch sets some of the
+# packed launch's slots by these names
+_PARAMS = ("indptr", "indices", "values", "heavy_rows", "heavy_first", "chunk_heavy", "nheavy",
+           "nchunks", "chunk", "medium_rows", "nmedium", "light_max", "y", "x", "inv_s", "dw",
+           "dw_c", "dw_uniform", "teleport", "tele_c", "tele_uniform", "alpha", "n", "group",
+           "x_new", "y_new", "lost", "parity", "partials", "chunk_sums", "heavy_parts",
+           "row_arrived", "arrived", "errs", "slot", "threshold", "stop")
+_Y, _X, _INV_S, _DW, _DW_C, _TELE, _TELE_C, _ALPHA, _X_NEW, _Y_NEW, _PARITY, _SLOT, \
+    _THRESHOLD = (_PARAMS.index(p) for p in (
+        "y", "x", "inv_s", "dw", "dw_c", "teleport", "tele_c", "alpha", "x_new", "y_new",
+        "parity", "slot", "threshold"))
 
 
 def _kernels(index, iso, rank=np.float64):
@@ -68,7 +76,6 @@ def _plan(cupy, AT, split, chunk, warp_above, lanes, rank=np.dtype(np.float64),
     only where their dtypes differ)."""
     index = np.dtype(np.int64) if max(AT.indptr.dtype.itemsize,
                                       AT.indices.dtype.itemsize) > 4 else np.dtype(np.int32)
-    n = int(AT.nrows)
     indptr = cupy.ascontiguousarray(AT.indptr, dtype=index)
     indices = cupy.ascontiguousarray(AT.indices, dtype=index)
     values = (cupy.zeros(1, np.float64) if AT.values is None
@@ -198,7 +205,7 @@ def pagerank_run(AT, x, inv_s, dw, teleport, alpha, threshold, max_iter, *, cfg,
         init = PackedLaunch(init_fn, blocks, threads, (
             None, None, np.int64(n), ys[0], lost, partials, row_arrived, np.int64(nheavy),
             arrived, stop))
-        pull = PackedLaunch(fn, blocks, threads, (
+        pull = PackedLaunch(fn, blocks, threads, (  # in _PARAMS's order
             indptr, indices, values, heavy_rows, heavy_first, chunk_heavy, np.int64(nheavy),
             np.int64(nchunks), np.int64(chunk), medium_rows, np.int64(nmedium),
             np.int64(light_max),
