@@ -207,8 +207,7 @@ def pagerank(A, alpha=0.85, tol=1e-6, max_iter=100, personalization=None, *,
             x, it, converged, err = run(AT, x, inv_s, dws, tele, alpha, n * tol, max_iter,
                                         cfg=cfg.pagerank, cuda_cfg=cfg.cuda, stats=stats,
                                         cache=cache, fill=(1.0 / n, rank),
-                                        outdeg=_int_degrees(M, order, cache)
-                                        if cfg.pagerank.cuda_int_degrees else None)
+                                        outdeg=_int_degrees(M, order, cache))
             if order is not None:
                 x = _unrelabel(x, order)
             if stats is not None:

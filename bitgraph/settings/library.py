@@ -391,9 +391,6 @@ class PageRank:
         settings.cuda (float64 / float32 ranks): 24 grid-2048 1.04 / 1.10, kron-22 1.00 / 1.04,
         urand-22 1.01 / 1.04; 16 1.07 / 1.00, 1.00 / 0.99, 1.00 / 0.96; 12 1.11 / 1.03, 1.00 /
         1.00, 0.99 / 0.94; 8 0.93 / 1.02, 0.92 / 0.98, 0.80 / 0.96.""")
-    cuda_int_degrees: bool = knob(True, """A structure-only graph's GPU iteration reads its
-        out-degrees (int32) in place of 1 / out-degree (float64), 4 bytes a vertex fewer, and
-        divides. Not yet measured on a GPU.""")
     cuda_lanes: int = knob(0, """Lanes per row of A' (1-32, a power of 2) for the light rows
         (cuda_warp_above); 0: the power of 2 at or above a quarter of those rows' median length,
         four gathers in flight a lane (kernels/cuda/spmv_csr.py::median_lanes: grid-2048 0.249 -> 0.114
