@@ -173,9 +173,8 @@ def pagerank(A, alpha=0.85, tol=1e-6, max_iter=100, personalization=None, *,
         x = x.astype(rank, copy=False)
     elif fused and device == "cpu":
         x = xp.empty(n, rank)
-    elif not fused:
+    else:
         x = xp.full(n, 1.0 / n, rank)
-    # the fused GPU run makes the uniform start itself (x None)
     M, inv_s, dangles = _operator(A)
     key = ("pagerank", "csr", device, "pull")
     if stats is not None:  # what ran (bitgraph.Stats)
@@ -197,17 +196,16 @@ def pagerank(A, alpha=0.85, tol=1e-6, max_iter=100, personalization=None, *,
             AT, order = _pull_csr(M), None
             if _relabel(M, cfg.pagerank):  # hubs first, as on the CPU
                 order, AT, inv_s = _relabelled(M, AT, inv_s)
-                x = None if uniform else x[order]
+                x = x[order]
                 dws = dws if np.ndim(dws) == 0 else dws[order]
                 tele = tele if np.ndim(tele) == 0 else tele[order]
             # converged when an iteration's L1 change is below n * tol, as on the CPU;
             # the kernel's plan (heavy rows cut into chunks) and workspaces, built on
             # the first run and kept with M (one set for each numbering)
-            cache = cached(M, "pagerank_cuda", dict).setdefault(order is not None, {})
             x, it, converged, err = run(AT, x, inv_s, dws, tele, alpha, n * tol, max_iter,
                                         cfg=cfg.pagerank, cuda_cfg=cfg.cuda, stats=stats,
-                                        cache=cache, fill=(1.0 / n, rank),
-                                        outdeg=_int_degrees(M, order, cache))
+                                        cache=cached(M, "pagerank_cuda", dict).setdefault(
+                                            order is not None, {}))
             if order is not None:
                 x = _unrelabel(x, order)
             if stats is not None:
@@ -323,26 +321,6 @@ def _fused(M, x, dw, alpha, teleport, inv_s, dangles, tol, max_iter, cfg=None, *
     if order is not None:
         x = _unrelabel(x, order)
     return x, it, converged, err
-
-
-def _int_degrees(M, order, cache):
-    """A structure-only M's out-degrees as int32 CuPy, in the numbering of
-    ``order`` (None: M's own), made once and kept in the GPU run's
-    ``cache``: the kernel reads them in place of inv_s (1 / degree is
-    inv_s's double exactly). None for a weighted M, or a degree past int32."""
-    got = cache.get("int_degrees")
-    if got is None:
-        got = False
-        if M.iso:
-            import cupy
-
-            d = cupy.diff(out_csr(M).indptr)
-            if order is not None:
-                d = d[order]
-            if d.size == 0 or int(d.max()) <= np.iinfo(np.int32).max:  # synchronize! (once)
-                got = cupy.ascontiguousarray(d, np.int32)
-        cache["int_degrees"] = got
-    return None if got is False else got
 
 
 def _cpu_plan(M, AT, relabelled, itemsize, cfg):

@@ -46,7 +46,7 @@ def test_packed_parameter_names_are_the_kernels():
     from bitgraph.kernels.cuda import pagerank as kp
 
     assert kp._PARAMS == tuple(re.search(r"(\w+)\s*$", p).group(1) for p in _PULL)
-    assert (kp._X, kp._OUTDEG, kp._X_NEW, kp._SLOT) == (13, 15, 25, 35)
+    assert (kp._X, kp._X_NEW, kp._SLOT) == (13, 24, 34)
 # a bool parameter takes one byte: np.uint8 (the packed launch takes no numpy bools)
 _C = {"double": np.float64, "bool": np.uint8, "long long": np.int64, "int": np.int32,
       "unsigned int": np.uint32}
@@ -96,17 +96,11 @@ def _cupy():
     return cp
 
 
-# the pointers a launch may pass null: the init's x (the uniform start) and outdeg (inv_s read)
-_NULLABLE = ("x", "outdeg")
-
-
-def _check_args(params, args, index, rank, nullable=()):
+def _check_args(params, args, index, rank):
     assert len(args) == len(params), (len(args), params)
     for a, p in zip(args, params):
         ctype = re.sub(r"\b(const|__restrict__)\b|\*|\w+$", "", p).strip()
         want = index if ctype == "I" else np.dtype(rank) if ctype == "T" else np.dtype(_C[ctype])
-        if a is None and re.search(r"(\w+)\s*$", p).group(1) in nullable:
-            continue
         if "*" in p:
             assert isinstance(a, np.ndarray) and a.dtype == want and a.flags.c_contiguous, p
             assert a.size >= 1, p  # no empty device arrays: one-element dummies
@@ -114,35 +108,18 @@ def _check_args(params, args, index, rank, nullable=()):
             assert type(a) is np.dtype(want).type, (p, type(a))
 
 
-def _inv_s(inv_s, outdeg):
-    """What the kernels read as inv_s: 1 / outdeg (0 for none) where the
-    degrees are given, which must be inv_s's values exactly."""
-    if outdeg is None:
-        return inv_s
-    assert outdeg.dtype == np.int32 and outdeg.size == inv_s.size
-    s = np.where(outdeg > 0, 1.0 / np.maximum(outdeg, 1), 0.0)
-    assert np.array_equal(s, inv_s)
-    return s
-
-
 class _Init:
     def __init__(self, log, rank=np.float64):
         self.log, self.rank = log, rank
 
     def __call__(self, grid, block, args):
-        _check_args(_INIT, args, None, self.rank, _NULLABLE)
-        x, x_fill, fill, inv_s, outdeg, n, y, lost, partials, row_arrived, nheavy, arrived, \
-            stop = args
+        _check_args(_INIT, args, None, self.rank)
+        x, inv_s, n, y, lost, partials, row_arrived, nheavy, arrived, stop = args
         assert grid[0] <= partials.size and block[0] % 32 == 0 and arrived[0] == 0
-        assert inv_s.size == y.size == n and row_arrived.size >= max(nheavy, 1)
+        assert x.size == inv_s.size == y.size == n and row_arrived.size >= max(nheavy, 1)
         self.log.append("init")
-        s = _inv_s(inv_s, outdeg)
-        if x is None:  # the uniform start: fill, a value of T, written first
-            assert fill == np.float64(np.dtype(self.rank).type(fill))
-            x_fill[:] = fill
-            x = x_fill
-        y[:] = x * s  # in float64, rounded to the ranks' dtype T when stored
-        lost[0] = x[s == 0].sum(dtype=np.float64)
+        y[:] = x * inv_s  # in float64, rounded to the ranks' dtype T when stored
+        lost[0] = x[inv_s == 0].sum(dtype=np.float64)
         row_arrived[:nheavy] = 0
         stop[0] = 0
 
@@ -153,10 +130,10 @@ class _Pull:
         self.rng = np.random.default_rng(seed)
 
     def __call__(self, grid, block, args):
-        _check_args(_PULL, args, self.index, self.rank, ("outdeg",))
+        _check_args(_PULL, args, self.index, self.rank)
         (indptr, indices, values, heavy_rows, heavy_first, chunk_heavy, nheavy, nchunks, chunk,
-         medium_rows, nmedium, light_max, y, x, inv_s, outdeg, dw, dw_c, dw_uniform, teleport,
-         tele_c, tele_uniform, alpha, n, group, x_new, y_new, lost, parity, partials, chunk_sums, heavy_parts, row_arrived,
+         medium_rows, nmedium, light_max, y, x, inv_s, dw, dw_c, dw_uniform, teleport, tele_c, tele_uniform, alpha, n,
+         group, x_new, y_new, lost, parity, partials, chunk_sums, heavy_parts, row_arrived,
          arrived, errs, slot, threshold, stop) = args
         assert 2 * grid[0] <= partials.size and block[0] % 32 == 0
         assert group in (1, 2, 4, 8, 16, 32)
@@ -166,8 +143,6 @@ class _Pull:
         if stop[0]:
             return
         assert arrived[0] == 0 and not row_arrived[:nheavy].any()
-        assert outdeg is None or self.iso  # the degrees stand for inv_s of a structure-only AT
-        inv_s = _inv_s(inv_s, outdeg)
         w = np.ones(indices.size) if self.iso else values
 
         def finish(r, acc):
@@ -286,18 +261,13 @@ def test_batches_keep_the_cpu_iterations(launcher, every, weighted, split, chunk
                                cuda_warp_above=warp_above)
     cache = {}  # the plan and workspaces, reused by every run below
     kept = []
-    # a structure-only graph's out-degrees stand for inv_s (the emulated kernels check that
-    # 1 / degree is inv_s exactly)
-    deg = None if weighted else np.diff(la.out_csr(M).indptr).astype(np.int32)
-    for tol, max_iter, start in ((1e-3, 100, "x"), (1e-8, 100, "fill"), (1e-12, 5, "x"),
-                                 (1e-12, 0, "fill"), (1e-12, 0, "x"), (0.0, 9, "fill")):
+    for tol, max_iter in ((1e-3, 100), (1e-8, 100), (1e-12, 5), (1e-12, 0), (0.0, 9)):
         for dw, tele in ((1.0 / n, 0.15 / n), (p, 0.15 * p)):
             want = la._fused(M, x.copy(), dw, 0.85, tele, inv_s, dangles, tol, max_iter)
             log.clear()
             st = bg.Stats()
-            got = kp.pagerank_run(AT, x if start == "x" else None, inv_s, dw, tele, 0.85,
-                                  n * tol, max_iter, cfg=cfg, stats=st, cache=cache,
-                                  fill=(1.0 / n, np.float64), outdeg=deg)
+            got = kp.pagerank_run(AT, x, inv_s, dw, tele, 0.85, n * tol, max_iter, cfg=cfg,
+                                  stats=st, cache=cache)
             assert got[1:3] == want[1:3], (tol, max_iter)
             assert got[3] == pytest.approx(want[3], rel=1e-9) or got[3] == want[3] == np.inf
             np.testing.assert_allclose(np.asarray(got[0]), want[0], rtol=0, atol=1e-14)
@@ -416,16 +386,12 @@ def test_float32_ranks(launcher, every, weighted, split, chunk, warp_above):
     cfg = bg.settings.PageRank(cuda_check_every=every, cuda_split_above=split, cuda_chunk=chunk,
                                cuda_warp_above=warp_above)
     cache = {}
-    deg = None if weighted else np.diff(la.out_csr(M).indptr).astype(np.int32)
-    for tol, max_iter, start in ((1e-3, 100, "x"), (1e-6, 100, "fill"), (1e-12, 5, "x"),
-                                 (0.0, 9, "fill"), (1e-6, 0, "x"), (1e-6, 0, "fill")):
+    for tol, max_iter in ((1e-3, 100), (1e-6, 100), (1e-12, 5), (0.0, 9), (1e-6, 0)):
         for dw, tele in ((1.0 / n, 0.15 / n), (p, 0.15 * p)):
             want = la._fused(M, x32.copy(), dw, 0.85, tele, inv_s, dangles, tol, max_iter)
             assert want[0].dtype == np.float32
-            # the uniform start made by the launch: 1 / n rounded to float32 once
-            got = kp.pagerank_run(AT, x32 if start == "x" else None, inv_s, dw, tele, 0.85,
-                                  n * tol, max_iter, cfg=cfg, cache=cache,
-                                  fill=(1.0 / n, np.float32), outdeg=deg)
+            got = kp.pagerank_run(AT, x32, inv_s, dw, tele, 0.85, n * tol, max_iter, cfg=cfg,
+                                  cache=cache)
             assert np.asarray(got[0]).dtype == np.float32
             assert got[1:3] == want[1:3], (tol, max_iter)
             assert got[3] == pytest.approx(want[3], rel=1e-5, abs=1e-7) or \

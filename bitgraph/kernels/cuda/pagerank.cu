@@ -2,8 +2,7 @@
 // kernels/cpu/pagerank.py (one launch an iteration), a pull over AT, the
 // CSR of A' (row j: the in-neighbours i of j).
 //
-// pagerank_init (once a run) writes y = x0 * inv_s into ys[0] (x0 the
-// start given, or the uniform start written first: then x0 is xs[0]), the rank x0
+// pagerank_init (once a run) writes y = x0 * inv_s into ys[0], the rank x0
 // holds on dangling vertices into lost[0], clears *stop and the heavy rows'
 // arrival counters. Launch s of pagerank_pull (iteration s, 0-based) reads
 // x (x0 at s = 0, then the previous launch's x'), y = ys[s & 1] (x scaled
@@ -63,10 +62,7 @@
 // (row h's chunks are heavy_first[h] .. heavy_first[h + 1] - 1),
 // chunk_heavy[nchunks] (the heavy row of each chunk), medium_rows[nmedium]
 // (row ids); y[n], x[n] (T), inv_s[n] (double,
-// 0 exactly on dangling vertices), outdeg[n] (int, or null: a structure-
-// only graph's out-degrees, read in place of inv_s: 1 / outdeg is inv_s's
-// double exactly, and 4 bytes a row fewer; grid-2048 at 20 iterations
-// reads 335 MB less), x_new[n], y_new[n] (T); dw[n] and
+// 0 exactly on dangling vertices), x_new[n], y_new[n] (T); dw[n] and
 // teleport[n] (read unless dw_uniform / tele_uniform: then the scalars dw_c
 // / tele_c); lost[2]; partials[2 * gridDim.x]; chunk_sums[nchunks];
 // heavy_parts[2 * nheavy]; row_arrived[nheavy] and arrived[1] (0 between
@@ -137,7 +133,6 @@ template <typename T>
 struct Update {
   const T* __restrict__ x;
   const double* __restrict__ inv_s;
-  const int* __restrict__ outdeg;  // or null: inv_s
   const double* __restrict__ dw;
   const double* __restrict__ teleport;
   T* __restrict__ x_new;
@@ -145,15 +140,6 @@ struct Update {
   double dw_c, tele_c, alpha, lost;
   bool dw_uniform, tele_uniform;
 };
-
-// 1 / d (correctly rounded: inv_s's value), 0 for no out-edge
-__device__ __forceinline__ double inv_degree(int d) { return d ? 1.0 / (double)d : 0.0; }
-
-// inv_s(r): from outdeg when given
-__device__ __forceinline__ double inv_s_of(const double* __restrict__ inv_s,
-                                          const int* __restrict__ outdeg, long long r) {
-  return outdeg ? inv_degree(outdeg[r]) : inv_s[r];
-}
 
 // row r from its pulled sum: x'(r) = alpha * (sum + lost * dw(r)) +
 // teleport(r) into x_new (rounded to T), y'(r) = x'(r) * inv_s(r) into
@@ -166,7 +152,7 @@ __device__ __forceinline__ double finish_row(const Update<T>& u, long long r, do
                        (u.tele_uniform ? u.tele_c : u.teleport[r]));
   u.x_new[r] = stored;
   const double xn = (double)stored;
-  const double s = inv_s_of(u.inv_s, u.outdeg, r);
+  const double s = u.inv_s[r];
   u.y_new[r] = (T)(xn * s);
   if (s == 0.0) *dangling += xn;
   return fabs(xn - (double)u.x[r]);
@@ -182,7 +168,7 @@ __global__ void pagerank_pull(const I* __restrict__ indptr, const I* __restrict_
                               const long long* __restrict__ medium_rows, long long nmedium,
                               long long light_max,
                               const T* __restrict__ y, const T* __restrict__ x,
-                              const double* __restrict__ inv_s, const int* __restrict__ outdeg,
+                              const double* __restrict__ inv_s,
                               const double* __restrict__ dw, double dw_c, bool dw_uniform,
                               const double* __restrict__ teleport, double tele_c,
                               bool tele_uniform, double alpha, long long n, int group,
@@ -197,8 +183,8 @@ __global__ void pagerank_pull(const I* __restrict__ indptr, const I* __restrict_
   // converged at an earlier launch: every thread reads the same flag (set
   // by an earlier launch on this stream), so the whole grid returns
   if (*stop) return;
-  const Update<T> u{x, inv_s, outdeg, dw, teleport, x_new, y_new, dw_c, tele_c, alpha,
-                    lost[parity], dw_uniform, tele_uniform};
+  const Update<T> u{x, inv_s, dw, teleport, x_new, y_new, dw_c, tele_c, alpha, lost[parity],
+                    dw_uniform, tele_uniform};
   // the heavy rows' chunks, a whole block each (block-uniform control flow:
   // block_sum and __syncthreads below are reached by every thread)
   for (long long c = blockIdx.x; c < nchunks; c += gridDim.x) {
@@ -297,13 +283,11 @@ __global__ void pagerank_pull(const I* __restrict__ indptr, const I* __restrict_
 
 // y = x * inv_s (rounded to T), lost[0] = sum of x over inv_s == 0 (in
 // double, deterministic, as the pull's reduction), *stop = 0,
-// row_arrived[0 .. nheavy) = 0. Arrays: x[n] (T; null: the uniform start,
-// fill, a value of T, written to x_fill[n] first), inv_s[n] and outdeg[n]
-// (as the pull's), y[n] (T), lost[2], partials[gridDim.x],
-// row_arrived[nheavy], arrived[1] (0 between launches), stop[1]. O(n + nheavy)
+// row_arrived[0 .. nheavy) = 0. Arrays: x[n] (T), inv_s[n], y[n] (T),
+// lost[2], partials[gridDim.x], row_arrived[nheavy], arrived[1] (0 between
+// launches), stop[1]. O(n + nheavy)
 template <typename T>
-__global__ void pagerank_init(const T* __restrict__ x, T* __restrict__ x_fill, double fill,
-                              const double* __restrict__ inv_s, const int* __restrict__ outdeg,
+__global__ void pagerank_init(const T* __restrict__ x, const double* __restrict__ inv_s,
                               long long n, T* __restrict__ y, double* lost,
                               double* partials, unsigned int* row_arrived, long long nheavy,
                               unsigned int* arrived, int* stop) {
@@ -313,10 +297,7 @@ __global__ void pagerank_init(const T* __restrict__ x, T* __restrict__ x_fill, d
   const long long t = (long long)blockIdx.x * blockDim.x + threadIdx.x;
   double dangling = 0.0;
   for (long long i = t; i < n; i += stride) {
-    double xi = fill;
-    if (x) xi = (double)x[i];
-    else x_fill[i] = (T)fill;
-    const double s = inv_s_of(inv_s, outdeg, i);
+    const double xi = (double)x[i], s = inv_s[i];
     y[i] = (T)(xi * s);
     if (s == 0.0) dangling += xi;
   }
@@ -341,33 +322,31 @@ __global__ void pagerank_init(const T* __restrict__ x, T* __restrict__ x_fill, d
 
 // instantiations nvcc compiles standalone (CI), each ranks' type once; at
 // run time the launcher compiles the ten it uses, by name expression
-template __global__ void pagerank_init<double>(const double*, double*, double, const double*,
-    const int*, long long, double*, double*, double*, unsigned int*, long long, unsigned int*,
-    int*);
-template __global__ void pagerank_init<float>(const float*, float*, double, const double*,
-    const int*, long long, float*, double*, double*, unsigned int*, long long, unsigned int*,
-    int*);
+template __global__ void pagerank_init<double>(const double*, const double*, long long, double*,
+    double*, double*, unsigned int*, long long, unsigned int*, int*);
+template __global__ void pagerank_init<float>(const float*, const double*, long long, float*,
+    double*, double*, unsigned int*, long long, unsigned int*, int*);
 template __global__ void pagerank_pull<int, true, double>(const int*, const int*, const double*,
     const long long*, const long long*, const long long*, long long, long long, long long,
     const long long*, long long, long long, const double*, const double*, const double*,
-    const int*, const double*, double, bool, const double*, double, bool, double, long long, int,
-    double*, double*, double*, int, double*, double*, double*, unsigned int*, unsigned int*,
-    double*, long long, double, int*);
+    const double*, double, bool, const double*, double, bool, double, long long, int, double*,
+    double*, double*, int, double*, double*, double*, unsigned int*, unsigned int*, double*,
+    long long, double, int*);
 template __global__ void pagerank_pull<long long, false, double>(const long long*,
     const long long*, const double*, const long long*, const long long*, const long long*,
     long long, long long, long long, const long long*, long long, long long, const double*,
-    const double*, const double*, const int*, const double*, double, bool, const double*, double,
-    bool, double, long long, int, double*, double*, double*, int, double*, double*, double*,
+    const double*, const double*, const double*, double, bool, const double*, double, bool,
+    double, long long, int, double*, double*, double*, int, double*, double*, double*,
     unsigned int*, unsigned int*, double*, long long, double, int*);
 template __global__ void pagerank_pull<int, true, float>(const int*, const int*, const double*,
     const long long*, const long long*, const long long*, long long, long long, long long,
-    const long long*, long long, long long, const float*, const float*, const double*, const int*,
+    const long long*, long long, long long, const float*, const float*, const double*,
     const double*, double, bool, const double*, double, bool, double, long long, int, float*,
     float*, double*, int, double*, double*, double*, unsigned int*, unsigned int*, double*,
     long long, double, int*);
-template __global__ void pagerank_pull<long long, false, float>(const long long*, const long long*,
-    const double*, const long long*, const long long*, const long long*, long long, long long,
-    long long, const long long*, long long, long long, const float*, const float*, const double*,
-    const int*, const double*, double, bool, const double*, double, bool, double, long long, int,
-    float*, float*, double*, int, double*, double*, double*, unsigned int*, unsigned int*, double*,
-    long long, double, int*);
+template __global__ void pagerank_pull<long long, false, float>(const long long*,
+    const long long*, const double*, const long long*, const long long*, const long long*,
+    long long, long long, long long, const long long*, long long, long long, const float*,
+    const float*, const double*, const double*, double, bool, const double*, double, bool,
+    double, long long, int, float*, float*, double*, int, double*, double*, double*,
+    unsigned int*, unsigned int*, double*, long long, double, int*);
