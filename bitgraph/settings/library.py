@@ -386,10 +386,6 @@ class PageRank:
         and leaves the ranks as they were (the iteration count stays exact). H100 A/B of 3
         rounds: 4 and 16 within 1% of 8 on urand-22 and kron-22; on grid-2048 their medians 0.95
         and 0.90 of 8's, their best runs level.""")
-    cuda_check_most: int = knob(32, """Launches of a later batch at most: after the first
-        (cuda_check_every) a batch holds the iterations the last two L1 changes' ratio says are
-        left, plus one (at most cuda_check_every a batch: cuda_check_every or less). Not yet
-        measured on a GPU.""")
     cuda_blocks_per_sm: int = knob(24, """Blocks per multiprocessor at most of the GPU iteration's
         grid-stride launch (0: settings.cuda.blocks_per_sm). H200 A/B, 5-7 rounds, x the 32 of
         settings.cuda (float64 / float32 ranks): 24 grid-2048 1.04 / 1.10, kron-22 1.00 / 1.04,

@@ -257,9 +257,8 @@ def test_batches_keep_the_cpu_iterations(launcher, every, weighted, split, chunk
     lens = np.diff(AT.indptr)
     p = rng.random(n)
     p /= p.sum()
-    # fixed batches of `every` (cuda_check_most 0): test_later_batches_follow_the_fall has the rest
-    cfg = bg.settings.PageRank(cuda_check_every=every, cuda_check_most=0, cuda_split_above=split,
-                               cuda_chunk=chunk, cuda_warp_above=warp_above)
+    cfg = bg.settings.PageRank(cuda_check_every=every, cuda_split_above=split, cuda_chunk=chunk,
+                               cuda_warp_above=warp_above)
     cache = {}  # the plan and workspaces, reused by every run below
     kept = []
     for tol, max_iter in ((1e-3, 100), (1e-8, 100), (1e-12, 5), (1e-12, 0), (0.0, 9)):
@@ -290,61 +289,6 @@ def test_batches_keep_the_cpu_iterations(launcher, every, weighted, split, chunk
         assert np.array_equal(copy, np.asarray(res))
     assert sum(k[0] == "plan" for k in cache) == 1 and sum(k[0] == "work" for k in cache
                                                           if isinstance(k, tuple)) == 1
-
-
-@pytest.mark.parametrize("weighted", [False, True])
-@pytest.mark.parametrize("every, most, max_iter", [(2, 16, 100), (3, 5, 100), (4, 64, 11),
-                                                   (1, 1, 100)])
-def test_later_batches_follow_the_fall(launcher, monkeypatch, weighted, every, most, max_iter):
-    """After a first batch of cuda_check_every launches, each batch holds
-    as many as ``_next_batch`` reads off the last batch's errors (the
-    iterations left at their fall, plus one; at most cuda_check_most, never
-    past max_iter); the iterations, error and ranks stay the CPU's."""
-    from bitgraph.algorithms import link_analysis as la
-
-    kp, log = launcher
-    asked = []  # (the errors _next_batch was given, its answer)
-    real = kp._next_batch
-    monkeypatch.setattr(kp, "_next_batch", lambda e, *a: asked.append((e.copy(), real(e, *a)))
-                        or asked[-1][1])
-    rng = np.random.default_rng(every + most)
-    n = 60
-    r, c = rng.integers(0, n, 300), rng.integers(0, n, 300)
-    A = (bg.Matrix.from_coo(r, c, rng.random(r.size) + 0.1, nrows=n, ncols=n, dup_op="plus")
-         if weighted else bg.Matrix.from_coo(r, c, nrows=n, ncols=n))
-    AT, M, x, inv_s, dangles = _inputs(A)
-    tol = 1e-13
-    cfg = bg.settings.PageRank(cuda_check_every=every, cuda_check_most=most)
-    want = la._fused(M, x.copy(), 1.0 / n, 0.85, 0.15 / n, inv_s, dangles, tol, max_iter)
-    log.clear()
-    got = kp.pagerank_run(AT, x, inv_s, 1.0 / n, 0.15 / n, 0.85, n * tol, max_iter, cfg=cfg)
-    assert got[1:3] == want[1:3] and got[3] == pytest.approx(want[3], rel=1e-9)
-    np.testing.assert_allclose(np.asarray(got[0]), want[0], rtol=0, atol=1e-14)
-    assert log[0] == "init"
-    batches, at = [], 1
-    while at < len(log):  # a batch's slots run 0, 1, ...
-        size = 1
-        while at + size < len(log) and log[at + size] == size:
-            size += 1
-        batches.append(size)
-        at += size
-    assert batches[0] == min(every, max_iter) and len(asked) == len(batches)
-    # each iteration's L1 change, from the CPU loop stopped there
-    change = [la._fused(M, x.copy(), 1.0 / n, 0.85, 0.15 / n, inv_s, dangles, 0.0, i)[3]
-              for i in range(1, want[1] + 1)]
-    it = 0
-    for i, b in enumerate(batches):
-        if i:  # from the batch before: its iterations' changes
-            errs, answer = asked[i - 1]
-            np.testing.assert_allclose(errs, change[it - batches[i - 1]:it], rtol=1e-6,
-                                       atol=1e-15)
-            assert b == min(answer, max_iter - it) and 1 <= answer <= max(every, most)
-        it += b
-    assert it >= want[1] > it - batches[-1]  # the last batch holds the converging iteration
-    # the fall read: no more host reads than fixed batches of `every` make, and longer batches
-    assert len(batches) <= -(-want[1] // every)
-    if most > every and want[1] >= 3 * every:
-        assert max(batches[1:]) > every, batches
 
 
 def test_plan_cuts_heavy_rows(launcher):

@@ -20,7 +20,6 @@ returned at once after convergence; the initialisation not counted).
 from __future__ import annotations
 
 import dataclasses
-import math
 
 import numpy as np
 
@@ -108,24 +107,6 @@ def _workspace(cupy, n, blocks, nheavy, nchunks, every, rank=np.float64):
     )
 
 
-def _next_batch(errs, threshold, every, most):
-    """Launches of the next batch: the iterations the L1 change still needs
-    at its last ratio (the power iteration's changes fall about
-    geometrically, by up to alpha an iteration) plus one, from 1 to
-    ``most``; ``every`` where the batch shows no fall (``most`` equal to
-    ``every``: always ``every``).
-
-    >>> _next_batch(np.array([8e-3, 4e-3]), 1e-3, 8, 32)  # 2 halvings, and 1 spare
-    3
-    >>> _next_batch(np.array([1.0, 0.9]), 1e-9, 8, 32), _next_batch(np.array([1.0]), 0.1, 8, 32)
-    (32, 8)
-    """
-    if most <= every or errs.size < 2 or not 0.0 < errs[-1] < errs[-2] or threshold <= 0.0:
-        return every
-    need = math.log(threshold / errs[-1]) / math.log(errs[-1] / errs[-2])
-    return int(min(most, max(1, math.ceil(need) + 1)))
-
-
 @register("pagerank", fmt="csr", device="cuda", variant="pull")
 def pagerank_run(AT, x, inv_s, dw, teleport, alpha, threshold, max_iter, *, cfg, cuda_cfg=None,
                  stats=None, cache=None):
@@ -150,9 +131,7 @@ def pagerank_run(AT, x, inv_s, dw, teleport, alpha, threshold, max_iter, *, cfg,
     the dangling rank from buffers s & 1 and writes buffers (s + 1) & 1;
     the iteration that converges sets a flag that makes every later launch
     return at once, so the final ranks are those of that iteration.
-    O(n + nnz) an iteration; one host read a batch: the first of
-    ``cuda_check_every`` launches, each later one as many as the changes'
-    fall says are left (``_next_batch``, at most ``cuda_check_most``).
+    O(n + nnz) an iteration, one host read per ``cuda_check_every``.
 
     >>> x, it, converged, err = pagerank_run(AT, x0, inv_s, 1 / n, 0.15 / n, 0.85, n * 1e-6, 100,
     ...                                      cfg=PageRank())  # doctest: +SKIP
@@ -187,7 +166,6 @@ def pagerank_run(AT, x, inv_s, dw, teleport, alpha, threshold, max_iter, *, cfg,
     (indptr, indices, values, heavy_rows, heavy_first, chunk_heavy, nheavy, nchunks,
      medium_rows, nmedium, light_max, group) = cache[key]
     every = max(1, int(cfg.cuda_check_every))
-    most = max(every, int(cfg.cuda_check_most))  # a later batch's launches at most
     per_sm = int(cfg.cuda_blocks_per_sm)
     if per_sm < 0:
         raise ValueError(f"{where}: settings.pagerank.cuda_blocks_per_sm = {per_sm} must be >= 0")
@@ -196,10 +174,10 @@ def pagerank_run(AT, x, inv_s, dw, teleport, alpha, threshold, max_iter, *, cfg,
         cuda_cfg = dataclasses.replace(cuda_cfg, blocks_per_sm=per_sm)
     (blocks,), (threads,) = shape(n * group, cuda_cfg)
     # the workspace's ys hold the ranks' dtype: one workspace per dtype run
-    wkey = ("work", n, blocks, nheavy, nchunks, most, rank.str)
+    wkey = ("work", n, blocks, nheavy, nchunks, every, rank.str)
     if wkey not in cache:
         with oom_guard(where, 2 * rank.itemsize * n + 16 * blocks + 8 * nchunks + 20 * nheavy):
-            cache[wkey] = _workspace(cupy, n, blocks, nheavy, nchunks, most, rank)
+            cache[wkey] = _workspace(cupy, n, blocks, nheavy, nchunks, every, rank)
     ys, lost, partials, chunk_sums, heavy_parts, row_arrived, arrived, errs, stop = cache[wkey]
     dw_uniform, tele_uniform = bool(np.ndim(dw) == 0), bool(np.ndim(teleport) == 0)
     if dw_uniform or tele_uniform:
@@ -264,8 +242,8 @@ def pagerank_run(AT, x, inv_s, dw, teleport, alpha, threshold, max_iter, *, cfg,
         start, end = cupy.cuda.Event(), cupy.cuda.Event()
         start.record()
     it, converged, err, launches = 0, False, float("inf"), 0
-    k = min(every, max_iter)
     while it < max_iter and not converged:
+        k = min(every, max_iter - it)
         for j in range(k):
             launch(it + j, j)
         launches += k
@@ -277,7 +255,6 @@ def pagerank_run(AT, x, inv_s, dw, teleport, alpha, threshold, max_iter, *, cfg,
         err = float(got[done - 1])
         it += done
         converged = bool(hit.size)
-        k = min(_next_batch(got, threshold, every, most), max_iter - it)
     if timed:
         end.record()
         end.synchronize()
