@@ -173,8 +173,9 @@ def pagerank(A, alpha=0.85, tol=1e-6, max_iter=100, personalization=None, *,
         x = x.astype(rank, copy=False)
     elif fused and device == "cpu":
         x = xp.empty(n, rank)
-    else:
+    elif not fused:
         x = xp.full(n, 1.0 / n, rank)
+    # (the fused GPU run writes the uniform start itself: x stays None)
     M, inv_s, dangles = _operator(A)
     key = ("pagerank", "csr", device, "pull")
     if stats is not None:  # what ran (bitgraph.Stats)
@@ -196,7 +197,7 @@ def pagerank(A, alpha=0.85, tol=1e-6, max_iter=100, personalization=None, *,
             AT, order = _pull_csr(M), None
             if _relabel(M, cfg.pagerank):  # hubs first, as on the CPU
                 order, AT, inv_s = _relabelled(M, AT, inv_s)
-                x = x[order]
+                x = None if uniform else x[order]
                 dws = dws if np.ndim(dws) == 0 else dws[order]
                 tele = tele if np.ndim(tele) == 0 else tele[order]
             # converged when an iteration's L1 change is below n * tol, as on the CPU;
@@ -205,7 +206,7 @@ def pagerank(A, alpha=0.85, tol=1e-6, max_iter=100, personalization=None, *,
             x, it, converged, err = run(AT, x, inv_s, dws, tele, alpha, n * tol, max_iter,
                                         cfg=cfg.pagerank, cuda_cfg=cfg.cuda, stats=stats,
                                         cache=cached(M, "pagerank_cuda", dict).setdefault(
-                                            order is not None, {}))
+                                            order is not None, {}), fill=(1.0 / n, rank))
             if order is not None:
                 x = _unrelabel(x, order)
             if stats is not None:

@@ -96,11 +96,14 @@ def _cupy():
     return cp
 
 
-def _check_args(params, args, index, rank):
+def _check_args(params, args, index, rank, nullable=()):
+    # nullable: the pointer parameters a launch may pass null (the init's x: the uniform start)
     assert len(args) == len(params), (len(args), params)
     for a, p in zip(args, params):
         ctype = re.sub(r"\b(const|__restrict__)\b|\*|\w+$", "", p).strip()
         want = index if ctype == "I" else np.dtype(rank) if ctype == "T" else np.dtype(_C[ctype])
+        if a is None and re.search(r"(\w+)\s*$", p).group(1) in nullable:
+            continue
         if "*" in p:
             assert isinstance(a, np.ndarray) and a.dtype == want and a.flags.c_contiguous, p
             assert a.size >= 1, p  # no empty device arrays: one-element dummies
@@ -113,11 +116,15 @@ class _Init:
         self.log, self.rank = log, rank
 
     def __call__(self, grid, block, args):
-        _check_args(_INIT, args, None, self.rank)
-        x, inv_s, n, y, lost, partials, row_arrived, nheavy, arrived, stop = args
+        _check_args(_INIT, args, None, self.rank, ("x",))
+        x, x_fill, fill, inv_s, n, y, lost, partials, row_arrived, nheavy, arrived, stop = args
         assert grid[0] <= partials.size and block[0] % 32 == 0 and arrived[0] == 0
-        assert x.size == inv_s.size == y.size == n and row_arrived.size >= max(nheavy, 1)
+        assert inv_s.size == y.size == n and row_arrived.size >= max(nheavy, 1)
         self.log.append("init")
+        if x is None:  # the uniform start: fill, a value of T, written first
+            assert fill == np.float64(np.dtype(self.rank).type(fill))
+            x_fill[:] = fill
+            x = x_fill
         y[:] = x * inv_s  # in float64, rounded to the ranks' dtype T when stored
         lost[0] = x[inv_s == 0].sum(dtype=np.float64)
         row_arrived[:nheavy] = 0
@@ -261,13 +268,16 @@ def test_batches_keep_the_cpu_iterations(launcher, every, weighted, split, chunk
                                cuda_warp_above=warp_above)
     cache = {}  # the plan and workspaces, reused by every run below
     kept = []
-    for tol, max_iter in ((1e-3, 100), (1e-8, 100), (1e-12, 5), (1e-12, 0), (0.0, 9)):
+    # "fill": the uniform start written by the initialisation (x None)
+    for tol, max_iter, start in ((1e-3, 100, "x"), (1e-8, 100, "fill"), (1e-12, 5, "x"),
+                                 (1e-12, 0, "fill"), (1e-12, 0, "x"), (0.0, 9, "fill")):
         for dw, tele in ((1.0 / n, 0.15 / n), (p, 0.15 * p)):
             want = la._fused(M, x.copy(), dw, 0.85, tele, inv_s, dangles, tol, max_iter)
             log.clear()
             st = bg.Stats()
-            got = kp.pagerank_run(AT, x, inv_s, dw, tele, 0.85, n * tol, max_iter, cfg=cfg,
-                                  stats=st, cache=cache)
+            got = kp.pagerank_run(AT, x if start == "x" else None, inv_s, dw, tele, 0.85,
+                                  n * tol, max_iter, cfg=cfg, stats=st, cache=cache,
+                                  fill=(1.0 / n, np.float64))
             assert got[1:3] == want[1:3], (tol, max_iter)
             assert got[3] == pytest.approx(want[3], rel=1e-9) or got[3] == want[3] == np.inf
             np.testing.assert_allclose(np.asarray(got[0]), want[0], rtol=0, atol=1e-14)
@@ -386,12 +396,15 @@ def test_float32_ranks(launcher, every, weighted, split, chunk, warp_above):
     cfg = bg.settings.PageRank(cuda_check_every=every, cuda_split_above=split, cuda_chunk=chunk,
                                cuda_warp_above=warp_above)
     cache = {}
-    for tol, max_iter in ((1e-3, 100), (1e-6, 100), (1e-12, 5), (0.0, 9), (1e-6, 0)):
+    for tol, max_iter, start in ((1e-3, 100, "x"), (1e-6, 100, "fill"), (1e-12, 5, "x"),
+                                 (0.0, 9, "fill"), (1e-6, 0, "x"), (1e-6, 0, "fill")):
         for dw, tele in ((1.0 / n, 0.15 / n), (p, 0.15 * p)):
             want = la._fused(M, x32.copy(), dw, 0.85, tele, inv_s, dangles, tol, max_iter)
             assert want[0].dtype == np.float32
-            got = kp.pagerank_run(AT, x32, inv_s, dw, tele, 0.85, n * tol, max_iter, cfg=cfg,
-                                  cache=cache)
+            # the uniform start made by the initialisation: 1 / n rounded to float32 once
+            got = kp.pagerank_run(AT, x32 if start == "x" else None, inv_s, dw, tele, 0.85,
+                                  n * tol, max_iter, cfg=cfg, cache=cache,
+                                  fill=(1.0 / n, np.float32))
             assert np.asarray(got[0]).dtype == np.float32
             assert got[1:3] == want[1:3], (tol, max_iter)
             assert got[3] == pytest.approx(want[3], rel=1e-5, abs=1e-7) or \

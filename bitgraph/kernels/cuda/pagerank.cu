@@ -2,7 +2,8 @@
 // kernels/cpu/pagerank.py (one launch an iteration), a pull over AT, the
 // CSR of A' (row j: the in-neighbours i of j).
 //
-// pagerank_init (once a run) writes y = x0 * inv_s into ys[0], the rank x0
+// pagerank_init (once a run) writes y = x0 * inv_s into ys[0] (x0 the
+// start given, or the uniform start it writes first into xs[0]), the rank x0
 // holds on dangling vertices into lost[0], clears *stop and the heavy rows'
 // arrival counters. Launch s of pagerank_pull (iteration s, 0-based) reads
 // x (x0 at s = 0, then the previous launch's x'), y = ys[s & 1] (x scaled
@@ -286,21 +287,26 @@ __global__ void pagerank_pull(const I* __restrict__ indptr, const I* __restrict_
 
 // y = x * inv_s (rounded to T), lost[0] = sum of x over inv_s == 0 (in
 // double, deterministic, as the pull's reduction), *stop = 0,
-// row_arrived[0 .. nheavy) = 0. Arrays: x[n] (T), inv_s[n], y[n] (T),
+// row_arrived[0 .. nheavy) = 0. Arrays: x[n] (T; null: the uniform start
+// fill, a value of T, written into x_fill[n] first), inv_s[n], y[n] (T),
 // lost[2], partials[gridDim.x], row_arrived[nheavy], arrived[1] (0 between
 // launches), stop[1]. O(n + nheavy)
 template <typename T>
-__global__ void pagerank_init(const T* __restrict__ x, const double* __restrict__ inv_s,
-                              long long n, T* __restrict__ y, double* lost,
-                              double* partials, unsigned int* row_arrived, long long nheavy,
-                              unsigned int* arrived, int* stop) {
+__global__ void pagerank_init(const T* __restrict__ x, T* __restrict__ x_fill, double fill,
+                              const double* __restrict__ inv_s, long long n,
+                              T* __restrict__ y, double* lost, double* partials,
+                              unsigned int* row_arrived, long long nheavy, unsigned int* arrived,
+                              int* stop) {
   __shared__ double scratch[32];
   __shared__ bool last;
   const long long stride = (long long)gridDim.x * blockDim.x;
   const long long t = (long long)blockIdx.x * blockDim.x + threadIdx.x;
   double dangling = 0.0;
   for (long long i = t; i < n; i += stride) {
-    const double xi = (double)x[i], s = inv_s[i];
+    double xi = fill;
+    if (x) xi = (double)x[i];
+    else x_fill[i] = (T)fill;
+    const double s = inv_s[i];
     y[i] = (T)(xi * s);
     if (s == 0.0) dangling += xi;
   }
@@ -325,10 +331,10 @@ __global__ void pagerank_init(const T* __restrict__ x, const double* __restrict_
 
 // instantiations nvcc compiles standalone (CI), each ranks' type once; at
 // run time the launcher compiles the ten it uses, by name expression
-template __global__ void pagerank_init<double>(const double*, const double*, long long, double*,
-    double*, double*, unsigned int*, long long, unsigned int*, int*);
-template __global__ void pagerank_init<float>(const float*, const double*, long long, float*,
-    double*, double*, unsigned int*, long long, unsigned int*, int*);
+template __global__ void pagerank_init<double>(const double*, double*, double, const double*,
+    long long, double*, double*, double*, unsigned int*, long long, unsigned int*, int*);
+template __global__ void pagerank_init<float>(const float*, float*, double, const double*,
+    long long, float*, double*, double*, unsigned int*, long long, unsigned int*, int*);
 template __global__ void pagerank_pull<int, true, double>(const int*, const int*, const double*,
     const long long*, const long long*, const long long*, long long, long long, long long,
     const long long*, long long, long long, const double*, const double*, const double*,

@@ -109,7 +109,7 @@ def _workspace(cupy, n, blocks, nheavy, nchunks, every, rank=np.float64):
 
 @register("pagerank", fmt="csr", device="cuda", variant="pull")
 def pagerank_run(AT, x, inv_s, dw, teleport, alpha, threshold, max_iter, *, cfg, cuda_cfg=None,
-                 stats=None, cache=None):
+                 stats=None, cache=None, fill=None):
     """Run PageRank's power iteration from ``x`` on the GPU: returns
     ``(x, iterations, converged, error)`` as ``link_analysis._fused`` does
     on the CPU (x a CuPy array of the ranks' dtype, the others Python numbers).
@@ -118,7 +118,8 @@ def pagerank_run(AT, x, inv_s, dw, teleport, alpha, threshold, max_iter, *, cfg,
     weight 1 and no values read); x: the start ranks, a float64[n] or
     float32[n] CuPy array whose dtype is the ranks' (float32: x, y and the
     results stored as float32, every sum in float64; x is read, never
-    written, and comes back itself when max_iter is 0); inv_s: float64[n]
+    written, and comes back itself when max_iter is 0; None: the uniform
+    start ``fill``, written by the initialisation); inv_s: float64[n]
     CuPy (0 exactly on the dangling vertices); dw, teleport: float64[n] CuPy or a
     float (the same for every vertex: no stream read); alpha: the damping;
     threshold: converged once an iteration's L1 change is below it (``n *
@@ -127,7 +128,9 @@ def pagerank_run(AT, x, inv_s, dw, teleport, alpha, threshold, max_iter, *, cfg,
     ``cuda_chunk``, ``cuda_warp_above``); cuda_cfg: the ``Cuda`` settings (launch shape; None:
     those in force); cache: a dict kept with the graph (AT must not change
     while it is): the plan and workspaces are built on the first run and
-    reused (None: built for this run). Iteration s reads y = x * inv_s and
+    reused (None: built for this run); fill: with x None, the uniform start
+    as ``(value, dtype)`` (the ranks' dtype, float64 or float32; the value
+    rounded to it once). Iteration s reads y = x * inv_s and
     the dangling rank from buffers s & 1 and writes buffers (s + 1) & 1;
     the iteration that converges sets a flag that makes every later launch
     return at once, so the final ranks are those of that iteration.
@@ -142,9 +145,9 @@ def pagerank_run(AT, x, inv_s, dw, teleport, alpha, threshold, max_iter, *, cfg,
 
     where = "pagerank(cuda)"
     n = int(AT.nrows)
-    if AT.ncols != n or x.shape != (n,) or inv_s.shape != (n,):
+    if AT.ncols != n or (x is not None and x.shape != (n,)) or inv_s.shape != (n,):
         raise ValueError(f"{where}: a square AT and x, inv_s of its {n} rows expected, got"
-                         f" {AT.nrows}x{AT.ncols}, {x.shape}, {inv_s.shape}")
+                         f" {AT.nrows}x{AT.ncols}, {getattr(x, 'shape', None)}, {inv_s.shape}")
     split, chunk = int(cfg.cuda_split_above), int(cfg.cuda_chunk)
     warp_above, lanes = int(cfg.cuda_warp_above), int(cfg.cuda_lanes)
     if split < 0 or chunk < 1 or warp_above < 0:
@@ -155,7 +158,13 @@ def pagerank_run(AT, x, inv_s, dw, teleport, alpha, threshold, max_iter, *, cfg,
         raise ValueError(f"{where}: settings.pagerank.cuda_lanes = {cfg.cuda_lanes!r} must be 0"
                          f" or a power of 2 up to 32")
     cache = {} if cache is None else cache
-    rank = np.dtype(x.dtype)
+    if x is None:
+        if fill is None:
+            raise ValueError(f"{where}: x None needs fill = (value, dtype)")
+        rank = np.dtype(fill[1])
+        fill = float(rank.type(fill[0])) if rank in _RANK else 0.0  # a value of the ranks' type
+    else:
+        rank = np.dtype(x.dtype)
     if rank not in _RANK:
         raise ValueError(f"{where}: x must be float64 or float32 ranks, got {rank}")
     wide = int(cfg.cuda_f64_wide_median)
@@ -190,10 +199,12 @@ def pagerank_run(AT, x, inv_s, dw, teleport, alpha, threshold, max_iter, *, cfg,
         if a.shape != (n,) and a.shape != (1,):
             raise ValueError(f"{where}: {name} must have {n} values, got shape {a.shape}")
     inv_s = cupy.ascontiguousarray(inv_s, np.float64)
-    x0 = cupy.ascontiguousarray(x, rank)
     with oom_guard(where, 2 * rank.itemsize * n):
         # the ranks of odd / even iterations (the result is one of them)
         xs = (cupy.empty(n, rank), cupy.empty(n, rank))
+    # the uniform start: written by the initialisation into xs[0], iteration 0's x (read
+    # there, written by iteration 1)
+    x0 = xs[0] if x is None else cupy.ascontiguousarray(x, rank)
     # the two launches packed once per graph, settings and flags (PackedLaunch:
     # CuPy's launch converts the iteration's 37 arguments each time, ~12 us of
     # host time); a call sets the slots that change: its arrays and numbers
@@ -201,10 +212,11 @@ def pagerank_run(AT, x, inv_s, dw, teleport, alpha, threshold, max_iter, *, cfg,
     packed = cache.get(pkey)
     if packed is None:
         init_fn, fn = _kernels(indptr.dtype, AT.values is None, rank)
-        # ys[0] = x0 * inv_s, lost[0], *stop = 0, row_arrived = 0
+        # ys[0] = x0 * inv_s, lost[0], *stop = 0, row_arrived = 0; (x, x_fill, fill, inv_s)
+        # set per call
         init = PackedLaunch(init_fn, blocks, threads, (
-            None, None, np.int64(n), ys[0], lost, partials, row_arrived, np.int64(nheavy),
-            arrived, stop))
+            None, None, np.float64(0.0), None, np.int64(n), ys[0], lost, partials, row_arrived,
+            np.int64(nheavy), arrived, stop))
         pull = PackedLaunch(fn, blocks, threads, (  # in _PARAMS's order
             indptr, indices, values, heavy_rows, heavy_first, chunk_heavy, np.int64(nheavy),
             np.int64(nchunks), np.int64(chunk), medium_rows, np.int64(nmedium),
@@ -219,8 +231,10 @@ def pagerank_run(AT, x, inv_s, dw, teleport, alpha, threshold, max_iter, *, cfg,
         packed = cache[pkey] = (init, pull)
     init, pull = packed
     stream = cupy.cuda.get_current_stream().ptr
-    init.put(0, x0)
-    init.put(1, inv_s)
+    init.put(0, None if x is None else x0)
+    init.put(1, x0)
+    init.put(2, np.float64(fill if x is None else 0.0))
+    init.put(3, inv_s)
     init.launch(stream)
     for i, a in ((_INV_S, inv_s), (_DW, dw_arr), (_DW_C, np.float64(dw if dw_uniform else 0.0)),
                  (_TELE, tele_arr), (_TELE_C, np.float64(teleport if tele_uniform else 0.0)),
@@ -239,7 +253,10 @@ def pagerank_run(AT, x, inv_s, dw, teleport, alpha, threshold, max_iter, *, cfg,
 
     timed = stats is not None
     if timed:
-        start, end = cupy.cuda.Event(), cupy.cuda.Event()
+        events = cache.get("events")
+        if events is None:
+            events = cache["events"] = (cupy.cuda.Event(), cupy.cuda.Event())
+        start, end = events
         start.record()
     it, converged, err, launches = 0, False, float("inf"), 0
     while it < max_iter and not converged:
