@@ -167,7 +167,7 @@ def pagerank(A, alpha=0.85, tol=1e-6, max_iter=100, personalization=None, *,
         p = xp.full(n, 1.0 / n)
     if dw is None:
         dw = p
-    uniform = x is None  # the uniform start, made here (by the CPU kernel's team)
+    uniform = x is None  # the uniform start: made by the CPU team or the GPU initialisation
     # float32 ranks: the start rounded once
     if not uniform:
         x = x.astype(rank, copy=False)
@@ -175,7 +175,6 @@ def pagerank(A, alpha=0.85, tol=1e-6, max_iter=100, personalization=None, *,
         x = xp.empty(n, rank)
     elif not fused:
         x = xp.full(n, 1.0 / n, rank)
-    # (the fused GPU run writes the uniform start itself: x stays None)
     M, inv_s, dangles = _operator(A)
     key = ("pagerank", "csr", device, "pull")
     if stats is not None:  # what ran (bitgraph.Stats)
