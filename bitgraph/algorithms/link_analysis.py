@@ -205,7 +205,8 @@ def pagerank(A, alpha=0.85, tol=1e-6, max_iter=100, personalization=None, *,
             x, it, converged, err = run(AT, x, inv_s, dws, tele, alpha, n * tol, max_iter,
                                         cfg=cfg.pagerank, cuda_cfg=cfg.cuda, stats=stats,
                                         cache=cached(M, "pagerank_cuda", dict).setdefault(
-                                            order is not None, {}), fill=(1.0 / n, rank))
+                                            order is not None, {}), fill=(1.0 / n, rank),
+                                        hubs_first=order is not None)
             if order is not None:
                 x = _unrelabel(x, order)
             if stats is not None:

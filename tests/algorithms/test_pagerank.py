@@ -416,6 +416,58 @@ def test_heavy_rows_cut_into_chunks(weighted, device):
 
 
 @pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("weighted", [False, True])
+@pytest.mark.parametrize("rank", [np.float64, np.float32])
+def test_tiled_pull(weighted, rank, device):
+    """settings.pagerank.cuda_pull "tiles" and "rows" (the GPU's two pulls;
+    the CPU ignores them): tiles of a warp's 256 entries in blocks of 32
+    to 1024 threads, so hubs' in-rows over many tiles and rows over tile
+    boundaries; the hot
+    ranks in shared memory (relabelled hubs first: 0, a few, or 192 KiB of
+    them) or none (in the stored order); int64 indices, a long path, a star.
+    Every setting gives the default's iterations (at a tol clear of the
+    changes) and ranks within 1e-12 (float64) or F32_SAME_L1 (float32)."""
+    rng = np.random.default_rng(29)
+    n = 2000 + 5
+    r = np.concatenate([np.arange(1, n), np.arange(0, n, 2), np.arange(n - 1),
+                        rng.integers(0, n, 6 * n)])
+    c = np.concatenate([np.zeros(n - 1, np.int64), np.full((n + 1) // 2, 7), np.arange(1, n),
+                        rng.integers(0, n, 6 * n)])
+    A = (bg.Matrix.from_coo(r, c, rng.integers(1, 5, r.size).astype(np.float32), nrows=n,
+                            ncols=n, dup_op="plus")
+         if weighted else bg.Matrix.from_coo(r, c, nrows=n, ncols=n))
+    S = A.to_scipy().tocsr()
+    A64 = bg.Matrix._from_csr(CSR(S.indptr.astype(np.int64), S.indices.astype(np.int64),
+                                  None if A.iso else S.data.astype(np.float64), n, n))
+    path = bg.Matrix.from_coo(np.arange(n - 1), np.arange(1, n), nrows=n, ncols=n)
+    star = bg.Matrix.from_coo(np.arange(1, n), np.zeros(n - 1, np.int64), nrows=n, ncols=n)
+    run = pagerank32 if rank == np.float32 else pagerank
+    for M in (A, A64, path, star):
+        tol = _tol_between_errors(M) if rank == np.float32 else 1e-10
+        ref = run(M, tol=tol, max_iter=500, device=device)
+        assert ref.converged
+        for pull, threads, hot, relabel in (("tiles", 32, 0, False), ("tiles", 64, 64, True),
+                                            ("tiles", 1024, 196608, True),
+                                            ("tiles", 96, 196608, False), ("rows", 256, 0, True),
+                                            ("auto", 32, 40, True)):
+            with bg.settings.use(pagerank={"cuda_pull": pull, "cuda_tile_threads": threads,
+                                           "cuda_hot_bytes": hot, "relabel": relabel,
+                                           "cuda_check_every": 3}):
+                st = bg.Stats()
+                res = run(M, tol=tol, max_iter=500, device=device, stats=st)
+            assert res.iterations == ref.iterations, (pull, threads, hot, relabel)
+            if rank == np.float32:
+                assert _l1_between(res, ref) < F32_SAME_L1
+            else:
+                assert np.abs(res.ranks.to_dense() - ref.ranks.to_dense()).sum() < 1e-12
+            if device == "cuda":
+                tiled = pull == "tiles" or (pull == "auto" and relabel)
+                assert st.metrics["pull"] == ("tiles" if tiled else "rows")
+                if tiled and relabel:
+                    assert st.metrics["hot"] == min(n, hot // np.dtype(rank).itemsize)
+
+
+@pytest.mark.parametrize("device", DEVICES)
 def test_repeated_runs(device):
     """Runs on one graph reuse its cached plan and workspaces: the same call
     gives bit-identical ranks, iterations and error (the GPU's sums are in a

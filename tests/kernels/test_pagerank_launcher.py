@@ -33,20 +33,28 @@ _CU = source_text("pagerank.cu")
 
 
 def _params(name):
-    return [p.strip() for p in re.search(rf"__global__ void {name}\((.*?)\)\s*\{{", _CU,
-                                         re.S).group(1).split(",")]
+    head = rf"__global__ void (?:__launch_bounds__\(\d+\)\s*)?{name}\((.*?)\)\s*\{{"
+    return [p.strip() for p in re.search(head, _CU, re.S).group(1).split(",")]
 
 
 _PULL, _INIT = _params("pagerank_pull"), _params("pagerank_init")
+_TILES, _ROWS = _params("pagerank_tiles"), _params("pagerank_rows")
+
+
+def _names(params):
+    return tuple(re.search(r"(\w+)\s*$", p).group(1) for p in params)
 
 
 def test_packed_parameter_names_are_the_kernels():
     """The launcher's parameter names (the packed launch's slots it sets
-    by name) are ``pagerank_pull``'s, in order."""
+    by name) are ``pagerank_pull``'s, ``pagerank_tiles``' and
+    ``pagerank_rows``', in order."""
     from bitgraph.kernels.cuda import pagerank as kp
 
-    assert kp._PARAMS == tuple(re.search(r"(\w+)\s*$", p).group(1) for p in _PULL)
-    assert (kp._X, kp._X_NEW, kp._SLOT) == (13, 24, 34)
+    assert kp._PARAMS == _names(_PULL)
+    assert kp._TILE_PARAMS == _names(_TILES) and kp._ROW_PARAMS == _names(_ROWS)
+    assert kp._PULL_SLOTS[1:3] == (13, 14) and kp._PULL_SLOTS[-2] == 34
+    assert kp._ROW_SLOTS[0] is None and kp._ROW_SLOTS[1] == 5 and kp._T_Y == 6
 # a bool parameter takes one byte: np.uint8 (the packed launch takes no numpy bools)
 _C = {"double": np.float64, "bool": np.uint8, "long long": np.int64, "int": np.int32,
       "unsigned int": np.uint32}
@@ -81,6 +89,8 @@ def _cupy():
     cp.cumsum = lambda a: _fa(np.cumsum(a))
     cp.flatnonzero = lambda a: _fa(np.flatnonzero(a))
     cp.sort = lambda a: _fa(np.sort(a))
+    cp.arange = lambda *a, **kw: _fa(np.arange(*a, **kw))
+    cp.searchsorted = lambda a, v: _fa(np.searchsorted(a, v))
 
     class Event:
         def record(self):
@@ -206,6 +216,128 @@ class _Pull:
         stop[0] = err < threshold
 
 
+class _Tiles:
+    """pagerank_tiles on the emulated GPU, by the kernel's own logic: a
+    tile is a warp's, its lanes take TILE_K entries each; a lane's (flags,
+    sum since the last flag), the exclusive scan of those in lane order,
+    then each lane writes the sums of the rows its entries end (rowsum of
+    the row the ordinal names, or the tile's head), lane 31 the row open at
+    the tile's end. Checks that each tile writes its head once and each row
+    with entries its rowsum once (heads past the first flag: not at all)."""
+
+    def __init__(self, iso, log, rank=np.float64, seed=0):
+        self.iso, self.log, self.rank = iso, log, rank
+        self.rng = np.random.default_rng(seed)
+
+    def __call__(self, grid, block, args):
+        from bitgraph.kernels.cuda.pagerank import TILE_K
+
+        _check_args(_TILES, args, None, self.rank)
+        flagged, values, nnz, ntiles, tile_ne0, ne_row, y, hot, rowsum, heads, stop = args
+        assert block[0] % 32 == 0 and block[0] <= 1024 and 0 <= hot <= y.size
+        self.log.append("tiles")
+        if stop[0]:
+            return
+        tile_n = 32 * TILE_K
+        assert ntiles == -(-nnz // tile_n) and heads.size >= max(ntiles, 1)
+        rowsum[:] = np.nan
+        heads[:] = np.nan
+        writes = np.zeros(rowsum.size, np.int64)
+        for t in self.rng.permutation(int(ntiles)):  # blocks in any order
+            items, vals, flags = [], [], []
+            for th in range(32):
+                e0 = t * tile_n + th * TILE_K
+                nv = max(0, min(TILE_K, nnz - e0))
+                v = [int(flagged[e0 + k]) if k < nv else 0 for k in range(TILE_K)]
+                val = [0.0] * TILE_K
+                for k in range(nv):
+                    i = v[k] & 0x7FFFFFFF
+                    val[k] = float(y[i]) * (1.0 if self.iso else float(values[e0 + k]))
+                c, sm = 0, 0.0
+                for k in range(TILE_K):
+                    if v[k] < 0:
+                        c, sm = c + 1, 0.0
+                    sm += val[k]
+                items.append((c, sm))
+                vals.append(val)
+                flags.append([vk < 0 for vk in v])
+            ex = (0, 0.0)
+            head_writes = 0
+            for th in range(32):
+                started, ord_, acc = ex[0] > 0, int(tile_ne0[t]) + ex[0] - 1, ex[1]
+                for k in range(TILE_K):
+                    if flags[th][k]:
+                        if started:
+                            rowsum[ne_row[ord_]] = acc
+                            writes[ne_row[ord_]] += 1
+                        else:
+                            heads[t] = acc
+                            head_writes += 1
+                        started, ord_, acc = True, ord_ + 1, 0.0
+                    acc += vals[th][k]
+                if th == 31:
+                    if started:
+                        rowsum[ne_row[ord_]] = acc
+                        writes[ne_row[ord_]] += 1
+                    else:
+                        heads[t] = acc
+                        head_writes += 1
+                c, sm = items[th]
+                ex = (ex[0] + c, sm if c > 0 else ex[1] + sm)
+            assert head_writes == 1
+        self.writes = writes
+
+
+class _Rows:
+    """pagerank_rows on the emulated GPU: row r's sum is rowsum[r] plus the
+    heads of the later tiles its entries reach, in tile order; then the
+    rows finished and the launch ended as pagerank_pull's."""
+
+    def __init__(self, index, log, tiles, rank=np.float64):
+        self.index, self.log, self.tiles, self.rank = index, log, tiles, rank
+
+    def __call__(self, grid, block, args):
+        _check_args(_ROWS, args, self.index, self.rank)
+        (indptr, n, tile_n, rowsum, heads, x, inv_s, dw, dw_c, dw_uniform, teleport, tele_c,
+         tele_uniform, alpha, x_new, y_new, lost, parity, partials, arrived, errs, slot,
+         threshold, stop) = args
+        assert 2 * grid[0] <= partials.size and block[0] % 32 == 0
+        assert not (np.shares_memory(x, x_new) or np.shares_memory(rowsum, heads))
+        self.log.append(int(slot))
+        if stop[0]:
+            return
+        assert arrived[0] == 0
+        lens = np.diff(indptr.astype(np.int64))
+        # each row with entries summed once by the tiles launch
+        assert (self.tiles.writes == (lens > 0)).all()
+        err = dangling = 0.0
+        for r in range(n):
+            a, b = int(indptr[r]), int(indptr[r + 1])
+            acc = 0.0
+            if b > a:
+                acc = rowsum[r]
+                for t in range(a // tile_n + 1, (b - 1) // tile_n + 1):
+                    acc += heads[t]
+            x_new[r] = alpha * (acc + lost[parity] * (dw_c if dw_uniform else dw[r])) + (
+                tele_c if tele_uniform else teleport[r])
+            xn = np.float64(x_new[r])
+            y_new[r] = xn * inv_s[r]
+            err += abs(xn - np.float64(x[r]))
+            dangling += xn if inv_s[r] == 0.0 else 0.0
+        errs[slot] = err
+        lost[parity ^ 1] = dangling
+        stop[0] = err < threshold
+
+
+def _kernels(log):
+    def make(index, iso, rank, tiles=False):
+        if tiles:
+            t = _Tiles(iso, log, rank)
+            return _Init(log, rank), t, _Rows(index, log, t, rank)
+        return _Init(log, rank), _Pull(index, iso, log, rank=rank)
+    return make
+
+
 class _Packed:
     """``PackedLaunch`` on the emulated GPU: the arguments kept as objects,
     ``put`` replacing one, a launch calling the kernel with all of them as
@@ -230,9 +362,10 @@ def launcher(monkeypatch):
 
     monkeypatch.setattr(kp, "PackedLaunch", _Packed)
     log = []
-    monkeypatch.setattr(kp, "_kernels", lambda index, iso, rank: (
-        _Init(log, rank), _Pull(index, iso, log, rank=rank)))
+    monkeypatch.setattr(kp, "_kernels", _kernels(log))
     monkeypatch.setattr(kp, "shape", lambda n, cfg=None: ((3,), (64,)))
+    monkeypatch.setattr(kp, "cooperative_blocks", lambda fn, threads, per_sm, smem=0: 2)
+    monkeypatch.setattr(kp, "_hot_cap", lambda cupy: 1 << 16)
     return kp, log
 
 
@@ -419,3 +552,92 @@ def test_float32_ranks(launcher, every, weighted, split, chunk, warp_above):
     assert sum(isinstance(k, tuple) and k[0] == "work" for k in cache) == 2
     with pytest.raises(ValueError, match="x must be float64 or float32 ranks, got float16"):
         kp.pagerank_run(AT, x.astype(np.float16), inv_s, 0.1, 0.1, 0.85, 1e-3, 10, cfg=cfg)
+
+
+@pytest.mark.parametrize("rank", [np.float64, np.float32])
+@pytest.mark.parametrize("weighted", [False, True])
+@pytest.mark.parametrize("threads, hubs_first, pull", [(32, False, "tiles"), (64, True, "auto"),
+                                                       (32, True, "tiles"), (64, False, "auto")])
+def test_tiled_pull_keeps_the_cpu_iterations(launcher, rank, weighted, threads, hubs_first,
+                                             pull):
+    """The tiled pull (settings.pagerank.cuda_pull "tiles", or "auto" on a
+    graph relabelled hubs first): tiles of 32 x TILE_K entries (blocks of
+    32 or 64 threads), a hub's in-row over several tiles, rows without entries, tiles that start on a
+    row's first entry; the iterations, the error and the ranks those of the
+    CPU's fused loop (float64: within 1e-14; float32: a rounding), for
+    batches of 1 and 3, repeated runs on one plan; "auto" without hubs first
+    runs the row pull. The hot ranks' count is reported (cuda_hot_bytes over
+    the ranks' size, with hubs first only)."""
+    from bitgraph.algorithms import link_analysis as la
+
+    kp, log = launcher
+    rng = np.random.default_rng(threads + hubs_first)
+    n = 1200
+    # vertex 0's in-row: 1,200 entries (several tiles); vertices 1000.. no in-edges
+    r = np.concatenate([rng.integers(0, n, 3000), np.arange(n)])
+    c = np.concatenate([rng.integers(0, 1000, 3000), np.zeros(n, np.int64)])
+    A = (bg.Matrix.from_coo(r, c, rng.random(r.size) + 0.1, nrows=n, ncols=n, dup_op="plus")
+         if weighted else bg.Matrix.from_coo(r, c, nrows=n, ncols=n, dup_op="any"))
+    AT, M, x, inv_s, dangles = _inputs(A)
+    lens = np.diff(AT.indptr)
+    assert lens[0] > 2 * 32 * kp.TILE_K and (lens == 0).any()
+    x = x.astype(rank)
+    tiled = pull == "tiles" or hubs_first
+    cache = {}
+    for every in (1, 3):
+        cfg = bg.settings.PageRank(cuda_check_every=every, cuda_pull=pull,
+                                   cuda_tile_threads=threads, cuda_hot_bytes=80)
+        for tol, max_iter, start in ((1e-3, 100, "x"), (1e-8, 100, "fill"), (0.0, 7, "x"),
+                                     (1e-9, 0, "fill")):
+            want = la._fused(M, x.copy(), 1.0 / n, 0.85, 0.15 / n, inv_s, dangles, tol,
+                             max_iter)
+            log.clear()
+            st = bg.Stats()
+            got = kp.pagerank_run(AT, x if start == "x" else None, inv_s, 1.0 / n, 0.15 / n,
+                                  0.85, n * tol, max_iter, cfg=cfg, stats=st, cache=cache,
+                                  fill=(1.0 / n, rank), hubs_first=hubs_first)
+            assert got[1:3] == want[1:3], (tol, max_iter)
+            if rank == np.float64:
+                assert got[3] == pytest.approx(want[3], rel=1e-9) or got[3] == want[3] == np.inf
+                np.testing.assert_allclose(np.asarray(got[0]), want[0], rtol=0, atol=1e-14)
+            else:
+                np.testing.assert_allclose(np.asarray(got[0]), want[0], rtol=2.5e-7, atol=0)
+            launches = min(max_iter, -(-want[1] // every) * every)
+            per = ["tiles", "slot"] if tiled else ["slot"]
+            assert [e if e in ("init", "tiles") else "slot" for e in log] == (
+                ["init"] + per * launches)
+            assert st.metrics["pull"] == ("tiles" if tiled else "rows")
+            if tiled:
+                assert st.metrics["tiles"] == -(-int(lens.sum()) // (32 * kp.TILE_K))
+                assert st.metrics["hot"] == (80 // np.dtype(rank).itemsize if hubs_first else 0)
+    assert sum(isinstance(k, tuple) and k[0] == ("tiles" if tiled else "plan")
+               for k in cache) == 1
+
+
+def test_tile_plan(launcher):
+    """The tiled pull's plan: bit 31 on each row's first entry, the rows
+    with entries, the rows that start before each tile; an empty graph's
+    one-element dummies; n past int32 and bad settings refused or avoided."""
+    kp, _ = launcher
+    from bitgraph.formats.csr import CSR
+
+    lens = np.array([0, 300, 3, 200, 1, 0, 100, 0])
+    indptr = np.concatenate([[0], np.cumsum(lens)]).astype(np.int32)
+    AT = CSR(indptr, np.arange(indptr[-1], dtype=np.int32) % 8, None, lens.size, lens.size)
+    cp = sys.modules["cupy"]
+    ip, vals, flagged, tile_ne0, ne_row, nnz, ntiles, tile_n = kp._tile_plan(cp, AT)
+    assert (nnz, tile_n, ntiles) == (604, 32 * kp.TILE_K, 3) and vals.shape == (1,)
+    assert ne_row.tolist() == [1, 2, 3, 4, 6] and ne_row.dtype == np.int32
+    first = [0, 300, 303, 503, 504]
+    assert [e for e in range(nnz) if flagged[e] < 0] == first
+    assert ((flagged & 0x7FFFFFFF) == np.arange(nnz) % 8).all()
+    # rows starting before entries 0, 256, 512
+    assert tile_ne0.tolist() == [0, 1, 5]
+    empty = CSR(np.zeros(4, np.int32), np.zeros(0, np.int32), None, 3, 3)
+    got = kp._tile_plan(cp, empty)
+    assert got[2].shape == (kp.TILE_K,) and got[4].shape == (1,) and got[5:7] == (0, 0)
+    for bad in ({"cuda_pull": "cols"}, {"cuda_tile_threads": 48}, {"cuda_tile_threads": 2048},
+                {"cuda_hot_bytes": -1}):
+        with pytest.raises(ValueError, match="cuda_pull|cuda_tile_threads"):
+            kp.pagerank_run(AT, np.full(8, 1 / 8), np.ones(8), 0.1, 0.1, 0.85, 1e-3, 10,
+                            cfg=bg.settings.PageRank(**bad))

@@ -22,8 +22,8 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-__all__ = ["BFS_FUSED", "BFS_ASYNC", "BFS_WINDOW", "MSBFS", "BMM_B2SR", "BMV_B2SR", "COMPONENTS", "SSSP", "SOURCES",
-           "header", "header_path", "write", "per_tile"]
+__all__ = ["BFS_FUSED", "BFS_ASYNC", "BFS_WINDOW", "MSBFS", "BMM_B2SR", "BMV_B2SR", "COMPONENTS",
+           "SSSP", "PAGERANK", "SOURCES", "header", "header_path", "write", "per_tile"]
 
 # bfs_fused.cu
 BFS_FUSED = {
@@ -164,10 +164,17 @@ SSSP = {
     "PERSIST_MIN_BLOCKS": 2,
 }
 
+# pagerank.cu
+PAGERANK = {
+    # entries a thread of pagerank_tiles takes (two 16-byte loads of flagged indices): a tile is
+    # blockDim.x * TILE_K consecutive entries
+    "TILE_K": 8,
+}
+
 SOURCES = {"bfs_fused.cu": BFS_FUSED, "bfs_async.cu": BFS_ASYNC,
            "bfs_window.cu": BFS_WINDOW, "msbfs.cu": MSBFS,
            "bmm_b2sr.cu": BMM_B2SR, "bmv_b2sr.cu": BMV_B2SR, "components.cu": COMPONENTS,
-           "sssp.cu": SSSP}
+           "sssp.cu": SSSP, "pagerank.cu": PAGERANK}
 
 _HERE = Path(__file__).resolve().parent
 

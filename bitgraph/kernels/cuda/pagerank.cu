@@ -162,6 +162,51 @@ __device__ __forceinline__ double finish_row(const Update<T>& u, long long r, do
   return fabs(xn - (double)u.x[r]);
 }
 
+// the end of an iteration's launch, every thread of every block: the
+// block's sums of err and dangling into partials[blockIdx.x] and
+// [gridDim.x + blockIdx.x]; the last block to arrive (a counter; CUDA's
+// threadFenceReduction sample) adds the blocks' partials in block order and
+// the heavy rows' (heavy_parts[0 .. nheavy), [nheavy .. 2 nheavy)) in row
+// order into errs[slot] and lost[parity ^ 1], sets *stop when errs[slot] is
+// below threshold and resets the counter
+__device__ __forceinline__ void finish_launch(double err, double dangling, double* scratch,
+                                              double* partials, const double* heavy_parts,
+                                              long long nheavy, unsigned int* arrived,
+                                              double* errs, long long slot, double threshold,
+                                              int* stop, double* lost, int parity) {
+  __shared__ bool last;
+  err = block_sum(err, scratch);
+  dangling = block_sum(dangling, scratch);
+  if (threadIdx.x == 0) {
+    partials[blockIdx.x] = err;
+    partials[gridDim.x + blockIdx.x] = dangling;
+    __threadfence();  // the partials (and heavy_parts) are visible before the arrival is
+    last = atomicAdd(arrived, 1u) == gridDim.x - 1;
+  }
+  __syncthreads();
+  if (!last) return;
+  // the last block: every other block's partials are written; read them
+  // past L1 (another SM wrote them), blocks in block order, then the heavy
+  // rows in row order
+  double e = 0.0, d = 0.0;
+  for (long long b = threadIdx.x; b < gridDim.x; b += blockDim.x) {
+    e += __ldcg(partials + b);
+    d += __ldcg(partials + gridDim.x + b);
+  }
+  for (long long h = threadIdx.x; h < nheavy; h += blockDim.x) {
+    e += __ldcg(heavy_parts + h);
+    d += __ldcg(heavy_parts + nheavy + h);
+  }
+  e = block_sum(e, scratch);
+  d = block_sum(d, scratch);
+  if (threadIdx.x == 0) {
+    errs[slot] = e;
+    lost[parity ^ 1] = d;
+    *stop = e < threshold ? 1 : 0;
+    *arrived = 0u;
+  }
+}
+
 template <typename I, bool ISO, typename T>
 __global__ void pagerank_pull(const I* __restrict__ indptr, const I* __restrict__ indices,
                               const double* __restrict__ values,
@@ -183,7 +228,6 @@ __global__ void pagerank_pull(const I* __restrict__ indptr, const I* __restrict_
                               double threshold, int* stop) {
   __shared__ double scratch[32];
   __shared__ bool row_last;
-  __shared__ bool last;
   // converged at an earlier launch: every thread reads the same flag (set
   // by an earlier launch on this stream), so the whole grid returns
   if (*stop) return;
@@ -253,36 +297,176 @@ __global__ void pagerank_pull(const I* __restrict__ indptr, const I* __restrict_
     acc = warp_sum(acc, group);  // lane 0 of the group holds the row's sum
     if (lane == 0 && mine) err += finish_row(u, r, acc, &dangling);
   }
-  err = block_sum(err, scratch);
-  dangling = block_sum(dangling, scratch);
-  if (threadIdx.x == 0) {
-    partials[blockIdx.x] = err;
-    partials[gridDim.x + blockIdx.x] = dangling;
-    __threadfence();  // the partials (and heavy_parts) are visible before the arrival is
-    last = atomicAdd(arrived, 1u) == gridDim.x - 1;
+  finish_launch(err, dangling, scratch, partials, heavy_parts, nheavy, arrived, errs, slot,
+                threshold, stop, lost, parity);
+}
+
+// --- the tiled pull: an iteration in two launches, every thread the same
+// number of entries whatever the rows' lengths ---------------------------
+//
+// pagerank_tiles sums A' in tiles of tile_n = 32 * TILE_K consecutive stored
+// entries, a warp's, TILE_K a lane, so every warp gathers as many ranks as
+// any other (the row kernel above gives a lane a row's share: kron-22's
+// median in-row holds 5 entries beside rows of thousands). An entry is its
+// column index with bit 31 set on the first entry of a row (flagged; n <
+// 2^31). Within a tile the lanes' sums are joined by a warp scan of
+// (flags, the sum since the last flag: no block barrier, so a warp's next
+// tile overlaps the others' gathers; tiles of a block with a block scan took
+// kron-22 0.74 ms an iteration, float32, H200); a row's sum is written by the
+// lane whose entries end it: into rowsum[r] when the row starts in the
+// tile, else (the row began in an earlier tile) into heads[t], the sum of
+// the tile's entries before its first flag. The k-th flag of the whole
+// array opens row ne_row[k] (the rows with entries, in order); tile_ne0[t]
+// counts the flags before tile t. Every entry is added in one fixed order:
+// the sums do not depend on the blocks' schedule.
+//
+// With hubs first (the launcher's relabelled order) each block first copies
+// y(0 .. hot-1), the most gathered ranks, into its dynamic shared memory and
+// gathers them there: relabelled kron-22's first 24,576 columns hold 46% of
+// its entries, and a pass of gathers took 0.516 ms with them in shared memory
+// against 0.670 ms from L2 (float64 ranks; float32 with 49,152: 0.420 against
+// 0.588; H200, one block of 1024 threads a multiprocessor, which the copy
+// needs: it serves all its warps). On urand-22 (no hubs) a copy made the pass
+// 9% slower: hot is 0 there.
+//
+// pagerank_rows then finishes every row r from rowsum[r] plus heads[t] of
+// each later tile its entries reach (in tile order), as pagerank_pull's
+// rows (finish_row), and ends the launch as it does (finish_launch).
+//
+// Arrays: flagged[nnz] (int), values[nnz] (float64; not read when ISO),
+// tile_ne0[ntiles], ne_row[rows with entries] (int), y[n] (T), rowsum[n]
+// and heads[ntiles] (double, written here), stop[1]. O(nnz) over the grid's
+// warps; blockDim.x a multiple of 32, at most 1024.
+
+#include "pagerank_constants.cuh"
+
+// a warp scan's item: c flags, and the sum since the last of them (of
+// every entry when c is 0)
+struct Seg {
+  int c;
+  double s;
+};
+
+// a (earlier) then b
+__device__ __forceinline__ Seg seg_join(Seg a, Seg b) {
+  return Seg{a.c + b.c, b.c > 0 ? b.s : a.s + b.s};
+}
+
+// the exclusive scan of the warp's items in lane order (every lane calls it)
+__device__ __forceinline__ Seg seg_exclusive(Seg me) {
+  const int lane = threadIdx.x & 31;
+  for (int d = 1; d < 32; d <<= 1) {
+    const int oc = __shfl_up_sync(0xffffffffu, me.c, d);
+    const double os = __shfl_up_sync(0xffffffffu, me.s, d);
+    if (lane >= d) me = seg_join(Seg{oc, os}, me);
   }
+  Seg ex{__shfl_up_sync(0xffffffffu, me.c, 1), __shfl_up_sync(0xffffffffu, me.s, 1)};
+  if (lane == 0) ex = Seg{0, 0.0};
+  return ex;
+}
+
+template <bool ISO, typename T>
+__global__ void __launch_bounds__(1024)
+pagerank_tiles(const int* __restrict__ flagged, const double* __restrict__ values,
+               long long nnz, long long ntiles, const long long* __restrict__ tile_ne0,
+               const int* __restrict__ ne_row, const T* __restrict__ y, long long hot,
+               double* __restrict__ rowsum, double* __restrict__ heads, const int* stop) {
+  extern __shared__ __align__(16) unsigned char hot_bytes[];
+  if (*stop) return;  // converged at an earlier launch (the whole grid returns)
+  T* hot_y = reinterpret_cast<T*>(hot_bytes);
+  for (long long i = threadIdx.x; i < hot; i += blockDim.x) hot_y[i] = y[i];
   __syncthreads();
-  if (!last) return;
-  // the last block: every other block's partials are written; read them
-  // past L1 (another SM wrote them), blocks in block order, then the heavy
-  // rows in row order
-  double e = 0.0, d = 0.0;
-  for (long long b = threadIdx.x; b < gridDim.x; b += blockDim.x) {
-    e += __ldcg(partials + b);
-    d += __ldcg(partials + gridDim.x + b);
+  const int lane = threadIdx.x & 31;
+  const long long warps = (long long)gridDim.x * (blockDim.x >> 5);
+  for (long long t = ((long long)blockIdx.x * blockDim.x + threadIdx.x) >> 5; t < ntiles;
+       t += warps) {
+    const long long e0 = t * (32 * TILE_K) + (long long)lane * TILE_K;
+    const int nv = (int)max(0ll, min((long long)TILE_K, nnz - e0));  // entries of this lane
+    int v[TILE_K];
+    if (nv == TILE_K) {  // two 16-byte loads (e0 is a multiple of 8)
+      const int4 a = __ldg(reinterpret_cast<const int4*>(flagged + e0));
+      const int4 b = __ldg(reinterpret_cast<const int4*>(flagged + e0 + 4));
+      v[0] = a.x; v[1] = a.y; v[2] = a.z; v[3] = a.w;
+      v[4] = b.x; v[5] = b.y; v[6] = b.z; v[7] = b.w;
+    } else {
+#pragma unroll
+      for (int k = 0; k < TILE_K; ++k) v[k] = k < nv ? flagged[e0 + k] : 0;  // 0: no flag
+    }
+    // every gather issued before any add
+    double val[TILE_K];
+#pragma unroll
+    for (int k = 0; k < TILE_K; ++k) {
+      const int i = v[k] & 0x7fffffff;
+      val[k] = k >= nv ? 0.0 : i < hot ? (double)hot_y[i] : (double)y[i];
+    }
+    if constexpr (!ISO) {
+#pragma unroll
+      for (int k = 0; k < TILE_K; ++k)
+        if (k < nv) val[k] *= values[e0 + k];
+    }
+    Seg me{0, 0.0};
+#pragma unroll
+    for (int k = 0; k < TILE_K; ++k) {
+      if (v[k] < 0) {
+        ++me.c;
+        me.s = 0.0;
+      }
+      me.s += val[k];
+    }
+    const Seg ex = seg_exclusive(me);
+    // the rows this lane's entries end: the open one (ordinal ord, or the
+    // tile's head while no flag came before), closed at each flag
+    bool started = ex.c > 0;
+    long long ord = tile_ne0[t] + ex.c - 1;
+    double acc = ex.s;
+#pragma unroll
+    for (int k = 0; k < TILE_K; ++k) {
+      if (v[k] < 0) {
+        if (started) rowsum[ne_row[ord]] = acc;
+        else heads[t] = acc;
+        started = true;
+        ++ord;
+        acc = 0.0;
+      }
+      acc += val[k];
+    }
+    // the row open at the tile's end: its sum so far (later tiles' heads
+    // hold the rest)
+    if (lane == 31) {
+      if (started) rowsum[ne_row[ord]] = acc;
+      else heads[t] = acc;
+    }
   }
-  for (long long h = threadIdx.x; h < nheavy; h += blockDim.x) {
-    e += __ldcg(heavy_parts + h);
-    d += __ldcg(heavy_parts + nheavy + h);
+}
+
+template <typename I, typename T>
+__global__ void pagerank_rows(const I* __restrict__ indptr, long long n, long long tile_n,
+                              const double* __restrict__ rowsum,
+                              const double* __restrict__ heads, const T* __restrict__ x,
+                              const double* __restrict__ inv_s,
+                              const double* __restrict__ dw, double dw_c, bool dw_uniform,
+                              const double* __restrict__ teleport, double tele_c,
+                              bool tele_uniform, double alpha, T* __restrict__ x_new,
+                              T* __restrict__ y_new, double* lost, int parity,
+                              double* partials, unsigned int* arrived, double* errs,
+                              long long slot, double threshold, int* stop) {
+  __shared__ double scratch[32];
+  if (*stop) return;
+  const Update<T> u{x, inv_s, dw, teleport, x_new, y_new, dw_c, tele_c, alpha, lost[parity],
+                    dw_uniform, tele_uniform};
+  double err = 0.0, dangling = 0.0;
+  const long long stride = (long long)gridDim.x * blockDim.x;
+  for (long long r = (long long)blockIdx.x * blockDim.x + threadIdx.x; r < n; r += stride) {
+    const long long a = (long long)indptr[r], b = (long long)indptr[r + 1];
+    double s = 0.0;
+    if (b > a) {
+      s = rowsum[r];
+      for (long long t = a / tile_n + 1, last = (b - 1) / tile_n; t <= last; ++t) s += heads[t];
+    }
+    err += finish_row(u, r, s, &dangling);
   }
-  e = block_sum(e, scratch);
-  d = block_sum(d, scratch);
-  if (threadIdx.x == 0) {
-    errs[slot] = e;
-    lost[parity ^ 1] = d;
-    *stop = e < threshold ? 1 : 0;
-    *arrived = 0u;
-  }
+  finish_launch(err, dangling, scratch, partials, partials, 0, arrived, errs, slot, threshold,
+                stop, lost, parity);
 }
 
 // y = x * inv_s (rounded to T), lost[0] = sum of x over inv_s == 0 (in
@@ -359,3 +543,31 @@ template __global__ void pagerank_pull<long long, false, float>(const long long*
     const float*, const double*, const double*, double, bool, const double*, double, bool,
     double, long long, int, float*, float*, double*, int, double*, double*, double*,
     unsigned int*, unsigned int*, double*, long long, double, int*);
+template __global__ void pagerank_tiles<true, double>(const int*, const double*, long long,
+    long long, const long long*, const int*, const double*, long long, double*, double*,
+    const int*);
+template __global__ void pagerank_tiles<false, double>(const int*, const double*, long long,
+    long long, const long long*, const int*, const double*, long long, double*, double*,
+    const int*);
+template __global__ void pagerank_tiles<true, float>(const int*, const double*, long long,
+    long long, const long long*, const int*, const float*, long long, double*, double*,
+    const int*);
+template __global__ void pagerank_tiles<false, float>(const int*, const double*, long long,
+    long long, const long long*, const int*, const float*, long long, double*, double*,
+    const int*);
+template __global__ void pagerank_rows<int, double>(const int*, long long, long long,
+    const double*, const double*, const double*, const double*, const double*, double, bool,
+    const double*, double, bool, double, double*, double*, double*, int, double*, unsigned int*,
+    double*, long long, double, int*);
+template __global__ void pagerank_rows<long long, double>(const long long*, long long, long long,
+    const double*, const double*, const double*, const double*, const double*, double, bool,
+    const double*, double, bool, double, double*, double*, double*, int, double*, unsigned int*,
+    double*, long long, double, int*);
+template __global__ void pagerank_rows<int, float>(const int*, long long, long long,
+    const double*, const double*, const float*, const double*, const double*, double, bool,
+    const double*, double, bool, double, float*, float*, double*, int, double*, unsigned int*,
+    double*, long long, double, int*);
+template __global__ void pagerank_rows<long long, float>(const long long*, long long, long long,
+    const double*, const double*, const float*, const double*, const double*, double, bool,
+    const double*, double, bool, double, float*, float*, double*, int, double*, unsigned int*,
+    double*, long long, double, int*);

@@ -1,20 +1,24 @@
 """Launcher of ``pagerank.cu``: PageRank's whole power iteration on the GPU,
-one fused launch an iteration (the CUDA twin of ``kernels/cpu/pagerank.py``,
-which the host loop calls once an iteration; here the loop queues
-``cfg.cuda_check_every`` launches and reads their errors at once).
+one fused launch an iteration, or two with the tiled pull (the CUDA twin of
+``kernels/cpu/pagerank.py``, which the host loop calls once an iteration;
+here the loop queues ``cfg.cuda_check_every`` iterations and reads their
+errors at once).
 
-The plan (the heavy rows of A' cut into chunks, the medium rows a warp
-each, the lanes of the light rows, the index arrays of the kernel's dtype) and the workspaces (y, partial sums, counters) are built
-once per graph and settings and kept in ``cache`` (the graph's
-``pagerank_cuda`` slot); a run allocates only its two rank buffers (the
-result is one of them) and launches one initialisation and one kernel an
-iteration.
+The plan (the row pull: the heavy rows of A' cut into chunks, the medium
+rows a warp each, the lanes of the light rows; the tiled pull: the flagged
+column indices and the tiles' row counts; the index arrays of the kernel's
+dtype) and the workspaces (y, partial sums, counters) are built once per
+graph and settings and kept in ``cache`` (the graph's ``pagerank_cuda``
+slot); a run allocates only its two rank buffers (the result is one of
+them) and launches one initialisation and its iterations.
 
 A ``stats`` (``bitgraph.Stats``) receives ``kernel_ms`` (GPU time of the
 iterations, events around the loop: it includes the host's batch reads),
-``iterations``, ``lanes``, ``blocks``, ``heavy_rows``, ``chunks``,
-``medium_rows`` and ``launches`` (iterations queued, including those that
-returned at once after convergence; the initialisation not counted).
+``iterations``, ``pull`` ("rows" or "tiles"), ``lanes``, ``blocks``,
+``heavy_rows``, ``chunks``, ``medium_rows``, ``tiles``, ``hot`` (ranks a
+block of the tiled pull reads from shared memory) and ``launches``
+(iterations queued, including those that returned at once after
+convergence; the initialisation not counted).
 """
 
 from __future__ import annotations
@@ -23,8 +27,9 @@ import dataclasses
 
 import numpy as np
 
-from bitgraph.kernels.cuda import PackedLaunch, module, shape
+from bitgraph.kernels.cuda import PackedLaunch, cooperative_blocks, module, shape
 from bitgraph.kernels.cuda import settings as cuda_settings
+from bitgraph.kernels.cuda.constants import PAGERANK
 from bitgraph.kernels.cuda.spmv_csr import row_classes
 from bitgraph.kernels.registry import register
 
@@ -36,8 +41,13 @@ _INDEX = {np.dtype(np.int32): "int", np.dtype(np.int64): "long long"}
 _RANK = {np.dtype(np.float64): "double", np.dtype(np.float32): "float"}
 _NAMES = tuple(f"pagerank_pull<{i}, {iso}, {t}>" for t in _RANK.values()
                for i in _INDEX.values() for iso in ("true", "false")) + tuple(
-                   f"pagerank_init<{t}>" for t in _RANK.values())
+                   f"pagerank_init<{t}>" for t in _RANK.values()) + tuple(
+                   f"pagerank_tiles<{iso}, {t}>" for t in _RANK.values()
+                   for iso in ("true", "false")) + tuple(
+                   f"pagerank_rows<{i}, {t}>" for t in _RANK.values() for i in _INDEX.values())
 SPECS = ((_SOURCE, _NAMES),)  # what module() is asked for (precompile.py)
+TILE_K = PAGERANK["TILE_K"]  # stored entries a thread of the tiled pull takes
+_PULLS = ("auto", "rows", "tiles")
 # pagerank_pull's parameters, in order (pagerank.cu); a call or a launch sets some of the
 # packed launch's slots by these names
 _PARAMS = ("indptr", "indices", "values", "heavy_rows", "heavy_first", "chunk_heavy", "nheavy",
@@ -45,19 +55,66 @@ _PARAMS = ("indptr", "indices", "values", "heavy_rows", "heavy_first", "chunk_he
            "dw_c", "dw_uniform", "teleport", "tele_c", "tele_uniform", "alpha", "n", "group",
            "x_new", "y_new", "lost", "parity", "partials", "chunk_sums", "heavy_parts",
            "row_arrived", "arrived", "errs", "slot", "threshold", "stop")
-_Y, _X, _INV_S, _DW, _DW_C, _TELE, _TELE_C, _ALPHA, _X_NEW, _Y_NEW, _PARITY, _SLOT, \
-    _THRESHOLD = (_PARAMS.index(p) for p in (
-        "y", "x", "inv_s", "dw", "dw_c", "teleport", "tele_c", "alpha", "x_new", "y_new",
-        "parity", "slot", "threshold"))
+# the tiled pull's two kernels' parameters, in order (pagerank.cu)
+_TILE_PARAMS = ("flagged", "values", "nnz", "ntiles", "tile_ne0", "ne_row", "y", "hot", "rowsum",
+                "heads", "stop")
+_ROW_PARAMS = ("indptr", "n", "tile_n", "rowsum", "heads", "x", "inv_s", "dw", "dw_c",
+               "dw_uniform", "teleport", "tele_c", "tele_uniform", "alpha", "x_new", "y_new",
+               "lost", "parity", "partials", "arrived", "errs", "slot", "threshold", "stop")
+# the slots a run and an iteration set, by name: the row pull's, and the
+# tiled pull's rows kernel's (no y there: _T_Y of the tiles kernel)
+_NAMED = ("y", "x", "inv_s", "dw", "dw_c", "teleport", "tele_c", "alpha", "x_new", "y_new",
+          "parity", "slot", "threshold")
+_PULL_SLOTS = tuple(_PARAMS.index(p) for p in _NAMED)
+_ROW_SLOTS = (None,) + tuple(_ROW_PARAMS.index(p) for p in _NAMED[1:])
+_T_Y = _TILE_PARAMS.index("y")
 
 
-def _kernels(index, iso, rank=np.float64):
+def _kernels(index, iso, rank=np.float64, tiles=False):
     """(pagerank_init<T>, pagerank_pull<I, ISO, T>) of the current device, T
-    the ranks' C type."""
+    the ranks' C type; with ``tiles`` (pagerank_init<T>, pagerank_tiles<ISO,
+    T>, pagerank_rows<I, T>)."""
     mod, lowered = module(_SOURCE, _NAMES)
-    t = _RANK[np.dtype(rank)]
-    pull = lowered[f"pagerank_pull<{_INDEX[index]}, {'true' if iso else 'false'}, {t}>"]
-    return mod.get_function(lowered[f"pagerank_init<{t}>"]), mod.get_function(pull)
+    t, i, iso = _RANK[np.dtype(rank)], _INDEX[np.dtype(index)], "true" if iso else "false"
+    init = mod.get_function(lowered[f"pagerank_init<{t}>"])
+    if tiles:
+        return (init, mod.get_function(lowered[f"pagerank_tiles<{iso}, {t}>"]),
+                mod.get_function(lowered[f"pagerank_rows<{i}, {t}>"]))
+    return init, mod.get_function(lowered[f"pagerank_pull<{i}, {iso}, {t}>"])
+
+
+def _tile_plan(cupy, AT):
+    """The tiled pull's view of AT (``pagerank.cu``, the tiled pull):
+    (indptr, values, flagged, tile_ne0, ne_row, nnz, ntiles, tile_n), a
+    tile a warp's 32 * TILE_K entries. flagged: the column indices as int32 with
+    bit 31 set on each row's first entry; ne_row: the rows with entries
+    (int32), in order; tile_ne0[t]: the rows that start before tile t. AT must
+    have fewer than 2^31 rows. O(n + nnz), once per graph."""
+    index = np.dtype(np.int64) if max(AT.indptr.dtype.itemsize,
+                                      AT.indices.dtype.itemsize) > 4 else np.dtype(np.int32)
+    indptr = cupy.ascontiguousarray(AT.indptr, dtype=index)
+    values = (cupy.zeros(1, np.float64) if AT.values is None
+              else cupy.ascontiguousarray(AT.values, dtype=np.float64))
+    nnz = int(AT.indices.shape[0])
+    tile_n = 32 * TILE_K
+    ntiles = -(-nnz // tile_n)
+    flagged = cupy.ascontiguousarray(AT.indices, dtype=np.int32).copy() if nnz else cupy.zeros(
+        TILE_K, np.int32)
+    starts = indptr[:-1]
+    ne_row = cupy.flatnonzero(indptr[1:] > starts)
+    first = starts[ne_row]  # each row's first entry, ascending
+    if ne_row.size:
+        flagged[first] |= np.int32(-2**31)
+    tile_ne0 = cupy.searchsorted(first, cupy.arange(max(ntiles, 1), dtype=np.int64) * tile_n)
+    ne_row = ne_row.astype(np.int32) if ne_row.size else cupy.zeros(1, np.int32)
+    return (indptr, values, flagged, cupy.ascontiguousarray(tile_ne0, dtype=np.int64), ne_row,
+            nnz, ntiles, tile_n)
+
+
+def _hot_cap(cupy):
+    """Bytes of dynamic shared memory a block may opt in to on this device,
+    less 1 KiB for the tiled pull's own (its scan's items)."""
+    return int(cupy.cuda.Device().attributes["MaxSharedMemoryPerBlockOptin"]) - 1024
 
 
 def _plan(cupy, AT, split, chunk, warp_above, lanes, rank=np.dtype(np.float64),
@@ -109,7 +166,7 @@ def _workspace(cupy, n, blocks, nheavy, nchunks, every, rank=np.float64):
 
 @register("pagerank", fmt="csr", device="cuda", variant="pull")
 def pagerank_run(AT, x, inv_s, dw, teleport, alpha, threshold, max_iter, *, cfg, cuda_cfg=None,
-                 stats=None, cache=None, fill=None):
+                 stats=None, cache=None, fill=None, hubs_first=False):
     """Run PageRank's power iteration from ``x`` on the GPU: returns
     ``(x, iterations, converged, error)`` as ``link_analysis._fused`` does
     on the CPU (x a CuPy array of the ranks' dtype, the others Python numbers).
@@ -125,12 +182,16 @@ def pagerank_run(AT, x, inv_s, dw, teleport, alpha, threshold, max_iter, *, cfg,
     threshold: converged once an iteration's L1 change is below it (``n *
     tol``); max_iter: most iterations. cfg: the ``PageRank`` settings
     (``cuda_check_every``, ``cuda_blocks_per_sm``, ``cuda_lanes``, ``cuda_split_above``,
-    ``cuda_chunk``, ``cuda_warp_above``); cuda_cfg: the ``Cuda`` settings (launch shape; None:
+    ``cuda_chunk``, ``cuda_warp_above``, ``cuda_pull``, ``cuda_tile_threads``,
+    ``cuda_hot_bytes``); cuda_cfg: the ``Cuda`` settings (launch shape; None:
     those in force); cache: a dict kept with the graph (AT must not change
     while it is): the plan and workspaces are built on the first run and
     reused (None: built for this run); fill: with x None, the uniform start
     as ``(value, dtype)`` (the ranks' dtype, float64 or float32; the value
-    rounded to it once). Iteration s reads y = x * inv_s and
+    rounded to it once); hubs_first: AT is relabelled by descending degree,
+    its first columns the most gathered (``settings.pagerank.cuda_pull``
+    "auto" runs the tiled pull then, with the hot ranks in shared memory).
+    Iteration s reads y = x * inv_s and
     the dangling rank from buffers s & 1 and writes buffers (s + 1) & 1;
     the iteration that converges sets a flag that makes every later launch
     return at once, so the final ranks are those of that iteration.
@@ -157,6 +218,16 @@ def pagerank_run(AT, x, inv_s, dw, teleport, alpha, threshold, max_iter, *, cfg,
     if lanes not in (0, 1, 2, 4, 8, 16, 32):
         raise ValueError(f"{where}: settings.pagerank.cuda_lanes = {cfg.cuda_lanes!r} must be 0"
                          f" or a power of 2 up to 32")
+    pull_kind = cfg.cuda_pull
+    if pull_kind not in _PULLS:
+        raise ValueError(f"{where}: settings.pagerank.cuda_pull = {pull_kind!r} must be one of"
+                         f" {_PULLS}")
+    tile_threads, hot_bytes = int(cfg.cuda_tile_threads), int(cfg.cuda_hot_bytes)
+    if not (32 <= tile_threads <= 1024 and tile_threads % 32 == 0) or hot_bytes < 0:
+        raise ValueError(f"{where}: settings.pagerank.cuda_tile_threads = {tile_threads} must be"
+                         f" a multiple of 32 in [32, 1024] and cuda_hot_bytes = {hot_bytes} >= 0")
+    # the tiled pull flags a row's first entry in bit 31 of its column index
+    tiles = (pull_kind == "tiles" or (pull_kind == "auto" and hubs_first)) and n < 2**31
     cache = {} if cache is None else cache
     if x is None:
         if fill is None:
@@ -168,12 +239,6 @@ def pagerank_run(AT, x, inv_s, dw, teleport, alpha, threshold, max_iter, *, cfg,
     if rank not in _RANK:
         raise ValueError(f"{where}: x must be float64 or float32 ranks, got {rank}")
     wide = int(cfg.cuda_f64_wide_median)
-    key = ("plan", split, chunk, warp_above, lanes, rank.str, wide)
-    if key not in cache:
-        with oom_guard(where, 24 * n + 8 * int(AT.indices.shape[0])):
-            cache[key] = _plan(cupy, AT, split, chunk, warp_above, lanes, rank, wide)
-    (indptr, indices, values, heavy_rows, heavy_first, chunk_heavy, nheavy, nchunks,
-     medium_rows, nmedium, light_max, group) = cache[key]
     every = max(1, int(cfg.cuda_check_every))
     per_sm = int(cfg.cuda_blocks_per_sm)
     if per_sm < 0:
@@ -181,6 +246,22 @@ def pagerank_run(AT, x, inv_s, dw, teleport, alpha, threshold, max_iter, *, cfg,
     cuda_cfg = cuda_settings(cuda_cfg)
     if per_sm:
         cuda_cfg = dataclasses.replace(cuda_cfg, blocks_per_sm=per_sm)
+    if tiles:
+        key = ("tiles",)
+        if key not in cache:
+            with oom_guard(where, 12 * n + 4 * int(AT.indices.shape[0])):
+                cache[key] = _tile_plan(cupy, AT)
+        (indptr, values, flagged, tile_ne0, ne_row, nnz, ntiles, tile_n) = cache[key]
+        nheavy = nchunks = nmedium = 0
+        group = 1
+        hot = min(n, min(hot_bytes, _hot_cap(cupy)) // rank.itemsize) if hubs_first else 0
+    else:
+        key = ("plan", split, chunk, warp_above, lanes, rank.str, wide)
+        if key not in cache:
+            with oom_guard(where, 24 * n + 8 * int(AT.indices.shape[0])):
+                cache[key] = _plan(cupy, AT, split, chunk, warp_above, lanes, rank, wide)
+        (indptr, indices, values, heavy_rows, heavy_first, chunk_heavy, nheavy, nchunks,
+         medium_rows, nmedium, light_max, group) = cache[key]
     (blocks,), (threads,) = shape(n * group, cuda_cfg)
     # the workspace's ys hold the ranks' dtype: one workspace per dtype run
     wkey = ("work", n, blocks, nheavy, nchunks, every, rank.str)
@@ -188,6 +269,13 @@ def pagerank_run(AT, x, inv_s, dw, teleport, alpha, threshold, max_iter, *, cfg,
         with oom_guard(where, 2 * rank.itemsize * n + 16 * blocks + 8 * nchunks + 20 * nheavy):
             cache[wkey] = _workspace(cupy, n, blocks, nheavy, nchunks, every, rank)
     ys, lost, partials, chunk_sums, heavy_parts, row_arrived, arrived, errs, stop = cache[wkey]
+    if tiles:
+        skey = ("sums", n, ntiles)  # the rows' sums and the tiles' heads
+        if skey not in cache:
+            with oom_guard(where, 8 * n + 8 * ntiles):
+                cache[skey] = (cupy.empty(max(n, 1), np.float64),
+                               cupy.empty(max(ntiles, 1), np.float64))
+        rowsum, heads = cache[skey]
     dw_uniform, tele_uniform = bool(np.ndim(dw) == 0), bool(np.ndim(teleport) == 0)
     if dw_uniform or tele_uniform:
         dummy = cache.get("dummy")
@@ -205,50 +293,77 @@ def pagerank_run(AT, x, inv_s, dw, teleport, alpha, threshold, max_iter, *, cfg,
     # the uniform start: written by the initialisation into xs[0], iteration 0's x (read
     # there, written by iteration 1)
     x0 = xs[0] if x is None else cupy.ascontiguousarray(x, rank)
-    # the two launches packed once per graph, settings and flags (PackedLaunch:
+    # the launches packed once per graph, settings and flags (PackedLaunch:
     # CuPy's launch converts the iteration's 37 arguments each time, ~12 us of
     # host time); a call sets the slots that change: its arrays and numbers
-    pkey = ("packed", key, wkey, dw_uniform, tele_uniform)
+    pkey = ("packed", key, wkey, dw_uniform, tele_uniform,
+            (hot, tile_threads) if tiles else None)
     packed = cache.get(pkey)
     if packed is None:
-        init_fn, fn = _kernels(indptr.dtype, AT.values is None, rank)
+        fns = _kernels(indptr.dtype, AT.values is None, rank, tiles)
         # ys[0] = x0 * inv_s, lost[0], *stop = 0, row_arrived = 0; (x, x_fill, fill, inv_s)
         # set per call
-        init = PackedLaunch(init_fn, blocks, threads, (
+        init = PackedLaunch(fns[0], blocks, threads, (
             None, None, np.float64(0.0), None, np.int64(n), ys[0], lost, partials, row_arrived,
             np.int64(nheavy), arrived, stop))
-        pull = PackedLaunch(fn, blocks, threads, (  # in _PARAMS's order
-            indptr, indices, values, heavy_rows, heavy_first, chunk_heavy, np.int64(nheavy),
-            np.int64(nchunks), np.int64(chunk), medium_rows, np.int64(nmedium),
-            np.int64(light_max),
-            None, None, None,  # _Y, _X, _INV_S
-            None, np.float64(0.0), np.uint8(dw_uniform),  # _DW, _DW_C
-            None, np.float64(0.0), np.uint8(tele_uniform),  # _TELE, _TELE_C
-            np.float64(0.0), np.int64(n), np.int32(group),  # _ALPHA
-            None, None, lost, np.int32(0),  # _X_NEW, _Y_NEW, lost, _PARITY
-            partials, chunk_sums, heavy_parts, row_arrived, arrived, errs,
-            np.int64(0), np.float64(0.0), stop))  # _SLOT, _THRESHOLD, stop
-        packed = cache[pkey] = (init, pull)
-    init, pull = packed
+        if tiles:
+            smem = hot * rank.itemsize
+            # resident blocks (one copy of the hot ranks serves a whole block)
+            tile_blocks = cooperative_blocks(fns[1], tile_threads, 2, smem)
+            gather = PackedLaunch(fns[1], tile_blocks, tile_threads, (  # in _TILE_PARAMS's order
+                flagged, values, np.int64(nnz), np.int64(ntiles), tile_ne0, ne_row,
+                None, np.int64(hot), rowsum, heads, stop), smem=smem)  # _T_Y
+            pull = PackedLaunch(fns[2], blocks, threads, (  # in _ROW_PARAMS's order
+                indptr, np.int64(n), np.int64(tile_n), rowsum, heads,
+                None, None,  # _R_X, _R_INV_S
+                None, np.float64(0.0), np.uint8(dw_uniform),  # _R_DW, _R_DW_C
+                None, np.float64(0.0), np.uint8(tele_uniform),  # _R_TELE, _R_TELE_C
+                np.float64(0.0), None, None,  # _R_ALPHA, _R_X_NEW, _R_Y_NEW
+                lost, np.int32(0), partials, arrived, errs,  # _R_PARITY
+                np.int64(0), np.float64(0.0), stop))  # _R_SLOT, _R_THRESHOLD
+            slots = _ROW_SLOTS
+        else:
+            gather = None
+            pull = PackedLaunch(fns[1], blocks, threads, (  # in _PARAMS's order
+                indptr, indices, values, heavy_rows, heavy_first, chunk_heavy, np.int64(nheavy),
+                np.int64(nchunks), np.int64(chunk), medium_rows, np.int64(nmedium),
+                np.int64(light_max),
+                None, None, None,  # _Y, _X, _INV_S
+                None, np.float64(0.0), np.uint8(dw_uniform),  # _DW, _DW_C
+                None, np.float64(0.0), np.uint8(tele_uniform),  # _TELE, _TELE_C
+                np.float64(0.0), np.int64(n), np.int32(group),  # _ALPHA
+                None, None, lost, np.int32(0),  # _X_NEW, _Y_NEW, lost, _PARITY
+                partials, chunk_sums, heavy_parts, row_arrived, arrived, errs,
+                np.int64(0), np.float64(0.0), stop))  # _SLOT, _THRESHOLD, stop
+            slots = _PULL_SLOTS
+        packed = cache[pkey] = (init, gather, pull, slots)
+    init, gather, pull, slots = packed
+    y_at, x_at, inv_s_at, dw_at, dw_c_at, tele_at, tele_c_at, alpha_at, x_new_at, y_new_at, \
+        parity_at, slot_at, threshold_at = slots
     stream = cupy.cuda.get_current_stream().ptr
     init.put(0, None if x is None else x0)
     init.put(1, x0)
     init.put(2, np.float64(fill if x is None else 0.0))
     init.put(3, inv_s)
     init.launch(stream)
-    for i, a in ((_INV_S, inv_s), (_DW, dw_arr), (_DW_C, np.float64(dw if dw_uniform else 0.0)),
-                 (_TELE, tele_arr), (_TELE_C, np.float64(teleport if tele_uniform else 0.0)),
-                 (_ALPHA, np.float64(alpha)), (_THRESHOLD, np.float64(threshold))):
+    for i, a in ((inv_s_at, inv_s), (dw_at, dw_arr),
+                 (dw_c_at, np.float64(dw if dw_uniform else 0.0)), (tele_at, tele_arr),
+                 (tele_c_at, np.float64(teleport if tele_uniform else 0.0)),
+                 (alpha_at, np.float64(alpha)), (threshold_at, np.float64(threshold))):
         pull.put(i, a)
 
     def launch(s, slot):
         a, b = s & 1, (s + 1) & 1
-        pull.put(_Y, ys[a])
-        pull.put(_X, x0 if s == 0 else xs[a])
-        pull.put(_X_NEW, xs[b])
-        pull.put(_Y_NEW, ys[b])
-        pull.put(_PARITY, np.int32(a))
-        pull.put(_SLOT, np.int64(slot))
+        if gather is not None:  # the tiled pull: the sums, then the rows
+            gather.put(_T_Y, ys[a])
+            gather.launch(stream)
+        else:
+            pull.put(y_at, ys[a])
+        pull.put(x_at, x0 if s == 0 else xs[a])
+        pull.put(x_new_at, xs[b])
+        pull.put(y_new_at, ys[b])
+        pull.put(parity_at, np.int32(a))
+        pull.put(slot_at, np.int64(slot))
         pull.launch(stream)
 
     timed = stats is not None
@@ -277,5 +392,7 @@ def pagerank_run(AT, x, inv_s, dw, teleport, alpha, threshold, max_iter, *, cfg,
         end.synchronize()
         stats.metrics.update(kernel_ms=cupy.cuda.get_elapsed_time(start, end), lanes=group,
                              blocks=blocks, launches=launches, iterations=it,
-                             heavy_rows=nheavy, chunks=nchunks, medium_rows=nmedium)
+                             heavy_rows=nheavy, chunks=nchunks, medium_rows=nmedium,
+                             pull="tiles" if tiles else "rows", tiles=ntiles if tiles else 0,
+                             hot=hot if tiles else 0)
     return (x0 if it == 0 else xs[it & 1]), it, converged, err

@@ -1,0 +1,3 @@
+// Generated from bitgraph/kernels/cuda/constants.py (pagerank.cu): do not edit;
+// python -m bitgraph.kernels.cuda.constants rewrites it.
+constexpr int TILE_K = 8;
