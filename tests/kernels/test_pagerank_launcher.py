@@ -54,7 +54,7 @@ def test_packed_parameter_names_are_the_kernels():
     assert kp._PARAMS == _names(_PULL)
     assert kp._TILE_PARAMS == _names(_TILES) and kp._ROW_PARAMS == _names(_ROWS)
     assert kp._PULL_SLOTS[1:3] == (13, 14) and kp._PULL_SLOTS[-2] == 34
-    assert kp._ROW_SLOTS[0] is None and kp._ROW_SLOTS[1] == 5 and kp._T_Y == 6
+    assert kp._ROW_SLOTS[0] is None and kp._ROW_SLOTS[1] == 6 and kp._T_Y == 5
 # a bool parameter takes one byte: np.uint8 (the packed launch takes no numpy bools)
 _C = {"double": np.float64, "bool": np.uint8, "long long": np.int64, "int": np.int32,
       "unsigned int": np.uint32}
@@ -221,9 +221,9 @@ class _Tiles:
     tile is a warp's, its lanes take TILE_K entries each; a lane's (flags,
     sum since the last flag), the exclusive scan of those in lane order,
     then each lane writes the sums of the rows its entries end (rowsum of
-    the row the ordinal names, or the tile's head), lane 31 the row open at
+    the row by its ordinal, or the tile's head), lane 31 the row open at
     the tile's end. Checks that each tile writes its head once and each row
-    with entries its rowsum once (heads past the first flag: not at all)."""
+    with entries its rowsum once."""
 
     def __init__(self, iso, log, rank=np.float64, seed=0):
         self.iso, self.log, self.rank = iso, log, rank
@@ -233,7 +233,7 @@ class _Tiles:
         from bitgraph.kernels.cuda.pagerank import TILE_K
 
         _check_args(_TILES, args, None, self.rank)
-        flagged, values, nnz, ntiles, tile_ne0, ne_row, y, hot, rowsum, heads, stop = args
+        flagged, values, nnz, ntiles, tile_ne0, y, hot, rowsum, heads, stop = args
         assert block[0] % 32 == 0 and block[0] <= 1024 and 0 <= hot <= y.size
         self.log.append("tiles")
         if stop[0]:
@@ -268,8 +268,8 @@ class _Tiles:
                 for k in range(TILE_K):
                     if flags[th][k]:
                         if started:
-                            rowsum[ne_row[ord_]] = acc
-                            writes[ne_row[ord_]] += 1
+                            rowsum[ord_] = acc
+                            writes[ord_] += 1
                         else:
                             heads[t] = acc
                             head_writes += 1
@@ -277,8 +277,8 @@ class _Tiles:
                     acc += vals[th][k]
                 if th == 31:
                     if started:
-                        rowsum[ne_row[ord_]] = acc
-                        writes[ne_row[ord_]] += 1
+                        rowsum[ord_] = acc
+                        writes[ord_] += 1
                     else:
                         heads[t] = acc
                         head_writes += 1
@@ -289,8 +289,8 @@ class _Tiles:
 
 
 class _Rows:
-    """pagerank_rows on the emulated GPU: row r's sum is rowsum[r] plus the
-    heads of the later tiles its entries reach, in tile order; then the
+    """pagerank_rows on the emulated GPU: row r's sum is rowsum[ne_ord[r]]
+    plus the heads of the later tiles its entries reach, in tile order; then the
     rows finished and the launch ended as pagerank_pull's."""
 
     def __init__(self, index, log, tiles, rank=np.float64):
@@ -298,7 +298,7 @@ class _Rows:
 
     def __call__(self, grid, block, args):
         _check_args(_ROWS, args, self.index, self.rank)
-        (indptr, n, tile_n, rowsum, heads, x, inv_s, dw, dw_c, dw_uniform, teleport, tele_c,
+        (indptr, n, tile_n, rowsum, heads, ne_ord, x, inv_s, dw, dw_c, dw_uniform, teleport, tele_c,
          tele_uniform, alpha, x_new, y_new, lost, parity, partials, arrived, errs, slot,
          threshold, stop) = args
         assert 2 * grid[0] <= partials.size and block[0] % 32 == 0
@@ -308,14 +308,16 @@ class _Rows:
             return
         assert arrived[0] == 0
         lens = np.diff(indptr.astype(np.int64))
-        # each row with entries summed once by the tiles launch
-        assert (self.tiles.writes == (lens > 0)).all()
+        # each row with entries summed once by the tiles launch, by its ordinal
+        full = int((lens > 0).sum())
+        assert (self.tiles.writes[:full] == 1).all() and not self.tiles.writes[full:].any()
+        assert (ne_ord[lens > 0] == np.arange(full)).all()
         err = dangling = 0.0
         for r in range(n):
             a, b = int(indptr[r]), int(indptr[r + 1])
             acc = 0.0
             if b > a:
-                acc = rowsum[r]
+                acc = rowsum[ne_ord[r]]
                 for t in range(a // tile_n + 1, (b - 1) // tile_n + 1):
                     acc += heads[t]
             x_new[r] = alpha * (acc + lost[parity] * (dw_c if dw_uniform else dw[r])) + (
@@ -615,9 +617,9 @@ def test_tiled_pull_keeps_the_cpu_iterations(launcher, rank, weighted, threads, 
 
 
 def test_tile_plan(launcher):
-    """The tiled pull's plan: bit 31 on each row's first entry, the rows
-    with entries, the rows that start before each tile; an empty graph's
-    one-element dummies; n past int32 and bad settings refused or avoided."""
+    """The tiled pull's plan: bit 31 on each row's first entry, the
+    ordinals of the rows with entries, the rows that start before each
+    tile; an empty graph's dummy entries; bad settings refused."""
     kp, _ = launcher
     from bitgraph.formats.csr import CSR
 
@@ -625,9 +627,9 @@ def test_tile_plan(launcher):
     indptr = np.concatenate([[0], np.cumsum(lens)]).astype(np.int32)
     AT = CSR(indptr, np.arange(indptr[-1], dtype=np.int32) % 8, None, lens.size, lens.size)
     cp = sys.modules["cupy"]
-    ip, vals, flagged, tile_ne0, ne_row, nnz, ntiles, tile_n = kp._tile_plan(cp, AT)
+    ip, vals, flagged, tile_ne0, ne_ord, nnz, ntiles, tile_n = kp._tile_plan(cp, AT)
     assert (nnz, tile_n, ntiles) == (604, 32 * kp.TILE_K, 3) and vals.shape == (1,)
-    assert ne_row.tolist() == [1, 2, 3, 4, 6] and ne_row.dtype == np.int32
+    assert ne_ord.dtype == np.int32 and ne_ord[[1, 2, 3, 4, 6]].tolist() == [0, 1, 2, 3, 4]
     first = [0, 300, 303, 503, 504]
     assert [e for e in range(nnz) if flagged[e] < 0] == first
     assert ((flagged & 0x7FFFFFFF) == np.arange(nnz) % 8).all()
@@ -635,9 +637,32 @@ def test_tile_plan(launcher):
     assert tile_ne0.tolist() == [0, 1, 5]
     empty = CSR(np.zeros(4, np.int32), np.zeros(0, np.int32), None, 3, 3)
     got = kp._tile_plan(cp, empty)
-    assert got[2].shape == (kp.TILE_K,) and got[4].shape == (1,) and got[5:7] == (0, 0)
+    assert got[2].shape == (kp.TILE_K,) and got[4].shape == (3,) and got[5:7] == (0, 0)
     for bad in ({"cuda_pull": "cols"}, {"cuda_tile_threads": 48}, {"cuda_tile_threads": 2048},
                 {"cuda_hot_bytes": -1}):
         with pytest.raises(ValueError, match="cuda_pull|cuda_tile_threads"):
             kp.pagerank_run(AT, np.full(8, 1 / 8), np.ones(8), 0.1, 0.1, 0.85, 1e-3, 10,
                             cfg=bg.settings.PageRank(**bad))
+
+
+def test_auto_tiles_rows_of_many_entries(launcher):
+    """"auto" runs the tiled pull where A''s rows hold at least
+    settings.pagerank.cuda_tiles_min_mean entries on average (here 20), the
+    row pull below it; both give the CPU's iterations and ranks."""
+    from bitgraph.algorithms import link_analysis as la
+
+    kp, _ = launcher
+    rng = np.random.default_rng(5)
+    n = 100
+    A = bg.Matrix.from_coo(rng.integers(0, n, 2600), rng.integers(0, n, 2600), nrows=n, ncols=n,
+                           dup_op="any")
+    AT, M, x, inv_s, dangles = _inputs(A)
+    assert 16 * n <= AT.indices.size < 32 * n
+    want = la._fused(M, x.copy(), 1.0 / n, 0.85, 0.15 / n, inv_s, dangles, 1e-10, 100)
+    for least, pull in ((16.0, "tiles"), (32.0, "rows")):
+        st = bg.Stats()
+        got = kp.pagerank_run(AT, x, inv_s, 1.0 / n, 0.15 / n, 0.85, n * 1e-10, 100,
+                              cfg=bg.settings.PageRank(cuda_tiles_min_mean=least), stats=st)
+        assert st.metrics["pull"] == pull and st.metrics["hot"] == 0
+        assert got[1:3] == want[1:3]
+        np.testing.assert_allclose(np.asarray(got[0]), want[0], rtol=0, atol=1e-14)

@@ -313,12 +313,12 @@ __global__ void pagerank_pull(const I* __restrict__ indptr, const I* __restrict_
 // (flags, the sum since the last flag: no block barrier, so a warp's next
 // tile overlaps the others' gathers; tiles of a block with a block scan took
 // kron-22 0.74 ms an iteration, float32, H200); a row's sum is written by the
-// lane whose entries end it: into rowsum[r] when the row starts in the
-// tile, else (the row began in an earlier tile) into heads[t], the sum of
-// the tile's entries before its first flag. The k-th flag of the whole
-// array opens row ne_row[k] (the rows with entries, in order); tile_ne0[t]
-// counts the flags before tile t. Every entry is added in one fixed order:
-// the sums do not depend on the blocks' schedule.
+// lane whose entries end it: into rowsum[k] when the row starts in the
+// tile (k: its flag's ordinal in the whole array, so a tile's writes are
+// consecutive and wait for no load; tile_ne0[t] counts the flags before tile
+// t), else (the row began in an earlier tile) into heads[t], the sum of
+// the tile's entries before its first flag. Every entry is added in one
+// fixed order: the sums do not depend on the blocks' schedule.
 //
 // With hubs first (the launcher's relabelled order) each block first copies
 // y(0 .. hot-1), the most gathered ranks, into its dynamic shared memory and
@@ -329,13 +329,14 @@ __global__ void pagerank_pull(const I* __restrict__ indptr, const I* __restrict_
 // needs: it serves all its warps). On urand-22 (no hubs) a copy made the pass
 // 9% slower: hot is 0 there.
 //
-// pagerank_rows then finishes every row r from rowsum[r] plus heads[t] of
-// each later tile its entries reach (in tile order), as pagerank_pull's
-// rows (finish_row), and ends the launch as it does (finish_launch).
+// pagerank_rows then finishes every row r from rowsum[ne_ord[r]] (ne_ord:
+// the ordinal of row r among the rows with entries) plus heads[t] of each
+// later tile its entries reach (in tile order), as pagerank_pull's rows
+// (finish_row), and ends the launch as it does (finish_launch).
 //
 // Arrays: flagged[nnz] (int), values[nnz] (float64; not read when ISO),
-// tile_ne0[ntiles], ne_row[rows with entries] (int), y[n] (T), rowsum[n]
-// and heads[ntiles] (double, written here), stop[1]. O(nnz) over the grid's
+// tile_ne0[ntiles], y[n] (T), rowsum[rows with entries] and heads[ntiles]
+// (double, written here), stop[1]; pagerank_rows: ne_ord[n] (int). O(nnz) over the grid's
 // warps; blockDim.x a multiple of 32, at most 1024.
 
 #include "pagerank_constants.cuh"
@@ -369,8 +370,8 @@ template <bool ISO, typename T>
 __global__ void __launch_bounds__(1024)
 pagerank_tiles(const int* __restrict__ flagged, const double* __restrict__ values,
                long long nnz, long long ntiles, const long long* __restrict__ tile_ne0,
-               const int* __restrict__ ne_row, const T* __restrict__ y, long long hot,
-               double* __restrict__ rowsum, double* __restrict__ heads, const int* stop) {
+               const T* __restrict__ y, long long hot, double* __restrict__ rowsum,
+               double* __restrict__ heads, const int* stop) {
   extern __shared__ __align__(16) unsigned char hot_bytes[];
   if (*stop) return;  // converged at an earlier launch (the whole grid returns)
   T* hot_y = reinterpret_cast<T*>(hot_bytes);
@@ -422,7 +423,7 @@ pagerank_tiles(const int* __restrict__ flagged, const double* __restrict__ value
 #pragma unroll
     for (int k = 0; k < TILE_K; ++k) {
       if (v[k] < 0) {
-        if (started) rowsum[ne_row[ord]] = acc;
+        if (started) rowsum[ord] = acc;
         else heads[t] = acc;
         started = true;
         ++ord;
@@ -433,7 +434,7 @@ pagerank_tiles(const int* __restrict__ flagged, const double* __restrict__ value
     // the row open at the tile's end: its sum so far (later tiles' heads
     // hold the rest)
     if (lane == 31) {
-      if (started) rowsum[ne_row[ord]] = acc;
+      if (started) rowsum[ord] = acc;
       else heads[t] = acc;
     }
   }
@@ -442,7 +443,8 @@ pagerank_tiles(const int* __restrict__ flagged, const double* __restrict__ value
 template <typename I, typename T>
 __global__ void pagerank_rows(const I* __restrict__ indptr, long long n, long long tile_n,
                               const double* __restrict__ rowsum,
-                              const double* __restrict__ heads, const T* __restrict__ x,
+                              const double* __restrict__ heads,
+                              const int* __restrict__ ne_ord, const T* __restrict__ x,
                               const double* __restrict__ inv_s,
                               const double* __restrict__ dw, double dw_c, bool dw_uniform,
                               const double* __restrict__ teleport, double tele_c,
@@ -460,7 +462,7 @@ __global__ void pagerank_rows(const I* __restrict__ indptr, long long n, long lo
     const long long a = (long long)indptr[r], b = (long long)indptr[r + 1];
     double s = 0.0;
     if (b > a) {
-      s = rowsum[r];
+      s = rowsum[ne_ord[r]];
       for (long long t = a / tile_n + 1, last = (b - 1) / tile_n; t <= last; ++t) s += heads[t];
     }
     err += finish_row(u, r, s, &dangling);
@@ -544,30 +546,26 @@ template __global__ void pagerank_pull<long long, false, float>(const long long*
     double, long long, int, float*, float*, double*, int, double*, double*, double*,
     unsigned int*, unsigned int*, double*, long long, double, int*);
 template __global__ void pagerank_tiles<true, double>(const int*, const double*, long long,
-    long long, const long long*, const int*, const double*, long long, double*, double*,
-    const int*);
+    long long, const long long*, const double*, long long, double*, double*, const int*);
 template __global__ void pagerank_tiles<false, double>(const int*, const double*, long long,
-    long long, const long long*, const int*, const double*, long long, double*, double*,
-    const int*);
+    long long, const long long*, const double*, long long, double*, double*, const int*);
 template __global__ void pagerank_tiles<true, float>(const int*, const double*, long long,
-    long long, const long long*, const int*, const float*, long long, double*, double*,
-    const int*);
+    long long, const long long*, const float*, long long, double*, double*, const int*);
 template __global__ void pagerank_tiles<false, float>(const int*, const double*, long long,
-    long long, const long long*, const int*, const float*, long long, double*, double*,
-    const int*);
+    long long, const long long*, const float*, long long, double*, double*, const int*);
 template __global__ void pagerank_rows<int, double>(const int*, long long, long long,
-    const double*, const double*, const double*, const double*, const double*, double, bool,
-    const double*, double, bool, double, double*, double*, double*, int, double*, unsigned int*,
+    const double*, const double*, const int*, const double*, const double*, const double*, double,
+    bool, const double*, double, bool, double, double*, double*, double*, int, double*, unsigned int*,
     double*, long long, double, int*);
 template __global__ void pagerank_rows<long long, double>(const long long*, long long, long long,
-    const double*, const double*, const double*, const double*, const double*, double, bool,
-    const double*, double, bool, double, double*, double*, double*, int, double*, unsigned int*,
+    const double*, const double*, const int*, const double*, const double*, const double*, double,
+    bool, const double*, double, bool, double, double*, double*, double*, int, double*, unsigned int*,
     double*, long long, double, int*);
 template __global__ void pagerank_rows<int, float>(const int*, long long, long long,
-    const double*, const double*, const float*, const double*, const double*, double, bool,
-    const double*, double, bool, double, float*, float*, double*, int, double*, unsigned int*,
+    const double*, const double*, const int*, const float*, const double*, const double*, double,
+    bool, const double*, double, bool, double, float*, float*, double*, int, double*, unsigned int*,
     double*, long long, double, int*);
 template __global__ void pagerank_rows<long long, float>(const long long*, long long, long long,
-    const double*, const double*, const float*, const double*, const double*, double, bool,
-    const double*, double, bool, double, float*, float*, double*, int, double*, unsigned int*,
+    const double*, const double*, const int*, const float*, const double*, const double*, double,
+    bool, const double*, double, bool, double, float*, float*, double*, int, double*, unsigned int*,
     double*, long long, double, int*);

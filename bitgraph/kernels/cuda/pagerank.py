@@ -56,9 +56,9 @@ _PARAMS = ("indptr", "indices", "values", "heavy_rows", "heavy_first", "chunk_he
            "x_new", "y_new", "lost", "parity", "partials", "chunk_sums", "heavy_parts",
            "row_arrived", "arrived", "errs", "slot", "threshold", "stop")
 # the tiled pull's two kernels' parameters, in order (pagerank.cu)
-_TILE_PARAMS = ("flagged", "values", "nnz", "ntiles", "tile_ne0", "ne_row", "y", "hot", "rowsum",
-                "heads", "stop")
-_ROW_PARAMS = ("indptr", "n", "tile_n", "rowsum", "heads", "x", "inv_s", "dw", "dw_c",
+_TILE_PARAMS = ("flagged", "values", "nnz", "ntiles", "tile_ne0", "y", "hot", "rowsum", "heads",
+                "stop")
+_ROW_PARAMS = ("indptr", "n", "tile_n", "rowsum", "heads", "ne_ord", "x", "inv_s", "dw", "dw_c",
                "dw_uniform", "teleport", "tele_c", "tele_uniform", "alpha", "x_new", "y_new",
                "lost", "parity", "partials", "arrived", "errs", "slot", "threshold", "stop")
 # the slots a run and an iteration set, by name: the row pull's, and the
@@ -85,11 +85,11 @@ def _kernels(index, iso, rank=np.float64, tiles=False):
 
 def _tile_plan(cupy, AT):
     """The tiled pull's view of AT (``pagerank.cu``, the tiled pull):
-    (indptr, values, flagged, tile_ne0, ne_row, nnz, ntiles, tile_n), a
+    (indptr, values, flagged, tile_ne0, ne_ord, nnz, ntiles, tile_n), a
     tile a warp's 32 * TILE_K entries. flagged: the column indices as int32 with
-    bit 31 set on each row's first entry; ne_row: the rows with entries
-    (int32), in order; tile_ne0[t]: the rows that start before tile t. AT must
-    have fewer than 2^31 rows. O(n + nnz), once per graph."""
+    bit 31 set on each row's first entry; ne_ord[r]: row r's ordinal among
+    the rows with entries (int32); tile_ne0[t]: the rows that start before
+    tile t. AT must have fewer than 2^31 rows. O(n + nnz), once per graph."""
     index = np.dtype(np.int64) if max(AT.indptr.dtype.itemsize,
                                       AT.indices.dtype.itemsize) > 4 else np.dtype(np.int32)
     indptr = cupy.ascontiguousarray(AT.indptr, dtype=index)
@@ -98,17 +98,18 @@ def _tile_plan(cupy, AT):
     nnz = int(AT.indices.shape[0])
     tile_n = 32 * TILE_K
     ntiles = -(-nnz // tile_n)
+    n = int(AT.nrows)
     flagged = cupy.ascontiguousarray(AT.indices, dtype=np.int32).copy() if nnz else cupy.zeros(
         TILE_K, np.int32)
     starts = indptr[:-1]
-    ne_row = cupy.flatnonzero(indptr[1:] > starts)
-    first = starts[ne_row]  # each row's first entry, ascending
-    if ne_row.size:
+    full = indptr[1:] > starts
+    first = starts[full]  # each row's first entry, ascending
+    if first.size:
         flagged[first] |= np.int32(-2**31)
     tile_ne0 = cupy.searchsorted(first, cupy.arange(max(ntiles, 1), dtype=np.int64) * tile_n)
-    ne_row = ne_row.astype(np.int32) if ne_row.size else cupy.zeros(1, np.int32)
-    return (indptr, values, flagged, cupy.ascontiguousarray(tile_ne0, dtype=np.int64), ne_row,
-            nnz, ntiles, tile_n)
+    ne_ord = cupy.cumsum(full.astype(np.int32)) - 1 if n else cupy.zeros(1, np.int32)
+    return (indptr, values, flagged, cupy.ascontiguousarray(tile_ne0, dtype=np.int64),
+            cupy.ascontiguousarray(ne_ord, dtype=np.int32), nnz, ntiles, tile_n)
 
 
 def _hot_cap(cupy):
@@ -182,8 +183,8 @@ def pagerank_run(AT, x, inv_s, dw, teleport, alpha, threshold, max_iter, *, cfg,
     threshold: converged once an iteration's L1 change is below it (``n *
     tol``); max_iter: most iterations. cfg: the ``PageRank`` settings
     (``cuda_check_every``, ``cuda_blocks_per_sm``, ``cuda_lanes``, ``cuda_split_above``,
-    ``cuda_chunk``, ``cuda_warp_above``, ``cuda_pull``, ``cuda_tile_threads``,
-    ``cuda_hot_bytes``); cuda_cfg: the ``Cuda`` settings (launch shape; None:
+    ``cuda_chunk``, ``cuda_warp_above``, ``cuda_pull``, ``cuda_tiles_min_mean``,
+    ``cuda_tile_threads``, ``cuda_hot_bytes``); cuda_cfg: the ``Cuda`` settings (launch shape; None:
     those in force); cache: a dict kept with the graph (AT must not change
     while it is): the plan and workspaces are built on the first run and
     reused (None: built for this run); fill: with x None, the uniform start
@@ -227,7 +228,9 @@ def pagerank_run(AT, x, inv_s, dw, teleport, alpha, threshold, max_iter, *, cfg,
         raise ValueError(f"{where}: settings.pagerank.cuda_tile_threads = {tile_threads} must be"
                          f" a multiple of 32 in [32, 1024] and cuda_hot_bytes = {hot_bytes} >= 0")
     # the tiled pull flags a row's first entry in bit 31 of its column index
-    tiles = (pull_kind == "tiles" or (pull_kind == "auto" and hubs_first)) and n < 2**31
+    dense = int(AT.indices.shape[0]) >= float(cfg.cuda_tiles_min_mean) * max(n, 1)
+    tiles = (pull_kind == "tiles" or (pull_kind == "auto" and (hubs_first or dense))) and \
+        n < 2**31
     cache = {} if cache is None else cache
     if x is None:
         if fill is None:
@@ -251,7 +254,7 @@ def pagerank_run(AT, x, inv_s, dw, teleport, alpha, threshold, max_iter, *, cfg,
         if key not in cache:
             with oom_guard(where, 12 * n + 4 * int(AT.indices.shape[0])):
                 cache[key] = _tile_plan(cupy, AT)
-        (indptr, values, flagged, tile_ne0, ne_row, nnz, ntiles, tile_n) = cache[key]
+        (indptr, values, flagged, tile_ne0, ne_ord, nnz, ntiles, tile_n) = cache[key]
         nheavy = nchunks = nmedium = 0
         group = 1
         hot = min(n, min(hot_bytes, _hot_cap(cupy)) // rank.itemsize) if hubs_first else 0
@@ -311,10 +314,10 @@ def pagerank_run(AT, x, inv_s, dw, teleport, alpha, threshold, max_iter, *, cfg,
             # resident blocks (one copy of the hot ranks serves a whole block)
             tile_blocks = cooperative_blocks(fns[1], tile_threads, 2, smem)
             gather = PackedLaunch(fns[1], tile_blocks, tile_threads, (  # in _TILE_PARAMS's order
-                flagged, values, np.int64(nnz), np.int64(ntiles), tile_ne0, ne_row,
+                flagged, values, np.int64(nnz), np.int64(ntiles), tile_ne0,
                 None, np.int64(hot), rowsum, heads, stop), smem=smem)  # _T_Y
             pull = PackedLaunch(fns[2], blocks, threads, (  # in _ROW_PARAMS's order
-                indptr, np.int64(n), np.int64(tile_n), rowsum, heads,
+                indptr, np.int64(n), np.int64(tile_n), rowsum, heads, ne_ord,
                 None, None,  # _R_X, _R_INV_S
                 None, np.float64(0.0), np.uint8(dw_uniform),  # _R_DW, _R_DW_C
                 None, np.float64(0.0), np.uint8(tele_uniform),  # _R_TELE, _R_TELE_C
