@@ -416,11 +416,11 @@ class PageRank:
         joined by warp scans, then the rows finished; the hot ranks of a graph relabelled hubs
         first gathered from shared memory, cuda_hot_bytes; n < 2^31, else rows), or "auto":
         tiles on a graph relabelled hubs first or whose rows hold cuda_tiles_min_mean entries
-        or more on average, rows otherwise. Whole run on an H200, rows over tiles (float64 /
-        float32 ranks): kron-22 (relabelled) 1.24 / 1.33, urand-22 (32 a row) 1.07 / 1.00,
-        grid-2048 (4 a row) 0.78 / 0.74.""")
+        or more on average, rows otherwise. Whole run on an H200, 3 interleaved rounds, rows'
+        time over tiles' (float64 / float32 ranks): kron-22 (relabelled) 1.30 / 1.45,
+        urand-22 (32 a row) 1.07 / 1.02, grid-2048 (4 a row) 0.78 / 0.74.""")
     cuda_tiles_min_mean: float = knob(16.0, """See cuda_pull: "auto" tiles a graph whose rows of
-        A' hold at least this many entries on average (urand-22's 32: tiles 1.07 / 1.00 as fast
+        A' hold at least this many entries on average (urand-22's 32: tiles 1.07 / 1.02 as fast
         as rows; grid-2048's 4: 0.78 / 0.74).""")
     cuda_tile_threads: int = knob(1024, """Threads a block of the tiled pull (a multiple of 32,
         at most 1024): its warps share one copy of the hot ranks (cuda_hot_bytes).""")

@@ -1,6 +1,7 @@
 // PageRank's power iteration fused on the GPU: the CUDA twin of
-// kernels/cpu/pagerank.py (one launch an iteration), a pull over AT, the
-// CSR of A' (row j: the in-neighbours i of j).
+// kernels/cpu/pagerank.py (one launch an iteration, or two with the tiled
+// pull below), a pull over AT, the CSR of A' (row j: the in-neighbours i of
+// j).
 //
 // pagerank_init (once a run) writes y = x0 * inv_s into ys[0] (x0 the
 // start given, or the uniform start it writes first into xs[0]), the rank x0
@@ -315,8 +316,9 @@ __global__ void pagerank_pull(const I* __restrict__ indptr, const I* __restrict_
 // kron-22 0.74 ms an iteration, float32, H200); a row's sum is written by the
 // lane whose entries end it: into rowsum[k] when the row starts in the
 // tile (k: its flag's ordinal in the whole array, so a tile's writes are
-// consecutive and wait for no load; tile_ne0[t] counts the flags before tile
-// t), else (the row began in an earlier tile) into heads[t], the sum of
+// consecutive and wait for no load: writing rowsum[row id] through a table
+// of ordinals took kron-22 7.24 ms a run against 6.53, float32, H200;
+// tile_ne0[t] counts the flags before tile t), else (the row began in an earlier tile) into heads[t], the sum of
 // the tile's entries before its first flag. Every entry is added in one
 // fixed order: the sums do not depend on the blocks' schedule.
 //
