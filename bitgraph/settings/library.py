@@ -426,9 +426,10 @@ class PageRank:
         at most 1024): its warps share one copy of the hot ranks (cuda_hot_bytes).""")
     cuda_hot_bytes: int = knob(196608, """The tiled pull on a graph relabelled hubs first: each
         block reads the first this-many bytes of the ranks (the most gathered) from its shared
-        memory (capped by the device's opt-in limit; 0: none). A pass of gathers over
-        relabelled kron-22 on an H200: float64 0.670 -> 0.516 ms with 192 KiB (46% of the
-        entries), float32 0.588 -> 0.420 (58%).""")
+        memory (capped by the device's opt-in limit; 0: none). kron-22 relabelled, H200, the
+        tiles launch (float32 / float64 ranks): 0.620 / 0.726 ms without, 0.525 / 0.639 with
+        128 KiB, 0.488 / 0.588 with 192 KiB (58% / 46% of the gathers), 0.586 / 0.773 with
+        226 KiB (what is left of the multiprocessor's L1 is too small).""")
     cuda_warp_above: int = knob(128, """Rows of A' with more entries than this (and at most
         cuda_split_above) take a warp each (four entries a lane and more), the shorter ones a
         group of lanes sized by their own mean length (cuda_lanes). At 32, urand-22's rows of 33
