@@ -30,6 +30,12 @@ returns the level of every vertex reached from s. The methods:
   pending items, so a vertex is rarely relabelled; for long mesh-like
   graphs of mean degree 8-32 (rgg, grids with diagonals), where plain
   async relabels each vertex 4-9 times.
+- ``"hops"`` (CUDA only): levels in groups of
+  ``settings.bfs_cuda.hops_levels`` a grid barrier (``kernels/cuda/
+  bfs_hops.cu``): each block walks its share of a group's first frontier
+  that many hops on its own, atomicMin on the levels, a block barrier
+  between hops; exact at each group's end; for the same long mesh-like
+  graphs.
 - ``"auto"``: ``bfs_method(A)``: on CUDA ``"async"`` for a sparse graph of
   long diameter (a short probe, cached), ``"window"`` for a denser one,
   else ``"direction"``; on the CPU
@@ -68,10 +74,10 @@ from bitgraph.errors import InvalidValue
 __all__ = ["bfs", "bfs_method", "blest_layout", "long_reach", "METHODS", "METHODS_CUDA",
            "CUDA_ONLY"]
 
-METHODS = ("auto", "pull", "push", "direction", "blest", "async", "window")
+METHODS = ("auto", "pull", "push", "direction", "blest", "async", "window", "hops")
 OWN_ORDER = ("blest",)  # methods whose kernels walk a reorder= vertex order themselves
-METHODS_CUDA = ("auto", "pull", "push", "direction", "blest", "async", "window")
-CUDA_ONLY = ("async", "window")  # methods that run on CUDA graphs only
+METHODS_CUDA = ("auto", "pull", "push", "direction", "blest", "async", "window", "hops")
+CUDA_ONLY = ("async", "window", "hops")  # methods that run on CUDA graphs only
 
 
 def bfs(A, source, *, parents=False, method="auto", alpha=None, reorder="none", stats=None):
@@ -148,6 +154,8 @@ def bfs(A, source, *, parents=False, method="auto", alpha=None, reorder="none", 
             levels, visited, par = _async_cuda(A, s, parents, cfg, stats)
         elif method == "window":
             levels, visited, par = _window_cuda(A, s, parents, cfg, stats)
+        elif method == "hops":
+            levels, visited, par = _hops_cuda(A, s, parents, cfg, stats)
         else:
             levels, visited, par = _blest_cuda(A, s, reorder, parents, alpha, cfg, stats)
         xp = _array.array_module(levels)
@@ -563,6 +571,24 @@ def _window_cuda(A, s, want_parents, cfg, stats):
     if lv is None:
         if stats is not None:
             stats.method = "push (window gave up)"
+        return _csr_cuda(A, s, want_parents, None, cfg, stats)
+    par = None
+    if want_parents:
+        par = registry.lookup("bfs", fmt="csr", device="cuda", variant="parents")(in_csr(A), lv, s)
+    return lv, None, par
+
+
+def _hops_cuda(A, s, want_parents, cfg, stats):
+    """Levels (int32 CuPy, -1 unreached), None for the bits, and parents
+    from the kernel of k levels a grid barrier (``kernels/cuda/bfs_hops``);
+    the push method when it gives up (a block's hop list full)."""
+    from bitgraph.kernels import registry
+
+    run = registry.lookup("bfs", fmt="csr", device="cuda", variant="hops")
+    lv = run(out_csr(A), s, cfg=cfg.bfs_cuda, stats=stats)
+    if lv is None:
+        if stats is not None:
+            stats.method = "push (hops gave up)"
         return _csr_cuda(A, s, want_parents, None, cfg, stats)
     par = None
     if want_parents:

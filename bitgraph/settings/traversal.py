@@ -85,6 +85,12 @@ class BFSCuda:
     window_patience_s: float = knob(2.0, "bfs_window: a warp idle this long gives up.")
     window_round_edges: int = knob(0, """bfs_window: edges per lane and round, 4, 8 or 16 (0: the
         least of them at or above the mean degree: a typical row in one round).""")
+    hops_levels: int = knob(4, """bfs method "hops" (bfs_hops.cu): levels a grid barrier, each
+        block walking its share of a phase's start that many hops on its own (block barriers
+        between hops). Not yet measured.""")
+    hops_list: int = knob(5120, """bfs method "hops": a block's list of the vertices to walk at
+        its next hop holds at most this many (at most the kernel's LIST, 5,120); past it the
+        call gives up and runs push (tests force small lists).""")
     threads: int = knob(1024, """Threads per block of the persistent kernel (its
         __launch_bounds__; generated into the .cu).""")
     blocks_per_sm: int = knob(1, """Blocks per multiprocessor at most: every block arrives at each

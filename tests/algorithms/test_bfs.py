@@ -113,11 +113,12 @@ def test_generated_graphs_parallel_paths(spec, device):
 def test_mesh_like_graphs(spec, device):
     """The mesh-like graphs of mean degree 8-32 (grids with diagonals, the
     26-neighbour mesh, rgg): every method, and on CUDA the asynchronous
-    ones too (window at 0, the default and unbounded), from three sources."""
+    ones too (window at 0, the default and unbounded) and hops (1, 3 and 16
+    levels a barrier), from three sources."""
     A_cpu = bg.io.generators.from_spec(spec)
     S = A_cpu.to_scipy().tocsr()
     A = O.on_device(A_cpu, device)
-    methods = METHODS + (("async", "window") if device == "cuda" else ())
+    methods = METHODS + (("async", "window", "hops") if device == "cuda" else ())
     rng = np.random.default_rng(11)
     for s in rng.choice(A.nrows, 3, replace=False).tolist():
         ref = ref_levels(S, s)
@@ -130,6 +131,10 @@ def test_mesh_like_graphs(spec, device):
                 with bg.settings.use(bfs_cuda={"window_levels": window}):
                     lv = O.to_host(bfs(A, s, method="window")).to_dense(-1)
                 assert np.array_equal(lv, ref), (spec, window, s)
+            for hops in (1, 3, 16):
+                with bg.settings.use(bfs_cuda={"hops_levels": hops}):
+                    lv = O.to_host(bfs(A, s, method="hops")).to_dense(-1)
+                assert np.array_equal(lv, ref), (spec, hops, s)
             lv, par = run(A, s, "window", reorder="rcm")  # walked in RCM order, mapped back
             assert np.array_equal(lv, ref), (spec, "rcm", s)
             check_tree(S, s, lv, par)
@@ -241,6 +246,8 @@ def test_errors():
         bfs(A, 0, method="async")
     with pytest.raises(bg.InvalidValue, match="bfs: method 'window' runs on CUDA graphs only"):
         bfs(A, 0, method="window")
+    with pytest.raises(bg.InvalidValue, match="bfs: method 'hops' runs on CUDA graphs only"):
+        bfs(A, 0, method="hops")
     with pytest.raises(bg.InvalidValue, match="bfs: alpha must be a number >= 0"):
         bfs(A, 0, alpha=-1)
     with pytest.raises(bg.DimensionMismatch, match="bfs: .* square, got 2x3"):

@@ -49,7 +49,7 @@ if DEVICE == "cpu":
     AVAILABLE = tuple(m for m in bfs_module.METHODS if m not in bfs_module.CUDA_ONLY)
 else:
     AVAILABLE = tuple(getattr(bfs_module, "METHODS_CUDA", ("auto", "blest", "pull")))
-ALL_METHODS = ("auto", "blest", "pull", "push", "direction", "async", "window")
+ALL_METHODS = ("auto", "blest", "pull", "push", "direction", "async", "window", "hops")
 REORDERS = ("none", "rcm")
 # reorder changes only the BVSS layout (blest) and the CSR window walks: the
 # other methods get "none" (and must accept "rcm" too: checked once in
@@ -799,6 +799,79 @@ def test_window_kernel_shapes(name):
                     reached = int((cpu_levels(A_cpu, s) >= 0).sum())
                     assert got["appended"] <= reached, (name, s, got)
                     assert got["kernel_ms"] < 1000, got  # not one 50 ms hold per level
+
+
+def _hops_levels(A_cpu, s, cfg, where):
+    """bfs_hops's levels from s equal the CPU's; its metrics back (did not give up)."""
+    kh = importlib.import_module("bitgraph.kernels.cuda.bfs_hops")
+    rec = bg.Stats()
+    lv = kh.bfs_hops(bg.algorithms._common.out_csr(on(A_cpu)), s, cfg=cfg, stats=rec)
+    assert lv is not None and not rec.metrics["gave_up"], where
+    assert lv.dtype == np.int32 and lv.shape == (A_cpu.nrows,)
+    _same_levels(to_numpy(lv).astype(np.int64), cpu_levels(A_cpu, s), where)
+    return rec.metrics
+
+
+@gpu
+@pytest.mark.skipif(DEVICE != "cuda", reason="the hops kernel runs on CUDA only")
+@pytest.mark.parametrize("hops", [1, 2, 3, 8, 64])
+@settings(max_examples=examples(25))
+@given(g=graphs(max_n=150), data=st.data(), i64=st.booleans())
+def test_hops_kernel(hops, g, data, i64):
+    """Every count of levels a grid barrier (1: level-synchronous; 64: past
+    most graphs' depth), int32 and int64 indices: the CPU's levels, on
+    hypothesis graphs (components, isolated vertices, self-loops, hubs)
+    and a grid with holes, n not a multiple of 32."""
+    A_cpu = index64(g.matrix(bg)) if i64 else g.matrix(bg)
+    s = data.draw(st.integers(0, g.n - 1), label="source")
+    cfg = bg.settings.BFSCuda(hops_levels=hops)
+    _hops_levels(A_cpu, s, cfg, f"hops {hops}")
+    _hops_levels(bg.io.generators.grid2d(37, 45, drop=0.05, seed=hops), 7, cfg, f"hops {hops}")
+
+
+@gpu
+@pytest.mark.skipif(DEVICE != "cuda", reason="the hops kernel runs on CUDA only")
+@pytest.mark.parametrize("name", ["path_3001", "star_1000", "rgg_20000", "moore3d_20", "kron_12",
+                                  "tiny"])
+def test_hops_kernel_shapes(name):
+    """A long path (3,000 levels, one vertex a level), a star (a hub of 999
+    edges walked by one warp), rgg and the 26-neighbour mesh, a kron graph
+    (levels of thousands, many blocks' lists busy at once), one and two
+    vertices; every source's levels the CPU's for 1, 4 and 32 levels a
+    barrier."""
+    A_cpu = {"path_3001": lambda: path(3001, permuted=True, undirected=True),
+             "star_1000": lambda: star(1000, "both"),
+             "rgg_20000": lambda: bg.io.generators.from_spec("rgg:20000:d16"),
+             "moore3d_20": lambda: bg.io.generators.from_spec("moore:20x20x20"),
+             "kron_12": lambda: bg.io.generators.from_spec("kron:12"),
+             "tiny": lambda: coo(2, [0], [1])}[name]()
+    for s in _sources(A_cpu, k=2):
+        for hops in (1, 4, 32):
+            _hops_levels(A_cpu, s, bg.settings.BFSCuda(hops_levels=hops),
+                         f"{name} source {s} hops {hops}")
+
+
+@gpu
+@pytest.mark.skipif(DEVICE != "cuda", reason="the hops kernel runs on CUDA only")
+def test_hops_gives_up_and_falls_back():
+    """A block list of one entry overflows on a grid: the kernel gives up,
+    bfs runs push instead and says so, with the right levels; bad settings
+    are refused by name."""
+    kh = importlib.import_module("bitgraph.kernels.cuda.bfs_hops")
+    A_cpu = bg.io.generators.grid2d(60, 100, drop=0.05, seed=1)
+    A = on(A_cpu)
+    keys = _edge_keys(A_cpu)
+    ref = cpu_levels(A_cpu, 0)
+    with bg.settings.use(bfs_cuda={"hops_list": 1, "hops_levels": 8}):
+        rec = bg.Stats()
+        check_bfs(A_cpu, A, 0, "hops", ref=ref, keys=keys, stats=rec)
+        assert rec.method == "push (hops gave up)"
+    tiny = bg.settings.BFSCuda(hops_list=1, hops_levels=8)
+    assert kh.bfs_hops(bg.algorithms._common.out_csr(A), 0, cfg=tiny) is None
+    check_bfs(A_cpu, A, 0, "hops", ref=ref, keys=keys)  # after a give-up: a clean start
+    for bad in ({"hops_levels": 0}, {"hops_list": 0}, {"hops_list": 10**6}):
+        with pytest.raises(ValueError, match="hops_levels = .* must be >= 1 and hops_list"):
+            kh.bfs_hops(bg.algorithms._common.out_csr(A), 0, cfg=bg.settings.BFSCuda(**bad))
 
 
 @gpu

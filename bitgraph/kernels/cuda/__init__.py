@@ -26,14 +26,14 @@ from bitgraph.kernels.cuda import fatbin as _fatbin
 # imported (in this order) by bitgraph.kernels.registry.load("cuda")
 MODULES = ("ewise", "spmv_csr", "spmspv_csr", "spgemm_csr", "reduce", "bmv_b2sr", "bmv_bvss",
            "convert_b2sr", "bmm_b2sr", "convert_bvss", "bfs_fused", "bfs_async", "bfs_window",
-           "msbfs", "triangles", "pagerank", "components", "sssp", "graph_prep", "betweenness",
+           "bfs_hops", "msbfs", "triangles", "pagerank", "components", "sssp", "graph_prep", "betweenness",
            "dist_traversal")
 
 # the launchers whose SPECS name every (source, names) module() is asked
 # for: one fatbin per source is built from their union (precompile.py)
 SPEC_MODULES = ("ewise", "spmv_csr", "spmspv_csr", "spgemm_csr", "reduce", "bmv_b2sr",
                 "bmv_bvss", "convert_b2sr", "bmm_b2sr", "bfs_fused", "bfs_async", "bfs_window",
-                "msbfs_state", "triangles", "pagerank", "components", "sssp", "timing", "graph_prep",
+                "bfs_hops", "msbfs_state", "triangles", "pagerank", "components", "sssp", "timing", "graph_prep",
                 "betweenness", "dist_traversal")
 
 HERE = Path(__file__).resolve().parent

@@ -22,8 +22,9 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-__all__ = ["BFS_FUSED", "BFS_ASYNC", "BFS_WINDOW", "MSBFS", "BMM_B2SR", "BMV_B2SR", "COMPONENTS",
-           "SSSP", "PAGERANK", "SOURCES", "header", "header_path", "write", "per_tile"]
+__all__ = ["BFS_FUSED", "BFS_ASYNC", "BFS_WINDOW", "BFS_HOPS", "MSBFS", "BMM_B2SR", "BMV_B2SR",
+           "COMPONENTS", "SSSP", "PAGERANK", "SOURCES", "header", "header_path", "write",
+           "per_tile"]
 
 # bfs_fused.cu
 BFS_FUSED = {
@@ -81,6 +82,14 @@ BFS_WINDOW = {
     "TOP": 48,
     "ERROR": 64,
     "CTRL": 80,
+}
+
+# bfs_hops.cu
+BFS_HOPS = {
+    # threads a block of the cooperative launch (one block a multiprocessor)
+    "BLOCK": 1024,
+    # a block's list of the vertices to walk at the next hop (two in shared memory)
+    "LIST": 5120,
 }
 
 # msbfs.cu
@@ -174,7 +183,7 @@ PAGERANK = {
 SOURCES = {"bfs_fused.cu": BFS_FUSED, "bfs_async.cu": BFS_ASYNC,
            "bfs_window.cu": BFS_WINDOW, "msbfs.cu": MSBFS,
            "bmm_b2sr.cu": BMM_B2SR, "bmv_b2sr.cu": BMV_B2SR, "components.cu": COMPONENTS,
-           "sssp.cu": SSSP, "pagerank.cu": PAGERANK}
+           "sssp.cu": SSSP, "pagerank.cu": PAGERANK, "bfs_hops.cu": BFS_HOPS}
 
 _HERE = Path(__file__).resolve().parent
 
