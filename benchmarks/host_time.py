@@ -53,6 +53,7 @@ def _calls(A, source):
         "bfs-parents": lambda st: breadth_first.bfs(A, source, parents=True, stats=st),
         "bfs-push": lambda st: breadth_first.bfs(A, source, method="push", stats=st),
         "bfs-blest": lambda st: breadth_first.bfs(A, source, method="blest", stats=st),
+        "bfs-hops": lambda st: breadth_first.bfs(A, source, method="hops", stats=st),
         "cc": lambda st: components.connected_components(A, stats=st),
         "msbfs": lambda st: multi_source.msbfs(A, np.arange(64) % A.nrows, stats=st),
         "tc": lambda st: triangles.triangle_count(A),
@@ -167,7 +168,7 @@ def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--graph", action="append", required=True, help="generator spec (repeat)")
     p.add_argument("--call", action="append", required=True,
-                   help="bfs, bfs-parents, bfs-push, bfs-blest, cc, ncc, msbfs, tc, sssp, sssp-int,"
+                   help="bfs, bfs-parents, bfs-push, bfs-blest, bfs-hops, cc, ncc, msbfs, tc, sssp, sssp-int,"
                         " pagerank,"
                         " pagerank-f32, mxv, mxv-plus"
                         " (repeat)")
