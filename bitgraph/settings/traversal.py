@@ -85,12 +85,18 @@ class BFSCuda:
     window_patience_s: float = knob(2.0, "bfs_window: a warp idle this long gives up.")
     window_round_edges: int = knob(0, """bfs_window: edges per lane and round, 4, 8 or 16 (0: the
         least of them at or above the mean degree: a typical row in one round).""")
-    hops_levels: int = knob(4, """bfs method "hops" (bfs_hops.cu): levels a grid barrier, each
+    hops_levels: int = knob(16, """bfs method "hops" (bfs_hops.cu): hops a grid barrier, each
         block walking its share of a phase's start that many hops on its own (block barriers
-        between hops). Not yet measured.""")
-    hops_list: int = knob(5120, """bfs method "hops": a block's list of the vertices to walk at
-        its next hop holds at most this many (at most the kernel's LIST, 5,120); past it the
-        call gives up and runs push (tests force small lists).""")
+        between hops). H200, one source, ms (k = 2 / 4 / 8 / 16 / 32 / 64): rgg-22 d16 7.62 /
+        6.16 / 5.50 / 5.30 / 5.67 / 7.30 (direction 8.58), rgg-22 d8 - / - / - / 5.57 / 5.87 /
+        6.78 (async 11.7), grid-2048 11.3 / 8.03 / 6.40 / 5.38 / 4.99 / 4.79 (async 6.80),
+        moore-2048 7.87 / 5.90 / 4.71 / 4.29 (async 7.15), 161^3 grid - / - / - / 2.08 / 2.70
+        (async 1.78).""")
+    hops_list: int = knob(2560, """bfs method "hops": a block's list of the items to walk at its
+        next hop holds at most this many (at most the kernel's LIST, 2,560); past it an item goes
+        to the next phase's queue (tests force small lists).""")
+    hops_queue: float = knob(1.0, """bfs method "hops": a phase's queue holds this many items a
+        vertex (16 bytes each with the two halves); past it the call gives up and runs push.""")
     threads: int = knob(1024, """Threads per block of the persistent kernel (its
         __launch_bounds__; generated into the .cu).""")
     blocks_per_sm: int = knob(1, """Blocks per multiprocessor at most: every block arrives at each

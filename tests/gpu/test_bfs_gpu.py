@@ -854,23 +854,28 @@ def test_hops_kernel_shapes(name):
 @gpu
 @pytest.mark.skipif(DEVICE != "cuda", reason="the hops kernel runs on CUDA only")
 def test_hops_gives_up_and_falls_back():
-    """A block list of one entry overflows on a grid: the kernel gives up,
-    bfs runs push instead and says so, with the right levels; bad settings
-    are refused by name."""
+    """Block lists of one item (every other item spills to the next phase's
+    queue) keep the levels right; a queue of one item makes the kernel give
+    up: bfs runs push instead and says so, with the right levels; bad
+    settings are refused by name."""
     kh = importlib.import_module("bitgraph.kernels.cuda.bfs_hops")
     A_cpu = bg.io.generators.grid2d(60, 100, drop=0.05, seed=1)
     A = on(A_cpu)
     keys = _edge_keys(A_cpu)
     ref = cpu_levels(A_cpu, 0)
-    with bg.settings.use(bfs_cuda={"hops_list": 1, "hops_levels": 8}):
+    for hops in (2, 8):
+        _hops_levels(A_cpu, 0, bg.settings.BFSCuda(hops_list=1, hops_levels=hops), "list 1")
+        _hops_levels(bg.io.generators.from_spec("kron:10"), 3,
+                     bg.settings.BFSCuda(hops_list=3, hops_levels=hops), "kron list 3")
+    with bg.settings.use(bfs_cuda={"hops_queue": 0.0}):
         rec = bg.Stats()
         check_bfs(A_cpu, A, 0, "hops", ref=ref, keys=keys, stats=rec)
         assert rec.method == "push (hops gave up)"
-    tiny = bg.settings.BFSCuda(hops_list=1, hops_levels=8)
+    tiny = bg.settings.BFSCuda(hops_queue=0.0)
     assert kh.bfs_hops(bg.algorithms._common.out_csr(A), 0, cfg=tiny) is None
     check_bfs(A_cpu, A, 0, "hops", ref=ref, keys=keys)  # after a give-up: a clean start
-    for bad in ({"hops_levels": 0}, {"hops_list": 0}, {"hops_list": 10**6}):
-        with pytest.raises(ValueError, match="hops_levels = .* must be >= 1 and hops_list"):
+    for bad in ({"hops_levels": 0}, {"hops_list": 0}, {"hops_list": 10**6}, {"hops_queue": -1}):
+        with pytest.raises(ValueError, match="hops_levels = .* must be >= 1, hops_list"):
             kh.bfs_hops(bg.algorithms._common.out_csr(A), 0, cfg=bg.settings.BFSCuda(**bad))
 
 

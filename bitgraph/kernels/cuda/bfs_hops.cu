@@ -1,32 +1,32 @@
-// BFS levels in groups of k per grid barrier, for long mesh-like graphs
-// (rgg, grids with diagonals: thousands of levels of a few thousand
-// vertices) where a level-synchronous kernel pays a grid barrier and a
-// global queue round trip a level (bfs_fused.cu's direction: ~6.9 us a
-// level on rgg-22 d16, H100) and the work-list kernels relabel each vertex
-// many times (bfs_async.cu, bfs_window.cu).
+// BFS levels with a grid barrier every k hops, for long mesh-like graphs
+// (rgg, grids: thousands of levels of a few thousand vertices) where a
+// level-synchronous kernel pays a grid barrier and a global queue round trip
+// a level (bfs_fused.cu's direction: ~6.9 us a level on rgg-22 d16, H100)
+// and the work-list kernels relabel each vertex many times (bfs_async.cu,
+// bfs_window.cu).
 //
-// A phase starts from the vertices of level b (the global queue in, exact)
-// and ends with every level up to b + k exact. Each block takes its share
+// A label-correcting BFS in phases. A phase starts from the queue in, items
+// (v, l): "walk v's out-edges with level l + 1". Each block takes its share
 // of the queue and walks k hops from it on its own, a block barrier between
-// hops: at hop h a vertex's out-neighbours get level b + h by atomicMin,
-// and a neighbour whose level that lowered is the block's to walk at hop
-// h + 1 (a shared-memory list; at hop k the global queue out, the next
-// phase's start). Why the levels up to b + k are exact: a vertex x of
-// level b + j has an in-neighbour y of level b + j - 1; the atomicMin that
-// gave y that level returned more (one did, by induction from the queue's
-// exact level b), so its block walked y at hop j and gave x at most b + j;
-// and a level is always a path's length, never less than the distance. A
-// vertex one block reaches late (a larger level first) and another lowers
-// is walked again by the other: work, not error. The queue in may hold a
-// vertex lowered after it was queued; it was walked when lowered, and is
-// skipped (its level is not b). A block list past `cap` entries sets
-// `error`: the caller runs a level-synchronous method.
+// hops: a neighbour whose level the walk's atomicMin lowered is appended,
+// with its new level, to the block's shared-memory list for the next hop
+// (after hop k, or with the list full: to the queue out, the next phase's
+// start). Every lowering is walked once with the level it set, so at the
+// fixpoint (the queue empty) no edge (u, v) has level(v) > level(u) + 1, and
+// a level is always a path's length: the levels are the distances. Blocks
+// start each phase together and take a hop in about the same time, so a
+// vertex is mostly reached first by a shortest path (rgg, grids); a vertex
+// reached late by a longer one is lowered and walked again (work, not
+// error). An item whose vertex was lowered after it was queued is skipped
+// (its lowering walked it). The queue out past `qcap` items sets `error`:
+// the caller runs a level-synchronous method.
 //
 // Levels are unsigned, unreached = 0xFFFFFFFF (int32 -1: the result as it
 // is); the launcher fills them and the counters before the launch.
-// queue[2n] (int: the phases alternate halves), ctrl[4] (unsigned: the
-// three rotating queue counts, then error), bar[2] (grid.cuh). Cooperative
-// launch, BLOCK threads, every block resident. I: the CSR's index type.
+// queue[2 qcap] (int2 items: the phases alternate halves), ctrl[4]
+// (unsigned: the three rotating queue counts, then error), bar[2]
+// (grid.cuh). Cooperative launch, BLOCK threads, every block resident. I:
+// the CSR's index type.
 
 #include "grid.cuh"
 
@@ -35,15 +35,16 @@ namespace bfs_hops {
 #include "bfs_hops_constants.cuh"
 }  // namespace bfs_hops
 
-// the out-neighbours of u get level nl; those it lowered go to out (a
-// shared-memory list of cap, its count *cnt; overflow sets *error) or,
-// with `global`, to the queue out (its count *gcnt); a warp a vertex, its
-// lanes striding the row
+// the out-neighbours of u get level nl (atomicMin); those it lowered are
+// appended with nl to out (a shared-memory list of cap entries, count
+// *cnt) unless `global` or out is full: then to the queue out (qcap
+// entries, count *gcnt; past it *error is set); a warp a vertex, its lanes
+// striding the row
 template <typename I>
 __device__ __forceinline__ void walk(const I* __restrict__ indptr, const I* __restrict__ indices,
                                      unsigned* level, long long u, unsigned nl, bool global,
-                                     int* out, unsigned* cnt, unsigned cap, int* gout,
-                                     unsigned* gcnt, unsigned* error) {
+                                     int2* out, unsigned* cnt, unsigned cap, int2* gout,
+                                     unsigned* gcnt, unsigned qcap, unsigned* error) {
   const int lane = threadIdx.x & 31;
   const long long a = (long long)indptr[u], e = (long long)indptr[u + 1];
   for (long long p = a; p < e; p += 32) {  // warp-uniform trip count
@@ -54,15 +55,22 @@ __device__ __forceinline__ void walk(const I* __restrict__ indptr, const I* __re
       w = (long long)indices[q];
       mine = atomicMin(level + w, nl) > nl;
     }
-    const unsigned got = __ballot_sync(0xffffffffu, mine);
+    unsigned got = __ballot_sync(0xffffffffu, mine);
     if (!got) continue;
-    unsigned base = 0;
-    if (lane == 0) base = atomicAdd(global ? gcnt : cnt, (unsigned)__popc(got));
-    base = __shfl_sync(0xffffffffu, base, 0);
-    if (mine) {
-      const unsigned at = base + __popc(got & ((1u << lane) - 1u));
-      if (global) gout[at] = (int)w;
-      else if (at < cap) out[at] = (int)w;
+    unsigned at = 0;
+    bool far = global;  // to the queue out
+    if (!global) {
+      if (lane == 0) at = atomicAdd(cnt, (unsigned)__popc(got));
+      at = __shfl_sync(0xffffffffu, at, 0) + __popc(got & ((1u << lane) - 1u));
+      far = at >= cap;
+      if (mine && !far) out[at] = make_int2((int)w, (int)nl);
+      got = __ballot_sync(0xffffffffu, mine && far);  // a full list: the rest go out
+    }
+    if (!got) continue;
+    if (lane == 0) at = atomicAdd(gcnt, (unsigned)__popc(got));
+    at = __shfl_sync(0xffffffffu, at, 0) + __popc(got & ((1u << lane) - 1u));
+    if (mine && far) {
+      if (at < qcap) gout[at] = make_int2((int)w, (int)nl);
       else atomicExch(error, 1u);
     }
   }
@@ -71,9 +79,9 @@ __device__ __forceinline__ void walk(const I* __restrict__ indptr, const I* __re
 template <typename I>
 __global__ void __launch_bounds__(bfs_hops::BLOCK, 1)
 bfs_hops_run(const I* __restrict__ indptr, const I* __restrict__ indices, unsigned* level,
-             long long n, int* queue, unsigned* ctrl, unsigned* bar, int k, unsigned cap) {
+             long long qcap, int2* queue, unsigned* ctrl, unsigned* bar, int k, unsigned cap) {
   using namespace bfs_hops;
-  __shared__ int lists[2][LIST];
+  __shared__ int2 lists[2][LIST];
   // the hops' list counts, rotating: hop h appends to counts[h % 3] and reads
   // counts[(h - 1) % 3]; counts[(h + 1) % 3] is cleared at hop h's start,
   // when no warp reads or writes it
@@ -82,13 +90,12 @@ bfs_hops_run(const I* __restrict__ indptr, const I* __restrict__ indices, unsign
   if (threadIdx.x == 0) gen = bg::ld_acquire(bar + 1);
   const int warp = threadIdx.x >> 5, warps = blockDim.x >> 5;
   cap = min(cap, (unsigned)LIST);
-  unsigned b = 0;  // the phase's base level
-  for (int p = 0;; ++p, b += (unsigned)k) {
+  for (int p = 0;; ++p) {
     const unsigned total = *(volatile unsigned*)(ctrl + p % 3);  // written before the barrier
     if (total == 0 || *(volatile unsigned*)(ctrl + 3)) break;
     if (blockIdx.x == 0 && threadIdx.x == 0) ctrl[(p + 2) % 3] = 0u;  // phase p + 1's out
-    const int* in = queue + (long long)(p & 1) * n;
-    int* out = queue + (long long)((p + 1) & 1) * n;
+    const int2* in = queue + (long long)(p & 1) * qcap;
+    int2* out = queue + (long long)((p + 1) & 1) * qcap;
     unsigned* gcnt = ctrl + (p + 1) % 3;
     // hop 1: this block's share of the queue in
     const unsigned lo = (unsigned)((unsigned long long)total * blockIdx.x / gridDim.x);
@@ -96,10 +103,11 @@ bfs_hops_run(const I* __restrict__ indptr, const I* __restrict__ indices, unsign
     if (threadIdx.x == 0) counts[1] = counts[2] = 0u;
     __syncthreads();
     for (unsigned i = lo + warp; i < hi; i += warps) {
-      const long long u = in[i];
-      if (__ldcg(level + u) != b) continue;  // lowered after it was queued: walked then
-      walk(indptr, indices, level, u, b + 1, k == 1, lists[1], counts + 1, cap, out, gcnt,
-           ctrl + 3);
+      const int2 it = in[i];
+      // lowered after it was queued: walked with the lower level then
+      if (__ldcg(level + it.x) < (unsigned)it.y) continue;
+      walk(indptr, indices, level, it.x, (unsigned)it.y + 1u, k == 1, lists[1], counts + 1, cap,
+           out, gcnt, (unsigned)qcap, ctrl + 3);
     }
     // hops 2 .. k: the block's own list (hop h reads lists[(h - 1) & 1] and
     // writes lists[h & 1], which hop h - 1 read: the barrier at its start)
@@ -107,17 +115,19 @@ bfs_hops_run(const I* __restrict__ indptr, const I* __restrict__ indices, unsign
       __syncthreads();
       if (threadIdx.x == 0) counts[(h + 1) % 3] = 0u;
       const unsigned m = min(counts[(h - 1) % 3], cap);
-      const int* from = lists[(h - 1) & 1];
-      for (unsigned i = warp; i < m; i += warps)
-        walk(indptr, indices, level, (long long)from[i], b + (unsigned)h, h == k,
-             lists[h & 1], counts + h % 3, cap, out, gcnt, ctrl + 3);
+      const int2* from = lists[(h - 1) & 1];
+      for (unsigned i = warp; i < m; i += warps) {
+        const int2 it = from[i];
+        walk(indptr, indices, level, it.x, (unsigned)it.y + 1u, h == k, lists[h & 1],
+             counts + h % 3, cap, out, gcnt, (unsigned)qcap, ctrl + 3);
+      }
     }
     bg::grid_barrier(bar, gen);
   }
 }
 
-template __global__ void bfs_hops_run<int>(const int*, const int*, unsigned*, long long, int*,
+template __global__ void bfs_hops_run<int>(const int*, const int*, unsigned*, long long, int2*,
                                            unsigned*, unsigned*, int, unsigned);
 template __global__ void bfs_hops_run<long long>(const long long*, const long long*, unsigned*,
-                                                 long long, int*, unsigned*, unsigned*, int,
+                                                 long long, int2*, unsigned*, unsigned*, int,
                                                  unsigned);

@@ -88,8 +88,8 @@ BFS_WINDOW = {
 BFS_HOPS = {
     # threads a block of the cooperative launch (one block a multiprocessor)
     "BLOCK": 1024,
-    # a block's list of the vertices to walk at the next hop (two in shared memory)
-    "LIST": 5120,
+    # a block's list of the items to walk at the next hop (two of int2 in shared memory)
+    "LIST": 2560,
 }
 
 # msbfs.cu
