@@ -36,9 +36,9 @@ returns the level of every vertex reached from s. The methods:
   that many hops on its own, atomicMin on the levels, a block barrier
   between hops; exact at each group's end; for the same long mesh-like
   graphs.
-- ``"auto"``: ``bfs_method(A)``: on CUDA ``"async"`` for a sparse graph of
-  long diameter (a short probe, cached), ``"window"`` for a denser one,
-  else ``"direction"``; on the CPU
+- ``"auto"``: ``bfs_method(A)``: on CUDA ``"hops"`` for a graph of long
+  diameter (a short probe, cached) and moderate degree, else
+  ``"direction"``; on the CPU
   ``"direction"``; on a high-diameter graph direction never leaves
   top-down and is then the push method.
 
@@ -57,6 +57,8 @@ bottom-up. ``"direction"``: push's top-down levels, scan-free or
 single-scan (XBFS), and bottom-up levels by alpha. ``"async"`` is its own
 kernel (above), and ``"window"`` its windowed twin; when the work list
 fills up (4 items per vertex) either gives up and push runs instead.
+``"hops"`` is a cooperative kernel of its own (``kernels/cuda/bfs_hops.cu``);
+when a phase's queue fills up it gives up and push runs instead.
 """
 
 from __future__ import annotations
@@ -185,16 +187,15 @@ def bfs_method(A) -> str:
     """The method ``bfs(A, s, method="auto")`` runs on A.
 
     On CUDA, for a graph of long diameter (the probe of
-    :func:`long_reach`): ``"async"`` when its mean out-degree is at most
-    ``settings.bfs_cuda.async_max_degree`` (grids), ``"window"`` when it is
-    at most ``settings.bfs_cuda.window_max_degree`` (0 by default: on rgg and
-    grids with diagonals it lost to direction or async); else ``"direction"``, the fastest
-    level-synchronous method (or within 4% of it) on every graph family.
-    Async has no barrier between levels: on grid-2048 (2,731 levels, H100)
-    it takes 6.5 ms against direction's 18.9; on R-MAT, where a few huge
-    levels want the bottom-up steps, it is 35-70x slower than direction.
-    On the CPU: ``"direction"``. ``python benchmarks/run.py --algo bfs
-    --device cuda`` times every method.
+    :func:`long_reach`) of mean out-degree at most
+    ``settings.bfs_cuda.hops_max_degree``: ``"hops"`` (a grid barrier every
+    ``settings.bfs_cuda.hops_levels`` hops, the hops between them each
+    block's own); else ``"direction"``, the fastest level-synchronous method
+    (or within 4% of it) on every graph family. On rgg-22 (mean degree 16,
+    1,044 levels, H200) hops takes 5.1 ms against direction's 8.6; on
+    grid-2048 5.2 against async's 6.6; on R-MAT, where a few huge levels
+    want the bottom-up steps, direction. On the CPU: ``"direction"``.
+    ``python benchmarks/run.py --algo bfs --device cuda`` times every method.
 
     >>> import bitgraph as bg
     >>> bg.algorithms.bfs_method(bg.io.generators.from_spec("grid:4x4"))
@@ -207,12 +208,9 @@ def bfs_method(A) -> str:
 def _method(A, cfg) -> str:
     """``bfs_method`` under the settings ``cfg``."""
     c = cfg.bfs_cuda
-    # a long graph: async where sparse (grids), windowed async up to
-    # window_max_degree (0 by default: it has not won yet), the
-    # level-synchronous kernels above
-    if A.device == "cuda" and A.nvals <= max(c.async_max_degree, c.window_max_degree) * A.nrows \
-            and long_reach(A, cfg.bfs):
-        return "async" if A.nvals <= c.async_max_degree * A.nrows else "window"
+    # a long graph of moderate degree (grids, rgg): k hops a grid barrier
+    if A.device == "cuda" and A.nvals <= c.hops_max_degree * A.nrows and long_reach(A, cfg.bfs):
+        return "hops"
     return "direction"
 
 

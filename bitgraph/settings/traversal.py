@@ -55,19 +55,18 @@ class BFSCuda:
         levels skip them (R-MAT: ~40% of the vertices).""")
     sort_in_lists: bool = knob(True, """Bottom-up levels read in-neighbour lists ordered by
         out-degree, largest first (XBFS): the early exit comes sooner.""")
-    async_max_degree: float = knob(8.0, """auto runs the asynchronous BFS on a graph of long
-        diameter (BFS.probe_*) with at most this mean out-degree: grids (degree 4 and 6) append
-        1.0-1.5 items per vertex, rgg (degree 16) 9-18, and there async took 47 ms against
-        direction's 9 (H100).""")
-    window_max_degree: float = knob(0.0, """auto runs the windowed asynchronous BFS
-        (bfs_window.cu) on a graph of long diameter whose mean out-degree is above
-        async_max_degree and at most this; 0: never. Measured on an H200 (ms, one source):
-        window lost everywhere it was meant for: rgg-22 d16 13.4 vs direction 8.85, d32 12.3 vs
-        6.86, d8 16.5 vs async 13.0, moore:2048x2048 9.84 vs async 6.98.""")
+    hops_max_degree: float = knob(40.0, """auto runs the hops method (bfs_hops.cu) on a graph of
+        long diameter (BFS.probe_*) with at most this mean out-degree, else direction. One
+        source on an H200, whole call, ms: rgg-22 d16 5.05 against direction 8.58, d8 5.68
+        against async 11.9, d32 6.11 against direction 7.1; grid-2048 5.24 against async 6.62;
+        moore-2048 3.97 against async 6.79; the 161^3 grid 2.07 against async 1.78 (the one long
+        graph measured where hops is not the fastest). Measured up to mean degree 32.""")
     window_levels: int = knob(2, """bfs_window: an item is relaxed only when its level is at
         most the least pending level plus this (0: levels in order, never a relabel; large: the
         plain work list's order). rgg-22 d16 on an H200: 0 22.5 ms, 1 17.2, 2 13.5, 8 11.6,
-        10^6 12.2 (direction 8.85: auto does not run window).""")
+        10^6 12.2 (direction 8.85; auto runs hops there). Window lost everywhere it was meant
+        for: rgg-22 d16 13.4 vs direction 8.85, d32 12.3 vs 6.86, d8 16.5 vs async 13.0,
+        moore:2048x2048 9.84 vs async 6.98 (H200).""")
     window_hold_s: float = knob(20e-6, """bfs_window: a lane holds an item above the window at
         most this long, then relaxes it anyway (the list is FIFO: an item of the window may sit
         behind held ones); not yet measured on a GPU.""")
@@ -87,11 +86,10 @@ class BFSCuda:
         least of them at or above the mean degree: a typical row in one round).""")
     hops_levels: int = knob(16, """bfs method "hops" (bfs_hops.cu): hops a grid barrier, each
         block walking its share of a phase's start that many hops on its own (block barriers
-        between hops). H200, one source, ms (k = 2 / 4 / 8 / 16 / 32 / 64): rgg-22 d16 7.62 /
-        6.16 / 5.50 / 5.30 / 5.67 / 7.30 (direction 8.58), rgg-22 d8 - / - / - / 5.57 / 5.87 /
-        6.78 (async 11.7), grid-2048 11.3 / 8.03 / 6.40 / 5.38 / 4.99 / 4.79 (async 6.80),
-        moore-2048 7.87 / 5.90 / 4.71 / 4.29 (async 7.15), 161^3 grid - / - / - / 2.08 / 2.70
-        (async 1.78).""")
+        between hops). H200, one source, whole call, ms (k = 8 / 16 / 32): rgg-22 d16 5.26 /
+        5.05 / 5.35, d8 5.82 / 5.68 / 5.90, d32 6.20 / 6.11 / 7.01, grid-2048 6.12 / 5.24 /
+        4.93, moore-2048 4.41 / 3.97 / 3.82, 161^3 grid 2.10 / 2.07 / 2.60; at 2 and 4 rgg d16
+        took 7.62 and 6.16, at 64 7.30.""")
     hops_list: int = knob(2560, """bfs method "hops": a block's list of the items to walk at its
         next hop holds at most this many (at most the kernel's LIST, 2,560); past it an item goes
         to the next phase's queue (tests force small lists).""")

@@ -695,47 +695,43 @@ def test_async_chains(chain, g, data):
 
 @gpu
 @pytest.mark.skipif(DEVICE != "cuda", reason="the probe runs on CUDA graphs only")
-def test_auto_picks_async_for_a_long_diameter():
-    """bfs_method's probe: a 400 x 400 grid (799 levels) gets async; an
+def test_auto_picks_hops_for_a_long_diameter():
+    """bfs_method's probe: a 400 x 400 grid (799 levels) gets hops; an
     R-MAT graph of as many vertices, a uniform random one and a random
     geometric one of mean degree ~60 (long diameter, but above
-    window_max_degree) get direction; auto's levels on the grid are right."""
+    hops_max_degree) get direction; auto's levels on the grid are right."""
     grid = bg.io.generators.from_spec("grid:400x400:0.01")
-    assert bg.algorithms.bfs_method(on(grid)) == "async"
-    for spec in ("kron:17", "urand:17:8", "rgg:200000:d60"):  # rgg above window_max_degree
+    assert bg.algorithms.bfs_method(on(grid)) == "hops"
+    for spec in ("kron:17", "urand:17:8", "rgg:200000:d60"):  # rgg above hops_max_degree
         assert bg.algorithms.bfs_method(on(bg.io.generators.from_spec(spec))) == "direction"
     A = on(grid)
-    check_bfs(grid, A, 777, "auto", ref=cpu_levels(grid, 777), keys=_edge_keys(grid))
+    rec = bg.Stats()
+    check_bfs(grid, A, 777, "auto", ref=cpu_levels(grid, 777), keys=_edge_keys(grid), stats=rec)
+    assert rec.method == "hops" and not rec.metrics["gave_up"]
 
 
 @gpu
 @pytest.mark.skipif(DEVICE != "cuda", reason="the probe runs on CUDA graphs only")
-def test_auto_picks_window_for_long_meshes_of_mean_degree_8_to_32():
-    """Long graphs above async_max_degree and up to window_max_degree get
-    the windowed kernel; the default limit (0) keeps them on direction (the
-    windowed kernel lost there when measured); the 8-neighbour mesh (mean
-    ~7.96) stays async; moving the limits moves the choice; auto's levels on
-    rgg are right. (The probe's share is raised so that graphs of 300,000
-    vertices count as long: 24 hops of rgg reach ~2-6% of them, of rgg 2^22
-    under 1%.)"""
+def test_auto_hops_limit_moves_the_choice():
+    """Long meshes of mean degree 8-32 (rgg, the 8-neighbour mesh) get hops
+    up to hops_max_degree and direction above it; auto's levels on rgg are
+    right. (The probe's share is raised so that graphs of 300,000 vertices
+    count as long: 24 hops of rgg reach ~2-6% of them, of rgg 2^22 under
+    1%.)"""
     with bg.settings.use(bfs={"probe_share": 8}):
         rgg = bg.io.generators.from_spec("rgg:300000:d16")
-        graphs = (rgg, bg.io.generators.from_spec("rgg:300000:d32"))
+        graphs = (rgg, bg.io.generators.from_spec("rgg:300000:d32"),
+                  bg.io.generators.from_spec("moore:450x450"))
         for G in graphs:
-            assert bg.algorithms.bfs_method(on(G)) == "direction"
-        moore = on(bg.io.generators.from_spec("moore:450x450"))
-        assert bg.algorithms.bfs_method(moore) == "async"
-        with bg.settings.use(bfs_cuda={"window_max_degree": 40.0}):
-            for G in graphs:
-                assert bg.algorithms.bfs_method(on(G)) == "window"
-            assert bg.algorithms.bfs_method(moore) == "async"
-            with bg.settings.use(bfs_cuda={"async_max_degree": 0.0}):
-                assert bg.algorithms.bfs_method(moore) == "window"
-            A = on(rgg)
-            rec = bg.Stats()
-            check_bfs(rgg, A, 12345, "auto", ref=cpu_levels(rgg, 12345), keys=_edge_keys(rgg),
-                      stats=rec)
-            assert rec.method == "window" and not rec.metrics["gave_up"]
+            assert bg.algorithms.bfs_method(on(G)) == "hops"
+        with bg.settings.use(bfs_cuda={"hops_max_degree": 12.0}):
+            assert [bg.algorithms.bfs_method(on(G)) for G in graphs] == [
+                "direction", "direction", "hops"]
+        A = on(rgg)
+        rec = bg.Stats()
+        check_bfs(rgg, A, 12345, "auto", ref=cpu_levels(rgg, 12345), keys=_edge_keys(rgg),
+                  stats=rec)
+        assert rec.method == "hops" and not rec.metrics["gave_up"]
 
 
 def _window_levels(A_cpu, s, cfg, where):
