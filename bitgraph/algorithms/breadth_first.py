@@ -152,12 +152,8 @@ def bfs(A, source, *, parents=False, method="auto", alpha=None, reorder="none", 
         elif method in ("push", "direction"):
             levels, visited, par = _csr_cuda(A, s, parents,
                                              alpha if method == "direction" else None, cfg, stats)
-        elif method == "async":
-            levels, visited, par = _async_cuda(A, s, parents, cfg, stats)
-        elif method == "window":
-            levels, visited, par = _window_cuda(A, s, parents, cfg, stats)
-        elif method == "hops":
-            levels, visited, par = _hops_cuda(A, s, parents, cfg, stats)
+        elif method in CUDA_ONLY:
+            levels, visited, par = _levels_cuda(A, s, parents, method, cfg, stats)
         else:
             levels, visited, par = _blest_cuda(A, s, reorder, parents, alpha, cfg, stats)
         xp = _array.array_module(levels)
@@ -537,56 +533,23 @@ def _csr_cuda(A, s, want_parents, alpha, cfg, stats, prepare=False):
     return lv, vis, par
 
 
-def _async_cuda(A, s, want_parents, cfg, stats):
+def _levels_cuda(A, s, want_parents, method, cfg, stats):
     """Levels (int32 CuPy, -1 unreached), None for the bits, and parents
-    from the asynchronous label-correcting kernel (``kernels/cuda/
-    bfs_async``); the push method when it gives up (its work list full)."""
+    from one of the kernels that give levels alone, ``method``: "async"
+    (``kernels/cuda/bfs_async``: the label-correcting work list), "window"
+    (``bfs_window``: its windowed twin) or "hops" (``bfs_hops``: a grid
+    barrier every few hops); the push method when the kernel gives up (its
+    work list or queue full). (``reorder=`` runs them on A renumbered,
+    ``_renumbered_bfs``: a mesh in a locality order, RCM, keeps a wavefront's
+    rows and levels in few cache lines; rgg's generated order is random.)"""
     from bitgraph.kernels import registry
 
-    run = registry.lookup("bfs", fmt="csr", device="cuda", variant="async")
-    lv = run(out_csr(A), s, cfg=cfg.bfs_async, stats=stats)
+    run = registry.lookup("bfs", fmt="csr", device="cuda", variant=method)
+    lv = run(out_csr(A), s, cfg=cfg.bfs_async if method == "async" else cfg.bfs_cuda,
+             stats=stats)
     if lv is None:
         if stats is not None:
-            stats.method = "push (async gave up)"
-        return _csr_cuda(A, s, want_parents, None, cfg, stats)
-    par = None
-    if want_parents:
-        par = registry.lookup("bfs", fmt="csr", device="cuda", variant="parents")(in_csr(A), lv, s)
-    return lv, None, par
-
-
-def _window_cuda(A, s, want_parents, cfg, stats):
-    """Levels (int32 CuPy, -1 unreached), None for the bits, and parents
-    from the windowed asynchronous kernel (``kernels/cuda/bfs_window``);
-    the push method when it gives up (its work list full). (``reorder=``
-    runs it on A renumbered, ``_renumbered_bfs``: a mesh in a locality
-    order, RCM, keeps a wavefront's rows and levels in few cache lines;
-    rgg's generated order is random.)"""
-    from bitgraph.kernels import registry
-
-    run = registry.lookup("bfs", fmt="csr", device="cuda", variant="window")
-    lv = run(out_csr(A), s, cfg=cfg.bfs_cuda, stats=stats)
-    if lv is None:
-        if stats is not None:
-            stats.method = "push (window gave up)"
-        return _csr_cuda(A, s, want_parents, None, cfg, stats)
-    par = None
-    if want_parents:
-        par = registry.lookup("bfs", fmt="csr", device="cuda", variant="parents")(in_csr(A), lv, s)
-    return lv, None, par
-
-
-def _hops_cuda(A, s, want_parents, cfg, stats):
-    """Levels (int32 CuPy, -1 unreached), None for the bits, and parents
-    from the kernel of k levels a grid barrier (``kernels/cuda/bfs_hops``);
-    the push method when it gives up (a block's hop list full)."""
-    from bitgraph.kernels import registry
-
-    run = registry.lookup("bfs", fmt="csr", device="cuda", variant="hops")
-    lv = run(out_csr(A), s, cfg=cfg.bfs_cuda, stats=stats)
-    if lv is None:
-        if stats is not None:
-            stats.method = "push (hops gave up)"
+            stats.method = f"push ({method} gave up)"
         return _csr_cuda(A, s, want_parents, None, cfg, stats)
     par = None
     if want_parents:

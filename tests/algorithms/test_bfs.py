@@ -318,3 +318,43 @@ def test_renumbered_traversals(device):
         assert known(Ad, "bfs_order", key="rcm") is not None
     with pytest.raises(bg.InvalidValue, match="bfs: unknown reorder 'bogus'; expected one of"):
         bfs(bg.io.generators.from_spec("grid:4x4"), 0, method="direction", reorder="bogus")
+
+
+@pytest.mark.parametrize("method", ["async", "window", "hops"])
+def test_levels_kernels_dispatch(method, monkeypatch):
+    """The CUDA methods that give levels alone (their kernels stubbed here,
+    on a CPU graph): each gets its settings family (async: bfs_async, the
+    others bfs_cuda) and A's out-CSR; parents come from the parents kernel
+    over the in-CSR; a kernel that gives up (None) hands over to push, and
+    the Stats say so."""
+    from bitgraph import settings as bs
+    from bitgraph.algorithms import breadth_first as bf
+    from bitgraph.kernels import registry
+
+    A = bg.io.generators.from_spec("grid:5x6")
+    levels = np.arange(30, dtype=np.int32)
+    seen = {}
+
+    def lookup(op, fmt, device, variant):
+        assert (op, fmt, device) == ("bfs", "csr", "cuda")
+        if variant == "parents":
+            return lambda csr, lv, s: ("parents", lv, s)
+
+        def run(csr, s, cfg, stats):
+            seen.update(variant=variant, cfg=cfg, n=csr.nrows, s=s)
+            return seen.get("give")
+        return run
+
+    monkeypatch.setattr(registry, "lookup", lookup)
+    monkeypatch.setattr(bf, "_csr_cuda", lambda A, s, par, alpha, cfg, stats: ("push", s, par))
+    cfg = bs.current()
+    seen["give"] = levels
+    lv, bits, par = bf._levels_cuda(A, 4, True, method, cfg, None)
+    assert lv is levels and bits is None and par == ("parents", levels, 4)
+    assert seen["variant"] == method and seen["n"] == 30 and seen["s"] == 4
+    assert seen["cfg"] is (cfg.bfs_async if method == "async" else cfg.bfs_cuda)
+    assert bf._levels_cuda(A, 4, False, method, cfg, None)[2] is None
+    seen["give"] = None
+    st = bg.Stats()
+    assert bf._levels_cuda(A, 2, True, method, cfg, st) == ("push", 2, True)
+    assert st.method == f"push ({method} gave up)"

@@ -415,6 +415,27 @@ def test_heavy_rows_cut_into_chunks(weighted, device):
             assert _l1(res, want) < 1e-6, (split, chunk)
 
 
+def _kernel_graphs(n, per, weighted, seed):
+    """The GPU kernels' branches' graphs on n vertices: two hubs (in-rows of
+    n - 1 and n / 2 entries), a long path and per * n random edges (integer
+    weights 1-4 when ``weighted``), the same with int64 indices, a path, a
+    star."""
+    rng = np.random.default_rng(seed)
+    r = np.concatenate([np.arange(1, n), np.arange(0, n, 2), np.arange(n - 1),
+                        rng.integers(0, n, per * n)])
+    c = np.concatenate([np.zeros(n - 1, np.int64), np.full((n + 1) // 2, 7), np.arange(1, n),
+                        rng.integers(0, n, per * n)])
+    A = (bg.Matrix.from_coo(r, c, rng.integers(1, 5, r.size).astype(np.float32), nrows=n,
+                            ncols=n, dup_op="plus")
+         if weighted else bg.Matrix.from_coo(r, c, nrows=n, ncols=n))
+    S = A.to_scipy().tocsr()
+    A64 = bg.Matrix._from_csr(CSR(S.indptr.astype(np.int64), S.indices.astype(np.int64),
+                                  None if A.iso else S.data.astype(np.float64), n, n))
+    path = bg.Matrix.from_coo(np.arange(n - 1), np.arange(1, n), nrows=n, ncols=n)
+    star = bg.Matrix.from_coo(np.arange(1, n), np.zeros(n - 1, np.int64), nrows=n, ncols=n)
+    return A, A64, path, star
+
+
 @pytest.mark.parametrize("device", DEVICES)
 @pytest.mark.parametrize("weighted", [False, True])
 @pytest.mark.parametrize("rank", [np.float64, np.float32])
@@ -427,22 +448,9 @@ def test_tiled_pull(weighted, rank, device):
     them) or none (in the stored order); int64 indices, a long path, a star.
     Every setting gives the default's iterations (at a tol clear of the
     changes) and ranks within 1e-12 (float64) or F32_SAME_L1 (float32)."""
-    rng = np.random.default_rng(29)
     n = 2000 + 5
-    r = np.concatenate([np.arange(1, n), np.arange(0, n, 2), np.arange(n - 1),
-                        rng.integers(0, n, 6 * n)])
-    c = np.concatenate([np.zeros(n - 1, np.int64), np.full((n + 1) // 2, 7), np.arange(1, n),
-                        rng.integers(0, n, 6 * n)])
-    A = (bg.Matrix.from_coo(r, c, rng.integers(1, 5, r.size).astype(np.float32), nrows=n,
-                            ncols=n, dup_op="plus")
-         if weighted else bg.Matrix.from_coo(r, c, nrows=n, ncols=n))
-    S = A.to_scipy().tocsr()
-    A64 = bg.Matrix._from_csr(CSR(S.indptr.astype(np.int64), S.indices.astype(np.int64),
-                                  None if A.iso else S.data.astype(np.float64), n, n))
-    path = bg.Matrix.from_coo(np.arange(n - 1), np.arange(1, n), nrows=n, ncols=n)
-    star = bg.Matrix.from_coo(np.arange(1, n), np.zeros(n - 1, np.int64), nrows=n, ncols=n)
     run = pagerank32 if rank == np.float32 else pagerank
-    for M in (A, A64, path, star):
+    for M in _kernel_graphs(n, 6, weighted, seed=29):
         tol = _tol_between_errors(M) if rank == np.float32 else 1e-10
         ref = run(M, tol=tol, max_iter=500, device=device)
         assert ref.converged
@@ -1156,21 +1164,8 @@ def test_float32_kernel_branches(weighted, device):
     every setting gives the default's iterations (at a tol clear of the
     changes: _tol_between_errors) and ranks within F32_SAME_L1; the ranks
     within F32_L1 of float64's (tol 1e-9)."""
-    rng = np.random.default_rng(32)
     n = 1000 + 7
-    r = np.concatenate([np.arange(1, n), np.arange(0, n, 2), np.arange(n - 1),
-                        rng.integers(0, n, 4 * n)])
-    c = np.concatenate([np.zeros(n - 1, np.int64), np.full((n + 1) // 2, 7), np.arange(1, n),
-                        rng.integers(0, n, 4 * n)])
-    A = (bg.Matrix.from_coo(r, c, rng.integers(1, 5, r.size).astype(np.float32), nrows=n,
-                            ncols=n, dup_op="plus")
-         if weighted else bg.Matrix.from_coo(r, c, nrows=n, ncols=n))
-    S = A.to_scipy().tocsr()
-    A64 = bg.Matrix._from_csr(CSR(S.indptr.astype(np.int64), S.indices.astype(np.int64),
-                                  None if A.iso else S.data.astype(np.float64), n, n))
-    path = bg.Matrix.from_coo(np.arange(n - 1), np.arange(1, n), nrows=n, ncols=n)
-    star = bg.Matrix.from_coo(np.arange(1, n), np.zeros(n - 1, np.int64), nrows=n, ncols=n)
-    for M in (A, A64, path, star):
+    for M in _kernel_graphs(n, 4, weighted, seed=32):
         ref64 = pagerank(M, tol=1e-9, max_iter=500, device=device)
         assert _l1_between(pagerank32(M, tol=1e-9, max_iter=500, device=device), ref64) < F32_L1
         tol = _tol_between_errors(M)
