@@ -262,29 +262,28 @@ class _Tiles:
                 vals.append(val)
                 flags.append([vk < 0 for vk in v])
             ex = (0, 0.0)
-            head_writes = 0
+            head_writes = []
+
+            def close(started, ord_, acc):  # a row's sum: by its ordinal, or the tile's head
+                if started:
+                    rowsum[ord_] = acc
+                    writes[ord_] += 1
+                else:
+                    heads[t] = acc
+                    head_writes.append(t)
+
             for th in range(32):
                 started, ord_, acc = ex[0] > 0, int(tile_ne0[t]) + ex[0] - 1, ex[1]
                 for k in range(TILE_K):
                     if flags[th][k]:
-                        if started:
-                            rowsum[ord_] = acc
-                            writes[ord_] += 1
-                        else:
-                            heads[t] = acc
-                            head_writes += 1
+                        close(started, ord_, acc)
                         started, ord_, acc = True, ord_ + 1, 0.0
                     acc += vals[th][k]
                 if th == 31:
-                    if started:
-                        rowsum[ord_] = acc
-                        writes[ord_] += 1
-                    else:
-                        heads[t] = acc
-                        head_writes += 1
+                    close(started, ord_, acc)
                 c, sm = items[th]
                 ex = (ex[0] + c, sm if c > 0 else ex[1] + sm)
-            assert head_writes == 1
+            assert head_writes == [t]
         self.writes = writes
 
 
