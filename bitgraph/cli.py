@@ -29,9 +29,10 @@ stored entries in the rows of the reached vertices (the out-edges of the
 reached component; an undirected edge counts twice, once per direction).
 
 ``--device``: bfs (every method: auto, pull, push, direction, blest,
-async, window) and msbfs (and ``bench --algo bfs|msbfs``) run on the GPU
-with ``cuda``, and with ``auto`` (the default) when CUDA is usable; bfs
-``--method async`` and ``--method window`` run on the GPU only. The graph
+async, window, hops) and msbfs (and ``bench --algo bfs|msbfs``) run on the
+GPU with ``cuda``, and with ``auto`` (the default) when CUDA is usable; bfs
+``--method async``, ``--method window`` and ``--method hops`` run on the
+GPU only. The graph
 is loaded on the host, copied to the GPU (a *build* step, ``to-cuda``)
 and the result copied back after the timed run, whose time ends with a
 device synchronisation. The

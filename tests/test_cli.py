@@ -626,7 +626,7 @@ def _help(capsys, *argv):
 def test_help_comes_from_the_algorithms_tables(capsys, monkeypatch):
     bfs_mod = _module("breadth_first")
     text = _help(capsys, "bfs")
-    assert f"--method METHOD {', '.join(bfs_mod.METHODS)} (default auto); async, window on CUDA only" in text
+    assert f"--method METHOD {', '.join(bfs_mod.METHODS)} (default auto); async, window, hops on CUDA only" in text
     assert f"bfs (methods {', '.join(bfs_mod.METHODS_CUDA)}), msbfs, sssp, pagerank, cc, tc (every method) run on CUDA" in text
     assert "The other commands (info, convert) run on the CPU only" in text
     for command, module in (("sssp", "shortest_paths"), ("cc", "components"), ("tc", "triangles")):
@@ -637,7 +637,7 @@ def test_help_comes_from_the_algorithms_tables(capsys, monkeypatch):
     monkeypatch.setattr(bfs_mod, "METHODS", bfs_mod.METHODS + ("newer",))
     monkeypatch.setattr(bfs_mod, "METHODS_CUDA", ("auto", "pull"))
     text = _help(capsys, "bfs")
-    assert ", window, newer (default auto)" in text and "bfs (methods auto, pull), msbfs" in text
+    assert ", hops, newer (default auto)" in text and "bfs (methods auto, pull), msbfs" in text
     rc, out, err = run(capsys, "bfs", "kron:8", "--method", "nope")
     assert rc == 2 and "known: " + ", ".join(bfs_mod.METHODS) in err
 
@@ -649,8 +649,8 @@ def test_docstring_tells_the_cuda_methods():
     doc = " ".join(cli.__doc__.split())
     assert set(bfs_mod.METHODS_CUDA) == set(bfs_mod.METHODS)
     assert f"bfs (every method: {', '.join(bfs_mod.METHODS_CUDA)})" in doc
-    assert tuple(bfs_mod.CUDA_ONLY) == ("async", "window")
-    assert "``--method async`` and ``--method window`` run on the GPU only" in doc
+    assert tuple(bfs_mod.CUDA_ONLY) == ("async", "window", "hops")
+    assert "``--method async``, ``--method window`` and ``--method hops`` run on the GPU only" in doc
     assert "bfs (every method" in cli._device_help() or "bfs (methods" in cli._device_help()
 
 
