@@ -368,23 +368,6 @@ __device__ __forceinline__ Seg seg_exclusive(Seg me) {
   return ex;
 }
 
-// the TILE_K entries of a lane from e0 (two 16-byte loads; e0 is a
-// multiple of 8) into v, 0 (no flag) past nnz; returns how many are real
-__device__ __forceinline__ int load_entries(const int* __restrict__ flagged, long long e0,
-                                            long long nnz, int* v) {
-  const int nv = (int)max(0ll, min((long long)TILE_K, nnz - e0));
-  if (nv == TILE_K) {
-    const int4 a = __ldg(reinterpret_cast<const int4*>(flagged + e0));
-    const int4 b = __ldg(reinterpret_cast<const int4*>(flagged + e0 + 4));
-    v[0] = a.x; v[1] = a.y; v[2] = a.z; v[3] = a.w;
-    v[4] = b.x; v[5] = b.y; v[6] = b.z; v[7] = b.w;
-  } else {
-#pragma unroll
-    for (int k = 0; k < TILE_K; ++k) v[k] = k < nv ? flagged[e0 + k] : 0;
-  }
-  return nv;
-}
-
 template <bool ISO, typename T>
 __global__ void __launch_bounds__(1024)
 pagerank_tiles(const int* __restrict__ flagged, const double* __restrict__ values,
@@ -398,15 +381,20 @@ pagerank_tiles(const int* __restrict__ flagged, const double* __restrict__ value
   __syncthreads();
   const int lane = threadIdx.x & 31;
   const long long warps = (long long)gridDim.x * (blockDim.x >> 5);
-  // the next tile's entries load while this tile's gathers are in flight
-  long long t = ((long long)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
-  int v[TILE_K];
-  int nv = load_entries(flagged, t * (32 * TILE_K) + (long long)lane * TILE_K, nnz, v);
-  for (; t < ntiles; t += warps) {
+  for (long long t = ((long long)blockIdx.x * blockDim.x + threadIdx.x) >> 5; t < ntiles;
+       t += warps) {
     const long long e0 = t * (32 * TILE_K) + (long long)lane * TILE_K;
-    const long long ne0 = tile_ne0[t];
-    int next[TILE_K];
-    const int next_nv = load_entries(flagged, e0 + warps * (32 * TILE_K), nnz, next);
+    const int nv = (int)max(0ll, min((long long)TILE_K, nnz - e0));  // entries of this lane
+    int v[TILE_K];
+    if (nv == TILE_K) {  // two 16-byte loads (e0 is a multiple of 8)
+      const int4 a = __ldg(reinterpret_cast<const int4*>(flagged + e0));
+      const int4 b = __ldg(reinterpret_cast<const int4*>(flagged + e0 + 4));
+      v[0] = a.x; v[1] = a.y; v[2] = a.z; v[3] = a.w;
+      v[4] = b.x; v[5] = b.y; v[6] = b.z; v[7] = b.w;
+    } else {
+#pragma unroll
+      for (int k = 0; k < TILE_K; ++k) v[k] = k < nv ? flagged[e0 + k] : 0;  // 0: no flag
+    }
     // every gather issued before any add
     double val[TILE_K];
 #pragma unroll
@@ -432,7 +420,7 @@ pagerank_tiles(const int* __restrict__ flagged, const double* __restrict__ value
     // the rows this lane's entries end: the open one (ordinal ord, or the
     // tile's head while no flag came before), closed at each flag
     bool started = ex.c > 0;
-    long long ord = ne0 + ex.c - 1;
+    long long ord = tile_ne0[t] + ex.c - 1;
     double acc = ex.s;
 #pragma unroll
     for (int k = 0; k < TILE_K; ++k) {
@@ -451,9 +439,6 @@ pagerank_tiles(const int* __restrict__ flagged, const double* __restrict__ value
       if (started) rowsum[ord] = acc;
       else heads[t] = acc;
     }
-#pragma unroll
-    for (int k = 0; k < TILE_K; ++k) v[k] = next[k];
-    nv = next_nv;
   }
 }
 
