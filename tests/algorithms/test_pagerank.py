@@ -440,12 +440,14 @@ def _kernel_graphs(n, per, weighted, seed):
 @pytest.mark.parametrize("weighted", [False, True])
 @pytest.mark.parametrize("rank", [np.float64, np.float32])
 def test_tiled_pull(weighted, rank, device):
-    """settings.pagerank.cuda_pull "tiles" and "rows" (the GPU's two pulls;
-    the CPU ignores them): tiles of a warp's 256 entries in blocks of 32
-    to 1024 threads, so hubs' in-rows over many tiles and rows over tile
-    boundaries; the hot
+    """settings.pagerank.cuda_pull "tiles", "stripes" and "rows" (the GPU's
+    three pulls; the CPU ignores them): tiles of a warp's 256 entries in
+    blocks of 32 to 1024 threads, so hubs' in-rows over many tiles and rows
+    over tile boundaries; the hot
     ranks in shared memory (relabelled hubs first: 0, a few, or 192 KiB of
-    them) or none (in the stored order); int64 indices, a long path, a star.
+    them) or none (in the stored order); stripes of 100 rows over 3 pieces a
+    block (pieces across stripes, a hub's stripe over pieces) or one stripe
+    of every row; int64 indices, a long path, a star.
     Every setting gives the default's iterations (at a tol clear of the
     changes) and ranks within 1e-12 (float64) or F32_SAME_L1 (float32)."""
     n = 2000 + 5
@@ -457,10 +459,13 @@ def test_tiled_pull(weighted, rank, device):
         for pull, threads, hot, relabel in (("tiles", 32, 0, False), ("tiles", 64, 64, True),
                                             ("tiles", 1024, 196608, True),
                                             ("tiles", 96, 196608, False), ("rows", 256, 0, True),
-                                            ("auto", 32, 40, True)):
-            with bg.settings.use(pagerank={"cuda_pull": pull, "cuda_tile_threads": threads,
+                                            ("auto", 32, 40, True), ("stripes", 0, 800, False),
+                                            ("stripes", 0, 131072, True)):
+            # stripes: hot is cuda_stripe_bytes (800: 100 rows a stripe, 3 pieces a block)
+            with bg.settings.use(pagerank={"cuda_pull": pull, "cuda_tile_threads": threads or 32,
                                            "cuda_hot_bytes": hot, "relabel": relabel,
-                                           "cuda_check_every": 3}):
+                                           "cuda_check_every": 3, "cuda_stripe_bytes": hot,
+                                           "cuda_stripe_pieces": 3 if hot == 800 else 1}):
                 st = bg.Stats()
                 res = run(M, tol=tol, max_iter=500, device=device, stats=st)
             assert res.iterations == ref.iterations, (pull, threads, hot, relabel)
@@ -470,7 +475,11 @@ def test_tiled_pull(weighted, rank, device):
                 assert np.abs(res.ranks.to_dense() - ref.ranks.to_dense()).sum() < 1e-12
             if device == "cuda":
                 tiled = pull == "tiles" or (pull == "auto" and relabel)
-                assert st.metrics["pull"] == ("tiles" if tiled else "rows")
+                assert st.metrics["pull"] == ("tiles" if tiled else pull if pull == "stripes"
+                                              else "rows")
+                if pull == "stripes":
+                    assert st.metrics["stripe_rows"] == hot // 8
+                    assert st.metrics["stripes"] == -(-n // st.metrics["stripe_rows"])
                 if tiled and relabel:
                     assert st.metrics["hot"] == min(n, hot // np.dtype(rank).itemsize)
 

@@ -39,6 +39,7 @@ def _params(name):
 
 _PULL, _INIT = _params("pagerank_pull"), _params("pagerank_init")
 _TILES, _ROWS = _params("pagerank_tiles"), _params("pagerank_rows")
+_STRIPES, _SUMS = _params("pagerank_stripes"), _params("pagerank_sums")
 
 
 def _names(params):
@@ -47,17 +48,20 @@ def _names(params):
 
 def test_packed_parameter_names_are_the_kernels():
     """The launcher's parameter names (the packed launch's slots it sets
-    by name) are ``pagerank_pull``'s, ``pagerank_tiles``' and
-    ``pagerank_rows``', in order."""
+    by name) are ``pagerank_pull``'s, ``pagerank_tiles``',
+    ``pagerank_rows``', ``pagerank_stripes``' and ``pagerank_sums``', in
+    order."""
     from bitgraph.kernels.cuda import pagerank as kp
 
     assert kp._PARAMS == _names(_PULL)
     assert kp._TILE_PARAMS == _names(_TILES) and kp._ROW_PARAMS == _names(_ROWS)
+    assert kp._STRIPE_PARAMS == _names(_STRIPES) and kp._SUMS_PARAMS == _names(_SUMS)
+    assert kp._SUMS_SLOTS[0] is None and kp._SUMS_SLOTS[1] == 2 and kp._S_Y == 9
     assert kp._PULL_SLOTS[1:3] == (13, 14) and kp._PULL_SLOTS[-2] == 34
     assert kp._ROW_SLOTS[0] is None and kp._ROW_SLOTS[1] == 6 and kp._T_Y == 5
 # a bool parameter takes one byte: np.uint8 (the packed launch takes no numpy bools)
 _C = {"double": np.float64, "bool": np.uint8, "long long": np.int64, "int": np.int32,
-      "unsigned int": np.uint32}
+      "unsigned int": np.uint32, "unsigned short": np.uint16}
 
 
 class FakeArray(np.ndarray):
@@ -90,7 +94,9 @@ def _cupy():
     cp.flatnonzero = lambda a: _fa(np.flatnonzero(a))
     cp.sort = lambda a: _fa(np.sort(a))
     cp.arange = lambda *a, **kw: _fa(np.arange(*a, **kw))
-    cp.searchsorted = lambda a, v: _fa(np.searchsorted(a, v))
+    cp.searchsorted = lambda a, v, side="left": _fa(np.searchsorted(a, v, side=side))
+    cp.argsort = lambda a: _fa(np.argsort(a, kind="stable"))
+    cp.minimum = lambda a, b: _fa(np.minimum(a, b))
 
     class Event:
         def record(self):
@@ -330,11 +336,85 @@ class _Rows:
         stop[0] = err < threshold
 
 
+class _Stripes:
+    """pagerank_stripes on the emulated GPU, by the kernel's own logic: the
+    pieces (p * nnz // npieces ..) in any order, each stripe a piece reaches
+    summed in float64 (shared memory), entry after entry, then its non-zero
+    sums added into sums. Checks that sums is 0 when the
+    launch starts and that every entry is added once."""
+
+    def __init__(self, iso, log, rank=np.float64, seed=0):
+        self.iso, self.log, self.rank = iso, log, rank
+        self.rng = np.random.default_rng(seed)
+
+    def __call__(self, grid, block, args):
+        _check_args(_STRIPES, args, None, self.rank)
+        (src, ldst, values, stripe_first, nstripes, stripe_rows, n, nnz, npieces, y, sums,
+         stop) = args
+        assert block[0] % 32 == 0 and block[0] <= 1024 and 0 < stripe_rows <= 1 << 16
+        assert stripe_first[0] == 0 and stripe_first[nstripes] == nnz and npieces >= grid[0]
+        self.log.append("stripes")
+        if stop[0]:
+            return
+        assert not sums[:n].any()
+        covered = np.zeros(max(int(nnz), 1), np.int64)
+        for p in self.rng.permutation(int(npieces)):
+            a, b = int(p) * int(nnz) // int(npieces), (int(p) + 1) * int(nnz) // int(npieces)
+            s = int(np.searchsorted(stripe_first[:nstripes + 1], a, side="right")) - 1
+            while a < b:
+                while stripe_first[s + 1] <= a:
+                    s += 1
+                end = min(b, int(stripe_first[s + 1]))
+                r0 = s * int(stripe_rows)
+                acc = np.zeros(min(int(stripe_rows), int(n) - r0))
+                for e in range(a, end):
+                    v = np.float64(y[src[e]]) * (1.0 if self.iso else values[e])
+                    acc[ldst[e]] += v
+                    covered[e] += 1
+                sums[r0:r0 + acc.size] += acc
+                a = end
+        assert (covered[:nnz] == 1).all()
+
+
+class _Sums:
+    """pagerank_sums on the emulated GPU: row r's sum is sums[r], cleared
+    for the next launch; then the rows finished and the launch ended as
+    pagerank_pull's."""
+
+    def __init__(self, log, rank=np.float64):
+        self.log, self.rank = log, rank
+
+    def __call__(self, grid, block, args):
+        _check_args(_SUMS, args, None, self.rank)
+        (sums, n, x, inv_s, dw, dw_c, dw_uniform, teleport, tele_c, tele_uniform, alpha, x_new,
+         y_new, lost, parity, partials, arrived, errs, slot, threshold, stop) = args
+        assert 2 * grid[0] <= partials.size and block[0] % 32 == 0
+        assert not np.shares_memory(x, x_new)
+        self.log.append(int(slot))
+        if stop[0]:
+            return
+        err = dangling = 0.0
+        for r in range(n):
+            acc = sums[r]
+            sums[r] = 0.0
+            x_new[r] = alpha * (acc + lost[parity] * (dw_c if dw_uniform else dw[r])) + (
+                tele_c if tele_uniform else teleport[r])
+            xn = np.float64(x_new[r])
+            y_new[r] = xn * inv_s[r]
+            err += abs(xn - np.float64(x[r]))
+            dangling += xn if inv_s[r] == 0.0 else 0.0
+        errs[slot] = err
+        lost[parity ^ 1] = dangling
+        stop[0] = err < threshold
+
+
 def _kernels(log):
-    def make(index, iso, rank, tiles=False):
-        if tiles:
+    def make(index, iso, rank, pull="rows"):
+        if pull == "tiles":
             t = _Tiles(iso, log, rank)
             return _Init(log, rank), t, _Rows(index, log, t, rank)
+        if pull == "stripes":
+            return _Init(log, rank), _Stripes(iso, log, rank), _Sums(log, rank)
         return _Init(log, rank), _Pull(index, iso, log, rank=rank)
     return make
 
@@ -367,6 +447,12 @@ def launcher(monkeypatch):
     monkeypatch.setattr(kp, "shape", lambda n, cfg=None: ((3,), (64,)))
     monkeypatch.setattr(kp, "cooperative_blocks", lambda fn, threads, per_sm, smem=0: 2)
     monkeypatch.setattr(kp, "_hot_cap", lambda cupy: 1 << 16)
+
+    def clear(cupy, a, stream):
+        a[...] = 0
+        log.append("clear")
+
+    monkeypatch.setattr(kp, "_clear", clear)
     return kp, log
 
 
@@ -644,8 +730,8 @@ def test_tile_plan(launcher):
                             cfg=bg.settings.PageRank(**bad))
 
 
-def test_auto_tiles_rows_of_many_entries(launcher):
-    """"auto" runs the tiled pull where A''s rows hold at least
+def test_auto_stripes_rows_of_many_entries(launcher):
+    """"auto" runs the striped pull where A''s rows hold at least
     settings.pagerank.cuda_tiles_min_mean entries on average (here 20), the
     row pull below it; both give the CPU's iterations and ranks."""
     from bitgraph.algorithms import link_analysis as la
@@ -658,10 +744,103 @@ def test_auto_tiles_rows_of_many_entries(launcher):
     AT, M, x, inv_s, dangles = _inputs(A)
     assert 16 * n <= AT.indices.size < 32 * n
     want = la._fused(M, x.copy(), 1.0 / n, 0.85, 0.15 / n, inv_s, dangles, 1e-10, 100)
-    for least, pull in ((16.0, "tiles"), (32.0, "rows")):
+    for least, pull in ((16.0, "stripes"), (32.0, "rows")):
         st = bg.Stats()
         got = kp.pagerank_run(AT, x, inv_s, 1.0 / n, 0.15 / n, 0.85, n * 1e-10, 100,
                               cfg=bg.settings.PageRank(cuda_tiles_min_mean=least), stats=st)
         assert st.metrics["pull"] == pull and st.metrics["hot"] == 0
         assert got[1:3] == want[1:3]
         np.testing.assert_allclose(np.asarray(got[0]), want[0], rtol=0, atol=1e-14)
+
+
+@pytest.mark.parametrize("rank", [np.float64, np.float32])
+@pytest.mark.parametrize("weighted", [False, True])
+@pytest.mark.parametrize("stripe_bytes, pieces", [(64, 1), (800, 3), (1 << 20, 1), (24, 5)])
+def test_striped_pull_keeps_the_cpu_iterations(launcher, rank, weighted, stripe_bytes, pieces):
+    """The striped pull (settings.pagerank.cuda_pull "stripes"): stripes of
+    cuda_stripe_bytes / 8 rows (one stripe, several, stripes of 3 rows), pieces that cross stripes and
+    stripes over pieces, empty stripes, a hub's in-row, rows without entries;
+    the iterations, the error and the ranks those of the CPU's fused loop
+    (float64: within 1e-14; float32: a rounding) for batches of 1 and 3, repeated runs on one plan, the sums cleared at each
+    run's start. Stats report the stripes, their rows and the pieces."""
+    from bitgraph.algorithms import link_analysis as la
+
+    kp, log = launcher
+    rng = np.random.default_rng(stripe_bytes + pieces)
+    n = 300
+    # vertex 0's in-row: 300 entries; vertices 200..269 no in-edges (empty stripes at 3 rows)
+    r = np.concatenate([rng.integers(0, n, 900), np.arange(n)])
+    c = np.concatenate([rng.integers(0, 200, 900) % 270, np.zeros(n, np.int64)])
+    c[(c >= 200) & (c < 270)] = 1
+    A = (bg.Matrix.from_coo(r, c, rng.random(r.size) + 0.1, nrows=n, ncols=n, dup_op="plus")
+         if weighted else bg.Matrix.from_coo(r, c, nrows=n, ncols=n, dup_op="any"))
+    AT, M, x, inv_s, dangles = _inputs(A)
+    lens = np.diff(AT.indptr)
+    assert (lens[200:270] == 0).all()
+    x = x.astype(rank)
+    rows = min(stripe_bytes, 1 << 16) // 8  # the fixture's opt-in limit: 64 KiB
+    cache = {}
+    for every in (1, 3):
+        cfg = bg.settings.PageRank(cuda_check_every=every, cuda_pull="stripes",
+                                   cuda_stripe_bytes=stripe_bytes, cuda_stripe_pieces=pieces)
+        for tol, max_iter, start in ((1e-3, 100, "x"), (1e-8, 100, "fill"), (0.0, 7, "x"),
+                                     (1e-9, 0, "fill")):
+            want = la._fused(M, x.copy(), 1.0 / n, 0.85, 0.15 / n, inv_s, dangles, tol,
+                             max_iter)
+            log.clear()
+            st = bg.Stats()
+            got = kp.pagerank_run(AT, x if start == "x" else None, inv_s, 1.0 / n, 0.15 / n,
+                                  0.85, n * tol, max_iter, cfg=cfg, stats=st, cache=cache,
+                                  fill=(1.0 / n, rank))
+            assert got[1:3] == want[1:3], (tol, max_iter)
+            if rank == np.float64:
+                assert got[3] == pytest.approx(want[3], rel=1e-9) or got[3] == want[3] == np.inf
+                np.testing.assert_allclose(np.asarray(got[0]), want[0], rtol=0, atol=1e-14)
+            else:  # the row sums added in another order (float64): a float32 rounding apart
+                np.testing.assert_allclose(np.asarray(got[0]), want[0], rtol=2.5e-7, atol=0)
+            launches = min(max_iter, -(-want[1] // every) * every)
+            assert [e if e in ("clear", "init", "stripes") else "slot" for e in log] == (
+                ["clear", "init"] + ["stripes", "slot"] * launches)
+            assert st.metrics["pull"] == "stripes" and st.metrics["stripe_rows"] == rows
+            assert st.metrics["stripes"] == -(-n // rows) and st.metrics["pieces"] == 2 * pieces
+    assert sum(isinstance(k, tuple) and k[0] == "stripes" for k in cache) == 1
+
+
+def test_stripe_plan(launcher):
+    """The striped pull's plan: each stripe's entries (where AT keeps
+    them) sorted by column, every entry's row and value kept, whether the
+    stripes are sorted one group at a time or all at once; an empty graph's
+    dummies; bad settings refused."""
+    kp, _ = launcher
+    from bitgraph.formats.csr import CSR
+
+    rng = np.random.default_rng(3)
+    lens = np.array([0, 30, 3, 20, 1, 0, 10, 0, 0, 0, 0, 7])
+    indptr = np.concatenate([[0], np.cumsum(lens)]).astype(np.int32)
+    nnz = int(indptr[-1])
+    idx = np.concatenate([np.sort(rng.choice(12, k, replace=False)) if k <= 12 else
+                          rng.integers(0, 12, k) for k in lens]).astype(np.int32)
+    vals = rng.random(nnz)
+    AT = CSR(indptr, idx, vals, lens.size, lens.size)
+    rows_of = np.repeat(np.arange(lens.size), lens)
+    for rows, group in ((4, 1 << 24), (4, 1), (3, 25), (16, 1)):
+        src, ldst, v, first, nstripes, got_nnz = kp._stripe_plan(sys.modules["cupy"], AT, rows,
+                                                                 group=group)
+        assert (nstripes, got_nnz) == (-(-lens.size // rows), nnz)
+        assert src.dtype == np.int32 and ldst.dtype == np.uint16 and v.dtype == np.float64
+        assert first.tolist() == [int(indptr[min(s * rows, lens.size)])
+                                  for s in range(nstripes + 1)]
+        for s in range(nstripes):
+            a, b = first[s], first[s + 1]
+            assert (np.diff(src[a:b]) >= 0).all()  # sorted by column
+            got = sorted(zip(ldst[a:b] + s * rows, src[a:b], v[a:b]))
+            assert got == sorted(zip(rows_of[a:b], idx[a:b], vals[a:b]))
+    iso = CSR(indptr, idx, None, lens.size, lens.size)
+    assert kp._stripe_plan(sys.modules["cupy"], iso, 4)[2].shape == (1,)
+    empty = CSR(np.zeros(4, np.int32), np.zeros(0, np.int32), None, 3, 3)
+    src, ldst, v, first, nstripes, got_nnz = kp._stripe_plan(sys.modules["cupy"], empty, 2)
+    assert src.shape == ldst.shape == (1,) and first.tolist() == [0, 0, 0] and got_nnz == 0
+    for bad in ({"cuda_stripe_bytes": 4}, {"cuda_stripe_pieces": 0}):
+        with pytest.raises(ValueError, match="cuda_stripe_bytes = .* and cuda_stripe_pieces"):
+            kp.pagerank_run(AT, np.full(12, 1 / 12), np.ones(12), 0.1, 0.1, 0.85, 1e-3, 10,
+                            cfg=bg.settings.PageRank(**bad))

@@ -178,6 +178,9 @@ PAGERANK = {
     # entries a thread of pagerank_tiles takes (two 16-byte loads of flagged indices): a tile is
     # blockDim.x * TILE_K consecutive entries
     "TILE_K": 8,
+    # entries a thread of pagerank_stripes loads before it adds any (gathers in flight): urand-22,
+    # float32 ranks, double sums, one pass on an H200: 0.584 ms at 8, 0.703 at 16
+    "STRIPE_U": 8,
 }
 
 SOURCES = {"bfs_fused.cu": BFS_FUSED, "bfs_async.cu": BFS_ASYNC,

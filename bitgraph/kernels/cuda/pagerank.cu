@@ -473,6 +473,133 @@ __global__ void pagerank_rows(const I* __restrict__ indptr, long long n, long lo
                 stop, lost, parity);
 }
 
+// --- the striped pull: an iteration in two launches, the rows' sums in
+// shared memory ------------------------------------------------------------
+//
+// A pull reads y at random: every stored entry's gather fetches a 32-byte
+// sector from L2 for 4 or 8 bytes, and on a graph without hubs (urand-22,
+// 32 entries a row) a pass of plain gathers costs as much as cuSPARSE's
+// whole SpMV (0.90 against 0.99 ms, float32, H200). The striped pull cuts
+// A' into stripes of stripe_rows consecutive rows, the rows' sums of a
+// stripe held in one block's shared memory, and stores a stripe's entries
+// sorted by their column: a warp's 32 consecutive entries then gather y
+// from a few sectors in ascending order. An entry is its column (src, int)
+// and its row's offset in the stripe (ldst, 16 bits). The entries,
+// stripe after stripe, are cut into npieces equal pieces (a piece may cross
+// stripes, a stripe span pieces); a block takes pieces (grid-stride), and
+// for each stripe a piece reaches clears its shared sums, adds y(src) (times
+// values[e] unless ISO) at ldst by shared-memory atomics, STRIPE_U entries
+// loaded a thread before any add, then adds the stripe's non-zero sums
+// into sums[row] (global atomics). urand-22, one pass, H200, 16,384 rows a
+// stripe, a piece a block: 0.584 ms with float32 ranks (0.753 float64)
+// against 0.90 for the plain gathers in stored order. Relabelled kron-22's
+// hubs gain nothing (0.618 at four pieces a block against the tiled pull's
+// 0.488 with its hot ranks).
+//
+// The sums are double, as every other pull's, added in an order the
+// atomics decide (their last bits vary run to run). (float sums let a
+// stripe hold twice the rows: 0.457 ms on urand-22, but a row of many
+// entries loses float32's precision, 2.7e-6 L1 from the exact ranks on a
+// 300-vertex test graph against 3e-8 with double sums. Every shared-memory
+// atomic add of a float, double or 64-bit integer is a compare-and-swap
+// loop on sm_90.) pagerank_sums then finishes every row r from sums[r] and
+// clears it for the next launch, as pagerank_rows does (finish_row,
+// finish_launch).
+//
+// Arrays: src[nnz] (int), ldst[nnz] (unsigned short), values[nnz] (float64,
+// in the same order; not read when ISO), stripe_first[nstripes + 1] (stripe
+// s's entries are stripe_first[s] .. stripe_first[s + 1] - 1), y[n] (T),
+// sums[n] (double: 0 before the launch, added to here), stop[1]; dynamic
+// shared memory stripe_rows * 8 bytes, stripe_rows at most 65,536.
+// O(nnz + pieces * stripe_rows) over the grid; blockDim.x a multiple of 32,
+// at most 1024.
+
+template <bool ISO, typename T>
+__global__ void __launch_bounds__(1024)
+pagerank_stripes(const int* __restrict__ src, const unsigned short* __restrict__ ldst,
+                 const double* __restrict__ values, const long long* __restrict__ stripe_first,
+                 long long nstripes, long long stripe_rows, long long n, long long nnz,
+                 long long npieces, const T* __restrict__ y, double* __restrict__ sums,
+                 const int* stop) {
+  extern __shared__ __align__(16) unsigned char sum_bytes[];
+  if (*stop) return;  // converged at an earlier launch (the whole grid returns)
+  double* acc = reinterpret_cast<double*>(sum_bytes);
+  const long long step = blockDim.x;
+  for (long long p = blockIdx.x; p < npieces; p += gridDim.x) {
+    long long a = p * nnz / npieces;
+    const long long b = (p + 1) * nnz / npieces;
+    // the stripe of entry a: the last s with stripe_first[s] <= a
+    long long lo = 0, hi = nstripes;
+    while (hi - lo > 1) {
+      const long long mid = (lo + hi) >> 1;
+      if (stripe_first[mid] <= a) lo = mid;
+      else hi = mid;
+    }
+    long long s = lo;
+    while (a < b) {  // block-uniform: every thread reaches the barriers
+      while (stripe_first[s + 1] <= a) ++s;  // past empty stripes
+      const long long end = min(b, stripe_first[s + 1]);
+      const long long r0 = s * stripe_rows;
+      const int rows = (int)min(stripe_rows, n - r0);
+      for (int i = threadIdx.x; i < rows; i += blockDim.x) acc[i] = 0.0;
+      __syncthreads();
+      long long e = a + threadIdx.x;
+      for (; e + (STRIPE_U - 1) * step < end; e += STRIPE_U * step) {
+        int i[STRIPE_U];
+        unsigned int d[STRIPE_U];
+        double v[STRIPE_U];
+#pragma unroll
+        for (int k = 0; k < STRIPE_U; ++k) {
+          i[k] = src[e + k * step];
+          d[k] = ldst[e + k * step];
+        }
+#pragma unroll
+        for (int k = 0; k < STRIPE_U; ++k) {
+          if constexpr (ISO) v[k] = (double)y[i[k]];
+          else v[k] = values[e + k * step] * (double)y[i[k]];
+        }
+#pragma unroll
+        for (int k = 0; k < STRIPE_U; ++k) atomicAdd(acc + d[k], v[k]);
+      }
+      for (; e < end; e += step) {
+        if constexpr (ISO) atomicAdd(acc + ldst[e], (double)y[src[e]]);
+        else atomicAdd(acc + ldst[e], values[e] * (double)y[src[e]]);
+      }
+      __syncthreads();
+      for (int i = threadIdx.x; i < rows; i += blockDim.x) {
+        const double v = acc[i];
+        if (v != 0.0) atomicAdd(sums + r0 + i, v);
+      }
+      __syncthreads();  // the sums are read before the next stripe clears them
+      a = end;
+    }
+  }
+}
+
+template <typename T>
+__global__ void pagerank_sums(double* __restrict__ sums, long long n, const T* __restrict__ x,
+                              const double* __restrict__ inv_s,
+                              const double* __restrict__ dw, double dw_c, bool dw_uniform,
+                              const double* __restrict__ teleport, double tele_c,
+                              bool tele_uniform, double alpha, T* __restrict__ x_new,
+                              T* __restrict__ y_new, double* lost, int parity,
+                              double* partials, unsigned int* arrived, double* errs,
+                              long long slot, double threshold, int* stop) {
+  __shared__ double scratch[32];
+  if (*stop) return;
+  const Update<T> u{x, inv_s, dw, teleport, x_new, y_new, dw_c, tele_c, alpha, lost[parity],
+                    dw_uniform, tele_uniform};
+  double err = 0.0, dangling = 0.0;
+  const long long stride = (long long)gridDim.x * blockDim.x;
+  for (long long r = (long long)blockIdx.x * blockDim.x + threadIdx.x; r < n; r += stride) {
+    const double s = sums[r];
+    sums[r] = 0.0;  // for the next launch's stripes
+    err += finish_row(u, r, s, &dangling);
+  }
+  finish_launch(err, dangling, scratch, partials, partials, 0, arrived, errs, slot, threshold,
+                stop, lost, parity);
+}
+
 // y = x * inv_s (rounded to T), lost[0] = sum of x over inv_s == 0 (in
 // double, deterministic, as the pull's reduction), *stop = 0,
 // row_arrived[0 .. nheavy) = 0. Arrays: x[n] (T; null: the uniform start
@@ -518,7 +645,7 @@ __global__ void pagerank_init(const T* __restrict__ x, T* __restrict__ x_fill, d
 }
 
 // instantiations nvcc compiles standalone (CI), each ranks' type once; at
-// run time the launcher compiles the ten it uses, by name expression
+// run time the launcher compiles those it uses, by name expression
 template __global__ void pagerank_init<double>(const double*, double*, double, const double*,
     long long, double*, double*, double*, unsigned int*, long long, unsigned int*, int*);
 template __global__ void pagerank_init<float>(const float*, float*, double, const double*,
@@ -571,3 +698,21 @@ template __global__ void pagerank_rows<long long, float>(const long long*, long 
     const double*, const double*, const int*, const float*, const double*, const double*, double,
     bool, const double*, double, bool, double, float*, float*, double*, int, double*, unsigned int*,
     double*, long long, double, int*);
+template __global__ void pagerank_stripes<true, double>(const int*, const unsigned short*,
+    const double*, const long long*, long long, long long, long long, long long, long long,
+    const double*, double*, const int*);
+template __global__ void pagerank_stripes<false, double>(const int*, const unsigned short*,
+    const double*, const long long*, long long, long long, long long, long long, long long,
+    const double*, double*, const int*);
+template __global__ void pagerank_stripes<true, float>(const int*, const unsigned short*,
+    const double*, const long long*, long long, long long, long long, long long, long long,
+    const float*, double*, const int*);
+template __global__ void pagerank_stripes<false, float>(const int*, const unsigned short*,
+    const double*, const long long*, long long, long long, long long, long long, long long,
+    const float*, double*, const int*);
+template __global__ void pagerank_sums<double>(double*, long long, const double*, const double*,
+    const double*, double, bool, const double*, double, bool, double, double*, double*, double*,
+    int, double*, unsigned int*, double*, long long, double, int*);
+template __global__ void pagerank_sums<float>(double*, long long, const float*, const double*,
+    const double*, double, bool, const double*, double, bool, double, float*, float*, double*,
+    int, double*, unsigned int*, double*, long long, double, int*);

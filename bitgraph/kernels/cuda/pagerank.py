@@ -1,22 +1,23 @@
 """Launcher of ``pagerank.cu``: PageRank's whole power iteration on the GPU,
-one fused launch an iteration, or two with the tiled pull (the CUDA twin of
+one fused launch an iteration, or two with the tiled or striped pull (the CUDA twin of
 ``kernels/cpu/pagerank.py``, which the host loop calls once an iteration;
 here the loop queues ``cfg.cuda_check_every`` iterations and reads their
 errors at once).
 
 The plan (the row pull: the heavy rows of A' cut into chunks, the medium
 rows a warp each, the lanes of the light rows; the tiled pull: the flagged
-column indices and the tiles' row counts; the index arrays of the kernel's
-dtype) and the workspaces (y, partial sums, counters) are built once per
+column indices and the tiles' row counts; the striped pull: each stripe's
+entries sorted by column; the index arrays of the kernel's dtype) and the workspaces (y, partial sums, counters) are built once per
 graph and settings and kept in ``cache`` (the graph's ``pagerank_cuda``
 slot); a run allocates only its two rank buffers (the result is one of
 them) and launches one initialisation and its iterations.
 
 A ``stats`` (``bitgraph.Stats``) receives ``kernel_ms`` (GPU time of the
 iterations, events around the loop: it includes the host's batch reads),
-``iterations``, ``pull`` ("rows" or "tiles"), ``lanes``, ``blocks``,
+``iterations``, ``pull`` ("rows", "tiles" or "stripes"), ``lanes``, ``blocks``,
 ``heavy_rows``, ``chunks``, ``medium_rows``, ``tiles``, ``hot`` (ranks a
-block of the tiled pull reads from shared memory) and ``launches``
+block of the tiled pull reads from shared memory), ``stripes``,
+``stripe_rows``, ``pieces`` (the striped pull's) and ``launches``
 (iterations queued, including those that returned at once after
 convergence; the initialisation not counted).
 """
@@ -44,10 +45,17 @@ _NAMES = tuple(f"pagerank_pull<{i}, {iso}, {t}>" for t in _RANK.values()
                    f"pagerank_init<{t}>" for t in _RANK.values()) + tuple(
                    f"pagerank_tiles<{iso}, {t}>" for t in _RANK.values()
                    for iso in ("true", "false")) + tuple(
-                   f"pagerank_rows<{i}, {t}>" for t in _RANK.values() for i in _INDEX.values())
+                   f"pagerank_rows<{i}, {t}>" for t in _RANK.values() for i in _INDEX.values()) + tuple(
+                   f"pagerank_stripes<{iso}, {t}>" for t in _RANK.values()
+                   for iso in ("true", "false")) + tuple(
+                   f"pagerank_sums<{t}>" for t in _RANK.values())
 SPECS = ((_SOURCE, _NAMES),)  # what module() is asked for (precompile.py)
 TILE_K = PAGERANK["TILE_K"]  # stored entries a thread of the tiled pull takes
-_PULLS = ("auto", "rows", "tiles")
+_PULLS = ("auto", "rows", "tiles", "stripes")
+# the striped pull's stripe holds at most this many rows (a row's offset in
+# it is 16 bits)
+_STRIPE_ROWS_MAX = 1 << 16
+_STRIPE_THREADS = 1024  # a block of the striped pull (pagerank_stripes' __launch_bounds__)
 # pagerank_pull's parameters, in order (pagerank.cu); a call or a launch sets some of the
 # packed launch's slots by these names
 _PARAMS = ("indptr", "indices", "values", "heavy_rows", "heavy_first", "chunk_heavy", "nheavy",
@@ -61,25 +69,38 @@ _TILE_PARAMS = ("flagged", "values", "nnz", "ntiles", "tile_ne0", "y", "hot", "r
 _ROW_PARAMS = ("indptr", "n", "tile_n", "rowsum", "heads", "ne_ord", "x", "inv_s", "dw", "dw_c",
                "dw_uniform", "teleport", "tele_c", "tele_uniform", "alpha", "x_new", "y_new",
                "lost", "parity", "partials", "arrived", "errs", "slot", "threshold", "stop")
+# the striped pull's two kernels' parameters, in order (pagerank.cu)
+_STRIPE_PARAMS = ("src", "ldst", "values", "stripe_first", "nstripes", "stripe_rows", "n", "nnz",
+                  "npieces", "y", "sums", "stop")
+_SUMS_PARAMS = ("sums", "n", "x", "inv_s", "dw", "dw_c", "dw_uniform", "teleport", "tele_c",
+                "tele_uniform", "alpha", "x_new", "y_new", "lost", "parity", "partials",
+                "arrived", "errs", "slot", "threshold", "stop")
 # the slots a run and an iteration set, by name: the row pull's, and the
-# tiled pull's rows kernel's (no y there: _T_Y of the tiles kernel)
+# tiled and striped pulls' second kernels' (no y there: _T_Y, _S_Y of their
+# first kernels)
 _NAMED = ("y", "x", "inv_s", "dw", "dw_c", "teleport", "tele_c", "alpha", "x_new", "y_new",
           "parity", "slot", "threshold")
 _PULL_SLOTS = tuple(_PARAMS.index(p) for p in _NAMED)
 _ROW_SLOTS = (None,) + tuple(_ROW_PARAMS.index(p) for p in _NAMED[1:])
+_SUMS_SLOTS = (None,) + tuple(_SUMS_PARAMS.index(p) for p in _NAMED[1:])
 _T_Y = _TILE_PARAMS.index("y")
+_S_Y = _STRIPE_PARAMS.index("y")
 
 
-def _kernels(index, iso, rank=np.float64, tiles=False):
+def _kernels(index, iso, rank=np.float64, pull="rows"):
     """(pagerank_init<T>, pagerank_pull<I, ISO, T>) of the current device, T
-    the ranks' C type; with ``tiles`` (pagerank_init<T>, pagerank_tiles<ISO,
-    T>, pagerank_rows<I, T>)."""
+    the ranks' C type; ``pull`` "tiles": (pagerank_init<T>,
+    pagerank_tiles<ISO, T>, pagerank_rows<I, T>); "stripes":
+    (pagerank_init<T>, pagerank_stripes<ISO, T>, pagerank_sums<T>)."""
     mod, lowered = module(_SOURCE, _NAMES)
     t, i, iso = _RANK[np.dtype(rank)], _INDEX[np.dtype(index)], "true" if iso else "false"
     init = mod.get_function(lowered[f"pagerank_init<{t}>"])
-    if tiles:
+    if pull == "tiles":
         return (init, mod.get_function(lowered[f"pagerank_tiles<{iso}, {t}>"]),
                 mod.get_function(lowered[f"pagerank_rows<{i}, {t}>"]))
+    if pull == "stripes":
+        return (init, mod.get_function(lowered[f"pagerank_stripes<{iso}, {t}>"]),
+                mod.get_function(lowered[f"pagerank_sums<{t}>"]))
     return init, mod.get_function(lowered[f"pagerank_pull<{i}, {iso}, {t}>"])
 
 
@@ -110,6 +131,53 @@ def _tile_plan(cupy, AT):
     ne_ord = cupy.cumsum(full.astype(np.int32)) - 1 if n else cupy.zeros(1, np.int32)
     return (indptr, values, flagged, cupy.ascontiguousarray(tile_ne0, dtype=np.int64),
             cupy.ascontiguousarray(ne_ord, dtype=np.int32), nnz, ntiles, tile_n)
+
+
+def _stripe_plan(cupy, AT, rows, group=1 << 24):
+    """The striped pull's view of AT (``pagerank.cu``, the striped pull):
+    (src, ldst, values, stripe_first, nstripes, nnz). Stripe s: the rows s *
+    rows .. (s + 1) * rows - 1 of AT (rows at most 2^16), its entries at
+    stripe_first[s] .. stripe_first[s + 1] - 1 (where AT keeps them) sorted
+    by column: src their columns (int32), ldst their rows less s * rows
+    (uint16), values AT's values in the same order (float64; a one-element
+    dummy for a structure-only AT). AT must have fewer than 2^31 columns.
+    Sorted a few stripes at a time (about ``group`` entries: the sort's
+    temporaries, ~32 bytes an entry); one host read (the stripes' bounds).
+    O(n + nnz log nnz), once per graph and stripe size."""
+    n, nnz = int(AT.nrows), int(AT.indices.shape[0])
+    indptr = cupy.ascontiguousarray(AT.indptr, dtype=np.int64)
+    nstripes = max(1, -(-n // rows))
+    bounds = cupy.minimum(cupy.arange(nstripes + 1, dtype=np.int64) * rows, n)
+    stripe_first = cupy.ascontiguousarray(indptr[bounds])
+    first = [int(f) for f in stripe_first.get()]  # synchronize! once per graph
+    src = cupy.zeros(max(nnz, 1), np.int32)
+    ldst = cupy.zeros(max(nnz, 1), np.uint16)
+    values = (cupy.zeros(1, np.float64) if AT.values is None
+              else cupy.zeros(max(nnz, 1), np.float64))
+    s = 0
+    while s < nstripes:
+        t = s + 1
+        while t < nstripes and first[t + 1] - first[s] <= group:
+            t += 1
+        a, b = first[s], first[t]
+        if b > a:
+            r0, r1 = s * rows, min(t * rows, n)
+            # each entry's row less r0, and its column
+            local = cupy.searchsorted(indptr[r0 + 1:r1 + 1] - a,
+                                      cupy.arange(b - a, dtype=np.int64), side="right")
+            cols = cupy.ascontiguousarray(AT.indices[a:b], dtype=np.int64)
+            order = cupy.argsort((local // rows) * n + cols)
+            src[a:b] = cols[order]
+            ldst[a:b] = local[order] % rows
+            if AT.values is not None:
+                values[a:b] = cupy.ascontiguousarray(AT.values[a:b], dtype=np.float64)[order]
+        s = t
+    return src, ldst, values, stripe_first, nstripes, nnz
+
+
+def _clear(cupy, a, stream):
+    """Zero the CuPy array ``a`` on ``stream`` (a memset: no kernel)."""
+    cupy.cuda.runtime.memsetAsync(a.data.ptr, 0, a.nbytes, stream)
 
 
 def _hot_cap(cupy):
@@ -184,14 +252,17 @@ def pagerank_run(AT, x, inv_s, dw, teleport, alpha, threshold, max_iter, *, cfg,
     tol``); max_iter: most iterations. cfg: the ``PageRank`` settings
     (``cuda_check_every``, ``cuda_blocks_per_sm``, ``cuda_lanes``, ``cuda_split_above``,
     ``cuda_chunk``, ``cuda_warp_above``, ``cuda_pull``, ``cuda_tiles_min_mean``,
-    ``cuda_tile_threads``, ``cuda_hot_bytes``); cuda_cfg: the ``Cuda`` settings (launch shape; None:
+    ``cuda_tile_threads``, ``cuda_hot_bytes``, ``cuda_stripe_bytes``,
+    ``cuda_stripe_pieces``); cuda_cfg: the ``Cuda`` settings (launch shape; None:
     those in force); cache: a dict kept with the graph (AT must not change
     while it is): the plan and workspaces are built on the first run and
     reused (None: built for this run); fill: with x None, the uniform start
     as ``(value, dtype)`` (the ranks' dtype, float64 or float32; the value
     rounded to it once); hubs_first: AT is relabelled by descending degree,
     its first columns the most gathered (``settings.pagerank.cuda_pull``
-    "auto" runs the tiled pull then, with the hot ranks in shared memory).
+    "auto" runs the tiled pull then, with the hot ranks in shared memory;
+    the striped pull on other graphs of cuda_tiles_min_mean entries a row or
+    more, the row pull on the rest).
     Iteration s reads y = x * inv_s and
     the dangling rank from buffers s & 1 and writes buffers (s + 1) & 1;
     the iteration that converges sets a flag that makes every later launch
@@ -227,10 +298,16 @@ def pagerank_run(AT, x, inv_s, dw, teleport, alpha, threshold, max_iter, *, cfg,
     if not (32 <= tile_threads <= 1024 and tile_threads % 32 == 0) or hot_bytes < 0:
         raise ValueError(f"{where}: settings.pagerank.cuda_tile_threads = {tile_threads} must be"
                          f" a multiple of 32 in [32, 1024] and cuda_hot_bytes = {hot_bytes} >= 0")
-    # the tiled pull flags a row's first entry in bit 31 of its column index
+    stripe_bytes, pieces = int(cfg.cuda_stripe_bytes), int(cfg.cuda_stripe_pieces)
+    if stripe_bytes < 8 or pieces < 1:
+        raise ValueError(f"{where}: settings.pagerank.cuda_stripe_bytes = {stripe_bytes} must be"
+                         f" >= 8 and cuda_stripe_pieces = {pieces} >= 1")
     dense = int(AT.indices.shape[0]) >= float(cfg.cuda_tiles_min_mean) * max(n, 1)
-    tiles = (pull_kind == "tiles" or (pull_kind == "auto" and (hubs_first or dense))) and \
-        n < 2**31
+    kind = pull_kind if pull_kind != "auto" else (
+        "tiles" if hubs_first else "stripes" if dense else "rows")
+    if n >= 2**31:  # the tiled pull flags bit 31 of a column index; the striped one stores int32
+        kind = "rows"
+    tiles = kind == "tiles"
     cache = {} if cache is None else cache
     if x is None:
         if fill is None:
@@ -258,6 +335,19 @@ def pagerank_run(AT, x, inv_s, dw, teleport, alpha, threshold, max_iter, *, cfg,
         nheavy = nchunks = nmedium = 0
         group = 1
         hot = min(n, min(hot_bytes, _hot_cap(cupy)) // rank.itemsize) if hubs_first else 0
+    elif kind == "stripes":
+        stripe_rows = max(1, min(_STRIPE_ROWS_MAX, min(stripe_bytes, _hot_cap(cupy)) // 8))
+        key = ("stripes", stripe_rows)
+        if key not in cache:
+            nnz = int(AT.indices.shape[0])
+            with oom_guard(where, 8 * n + (6 if AT.values is None else 14) * nnz +
+                           32 * min(nnz, 1 << 24)):
+                cache[key] = _stripe_plan(cupy, AT, stripe_rows)
+        src, ldst, values, stripe_first, nstripes, nnz = cache[key]
+        indptr = stripe_first  # the index dtype the kernels are asked for (none reads it)
+        nheavy = nchunks = nmedium = 0
+        group = 1
+        hot = 0
     else:
         key = ("plan", split, chunk, warp_above, lanes, rank.str, wide)
         if key not in cache:
@@ -279,6 +369,12 @@ def pagerank_run(AT, x, inv_s, dw, teleport, alpha, threshold, max_iter, *, cfg,
                 cache[skey] = (cupy.empty(max(n, 1), np.float64),
                                cupy.empty(max(ntiles, 1), np.float64))
         rowsum, heads = cache[skey]
+    if kind == "stripes":
+        skey = ("stripe_sums", n)  # the rows' sums, 0 between launches
+        if skey not in cache:
+            with oom_guard(where, 8 * n):
+                cache[skey] = cupy.zeros(max(n, 1), np.float64)
+        sums = cache[skey]
     dw_uniform, tele_uniform = bool(np.ndim(dw) == 0), bool(np.ndim(teleport) == 0)
     if dw_uniform or tele_uniform:
         dummy = cache.get("dummy")
@@ -300,10 +396,10 @@ def pagerank_run(AT, x, inv_s, dw, teleport, alpha, threshold, max_iter, *, cfg,
     # CuPy's launch converts the iteration's 37 arguments each time, ~12 us of
     # host time); a call sets the slots that change: its arrays and numbers
     pkey = ("packed", key, wkey, dw_uniform, tele_uniform,
-            (hot, tile_threads) if tiles else None)
+            (hot, tile_threads) if tiles else (pieces,) if kind == "stripes" else None)
     packed = cache.get(pkey)
     if packed is None:
-        fns = _kernels(indptr.dtype, AT.values is None, rank, tiles)
+        fns = _kernels(indptr.dtype, AT.values is None, rank, kind)
         # ys[0] = x0 * inv_s, lost[0], *stop = 0, row_arrived = 0; (x, x_fill, fill, inv_s)
         # set per call
         init = PackedLaunch(fns[0], blocks, threads, (
@@ -324,9 +420,26 @@ def pagerank_run(AT, x, inv_s, dw, teleport, alpha, threshold, max_iter, *, cfg,
                 np.float64(0.0), None, None,  # _R_ALPHA, _R_X_NEW, _R_Y_NEW
                 lost, np.int32(0), partials, arrived, errs,  # _R_PARITY
                 np.int64(0), np.float64(0.0), stop))  # _R_SLOT, _R_THRESHOLD
-            slots = _ROW_SLOTS
+            slots, gather_y = _ROW_SLOTS, _T_Y
+        elif kind == "stripes":
+            smem = stripe_rows * 8  # double sums
+            # resident blocks (a stripe's sums fill a multiprocessor's shared memory)
+            stripe_blocks = cooperative_blocks(fns[1], _STRIPE_THREADS, 2, smem)
+            npieces = pieces * stripe_blocks
+            gather = PackedLaunch(fns[1], stripe_blocks, _STRIPE_THREADS, (  # _STRIPE_PARAMS
+                src, ldst, values, stripe_first, np.int64(nstripes), np.int64(stripe_rows),
+                np.int64(n), np.int64(nnz), np.int64(npieces), None, sums, stop),  # _S_Y
+                smem=smem)
+            pull = PackedLaunch(fns[2], blocks, threads, (  # in _SUMS_PARAMS's order
+                sums, np.int64(n), None, None,  # x, inv_s
+                None, np.float64(0.0), np.uint8(dw_uniform),  # dw, dw_c
+                None, np.float64(0.0), np.uint8(tele_uniform),  # teleport, tele_c
+                np.float64(0.0), None, None,  # alpha, x_new, y_new
+                lost, np.int32(0), partials, arrived, errs,  # parity
+                np.int64(0), np.float64(0.0), stop))  # slot, threshold
+            slots, gather_y = _SUMS_SLOTS, _S_Y
         else:
-            gather = None
+            gather = gather_y = None
             pull = PackedLaunch(fns[1], blocks, threads, (  # in _PARAMS's order
                 indptr, indices, values, heavy_rows, heavy_first, chunk_heavy, np.int64(nheavy),
                 np.int64(nchunks), np.int64(chunk), medium_rows, np.int64(nmedium),
@@ -339,11 +452,14 @@ def pagerank_run(AT, x, inv_s, dw, teleport, alpha, threshold, max_iter, *, cfg,
                 partials, chunk_sums, heavy_parts, row_arrived, arrived, errs,
                 np.int64(0), np.float64(0.0), stop))  # _SLOT, _THRESHOLD, stop
             slots = _PULL_SLOTS
-        packed = cache[pkey] = (init, gather, pull, slots)
-    init, gather, pull, slots = packed
+        packed = cache[pkey] = (init, gather, pull, slots, gather_y,
+                                npieces if kind == "stripes" else 0)
+    init, gather, pull, slots, gather_y, npieces = packed
     y_at, x_at, inv_s_at, dw_at, dw_c_at, tele_at, tele_c_at, alpha_at, x_new_at, y_new_at, \
         parity_at, slot_at, threshold_at = slots
     stream = cupy.cuda.get_current_stream().ptr
+    if kind == "stripes":  # 0 already, unless a run stopped between an iteration's launches
+        _clear(cupy, sums, stream)
     init.put(0, None if x is None else x0)
     init.put(1, x0)
     init.put(2, np.float64(fill if x is None else 0.0))
@@ -357,8 +473,8 @@ def pagerank_run(AT, x, inv_s, dw, teleport, alpha, threshold, max_iter, *, cfg,
 
     def launch(s, slot):
         a, b = s & 1, (s + 1) & 1
-        if gather is not None:  # the tiled pull: the sums, then the rows
-            gather.put(_T_Y, ys[a])
+        if gather is not None:  # the tiled and striped pulls: the sums, then the rows
+            gather.put(gather_y, ys[a])
             gather.launch(stream)
         else:
             pull.put(y_at, ys[a])
@@ -396,6 +512,9 @@ def pagerank_run(AT, x, inv_s, dw, teleport, alpha, threshold, max_iter, *, cfg,
         stats.metrics.update(kernel_ms=cupy.cuda.get_elapsed_time(start, end), lanes=group,
                              blocks=blocks, launches=launches, iterations=it,
                              heavy_rows=nheavy, chunks=nchunks, medium_rows=nmedium,
-                             pull="tiles" if tiles else "rows", tiles=ntiles if tiles else 0,
-                             hot=hot if tiles else 0)
+                             pull=kind, tiles=ntiles if tiles else 0,
+                             hot=hot if tiles else 0,
+                             stripes=nstripes if kind == "stripes" else 0,
+                             stripe_rows=stripe_rows if kind == "stripes" else 0,
+                             pieces=npieces)
     return (x0 if it == 0 else xs[it & 1]), it, converged, err

@@ -1,3 +1,4 @@
 // Generated from bitgraph/kernels/cuda/constants.py (pagerank.cu): do not edit;
 // python -m bitgraph.kernels.cuda.constants rewrites it.
 constexpr int TILE_K = 8;
+constexpr int STRIPE_U = 8;
