@@ -464,7 +464,8 @@ def test_tiled_pull(weighted, rank, device):
             # stripes: hot is cuda_stripe_bytes (800: 100 rows a stripe, 3 pieces a block)
             with bg.settings.use(pagerank={"cuda_pull": pull, "cuda_tile_threads": threads or 32,
                                            "cuda_hot_bytes": hot, "relabel": relabel,
-                                           "cuda_check_every": 3, "cuda_stripe_bytes": hot,
+                                           "cuda_check_every": 3,
+                                           "cuda_stripe_bytes": hot if pull == "stripes" else 8,
                                            "cuda_stripe_pieces": 3 if hot == 800 else 1}):
                 st = bg.Stats()
                 res = run(M, tol=tol, max_iter=500, device=device, stats=st)
@@ -485,11 +486,13 @@ def test_tiled_pull(weighted, rank, device):
 
 
 @pytest.mark.parametrize("device", DEVICES)
-def test_repeated_runs(device):
+@pytest.mark.parametrize("spec", ["kron:10", "urand:10:24"])
+def test_repeated_runs(device, spec):
     """Runs on one graph reuse its cached plan and workspaces: the same call
     gives bit-identical ranks, iterations and error (the GPU's sums are in a
-    fixed order), and a later run never changes an earlier result."""
-    A = bg.io.generators.from_spec("kron:10")
+    fixed order, or fixed point: kron-10 runs the tiled pull, urand-10 the
+    striped one), and a later run never changes an earlier result."""
+    A = bg.io.generators.from_spec(spec)
     n = A.nrows
     A = O.on_device(A, device)
     first = pr_module.pagerank(A, tol=1e-9)
@@ -500,7 +503,10 @@ def test_repeated_runs(device):
         pr_module.pagerank(A, **kw)
         with bg.settings.use(pagerank={"cuda_split_above": 16, "cuda_check_every": 3}):
             pr_module.pagerank(A, **kw)
-    again = pr_module.pagerank(A, tol=1e-9)
+    st = bg.Stats()
+    again = pr_module.pagerank(A, tol=1e-9, stats=st)
+    if device == "cuda":
+        assert st.metrics["pull"] == ("tiles" if spec == "kron:10" else "stripes")
     assert np.array_equal(O.to_host(first.ranks).to_dense(), kept)
     assert np.array_equal(O.to_host(again.ranks).to_dense(), kept)
     assert (again.iterations, again.converged, again.error) == (

@@ -40,6 +40,7 @@ def _params(name):
 _PULL, _INIT = _params("pagerank_pull"), _params("pagerank_init")
 _TILES, _ROWS = _params("pagerank_tiles"), _params("pagerank_rows")
 _STRIPES, _SUMS = _params("pagerank_stripes"), _params("pagerank_sums")
+_SHIFT = int(re.search(r"STRIPE_SHIFT = (\d+)", _CU).group(1))  # the sums' fixed point
 
 
 def _names(params):
@@ -61,7 +62,8 @@ def test_packed_parameter_names_are_the_kernels():
     assert kp._ROW_SLOTS[0] is None and kp._ROW_SLOTS[1] == 6 and kp._T_Y == 5
 # a bool parameter takes one byte: np.uint8 (the packed launch takes no numpy bools)
 _C = {"double": np.float64, "bool": np.uint8, "long long": np.int64, "int": np.int32,
-      "unsigned int": np.uint32, "unsigned short": np.uint16}
+      "unsigned int": np.uint32, "unsigned short": np.uint16,
+      "unsigned long long": np.uint64}
 
 
 class FakeArray(np.ndarray):
@@ -339,8 +341,8 @@ class _Rows:
 class _Stripes:
     """pagerank_stripes on the emulated GPU, by the kernel's own logic: the
     pieces (p * nnz // npieces ..) in any order, each stripe a piece reaches
-    summed in float64 (shared memory), entry after entry, then its non-zero
-    sums added into sums. Checks that sums is 0 when the
+    summed in fixed point (each term rounded to a multiple of
+    2^-STRIPE_SHIFT, as uint64), then its non-zero sums added into sums. Checks that sums is 0 when the
     launch starts and that every entry is added once."""
 
     def __init__(self, iso, log, rank=np.float64, seed=0):
@@ -366,10 +368,11 @@ class _Stripes:
                     s += 1
                 end = min(b, int(stripe_first[s + 1]))
                 r0 = s * int(stripe_rows)
-                acc = np.zeros(min(int(stripe_rows), int(n) - r0))
+                acc = np.zeros(min(int(stripe_rows), int(n) - r0), np.uint64)
                 for e in range(a, end):
                     v = np.float64(y[src[e]]) * (1.0 if self.iso else values[e])
-                    acc[ldst[e]] += v
+                    assert 0 <= v < 16
+                    acc[ldst[e]] += np.uint64(np.rint(np.ldexp(v, _SHIFT)))
                     covered[e] += 1
                 sums[r0:r0 + acc.size] += acc
                 a = end
@@ -395,8 +398,8 @@ class _Sums:
             return
         err = dangling = 0.0
         for r in range(n):
-            acc = sums[r]
-            sums[r] = 0.0
+            acc = np.ldexp(np.float64(sums[r]), -_SHIFT)
+            sums[r] = 0
             x_new[r] = alpha * (acc + lost[parity] * (dw_c if dw_uniform else dw[r])) + (
                 tele_c if tele_uniform else teleport[r])
             xn = np.float64(x_new[r])

@@ -487,67 +487,91 @@ __global__ void pagerank_rows(const I* __restrict__ indptr, long long n, long lo
 // and its row's offset in the stripe (ldst, 16 bits). The entries,
 // stripe after stripe, are cut into npieces equal pieces (a piece may cross
 // stripes, a stripe span pieces); a block takes pieces (grid-stride), and
-// for each stripe a piece reaches clears its shared sums, adds y(src) (times
-// values[e] unless ISO) at ldst by shared-memory atomics, STRIPE_U entries
-// loaded a thread before any add, then adds the stripe's non-zero sums
-// into sums[row] (global atomics). urand-22, one pass, H200, 16,384 rows a
-// stripe, a piece a block: 0.584 ms with float32 ranks (0.753 float64)
-// against 0.90 for the plain gathers in stored order. Relabelled kron-22's
-// hubs gain nothing (0.618 at four pieces a block against the tiled pull's
-// 0.488 with its hot ranks).
+// for each stripe a piece reaches clears its shared sums, adds each entry's
+// term y(src) (times values[e] unless ISO) at ldst, STRIPE_U entries loaded
+// a thread before any add, then adds the stripe's non-zero sums into
+// sums[row] (global 64-bit atomics).
 //
-// The sums are double, as every other pull's, added in an order the
-// atomics decide (their last bits vary run to run). (float sums let a
-// stripe hold twice the rows: 0.457 ms on urand-22, but a row of many
-// entries loses float32's precision, 2.7e-6 L1 from the exact ranks on a
-// 300-vertex test graph against 3e-8 with double sums. Every shared-memory
-// atomic add of a float, double or 64-bit integer is a compare-and-swap
-// loop on sm_90.) pagerank_sums then finishes every row r from sums[r] and
-// clears it for the next launch, as pagerank_rows does (finish_row,
-// finish_launch).
+// The sums are fixed point: a term is rounded once to a multiple of
+// 2^-STRIPE_SHIFT (2^-60: exact for every float32 term of 2^-36 or more;
+// at most 4.4e-19 off), and adding integers does not depend on the order,
+// so the sums (and the ranks) are the same every run, whatever the blocks'
+// and atomics' order. A row's sum is at most 1 (a vertex's terms add up to
+// its rank, and the ranks to 1), far below the 16 that 64 bits hold. Each
+// shared sum is two 32-bit words added by the native 32-bit atomics, the
+// low word's carry (from the value its add returns) into the high one:
+// every shared-memory atomic add of a float, double or 64-bit integer is a
+// compare-and-swap loop on sm_90. urand-22, one pass, H200, 16,384 rows a
+// stripe, a piece a block, float32 ranks: 0.421 ms, against 0.584 with
+// double sums (compare-and-swap), 0.457 with float sums of twice the rows
+// (2.7e-6 L1 from the exact ranks on a 300-vertex test graph: a row of many
+// entries loses float32's precision) and 0.90 for the plain gathers in
+// stored order. Relabelled kron-22's hubs gain nothing (0.618 at four
+// pieces a block, double sums, against the tiled pull's 0.488 with its hot
+// ranks). pagerank_sums then finishes every row r from sums[r] (as a double,
+// rounded once) and clears it for the next launch, as pagerank_rows does
+// (finish_row, finish_launch).
 //
 // Arrays: src[nnz] (int), ldst[nnz] (unsigned short), values[nnz] (float64,
 // in the same order; not read when ISO), stripe_first[nstripes + 1] (stripe
 // s's entries are stripe_first[s] .. stripe_first[s + 1] - 1), y[n] (T),
-// sums[n] (double: 0 before the launch, added to here), stop[1]; dynamic
-// shared memory stripe_rows * 8 bytes, stripe_rows at most 65,536.
-// O(nnz + pieces * stripe_rows) over the grid; blockDim.x a multiple of 32,
-// at most 1024.
+// sums[n] (0 before the launch, added to here), stop[1]; dynamic shared
+// memory stripe_rows * 8 bytes, stripe_rows at most 65,536. O(nnz + pieces
+// * stripe_rows) over the grid; blockDim.x a multiple of 32, at most 1024.
+
+// term (0 <= term < 16) rounded to fixed point
+__device__ __forceinline__ unsigned long long fixed_term(double term) {
+  return (unsigned long long)__double2ll_rn(ldexp(term, STRIPE_SHIFT));
+}
+
+// lo[d], hi[d] (the low and high words of a fixed-point sum) plus v
+__device__ __forceinline__ void fixed_add(unsigned int* lo, unsigned int* hi, unsigned int d,
+                                          unsigned long long v) {
+  const unsigned int l = (unsigned int)v;
+  unsigned int h = (unsigned int)(v >> 32);
+  const unsigned int old = atomicAdd(lo + d, l);
+  h += old + l < old ? 1u : 0u;  // the low word's carry
+  if (h) atomicAdd(hi + d, h);
+}
 
 template <bool ISO, typename T>
 __global__ void __launch_bounds__(1024)
 pagerank_stripes(const int* __restrict__ src, const unsigned short* __restrict__ ldst,
                  const double* __restrict__ values, const long long* __restrict__ stripe_first,
                  long long nstripes, long long stripe_rows, long long n, long long nnz,
-                 long long npieces, const T* __restrict__ y, double* __restrict__ sums,
-                 const int* stop) {
+                 long long npieces, const T* __restrict__ y,
+                 unsigned long long* __restrict__ sums, const int* stop) {
   extern __shared__ __align__(16) unsigned char sum_bytes[];
   if (*stop) return;  // converged at an earlier launch (the whole grid returns)
-  double* acc = reinterpret_cast<double*>(sum_bytes);
+  unsigned int* lo = reinterpret_cast<unsigned int*>(sum_bytes);
+  unsigned int* hi = lo + stripe_rows;
   const long long step = blockDim.x;
   for (long long p = blockIdx.x; p < npieces; p += gridDim.x) {
     long long a = p * nnz / npieces;
     const long long b = (p + 1) * nnz / npieces;
     // the stripe of entry a: the last s with stripe_first[s] <= a
-    long long lo = 0, hi = nstripes;
-    while (hi - lo > 1) {
-      const long long mid = (lo + hi) >> 1;
-      if (stripe_first[mid] <= a) lo = mid;
-      else hi = mid;
+    long long first = 0, past = nstripes;
+    while (past - first > 1) {
+      const long long mid = (first + past) >> 1;
+      if (stripe_first[mid] <= a) first = mid;
+      else past = mid;
     }
-    long long s = lo;
+    long long s = first;
     while (a < b) {  // block-uniform: every thread reaches the barriers
       while (stripe_first[s + 1] <= a) ++s;  // past empty stripes
       const long long end = min(b, stripe_first[s + 1]);
       const long long r0 = s * stripe_rows;
       const int rows = (int)min(stripe_rows, n - r0);
-      for (int i = threadIdx.x; i < rows; i += blockDim.x) acc[i] = 0.0;
+      for (int i = threadIdx.x; i < rows; i += blockDim.x) {
+        lo[i] = 0u;
+        hi[i] = 0u;
+      }
       __syncthreads();
       long long e = a + threadIdx.x;
       for (; e + (STRIPE_U - 1) * step < end; e += STRIPE_U * step) {
         int i[STRIPE_U];
         unsigned int d[STRIPE_U];
-        double v[STRIPE_U];
+        unsigned long long v[STRIPE_U];
 #pragma unroll
         for (int k = 0; k < STRIPE_U; ++k) {
           i[k] = src[e + k * step];
@@ -555,20 +579,20 @@ pagerank_stripes(const int* __restrict__ src, const unsigned short* __restrict__
         }
 #pragma unroll
         for (int k = 0; k < STRIPE_U; ++k) {
-          if constexpr (ISO) v[k] = (double)y[i[k]];
-          else v[k] = values[e + k * step] * (double)y[i[k]];
+          if constexpr (ISO) v[k] = fixed_term((double)y[i[k]]);
+          else v[k] = fixed_term(values[e + k * step] * (double)y[i[k]]);
         }
 #pragma unroll
-        for (int k = 0; k < STRIPE_U; ++k) atomicAdd(acc + d[k], v[k]);
+        for (int k = 0; k < STRIPE_U; ++k) fixed_add(lo, hi, d[k], v[k]);
       }
       for (; e < end; e += step) {
-        if constexpr (ISO) atomicAdd(acc + ldst[e], (double)y[src[e]]);
-        else atomicAdd(acc + ldst[e], values[e] * (double)y[src[e]]);
+        const double term = ISO ? (double)y[src[e]] : values[e] * (double)y[src[e]];
+        fixed_add(lo, hi, ldst[e], fixed_term(term));
       }
       __syncthreads();
       for (int i = threadIdx.x; i < rows; i += blockDim.x) {
-        const double v = acc[i];
-        if (v != 0.0) atomicAdd(sums + r0 + i, v);
+        const unsigned long long v = ((unsigned long long)hi[i] << 32) | lo[i];
+        if (v) atomicAdd(sums + r0 + i, v);
       }
       __syncthreads();  // the sums are read before the next stripe clears them
       a = end;
@@ -577,7 +601,8 @@ pagerank_stripes(const int* __restrict__ src, const unsigned short* __restrict__
 }
 
 template <typename T>
-__global__ void pagerank_sums(double* __restrict__ sums, long long n, const T* __restrict__ x,
+__global__ void pagerank_sums(unsigned long long* __restrict__ sums, long long n,
+                              const T* __restrict__ x,
                               const double* __restrict__ inv_s,
                               const double* __restrict__ dw, double dw_c, bool dw_uniform,
                               const double* __restrict__ teleport, double tele_c,
@@ -592,8 +617,8 @@ __global__ void pagerank_sums(double* __restrict__ sums, long long n, const T* _
   double err = 0.0, dangling = 0.0;
   const long long stride = (long long)gridDim.x * blockDim.x;
   for (long long r = (long long)blockIdx.x * blockDim.x + threadIdx.x; r < n; r += stride) {
-    const double s = sums[r];
-    sums[r] = 0.0;  // for the next launch's stripes
+    const double s = ldexp((double)sums[r], -STRIPE_SHIFT);
+    sums[r] = 0ull;  // for the next launch's stripes
     err += finish_row(u, r, s, &dangling);
   }
   finish_launch(err, dangling, scratch, partials, partials, 0, arrived, errs, slot, threshold,
@@ -700,19 +725,19 @@ template __global__ void pagerank_rows<long long, float>(const long long*, long 
     double*, long long, double, int*);
 template __global__ void pagerank_stripes<true, double>(const int*, const unsigned short*,
     const double*, const long long*, long long, long long, long long, long long, long long,
-    const double*, double*, const int*);
+    const double*, unsigned long long*, const int*);
 template __global__ void pagerank_stripes<false, double>(const int*, const unsigned short*,
     const double*, const long long*, long long, long long, long long, long long, long long,
-    const double*, double*, const int*);
+    const double*, unsigned long long*, const int*);
 template __global__ void pagerank_stripes<true, float>(const int*, const unsigned short*,
     const double*, const long long*, long long, long long, long long, long long, long long,
-    const float*, double*, const int*);
+    const float*, unsigned long long*, const int*);
 template __global__ void pagerank_stripes<false, float>(const int*, const unsigned short*,
     const double*, const long long*, long long, long long, long long, long long, long long,
-    const float*, double*, const int*);
-template __global__ void pagerank_sums<double>(double*, long long, const double*, const double*,
+    const float*, unsigned long long*, const int*);
+template __global__ void pagerank_sums<double>(unsigned long long*, long long, const double*, const double*,
     const double*, double, bool, const double*, double, bool, double, double*, double*, double*,
     int, double*, unsigned int*, double*, long long, double, int*);
-template __global__ void pagerank_sums<float>(double*, long long, const float*, const double*,
+template __global__ void pagerank_sums<float>(unsigned long long*, long long, const float*, const double*,
     const double*, double, bool, const double*, double, bool, double, float*, float*, double*,
     int, double*, unsigned int*, double*, long long, double, int*);

@@ -370,10 +370,10 @@ def pagerank_run(AT, x, inv_s, dw, teleport, alpha, threshold, max_iter, *, cfg,
                                cupy.empty(max(ntiles, 1), np.float64))
         rowsum, heads = cache[skey]
     if kind == "stripes":
-        skey = ("stripe_sums", n)  # the rows' sums, 0 between launches
+        skey = ("stripe_sums", n)  # the rows' fixed-point sums, 0 between launches
         if skey not in cache:
             with oom_guard(where, 8 * n):
-                cache[skey] = cupy.zeros(max(n, 1), np.float64)
+                cache[skey] = cupy.zeros(max(n, 1), np.uint64)
         sums = cache[skey]
     dw_uniform, tele_uniform = bool(np.ndim(dw) == 0), bool(np.ndim(teleport) == 0)
     if dw_uniform or tele_uniform:

@@ -2,3 +2,4 @@
 // python -m bitgraph.kernels.cuda.constants rewrites it.
 constexpr int TILE_K = 8;
 constexpr int STRIPE_U = 8;
+constexpr int STRIPE_SHIFT = 60;
