@@ -380,9 +380,8 @@ class _Stripes:
 
 
 class _Sums:
-    """pagerank_sums on the emulated GPU: row r's sum is sums[r], cleared
-    for the next launch; then the rows finished and the launch ended as
-    pagerank_pull's."""
+    """pagerank_sums on the emulated GPU: row r's sum is sums[r] (fixed
+    point); then the rows finished and the launch ended as pagerank_pull's."""
 
     def __init__(self, log, rank=np.float64):
         self.log, self.rank = log, rank
@@ -399,7 +398,6 @@ class _Sums:
         err = dangling = 0.0
         for r in range(n):
             acc = np.ldexp(np.float64(sums[r]), -_SHIFT)
-            sums[r] = 0
             x_new[r] = alpha * (acc + lost[parity] * (dw_c if dw_uniform else dw[r])) + (
                 tele_c if tele_uniform else teleport[r])
             xn = np.float64(x_new[r])
@@ -764,8 +762,9 @@ def test_striped_pull_keeps_the_cpu_iterations(launcher, rank, weighted, stripe_
     cuda_stripe_bytes / 8 rows (one stripe, several, stripes of 3 rows), pieces that cross stripes and
     stripes over pieces, empty stripes, a hub's in-row, rows without entries;
     the iterations, the error and the ranks those of the CPU's fused loop
-    (float64: within 1e-14; float32: a rounding) for batches of 1 and 3, repeated runs on one plan, the sums cleared at each
-    run's start. Stats report the stripes, their rows and the pieces."""
+    (float64: within 1e-14; float32: a rounding) for batches of 1 and 3,
+    repeated runs on one plan, the sums cleared before each launch that adds
+    into them. Stats report the stripes, their rows and the pieces."""
     from bitgraph.algorithms import link_analysis as la
 
     kp, log = launcher
@@ -803,7 +802,7 @@ def test_striped_pull_keeps_the_cpu_iterations(launcher, rank, weighted, stripe_
                 np.testing.assert_allclose(np.asarray(got[0]), want[0], rtol=2.5e-7, atol=0)
             launches = min(max_iter, -(-want[1] // every) * every)
             assert [e if e in ("clear", "init", "stripes") else "slot" for e in log] == (
-                ["clear", "init"] + ["stripes", "slot"] * launches)
+                ["init"] + ["clear", "stripes", "slot"] * launches)
             assert st.metrics["pull"] == "stripes" and st.metrics["stripe_rows"] == rows
             assert st.metrics["stripes"] == -(-n // rows) and st.metrics["pieces"] == 2 * pieces
     assert sum(isinstance(k, tuple) and k[0] == "stripes" for k in cache) == 1

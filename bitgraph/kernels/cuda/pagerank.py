@@ -370,7 +370,7 @@ def pagerank_run(AT, x, inv_s, dw, teleport, alpha, threshold, max_iter, *, cfg,
                                cupy.empty(max(ntiles, 1), np.float64))
         rowsum, heads = cache[skey]
     if kind == "stripes":
-        skey = ("stripe_sums", n)  # the rows' fixed-point sums, 0 between launches
+        skey = ("stripe_sums", n)  # the rows' fixed-point sums, cleared before each launch
         if skey not in cache:
             with oom_guard(where, 8 * n):
                 cache[skey] = cupy.zeros(max(n, 1), np.uint64)
@@ -458,8 +458,6 @@ def pagerank_run(AT, x, inv_s, dw, teleport, alpha, threshold, max_iter, *, cfg,
     y_at, x_at, inv_s_at, dw_at, dw_c_at, tele_at, tele_c_at, alpha_at, x_new_at, y_new_at, \
         parity_at, slot_at, threshold_at = slots
     stream = cupy.cuda.get_current_stream().ptr
-    if kind == "stripes":  # 0 already, unless a run stopped between an iteration's launches
-        _clear(cupy, sums, stream)
     init.put(0, None if x is None else x0)
     init.put(1, x0)
     init.put(2, np.float64(fill if x is None else 0.0))
@@ -474,6 +472,8 @@ def pagerank_run(AT, x, inv_s, dw, teleport, alpha, threshold, max_iter, *, cfg,
     def launch(s, slot):
         a, b = s & 1, (s + 1) & 1
         if gather is not None:  # the tiled and striped pulls: the sums, then the rows
+            if kind == "stripes":  # the striped pull adds into sums
+                _clear(cupy, sums, stream)
             gather.put(gather_y, ys[a])
             gather.launch(stream)
         else:
