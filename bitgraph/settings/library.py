@@ -419,28 +419,29 @@ class PageRank:
         sorted by column so that a warp's gathers share sectors, cuda_stripe_bytes; the sums in
         64-bit fixed point, each term rounded to a multiple of 2^-60 once, the same whatever
         the order), or "auto":
-        tiles on a graph relabelled hubs first, stripes on another whose rows hold
-        cuda_tiles_min_mean entries or more on average, rows otherwise (tiles and stripes need
-        n < 2^31, else rows). Whole run on an H200, 3 interleaved rounds, rows' time over
-        tiles' (float64 / float32 ranks): kron-22 (relabelled) 1.30 / 1.45, urand-22 (32 a row)
-        1.07 / 1.02, grid-2048 (4 a row) 0.78 / 0.74. One pass of the sums, H200, float32:
-        urand-22 striped 0.421 ms, plain gathers 0.90; relabelled kron-22 striped (double sums)
-        0.618, tiled 0.488; grid-2048 striped (double sums) 0.104, plain gathers 0.040.""")
-    cuda_tiles_min_mean: float = knob(16.0, """See cuda_pull: "auto" stripes a graph (not
-        relabelled) whose rows of A' hold at least this many entries on average (urand-22's 32:
-        tiles 1.07 / 1.02 as fast as rows, stripes faster still; grid-2048's 4: tiles 0.78 /
-        0.74).""")
+        stripes on a graph relabelled hubs first or whose rows hold cuda_stripes_min_mean
+        entries or more on average, rows otherwise (tiles and stripes need n < 2^31, else
+        rows). An iteration's two launches on an H200 (float32 / float64 ranks): relabelled
+        kron-22 striped 0.431 / 0.459 ms, tiled 0.561 / 0.675; urand-22 striped 0.470 / 0.841
+        (plain gathers alone 0.90 / 1.13). Whole run, H200, 3 interleaved rounds, rows' time
+        over tiles' (float64 / float32): kron-22 1.30 / 1.45, urand-22 1.07 / 1.02, grid-2048 (4
+        a row) 0.78 / 0.74.""")
+    cuda_stripes_min_mean: float = knob(16.0, """See cuda_pull: "auto" stripes a graph whose
+        rows of A' hold at least this many entries on average (urand-22's 32: stripes 2.0x the
+        rows' speed; grid-2048's 4: rows).""")
     cuda_stripe_bytes: int = knob(131072, """The striped pull's stripe: as many rows as
         this many bytes hold at 8 a row (their fixed-point sums in a block's shared memory; at
         most 65,536 rows and the device's opt-in limit). urand-22, one pass, H200: float32
         ranks 0.421 ms at 128 KiB (16,384 rows), 0.449 at 192 KiB; float64 ranks 0.776 and
         0.711. (float sums, twice the rows: 0.477 ms at 128 KiB, 0.52 at 192, 0.74 at 224: what
         is left of the multiprocessor's L1 is too small.)""")
-    cuda_stripe_pieces: int = knob(1, """The striped pull's entries are cut into this many equal
+    cuda_stripe_pieces: int = knob(0, """The striped pull's entries are cut into this many equal
         pieces a block (a piece spans stripes, a stripe pieces; each stripe a piece reaches
-        costs its block a clearing and a flush of the stripe's sums). urand-22, float32 ranks,
-        H200: 0.421 ms at 1, 0.449 at 4; relabelled kron-22 (uneven stripes; double sums) 0.846
-        at 1, 0.618 at 4.""")
+        costs its block a clearing and a flush of the stripe's sums); 0: 4 on a graph relabelled
+        hubs first (a hub's stripe gathers from cached ranks, faster than the rest: more pieces
+        even the blocks out), 1 otherwise. The stripes launch on an H200, float32 / float64
+        ranks: urand-22 0.421 / 0.783 ms at 1, 0.429 / 0.760 at 2, 0.449 (float32) at 4;
+        relabelled kron-22 0.464 / 0.493 at 2, 0.383 / 0.402 at 4, 0.385 / 0.413 at 8.""")
     cuda_tile_threads: int = knob(1024, """Threads a block of the tiled pull (a multiple of 32,
         at most 1024): its warps share one copy of the hot ranks (cuda_hot_bytes).""")
     cuda_hot_bytes: int = knob(196608, """The tiled pull on a graph relabelled hubs first: each

@@ -447,7 +447,8 @@ def test_tiled_pull(weighted, rank, device):
     ranks in shared memory (relabelled hubs first: 0, a few, or 192 KiB of
     them) or none (in the stored order); stripes of 100 rows over 3 pieces a
     block (pieces across stripes, a hub's stripe over pieces) or one stripe
-    of every row; int64 indices, a long path, a star.
+    of every row ("auto" stripes a graph relabelled hubs first); int64
+    indices, a long path, a star.
     Every setting gives the default's iterations (at a tol clear of the
     changes) and ranks within 1e-12 (float64) or F32_SAME_L1 (float32)."""
     n = 2000 + 5
@@ -465,8 +466,9 @@ def test_tiled_pull(weighted, rank, device):
             with bg.settings.use(pagerank={"cuda_pull": pull, "cuda_tile_threads": threads or 32,
                                            "cuda_hot_bytes": hot, "relabel": relabel,
                                            "cuda_check_every": 3,
-                                           "cuda_stripe_bytes": hot if pull == "stripes" else 8,
-                                           "cuda_stripe_pieces": 3 if hot == 800 else 1}):
+                                           "cuda_stripe_bytes": hot if pull == "stripes"
+                                           else 131072,
+                                           "cuda_stripe_pieces": 3 if hot == 800 else 0}):
                 st = bg.Stats()
                 res = run(M, tol=tol, max_iter=500, device=device, stats=st)
             assert res.iterations == ref.iterations, (pull, threads, hot, relabel)
@@ -475,8 +477,9 @@ def test_tiled_pull(weighted, rank, device):
             else:
                 assert np.abs(res.ranks.to_dense() - ref.ranks.to_dense()).sum() < 1e-12
             if device == "cuda":
-                tiled = pull == "tiles" or (pull == "auto" and relabel)
-                assert st.metrics["pull"] == ("tiles" if tiled else pull if pull == "stripes"
+                tiled = pull == "tiles"
+                striped = pull == "stripes" or (pull == "auto" and relabel)
+                assert st.metrics["pull"] == ("tiles" if tiled else "stripes" if striped
                                               else "rows")
                 if pull == "stripes":
                     assert st.metrics["stripe_rows"] == hot // 8
@@ -490,8 +493,8 @@ def test_tiled_pull(weighted, rank, device):
 def test_repeated_runs(device, spec):
     """Runs on one graph reuse its cached plan and workspaces: the same call
     gives bit-identical ranks, iterations and error (the GPU's sums are in a
-    fixed order, or fixed point: kron-10 runs the tiled pull, urand-10 the
-    striped one), and a later run never changes an earlier result."""
+    fixed order, or fixed point: both run the striped pull, kron-10 relabelled
+    hubs first), and a later run never changes an earlier result."""
     A = bg.io.generators.from_spec(spec)
     n = A.nrows
     A = O.on_device(A, device)
@@ -506,7 +509,7 @@ def test_repeated_runs(device, spec):
     st = bg.Stats()
     again = pr_module.pagerank(A, tol=1e-9, stats=st)
     if device == "cuda":
-        assert st.metrics["pull"] == ("tiles" if spec == "kron:10" else "stripes")
+        assert st.metrics["pull"] == "stripes"
     assert np.array_equal(O.to_host(first.ranks).to_dense(), kept)
     assert np.array_equal(O.to_host(again.ranks).to_dense(), kept)
     assert (again.iterations, again.converged, again.error) == (

@@ -648,14 +648,15 @@ def test_float32_ranks(launcher, every, weighted, split, chunk, warp_above):
                                                        (32, True, "tiles"), (64, False, "auto")])
 def test_tiled_pull_keeps_the_cpu_iterations(launcher, rank, weighted, threads, hubs_first,
                                              pull):
-    """The tiled pull (settings.pagerank.cuda_pull "tiles", or "auto" on a
-    graph relabelled hubs first): tiles of 32 x TILE_K entries (blocks of
-    32 or 64 threads), a hub's in-row over several tiles, rows without entries, tiles that start on a
-    row's first entry; the iterations, the error and the ranks those of the
-    CPU's fused loop (float64: within 1e-14; float32: a rounding), for
-    batches of 1 and 3, repeated runs on one plan; "auto" without hubs first
-    runs the row pull. The hot ranks' count is reported (cuda_hot_bytes over
-    the ranks' size, with hubs first only)."""
+    """The tiled pull (settings.pagerank.cuda_pull "tiles"): tiles of 32 x
+    TILE_K entries (blocks of 32 or 64 threads), a hub's in-row over several
+    tiles, rows without entries, tiles that start on a row's first entry;
+    the iterations, the error and the ranks those of the CPU's fused loop
+    (float64: within 1e-14; float32: a rounding), for batches of 1 and 3,
+    repeated runs on one plan; "auto" runs the striped pull on a graph
+    relabelled hubs first (four pieces a block), the row pull on this one
+    otherwise. The hot ranks' count is reported (cuda_hot_bytes over the
+    ranks' size, with hubs first only)."""
     from bitgraph.algorithms import link_analysis as la
 
     kp, log = launcher
@@ -670,7 +671,8 @@ def test_tiled_pull_keeps_the_cpu_iterations(launcher, rank, weighted, threads, 
     lens = np.diff(AT.indptr)
     assert lens[0] > 2 * 32 * kp.TILE_K and (lens == 0).any()
     x = x.astype(rank)
-    tiled = pull == "tiles" or hubs_first
+    tiled = pull == "tiles"
+    striped = pull == "auto" and hubs_first  # "auto" stripes a graph relabelled hubs first
     cache = {}
     for every in (1, 3):
         cfg = bg.settings.PageRank(cuda_check_every=every, cuda_pull=pull,
@@ -691,15 +693,18 @@ def test_tiled_pull_keeps_the_cpu_iterations(launcher, rank, weighted, threads, 
             else:
                 np.testing.assert_allclose(np.asarray(got[0]), want[0], rtol=2.5e-7, atol=0)
             launches = min(max_iter, -(-want[1] // every) * every)
-            per = ["tiles", "slot"] if tiled else ["slot"]
-            assert [e if e in ("init", "tiles") else "slot" for e in log] == (
-                ["init"] + per * launches)
-            assert st.metrics["pull"] == ("tiles" if tiled else "rows")
+            per = (["tiles", "slot"] if tiled else ["clear", "stripes", "slot"] if striped
+                   else ["slot"])
+            assert [e if e in ("init", "tiles", "clear", "stripes") else "slot"
+                    for e in log] == ["init"] + per * launches
+            assert st.metrics["pull"] == ("tiles" if tiled else "stripes" if striped else "rows")
+            if striped:  # four pieces a block with hubs first (cuda_stripe_pieces 0)
+                assert st.metrics["pieces"] == 4 * 2
             if tiled:
                 assert st.metrics["tiles"] == -(-int(lens.sum()) // (32 * kp.TILE_K))
                 assert st.metrics["hot"] == (80 // np.dtype(rank).itemsize if hubs_first else 0)
-    assert sum(isinstance(k, tuple) and k[0] == ("tiles" if tiled else "plan")
-               for k in cache) == 1
+    assert sum(isinstance(k, tuple) and k[0] == ("tiles" if tiled else "stripes" if striped
+                                                 else "plan") for k in cache) == 1
 
 
 def test_tile_plan(launcher):
@@ -733,7 +738,7 @@ def test_tile_plan(launcher):
 
 def test_auto_stripes_rows_of_many_entries(launcher):
     """"auto" runs the striped pull where A''s rows hold at least
-    settings.pagerank.cuda_tiles_min_mean entries on average (here 20), the
+    settings.pagerank.cuda_stripes_min_mean entries on average (here 20), the
     row pull below it; both give the CPU's iterations and ranks."""
     from bitgraph.algorithms import link_analysis as la
 
@@ -748,7 +753,7 @@ def test_auto_stripes_rows_of_many_entries(launcher):
     for least, pull in ((16.0, "stripes"), (32.0, "rows")):
         st = bg.Stats()
         got = kp.pagerank_run(AT, x, inv_s, 1.0 / n, 0.15 / n, 0.85, n * 1e-10, 100,
-                              cfg=bg.settings.PageRank(cuda_tiles_min_mean=least), stats=st)
+                              cfg=bg.settings.PageRank(cuda_stripes_min_mean=least), stats=st)
         assert st.metrics["pull"] == pull and st.metrics["hot"] == 0
         assert got[1:3] == want[1:3]
         np.testing.assert_allclose(np.asarray(got[0]), want[0], rtol=0, atol=1e-14)
@@ -756,7 +761,7 @@ def test_auto_stripes_rows_of_many_entries(launcher):
 
 @pytest.mark.parametrize("rank", [np.float64, np.float32])
 @pytest.mark.parametrize("weighted", [False, True])
-@pytest.mark.parametrize("stripe_bytes, pieces", [(64, 1), (800, 3), (1 << 20, 1), (24, 5)])
+@pytest.mark.parametrize("stripe_bytes, pieces", [(64, 1), (800, 3), (1 << 20, 0), (24, 5)])
 def test_striped_pull_keeps_the_cpu_iterations(launcher, rank, weighted, stripe_bytes, pieces):
     """The striped pull (settings.pagerank.cuda_pull "stripes"): stripes of
     cuda_stripe_bytes / 8 rows (one stripe, several, stripes of 3 rows), pieces that cross stripes and
@@ -804,7 +809,9 @@ def test_striped_pull_keeps_the_cpu_iterations(launcher, rank, weighted, stripe_
             assert [e if e in ("clear", "init", "stripes") else "slot" for e in log] == (
                 ["init"] + ["clear", "stripes", "slot"] * launches)
             assert st.metrics["pull"] == "stripes" and st.metrics["stripe_rows"] == rows
-            assert st.metrics["stripes"] == -(-n // rows) and st.metrics["pieces"] == 2 * pieces
+            # pieces 0: one a block (not relabelled hubs first); the fixture's grid: 2 blocks
+            assert st.metrics["stripes"] == -(-n // rows)
+            assert st.metrics["pieces"] == 2 * (pieces or 1)
     assert sum(isinstance(k, tuple) and k[0] == "stripes" for k in cache) == 1
 
 
@@ -842,7 +849,7 @@ def test_stripe_plan(launcher):
     empty = CSR(np.zeros(4, np.int32), np.zeros(0, np.int32), None, 3, 3)
     src, ldst, v, first, nstripes, got_nnz = kp._stripe_plan(sys.modules["cupy"], empty, 2)
     assert src.shape == ldst.shape == (1,) and first.tolist() == [0, 0, 0] and got_nnz == 0
-    for bad in ({"cuda_stripe_bytes": 4}, {"cuda_stripe_pieces": 0}):
+    for bad in ({"cuda_stripe_bytes": 4}, {"cuda_stripe_pieces": -1}):
         with pytest.raises(ValueError, match="cuda_stripe_bytes = .* and cuda_stripe_pieces"):
             kp.pagerank_run(AT, np.full(12, 1 / 12), np.ones(12), 0.1, 0.1, 0.85, 1e-3, 10,
                             cfg=bg.settings.PageRank(**bad))

@@ -251,7 +251,7 @@ def pagerank_run(AT, x, inv_s, dw, teleport, alpha, threshold, max_iter, *, cfg,
     threshold: converged once an iteration's L1 change is below it (``n *
     tol``); max_iter: most iterations. cfg: the ``PageRank`` settings
     (``cuda_check_every``, ``cuda_blocks_per_sm``, ``cuda_lanes``, ``cuda_split_above``,
-    ``cuda_chunk``, ``cuda_warp_above``, ``cuda_pull``, ``cuda_tiles_min_mean``,
+    ``cuda_chunk``, ``cuda_warp_above``, ``cuda_pull``, ``cuda_stripes_min_mean``,
     ``cuda_tile_threads``, ``cuda_hot_bytes``, ``cuda_stripe_bytes``,
     ``cuda_stripe_pieces``); cuda_cfg: the ``Cuda`` settings (launch shape; None:
     those in force); cache: a dict kept with the graph (AT must not change
@@ -260,9 +260,9 @@ def pagerank_run(AT, x, inv_s, dw, teleport, alpha, threshold, max_iter, *, cfg,
     as ``(value, dtype)`` (the ranks' dtype, float64 or float32; the value
     rounded to it once); hubs_first: AT is relabelled by descending degree,
     its first columns the most gathered (``settings.pagerank.cuda_pull``
-    "auto" runs the tiled pull then, with the hot ranks in shared memory;
-    the striped pull on other graphs of cuda_tiles_min_mean entries a row or
-    more, the row pull on the rest).
+    "auto" runs the striped pull then, and on other graphs of
+    cuda_stripes_min_mean entries a row or more, the row pull on the rest;
+    the tiled pull reads the hot ranks from shared memory then).
     Iteration s reads y = x * inv_s and
     the dangling rank from buffers s & 1 and writes buffers (s + 1) & 1;
     the iteration that converges sets a flag that makes every later launch
@@ -299,12 +299,12 @@ def pagerank_run(AT, x, inv_s, dw, teleport, alpha, threshold, max_iter, *, cfg,
         raise ValueError(f"{where}: settings.pagerank.cuda_tile_threads = {tile_threads} must be"
                          f" a multiple of 32 in [32, 1024] and cuda_hot_bytes = {hot_bytes} >= 0")
     stripe_bytes, pieces = int(cfg.cuda_stripe_bytes), int(cfg.cuda_stripe_pieces)
-    if stripe_bytes < 8 or pieces < 1:
+    if stripe_bytes < 8 or pieces < 0:
         raise ValueError(f"{where}: settings.pagerank.cuda_stripe_bytes = {stripe_bytes} must be"
-                         f" >= 8 and cuda_stripe_pieces = {pieces} >= 1")
-    dense = int(AT.indices.shape[0]) >= float(cfg.cuda_tiles_min_mean) * max(n, 1)
-    kind = pull_kind if pull_kind != "auto" else (
-        "tiles" if hubs_first else "stripes" if dense else "rows")
+                         f" >= 8 and cuda_stripe_pieces = {pieces} >= 0")
+    pieces = pieces or (4 if hubs_first else 1)
+    dense = int(AT.indices.shape[0]) >= float(cfg.cuda_stripes_min_mean) * max(n, 1)
+    kind = pull_kind if pull_kind != "auto" else "stripes" if hubs_first or dense else "rows"
     if n >= 2**31:  # the tiled pull flags bit 31 of a column index; the striped one stores int32
         kind = "rows"
     tiles = kind == "tiles"
