@@ -47,10 +47,15 @@ class BFSCuda:
     0.05
     """
     alpha: float = knob(0.05, """A level runs bottom-up when the frontier's out-degree sum
-        exceeds alpha * m (XBFS's rule; the value is the best of a sweep on the H100).""")
+        exceeds alpha * m (XBFS's rule; the value is the best of a sweep on the H100). H200,
+        whole call, mean of 16 sources: alpha 0.03 / 0.05 / 0.08 / 0.12 gave urand-21 0.195 /
+        0.194 / 0.194 / 0.192 ms and kron-21 0.165 / 0.162 / 0.159 / 0.160 (within one
+        run's spread).""")
     beta: int = knob(18, """After a bottom-up level the next stays bottom-up while the frontier
         holds more than n_live / beta vertices (Beamer's rule; 0: off). On R-MAT the level after
-        the two big ones still holds 5-35% of the peak frontier.""")
+        the two big ones still holds 5-35% of the peak frontier. H200, whole call, mean of 16
+        sources: beta 12 / 18 / 24 / 36 gave urand-21 0.191 / 0.194 / 0.193 / 0.193 ms and
+        kron-21 0.162 / 0.162 / 0.162 / 0.160.""")
     dead_visited: bool = knob(True, """Vertices with no in-edges start visited, so bottom-up
         levels skip them (R-MAT: ~40% of the vertices).""")
     sort_in_lists: bool = knob(True, """Bottom-up levels read in-neighbour lists ordered by
