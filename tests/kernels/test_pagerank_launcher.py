@@ -33,7 +33,7 @@ _CU = source_text("pagerank.cu")
 
 
 def _params(name):
-    head = rf"__global__ void (?:__launch_bounds__\(\d+\)\s*)?{name}\((.*?)\)\s*\{{"
+    head = rf"__global__ void (?:__launch_bounds__\(\w+\)\s*)?{name}\((.*?)\)\s*\{{"
     return [p.strip() for p in re.search(head, _CU, re.S).group(1).split(",")]
 
 

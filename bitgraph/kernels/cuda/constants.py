@@ -183,6 +183,11 @@ PAGERANK = {
     "STRIPE_U": 8,
     # pagerank_stripes' sums are fixed point, multiples of 2^-STRIPE_SHIFT (64 bits: below 16)
     "STRIPE_SHIFT": 60,
+    # threads a block of pagerank_stripes (its __launch_bounds__; one block a multiprocessor: the
+    # stripe's sums fill its shared memory)
+    "STRIPE_THREADS": 1024,
+    # rows a stripe at most: a row's offset in its stripe is 16 bits
+    "STRIPE_ROWS_MAX": 1 << 16,
 }
 
 SOURCES = {"bfs_fused.cu": BFS_FUSED, "bfs_async.cu": BFS_ASYNC,

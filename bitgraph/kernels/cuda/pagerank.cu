@@ -536,7 +536,7 @@ __device__ __forceinline__ void fixed_add(unsigned int* lo, unsigned int* hi, un
 }
 
 template <bool ISO, typename T>
-__global__ void __launch_bounds__(1024)
+__global__ void __launch_bounds__(STRIPE_THREADS)
 pagerank_stripes(const int* __restrict__ src, const unsigned short* __restrict__ ldst,
                  const double* __restrict__ values, const long long* __restrict__ stripe_first,
                  long long nstripes, long long stripe_rows, long long n, long long nnz,

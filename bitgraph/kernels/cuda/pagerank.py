@@ -52,10 +52,8 @@ _NAMES = tuple(f"pagerank_pull<{i}, {iso}, {t}>" for t in _RANK.values()
 SPECS = ((_SOURCE, _NAMES),)  # what module() is asked for (precompile.py)
 TILE_K = PAGERANK["TILE_K"]  # stored entries a thread of the tiled pull takes
 _PULLS = ("auto", "rows", "tiles", "stripes")
-# the striped pull's stripe holds at most this many rows (a row's offset in
-# it is 16 bits)
-_STRIPE_ROWS_MAX = 1 << 16
-_STRIPE_THREADS = 1024  # a block of the striped pull (pagerank_stripes' __launch_bounds__)
+_STRIPE_ROWS_MAX = PAGERANK["STRIPE_ROWS_MAX"]  # a row's offset in its stripe is 16 bits
+_STRIPE_THREADS = PAGERANK["STRIPE_THREADS"]  # pagerank_stripes' __launch_bounds__
 # pagerank_pull's parameters, in order (pagerank.cu); a call or a launch sets some of the
 # packed launch's slots by these names
 _PARAMS = ("indptr", "indices", "values", "heavy_rows", "heavy_first", "chunk_heavy", "nheavy",
