@@ -319,31 +319,46 @@ class _Rows:
         full = int((lens > 0).sum())
         assert (self.tiles.writes[:full] == 1).all() and not self.tiles.writes[full:].any()
         assert (ne_ord[lens > 0] == np.arange(full)).all()
-        err = dangling = 0.0
-        for r in range(n):
+
+        def sum_of(r):
             a, b = int(indptr[r]), int(indptr[r + 1])
             acc = 0.0
             if b > a:
                 acc = rowsum[ne_ord[r]]
                 for t in range(a // tile_n + 1, (b - 1) // tile_n + 1):
                     acc += heads[t]
-            x_new[r] = alpha * (acc + lost[parity] * (dw_c if dw_uniform else dw[r])) + (
-                tele_c if tele_uniform else teleport[r])
-            xn = np.float64(x_new[r])
-            y_new[r] = xn * inv_s[r]
-            err += abs(xn - np.float64(x[r]))
-            dangling += xn if inv_s[r] == 0.0 else 0.0
-        errs[slot] = err
-        lost[parity ^ 1] = dangling
-        stop[0] = err < threshold
+            return acc
+
+        _finish_rows(sum_of, n, x, inv_s, dw, dw_c, dw_uniform, teleport, tele_c, tele_uniform,
+                     alpha, x_new, y_new, lost, parity, errs, slot, threshold, stop)
+
+
+def _finish_rows(sum_of, n, x, inv_s, dw, dw_c, dw_uniform, teleport, tele_c, tele_uniform,
+                 alpha, x_new, y_new, lost, parity, errs, slot, threshold, stop):
+    """The second launch of the tiled and striped pulls, after the row sums:
+    every row r finished from sum_of(r) (in float64; x'(r) rounded to T when
+    stored, the rest from the stored value), the error, the dangling rank and
+    the stop flag as pagerank_pull writes them."""
+    err = dangling = 0.0
+    for r in range(n):
+        x_new[r] = alpha * (sum_of(r) + lost[parity] * (dw_c if dw_uniform else dw[r])) + (
+            tele_c if tele_uniform else teleport[r])
+        xn = np.float64(x_new[r])
+        y_new[r] = xn * inv_s[r]
+        err += abs(xn - np.float64(x[r]))
+        dangling += xn if inv_s[r] == 0.0 else 0.0
+    errs[slot] = err
+    lost[parity ^ 1] = dangling
+    stop[0] = err < threshold
 
 
 class _Stripes:
     """pagerank_stripes on the emulated GPU, by the kernel's own logic: the
     pieces (p * nnz // npieces ..) in any order, each stripe a piece reaches
     summed in fixed point (each term rounded to a multiple of
-    2^-STRIPE_SHIFT, as uint64), then its non-zero sums added into sums. Checks that sums is 0 when the
-    launch starts and that every entry is added once."""
+    2^-STRIPE_SHIFT, as uint64), then its non-zero sums added into sums.
+    Checks that sums is 0 when the launch starts and that every entry is
+    added once."""
 
     def __init__(self, iso, log, rank=np.float64, seed=0):
         self.iso, self.log, self.rank = iso, log, rank
@@ -395,18 +410,9 @@ class _Sums:
         self.log.append(int(slot))
         if stop[0]:
             return
-        err = dangling = 0.0
-        for r in range(n):
-            acc = np.ldexp(np.float64(sums[r]), -_SHIFT)
-            x_new[r] = alpha * (acc + lost[parity] * (dw_c if dw_uniform else dw[r])) + (
-                tele_c if tele_uniform else teleport[r])
-            xn = np.float64(x_new[r])
-            y_new[r] = xn * inv_s[r]
-            err += abs(xn - np.float64(x[r]))
-            dangling += xn if inv_s[r] == 0.0 else 0.0
-        errs[slot] = err
-        lost[parity ^ 1] = dangling
-        stop[0] = err < threshold
+        _finish_rows(lambda r: np.ldexp(np.float64(sums[r]), -_SHIFT), n, x, inv_s, dw, dw_c,
+                     dw_uniform, teleport, tele_c, tele_uniform, alpha, x_new, y_new, lost,
+                     parity, errs, slot, threshold, stop)
 
 
 def _kernels(log):
