@@ -859,3 +859,41 @@ def test_stripe_plan(launcher):
         with pytest.raises(ValueError, match="cuda_stripe_bytes = .* and cuda_stripe_pieces"):
             kp.pagerank_run(AT, np.full(12, 1 / 12), np.ones(12), 0.1, 0.1, 0.85, 1e-3, 10,
                             cfg=bg.settings.PageRank(**bad))
+
+
+def test_auto_pulls_by_rows_without_room_for_stripes(launcher, monkeypatch):
+    """Where the striped view does not fit the GPU's memory (its build runs
+    out), "auto" runs the row pull, with the CPU's iterations and ranks, and
+    keeps to it on later runs of the graph (no second build); "stripes"
+    raises DeviceError naming the bytes."""
+    from bitgraph.algorithms import link_analysis as la
+    from bitgraph.errors import DeviceError
+
+    kp, _ = launcher
+    cp = sys.modules["cupy"]
+    cp.cuda.runtime = types.SimpleNamespace(memGetInfo=lambda: (1 << 20, 1 << 30))
+    cp.get_default_memory_pool = lambda: types.SimpleNamespace(free_bytes=lambda: 0)
+    builds = []
+
+    def no_room(*args, **kw):
+        builds.append(1)
+        raise cp.cuda.memory.OutOfMemoryError("out of memory")
+
+    monkeypatch.setattr(kp, "_stripe_plan", no_room)
+    rng = np.random.default_rng(5)
+    n = 100
+    A = bg.Matrix.from_coo(rng.integers(0, n, 2600), rng.integers(0, n, 2600), nrows=n, ncols=n,
+                           dup_op="any")
+    AT, M, x, inv_s, dangles = _inputs(A)
+    want = la._fused(M, x.copy(), 1.0 / n, 0.85, 0.15 / n, inv_s, dangles, 1e-10, 100)
+    cache = {}
+    for _ in range(2):
+        st = bg.Stats()
+        got = kp.pagerank_run(AT, x, inv_s, 1.0 / n, 0.15 / n, 0.85, n * 1e-10, 100,
+                              cfg=bg.settings.PageRank(), stats=st, cache=cache)
+        assert st.metrics["pull"] == "rows" and got[1:3] == want[1:3]
+        np.testing.assert_allclose(np.asarray(got[0]), want[0], rtol=0, atol=1e-14)
+    assert len(builds) == 1
+    with pytest.raises(DeviceError, match="pagerank.cuda.: CUDA out of memory: needed"):
+        kp.pagerank_run(AT, x, inv_s, 1.0 / n, 0.15 / n, 0.85, n * 1e-10, 100,
+                        cfg=bg.settings.PageRank(cuda_pull="stripes"))

@@ -259,8 +259,9 @@ def pagerank_run(AT, x, inv_s, dw, teleport, alpha, threshold, max_iter, *, cfg,
     rounded to it once); hubs_first: AT is relabelled by descending degree,
     its first columns the most gathered (``settings.pagerank.cuda_pull``
     "auto" runs the striped pull then, and on other graphs of
-    cuda_stripes_min_mean entries a row or more, the row pull on the rest;
-    the tiled pull reads the hot ranks from shared memory then).
+    cuda_stripes_min_mean entries a row or more, the row pull on the rest,
+    and on a graph whose striped view did not fit the GPU's memory, from
+    then on; the tiled pull reads the hot ranks from shared memory then).
     Iteration s reads y = x * inv_s and
     the dangling rank from buffers s & 1 and writes buffers (s + 1) & 1;
     the iteration that converges sets a flag that makes every later launch
@@ -273,6 +274,7 @@ def pagerank_run(AT, x, inv_s, dw, teleport, alpha, threshold, max_iter, *, cfg,
     import cupy
 
     from bitgraph.device import oom_guard
+    from bitgraph.errors import DeviceError
 
     where = "pagerank(cuda)"
     n = int(AT.nrows)
@@ -324,6 +326,21 @@ def pagerank_run(AT, x, inv_s, dw, teleport, alpha, threshold, max_iter, *, cfg,
     cuda_cfg = cuda_settings(cuda_cfg)
     if per_sm:
         cuda_cfg = dataclasses.replace(cuda_cfg, blocks_per_sm=per_sm)
+    if kind == "stripes":
+        stripe_rows = max(1, min(_STRIPE_ROWS_MAX, min(stripe_bytes, _hot_cap(cupy)) // 8))
+        skey = ("stripes", stripe_rows)
+        if skey not in cache:
+            nnz = int(AT.indices.shape[0])
+            try:
+                with oom_guard(where, 8 * n + (6 if AT.values is None else 14) * nnz +
+                               32 * min(nnz, 1 << 24)):
+                    cache[skey] = _stripe_plan(cupy, AT, stripe_rows)
+            except DeviceError:
+                if pull_kind != "auto":
+                    raise
+                cache[skey] = None  # no room for the striped view: "auto" pulls by rows
+        if cache[skey] is None:
+            kind = "rows"
     if tiles:
         key = ("tiles",)
         if key not in cache:
@@ -334,13 +351,7 @@ def pagerank_run(AT, x, inv_s, dw, teleport, alpha, threshold, max_iter, *, cfg,
         group = 1
         hot = min(n, min(hot_bytes, _hot_cap(cupy)) // rank.itemsize) if hubs_first else 0
     elif kind == "stripes":
-        stripe_rows = max(1, min(_STRIPE_ROWS_MAX, min(stripe_bytes, _hot_cap(cupy)) // 8))
-        key = ("stripes", stripe_rows)
-        if key not in cache:
-            nnz = int(AT.indices.shape[0])
-            with oom_guard(where, 8 * n + (6 if AT.values is None else 14) * nnz +
-                           32 * min(nnz, 1 << 24)):
-                cache[key] = _stripe_plan(cupy, AT, stripe_rows)
+        key = skey
         src, ldst, values, stripe_first, nstripes, nnz = cache[key]
         indptr = stripe_first  # the index dtype the kernels are asked for (none reads it)
         nheavy = nchunks = nmedium = 0
@@ -420,7 +431,7 @@ def pagerank_run(AT, x, inv_s, dw, teleport, alpha, threshold, max_iter, *, cfg,
                 np.int64(0), np.float64(0.0), stop))  # _R_SLOT, _R_THRESHOLD
             slots, gather_y = _ROW_SLOTS, _T_Y
         elif kind == "stripes":
-            smem = stripe_rows * 8  # double sums
+            smem = stripe_rows * 8  # a row's fixed-point sum: two 32-bit words
             # resident blocks (a stripe's sums fill a multiprocessor's shared memory)
             stripe_blocks = cooperative_blocks(fns[1], _STRIPE_THREADS, 2, smem)
             npieces = pieces * stripe_blocks
