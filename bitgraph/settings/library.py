@@ -422,11 +422,11 @@ class PageRank:
         stripes on a graph relabelled hubs first or whose rows hold cuda_stripes_min_mean
         entries or more on average, rows otherwise (tiles and stripes need n < 2^31, else
         rows; stripes a copy of the entries, 6 bytes each, 14 weighted: where that does not fit
-        the GPU, "auto" runs rows and "stripes" raises DeviceError). An iteration's two launches on an H200 (float32 / float64 ranks): relabelled
-        kron-22 striped 0.431 / 0.459 ms, tiled 0.561 / 0.675; urand-22 striped 0.470 / 0.841
-        (plain gathers alone 0.90 / 1.13). Whole run, H200, 3 interleaved rounds, rows' time
-        over tiles' (float64 / float32): kron-22 1.30 / 1.45, urand-22 1.07 / 1.02, grid-2048 (4
-        a row) 0.78 / 0.74.""")
+        the GPU, "auto" runs rows and "stripes" raises DeviceError). An iteration's two
+        launches on an H200 (float32 / float64 ranks): relabelled kron-22 striped 0.431 / 0.459
+        ms, tiled 0.561 / 0.675; urand-22 striped 0.470 / 0.841 (plain gathers alone 0.90 /
+        1.13). Whole run, H200, 3 interleaved rounds, rows' time over tiles' (float64 /
+        float32): kron-22 1.30 / 1.45, urand-22 1.07 / 1.02, grid-2048 (4 a row) 0.78 / 0.74.""")
     cuda_stripes_min_mean: float = knob(16.0, """See cuda_pull: "auto" stripes a graph whose
         rows of A' hold at least this many entries on average (urand-22's 32: stripes 2.0x the
         rows' speed; grid-2048's 4: rows).""")

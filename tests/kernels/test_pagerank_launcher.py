@@ -770,8 +770,9 @@ def test_auto_stripes_rows_of_many_entries(launcher):
 @pytest.mark.parametrize("stripe_bytes, pieces", [(64, 1), (800, 3), (1 << 20, 0), (24, 5)])
 def test_striped_pull_keeps_the_cpu_iterations(launcher, rank, weighted, stripe_bytes, pieces):
     """The striped pull (settings.pagerank.cuda_pull "stripes"): stripes of
-    cuda_stripe_bytes / 8 rows (one stripe, several, stripes of 3 rows), pieces that cross stripes and
-    stripes over pieces, empty stripes, a hub's in-row, rows without entries;
+    cuda_stripe_bytes / 8 rows (one stripe, several, stripes of 3 rows),
+    pieces that cross stripes and stripes over pieces, empty stripes, a
+    hub's in-row, rows without entries;
     the iterations, the error and the ranks those of the CPU's fused loop
     (float64: within 1e-14; float32: a rounding) for batches of 1 and 3,
     repeated runs on one plan, the sums cleared before each launch that adds

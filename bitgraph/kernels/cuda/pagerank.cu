@@ -507,11 +507,11 @@ __global__ void pagerank_rows(const I* __restrict__ indptr, long long n, long lo
 // (2.7e-6 L1 from the exact ranks on a 300-vertex test graph: a row of many
 // entries loses float32's precision) and 0.90 for the plain gathers in
 // stored order. Relabelled kron-22, four pieces a block: 0.383 ms against
-// the tiled pull's 0.490 with its hot ranks. pagerank_sums then finishes every row r from sums[r] (as a double,
-// rounded once) as pagerank_rows does (finish_row, finish_launch); the
-// launcher clears sums before each launch of pagerank_stripes (a memset:
-// clearing sums[r] here as it is read made the launch 0.158 ms on urand-22
-// against 0.059 without, H200).
+// the tiled pull's 0.490 with its hot ranks. pagerank_sums then finishes
+// every row r from sums[r] (as a double, rounded once) as pagerank_rows does
+// (finish_row, finish_launch); the launcher clears sums before each launch
+// of pagerank_stripes (a memset: clearing sums[r] in pagerank_sums as it is
+// read made that launch 0.158 ms on urand-22 against 0.059 without, H200).
 //
 // Arrays: src[nnz] (int), ldst[nnz] (unsigned short), values[nnz] (float64,
 // in the same order; not read when ISO), stripe_first[nstripes + 1] (stripe

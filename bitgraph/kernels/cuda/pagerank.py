@@ -1,16 +1,17 @@
 """Launcher of ``pagerank.cu``: PageRank's whole power iteration on the GPU,
-one fused launch an iteration, or two with the tiled or striped pull (the CUDA twin of
-``kernels/cpu/pagerank.py``, which the host loop calls once an iteration;
-here the loop queues ``cfg.cuda_check_every`` iterations and reads their
-errors at once).
+one fused launch an iteration, or two with the tiled or striped pull (the
+CUDA twin of ``kernels/cpu/pagerank.py``, which the host loop calls once an
+iteration; here the loop queues ``cfg.cuda_check_every`` iterations and
+reads their errors at once).
 
 The plan (the row pull: the heavy rows of A' cut into chunks, the medium
 rows a warp each, the lanes of the light rows; the tiled pull: the flagged
 column indices and the tiles' row counts; the striped pull: each stripe's
-entries sorted by column; the index arrays of the kernel's dtype) and the workspaces (y, partial sums, counters) are built once per
-graph and settings and kept in ``cache`` (the graph's ``pagerank_cuda``
-slot); a run allocates only its two rank buffers (the result is one of
-them) and launches one initialisation and its iterations.
+entries sorted by column; the index arrays of the kernel's dtype) and the
+workspaces (y, partial sums, counters) are built once per graph and
+settings and kept in ``cache`` (the graph's ``pagerank_cuda`` slot); a run
+allocates only its two rank buffers (the result is one of them) and
+launches one initialisation and its iterations.
 
 A ``stats`` (``bitgraph.Stats``) receives ``kernel_ms`` (GPU time of the
 iterations, events around the loop: it includes the host's batch reads),
@@ -45,7 +46,8 @@ _NAMES = tuple(f"pagerank_pull<{i}, {iso}, {t}>" for t in _RANK.values()
                    f"pagerank_init<{t}>" for t in _RANK.values()) + tuple(
                    f"pagerank_tiles<{iso}, {t}>" for t in _RANK.values()
                    for iso in ("true", "false")) + tuple(
-                   f"pagerank_rows<{i}, {t}>" for t in _RANK.values() for i in _INDEX.values()) + tuple(
+                   f"pagerank_rows<{i}, {t}>" for t in _RANK.values()
+                   for i in _INDEX.values()) + tuple(
                    f"pagerank_stripes<{iso}, {t}>" for t in _RANK.values()
                    for iso in ("true", "false")) + tuple(
                    f"pagerank_sums<{t}>" for t in _RANK.values())
