@@ -1,7 +1,7 @@
 // PageRank's power iteration fused on the GPU: the CUDA twin of
 // kernels/cpu/pagerank.py (one launch an iteration, or two with the tiled
-// pull below), a pull over AT, the CSR of A' (row j: the in-neighbours i of
-// j).
+// or the striped pull below), a pull over AT, the CSR of A' (row j: the
+// in-neighbours i of j).
 //
 // pagerank_init (once a run) writes y = x0 * inv_s into ys[0] (x0 the
 // start given, or the uniform start it writes first into xs[0]), the rank x0
