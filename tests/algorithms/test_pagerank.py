@@ -230,14 +230,21 @@ def test_symmetric_pattern_asymmetric_weights(fused, device):
 
 @pytest.mark.parametrize("device", DEVICES)
 @pytest.mark.parametrize("fused", [True, False], ids=["fused", "public"])
-def test_empty_and_single(fused, device):
-    res = pagerank(bg.Matrix(bool, 0, 0), fused=fused, device=device)
-    assert res.ranks.size == 0 and res.converged and res.iterations == 0
-    one = pagerank(bg.Matrix(bool, 1, 1), fused=fused, device=device)
-    assert one.ranks.to_dense().tolist() == [1.0]
-    assert one.converged and one.iterations == 1
-    loop = pagerank(bg.Matrix.from_coo([0], [0], nrows=1, ncols=1), fused=fused, device=device)
-    assert loop.ranks.to_dense().tolist() == [1.0] and loop.converged
+@pytest.mark.parametrize("pull", ["auto", "tiles", "stripes"])
+def test_empty_and_single(fused, device, pull):
+    """No vertex, one, a self-loop, and vertices without an edge, by each of
+    the GPU's pulls (the CPU ignores settings.pagerank.cuda_pull)."""
+    with bg.settings.use(pagerank={"cuda_pull": pull}):
+        res = pagerank(bg.Matrix(bool, 0, 0), fused=fused, device=device)
+        assert res.ranks.size == 0 and res.converged and res.iterations == 0
+        one = pagerank(bg.Matrix(bool, 1, 1), fused=fused, device=device)
+        assert one.ranks.to_dense().tolist() == [1.0]
+        assert one.converged and one.iterations == 1
+        loop = pagerank(bg.Matrix.from_coo([0], [0], nrows=1, ncols=1), fused=fused,
+                        device=device)
+        assert loop.ranks.to_dense().tolist() == [1.0] and loop.converged
+        none = pagerank(bg.Matrix(bool, 5, 5), fused=fused, device=device)
+        assert none.ranks.to_dense().tolist() == [0.2] * 5 and none.converged
 
 
 # --- errors --------------------------------------------------------------------------------

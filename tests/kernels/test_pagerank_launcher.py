@@ -898,3 +898,21 @@ def test_auto_pulls_by_rows_without_room_for_stripes(launcher, monkeypatch):
     with pytest.raises(DeviceError, match="pagerank.cuda.: CUDA out of memory: needed"):
         kp.pagerank_run(AT, x, inv_s, 1.0 / n, 0.15 / n, 0.85, n * 1e-10, 100,
                         cfg=bg.settings.PageRank(cuda_pull="stripes"))
+
+
+def test_striped_pull_without_entries(launcher):
+    """The striped pull on a graph without an edge (every piece empty, the
+    plan's dummies): every rank 1 / n after one iteration, as the CPU's."""
+    from bitgraph.algorithms import link_analysis as la
+
+    kp, log = launcher
+    n = 5
+    A = bg.Matrix(bool, n, n)
+    AT, M, x, inv_s, dangles = _inputs(A)
+    want = la._fused(M, x.copy(), 1.0 / n, 0.85, 0.15 / n, inv_s, dangles, 1e-6, 100)
+    st = bg.Stats()
+    got = kp.pagerank_run(AT, None, inv_s, 1.0 / n, 0.15 / n, 0.85, n * 1e-6, 100,
+                          cfg=bg.settings.PageRank(cuda_pull="stripes"), stats=st,
+                          fill=(1.0 / n, np.float64))
+    assert st.metrics["pull"] == "stripes" and got[1:3] == want[1:3] == (1, True)
+    np.testing.assert_allclose(np.asarray(got[0]), want[0], rtol=0, atol=1e-15)
