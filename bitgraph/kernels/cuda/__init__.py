@@ -472,3 +472,19 @@ def _sm_count(dev: int) -> int:
 
     return cupy.cuda.runtime.deviceGetAttribute(
         cupy.cuda.runtime.cudaDevAttrMultiProcessorCount, dev)
+
+
+def optin_shared_bytes() -> int:
+    """Bytes of dynamic shared memory a block of the current GPU may opt in
+    to (cached per device, as ``multiprocessors``)."""
+    import cupy
+
+    return _optin_bytes(cupy.cuda.runtime.getDevice())
+
+
+@functools.lru_cache(maxsize=None)
+def _optin_bytes(dev: int) -> int:
+    import cupy
+
+    return cupy.cuda.runtime.deviceGetAttribute(
+        cupy.cuda.runtime.cudaDevAttrMaxSharedMemoryPerBlockOptin, dev)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from bitgraph.kernels.cuda import module, settings, shape
+from bitgraph.kernels.cuda import module, multiprocessors, settings, shape
 from bitgraph.kernels.cuda.constants import BMM_B2SR, per_tile
 from bitgraph.kernels.registry import register
 
@@ -41,10 +41,7 @@ def _index(*arrays):
 
 def _blocks(n, per_sm=16):
     """Blocks for a grid-stride (or work-counter) loop over n block items."""
-    import cupy
-
-    sms = cupy.cuda.Device().attributes["MultiProcessorCount"]
-    return max(1, min(n, sms * per_sm))
+    return max(1, min(n, multiprocessors() * per_sm))
 
 
 @register("mxm", fmt="b2sr", device="cuda", variant="bin_bin_sum")

@@ -29,7 +29,8 @@ import dataclasses
 
 import numpy as np
 
-from bitgraph.kernels.cuda import PackedLaunch, cooperative_blocks, module, shape
+from bitgraph.kernels.cuda import (PackedLaunch, cooperative_blocks, module, optin_shared_bytes,
+                                   shape)
 from bitgraph.kernels.cuda import settings as cuda_settings
 from bitgraph.kernels.cuda.constants import PAGERANK
 from bitgraph.kernels.cuda.spmv_csr import row_classes
@@ -183,7 +184,7 @@ def _clear(cupy, a, stream):
 def _hot_cap(cupy):
     """Bytes of dynamic shared memory a block may opt in to on this device,
     less 1 KiB for the tiled pull's own (its scan's items)."""
-    return int(cupy.cuda.Device().attributes["MaxSharedMemoryPerBlockOptin"]) - 1024
+    return optin_shared_bytes() - 1024
 
 
 def _plan(cupy, AT, split, chunk, warp_above, lanes, rank=np.dtype(np.float64),
