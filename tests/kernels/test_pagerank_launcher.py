@@ -648,41 +648,20 @@ def test_float32_ranks(launcher, every, weighted, split, chunk, warp_above):
         kp.pagerank_run(AT, x.astype(np.float16), inv_s, 0.1, 0.1, 0.85, 1e-3, 10, cfg=cfg)
 
 
-@pytest.mark.parametrize("rank", [np.float64, np.float32])
-@pytest.mark.parametrize("weighted", [False, True])
-@pytest.mark.parametrize("threads, hubs_first, pull", [(32, False, "tiles"), (64, True, "auto"),
-                                                       (32, True, "tiles"), (64, False, "auto")])
-def test_tiled_pull_keeps_the_cpu_iterations(launcher, rank, weighted, threads, hubs_first,
-                                             pull):
-    """The tiled pull (settings.pagerank.cuda_pull "tiles"): tiles of 32 x
-    TILE_K entries (blocks of 32 or 64 threads), a hub's in-row over several
-    tiles, rows without entries, tiles that start on a row's first entry;
-    the iterations, the error and the ranks those of the CPU's fused loop
-    (float64: within 1e-14; float32: a rounding), for batches of 1 and 3,
-    repeated runs on one plan; "auto" runs the striped pull on a graph
-    relabelled hubs first (four pieces a block), the row pull on this one
-    otherwise. The hot ranks' count is reported (cuda_hot_bytes over the
-    ranks' size, with hubs first only)."""
+def _keeps_the_cpu(kp, log, inputs, rank, per, cache, hubs_first=False, **settings):
+    """Runs of the launcher (``settings.pagerank`` ``settings`` and batches
+    of 1 and 3; starts given and uniform; converging, stopped by max_iter,
+    none) on one ``cache``, each checked against the CPU's fused loop: the
+    iterations and convergence equal, the error and the ranks within 1e-9 /
+    1e-14 (float64) or a float32 rounding (float32: the row sums added in
+    another order, in float64), and the launches logged ``init`` then
+    ``per`` once a launched iteration. Yields each run's Stats."""
     from bitgraph.algorithms import link_analysis as la
 
-    kp, log = launcher
-    rng = np.random.default_rng(threads + hubs_first)
-    n = 1200
-    # vertex 0's in-row: 1,200 entries (several tiles); vertices 1000.. no in-edges
-    r = np.concatenate([rng.integers(0, n, 3000), np.arange(n)])
-    c = np.concatenate([rng.integers(0, 1000, 3000), np.zeros(n, np.int64)])
-    A = (bg.Matrix.from_coo(r, c, rng.random(r.size) + 0.1, nrows=n, ncols=n, dup_op="plus")
-         if weighted else bg.Matrix.from_coo(r, c, nrows=n, ncols=n, dup_op="any"))
-    AT, M, x, inv_s, dangles = _inputs(A)
-    lens = np.diff(AT.indptr)
-    assert lens[0] > 2 * 32 * kp.TILE_K and (lens == 0).any()
-    x = x.astype(rank)
-    tiled = pull == "tiles"
-    striped = pull == "auto" and hubs_first  # "auto" stripes a graph relabelled hubs first
-    cache = {}
+    AT, M, x, inv_s, dangles = inputs
+    n = AT.nrows
     for every in (1, 3):
-        cfg = bg.settings.PageRank(cuda_check_every=every, cuda_pull=pull,
-                                   cuda_tile_threads=threads, cuda_hot_bytes=80)
+        cfg = bg.settings.PageRank(cuda_check_every=every, **settings)
         for tol, max_iter, start in ((1e-3, 100, "x"), (1e-8, 100, "fill"), (0.0, 7, "x"),
                                      (1e-9, 0, "fill")):
             want = la._fused(M, x.copy(), 1.0 / n, 0.85, 0.15 / n, inv_s, dangles, tol,
@@ -699,16 +678,51 @@ def test_tiled_pull_keeps_the_cpu_iterations(launcher, rank, weighted, threads, 
             else:
                 np.testing.assert_allclose(np.asarray(got[0]), want[0], rtol=2.5e-7, atol=0)
             launches = min(max_iter, -(-want[1] // every) * every)
-            per = (["tiles", "slot"] if tiled else ["clear", "stripes", "slot"] if striped
-                   else ["slot"])
             assert [e if e in ("init", "tiles", "clear", "stripes") else "slot"
                     for e in log] == ["init"] + per * launches
-            assert st.metrics["pull"] == ("tiles" if tiled else "stripes" if striped else "rows")
-            if striped:  # four pieces a block with hubs first (cuda_stripe_pieces 0)
-                assert st.metrics["pieces"] == 4 * 2
-            if tiled:
-                assert st.metrics["tiles"] == -(-int(lens.sum()) // (32 * kp.TILE_K))
-                assert st.metrics["hot"] == (80 // np.dtype(rank).itemsize if hubs_first else 0)
+            yield st
+
+
+@pytest.mark.parametrize("rank", [np.float64, np.float32])
+@pytest.mark.parametrize("weighted", [False, True])
+@pytest.mark.parametrize("threads, hubs_first, pull", [(32, False, "tiles"), (64, True, "auto"),
+                                                       (32, True, "tiles"), (64, False, "auto")])
+def test_tiled_pull_keeps_the_cpu_iterations(launcher, rank, weighted, threads, hubs_first,
+                                             pull):
+    """The tiled pull (settings.pagerank.cuda_pull "tiles"): tiles of 32 x
+    TILE_K entries (blocks of 32 or 64 threads), a hub's in-row over several
+    tiles, rows without entries, tiles that start on a row's first entry;
+    the iterations, the error and the ranks those of the CPU's fused loop
+    (float64: within 1e-14; float32: a rounding), for batches of 1 and 3,
+    repeated runs on one plan; "auto" runs the striped pull on a graph
+    relabelled hubs first (four pieces a block), the row pull on this one
+    otherwise. The hot ranks' count is reported (cuda_hot_bytes over the
+    ranks' size, with hubs first only)."""
+    kp, log = launcher
+    rng = np.random.default_rng(threads + hubs_first)
+    n = 1200
+    # vertex 0's in-row: 1,200 entries (several tiles); vertices 1000.. no in-edges
+    r = np.concatenate([rng.integers(0, n, 3000), np.arange(n)])
+    c = np.concatenate([rng.integers(0, 1000, 3000), np.zeros(n, np.int64)])
+    A = (bg.Matrix.from_coo(r, c, rng.random(r.size) + 0.1, nrows=n, ncols=n, dup_op="plus")
+         if weighted else bg.Matrix.from_coo(r, c, nrows=n, ncols=n, dup_op="any"))
+    AT, M, x, inv_s, dangles = _inputs(A)
+    lens = np.diff(AT.indptr)
+    assert lens[0] > 2 * 32 * kp.TILE_K and (lens == 0).any()
+    x = x.astype(rank)
+    tiled = pull == "tiles"
+    striped = pull == "auto" and hubs_first  # "auto" stripes a graph relabelled hubs first
+    cache = {}
+    per = ["tiles", "slot"] if tiled else ["clear", "stripes", "slot"] if striped else ["slot"]
+    for st in _keeps_the_cpu(kp, log, (AT, M, x, inv_s, dangles), rank, per, cache,
+                             hubs_first=hubs_first, cuda_pull=pull, cuda_tile_threads=threads,
+                             cuda_hot_bytes=80):
+        assert st.metrics["pull"] == ("tiles" if tiled else "stripes" if striped else "rows")
+        if striped:  # four pieces a block with hubs first (cuda_stripe_pieces 0)
+            assert st.metrics["pieces"] == 4 * 2
+        if tiled:
+            assert st.metrics["tiles"] == -(-int(lens.sum()) // (32 * kp.TILE_K))
+            assert st.metrics["hot"] == (80 // np.dtype(rank).itemsize if hubs_first else 0)
     assert sum(isinstance(k, tuple) and k[0] == ("tiles" if tiled else "stripes" if striped
                                                  else "plan") for k in cache) == 1
 
@@ -777,8 +791,6 @@ def test_striped_pull_keeps_the_cpu_iterations(launcher, rank, weighted, stripe_
     (float64: within 1e-14; float32: a rounding) for batches of 1 and 3,
     repeated runs on one plan, the sums cleared before each launch that adds
     into them. Stats report the stripes, their rows and the pieces."""
-    from bitgraph.algorithms import link_analysis as la
-
     kp, log = launcher
     rng = np.random.default_rng(stripe_bytes + pieces)
     n = 300
@@ -794,31 +806,13 @@ def test_striped_pull_keeps_the_cpu_iterations(launcher, rank, weighted, stripe_
     x = x.astype(rank)
     rows = min(stripe_bytes, 1 << 16) // 8  # the fixture's opt-in limit: 64 KiB
     cache = {}
-    for every in (1, 3):
-        cfg = bg.settings.PageRank(cuda_check_every=every, cuda_pull="stripes",
-                                   cuda_stripe_bytes=stripe_bytes, cuda_stripe_pieces=pieces)
-        for tol, max_iter, start in ((1e-3, 100, "x"), (1e-8, 100, "fill"), (0.0, 7, "x"),
-                                     (1e-9, 0, "fill")):
-            want = la._fused(M, x.copy(), 1.0 / n, 0.85, 0.15 / n, inv_s, dangles, tol,
-                             max_iter)
-            log.clear()
-            st = bg.Stats()
-            got = kp.pagerank_run(AT, x if start == "x" else None, inv_s, 1.0 / n, 0.15 / n,
-                                  0.85, n * tol, max_iter, cfg=cfg, stats=st, cache=cache,
-                                  fill=(1.0 / n, rank))
-            assert got[1:3] == want[1:3], (tol, max_iter)
-            if rank == np.float64:
-                assert got[3] == pytest.approx(want[3], rel=1e-9) or got[3] == want[3] == np.inf
-                np.testing.assert_allclose(np.asarray(got[0]), want[0], rtol=0, atol=1e-14)
-            else:  # the row sums added in another order (float64): a float32 rounding apart
-                np.testing.assert_allclose(np.asarray(got[0]), want[0], rtol=2.5e-7, atol=0)
-            launches = min(max_iter, -(-want[1] // every) * every)
-            assert [e if e in ("clear", "init", "stripes") else "slot" for e in log] == (
-                ["init"] + ["clear", "stripes", "slot"] * launches)
-            assert st.metrics["pull"] == "stripes" and st.metrics["stripe_rows"] == rows
-            # pieces 0: one a block (not relabelled hubs first); the fixture's grid: 2 blocks
-            assert st.metrics["stripes"] == -(-n // rows)
-            assert st.metrics["pieces"] == 2 * (pieces or 1)
+    for st in _keeps_the_cpu(kp, log, (AT, M, x, inv_s, dangles), rank,
+                             ["clear", "stripes", "slot"], cache, cuda_pull="stripes",
+                             cuda_stripe_bytes=stripe_bytes, cuda_stripe_pieces=pieces):
+        assert st.metrics["pull"] == "stripes" and st.metrics["stripe_rows"] == rows
+        # pieces 0: one a block (not relabelled hubs first); the fixture's grid: 2 blocks
+        assert st.metrics["stripes"] == -(-n // rows)
+        assert st.metrics["pieces"] == 2 * (pieces or 1)
     assert sum(isinstance(k, tuple) and k[0] == "stripes" for k in cache) == 1
 
 
