@@ -53,6 +53,7 @@ nitpick_ignore = [
     ("py:class", "argparse.ArgumentParser"),
     # helpers a docstring names by their module-local name
     ("py:func", "long_reach"),
+    ("py:func", "reach"),
     ("py:func", "default_delta"),
     ("py:func", "bitgraph.io.atomic.atomic_write"),
 ]

@@ -37,8 +37,9 @@ returns the level of every vertex reached from s. The methods:
   between hops; exact at each group's end; for the same long mesh-like
   graphs.
 - ``"auto"``: ``bfs_method(A)``: on CUDA ``"hops"`` for a graph of long
-  diameter (a short probe, cached) and moderate degree, else
-  ``"direction"``; on the CPU
+  diameter (a short probe, cached) and moderate degree, ``"blest"`` for a
+  mesh of middle reach and high degree in a local order (26-neighbour 3D
+  meshes), else ``"direction"``; on the CPU
   ``"direction"``; on a high-diameter graph direction never leaves
   top-down and is then the push method.
 
@@ -70,10 +71,10 @@ import numpy as np
 from bitgraph import _array
 from bitgraph import settings as _settings
 from bitgraph.algorithms._common import (cached, check_graph, check_source, graph_device,
-                                         in_csr, known, out_csr, record)
+                                         in_csr, known, median_spread, out_csr, record)
 from bitgraph.errors import InvalidValue
 
-__all__ = ["bfs", "bfs_method", "blest_layout", "long_reach", "METHODS", "METHODS_CUDA",
+__all__ = ["bfs", "bfs_method", "blest_layout", "long_reach", "reach", "METHODS", "METHODS_CUDA",
            "CUDA_ONLY"]
 
 METHODS = ("auto", "pull", "push", "direction", "blest", "async", "window", "hops")
@@ -182,15 +183,18 @@ def bfs(A, source, *, parents=False, method="auto", alpha=None, reorder="none", 
 def bfs_method(A) -> str:
     """The method ``bfs(A, s, method="auto")`` runs on A.
 
-    On CUDA, for a graph of long diameter (the probe of
-    :func:`long_reach`) of mean out-degree at most
-    ``settings.bfs_cuda.hops_max_degree``: ``"hops"`` (a grid barrier every
-    ``settings.bfs_cuda.hops_levels`` hops, the hops between them each
-    block's own); else ``"direction"``, the fastest level-synchronous method
+    On CUDA, for a graph of long diameter (:func:`long_reach`) of mean
+    out-degree at most ``settings.bfs_cuda.hops_max_degree``: ``"hops"`` (a
+    grid barrier every ``settings.bfs_cuda.hops_levels`` hops, the hops
+    between them each block's own); for a mesh of middle reach
+    (:func:`reach` from ``settings.bfs_cuda.blest_min_reach`` hops), mean
+    out-degree at least ``blest_min_degree`` and local ids: ``"blest"`` (the
+    BVSS pull); else ``"direction"``, the fastest level-synchronous method
     (or within 4% of it) on every graph family. On rgg-22 (mean degree 16,
     1,044 levels, H200) hops takes 5.1 ms against direction's 8.6; on
-    grid-2048 5.2 against async's 6.6; on R-MAT, where a few huge levels
-    want the bottom-up steps, direction. On the CPU: ``"direction"``.
+    grid-2048 5.2 against async's 6.6; on the 26-neighbour 161^3 mesh (157
+    levels) blest 2.1 against direction's 4.9; on R-MAT, where a few huge
+    levels want the bottom-up steps, direction. On the CPU: ``"direction"``.
     ``python benchmarks/run.py --algo bfs --device cuda`` times every method.
 
     >>> import bitgraph as bg
@@ -204,18 +208,35 @@ def bfs_method(A) -> str:
 def _method(A, cfg) -> str:
     """``bfs_method`` under the settings ``cfg``."""
     c = cfg.bfs_cuda
-    # a long graph of moderate degree (grids, rgg): k hops a grid barrier
-    if A.device == "cuda" and A.nvals <= c.hops_max_degree * A.nrows and long_reach(A, cfg.bfs):
-        return "hops"
+    if A.device == "cuda":
+        hops = reach(A, cfg.bfs)
+        # a long graph of moderate degree (grids, rgg): k hops a grid barrier
+        if hops > cfg.bfs.probe_hops and A.nvals <= c.hops_max_degree * A.nrows:
+            return "hops"
+        # a mesh of high degree and middle reach in a local order (26-neighbour 3D
+        # meshes): the BVSS pull, whose slices hold a row's neighbours in few words
+        if c.blest_min_reach <= hops <= cfg.bfs.probe_hops and \
+                A.nvals >= c.blest_min_degree * A.nrows and \
+                _spread(A, cfg) * c.blest_local_share < A.nrows:
+            return "blest"
     return "direction"
 
 
+def _spread(A, cfg) -> float:
+    """The median |i - j| of sampled entries of A (``median_spread``;
+    ``cfg.components.samples`` of them, as the CUDA Afforest's test reads
+    it), cached on A."""
+    def spread():
+        a = out_csr(A)
+        return median_spread(a.indptr, a.indices, cfg.components.samples)
+
+    return cached(A, "entry_spread", spread)
+
+
 def long_reach(A, cfg=None) -> bool:
-    """Of long diameter: the probe of :func:`_probe_long` on A's CSR, where
-    A lies (CuPy on a CUDA graph), cached on A; False under
-    ``cfg.probe_min_n`` vertices (``cfg``: the ``BFS`` settings, the
-    current ones by default). msbfs on CUDA runs such graphs in one
-    cooperative launch.
+    """Of long diameter: :func:`reach` above ``cfg.probe_hops`` (``cfg``:
+    the ``BFS`` settings, the current ones by default). msbfs on CUDA runs
+    such graphs in one cooperative launch.
 
     >>> import bitgraph as bg
     >>> from bitgraph.algorithms.breadth_first import long_reach
@@ -223,40 +244,61 @@ def long_reach(A, cfg=None) -> bool:
     True
     """
     cfg = _settings.current().bfs if cfg is None else cfg
+    return reach(A, cfg) > cfg.probe_hops
+
+
+def reach(A, cfg=None) -> int:
+    """The hops a ball around a random vertex takes to pass n /
+    ``cfg.probe_share`` vertices (the probe of :func:`_probe_reach` on A's
+    CSR, where A lies: CuPy on a CUDA graph; cached on A): 2-4 on R-MAT and
+    uniform random graphs, 17 on a 26-neighbour 161^3 mesh, ``probe_hops +
+    1`` on a graph of long diameter (a grid, a road network); 0 when the
+    probe says nothing (fewer than ``cfg.probe_min_n`` vertices, or every
+    probed component ends first). ``cfg``: the ``BFS`` settings, the current
+    ones by default.
+
+    >>> import bitgraph as bg
+    >>> from bitgraph.algorithms.breadth_first import reach
+    >>> reach(bg.io.generators.from_spec("kron:17")), reach(bg.io.generators.from_spec("grid:400x400"))
+    (2, 25)
+    """
+    cfg = _settings.current().bfs if cfg is None else cfg
     if A.nrows < cfg.probe_min_n:
-        return False
+        return 0
 
     def probe():
         a = out_csr(A)
-        return _probe_long(a.indptr, a.indices, A.nrows, _array.array_module(a.indptr), cfg)
+        return _probe_reach(a.indptr, a.indices, A.nrows, _array.array_module(a.indptr), cfg)
 
-    return cached(A, "long_reach", probe)
+    return cached(A, "reach", probe, key=(cfg.probe_sources, cfg.probe_hops, cfg.probe_share))
 
 
-def _probe_long(indptr, indices, n, xp, cfg) -> bool:
+def _probe_reach(indptr, indices, n, xp, cfg) -> int:
     """``cfg.probe_hops`` hops of a frontier from ``cfg.probe_sources``
     random vertices of non-zero out-degree (numpy or CuPy arrays, ``xp``
-    their module): False as soon as one ball passes n / cfg.probe_share vertices,
-    True when one still has a frontier after all the hops (a source whose
-    component ends first says nothing). Every step is an array operation
-    on the arrays' device (positions of the frontier's edges by a search in
-    the running sum of their rows' lengths)."""
+    their module): the hops after which the first ball to pass n /
+    cfg.probe_share vertices did so (the probe stops there); ``probe_hops +
+    1`` when none did and one still had a frontier after all the hops; 0
+    when every source's component ended first (a component says nothing of
+    the graph). Every step is an array operation on the arrays' device
+    (positions of the frontier's edges by a search in the running sum of
+    their rows' lengths)."""
     from bitgraph.device import host
 
     deg = indptr[1:] - indptr[:-1]
     live = xp.flatnonzero(deg > 0)
     if live.size == 0:
-        return False
+        return 0
     rng = np.random.default_rng(0)
     picks = rng.integers(0, int(live.size), cfg.probe_sources)
     target = n // cfg.probe_share
-    long_ = False
+    out = 0
     for s in host(live[xp.asarray(picks)]).tolist():
         seen = xp.zeros(n, bool)
         seen[s] = True
         frontier = xp.asarray([s], dtype=indptr.dtype)
         reached = 1
-        for _ in range(cfg.probe_hops):
+        for hop in range(1, cfg.probe_hops + 1):
             starts = indptr[frontier]
             lens = indptr[frontier + 1] - starts
             ends = xp.cumsum(lens)
@@ -270,10 +312,10 @@ def _probe_long(indptr, indices, n, xp, cfg) -> bool:
             seen[frontier] = True
             reached += int(frontier.size)
             if reached >= target:
-                return False  # a short diameter
+                return hop
         else:
-            long_ = True  # probe_hops hops and still a frontier
-    return long_
+            out = cfg.probe_hops + 1  # probe_hops hops and still a frontier
+    return out
 
 
 def _vector():

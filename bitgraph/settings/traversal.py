@@ -66,6 +66,19 @@ class BFSCuda:
         against async 11.9, d32 6.11 against direction 7.1; grid-2048 5.24 against async 6.62;
         moore-2048 3.97 against async 6.79; the 161^3 grid 2.07 against async 1.78 (the one long
         graph measured where hops is not the fastest). Measured up to mean degree 32.""")
+    blest_min_reach: int = knob(8, """auto runs blest (the BVSS pull in A's own order) on a
+        graph whose probe ball (``bfs.reach``, BFS.probe_*) passes n / probe_share vertices after
+        this many hops or more, but within probe_hops (R-MAT and uniform random graphs: 2-4
+        hops; 26-neighbour 3D meshes: 10-17), of mean out-degree at least blest_min_degree. H200,
+        one source, whole call, ms, blest / window / hops (k 8) / async / direction:
+        moore:161x161x161 2.11 / 2.36 / 2.61 / 3.86 / 4.88 (Blest's own kernel 2.26),
+        moore:128x128x128 1.30 / 1.40 / 1.50 / 1.84 / 3.56, moore:96x96x96 0.93 / 1.08 / 0.93 /
+        1.20 / 2.68, moore:256x256x64 2.67 / 2.75 / 2.65 / 3.54 / 6.04.""")
+    blest_min_degree: float = knob(16.0, """See blest_min_reach: at this mean degree a random
+        graph's ball passes n / 100 within 5 hops, so a middle reach means a mesh.""")
+    blest_local_share: int = knob(16, """... and whose ids are local: the median |i - j| of
+        sampled entries (``components.samples`` of them) under n / blest_local_share (3D meshes in
+        their natural order: n / 41 or less; random ids, as a generated rgg's: about n / 3.5).""")
     window_levels: int = knob(2, """bfs_window: an item is relaxed only when its level is at
         most the least pending level plus this (0: levels in order, never a relabel; large: the
         plain work list's order). rgg-22 d16 on an H200: 0 22.5 ms, 1 17.2, 2 13.5, 8 11.6,

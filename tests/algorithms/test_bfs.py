@@ -256,35 +256,50 @@ def test_errors():
         bfs(np.eye(3), 0)
 
 
-def test_long_diameter_probe():
+def test_reach_probe():
     """The probe bfs_method uses on CUDA graphs (here on the CPU arrays,
-    the same array code): grids are long, R-MAT and uniform random are
-    short, a source whose component ends early says nothing."""
+    the same array code): the hops a ball takes to pass n / 100 vertices.
+    Grids are long (past probe_hops), R-MAT and uniform random graphs pass
+    in a few hops, 26-neighbour 3D meshes in between; a source whose
+    component ends early says nothing."""
     import sys
 
     from bitgraph.algorithms._common import out_csr
     from bitgraph.io.generators import from_spec
 
     mod = sys.modules["bitgraph.algorithms.breadth_first"]
+    cfg = bg.settings.BFS()
+    beyond = cfg.probe_hops + 1
 
-    def probe(A):
+    def probe(A, cfg=cfg):
         a = out_csr(A)
-        return mod._probe_long(np.asarray(a.indptr), np.asarray(a.indices), A.nrows, np,
-                               bg.settings.BFS())
+        return mod._probe_reach(np.asarray(a.indptr), np.asarray(a.indices), A.nrows, np, cfg)
 
-    assert probe(from_spec("grid:400x400:0.01"))
-    assert probe(from_spec("grid:161x161x161"))  # the benchmark's 3D grid
-    assert not probe(from_spec("grid:60x60x60"))  # 24 hops pass n / 100 on a small one
-    assert not probe(from_spec("kron:17"))
-    assert not probe(from_spec("urand:17:8"))
-    assert probe(from_spec("moore:700x700"))  # 24 king's moves: a 49 x 49 square
-    assert not probe(from_spec("moore:60x60x60"))  # 26 neighbours: 49^3 within 24 hops
+    assert probe(from_spec("grid:400x400:0.01")) == beyond
+    assert probe(from_spec("grid:161x161x161")) == beyond  # the benchmark's 3D grid
+    assert probe(from_spec("grid:60x60x60")) == 13  # 24 hops pass n / 100 on a small one
+    assert probe(from_spec("kron:17")) == 2
+    assert probe(from_spec("urand:17:8")) == 4
+    assert probe(from_spec("urand:17:16")) == 3
+    assert probe(from_spec("moore:700x700")) == beyond  # 24 king's moves: a 49 x 49 square
+    # 26 neighbours: the ball of r hops is (2r + 1)^3 vertices, past 2,160 at r = 7
+    assert probe(from_spec("moore:60x60x60")) == 7
+    # fewer hops allowed: the same mesh is long
+    assert probe(from_spec("moore:60x60x60"), bg.settings.BFS(probe_hops=6)) == 7
     # 3,000 disjoint edges: every component ends after one hop
     n = 6000
     A = bg.Matrix.from_coo(np.arange(0, n, 2), np.arange(1, n, 2), nrows=n, ncols=n)
-    assert not probe(A)
+    assert probe(A) == 0
+    # reach and long_reach read it (cached on A per probe settings); small graphs are not probed
+    A = from_spec("moore:60x60x60")
+    assert mod.reach(A) == 7 and not mod.long_reach(A)
+    assert mod.long_reach(A, bg.settings.BFS(probe_hops=6))
+    assert mod.reach(A, bg.settings.BFS(probe_min_n=10**6)) == 0
+    with bg.settings.use(bfs={"probe_share": 1000}):
+        assert mod.reach(A) == 3 and mod.reach(A, cfg) == 7
     # and bfs_method on the CPU is direction whatever the graph
     assert bg.algorithms.bfs_method(from_spec("grid:400x400:0.01")) == "direction"
+    assert bg.algorithms.bfs_method(from_spec("moore:60x60x60")) == "direction"
 
 
 @pytest.mark.parametrize("device", O.DEVICES)

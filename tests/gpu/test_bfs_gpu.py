@@ -734,6 +734,34 @@ def test_auto_hops_limit_moves_the_choice():
         assert rec.method == "hops" and not rec.metrics["gave_up"]
 
 
+@gpu
+@pytest.mark.skipif(DEVICE != "cuda", reason="the probe runs on CUDA graphs only")
+def test_auto_picks_blest_for_a_dense_mesh():
+    """A 26-neighbour 3D mesh of middle reach (14 hops to pass n / 16 here:
+    the probe's settings scaled to a 40^3 mesh) in its natural order gets
+    blest, and auto's levels are right; the same mesh in random ids (its
+    slices would hold one neighbour each), of a mean degree under
+    blest_min_degree, or of a reach under blest_min_reach gets direction."""
+    rng = np.random.default_rng(4)
+    mesh = bg.io.generators.from_spec("moore:40x40x40")
+    p = rng.permutation(mesh.nrows)
+    r, c, _ = mesh.to_coo()
+    shuffled = bg.Matrix.from_coo(p[r], p[c], nrows=mesh.nrows, ncols=mesh.nrows)
+    with bg.settings.use(bfs={"probe_min_n": 1000, "probe_share": 16}):
+        A = on(mesh)
+        assert bg.algorithms.breadth_first.reach(A) == 14
+        assert bg.algorithms.bfs_method(A) == "blest"
+        assert bg.algorithms.bfs_method(on(shuffled)) == "direction"
+        with bg.settings.use(bfs_cuda={"blest_min_degree": 25.0}):
+            assert bg.algorithms.bfs_method(on(mesh)) == "direction"
+        with bg.settings.use(bfs_cuda={"blest_min_reach": 15}):
+            assert bg.algorithms.bfs_method(on(mesh)) == "direction"
+        rec = bg.Stats()
+        check_bfs(mesh, A, 31_000, "auto", ref=cpu_levels(mesh, 31_000), keys=_edge_keys(mesh),
+                  stats=rec)
+        assert rec.method == "blest" and rec.metrics["kernel"] == "bvss"
+
+
 def _window_levels(A_cpu, s, cfg, where):
     """bfs_window's levels from s equal the CPU's; its metrics back (did not give up)."""
     kw = importlib.import_module("bitgraph.kernels.cuda.bfs_window")
