@@ -80,6 +80,7 @@ class Derived:
     out_degree_int32: object
     in_csr_by_degree: object
     bfs_cuda_launch: dict    # (device, method, alpha, reorder, settings) -> (method, launch)
+    bfs_cuda_hot: object     # (settings, method, device, launch): the last levels-only call's
     bfs_order: dict          # reorder -> (renumbered Matrix, perm, inverse) (bfs._renumbered)
     # bitgraph.distributed
     indptr_digest: object    # int: the row pointers' checksum the ranks compare (batches._digest)

@@ -111,6 +111,17 @@ def bfs(A, source, *, parents=False, method="auto", alpha=None, reorder="none", 
     >>> parents.to_dense(-1).tolist()
     [0, 0, 1, 1, 3, -1]
     """
+    if not parents and alpha is None and reorder == "none" and stats is None and \
+            type(source) is int:
+        # a repeated levels-only call on a CUDA graph: the launch the last one
+        # ran, while the settings (the same object), the method and the device
+        # are those it was prepared under; A, the method and the settings were
+        # checked then (a change of A's storage drops the slot)
+        hot = A._cache.own.bfs_cuda_hot if type(A) is _MATRIX else None
+        if hot is not None and hot[0] is _settings.current() and hot[1] == method and \
+                0 <= source < hot[3].n and hot[2] == _GET_DEVICE():
+            levels, visited = hot[3].go(source, hot[2])
+            return _VECTOR._from_parts(visited, levels, hot[3].n, _INT32)
     cuda = graph_device(A, "bfs", cuda=True) == "cuda"
     s = check_source(A, source, "bfs")
     if method not in METHODS:
@@ -136,11 +147,14 @@ def bfs(A, source, *, parents=False, method="auto", alpha=None, reorder="none", 
         # the launch prepared for this graph and these settings: a call is
         # one allocation and one launch, and the kernel's levels (0 where
         # unreached) and visited bits are the Vector as they are
+        asked = method
         method, run = _prepared(A, method, alpha, reorder, cfg)
         if run is not None:
             if stats is not None:
                 stats.method = method
             levels, visited = run(s, stats)
+            if alpha is None and reorder == "none" and type(A) is _matrix():
+                A._slots().bfs_cuda_hot = (cfg, asked, run.device, run)
             return _vector()._from_parts(visited, levels, dtype=_INT32)
     if method == "auto":
         method = _method(A, cfg)
@@ -328,7 +342,18 @@ def _vector():
     return _VECTOR
 
 
-_VECTOR = None
+def _matrix():
+    """bitgraph.matrix.Matrix, imported once: the hot path reads ``_MATRIX``
+    (None until a CUDA call prepared a launch, so that no call takes it)."""
+    global _MATRIX
+    if _MATRIX is None:
+        from bitgraph.matrix import Matrix
+
+        _MATRIX = Matrix
+    return _MATRIX
+
+
+_VECTOR = _MATRIX = None
 _INT32 = np.dtype(np.int32)  # the levels' type: given to the Vector, not looked up per call
 _GET_DEVICE = None  # cupy.cuda.runtime.getDevice, bound on the first CUDA call
 

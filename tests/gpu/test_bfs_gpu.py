@@ -1041,6 +1041,49 @@ def test_prepared_launch_results_are_their_own(method):
 
 @gpu
 @pytest.mark.skipif(DEVICE != "cuda", reason="the prepared launch runs on CUDA graphs only")
+def test_repeated_call_follows_settings_method_and_storage():
+    """A repeated levels-only call reuses the last call's launch (slot
+    bfs_cuda_hot) only under the same settings object, method and device:
+    a settings block, another method and a changed graph each run their
+    own launch and give the CPU's levels; a source of another integer type
+    runs too, a bad one still gets bitgraph's errors."""
+    A_cpu = bg.io.generators.from_spec("kron:10")
+    A = on(A_cpu)
+    a, b, c = np.argsort(-np.diff(A_cpu._csr().indptr), kind="stable")[:3].tolist()
+
+    def check(s, **kw):
+        lv = bfs(A, s, **kw)
+        _same_levels(lv.to("cpu").to_dense(-1).astype(np.int64), cpu_levels(A_cpu, s), f"{kw}")
+
+    check(a)
+    hot = A._slots().bfs_cuda_hot
+    assert hot[0] is bg.settings.current() and hot[1] == "auto"
+    check(b)
+    assert A._slots().bfs_cuda_hot is hot  # taken, not made again
+    with bg.settings.use(bfs_cuda={"alpha": 1e9}):  # never bottom-up: another launch
+        check(b)
+        inner = A._slots().bfs_cuda_hot
+        assert inner[0] is bg.settings.current() and inner[3] is not hot[3]
+    check(c)
+    assert A._slots().bfs_cuda_hot[0] is bg.settings.current()
+    check(c, method="push")
+    assert A._slots().bfs_cuda_hot[1] == "push"
+    check(np.int64(a), method="push")
+    for bad, err in ((A.nrows, bg.InvalidIndex), (-1, bg.InvalidIndex), (True, bg.InvalidType)):
+        with pytest.raises(err):
+            bfs(A, bad, method="push")
+    # a change of A's storage drops the slot: the next call sees the new edge
+    far = int(np.flatnonzero(cpu_levels(A_cpu, c) < 0)[0])  # kron:10 has isolated vertices
+    A[c, far] = True
+    A_cpu[c, far] = True
+    assert A._slots().bfs_cuda_hot is None
+    check(c, method="push")
+    check(c, method="push")
+    assert bfs(A, c, method="push").to("cpu").to_dense(-1)[far] == 1
+
+
+@gpu
+@pytest.mark.skipif(DEVICE != "cuda", reason="the prepared launch runs on CUDA graphs only")
 def test_prepared_launch_checks_the_source():
     """The prepared path still refuses a bad source (bitgraph's errors, before
     any launch) and a reordered BVSS still runs its own path."""

@@ -224,11 +224,16 @@ class Prepared:
     def __call__(self, source, stats=None):
         if not 0 <= source < self.n:
             raise IndexError(f"{self.where}: source {source} out of range [0, {self.n})")
-        get_device, get_stream, alloc, ndarray, int32, uint32 = self.cuda
-        device = get_device()
+        device = self.cuda[0]()
         if device != self.device:
             raise ValueError(f"{self.where}: prepared on device {self.device}, called on"
                              f" device {device}")
+        return self.go(source, device, stats)
+
+    def go(self, source, device, stats=None):
+        """``run(source, stats)`` for a caller that has checked the source
+        (an int in range) and the current device (``device``, this launch's)."""
+        _, get_stream, alloc, ndarray, int32, uint32 = self.cuda
         stream = get_stream().ptr
         try:
             work = _workspace(self.nwords, self.qcap, device, stream)
