@@ -130,6 +130,7 @@ def bfs(A, source, *, parents=False, method="auto", alpha=None, reorder="none", 
         raise InvalidValue(f"bfs: method {method!r} does not run on CUDA; on CUDA:"
                            f" {METHODS_CUDA} (or use A.to('cpu'))")
     cfg = _settings.current()
+    plain = alpha is None and reorder == "none"  # a call the hot path may take next time
     if alpha is None:
         alpha = cfg.bfs_cuda.alpha if cuda else cfg.bfs.alpha
     if not (isinstance(alpha, (int, float, np.floating, np.integer)) and alpha >= 0):
@@ -153,7 +154,7 @@ def bfs(A, source, *, parents=False, method="auto", alpha=None, reorder="none", 
             if stats is not None:
                 stats.method = method
             levels, visited = run(s, stats)
-            if alpha is None and reorder == "none" and type(A) is _matrix():
+            if plain and type(A) is _matrix():
                 A._slots().bfs_cuda_hot = (cfg, asked, run.device, run)
             return _vector()._from_parts(visited, levels, dtype=_INT32)
     if method == "auto":
