@@ -354,17 +354,20 @@ def median_spread(indptr, indices, samples: int) -> float:
     >>> median_spread(c.indptr, c.indices, 1000)
     64.0
     """
-    from bitgraph.device import host
-
     nnz = int(indices.shape[0])
     if nnz == 0:
         return 0.0
-    xp = _array.array_module(indptr)
+    entries = np.random.default_rng(0).integers(0, nnz, samples)
+    if _array.array_module(indptr) is not np:
+        # our kernel (CuPy's search and gathers would compile on a fresh machine)
+        from bitgraph.kernels import registry
+
+        spread = registry.lookup("sample_spread", fmt="csr", device="cuda", variant="int64")
+        return float(np.median(spread(indptr, indices, entries)))  # synchronize! (once a graph)
     # drawn in indptr's type: a search never converts indptr (2 ms at 1M rows)
-    entries = xp.asarray(np.random.default_rng(0).integers(0, nnz, samples).astype(indptr.dtype))
-    rows = xp.searchsorted(indptr, entries, side="right") - 1
-    dist = xp.abs(indices[entries].astype(np.int64) - rows)
-    return float(np.median(host(dist)))  # synchronize! (CuPy: once per graph)
+    entries = entries.astype(indptr.dtype)
+    rows = np.searchsorted(indptr, entries, side="right") - 1
+    return float(np.median(np.abs(indices[entries].astype(np.int64) - rows)))
 
 
 def check_nonnegative(values, where: str):

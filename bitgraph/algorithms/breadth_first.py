@@ -289,48 +289,66 @@ def reach(A, cfg=None) -> int:
 
 
 def _probe_reach(indptr, indices, n, xp, cfg) -> int:
-    """``cfg.probe_hops`` hops of a frontier from ``cfg.probe_sources``
-    random vertices of non-zero out-degree (numpy or CuPy arrays, ``xp``
-    their module): the hops after which the first ball to pass n /
-    cfg.probe_share vertices did so (the probe stops there); ``probe_hops +
-    1`` when none did and one still had a frontier after all the hops; 0
-    when every source's component ended first (a component says nothing of
-    the graph). Every step is an array operation on the arrays' device
-    (positions of the frontier's edges by a search in the running sum of
-    their rows' lengths)."""
-    from bitgraph.device import host
+    """``cfg.probe_hops`` hops of a ball from ``cfg.probe_sources`` random
+    vertices of non-zero out-degree (numpy or CuPy arrays, ``xp`` their
+    module), one source after another: the hops after which the first ball
+    to pass n / cfg.probe_share vertices did so (the probe stops there);
+    ``probe_hops + 1`` when none did and one still grew at its last hop; 0
+    when every source's ball stopped growing first (a component says
+    nothing of the graph). On CUDA a hop is one of our kernels'
+    (``graph_prep.ball_hops``: none of CuPy's, which a fresh machine would
+    compile), on the CPU array operations."""
+    if xp is np:
+        live = np.flatnonzero(np.diff(indptr) > 0)
+        ball = _ball_hops
+    else:
+        from bitgraph.kernels import registry
 
-    deg = indptr[1:] - indptr[:-1]
-    live = xp.flatnonzero(deg > 0)
+        bits, _ = registry.lookup("empty_rows", fmt="csr", device="cuda", variant="bits")(indptr)
+        empty = np.unpackbits(bits.get().view(np.uint8), bitorder="little")[:n]
+        live = np.flatnonzero(empty == 0)
+        ball = registry.lookup("ball_hops", fmt="csr", device="cuda", variant="probe")
     if live.size == 0:
         return 0
-    rng = np.random.default_rng(0)
-    picks = rng.integers(0, int(live.size), cfg.probe_sources)
+    picks = np.random.default_rng(0).integers(0, int(live.size), cfg.probe_sources)
     target = n // cfg.probe_share
     out = 0
-    for s in host(live[xp.asarray(picks)]).tolist():
-        seen = xp.zeros(n, bool)
-        seen[s] = True
-        frontier = xp.asarray([s], dtype=indptr.dtype)
-        reached = 1
-        for hop in range(1, cfg.probe_hops + 1):
-            starts = indptr[frontier]
-            lens = indptr[frontier + 1] - starts
-            ends = xp.cumsum(lens)
-            total = int(ends[-1])
-            if total == 0:
-                break
-            k = xp.arange(total, dtype=ends.dtype)
-            row = xp.searchsorted(ends, k, side="right")  # edge k's frontier vertex
-            nb = indices[starts[row] + k - (ends[row] - lens[row])]
-            frontier = _array.unique(nb[~seen[nb]])
-            seen[frontier] = True
-            reached += int(frontier.size)
-            if reached >= target:
-                return hop
-        else:
-            out = cfg.probe_hops + 1  # probe_hops hops and still a frontier
+    for s in live[picks].tolist():
+        hops = ball(indptr, indices, s, cfg.probe_hops, target)
+        if 0 < hops <= cfg.probe_hops:
+            return hops  # a ball passed the share
+        out = max(out, hops)
     return out
+
+
+def _ball_hops(indptr, indices, source, hops, target) -> int:
+    """``graph_prep.ball_hops`` on numpy arrays: the hops after which the
+    ball around ``source`` first holds ``target`` vertices (at most
+    ``hops``), ``hops + 1`` when it still grew at its last hop, 0 when it
+    stopped growing first. Each hop is array operations: the positions of
+    the frontier's entries by a search in the running sum of their rows'
+    lengths."""
+    n = indptr.shape[0] - 1
+    seen = np.zeros(n, bool)
+    seen[source] = True
+    frontier = np.asarray([source], dtype=indptr.dtype)
+    reached = 1
+    for hop in range(1, hops + 1):
+        starts = indptr[frontier]
+        lens = indptr[frontier + 1] - starts
+        ends = np.cumsum(lens)
+        total = int(ends[-1])
+        k = np.arange(total, dtype=ends.dtype)
+        row = np.searchsorted(ends, k, side="right")  # entry k's frontier vertex
+        nb = indices[starts[row] + k - (ends[row] - lens[row])]
+        frontier = np.unique(nb[~seen[nb]])
+        seen[frontier] = True
+        reached += int(frontier.size)
+        if reached >= target:
+            return hop
+        if frontier.size == 0:
+            return 0
+    return hops + 1
 
 
 def _vector():

@@ -248,3 +248,79 @@ def test_bit_indices_equal_flatnonzero(n, density):
     with pytest.raises(ValueError, match="set bits"):
         registry.lookup("bit_indices", fmt="dense", device="cuda", variant="int64")(
             cupy.asarray(words), 32 * words.size + 1)
+
+
+_DTYPES = [(np.int32, np.int32), (np.int64, np.int32), (np.int32, np.int64), (np.int64, np.int64)]
+
+
+@settings(max_examples=200, deadline=None)
+@given(n=st.integers(1, 400), seed=st.integers(0, 2**32 - 1), empty=st.sampled_from([0, 0.3, 0.9]),
+       hub=st.booleans(), hops=st.integers(1, 8), share=st.integers(1, 400),
+       dtypes=st.sampled_from(_DTYPES))
+def test_ball_hops_equals_the_host(n, seed, empty, hub, hops, share, dtypes):
+    """The probe's hop kernel (``graph_prep.ball_hops``) gives the hops the
+    numpy ball takes (``breadth_first._ball_hops``) from every kind of
+    source: passing the target, still growing after ``hops`` (hops + 1),
+    stopped first (0); rows empty, short or a hub, duplicates, self-loops,
+    every index type; a warp per frontier row (a hub row over many lanes)."""
+    cupy = pytest.importorskip("cupy")
+    from bitgraph.algorithms import breadth_first as bf
+
+    pdt, idt = dtypes
+    rng = np.random.default_rng(seed)
+    lens = rng.integers(0, 4, n) * (rng.random(n) >= empty)
+    if hub:
+        lens[rng.integers(0, n)] = 3 * n
+    indptr = np.concatenate([[0], np.cumsum(lens)]).astype(pdt)
+    indices = rng.integers(0, n, int(indptr[-1])).astype(idt)
+    ball = registry.lookup("ball_hops", fmt="csr", device="cuda", variant="probe")
+    p, i = cupy.asarray(indptr), cupy.asarray(indices)
+    target = max(1, n // share)
+    for s in {0, n - 1, int(rng.integers(0, n))}:
+        want = bf._ball_hops(indptr, indices, s, hops, target)
+        assert ball(p, i, s, hops, target) == want, (s, hops, target)
+    with pytest.raises(ValueError, match="out of range"):
+        ball(p, i, n, hops, target)
+
+
+@pytest.mark.parametrize("spec", ["grid:400x400:0.01", "kron:17", "urand:17:16", "moore:60x60x60",
+                                  "grid:60x60x60"])
+def test_reach_and_spread_on_cuda_equal_the_cpu(spec):
+    """bfs.reach and the spread bfs_method reads, on a CUDA graph (our
+    kernels), equal the CPU's (array code), int32 and int64 indices."""
+    pytest.importorskip("cupy")
+    from bitgraph.algorithms import _common
+    from bitgraph.algorithms import breadth_first as bf
+
+    A = bg.io.generators.from_spec(spec)
+    c = A._csr()
+    want_reach = bf.reach(A)
+    want_spread = _common.median_spread(c.indptr, c.indices, 1000)
+    for idt in (np.int32, np.int64):
+        B = bg.Matrix.from_csr(c.indptr.astype(np.int64), c.indices.astype(idt),
+                               ncols=A.ncols).to("cuda")
+        assert bf.reach(B) == want_reach, idt
+        d = B._csr()
+        assert _common.median_spread(d.indptr, d.indices, 1000) == want_spread, idt
+
+
+def test_sample_spread_equals_the_host():
+    """|indices[e] - row(e)| for sampled entries, rows found by a binary
+    search (empty rows before, between and after), every index type; no
+    samples."""
+    cupy = pytest.importorskip("cupy")
+    rng = np.random.default_rng(3)
+    n = 500
+    lens = rng.integers(0, 6, n) * (rng.random(n) < 0.6)
+    lens[0] = lens[-1] = 0
+    indptr = np.concatenate([[0], np.cumsum(lens)])
+    indices = rng.integers(0, n, int(indptr[-1]))
+    entries = rng.integers(0, int(indptr[-1]), 2000)
+    rows = np.searchsorted(indptr, entries, side="right") - 1
+    want = np.abs(indices[entries] - rows)
+    spread = registry.lookup("sample_spread", fmt="csr", device="cuda", variant="int64")
+    for pdt, idt in _DTYPES:
+        got = spread(cupy.asarray(indptr, pdt), cupy.asarray(indices, idt), entries)
+        assert got.dtype == np.int64
+        np.testing.assert_array_equal(got, want)
+    assert spread(cupy.asarray(indptr), cupy.asarray(indices), np.zeros(0, np.int64)).size == 0

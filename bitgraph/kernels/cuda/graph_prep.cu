@@ -241,6 +241,53 @@ __global__ void popcount_words(const unsigned int* __restrict__ words, long long
   if ((threadIdx.x & 31) == 0 && c) atomicAdd(count, (unsigned long long)c);
 }
 
+// One hop of bfs.reach's probe (the ball around a source): every entry of
+// the frontier's rows front = ball[begin, end) whose column is not yet in
+// seen (a bit per vertex) is set there and appended to ball at
+// atomicAdd(count) (count = end on entry: the ball is the list of the
+// reached vertices in hop order, each once; the next frontier is ball[end,
+// *count)). A warp per frontier row, its lanes over the row's entries.
+// O(the frontier's entries)
+template <typename P, typename I>
+__global__ void probe_hop(const P* __restrict__ indptr, const I* __restrict__ indices,
+                          I* __restrict__ ball, long long begin, long long end,
+                          unsigned int* __restrict__ seen, unsigned long long* __restrict__ count) {
+  const int lane = threadIdx.x & 31;
+  const long long warps = ((long long)gridDim.x * blockDim.x) >> 5;
+  for (long long f = begin + ((blockIdx.x * (long long)blockDim.x + threadIdx.x) >> 5); f < end;
+       f += warps) {
+    const long long u = (long long)ball[f];
+    const long long b = (long long)indptr[u], e = (long long)indptr[u + 1];
+    for (long long k = b + lane; k < e; k += 32) {
+      const long long v = (long long)indices[k];
+      const unsigned int bit = 1u << (v & 31);
+      if (seen[v >> 5] & bit) continue;  // most heads are reached already: read first
+      if (!(atomicOr(&seen[v >> 5], bit) & bit)) ball[atomicAdd(count, 1ull)] = (I)v;
+    }
+  }
+}
+
+// spread[k] = |indices[e] - row(e)| for the entries e = entries[k] (row(e):
+// the row holding entry e, the last i with indptr[i] <= e, by a binary search
+// over indptr[n + 1]; _common.median_spread's samples). A thread per sample.
+// O(samples log n)
+template <typename P, typename I>
+__global__ void sample_spread(const P* __restrict__ indptr, const I* __restrict__ indices,
+                              const long long* __restrict__ entries, long long* __restrict__ spread,
+                              long long samples, long long n) {
+  for (long long k = blockIdx.x * (long long)blockDim.x + threadIdx.x; k < samples;
+       k += (long long)gridDim.x * blockDim.x) {
+    const long long e = entries[k];
+    long long lo = 0, hi = n;  // indptr[lo] <= e < indptr[hi]
+    while (hi - lo > 1) {
+      const long long mid = lo + (hi - lo) / 2;
+      if ((long long)indptr[mid] <= e) lo = mid; else hi = mid;
+    }
+    const long long d = (long long)indices[e] - lo;
+    spread[k] = d < 0 ? -d : d;
+  }
+}
+
 // instantiations nvcc compiles standalone (CI); at run time the launcher's
 // SPECS name them
 template __global__ void present_vector<unsigned long long>(const bool*, const unsigned long long*,
@@ -267,3 +314,19 @@ template __global__ void merge_runs<int>(const long long*, const int*, long long
                                          long long);
 template __global__ void merge_runs<long long>(const long long*, const long long*, long long*,
                                                long long*, long long, long long);
+template __global__ void probe_hop<int, int>(const int*, const int*, int*,
+    long long, long long, unsigned int*, unsigned long long*);
+template __global__ void sample_spread<int, int>(const int*, const int*,
+    const long long*, long long*, long long, long long);
+template __global__ void probe_hop<int, long long>(const int*, const long long*, long long*,
+    long long, long long, unsigned int*, unsigned long long*);
+template __global__ void sample_spread<int, long long>(const int*, const long long*,
+    const long long*, long long*, long long, long long);
+template __global__ void probe_hop<long long, int>(const long long*, const int*, int*,
+    long long, long long, unsigned int*, unsigned long long*);
+template __global__ void sample_spread<long long, int>(const long long*, const int*,
+    const long long*, long long*, long long, long long);
+template __global__ void probe_hop<long long, long long>(const long long*, const long long*,
+    long long*, long long, long long, unsigned int*, unsigned long long*);
+template __global__ void sample_spread<long long, long long>(const long long*, const long long*,
+    const long long*, long long*, long long, long long);

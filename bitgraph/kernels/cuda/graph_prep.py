@@ -14,7 +14,7 @@ from bitgraph.kernels.cuda import grid, module, settings, shape
 from bitgraph.kernels.registry import register
 
 __all__ = ["row_lengths", "empty_rows", "order_by_degree", "pack_bits", "unpack_bits",
-           "popcount_words", "present_vector", "bit_indices"]
+           "popcount_words", "present_vector", "bit_indices", "ball_hops", "sample_spread"]
 
 _SOURCE = "graph_prep.cu"
 _INDEX = {np.dtype(np.int32): "int", np.dtype(np.int64): "long long"}
@@ -24,7 +24,9 @@ _NAMES = tuple(f"{k}<{i}>" for k in ("row_lengths", "empty_rows", "sort_chunks",
                for i in _INDEX.values()) + tuple(
     f"degree_keys<{p}, {i}>" for p in _INDEX.values() for i in _INDEX.values()) + (
     "unpack_words", "popcount_words", "bit_block_counts", "bit_positions") + tuple(
-    f"present_vector<{w}>" for w in _WIDTH.values())
+    f"present_vector<{w}>" for w in _WIDTH.values()) + tuple(
+    f"{k}<{p}, {i}>" for k in ("probe_hop", "sample_spread") for p in _INDEX.values()
+    for i in _INDEX.values())
 SPECS = ((_SOURCE, _NAMES),)  # what module() is asked for (precompile.py)
 
 
@@ -253,3 +255,66 @@ def bit_indices(words, count):
     _fn("bit_positions")((blocks,), (threads,), (words, np.int64(m), np.int64(per), block_counts,
                                                  out, np.int64(count)))
     return out
+
+
+@register("ball_hops", fmt="csr", device="cuda", variant="probe")
+def ball_hops(indptr, indices, source, hops, target):
+    """The hops after which the ball around ``source`` (the vertices within
+    that many hops along the rows, source included) first holds ``target``
+    vertices or more, at most ``hops``; ``hops + 1`` when it holds fewer
+    after ``hops`` hops and the last hop still reached new vertices; 0 when
+    it stops growing first (``bfs.reach``'s probe from one source). The
+    ball is a list of the reached vertices in hop order; a hop is one
+    launch and one 8-byte read. O(n / 8 + the ball's entries)
+
+    >>> ball_hops(cupy.asarray([0, 1, 2, 2]), cupy.asarray([1, 2]), 0, 5, 3)  # doctest: +SKIP
+    2
+    """
+    import cupy
+
+    pt, it = _index("ball_hops", indptr), _index("ball_hops", indices)
+    n = indptr.shape[0] - 1
+    if not 0 <= source < n:
+        raise ValueError(f"ball_hops: source {source} out of range [0, {n})")
+    # the kernel sets what it reaches; the source's bit and the ball's start
+    # are copied in (a CuPy item assignment would compile a fill kernel)
+    seen = cupy.zeros((n + 31) // 32, cupy.uint32)
+    seen[source >> 5:(source >> 5) + 1].set(np.array([1 << (source & 31)], np.uint32))
+    ball = cupy.empty(n, indices.dtype)
+    ball[:1].set(np.array([source], indices.dtype))
+    count = cupy.empty(1, cupy.uint64)
+    count.set(np.array([1], np.uint64))
+    fn = _fn(f"probe_hop<{pt}, {it}>")
+    begin, end = 0, 1
+    for hop in range(1, hops + 1):
+        fn(*shape(32 * (end - begin)),
+           (indptr, indices, ball, np.int64(begin), np.int64(end), seen, count))
+        begin, end = end, int(count.get()[0])  # synchronize!
+        if end >= target:
+            return hop
+        if end == begin:
+            return 0  # the ball stopped growing: its component says nothing
+    return hops + 1
+
+
+@register("sample_spread", fmt="csr", device="cuda", variant="int64")
+def sample_spread(indptr, indices, entries):
+    """Host int64[k]: |indices[e] - row(e)| for the entries e of the host
+    int64 array ``entries`` (row(e): the row holding entry e;
+    ``_common.median_spread``'s samples, gathered on the GPU, one read
+    back). O(k log n)
+
+    >>> sample_spread(cupy.asarray([0, 2, 3]), cupy.asarray([1, 0, 0]), np.array([0, 2]))  # doctest: +SKIP
+    array([1, 1])
+    """
+    import cupy
+
+    pt, it = _index("sample_spread", indptr), _index("sample_spread", indices)
+    k, n = int(entries.shape[0]), indptr.shape[0] - 1
+    if k == 0:
+        return np.zeros(0, np.int64)
+    e = cupy.asarray(np.ascontiguousarray(entries, np.int64))
+    out = cupy.empty(k, cupy.int64)
+    _fn(f"sample_spread<{pt}, {it}>")(*shape(k), (indptr, indices, e, out, np.int64(k),
+                                                 np.int64(n)))
+    return out.get()
