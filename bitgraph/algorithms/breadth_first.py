@@ -749,8 +749,7 @@ def _lazy_rule(A, b, cfg):
     loses on many-level graphs; here lazy only runs on levels whose queue
     is large (``cfg.lazy_min_queue``), where it pays on urand as on kron,
     so the degree test is dropped."""
-    import cupy
+    from bitgraph.kernels import registry
 
-    from bitgraph.formats.bvss import update_divergence
-
-    return update_divergence(b.row_ids, cupy) > cfg.lazy_udiv
+    divergence = registry.lookup("bvss_divergence", fmt="bvss", device="cuda", variant="float64")
+    return divergence(b.row_ids) > cfg.lazy_udiv

@@ -1,8 +1,9 @@
-"""BVSS built on the GPU (kernels/cuda/convert_bvss.py, array operations on
-CuPy) is identical to the CPU build (kernels/cpu/convert_bvss.py) for every
-sigma, int32 and int64 indices, empty and full shapes; its update
-divergence equals the CPU's; and the format functions (to_csr, stats,
-build with a reordering) accept a GPU BVSS."""
+"""BVSS built on the GPU (kernels/cuda/convert_bvss.py: our kernels around
+CuPy's sort) is identical to the CPU build (kernels/cpu/convert_bvss.py) for
+every sigma, int32 and int64 indices, empty and full shapes; its update
+divergence (the array code on CuPy, and our kernel bfs runs) equals the
+CPU's; and the format functions (to_csr, stats, build with a reordering)
+accept a GPU BVSS."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from bitgraph.formats.csr import CSR
 from bitgraph.kernels.cpu.convert_bvss import update_divergence
 from bitgraph.formats.bvss import update_divergence as update_divergence_xp
 from bitgraph.kernels import convert
+from bitgraph.kernels.cuda.convert_bvss import divergence
 
 pytestmark = pytest.mark.gpu
 
@@ -54,6 +56,8 @@ def test_from_csr_equals_cpu(sigma, seed, nrows, ncols, density, index64):
         np.testing.assert_array_equal(w, cupy.asnumpy(g), err_msg=name)
     assert update_divergence_xp(got.row_ids, cupy) == pytest.approx(
         update_divergence(want.row_ids, sigma), rel=1e-9, abs=1e-9)
+    assert divergence(got.row_ids) == pytest.approx(update_divergence(want.row_ids, sigma),
+                                                    rel=1e-9, abs=1e-9)
     back = convert.bvss_to_csr(got)
     assert isinstance(back.indptr, cupy.ndarray)
     np.testing.assert_array_equal(cupy.asnumpy(back.indptr), A.indptr)

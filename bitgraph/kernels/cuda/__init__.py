@@ -32,8 +32,8 @@ MODULES = ("ewise", "spmv_csr", "spmspv_csr", "spgemm_csr", "reduce", "bmv_b2sr"
 # the launchers whose SPECS name every (source, names) module() is asked
 # for: one fatbin per source is built from their union (precompile.py)
 SPEC_MODULES = ("ewise", "spmv_csr", "spmspv_csr", "spgemm_csr", "reduce", "bmv_b2sr",
-                "bmv_bvss", "convert_b2sr", "bmm_b2sr", "bfs_fused", "bfs_async", "bfs_window",
-                "bfs_hops", "msbfs_state", "triangles", "pagerank", "components", "sssp", "timing", "graph_prep",
+                "bmv_bvss", "convert_b2sr", "bmm_b2sr", "convert_bvss", "bfs_fused", "bfs_async",
+                "bfs_window", "bfs_hops", "msbfs_state", "triangles", "pagerank", "components", "sssp", "timing", "graph_prep",
                 "betweenness", "dist_traversal")
 
 HERE = Path(__file__).resolve().parent
