@@ -341,7 +341,7 @@ def _ball_hops(indptr, indices, source, hops, target) -> int:
         k = np.arange(total, dtype=ends.dtype)
         row = np.searchsorted(ends, k, side="right")  # entry k's frontier vertex
         nb = indices[starts[row] + k - (ends[row] - lens[row])]
-        frontier = np.unique(nb[~seen[nb]])
+        frontier = _array.unique(nb[~seen[nb]])
         seen[frontier] = True
         reached += int(frontier.size)
         if reached >= target:
