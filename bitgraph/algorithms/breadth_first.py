@@ -239,8 +239,9 @@ def _method(A, cfg) -> str:
 
 def _spread(A, cfg) -> float:
     """The median |i - j| of sampled entries of A (``median_spread``;
-    ``cfg.components.samples`` of them, as the CUDA Afforest's test reads
-    it), cached on A."""
+    ``cfg.components.samples`` of them), cached on A in the slot the CUDA
+    Afforest's test fills from A's undirected form (the same median on a
+    symmetric graph, and the same question: are A's ids local?)."""
     def spread():
         a = out_csr(A)
         return median_spread(a.indptr, a.indices, cfg.components.samples)
