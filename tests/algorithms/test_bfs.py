@@ -302,6 +302,67 @@ def test_reach_probe():
     assert bg.algorithms.bfs_method(from_spec("moore:60x60x60")) == "direction"
 
 
+def test_hot_path_dispatch(monkeypatch):
+    """The repeated-call path of a CUDA bfs (slot bfs_cuda_hot: the last
+    levels-only call's launch), its dispatch alone on a CPU graph with a
+    stand-in launch: taken only for a plain call (no parents, alpha,
+    reorder or stats; a Python int source in range) under the same settings
+    object, method and device; any other call runs the checked path (here
+    the CPU's levels, or bitgraph's errors). The GPU tests run the real
+    launch (tests/gpu/test_bfs_gpu.py)."""
+    import sys
+
+    bf = sys.modules["bitgraph.algorithms.breadth_first"]
+    A = bg.io.generators.from_spec("kron:8")
+    n = A.nrows
+    marker = np.full(n, 7, np.int32)
+
+    class Launch:  # what bfs_fused.Prepared offers the hot path
+        def __init__(self):
+            self.n, self.calls = n, []
+
+        def go(self, source, device, stats=None):
+            self.calls.append((source, device))
+            return marker, bg._array.pack_bits(np.ones(n, bool))
+
+    run = Launch()
+    monkeypatch.setattr(bf, "_MATRIX", bg.Matrix)
+    monkeypatch.setattr(bf, "_VECTOR", bg.Vector)
+    monkeypatch.setattr(bf, "_GET_DEVICE", lambda: 0)
+    cfg = bg.settings.current()
+    A._slots().bfs_cuda_hot = (cfg, "auto", 0, run)
+    cpu = bfs(A.copy(), 3).to_dense(-1)
+
+    def hot(s, **kw):
+        before = len(run.calls)
+        lv = bfs(A, s, **kw).to_dense(-1)
+        took = len(run.calls) > before
+        assert took == bool((lv == 7).all()), (s, kw)
+        if not took:
+            np.testing.assert_array_equal(lv, bfs(A.copy(), int(s)).to_dense(-1))
+        return took
+
+    assert hot(3) and run.calls[-1] == (3, 0)
+    assert hot(n - 1) and hot(0)
+    assert not hot(np.int64(3))  # another integer type: the checked path
+    for kw in ({"parents": False, "alpha": 0.5}, {"reorder": "rcm"}, {"method": "push"},
+               {"stats": bg.Stats()}):
+        assert not hot(3, **kw), kw
+    with bg.settings.use(bfs={"alpha": 0.02}):  # an equal but other settings object
+        assert not hot(3)
+    monkeypatch.setattr(bf, "_GET_DEVICE", lambda: 1)  # another current device
+    assert not hot(3)
+    monkeypatch.setattr(bf, "_GET_DEVICE", lambda: 0)
+    assert hot(3)
+    for bad, err in ((n, bg.InvalidIndex), (-1, bg.InvalidIndex), (True, bg.InvalidType)):
+        with pytest.raises(err):
+            bfs(A, bad)
+    levels, parents = bfs(A, 3, parents=True)  # parents: the checked path
+    np.testing.assert_array_equal(levels.to_dense(-1), cpu)
+    # a transposed view never takes it (its slots are another orientation's)
+    assert (bfs(A.T, 3).to_dense(-1) != 7).any()
+
+
 @pytest.mark.parametrize("device", O.DEVICES)
 def test_renumbered_traversals(device):
     """reorder= with the methods that walk A's own CSR (pull, push,
