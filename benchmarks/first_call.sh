@@ -2,11 +2,14 @@
 # The first GPU call on a fresh machine, itemised (issue 29, item 3): every
 # cache emptied (CuPy's kernel cache ~/.cupy, bitgraph's NVRTC cache
 # ~/.cache/bitgraph, the driver's ~/.nv, the numba cache), then a first
-# `bfs` on kron:12 in a new process (benchmarks/first_call.py prints the
-# phases); the same with the shipped fatbins off; then a second process
-# with the caches the first left.
+# `bfs` on GRAPH in a new process (benchmarks/first_call.py prints the
+# phases); a second process with the caches the first left; the same with
+# the shipped fatbins off; then, each in a fresh state, the first call on
+# each MORE graph: by default kron:20 (past settings.bfs.probe_min_n: auto's
+# reach probe runs) and moore:96x96x96 (auto: blest, the BVSS built on the
+# GPU).
 #
-#   bash benchmarks/first_call.sh [GRAPH]
+#   bash benchmarks/first_call.sh [GRAPH [MORE...]]     (default: kron:12 kron:20 moore:96x96x96)
 #
 # The shipped fatbins: bitgraph/kernels/cuda/precompiled/ (what the wheel
 # ships; build it where nvcc is with
@@ -16,6 +19,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 graph=${1:-kron:12}
+if [ $# -gt 1 ]; then more=("${@:2}"); elif [ $# -eq 1 ]; then more=(); else
+  more=(kron:20 moore:96x96x96); fi
 export PYTHONPATH=$PWD
 shipped=${BITGRAPH_CUDA_PRECOMPILED:-bitgraph/kernels/cuda/precompiled}
 if [ ! -f "$shipped/bfs_fused.json" ] && command -v nvcc >/dev/null 2>&1; then
@@ -42,3 +47,7 @@ python3 benchmarks/first_call.py --graph "$graph" --label "2: a second process"
 fresh
 python3 benchmarks/first_call.py --graph "$graph" --nvrtc --label "3: fresh, NVRTC only"
 fresh
+for g in "${more[@]}"; do
+  python3 benchmarks/first_call.py --graph "$g" --label "fresh, shipped fatbins"
+  fresh
+done
