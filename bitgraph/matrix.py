@@ -59,6 +59,7 @@ class Derived:
     sssp_work: object             # CUDA delta-stepping's workspaces: (n, index, dtype) -> arrays
     sssp_facts: object            # dict: what sssp reads of the weights (shortest_paths._weight_facts)
     cc_cuda_launch: object        # dict: the CUDA afforest's replays (kernels/cuda/components.py)
+    cc_cuda_hot: object           # (settings, (device, stream, thread), replay): the last call's
     entry_spread: object          # float: median |i - j| of sampled entries (_common.median_spread)
     sssp_by_weight: dict          # dtype -> CSR with values cast to it, each row by ascending weight
     sssp_edges: dict              # dtype -> the CPU kernel's (targets, weights) records (edge_records)

@@ -74,6 +74,16 @@ def connected_components(A, *, method="auto", stats=None):
     >>> connected_components(A, method="fastsv").to_dense().tolist()
     [0, 1, 2, 2, 1, 5]
     """
+    if stats is None and (method == "auto" or method == "afforest") and type(A) is _MATRIX:
+        # a repeated call on a CUDA graph: the replay the last one ran, while the
+        # settings (the same object), device, stream and thread are those it ran
+        # under; A and the settings were checked then (a change of A's storage
+        # drops the slot). A symmetry learnt since keeps the replay's skip_largest.
+        hot = A._cache.own.cc_cuda_hot
+        if hot is not None and hot[0] is _LAZY[0].current() and hot[1] == _where():
+            got = hot[2]()
+            if got is not None:
+                return _LAZY[3]._from_parts(got[1], got[0], hot[2].n, _INT64)
     device = graph_device(A, "connected_components", cuda=True)
     if method not in METHODS:
         raise ValueError(f"connected_components: unknown method {method!r};"
@@ -92,6 +102,11 @@ def connected_components(A, *, method="auto", stats=None):
         # vector: wrapped as they are (from_dense would copy the labels and
         # pack a bitmap in several more launches)
         labels, words = _afforest(A, stats=stats, bitmap=True)
+        if stats is None and type(A) is _MATRIX:
+            # the replay this call ran or made: the newest of A's (slot cc_cuda_launch)
+            replay = next(reversed(A._cache.own.cc_cuda_launch.values()), None)
+            if replay is not None and replay.where_key == _where():
+                A._slots().cc_cuda_hot = (_LAZY[0].current(), replay.where_key, replay)
         return Vector._from_parts(words, labels, dtype=_INT64)
     else:
         labels = _afforest(A, stats=stats)
@@ -158,19 +173,34 @@ def _presample(A, c, cfg) -> bool:
 
 _INT64 = np.dtype(np.int64)  # the labels' type, given to the Vector
 _LAZY = None  # (settings, registry, TransposedMatrix, Vector), imported at the first call
+# bitgraph.matrix.Matrix, set at the first call: None until then, so that no call takes
+# the hot path before one has prepared it
+_MATRIX = None
+_WHERE = None  # () -> (device, stream pointer, thread): CuPy's, bound at the first CUDA call
 
 
 def _lazy():
     # an import statement costs ~0.5 us a call: a GPU call's host time is ~15 us
-    global _LAZY
+    global _LAZY, _MATRIX
     if _LAZY is None:
         from bitgraph import settings
         from bitgraph.kernels import registry
-        from bitgraph.matrix import TransposedMatrix
+        from bitgraph.matrix import Matrix, TransposedMatrix
         from bitgraph.vector import Vector
 
         _LAZY = (settings, registry, TransposedMatrix, Vector)
+        _MATRIX = Matrix
     return _LAZY
+
+
+def _where():
+    """(device, stream pointer, thread) of this call: what a CUDA replay is kept for."""
+    global _WHERE
+    if _WHERE is None:
+        from bitgraph.kernels.cuda.components import where_key
+
+        _WHERE = where_key
+    return _WHERE()
 
 
 def _graph(A):

@@ -247,6 +247,99 @@ def test_ldbc_wcc_example(device):
     assert count(A) == 1
 
 
+def test_hot_path_dispatch(monkeypatch):
+    """The repeated-call path of a CUDA connected_components (slot
+    cc_cuda_hot: the last call's replay), its dispatch alone on a CPU graph
+    with a stand-in replay: taken only for a call without stats, of method
+    "auto" or "afforest", under the same settings object, device, stream and
+    thread; a replay whose scratch is gone (None) runs the checked path, as
+    every other call does (here the CPU's labels, or bitgraph's errors). The
+    GPU case runs the real replay (test_repeated_call_follows_settings_and_storage)."""
+    import sys
+
+    cc = sys.modules["bitgraph.algorithms.components"]
+    A = bg.io.generators.from_spec("kron:8")
+    n = A.nrows
+    marker = np.full(n, 7, np.int64)
+    want = expected_labels(sp.csr_array(A.to_scipy()))[0]
+
+    class Replay:  # what kernels/cuda/components.Replay offers the hot path
+        def __init__(self):
+            self.n, self.calls, self.gone = n, 0, False
+
+        def __call__(self):
+            self.calls += 1
+            return None if self.gone else (marker, bg._array.pack_bits(np.ones(n, bool)))
+
+    run = Replay()
+    connected_components(A)  # binds the module's lazies (_MATRIX)
+    where = [(0, 5, 9)]
+    monkeypatch.setattr(cc, "_WHERE", lambda: where[0])
+    A._slots().cc_cuda_hot = (bg.settings.current(), (0, 5, 9), run)
+
+    def hot(**kw):
+        before = run.calls
+        got = connected_components(A, **kw).to_dense()
+        took = run.calls > before and not run.gone
+        assert took == bool((got == 7).all()), kw
+        if not took:
+            np.testing.assert_array_equal(got, want)
+        return took
+
+    assert hot() and hot(method="afforest") and run.calls == 2
+    assert not hot(method="fastsv") and not hot(stats=bg.Stats())
+    with bg.settings.use(components={"rounds": 3}):  # another settings object
+        assert not hot()
+    for other in ((1, 5, 9), (0, 6, 9), (0, 5, 8)):  # device, stream, thread
+        where[0] = other
+        assert not hot(), other
+    where[0] = (0, 5, 9)
+    assert hot()
+    run.gone = True  # its scratch taken by another graph: the whole path
+    assert not hot() and run.calls == 4
+    run.gone = False
+    with pytest.raises(ValueError, match="unknown method"):
+        connected_components(A, method="bfs")
+    # a transposed view never takes it (its slots are another orientation's)
+    np.testing.assert_array_equal(connected_components(A.T).to_dense(), want)
+    A[0, n - 1] = True  # a change of A's storage drops the slot
+    assert A._slots().cc_cuda_hot is None
+
+
+@pytest.mark.gpu
+def test_repeated_call_follows_settings_and_storage():
+    """A repeated CUDA call replays the last one's launches (slot
+    cc_cuda_hot) only under the same settings object; a settings block
+    and a changed graph each run their own and give scipy's labels."""
+    A_cpu = bg.io.generators.grid2d(40, 50, drop=0.3, seed=5)
+    A = O.on_device(A_cpu, "cuda")
+
+    def check():
+        got = labels(A, "auto")
+        np.testing.assert_array_equal(got, expected_labels(sp.csr_array(A_cpu.to_scipy()))[0])
+
+    check()
+    hot = A._slots().cc_cuda_hot
+    assert hot is not None and hot[0] is bg.settings.current()
+    check()
+    assert A._slots().cc_cuda_hot is hot  # taken, not made again
+    with bg.settings.use(components={"rounds": 1}):
+        check()
+        inner = A._slots().cc_cuda_hot
+        assert inner[0] is bg.settings.current() and inner[2] is not hot[2]
+    check()
+    # the newest replay again, for the outer settings
+    assert A._slots().cc_cuda_hot[0] is bg.settings.current()
+    # a change of A's storage drops the slot: the next call sees the new edge
+    far = A_cpu.nrows - 1
+    A[0, far] = True
+    A_cpu[0, far] = True
+    assert A._slots().cc_cuda_hot is None
+    check()
+    check()
+    assert labels(A, "auto")[far] == 0
+
+
 @pytest.mark.parametrize("device", O.DEVICES)
 def test_errors(device):
     with pytest.raises(bg.DimensionMismatch, match="^connected_components: "):

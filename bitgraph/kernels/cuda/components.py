@@ -105,9 +105,9 @@ class Replay:
     then runs the whole path, which makes a new one."""
 
     __slots__ = ("wkey", "serial", "graph", "last", "n", "nwords", "bitmap", "off", "nbytes",
-                 "where", "lock", "keep", "cuda")
+                 "where", "lock", "keep", "cuda", "where_key")
 
-    def __init__(self, wkey, serial, graph, last, n, bitmap, where, keep):
+    def __init__(self, wkey, serial, graph, last, n, bitmap, where, keep, where_key):
         import cupy
 
         # what a call uses of CuPy, bound once (no import statement per call)
@@ -119,6 +119,7 @@ class Replay:
         self.nbytes = self.off + 4 * self.nwords if bitmap else 8 * n
         self.lock = threading.Lock()
         self.keep = keep  # the graph's arrays the launches read
+        self.where_key = where_key  # (device, stream pointer, thread) it was made for
 
     def __call__(self):
         work = _WORK.get(self.wkey)
@@ -157,6 +158,13 @@ def _bind():
     return _CUDA
 
 
+def where_key():
+    """(current device, current stream's pointer, thread id): where a
+    ``Replay`` may run (its ``where_key``; the first three of its key)."""
+    get_device, get_stream = _CUDA or _bind()
+    return get_device(), get_stream().ptr, threading.get_ident()
+
+
 @register("cc", fmt="csr", device="cuda", variant="afforest")
 def afforest(indptr, indices, *, rounds=None, skip_largest=True, cfg=None, stats=None,
              bitmap=False, keep=None, presample=True):
@@ -183,7 +191,9 @@ def afforest(indptr, indices, *, rounds=None, skip_largest=True, cfg=None, stats
     lists), kept between calls. keep: a dict the caller keeps with this
     graph (dropped when its CSR changes): a call without stats keeps a
     ``Replay`` there, and the next call of the same settings, device,
-    stream and thread replays it (no argument handling, no capture key).
+    stream and thread replays it (no argument handling, no capture key);
+    the replay a call ran or made is the newest value of ``keep`` after it
+    (what ``connected_components``' hot path takes, slot ``cc_cuda_hot``).
 
     >>> labels = afforest(A._csr().indptr, A._csr().indices)  # doctest: +SKIP
     """
@@ -193,13 +203,13 @@ def afforest(indptr, indices, *, rounds=None, skip_largest=True, cfg=None, stats
     where = "connected_components (cuda afforest)"
     rkey = None
     if keep is not None and stats is None:
-        get_device, get_stream = _CUDA or _bind()
-        rkey = (get_device(), get_stream().ptr, threading.get_ident(), rounds,
-                bool(skip_largest), bool(bitmap), bool(presample), cfg, cuda_settings())
+        rkey = where_key() + (rounds, bool(skip_largest), bool(bitmap), bool(presample), cfg,
+                              cuda_settings())
         replay = keep.get(rkey)
         if replay is not None:
             got = replay()
             if got is not None:
+                keep[rkey] = keep.pop(rkey)  # the newest last
                 return got
     import cupy
 
@@ -275,10 +285,11 @@ def afforest(indptr, indices, *, rounds=None, skip_largest=True, cfg=None, stats
         if rkey is not None:
             # the last launch packed, its output parameters set per call
             last = PackedLaunch(compress, vertices[0][0], vertices[1][0], (comp, None, None, n64))
+            keep.pop(rkey, None)
             for old in list(keep)[:max(0, len(keep) - 3)]:  # the newest 4 kept
                 del keep[old]
             keep[rkey] = Replay(_work_key(n, v_type), serial, graph, last, n, bitmap, where,
-                                (indptr, indices))
+                                (indptr, indices), rkey[:3])  # the newest last
     else:
         from bitgraph.kernels.cuda.timing import gated_ms
 
