@@ -208,6 +208,23 @@ __device__ __forceinline__ void finish_launch(double err, double dangling, doubl
   }
 }
 
+// the second launch of the tiled and striped pulls, every thread of every
+// block: each row r (grid-stride) finished from its pulled sum sum_of(r),
+// then the launch's sums reduced (finish_launch, no heavy rows)
+template <typename T, typename Sum>
+__device__ __forceinline__ void finish_rows(const Update<T>& u, long long n, Sum sum_of,
+                                            double* scratch, double* partials,
+                                            unsigned int* arrived, double* errs, long long slot,
+                                            double threshold, int* stop, double* lost,
+                                            int parity) {
+  double err = 0.0, dangling = 0.0;
+  const long long stride = (long long)gridDim.x * blockDim.x;
+  for (long long r = (long long)blockIdx.x * blockDim.x + threadIdx.x; r < n; r += stride)
+    err += finish_row(u, r, sum_of(r), &dangling);
+  finish_launch(err, dangling, scratch, partials, partials, 0, arrived, errs, slot, threshold,
+                stop, lost, parity);
+}
+
 template <typename I, bool ISO, typename T>
 __global__ void pagerank_pull(const I* __restrict__ indptr, const I* __restrict__ indices,
                               const double* __restrict__ values,
@@ -458,19 +475,15 @@ __global__ void pagerank_rows(const I* __restrict__ indptr, long long n, long lo
   if (*stop) return;
   const Update<T> u{x, inv_s, dw, teleport, x_new, y_new, dw_c, tele_c, alpha, lost[parity],
                     dw_uniform, tele_uniform};
-  double err = 0.0, dangling = 0.0;
-  const long long stride = (long long)gridDim.x * blockDim.x;
-  for (long long r = (long long)blockIdx.x * blockDim.x + threadIdx.x; r < n; r += stride) {
+  finish_rows(u, n, [&](long long r) {
     const long long a = (long long)indptr[r], b = (long long)indptr[r + 1];
     double s = 0.0;
     if (b > a) {
       s = rowsum[ne_ord[r]];
       for (long long t = a / tile_n + 1, last = (b - 1) / tile_n; t <= last; ++t) s += heads[t];
     }
-    err += finish_row(u, r, s, &dangling);
-  }
-  finish_launch(err, dangling, scratch, partials, partials, 0, arrived, errs, slot, threshold,
-                stop, lost, parity);
+    return s;
+  }, scratch, partials, arrived, errs, slot, threshold, stop, lost, parity);
 }
 
 // --- the striped pull: an iteration in two launches, the rows' sums in
@@ -615,14 +628,8 @@ __global__ void pagerank_sums(unsigned long long* __restrict__ sums, long long n
   if (*stop) return;
   const Update<T> u{x, inv_s, dw, teleport, x_new, y_new, dw_c, tele_c, alpha, lost[parity],
                     dw_uniform, tele_uniform};
-  double err = 0.0, dangling = 0.0;
-  const long long stride = (long long)gridDim.x * blockDim.x;
-  for (long long r = (long long)blockIdx.x * blockDim.x + threadIdx.x; r < n; r += stride) {
-    const double s = ldexp((double)sums[r], -STRIPE_SHIFT);
-    err += finish_row(u, r, s, &dangling);
-  }
-  finish_launch(err, dangling, scratch, partials, partials, 0, arrived, errs, slot, threshold,
-                stop, lost, parity);
+  finish_rows(u, n, [&](long long r) { return ldexp((double)sums[r], -STRIPE_SHIFT); },
+              scratch, partials, arrived, errs, slot, threshold, stop, lost, parity);
 }
 
 // y = x * inv_s (rounded to T), lost[0] = sum of x over inv_s == 0 (in
