@@ -37,7 +37,7 @@ def _params(name):
     return [p.strip() for p in re.search(head, _CU, re.S).group(1).split(",")]
 
 
-_PULL, _INIT = _params("pagerank_pull"), _params("pagerank_init")
+_PULL, _INIT, _OUT = _params("pagerank_pull"), _params("pagerank_init"), _params("pagerank_out")
 _TILES, _ROWS = _params("pagerank_tiles"), _params("pagerank_rows")
 _STRIPES, _SUMS = _params("pagerank_stripes"), _params("pagerank_sums")
 _SHIFT = int(re.search(r"STRIPE_SHIFT = (\d+)", _CU).group(1))  # the sums' fixed point
@@ -139,10 +139,13 @@ class _Init:
         assert grid[0] <= partials.size and block[0] % 32 == 0 and arrived[0] == 0
         assert inv_s.size == y.size == n and row_arrived.size >= max(nheavy, 1)
         self.log.append("init")
-        if x is None:  # the uniform start: fill, a value of T, written first
+        if x is None:  # the uniform start: fill, a value of T
             assert fill == np.float64(np.dtype(self.rank).type(fill))
             x_fill[:] = fill
-            x = x_fill
+        else:  # the start given, into iteration 0's buffer
+            assert not np.shares_memory(x, x_fill)
+            x_fill[:] = x
+        x = x_fill
         y[:] = x * inv_s  # in float64, rounded to the ranks' dtype T when stored
         lost[0] = x[inv_s == 0].sum(dtype=np.float64)
         row_arrived[:nheavy] = 0
@@ -415,30 +418,96 @@ class _Sums:
                      parity, errs, slot, threshold, stop)
 
 
+class _Out:
+    """pagerank_out on the emulated GPU: out[order[k]] = x[k], or a copy
+    where order is null; the result is a new array, never a buffer the
+    next run writes."""
+
+    def __init__(self, rank=np.float64):
+        self.rank = rank
+
+    def __call__(self, grid, block, args):
+        _check_args(_OUT, args, None, self.rank, ("order",))
+        x, order, out, n = args
+        assert x.size == out.size == n and not np.shares_memory(x, out)
+        if order is None:
+            out[:] = x
+        else:
+            assert order.size == n and np.array_equal(np.sort(order), np.arange(n))
+            out[order] = x
+
+
 def _kernels(log):
     def make(index, iso, rank, pull="rows"):
         if pull == "tiles":
             t = _Tiles(iso, log, rank)
-            return _Init(log, rank), t, _Rows(index, log, t, rank)
+            return _Init(log, rank), t, _Rows(index, log, t, rank), _Out(rank)
         if pull == "stripes":
-            return _Init(log, rank), _Stripes(iso, log, rank), _Sums(log, rank)
-        return _Init(log, rank), _Pull(index, iso, log, rank=rank)
+            return _Init(log, rank), _Stripes(iso, log, rank), _Sums(log, rank), _Out(rank)
+        return _Init(log, rank), _Pull(index, iso, log, rank=rank), _Out(rank)
     return make
+
+
+class _Words:
+    """A packed launch's slots as the key of a captured graph: the arrays'
+    addresses (as the device pointers of PackedLaunch's words) and the
+    scalars' values."""
+
+    def __init__(self, args):
+        self.args = args
+
+    def tobytes(self):
+        return repr(tuple(("array", a.__array_interface__["data"][0])
+                          if isinstance(a, np.ndarray) else a for a in self.args)).encode()
 
 
 class _Packed:
     """``PackedLaunch`` on the emulated GPU: the arguments kept as objects,
     ``put`` replacing one, a launch calling the kernel with all of them as
-    CuPy's launch would."""
+    CuPy's launch would; on a capturing stream (``_Capture``) the launch and
+    its arguments as they are now are recorded instead."""
 
     def __init__(self, fn, grid, block, args, *, smem=0, cooperative=False):
         self.fn, self.grid, self.block, self.args = fn, grid, block, list(args)
+
+    @property
+    def words(self):
+        return _Words(self.args)
 
     def put(self, i, arg):
         self.args[i] = arg
 
     def launch(self, stream_ptr):
-        self.fn((self.grid,), (self.block,), tuple(self.args))
+        if isinstance(stream_ptr, _Capture):
+            stream_ptr.ops.append((self.fn, (self.grid,), (self.block,), tuple(self.args)))
+        else:
+            self.fn((self.grid,), (self.block,), tuple(self.args))
+
+
+class _Capture:
+    """A stream being captured (what ``captured`` hands the work): the
+    operations queued on it, replayed in order by the graph's launch."""
+
+    def __init__(self):
+        self.ops = []
+
+    def launch(self, stream):
+        for op in self.ops:
+            op[0](*op[1:]) if len(op) == 4 else op[0]()
+
+
+def _captured(captures):
+    """``kernels.cuda.captured`` on the emulated GPU: the work recorded once
+    per key (``captures`` counts the captures), its launches replayed with
+    the arguments they had when recorded."""
+    def captured(kept, key, work):
+        got = kept.get(key)
+        if got is None:
+            got = kept[key] = _Capture()
+            work(got)
+            captures.append(key)
+        return got
+    return captured
 
 
 @pytest.fixture
@@ -456,10 +525,17 @@ def launcher(monkeypatch):
     monkeypatch.setattr(kp, "_hot_cap", lambda cupy: 1 << 16)
 
     def clear(cupy, a, stream):
-        a[...] = 0
-        log.append("clear")
+        def run():
+            a[...] = 0
+            log.append("clear")
+
+        if isinstance(stream, _Capture):
+            stream.ops.append((run,))
+        else:
+            run()
 
     monkeypatch.setattr(kp, "_clear", clear)
+    monkeypatch.setattr(kp, "captured", _captured([]))
     return kp, log
 
 
@@ -910,3 +986,59 @@ def test_striped_pull_without_entries(launcher):
                           fill=(1.0 / n, np.float64))
     assert st.metrics["pull"] == "stripes" and got[1:3] == want[1:3] == (1, True)
     np.testing.assert_allclose(np.asarray(got[0]), want[0], rtol=0, atol=1e-15)
+
+
+@pytest.mark.parametrize("pull", ["rows", "tiles", "stripes"])
+def test_repeated_runs_take_their_launches_and_graphs(launcher, monkeypatch, pull):
+    """A run under the same settings objects and kinds of input takes the
+    last run's launches (no settings read, no plan looked up); its batches
+    replay the graphs captured for the same constants (one for the whole
+    batches, one for a shorter last one); another threshold or damping
+    captures its own. ``order`` scatters the last iteration's ranks back,
+    and every run returns a new array."""
+    from bitgraph.algorithms import link_analysis as la
+
+    kp, log = launcher
+    captures = []
+    monkeypatch.setattr(kp, "captured", _captured(captures))
+    A = bg.io.generators.from_spec("kron:6")
+    AT, M, x, inv_s, dangles = _inputs(A)
+    n = A.nrows
+    cfg = bg.settings.PageRank(cuda_check_every=4, cuda_pull=pull)
+    cuda_cfg = bg.settings.current().cuda
+    cache = {}
+    order = _fa(np.random.default_rng(1).permutation(n))
+
+    def run(tol=1e-9, alpha=0.85, settings=cfg, max_iter=100):
+        st = bg.Stats()
+        got = kp.pagerank_run(AT, None, inv_s, 1.0 / n, (1 - alpha) / n, alpha, n * tol,
+                              max_iter, cfg=settings, cuda_cfg=cuda_cfg, stats=st, cache=cache,
+                              fill=(1.0 / n, np.float64), order=order)
+        want = la._fused(M, x.copy(), 1.0 / n, alpha, (1 - alpha) / n, inv_s, dangles, tol,
+                         max_iter)
+        assert got[1:3] == want[1:3]
+        back = np.empty(n)
+        back[np.asarray(order)] = want[0]
+        np.testing.assert_allclose(np.asarray(got[0]), back, rtol=0, atol=1e-14)
+        return got, st
+
+    first, st = run()
+    # batches of an even size all start on even iterations: one graph
+    assert st.metrics["iterations"] > 8 and len(captures) == 1
+    run(max_iter=17)  # four batches of 4, then one of 1: its own graph
+    assert len(captures) == 2
+    made = kp._prepare
+    monkeypatch.setattr(kp, "_prepare", lambda *a: pytest.fail("prepared again"))
+    second, _ = run()
+    assert len(captures) == 2 and second[0] is not first[0]
+    np.testing.assert_array_equal(np.asarray(second[0]), np.asarray(first[0]))
+    run(tol=1e-7)  # another threshold: its own graphs
+    run(alpha=0.5)
+    assert len(captures) > 2
+    monkeypatch.setattr(kp, "_prepare", made)
+    # equal settings, another object: prepared again (plan and workspace kept)
+    before = set(cache)
+    run(settings=bg.settings.PageRank(cuda_check_every=4, cuda_pull=pull))
+    assert set(cache) == before
+    got, _ = run(max_iter=0)  # no iteration: the start, scattered back
+    np.testing.assert_array_equal(np.asarray(got[0]), np.full(n, 1.0 / n))

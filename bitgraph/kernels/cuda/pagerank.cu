@@ -3,22 +3,24 @@
 // or the striped pull below), a pull over AT, the CSR of A' (row j: the
 // in-neighbours i of j).
 //
-// pagerank_init (once a run) writes y = x0 * inv_s into ys[0] (x0 the
-// start given, or the uniform start it writes first into xs[0]), the rank x0
-// holds on dangling vertices into lost[0], clears *stop and the heavy rows'
-// arrival counters. Launch s of pagerank_pull (iteration s, 0-based) reads
-// x (x0 at s = 0, then the previous launch's x'), y = ys[s & 1] (x scaled
-// by 1 / weighted out-degree) and lost[s & 1]; it writes
+// pagerank_init (once a run) writes the start x0 (given, or uniform) into
+// xs[0] and y = x0 * inv_s into ys[0], the rank x0 holds on dangling
+// vertices into lost[0], clears *stop and the heavy rows' arrival
+// counters. Launch s of pagerank_pull (iteration s, 0-based) reads
+// x = xs[s & 1], y = ys[s & 1] (x scaled by 1 / weighted out-degree) and
+// lost[s & 1]; it writes
 //   x'(j) = alpha * (sum_i y(i) AT(j, i) + lost * dw(j)) + teleport(j)
 //   y'(j) = x'(j) * inv_s(j)
-// into x_new and ys[(s + 1) & 1], and reduces on the device
+// into xs[(s + 1) & 1] and ys[(s + 1) & 1], and reduces on the device
 //   errs[slot]           = sum_j |x'(j) - x(j)|       (the L1 change)
 //   lost[(s + 1) & 1]    = sum of x'(j) over inv_s(j) == 0 (the next iteration's dangling rank)
 //   *stop                = errs[slot] < threshold     (converged: n * tol)
 // A launch that finds *stop set returns at once and leaves every buffer as
 // it is, so the host may queue several iterations before it reads their
-// errors (one read a batch) and still reports the exact iteration at which
-// the run converged, with the ranks of that iteration.
+// errors (one read a batch, the batch one CUDA graph replay) and still
+// reports the exact iteration at which the run converged, with the ranks
+// of that iteration, which pagerank_out copies (or scatters back to the
+// graph's own numbering) into the array the run returns.
 //
 // Work balance, three kinds of rows (the launcher's plan, cached per graph):
 // - heavy rows (more than the launcher's split, a setting: a power-law hub
@@ -634,8 +636,10 @@ __global__ void pagerank_sums(unsigned long long* __restrict__ sums, long long n
 
 // y = x * inv_s (rounded to T), lost[0] = sum of x over inv_s == 0 (in
 // double, deterministic, as the pull's reduction), *stop = 0,
-// row_arrived[0 .. nheavy) = 0. Arrays: x[n] (T; null: the uniform start
-// fill, a value of T, written into x_fill[n] first), inv_s[n], y[n] (T),
+// row_arrived[0 .. nheavy) = 0, and the start x0 into x_fill (iteration
+// 0's x: the launcher's buffer, so that every iteration reads the
+// buffers of its parity). Arrays: x[n] (T, the start given; null: the
+// uniform start fill, a value of T), x_fill[n] (T), inv_s[n], y[n] (T),
 // lost[2], partials[gridDim.x], row_arrived[nheavy], arrived[1] (0 between
 // launches), stop[1]. O(n + nheavy)
 template <typename T>
@@ -650,9 +654,8 @@ __global__ void pagerank_init(const T* __restrict__ x, T* __restrict__ x_fill, d
   const long long t = (long long)blockIdx.x * blockDim.x + threadIdx.x;
   double dangling = 0.0;
   for (long long i = t; i < n; i += stride) {
-    double xi = fill;
-    if (x) xi = (double)x[i];
-    else x_fill[i] = (T)fill;
+    const double xi = x ? (double)x[i] : fill;
+    x_fill[i] = (T)xi;
     const double s = inv_s[i];
     y[i] = (T)(xi * s);
     if (s == 0.0) dangling += xi;
@@ -682,6 +685,17 @@ template __global__ void pagerank_init<double>(const double*, double*, double, c
     long long, double*, double*, double*, unsigned int*, long long, unsigned int*, int*);
 template __global__ void pagerank_init<float>(const float*, float*, double, const double*,
     long long, float*, double*, double*, unsigned int*, long long, unsigned int*, int*);
+// the result: the final ranks x (the launcher's buffer) into a new array,
+// out[order[k]] = x[k] (order: the relabelled numbering's new id -> the
+// graph's own id), or out[k] = x[k] where order is null. O(n)
+template <typename T>
+__global__ void pagerank_out(const T* __restrict__ x, const long long* __restrict__ order,
+                             T* __restrict__ out, long long n) {
+  const long long stride = (long long)gridDim.x * blockDim.x;
+  for (long long k = (long long)blockIdx.x * blockDim.x + threadIdx.x; k < n; k += stride)
+    out[order ? order[k] : k] = x[k];
+}
+
 template __global__ void pagerank_pull<int, true, double>(const int*, const int*, const double*,
     const long long*, const long long*, const long long*, long long, long long, long long,
     const long long*, long long, long long, const double*, const double*, const double*,
@@ -748,3 +762,6 @@ template __global__ void pagerank_sums<double>(unsigned long long*, long long, c
 template __global__ void pagerank_sums<float>(unsigned long long*, long long, const float*, const double*,
     const double*, double, bool, const double*, double, bool, double, float*, float*, double*,
     int, double*, unsigned int*, double*, long long, double, int*);
+template __global__ void pagerank_out<double>(const double*, const long long*, double*,
+    long long);
+template __global__ void pagerank_out<float>(const float*, const long long*, float*, long long);

@@ -1,17 +1,19 @@
 """Launcher of ``pagerank.cu``: PageRank's whole power iteration on the GPU,
 one fused launch an iteration, or two with the tiled or striped pull (the
 CUDA twin of ``kernels/cpu/pagerank.py``, which the host loop calls once an
-iteration; here the loop queues ``cfg.cuda_check_every`` iterations and
-reads their errors at once).
+iteration; here the loop queues ``cfg.cuda_check_every`` iterations, one
+CUDA graph replay, and reads their errors at once).
 
 The plan (the row pull: the heavy rows of A' cut into chunks, the medium
 rows a warp each, the lanes of the light rows; the tiled pull: the flagged
 column indices and the tiles' row counts; the striped pull: each stripe's
-entries sorted by column; the index arrays of the kernel's dtype) and the
-workspaces (y, partial sums, counters) are built once per graph and
-settings and kept in ``cache`` (the graph's ``pagerank_cuda`` slot); a run
-allocates only its two rank buffers (the result is one of them) and
-launches one initialisation and its iterations.
+entries sorted by column; the index arrays of the kernel's dtype), the
+workspaces (x and y of even and odd iterations, partial sums, counters),
+the packed launches and the batches' CUDA graphs are built once per graph
+and settings and kept in ``cache`` (the graph's ``pagerank_cuda`` slot); a
+run allocates only the array it returns and launches one initialisation,
+its batches and ``pagerank_out`` (the last iteration's ranks into that
+array, in the graph's own numbering).
 
 A ``stats`` (``bitgraph.Stats``) receives ``kernel_ms`` (GPU time of the
 iterations, events around the loop: it includes the host's batch reads),
@@ -29,8 +31,8 @@ import dataclasses
 
 import numpy as np
 
-from bitgraph.kernels.cuda import (PackedLaunch, cooperative_blocks, module, optin_shared_bytes,
-                                   shape)
+from bitgraph.kernels.cuda import (PackedLaunch, captured, cooperative_blocks, module,
+                                   optin_shared_bytes, shape)
 from bitgraph.kernels.cuda import settings as cuda_settings
 from bitgraph.kernels.cuda.constants import PAGERANK
 from bitgraph.kernels.cuda.spmv_csr import row_classes
@@ -51,7 +53,8 @@ _NAMES = tuple(f"pagerank_pull<{i}, {iso}, {t}>" for t in _RANK.values()
                    for i in _INDEX.values()) + tuple(
                    f"pagerank_stripes<{iso}, {t}>" for t in _RANK.values()
                    for iso in ("true", "false")) + tuple(
-                   f"pagerank_sums<{t}>" for t in _RANK.values())
+                   f"pagerank_sums<{t}>" for t in _RANK.values()) + tuple(
+                   f"pagerank_out<{t}>" for t in _RANK.values())
 SPECS = ((_SOURCE, _NAMES),)  # what module() is asked for (precompile.py)
 TILE_K = PAGERANK["TILE_K"]  # stored entries a thread of the tiled pull takes
 _PULLS = ("auto", "rows", "tiles", "stripes")
@@ -89,20 +92,22 @@ _S_Y = _STRIPE_PARAMS.index("y")
 
 
 def _kernels(index, iso, rank=np.float64, pull="rows"):
-    """(pagerank_init<T>, pagerank_pull<I, ISO, T>) of the current device, T
-    the ranks' C type; ``pull`` "tiles": (pagerank_init<T>,
-    pagerank_tiles<ISO, T>, pagerank_rows<I, T>); "stripes":
-    (pagerank_init<T>, pagerank_stripes<ISO, T>, pagerank_sums<T>)."""
+    """(pagerank_init<T>, pagerank_pull<I, ISO, T>, pagerank_out<T>) of the
+    current device, T the ranks' C type; ``pull`` "tiles":
+    (pagerank_init<T>, pagerank_tiles<ISO, T>, pagerank_rows<I, T>,
+    pagerank_out<T>); "stripes": (pagerank_init<T>, pagerank_stripes<ISO,
+    T>, pagerank_sums<T>, pagerank_out<T>)."""
     mod, lowered = module(_SOURCE, _NAMES)
     t, i, iso = _RANK[np.dtype(rank)], _INDEX[np.dtype(index)], "true" if iso else "false"
     init = mod.get_function(lowered[f"pagerank_init<{t}>"])
+    out = mod.get_function(lowered[f"pagerank_out<{t}>"])
     if pull == "tiles":
         return (init, mod.get_function(lowered[f"pagerank_tiles<{iso}, {t}>"]),
-                mod.get_function(lowered[f"pagerank_rows<{i}, {t}>"]))
+                mod.get_function(lowered[f"pagerank_rows<{i}, {t}>"]), out)
     if pull == "stripes":
         return (init, mod.get_function(lowered[f"pagerank_stripes<{iso}, {t}>"]),
-                mod.get_function(lowered[f"pagerank_sums<{t}>"]))
-    return init, mod.get_function(lowered[f"pagerank_pull<{i}, {iso}, {t}>"])
+                mod.get_function(lowered[f"pagerank_sums<{t}>"]), out)
+    return init, mod.get_function(lowered[f"pagerank_pull<{i}, {iso}, {t}>"]), out
 
 
 def _tile_plan(cupy, AT):
@@ -217,11 +222,13 @@ def _plan(cupy, AT, split, chunk, warp_above, lanes, rank=np.dtype(np.float64),
 
 
 def _workspace(cupy, n, blocks, nheavy, nchunks, every, rank=np.float64):
-    """The buffers a run reuses: ys (2 x rank[n]: the ranks' dtype), lost[2],
+    """The buffers a run reuses: ys and xs (2 x rank[n] each: the ranks'
+    dtype; x and y of even and odd iterations), lost[2],
     partials[2 * blocks], chunk_sums[nchunks], heavy_parts[2 * nheavy],
     row_arrived[nheavy] (cleared by pagerank_init), arrived[1] (0 between
     launches), errs[every], stop[1] (one-element dummies for none)."""
     return (
+        (cupy.empty(n, rank), cupy.empty(n, rank)),
         (cupy.empty(n, rank), cupy.empty(n, rank)),
         cupy.empty(2, np.float64),
         cupy.empty(2 * blocks, np.float64),
@@ -236,54 +243,93 @@ def _workspace(cupy, n, blocks, nheavy, nchunks, every, rank=np.float64):
 
 @register("pagerank", fmt="csr", device="cuda", variant="pull")
 def pagerank_run(AT, x, inv_s, dw, teleport, alpha, threshold, max_iter, *, cfg, cuda_cfg=None,
-                 stats=None, cache=None, fill=None, hubs_first=False):
+                 stats=None, cache=None, fill=None, hubs_first=False, order=None):
     """Run PageRank's power iteration from ``x`` on the GPU: returns
     ``(x, iterations, converged, error)`` as ``link_analysis._fused`` does
-    on the CPU (x a CuPy array of the ranks' dtype, the others Python numbers).
+    on the CPU (x a new CuPy array of the ranks' dtype, the others Python
+    numbers).
 
     AT: CSR of A' (CuPy arrays; values float64 A(i, j), or None: every
     weight 1 and no values read); x: the start ranks, a float64[n] or
     float32[n] CuPy array whose dtype is the ranks' (float32: x, y and the
     results stored as float32, every sum in float64; x is read, never
-    written, and comes back itself when max_iter is 0; None: the uniform
-    start ``fill``, written by the initialisation); inv_s: float64[n]
-    CuPy (0 exactly on the dangling vertices); dw, teleport: float64[n] CuPy or a
-    float (the same for every vertex: no stream read); alpha: the damping;
-    threshold: converged once an iteration's L1 change is below it (``n *
-    tol``); max_iter: most iterations. cfg: the ``PageRank`` settings
-    (``cuda_check_every``, ``cuda_blocks_per_sm``, ``cuda_lanes``, ``cuda_split_above``,
+    written; None: the uniform start ``fill``, written by the
+    initialisation); inv_s: float64[n] CuPy (0 exactly on the dangling
+    vertices); dw, teleport: float64[n] CuPy or a float (the same for every
+    vertex: no stream read); alpha: the damping; threshold: converged once
+    an iteration's L1 change is below it (``n * tol``); max_iter: most
+    iterations. cfg: the ``PageRank`` settings (``cuda_check_every``,
+    ``cuda_blocks_per_sm``, ``cuda_lanes``, ``cuda_split_above``,
     ``cuda_chunk``, ``cuda_warp_above``, ``cuda_pull``, ``cuda_stripes_min_mean``,
     ``cuda_tile_threads``, ``cuda_hot_bytes``, ``cuda_stripe_bytes``,
     ``cuda_stripe_pieces``); cuda_cfg: the ``Cuda`` settings (launch shape; None:
     those in force); cache: a dict kept with the graph (AT must not change
-    while it is): the plan and workspaces are built on the first run and
-    reused (None: built for this run); fill: with x None, the uniform start
-    as ``(value, dtype)`` (the ranks' dtype, float64 or float32; the value
-    rounded to it once); hubs_first: AT is relabelled by descending degree,
-    its first columns the most gathered (``settings.pagerank.cuda_pull``
+    while it is): the plan, workspaces and launches are built on the first
+    run and reused (None: built for this run); a run under the very same
+    settings objects, ranks' dtype and kinds of dw and teleport takes them
+    without looking at the settings again; fill: with x None, the uniform
+    start as ``(value, dtype)`` (the ranks' dtype, float64 or float32; the
+    value rounded to it once); hubs_first: AT is relabelled by descending
+    degree, its first columns the most gathered (``settings.pagerank.cuda_pull``
     "auto" runs the striped pull then, and on other graphs of
     cuda_stripes_min_mean entries a row or more, the row pull on the rest,
     and on a graph whose striped view did not fit the GPU's memory, from
-    then on; the tiled pull reads the hot ranks from shared memory then).
-    Iteration s reads y = x * inv_s and
-    the dangling rank from buffers s & 1 and writes buffers (s + 1) & 1;
+    then on; the tiled pull reads the hot ranks from shared memory then);
+    order: with hubs_first, the relabelling (int64[n] CuPy: new id -> the
+    graph's own id): the ranks come back in the graph's own numbering.
+    Iteration s reads x, y = x * inv_s and the dangling rank from buffers
+    s & 1 and writes buffers (s + 1) & 1 (the launcher's, kept in cache);
     the iteration that converges sets a flag that makes every later launch
-    return at once, so the final ranks are those of that iteration.
-    O(n + nnz) an iteration, one host read per ``cuda_check_every``.
+    return at once, so the final ranks are those of that iteration. A batch
+    of ``cuda_check_every`` iterations is one CUDA graph replay (captured
+    once per graph, settings and call constants), then one host read of
+    their errors. O(n + nnz) an iteration.
 
     >>> x, it, converged, err = pagerank_run(AT, x0, inv_s, 1 / n, 0.15 / n, 0.85, n * 1e-6, 100,
     ...                                      cfg=PageRank())  # doctest: +SKIP
     """
+    where = "pagerank(cuda)"
+    if x is None:
+        if fill is None:
+            raise ValueError(f"{where}: x None needs fill = (value, dtype)")
+        rank = np.dtype(fill[1])
+    else:
+        rank = np.dtype(x.dtype)
+    if rank not in _RANK:
+        raise ValueError(f"{where}: x must be float64 or float32 ranks, got {rank}")
+    dw_uniform, tele_uniform = bool(np.ndim(dw) == 0), bool(np.ndim(teleport) == 0)
+    cache = {} if cache is None else cache
+    # the last run's launches, taken while the settings are the same objects
+    hot = cache.get("hot")
+    kinds = (rank, dw_uniform, tele_uniform, bool(hubs_first))
+    if hot is not None and hot[0] is cfg and hot[1] is cuda_cfg and hot[2] == kinds:
+        run = hot[3]
+    else:
+        run = _prepare(AT, cfg, cuda_cfg, rank, dw_uniform, tele_uniform, hubs_first, cache,
+                       where)
+        cache["hot"] = (cfg, cuda_cfg, kinds, run)
+    n = run.n
+    if AT.nrows != n or AT.ncols != n or (x is not None and x.shape != (n,)) or \
+            inv_s.shape != (n,) or (order is not None and order.shape != (n,)):
+        raise ValueError(f"{where}: a square AT and x, inv_s, order of its {n} rows expected,"
+                         f" got {AT.nrows}x{AT.ncols}, {getattr(x, 'shape', None)},"
+                         f" {inv_s.shape}, {getattr(order, 'shape', None)}")
+    return run(x, inv_s, dw, teleport, alpha, threshold, max_iter,
+               0.0 if x is not None else float(rank.type(fill[0])), order, stats)
+
+
+def _prepare(AT, cfg, cuda_cfg, rank, dw_uniform, tele_uniform, hubs_first, cache, where):
+    """The ``_Run`` of AT under these settings and kinds of input: the
+    settings checked, the plan, workspaces and packed launches built or
+    taken from ``cache``."""
     import cupy
 
     from bitgraph.device import oom_guard
     from bitgraph.errors import DeviceError
 
-    where = "pagerank(cuda)"
     n = int(AT.nrows)
-    if AT.ncols != n or (x is not None and x.shape != (n,)) or inv_s.shape != (n,):
-        raise ValueError(f"{where}: a square AT and x, inv_s of its {n} rows expected, got"
-                         f" {AT.nrows}x{AT.ncols}, {getattr(x, 'shape', None)}, {inv_s.shape}")
+    if AT.ncols != n:
+        raise ValueError(f"{where}: a square AT expected, got {AT.nrows}x{AT.ncols}")
     split, chunk = int(cfg.cuda_split_above), int(cfg.cuda_chunk)
     warp_above, lanes = int(cfg.cuda_warp_above), int(cfg.cuda_lanes)
     if split < 0 or chunk < 1 or warp_above < 0:
@@ -311,24 +357,14 @@ def pagerank_run(AT, x, inv_s, dw, teleport, alpha, threshold, max_iter, *, cfg,
     if n >= 2**31:  # the tiled pull flags bit 31 of a column index; the striped one stores int32
         kind = "rows"
     tiles = kind == "tiles"
-    cache = {} if cache is None else cache
-    if x is None:
-        if fill is None:
-            raise ValueError(f"{where}: x None needs fill = (value, dtype)")
-        rank = np.dtype(fill[1])
-        fill = float(rank.type(fill[0])) if rank in _RANK else 0.0  # a value of the ranks' type
-    else:
-        rank = np.dtype(x.dtype)
-    if rank not in _RANK:
-        raise ValueError(f"{where}: x must be float64 or float32 ranks, got {rank}")
     wide = int(cfg.cuda_f64_wide_median)
     every = max(1, int(cfg.cuda_check_every))
     per_sm = int(cfg.cuda_blocks_per_sm)
     if per_sm < 0:
         raise ValueError(f"{where}: settings.pagerank.cuda_blocks_per_sm = {per_sm} must be >= 0")
-    cuda_cfg = cuda_settings(cuda_cfg)
+    launch_cfg = cuda_settings(cuda_cfg)
     if per_sm:
-        cuda_cfg = dataclasses.replace(cuda_cfg, blocks_per_sm=per_sm)
+        launch_cfg = dataclasses.replace(launch_cfg, blocks_per_sm=per_sm)
     if kind == "stripes":
         stripe_rows = max(1, min(_STRIPE_ROWS_MAX, min(stripe_bytes, _hot_cap(cupy)) // 8))
         skey = ("stripes", stripe_rows)
@@ -367,13 +403,15 @@ def pagerank_run(AT, x, inv_s, dw, teleport, alpha, threshold, max_iter, *, cfg,
                 cache[key] = _plan(cupy, AT, split, chunk, warp_above, lanes, rank, wide)
         (indptr, indices, values, heavy_rows, heavy_first, chunk_heavy, nheavy, nchunks,
          medium_rows, nmedium, light_max, group) = cache[key]
-    (blocks,), (threads,) = shape(n * group, cuda_cfg)
-    # the workspace's ys hold the ranks' dtype: one workspace per dtype run
+    (blocks,), (threads,) = shape(n * group, launch_cfg)
+    # the workspace's buffers hold the ranks' dtype: one workspace per dtype run
     wkey = ("work", n, blocks, nheavy, nchunks, every, rank.str)
     if wkey not in cache:
-        with oom_guard(where, 2 * rank.itemsize * n + 16 * blocks + 8 * nchunks + 20 * nheavy):
+        with oom_guard(where, 4 * rank.itemsize * n + 16 * blocks + 8 * nchunks + 20 * nheavy):
             cache[wkey] = _workspace(cupy, n, blocks, nheavy, nchunks, every, rank)
-    ys, lost, partials, chunk_sums, heavy_parts, row_arrived, arrived, errs, stop = cache[wkey]
+    ys, xs, lost, partials, chunk_sums, heavy_parts, row_arrived, arrived, errs, stop = \
+        cache[wkey]
+    sums = None
     if tiles:
         skey = ("sums", n, ntiles)  # the rows' sums and the tiles' heads
         if skey not in cache:
@@ -387,146 +425,189 @@ def pagerank_run(AT, x, inv_s, dw, teleport, alpha, threshold, max_iter, *, cfg,
             with oom_guard(where, 8 * n):
                 cache[skey] = cupy.zeros(max(n, 1), np.uint64)
         sums = cache[skey]
-    dw_uniform, tele_uniform = bool(np.ndim(dw) == 0), bool(np.ndim(teleport) == 0)
-    if dw_uniform or tele_uniform:
-        dummy = cache.get("dummy")
-        if dummy is None:
-            dummy = cache["dummy"] = cupy.zeros(1, np.float64)
-    dw_arr = dummy if dw_uniform else cupy.ascontiguousarray(dw, np.float64)
-    tele_arr = dummy if tele_uniform else cupy.ascontiguousarray(teleport, np.float64)
-    for name, a in (("dw", dw_arr), ("teleport", tele_arr)):
-        if a.shape != (n,) and a.shape != (1,):
-            raise ValueError(f"{where}: {name} must have {n} values, got shape {a.shape}")
-    inv_s = cupy.ascontiguousarray(inv_s, np.float64)
-    with oom_guard(where, 2 * rank.itemsize * n):
-        # the ranks of odd / even iterations (the result is one of them)
-        xs = (cupy.empty(n, rank), cupy.empty(n, rank))
-    # the uniform start: written by the initialisation into xs[0], iteration 0's x (read
-    # there, written by iteration 1)
-    x0 = xs[0] if x is None else cupy.ascontiguousarray(x, rank)
+    dummy = cache.get("dummy")
+    if dummy is None:
+        dummy = cache["dummy"] = cupy.zeros(1, np.float64)
     # the launches packed once per graph, settings and flags (PackedLaunch:
     # CuPy's launch converts the iteration's 37 arguments each time, ~12 us of
     # host time); a call sets the slots that change: its arrays and numbers
-    pkey = ("packed", key, wkey, dw_uniform, tele_uniform,
-            (hot, tile_threads) if tiles else (pieces,) if kind == "stripes" else None)
-    packed = cache.get(pkey)
-    if packed is None:
-        fns = _kernels(indptr.dtype, AT.values is None, rank, kind)
-        # ys[0] = x0 * inv_s, lost[0], *stop = 0, row_arrived = 0; (x, x_fill, fill, inv_s)
-        # set per call
-        init = PackedLaunch(fns[0], blocks, threads, (
-            None, None, np.float64(0.0), None, np.int64(n), ys[0], lost, partials, row_arrived,
-            np.int64(nheavy), arrived, stop))
-        if tiles:
-            smem = hot * rank.itemsize
-            # resident blocks (one copy of the hot ranks serves a whole block)
-            tile_blocks = cooperative_blocks(fns[1], tile_threads, 2, smem)
-            gather = PackedLaunch(fns[1], tile_blocks, tile_threads, (  # in _TILE_PARAMS's order
-                flagged, values, np.int64(nnz), np.int64(ntiles), tile_ne0,
-                None, np.int64(hot), rowsum, heads, stop), smem=smem)  # _T_Y
-            pull = PackedLaunch(fns[2], blocks, threads, (  # in _ROW_PARAMS's order
-                indptr, np.int64(n), np.int64(tile_n), rowsum, heads, ne_ord,
-                None, None,  # _R_X, _R_INV_S
-                None, np.float64(0.0), np.uint8(dw_uniform),  # _R_DW, _R_DW_C
-                None, np.float64(0.0), np.uint8(tele_uniform),  # _R_TELE, _R_TELE_C
-                np.float64(0.0), None, None,  # _R_ALPHA, _R_X_NEW, _R_Y_NEW
-                lost, np.int32(0), partials, arrived, errs,  # _R_PARITY
-                np.int64(0), np.float64(0.0), stop))  # _R_SLOT, _R_THRESHOLD
-            slots, gather_y = _ROW_SLOTS, _T_Y
-        elif kind == "stripes":
-            smem = stripe_rows * 8  # a row's fixed-point sum: two 32-bit words
-            # resident blocks (a stripe's sums fill a multiprocessor's shared memory)
-            stripe_blocks = cooperative_blocks(fns[1], _STRIPE_THREADS, 2, smem)
-            npieces = pieces * stripe_blocks
-            gather = PackedLaunch(fns[1], stripe_blocks, _STRIPE_THREADS, (  # _STRIPE_PARAMS
-                src, ldst, values, stripe_first, np.int64(nstripes), np.int64(stripe_rows),
-                np.int64(n), np.int64(nnz), np.int64(npieces), None, sums, stop),  # _S_Y
-                smem=smem)
-            pull = PackedLaunch(fns[2], blocks, threads, (  # in _SUMS_PARAMS's order
-                sums, np.int64(n), None, None,  # x, inv_s
-                None, np.float64(0.0), np.uint8(dw_uniform),  # dw, dw_c
-                None, np.float64(0.0), np.uint8(tele_uniform),  # teleport, tele_c
-                np.float64(0.0), None, None,  # alpha, x_new, y_new
-                lost, np.int32(0), partials, arrived, errs,  # parity
-                np.int64(0), np.float64(0.0), stop))  # slot, threshold
-            slots, gather_y = _SUMS_SLOTS, _S_Y
-        else:
-            gather = gather_y = None
-            pull = PackedLaunch(fns[1], blocks, threads, (  # in _PARAMS's order
-                indptr, indices, values, heavy_rows, heavy_first, chunk_heavy, np.int64(nheavy),
-                np.int64(nchunks), np.int64(chunk), medium_rows, np.int64(nmedium),
-                np.int64(light_max),
-                None, None, None,  # _Y, _X, _INV_S
-                None, np.float64(0.0), np.uint8(dw_uniform),  # _DW, _DW_C
-                None, np.float64(0.0), np.uint8(tele_uniform),  # _TELE, _TELE_C
-                np.float64(0.0), np.int64(n), np.int32(group),  # _ALPHA
-                None, None, lost, np.int32(0),  # _X_NEW, _Y_NEW, lost, _PARITY
-                partials, chunk_sums, heavy_parts, row_arrived, arrived, errs,
-                np.int64(0), np.float64(0.0), stop))  # _SLOT, _THRESHOLD, stop
-            slots = _PULL_SLOTS
-        packed = cache[pkey] = (init, gather, pull, slots, gather_y,
-                                npieces if kind == "stripes" else 0)
-    init, gather, pull, slots, gather_y, npieces = packed
-    y_at, x_at, inv_s_at, dw_at, dw_c_at, tele_at, tele_c_at, alpha_at, x_new_at, y_new_at, \
-        parity_at, slot_at, threshold_at = slots
-    stream = cupy.cuda.get_current_stream().ptr
-    init.put(0, None if x is None else x0)
-    init.put(1, x0)
-    init.put(2, np.float64(fill if x is None else 0.0))
-    init.put(3, inv_s)
-    init.launch(stream)
-    for i, a in ((inv_s_at, inv_s), (dw_at, dw_arr),
-                 (dw_c_at, np.float64(dw if dw_uniform else 0.0)), (tele_at, tele_arr),
-                 (tele_c_at, np.float64(teleport if tele_uniform else 0.0)),
-                 (alpha_at, np.float64(alpha)), (threshold_at, np.float64(threshold))):
-        pull.put(i, a)
+    fns = _kernels(indptr.dtype, AT.values is None, rank, kind)
+    # xs[0] = x0, ys[0] = x0 * inv_s, lost[0], *stop = 0, row_arrived = 0; (x, fill, inv_s)
+    # set per call
+    init = PackedLaunch(fns[0], blocks, threads, (
+        None, xs[0], np.float64(0.0), None, np.int64(n), ys[0], lost, partials, row_arrived,
+        np.int64(nheavy), arrived, stop))
+    out = PackedLaunch(fns[-1], blocks, threads, (None, None, None, np.int64(n)))
+    npieces = 0
+    if tiles:
+        smem = hot * rank.itemsize
+        # resident blocks (one copy of the hot ranks serves a whole block)
+        tile_blocks = cooperative_blocks(fns[1], tile_threads, 2, smem)
+        gather = PackedLaunch(fns[1], tile_blocks, tile_threads, (  # in _TILE_PARAMS's order
+            flagged, values, np.int64(nnz), np.int64(ntiles), tile_ne0,
+            None, np.int64(hot), rowsum, heads, stop), smem=smem)  # _T_Y
+        pull = PackedLaunch(fns[2], blocks, threads, (  # in _ROW_PARAMS's order
+            indptr, np.int64(n), np.int64(tile_n), rowsum, heads, ne_ord,
+            None, None,  # _R_X, _R_INV_S
+            None, np.float64(0.0), np.uint8(dw_uniform),  # _R_DW, _R_DW_C
+            None, np.float64(0.0), np.uint8(tele_uniform),  # _R_TELE, _R_TELE_C
+            np.float64(0.0), None, None,  # _R_ALPHA, _R_X_NEW, _R_Y_NEW
+            lost, np.int32(0), partials, arrived, errs,  # _R_PARITY
+            np.int64(0), np.float64(0.0), stop))  # _R_SLOT, _R_THRESHOLD
+        slots, gather_y = _ROW_SLOTS, _T_Y
+    elif kind == "stripes":
+        smem = stripe_rows * 8  # a row's fixed-point sum: two 32-bit words
+        # resident blocks (a stripe's sums fill a multiprocessor's shared memory)
+        stripe_blocks = cooperative_blocks(fns[1], _STRIPE_THREADS, 2, smem)
+        npieces = pieces * stripe_blocks
+        gather = PackedLaunch(fns[1], stripe_blocks, _STRIPE_THREADS, (  # _STRIPE_PARAMS
+            src, ldst, values, stripe_first, np.int64(nstripes), np.int64(stripe_rows),
+            np.int64(n), np.int64(nnz), np.int64(npieces), None, sums, stop),  # _S_Y
+            smem=smem)
+        pull = PackedLaunch(fns[2], blocks, threads, (  # in _SUMS_PARAMS's order
+            sums, np.int64(n), None, None,  # x, inv_s
+            None, np.float64(0.0), np.uint8(dw_uniform),  # dw, dw_c
+            None, np.float64(0.0), np.uint8(tele_uniform),  # teleport, tele_c
+            np.float64(0.0), None, None,  # alpha, x_new, y_new
+            lost, np.int32(0), partials, arrived, errs,  # parity
+            np.int64(0), np.float64(0.0), stop))  # slot, threshold
+        slots, gather_y = _SUMS_SLOTS, _S_Y
+    else:
+        gather = gather_y = None
+        pull = PackedLaunch(fns[1], blocks, threads, (  # in _PARAMS's order
+            indptr, indices, values, heavy_rows, heavy_first, chunk_heavy, np.int64(nheavy),
+            np.int64(nchunks), np.int64(chunk), medium_rows, np.int64(nmedium),
+            np.int64(light_max),
+            None, None, None,  # _Y, _X, _INV_S
+            None, np.float64(0.0), np.uint8(dw_uniform),  # _DW, _DW_C
+            None, np.float64(0.0), np.uint8(tele_uniform),  # _TELE, _TELE_C
+            np.float64(0.0), np.int64(n), np.int32(group),  # _ALPHA
+            None, None, lost, np.int32(0),  # _X_NEW, _Y_NEW, lost, _PARITY
+            partials, chunk_sums, heavy_parts, row_arrived, arrived, errs,
+            np.int64(0), np.float64(0.0), stop))  # _SLOT, _THRESHOLD, stop
+        slots = _PULL_SLOTS
+    metrics = dict(lanes=group, blocks=blocks, heavy_rows=nheavy, chunks=nchunks,
+                   medium_rows=nmedium, pull=kind, tiles=ntiles if tiles else 0,
+                   hot=hot if tiles else 0, stripes=nstripes if kind == "stripes" else 0,
+                   stripe_rows=stripe_rows if kind == "stripes" else 0, pieces=npieces)
+    return _Run(n, rank, every, init, gather, pull, out, slots, gather_y, ys, xs, errs, sums,
+                dummy, dw_uniform, tele_uniform, metrics,
+                cache.setdefault(("graphs",) + wkey + (key, kind), {}))
 
-    def launch(s, slot):
+
+class _Run:
+    """A graph's PageRank run under fixed settings and kinds of input: its
+    packed launches and buffers (``_prepare``); calling it runs one
+    PageRank (``pagerank_run``'s per-call part)."""
+
+    __slots__ = ("n", "rank", "every", "init", "gather", "pull", "out", "slots", "gather_y",
+                 "ys", "xs", "errs", "sums", "dummy", "dw_uniform", "tele_uniform", "metrics",
+                 "graphs", "events")
+
+    def __init__(self, n, rank, every, init, gather, pull, out, slots, gather_y, ys, xs, errs,
+                 sums, dummy, dw_uniform, tele_uniform, metrics, graphs):
+        self.n, self.rank, self.every = n, rank, every
+        self.init, self.gather, self.pull, self.out = init, gather, pull, out
+        self.slots, self.gather_y, self.ys, self.xs, self.errs = slots, gather_y, ys, xs, errs
+        self.sums, self.dummy = sums, dummy
+        self.dw_uniform, self.tele_uniform = dw_uniform, tele_uniform
+        self.metrics, self.graphs, self.events = metrics, graphs, None
+
+    def _setup(self, s, slot):
+        """The iteration slots of launch s (batch slot ``slot``): its
+        buffers, parity and error slot."""
+        y_at, x_at, _, _, _, _, _, _, x_new_at, y_new_at, parity_at, slot_at, _ = self.slots
         a, b = s & 1, (s + 1) & 1
-        if gather is not None:  # the tiled and striped pulls: the sums, then the rows
-            if kind == "stripes":  # the striped pull adds into sums
-                _clear(cupy, sums, stream)
-            gather.put(gather_y, ys[a])
-            gather.launch(stream)
+        if self.gather is not None:
+            self.gather.put(self.gather_y, self.ys[a])
         else:
-            pull.put(y_at, ys[a])
-        pull.put(x_at, x0 if s == 0 else xs[a])
-        pull.put(x_new_at, xs[b])
-        pull.put(y_new_at, ys[b])
-        pull.put(parity_at, np.int32(a))
-        pull.put(slot_at, np.int64(slot))
-        pull.launch(stream)
+            self.pull.put(y_at, self.ys[a])
+        self.pull.put(x_at, self.xs[a])
+        self.pull.put(x_new_at, self.xs[b])
+        self.pull.put(y_new_at, self.ys[b])
+        self.pull.put(parity_at, np.int32(a))
+        self.pull.put(slot_at, np.int64(slot))
 
-    timed = stats is not None
-    if timed:
-        events = cache.get("events")
-        if events is None:
-            events = cache["events"] = (cupy.cuda.Event(), cupy.cuda.Event())
-        start, end = events
-        start.record()
-    it, converged, err, launches = 0, False, float("inf"), 0
-    while it < max_iter and not converged:
-        k = min(every, max_iter - it)
-        for j in range(k):
-            launch(it + j, j)
-        launches += k
-        got = errs[:k].get()  # synchronize! one read a batch
-        # the first iteration of the batch below the threshold converged;
-        # the launches after it returned at once (their slots are stale)
-        hit = np.flatnonzero(got < threshold)
-        done = int(hit[0]) + 1 if hit.size else k
-        err = float(got[done - 1])
-        it += done
-        converged = bool(hit.size)
-    if timed:
-        end.record()
-        end.synchronize()
-        stats.metrics.update(kernel_ms=cupy.cuda.get_elapsed_time(start, end), lanes=group,
-                             blocks=blocks, launches=launches, iterations=it,
-                             heavy_rows=nheavy, chunks=nchunks, medium_rows=nmedium,
-                             pull=kind, tiles=ntiles if tiles else 0,
-                             hot=hot if tiles else 0,
-                             stripes=nstripes if kind == "stripes" else 0,
-                             stripe_rows=stripe_rows if kind == "stripes" else 0,
-                             pieces=npieces)
-    return (x0 if it == 0 else xs[it & 1]), it, converged, err
+    def _batch(self, s, k):
+        """The launches of iterations s .. s + k - 1 (error slots 0 .. k - 1)
+        as one CUDA graph, captured the first time these constants (the
+        call's slots) are asked for."""
+        import cupy
+
+        self._setup(s, 0)
+        key = (s & 1, k, self.pull.words.tobytes()) + (
+            () if self.gather is None else (self.gather.words.tobytes(),))
+
+        def work(sp):
+            for j in range(k):
+                self._setup(s + j, j)
+                if self.gather is not None:  # the tiled and striped pulls: sums, then rows
+                    if self.sums is not None:  # the striped pull adds into sums
+                        _clear(cupy, self.sums, sp)
+                    self.gather.launch(sp)
+                self.pull.launch(sp)
+
+        return captured(self.graphs, key, work)
+
+    def __call__(self, x, inv_s, dw, teleport, alpha, threshold, max_iter, fill, order, stats):
+        import cupy
+
+        n = self.n
+        dw_arr = self.dummy if self.dw_uniform else cupy.ascontiguousarray(dw, np.float64)
+        tele_arr = self.dummy if self.tele_uniform else cupy.ascontiguousarray(teleport,
+                                                                              np.float64)
+        for name, a in (("dw", dw_arr), ("teleport", tele_arr)):
+            if a.shape != (n,) and a.shape != (1,):
+                raise ValueError(f"pagerank(cuda): {name} must have {n} values, got shape"
+                                 f" {a.shape}")
+        inv_s = cupy.ascontiguousarray(inv_s, np.float64)
+        x = None if x is None else cupy.ascontiguousarray(x, self.rank)
+        if order is not None:
+            order = cupy.ascontiguousarray(order, np.int64)
+        from bitgraph.device import oom_guard
+
+        with oom_guard("pagerank(cuda)", self.rank.itemsize * n):
+            result = cupy.empty(n, self.rank)
+        stream = cupy.cuda.get_current_stream().ptr
+        init, pull = self.init, self.pull
+        init.put(0, x)
+        init.put(2, np.float64(fill))
+        init.put(3, inv_s)
+        init.launch(stream)
+        _, _, inv_s_at, dw_at, dw_c_at, tele_at, tele_c_at, alpha_at, _, _, _, _, \
+            threshold_at = self.slots
+        for i, a in ((inv_s_at, inv_s), (dw_at, dw_arr),
+                     (dw_c_at, np.float64(dw if self.dw_uniform else 0.0)), (tele_at, tele_arr),
+                     (tele_c_at, np.float64(teleport if self.tele_uniform else 0.0)),
+                     (alpha_at, np.float64(alpha)), (threshold_at, np.float64(threshold))):
+            pull.put(i, a)
+        timed = stats is not None
+        if timed:
+            if self.events is None:
+                self.events = (cupy.cuda.Event(), cupy.cuda.Event())
+            start, end = self.events
+            start.record()
+        it, converged, err, launches = 0, False, float("inf"), 0
+        while it < max_iter and not converged:
+            k = min(self.every, max_iter - it)
+            self._batch(it, k).launch(cupy.cuda.get_current_stream())
+            launches += k
+            got = self.errs[:k].get()  # synchronize! one read a batch
+            # the first iteration of the batch below the threshold converged;
+            # the launches after it returned at once (their slots are stale)
+            hit = np.flatnonzero(got < threshold)
+            done = int(hit[0]) + 1 if hit.size else k
+            err = float(got[done - 1])
+            it += done
+            converged = bool(hit.size)
+        if timed:
+            end.record()
+            end.synchronize()
+            stats.metrics.update(kernel_ms=cupy.cuda.get_elapsed_time(start, end),
+                                 launches=launches, iterations=it, **self.metrics)
+        # the ranks of the last iteration, into the array returned (in the graph's numbering)
+        self.out.put(0, self.xs[it & 1])
+        self.out.put(1, order)
+        self.out.put(2, result)
+        self.out.launch(stream)
+        return result, it, converged, err
