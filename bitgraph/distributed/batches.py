@@ -367,17 +367,18 @@ def closeness_centrality(comm, A, sources=None, *, wf_improved=True, stats=None)
     >>> LocalGroup(2).run(closeness_centrality, A)[0].tolist()
     [0.4444444444444444, 0.6666666666666666, 0.4444444444444444, 0.0]
     """
-    from bitgraph.algorithms import closeness_centrality as one
-    from bitgraph.algorithms.multi_source import batch_order
+    from bitgraph.algorithms.multi_source import batch_order, closeness_of
 
     where = "closeness_centrality"
     # the one-process call's batches (grouped when large), to be dealt; batch_order checks
     # the settings
     src, order = _prepare_sources(comm, A, sources, where, order=lambda s: batch_order(A.T, s),
                                   wf_improved=bool(wf_improved))
+    # a share is whole batches of that order, in it: the one-process call's own batches
+    # (closeness_of), not ordered again
     return _gathered(comm, where, A, src, BATCH,
-                     lambda s: one(A, s, wf_improved=wf_improved, stats=stats), A.T, order,
-                     value=np.float64)
+                     lambda s: closeness_of(A, s, np.arange(s.size), wf_improved=wf_improved,
+                                            stats=stats), A.T, order, value=np.float64)
 
 
 def eccentricity(comm, A, sources=None, *, stats=None):

@@ -211,11 +211,22 @@ def test_closeness_ranks_run_the_one_process_calls_batches(size, monkeypatch):
         return real(A, s, order, batch, *args)
 
     monkeypatch.setattr(multi_source, "_run_batches_cpu", recorded)
+    ordered = []  # the batch orders made: once a rank, before the deal (a share is not
+    real_order = multi_source.batch_order  # ordered again: it is whole batches of the order)
+
+    def counted(A, s):
+        with lock:
+            ordered.append(s.size)
+        return real_order(A, s)
+
     with bg.settings.use(msbfs={"group_batches": 1}):
         ref = one.closeness_centrality(K, src)
         want, seen[:] = sorted(seen), []
+        monkeypatch.setattr(multi_source, "batch_order", counted)
         out = same_on_every_rank(LocalGroup(size).run(dist.closeness_centrality, K, src))
+        monkeypatch.setattr(multi_source, "batch_order", real_order)
         assert sorted(seen) == want
+        assert ordered == [src.size] * size
         order = multi_source.batch_order(K.T, src)
     assert np.array_equal(out, ref)
     assert not np.array_equal(order, np.sort(order))  # the grouping reorders karate's
