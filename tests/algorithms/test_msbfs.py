@@ -495,3 +495,20 @@ def test_sources_with_out_edges_follow_the_graphs_changes(device):
     B = O.on_device(A, device)
     assert has_out_edges(B, src).tolist() == [True, False, False, True, True]
     assert O.to_host(msbfs(B, [3, 1])).tolist() == [[1, 2, -1, 0], [-1, 0, -1, -1]]
+
+
+@settings(max_examples=150, deadline=None)
+@given(g=graphs(max_n=60), picks=st.lists(st.integers(0, 10**6), min_size=0, max_size=150))
+def test_anchor_order_is_by_anchor_then_id(g, picks):
+    """anchor_order: the positions of the sources by (anchor, id), stably
+    (repeated sources keep their order): numpy's lexsort of the two keys,
+    which the one-key sort it runs must equal."""
+    from bitgraph.algorithms import _common
+
+    A = g.matrix(bg)
+    if A.nrows == 0:
+        return
+    src = np.asarray(picks, np.int64) % A.nrows
+    anchors = _common.cached(A, "anchors", lambda: _common._anchors(A))
+    got = _common.anchor_order(A, src)
+    assert got.tolist() == np.lexsort((src, anchors[src])).tolist()
