@@ -70,15 +70,15 @@ _PARAMS = ("indptr", "indices", "values", "heavy_rows", "heavy_first", "chunk_he
 # the tiled pull's two kernels' parameters, in order (pagerank.cu)
 _TILE_PARAMS = ("flagged", "values", "nnz", "ntiles", "tile_ne0", "y", "hot", "rowsum", "heads",
                 "stop")
-_ROW_PARAMS = ("indptr", "n", "tile_n", "rowsum", "heads", "ne_ord", "x", "inv_s", "dw", "dw_c",
-               "dw_uniform", "teleport", "tele_c", "tele_uniform", "alpha", "x_new", "y_new",
-               "lost", "parity", "partials", "arrived", "errs", "slot", "threshold", "stop")
+# (the second kernels of the tiled and striped pulls end alike: _FINISH)
+_FINISH = ("x", "inv_s", "dw", "dw_c", "dw_uniform", "teleport", "tele_c", "tele_uniform", "alpha",
+           "x_new", "y_new", "lost", "parity", "partials", "arrived", "errs", "slot", "threshold",
+           "stop")
+_ROW_PARAMS = ("indptr", "n", "tile_n", "rowsum", "heads", "ne_ord") + _FINISH
 # the striped pull's two kernels' parameters, in order (pagerank.cu)
 _STRIPE_PARAMS = ("src", "ldst", "values", "stripe_first", "nstripes", "stripe_rows", "n", "nnz",
                   "npieces", "y", "sums", "stop")
-_SUMS_PARAMS = ("sums", "n", "x", "inv_s", "dw", "dw_c", "dw_uniform", "teleport", "tele_c",
-                "tele_uniform", "alpha", "x_new", "y_new", "lost", "parity", "partials",
-                "arrived", "errs", "slot", "threshold", "stop")
+_SUMS_PARAMS = ("sums", "n") + _FINISH
 # the slots a run and an iteration set, by name: the row pull's, and the
 # tiled and striped pulls' second kernels' (no y there: _T_Y, _S_Y of their
 # first kernels)
@@ -439,6 +439,14 @@ def _prepare(AT, cfg, cuda_cfg, rank, dw_uniform, tele_uniform, hubs_first, cach
         np.int64(nheavy), arrived, stop))
     out = PackedLaunch(fns[-1], blocks, threads, (None, None, None, np.int64(n)))
     npieces = 0
+    # the second launch's parameters after its row sums (_FINISH's order); the call's and the
+    # iteration's slots set per call
+    finish = (None, None,  # x, inv_s
+              None, np.float64(0.0), np.uint8(dw_uniform),  # dw, dw_c
+              None, np.float64(0.0), np.uint8(tele_uniform),  # teleport, tele_c
+              np.float64(0.0), None, None,  # alpha, x_new, y_new
+              lost, np.int32(0), partials, arrived, errs,  # parity
+              np.int64(0), np.float64(0.0), stop)  # slot, threshold
     if tiles:
         smem = hot * rank.itemsize
         # resident blocks (one copy of the hot ranks serves a whole block)
@@ -447,13 +455,7 @@ def _prepare(AT, cfg, cuda_cfg, rank, dw_uniform, tele_uniform, hubs_first, cach
             flagged, values, np.int64(nnz), np.int64(ntiles), tile_ne0,
             None, np.int64(hot), rowsum, heads, stop), smem=smem)  # _T_Y
         pull = PackedLaunch(fns[2], blocks, threads, (  # in _ROW_PARAMS's order
-            indptr, np.int64(n), np.int64(tile_n), rowsum, heads, ne_ord,
-            None, None,  # _R_X, _R_INV_S
-            None, np.float64(0.0), np.uint8(dw_uniform),  # _R_DW, _R_DW_C
-            None, np.float64(0.0), np.uint8(tele_uniform),  # _R_TELE, _R_TELE_C
-            np.float64(0.0), None, None,  # _R_ALPHA, _R_X_NEW, _R_Y_NEW
-            lost, np.int32(0), partials, arrived, errs,  # _R_PARITY
-            np.int64(0), np.float64(0.0), stop))  # _R_SLOT, _R_THRESHOLD
+            indptr, np.int64(n), np.int64(tile_n), rowsum, heads, ne_ord) + finish)
         slots, gather_y = _ROW_SLOTS, _T_Y
     elif kind == "stripes":
         smem = stripe_rows * 8  # a row's fixed-point sum: two 32-bit words
@@ -464,13 +466,7 @@ def _prepare(AT, cfg, cuda_cfg, rank, dw_uniform, tele_uniform, hubs_first, cach
             src, ldst, values, stripe_first, np.int64(nstripes), np.int64(stripe_rows),
             np.int64(n), np.int64(nnz), np.int64(npieces), None, sums, stop),  # _S_Y
             smem=smem)
-        pull = PackedLaunch(fns[2], blocks, threads, (  # in _SUMS_PARAMS's order
-            sums, np.int64(n), None, None,  # x, inv_s
-            None, np.float64(0.0), np.uint8(dw_uniform),  # dw, dw_c
-            None, np.float64(0.0), np.uint8(tele_uniform),  # teleport, tele_c
-            np.float64(0.0), None, None,  # alpha, x_new, y_new
-            lost, np.int32(0), partials, arrived, errs,  # parity
-            np.int64(0), np.float64(0.0), stop))  # slot, threshold
+        pull = PackedLaunch(fns[2], blocks, threads, (sums, np.int64(n)) + finish)
         slots, gather_y = _SUMS_SLOTS, _S_Y
     else:
         gather = gather_y = None
