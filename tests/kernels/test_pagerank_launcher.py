@@ -1042,3 +1042,8 @@ def test_repeated_runs_take_their_launches_and_graphs(launcher, monkeypatch, pul
     assert set(cache) == before
     got, _ = run(max_iter=0)  # no iteration: the start, scattered back
     np.testing.assert_array_equal(np.asarray(got[0]), np.full(n, 1.0 / n))
+    if pull == "tiles":  # another launch shape, the same slots: its own graph
+        made = len(captures)
+        run(settings=bg.settings.PageRank(cuda_check_every=4, cuda_pull=pull,
+                                          cuda_tile_threads=64))
+        assert len(captures) == made + 1

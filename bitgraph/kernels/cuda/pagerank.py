@@ -486,9 +486,13 @@ def _prepare(AT, cfg, cuda_cfg, rank, dw_uniform, tele_uniform, hubs_first, cach
                    medium_rows=nmedium, pull=kind, tiles=ntiles if tiles else 0,
                    hot=hot if tiles else 0, stripes=nstripes if kind == "stripes" else 0,
                    stripe_rows=stripe_rows if kind == "stripes" else 0, pieces=npieces)
+    # a captured batch bakes its launches' shapes in besides their slots (the graphs' keys)
+    shapes = (blocks, threads) + ((tile_blocks, tile_threads, smem) if tiles else
+                                  (stripe_blocks, _STRIPE_THREADS, smem) if kind == "stripes"
+                                  else ())
     return _Run(n, rank, every, init, gather, pull, out, slots, gather_y, ys, xs, errs, sums,
                 dummy, dw_uniform, tele_uniform, metrics,
-                cache.setdefault(("graphs",) + wkey + (key, kind), {}))
+                cache.setdefault(("graphs",) + wkey + (key, kind) + shapes, {}))
 
 
 class _Run:
