@@ -299,6 +299,7 @@ def pagerank_run(AT, x, inv_s, dw, teleport, alpha, threshold, max_iter, *, cfg,
         raise ValueError(f"{where}: x must be float64 or float32 ranks, got {rank}")
     dw_uniform, tele_uniform = bool(np.ndim(dw) == 0), bool(np.ndim(teleport) == 0)
     cache = {} if cache is None else cache
+    cuda_cfg = cuda_settings(cuda_cfg)  # None: those in force, the object itself
     # the last run's launches, taken while the settings are the same objects
     hot = cache.get("hot")
     kinds = (rank, dw_uniform, tele_uniform, bool(hubs_first))
@@ -362,7 +363,7 @@ def _prepare(AT, cfg, cuda_cfg, rank, dw_uniform, tele_uniform, hubs_first, cach
     per_sm = int(cfg.cuda_blocks_per_sm)
     if per_sm < 0:
         raise ValueError(f"{where}: settings.pagerank.cuda_blocks_per_sm = {per_sm} must be >= 0")
-    launch_cfg = cuda_settings(cuda_cfg)
+    launch_cfg = cuda_cfg
     if per_sm:
         launch_cfg = dataclasses.replace(launch_cfg, blocks_per_sm=per_sm)
     if kind == "stripes":
