@@ -284,18 +284,18 @@ HEAVY = [(None, 1024), (8, 4), (0, 1), (3, 32)]  # (cuda_heavy_degree, cuda_heav
 
 
 @pytest.mark.parametrize("heavy", HEAVY, ids=lambda h: f"heavy{h[0]}_{h[1]}")
-@pytest.mark.parametrize("shared", [True, False])
+@pytest.mark.parametrize("block_lists", [True, False])  # the lists' ranges a block's (shared)
 @pytest.mark.parametrize("case", [c for c in CASES if c[1].nrows <= 300 or c[0] == "path_1500"],
                          ids=lambda c: c[0])
-def test_emulated_batch_equals_cpu_kernel(case, shared, heavy):
+def test_emulated_batch_equals_cpu_kernel(case, block_lists, heavy):
     _, A, sources = case
-    if heavy[0] is not None and (A.nrows > 300 or not shared):
+    if heavy[0] is not None and (A.nrows > 300 or not block_lists):
         pytest.skip("the heavy split on the small graphs, once")
     lev = _levels(A, sources)
     a, t = out_csr(A), in_csr(A)
     for edges in (False, True):
         want = _cpu()(a, t, lev, edges=edges)
-        got = emulate_batch(a, t, lev, edges, chunk=5, shared=shared, heavy=heavy[0],
+        got = emulate_batch(a, t, lev, edges, chunk=5, shared=block_lists, heavy=heavy[0],
                             heavy_chunk=heavy[1])
         _assert_close(got[0], want[0])
         if edges:
