@@ -77,21 +77,31 @@ def _run_batches(A, src, order, batch, levels=None, stats=None):
 
 def _run_batches_cpu(A, src, order, batch, levels, cfg, stats):
     """``_run_batches`` on the CPU (``kernels/cpu/msbfs``), batches the
-    consecutive runs of ``order``; the rows not in ``order`` stay 0."""
-    if stats is not None:
-        stats.method = "cpu"
-        stats.ran(("msbfs", "csr", "cpu", "batch"))
+    consecutive runs of ``order`` (schedule "levels"), or every source of
+    ``order`` alone, side by side (schedule "async"); the rows not in
+    ``order`` stay 0."""
     from bitgraph.kernels.cpu import num_threads, parallel_map
     from bitgraph.kernels.cpu.msbfs import new_state
     from bitgraph.kernels.registry import lookup
 
-    batch_run = lookup("msbfs", fmt="csr", device="cpu", variant="batch")
-    a, t = out_csr(A), in_csr(A)
+    schedule = _schedule(A, cfg)
+    if stats is not None:
+        stats.method = "cpu" if schedule == "levels" else "cpu-async"
+        stats.ran(("msbfs", "csr", "cpu", "batch" if schedule == "levels" else "sources"))
+    a = out_csr(A)
     n = A.nrows
     k = src.size
     count = np.zeros(k, np.int64)
     total = np.zeros(k, np.int64)
     ecc = np.zeros(k, np.int64)
+    if schedule == "async":
+        sources_run = lookup("msbfs", fmt="csr", device="cpu", variant="sources")
+        _, c, s, e = sources_run(a, src[order], levels=levels, rows=order,
+                                 write=levels is not None)
+        count[order], total[order], ecc[order] = c, s, e
+        return count, total, ecc
+    batch_run = lookup("msbfs", fmt="csr", device="cpu", variant="batch")
+    t = in_csr(A)
     starts = list(range(0, order.size, batch))
     write = levels is not None
 
@@ -120,17 +130,20 @@ def _run_batches_cpu(A, src, order, batch, levels, cfg, stats):
 
 
 def msbfs_schedule(A) -> str:
-    """How msbfs runs a batch on the CUDA graph A: ``"coop"`` (one
+    """How msbfs runs its sources on A. On CUDA: ``"coop"`` (one
     cooperative launch, a grid barrier a level) for a graph of long
     diameter (``bfs.long_reach``), ``"async"`` (the batch's BFSs side by
     side, no barriers) for one that is also road-like (at most
     ``settings.msbfs_cuda.async_max_degree`` entries a row), else
-    ``"levels"`` (a launch per step, the direction per source). On the CPU:
-    ``"levels"``. ``settings.msbfs_cuda.schedule`` forces one.
+    ``"levels"`` (a launch per step, the direction per source);
+    ``settings.msbfs_cuda.schedule`` forces one. On the CPU: ``"async"``
+    (every source's BFS alone, side by side on the pool) on a deep graph
+    (``settings.msbfs.async_min_levels``), else ``"levels"`` (batches of 64,
+    bit-parallel); ``settings.msbfs.schedule`` forces one.
 
     >>> import bitgraph as bg
-    >>> msbfs_schedule(bg.io.generators.grid2d(4, 4))
-    'levels'
+    >>> msbfs_schedule(bg.io.generators.grid2d(4, 4)), msbfs_schedule(bg.io.generators.grid2d(200, 200))
+    ('levels', 'async')
     """
     check_graph(A, "msbfs_schedule", cuda=True)
     return _schedule(A, _settings.current())
@@ -140,12 +153,35 @@ def _schedule(A, cfg):
     from bitgraph.algorithms.breadth_first import long_reach
 
     if A.device != "cuda":
-        return "levels"
+        return _cpu_schedule(A, cfg)
     if cfg.msbfs_cuda.schedule is not None:
         return cfg.msbfs_cuda.schedule
     if not long_reach(A, cfg.bfs):
         return "levels"
     return "async" if A.nvals <= cfg.msbfs_cuda.async_max_degree * max(A.nrows, 1) else "coop"
+
+
+def _cpu_schedule(A, cfg):
+    """``msbfs_schedule`` on the CPU: "async" when the graph is deep (the
+    ball around a probe vertex still grows after ``async_min_levels`` hops:
+    ``bfs.reach`` with those hops and the whole graph as its share), once
+    the usual probe (``bfs.reach``, on a graph of any size) took more than
+    ``async_min_reach`` hops; both cached on A."""
+    import dataclasses
+
+    from bitgraph.algorithms.breadth_first import reach
+
+    rules = cfg.msbfs
+    if rules.schedule is not None:
+        if rules.schedule not in ("levels", "async"):
+            raise InvalidValue(f"msbfs: settings.msbfs.schedule must be None, 'levels' or"
+                               f" 'async', got {rules.schedule!r}")
+        return rules.schedule
+    if reach(A, dataclasses.replace(cfg.bfs, probe_min_n=0)) <= rules.async_min_reach:
+        return "levels"
+    hops = int(rules.async_min_levels)
+    deep = dataclasses.replace(cfg.bfs, probe_hops=hops, probe_share=1, probe_min_n=0)
+    return "async" if reach(A, deep) > hops else "levels"
 
 
 def _run_batches_cuda(A, src, order, batch, levels, cfg, stats):

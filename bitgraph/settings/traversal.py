@@ -198,6 +198,22 @@ class MSBFS:
         254 / 240.""")
     parallel_work: int = knob(400_000, """A level (or a side-by-side batch: n + m) below this much
         work runs serially: a level on the pool costs ~0.2-0.3 ms of Python glue.""")
+    schedule: str | None = knob(None, """How the CPU runs msbfs's sources: "levels" (a batch of 64
+        as one bit-parallel traversal, level by level) or "async" (each source's BFS alone,
+        top-down, the sources side by side on the pool: ``kernels/cpu/msbfs.sources_run``);
+        None: "async" on a deep graph (async_min_levels), else "levels".""")
+    async_min_levels: int = knob(64, """A graph is deep when the BFS ball around a probe vertex
+        (bfs.reach's, bfs.probe_sources of them) still grows after this many hops: a batch's 64
+        wavefronts then reach a vertex at as many levels, one bit at a time, and the batch does
+        each source's work anyway with a level's overhead on top. 64 sources, 2 threads, ms
+        (levels / async): grid-256 144 / 34, grid-1024 7,134 / 884, 3D grid 40^3 123 / 38,
+        rgg-16 (n 65,536, r 0.008) 295 / 112, 26-neighbour 128x128x8 308 / 144; at most 64
+        levels deep, levels wins: 26-neighbour 64^3 450 / 595, 40^3 123 / 159, kron-16 11 / 100,
+        urand-16 14 / 125.""")
+    async_min_reach: int = knob(4, """... probed only when bfs.reach (its probe on any graph
+        size) is above this: kron-16 and urand-16 pass n / 100 within 2-3 hops (levels, without
+        a depth probe that would walk most of their edges); the meshes and rgg above take 6-18,
+        urand-16 of degree 4 takes 5 (its depth probe: levels).""")
     diameter_batch: int = knob(1, """Sources of the first step of the bounded diameter
         (Takes-Kosters); each later step doubles them, up to 64 (one msbfs batch, half of largest
         upper bound, half of smallest lower bound). Where the bounds prune (grids, kron) few BFSs

@@ -18,7 +18,8 @@ from hypothesis import strategies as st
 
 import bitgraph as bg
 from bitgraph.algorithms.multi_source import (closeness_centrality, diameter,
-                                       diameter_bounds, eccentricity, msbfs)
+                                       diameter_bounds, eccentricity, msbfs,
+                                       msbfs_schedule)
 from bitgraph.validate import reference_levels
 
 # the module itself (``bitgraph.algorithms.multi_source`` the attribute is the
@@ -41,9 +42,11 @@ DEFAULT = bg.settings.MSBFS()
 
 
 @contextmanager
-def tuning(parallel_work, alpha):
-    """Force the pool path (parallel_work=0) and/or a direction (alpha)."""
-    with bg.settings.use(msbfs={"parallel_work": parallel_work, "alpha": alpha}):
+def tuning(parallel_work, alpha, schedule=None):
+    """Force the pool path (parallel_work=0) and/or a direction (alpha), and
+    on the CPU a schedule (None: the rule's)."""
+    with bg.settings.use(msbfs={"parallel_work": parallel_work, "alpha": alpha,
+                                "schedule": schedule}):
         yield
 
 
@@ -61,18 +64,19 @@ def graph_and_sources(draw, max_n=60, directed=None):
 
 # --- msbfs ------------------------------------------------------------------
 
-@pytest.mark.parametrize("parallel_work, alpha", [
-    (DEFAULT.parallel_work, DEFAULT.alpha),  # as shipped: serial on these sizes
-    (0, DEFAULT.alpha),                # every level and batch on the pool
-    (0, 1e9),                    # top-down only, on the pool
-    (DEFAULT.parallel_work, 0.0),      # bottom-up as soon as possible, serial
-], ids=["default", "pool", "push-only", "pull-first"])
+@pytest.mark.parametrize("parallel_work, alpha, schedule", [
+    (DEFAULT.parallel_work, DEFAULT.alpha, None),  # as shipped: serial on these sizes
+    (0, DEFAULT.alpha, None),                # every level and batch on the pool
+    (0, 1e9, None),                    # top-down only, on the pool
+    (DEFAULT.parallel_work, 0.0, None),      # bottom-up as soon as possible, serial
+    (DEFAULT.parallel_work, DEFAULT.alpha, "async"),  # each source alone, side by side
+], ids=["default", "pool", "push-only", "pull-first", "async"])
 @settings(max_examples=100)
 @given(case=graph_and_sources())
-def test_msbfs_equals_single_bfs(case, parallel_work, alpha):
+def test_msbfs_equals_single_bfs(case, parallel_work, alpha, schedule):
     spec, sources, batch, groupby = case
     A = spec.matrix(bg)
-    with tuning(parallel_work, alpha):
+    with tuning(parallel_work, alpha, schedule):
         got = msbfs(A, sources, batch=batch, groupby=groupby)
     assert got.dtype == np.int32 and got.shape == (len(sources), spec.n)
     np.testing.assert_array_equal(got, ref_levels(spec.scipy(), sources), err_msg=repr(spec))
@@ -512,3 +516,56 @@ def test_anchor_order_is_by_anchor_then_id(g, picks):
     anchors = _common.cached(A, "anchors", lambda: _common._anchors(A))
     got = _common.anchor_order(A, src)
     assert got.tolist() == np.lexsort((src, anchors[src])).tolist()
+
+
+@settings(max_examples=60, deadline=None)
+@given(case=graph_and_sources(max_n=50))
+def test_async_schedule_statistics_equal_levels(case):
+    """closeness, eccentricity (where defined) and diameter bounds under the
+    CPU's schedule "async" (each source alone; its statistics-only pass
+    without levels) equal those of "levels", bit for bit."""
+    spec, sources, _, _ = case
+    A = spec.matrix(bg)
+    src = np.asarray(sources) % max(spec.n, 1)
+    got = {}
+    for schedule in ("levels", "async"):
+        with bg.settings.use(msbfs={"schedule": schedule}):
+            cl = closeness_centrality(A, src)
+            try:
+                ecc = eccentricity(A, src).tolist()
+            except bg.InvalidValue as e:
+                ecc = str(e)
+            got[schedule] = (cl.tolist(), ecc)
+    assert got["levels"] == got["async"]
+
+
+@pytest.mark.parametrize("spec, want", [
+    ("grid:4x4", "levels"), ("grid:200x200", "async"), ("grid:40x40x40", "async"),
+    ("moore:40x40x40", "levels"), ("kron:14", "levels"), ("urand:14", "levels"),
+])
+def test_cpu_schedule_rule(spec, want):
+    """The CPU's rule (settings.msbfs.async_min_levels, async_min_reach): a
+    grid's 64 wavefronts meet at a vertex at as many levels (each source
+    alone), a 26-neighbour 40^3 mesh is 39 levels deep and a small-world
+    graph passes n / 100 within 3 hops (a batch); settings.msbfs.schedule
+    forces either, and the answer is the same."""
+    A = bg.io.generators.from_spec(spec)
+    assert msbfs_schedule(A) == want
+    with bg.settings.use(msbfs={"schedule": "async" if want == "levels" else "levels"}):
+        assert msbfs_schedule(A) != want
+    src = np.random.default_rng(3).integers(0, A.nrows, 70)
+    st = bg.Stats()
+    out = msbfs(A, src, stats=st)
+    assert st.method == ("cpu-async" if want == "async" else "cpu")
+    np.testing.assert_array_equal(out, ref_levels(_scipy(A), src))
+    with bg.settings.use(msbfs={"schedule": "bfs"}):
+        with pytest.raises(bg.InvalidValue, match="settings.msbfs.schedule"):
+            msbfs(A, src)
+
+
+def _scipy(A):
+    import scipy.sparse as sp
+
+    r, c, _ = A.to_coo()
+    return sp.csr_array((np.ones(r.size), (r, c)), shape=(A.nrows, A.ncols))
+
