@@ -369,6 +369,17 @@ def msbfs_sources(j0, j1, sources, rows, indptr, indices, levels, n, write, mark
         ecc[j] = far
 
 
+def _levels_out(levels, rows, k, n, where):
+    """(levels, rows) a launcher writes into: a new (k x n) int32 array and
+    rows 0..k-1 when levels is None, else the caller's, checked."""
+    if levels is None:
+        levels = np.empty((k, n), np.int32)
+        rows = np.arange(k, dtype=np.int64)
+    if levels.dtype != np.int32 or not levels.flags.c_contiguous:
+        raise ValueError(f"msbfs {where}: levels must be a C-contiguous int32 array")
+    return levels, arg(rows, np.int64)
+
+
 def new_state(n, k):
     """Scratch arrays of a batch, reusable for the next one: (nxt, seen,
     frontier) zeroed uint64[n], touched zeroed uint64[ceil(n / 64)], vlev
@@ -438,12 +449,7 @@ def batch_run(a, t, sources, *, levels=None, rows=None, write=True,
     if not 0 < k <= 64:
         raise ValueError(f"msbfs batch_run: a batch holds 1..64 sources, got {k}")
     if write:
-        if levels is None:
-            levels = np.empty((k, n), np.int32)
-            rows = np.arange(k, dtype=np.int64)
-        if levels.dtype != np.int32 or not levels.flags.c_contiguous:
-            raise ValueError("msbfs batch_run: levels must be a C-contiguous int32 array")
-        rows = arg(rows, np.int64)
+        levels, rows = _levels_out(levels, rows, k, n, "batch_run")
     if state is None:
         state = new_state(n, k if write else 0)
     nxt, seen, frontier, touched, vlev, buf = state
@@ -550,12 +556,7 @@ def sources_run(a, sources, *, levels=None, rows=None, write=True, nchunks=None)
     sources = arg(sources, np.int64)
     k = sources.size
     if write:
-        if levels is None:
-            levels = np.empty((k, n), np.int32)
-            rows = np.arange(k, dtype=np.int64)
-        if levels.dtype != np.int32 or not levels.flags.c_contiguous:
-            raise ValueError("msbfs sources_run: levels must be a C-contiguous int32 array")
-        rows = arg(rows, np.int64)
+        levels, rows = _levels_out(levels, rows, k, n, "sources_run")
     else:
         rows = np.zeros(max(k, 1), np.int64)
     flat = levels.reshape(-1) if write else np.zeros(1, np.int32)
