@@ -201,8 +201,8 @@ def pagerank(A, alpha=0.85, tol=1e-6, max_iter=100, personalization=None, *,
                 tele = tele if np.ndim(tele) == 0 else tele[order]
             # converged when an iteration's L1 change is below n * tol, as on the CPU;
             # the kernel's plan (heavy rows cut into chunks) and workspaces, built on
-            # the first run and kept with M (one set for each numbering)
-            # (the ranks come back in A's own numbering)
+            # the first run and kept with M (one set for each numbering); the ranks come
+            # back in A's own numbering
             x, it, converged, err = run(AT, x, inv_s, dws, tele, alpha, n * tol, max_iter,
                                         cfg=cfg.pagerank, cuda_cfg=cfg.cuda, stats=stats,
                                         cache=cached(M, "pagerank_cuda", dict).setdefault(
