@@ -701,7 +701,9 @@ def _dead(A, in_csr, key, cfg):
                                variant="bits")(in_csr.indptr)
 
     bits, live = cached(A, key, build)
-    return (bits if cfg.dead_visited else None), (live // cfg.beta if cfg.beta > 0 else -1)
+    # no dead vertex (urand): no bits, so the kernel neither copies them in nor sweeps them out
+    dead = bits if cfg.dead_visited and live < in_csr.indptr.shape[0] - 1 else None
+    return dead, (live // cfg.beta if cfg.beta > 0 else -1)
 
 
 def _out_degree_cuda(A):
