@@ -188,11 +188,11 @@ def _run_batches_cuda(A, src, order, batch, levels, cfg, stats):
     """``_run_batches`` on the GPU (``kernels/cuda/msbfs``): ``levels`` a
     CuPy (len(src) x n) int32 array or None. The bottom-up steps read A' as
     CSR in degree order (``bfs.in_lists_cuda``), cached on A."""
-    from bitgraph.algorithms.breadth_first import in_lists_cuda
-    from bitgraph.kernels.cuda.msbfs import shared_state
-    from bitgraph.kernels.registry import lookup
+    import contextlib
 
-    batch_run = lookup("msbfs", fmt="csr", device="cuda", variant="batch")
+    from bitgraph.algorithms.breadth_first import in_lists_cuda
+    from bitgraph.kernels.cuda.msbfs import batch_start, pipelined, shared_state
+
     a = out_csr(A)
     schedule = _schedule(A, cfg)
     if stats is not None:
@@ -200,13 +200,34 @@ def _run_batches_cuda(A, src, order, batch, levels, cfg, stats):
     t = None if schedule != "levels" else in_lists_cuda(A, cfg.bfs_cuda)  # top-down only
     k = src.size
     count, total, ecc = (np.zeros(k, np.int64) for _ in range(3))
-    with shared_state(A.nrows, cfg.msbfs_cuda) as state:
-        for i in range(0, order.size, batch):
-            rows = order[i:i + batch]
-            _, c, s, e = batch_run(a, t, src[rows], levels=levels, rows=rows,
-                                   write=levels is not None, state=state, schedule=schedule,
-                                   cfg=cfg.msbfs_cuda, async_cfg=cfg.bfs_async, stats=stats)
+    # two "levels" batches in flight, each on its own state and slot: the next one is queued
+    # before the host reads the last one's counters (a trace waits for every level anyway)
+    two = schedule == "levels" and order.size > batch and not (stats is not None and stats.trace) \
+        and pipelined(A.nrows, cfg.msbfs_cuda)
+    with contextlib.ExitStack() as held:
+        states = [held.enter_context(shared_state(A.nrows, cfg.msbfs_cuda, slot))
+                  for slot in range(2 if two else 1)]
+        waiting = None  # (rows, Pending) of the batch queued last
+
+        def read(rows, pending):
+            _, c, s, e = pending.result()
             count[rows], total[rows], ecc[rows] = c, s, e
+
+        for j, i in enumerate(range(0, order.size, batch)):
+            rows = order[i:i + batch]
+            slot = j % len(states)
+            got = batch_start(a, t, src[rows], levels=levels, rows=rows,
+                              write=levels is not None, state=states[slot], schedule=schedule,
+                              cfg=cfg.msbfs_cuda, async_cfg=cfg.bfs_async, stats=stats,
+                              slot=slot)
+            if waiting is not None:
+                read(*waiting)
+            waiting = (rows, got)
+            if not two:
+                read(*waiting)
+                waiting = None
+        if waiting is not None:
+            read(*waiting)
     return count, total, ecc
 
 

@@ -465,3 +465,74 @@ def test_replayed_levels(directed):
     cfg = bg.settings.MSBFSCuda(graph=True, graph_pull=True, head_levels=10)
     for alpha, all_pull in DIRECTIONS:
         _check(gpu(ga, gt, src, alpha=alpha, all_pull=all_pull, cfg=cfg), want)
+
+
+@pytest.mark.parametrize("spec", ["kron:11", "path", "grid"])
+def test_batches_in_flight(spec):
+    """Calls of several "levels" batches keep two in flight
+    (``settings.msbfs_cuda.pipeline``: the next batch's first levels queued
+    on the second state before the host reads the last one's), as one at a
+    time and as the CPU: msbfs levels and closeness on R-MAT (ends in the
+    first levels' graph), a path and a long grid (levels run by the host
+    and replayed after the next batch was queued); a hub-heavy graph's
+    chunk lists are each batch's own. Both states come back zeroed."""
+    import cupy
+
+    from bitgraph.kernels.cuda import msbfs_state as ks
+
+    if spec == "path":
+        n = 300
+        r = np.arange(n - 1)
+        A = bg.Matrix.from_coo(np.r_[r, r + 1], np.r_[r + 1, r], nrows=n, ncols=n)
+    elif spec == "grid":
+        A = bg.io.generators.grid2d(12, 300, drop=0.02, seed=2)
+    else:
+        A = bg.io.generators.from_spec(spec)
+    src = np.random.default_rng(7).integers(0, A.nrows, 64 * 3 + 9)
+    want = bg.algorithms.msbfs(A, src)
+    want_c = bg.algorithms.closeness_centrality(A, src)
+    G = A.to("cuda")
+    for pipeline in (True, False):
+        cfg = bg.settings.MSBFSCuda(schedule="levels", pipeline=pipeline)
+        with bg.settings.use(msbfs_cuda=cfg):
+            assert ks.pipelined(G.nrows, cfg) is pipeline
+            assert np.array_equal(bg.algorithms.msbfs(G, src).get(), want)
+            got_c = bg.algorithms.closeness_centrality(G, src)
+            assert np.array_equal(cupy.asnumpy(got_c), want_c)
+    for slot in (0, 1):
+        with ks.shared_state(G.nrows, cfg, slot) as state:
+            assert all(int(cupy.count_nonzero(x)) == 0 for x in _scratch(state))
+            assert all(int(cupy.count_nonzero(p)) == 0 for p in state.planes)
+
+
+def test_batches_in_flight_keep_their_chunk_lists():
+    """Two batches in flight (``batch_start`` on two states and slots), top-down
+    only: the first reaches a hub (more than CHUNK out-edges) at the last of
+    its first levels' graph and expands its chunks in a level the host runs
+    after the second batch, whose first levels expand another hub, was
+    queued; each batch's chunk list is its own, so both equal the CPU."""
+    import cupy
+
+    from bitgraph.kernels.cuda import msbfs as km
+    from bitgraph.kernels.cuda.msbfs_state import CHUNK
+
+    head = bg.settings.MSBFSCuda().head_levels
+    leaves = CHUNK + 500
+    hub1, hub2 = head + 1, head + 2 + leaves  # the path 0 .. hub1, then each hub's leaves
+    r = np.arange(hub1)
+    rows = [r, np.full(leaves, hub1), np.full(leaves, hub2)]
+    cols = [r + 1, hub1 + 1 + np.arange(leaves), hub2 + 1 + np.arange(leaves)]
+    n = hub2 + 1 + leaves
+    rr, cc = np.concatenate(rows), np.concatenate(cols)
+    A = bg.Matrix.from_coo(np.r_[rr, cc], np.r_[cc, rr], nrows=n, ncols=n)
+    a, t = _host_csrs(A)
+    ga, gt = _device(cupy, a, False), _device(cupy, t, False)
+    cpu = _cpu()
+    cfg = bg.settings.MSBFSCuda(alpha=1e18, all_pull=1e18)
+    first = np.r_[np.ones(40, np.int64), np.zeros(24, np.int64)]  # hub1 at level head or head+1
+    second = hub2 + 1 + np.arange(64)  # hub2 at level 1
+    states = [km.new_state(n), km.new_state(n)]
+    a_run = km.batch_start(ga, gt, first, state=states[0], cfg=cfg, slot=0)
+    b_run = km.batch_start(ga, gt, second, state=states[1], cfg=cfg, slot=1)
+    _check(a_run.result(), cpu(a, t, first))
+    _check(b_run.result(), cpu(a, t, second))

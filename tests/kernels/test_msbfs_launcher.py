@@ -107,6 +107,51 @@ def test_levels_around_the_replays(directed, monkeypatch):
         assert _zeroed(state)
 
 
+def test_batches_in_flight_on_two_states(monkeypatch):
+    """A batch queued (``batch_start``) while the last one is pending, on the
+    other state and slot, and the pending one finished after it (as
+    ``_run_batches`` pipelines them): traversals that end in the first
+    levels' graph, and paths whose later levels, replayed blocks included,
+    run after the next batch's first levels were queued (the emulated
+    stream runs the work in the order it is queued); the levels into rows
+    of one result, and statistics only; both states left zeroed."""
+    km, emu = emulated_gpu(monkeypatch)
+    cpu = _cpu()
+    L = bg.settings.MSBFSCuda().graph_levels
+    hub = np.zeros(50, np.int64)
+    star = bg.Matrix.from_coo(np.r_[hub, np.arange(1, 51)], np.r_[np.arange(1, 51), hub],
+                              nrows=51, ncols=51)
+    for A in (_path(8, False), _path(30, True), _path(2 * L + 5, False), star):
+        (a, ga), (t, gt) = _csrs(A, index64=A.nrows % 2 == 1)
+        n = A.nrows
+        states = [km.new_state(n), km.new_state(n)]
+        rng = np.random.default_rng(n)
+        for write in (True, False):
+            batches = [rng.integers(0, n, k) for k in (64, 5, 64, 1)]
+            for b in batches:
+                b[0] = 0 if rng.random() < 0.5 else n - 1  # a path's whole length
+            out = np.full((sum(b.size for b in batches), n), 9, np.int32).view(FakeArray)
+            starts = np.cumsum([0] + [b.size for b in batches])
+            got, waiting = [], None
+            for j, b in enumerate(batches):
+                rows = np.arange(starts[j], starts[j + 1])
+                queued = km.batch_start(ga, gt, b, levels=out if write else None,
+                                        rows=rows if write else None, write=write,
+                                        state=states[j % 2], slot=j % 2)
+                if waiting is not None:
+                    got.append(waiting.result())
+                waiting = queued
+            got.append(waiting.result())
+            for j, b in enumerate(batches):
+                want = cpu(a, t, b)
+                _check(got[j], want, write=False)
+                if write:
+                    assert np.array_equal(np.asarray(out)[starts[j]:starts[j + 1]], want[0])
+        assert _zeroed(states[0]) and _zeroed(states[1])
+    with pytest.raises(ValueError, match="slot"):
+        km.batch_start(ga, gt, [0], state=states[0], slot=2)
+
+
 @pytest.mark.parametrize("head,flush", [(3, True), (10, True), (12, True), (10, False)])
 def test_traversals_ending_in_the_first_levels(head, flush, monkeypatch):
     """Traversals that end before, at and just after the last of the first

@@ -17,9 +17,12 @@ in its own module:
   batch's BFSs side by side in ``bfs_async.cu``'s work list, without
   barriers; a batch whose list fills or does not fit runs "coop" instead.
 
-The device scratch (``State``: ``new_state``, ``shared_state``) and the
-launcher's caches (kernels, page-locked buffers, captured graphs) live in
-``msbfs_state.py``.
+``batch_start`` queues a batch and returns it ``Pending`` (its
+``result()`` finishes it), so that a caller of several batches queues the
+next one before it reads the last one's (``pipelined``: two states, the
+"levels" schedule). The device scratch (``State``: ``new_state``,
+``shared_state``) and the launcher's caches (kernels, page-locked buffers,
+captured graphs) live in ``msbfs_state.py``.
 """
 
 from __future__ import annotations
@@ -30,10 +33,12 @@ from bitgraph.kernels._launch import check_length
 from bitgraph.kernels.cuda import msbfs_async, msbfs_coop, msbfs_levels
 from bitgraph.kernels.cuda.constants import MSBFS
 from bitgraph.kernels.cuda.msbfs_levels import pull_lanes
-from bitgraph.kernels.cuda.msbfs_state import State, dummy_levels, new_state, shared_state
+from bitgraph.kernels.cuda.msbfs_state import (State, dummy_levels, new_state, pipelined,
+                                               shared_state)
 from bitgraph.kernels.registry import register
 
-__all__ = ["batch_run", "new_state", "shared_state", "pull_lanes", "State"]
+__all__ = ["batch_run", "batch_start", "Pending", "new_state", "shared_state", "pipelined",
+           "pull_lanes", "State"]
 
 SCHEDULES = ("levels", "coop", "async")
 # where the per-source summary lies in the statistics words (msbfs.cu's S_*)
@@ -78,9 +83,54 @@ def batch_run(a, t, sources, *, levels=None, rows=None, write=True, alpha=None,
 
     >>> lv, count, total, ecc = batch_run(a, t, [0, 5])  # doctest: +SKIP
     """
+    return batch_start(a, t, sources, levels=levels, rows=rows, write=write, alpha=alpha,
+                       state=state, lanes=lanes, all_pull=all_pull, schedule=schedule, cfg=cfg,
+                       async_cfg=async_cfg, stats=stats).result()
+
+
+class Pending:
+    """A batch ``batch_start`` queued: ``result()`` runs the rest of it
+    (the host waits for it) and returns what ``batch_run`` returns, once.
+
+    >>> lv, count, total, ecc = batch_start(a, t, [0, 5]).result()  # doctest: +SKIP
+    """
+
+    __slots__ = ("steps", "st", "k", "levels", "done")
+
+    def __init__(self, steps, st, k, levels, done=None):
+        self.steps, self.st, self.k, self.levels, self.done = steps, st, k, levels, done
+
+    def result(self):
+        if self.done is None:
+            st = self.st if self.steps is None else msbfs_levels.finish(self.steps)
+            k = self.k
+            # the per-source summary out of the schedule's statistics words
+            self.done = (self.levels, st[_S_COUNT:_S_COUNT + k].copy(),
+                         st[_S_TOTAL:_S_TOTAL + k].copy(), st[_S_ECC:_S_ECC + k].copy())
+            self.steps = self.st = None
+        return self.done
+
+
+def batch_start(a, t, sources, *, levels=None, rows=None, write=True, alpha=None, state=None,
+                lanes=None, all_pull=None, schedule="levels", cfg=None, async_cfg=None,
+                stats=None, slot=0) -> Pending:
+    """``batch_run``'s batch queued, its ``Pending`` returned: the "levels"
+    schedule has then launched its first levels (``msbfs_levels.levels_steps``)
+    and waits for nothing; the others have run. ``slot`` (0 or 1): the
+    workspace buffers of the batch (``msbfs_state.Workspace``); a batch
+    queued while another is pending takes the other slot and another
+    ``state`` (on the same stream), and the earlier one's ``result()`` is
+    read first.
+
+    >>> first = batch_start(a, t, src0, state=s0)  # doctest: +SKIP
+    >>> second = batch_start(a, t, src1, state=s1, slot=1)  # doctest: +SKIP
+    >>> first.result()[1], second.result()[1]  # doctest: +SKIP
+    """
     import cupy
 
     where = "msbfs batch_run(cuda)"
+    if slot not in (0, 1):
+        raise ValueError(f"{where}: slot={slot!r} must be 0 or 1")
     n = int(a.nrows)
     if schedule not in SCHEDULES:
         raise ValueError(f"{where}: schedule={schedule!r}; expected one of {SCHEDULES}")
@@ -117,17 +167,15 @@ def batch_run(a, t, sources, *, levels=None, rows=None, write=True, alpha=None,
     if state is None:
         state = new_state(n, cfg=cfg)
     # the schedule; "async" runs "coop" when it gives up or does not fit
+    out = levels if write else None
     if schedule == "async":
         got = msbfs_async.side_by_side_batch(a, src, rows_h, write, levels, async_cfg, stats)
         if got is not None:
-            return got
+            return Pending(None, None, k, out, got)
     if schedule != "levels":
-        st = msbfs_coop.coop_batch(a, state, src, rows_h, flat_ptr, write, cfg, stats)
-    else:
-        st = msbfs_levels.levels_batch(a, t, state, src, rows_h, flat_ptr, write, alpha,
-                                       all_pull, lanes, keep, cfg, stats, where)
-    # the per-source summary out of the schedule's statistics words
-    count = st[_S_COUNT:_S_COUNT + k].copy()
-    total = st[_S_TOTAL:_S_TOTAL + k].copy()
-    ecc = st[_S_ECC:_S_ECC + k].copy()
-    return (levels if write else None), count, total, ecc
+        return Pending(None, msbfs_coop.coop_batch(a, state, src, rows_h, flat_ptr, write, cfg,
+                                                   stats), k, out)
+    steps = msbfs_levels.levels_steps(a, t, state, src, rows_h, flat_ptr, write, alpha,
+                                      all_pull, lanes, keep, cfg, stats, where, slot)
+    next(steps)
+    return Pending(steps, None, k, out)

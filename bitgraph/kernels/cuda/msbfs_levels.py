@@ -17,9 +17,13 @@ nothing). The levels are written out of the frontier planes by
 that ends within the head graph is written out by that graph's own final
 flush, and ``msbfs_clear`` zeroes the dense planes after it, so the host
 waits once and returns while that zeroing still runs on the stream: a
-state is used on one stream (``shared_state`` keeps one per stream).
+state is used on one stream (``shared_state`` keeps one per stream). A
+batch is queued in one step and finished in another, so that a caller can
+queue the next batch (on a second state and slot) before it waits for
+this one: the GPU then runs the next batch's first levels while the host
+reads this one's counters.
 
-``levels_batch`` is the schedule; ``Launches`` the launches it is made of
+``levels_steps`` is the schedule; ``Launches`` the launches it is made of
 (bound to one batch's arrays, grids and settings); ``Prepared`` what a
 batch derives from its graph and state alone, kept for the next batch.
 """
@@ -33,7 +37,7 @@ from bitgraph.kernels.cuda.msbfs_state import (A_BASE, A_LEVELS, A_ROWS, ARGS, B
                                                MF, NQ, PULL, PUSH, RING, SCANNED, STATS,
                                                captured, grid, kernels, stage_bytes, workspace)
 
-__all__ = ["levels_batch", "pull_lanes", "Prepared", "Launches"]
+__all__ = ["levels_steps", "finish", "pull_lanes", "Prepared", "Launches"]
 
 _BIG = 2.0**62  # the direction rule's "never" (fractions of m past it: top-down only)
 _PUSH_ONLY = np.int64(_BIG)
@@ -81,12 +85,13 @@ class Prepared:
                  "pull_key")
 
 
-def prepare(ws, a, t, state, lanes, n, where, keep) -> Prepared:
-    """``Prepared`` of graph ``a`` (transpose ``t``) and ``state``; with
-    ``keep`` (a state the caller reuses) kept in ``ws.prepared`` for the
-    next call with the same objects (the last graph's arrays and state then
-    stay referenced until a batch on another graph or state in that
-    thread).
+def prepare(ws, a, t, state, lanes, n, where, keep, slot=0) -> Prepared:
+    """``Prepared`` of graph ``a`` (transpose ``t``) and ``state``, with the
+    workspace's buffers of ``slot`` (``Workspace.pinned``); with ``keep``
+    (a state the caller reuses) kept in ``ws.prepared`` for the next call
+    with the same objects (the last two, for two batches in flight: the
+    last graph's arrays and states then stay referenced until batches on
+    another graph or state in that thread).
 
     >>> prep = prepare(workspace(), a, t, state, None, a.nrows, "msbfs", True)  # doctest: +SKIP
     >>> prepare(workspace(), a, t, state, None, a.nrows, "msbfs", True) is prep  # doctest: +SKIP
@@ -94,9 +99,9 @@ def prepare(ws, a, t, state, lanes, n, where, keep) -> Prepared:
     """
     import cupy
 
-    ident = (id(a), id(t), id(state), lanes, n)
-    got = ws.prepared
-    if got is not None and got.ident == ident:
+    ident = (id(a), id(t), id(state), lanes, n, slot)
+    got = ws.prepared.get(ident)
+    if got is not None:
         return got
     p = Prepared()
     p.ident = ident
@@ -118,15 +123,17 @@ def prepare(ws, a, t, state, lanes, n, where, keep) -> Prepared:
     p.push_grid = kern.wave(kern.push)
     p.pull_grid = grid(n * p.group, kern.wave(kern.pull))
     state.views()
-    p.chunks = ws.chunk_list(p.m)
-    args_d = ws.pinned().args_d
+    p.chunks = ws.chunk_list(p.m, slot)
+    args_d = ws.pinned(slot).args_d
     p.graph_key = (p.it, n, state.planes.shape[0], p.settle_grid, p.push_grid, kern.sms, tuple(
         x.data.ptr for x in (p.indptr, p.indices, p.chunks, state.planes, state.seen,
                              state.touched, state.wtouched, state.qa, state.qb, state.ctr,
                              state.stats, args_d)))
     p.pull_key = (p.group, p.pull_grid) + tuple(x.data.ptr for x in (p.tindptr, p.tindices))
     if keep:
-        ws.prepared = p
+        for old in list(ws.prepared)[:-1]:  # the newest one stays, beside this one
+            del ws.prepared[old]
+        ws.prepared[ident] = p
     return p
 
 
@@ -244,7 +251,7 @@ class Launches:
         self.push(level)
 
     def head_levels(self, sp):
-        """Levels 0 .. head_levels as ``levels_batch``'s loop launches them
+        """Levels 0 .. head_levels as ``levels_steps``'s loop launches them
         (no flush falls in them: head_levels <= span), each slot's head
         copied; with levels to write, then the final flush of the traversal
         that ends within them (msbfs.cu: count < 0; a longer one's is a
@@ -266,7 +273,7 @@ class Launches:
 
     def block_levels(self, sp):
         """Levels G .. 2 G - 1 (G = graph_levels) as run by
-        ``levels_batch``'s loop (flushes every flush_span; top-down unless
+        ``levels_steps``'s loop (flushes every flush_span; top-down unless
         graph_pull), at base G: the graph serves every later block of G
         levels, with the base moved on by its last node."""
         import cupy
@@ -313,14 +320,33 @@ class Launches:
                     return at
 
 
-def levels_batch(a, t, state, src, rows_h, flat_ptr, write, alpha, all_pull, lanes, keep, cfg,
-                 stats, where):
-    """``batch_run(..., schedule="levels")`` after its checks (module
-    docstring): returns the statistics words (numpy int64[STATS],
-    msbfs.cu's S_*).
+def finish(steps):
+    """The statistics words of a ``levels_steps`` advanced past its launch:
+    the rest of its batch run (the host waits for it).
 
-    >>> st = levels_batch(a, t, state, src, rows, ptr, True, None, None, None, True, cfg,
-    ...                   None, "msbfs")  # doctest: +SKIP
+    >>> st = finish(steps)  # doctest: +SKIP
+    """
+    try:
+        next(steps)
+    except StopIteration as done:
+        return done.value
+    raise RuntimeError("msbfs levels_steps: a batch yields once")
+
+
+def levels_steps(a, t, state, src, rows_h, flat_ptr, write, alpha, all_pull, lanes, keep, cfg,
+                 stats, where, slot=0):
+    """``batch_run(..., schedule="levels")`` after its checks (module
+    docstring) in two steps, a generator: the first ``next`` queues the
+    batch's arguments and first levels (their graph, or level 0 when that
+    is off) without waiting for them; the second (``finish``) runs the rest
+    and returns the statistics words (numpy int64[STATS], msbfs.cu's S_*). Between the two, another
+    batch may be queued on another state and ``slot`` (the workspace's
+    buffers: pinned memory, arguments, chunk lists; ``Workspace``): its
+    kernels then run before this one's later levels, on the same stream.
+
+    >>> steps = levels_steps(a, t, state, src, rows, ptr, True, None, None, None, True, cfg,
+    ...                      None, "msbfs", slot=1)  # doctest: +SKIP
+    >>> next(steps); st = finish(steps)  # doctest: +SKIP
     """
     import cupy
 
@@ -329,15 +355,15 @@ def levels_batch(a, t, state, src, rows_h, flat_ptr, write, alpha, all_pull, lan
         stats.ran(("msbfs", "csr", "cuda", "batch"))
         stats.metrics["schedule"] = "levels"
     ws = workspace()
-    prep = prepare(ws, a, t, state, lanes, n, where, keep)
-    pinned = ws.pinned()
+    prep = prepare(ws, a, t, state, lanes, n, where, keep, slot)
+    pinned = ws.pinned(slot)
     heads, events, args_h, args_d = pinned.heads, pinned.events, pinned.args, pinned.args_d
     R = state.planes.shape[0]
     span = min(cfg.flush_span, R - 1)
     GRAPH_LEVELS, HEAD_LEVELS, HEAD_FLUSH = cfg.graph_levels, cfg.head_levels, cfg.head_flush
     FLUSH_SPAN, DENSE_PLANE, LEAD = cfg.flush_span, cfg.dense_plane, cfg.lead
-    # the arguments (msbfs.cu's A_*; the previous batch's copy is done: it
-    # ended with a synchronous read)
+    # the arguments (msbfs.cu's A_*; the copy of the last batch of this slot
+    # is done: it ended with a synchronous read)
     args_h[:k] = src
     args_h[A_ROWS:A_ROWS + k] = rows_h[:k]
     args_h[A_BASE] = 0
@@ -370,6 +396,7 @@ def levels_batch(a, t, state, src, rows_h, flat_ptr, write, alpha, all_pull, lan
             # the dense planes of a traversal that ended in the graph: the
             # host returns without waiting for their zeroing
             go.clear(n // DENSE_PLANE, HEAD_LEVELS)
+        yield
         events[0].synchronize()
         level = HEAD_LEVELS
     else:
@@ -385,6 +412,7 @@ def levels_batch(a, t, state, src, rows_h, flat_ptr, write, alpha, all_pull, lan
             events[0].synchronize()
             trace.append((0, "start", 0, 0, cupy.cuda.get_elapsed_time(ev[0], ev[1]), 0.0, 0,
                           0.0))
+        yield
     nq = []  # per level checked: its queue size
     while True:
         # stop at the first level that found nothing; wait only for the

@@ -143,14 +143,15 @@ def new_state(n: int, planes: int | None = None, cfg=None) -> State:
 
 
 @contextlib.contextmanager
-def shared_state(n: int, cfg=None):
+def shared_state(n: int, cfg=None, slot: int = 0):
     """``new_state(n)`` kept between calls on the same device, stream and
-    thread (one n at a time): a call reuses the zeroed scratch instead of
-    allocating and clearing (8 R + 25) n bytes again (kron-22, 16 planes:
-    0.6 GB, ~0.2 ms of memset a call). A batch that raises may leave it
-    dirty, so the state is dropped then. A batch may return while its last
-    zeroing runs on the stream (``msbfs_levels``), so a state stays on the
-    stream it was made for.
+    thread (one n at a time; ``slot`` 0 or 1: the two states of batches in
+    flight together, ``pipelined``): a call reuses the zeroed scratch
+    instead of allocating and clearing (8 R + 25) n bytes again (kron-22,
+    16 planes: 0.6 GB, ~0.2 ms of memset a call). A batch that raises may
+    leave it dirty, so the state is dropped then. A batch may return while
+    its last zeroing runs on the stream (``msbfs_levels``), so a state stays
+    on the stream it was made for.
 
     >>> with shared_state(1000) as state:  # doctest: +SKIP
     ...     batch_run(a, t, [0, 5], state=state)
@@ -158,12 +159,37 @@ def shared_state(n: int, cfg=None):
     import cupy
 
     key = (cupy.cuda.runtime.getDevice(), cupy.cuda.get_current_stream().ptr,
-           threading.get_ident())
+           threading.get_ident(), slot)
     got = CACHES.states.pop(key, None)  # popped: a nested call gets its own
     if got is None or got[0] != n:
+        got = None  # the old one's memory back before the new one's
         got = (n, new_state(n, cfg=cfg))
     yield got[1]
     CACHES.states[key] = got  # reached only when the batches returned: state zeroed
+
+
+def pipelined(n: int, cfg) -> bool:
+    """Whether a call of several "levels" batches keeps two in flight
+    (``cfg.pipeline``, the ``MSBFSCuda`` settings): the next batch's first
+    levels queued before the host reads the last one's, on a second state
+    (``shared_state(n, cfg, 1)``) of the first one's planes, which must fit
+    in a quarter of the free GPU memory beside it (as ``new_state`` sizes
+    one), unless it is kept already.
+
+    >>> pipelined(1000, MSBFSCuda(pipeline=False))  # doctest: +SKIP
+    False
+    """
+    import cupy
+
+    if not cfg.pipeline:
+        return False
+    key = (cupy.cuda.runtime.getDevice(), cupy.cuda.get_current_stream().ptr,
+           threading.get_ident(), 1)
+    got = CACHES.states.get(key)
+    if got is not None and got[0] == n:
+        return True
+    need = (8 * int(cfg.planes) + 25) * n
+    return need <= cupy.cuda.runtime.memGetInfo()[0] // 4
 
 
 # ---------------------------------------------------------------- caches
@@ -288,35 +314,40 @@ class Pinned:
 
 class Workspace:
     """One device's and thread's buffers, each made on first use:
-    ``pinned()`` (``Pinned``), ``chunk_list(m)`` (the hubs' chunk list),
-    ``coop_ctl`` (msbfs_coop's queue sizes, level count and grid barrier)
-    and ``coop_records`` (its vertices' 32-byte records), ``async_rows``
-    (the side-by-side schedule's scratch rows of levels) and ``prepared``
-    (the last batch's ``msbfs_levels.Prepared``).
+    ``pinned(slot)`` (``Pinned``), ``chunk_list(m, slot)`` (the hubs' chunk
+    list), ``coop_ctl`` (msbfs_coop's queue sizes, level count and grid
+    barrier) and ``coop_records`` (its vertices' 32-byte records),
+    ``async_rows`` (the side-by-side schedule's scratch rows of levels) and
+    ``prepared`` (``msbfs_levels.Prepared`` of the last batches, by their
+    ``ident``). ``slot`` (0 or 1): the buffers of one of two batches in
+    flight together (``pipelined``), each its own.
 
-    >>> workspace().prepared is None  # doctest: +SKIP
-    True
+    >>> workspace().prepared  # doctest: +SKIP
+    {}
     """
 
     __slots__ = ("_pinned", "chunks", "coop_ctl", "coop_records", "async_rows", "prepared")
 
     def __init__(self):
-        self._pinned = self.chunks = self.coop_ctl = self.coop_records = None
-        self.async_rows = self.prepared = None
+        self._pinned, self.chunks = [None, None], [None, None]
+        self.coop_ctl = self.coop_records = self.async_rows = None
+        self.prepared = {}
 
-    def pinned(self) -> Pinned:
-        """The ``Pinned`` buffers, made on first use.
+    def pinned(self, slot: int = 0) -> Pinned:
+        """The ``Pinned`` buffers of ``slot``, made on first use.
 
         >>> workspace().pinned().heads.shape  # doctest: +SKIP
         (16, 8)
         """
-        if self._pinned is None:
-            self._pinned = Pinned()
-        return self._pinned
+        if self._pinned[slot] is None:
+            self._pinned[slot] = Pinned()
+        return self._pinned[slot]
 
-    def chunk_list(self, m: int):
-        """The chunk list of the hubs (msbfs.cu): at most 2 m / CHUNK
-        entries, grown on demand.
+    def chunk_list(self, m: int, slot: int = 0):
+        """The chunk list of the hubs (msbfs.cu) of ``slot``: at most
+        2 m / CHUNK entries, grown on demand (written by a level's settle,
+        read by the next level's push: a batch in flight beside another
+        has its own).
 
         >>> workspace().chunk_list(1 << 20).size >= (1 << 21) // CHUNK  # doctest: +SKIP
         True
@@ -324,9 +355,9 @@ class Workspace:
         import cupy
 
         need = 2 * m // CHUNK + 2
-        if self.chunks is None or self.chunks.size < need:
-            self.chunks = cupy.empty(need, np.uint64)
-        return self.chunks
+        if self.chunks[slot] is None or self.chunks[slot].size < need:
+            self.chunks[slot] = cupy.empty(need, np.uint64)
+        return self.chunks[slot]
 
 
 class Graphs:
