@@ -263,10 +263,12 @@ class MSBFSCuda:
     head_flush: bool = knob(True, """The final flush of a traversal that ends within the head
         levels runs in their graph.""")
     pipeline: bool = knob(True, """A call of several "levels" batches keeps two in flight, each
-        on its own state: the next batch's head graph is queued before the host reads the last
-        one's counters, so the GPU does not wait for the host between batches (H100, closeness
-        of 4,096 kron-22 sources one batch at a time: 55.7 ms in the head graphs of a 66.5 ms
-        call). Off, or when a second state does not fit a quarter of the free memory: one at a
+        on its own state: the next batch's first levels are queued before the host reads the
+        last one's counters, so the GPU does not wait for the host between batches (23-37 us
+        a batch). H100, medians of 6, on / off: closeness of 4,096 sources kron-22 66.7 / 67.4
+        ms, urand-22 (degree 16) 234.2 / 235.8; msbfs of 512 sources kron-22 17.7 / 18.0,
+        urand-22 32.5 / 33.7. The second state holds (8 planes + 25) n bytes more (0.6 GB
+        on kron-22); off, or when it does not fit a quarter of the free memory: one batch at a
         time.""")
     coop_blocks_per_sm: int = knob(1, """Blocks of the cooperative launch per multiprocessor at
         most: every block arrives at each level's barrier, so few blocks keep a barrier cheap
