@@ -152,6 +152,33 @@ def test_batches_in_flight_on_two_states(monkeypatch):
         km.batch_start(ga, gt, [0], state=states[0], slot=2)
 
 
+def test_two_states_only_where_they_fit(monkeypatch):
+    """``pipelined``: off by the setting; on when a second state of all its
+    planes fits a quarter of the free memory beside the first (taken out
+    when the first is not kept yet), or is kept already."""
+    import sys
+
+    km, emu = emulated_gpu(monkeypatch)
+    from bitgraph.kernels.cuda import msbfs_state as ks
+
+    runtime = sys.modules["cupy.cuda.runtime"]
+    cfg = bg.settings.MSBFSCuda()
+    n, planes = 1000, cfg.planes
+    one = (8 * planes + 25) * n  # a state's bytes
+    assert not km.pipelined(n, bg.settings.MSBFSCuda(pipeline=False))
+    for free, want in ((4 * 8 * planes * n + one, True), (4 * 8 * planes * n + one - 1, False)):
+        monkeypatch.setattr(runtime, "memGetInfo", lambda free=free: (free, free))
+        assert km.pipelined(n, cfg) is want
+    with ks.shared_state(n, cfg, 0):
+        pass  # kept: its bytes no longer come out of what is free
+    monkeypatch.setattr(runtime, "memGetInfo", lambda: (4 * 8 * planes * n, 0))
+    assert km.pipelined(n, cfg) and not km.pipelined(n + 1, cfg)
+    with ks.shared_state(n, cfg, 1):
+        pass
+    monkeypatch.setattr(runtime, "memGetInfo", lambda: (0, 0))
+    assert km.pipelined(n, cfg)  # the second state is kept
+
+
 @pytest.mark.parametrize("head,flush", [(3, True), (10, True), (12, True), (10, False)])
 def test_traversals_ending_in_the_first_levels(head, flush, monkeypatch):
     """Traversals that end before, at and just after the last of the first

@@ -172,9 +172,9 @@ def pipelined(n: int, cfg) -> bool:
     """Whether a call of several "levels" batches keeps two in flight
     (``cfg.pipeline``, the ``MSBFSCuda`` settings): the next batch's first
     levels queued before the host reads the last one's, on a second state
-    (``shared_state(n, cfg, 1)``) of the first one's planes, which must fit
-    in a quarter of the free GPU memory beside it (as ``new_state`` sizes
-    one), unless it is kept already.
+    (``shared_state(n, cfg, 1)``), kept already or sized as ``new_state``
+    sizes one (a quarter of the free GPU memory, the first state's taken
+    out when it is not kept) to ``cfg.planes`` planes.
 
     >>> pipelined(1000, MSBFSCuda(pipeline=False))  # doctest: +SKIP
     False
@@ -184,12 +184,15 @@ def pipelined(n: int, cfg) -> bool:
     if not cfg.pipeline:
         return False
     key = (cupy.cuda.runtime.getDevice(), cupy.cuda.get_current_stream().ptr,
-           threading.get_ident(), 1)
-    got = CACHES.states.get(key)
+           threading.get_ident())
+    got = CACHES.states.get(key + (1,))
     if got is not None and got[0] == n:
         return True
-    need = (8 * int(cfg.planes) + 25) * n
-    return need <= cupy.cuda.runtime.memGetInfo()[0] // 4
+    free, row = cupy.cuda.runtime.memGetInfo()[0], 8 * max(n, 1)
+    got = CACHES.states.get(key + (0,))
+    if got is None or got[0] != n:  # the first state is made first
+        free -= (8 * max(2, min(cfg.planes, free // 4 // row)) + 25) * n
+    return free // 4 // row >= cfg.planes
 
 
 # ---------------------------------------------------------------- caches
