@@ -113,20 +113,23 @@ def test_batches_in_flight_on_two_states(monkeypatch):
     ``_run_batches`` pipelines them): traversals that end in the first
     levels' graph, and paths whose later levels, replayed blocks included,
     run after the next batch's first levels were queued (the emulated
-    stream runs the work in the order it is queued); the levels into rows
-    of one result, and statistics only; both states left zeroed."""
+    stream runs the work in the order it is queued), with the first levels'
+    graph, without it, and without the replays; the levels into rows of one
+    result, and statistics only; both states left zeroed."""
     km, emu = emulated_gpu(monkeypatch)
     cpu = _cpu()
     L = bg.settings.MSBFSCuda().graph_levels
     hub = np.zeros(50, np.int64)
     star = bg.Matrix.from_coo(np.r_[hub, np.arange(1, 51)], np.r_[np.arange(1, 51), hub],
                               nrows=51, ncols=51)
+    cfgs = (bg.settings.MSBFSCuda(), bg.settings.MSBFSCuda(head_levels=0),
+            bg.settings.MSBFSCuda(graph=False, head_levels=3))
     for A in (_path(8, False), _path(30, True), _path(2 * L + 5, False), star):
         (a, ga), (t, gt) = _csrs(A, index64=A.nrows % 2 == 1)
         n = A.nrows
         states = [km.new_state(n), km.new_state(n)]
         rng = np.random.default_rng(n)
-        for write in (True, False):
+        for write, cfg in ((True, cfgs[0]), (False, cfgs[0]), (True, cfgs[1]), (False, cfgs[2])):
             batches = [rng.integers(0, n, k) for k in (64, 5, 64, 1)]
             for b in batches:
                 b[0] = 0 if rng.random() < 0.5 else n - 1  # a path's whole length
@@ -137,7 +140,7 @@ def test_batches_in_flight_on_two_states(monkeypatch):
                 rows = np.arange(starts[j], starts[j + 1])
                 queued = km.batch_start(ga, gt, b, levels=out if write else None,
                                         rows=rows if write else None, write=write,
-                                        state=states[j % 2], slot=j % 2)
+                                        state=states[j % 2], cfg=cfg, slot=j % 2)
                 if waiting is not None:
                     got.append(waiting.result())
                 waiting = queued
