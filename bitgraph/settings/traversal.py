@@ -264,7 +264,7 @@ class MSBFSCuda:
         levels runs in their graph.""")
     pipeline: bool = knob(True, """A call of several "levels" batches keeps two in flight, each
         on its own state: the next batch's first levels are queued before the host reads the
-        last one's counters, so the GPU does not wait for the host between batches (23-37 us
+        last one's counters, so the GPU does not wait for the host between batches (20-37 us
         a batch). H100, medians of 6, on / off: closeness of 4,096 sources kron-22 66.7 / 67.4
         ms, urand-22 (degree 16) 234.2 / 235.8; msbfs of 512 sources kron-22 17.7 / 18.0,
         urand-22 32.5 / 33.7. The second state holds (8 planes + 25) n bytes more (0.6 GB
