@@ -339,10 +339,11 @@ def levels_steps(a, t, state, src, rows_h, flat_ptr, write, alpha, all_pull, lan
     docstring) in two steps, a generator: the first ``next`` queues the
     batch's arguments and first levels (their graph, or level 0 when that
     is off) without waiting for them; the second (``finish``) runs the rest
-    and returns the statistics words (numpy int64[STATS], msbfs.cu's S_*). Between the two, another
-    batch may be queued on another state and ``slot`` (the workspace's
-    buffers: pinned memory, arguments, chunk lists; ``Workspace``): its
-    kernels then run before this one's later levels, on the same stream.
+    and returns the statistics words (numpy int64[STATS], msbfs.cu's S_*).
+    Between the two, another batch may be queued on another state and
+    ``slot`` (the workspace's buffers: pinned memory, arguments, chunk
+    lists; ``Workspace``): its kernels then run before this one's later
+    levels, on the same stream.
 
     >>> steps = levels_steps(a, t, state, src, rows, ptr, True, None, None, None, True, cfg,
     ...                      None, "msbfs", slot=1)  # doctest: +SKIP
