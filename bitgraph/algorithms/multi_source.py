@@ -207,7 +207,7 @@ def _run_batches_cuda(A, src, order, batch, levels, cfg, stats):
     with contextlib.ExitStack() as held:
         states = [held.enter_context(shared_state(A.nrows, cfg.msbfs_cuda, slot))
                   for slot in range(2 if two else 1)]
-        waiting = None  # (rows, Pending) of the batch queued last
+        queued = []  # (rows, Pending), oldest first: one a state at most
 
         def read(rows, pending):
             _, c, s, e = pending.result()
@@ -216,17 +216,13 @@ def _run_batches_cuda(A, src, order, batch, levels, cfg, stats):
         for j, i in enumerate(range(0, order.size, batch)):
             rows = order[i:i + batch]
             slot = j % len(states)
-            got = batch_start(a, t, src[rows], levels=levels, rows=rows,
-                              write=levels is not None, state=states[slot], schedule=schedule,
-                              cfg=cfg.msbfs_cuda, async_cfg=cfg.bfs_async, stats=stats,
-                              slot=slot)
-            if waiting is not None:
-                read(*waiting)
-            waiting = (rows, got)
-            if not two:
-                read(*waiting)
-                waiting = None
-        if waiting is not None:
+            queued.append((rows, batch_start(
+                a, t, src[rows], levels=levels, rows=rows, write=levels is not None,
+                state=states[slot], schedule=schedule, cfg=cfg.msbfs_cuda,
+                async_cfg=cfg.bfs_async, stats=stats, slot=slot)))
+            if len(queued) == len(states):
+                read(*queued.pop(0))
+        for waiting in queued:
             read(*waiting)
     return count, total, ecc
 

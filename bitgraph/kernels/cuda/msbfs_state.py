@@ -156,16 +156,21 @@ def shared_state(n: int, cfg=None, slot: int = 0):
     >>> with shared_state(1000) as state:  # doctest: +SKIP
     ...     batch_run(a, t, [0, 5], state=state)
     """
-    import cupy
-
-    key = (cupy.cuda.runtime.getDevice(), cupy.cuda.get_current_stream().ptr,
-           threading.get_ident(), slot)
+    key = _state_key() + (slot,)
     got = CACHES.states.pop(key, None)  # popped: a nested call gets its own
     if got is None or got[0] != n:
         got = None  # the old one's memory back before the new one's
         got = (n, new_state(n, cfg=cfg))
     yield got[1]
     CACHES.states[key] = got  # reached only when the batches returned: state zeroed
+
+
+def _state_key() -> tuple:
+    # a state's device, stream and thread (CACHES.states is keyed by these and a slot)
+    import cupy
+
+    return (cupy.cuda.runtime.getDevice(), cupy.cuda.get_current_stream().ptr,
+            threading.get_ident())
 
 
 def pipelined(n: int, cfg) -> bool:
@@ -183,8 +188,7 @@ def pipelined(n: int, cfg) -> bool:
 
     if not cfg.pipeline:
         return False
-    key = (cupy.cuda.runtime.getDevice(), cupy.cuda.get_current_stream().ptr,
-           threading.get_ident())
+    key = _state_key()
     got = CACHES.states.get(key + (1,))
     if got is not None and got[0] == n:
         return True
