@@ -1096,3 +1096,30 @@ def test_prepared_launch_checks_the_source():
         bfs(A, 1.0)
     lv = bfs(A, 5, method="blest", reorder="rcm")
     _same_levels(lv.to("cpu").to_dense(-1).astype(np.int64), cpu_levels(A_cpu, 5), "rcm")
+
+
+@pytest.mark.parametrize("name", ["moore", "kron", "urand"])
+def test_single_scan_needs_new_vertices(name):
+    """``bfs_cuda.scan_found``: the CSR kernel's top-down levels (method
+    push: no bottom-up level) go single-scan only where the level before
+    found many new vertices per out-edge: on a 26-neighbour mesh (few new)
+    every level XBFS's rule alone scans goes eager; on R-MAT and a random
+    graph the levels after one that found mostly new vertices stay
+    single-scan; the levels equal the CPU's either way."""
+    A_cpu = {"moore": lambda: bg.io.generators.from_spec("moore:24x24x24"),
+             "kron": lambda: bg.io.generators.kron(12, seed=3),
+             "urand": lambda: bg.io.generators.from_spec("urand:12:32")}[name]()
+    A_dev = on(A_cpu)
+    deg = np.diff(A_cpu._csr().indptr)
+    s = int(np.flatnonzero(deg > 0)[len(deg) // 3])
+    ref = cpu_levels(A_cpu, s)
+    lazy = []
+    for found in (0.0, 0.25):
+        with bg.settings.use(bfs_cuda={"scan_found": found, "scan_min": 1 / 64}):
+            lv, _ = run_bfs(A_dev, s, "push")
+            _same_levels(lv, ref, f"{name} scan_found={found}")
+            rec = bg.Stats()
+            bg.algorithms.bfs(A_dev, s, method="push", stats=rec)
+            lazy.append(rec.metrics["modes"].count("lazy"))
+    assert lazy[0] > 0 and lazy[1] <= lazy[0], lazy
+    assert (lazy[1] == 0) == (name == "moore"), lazy

@@ -836,7 +836,8 @@ __device__ void single_levels(Stage& st, SbShared& sb, unsigned char* dyn, int L
 // alpha_m: a level runs bottom-up when its frontier's out-degree sum
 // exceeds it; bottom_up: 0 never, 1 by alpha_m (or bu_keep), 2 always;
 // lazy_min: levels whose queue holds at least this many VSSs use the lazy
-// update (-1 never); scan_min (CSR): top-down levels scanning at least this
+// update (-1 never); scan_found (CSR, with scan_min): see the mode rule;
+// scan_min (CSR): top-down levels scanning at least this
 // many out-edges run single-scan (-1 never). bu_keep (Beamer's beta rule; -1 off): after a
 // bottom-up level the next stays bottom-up while its frontier has more than
 // bu_keep vertices (its top-down level would expand that many vertices,
@@ -853,7 +854,8 @@ __global__ void __launch_bounds__(THREADS) bfs_fused(
     const int* __restrict__ outdeg, int* __restrict__ levels, u32* visited, u32* front,
     int2* queue, u64* ctrl, u32* bar, long long* trace, u32* lists,
     long long n, long long nblocks, long long qcap, long long source, u64 alpha_m,
-    int bottom_up, long long lazy_min, long long scan_min, long long sb_edges,
+    int bottom_up, long long lazy_min, long long scan_min, long long scan_found,
+    long long sb_edges,
     long long trace_cap,
     const u32* __restrict__ dead, long long bu_keep, int unreached)
 {
@@ -941,6 +943,15 @@ __global__ void __launch_bounds__(THREADS) bfs_fused(
         // BVSS: Blest's lazy update on a large queue; CSR: XBFS's single scan
         // on a level that scans many edges
         const long long lazy_at = csr ? scan_min : lazy_min;
+        // CSR: single-scan also needs the last level to have found many of
+        // the vertices its out-edges reach (scan_found: new vertices per
+        // million out-edges of F_{L-1}; 0 off): on a mesh few are new, and
+        // marking every edge then sweeping loses to claiming the new ones
+        // (H100, moore-128^3: 43.8 us a single-scan level, 8.9 an eager one).
+        // F_{L-1}'s out-degree sum is unknown (0) after single-block levels
+        const u64 prev_ds = L > 0 ? ldcg(degsum(ctrl, L - 1)) : 0;
+        const bool finds = !csr || scan_found <= 0 || prev_ds == 0 ||
+                           nf * 1000000ull >= (u64)scan_found * prev_ds;
         const bool stay = bu_keep >= 0 && last_bu && (long long)nf > bu_keep;
         // a bottom-up level that left no vertex unvisited ends the
         // traversal: F_L's out-edges all lead to visited vertices (on urand
@@ -950,7 +961,7 @@ __global__ void __launch_bounds__(THREADS) bfs_fused(
         const int mode = (sb_edges >= 0 && nf <= SB_FRONTIER && (long long)ds <= sb_edges)
                            ? SINGLE
                        : (bottom_up == 2 || (bottom_up == 1 && (ds > alpha_m || stay))) ? BOTTOM_UP
-                       : ((lazy_at >= 0 && qsize >= lazy_at) ? LAZY : EAGER);
+                       : ((lazy_at >= 0 && qsize >= lazy_at && finds) ? LAZY : EAGER);
         last_bu = mode == BOTTOM_UP;
         if (tid == 0 && L < trace_cap) {
             trace[8 * L] = mode;
@@ -1250,7 +1261,7 @@ __global__ void parents_from_levels(const I* __restrict__ in_ptr, const I* __res
     template __global__ void bfs_fused<F, I>(const int*, const uint4*, const u32*, const I*, \
         const I*, const I*, const I*, const int*, int*, u32*, u32*, int2*, u64*, u32*,       \
         long long*, u32*, long long, long long, long long, long long, u64, int, long long,   \
-        long long, long long, long long, const u32*, long long, int);
+        long long, long long, long long, long long, const u32*, long long, int);
 BFS_FUSED_INSTANTIATE(FMT_CSR, int)
 BFS_FUSED_INSTANTIATE(FMT_CSR, long long)
 BFS_FUSED_INSTANTIATE(FMT_BVSS_SIMT, int)

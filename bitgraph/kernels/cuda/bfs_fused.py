@@ -88,7 +88,8 @@ def bfs_fused_bvss(b, in_csr, out_csr, outdeg, source, *, cfg, alpha_m, lazy=Fal
         lazy_min = max(lazy_min, 1) if cfg.force_update == "lazy" else -1
     fmt = "simt" if cfg.force_mma is False else "mma"
     return _launch("bfs_fused_bvss", fmt, b, in_csr, out_csr, outdeg, source, cfg=cfg,
-                   alpha_m=alpha_m, lazy_min=lazy_min, scan_min=-1, bottom_up=bottom_up,
+                   alpha_m=alpha_m, lazy_min=lazy_min, scan_min=-1, scan_found=0,
+                   bottom_up=bottom_up,
                    want_visited=visited, dead=dead, bu_keep=bu_keep, stats=stats,
                    key=("bfs", "bvss", "cuda", "fused"), unreached=unreached, prepare=prepare)
 
@@ -103,8 +104,10 @@ def bfs_fused_csr(in_csr, out_csr, outdeg, source, *, cfg, alpha_m, bottom_up=Tr
     direction method (bottom-up levels over ``in_csr`` when the frontier's
     out-degree sum exceeds ``alpha_m``). A top-down level is scan-free (claim
     and enqueue) or single-scan (mark, then one sweep) when it scans at
-    least ``cfg.scan_min * n`` edges (``cfg.force_update`` "eager" / "lazy"
-    forces one). int32 CuPy levels, -1 unreached (and the reached vertices'
+    least ``cfg.scan_min * n`` edges and the level before found at least
+    ``cfg.scan_found`` new vertices per out-edge it could scan
+    (``cfg.force_update`` "eager" / "lazy" forces one). int32 CuPy levels,
+    -1 unreached (and the reached vertices'
     bits when ``visited``; ``dead``, ``bu_keep``, ``stats``, ``unreached``
     and ``prepare`` as ``bfs_fused_bvss``).
 
@@ -115,10 +118,13 @@ def bfs_fused_csr(in_csr, out_csr, outdeg, source, *, cfg, alpha_m, bottom_up=Tr
         raise ValueError(f"bfs_fused_csr: square CSRs of the same n expected, got"
                          f" {out_csr.nrows}x{out_csr.ncols} and {in_csr.nrows} rows")
     scan_min = -1 if cfg.scan_min == float("inf") else max(1, int(cfg.scan_min * n))
+    scan_found = max(0, int(round(cfg.scan_found * 1e6)))
     if cfg.force_update is not None:
         scan_min = max(scan_min, 1) if cfg.force_update == "lazy" else -1
+        scan_found = 0
     return _launch("bfs_fused_csr", "csr", None, in_csr, out_csr, outdeg, source, cfg=cfg,
-                   alpha_m=alpha_m, lazy_min=-1, scan_min=scan_min, bottom_up=bottom_up,
+                   alpha_m=alpha_m, lazy_min=-1, scan_min=scan_min, scan_found=scan_found,
+                   bottom_up=bottom_up,
                    want_visited=visited, dead=dead, bu_keep=bu_keep, stats=stats,
                    key=("bfs", "csr", "cuda", "fused"), unreached=unreached, prepare=prepare)
 
@@ -132,7 +138,8 @@ def _smem(index):
 
 
 def _launch(where, fmt, b, in_csr, out_csr, outdeg, source, *, cfg, alpha_m, lazy_min,
-            scan_min, bottom_up, want_visited, dead, bu_keep, stats, key, unreached, prepare):
+            scan_min, scan_found, bottom_up, want_visited, dead, bu_keep, stats, key, unreached,
+            prepare):
     """Check the arguments, prepare the launch (``Prepared``), and run it
     from ``source`` (or return it, with ``prepare``)."""
     import cupy
@@ -172,7 +179,7 @@ def _launch(where, fmt, b, in_csr, out_csr, outdeg, source, *, cfg, alpha_m, laz
             np.int64(n), np.int64(nblocks), np.int64(qcap), np.int64(0),
             np.uint64(min(int(alpha_m), 2**64 - 1)),
             np.int32(2 if bottom_up == "always" else (1 if bottom_up else 0)),
-            np.int64(lazy_min), np.int64(scan_min),
+            np.int64(lazy_min), np.int64(scan_min), np.int64(scan_found),
             np.int64(min(cfg.single_edges, _LIST_CAP) if single else -1),
             np.int64(_TRACE_CAP), dead, np.int64(bu_keep), np.int32(unreached))
     assert len(args) == len(_PARAMS)
@@ -186,8 +193,8 @@ def _launch(where, fmt, b, in_csr, out_csr, outdeg, source, *, cfg, alpha_m, laz
 # visited, the scratch (front .. lists) and source per call
 _PARAMS = ("real_ptrs", "rows4", "masks", "in_ptr", "in_idx", "out_ptr", "out_idx", "outdeg",
            "levels", "visited", "front", "queue", "ctrl", "bar", "trace", "lists", "n", "nblocks",
-           "qcap", "source", "alpha_m", "bottom_up", "lazy_min", "scan_min", "sb_edges",
-           "trace_cap", "dead", "bu_keep", "unreached")
+           "qcap", "source", "alpha_m", "bottom_up", "lazy_min", "scan_min", "scan_found",
+           "sb_edges", "trace_cap", "dead", "bu_keep", "unreached")
 _P_LEVELS, _P_VISITED = _PARAMS.index("levels"), _PARAMS.index("visited")
 _P_WORK, _P_SOURCE = _PARAMS.index("front"), _PARAMS.index("source")
 
