@@ -124,10 +124,12 @@ class BFSCuda:
     scan_min: float = knob(1 / 8, """XBFS's top-down choice over CSR: single-scan (mark, then one
         sweep of the n / 32 words builds the frontier) when the level scans at least
         scan_min * n out-edges, else scan-free (claim and enqueue each vertex); inf: never.""")
-    scan_found: float = knob(0.0, """... and (when > 0) the level before found at least this many
-        new vertices per out-edge of its frontier: about 1 on urand and R-MAT's first levels,
-        about 0.04 on a 26-neighbour mesh, whose single-scan levels took 43.8 us against 8.9
-        for eager ones (H100, moore-128^3). 0: off (XBFS's rule alone).""")
+    scan_found: float = knob(0.1, """... and (when > 0) the level before found at least this many
+        new vertices per out-edge of its frontier (a level after a single-block one is not held
+        back). About 1 on urand and R-MAT's first levels, 0.04 on a 26-neighbour mesh, whose
+        single-scan levels took 43.8 us against 8.9 for eager ones: direction on moore-128^3
+        3.51 ms at 0, 1.89 at 0.1 (H100; kron-22 0.231 / 0.228, urand-21 0.205 / 0.204). 0: off
+        (XBFS's rule alone).""")
     single_edges: int = knob(2048, """Single-block levels (BFS-4K): a level whose frontier has at
         most SB_FRONTIER vertices (a layout constant of the kernel) and at most this many
         out-edges runs in block 0 alone, with block barriers only (at most LIST_CAP).""")

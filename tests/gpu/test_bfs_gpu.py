@@ -1100,12 +1100,13 @@ def test_prepared_launch_checks_the_source():
 
 @pytest.mark.parametrize("name", ["moore", "kron", "urand"])
 def test_single_scan_needs_new_vertices(name):
-    """``bfs_cuda.scan_found``: the CSR kernel's top-down levels (method
-    push: no bottom-up level) go single-scan only where the level before
-    found many new vertices per out-edge: on a 26-neighbour mesh (few new)
-    every level XBFS's rule alone scans goes eager; on R-MAT and a random
-    graph the levels after one that found mostly new vertices stay
-    single-scan; the levels equal the CPU's either way."""
+    """``bfs_cuda.scan_found``: a CSR top-down level (method push: no
+    bottom-up level) that XBFS's rule alone runs single-scan stays so only
+    where the level before found at least scan_found new vertices per
+    out-edge of its frontier (or ran single-block: its out-edges are not
+    counted), else it runs eager; every other level keeps its mode. The rule
+    bites on a 26-neighbour mesh (few new vertices) and leaves single-scan
+    levels on R-MAT and a random graph; the levels equal the CPU's either way."""
     A_cpu = {"moore": lambda: bg.io.generators.from_spec("moore:24x24x24"),
              "kron": lambda: bg.io.generators.kron(12, seed=3),
              "urand": lambda: bg.io.generators.from_spec("urand:12:32")}[name]()
@@ -1113,13 +1114,24 @@ def test_single_scan_needs_new_vertices(name):
     deg = np.diff(A_cpu._csr().indptr)
     s = int(np.flatnonzero(deg > 0)[len(deg) // 3])
     ref = cpu_levels(A_cpu, s)
-    lazy = []
+    nf = np.bincount(ref[ref >= 0])  # |F_L|
+    ds = np.bincount(ref[ref >= 0], weights=deg[ref >= 0]).astype(np.int64)  # F_L's out-edges
+    modes = []
     for found in (0.0, 0.25):
         with bg.settings.use(bfs_cuda={"scan_found": found, "scan_min": 1 / 64}):
             lv, _ = run_bfs(A_dev, s, "push")
             _same_levels(lv, ref, f"{name} scan_found={found}")
             rec = bg.Stats()
             bg.algorithms.bfs(A_dev, s, method="push", stats=rec)
-            lazy.append(rec.metrics["modes"].count("lazy"))
-    assert lazy[0] > 0 and lazy[1] <= lazy[0], lazy
-    assert (lazy[1] == 0) == (name == "moore"), lazy
+            assert rec.metrics["frontier"] == nf[:len(rec.metrics["frontier"])].tolist()
+            modes.append(rec.metrics["modes"])
+    xbfs, ruled = modes
+    assert len(xbfs) == len(ruled) and "lazy" in xbfs, modes
+    for L, (m0, m1) in enumerate(zip(xbfs, ruled)):
+        finds = L == 0 or ruled[L - 1] == "single" or nf[L] * 4 >= ds[L - 1]
+        want = ("lazy" if finds else "eager") if m0 == "lazy" else m0
+        assert m1 == want, (L, m0, m1, int(nf[L]), int(ds[L - 1]) if L else 0, modes)
+    if name == "moore":  # the rule bites on the mesh ...
+        assert ruled.count("lazy") < xbfs.count("lazy"), modes
+    else:  # ... and leaves single-scan levels on R-MAT and urand
+        assert "lazy" in ruled, modes
