@@ -74,8 +74,9 @@ __all__ = ["pagerank", "PageRank", "METHODS"]
 # "fused": each iteration is one pass of a fused kernel (the product, the
 # axpy, the error, the next scaled vector and dangling rank together; on
 # the CPU 1.2-3x faster than the public-API iteration: python
-# benchmarks/run.py --algo pagerank; on the GPU one launch, the errors
-# read once every settings.pagerank.cuda_check_every iterations);
+# benchmarks/run.py --algo pagerank; on the GPU one launch an iteration,
+# every iteration one CUDA graph WHILE loop and one host read a run:
+# settings.pagerank.cuda_while);
 # "graphblas": the public-API loop (one vxm per iteration), on any device.
 METHODS = ("fused", "graphblas")
 

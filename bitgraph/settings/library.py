@@ -381,8 +381,12 @@ class PageRank:
         checks this many times with a pause (~20-30 ns), then yields its CPU at every check (a
         busy machine: the thread it waits for may need that CPU; settings.sssp.spin_pauses, whose
         measurements it takes).""")
-    cuda_check_every: int = knob(8, """The GPU run queues this many iterations, then reads their L1
-        errors in one host sync; an iteration launched after the run converged returns at once
+    cuda_while: bool = knob(True, """The GPU run's iterations as one CUDA graph WHILE loop (two
+        iterations a pass, the loop ended on the device when an iteration converges or reaches
+        max_iter; kernels/cuda/loops.py): one launch and one host read a run, at the end. It needs
+        a CUDA 12.4+ driver; False, or an older driver: batches of cuda_check_every.""")
+    cuda_check_every: int = knob(8, """Without cuda_while, the GPU run queues this many iterations
+        (one CUDA graph), then reads their count and last L1 error in one host sync; an iteration launched after the run converged returns at once
         and leaves the ranks as they were (the iteration count stays exact). H100 A/B of 3
         rounds: 4 and 16 within 1% of 8 on urand-22 and kron-22; on grid-2048 their medians 0.95
         and 0.90 of 8's, their best runs level. Later batches sized by the last errors' fall

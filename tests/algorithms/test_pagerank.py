@@ -132,7 +132,8 @@ def test_vs_networkx_default_tol(device, spec, data):
 def test_iterations_match_reference(device, spec, data):
     """The iteration count and the error are those of networkx's loop
     (replayed here with numpy: networkx does not report them); on the GPU
-    whatever the batch of iterations queued between reads of the errors."""
+    with the iterations in one WHILE loop or in batches of any size between
+    reads of the tally."""
     n = spec.n
     tol = data.draw(st.sampled_from([1e-3, 1e-6, 1e-10]), label="tol")
     max_iter = data.draw(st.integers(0, 60), label="max_iter")
@@ -152,8 +153,9 @@ def test_iterations_match_reference(device, spec, data):
             conv = True
             break
     fused = data.draw(st.booleans(), label="fused")
-    every = data.draw(st.sampled_from([1, 2, 3, 8, 100]), label="cuda_check_every")
-    with bg.settings.use(pagerank={"cuda_check_every": every}):
+    # 0: every iteration in one WHILE loop (the default), else batches of this many
+    every = data.draw(st.sampled_from([0, 1, 2, 3, 8, 100]), label="cuda_check_every")
+    with bg.settings.use(pagerank={"cuda_check_every": every or 8, "cuda_while": every == 0}):
         res = pagerank(spec.matrix(bg), tol=tol, max_iter=max_iter, fused=fused, device=device)
     assert (res.iterations, res.converged) == (it, conv)
     assert res.error == pytest.approx(err, rel=1e-6, abs=1e-15) if np.isfinite(err) else res.error == np.inf
@@ -472,7 +474,7 @@ def test_tiled_pull(weighted, rank, device):
             # stripes: hot is cuda_stripe_bytes (800: 100 rows a stripe, 3 pieces a block)
             with bg.settings.use(pagerank={"cuda_pull": pull, "cuda_tile_threads": threads or 32,
                                            "cuda_hot_bytes": hot, "relabel": relabel,
-                                           "cuda_check_every": 3,
+                                           "cuda_check_every": 3, "cuda_while": False,
                                            "cuda_stripe_bytes": hot if pull == "stripes"
                                            else 131072,
                                            "cuda_stripe_pieces": 3 if hot == 800 else 0}):
@@ -511,7 +513,8 @@ def test_repeated_runs(device, spec):
     for kw in ({"personalization": p}, {"max_iter": 3}, {"tol": 1e-9}, {"max_iter": 0},
                {"alpha": 0.5}):
         pr_module.pagerank(A, **kw)
-        with bg.settings.use(pagerank={"cuda_split_above": 16, "cuda_check_every": 3}):
+        with bg.settings.use(pagerank={"cuda_split_above": 16, "cuda_check_every": 3,
+                                       "cuda_while": False}):
             pr_module.pagerank(A, **kw)
     st = bg.Stats()
     again = pr_module.pagerank(A, tol=1e-9, stats=st)
@@ -621,6 +624,10 @@ def test_stats(device):
     if device == "cuda":
         assert st_.metrics["kernel_ms"] > 0 and st_.metrics["lanes"] in (1, 2, 4, 8, 16, 32)
         assert st_.metrics["launches"] >= 1
+        # the driver of the GPU machines runs WHILE loops (CUDA 12.4+): one launch a run
+        assert st_.metrics["loop"] == "while"
+        assert st_.metrics["launches"] == st_.metrics["iterations"] + (
+            st_.metrics["iterations"] & 1)
     st_ = bg.Stats()
     pagerank(A, stats=st_, fused=False, device=device)
     assert st_.method == "graphblas"
@@ -1201,7 +1208,7 @@ def test_float32_kernel_branches(weighted, device):
                                                 (1024, 2048, 32, 32)):
             with bg.settings.use(pagerank={"cuda_split_above": split, "cuda_chunk": chunk,
                                            "cuda_warp_above": warp_above, "cuda_lanes": lanes,
-                                           "cuda_check_every": 3}):
+                                           "cuda_check_every": 3, "cuda_while": False}):
                 res = pagerank32(M, tol=tol, max_iter=500, device=device)
             assert res.iterations == ref.iterations, (split, chunk, warp_above, lanes)
             assert _l1_between(res, ref) < F32_SAME_L1

@@ -5,14 +5,16 @@ kernels compute, step by step by the kernel's own index logic (the heavy
 rows' chunks in a shuffled order, each block's arrival on its row's
 counter, the last chunk adding the row's chunk sums; the other rows by
 their groups; one iteration from buffers ``s & 1`` into ``(s + 1) & 1``, the
-error into its slot, the dangling rank into the other ``lost`` slot, the
-stop flag; a launch after the stop flag returns at once), with every
+iteration count and error into the tally, the dangling rank into the other
+``lost`` slot, the stop flag at convergence or max_iter; a launch after the
+stop flag returns at once), with every
 launch's arguments checked against the kernel's parameters in the .cu
-(count, pointee dtypes, scalar types). It checks the batches of launches
-between reads of the errors and the plan of heavy rows and chunks: the
-iteration count, the error and the ranks are those of the CPU's fused loop
-for any batch size, max_iter, split and chunk, on repeated runs that reuse
-the cached workspaces. What it cannot tell: whether the real kernels
+(count, pointee dtypes, scalar types). It checks the WHILE loop (two
+iterations a pass until the stop flag), the batches of launches between
+reads of the tally, and the plan of heavy rows and chunks: the iteration
+count, the error and the ranks are those of the CPU's fused loop for the
+loop and any batch size, max_iter, split and chunk, on repeated runs that
+reuse the cached workspaces. What it cannot tell: whether the real kernels
 compute this (the GPU tests, ``tests/algorithms/test_pagerank.py`` on cuda).
 """
 
@@ -58,7 +60,7 @@ def test_packed_parameter_names_are_the_kernels():
     assert kp._TILE_PARAMS == _names(_TILES) and kp._ROW_PARAMS == _names(_ROWS)
     assert kp._STRIPE_PARAMS == _names(_STRIPES) and kp._SUMS_PARAMS == _names(_SUMS)
     assert kp._SUMS_SLOTS[0] is None and kp._SUMS_SLOTS[1] == 2 and kp._S_Y == 9
-    assert kp._PULL_SLOTS[1:3] == (13, 14) and kp._PULL_SLOTS[-2] == 34
+    assert kp._PULL_SLOTS[1:3] == (13, 14) and kp._PULL_SLOTS[-1] == 34
     assert kp._ROW_SLOTS[0] is None and kp._ROW_SLOTS[1] == 6 and kp._T_Y == 5
 # a bool parameter takes one byte: np.uint8 (the packed launch takes no numpy bools)
 _C = {"double": np.float64, "bool": np.uint8, "long long": np.int64, "int": np.int32,
@@ -135,7 +137,9 @@ class _Init:
 
     def __call__(self, grid, block, args):
         _check_args(_INIT, args, None, self.rank, ("x",))
-        x, x_fill, fill, inv_s, n, y, lost, partials, row_arrived, nheavy, arrived, stop = args
+        (x, x_fill, fill, inv_s, n, y, lost, partials, row_arrived, nheavy, arrived, stop, tally,
+         limit) = args
+        assert tally.size == 3 and limit >= 0
         assert grid[0] <= partials.size and block[0] % 32 == 0 and arrived[0] == 0
         assert inv_s.size == y.size == n and row_arrived.size >= max(nheavy, 1)
         self.log.append("init")
@@ -150,6 +154,8 @@ class _Init:
         lost[0] = x[inv_s == 0].sum(dtype=np.float64)
         row_arrived[:nheavy] = 0
         stop[0] = 0
+        tally[0], tally[2] = 0, limit
+        tally.view(np.float64)[1] = np.inf
 
 
 class _Pull:
@@ -162,12 +168,12 @@ class _Pull:
         (indptr, indices, values, heavy_rows, heavy_first, chunk_heavy, nheavy, nchunks, chunk,
          medium_rows, nmedium, light_max, y, x, inv_s, dw, dw_c, dw_uniform, teleport, tele_c, tele_uniform, alpha, n,
          group, x_new, y_new, lost, parity, partials, chunk_sums, heavy_parts, row_arrived,
-         arrived, errs, slot, threshold, stop) = args
+         arrived, tally, threshold, stop) = args
         assert 2 * grid[0] <= partials.size and block[0] % 32 == 0
         assert group in (1, 2, 4, 8, 16, 32)
         assert chunk_sums.size >= nchunks and heavy_parts.size >= 2 * nheavy
         assert not (np.shares_memory(x, x_new) or np.shares_memory(y, y_new))
-        self.log.append(int(slot))
+        self.log.append("x" if stop[0] else int(tally[0]))  # the iteration, or none
         if stop[0]:
             return
         assert arrived[0] == 0 and not row_arrived[:nheavy].any()
@@ -222,9 +228,8 @@ class _Pull:
         assert (done == 1).all() and (covered == 1).all()
         err += heavy_parts[:nheavy].sum()
         dangling += heavy_parts[nheavy:2 * nheavy].sum()
-        errs[slot] = err
         lost[parity ^ 1] = dangling
-        stop[0] = err < threshold
+        _tally(tally, err, threshold, stop)
 
 
 class _Tiles:
@@ -309,11 +314,11 @@ class _Rows:
     def __call__(self, grid, block, args):
         _check_args(_ROWS, args, self.index, self.rank)
         (indptr, n, tile_n, rowsum, heads, ne_ord, x, inv_s, dw, dw_c, dw_uniform, teleport, tele_c,
-         tele_uniform, alpha, x_new, y_new, lost, parity, partials, arrived, errs, slot,
+         tele_uniform, alpha, x_new, y_new, lost, parity, partials, arrived, tally,
          threshold, stop) = args
         assert 2 * grid[0] <= partials.size and block[0] % 32 == 0
         assert not (np.shares_memory(x, x_new) or np.shares_memory(rowsum, heads))
-        self.log.append(int(slot))
+        self.log.append("x" if stop[0] else int(tally[0]))
         if stop[0]:
             return
         assert arrived[0] == 0
@@ -333,11 +338,19 @@ class _Rows:
             return acc
 
         _finish_rows(sum_of, n, x, inv_s, dw, dw_c, dw_uniform, teleport, tele_c, tele_uniform,
-                     alpha, x_new, y_new, lost, parity, errs, slot, threshold, stop)
+                     alpha, x_new, y_new, lost, parity, tally, threshold, stop)
+
+
+def _tally(tally, err, threshold, stop):
+    """The end of an iteration's launch: the iteration counted, its error
+    (as a double's bits), the stop flag at convergence or the max_iter-th."""
+    tally[0] += 1
+    tally.view(np.float64)[1] = err
+    stop[0] = err < threshold or tally[0] >= tally[2]
 
 
 def _finish_rows(sum_of, n, x, inv_s, dw, dw_c, dw_uniform, teleport, tele_c, tele_uniform,
-                 alpha, x_new, y_new, lost, parity, errs, slot, threshold, stop):
+                 alpha, x_new, y_new, lost, parity, tally, threshold, stop):
     """The second launch of the tiled and striped pulls, after the row sums:
     every row r finished from sum_of(r) (in float64; x'(r) rounded to T when
     stored, the rest from the stored value), the error, the dangling rank and
@@ -350,9 +363,8 @@ def _finish_rows(sum_of, n, x, inv_s, dw, dw_c, dw_uniform, teleport, tele_c, te
         y_new[r] = xn * inv_s[r]
         err += abs(xn - np.float64(x[r]))
         dangling += xn if inv_s[r] == 0.0 else 0.0
-    errs[slot] = err
     lost[parity ^ 1] = dangling
-    stop[0] = err < threshold
+    _tally(tally, err, threshold, stop)
 
 
 class _Stripes:
@@ -407,28 +419,30 @@ class _Sums:
     def __call__(self, grid, block, args):
         _check_args(_SUMS, args, None, self.rank)
         (sums, n, x, inv_s, dw, dw_c, dw_uniform, teleport, tele_c, tele_uniform, alpha, x_new,
-         y_new, lost, parity, partials, arrived, errs, slot, threshold, stop) = args
+         y_new, lost, parity, partials, arrived, tally, threshold, stop) = args
         assert 2 * grid[0] <= partials.size and block[0] % 32 == 0
         assert not np.shares_memory(x, x_new)
-        self.log.append(int(slot))
+        self.log.append("x" if stop[0] else int(tally[0]))
         if stop[0]:
             return
         _finish_rows(lambda r: np.ldexp(np.float64(sums[r]), -_SHIFT), n, x, inv_s, dw, dw_c,
                      dw_uniform, teleport, tele_c, tele_uniform, alpha, x_new, y_new, lost,
-                     parity, errs, slot, threshold, stop)
+                     parity, tally, threshold, stop)
 
 
 class _Out:
-    """pagerank_out on the emulated GPU: out[order[k]] = x[k], or a copy
-    where order is null; the result is a new array, never a buffer the
-    next run writes."""
+    """pagerank_out on the emulated GPU: x the buffer of the last
+    iteration's parity (tally[0] & 1), out[order[k]] = x[k], or a copy where
+    order is null; the result is a new array, never a buffer the next run
+    writes."""
 
     def __init__(self, rank=np.float64):
         self.rank = rank
 
     def __call__(self, grid, block, args):
         _check_args(_OUT, args, None, self.rank, ("order",))
-        x, order, out, n = args
+        x0, x1, tally, order, out, n = args
+        x = x1 if tally[0] & 1 else x0
         assert x.size == out.size == n and not np.shares_memory(x, out)
         if order is None:
             out[:] = x
@@ -510,6 +524,52 @@ def _captured(captures):
     return captured
 
 
+class _Loop:
+    """A WHILE loop on the emulated GPU (what ``loops.while_loop`` builds):
+    the body's operations recorded once, replayed pass after pass until the
+    stop flag is set after a pass (``loop_until``)."""
+
+    def __init__(self, ops, stop):
+        assert stop.dtype == np.int32 and stop.size == 1
+        self.ops, self.stop = ops, stop
+
+    def launch(self, stream):
+        for _ in range(10_000):
+            for op in self.ops:
+                op[0](*op[1:]) if len(op) == 4 else op[0]()
+            if self.stop[0]:
+                return
+        pytest.fail("the WHILE loop never stopped")
+
+
+def _while_loop(loops):
+    """``loops.while_loop`` on the emulated GPU (``loops`` counts the loops
+    built)."""
+    def while_loop(kept, key, body, stop):
+        got = kept.get(key)
+        if got is None:
+            cap = _Capture()
+            body(cap)
+            got = kept[key] = _Loop(cap.ops, stop)
+            loops.append(key)
+        return got
+    return while_loop
+
+
+def _cfg(every, **settings):
+    """PageRank settings of batches of ``every`` iterations, or (0) the WHILE loop."""
+    return bg.settings.PageRank(cuda_check_every=every or 8, cuda_while=every == 0, **settings)
+
+
+def _launched(it, max_iter, every):
+    """Iteration launches of a run that ran ``it`` iterations: whole
+    batches up to the one that stopped, never past max_iter; or the loop's
+    two a pass."""
+    if every == 0:
+        return it + (it & 1) if max_iter > 0 else 0
+    return min(max_iter, -(-it // every) * every)
+
+
 @pytest.fixture
 def launcher(monkeypatch):
     """The launcher module on the emulated GPU, and the launches' log
@@ -536,6 +596,8 @@ def launcher(monkeypatch):
 
     monkeypatch.setattr(kp, "_clear", clear)
     monkeypatch.setattr(kp, "captured", _captured([]))
+    monkeypatch.setattr(kp, "while_loop", _while_loop([]))
+    monkeypatch.setattr(kp, "loops", types.SimpleNamespace(available=lambda: True))
     return kp, log
 
 
@@ -548,7 +610,7 @@ def _inputs(A, personalization=None):
     return la._pull_csr(M), M, x, inv_s, dangles
 
 
-@pytest.mark.parametrize("every", [1, 2, 3, 7, 64])
+@pytest.mark.parametrize("every", [0, 1, 2, 3, 7, 64])
 @pytest.mark.parametrize("weighted", [False, True])
 @pytest.mark.parametrize("split, chunk, warp_above", [(1024, 2048, 32), (0, 1, 0), (2, 3, 1),
                                                       (4, 2, 0), (5, 100, 2), (9, 4, 3)])
@@ -567,8 +629,7 @@ def test_batches_keep_the_cpu_iterations(launcher, every, weighted, split, chunk
     lens = np.diff(AT.indptr)
     p = rng.random(n)
     p /= p.sum()
-    cfg = bg.settings.PageRank(cuda_check_every=every, cuda_split_above=split, cuda_chunk=chunk,
-                               cuda_warp_above=warp_above)
+    cfg = _cfg(every, cuda_split_above=split, cuda_chunk=chunk, cuda_warp_above=warp_above)
     cache = {}  # the plan and workspaces, reused by every run below
     kept = []
     # "fill": the uniform start written by the initialisation (x None)
@@ -585,10 +646,12 @@ def test_batches_keep_the_cpu_iterations(launcher, every, weighted, split, chunk
             assert got[3] == pytest.approx(want[3], rel=1e-9) or got[3] == want[3] == np.inf
             np.testing.assert_allclose(np.asarray(got[0]), want[0], rtol=0, atol=1e-14)
             # launches: the initialisation, then whole batches up to the one that
-            # converged, never past max_iter
-            launches = min(max_iter, -(-want[1] // every) * every)
+            # stopped, never past max_iter (or the loop's passes); those after the
+            # stop flag return at once
+            launches = _launched(want[1], max_iter, every)
             assert st.metrics["launches"] == launches
-            assert log == ["init"] + [s % every for s in range(launches)]
+            assert st.metrics["loop"] == ("while" if every == 0 else "batches")
+            assert log == ["init"] + list(range(want[1])) + ["x"] * (launches - want[1])
             assert st.metrics["heavy_rows"] == int((lens > split).sum())
             assert st.metrics["chunks"] == int(-(-lens[lens > split] // chunk).sum())
             medium = (lens > warp_above) & (lens <= split)
@@ -673,7 +736,7 @@ def test_int64_indices_and_lanes(launcher):
                         cfg=bg.settings.PageRank(cuda_lanes=3))
 
 
-@pytest.mark.parametrize("every", [1, 3, 64])
+@pytest.mark.parametrize("every", [0, 1, 3, 64])
 @pytest.mark.parametrize("weighted", [False, True])
 @pytest.mark.parametrize("split, chunk, warp_above", [(1024, 2048, 32), (2, 3, 1)])
 def test_float32_ranks(launcher, every, weighted, split, chunk, warp_above):
@@ -696,8 +759,7 @@ def test_float32_ranks(launcher, every, weighted, split, chunk, warp_above):
     x32 = x.astype(np.float32)
     p = rng.random(n)
     p /= p.sum()
-    cfg = bg.settings.PageRank(cuda_check_every=every, cuda_split_above=split, cuda_chunk=chunk,
-                               cuda_warp_above=warp_above)
+    cfg = _cfg(every, cuda_split_above=split, cuda_chunk=chunk, cuda_warp_above=warp_above)
     cache = {}
     for tol, max_iter, start in ((1e-3, 100, "x"), (1e-6, 100, "fill"), (1e-12, 5, "x"),
                                  (0.0, 9, "fill"), (1e-6, 0, "x"), (1e-6, 0, "fill")):
@@ -725,8 +787,8 @@ def test_float32_ranks(launcher, every, weighted, split, chunk, warp_above):
 
 
 def _keeps_the_cpu(kp, log, inputs, rank, per, cache, hubs_first=False, **settings):
-    """Runs of the launcher (``settings.pagerank`` ``settings`` and batches
-    of 1 and 3; starts given and uniform; converging, stopped by max_iter,
+    """Runs of the launcher (``settings.pagerank`` ``settings``, the WHILE
+    loop and batches of 1 and 3; starts given and uniform; converging, stopped by max_iter,
     none) on one ``cache``, each checked against the CPU's fused loop: the
     iterations and convergence equal, the error and the ranks within 1e-9 /
     1e-14 (float64) or a float32 rounding (float32: the row sums added in
@@ -736,8 +798,8 @@ def _keeps_the_cpu(kp, log, inputs, rank, per, cache, hubs_first=False, **settin
 
     AT, M, x, inv_s, dangles = inputs
     n = AT.nrows
-    for every in (1, 3):
-        cfg = bg.settings.PageRank(cuda_check_every=every, **settings)
+    for every in (0, 1, 3):
+        cfg = _cfg(every, **settings)
         for tol, max_iter, start in ((1e-3, 100, "x"), (1e-8, 100, "fill"), (0.0, 7, "x"),
                                      (1e-9, 0, "fill")):
             want = la._fused(M, x.copy(), 1.0 / n, 0.85, 0.15 / n, inv_s, dangles, tol,
@@ -753,7 +815,7 @@ def _keeps_the_cpu(kp, log, inputs, rank, per, cache, hubs_first=False, **settin
                 np.testing.assert_allclose(np.asarray(got[0]), want[0], rtol=0, atol=1e-14)
             else:
                 np.testing.assert_allclose(np.asarray(got[0]), want[0], rtol=2.5e-7, atol=0)
-            launches = min(max_iter, -(-want[1] // every) * every)
+            launches = _launched(want[1], max_iter, every)
             assert [e if e in ("init", "tiles", "clear", "stripes") else "slot"
                     for e in log] == ["init"] + per * launches
             yield st
@@ -1004,7 +1066,7 @@ def test_repeated_runs_take_their_launches_and_graphs(launcher, monkeypatch, pul
     A = bg.io.generators.from_spec("kron:6")
     AT, M, x, inv_s, dangles = _inputs(A)
     n = A.nrows
-    cfg = bg.settings.PageRank(cuda_check_every=4, cuda_pull=pull)
+    cfg = _cfg(4, cuda_pull=pull)
     cuda_cfg = bg.settings.current().cuda
     cache = {}
     order = _fa(np.random.default_rng(1).permutation(n))
@@ -1038,12 +1100,60 @@ def test_repeated_runs_take_their_launches_and_graphs(launcher, monkeypatch, pul
     monkeypatch.setattr(kp, "_prepare", made)
     # equal settings, another object: prepared again (plan and workspace kept)
     before = set(cache)
-    run(settings=bg.settings.PageRank(cuda_check_every=4, cuda_pull=pull))
+    run(settings=_cfg(4, cuda_pull=pull))
     assert set(cache) == before
     got, _ = run(max_iter=0)  # no iteration: the start, scattered back
     np.testing.assert_array_equal(np.asarray(got[0]), np.full(n, 1.0 / n))
     if pull == "tiles":  # another launch shape, the same slots: its own graph
         made = len(captures)
-        run(settings=bg.settings.PageRank(cuda_check_every=4, cuda_pull=pull,
-                                          cuda_tile_threads=64))
+        run(settings=_cfg(4, cuda_pull=pull, cuda_tile_threads=64))
         assert len(captures) == made + 1
+
+
+@pytest.mark.parametrize("pull", ["rows", "tiles", "stripes"])
+def test_while_loop_is_built_once_and_ends_on_the_device(launcher, monkeypatch, pull):
+    """With ``cuda_while`` a run is one launch of a WHILE loop (two
+    iterations a pass) and no batch graph: the loop is built once for the
+    call's constants and taken again by runs of another max_iter (the limit
+    is the initialisation's, read on the device), another threshold builds
+    its own; a run of max_iter 0 launches none; the iteration count, the
+    error and the ranks are the CPU's; a driver without WHILE nodes (or
+    cuda_while False) runs batches."""
+    from bitgraph.algorithms import link_analysis as la
+
+    kp, log = launcher
+    captures, built = [], []
+    monkeypatch.setattr(kp, "captured", _captured(captures))
+    monkeypatch.setattr(kp, "while_loop", _while_loop(built))
+    A = bg.io.generators.from_spec("kron:6")
+    AT, M, x, inv_s, dangles = _inputs(A)
+    n = A.nrows
+    cache = {}
+
+    def run(tol=1e-9, max_iter=100, cfg=_cfg(0, cuda_pull=pull)):
+        st = bg.Stats()
+        log.clear()
+        got = kp.pagerank_run(AT, None, inv_s, 1.0 / n, 0.15 / n, 0.85, n * tol, max_iter,
+                              cfg=cfg, stats=st, cache=cache, fill=(1.0 / n, np.float64))
+        want = la._fused(M, x.copy(), 1.0 / n, 0.85, 0.15 / n, inv_s, dangles, tol, max_iter)
+        assert got[1:3] == want[1:3] and type(got[1]) is int and type(got[2]) is bool
+        assert got[3] == pytest.approx(want[3], rel=1e-9) or got[3] == want[3] == np.inf
+        np.testing.assert_allclose(np.asarray(got[0]), want[0], rtol=0, atol=1e-14)
+        return got, st
+
+    cfg = _cfg(0, cuda_pull=pull)
+    got, st = run(cfg=cfg)
+    assert got[2] and got[1] > 8 and st.metrics["loop"] == "while"
+    assert len(built) == 1 and not captures
+    for max_iter in (1, 2, 7, 8):  # stopped by the limit after an even or odd iteration
+        got, st = run(max_iter=max_iter, cfg=cfg)
+        assert got[1] == max_iter and not got[2]
+        assert st.metrics["launches"] == max_iter + (max_iter & 1)
+    assert len(built) == 1
+    got, st = run(max_iter=0, cfg=cfg)
+    assert got[1:3] == (0, False) and st.metrics["launches"] == 0 and len(built) == 1
+    run(tol=1e-7, cfg=cfg)  # another threshold: its own loop
+    assert len(built) == 2 and not captures
+    monkeypatch.setattr(kp, "loops", types.SimpleNamespace(available=lambda: False))
+    got, st = run(cfg=_cfg(0, cuda_pull=pull))  # no WHILE nodes: batches of cuda_check_every
+    assert st.metrics["loop"] == "batches" and captures and len(built) == 2

@@ -12,14 +12,17 @@
 //   x'(j) = alpha * (sum_i y(i) AT(j, i) + lost * dw(j)) + teleport(j)
 //   y'(j) = x'(j) * inv_s(j)
 // into xs[(s + 1) & 1] and ys[(s + 1) & 1], and reduces on the device
-//   errs[slot]           = sum_j |x'(j) - x(j)|       (the L1 change)
+//   e                    = sum_j |x'(j) - x(j)|       (the L1 change)
 //   lost[(s + 1) & 1]    = sum of x'(j) over inv_s(j) == 0 (the next iteration's dangling rank)
-//   *stop                = errs[slot] < threshold     (converged: n * tol)
+//   tally[0]             = s + 1                      (iterations run)
+//   tally[1]             = e (its bits: a double)     (the last iteration's error)
+//   *stop                = e < threshold (converged: n * tol) or s + 1 == tally[2] (max_iter)
 // A launch that finds *stop set returns at once and leaves every buffer as
-// it is, so the host may queue several iterations before it reads their
-// errors (one read a batch, the batch one CUDA graph replay) and still
-// reports the exact iteration at which the run converged, with the ranks
-// of that iteration, which pagerank_out copies (or scatters back to the
+// it is, so the host may queue iterations past the end (a CUDA graph of a
+// batch, or a WHILE loop of two iterations a pass that loops.cu's kernel
+// ends when *stop is set) and still reads the exact iteration count and the
+// error of the last iteration in one 16-byte copy; pagerank_out copies the
+// ranks of that iteration, xs[tally[0] & 1], (or scatters them back to the
 // graph's own numbering) into the array the run returns.
 //
 // Work balance, three kinds of rows (the launcher's plan, cached per graph):
@@ -73,7 +76,7 @@
 // teleport[n] (read unless dw_uniform / tele_uniform: then the scalars dw_c
 // / tele_c); lost[2]; partials[2 * gridDim.x]; chunk_sums[nchunks];
 // heavy_parts[2 * nheavy]; row_arrived[nheavy] and arrived[1] (0 between
-// launches); errs[slot + 1]; stop[1]. Arrays of no entries are passed as
+// launches); tally[3] (iterations run, the last error's bits, max_iter); stop[1]. Arrays of no entries are passed as
 // one-element dummies. O(n + nnz) a launch; blockDim.x a multiple of 32, at
 // most 1024.
 
@@ -170,12 +173,13 @@ __device__ __forceinline__ double finish_row(const Update<T>& u, long long r, do
 // [gridDim.x + blockIdx.x]; the last block to arrive (a counter; CUDA's
 // threadFenceReduction sample) adds the blocks' partials in block order and
 // the heavy rows' (heavy_parts[0 .. nheavy), [nheavy .. 2 nheavy)) in row
-// order into errs[slot] and lost[parity ^ 1], sets *stop when errs[slot] is
-// below threshold and resets the counter
+// order into tally[1] (the error) and lost[parity ^ 1], counts the
+// iteration in tally[0], sets *stop when the error is below threshold or
+// the iteration is the tally[2]-th (max_iter), and resets the counter
 __device__ __forceinline__ void finish_launch(double err, double dangling, double* scratch,
                                               double* partials, const double* heavy_parts,
                                               long long nheavy, unsigned int* arrived,
-                                              double* errs, long long slot, double threshold,
+                                              long long* tally, double threshold,
                                               int* stop, double* lost, int parity) {
   __shared__ bool last;
   err = block_sum(err, scratch);
@@ -203,9 +207,11 @@ __device__ __forceinline__ void finish_launch(double err, double dangling, doubl
   e = block_sum(e, scratch);
   d = block_sum(d, scratch);
   if (threadIdx.x == 0) {
-    errs[slot] = e;
+    const long long ran = tally[0] + 1;
+    tally[0] = ran;
+    reinterpret_cast<double*>(tally)[1] = e;
     lost[parity ^ 1] = d;
-    *stop = e < threshold ? 1 : 0;
+    *stop = (e < threshold || ran >= tally[2]) ? 1 : 0;
     *arrived = 0u;
   }
 }
@@ -216,14 +222,14 @@ __device__ __forceinline__ void finish_launch(double err, double dangling, doubl
 template <typename T, typename Sum>
 __device__ __forceinline__ void finish_rows(const Update<T>& u, long long n, Sum sum_of,
                                             double* scratch, double* partials,
-                                            unsigned int* arrived, double* errs, long long slot,
+                                            unsigned int* arrived, long long* tally,
                                             double threshold, int* stop, double* lost,
                                             int parity) {
   double err = 0.0, dangling = 0.0;
   const long long stride = (long long)gridDim.x * blockDim.x;
   for (long long r = (long long)blockIdx.x * blockDim.x + threadIdx.x; r < n; r += stride)
     err += finish_row(u, r, sum_of(r), &dangling);
-  finish_launch(err, dangling, scratch, partials, partials, 0, arrived, errs, slot, threshold,
+  finish_launch(err, dangling, scratch, partials, partials, 0, arrived, tally, threshold,
                 stop, lost, parity);
 }
 
@@ -244,7 +250,7 @@ __global__ void pagerank_pull(const I* __restrict__ indptr, const I* __restrict_
                               T* __restrict__ x_new, T* __restrict__ y_new,
                               double* lost, int parity, double* partials, double* chunk_sums,
                               double* heavy_parts, unsigned int* row_arrived,
-                              unsigned int* arrived, double* errs, long long slot,
+                              unsigned int* arrived, long long* tally,
                               double threshold, int* stop) {
   __shared__ double scratch[32];
   __shared__ bool row_last;
@@ -317,7 +323,7 @@ __global__ void pagerank_pull(const I* __restrict__ indptr, const I* __restrict_
     acc = warp_sum(acc, group);  // lane 0 of the group holds the row's sum
     if (lane == 0 && mine) err += finish_row(u, r, acc, &dangling);
   }
-  finish_launch(err, dangling, scratch, partials, heavy_parts, nheavy, arrived, errs, slot,
+  finish_launch(err, dangling, scratch, partials, heavy_parts, nheavy, arrived, tally,
                 threshold, stop, lost, parity);
 }
 
@@ -471,8 +477,8 @@ __global__ void pagerank_rows(const I* __restrict__ indptr, long long n, long lo
                               const double* __restrict__ teleport, double tele_c,
                               bool tele_uniform, double alpha, T* __restrict__ x_new,
                               T* __restrict__ y_new, double* lost, int parity,
-                              double* partials, unsigned int* arrived, double* errs,
-                              long long slot, double threshold, int* stop) {
+                              double* partials, unsigned int* arrived, long long* tally,
+                              double threshold, int* stop) {
   __shared__ double scratch[32];
   if (*stop) return;
   const Update<T> u{x, inv_s, dw, teleport, x_new, y_new, dw_c, tele_c, alpha, lost[parity],
@@ -485,7 +491,7 @@ __global__ void pagerank_rows(const I* __restrict__ indptr, long long n, long lo
       for (long long t = a / tile_n + 1, last = (b - 1) / tile_n; t <= last; ++t) s += heads[t];
     }
     return s;
-  }, scratch, partials, arrived, errs, slot, threshold, stop, lost, parity);
+  }, scratch, partials, arrived, tally, threshold, stop, lost, parity);
 }
 
 // --- the striped pull: an iteration in two launches, the rows' sums in
@@ -624,30 +630,30 @@ __global__ void pagerank_sums(unsigned long long* __restrict__ sums, long long n
                               const double* __restrict__ teleport, double tele_c,
                               bool tele_uniform, double alpha, T* __restrict__ x_new,
                               T* __restrict__ y_new, double* lost, int parity,
-                              double* partials, unsigned int* arrived, double* errs,
-                              long long slot, double threshold, int* stop) {
+                              double* partials, unsigned int* arrived, long long* tally,
+                              double threshold, int* stop) {
   __shared__ double scratch[32];
   if (*stop) return;
   const Update<T> u{x, inv_s, dw, teleport, x_new, y_new, dw_c, tele_c, alpha, lost[parity],
                     dw_uniform, tele_uniform};
   finish_rows(u, n, [&](long long r) { return ldexp((double)sums[r], -STRIPE_SHIFT); },
-              scratch, partials, arrived, errs, slot, threshold, stop, lost, parity);
+              scratch, partials, arrived, tally, threshold, stop, lost, parity);
 }
 
 // y = x * inv_s (rounded to T), lost[0] = sum of x over inv_s == 0 (in
-// double, deterministic, as the pull's reduction), *stop = 0,
-// row_arrived[0 .. nheavy) = 0, and the start x0 into x_fill (iteration
+// double, deterministic, as the pull's reduction), *stop = 0, tally = {0,
+// inf, limit}, row_arrived[0 .. nheavy) = 0, and the start x0 into x_fill (iteration
 // 0's x: the launcher's buffer, so that every iteration reads the
 // buffers of its parity). Arrays: x[n] (T, the start given; null: the
 // uniform start fill, a value of T), x_fill[n] (T), inv_s[n], y[n] (T),
 // lost[2], partials[gridDim.x], row_arrived[nheavy], arrived[1] (0 between
-// launches), stop[1]. O(n + nheavy)
+// launches), stop[1], tally[3]; limit: max_iter. O(n + nheavy)
 template <typename T>
 __global__ void pagerank_init(const T* __restrict__ x, T* __restrict__ x_fill, double fill,
                               const double* __restrict__ inv_s, long long n,
                               T* __restrict__ y, double* lost, double* partials,
                               unsigned int* row_arrived, long long nheavy, unsigned int* arrived,
-                              int* stop) {
+                              int* stop, long long* tally, long long limit) {
   __shared__ double scratch[32];
   __shared__ bool last;
   const long long stride = (long long)gridDim.x * blockDim.x;
@@ -675,6 +681,9 @@ __global__ void pagerank_init(const T* __restrict__ x, T* __restrict__ x_fill, d
   if (threadIdx.x == 0) {
     lost[0] = d;
     *stop = 0;
+    tally[0] = 0;
+    tally[1] = 0x7ff0000000000000LL;  // +inf (no iteration yet)
+    tally[2] = limit;  // read by the pulls' last blocks (a graph's launches need not know it)
     *arrived = 0u;
   }
 }
@@ -682,15 +691,21 @@ __global__ void pagerank_init(const T* __restrict__ x, T* __restrict__ x_fill, d
 // instantiations nvcc compiles standalone (CI), each ranks' type once; at
 // run time the launcher compiles those it uses, by name expression
 template __global__ void pagerank_init<double>(const double*, double*, double, const double*,
-    long long, double*, double*, double*, unsigned int*, long long, unsigned int*, int*);
+    long long, double*, double*, double*, unsigned int*, long long, unsigned int*, int*,
+    long long*, long long);
 template __global__ void pagerank_init<float>(const float*, float*, double, const double*,
-    long long, float*, double*, double*, unsigned int*, long long, unsigned int*, int*);
-// the result: the final ranks x (the launcher's buffer) into a new array,
-// out[order[k]] = x[k] (order: the relabelled numbering's new id -> the
-// graph's own id), or out[k] = x[k] where order is null. O(n)
+    long long, float*, double*, double*, unsigned int*, long long, unsigned int*, int*,
+    long long*, long long);
+// the result: the final ranks x = xs[tally[0] & 1] (the launcher's
+// buffers of even and odd iterations: the host need not know how many ran)
+// into a new array, out[order[k]] = x[k] (order: the relabelled numbering's
+// new id -> the graph's own id), or out[k] = x[k] where order is null. O(n)
 template <typename T>
-__global__ void pagerank_out(const T* __restrict__ x, const long long* __restrict__ order,
-                             T* __restrict__ out, long long n) {
+__global__ void pagerank_out(const T* __restrict__ x0, const T* __restrict__ x1,
+                             const long long* __restrict__ tally,
+                             const long long* __restrict__ order, T* __restrict__ out,
+                             long long n) {
+  const T* __restrict__ x = (tally[0] & 1) ? x1 : x0;
   const long long stride = (long long)gridDim.x * blockDim.x;
   for (long long k = (long long)blockIdx.x * blockDim.x + threadIdx.x; k < n; k += stride)
     out[order ? order[k] : k] = x[k];
@@ -700,26 +715,26 @@ template __global__ void pagerank_pull<int, true, double>(const int*, const int*
     const long long*, const long long*, const long long*, long long, long long, long long,
     const long long*, long long, long long, const double*, const double*, const double*,
     const double*, double, bool, const double*, double, bool, double, long long, int, double*,
-    double*, double*, int, double*, double*, double*, unsigned int*, unsigned int*, double*,
-    long long, double, int*);
+    double*, double*, int, double*, double*, double*, unsigned int*, unsigned int*, long long*,
+    double, int*);
 template __global__ void pagerank_pull<long long, false, double>(const long long*,
     const long long*, const double*, const long long*, const long long*, const long long*,
     long long, long long, long long, const long long*, long long, long long, const double*,
     const double*, const double*, const double*, double, bool, const double*, double, bool,
     double, long long, int, double*, double*, double*, int, double*, double*, double*,
-    unsigned int*, unsigned int*, double*, long long, double, int*);
+    unsigned int*, unsigned int*, long long*, double, int*);
 template __global__ void pagerank_pull<int, true, float>(const int*, const int*, const double*,
     const long long*, const long long*, const long long*, long long, long long, long long,
     const long long*, long long, long long, const float*, const float*, const double*,
     const double*, double, bool, const double*, double, bool, double, long long, int, float*,
-    float*, double*, int, double*, double*, double*, unsigned int*, unsigned int*, double*,
-    long long, double, int*);
+    float*, double*, int, double*, double*, double*, unsigned int*, unsigned int*, long long*,
+    double, int*);
 template __global__ void pagerank_pull<long long, false, float>(const long long*,
     const long long*, const double*, const long long*, const long long*, const long long*,
     long long, long long, long long, const long long*, long long, long long, const float*,
     const float*, const double*, const double*, double, bool, const double*, double, bool,
     double, long long, int, float*, float*, double*, int, double*, double*, double*,
-    unsigned int*, unsigned int*, double*, long long, double, int*);
+    unsigned int*, unsigned int*, long long*, double, int*);
 template __global__ void pagerank_tiles<true, double>(const int*, const double*, long long,
     long long, const long long*, const double*, long long, double*, double*, const int*);
 template __global__ void pagerank_tiles<false, double>(const int*, const double*, long long,
@@ -731,19 +746,19 @@ template __global__ void pagerank_tiles<false, float>(const int*, const double*,
 template __global__ void pagerank_rows<int, double>(const int*, long long, long long,
     const double*, const double*, const int*, const double*, const double*, const double*, double,
     bool, const double*, double, bool, double, double*, double*, double*, int, double*, unsigned int*,
-    double*, long long, double, int*);
+    long long*, double, int*);
 template __global__ void pagerank_rows<long long, double>(const long long*, long long, long long,
     const double*, const double*, const int*, const double*, const double*, const double*, double,
     bool, const double*, double, bool, double, double*, double*, double*, int, double*, unsigned int*,
-    double*, long long, double, int*);
+    long long*, double, int*);
 template __global__ void pagerank_rows<int, float>(const int*, long long, long long,
     const double*, const double*, const int*, const float*, const double*, const double*, double,
     bool, const double*, double, bool, double, float*, float*, double*, int, double*, unsigned int*,
-    double*, long long, double, int*);
+    long long*, double, int*);
 template __global__ void pagerank_rows<long long, float>(const long long*, long long, long long,
     const double*, const double*, const int*, const float*, const double*, const double*, double,
     bool, const double*, double, bool, double, float*, float*, double*, int, double*, unsigned int*,
-    double*, long long, double, int*);
+    long long*, double, int*);
 template __global__ void pagerank_stripes<true, double>(const int*, const unsigned short*,
     const double*, const long long*, long long, long long, long long, long long, long long,
     const double*, unsigned long long*, const int*);
@@ -758,10 +773,11 @@ template __global__ void pagerank_stripes<false, float>(const int*, const unsign
     const float*, unsigned long long*, const int*);
 template __global__ void pagerank_sums<double>(unsigned long long*, long long, const double*, const double*,
     const double*, double, bool, const double*, double, bool, double, double*, double*, double*,
-    int, double*, unsigned int*, double*, long long, double, int*);
+    int, double*, unsigned int*, long long*, double, int*);
 template __global__ void pagerank_sums<float>(unsigned long long*, long long, const float*, const double*,
     const double*, double, bool, const double*, double, bool, double, float*, float*, double*,
-    int, double*, unsigned int*, double*, long long, double, int*);
-template __global__ void pagerank_out<double>(const double*, const long long*, double*,
-    long long);
-template __global__ void pagerank_out<float>(const float*, const long long*, float*, long long);
+    int, double*, unsigned int*, long long*, double, int*);
+template __global__ void pagerank_out<double>(const double*, const double*, const long long*,
+    const long long*, double*, long long);
+template __global__ void pagerank_out<float>(const float*, const float*, const long long*,
+    const long long*, float*, long long);

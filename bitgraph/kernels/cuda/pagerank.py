@@ -1,28 +1,32 @@
 """Launcher of ``pagerank.cu``: PageRank's whole power iteration on the GPU,
 one fused launch an iteration, or two with the tiled or striped pull (the
 CUDA twin of ``kernels/cpu/pagerank.py``, which the host loop calls once an
-iteration; here the loop queues ``cfg.cuda_check_every`` iterations, one
-CUDA graph replay, and reads their errors at once).
+iteration). Here every iteration is queued at once, one CUDA graph WHILE
+loop of two iterations a pass that the device ends when an iteration
+converges or reaches max_iter (``settings.pagerank.cuda_while``,
+``loops.py``), and the host reads the iteration count and the last error
+once, at the end; without it, batches of ``cfg.cuda_check_every``
+iterations, one CUDA graph replay and one read each.
 
 The plan (the row pull: the heavy rows of A' cut into chunks, the medium
 rows a warp each, the lanes of the light rows; the tiled pull: the flagged
 column indices and the tiles' row counts; the striped pull: each stripe's
 entries sorted by column; the index arrays of the kernel's dtype), the
 workspaces (x and y of even and odd iterations, partial sums, counters),
-the packed launches and the batches' CUDA graphs are built once per graph
+the packed launches and the loop's (or batches') CUDA graphs are built once per graph
 and settings and kept in ``cache`` (the graph's ``pagerank_cuda`` slot); a
 run allocates only the array it returns and launches one initialisation,
-its batches and ``pagerank_out`` (the last iteration's ranks into that
-array, in the graph's own numbering).
+its loop (or batches) and ``pagerank_out`` (the last iteration's ranks into that
+array, in the graph's own numbering, chosen on the device).
 
 A ``stats`` (``bitgraph.Stats``) receives ``kernel_ms`` (GPU time of the
-iterations, events around the loop: it includes the host's batch reads),
+iterations, events around the loop: with batches it includes the host's reads),
 ``iterations``, ``pull`` ("rows", "tiles" or "stripes"), ``lanes``, ``blocks``,
 ``heavy_rows``, ``chunks``, ``medium_rows``, ``tiles``, ``hot`` (ranks a
 block of the tiled pull reads from shared memory), ``stripes``,
-``stripe_rows``, ``pieces`` (the striped pull's) and ``launches``
-(iterations queued, including those that returned at once after
-convergence; the initialisation not counted).
+``stripe_rows``, ``pieces`` (the striped pull's), ``loop`` ("while" or
+"batches") and ``launches`` (iterations queued, including those that
+returned at once after convergence; the initialisation not counted).
 """
 
 from __future__ import annotations
@@ -33,8 +37,10 @@ import numpy as np
 
 from bitgraph.kernels.cuda import (PackedLaunch, captured, cooperative_blocks, module,
                                    optin_shared_bytes, shape)
+from bitgraph.kernels.cuda import loops
 from bitgraph.kernels.cuda import settings as cuda_settings
 from bitgraph.kernels.cuda.constants import PAGERANK
+from bitgraph.kernels.cuda.loops import while_loop
 from bitgraph.kernels.cuda.spmv_csr import row_classes
 from bitgraph.kernels.registry import register
 
@@ -66,14 +72,13 @@ _PARAMS = ("indptr", "indices", "values", "heavy_rows", "heavy_first", "chunk_he
            "nchunks", "chunk", "medium_rows", "nmedium", "light_max", "y", "x", "inv_s", "dw",
            "dw_c", "dw_uniform", "teleport", "tele_c", "tele_uniform", "alpha", "n", "group",
            "x_new", "y_new", "lost", "parity", "partials", "chunk_sums", "heavy_parts",
-           "row_arrived", "arrived", "errs", "slot", "threshold", "stop")
+           "row_arrived", "arrived", "tally", "threshold", "stop")
 # the tiled pull's two kernels' parameters, in order (pagerank.cu)
 _TILE_PARAMS = ("flagged", "values", "nnz", "ntiles", "tile_ne0", "y", "hot", "rowsum", "heads",
                 "stop")
 # (the second kernels of the tiled and striped pulls end alike: _FINISH)
 _FINISH = ("x", "inv_s", "dw", "dw_c", "dw_uniform", "teleport", "tele_c", "tele_uniform", "alpha",
-           "x_new", "y_new", "lost", "parity", "partials", "arrived", "errs", "slot", "threshold",
-           "stop")
+           "x_new", "y_new", "lost", "parity", "partials", "arrived", "tally", "threshold", "stop")
 _ROW_PARAMS = ("indptr", "n", "tile_n", "rowsum", "heads", "ne_ord") + _FINISH
 # the striped pull's two kernels' parameters, in order (pagerank.cu)
 _STRIPE_PARAMS = ("src", "ldst", "values", "stripe_first", "nstripes", "stripe_rows", "n", "nnz",
@@ -83,7 +88,7 @@ _SUMS_PARAMS = ("sums", "n") + _FINISH
 # tiled and striped pulls' second kernels' (no y there: _T_Y, _S_Y of their
 # first kernels)
 _NAMED = ("y", "x", "inv_s", "dw", "dw_c", "teleport", "tele_c", "alpha", "x_new", "y_new",
-          "parity", "slot", "threshold")
+          "parity", "threshold")
 _PULL_SLOTS = tuple(_PARAMS.index(p) for p in _NAMED)
 _ROW_SLOTS = (None,) + tuple(_ROW_PARAMS.index(p) for p in _NAMED[1:])
 _SUMS_SLOTS = (None,) + tuple(_SUMS_PARAMS.index(p) for p in _NAMED[1:])
@@ -221,12 +226,13 @@ def _plan(cupy, AT, split, chunk, warp_above, lanes, rank=np.dtype(np.float64),
             medium_rows, nmedium, light_max, group)
 
 
-def _workspace(cupy, n, blocks, nheavy, nchunks, every, rank=np.float64):
+def _workspace(cupy, n, blocks, nheavy, nchunks, rank=np.float64):
     """The buffers a run reuses: ys and xs (2 x rank[n] each: the ranks'
     dtype; x and y of even and odd iterations), lost[2],
     partials[2 * blocks], chunk_sums[nchunks], heavy_parts[2 * nheavy],
     row_arrived[nheavy] (cleared by pagerank_init), arrived[1] (0 between
-    launches), errs[every], stop[1] (one-element dummies for none)."""
+    launches), tally[3] (int64: the iterations run, the last error's
+    bits, max_iter), stop[1] (one-element dummies for none)."""
     return (
         (cupy.empty(n, rank), cupy.empty(n, rank)),
         (cupy.empty(n, rank), cupy.empty(n, rank)),
@@ -236,7 +242,7 @@ def _workspace(cupy, n, blocks, nheavy, nchunks, every, rank=np.float64):
         cupy.empty(2 * max(nheavy, 1), np.float64),
         cupy.empty(max(nheavy, 1), np.uint32),
         cupy.zeros(1, np.uint32),
-        cupy.empty(every, np.float64),
+        cupy.empty(3, np.int64),
         cupy.empty(1, np.int32),
     )
 
@@ -279,11 +285,13 @@ def pagerank_run(AT, x, inv_s, dw, teleport, alpha, threshold, max_iter, *, cfg,
     graph's own id): the ranks come back in the graph's own numbering.
     Iteration s reads x, y = x * inv_s and the dangling rank from buffers
     s & 1 and writes buffers (s + 1) & 1 (the launcher's, kept in cache);
-    the iteration that converges sets a flag that makes every later launch
-    return at once, so the final ranks are those of that iteration. A batch
-    of ``cuda_check_every`` iterations is one CUDA graph replay (captured
-    once per graph, settings and call constants), then one host read of
-    their errors. O(n + nnz) an iteration.
+    the iteration that converges (or is the max_iter-th) sets a flag that
+    makes every later launch return at once, so the final ranks are those of
+    that iteration. The iterations run as one WHILE loop (``cuda_while``,
+    where the driver has them) or in batches of ``cuda_check_every``, each
+    one CUDA graph replay and one host read of the iteration count; either
+    is captured once per graph, settings and call constants. O(n + nnz) an
+    iteration.
 
     >>> x, it, converged, err = pagerank_run(AT, x0, inv_s, 1 / n, 0.15 / n, 0.85, n * 1e-6, 100,
     ...                                      cfg=PageRank())  # doctest: +SKIP
@@ -406,11 +414,11 @@ def _prepare(AT, cfg, cuda_cfg, rank, dw_uniform, tele_uniform, hubs_first, cach
          medium_rows, nmedium, light_max, group) = cache[key]
     (blocks,), (threads,) = shape(n * group, launch_cfg)
     # the workspace's buffers hold the ranks' dtype: one workspace per dtype run
-    wkey = ("work", n, blocks, nheavy, nchunks, every, rank.str)
+    wkey = ("work", n, blocks, nheavy, nchunks, rank.str)
     if wkey not in cache:
         with oom_guard(where, 4 * rank.itemsize * n + 16 * blocks + 8 * nchunks + 20 * nheavy):
-            cache[wkey] = _workspace(cupy, n, blocks, nheavy, nchunks, every, rank)
-    ys, xs, lost, partials, chunk_sums, heavy_parts, row_arrived, arrived, errs, stop = \
+            cache[wkey] = _workspace(cupy, n, blocks, nheavy, nchunks, rank)
+    ys, xs, lost, partials, chunk_sums, heavy_parts, row_arrived, arrived, tally, stop = \
         cache[wkey]
     sums = None
     if tiles:
@@ -433,12 +441,13 @@ def _prepare(AT, cfg, cuda_cfg, rank, dw_uniform, tele_uniform, hubs_first, cach
     # CuPy's launch converts the iteration's 37 arguments each time, ~12 us of
     # host time); a call sets the slots that change: its arrays and numbers
     fns = _kernels(indptr.dtype, AT.values is None, rank, kind)
-    # xs[0] = x0, ys[0] = x0 * inv_s, lost[0], *stop = 0, row_arrived = 0; (x, fill, inv_s)
-    # set per call
+    # xs[0] = x0, ys[0] = x0 * inv_s, lost[0], *stop = 0, tally = {0, inf, max_iter},
+    # (x, fill, inv_s) set per call
     init = PackedLaunch(fns[0], blocks, threads, (
         None, xs[0], np.float64(0.0), None, np.int64(n), ys[0], lost, partials, row_arrived,
-        np.int64(nheavy), arrived, stop))
-    out = PackedLaunch(fns[-1], blocks, threads, (None, None, None, np.int64(n)))
+        np.int64(nheavy), arrived, stop, tally, np.int64(0)))
+    # the ranks of the last iteration (xs[tally[0] & 1]); (order, out) set per call
+    out = PackedLaunch(fns[-1], blocks, threads, (xs[0], xs[1], tally, None, None, np.int64(n)))
     npieces = 0
     # the second launch's parameters after its row sums (_FINISH's order); the call's and the
     # iteration's slots set per call
@@ -446,8 +455,8 @@ def _prepare(AT, cfg, cuda_cfg, rank, dw_uniform, tele_uniform, hubs_first, cach
               None, np.float64(0.0), np.uint8(dw_uniform),  # dw, dw_c
               None, np.float64(0.0), np.uint8(tele_uniform),  # teleport, tele_c
               np.float64(0.0), None, None,  # alpha, x_new, y_new
-              lost, np.int32(0), partials, arrived, errs,  # parity
-              np.int64(0), np.float64(0.0), stop)  # slot, threshold
+              lost, np.int32(0), partials, arrived, tally,  # parity
+              np.float64(0.0), stop)  # threshold
     if tiles:
         smem = hot * rank.itemsize
         # resident blocks (one copy of the hot ranks serves a whole block)
@@ -480,8 +489,8 @@ def _prepare(AT, cfg, cuda_cfg, rank, dw_uniform, tele_uniform, hubs_first, cach
             None, np.float64(0.0), np.uint8(tele_uniform),  # _TELE, _TELE_C
             np.float64(0.0), np.int64(n), np.int32(group),  # _ALPHA
             None, None, lost, np.int32(0),  # _X_NEW, _Y_NEW, lost, _PARITY
-            partials, chunk_sums, heavy_parts, row_arrived, arrived, errs,
-            np.int64(0), np.float64(0.0), stop))  # _SLOT, _THRESHOLD, stop
+            partials, chunk_sums, heavy_parts, row_arrived, arrived, tally,
+            np.float64(0.0), stop))  # _THRESHOLD, stop
         slots = _PULL_SLOTS
     metrics = dict(lanes=group, blocks=blocks, heavy_rows=nheavy, chunks=nchunks,
                    medium_rows=nmedium, pull=kind, tiles=ntiles if tiles else 0,
@@ -491,33 +500,35 @@ def _prepare(AT, cfg, cuda_cfg, rank, dw_uniform, tele_uniform, hubs_first, cach
     shapes = (blocks, threads) + ((tile_blocks, tile_threads, smem) if tiles else
                                   (stripe_blocks, _STRIPE_THREADS, smem) if kind == "stripes"
                                   else ())
-    return _Run(n, rank, every, init, gather, pull, out, slots, gather_y, ys, xs, errs, sums,
-                dummy, dw_uniform, tele_uniform, metrics,
+    # the iterations as one WHILE loop where the driver runs them (else batches)
+    every = 0 if cfg.cuda_while and loops.available() else every
+    return _Run(n, rank, every, init, gather, pull, out, slots, gather_y, ys, xs, tally, stop,
+                sums, dummy, dw_uniform, tele_uniform, metrics,
                 cache.setdefault(("graphs",) + wkey + (key, kind) + shapes, {}))
 
 
 class _Run:
     """A graph's PageRank run under fixed settings and kinds of input: its
     packed launches and buffers (``_prepare``); calling it runs one
-    PageRank (``pagerank_run``'s per-call part)."""
+    PageRank (``pagerank_run``'s per-call part). ``every``: iterations a
+    batch, or 0: every iteration in one WHILE loop (``loops``)."""
 
     __slots__ = ("n", "rank", "every", "init", "gather", "pull", "out", "slots", "gather_y",
-                 "ys", "xs", "errs", "sums", "dummy", "dw_uniform", "tele_uniform", "metrics",
-                 "graphs", "events")
+                 "ys", "xs", "tally", "stop", "sums", "dummy", "dw_uniform", "tele_uniform",
+                 "metrics", "graphs", "events")
 
-    def __init__(self, n, rank, every, init, gather, pull, out, slots, gather_y, ys, xs, errs,
-                 sums, dummy, dw_uniform, tele_uniform, metrics, graphs):
+    def __init__(self, n, rank, every, init, gather, pull, out, slots, gather_y, ys, xs, tally,
+                 stop, sums, dummy, dw_uniform, tele_uniform, metrics, graphs):
         self.n, self.rank, self.every = n, rank, every
         self.init, self.gather, self.pull, self.out = init, gather, pull, out
-        self.slots, self.gather_y, self.ys, self.xs, self.errs = slots, gather_y, ys, xs, errs
-        self.sums, self.dummy = sums, dummy
+        self.slots, self.gather_y, self.ys, self.xs = slots, gather_y, ys, xs
+        self.tally, self.stop, self.sums, self.dummy = tally, stop, sums, dummy
         self.dw_uniform, self.tele_uniform = dw_uniform, tele_uniform
         self.metrics, self.graphs, self.events = metrics, graphs, None
 
-    def _setup(self, s, slot):
-        """The iteration slots of launch s (batch slot ``slot``): its
-        buffers, parity and error slot."""
-        y_at, x_at, _, _, _, _, _, _, x_new_at, y_new_at, parity_at, slot_at, _ = self.slots
+    def _setup(self, s):
+        """The iteration slots of launch s: its buffers and parity."""
+        y_at, x_at, _, _, _, _, _, _, x_new_at, y_new_at, parity_at, _ = self.slots
         a, b = s & 1, (s + 1) & 1
         if self.gather is not None:
             self.gather.put(self.gather_y, self.ys[a])
@@ -527,28 +538,38 @@ class _Run:
         self.pull.put(x_new_at, self.xs[b])
         self.pull.put(y_new_at, self.ys[b])
         self.pull.put(parity_at, np.int32(a))
-        self.pull.put(slot_at, np.int64(slot))
 
-    def _batch(self, s, k):
-        """The launches of iterations s .. s + k - 1 (error slots 0 .. k - 1)
-        as one CUDA graph, captured the first time these constants (the
-        call's slots) are asked for."""
+    def _iterations(self, s, k, sp):
+        """Queue the launches of iterations s .. s + k - 1 on stream ``sp``."""
         import cupy
 
-        self._setup(s, 0)
-        key = (s & 1, k, self.pull.words.tobytes()) + (
-            () if self.gather is None else (self.gather.words.tobytes(),))
+        for j in range(s, s + k):
+            self._setup(j)
+            if self.gather is not None:  # the tiled and striped pulls: sums, then rows
+                if self.sums is not None:  # the striped pull adds into sums
+                    _clear(cupy, self.sums, sp)
+                self.gather.launch(sp)
+            self.pull.launch(sp)
 
-        def work(sp):
-            for j in range(k):
-                self._setup(s + j, j)
-                if self.gather is not None:  # the tiled and striped pulls: sums, then rows
-                    if self.sums is not None:  # the striped pull adds into sums
-                        _clear(cupy, self.sums, sp)
-                    self.gather.launch(sp)
-                self.pull.launch(sp)
+    def _key(self):
+        return self.pull.words.tobytes() if self.gather is None else (
+            self.pull.words.tobytes(), self.gather.words.tobytes())
 
-        return captured(self.graphs, key, work)
+    def _batch(self, s, k):
+        """Iterations s .. s + k - 1 as one CUDA graph, captured the first
+        time these constants (the call's slots) are asked for."""
+        self._setup(s)
+        return captured(self.graphs, (s & 1, k, self._key()),
+                        lambda sp: self._iterations(s, k, sp))
+
+    def _loop(self):
+        """Every iteration as one WHILE loop of two iterations a pass (even,
+        odd), ended on the device by the flag the iteration that converges
+        or reaches the limit sets; captured the first time these constants
+        are asked for."""
+        self._setup(0)
+        return while_loop(self.graphs, ("while", self._key()),
+                          lambda sp: self._iterations(0, 2, sp), self.stop)
 
     def __call__(self, x, inv_s, dw, teleport, alpha, threshold, max_iter, fill, order, stats):
         import cupy
@@ -574,8 +595,9 @@ class _Run:
         init.put(0, x)
         init.put(2, np.float64(fill))
         init.put(3, inv_s)
+        init.put(13, np.int64(max_iter))
         init.launch(stream)
-        _, _, inv_s_at, dw_at, dw_c_at, tele_at, tele_c_at, alpha_at, _, _, _, _, \
+        _, _, inv_s_at, dw_at, dw_c_at, tele_at, tele_c_at, alpha_at, _, _, _, \
             threshold_at = self.slots
         for i, a in ((inv_s_at, inv_s), (dw_at, dw_arr),
                      (dw_c_at, np.float64(dw if self.dw_uniform else 0.0)), (tele_at, tele_arr),
@@ -588,27 +610,36 @@ class _Run:
                 self.events = (cupy.cuda.Event(), cupy.cuda.Event())
             start, end = self.events
             start.record()
-        it, converged, err, launches = 0, False, float("inf"), 0
-        while it < max_iter and not converged:
-            k = min(self.every, max_iter - it)
-            self._batch(it, k).launch(cupy.cuda.get_current_stream())
-            launches += k
-            got = self.errs[:k].get()  # synchronize! one read a batch
-            # the first iteration of the batch below the threshold converged;
-            # the launches after it returned at once (their slots are stale)
-            hit = np.flatnonzero(got < threshold)
-            done = int(hit[0]) + 1 if hit.size else k
-            err = float(got[done - 1])
-            it += done
-            converged = bool(hit.size)
+        it, launches, tally = 0, 0, None
+        if max_iter > 0 and not self.every:
+            self._loop().launch(stream)
+        else:
+            # batches: the launches after the stop flag return at once
+            while it < max_iter:
+                k = min(self.every, max_iter - it)
+                self._batch(it, k).launch(cupy.cuda.get_current_stream())
+                launches += k
+                tally = self.tally.get()  # synchronize! one read a batch
+                it = int(tally[0])
+                # the flag stopped the batch, or its last iteration converged
+                if it < launches or float(tally[1:2].view(np.float64)[0]) < threshold:
+                    break
         if timed:
             end.record()
-            end.synchronize()
-            stats.metrics.update(kernel_ms=cupy.cuda.get_elapsed_time(start, end),
-                                 launches=launches, iterations=it, **self.metrics)
-        # the ranks of the last iteration, into the array returned (in the graph's numbering)
-        self.out.put(0, self.xs[it & 1])
-        self.out.put(1, order)
-        self.out.put(2, result)
+        # the ranks of the last iteration (xs[tally[0] & 1], chosen on the
+        # device), into the array returned, in the graph's numbering
+        self.out.put(3, order)
+        self.out.put(4, result)
         self.out.launch(stream)
-        return result, it, converged, err
+        if tally is None or not self.every:
+            tally = self.tally.get()  # synchronize! the iterations and error, the result's
+        it = int(tally[0])
+        err = float(tally[1:2].view(np.float64)[0])
+        if timed:
+            end.synchronize()
+            if not self.every:
+                launches = it + (it & 1) if max_iter > 0 else 0  # two a pass
+            stats.metrics.update(kernel_ms=cupy.cuda.get_elapsed_time(start, end),
+                                 launches=launches, iterations=it, **self.metrics,
+                                 loop="while" if not self.every else "batches")
+        return result, it, it > 0 and err < threshold, err
