@@ -33,7 +33,7 @@ def kernels():
     if not loops.available():
         pytest.skip("this driver has no CUDA graph WHILE nodes (CUDA 12.4+)")
     mod = cupy.RawModule(code=_STEP)
-    return mod.get_function("step"), mod.get_function("bump")
+    return mod.get_function("step").kernel, mod.get_function("bump").kernel
 
 
 @pytest.mark.parametrize("limit", [1, 2, 37, 1000])
