@@ -32,6 +32,8 @@ PACKAGE = ROOT / "bitgraph"
 # definition, not a knob; "*" covers every name of a file
 FACTS = {
     ("bitgraph/kernels/opcodes.py", "*"): "op codes, shared with scalar.cuh",
+    ("bitgraph/kernels/cuda/loops.py", "*"): "cuda.h's enum values and the driver version of "
+                                            "WHILE nodes (CUDA 12.4)",
     ("bitgraph/formats/bvss.py", "PAD_ROW"): "the row id of a padding slot (uint32 max)",
     ("bitgraph/formats/reorder.py", "_PLACED"): "Gorder's heap: the gap of a placed vertex",
     ("bitgraph/formats/reorder.py", "_SCORE_MAX"): "Gorder's heap: scores fit its int32 gaps",
