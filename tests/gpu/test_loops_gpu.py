@@ -1,10 +1,7 @@
-"""CUDA graphs through the driver on the GPU: WHILE loops
-(``kernels/cuda/loops.py``: a body of launches runs pass after pass until a
-kernel sets the stop flag, with no host round trip; the loop is launched
-again as often as asked; a body runs at least once; a failed body's capture
-leaves no stream capturing) and ``PackedLaunch.replay`` (a one-node graph
-whose node takes the slots' values at each replay, queued ones keeping
-theirs)."""
+"""CUDA graph WHILE loops (``kernels/cuda/loops.py``) on the GPU: a body of
+launches runs pass after pass until a kernel sets the stop flag, with no
+host round trip; the loop is launched again as often as asked; a body runs
+at least once; a failed body's capture leaves no stream capturing."""
 
 from __future__ import annotations
 
@@ -25,9 +22,6 @@ extern "C" __global__ void step(int* count, int* stop, int limit, int* trace) {
 }
 extern "C" __global__ void bump(int* other) {
   if (threadIdx.x == 0 && blockIdx.x == 0) ++*other;
-}
-extern "C" __global__ void put(int* out, long long i, int v) {
-  if (threadIdx.x == 0 && blockIdx.x == 0) out[i] = out[i] * 7 + v;
 }
 """
 
@@ -96,28 +90,3 @@ def test_failed_body_ends_its_capture(kernels):
     assert not kept
     # the current stream is not capturing: ordinary work goes on
     assert int((cupy.arange(5) * 2).sum()) == 20
-
-
-@pytest.mark.parametrize("cooperative", [False, True])
-def test_replay_takes_the_slots_of_each_call(cooperative):
-    """Replays queued back to back, the slots changed between them: each
-    replay writes with its own values, in order (out[i] = out[i] * 7 + v),
-    the same as plain launches."""
-    from bitgraph.kernels.cuda import PackedLaunch
-
-    put = cupy.RawModule(code=_STEP).get_function("put").kernel
-    outs = [cupy.zeros(8, np.int32) for _ in range(2)]
-    stream = cupy.cuda.get_current_stream().ptr
-    rng = np.random.default_rng(1)
-    calls = [(int(rng.integers(0, 8)), int(rng.integers(1, 6))) for _ in range(200)]
-    for out, how in zip(outs, ("launch", "replay")):
-        run = PackedLaunch(put, 1, 32, (out, np.int64(0), np.int32(0)), cooperative=cooperative)
-        for i, v in calls:
-            run.set(1, i)
-            run.set(2, v)
-            getattr(run, how)(stream)
-    want = np.zeros(8, np.int64)
-    for i, v in calls:
-        want[i] = (want[i] * 7 + v) % 2**32
-    want = want.astype(np.uint32).view(np.int32)
-    assert np.array_equal(outs[0].get(), want) and np.array_equal(outs[1].get(), want)

@@ -13,7 +13,6 @@ in ``SPECS`` (``SPEC_MODULES`` lists those launchers).
 
 from __future__ import annotations
 
-import ctypes
 import functools
 import hashlib
 import json
@@ -379,23 +378,20 @@ class PackedLaunch:
     parameter i (a device address, or ``arg_word`` of a scalar); calling
     ``launch(stream_ptr)`` queues the kernel on that stream. The driver
     copies the parameters at the launch, so the slots may change right
-    after it. ``replay(stream_ptr)`` launches the same as the replay of a
-    one-node CUDA graph (made at its first call) that takes the slots'
-    values then. Not for two threads at once: the caller serialises
-    ``set`` and ``launch`` or ``replay`` (a lock).
+    after it. Not for two threads at once: the caller serialises ``set``
+    and ``launch`` (a lock).
 
     >>> run = PackedLaunch(fn, 132, 1024, (levels, np.int64(n)), cooperative=True)  # doctest: +SKIP
     >>> run.set(0, other.data.ptr); run.launch(stream.ptr)  # doctest: +SKIP
     """
 
     __slots__ = ("fn", "grid", "block", "smem", "cooperative", "words", "slots", "params", "keep",
-                 "_view", "_driver", "_replay")
+                 "_view", "_driver")
 
     def __init__(self, fn, grid: int, block: int, args, *, smem: int = 0,
                  cooperative: bool = False):
         self._driver = None  # cupy.cuda.driver, bound at the first launch (an import
         #                      statement per launch costs ~0.5 us)
-        self._replay = None  # replay's graph (_NodeReplay), or False where none can be made
         self.fn = fn
         self.grid, self.block, self.smem = int(grid), int(block), int(smem)
         self.cooperative = bool(cooperative)
@@ -430,83 +426,6 @@ class PackedLaunch:
         else:
             driver.launchKernel(self.fn.ptr, self.grid, 1, 1, self.block, 1, 1, self.smem,
                                 stream_ptr, self.params, 0)
-
-    def replay(self, stream_ptr: int) -> None:
-        """``launch(stream_ptr)``, as the replay of a one-node CUDA graph
-        whose node takes the slots' current values (captured at the first
-        call, kept): the driver's cooperative launch took 5.5-6.2 us of host
-        time, the node's update and the graph's launch 3.3-5.4 (H100, driver
-        13, bfs_fused). Where no graph can be made (a driver before CUDA
-        12.0), ``launch``."""
-        got = self._replay
-        if got is None:
-            got = self._replay = _NodeReplay.make(self)
-        if got is False:
-            self.launch(stream_ptr)
-        else:
-            got.launch(stream_ptr)
-
-
-class _NodeParams(ctypes.Structure):
-    # CUDA_KERNEL_NODE_PARAMS (v2, cuda.h 12.0+)
-    _fields_ = [("func", ctypes.c_void_p), ("gx", ctypes.c_uint), ("gy", ctypes.c_uint),
-                ("gz", ctypes.c_uint), ("bx", ctypes.c_uint), ("by", ctypes.c_uint),
-                ("bz", ctypes.c_uint), ("smem", ctypes.c_uint), ("params", ctypes.c_void_p),
-                ("extra", ctypes.c_void_p), ("kern", ctypes.c_void_p), ("ctx", ctypes.c_void_p)]
-
-
-class _NodeReplay:
-    """A ``PackedLaunch`` captured as a one-node CUDA graph (CuPy's capture:
-    a cooperative launch's node keeps its attribute); ``launch`` points the
-    node at the packed slots' current values
-    (``cuGraphExecKernelNodeSetParams``: later launches only, a queued one
-    keeps its own) and launches the graph (libcuda through ctypes)."""
-
-    __slots__ = ("graph", "exec", "node", "at", "set", "go", "kp")
-
-    @classmethod
-    def make(cls, packed):
-        """The replay of ``packed``, or False where the driver has none."""
-        import cupy
-
-        from bitgraph.kernels.cuda import loops
-
-        cu = loops._driver()
-        if cu is None or cupy.cuda.runtime.driverGetVersion() < 12000 or not all(
-                hasattr(cu, f) for f in ("cuGraphExecKernelNodeSetParams_v2", "cuGraphLaunch",
-                                         "cuGraphGetNodes")):
-            return False
-        self = cls()
-        stream = cupy.cuda.Stream(non_blocking=True)
-        with stream:
-            stream.begin_capture()
-            try:
-                packed.launch(stream.ptr)
-            finally:
-                self.graph = stream.end_capture()  # owns the graph and its instance
-        self.exec = int(self.graph.graphExec)
-        nodes, count = (ctypes.c_void_p * 1)(), ctypes.c_size_t(1)
-        loops._check(cu.cuGraphGetNodes(ctypes.c_void_p(self.graph.graph), nodes,
-                                        ctypes.byref(count)), "cuGraphGetNodes")
-        self.node = int(nodes[0])
-        self.kp = _NodeParams(packed.fn.ptr, packed.grid, 1, 1, packed.block, 1, 1, packed.smem,
-                              packed.params, None, None, None)
-        self.at = ctypes.addressof(self.kp)
-        # typed entry points of their own (pointers as Python ints, no conversion per call)
-        vp = ctypes.c_void_p
-        self.set = ctypes.CFUNCTYPE(ctypes.c_int, vp, vp, vp)(
-            ("cuGraphExecKernelNodeSetParams_v2", cu))
-        self.go = ctypes.CFUNCTYPE(ctypes.c_int, vp, vp)(("cuGraphLaunch", cu))
-        return self
-
-    def launch(self, stream_ptr: int) -> None:
-        r = self.set(self.exec, self.node, self.at)
-        if r == 0:
-            r = self.go(self.exec, stream_ptr)
-        if r:
-            from bitgraph.kernels.cuda import loops
-
-            loops._check(r, "a CUDA graph replay (cuGraphExecKernelNodeSetParams, cuGraphLaunch)")
 
 
 def settings(cfg=None):

@@ -264,7 +264,7 @@ class Prepared:
             run.set(_P_VISITED, at)
             run.set(_P_SOURCE, int(source))
             if stats is None:
-                run.replay(stream)
+                run.launch(stream)
             else:
                 from bitgraph.kernels.cuda.timing import gated_ms
 
