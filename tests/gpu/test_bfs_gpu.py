@@ -1098,6 +1098,8 @@ def test_prepared_launch_checks_the_source():
     _same_levels(lv.to("cpu").to_dense(-1).astype(np.int64), cpu_levels(A_cpu, 5), "rcm")
 
 
+@gpu
+@pytest.mark.skipif(DEVICE != "cuda", reason="the kernel's level modes are the CUDA kernel's")
 @pytest.mark.parametrize("name", ["moore", "kron", "urand"])
 def test_single_scan_needs_new_vertices(name):
     """``bfs_cuda.scan_found``: a CSR top-down level (method push: no
