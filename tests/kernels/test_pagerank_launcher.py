@@ -556,6 +556,11 @@ def _while_loop(loops):
     return while_loop
 
 
+def _loops(built, available=True):
+    """``kernels.cuda.loops`` on the emulated GPU (``built`` counts the loops made)."""
+    return types.SimpleNamespace(available=lambda: available, while_loop=_while_loop(built))
+
+
 def _cfg(every, **settings):
     """PageRank settings of batches of ``every`` iterations, or (0) the WHILE loop."""
     return bg.settings.PageRank(cuda_check_every=every or 8, cuda_while=every == 0, **settings)
@@ -596,8 +601,7 @@ def launcher(monkeypatch):
 
     monkeypatch.setattr(kp, "_clear", clear)
     monkeypatch.setattr(kp, "captured", _captured([]))
-    monkeypatch.setattr(kp, "while_loop", _while_loop([]))
-    monkeypatch.setattr(kp, "loops", types.SimpleNamespace(available=lambda: True))
+    monkeypatch.setattr(kp, "loops", _loops([]))
     return kp, log
 
 
@@ -1124,7 +1128,7 @@ def test_while_loop_is_built_once_and_ends_on_the_device(launcher, monkeypatch, 
     kp, log = launcher
     captures, built = [], []
     monkeypatch.setattr(kp, "captured", _captured(captures))
-    monkeypatch.setattr(kp, "while_loop", _while_loop(built))
+    monkeypatch.setattr(kp, "loops", _loops(built))
     A = bg.io.generators.from_spec("kron:6")
     AT, M, x, inv_s, dangles = _inputs(A)
     n = A.nrows
@@ -1154,6 +1158,6 @@ def test_while_loop_is_built_once_and_ends_on_the_device(launcher, monkeypatch, 
     assert got[1:3] == (0, False) and st.metrics["launches"] == 0 and len(built) == 1
     run(tol=1e-7, cfg=cfg)  # another threshold: its own loop
     assert len(built) == 2 and not captures
-    monkeypatch.setattr(kp, "loops", types.SimpleNamespace(available=lambda: False))
+    monkeypatch.setattr(kp, "loops", _loops(built, available=False))
     got, st = run(cfg=_cfg(0, cuda_pull=pull))  # no WHILE nodes: batches of cuda_check_every
     assert st.metrics["loop"] == "batches" and captures and len(built) == 2

@@ -40,7 +40,6 @@ from bitgraph.kernels.cuda import (PackedLaunch, captured, cooperative_blocks, m
 from bitgraph.kernels.cuda import loops
 from bitgraph.kernels.cuda import settings as cuda_settings
 from bitgraph.kernels.cuda.constants import PAGERANK
-from bitgraph.kernels.cuda.loops import while_loop
 from bitgraph.kernels.cuda.spmv_csr import row_classes
 from bitgraph.kernels.registry import register
 
@@ -442,7 +441,7 @@ def _prepare(AT, cfg, cuda_cfg, rank, dw_uniform, tele_uniform, hubs_first, cach
     # host time); a call sets the slots that change: its arrays and numbers
     fns = _kernels(indptr.dtype, AT.values is None, rank, kind)
     # xs[0] = x0, ys[0] = x0 * inv_s, lost[0], *stop = 0, tally = {0, inf, max_iter},
-    # (x, fill, inv_s) set per call
+    # row_arrived = 0; (x, fill, inv_s, max_iter) set per call
     init = PackedLaunch(fns[0], blocks, threads, (
         None, xs[0], np.float64(0.0), None, np.int64(n), ys[0], lost, partials, row_arrived,
         np.int64(nheavy), arrived, stop, tally, np.int64(0)))
@@ -568,7 +567,7 @@ class _Run:
         or reaches the limit sets; captured the first time these constants
         are asked for."""
         self._setup(0)
-        return while_loop(self.graphs, ("while", self._key()),
+        return loops.while_loop(self.graphs, ("while", self._key()),
                           lambda sp: self._iterations(0, 2, sp), self.stop)
 
     def __call__(self, x, inv_s, dw, teleport, alpha, threshold, max_iter, fill, order, stats):
