@@ -320,11 +320,7 @@ def captured(kept: dict, key: tuple, work):
     """
     import cupy
 
-    got = kept.get(key)
-    if got is None:
-        old = list(kept)
-        for x in old[:max(0, len(old) - 3)]:
-            del kept[x]
+    def capture():
         cs = cupy.cuda.Stream(non_blocking=True)
         with cs:
             cs.begin_capture()
@@ -332,7 +328,26 @@ def captured(kept: dict, key: tuple, work):
                 work(cs.ptr)
             finally:
                 got = cs.end_capture()
-        kept[key] = got
+        return got
+
+    return kept_graph(kept, key, capture)
+
+
+def kept_graph(kept: dict, key: tuple, make):
+    """``kept[key]``, made by ``make()`` the first time it is asked for; the
+    dict keeps its last four graphs (the oldest go first): what ``captured``
+    and ``loops.while_loop`` keep per launcher.
+
+    >>> kept = {}
+    >>> [kept_graph(kept, (i,), lambda: i * i) for i in range(6)], sorted(kept)
+    ([0, 1, 4, 9, 16, 25], [(2,), (3,), (4,), (5,)])
+    """
+    got = kept.get(key)
+    if got is None:
+        old = list(kept)
+        for x in old[:max(0, len(old) - 3)]:
+            del kept[x]
+        got = kept[key] = make()
     return got
 
 

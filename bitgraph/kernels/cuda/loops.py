@@ -156,10 +156,6 @@ def while_loop(kept: dict, key: tuple, body, stop) -> WhileLoop:
     >>> loop = while_loop({}, ("step",), lambda sp: step.launch(sp), stop)  # doctest: +SKIP
     >>> loop.launch(stream.ptr)  # doctest: +SKIP
     """
-    got = kept.get(key)
-    if got is None:
-        old = list(kept)
-        for x in old[:max(0, len(old) - 3)]:
-            del kept[x]
-        got = kept[key] = WhileLoop(body, stop)
-    return got
+    from bitgraph.kernels.cuda import kept_graph
+
+    return kept_graph(kept, key, lambda: WhileLoop(body, stop))
