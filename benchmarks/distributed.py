@@ -21,7 +21,7 @@ Every line is one measurement, ``key=value`` fields:
 
     dist     algo graph n nnz sources ranks card seconds   (ranks=0: the one-process call)
     local    algo graph ranks slowest_share_seconds fastest_share_seconds slowest_alone_seconds
-                      (each rank's share, as the call deals it, through the one-process call:
+                      (each rank's share, as the call deals it, through the call's own step:
                       all ranks at once, then one rank at a time)
     phases   algo graph ranks prepare_seconds deal_seconds local_seconds gather_seconds
                       (closeness: the call's steps one by one, the slowest rank's)
@@ -355,6 +355,22 @@ def _dealt_share(comm, A, src, algo):
     return src[perm[a:a + counts[comm.rank]]]
 
 
+def _local(algo, A, share):
+    """The distributed call's own step on this rank's share (not the
+    one-process call, which would order a share of 32 batches or more
+    again): closeness ``closeness_of`` in the share's order, betweenness
+    the raw sums of ``_vertex_sums``."""
+    import numpy as np
+
+    from bitgraph.algorithms import betweenness
+    from bitgraph.algorithms.multi_source import closeness_of
+
+    if algo == "betweenness":
+        return betweenness._vertex_sums(A, None, share, endpoints=False, stats=None,
+                                        where="betweenness_centrality")
+    return closeness_of(A, share, np.arange(share.size))
+
+
 def _warm(algo, A, src):
     """What a graph keeps after its first call of ``algo`` on ``src`` beyond
     a batch's kernels: the source anchors (``batch_order`` groups a call of
@@ -377,8 +393,8 @@ def _closeness_phases(comm, A, src):
     import cupy
     import numpy as np
 
-    import bitgraph.algorithms as one
     from bitgraph.algorithms.multi_source import batch_order
+    from bitgraph.device import asdevice
     from bitgraph.distributed import batches
 
     where = "closeness_centrality"
@@ -397,13 +413,13 @@ def _closeness_phases(comm, A, src):
         comm, A, src, where, order=lambda x: batch_order(A.T, x), wf_improved=True))
     perm, counts = step("deal", lambda: batches._dealt(comm, s, A.T, batches.BATCH, order))
     a = sum(counts[:comm.rank])
-    mine = step("local", lambda: one.closeness_centrality(A, s[perm[a:a + counts[comm.rank]]]))
+    mine = step("local", lambda: _local("closeness", A, s[perm[a:a + counts[comm.rank]]]))
 
     def gather():  # the outcome travels with the values, as in the call
-        got = batches._outcome_with(comm, where, lambda: mine, counts, np.float64, cupy)
-        out = cupy.empty_like(got)
-        out[cupy.asarray(perm)] = got
-        return out
+        got = batches._outcome_with(comm, where, lambda: mine, counts, np.float64)
+        out = np.empty_like(got)
+        out[perm] = got
+        return asdevice(out, "cuda", where)
 
     step("gather", gather)
     every = comm.allreduce(np.array(list(steps.values()), np.float64), "max")
@@ -456,14 +472,14 @@ def worker(a):
             tag = f"algo={algo} graph={spec}"
             say(f"dist {tag} n={n} nnz={A.nvals} sources={src.size} ranks={comm.size}"
                 f" card={card} seconds={statistics.median(ts):.4f}")
-            # this rank's share alone (the sources the call deals it), the one-process call
+            # this rank's share alone (the sources the call deals it), the call's own step
             # on it: the slowest rank's time against the whole call's is the cost of the
             # split (imbalance aside)
             share = _dealt_share(comm, A, src, algo)
-            ref(A, share)
+            _local(algo, A, share)
             cupy.cuda.get_current_stream().synchronize()  # synchronize!
             t0 = time.perf_counter()
-            ref(A, share)
+            _local(algo, A, share)
             cupy.cuda.get_current_stream().synchronize()  # synchronize!
             mine = np.array([time.perf_counter() - t0], np.float64)
             slow, fast = (float(comm.allreduce(mine, op)[0]) for op in ("max", "min"))
@@ -472,7 +488,7 @@ def worker(a):
                 comm.barrier()  # synchronize!
                 if r == comm.rank:
                     t0 = time.perf_counter()
-                    ref(A, share)
+                    _local(algo, A, share)
                     cupy.cuda.get_current_stream().synchronize()  # synchronize!
                     alone[0] = time.perf_counter() - t0
             slow_alone = float(comm.allreduce(alone, "max")[0])

@@ -354,11 +354,14 @@ def closeness_centrality(A, sources=None, *, wf_improved=True, stats=None):
     >>> closeness_centrality(A, [1], wf_improved=False).tolist()
     [1.0]
     """
+    from bitgraph.device import asdevice
+
     where = "closeness_centrality"
     check_graph(A, where, cuda=True)
     src = _all_or(A, sources, where)
     # incoming distances to u = BFS from u in A'
-    return closeness_of(A, src, batch_order(A.T, src), wf_improved=wf_improved, stats=stats)
+    out = closeness_of(A, src, batch_order(A.T, src), wf_improved=wf_improved, stats=stats)
+    return asdevice(out, A.device, where)
 
 
 def closeness_of(A, src, order, *, wf_improved=True, stats=None):
@@ -366,7 +369,9 @@ def closeness_of(A, src, order, *, wf_improved=True, stats=None):
     int64) batched as consecutive runs of ``order`` (positions of src:
     ``batch_order(A.T, src)``, or any whole-batch run of it, which gives
     itself back: a share of ``bitgraph.distributed`` in its own order,
-    ``np.arange``, runs the same batches without ordering them again).
+    ``np.arange``, runs the same batches without ordering them again), as
+    a numpy float64 array whatever the graph's device (the values are made
+    on the host from the batches' per-source sums).
 
     >>> import bitgraph as bg
     >>> A = bg.Matrix.from_coo([0, 1, 1, 2], [1, 0, 2, 1], nrows=4, ncols=4)
@@ -374,12 +379,9 @@ def closeness_of(A, src, order, *, wf_improved=True, stats=None):
     >>> closeness_of(A, src, batch_order(A.T, src)).tolist()
     [0.4444444444444444, 0.6666666666666666, 0.4444444444444444, 0.0]
     """
-    from bitgraph.device import asdevice
-
-    where = "closeness_centrality"
     n = A.nrows
     if src.size == 0:
-        return asdevice(np.zeros(0, np.float64), A.device, where)
+        return np.zeros(0, np.float64)
     count, total, _ = _run_batches(A.T, src, order, 64, stats=stats)
     reached = count - 1.0
     out = np.zeros(src.size, np.float64)
@@ -388,7 +390,7 @@ def closeness_of(A, src, order, *, wf_improved=True, stats=None):
     out[ok] = reached[ok] / total[ok]
     if wf_improved:
         out[ok] *= reached[ok] / (n - 1)
-    return asdevice(out, A.device, where)
+    return out
 
 
 def _eccentricities(A, src, where, stats=None):

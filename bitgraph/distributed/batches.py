@@ -276,9 +276,11 @@ def _gathered(comm, where, A, src, batch, local, traversed=None, order=None, val
     first failing rank, which must be the first in ``src``; a source
     without out-edges fails anyway). ``value``: the dtype of a 1-d result
     (one value a source), whose outcome then travels with the values in
-    one collective (``_outcome_with``); None: the outcome first, then the
-    rows (msbfs's, n values a source, are not copied again)."""
+    one collective (``_outcome_with``), put in order on the host and
+    placed on A's device once; None: the outcome first, then the rows
+    (msbfs's, n values a source, gathered and ordered on A's device)."""
     from bitgraph import _array
+    from bitgraph.device import asdevice, host
 
     if traversed is None:
         perm, counts = None, _counts(comm, int(src.size), batch)
@@ -288,45 +290,45 @@ def _gathered(comm, where, A, src, batch, local, traversed=None, order=None, val
     share = src[a:a + counts[comm.rank]] if perm is None else src[perm[a:a + counts[comm.rank]]]
     if value is None:
         got = comm.allgatherv(_together(comm, where, lambda: local(share)), counts)
+        xp = _array.array_module(got)
+        place = lambda out: out  # noqa: E731 - already on A's device
     else:
-        from bitgraph.algorithms._common import out_csr
-
-        xp = _array.array_module(out_csr(A).indptr)  # the graph's device
-        got = _outcome_with(comm, where, lambda: local(share), counts, value, xp)
+        # one short block (8 bytes a source) through the host: its status read, the drop of
+        # the status values and the permutation in numpy, then one copy to A's device
+        got = _outcome_with(comm, where, lambda: host(local(share)), counts, value)
+        xp = np
+        place = lambda out: asdevice(out, A.device, where)  # noqa: E731
     if perm is None:
-        return got
-    xp = _array.array_module(got)
+        return place(got)
     out = xp.empty_like(got)
     out[xp.asarray(perm)] = got
-    return out
+    return place(out)
 
 
-def _outcome_with(comm, where, fn, counts, dtype, xp):
-    """``fn()`` (``counts[rank]`` values of ``dtype``) on every rank,
+def _outcome_with(comm, where, fn, counts, dtype):
+    """``fn()`` (``counts[rank]`` values of ``dtype``, numpy) on every rank,
     gathered as ``allgatherv`` would, with each rank's outcome in the same
     collective: its block leads with a status value (1: ``fn`` raised;
     then zeros stand for its values). Raises on every rank as ``_together``
     does when any rank failed. One collective, not two: about 0.2 ms of a
-    closeness call over 4 H200s (NCCL allgathers of a few words). ``xp``:
-    the module of the values (numpy or CuPy)."""
-    from bitgraph.device import host
-
+    closeness call over 4 H200s (NCCL allgathers of a few words). A numpy
+    array (a GPU communicator carries it through the GPU and back)."""
     try:
-        mine, err = xp.asarray(fn(), dtype), None
+        mine, err = np.asarray(fn(), dtype), None
         bad = 0
     except Exception as e:  # noqa: BLE001 - re-raised below, on every rank
-        mine, err = xp.zeros(counts[comm.rank], dtype), e
+        mine, err = np.zeros(counts[comm.rank], dtype), e
         bad = 1
-    got = comm.allgatherv(xp.concatenate([xp.full(1, bad, dtype), mine]),
-                          [c + 1 for c in counts])
+    block = np.empty(mine.shape[0] + 1, dtype)
+    block[0], block[1:] = bad, mine
+    got = comm.allgatherv(block, [c + 1 for c in counts])  # synchronize! (read on the host)
     heads = np.cumsum([0] + [c + 1 for c in counts[:-1]])
-    status = host(got[xp.asarray(heads)])  # synchronize! (the outcome)
-    failed = np.flatnonzero(status != 0)
+    failed = np.flatnonzero(got[heads] != 0)
     if failed.size:
         _raise_first(comm, where, int(failed[0]), err)
     keep = np.ones(int(got.shape[0]), bool)
     keep[heads] = False
-    return got[xp.asarray(np.flatnonzero(keep))]
+    return got[keep]
 
 
 # ---------------------------------------------------------------------------
