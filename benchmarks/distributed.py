@@ -26,6 +26,9 @@ Every line is one measurement, ``key=value`` fields:
     phases   algo graph ranks prepare_seconds deal_seconds local_seconds gather_seconds
                       (closeness: the call's steps one by one, the slowest rank's)
     comm     algo graph ranks op calls bytes seconds       (what the call exchanged)
+    paired   algo graph ranks card rounds seconds one_gpu_seconds speedup efficiency
+                      (the call and the one-process call on rank 0's GPU, alternating
+                      in the same job: the speedup with both on the cards in one state)
     check    algo graph ranks max_rel_diff nan_both nan_one (against the one-process answer)
     scaling  algo graph card ranks seconds speedup efficiency   (driver: over the one-process call)
 
@@ -472,6 +475,29 @@ def worker(a):
             tag = f"algo={algo} graph={spec}"
             say(f"dist {tag} n={n} nnz={A.nvals} sources={src.size} ranks={comm.size}"
                 f" card={card} seconds={statistics.median(ts):.4f}")
+            # the one-GPU baseline in the same job: the call on every rank, then the
+            # one-process call on rank 0's GPU alone (the others wait), alternating, so that
+            # both see the cards in one state (one H200's kron-22 closeness drifted from 58.4
+            # to 61.8 ms over a minute of calls)
+            ref(A, src[:64])
+            pair_d, pair_1 = [], []
+            for _ in range(a.repeat):
+                comm.barrier()  # synchronize!
+                t0 = time.perf_counter()
+                ours(comm, A, src)
+                comm.barrier()  # synchronize!
+                pair_d.append(time.perf_counter() - t0)
+                if lead:
+                    t0 = time.perf_counter()
+                    ref(A, src)
+                    cupy.cuda.get_current_stream().synchronize()  # synchronize!
+                    pair_1.append(time.perf_counter() - t0)
+                comm.barrier()  # synchronize!
+            if lead:
+                d, o = statistics.median(pair_d), statistics.median(pair_1)
+                say(f"paired {tag} ranks={comm.size} card={card} rounds={a.repeat}"
+                    f" seconds={d:.4f} one_gpu_seconds={o:.4f} speedup={o / d:.3f}"
+                    f" efficiency={o / d / comm.size:.3f}")
             # this rank's share alone (the sources the call deals it), the call's own step
             # on it: the slowest rank's time against the whole call's is the cost of the
             # split (imbalance aside)

@@ -307,28 +307,27 @@ def _gathered(comm, where, A, src, batch, local, traversed=None, order=None, val
 
 def _outcome_with(comm, where, fn, counts, dtype):
     """``fn()`` (``counts[rank]`` values of ``dtype``, numpy) on every rank,
-    gathered as ``allgatherv`` would, with each rank's outcome in the same
-    collective: its block leads with a status value (1: ``fn`` raised;
-    then zeros stand for its values). Raises on every rank as ``_together``
-    does when any rank failed. One collective, not two: about 0.2 ms of a
-    closeness call over 4 H200s (NCCL allgathers of a few words). A numpy
-    array (a GPU communicator carries it through the GPU and back)."""
+    gathered in rank order as ``allgatherv`` would, with each rank's
+    outcome in the same collective: its block leads with a status value
+    (1: ``fn`` raised; then zeros stand for its values). Raises on every
+    rank as ``_together`` does when any rank failed. One ``allgather`` of
+    blocks padded to the largest count, not ``allgatherv`` (NCCL: a group
+    of broadcasts, one a rank). A numpy array (a GPU communicator carries
+    it through the GPU and back)."""
     try:
         mine, err = np.asarray(fn(), dtype), None
         bad = 0
     except Exception as e:  # noqa: BLE001 - re-raised below, on every rank
         mine, err = np.zeros(counts[comm.rank], dtype), e
         bad = 1
-    block = np.empty(mine.shape[0] + 1, dtype)
-    block[0], block[1:] = bad, mine
-    got = comm.allgatherv(block, [c + 1 for c in counts])  # synchronize! (read on the host)
-    heads = np.cumsum([0] + [c + 1 for c in counts[:-1]])
-    failed = np.flatnonzero(got[heads] != 0)
+    width = 1 + max(counts)
+    block = np.zeros(width, dtype)
+    block[0], block[1:1 + mine.shape[0]] = bad, mine
+    got = comm.allgather(block).reshape(comm.size, width)  # synchronize! (read on the host)
+    failed = np.flatnonzero(got[:, 0] != 0)
     if failed.size:
         _raise_first(comm, where, int(failed[0]), err)
-    keep = np.ones(int(got.shape[0]), bool)
-    keep[heads] = False
-    return got[keep]
+    return np.concatenate([got[r, 1:1 + c] for r, c in enumerate(counts)])
 
 
 # ---------------------------------------------------------------------------
