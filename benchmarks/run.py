@@ -44,6 +44,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import inspect
+import math
 import os
 import platform
 import re
@@ -1155,7 +1156,8 @@ class Anchor:
     the first values it prints of a per-vertex answer (space separated),
     times ``head_scale(g, sources)`` (per vertex; None: 1), equal to ours
     within ``head_rtol`` and ``head_atol``; ``check(g, source, output)``:
-    None or what is wrong in a ``per_source`` run's output."""
+    None or what is wrong in a ``per_source`` run's output; ``head_float32``:
+    its values overflow where ours do not (``anchor_notes``)."""
     binary: str
     fmt: str
     argv: tuple
@@ -1171,6 +1173,10 @@ class Anchor:
     head_re: str = ""
     head_rtol: float = 1e-5
     head_atol: float = 0.0
+    # its values are float32 sums of float32 path counts: where a count passes float32's
+    # largest (3.4e38: past about 128 BFS levels on a grid) its value is not finite while
+    # ours (float64, to 1.8e308) is; those are counted in the row's note, not as a mismatch
+    head_float32: bool = False
     iterations_re: str = ""
     env: tuple = ()  # (name, value) pairs
     per_source: bool = False
@@ -1378,7 +1384,7 @@ ANCHORS = {
                                        r"BC source \d+ : ([0-9.eE+-]+) \(ms\)", fail_re=r"Error",
                                        unit_ms=1.0, time_mean=True,
                                        head_re=r"GPU bc values\[:\d+\] = ([^\n]*)",
-                                       head_rtol=1e-3, head_atol=1e-9,
+                                       head_rtol=1e-3, head_atol=1e-9, head_float32=True,
                                        head_scale=lambda g, src: 2 * bc_scale(g, src),
                                        env=GUNROCK_ENV + (("GUNROCK_BC_WARMUP", "1"),
                                                           ("GUNROCK_BC_HEAD", "{head}"))),
@@ -1630,10 +1636,14 @@ def _run_once(anchor, exe, g, path, repeat, sources, iterations):
     return ms, None, int(c.group(1)) if c else None, head, text
 
 
-def anchor_problems(algo, name, anchor, count, head, ours):
+def anchor_problems(algo, name, anchor, count, head, ours, *, reach=None):
     """What differs between an anchor's printed answer (its ``count``, the
     first values ``head``) and ours (the answer of the case's first input,
     or of its last for ``head`` on a single-source case); [] if nothing.
+    A float32 anchor's values (``head_float32``) that are not finite where
+    ours are count as a difference unless ``reach()`` (the graph's largest
+    out-degree and the deepest BFS level from the sources: ``bc_reach``)
+    lets a path count pass float32's largest (``float32_paths_overflow``).
 
     >>> a = ANCHORS["triangle_count", "Gunrock"]
     >>> anchor_problems("triangle_count", "Gunrock", a, 3 * 7, None, [7])
@@ -1670,16 +1680,74 @@ def anchor_problems(algo, name, anchor, count, head, ours):
             out.append(f"{name}: count {count} != ours {want}{scaled}")
     if head is not None:
         mine = np.asarray(ours[-1], np.float64).ravel()[:head.size]
-        fin = np.isfinite(head[:mine.size]) | ~np.isfinite(mine[:head.size])
-        if not fin.all():
-            out.append(f"{name}: {int((~fin).sum())} of its first {head.size} values are not"
+        theirs = head[:mine.size]
+        over = ~np.isfinite(theirs) & np.isfinite(mine)  # theirs not finite, ours finite
+        under = np.isfinite(theirs) & ~np.isfinite(mine)
+        both = np.isfinite(theirs) & np.isfinite(mine)  # compared; not finite on both: agree
+        if over.any() and not (anchor.head_float32 and reach is not None
+                               and float32_paths_overflow(*reach())):
+            out.append(f"{name}: {int(over.sum())} of its first {head.size} values are not"
                        f" finite where ours are")
-        if mine.size != head.size or not np.allclose(head[fin], mine[fin], rtol=anchor.head_rtol,
+        if under.any():
+            out.append(f"{name}: {int(under.sum())} of its first {head.size} values are finite"
+                       f" where ours are not")
+        if mine.size != head.size or not np.allclose(theirs[both], mine[both],
+                                                      rtol=anchor.head_rtol,
                                                       atol=anchor.head_atol):
-            err = float(np.abs(head[:mine.size] - mine[:head.size])[fin].max()) \
-                if mine.size == head.size and fin.any() else float("nan")
+            err = float(np.abs(theirs - mine)[both].max()) \
+                if mine.size == head.size and both.any() else float("nan")
             out.append(f"{name}: its first {head.size} values differ from ours by up to {err:.3g}")
     return out
+
+
+def float32_paths_overflow(degree, depth) -> bool:
+    """Whether a shortest-path count can pass float32's largest (3.4e38) in
+    a graph of largest out-degree ``degree`` at BFS depth ``depth``: a count
+    at level d is at most degree ** d.
+
+    >>> float32_paths_overflow(4, 4094), float32_paths_overflow(4, 60)  # grid-2048, grid-31
+    (True, False)
+    """
+    return degree > 1 and depth * math.log10(degree) >= math.log10(np.finfo(np.float32).max)
+
+
+def bc_reach(g, sources):
+    """(largest out-degree, deepest BFS level from ``sources``) of graph
+    ``g`` on the host: what ``float32_paths_overflow`` reads. One BFS per
+    source (scipy), stopping at the first deep enough."""
+    from scipy.sparse import csgraph
+
+    a = g.scipy()
+    degree = int(np.diff(a.indptr).max(initial=0))
+    depth = 0
+    for s in sources:
+        d = csgraph.shortest_path(a, unweighted=True, indices=int(s))
+        depth = max(depth, int(d[np.isfinite(d)].max(initial=0)))
+        if float32_paths_overflow(degree, depth):
+            break
+    return degree, depth
+
+
+def anchor_notes(name, anchor, head, ours):
+    """What a row's "checked" adds about an anchor whose answer checks: the
+    values of a float32 anchor (``head_float32``) that overflowed where ours
+    are finite, left out of the comparison (``anchor_problems`` lets them
+    by only where the graph is deep enough for that).
+
+    >>> g = ANCHORS["betweenness", "Gunrock"]
+    >>> anchor_notes("Gunrock", g, np.array([np.inf, 1.0, 2.0]), [np.array([5.0, 1.0, 2.0])])
+    ['Gunrock: 1 of its first 3 values overflow float32 (ours finite), the other 2 equal']
+    >>> anchor_notes("Gunrock", g, np.array([1.0, 2.0]), [np.array([1.0, 2.0])])
+    []
+    """
+    if head is None or not anchor.head_float32:
+        return []
+    mine = np.asarray(ours[-1], np.float64).ravel()[:head.size]
+    over = ~np.isfinite(head[:mine.size]) & np.isfinite(mine)
+    if not over.any():
+        return []
+    return [f"{name}: {int(over.sum())} of its first {head.size} values overflow float32"
+            f" (ours finite), the other {head.size - int(over.sum())} equal"]
 
 
 def anchor_compared(algo, column):
@@ -1799,6 +1867,7 @@ class Row:
     kernel_ms: float | None = None
     baselines: dict = dataclasses.field(default_factory=dict)  # name -> ms
     problems: list = dataclasses.field(default_factory=list)
+    notes: list = dataclasses.field(default_factory=list)  # said beside "yes" in "checked"
     stats: object = None
     per_source: bool = False  # ms and the baselines' ms are per source
     floor_ms: float | None = None  # CUDA: the bytes the call must move / copy bandwidth
@@ -1849,11 +1918,13 @@ def run_case(case, g, args, clock):
                 if why:
                     row.problems.append(why)
                 elif ms is not None:  # its time only once its answer checks
-                    wrong = anchor_problems(case.algo, name, anchor, count, head, ours)
+                    wrong = anchor_problems(case.algo, name, anchor, count, head, ours,
+                                            reach=lambda: bc_reach(g, sources))
                     row.problems += [f"{w} (its time {_fmt(ms)} ms, not recorded)"
                                      for w in wrong]
                     if not wrong:
                         row.baselines[anchor.label or name] = ms
+                        row.notes += anchor_notes(name, anchor, head, ours)
             continue
         made = BASELINES[case.algo, name](g, case)
         if made is None:
@@ -2010,8 +2081,9 @@ def page_row(row, card_name, date, sha, repeat):
              "method": c.method, "ms": _fmt(row.ms), "kernel ms": _fmt(row.kernel_ms),
              "x best baseline": f"{best / row.ms:.2f}" if best and row.ms else "",
              "checked": "no: " + "; ".join(row.problems) if row.problems else
-             ("yes" if any((c.algo, b) in BASELINES or anchor_compared(c.algo, b)
-                           for b in row.baselines) else "-"),
+             ("yes" + (f" ({'; '.join(row.notes)})" if row.notes else "")
+              if any((c.algo, b) in BASELINES or anchor_compared(c.algo, b)
+                     for b in row.baselines) else "-"),
              "card": card_name, "date": date, "commit": sha, "command": f"`{cmd}`"}
     for name, ms in row.baselines.items():
         cells[f"{name} ms"] = _fmt(ms)

@@ -134,3 +134,26 @@ def test_floor_bytes_and_rates():
     assert floor.gteps("msbfs", nvals, 2.0, batch=64) == pytest.approx(64 * nvals / 2e6)
     assert floor.gteps("pagerank", nvals, 2.0) is None  # no iteration count
     assert floor.gteps("diameter", nvals, 2.0) is None
+
+
+def test_gunrock_bc_float32_overflow_on_deep_graphs(run, tmp_path):
+    # the same non-finite value: a mismatch where no path count can pass float32's range
+    # (kron:6, test above), a note where one can (a 2 x 200 grid: depth 100 or more from any
+    # source, up to 3 ways a step, 3 ** 100 > 3.4e38)
+    import bitgraph as bg
+
+    g = run.Graph("grid:2x200", "cpu")
+    src = g.bc_sources(9)
+    anchor = run.ANCHORS["betweenness", "Gunrock"]
+    run._ANCHOR_RUNS.clear()
+    ms, why, _, head = run.run_anchor(anchor, g, fake_gunrock(tmp_path, nan=True), 1, list(src))
+    ours = np.asarray(bg.algorithms.betweenness_centrality(g.A, sources=src, normalized=False))
+    deep = run.anchor_problems("betweenness", "Gunrock", anchor, None, head, [ours],
+                               reach=lambda: run.bc_reach(g, src))
+    assert deep == []
+    assert run.anchor_notes("Gunrock", anchor, head, [ours]) == [
+        f"Gunrock: 1 of its first {head.size} values overflow float32 (ours finite),"
+        f" the other {head.size - 1} equal"]
+    shallow = run.anchor_problems("betweenness", "Gunrock", anchor, None, head, [ours],
+                                  reach=lambda: (3, 10))
+    assert shallow == [f"Gunrock: 1 of its first {head.size} values are not finite where ours are"]
