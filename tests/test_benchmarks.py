@@ -5,7 +5,6 @@ read as the real one would be, and a wrong one is caught."""
 from __future__ import annotations
 
 import importlib.util
-import os
 import stat
 import sys
 from pathlib import Path
