@@ -290,19 +290,20 @@ def _gathered(comm, where, A, src, batch, local, traversed=None, order=None, val
     share = src[a:a + counts[comm.rank]] if perm is None else src[perm[a:a + counts[comm.rank]]]
     if value is None:
         got = comm.allgatherv(_together(comm, where, lambda: local(share)), counts)
+        if perm is None:
+            return got
         xp = _array.array_module(got)
-        place = lambda out: out  # noqa: E731 - already on A's device
-    else:
-        # one short block (8 bytes a source) through the host: its status read, the drop of
-        # the status values and the permutation in numpy, then one copy to A's device
-        got = _outcome_with(comm, where, lambda: host(local(share)), counts, value)
-        xp = np
-        place = lambda out: asdevice(out, A.device, where)  # noqa: E731
-    if perm is None:
-        return place(got)
-    out = xp.empty_like(got)
-    out[xp.asarray(perm)] = got
-    return place(out)
+        out = xp.empty_like(got)
+        out[xp.asarray(perm)] = got
+        return out
+    # one short block (8 bytes a source) through the host: its status read, the status
+    # values dropped and the permutation applied in numpy, then one copy to A's device
+    got = _outcome_with(comm, where, lambda: host(local(share)), counts, value)
+    if perm is not None:
+        out = np.empty_like(got)
+        out[perm] = got
+        got = out
+    return asdevice(got, A.device, where)
 
 
 def _outcome_with(comm, where, fn, counts, dtype):
