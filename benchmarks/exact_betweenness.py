@@ -24,11 +24,10 @@ The chunks share nothing, so the sum of the ranks' busy seconds is what one
 GPU takes for the whole call. Each chunk is timed with the GPU synchronized
 before and after. The graph's build is not timed.
 
-``--check`` (part 1) adds, for an undirected graph, the right side of the
-all-pairs identity:
+``--check`` (part 1) adds the right side of the all-pairs identity:
 
     sum over v of Brandes' raw sums
-        = sum over sources s of sum over t != s reached (d(s, t) - 1)
+        = sum over sources s of sum over t != s reached from s (d(s, t) - 1)
 
 The distances come from msbfs's per-source level sums and counts, the
 sources split over the ranks. ``--combine`` checks that the parts chain from
@@ -106,6 +105,7 @@ def part(comm, a):
 
     import bitgraph as bg
     from bitgraph.algorithms import betweenness as B
+    from bitgraph.algorithms._common import is_symmetric
     from bitgraph.algorithms.multi_source import _run_batches
     from bitgraph.algorithms.multi_source import batch_order as hop_order
     from bitgraph.device import host
@@ -160,6 +160,7 @@ def part(comm, a):
             np.save(out / f"raw-{a.start}-{i}.npy", piece)
         info = {"graph": a.graph, "n": n, "nnz": int(A.nvals), "sources": int(order.size),
                 "batches": nb, "ranks": comm.size, "card": _card(device), "start": a.start,
+                "directed": not is_symmetric(A),
                 "pieces": pieces, "rounds_done": int(every[:, 1].max()),
                 "rounds": int(every[:, 2].max()), "busy_seconds": every[:, 0].tolist(),
                 "wall_seconds": wall, "pool_bytes": [int(b) for b in every[:, 3]]}
@@ -208,8 +209,8 @@ def combine(dirs):
     rhs = first.get("rhs")
     total = float(raw.sum())
     rel = abs(total - rhs) / max(rhs, 1) if rhs is not None else float("nan")
-    bc = _rescale(raw.copy(), raw.size, normalized=True, directed=False, endpoints=False,
-                  sampled=None)
+    bc = _rescale(raw.copy(), raw.size, normalized=True, directed=first["directed"],
+                  endpoints=False, sampled=None)
     top = np.argsort(-bc, kind="stable")[:3]
     line = (f"exact graph={first['graph']} n={first['n']} nnz={first['nnz']}"
             f" sources={first['sources']} batches={first['batches']} ranks={first['ranks']}"

@@ -43,6 +43,26 @@ def test_two_parts_equal_one_call(bench, tmp_path, capsys):
     assert "rel_diff=" in line and float(line.split("rel_diff=")[1].split()[0]) < 1e-12
 
 
+def test_directed_graph(bench, tmp_path, monkeypatch):
+    # a directed graph (kron:7 with its lower triangle dropped): NetworkX's directed scaling,
+    # and the identity over out-paths
+    import bitgraph as bg
+    from bitgraph.io import generators
+
+    A = bg.io.generators.from_spec("kron:7")
+    r, c, _ = A.to_coo()
+    keep = r < c
+    D = bg.Matrix.from_coo(r[keep], c[keep], nrows=A.nrows, ncols=A.ncols)
+    monkeypatch.setattr(generators, "from_spec", lambda spec, device="cpu": D)
+    out = tmp_path / "a"
+    assert bench.main(["--graph", "kron:7", "--device", "cpu", "--ranks", "2", "--check",
+                       "--out", str(out)]) == 0
+    line, bc = bench.combine([str(out)])
+    np.testing.assert_allclose(bc, bg.algorithms.betweenness_centrality(D), rtol=1e-12,
+                               atol=1e-15)
+    assert float(line.split("rel_diff=")[1].split()[0]) < 1e-12
+
+
 def test_identity_mismatch_is_named(bench, tmp_path):
     import json
 
