@@ -56,7 +56,6 @@ import sys
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
 PIECE_BYTES = 12 << 20  # a raw-sums piece: under the device tool's 16 MiB a file
 
 
@@ -111,7 +110,7 @@ def part(comm, a):
     from bitgraph.device import host
     from bitgraph.distributed.batches import batch_deal
 
-    device, lines = comm.device, []
+    device, lines, rhs = comm.device, [], None
     A = bg.io.generators.from_spec(a.graph, device=device)
     n = A.nrows
     src = np.arange(n, dtype=np.int64)
@@ -126,8 +125,9 @@ def part(comm, a):
         cut = np.array_split(np.arange(-(-hop.size // 64)), comm.size)[comm.rank]
         s = hop[cut[0] * 64:(cut[-1] + 1) * 64] if cut.size else hop[:0]
         count, total, _ = _run_batches(A, s, np.arange(s.size), 64)
-        rhs = host(comm.allreduce(np.array([int((total - (count - 1)).sum())], np.int64)))
-        lines.append(f"check graph={a.graph} rhs={int(rhs[0])}"
+        pairs = np.array([int((total - (count - 1)).sum())], np.int64)
+        rhs = int(host(comm.allreduce(pairs))[0])
+        lines.append(f"check graph={a.graph} rhs={rhs}"
                      f" seconds={time.perf_counter() - t0:.1f}")
     xp = np if device == "cpu" else __import__("cupy")
     acc = xp.zeros(n, np.float64)
@@ -164,8 +164,8 @@ def part(comm, a):
                 "pieces": pieces, "rounds_done": int(every[:, 1].max()),
                 "rounds": int(every[:, 2].max()), "busy_seconds": every[:, 0].tolist(),
                 "wall_seconds": wall, "pool_bytes": [int(b) for b in every[:, 3]]}
-        if a.check:
-            info["rhs"] = int(lines[-1].split("rhs=")[1].split()[0])
+        if rhs is not None:
+            info["rhs"] = rhs
         tmp = out / f".part-{a.start}.json"
         tmp.write_text(json.dumps(info))
         os.replace(tmp, out / f"part-{a.start}.json")  # atomically: a part is whole or absent
