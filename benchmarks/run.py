@@ -1903,7 +1903,7 @@ def run_case(case, g, args, clock):
         row.kernel_ms = statistics.fmean(kernel)
     if case.device == "cuda" and not args.smoke:
         floors(row, g, case, inputs, iterations)
-    skip = set(filter(None, (getattr(args, "skip", "") or "").split(",")))
+    skip = skipped(args)
     for name in case.baselines if not args.no_baselines else ():
         if name in skip:
             continue
@@ -2072,11 +2072,29 @@ def _fmt(ms):
     return f"{ms:.3f}" if ms < 10 else f"{ms:.1f}"
 
 
-def page_row(row, card_name, date, sha, repeat):
+def skipped(args):
+    """The baselines and anchors ``--skip`` names (a set of names)."""
+    return set(filter(None, (getattr(args, "skip", "") or "").split(",")))
+
+
+def page_row(row, card_name, date, sha, repeat, skip=()):
+    """A results page's cells of ``row``; its command names the case, the
+    ``repeat`` given and the case's baselines left out (``skip``).
+
+    >>> case = Case("betweenness", "auto", "grid:4x4", "cuda", ("bitgraph CPU", "Gunrock"))
+    >>> row = Row(case, n=16, nvals=48, ms=1.0, baselines={"Gunrock": 20.0})
+    >>> cells = page_row(row, "H200", "2026-11-28", "abc", None, {"bitgraph CPU", "cuSPARSE"})
+    >>> cells["command"]
+    '`python benchmarks/run.py --device cuda --algo betweenness --method auto --graph grid:4x4 --skip "bitgraph CPU"`'
+    >>> cells["x best baseline"]
+    '20.00'
+    """
     c = row.case
     best = min(row.baselines.values()) if row.baselines else None
+    left = [b for b in c.baselines if b in skip]
     cmd = (f"python benchmarks/run.py --device {c.device} --algo {c.algo} --method {c.method}"
-           f" --graph {c.graph}" + (f" --repeat {repeat}" if repeat else ""))
+           f" --graph {c.graph}" + (f" --repeat {repeat}" if repeat else "")
+           + (f' --skip "{",".join(left)}"' if left else ""))
     cells = {"graph": c.graph, "n": f"{row.n:,}", "stored entries": f"{row.nvals:,}",
              "method": c.method, "ms": _fmt(row.ms), "kernel ms": _fmt(row.kernel_ms),
              "x best baseline": f"{best / row.ms:.2f}" if best and row.ms else "",
@@ -2305,7 +2323,7 @@ def main(argv=None):
         table.append(row)
         if row.ms is not None and not args.smoke:
             rows_by_key.setdefault((c.algo, c.device), []).append(
-                page_row(row, cards[c.device], date, sha, args.repeat))
+                page_row(row, cards[c.device], date, sha, args.repeat, skipped(args)))
     print(f"# {len(table)} cases, {failed} with a problem, "
           f"{time.perf_counter() - t_start:.1f} s", file=sys.stderr)
     if args.write and rows_by_key:
