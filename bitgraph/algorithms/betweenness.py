@@ -260,6 +260,15 @@ def _batch_width(cfg):
     return int(batch)
 
 
+def _pairs_per_entry(cfg):
+    x = cfg.cpu_pairs_per_entry
+    if isinstance(x, (bool, np.bool_)) or not isinstance(x, (int, float, np.integer, np.floating)) \
+            or not x >= 0:
+        raise InvalidValue(f"settings.betweenness.cpu_pairs_per_entry must be a number >= 0,"
+                           f" got {x!r}")
+    return float(x)
+
+
 def batch_order(A, src):
     """The sources of an unweighted betweenness call in the order its
     batches take them (``settings.betweenness.batch`` at a time): those
@@ -309,7 +318,7 @@ def _node_bc(A, src, *, endpoints, edges=False, rows=None, cols=None, stats=None
         run = lookup("betweenness", fmt="csr", device=A.device, variant="batch")
         # the CUDA kernel keeps its buffers in ``work`` across this call's batches,
         # and its heavy rows' tables with the graph across calls
-        extra = {} if A.device == "cpu" else {
+        extra = {"pairs_per_entry": _pairs_per_entry(cfg)} if A.device == "cpu" else {
             "cfg": cfg, "work": {"graph": cached(A, "bc_cuda", dict)}}
         a, t = out_csr(A), in_csr(A)
     xp = _array.array_module(out_csr(A).indptr)

@@ -475,6 +475,27 @@ def test_batch_setting(device):
             betweenness_centrality(A)
 
 
+def test_cpu_by_source_setting():
+    """The CPU batches run each source alone or in the shared pass by
+    settings.betweenness.cpu_pairs_per_entry (0: never alone, 65: always)
+    with the same answer, vertex and edge sums; a bad value is refused."""
+    from bitgraph import settings
+
+    for A in (bg.io.read(data_file("west0067.mtx")), bg.io.generators.grid2d(12, 9)):
+        want = betweenness_centrality(A, endpoints=True)
+        E = edge_betweenness_centrality(A).to_coo()[2]
+        for ratio in (0, 0.5, 65):
+            with settings.use(betweenness={"cpu_pairs_per_entry": ratio}):
+                assert np.allclose(betweenness_centrality(A, endpoints=True), want,
+                                   rtol=REL, atol=ABS)
+                assert np.allclose(edge_betweenness_centrality(A).to_coo()[2], E,
+                                   rtol=REL, atol=ABS)
+    for bad in (-1, "4", True, float("nan")):
+        with settings.use(betweenness={"cpu_pairs_per_entry": bad}):
+            with pytest.raises(bg.InvalidValue, match="cpu_pairs_per_entry must be a number >= 0"):
+                betweenness_centrality(bg.io.generators.grid2d(3, 3))
+
+
 @pytest.mark.parametrize("device", O.DEVICES)
 def test_stats_record_the_method_and_batches(device):
     A = O.on_device(bg.io.generators.from_spec("grid:5x5"), device)

@@ -105,6 +105,42 @@ def _assert_close(got, want):
     assert np.allclose(got, want, rtol=REL, atol=0), np.abs(got - want).max()
 
 
+@pytest.mark.parametrize("work", [0, 1 << 62], ids=["pool", "serial"])
+@pytest.mark.parametrize("case", CASES, ids=lambda c: c[0])
+def test_cpu_kernel_by_source_equals_the_shared_pass(case, work):
+    """Each source alone on source-major rows (``pairs_per_entry`` above any
+    batch's ratio) gives the shared pass's sums (``pairs_per_entry`` 0),
+    with and without edge shares, serial and split over the pool."""
+    _, A, sources = case
+    lev = _levels(A, sources)
+    a, t = out_csr(A), in_csr(A)
+    for edges in (False, True):
+        want = _cpu()(a, t, lev, edges=edges, parallel_work=work, pairs_per_entry=0.0)
+        got = _cpu()(a, t, lev, edges=edges, parallel_work=work, pairs_per_entry=65.0)
+        _assert_close(got[0], want[0])
+        if edges:
+            _assert_close(got[1], want[1])
+        else:
+            assert got[1] is None
+
+
+def test_cpu_kernel_picks_by_the_pairs_per_entry(monkeypatch):
+    """A 40 x 40 grid's batch (about one source a (vertex, level) entry)
+    runs by source at the default ratio, kron's (many) in the shared pass."""
+    from bitgraph.kernels.cpu import betweenness as kb
+
+    ratio = bg.settings.Betweenness().cpu_pairs_per_entry
+    for A, sources, alone in ((bg.io.generators.grid2d(40, 40), list(range(0, 1600, 25)), True),
+                              (bg.io.generators.kron(8, 8, seed=1), list(range(64)), False)):
+        lev = _levels(A, sources)
+        pairs, entries = int((lev >= 1).sum()), _vertex_entries(lev)
+        assert (pairs < ratio * entries) == alone, (pairs, entries)
+        seen, real = [], kb._by_source
+        monkeypatch.setattr(kb, "_by_source", lambda *args: seen.append(1) or real(*args))
+        _cpu()(out_csr(A), in_csr(A), lev, pairs_per_entry=ratio)
+        assert bool(seen) == alone
+
+
 # --------------------------------------------------------------------------------------
 # the launcher's sequence in numpy: the design, checked against the CPU kernel
 # --------------------------------------------------------------------------------------
