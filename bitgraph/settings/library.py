@@ -311,10 +311,10 @@ class Betweenness:
         urand); 0: never. 2 threads, 64 sources, one batch, shared / by source (s): grid-256
         4.73 / 0.27, with edge shares 4.39 / 0.45; rgg-2^16 11.6 / 1.7, edges 11.9 / 2.4;
         kron-16 0.87 / 0.74, edges 1.09 / 2.12; urand-16 1.44 / 0.88, edges 1.39 / 2.12;
-        kron-20 18.9-20.4 / 16.5-18.4; urand-20 18.8-20.1 / 14.8-16.9. So 4, as CUDA's
-        pair mode: by source where it wins by 5-17x, the shared pass where edge shares
-        make it 1.5-2x faster; vertex sums alone run 10-25% faster by source on kron and
-        urand too (not taken: not measured with more threads).""")
+        kron-20 18.9-20.4 / 16.5-18.4; urand-20 18.8-20.1 / 14.8-16.9; grid-1024 97 /
+        3.8-5.6. So 4, as CUDA's pair mode: by source where it wins by 5-26x, the shared pass
+        where edge shares make it 1.5-2x faster; vertex sums alone run 10-25% faster by
+        source on kron and urand too (not taken: not measured with more threads).""")
     edge_chunk: int = knob(1 << 16, """The graphblas method sums a batch's edge shares over this
         many edges at a time (dense batch x chunk temporaries: 64 x 65536 float64 = 32 MiB).
         Not tuned.""")

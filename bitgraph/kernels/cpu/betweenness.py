@@ -313,11 +313,10 @@ def batch_run(a, t, lev, *, edges=False, parallel_work=1 << 62, pairs_per_entry=
     neighbour has) + bits in common)); 20 n k bytes. A batch whose reached
     (source, vertex) pairs of level >= 1 are fewer than ``pairs_per_entry``
     per (vertex, level) entry (a vertex at nearly a level of its own for
-    every source: meshes, roads)
-    runs each source alone instead (``_by_source``: O(n k + k x nnz),
-    each source's rows read in level order; 20 n k bytes, 28 with
-    ``edges``); 0: never. The values agree to rounding (the sums over
-    sources are added in another order).
+    every source: meshes, roads) runs each source alone instead
+    (``_by_source``: O(n k + k x nnz), each source's rows read in level
+    order; 20 n k bytes, 28 with ``edges``); 0: never. The values agree to
+    rounding (the sums over sources are added in another order).
 
     >>> import numpy as np
     >>> from bitgraph.formats.csr import from_coo, transpose
@@ -338,7 +337,7 @@ def batch_run(a, t, lev, *, edges=False, parallel_work=1 << 62, pairs_per_entry=
     vlev = arg(np.ascontiguousarray(lev.T), np.int32)
     depth = int(lev.max())
     ent_ptr = bc_entry_ptr(vlev, n, k, depth)
-    if np.count_nonzero(vlev >= 1) < pairs_per_entry * int(ent_ptr[n]):
+    if pairs_per_entry > 0 and np.count_nonzero(vlev >= 1) < pairs_per_entry * int(ent_ptr[n]):
         return _by_source(lev, n, k, indptr, indices, tindptr, tindices, edges, parallel_work)
     ent_d, ent_mask, ent_v, lvl_ptr, lvl_e = bc_entries(vlev, n, k, depth, ent_ptr)
     sigma = np.zeros(n * k, np.float64)
