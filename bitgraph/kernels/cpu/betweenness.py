@@ -244,22 +244,25 @@ def bc_rows(r0, r1, lev, n, indptr, indices, tindptr, tindices, sigma, coef, del
 def bc_row_sums(r0, r1, lev, n, k, indptr, indices, sigma, coef, delta, total, eshare, edges):
     """Vertices r0..r1 after ``bc_rows``: ``total[v]`` its dependencies
     summed over the k sources in order (a source's own is 0) and, with
-    ``edges``, each out-edge's shares summed likewise."""
-    for v in range(np.int64(r0), np.int64(r1)):
-        t = 0.0
-        for s in range(k):
-            if lev[s * n + v] > 0:
-                t += delta[s * n + v]
-        total[v] = t
-        if edges:
-            for e in range(indptr[v], indptr[v + 1]):
-                w = indices[e]
-                x = 0.0
-                for s in range(k):
-                    d = lev[s * n + v]
-                    if d >= 0 and lev[s * n + w] == d + 1:
-                        x += sigma[s * n + v] * coef[s * n + w]
-                eshare[e] = x
+    ``edges``, each out-edge's shares summed likewise (``eshare`` zero on
+    entry). The sources in the outer loop, each one's rows read in order
+    (kron-20, 64 sources, edges: 25.6 s against 32.1 in blocks of 8192
+    vertices and 1.7x that a vertex at a time, 2 threads)."""
+    lo, hi = np.int64(r0), np.int64(r1)
+    for v in range(lo, hi):
+        total[v] = 0.0
+    for s in range(k):
+        b = s * n
+        for v in range(lo, hi):
+            d = lev[b + v]
+            if d > 0:
+                total[v] += delta[b + v]
+            if edges and d >= 0:
+                sv = sigma[b + v]
+                for e in range(indptr[v], indptr[v + 1]):
+                    w = indices[e]
+                    if lev[b + w] == d + 1:
+                        eshare[e] += sv * coef[b + w]
 
 
 def _warm(dtype, index_dtype):
