@@ -309,13 +309,12 @@ class Betweenness:
         than this many per (vertex, level) entry of the shared pass (about 1.1 on grids and
         rgg, where a vertex sits at nearly a level of its own per source; 16-22 on kron and
         urand); 0: never. 2 threads, 64 sources, one batch, shared / by source (s), vertex
-        sums then with edge shares: grid-256 3.9 / 0.12, 3.9 / 0.16; rgg-2^16 8.8-9.1 /
-        0.61-0.66, 9.3-9.5 / 0.76-0.82; kron-16 0.42-0.52 / 0.45-0.48, 0.44-0.53 / 0.71-0.77;
-        urand-16 0.51-0.55 / 0.40-0.44, 0.52-0.55 / 0.67-0.68; kron-20 18.9-20.4 / 16.5-18.4,
-        21.0 / 25.6; urand-20 18.8-20.1 / 14.8-16.9; grid-1024 97-99 / 3.8-5.6. So 4, as
-        CUDA's pair mode: by source where it wins by 12-32x, the shared pass where edge shares
-        make it 1.2-1.6x faster; vertex sums alone run up to 25% faster by source on urand
-        (not taken: one rule for both, and not measured with more threads).""")
+        sums then with edge shares: grid-256 6.4-6.6 / 0.12-0.16, 6.6-7.0 / 0.20-0.21;
+        rgg-2^16 18.9-20.6 / 0.55-0.58, 18.8-19.5 / 0.83-0.85; kron-16 0.30-0.31 / 0.49,
+        0.28-0.31 / 0.71-0.77; urand-16 0.42-0.55 / 0.41-0.45, 0.46-0.59 / 0.61-0.65; kron-20
+        13.4-16.6 / 16.5-18.4; urand-20 14.4-18.1 / 14.8-16.9. So 4, as CUDA's pair mode: by
+        source where it wins by 23-55x, the shared pass where it is as fast or up to 2.5x
+        faster.""")
     edge_chunk: int = knob(1 << 16, """The graphblas method sums a batch's edge shares over this
         many edges at a time (dense batch x chunk temporaries: 64 x 65536 float64 = 32 MiB).
         Not tuned.""")

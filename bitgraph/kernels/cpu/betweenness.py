@@ -25,13 +25,13 @@ each bit s of ``mv & mask(w, d + 1)``: ``delta[v, s] += sigma[v, s] *
 coef[w, s]``; then ``coef[v, s] = (1 + delta[v, s]) / sigma[v, s]``. An
 entry writes only its vertex's values (and its edges' shares), so a level's
 entries split across threads. Work: sum over the entries of degree x
-(min(bits of the entry, entries of a neighbour) + bits in common).
+(entries of a neighbour + bits in common).
 
 Where the sources share few levels (a grid, a road network: a vertex at
 nearly a level of its own for each source, so an entry carries one bit and
 touches a neighbour's row of k values for one), ``batch_run`` runs each
 source alone instead (``bc_rows`` on source-major rows, then
-``bc_row_sums`` a vertex at a time): 18-26x faster on a 1024 x 1024 grid.
+``bc_row_sums`` over the sources): 18-26x faster on a 1024 x 1024 grid.
 
 Specialised only on the index dtype of the CSR arrays (int32/int64).
 """
@@ -40,7 +40,7 @@ import numpy as np
 from numba import njit
 
 from bitgraph.kernels.cpu import arg, index_args
-from bitgraph.kernels.cpu.bits import ctz, popcount
+from bitgraph.kernels.cpu.bits import ctz
 from bitgraph.kernels.registry import register
 
 __all__ = ["bc_entry_ptr", "bc_entries", "bc_sigma", "bc_delta", "bc_rows", "bc_row_sums",
@@ -105,41 +105,25 @@ def bc_entries(vlev, n, k, depth, ent_ptr):
 
 
 @njit(inline="always")
-def _common(vlev, ent_ptr, ent_d, ent_mask, u, bu, d, mv, nb):
-    """The bits of ``mv`` (``nb`` of them) whose sources reach u at level
-    d: from u's own levels (``vlev[bu + s]``) bit by bit when mv has fewer
-    bits than u has entries (a mesh: a vertex at a level of its own for
-    nearly every source), else by finding u's entry at d (kron, urand: 2-3
-    entries a vertex, many bits each). Either way min(bits, entries) steps."""
-    if nb < ent_ptr[u + 1] - ent_ptr[u]:
-        x = _U0
-        y = mv
-        while y:
-            s = ctz(y)
-            if vlev[bu + s] == d:
-                x |= _U1 << np.uint64(s)
-            y &= y - _U1
-        return x
+def _mask(ent_ptr, ent_d, ent_mask, u, d):
     for j in range(ent_ptr[u], ent_ptr[u + 1]):
         if ent_d[j] == d:
-            return mv & ent_mask[j]
+            return ent_mask[j]
     return _U0
 
 
 @njit(cache=True, nogil=True)
-def bc_sigma(r0, r1, d, lvl_e, ent_v, ent_ptr, ent_d, ent_mask, vlev, tindptr, tindices, sigma,
-             k):
+def bc_sigma(r0, r1, d, lvl_e, ent_v, ent_ptr, ent_d, ent_mask, tindptr, tindices, sigma, k):
     """Level d's path counts for the entries lvl_e[r0:r1] (pull over in-edges)."""
     for i in range(r0, r1):
         j = lvl_e[i]
         v = ent_v[j]
         mv = ent_mask[j]
-        nb = np.int64(popcount(mv))
         bv = v * k
         for e in range(tindptr[v], tindptr[v + 1]):
             u = tindices[e]
+            x = mv & _mask(ent_ptr, ent_d, ent_mask, u, d - 1)
             bu = u * k
-            x = _common(vlev, ent_ptr, ent_d, ent_mask, u, bu, d - 1, mv, nb)
             while x:
                 s = ctz(x)
                 sigma[bv + s] += sigma[bu + s]
@@ -147,8 +131,8 @@ def bc_sigma(r0, r1, d, lvl_e, ent_v, ent_ptr, ent_d, ent_mask, vlev, tindptr, t
 
 
 @njit(cache=True, nogil=True)
-def bc_delta(r0, r1, d, lvl_e, ent_v, ent_ptr, ent_d, ent_mask, vlev, indptr, indices, sigma,
-             coef, total, eshare, edges, k):
+def bc_delta(r0, r1, d, lvl_e, ent_v, ent_ptr, ent_d, ent_mask, indptr, indices, sigma, coef,
+             total, eshare, edges, k):
     """Level d's dependencies for the entries lvl_e[r0:r1] (over out-edges
     into level d + 1, whose coef is final): sets their coef, adds delta to
     total (level 0, the sources, excluded) and, with ``edges``, the shares."""
@@ -157,12 +141,11 @@ def bc_delta(r0, r1, d, lvl_e, ent_v, ent_ptr, ent_d, ent_mask, vlev, indptr, in
         j = lvl_e[i]
         v = ent_v[j]
         mv = ent_mask[j]
-        nb = np.int64(popcount(mv))
         bv = v * k
         for e in range(indptr[v], indptr[v + 1]):
             w = indices[e]
+            x = mv & _mask(ent_ptr, ent_d, ent_mask, w, d + 1)
             bw = w * k
-            x = _common(vlev, ent_ptr, ent_d, ent_mask, w, bw, d + 1, mv, nb)
             share = 0.0
             while x:
                 s = ctz(x)
@@ -313,8 +296,8 @@ def batch_run(a, t, lev, *, edges=False, parallel_work=1 << 62, pairs_per_entry=
     vertex's delta summed over the batch (a source's own excluded), and,
     with ``edges``, float64[nnz(a)] each out-edge's summed shares (else
     None). A level whose list's edges reach ``parallel_work`` runs as pool
-    chunks. O(n k + sum over the entries of degree x (min(bits, entries a
-    neighbour has) + bits in common)); 20 n k bytes. A batch whose reached
+    chunks. O(n k + sum over the entries of degree x (entries a neighbour
+    has + bits in common)); 20 n k bytes. A batch whose reached
     (source, vertex) pairs of level >= 1 are fewer than ``pairs_per_entry``
     per (vertex, level) entry (a vertex at nearly a level of its own for
     every source: meshes, roads) runs each source alone instead
@@ -351,7 +334,7 @@ def batch_run(a, t, lev, *, edges=False, parallel_work=1 << 62, pairs_per_entry=
     eshare = np.zeros(indices.size if edges else 1, np.float64)
     threads = num_threads()
     deg = np.diff(indptr)
-    ents = (ent_v, ent_ptr, ent_d, ent_mask, vlev)
+    ents = (ent_v, ent_ptr, ent_d, ent_mask)
 
     def run(kernel, d, *args):
         r0, r1 = int(lvl_ptr[d]), int(lvl_ptr[d + 1])
