@@ -31,7 +31,8 @@ Where the sources share few levels (a grid, a road network: a vertex at
 nearly a level of its own for each source, so an entry carries one bit and
 touches a neighbour's row of k values for one), ``batch_run`` runs each
 source alone instead (``bc_rows`` on source-major rows, then
-``bc_row_sums`` over the sources): 18-26x faster on a 1024 x 1024 grid.
+``bc_row_sums`` over the sources): on a 256 x 256 grid, 64 sources, 2
+threads, 0.12-0.16 s against the shared pass's 6.4-6.6.
 
 Specialised only on the index dtype of the CSR arrays (int32/int64).
 """
