@@ -346,14 +346,14 @@ def _dealt_share(comm, A, src, algo):
     ``batches._dealt`` over the graph its BFSs walk, betweenness whole
     batches of its one-process batch order (``batch_deal``)."""
     from bitgraph.algorithms.betweenness import batch_order
-    from bitgraph.algorithms.multi_source import batch_order as closeness_order
+    from bitgraph.algorithms.multi_source import batch_split
     from bitgraph.distributed import batches
 
     if algo == "betweenness":
         order = batch_order(A, src)
         return order[batches.batch_deal(int(order.size), comm.size, comm.rank,
                                         batches._bc_batch())]
-    perm, counts = batches._dealt(comm, src, A.T, batches.BATCH, closeness_order(A.T, src))
+    perm, counts = batches._dealt(comm, *batch_split(A.T, src), batches.BATCH)
     a = sum(counts[:comm.rank])
     return src[perm[a:a + counts[comm.rank]]]
 
@@ -390,13 +390,14 @@ def _warm(algo, A, src):
 def _closeness_phases(comm, A, src):
     """The distributed closeness call's steps timed one by one, the GPU
     synchronized after each (the slowest rank's seconds per step): the
-    sources' checks and batch order with the ranks' agreement, the deal,
-    this rank's share, the gather of the outcome and values in the sources'
-    order (the call's own collectives)."""
+    sources' checks and batch order with the ranks' agreement started, the
+    deal, this rank's share, the agreement read (the call overlaps it with
+    the share; here it has arrived), the gather of the outcome and values
+    in the sources' order (the call's own collectives)."""
     import cupy
     import numpy as np
 
-    from bitgraph.algorithms.multi_source import batch_order
+    from bitgraph.algorithms.multi_source import batch_split
     from bitgraph.device import asdevice
     from bitgraph.distributed import batches
 
@@ -412,11 +413,13 @@ def _closeness_phases(comm, A, src):
         steps[name] = time.perf_counter() - t0
         return out
 
-    s, order = step("prepare", lambda: batches._prepare_sources(
-        comm, A, src, where, order=lambda x: batch_order(A.T, x), wf_improved=True))
-    perm, counts = step("deal", lambda: batches._dealt(comm, s, A.T, batches.BATCH, order))
+    begun = step("prepare", lambda: batches._prepare_sources(
+        comm, A, src, where, split=lambda x: batch_split(A.T, x), wf_improved=True))
+    s, split = begun.out
+    perm, counts = step("deal", lambda: batches._dealt(comm, *split, batches.BATCH))
     a = sum(counts[:comm.rank])
     mine = step("local", lambda: _local("closeness", A, s[perm[a:a + counts[comm.rank]]]))
+    step("agree", lambda: batches._finished(comm, where, begun))
 
     def gather():  # the outcome travels with the values, as in the call
         got = batches._outcome_with(comm, where, lambda: mine, counts, np.float64)

@@ -320,9 +320,21 @@ def batch_order(A, src) -> np.ndarray:
     ...     batch_order(A, np.arange(5)).tolist()
     [3, 2, 1, 0, 4]
     """
-    busy, idle = traversal_order(A, src, 64, _settings.current().msbfs.group_batches,
-                                 "settings.msbfs.group_batches")
-    return np.concatenate([busy, idle])
+    return np.concatenate(batch_split(A, src))
+
+
+def batch_split(A, src) -> tuple:
+    """``batch_order(A, src)`` in its two parts, ``(busy, idle)``: the
+    positions of the sources with out-edges, in batch order, and of those
+    without (``bitgraph.distributed`` deals each part over the ranks).
+
+    >>> import bitgraph as bg
+    >>> A = bg.Matrix.from_coo([0, 1, 2, 3, 3, 3], [3, 2, 1, 0, 1, 2], nrows=5, ncols=5)
+    >>> [part.tolist() for part in batch_split(A, np.arange(5))]
+    [[0, 1, 2, 3], [4]]
+    """
+    return traversal_order(A, src, 64, _settings.current().msbfs.group_batches,
+                           "settings.msbfs.group_batches")
 
 
 def _all_or(A, sources, where):

@@ -38,6 +38,7 @@ size, entries and row pointers).
 from __future__ import annotations
 
 import builtins
+from typing import NamedTuple
 
 import numpy as np
 
@@ -107,16 +108,22 @@ def _counts(comm, k, batch):
 # every rank alike: errors raised everywhere, arguments compared
 # ---------------------------------------------------------------------------
 
-def _together(comm, where, fn, agree=()):
-    """``fn()`` on every rank (no collective inside it); when it raises on
-    any rank, every rank raises: the first failing rank its own exception,
-    the others the same type and message (a bitgraph error or a builtin
-    one; anything else as ``DistributedError`` naming it). ``agree``: the
-    names of integer fields that every rank must share; ``fn()`` then
-    returns ``(out, values)``, and the values are compared in the same
-    collective as the outcome (``_agree``'s error where they differ)."""
-    from bitgraph.device import host
+class _Begun(NamedTuple):
+    """``_started``'s result: this rank's ``out`` (None where ``fn``
+    raised ``err``), the outcome collective under way and the names of
+    the fields it compares."""
 
+    out: object
+    err: BaseException | None
+    pending: object
+    agree: tuple
+
+
+def _started(comm, fn, agree=()) -> _Begun:
+    """``fn()`` on this rank (no collective inside it), then its outcome
+    (and the integer fields named in ``agree``: ``fn()`` then returns
+    ``(out, values)``) sent in an allgather that is started, not waited
+    for: ``_finished`` reads it, and work in between overlaps it."""
     k = len(agree)
     row = np.zeros(1 + k, np.int64 if k else np.int8)  # the outcome alone: one byte
     try:
@@ -124,15 +131,40 @@ def _together(comm, where, fn, agree=()):
         if k:
             out, values = out
             row[1:] = [int(v) for v in values]
-    except Exception as e:  # noqa: BLE001 - re-raised below, on every rank
+    except Exception as e:  # noqa: BLE001 - re-raised by _finished, on every rank
         out, err = None, e
         row[0] = 1
-    every = host(comm.allgather(row)).reshape(comm.size, 1 + k)
+    return _Begun(out, err, comm.allgather_started(row), tuple(agree))
+
+
+def _finished(comm, where, begun: _Begun):
+    """``begun.out`` when every rank's ``fn`` returned and their fields
+    agree; else every rank raises: the first failing rank its own
+    exception, the others the same type and message (a bitgraph error or a
+    builtin one; anything else as ``DistributedError`` naming it), or, all
+    having returned, ``_agree``'s error naming the first field that
+    differs."""
+    from bitgraph.device import host
+
+    every = host(begun.pending.wait()).reshape(comm.size, 1 + len(begun.agree))
     failed = np.flatnonzero(every[:, 0])
     if failed.size == 0:
-        _differ(where, agree, every[:, 1:])
-        return out
-    _raise_first(comm, where, int(failed[0]), err)
+        _differ(where, begun.agree, every[:, 1:])
+        return begun.out
+    _raise_first(comm, where, int(failed[0]), begun.err)
+
+
+def _together(comm, where, fn, agree=()):
+    """``fn()`` on every rank (no collective inside it), its outcome
+    compared at once: ``_finished(comm, where, _started(comm, fn, agree))``."""
+    return _finished(comm, where, _started(comm, fn, agree))
+
+
+def _returned(out, err):
+    """``out``, or ``err`` raised (a result made before its collective)."""
+    if err is not None:
+        raise err
+    return out
 
 
 def _raise_first(comm, where, first, err):
@@ -223,41 +255,46 @@ def _sources_fields(src):
     return dict(zip(_SOURCES, _sources_values(src)))
 
 
-def _prepare_sources(comm, A, sources, where, *, order=None, **options):
-    """The sources (every vertex when None) checked on every rank, and
+def _prepare_sources(comm, A, sources, where, *, split=None, **options) -> _Begun:
+    """The sources (every vertex when None) checked on this rank, then
     compared with the other ranks' (with the graph and the call's
-    ``options``, integers): the outcome and the comparison in one
-    collective. ``order``: a function of the checked sources whose result
-    (the batch order) comes back too, ``(src, order(src))``, made before
-    that collective (its errors raised on every rank alike)."""
+    ``options``, integers) in a collective started here, its outcome
+    included (``_started``: ``_gathered`` runs the share meanwhile and
+    reads it). ``out``: ``(src, split(src))``, ``split`` a function of the
+    checked sources giving ``(busy, idle)`` (the positions of those dealt
+    as traversing batches, in batch order, and of the others; its errors
+    raised on every rank alike), or ``(src, None)`` (dealt in order)."""
     from bitgraph.algorithms._common import check_graph, check_sources
 
     def check():
         check_graph(A, where, cuda=True)
         src = np.arange(A.nrows, dtype=np.int64) if sources is None \
             else check_sources(A, sources, where)
-        out = src if order is None else (src, order(src))
+        out = src, None if split is None else split(src)
         return out, (*_graph_values(A), *_sources_values(src), *options.values())
 
-    return _together(comm, where, check, agree=_GRAPH + _SOURCES + tuple(options))
+    return _started(comm, check, agree=_GRAPH + _SOURCES + tuple(options))
 
 
-def _dealt(comm, src, traversed, batch, order=None):
-    """``(perm, counts)``: the sources ``src[perm]`` in consecutive runs of
-    ``counts`` (rank order), each rank's run its share of the sources with
-    out-edges in ``traversed`` (whole batches of ``batch``, ``batch_deal``)
-    then its share of those without (answered without a traversal by the
-    one-process call): every rank gets as many traversing batches as the
-    split allows, wherever they sit in ``src``. The batches are cut from
-    ``order`` (positions of ``src``: the one-process call's batch order),
-    or from ``src``'s own order when None."""
+def _out_edges_split(A):
+    """A ``split`` for ``_prepare_sources``: the sources with out-edges in
+    A, in order, then those without."""
     from bitgraph.algorithms._common import has_out_edges
 
-    has = has_out_edges(traversed, src)
-    if order is None:
-        busy, idle = np.flatnonzero(has), np.flatnonzero(~has)
-    else:
-        busy, idle = order[has[order]], np.flatnonzero(~has)
+    def split(src):
+        has = has_out_edges(A, src)
+        return np.flatnonzero(has), np.flatnonzero(~has)
+
+    return split
+
+
+def _dealt(comm, busy, idle, batch):
+    """``(perm, counts)``: positions of the sources in consecutive runs of
+    ``counts`` (rank order), each rank's run its share of ``busy`` (those
+    with out-edges, in batch order: whole batches of ``batch``,
+    ``batch_deal``) then its share of ``idle`` (answered without a
+    traversal by the one-process call): every rank gets as many traversing
+    batches as the split allows, wherever they sit among the sources."""
     parts, counts = [], []
     for r in range(comm.size):
         mine = busy[batch_deal(int(busy.size), comm.size, r, batch)]
@@ -267,29 +304,42 @@ def _dealt(comm, src, traversed, batch, order=None):
     return np.concatenate(parts), counts
 
 
-def _gathered(comm, where, A, src, batch, local, traversed=None, order=None, value=None):
-    """``local(share)`` on this rank's share of ``src``, the rows of every
-    rank gathered back in the order of ``src``: shares dealt by ``_dealt``
-    over the graph the BFSs walk, ``traversed``, in batches cut from
-    ``order`` (None: ``src``'s order); ``traversed`` None: ``src`` cut in
-    order (eccentricity: its error names the first failing source of the
-    first failing rank, which must be the first in ``src``; a source
-    without out-edges fails anyway). ``value``: the dtype of a 1-d result
-    (one value a source), whose outcome then travels with the values in
-    one collective (``_outcome_with``), put in order on the host and
-    placed on A's device once; None: the outcome first, then the rows
-    (msbfs's, n values a source, gathered and ordered on A's device)."""
+def _gathered(comm, where, A, begun, batch, local, value=None):
+    """``local(share)`` on this rank's share of the sources that
+    ``_prepare_sources`` checked (``begun``), the rows of every rank
+    gathered back in the caller's order. The share runs while the checks'
+    collective travels; its outcome is read after (an error or a
+    disagreement raised on every rank before the shares' collective).
+    Shares: ``_dealt`` whole batches of ``batch`` of the split's parts, or,
+    without a split, the sources cut in order (eccentricity: its error
+    names the first failing source of the first failing rank, which must be
+    the first among the sources; a source without out-edges fails anyway).
+    ``value``: the dtype of a 1-d result (one value a source), whose outcome
+    then travels with the values in one collective (``_outcome_with``), put
+    in order on the host and placed on A's device once; None: the outcome
+    first, then the rows (msbfs's, n values a source, gathered and ordered
+    on A's device)."""
     from bitgraph import _array
     from bitgraph.device import asdevice, host
 
-    if traversed is None:
-        perm, counts = None, _counts(comm, int(src.size), batch)
-    else:
-        perm, counts = _dealt(comm, src, traversed, batch, order)
-    a = sum(counts[:comm.rank])
-    share = src[a:a + counts[comm.rank]] if perm is None else src[perm[a:a + counts[comm.rank]]]
+    mine = err = perm = counts = None
+    if begun.err is None:  # else _finished raises, on every rank
+        src, split = begun.out
+        if split is None:
+            counts = _counts(comm, int(src.size), batch)
+        else:
+            perm, counts = _dealt(comm, *split, batch)
+        a = sum(counts[:comm.rank])
+        share = src[a:a + counts[comm.rank]] if perm is None else src[perm[a:a + counts[comm.rank]]]
+        try:
+            mine = local(share)
+            if value is not None:
+                mine = np.asarray(host(mine), value)
+        except Exception as e:  # noqa: BLE001 - raised on every rank in the outcome
+            err = e
+    _finished(comm, where, begun)
     if value is None:
-        got = comm.allgatherv(_together(comm, where, lambda: local(share)), counts)
+        got = comm.allgatherv(_together(comm, where, lambda: _returned(mine, err)), counts)
         if perm is None:
             return got
         xp = _array.array_module(got)
@@ -298,7 +348,7 @@ def _gathered(comm, where, A, src, batch, local, traversed=None, order=None, val
         return out
     # one short block (8 bytes a source) through the host: its status read, the status
     # values dropped and the permutation applied in numpy, then one copy to A's device
-    got = _outcome_with(comm, where, lambda: host(local(share)), counts, value)
+    got = _outcome_with(comm, where, lambda: _returned(mine, err), counts, value)
     if perm is not None:
         out = np.empty_like(got)
         out[perm] = got
@@ -352,9 +402,10 @@ def msbfs(comm, A, sources=None, *, batch=64, groupby=False, stats=None):
 
     where = "msbfs"
     batch = _together(comm, where, lambda: _check_batch(batch, where))
-    src = _prepare_sources(comm, A, sources, where, batch=batch, groupby=bool(groupby))
-    return _gathered(comm, where, A, src, batch,
-                     lambda s: one(A, s, batch=batch, groupby=groupby, stats=stats), A)
+    begun = _prepare_sources(comm, A, sources, where, split=_out_edges_split(A), batch=batch,
+                             groupby=bool(groupby))
+    return _gathered(comm, where, A, begun, batch,
+                     lambda s: one(A, s, batch=batch, groupby=groupby, stats=stats))
 
 
 def closeness_centrality(comm, A, sources=None, *, wf_improved=True, stats=None):
@@ -369,18 +420,18 @@ def closeness_centrality(comm, A, sources=None, *, wf_improved=True, stats=None)
     >>> LocalGroup(2).run(closeness_centrality, A)[0].tolist()
     [0.4444444444444444, 0.6666666666666666, 0.4444444444444444, 0.0]
     """
-    from bitgraph.algorithms.multi_source import batch_order, closeness_of
+    from bitgraph.algorithms.multi_source import batch_split, closeness_of
 
     where = "closeness_centrality"
-    # the one-process call's batches (grouped when large), to be dealt; batch_order checks
+    # the one-process call's batches (grouped when large), to be dealt; batch_split checks
     # the settings
-    src, order = _prepare_sources(comm, A, sources, where, order=lambda s: batch_order(A.T, s),
-                                  wf_improved=bool(wf_improved))
+    begun = _prepare_sources(comm, A, sources, where, split=lambda s: batch_split(A.T, s),
+                             wf_improved=bool(wf_improved))
     # a share is whole batches of that order, in it: the one-process call's own batches
     # (closeness_of), not ordered again
-    return _gathered(comm, where, A, src, BATCH,
+    return _gathered(comm, where, A, begun, BATCH,
                      lambda s: closeness_of(A, s, np.arange(s.size), wf_improved=wf_improved,
-                                            stats=stats), A.T, order, value=np.float64)
+                                            stats=stats), value=np.float64)
 
 
 def eccentricity(comm, A, sources=None, *, stats=None):
@@ -398,8 +449,8 @@ def eccentricity(comm, A, sources=None, *, stats=None):
     from bitgraph.algorithms import eccentricity as one
 
     where = "eccentricity"
-    src = _prepare_sources(comm, A, sources, where)
-    return _gathered(comm, where, A, src, BATCH, lambda s: one(A, s, stats=stats),
+    begun = _prepare_sources(comm, A, sources, where)
+    return _gathered(comm, where, A, begun, BATCH, lambda s: one(A, s, stats=stats),
                      value=np.int64)
 
 
@@ -441,7 +492,7 @@ def _summed(comm, where, A, src, local, zeros, *, hops):
         share = order[batch_deal(int(order.size), comm.size, comm.rank, _bc_batch())]
     else:
         batch = _bc_batch()
-        perm, counts = _dealt(comm, src, A, batch)
+        perm, counts = _dealt(comm, *_out_edges_split(A)(src), batch)
         a = sum(counts[:comm.rank])
         share = src[np.sort(perm[a:a + counts[comm.rank]])]  # in the caller's order
     mine = _together(comm, where, lambda: local(share) if share.size else zeros())

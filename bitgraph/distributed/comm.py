@@ -23,6 +23,11 @@ which ``LocalGroup`` checks and names when broken):
   array of the same shape and dtype, which is not changed);
 - ``barrier()``: returns when every rank has called it.
 
+``allgather_started(a)`` starts an ``allgather`` and returns a ``Pending``
+whose ``wait()`` gives its result: on NCCL the collective is queued on the
+stream and the host goes on (work in between overlaps it); every rank
+waits for it before its next collective.
+
 Each returns a new array on the device of its input (numpy in, numpy out),
 or writes into ``out`` where given (an array of the result's shape and
 dtype on the same device, C-contiguous) and returns it: a loop that
@@ -59,12 +64,30 @@ import numpy as np
 
 from bitgraph.errors import DeviceError, DistributedError, InvalidType, InvalidValue
 
-__all__ = ["Comm", "LocalGroup", "NcclComm", "OPS", "DTYPES"]
+__all__ = ["Comm", "LocalGroup", "NcclComm", "Pending", "OPS", "DTYPES"]
 
 OPS = ("sum", "max", "min")
 # what NCCL carries (ncclDataType_t); bool and complex are not among them
 DTYPES = tuple(np.dtype(t) for t in (np.int8, np.uint8, np.int32, np.uint32, np.int64,
                                       np.uint64, np.float16, np.float32, np.float64))
+
+
+class Pending:
+    """A collective started and not yet waited for
+    (``Comm.allgather_started``): ``wait()`` returns its result, the same
+    as the blocking call's, once it has arrived (again on later calls).
+
+    >>> Pending(lambda: 7).wait()
+    7
+    """
+
+    def __init__(self, wait):
+        self._wait, self._value = wait, None
+
+    def wait(self):
+        if self._wait is not None:
+            self._value, self._wait = self._wait(), None
+        return self._value
 
 
 class Comm:
@@ -123,6 +146,29 @@ class Comm:
                 return self._allgather(array, out=out)
         with self._record("allgather", array):
             return self._allgather(array)
+
+    def allgather_started(self, array) -> Pending:
+        """``allgather(array)`` started: a ``Pending`` whose ``wait()``
+        returns its result. On NCCL it is queued on the current stream (a
+        numpy array staged through pinned memory and copied back by the
+        stream) and this returns at once: host work, and GPU work queued
+        after it, run while it travels. Call ``wait()`` before the next
+        collective.
+
+        >>> def work(comm):
+        ...     pending = comm.allgather_started(np.array([comm.rank], np.int64))
+        ...     meanwhile = comm.rank * 10  # work that needs no other rank
+        ...     return pending.wait().tolist(), meanwhile
+        >>> LocalGroup(2).run(work)
+        [([0, 1], 0), ([0, 1], 10)]
+        """
+        _check_dtype(array, "Comm.allgather_started")
+        with self._record("allgather", array):
+            return self._allgather_started(array)
+
+    def _allgather_started(self, array):
+        got = self._allgather(array)  # at once: the result is there when it returns
+        return Pending(lambda: got)
 
     def allgatherv(self, array, counts, *, out=None):
         """``allgather`` of arrays of ``counts[r]`` rows on rank r (the
@@ -604,6 +650,34 @@ class NcclComm(Comm):
         if a.size:
             self._nccl.all_gather(a, buf, a.size)
         return self._into(buf, out, back)
+
+    def _allgather_started(self, array):
+        cupy = self._cupy
+        if isinstance(array, cupy.ndarray):
+            got = self._allgather(array)  # queued on the stream, a CuPy result: nothing to wait
+            return Pending(lambda: got)
+        import cupyx
+
+        a = np.ascontiguousarray(array)
+        shape = (self.size,) if a.ndim == 0 else (self.size * a.shape[0],) + a.shape[1:]
+        stream = cupy.cuda.get_current_stream()
+        staged = cupyx.empty_pinned(a.shape, a.dtype)  # page-locked: the copies need no wait
+        staged[...] = a
+        dev, buf = cupy.empty(a.shape, a.dtype), cupy.empty(shape, a.dtype)
+        dev.set(staged, stream=stream)
+        if a.size:
+            self._nccl.all_gather(dev, buf, a.size)
+        back = cupyx.empty_pinned(shape, a.dtype)
+        buf.get(stream=stream, out=back, blocking=False)
+        done = stream.record()
+
+        def wait():
+            done.synchronize()  # synchronize! (the copy back, not the work queued after it)
+            del held[:]  # the pinned staging buffer lives until its copy has run
+            return back
+
+        held = [staged, dev, buf]
+        return Pending(wait)
 
     def _allgatherv(self, array, counts, out):
         """One NCCL broadcast a rank with rows, from that rank into its

@@ -212,7 +212,7 @@ def test_closeness_ranks_run_the_one_process_calls_batches(size, monkeypatch):
 
     monkeypatch.setattr(multi_source, "_run_batches_cpu", recorded)
     ordered = []  # the batch orders made: once a rank, before the deal (a share is not
-    real_order = multi_source.batch_order  # ordered again: it is whole batches of the order)
+    real_order = multi_source.batch_split  # ordered again: it is whole batches of the order)
 
     def counted(A, s):
         with lock:
@@ -222,9 +222,9 @@ def test_closeness_ranks_run_the_one_process_calls_batches(size, monkeypatch):
     with bg.settings.use(msbfs={"group_batches": 1}):
         ref = one.closeness_centrality(K, src)
         want, seen[:] = sorted(seen), []
-        monkeypatch.setattr(multi_source, "batch_order", counted)
+        monkeypatch.setattr(multi_source, "batch_split", counted)
         out = same_on_every_rank(LocalGroup(size).run(dist.closeness_centrality, K, src))
-        monkeypatch.setattr(multi_source, "batch_order", real_order)
+        monkeypatch.setattr(multi_source, "batch_split", real_order)
         assert sorted(seen) == want
         assert ordered == [src.size] * size
         order = multi_source.batch_order(K.T, src)
@@ -349,6 +349,32 @@ def test_bad_arguments_raise_on_every_rank_as_the_one_process_call():
         assert per_rank(3, ours, *args, **kw) == [want] * 3
 
 
+@pytest.mark.parametrize("bad", ([1], [0, 1, 2]))
+def test_a_failing_batch_order_raises_on_every_rank(bad):
+    # the batch order is made before the checks' collective, whose outcome is read after
+    # the share ran: a rank whose order fails raises it on every rank, before the shares'
+    # collective, and every rank runs the same collectives
+    import contextlib
+
+    K = karate()
+    with bg.settings.use(msbfs={"group_batches": -1}):
+        want = one_raises(one.closeness_centrality, K)
+    assert want[0] is bg.InvalidValue and "group_batches" in want[1]
+
+    def work(comm):
+        setting = bg.settings.use(msbfs={"group_batches": -1}) if comm.rank in bad \
+            else contextlib.nullcontext()
+        with setting, comm.recording() as log:
+            try:
+                dist.closeness_centrality(comm, K)
+            except Exception as e:  # noqa: BLE001 - what each rank raised
+                return type(e), str(e), [name for name, _, _ in log]
+        return None
+
+    for kind, message, names in LocalGroup(3).run(work):
+        assert (kind, message) == want and names == ["allgather", "broadcast"]
+
+
 def test_a_failure_outside_bitgraph_is_named_with_its_rank(monkeypatch):
     from bitgraph.algorithms import multi_source
 
@@ -421,7 +447,7 @@ def test_a_sample_without_a_seed_is_rank_zeros():
 def test_sources_with_out_edges_dealt_evenly():
     # isolated sources first in the caller's order: each rank still gets its share of the
     # traversing ones (whole batches), and the rows come back in the caller's order
-    from bitgraph.distributed.batches import _dealt
+    from bitgraph.distributed.batches import _dealt, _out_edges_split
 
     n = 1000
     rows = np.arange(500, 999)
@@ -431,7 +457,7 @@ def test_sources_with_out_edges_dealt_evenly():
     class Three:
         size = 3
 
-    perm, counts = _dealt(Three, src, A, 64)
+    perm, counts = _dealt(Three, *_out_edges_split(A)(src), 64)
     assert sorted(perm.tolist()) == src.tolist() and sum(counts) == n
     cuts = np.cumsum([0] + counts)
     busy = [int((src[perm[cuts[r]:cuts[r + 1]]] >= 500).sum()) for r in range(3)]

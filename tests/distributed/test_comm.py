@@ -63,6 +63,20 @@ def test_allgather_allgatherv_broadcast_barrier(size):
         assert b.tolist() == [size - 1, size - 1]
 
 
+@pytest.mark.parametrize("size", SIZES)
+def test_allgather_started_waits_for_the_allgathers_result(size):
+    def work(comm):
+        with comm.recording() as log:
+            pending = comm.allgather_started(np.array([comm.rank, -comm.rank], np.int32))
+        got = pending.wait()
+        return got.tolist(), pending.wait() is got, [name for name, _, _ in log]
+
+    want = np.stack([np.arange(size), -np.arange(size)], 1).ravel().tolist()
+    assert LocalGroup(size).run(work) == [(want, True, ["allgather"])] * size
+    with pytest.raises(InvalidType, match="Comm.allgather_started: NCCL carries no bool"):
+        LocalGroup(1).run(lambda comm: comm.allgather_started(np.zeros(2, bool)))
+
+
 def test_each_rank_gets_its_own_array():
     def work(comm):
         out = comm.broadcast(np.zeros(3), root=0)

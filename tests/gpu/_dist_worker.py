@@ -75,6 +75,14 @@ for xp in (np, cupy):
         (host(big) == np.arange(1 << 20, dtype=np.float64) * (size * (size + 1) // 2)).all()))
     b = comm.broadcast(xp.full(5, rank, np.float64), root=size - 1)
     ok(f"broadcast {xp.__name__}", host(b).tolist() == [size - 1.0] * 5)
+    # started, GPU work queued behind it, then waited: the blocking call's result, the
+    # queued work's own result unchanged (a numpy row is staged through pinned memory)
+    p = comm.allgather_started(xp.asarray(np.array([rank, 3 * rank + 1], np.int64)))
+    after = xp.asarray(np.arange(1 << 22, dtype=np.float64)) * (rank + 1)
+    got = p.wait()
+    ok(f"allgather_started {xp.__name__}", type(got) is type(after if xp is cupy else np.zeros(1))
+       and host(got).tolist() == np.stack([r, 3 * r + 1], 1).ravel().tolist()
+       and p.wait() is got and float(host(after[-1])) == ((1 << 22) - 1) * (rank + 1.0))
 comm.barrier()
 with comm.recording() as log:
     comm.allreduce(cupy.zeros(1 << 20, np.float32))
