@@ -232,6 +232,94 @@ def test_closeness_ranks_run_the_one_process_calls_batches(size, monkeypatch):
     assert not np.array_equal(order, np.sort(order))  # the grouping reorders karate's
 
 
+def _round_robin(comm):
+    """A queue whose tickets go to the ranks in turn (rank r: r, r + size,
+    ...), as a shared queue may give them: every rank runs some batches."""
+    tickets = iter(range(comm.rank, 1 << 30, comm.size))
+    comm._calls += 1
+    return lambda: next(tickets)
+
+
+@pytest.mark.parametrize("size", (2, 3))
+def test_closeness_batches_taken_from_a_queue(size, monkeypatch):
+    # each rank runs the batches it takes, every batch once: values bit-equal to the
+    # one-process call's (grouped, repeats, sources without out-edges), whoever ran them
+    import threading
+
+    from bitgraph.algorithms import multi_source
+    from bitgraph.distributed import comm as C
+
+    K = karate()
+    src = np.r_[np.random.default_rng(5).integers(0, 34, 300), 33, 0]
+    A = bg.Matrix.from_coo(np.arange(33), np.arange(1, 34), nrows=40, ncols=40)  # 34.. alone
+    ran, lock = {}, threading.Lock()
+    real = multi_source._run_batches_cpu
+
+    def recorded(G, s, order, batch, *args):
+        with lock:
+            ran.setdefault(threading.current_thread().name, []).extend(
+                tuple(int(v) for v in s[order[i:i + batch]]) for i in range(0, order.size, batch))
+        return real(G, s, order, batch, *args)
+
+    monkeypatch.setattr(C._LocalComm, "batch_queue", _round_robin)
+    monkeypatch.setattr(multi_source, "_run_batches_cpu", recorded)
+    for G, s in ((K, src), (A, np.r_[np.arange(40), 39, 5])):
+        for grouped in (0, 1):
+            with bg.settings.use(msbfs={"group_batches": grouped}):
+                ran.clear()
+                ref = one.closeness_centrality(G, s)
+                want = sorted(sum(ran.values(), []))
+                ran.clear()
+                out = same_on_every_rank(LocalGroup(size).run(dist.closeness_centrality, G, s))
+            assert np.array_equal(out, ref) and out.dtype == np.float64
+            assert sorted(sum(ran.values(), [])) == want  # the one-process call's batches
+            if len(want) >= size:
+                assert len(ran) == size  # every rank ran some
+
+
+def test_closeness_dynamic_batches_setting():
+    # off: the fixed deal (its two allgathers); the ranks must agree on it
+    K = karate()
+
+    def work(comm, dynamic):
+        with bg.settings.use(distributed={"dynamic_batches": dynamic}), comm.recording() as log:
+            out = dist.closeness_centrality(comm, K)
+        return out, [name for name, _, _ in log]
+
+    ref = one.closeness_centrality(K)
+    for dynamic, names in ((True, ["allgather", "allreduce"]), (False, ["allgather"] * 2)):
+        for out, log in LocalGroup(2).run(work, dynamic):
+            assert np.array_equal(out, ref) and log == names
+
+    def differ(comm):
+        with bg.settings.use(distributed={"dynamic_batches": comm.rank == 0}):
+            return dist.closeness_centrality(comm, K)
+
+    with pytest.raises(DistributedError, match=r"disagree on dynamic_batches \(rank 0: 1, rank 1: 0"):
+        LocalGroup(2).run(differ)
+
+
+@pytest.mark.parametrize("dynamic", (True, False))
+def test_a_failing_share_raises_on_every_rank(dynamic, monkeypatch):
+    import threading
+
+    from bitgraph.algorithms import multi_source
+    from bitgraph.distributed import comm as C
+
+    real = multi_source.closeness_of
+
+    def flaky(A, s, order, **kw):
+        if threading.current_thread().name.endswith("-1"):
+            raise OSError("disk on fire")
+        return real(A, s, order, **kw)
+
+    monkeypatch.setattr(C._LocalComm, "batch_queue", _round_robin)
+    monkeypatch.setattr(multi_source, "closeness_of", flaky)
+    with bg.settings.use(distributed={"dynamic_batches": dynamic}):
+        out = per_rank(3, dist.closeness_centrality, grid())
+    assert out == [(OSError, "disk on fire")] * 3
+
+
 def test_closeness_exchanges_twice():
     # the checks and the batch order agreed in one collective, the shares' outcome and
     # values in one: the fixed cost a call pays whatever its size
