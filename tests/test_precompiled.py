@@ -30,7 +30,7 @@ def test_every_source_has_its_kernels():
     specs = fatbin.read_specs()
     assert sorted(specs) == sources
     assert all(specs[s] for s in sources)
-    assert len(sources) == 25
+    assert len(sources) == 24
 
 
 def test_every_module_call_is_a_spec_module():

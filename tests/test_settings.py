@@ -35,7 +35,6 @@ FACTS = {
     ("bitgraph/kernels/cuda/loops.py", "*"): "cuda.h's enum values and the driver version of "
                                             "WHILE nodes (CUDA 12.4)",
     ("bitgraph/formats/bvss.py", "PAD_ROW"): "the row id of a padding slot (uint32 max)",
-    ("bitgraph/kernels/cuda/tickets.py", "_EPOCH_LIMIT"): "the counter word's 32 bits of epoch",
     ("bitgraph/formats/reorder.py", "_PLACED"): "Gorder's heap: the gap of a placed vertex",
     ("bitgraph/formats/reorder.py", "_SCORE_MAX"): "Gorder's heap: scores fit its int32 gaps",
     ("bitgraph/kernels/cpu/spgemm_csr.py", "_NONE"): "mask modes of the kernel",

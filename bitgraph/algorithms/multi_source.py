@@ -49,16 +49,12 @@ def _check_batch(batch, where):
     return int(batch)
 
 
-def _run_batches(A, src, order, batch, levels=None, stats=None, take=None):
+def _run_batches(A, src, order, batch, levels=None, stats=None):
     """BFS from every src[i]; batches are consecutive runs of ``order``.
 
     With ``levels`` ((len(src) x n) int32) every entry of row i is written:
     the levels from src[i], -1 where unreached. Returns per-source int64 (count, total, ecc): the
     vertices reached (itself included), the sum and the max of their levels.
-    ``take``: a queue's ``take`` (``Comm.batch_queue``) shared with other
-    callers; batch j (of ``order``'s sources with out-edges) runs here when
-    ``take()`` gives j, and the other batches' rows stay 0 (the sources
-    without out-edges are then left to the caller).
     """
     cfg = _settings.current()
     # a source without out-edges reaches itself alone: no traversal, and the
@@ -66,17 +62,9 @@ def _run_batches(A, src, order, batch, levels=None, stats=None, take=None):
     # have none, so a sample of sources needs that many fewer batches)
     traverse = has_out_edges(A, src[order])
     lone, order = order[~traverse], order[traverse]
-    if take is not None:
-        lone = lone[:0]
     xp = _array.array_module(out_csr(A).indptr)
     if A.device == "cuda":
-        count, total, ecc = _run_batches_cuda(A, src, order, batch, levels, cfg, stats, take)
-    elif take is not None:  # no batch yet (the stats say how batches run), then each batch
-        count, total, ecc = _run_batches_cpu(A, src, order[:0], batch, levels, cfg, stats)
-        for i in _taken(order.size, batch, take):
-            got = _run_batches_cpu(A, src, order[i:i + batch], batch, levels, cfg, stats)
-            for out, part in zip((count, total, ecc), got):
-                out += part
+        count, total, ecc = _run_batches_cuda(A, src, order, batch, levels, cfg, stats)
     else:
         count, total, ecc = _run_batches_cpu(A, src, order, batch, levels, cfg, stats)
     if lone.size:
@@ -85,21 +73,6 @@ def _run_batches(A, src, order, batch, levels=None, stats=None, take=None):
             levels[xp.asarray(lone)] = -1
             levels[xp.asarray(lone), xp.asarray(src[lone])] = 0
     return count, total, ecc
-
-
-def _taken(size, batch, take):
-    """The starts of the batches of ``size`` positions (runs of ``batch``)
-    that ``take`` gives this caller, until its ticket is past the last.
-
-    >>> tickets = iter([0, 2, 5])
-    >>> list(_taken(130, 64, lambda: next(tickets)))  # batches 0 and 2 of 3
-    [0, 128]
-    """
-    nb = -(-int(size) // int(batch))
-    j = take()
-    while j < nb:
-        yield j * batch
-        j = take()
 
 
 def _run_batches_cpu(A, src, order, batch, levels, cfg, stats):
@@ -211,12 +184,10 @@ def _cpu_schedule(A, cfg):
     return "async" if reach(A, deep) > hops else "levels"
 
 
-def _run_batches_cuda(A, src, order, batch, levels, cfg, stats, take=None):
+def _run_batches_cuda(A, src, order, batch, levels, cfg, stats):
     """``_run_batches`` on the GPU (``kernels/cuda/msbfs``): ``levels`` a
     CuPy (len(src) x n) int32 array or None. The bottom-up steps read A' as
-    CSR in degree order (``bfs.in_lists_cuda``), cached on A. ``take``: the
-    batches ``_taken`` gives (each taken when the one before it is
-    queued)."""
+    CSR in degree order (``bfs.in_lists_cuda``), cached on A."""
     import contextlib
 
     from bitgraph.algorithms.breadth_first import in_lists_cuda
@@ -242,8 +213,7 @@ def _run_batches_cuda(A, src, order, batch, levels, cfg, stats, take=None):
             _, c, s, e = pending.result()
             count[rows], total[rows], ecc[rows] = c, s, e
 
-        starts = range(0, order.size, batch) if take is None else _taken(order.size, batch, take)
-        for j, i in enumerate(starts):
+        for j, i in enumerate(range(0, order.size, batch)):
             rows = order[i:i + batch]
             slot = j % len(states)
             queued.append((rows, batch_start(
@@ -406,16 +376,14 @@ def closeness_centrality(A, sources=None, *, wf_improved=True, stats=None):
     return asdevice(out, A.device, where)
 
 
-def closeness_of(A, src, order, *, wf_improved=True, stats=None, take=None):
+def closeness_of(A, src, order, *, wf_improved=True, stats=None):
     """``closeness_centrality(A, src)`` for checked sources ``src`` (numpy
     int64) batched as consecutive runs of ``order`` (positions of src:
     ``batch_order(A.T, src)``, or any whole-batch run of it, which gives
     itself back: a share of ``bitgraph.distributed`` in its own order,
     ``np.arange``, runs the same batches without ordering them again), as
     a numpy float64 array whatever the graph's device (the values are made
-    on the host from the batches' per-source sums). ``take``: only the
-    batches a shared queue gives (``_run_batches``); the other sources'
-    values are 0.0.
+    on the host from the batches' per-source sums).
 
     >>> import bitgraph as bg
     >>> A = bg.Matrix.from_coo([0, 1, 1, 2], [1, 0, 2, 1], nrows=4, ncols=4)
@@ -426,7 +394,7 @@ def closeness_of(A, src, order, *, wf_improved=True, stats=None, take=None):
     n = A.nrows
     if src.size == 0:
         return np.zeros(0, np.float64)
-    count, total, _ = _run_batches(A.T, src, order, 64, stats=stats, take=take)
+    count, total, _ = _run_batches(A.T, src, order, 64, stats=stats)
     reached = count - 1.0
     out = np.zeros(src.size, np.float64)
     ok = (total > 0) & (n > 1)

@@ -421,57 +421,18 @@ def closeness_centrality(comm, A, sources=None, *, wf_improved=True, stats=None)
     >>> LocalGroup(2).run(closeness_centrality, A)[0].tolist()
     [0.4444444444444444, 0.6666666666666666, 0.4444444444444444, 0.0]
     """
-    from bitgraph import settings
     from bitgraph.algorithms.multi_source import batch_split, closeness_of
 
     where = "closeness_centrality"
-    take = comm.batch_queue()  # first: every rank numbers its calls alike
-    dynamic = take is not None and bool(settings.current().distributed.dynamic_batches)
     # the one-process call's batches (grouped when large), to be dealt; batch_split checks
     # the settings
     begun = _prepare_sources(comm, A, sources, where, split=lambda s: batch_split(A.T, s),
-                             wf_improved=bool(wf_improved), dynamic_batches=dynamic)
-    if dynamic:
-        return _queued(comm, where, A, begun, lambda s, busy: closeness_of(
-            A, s, busy, wf_improved=wf_improved, stats=stats, take=take))
+                             wf_improved=bool(wf_improved))
     # a share is whole batches of that order, in it: the one-process call's own batches
     # (closeness_of), not ordered again
     return _gathered(comm, where, A, begun, BATCH,
                      lambda s: closeness_of(A, s, np.arange(s.size), wf_improved=wf_improved,
                                             stats=stats), value=np.float64)
-
-
-def _queued(comm, where, A, begun, local):
-    """``_gathered`` for batches taken from a shared queue
-    (``settings.distributed.dynamic_batches``): ``local(src, busy)`` runs
-    the batches of ``busy`` that this rank takes and gives float64 values
-    for every source, 0.0 where it ran none (the sources without out-edges
-    included: their value is 0.0); the ranks' values are summed, each
-    source's from its one rank (x + 0.0 is x: bit-equal to the one-process
-    call), in one allreduce that carries each rank's outcome too. Which
-    rank runs a batch is not known before; the batches are the one-process
-    call's."""
-    from bitgraph.device import asdevice
-
-    size = comm.size
-    mine = err = None
-    if begun.err is None:  # else _finished raises, on every rank
-        src, (busy, _) = begun.out
-        try:
-            mine = np.asarray(local(src, busy), np.float64)
-        except Exception as e:  # noqa: BLE001 - raised on every rank in the outcome
-            err = e
-    _finished(comm, where, begun)
-    block = np.zeros(size + src.size, np.float64)  # each rank's outcome, then the values
-    if err is None:
-        block[size:] = mine
-    else:
-        block[comm.rank] = 1.0
-    got = comm.allreduce(block, "sum")  # synchronize! (read on the host)
-    failed = np.flatnonzero(got[:size])
-    if failed.size:
-        _raise_first(comm, where, int(failed[0]), err)
-    return asdevice(got[size:], A.device, where)
 
 
 def eccentricity(comm, A, sources=None, *, stats=None):

@@ -23,10 +23,6 @@ which ``LocalGroup`` checks and names when broken):
   array of the same shape and dtype, which is not changed);
 - ``barrier()``: returns when every rank has called it.
 
-``batch_queue()`` gives the ranks of one call a shared queue of tickets
-(``take()``: 0, 1, 2, ..., each to one rank), or None where they share no
-counter (NCCL ranks on several hosts): work dealt as it is asked for.
-
 ``allgather_started(a)`` starts an ``allgather`` and returns a ``Pending``
 whose ``wait()`` gives its result: on NCCL the collective is queued on the
 stream and the host goes on (work in between overlaps it); every rank
@@ -114,28 +110,6 @@ class Comm:
 
     def __init__(self):
         self._log = None  # a list while ``recording``
-        self._calls = 0  # batch_queue's calls: the same count on every rank
-
-    # -- the shared queue -------------------------------------------------
-    def batch_queue(self):
-        """``take``, a function giving tickets 0, 1, 2, ... of a queue that
-        every rank of this call shares (each ticket to one rank, in the
-        order they ask: a rank takes work until its ticket is past the
-        end), or None where the ranks share no counter. Every rank calls it
-        at the same point of a call, whatever it then does (the calls are
-        numbered: a call's tickets start at 0).
-
-        >>> def work(comm):
-        ...     take = comm.batch_queue()
-        ...     return sorted(take() for _ in range(2))
-        >>> sorted(sum(LocalGroup(2).run(work), []))  # 4 tickets, shared out
-        [0, 1, 2, 3]
-        """
-        self._calls += 1
-        return self._queue(self._calls)
-
-    def _queue(self, call):
-        return None
 
     # -- the collectives ------------------------------------------------
     def allreduce(self, array, op: str = "sum", *, out=None):
@@ -371,17 +345,14 @@ def _like(xp, a):
 
 class _Shared:
     """What the threads of one ``LocalGroup.run`` share: a slot per rank, the
-    barrier, the turn (one rank runs at a time outside a collective), where
-    each rank is (for the error of a broken run) and the tickets taken of
-    each call's queue."""
+    barrier, the turn (one rank runs at a time outside a collective) and
+    where each rank is (for the error of a broken run)."""
 
     def __init__(self, size, timeout):
         self.slots = [None] * size
         self.barrier = threading.Barrier(size, timeout=timeout)
         self.turn = threading.Lock()
         self.where = ["computing"] * size
-        self.tickets = {}
-        self.ticket_lock = threading.Lock()
 
 
 class _LocalComm(Comm):
@@ -389,17 +360,6 @@ class _LocalComm(Comm):
         super().__init__()
         self.rank, self.size, self.device = rank, size, device
         self._shared = shared
-
-    def _queue(self, call):
-        sh = self._shared
-
-        def take():
-            with sh.ticket_lock:
-                ticket = sh.tickets.get(call, 0)
-                sh.tickets[call] = ticket + 1
-            return ticket
-
-        return take
 
     def _wait(self):
         # give the turn away while waiting for the others
@@ -620,11 +580,6 @@ class NcclComm(Comm):
     ``barrier`` is a one-word NCCL all-reduce followed by a synchronize of
     the current stream: every rank has reached it and its earlier GPU work
     is done.
-
-    ``batch_queue``: where every rank runs on one host, a ticket counter in
-    rank 0's GPU memory that the others open through CUDA IPC
-    (``kernels/cuda/tickets``), set up here; None on several hosts, or
-    where a rank cannot open it (every rank agrees).
     """
 
     def __init__(self, rank: int, size: int, *, local_rank: int = 0, host: str = "127.0.0.1",
@@ -650,48 +605,9 @@ class NcclComm(Comm):
         self.rank, self.size, self.device = int(rank), int(size), "cuda"
         self.local_rank = int(local_rank)
         self.pci_bus_id = cupy.cuda.Device(local_rank).pci_bus_id  # "0000:18:00.0"
-        self._counter = self._shared_counter()
         # rank 0 serves the id's store from a child process that the
         # interpreter would wait for at exit: stopped at exit (or by close)
         atexit.register(self.close)
-
-    def _shared_counter(self):
-        """The host's ticket counter (``tickets.Counter``) when every rank
-        runs on this host and every rank has it, else None on every rank
-        (three small collectives, once)."""
-        import socket
-        import zlib
-
-        from bitgraph.kernels.cuda.tickets import Counter
-
-        if self.size == 1:
-            return None
-        name = np.array([zlib.crc32(socket.gethostname().encode())], np.int64)
-        if len(set(self._allgather(name).tolist())) != 1:
-            return None  # ranks on several hosts: no memory they all reach
-        counter, msg = None, np.zeros(65, np.uint8)
-        if self.rank == 0:
-            try:
-                counter = Counter.allocate()
-                msg[0], msg[1:] = 1, np.frombuffer(counter.ipc_handle(), np.uint8)
-            except Exception:  # noqa: BLE001 - no counter: the ranks deal statically
-                counter = None
-        msg = self._broadcast(msg, 0)
-        if self.rank != 0 and msg[0]:
-            try:
-                counter = Counter.open(msg[1:].tobytes())
-            except Exception:  # noqa: BLE001 - no peer memory here: every rank goes without
-                counter = None
-        ok = self._allgather(np.array([counter is not None], np.uint8))
-        if not ok.all():
-            if counter is not None:
-                counter.close()
-            return None
-        return counter
-
-    def _queue(self, call):
-        counter = self._counter
-        return None if counter is None else (lambda: counter.take(call))
 
     def close(self):
         """Stops rank 0's store process (the NCCL id's; no longer needed

@@ -559,9 +559,3 @@ class Distributed:
         at a time by the whole grid instead of in chunks: 320 ms).""")
     heavy_chunk: int = knob(4096, """Entries of a heavy row's chunk in the PageRank pull and a
         components round (heavy_split).""")
-    dynamic_batches: bool = knob(True, """Distributed closeness takes its batches from a queue
-        that the ranks share (``Comm.batch_queue``: a counter in one GPU's memory on one host),
-        each rank the next batch when it is ready, instead of a fixed deal of whole batches
-        (``batch_deal``): a batch's cost is not known before its BFS (kron-22: 1.4-2.2 ms, no
-        source feature predicts it), and the fixed deal left the slowest rank 0.53 ms over the
-        mean at 2 ranks. Where the ranks share no counter (several hosts), the fixed deal.""")

@@ -34,7 +34,7 @@ MODULES = ("ewise", "spmv_csr", "spmspv_csr", "spgemm_csr", "reduce", "bmv_b2sr"
 SPEC_MODULES = ("ewise", "spmv_csr", "spmspv_csr", "spgemm_csr", "reduce", "bmv_b2sr",
                 "bmv_bvss", "convert_b2sr", "bmm_b2sr", "convert_bvss", "bfs_fused", "bfs_async",
                 "bfs_window", "bfs_hops", "msbfs_state", "triangles", "pagerank", "components", "sssp", "timing", "graph_prep",
-                "betweenness", "dist_traversal", "loops", "tickets")
+                "betweenness", "dist_traversal", "loops")
 
 HERE = Path(__file__).resolve().parent
 
