@@ -605,7 +605,6 @@ class NcclComm(Comm):
         self.rank, self.size, self.device = int(rank), int(size), "cuda"
         self.local_rank = int(local_rank)
         self.pci_bus_id = cupy.cuda.Device(local_rank).pci_bus_id  # "0000:18:00.0"
-        self._staged = {}  # allgather_started's buffers by shape and dtype (_staging)
         # rank 0 serves the id's store from a child process that the
         # interpreter would wait for at exit: stopped at exit (or by close)
         atexit.register(self.close)
@@ -657,54 +656,28 @@ class NcclComm(Comm):
         if isinstance(array, cupy.ndarray):
             got = self._allgather(array)  # queued on the stream, a CuPy result: nothing to wait
             return Pending(lambda: got)
-        from cupy.cuda import nccl
+        import cupyx
 
         a = np.ascontiguousarray(array)
         shape = (self.size,) if a.ndim == 0 else (self.size * a.shape[0],) + a.shape[1:]
-        entry = self._staging(a.shape, a.dtype, shape)
-        staged, dev, buf, back, done, last = entry
-        if last is not None:
-            last.wait()  # its result read out of the buffers first (at once when it was)
-        rt = cupy.cuda.runtime
-        stream = cupy.cuda.get_current_stream().ptr
+        stream = cupy.cuda.get_current_stream()
+        staged = cupyx.empty_pinned(a.shape, a.dtype)  # page-locked: the copies need no wait
         staged[...] = a
+        dev, buf = cupy.empty(a.shape, a.dtype), cupy.empty(shape, a.dtype)
+        dev.set(staged, stream=stream)
         if a.size:
-            # the raw calls: CuPy's checking wrappers cost about 0.1 ms a collective here
-            rt.memcpyAsync(dev.data.ptr, staged.ctypes.data, a.nbytes, rt.memcpyHostToDevice,
-                           stream)
-            self._nccl._comm.allGather(dev.data.ptr, buf.data.ptr, a.size,
-                                       getattr(nccl, _NCCL_TYPES[a.dtype.name]), stream)
-            rt.memcpyAsync(back.ctypes.data, buf.data.ptr, buf.nbytes, rt.memcpyDeviceToHost,
-                           stream)
-        done.record()
+            self._nccl.all_gather(dev, buf, a.size)
+        back = cupyx.empty_pinned(shape, a.dtype)
+        buf.get(stream=stream, out=back, blocking=False)
+        done = stream.record()
 
         def wait():
             done.synchronize()  # synchronize! (the copy back, not the work queued after it)
-            return back.copy()  # the buffers serve the next call of this shape
+            del held[:]  # the pinned staging buffer lives until its copy has run
+            return back
 
-        entry[5] = pending = Pending(wait)
-        return pending
-
-    def _staging(self, shape, dtype, gathered):
-        """``[staged, dev, buf, back, done, last]``: page-locked and device
-        buffers for ``allgather_started`` of arrays of ``shape`` and
-        ``dtype`` (kept: a call's small collectives reuse them), the event
-        that marks their last use and the ``Pending`` that used them last."""
-        key = (tuple(shape), np.dtype(dtype).str)
-        got = self._staged.get(key)
-        if got is None:
-            import cupyx
-
-            cupy = self._cupy
-            got = [cupyx.empty_pinned(shape, dtype), cupy.empty(shape, dtype),
-                   cupy.empty(gathered, dtype), cupyx.empty_pinned(gathered, dtype),
-                   cupy.cuda.Event(disable_timing=True), None]
-            if len(self._staged) >= 16:  # a few shapes a program: keep the newest
-                old = self._staged.pop(next(iter(self._staged)))
-                if old[5] is not None:
-                    old[5].wait()  # its copies done, its result kept by its Pending
-            self._staged[key] = got
-        return got
+        held = [staged, dev, buf]
+        return Pending(wait)
 
     def _allgatherv(self, array, counts, out):
         """One NCCL broadcast a rank with rows, from that rank into its
