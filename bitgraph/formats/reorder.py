@@ -220,25 +220,66 @@ def _identity(n: int) -> np.ndarray:
 # RCM and degree sort
 # --------------------------------------------------------------------------------------
 def rcm(csr) -> np.ndarray:
-    """Reverse Cuthill-McKee (scipy's) on the symmetrised pattern: a
-    bandwidth-reducing order, Blest's choice for non-social graphs.
+    """Reverse Cuthill-McKee on the symmetrised pattern: a
+    bandwidth-reducing order, Blest's choice for non-social graphs. scipy's
+    algorithm (``reverse_cuthill_mckee``: each component's BFS from its
+    unplaced vertex of least degree, each vertex's new neighbours by
+    degree, then reversed) with its ties broken by id: scipy picks the
+    seeds with numpy's unstable argsort, whose order of equal degrees
+    differs between CPUs (its SIMD sorts), and so did the order.
 
     >>> from bitgraph.formats.csr import from_coo
     >>> r, c = np.array([0, 1, 2, 3]), np.array([2, 3, 1, 0])  # the 4-cycle 0-2-1-3-0
-    >>> sorted(rcm(from_coo(r, c, None, 4, 4)).tolist())
-    [0, 1, 2, 3]
+    >>> rcm(from_coo(r, c, None, 4, 4)).tolist()  # from 0: 0, then 2 and 3, then 1; reversed
+    [1, 3, 2, 0]
     """
     c = _as_csr(csr, "rcm")
     n = c.nrows
     if n <= 1:
         return _identity(n)
-    import scipy.sparse as sp
-    from scipy.sparse.csgraph import reverse_cuthill_mckee
-
     ptr, idx = _sym(_graph(c))
-    dt = np.int32 if idx.shape[0] <= np.iinfo(np.int32).max and n <= np.iinfo(np.int32).max else np.int64
-    S = sp.csr_matrix((np.ones(idx.shape[0], np.int8), idx.astype(dt), ptr.astype(dt)), shape=(n, n))
-    return np.asarray(reverse_cuthill_mckee(S, symmetric_mode=True), dtype=np.int64)
+    deg = np.diff(ptr)
+    return _cuthill_mckee(ptr, idx, deg, np.argsort(deg, kind="stable"))[::-1].copy()
+
+
+@njit(cache=True, nogil=True)
+def _cuthill_mckee(ptr, idx, deg, seeds):
+    # scipy's _reverse_cuthill_mckee before its reversal: BFS from each unplaced seed in turn;
+    # a vertex's unplaced neighbours appended in row order, then insertion-sorted by degree
+    # (stable: equal degrees keep that order)
+    n = deg.shape[0]
+    order = np.empty(n, np.int64)
+    placed = np.zeros(n, np.bool_)
+    end = 0
+    for z in range(n):
+        seed = seeds[z]
+        if placed[seed]:
+            continue
+        placed[seed] = True
+        order[end] = seed
+        end += 1
+        head = end - 1
+        while head < end:
+            i = order[head]
+            head += 1
+            first = end
+            for p in range(ptr[i], ptr[i + 1]):
+                j = idx[p]
+                if not placed[j]:
+                    placed[j] = True
+                    order[end] = j
+                    end += 1
+            for k in range(first + 1, end):
+                v = order[k]
+                d = deg[v]
+                m = k
+                while m > first and d < deg[order[m - 1]]:
+                    order[m] = order[m - 1]
+                    m -= 1
+                order[m] = v
+        if end == n:
+            break
+    return order
 
 
 def degree_sort(csr, descending: bool = True) -> np.ndarray:

@@ -333,6 +333,51 @@ def test_rcm_reduces_bandwidth():
     assert np.array_equal(R.reorder(rnd, "auto"), R.rcm(rnd))  # a mesh is not social-like
 
 
+def _rcm_reference(A):
+    """scipy's reverse Cuthill-McKee in plain Python, its seeds in stable
+    degree order: each component's BFS from the first unplaced seed, each
+    vertex's unplaced neighbours (row order) stably sorted by degree."""
+    ptr, idx = R._sym(R._graph(A))
+    deg = np.diff(ptr)
+    order, placed = [], set()
+    for seed in sorted(range(A.nrows), key=lambda v: deg[v]):
+        if seed in placed:
+            continue
+        placed.add(seed)
+        order.append(seed)
+        head = len(order) - 1
+        while head < len(order):
+            i = order[head]
+            head += 1
+            new = [int(j) for j in idx[ptr[i]:ptr[i + 1]] if j not in placed]
+            placed.update(new)
+            order += sorted(new, key=lambda v: deg[v])
+    return order[::-1]
+
+
+@settings(max_examples=n_examples(40), deadline=None)
+@given(graph_specs())
+def test_rcm_is_scipys_with_ties_broken_by_id(spec):
+    # the same order on every CPU (scipy's seeds come from an unstable argsort); where that
+    # sort keeps ties in id order, scipy's own order
+    from scipy.sparse.csgraph import reverse_cuthill_mckee
+
+    A = spec.build()
+    got = R.rcm(A)
+    assert got.tolist() == _rcm_reference(A)
+    ptr, idx = R._sym(R._graph(A))
+    deg = np.diff(ptr)
+    if A.nrows > 1 and np.array_equal(np.argsort(deg), np.argsort(deg, kind="stable")):
+        S = sp.csr_matrix((np.ones(idx.shape[0], np.int8), idx, ptr), shape=(A.nrows, A.nrows))
+        assert got.tolist() == reverse_cuthill_mckee(S, symmetric_mode=True).tolist()
+
+
+def test_rcm_of_ties_only():
+    # no entries: every seed has degree 0, placed in id order, then reversed
+    assert R.rcm(from_coo(np.zeros(0, np.int64), np.zeros(0, np.int64), None, 5, 5)).tolist() \
+        == [4, 3, 2, 1, 0]
+
+
 @pytest.mark.parametrize("windows", [1, 3])
 def test_jaccard_regroups_shuffled_cliques(windows):
     sigma, window = 8, 256
